@@ -1,0 +1,64 @@
+/* creds: the AWS credential chain and region lookup, as the AWS CLI and SDKs
+ * order them:
+ *   1. environment: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN
+ *   2. shared files: AWS_SHARED_CREDENTIALS_FILE (~/.aws/credentials, "[name]")
+ *      and AWS_CONFIG_FILE (~/.aws/config, "[profile name]", "[default]"),
+ *      profile from the options, else AWS_PROFILE, else "default";
+ *      credential_process (JSON Version 1, optional Expiration)
+ *   3. the ECS container endpoint: AWS_CONTAINER_CREDENTIALS_RELATIVE_URI or
+ *      _FULL_URI, with AWS_CONTAINER_AUTHORIZATION_TOKEN or _TOKEN_FILE
+ *   4. EC2 instance metadata, IMDSv2 (token, role, credentials), at
+ *      AWS_EC2_METADATA_SERVICE_ENDPOINT or http://169.254.169.254,
+ *      unless AWS_EC2_METADATA_DISABLED=true
+ * Errors go to a caller's buf as one line naming the source, file and line. */
+#ifndef SM_CREDS_H
+#define SM_CREDS_H
+
+#include <time.h>
+
+#include "buf.h"
+
+enum creds_error {
+    CREDS_OK = 0,
+    CREDS_ERR_NOMEM = -1,
+    CREDS_ERR_NOT_FOUND = -2, /* no source had credentials */
+    CREDS_ERR_INVALID = -3,   /* a source was malformed (file, JSON, reply) */
+    CREDS_ERR_FETCH = -4,     /* a process or endpoint failed */
+};
+
+struct creds {
+    char *access_key_id;     /* malloc'ed */
+    char *secret_access_key; /* malloc'ed; wiped by creds_clear */
+    char *session_token;     /* malloc'ed or NULL; wiped by creds_clear */
+    time_t expiration;       /* 0: does not expire */
+    char source[160];        /* e.g. "environment", "profile 'dev' in /root/.aws/credentials" */
+};
+
+struct creds_options {
+    const char *profile; /* NULL: AWS_PROFILE, else "default" */
+};
+
+/* Wipes the secrets and frees the strings; the struct may be reused. */
+void creds_clear(struct creds *c);
+/* Deep copy; dst must be empty (zeroed or cleared). */
+__attribute__((warn_unused_result)) int creds_copy(struct creds *dst, const struct creds *src);
+
+/* Walks the chain once and fills out. On error out is empty and err holds one line. */
+__attribute__((warn_unused_result)) int creds_resolve(const struct creds_options *o, time_t now,
+                                                      struct creds *out, struct buf *err);
+
+/* A thread-safe cache over the chain: returns a copy of the current credentials,
+ * refreshing them (from any thread) before they expire; when a refresh fails
+ * while the old ones are still valid, it keeps the old ones. */
+struct creds_cache;
+
+struct creds_cache *creds_cache_new(const struct creds_options *o);
+void creds_cache_free(struct creds_cache *c);
+__attribute__((warn_unused_result)) int creds_cache_get(struct creds_cache *c, time_t now,
+                                                        struct creds *out, struct buf *err);
+
+/* The region: AWS_REGION, AWS_DEFAULT_REGION, then the profile's "region". */
+__attribute__((warn_unused_result)) int creds_region(const struct creds_options *o,
+                                                     struct buf *region, struct buf *err);
+
+#endif
