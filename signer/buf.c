@@ -50,7 +50,7 @@ static int buf_reserve(struct buf *b, size_t n) {
     return BUF_OK;
 }
 
-int buf_add(struct buf *b, const void *p, size_t n) {
+int buf_add_grow(struct buf *b, const void *p, size_t n) {
     int rc = buf_reserve(b, n);
     if (rc) return rc;
     if (n) memcpy(b->data + b->len, p, n);
@@ -59,12 +59,12 @@ int buf_add(struct buf *b, const void *p, size_t n) {
     return BUF_OK;
 }
 
-int buf_adds(struct buf *b, const char *s) {
-    return buf_add(b, s, strlen(s));
-}
-
-int buf_addc(struct buf *b, char c) {
-    return buf_add(b, &c, 1);
+char *buf_grow(struct buf *b, size_t n) {
+    if (buf_reserve(b, n)) return NULL;
+    char *p = b->data + b->len;
+    b->len += n;
+    b->data[b->len] = '\0';
+    return p;
 }
 
 int buf_vaddf(struct buf *b, const char *fmt, va_list ap) {

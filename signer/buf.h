@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #define BUF_NO_CAP ((size_t)-1)
 
@@ -35,12 +36,34 @@ void buf_reset(struct buf *b);
 /* Cuts the contents to the first len bytes (len <= b->len). */
 void buf_truncate(struct buf *b, size_t len);
 
-__attribute__((warn_unused_result)) int buf_add(struct buf *b, const void *p, size_t n);
-__attribute__((warn_unused_result)) int buf_adds(struct buf *b, const char *s);
-__attribute__((warn_unused_result)) int buf_addc(struct buf *b, char c);
+/* The slow path of buf_add: grows the buffer first. */
+__attribute__((warn_unused_result)) int buf_add_grow(struct buf *b, const void *p, size_t n);
+
+/* Appends n bytes; inline because signing appends many short runs. */
+__attribute__((warn_unused_result)) static inline int buf_add(struct buf *b, const void *p,
+                                                              size_t n) {
+    if (n >= b->cap - b->len || n > b->max - b->len) return buf_add_grow(b, p, n);
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return BUF_OK;
+}
+
+__attribute__((warn_unused_result)) static inline int buf_adds(struct buf *b, const char *s) {
+    return buf_add(b, s, strlen(s));
+}
+
+__attribute__((warn_unused_result)) static inline int buf_addc(struct buf *b, char c) {
+    return buf_add(b, &c, 1);
+}
+
 __attribute__((warn_unused_result, format(printf, 2, 3))) int buf_addf(struct buf *b,
                                                                        const char *fmt, ...);
 __attribute__((warn_unused_result)) int buf_vaddf(struct buf *b, const char *fmt, va_list ap);
+
+/* Appends n bytes for the caller to fill and returns where they start, or
+ * NULL (buffer unchanged) past the cap or out of memory. */
+__attribute__((warn_unused_result)) char *buf_grow(struct buf *b, size_t n);
 
 /* The contents as a C string; "" for an empty buffer. Valid until the next change. */
 const char *buf_str(const struct buf *b);

@@ -1,6 +1,7 @@
 #include "sigv4.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/core_names.h>
 #include <openssl/hmac.h>
 
 #define SIGV4_ALGORITHM   "AWS4-HMAC-SHA256"
@@ -17,8 +19,11 @@
 #define SIGV4_SECRET_MAX  256
 
 /* Headers botocore never signs: proxies and clients change them on the way. */
-static const char *const sigv4_unsigned_headers[] = {"authorization", "user-agent", "expect",
-                                                     "x-amzn-trace-id"};
+static const struct {
+    const char *name;
+    size_t len;
+} sigv4_unsigned_headers[] = {
+    {"authorization", 13}, {"user-agent", 10}, {"expect", 6}, {"x-amzn-trace-id", 15}};
 
 struct sigv4_key_slot {
     char secret[SIGV4_SECRET_MAX];
@@ -41,7 +46,6 @@ struct sigv4_hdr {
     size_t name_len;
     const char *value;
     size_t value_len;
-    size_t order; /* position in the request: equal names keep their order */
 };
 
 /* One query parameter; key and value point into the scratch buffer. */
@@ -50,16 +54,49 @@ struct sigv4_param {
     const char *base;
 };
 
-static EVP_MD *sigv4_md;
-static pthread_once_t sigv4_md_once = PTHREAD_ONCE_INIT;
+struct sigv4_crypto {
+    EVP_MD_CTX *md;
+    EVP_MAC_CTX *mac;                 /* HMAC with SHA-256 */
+    unsigned char key[SIGV4_KEY_LEN]; /* the key mac holds, to skip setting it again */
+    bool keyed;
+};
 
-static void sigv4_md_fetch(void) {
+static EVP_MD *sigv4_md;
+static EVP_MAC *sigv4_mac_alg;
+static pthread_once_t sigv4_fetch_once = PTHREAD_ONCE_INIT;
+
+/* Fetching once saves the per-call lookups of OpenSSL 3's implicit fetch. */
+static void sigv4_fetch(void) {
     sigv4_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+    sigv4_mac_alg = EVP_MAC_fetch(NULL, "HMAC", NULL);
 }
 
 static const EVP_MD *sigv4_sha256(void) {
-    pthread_once(&sigv4_md_once, sigv4_md_fetch);
+    pthread_once(&sigv4_fetch_once, sigv4_fetch);
     return sigv4_md;
+}
+
+static void sigv4_crypto_free(struct sigv4_crypto *c) {
+    if (!c) return;
+    EVP_MD_CTX_free(c->md);
+    EVP_MAC_CTX_free(c->mac);
+    OPENSSL_cleanse(c, sizeof *c);
+    free(c);
+}
+
+static struct sigv4_crypto *sigv4_crypto_new(void) {
+    char digest[] = "SHA256";
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+                           OSSL_PARAM_construct_end()};
+    struct sigv4_crypto *c = calloc(1, sizeof *c);
+    if (!c || !sigv4_sha256() || !sigv4_mac_alg) goto fail;
+    c->md = EVP_MD_CTX_new();
+    c->mac = EVP_MAC_CTX_new(sigv4_mac_alg);
+    if (!c->md || !c->mac || !EVP_MAC_CTX_set_params(c->mac, params)) goto fail;
+    return c;
+fail:
+    sigv4_crypto_free(c);
+    return NULL;
 }
 
 static void sigv4_hex(const unsigned char *in, size_t n, char *out) {
@@ -71,12 +108,22 @@ static void sigv4_hex(const unsigned char *in, size_t n, char *out) {
     out[2 * n] = '\0';
 }
 
-int sigv4_sha256_hex(const void *data, size_t len, char hex[SIGV4_HEX_LEN + 1]) {
+/* Hex SHA-256, with c's context when there is one. */
+static int sigv4_hash(struct sigv4_crypto *c, const void *data, size_t len,
+                      char hex[SIGV4_HEX_LEN + 1]) {
     unsigned char md[SIGV4_KEY_LEN];
     const EVP_MD *sha = sigv4_sha256();
-    if (!sha || !EVP_Digest(data, len, md, NULL, sha, NULL)) return SIGV4_ERR_CRYPTO;
+    int ok =
+        sha && (c ? EVP_DigestInit_ex(c->md, sha, NULL) && EVP_DigestUpdate(c->md, data, len) &&
+                        EVP_DigestFinal_ex(c->md, md, NULL)
+                  : EVP_Digest(data, len, md, NULL, sha, NULL));
+    if (!ok) return SIGV4_ERR_CRYPTO;
     sigv4_hex(md, sizeof md, hex);
     return SIGV4_OK;
+}
+
+int sigv4_sha256_hex(const void *data, size_t len, char hex[SIGV4_HEX_LEN + 1]) {
+    return sigv4_hash(NULL, data, len, hex);
 }
 
 static int sigv4_hmac(const void *key, size_t key_len, const void *msg, size_t msg_len,
@@ -88,9 +135,21 @@ static int sigv4_hmac(const void *key, size_t key_len, const void *msg, size_t m
     return SIGV4_OK;
 }
 
+/* HMAC-SHA256 with c's context; a key equal to the last one is not set up again. */
+static int sigv4_hmac_ctx(struct sigv4_crypto *c, const unsigned char key[SIGV4_KEY_LEN],
+                          const void *msg, size_t msg_len, unsigned char out[SIGV4_KEY_LEN]) {
+    size_t n = 0;
+    bool same = c->keyed && CRYPTO_memcmp(c->key, key, SIGV4_KEY_LEN) == 0;
+    memcpy(c->key, key, SIGV4_KEY_LEN);
+    c->keyed = EVP_MAC_init(c->mac, same ? NULL : key, same ? 0 : SIGV4_KEY_LEN, NULL) &&
+               EVP_MAC_update(c->mac, msg, msg_len) &&
+               EVP_MAC_final(c->mac, out, &n, SIGV4_KEY_LEN) && n == SIGV4_KEY_LEN;
+    return c->keyed ? SIGV4_OK : SIGV4_ERR_CRYPTO;
+}
+
 static bool sigv4_is_unreserved(unsigned char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == '.' || c == '~';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.' || c == '~';
 }
 
 static bool sigv4_is_tchar(unsigned char c) {
@@ -105,15 +164,31 @@ static char sigv4_lower(char c) {
     return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
+/* Appends each string argument up to the terminating NULL. */
+static int sigv4_cat(struct buf *b, ...) {
+    va_list ap;
+    va_start(ap, b);
+    int rc = SIGV4_OK;
+    for (const char *s; !rc && (s = va_arg(ap, const char *));)
+        rc = buf_adds(b, s) ? SIGV4_ERR_NOMEM : SIGV4_OK;
+    va_end(ap);
+    return rc;
+}
+
 /* Percent-encodes p[0..n) with the unreserved set, keeping '/' when keep_slash. */
 static int sigv4_encode(struct buf *out, const char *p, size_t n, bool keep_slash) {
     static const char digits[] = "0123456789ABCDEF";
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)p[i];
+    for (size_t i = 0; i < n;) {
+        size_t run = i;
+        while (run < n &&
+               (sigv4_is_unreserved((unsigned char)p[run]) || (keep_slash && p[run] == '/')))
+            run++;
+        if (run > i && buf_add(out, p + i, run - i)) return SIGV4_ERR_NOMEM;
+        if (run == n) break;
+        unsigned char c = (unsigned char)p[run];
         char esc[3] = {'%', digits[c >> 4], digits[c & 15]};
-        int rc = sigv4_is_unreserved(c) || (keep_slash && c == '/') ? buf_addc(out, (char)c)
-                                                                     : buf_add(out, esc, 3);
-        if (rc) return SIGV4_ERR_NOMEM;
+        if (buf_add(out, esc, 3)) return SIGV4_ERR_NOMEM;
+        i = run + 1;
     }
     return SIGV4_OK;
 }
@@ -237,14 +312,28 @@ static int sigv4_name_cmp(const char *a, size_t an, const char *b, size_t bn) {
     return an == bn ? 0 : (an < bn ? -1 : 1);
 }
 
-static bool sigv4_name_is(const struct sigv4_hdr *h, const char *name) {
-    return sigv4_name_cmp(h->name, h->name_len, name, strlen(name)) == 0;
+static bool sigv4_name_is(const struct sigv4_hdr *h, const char *name, size_t len) {
+    return h->name_len == len && sigv4_name_cmp(h->name, h->name_len, name, len) == 0;
 }
 
-static int sigv4_hdr_cmp(const void *a, const void *b) {
-    const struct sigv4_hdr *x = a, *y = b;
-    int c = sigv4_name_cmp(x->name, x->name_len, y->name, y->name_len);
-    return c ? c : (x->order < y->order ? -1 : 1);
+static bool sigv4_is_unsigned(const struct sigv4_hdr *h) {
+    for (size_t k = 0; k < sizeof sigv4_unsigned_headers / sizeof *sigv4_unsigned_headers; k++)
+        if (sigv4_name_is(h, sigv4_unsigned_headers[k].name, sigv4_unsigned_headers[k].len))
+            return true;
+    return false;
+}
+
+/* A stable insertion sort by lower-cased name: requests carry a handful of
+ * headers, and equal names must keep their order. */
+static void sigv4_sort_headers(struct sigv4_hdr *hs, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        struct sigv4_hdr h = hs[i];
+        size_t j = i;
+        for (; j > 0 && sigv4_name_cmp(hs[j - 1].name, hs[j - 1].name_len, h.name, h.name_len) > 0;
+             j--)
+            hs[j] = hs[j - 1];
+        hs[j] = h;
+    }
 }
 
 /* Appends a header value trimmed, with inner runs of white space folded to one space. */
@@ -275,31 +364,36 @@ static bool sigv4_valid_header(const struct sigv4_header *h) {
 /* Collects the headers to sign into hs (room for SIGV4_MAX_HEADERS + 2). */
 static int sigv4_collect_headers(const struct sigv4_request *req,
                                  const struct sigv4_credentials *creds,
-                                 const struct sigv4_params *p, struct sigv4_hdr *hs, size_t *n_out) {
+                                 const struct sigv4_params *p, struct sigv4_hdr *hs,
+                                 size_t *n_out) {
     size_t n = 0;
     bool has_host = false, has_date = false, has_token = false;
     if (req->n_headers > SIGV4_MAX_HEADERS) return SIGV4_ERR_INPUT;
     for (size_t i = 0; i < req->n_headers; i++) {
         const struct sigv4_header *h = &req->headers[i];
         if (!sigv4_valid_header(h)) return SIGV4_ERR_INPUT;
-        struct sigv4_hdr e = {h->name, h->name_len, h->value, h->value_len, i};
-        bool skip = false;
-        for (size_t k = 0; !p->sign_all && k < sizeof sigv4_unsigned_headers / sizeof(char *); k++)
-            skip = skip || sigv4_name_is(&e, sigv4_unsigned_headers[k]);
-        if (skip) continue;
-        has_host = has_host || sigv4_name_is(&e, "host");
-        has_date = has_date || sigv4_name_is(&e, "x-amz-date");
-        has_token = has_token || sigv4_name_is(&e, "x-amz-security-token");
+        struct sigv4_hdr e = {h->name, h->name_len, h->value, h->value_len};
+        if (!p->sign_all && sigv4_is_unsigned(&e)) continue;
+        has_host = has_host || sigv4_name_is(&e, "host", 4);
+        has_date = has_date || sigv4_name_is(&e, "x-amz-date", 10);
+        has_token = has_token || sigv4_name_is(&e, "x-amz-security-token", 20);
         hs[n++] = e;
     }
     if (!has_host) return SIGV4_ERR_INPUT;
-    if (!has_date)
-        hs[n++] = (struct sigv4_hdr){"x-amz-date", 10, p->amz_date, SIGV4_DATE_LEN, SIZE_MAX - 1};
+    if (!has_date) hs[n++] = (struct sigv4_hdr){"x-amz-date", 10, p->amz_date, SIGV4_DATE_LEN};
     if (creds && creds->session_token && *creds->session_token && !has_token)
         hs[n++] = (struct sigv4_hdr){"x-amz-security-token", 20, creds->session_token,
-                                     strlen(creds->session_token), SIZE_MAX};
-    qsort(hs, n, sizeof *hs, sigv4_hdr_cmp);
+                                     strlen(creds->session_token)};
+    sigv4_sort_headers(hs, n);
     *n_out = n;
+    return SIGV4_OK;
+}
+
+/* Appends name lower-cased to both buffers. */
+static int sigv4_add_name(struct buf *out, struct buf *signed_headers, const char *name, size_t n) {
+    char *a = buf_grow(out, n), *b = buf_grow(signed_headers, n);
+    if (!a || !b) return SIGV4_ERR_NOMEM;
+    for (size_t k = 0; k < n; k++) a[k] = b[k] = sigv4_lower(name[k]);
     return SIGV4_OK;
 }
 
@@ -307,23 +401,48 @@ static int sigv4_collect_headers(const struct sigv4_request *req,
 static int sigv4_canonical_headers(struct buf *out, struct buf *signed_headers,
                                    const struct sigv4_hdr *hs, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        bool same =
-            i && sigv4_name_cmp(hs[i - 1].name, hs[i - 1].name_len, hs[i].name, hs[i].name_len) == 0;
+        bool same = i && sigv4_name_cmp(hs[i - 1].name, hs[i - 1].name_len, hs[i].name,
+                                        hs[i].name_len) == 0;
         int rc = SIGV4_OK;
         if (same) {
             rc = buf_addc(out, ',') ? SIGV4_ERR_NOMEM : SIGV4_OK;
         } else {
             if (i && (buf_addc(out, '\n') || buf_addc(signed_headers, ';'))) return SIGV4_ERR_NOMEM;
-            for (size_t k = 0; k < hs[i].name_len; k++) {
-                char c = sigv4_lower(hs[i].name[k]);
-                if (buf_addc(out, c) || buf_addc(signed_headers, c)) return SIGV4_ERR_NOMEM;
-            }
-            rc = buf_addc(out, ':') ? SIGV4_ERR_NOMEM : SIGV4_OK;
+            rc = sigv4_add_name(out, signed_headers, hs[i].name, hs[i].name_len);
+            if (!rc && buf_addc(out, ':')) rc = SIGV4_ERR_NOMEM;
         }
         if (!rc) rc = sigv4_add_value(out, hs[i].value, hs[i].value_len);
         if (rc) return rc;
     }
     return n && buf_addc(out, '\n') ? SIGV4_ERR_NOMEM : SIGV4_OK;
+}
+
+static int sigv4_digits(const char *s, int n) {
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/* Checks "YYYYMMDDTHHMMSSZ" and, when tm is not NULL, fills it. */
+static int sigv4_date_fields(const char *s, struct tm *tm) {
+    if (!s || strnlen(s, SIGV4_DATE_LEN + 1) != SIGV4_DATE_LEN || s[8] != 'T' || s[15] != 'Z')
+        return SIGV4_ERR_INPUT;
+    int year = sigv4_digits(s, 4), mon = sigv4_digits(s + 4, 2), day = sigv4_digits(s + 6, 2);
+    int hh = sigv4_digits(s + 9, 2), mm = sigv4_digits(s + 11, 2), ss = sigv4_digits(s + 13, 2);
+    if (year < 0 || mon < 1 || mon > 12 || day < 1 || day > 31 || hh < 0 || hh > 23 || mm < 0 ||
+        mm > 59 || ss < 0 || ss > 60)
+        return SIGV4_ERR_INPUT;
+    if (tm)
+        *tm = (struct tm){.tm_year = year - 1900,
+                          .tm_mon = mon - 1,
+                          .tm_mday = day,
+                          .tm_hour = hh,
+                          .tm_min = mm,
+                          .tm_sec = ss};
+    return SIGV4_OK;
 }
 
 static bool sigv4_valid_name(const char *s) {
@@ -336,9 +455,8 @@ static bool sigv4_valid_name(const char *s) {
 }
 
 static bool sigv4_valid_params(const struct sigv4_params *p) {
-    time_t t;
-    return p && sigv4_valid_name(p->region) && sigv4_valid_name(p->service) && p->amz_date &&
-           sigv4_parse_date(p->amz_date, &t) == 0;
+    return p && sigv4_valid_name(p->region) && sigv4_valid_name(p->service) &&
+           sigv4_date_fields(p->amz_date, NULL) == 0;
 }
 
 static bool sigv4_valid_method(const char *m) {
@@ -361,15 +479,15 @@ static bool sigv4_is_hex64(const char *s) {
     return s[SIGV4_HEX_LEN] == '\0';
 }
 
-int sigv4_canonical_request(const struct sigv4_request *req, const struct sigv4_credentials *creds,
-                            const struct sigv4_params *p, struct buf *creq,
-                            struct buf *signed_headers) {
+static int sigv4_creq(struct sigv4_crypto *c, const struct sigv4_request *req,
+                      const struct sigv4_credentials *creds, const struct sigv4_params *p,
+                      struct buf *creq, struct buf *signed_headers) {
     struct sigv4_hdr hs[SIGV4_MAX_HEADERS + 2];
     char hash[SIGV4_HEX_LEN + 1];
     size_t n_hs = 0;
-    if (!req || !sigv4_valid_method(req->method) || !sigv4_valid_target(req->target, req->target_len) ||
-        !sigv4_valid_params(p) || (req->payload_hash && !sigv4_is_hex64(req->payload_hash)) ||
-        (req->body_len && !req->body))
+    if (!req || !sigv4_valid_method(req->method) ||
+        !sigv4_valid_target(req->target, req->target_len) || !sigv4_valid_params(p) ||
+        (req->payload_hash && !sigv4_is_hex64(req->payload_hash)) || (req->body_len && !req->body))
         return SIGV4_ERR_INPUT;
     const char *q = memchr(req->target, '?', req->target_len);
     size_t path_len = q ? (size_t)(q - req->target) : req->target_len;
@@ -382,23 +500,35 @@ int sigv4_canonical_request(const struct sigv4_request *req, const struct sigv4_
     if (!rc && q) rc = sigv4_canonical_query(creq, q + 1, req->target_len - path_len - 1);
     if (!rc) rc = buf_addc(creq, '\n') ? SIGV4_ERR_NOMEM : 0;
     if (!rc) rc = sigv4_canonical_headers(creq, signed_headers, hs, n_hs);
-    if (!rc && !req->payload_hash) rc = sigv4_sha256_hex(req->body, req->body_len, hash);
-    if (!rc && buf_addf(creq, "\n%s\n%s", buf_str(signed_headers),
-                        req->payload_hash ? req->payload_hash : hash))
-        rc = SIGV4_ERR_NOMEM;
+    if (!rc && !req->payload_hash) rc = sigv4_hash(c, req->body, req->body_len, hash);
+    if (!rc)
+        rc = sigv4_cat(creq, "\n", buf_str(signed_headers), "\n",
+                       req->payload_hash ? req->payload_hash : hash, NULL);
+    return rc;
+}
+
+int sigv4_canonical_request(const struct sigv4_request *req, const struct sigv4_credentials *creds,
+                            const struct sigv4_params *p, struct buf *creq,
+                            struct buf *signed_headers) {
+    return sigv4_creq(NULL, req, creds, p, creq, signed_headers);
+}
+
+static int sigv4_sts(struct sigv4_crypto *c, const struct sigv4_params *p, const char *creq,
+                     size_t creq_len, struct buf *sts) {
+    char hash[SIGV4_HEX_LEN + 1], date8[9];
+    int rc = sigv4_hash(c, creq, creq_len, hash);
+    memcpy(date8, p->amz_date, 8);
+    date8[8] = '\0';
+    buf_reset(sts);
+    if (!rc)
+        rc = sigv4_cat(sts, SIGV4_ALGORITHM "\n", p->amz_date, "\n", date8, "/", p->region, "/",
+                       p->service, "/aws4_request\n", hash, NULL);
     return rc;
 }
 
 int sigv4_string_to_sign(const struct sigv4_params *p, const char *creq, size_t creq_len,
                          struct buf *sts) {
-    char hash[SIGV4_HEX_LEN + 1];
-    if (!sigv4_valid_params(p)) return SIGV4_ERR_INPUT;
-    int rc = sigv4_sha256_hex(creq, creq_len, hash);
-    buf_reset(sts);
-    if (!rc && buf_addf(sts, SIGV4_ALGORITHM "\n%.16s\n%.8s/%s/%s/aws4_request\n%s", p->amz_date,
-                        p->amz_date, p->region, p->service, hash))
-        rc = SIGV4_ERR_NOMEM;
-    return rc;
+    return sigv4_valid_params(p) ? sigv4_sts(NULL, p, creq, creq_len, sts) : SIGV4_ERR_INPUT;
 }
 
 int sigv4_signing_key(const char *secret, const char *date8, const char *region,
@@ -415,12 +545,18 @@ int sigv4_signing_key(const char *secret, const char *date8, const char *region,
     return rc;
 }
 
-int sigv4_signature(const unsigned char key[SIGV4_KEY_LEN], const char *sts, size_t sts_len,
-                    char hex[SIGV4_HEX_LEN + 1]) {
+static int sigv4_sig(struct sigv4_crypto *c, const unsigned char key[SIGV4_KEY_LEN],
+                     const char *sts, size_t sts_len, char hex[SIGV4_HEX_LEN + 1]) {
     unsigned char mac[SIGV4_KEY_LEN];
-    int rc = sigv4_hmac(key, SIGV4_KEY_LEN, sts, sts_len, mac);
+    int rc = c ? sigv4_hmac_ctx(c, key, sts, sts_len, mac)
+               : sigv4_hmac(key, SIGV4_KEY_LEN, sts, sts_len, mac);
     if (!rc) sigv4_hex(mac, sizeof mac, hex);
     return rc;
+}
+
+int sigv4_signature(const unsigned char key[SIGV4_KEY_LEN], const char *sts, size_t sts_len,
+                    char hex[SIGV4_HEX_LEN + 1]) {
+    return sigv4_sig(NULL, key, sts, sts_len, hex);
 }
 
 struct sigv4_signer *sigv4_signer_new(void) {
@@ -446,8 +582,8 @@ static bool sigv4_slot_matches(const struct sigv4_key_slot *k, const char *secre
 }
 
 /* Finds or derives the signing key for (secret, date, region, service). */
-static int sigv4_cached_key(struct sigv4_signer *s, const char *secret, const struct sigv4_params *p,
-                            unsigned char key[SIGV4_KEY_LEN]) {
+static int sigv4_cached_key(struct sigv4_signer *s, const char *secret,
+                            const struct sigv4_params *p, unsigned char key[SIGV4_KEY_LEN]) {
     const char *date8 = p->amz_date;
     if (strlen(secret) >= SIGV4_SECRET_MAX) {
         char d[9];
@@ -499,6 +635,7 @@ void sigv4_result_init(struct sigv4_result *r) {
     buf_init(&r->authorization, BUF_NO_CAP);
     r->amz_date[0] = '\0';
     r->signature[0] = '\0';
+    r->crypto = NULL;
 }
 
 void sigv4_result_free(struct sigv4_result *r) {
@@ -506,6 +643,8 @@ void sigv4_result_free(struct sigv4_result *r) {
     buf_free(&r->string_to_sign);
     buf_free(&r->signed_headers);
     buf_free(&r->authorization);
+    sigv4_crypto_free(r->crypto);
+    r->crypto = NULL;
 }
 
 int sigv4_sign(struct sigv4_signer *s, const struct sigv4_request *req,
@@ -513,63 +652,60 @@ int sigv4_sign(struct sigv4_signer *s, const struct sigv4_request *req,
                struct sigv4_result *r) {
     unsigned char key[SIGV4_KEY_LEN];
     if (!s || !sigv4_valid_creds(creds)) return SIGV4_ERR_INPUT;
-    int rc = sigv4_canonical_request(req, creds, p, &r->canonical_request, &r->signed_headers);
+    if (!r->crypto && !(r->crypto = sigv4_crypto_new())) return SIGV4_ERR_NOMEM;
+    int rc = sigv4_creq(r->crypto, req, creds, p, &r->canonical_request, &r->signed_headers);
     if (!rc)
-        rc = sigv4_string_to_sign(p, r->canonical_request.data, r->canonical_request.len,
-                                  &r->string_to_sign);
+        rc = sigv4_sts(r->crypto, p, r->canonical_request.data, r->canonical_request.len,
+                       &r->string_to_sign);
     if (!rc) rc = sigv4_cached_key(s, creds->secret_access_key, p, key);
-    if (!rc) rc = sigv4_signature(key, r->string_to_sign.data, r->string_to_sign.len, r->signature);
+    if (!rc)
+        rc = sigv4_sig(r->crypto, key, r->string_to_sign.data, r->string_to_sign.len, r->signature);
     OPENSSL_cleanse(key, sizeof key);
     buf_reset(&r->authorization);
-    if (!rc && buf_addf(&r->authorization,
-                        SIGV4_ALGORITHM " Credential=%s/%.8s/%s/%s/aws4_request, "
-                                        "SignedHeaders=%s, Signature=%s",
-                        creds->access_key_id, p->amz_date, p->region, p->service,
-                        buf_str(&r->signed_headers), r->signature))
-        rc = SIGV4_ERR_NOMEM;
+    if (!rc) {
+        const char *scope =
+            buf_str(&r->string_to_sign) + sizeof SIGV4_ALGORITHM + SIGV4_DATE_LEN + 1;
+        const char *scope_end = strchr(scope, '\n');
+        if (sigv4_cat(&r->authorization, SIGV4_ALGORITHM " Credential=", creds->access_key_id, "/",
+                      NULL) ||
+            buf_add(&r->authorization, scope, (size_t)(scope_end - scope)) ||
+            sigv4_cat(&r->authorization, ", SignedHeaders=", buf_str(&r->signed_headers),
+                      ", Signature=", r->signature, NULL))
+            rc = SIGV4_ERR_NOMEM;
+    }
     if (!rc) memcpy(r->amz_date, p->amz_date, SIGV4_DATE_LEN + 1);
     return rc;
+}
+
+static void sigv4_put_digits(char *out, int v, int n) {
+    for (int i = n - 1; i >= 0; i--, v /= 10) out[i] = (char)('0' + v % 10);
 }
 
 int sigv4_format_date(time_t t, char out[SIGV4_DATE_LEN + 1]) {
     struct tm tm;
     if (!gmtime_r(&t, &tm) || tm.tm_year < -1900 || tm.tm_year > 9999 - 1900)
         return SIGV4_ERR_INPUT;
-    return strftime(out, SIGV4_DATE_LEN + 1, "%Y%m%dT%H%M%SZ", &tm) == SIGV4_DATE_LEN
-               ? SIGV4_OK
-               : SIGV4_ERR_INPUT;
-}
-
-static int sigv4_digits(const char *s, int n) {
-    int v = 0;
-    for (int i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v;
-}
-
-int sigv4_parse_date(const char *s, time_t *out) {
-    if (!s || strlen(s) != SIGV4_DATE_LEN || s[8] != 'T' || s[15] != 'Z') return SIGV4_ERR_INPUT;
-    struct tm tm = {0};
-    int year = sigv4_digits(s, 4), mon = sigv4_digits(s + 4, 2), day = sigv4_digits(s + 6, 2);
-    int hh = sigv4_digits(s + 9, 2), mm = sigv4_digits(s + 11, 2), ss = sigv4_digits(s + 13, 2);
-    if (year < 0 || mon < 1 || mon > 12 || day < 1 || day > 31 || hh < 0 || hh > 23 || mm < 0 ||
-        mm > 59 || ss < 0 || ss > 60)
-        return SIGV4_ERR_INPUT;
-    tm.tm_year = year - 1900;
-    tm.tm_mon = mon - 1;
-    tm.tm_mday = day;
-    tm.tm_hour = hh;
-    tm.tm_min = mm;
-    tm.tm_sec = ss;
-    *out = timegm(&tm);
+    sigv4_put_digits(out, tm.tm_year + 1900, 4);
+    sigv4_put_digits(out + 4, tm.tm_mon + 1, 2);
+    sigv4_put_digits(out + 6, tm.tm_mday, 2);
+    out[8] = 'T';
+    sigv4_put_digits(out + 9, tm.tm_hour, 2);
+    sigv4_put_digits(out + 11, tm.tm_min, 2);
+    sigv4_put_digits(out + 13, tm.tm_sec, 2);
+    out[15] = 'Z';
+    out[16] = '\0';
     return SIGV4_OK;
 }
 
+int sigv4_parse_date(const char *s, time_t *out) {
+    struct tm tm;
+    int rc = sigv4_date_fields(s, &tm);
+    if (!rc) *out = timegm(&tm);
+    return rc;
+}
+
 /* Finds "name=" in the comma-separated list of an Authorization value. */
-static const char *sigv4_auth_field(const char *p, const char *end, const char *name,
-                                    size_t *len) {
+static const char *sigv4_auth_field(const char *p, const char *end, const char *name, size_t *len) {
     size_t n = strlen(name);
     while (p < end) {
         while (p < end && (*p == ' ' || *p == ',')) p++;

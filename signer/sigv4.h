@@ -60,6 +60,8 @@ struct sigv4_params {
                              skip those botocore never signs (user-agent, expect, ...) */
 };
 
+struct sigv4_crypto; /* digest contexts a result reuses across calls */
+
 struct sigv4_result {
     struct buf canonical_request;
     struct buf string_to_sign;
@@ -67,6 +69,7 @@ struct sigv4_result {
     struct buf authorization;  /* the Authorization header value */
     char amz_date[SIGV4_DATE_LEN + 1];
     char signature[SIGV4_HEX_LEN + 1];
+    struct sigv4_crypto *crypto; /* created by the first sigv4_sign */
 };
 
 /* A cache of derived signing keys, one per (secret, date, region, service).

@@ -133,8 +133,8 @@ static int run_case(const char *dir, const char *name, const char *req_file, con
     if (json_flag(ctx, "sign_body"))
         r.headers[r.n_headers++] =
             (struct sigv4_header){"x-amz-content-sha256", 20, body_hash, SIGV4_HEX_LEN};
-    struct sigv4_request req = {r.method, r.target, strlen(r.target), r.headers, r.n_headers,
-                                r.body, r.body_len, NULL};
+    struct sigv4_request req = {r.method,    r.target, strlen(r.target), r.headers,
+                                r.n_headers, r.body,   r.body_len,       NULL};
     const char *region = json_str(ctx, "region"), *service = json_str(ctx, "service");
     struct sigv4_params p = {region ? region : "us-east-1", service ? service : "service", amz,
                              ctx && !json_flag(ctx, "normalize"), false};
