@@ -36,15 +36,21 @@ void buf_truncate(struct buf *b, size_t len) {
     if (b->data) b->data[len] = '\0';
 }
 
-/* Makes room for n more bytes plus the NUL. */
+/* Makes room for n more bytes plus the NUL. The old block is wiped, not
+ * realloc'ed, so that a secret never stays behind in freed memory. */
 static int buf_reserve(struct buf *b, size_t n) {
     if (n > b->max - b->len) return BUF_ERR_CAP;
     size_t need = b->len + n + 1;
     if (need <= b->cap) return BUF_OK;
     size_t cap = b->cap ? b->cap : BUF_MIN_ALLOC;
     while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    char *p = realloc(b->data, cap);
+    char *p = malloc(cap);
     if (!p) return BUF_ERR_NOMEM;
+    if (b->data) {
+        memcpy(p, b->data, b->len + 1);
+        OPENSSL_cleanse(b->data, b->cap);
+        free(b->data);
+    }
     b->data = p;
     b->cap = cap;
     return BUF_OK;

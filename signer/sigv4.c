@@ -639,7 +639,7 @@ void sigv4_result_init(struct sigv4_result *r) {
 }
 
 void sigv4_result_free(struct sigv4_result *r) {
-    buf_free(&r->canonical_request);
+    buf_free_secret(&r->canonical_request); /* it holds the session token */
     buf_free(&r->string_to_sign);
     buf_free(&r->signed_headers);
     buf_free(&r->authorization);
