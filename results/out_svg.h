@@ -1,0 +1,14 @@
+/* out_svg: a chart of the main measurements, readable without the table: per
+ * measurement one bar per side (scaled to the larger of the two, with the
+ * 95% interval as a whisker where there is one), the values, and the ratio
+ * candidate / baseline. Hand-written SVG 1.1, no scripts, no external files. */
+#ifndef SM_OUT_SVG_H
+#define SM_OUT_SVG_H
+
+#include "buf.h"
+#include "cmp.h"
+
+/* Appends the SVG document to out; returns BUF_OK or a buf error. */
+__attribute__((warn_unused_result)) int out_svg(const struct cmp *m, struct buf *out);
+
+#endif

@@ -1,0 +1,72 @@
+/* rfile: reads one JSON document or one journal (docs/result-format.md).
+ *
+ * A document's top-level members go into a cJSON object (head), except the
+ * "records" array, which is scanned record by record into a compact array
+ * (cJSON would need seconds and gigabytes for a million records). A journal's
+ * first line is the head; every further line is one record. The caller decides
+ * what kind of file the head describes. */
+#ifndef SM_RFILE_H
+#define SM_RFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "strtab.h"
+
+#define RFILE_NONE (-1) /* an integer field that was null or absent */
+
+struct rec {
+    int64_t seq;
+    int64_t t_start_us, t_end_us; /* as measured (not time-scaled) */
+    int64_t batch;                /* RFILE_NONE when absent */
+    int32_t max_tokens;           /* RFILE_NONE when null */
+    int32_t completion_tokens;    /* RFILE_NONE when the reply did not say */
+    int32_t status;
+    uint32_t phase, kind, question, error; /* ids in rfile.strs, 0 when null */
+    uint32_t text, answer;                 /* offsets + 1 into rfile.texts, 0 when absent */
+    bool ok;
+    int8_t correct; /* 1, 0, or -1 when absent */
+};
+
+struct rfile {
+    char *path;       /* owned copy of the path it was read from */
+    bool journal;     /* read as JSON lines */
+    bool cut_tail;    /* journal: the last line was incomplete and was left out */
+    cJSON *head;      /* owned: top-level members without records / the header line */
+    bool has_records; /* the document had a "records" member */
+    struct rec *recs; /* owned, in file order */
+    size_t nrecs;
+    struct strtab strs; /* phases, kinds, question ids, error codes */
+    char **errmsg;      /* errmsg[id - 1]: first message seen for error code id, or NULL */
+    size_t nerrmsg;
+    struct buf texts; /* texts and answers, each NUL-terminated */
+};
+
+/* Reads path: a journal when the name ends in ".jsonl", else one JSON
+ * document. On bad input or failure returns -1 with the error in d. The caller
+ * frees *out with rfile_free. */
+__attribute__((warn_unused_result)) int rfile_read(const char *path, struct rfile **out,
+                                                   struct diag *d);
+void rfile_free(struct rfile *rf);
+
+/* A read-only view of a whole file (data is NULL for an empty file). */
+struct rmap {
+    char *data;
+    size_t len;
+};
+
+/* Maps path; on failure returns -1 with "PATH: cannot read: reason" in d. */
+__attribute__((warn_unused_result)) int rfile_map(const char *path, struct rmap *m, struct diag *d);
+void rfile_unmap(struct rmap *m);
+
+/* A record's text or answer (NULL when absent); a string id's text. */
+const char *rfile_text(const struct rfile *rf, uint32_t off);
+const char *rfile_str(const struct rfile *rf, uint32_t id);
+/* The first message recorded for error code id, or NULL. */
+const char *rfile_errmsg(const struct rfile *rf, uint32_t id);
+
+#endif

@@ -1,0 +1,119 @@
+/* src: what one input of a side measured, in one shape for every reader.
+ *
+ * A result file or journal of the decode, sweep or quiz scenario, or a
+ * compare.py measure file (all three at once), becomes a struct src holding
+ * "parts": the decode walls, the batches of each concurrency level, the quiz
+ * replies, and the container facts. Times are in real seconds: a time-scaled
+ * file's times are already multiplied by its time_scale. */
+#ifndef SM_SRC_H
+#define SM_SRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "facts.h"
+
+#define SRC_MAX_LENGTHS 32
+
+/* Requests of one measurement: how many were sent, and why some failed. */
+struct tally {
+    long sent, ok, failed;
+    struct tally_err {
+        char *code, *message; /* owned; message may be NULL */
+        long n;
+    } * errs;
+    size_t nerrs;
+};
+
+struct decode_part {
+    int lengths[SRC_MAX_LENGTHS]; /* the lengths asked for, ascending */
+    size_t nlengths;
+    long repeats;           /* per length, or -1 when unknown */
+    char *prompt;           /* owned, or NULL */
+    double *tokens, *walls; /* each successful reply: length asked, wall seconds */
+    size_t n;
+    bool medians_only;          /* a compare.py file: only the figures below */
+    double rate, fixed;         /* medians_only: the saved decode rate and fixed cost */
+    double med_short, med_long; /* medians_only: the saved median walls, or NAN */
+    bool unverified;            /* some replies carried no token count */
+    struct tally tally;
+};
+
+struct level_part {
+    int c;           /* concurrency */
+    bool steady;     /* steady mode: one window instead of batches */
+    long max_tokens; /* per request, or -1 */
+    double *tps;     /* tokens per second of each batch (steady: of the window) */
+    size_t nb;
+    double *lat; /* wall seconds of each successful request (none from compare.py) */
+    size_t nlat;
+    bool no_counts; /* replies carried no token counts: no throughput */
+    struct tally tally;
+};
+
+struct quiz_item {
+    char *id, *kind, *expected, *text; /* owned; text NULL when the request failed */
+    char *error;                       /* the failure's code, or NULL */
+    int correct;                       /* 1, 0, or -1 when unknown */
+};
+
+struct kind_score {
+    char *kind;
+    long correct, total;
+};
+
+struct quiz_part {
+    char *name, *sha; /* the quiz's name and the sha256 of its file, or NULL */
+    long questions;   /* questions in the quiz */
+    long max_tokens;  /* or -1 */
+    struct quiz_item *items;
+    size_t n;
+    struct kind_score *kinds;
+    size_t nkinds;
+    long correct;
+    struct tally tally;
+};
+
+enum src_kind { SRC_RESULT, SRC_JOURNAL, SRC_MEASURE };
+
+struct src {
+    char *path; /* owned */
+    enum src_kind kind;
+    char *label;     /* the side's label (result files) or endpoint name (compare.py) */
+    char *run_id;    /* or NULL */
+    char *scenario;  /* decode, sweep, quiz, ... ("measure" for compare.py) */
+    char *started;   /* the run's start time as written, or NULL */
+    cJSON *endpoint; /* owned copy of the file's endpoint object, or NULL */
+    cJSON *settings; /* owned copy of the file's settings, or NULL */
+    double time_scale;
+    bool partial;
+    char *partial_reason; /* owned, or NULL */
+    struct decode_part *decode;
+    struct level_part *levels;
+    size_t nlevels;
+    struct quiz_part *quiz;
+    struct facts *facts; /* compare.py's load_facts */
+};
+
+/* Frees what s owns and zeroes it. */
+void src_free(struct src *s);
+/* The file name without its directories. */
+const char *src_name(const struct src *s);
+
+/* Counts one request (code and message only for a failure; both may be NULL). */
+__attribute__((warn_unused_result)) int tally_add(struct tally *t, bool ok, const char *code,
+                                                  const char *message);
+/* Adds n failures of one kind at once. */
+__attribute__((warn_unused_result)) int tally_fail(struct tally *t, const char *code,
+                                                   const char *message, long n);
+__attribute__((warn_unused_result)) int tally_merge(struct tally *into, const struct tally *from);
+void tally_free(struct tally *t);
+
+/* strdup that accepts NULL. */
+char *src_dup(const char *s);
+/* Appends one double to a growing array (*cap is the caller's capacity). */
+__attribute__((warn_unused_result)) int src_push(double **arr, size_t *n, size_t *cap, double v);
+
+#endif

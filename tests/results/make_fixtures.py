@@ -1,0 +1,333 @@
+#!/usr/bin/python3
+"""Writes the sm-compare test fixtures into OUTDIR (deterministic, no randomness).
+
+    make_fixtures.py OUTDIR QUIZ_JSON
+
+article/   compare.py measure files built from the published numbers
+           (shared/reference/article-2026-09-25.json): the import must give
+           back the article's combine table.
+native/    result files of all three scenarios (decode, sweep c1/c4/c16,
+           quiz) for a bf16 and a QAT endpoint, plus their vLLM logs.
+known/     decode runs with exactly known rates (50 and 100 tokens/s,
+           0.5 s per call) over three lengths; scaled/ holds the same runs
+           written by a server 10 times faster than real (time_scale 10).
+steady/    steady-mode sweeps at c4 with exactly 400 and 800 tokens/s.
+rerun/     a second decode run of the bf16 side (for pooling and agreement).
+journal/   a decode run that was killed: a journal whose last line is cut,
+           and no result file.
+jdir/      a run directory with a result file and its journal.
+bad/       one file per kind of bad input.
+"""
+
+import copy
+import json
+import os
+import re
+import sys
+
+OUT, QUIZ = sys.argv[1], sys.argv[2]
+QUESTIONS = json.load(open(QUIZ, encoding="utf-8"))["questions"]
+STORY = "Write a long, detailed story about a lighthouse keeper on a remote island."
+
+# The article's replies that differ from the expected answer (the five disagreements).
+WRONG = {
+    "bf16": {"add-4": "1026", "add-8": "829", "add-14": "918"},
+    "qat": {"add-7": "655", "add-9": "-285", "add-14": "1010"},
+}
+NAMES = {"bf16": "gemma-4-e2b", "qat": "gemma-4-e2b-qat"}
+FACTS = {
+    "bf16": {"vllm_version": "0.30.0", "weights_gib": "9.75", "load_seconds": "82.751806",
+             "kv_cache_tokens": "723,484", "max_concurrency_at_max_len": "88.32",
+             "quantization": "None"},
+    "qat": {"vllm_version": "0.30.0", "weights_gib": "8.01", "load_seconds": "66.190265",
+            "kv_cache_tokens": "867,999", "max_concurrency_at_max_len": "105.96",
+            "quantization": "compressed-tensors"},
+}
+DECODE = {"bf16": (51.3, 0.633, 0.960, 10.632), "qat": (105.1, 0.562, 0.637, 5.356)}
+# Two batches per level whose median is the article's figure.
+LOAD = {
+    "bf16": {"1": (45.5, 45.7), "4": (171.5, 171.7), "16": (619.0, 619.2)},
+    "qat": {"1": (85.3, 85.4), "4": (328.6, 328.8), "16": (1077.2, 1077.3)},
+}
+
+
+def write(path, obj):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
+def replies(side):
+    return {q["id"]: WRONG[side].get(q["id"], q["answer"]) for q in QUESTIONS}
+
+
+def scored(side):
+    ans = replies(side)
+    return {q["id"]: re.search(q["pattern"], ans[q["id"]]) is not None for q in QUESTIONS}
+
+
+def by_kind(side):
+    ok = scored(side)
+    kinds = {}
+    for q in QUESTIONS:
+        k = kinds.setdefault(q["kind"], {"correct": 0, "total": 0})
+        k["total"] += 1
+        k["correct"] += ok[q["id"]]
+    return kinds
+
+
+def measure_file(side):
+    rate, fixed, w16, w512 = DECODE[side]
+    load = {}
+    for c, tps in LOAD[side].items():
+        tokens = 256 * int(c)
+        batches = [{"wall": round(tokens / t, 3), "tokens": tokens, "tokens_per_second": t}
+                   for t in tps]
+        load[c] = {"aggregate_tokens_per_second_median": round((tps[0] + tps[1]) / 2, 3),
+                   "batch_wall_seconds_median": round(sum(b["wall"] for b in batches) / 2, 3),
+                   "batches": batches}
+    return {
+        "endpoint": {"name": NAMES[side], "region": "us-east-2", "instance_types": ["ml.g6.xlarge"],
+                     "image_digest": "vllm@sha256:0"},
+        "started": "2026-09-25T18:50:00.000000+00:00",
+        "finished": "2026-09-25T19:00:00.000000+00:00",
+        "settings": {"short": 16, "long": 512, "decode_repeats": 5, "load_tokens": 256,
+                     "concurrency": [1, 4, 16], "load_repeats": 2, "temperature": 0.0},
+        "load_facts": FACTS[side],
+        "decode": {"wall_16_median": w16, "wall_512_median": w512, "wall_512_min": w512 - 0.05,
+                   "wall_512_max": w512 + 0.05, "decode_tokens_per_second": rate,
+                   "per_call_fixed_cost_seconds": fixed, "samples_per_length": 5},
+        "load": load,
+        "server_throughput_during_load": {"lines": 11, "peak_tokens_per_second": 409.6},
+        "quality": {"correct": sum(scored(side).values()), "total": len(QUESTIONS),
+                    "by_kind": by_kind(side), "answers": replies(side)},
+    }
+
+
+def header(side, scenario, settings, scale=1, label=None):
+    level = settings.get("concurrency", "")
+    return {
+        "format": "wrk-sagemaker-result", "version": 1, "tool": "wrk-sagemaker 0.1.0",
+        "scenario": scenario, "run_id": "run-%s%s-%s" % (scenario, level, side),
+        "label": label or side,
+        "endpoint": {"name": NAMES.get(side, side), "variant": None, "format": "vllm-chat"},
+        "target": {"url": "http://127.0.0.1:8080", "host": "127.0.0.1:8080",
+                   "region": "us-east-2", "service": "sagemaker"},
+        "wrk": {"threads": 1, "connections": 1, "duration_s": None, "timeout_s": 120},
+        "time_scale": scale, "started_at": "2026-11-30T10:00:00.000000Z",
+        "partial": False, "partial_reason": None, "settings": settings,
+    }
+
+
+def record(seq, phase, batch, max_tokens, start, end, thread=0, ok=True, tokens=None, **extra):
+    r = {"seq": seq, "thread": thread, "endpoint": "ep", "variant": None, "phase": phase,
+         "batch": batch, "question": None, "kind": None, "max_tokens": max_tokens,
+         "prompt_tokens": 20, "completion_tokens": max_tokens if tokens is None else tokens,
+         "finish_reason": "length", "status": 200, "ok": ok, "error": None,
+         "t_start_us": start, "t_end_us": end, "wall_start_us": 1764496800000000 + start}
+    r.update(extra)
+    return r
+
+
+def result(head, records):
+    ok = sum(r["ok"] for r in records)
+    errors = {}
+    for r in records:
+        if r["error"]:
+            errors[r["error"]["code"]] = errors.get(r["error"]["code"], 0) + 1
+    doc = dict(head)
+    doc["ended_at"] = "2026-11-30T10:05:00.000000Z"
+    doc["counts"] = {"sent": len(records), "ok": ok, "failed": len(records) - ok, "errors": errors}
+    doc["records"] = records
+    return doc
+
+
+def decode_records(rate, fixed, lengths, repeats, scale=1.0, jitter=True):
+    """Walls fixed + n / rate (microseconds), alternating lengths like the scenario."""
+    recs, t = [], 1000
+    for rep in range(repeats):
+        for n in lengths:
+            wall = fixed + n / rate + ((rep * 7 % 5) - 2) * 0.004 * jitter
+            us = round(wall * 1e6 / scale)
+            recs.append(record(len(recs), "decode", rep, n, t, t + us))
+            t += us + 1000
+    return recs
+
+
+def sweep_records(c, tps, scale=1.0, fail=None):
+    recs, t = [], 5000
+    for b, rate in enumerate(tps):
+        wall = round(256 * c / rate * 1e6 / scale)
+        for k in range(c):
+            start = t + k * 50
+            end = t + wall - (c - 1 - k) * 30
+            failed = fail is not None and (b, k) == fail
+            recs.append(record(len(recs), "sweep", b, 256, start, end, thread=k, ok=not failed,
+                               tokens=None if failed else 256,
+                               status=429 if failed else 200,
+                               error={"code": "ThrottlingException", "message": "Rate exceeded"}
+                               if failed else None))
+        t += wall + 20000
+    return recs
+
+
+def quiz_records(side):
+    ans, ok = replies(side), scored(side)
+    recs = []
+    for i, q in enumerate(QUESTIONS):
+        recs.append(record(i, "quiz", 0, 64, 1000 + i * 300000, 1000 + i * 300000 + 250000,
+                           tokens=3, question=q["id"], kind=q["kind"], text=ans[q["id"]],
+                           answer=q["answer"], correct=ok[q["id"]]))
+    return recs
+
+
+def vllm_log(side):
+    f = FACTS[side]
+    pre = "(EngineCore_DP0 pid=81) INFO 09-25 18:40:12 [gpu_model_runner.py:2345] "
+    lines = [
+        "INFO 09-25 18:38:01 [__init__.py:216] Automatically detected platform cuda.",
+        "(APIServer pid=1) INFO 09-25 18:38:05 [api_server.py:1839] vLLM API server version 0.30.0",
+        "(EngineCore_DP0 pid=81) INFO 09-25 18:38:06 [core.py:77] Initializing a V1 LLM engine "
+        "(v0.30.0) with config: model='m', quantization=%s, enforce_eager=False"
+        % f["quantization"],
+        pre + "Model loading took %s GiB memory and %s seconds" % (f["weights_gib"],
+                                                                   f["load_seconds"]),
+        "(EngineCore_DP0 pid=81) INFO 09-25 18:41:02 [kv_cache_utils.py:1087] GPU KV cache size: "
+        "%s tokens" % f["kv_cache_tokens"],
+        "(EngineCore_DP0 pid=81) INFO 09-25 18:41:02 [kv_cache_utils.py:1091] Maximum concurrency "
+        "for 8,192 tokens per request: %sx" % f["max_concurrency_at_max_len"],
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def native(side, fail=None):
+    d = os.path.join(OUT, "native", side)
+    rate, fixed = DECODE[side][:2]
+    dec = {"prompt": STORY, "lengths": [16, 512], "repeats": 5, "temperature": 0.0,
+           "ignore_eos": True}
+    write(os.path.join(d, "decode-%s.json" % side),
+          result(header(side, "decode", dec), decode_records(rate, fixed, [16, 512], 5)))
+    for c, tps in LOAD[side].items():
+        st = {"mode": "batch", "concurrency": int(c), "batches": 2, "max_tokens": 256,
+              "prompt": STORY, "temperature": 0.0, "ignore_eos": True}
+        write(os.path.join(d, "sweep-c%s-%s.json" % (c, side)),
+              result(header(side, "sweep", st), sweep_records(int(c), tps,
+                                                              fail=fail if c == "4" else None)))
+    qs = {"quiz": "compare-py-40", "quiz_sha256": "ab" * 32, "questions": 40, "max_tokens": 64,
+          "temperature": 0.0}
+    write(os.path.join(d, "quiz-%s.json" % side), result(header(side, "quiz", qs),
+                                                         quiz_records(side)))
+    with open(os.path.join(d, "vllm-%s.log" % side), "w") as f:
+        f.write(vllm_log(side))
+
+
+def known(sub, scale):
+    for side, rate in (("slow", 50.0), ("fast", 100.0)):
+        dec = {"prompt": STORY, "lengths": [16, 128, 512], "repeats": 5, "temperature": 0.0,
+               "ignore_eos": True}
+        recs = decode_records(rate, 0.5, [16, 128, 512], 5, scale=scale, jitter=False)
+        write(os.path.join(OUT, sub, "decode-%s.json" % side),
+              result(header(side, "decode", dec, scale=scale), recs))
+
+
+def rerun():
+    """A second decode run of the bf16 side (A-B-A), slightly faster."""
+    dec = {"prompt": STORY, "lengths": [16, 512], "repeats": 5, "temperature": 0.0,
+           "ignore_eos": True}
+    head = header("bf16", "decode", dec)
+    head["run_id"] = "run-decode-bf16-again"
+    write(os.path.join(OUT, "rerun", "decode-bf16-again.json"),
+          result(head, decode_records(51.5, 0.64, [16, 512], 5)))
+
+
+def steady():
+    """Steady-mode sweeps at c4: each of 4 threads sends 10 requests back to back."""
+    for side, per_request in (("slow", 2.56), ("fast", 1.28)):
+        st = {"mode": "steady", "concurrency": 4, "duration_s": 30, "max_tokens": 256,
+              "prompt": STORY, "temperature": 0.0, "ignore_eos": True}
+        recs, us = [], round(per_request * 1e6)
+        for k in range(4):
+            for i in range(10):
+                recs.append(record(len(recs), "sweep", 0, 256, i * us, (i + 1) * us, thread=k))
+        write(os.path.join(OUT, "steady", "sweep-c4-%s.json" % side),
+              result(header(side, "sweep", st), recs))
+
+
+def journal():
+    d = os.path.join(OUT, "journal")
+    os.makedirs(d, exist_ok=True)
+    dec = {"prompt": STORY, "lengths": [16, 512], "repeats": 5, "temperature": 0.0,
+           "ignore_eos": True}
+    head = header("qat", "decode", dec)
+    recs = decode_records(105.1, 0.562, [16, 512], 5)[:7]
+    recs[3].update(ok=False, completion_tokens=500,
+                   error={"code": "token_mismatch", "message": "asked for 512 tokens, got 500"})
+    with open(os.path.join(d, "decode-qat.journal.jsonl"), "w") as f:
+        f.write(json.dumps(head) + "\n")
+        for r in recs:
+            f.write(json.dumps(r) + "\n")
+        f.write(json.dumps(record(7, "decode", 3, 512, 1, 2))[:40])
+
+
+def bad():
+    d = os.path.join(OUT, "bad")
+    dec = {"prompt": STORY, "lengths": [16, 512], "repeats": 5, "temperature": 0.0,
+           "ignore_eos": True}
+    good = result(header("x", "decode", dec), decode_records(60.0, 0.5, [16, 512], 5))
+    text = json.dumps(good)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "truncated.json"), "w") as f:
+        f.write(text[: len(text) // 2])
+    v2 = copy.deepcopy(good)
+    v2["version"] = 2
+    write(os.path.join(d, "version2.json"), v2)
+    write(os.path.join(d, "other.json"), {"hello": "world", "records": []})
+    other = copy.deepcopy(good)
+    other["settings"]["lengths"] = [16, 256]
+    for r in other["records"]:
+        r["max_tokens"] = 256 if r["max_tokens"] == 512 else r["max_tokens"]
+    write(os.path.join(d, "lengths-16-256.json"), other)
+    nostop = copy.deepcopy(good)
+    del nostop["records"][4]["t_end_us"]
+    write(os.path.join(d, "no-end.json"), nostop)
+    wrongfmt = copy.deepcopy(good)
+    wrongfmt["format"] = "something-else"
+    write(os.path.join(d, "format.json"), wrongfmt)
+    quiz = result(header("qat", "quiz", {"quiz": "another-quiz", "questions": 40,
+                                         "max_tokens": 64}), quiz_records("qat"))
+    write(os.path.join(d, "quiz-other.json"), quiz)
+    sweep = {"mode": "batch", "concurrency": 4, "batches": 2, "max_tokens": 128,
+             "temperature": 0.0, "ignore_eos": True}
+    write(os.path.join(d, "sweep-c4-128.json"),
+          result(header("qat", "sweep", sweep), sweep_records(4, (300.0, 310.0))))
+    os.makedirs(os.path.join(d, "empty"), exist_ok=True)
+    write(os.path.join(d, "quiz-empty.json"), {"questions": []})
+
+
+def journal_beside_result():
+    """A run directory holding a result file and its journal: the journal is not read."""
+    d = os.path.join(OUT, "jdir")
+    os.makedirs(d, exist_ok=True)
+    dec = {"prompt": STORY, "lengths": [16, 512], "repeats": 5, "temperature": 0.0,
+           "ignore_eos": True}
+    head = header("qat", "decode", dec)
+    recs = decode_records(105.1, 0.562, [16, 512], 5)
+    write(os.path.join(d, "decode-qat.json"), result(head, recs))
+    with open(os.path.join(d, "decode-qat.journal.jsonl"), "w") as f:
+        f.write(json.dumps(head) + "\n")
+        for r in recs:
+            f.write(json.dumps(r) + "\n")
+
+
+for s in ("bf16", "qat"):
+    write(os.path.join(OUT, "article", "measure-%s.json" % NAMES[s]), measure_file(s))
+native("bf16")
+native("qat", fail=(1, 2))
+known("known", 1.0)
+known("scaled", 10.0)
+rerun()
+steady()
+journal()
+journal_beside_result()
+bad()

@@ -1,0 +1,235 @@
+/* Unit tests of sm-compare's cores: the JSON scanner, the statistics, the
+ * vLLM log facts, quiz scoring and number formatting. Argument: the reference
+ * quiz file. */
+#include <math.h>
+#include <string.h>
+
+#include "../check.h"
+#include "facts.h"
+#include "fmt.h"
+#include "jscan.h"
+#include "quiz.h"
+#include "side.h"
+#include "stats.h"
+
+/* A whole document: one value and nothing after it. */
+static int scan_all(const char *text) {
+    struct jscan s;
+    jscan_init(&s, text, strlen(text));
+    return jscan_skip(&s) == 0 && jscan_peek(&s) == 0 ? 0 : -1;
+}
+
+static void test_jscan_syntax(void) {
+    static const struct {
+        const char *text;
+        int ok;
+    } cases[] = {
+        {"{}", 1},
+        {"{\"a\": [1, -2.5e3, true, false, null, \"x\\u00e9\\n\"]}", 1},
+        {"[0]", 1},
+        {"{\"a\":1,}", 0},
+        {"[1 2]", 0},
+        {"{\"a\" 1}", 0},
+        {"\"unterminated", 0},
+        {"\"bad \\q escape\"", 0},
+        {"\"control \x01 char\"", 0},
+        {"01", 0},
+        {"-", 0},
+        {"1.", 0},
+        {"1e", 0},
+        {"tru", 0},
+        {"nul", 0},
+        {"{\"a\":1} x", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = scan_all(cases[i].text);
+        if ((rc == 0) != cases[i].ok) fprintf(stderr, "case %zu: %s\n", i, cases[i].text);
+        CHECK((rc == 0) == cases[i].ok);
+    }
+}
+
+static void test_jscan_values(void) {
+    const char *text = "{\"n\": 1764496800000123, \"s\": \"Bras\\u00edlia \\ud83d\\ude00\\t\", "
+                       "\"f\": 2.5e1, \"b\": true}";
+    struct jscan s;
+    struct jstr key, str;
+    struct buf out;
+    int64_t n = 0;
+    double f = 0;
+    bool b = false;
+    size_t count = 0;
+    buf_init(&out, BUF_NO_CAP);
+    jscan_init(&s, text, strlen(text));
+    CHECK(jscan_object(&s) == 0);
+    CHECK(jscan_member(&s, &count, &key) == 1 && jstr_is(&key, "n"));
+    CHECK(jscan_int(&s, &n) == 0);
+    CHECK_INT(n, 1764496800000123LL);
+    CHECK(jscan_member(&s, &count, &key) == 1 && jstr_is(&key, "s"));
+    CHECK(jscan_string(&s, &str) == 0 && str.escaped);
+    CHECK(jstr_decode(&str, &out) == BUF_OK);
+    CHECK_STR(buf_str(&out), "Bras\xc3\xadlia \xf0\x9f\x98\x80\t");
+    CHECK(jscan_member(&s, &count, &key) == 1 && jscan_number(&s, &f) == 0);
+    CHECK(f == 25.0);
+    CHECK(jscan_member(&s, &count, &key) == 1 && jscan_bool(&s, &b) == 0 && b);
+    CHECK(jscan_member(&s, &count, &key) == 0);
+    size_t line, col;
+    jscan_init(&s, "{\n  \"a\": x}", 11);
+    CHECK(jscan_skip(&s) < 0);
+    jscan_where(&s, &line, &col);
+    CHECK_INT(line, 2);
+    CHECK_INT(col, 8);
+    buf_free(&out);
+}
+
+static void test_stats(void) {
+    double odd[] = {5, 1, 4, 2, 3}, even[] = {10, 40, 20, 30}, one[] = {7};
+    CHECK(stats_median(odd, 5) == 3);
+    CHECK(stats_median(even, 4) == 25);
+    CHECK(stats_median(one, 1) == 7);
+    /* the selection agrees with sorting on an awkward input (many repeats) */
+    double x[101], y[101];
+    for (int i = 0; i < 101; i++) x[i] = y[i] = (double)((i * 37) % 11);
+    stats_sort(y, 101);
+    CHECK(stats_median(x, 101) == y[50]);
+    double q[] = {1, 2, 3, 4};
+    CHECK(fabs(stats_quantile(q, 4, 0.5) - 2.5) < 1e-12);
+    CHECK(fabs(stats_quantile(q, 4, 0.9) - 3.7) < 1e-12);
+    CHECK(stats_quantile(q, 4, 1.0) == 4);
+    /* McNemar exact two-sided p */
+    CHECK(stats_mcnemar(0, 0) == 1);
+    CHECK(fabs(stats_mcnemar(2, 2) - 1.0) < 1e-12);
+    CHECK(fabs(stats_mcnemar(0, 6) - 0.03125) < 1e-12);
+    CHECK(fabs(stats_mcnemar(1, 9) - 0.021484375) < 1e-12);
+    CHECK(fabs(stats_mcnemar(0, 5) - 0.0625) < 1e-12);
+    /* least squares recovers an exact line */
+    double tx[] = {16, 128, 512, 16}, ty[4], a, b;
+    for (int i = 0; i < 4; i++) ty[i] = 0.5 + tx[i] / 50;
+    CHECK(stats_linfit(tx, ty, 4, &a, &b) == 0);
+    CHECK(fabs(a - 0.5) < 1e-12 && fabs(1 / b - 50) < 1e-9);
+    double flat[] = {3, 3};
+    CHECK(stats_linfit(flat, flat, 2, &a, &b) < 0);
+    /* the generator is seeded: the same seed draws the same sequence */
+    struct stats_rng r1, r2;
+    stats_rng_seed(&r1, 42);
+    stats_rng_seed(&r2, 42);
+    int same = 1, in_range = 1;
+    for (int i = 0; i < 1000; i++) {
+        size_t u = stats_rng_below(&r1, 7), v = stats_rng_below(&r2, 7);
+        same &= u == v;
+        in_range &= u < 7;
+    }
+    CHECK(same && in_range);
+    double rate, fixed;
+    CHECK(side_rate(16, 512, 0.82, 10.74, &rate, &fixed));
+    CHECK(fabs(rate - 50) < 1e-9 && fabs(fixed - 0.5) < 1e-9);
+    CHECK(!side_rate(16, 512, 2.0, 1.0, &rate, &fixed));
+}
+
+static void test_facts(void) {
+    static const struct {
+        const char *log;
+        double weights, load, kv, maxc;
+        const char *quant, *version;
+    } cases[] = {
+        {"(EngineCore_DP0 pid=81) INFO 09-25 18:40:12 [gpu_model_runner.py:2345] Model loading "
+         "took 9.75 GiB memory and 82.751806 seconds\n"
+         "INFO 09-25 18:41:02 [kv_cache_utils.py:1087] GPU KV cache size: 723,484 tokens\n"
+         "INFO Maximum concurrency for 8,192 tokens per request: 88.32x\n",
+         9.75, 82.751806, 723484, 88.32, NULL, NULL},
+        {"Model loading took 9.75 GB and 82.75 seconds\n", 9.75, 82.75, -1, -1, NULL, NULL},
+        {"old: Model loading took 1.5 GiB memory and 10 seconds\n"
+         "new: Model loading took 8.01 GiB memory and 66.190265 seconds\n"
+         "config: quantization=compressed-tensors, x\nvLLM API server version 0.30.0\n",
+         8.01, 66.190265, -1, -1, "compressed-tensors", "0.30.0"},
+        {"GPU KV cache size: 1,180,383 tokens, Maximum concurrency for 8,192 tokens per "
+         "request: 144.09x\nquantization=None\n",
+         -1, -1, 1180383, 144.09, "None", NULL},
+        {"nothing here\n", -1, -1, -1, -1, NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct facts f = {0};
+        struct diag d;
+        diag_init(&d);
+        CHECK(facts_scan(cases[i].log, strlen(cases[i].log), &f, &d) == 0);
+        const struct {
+            const struct fact *f;
+            double want;
+        } nums[] = {{&f.weights_gib, cases[i].weights},
+                    {&f.load_seconds, cases[i].load},
+                    {&f.kv_cache_tokens, cases[i].kv},
+                    {&f.max_concurrency, cases[i].maxc}};
+        for (size_t k = 0; k < 4; k++) {
+            CHECK(nums[k].f->have == (nums[k].want >= 0));
+            if (nums[k].want >= 0) CHECK(fabs(nums[k].f->value - nums[k].want) < 1e-9);
+        }
+        CHECK(f.quantization.have == (cases[i].quant != NULL));
+        if (cases[i].quant) CHECK_STR(f.quantization.text, cases[i].quant);
+        CHECK(f.vllm_version.have == (cases[i].version != NULL));
+        if (cases[i].version) CHECK_STR(f.vllm_version.text, cases[i].version);
+        diag_free(&d);
+    }
+}
+
+static void test_quiz(const char *path) {
+    struct quiz *qz = NULL;
+    struct diag d;
+    diag_init(&d);
+    CHECK(quiz_read(path, &qz, &d) == 0);
+    if (!qz) return;
+    CHECK_INT(qz->n, 40);
+    static const struct {
+        const char *id, *reply;
+        int correct;
+    } cases[] = {
+        {"cap-Brazil", "Bras\xc3\xadlia", 1},
+        {"cap-Brazil", "brasilia.", 1},
+        {"cap-Brazil", "Brasiliano", 0},
+        {"add-0", "547", 1},
+        {"add-0", "-547", 0},
+        {"add-0", "1547", 0},
+        {"add-9", "-275", 1},
+        {"mul-0", "The answer is 1512.", 1},
+        {"mul-0", "15120", 0},
+        {"cap-Canada", "OTTAWA", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct quiz_question *q = quiz_find(qz, cases[i].id);
+        CHECK(q != NULL);
+        if (q) CHECK_INT(quiz_score(q, cases[i].reply), cases[i].correct);
+    }
+    quiz_free(qz);
+    diag_free(&d);
+}
+
+static void test_fmt(void) {
+    static const struct {
+        double v;
+        int decimals;
+        const char *want;
+    } cases[] = {
+        {45.6, 2, "45.6"},      {85.35, 3, "85.35"},     {2.0487, 2, "2.05"},
+        {723484, -1, "723484"}, {0.004, 2, "0.004"},     {NAN, 2, "n/a"},
+        {INFINITY, 2, "n/a"},   {-0.0001, 2, "-0.0001"}, {1077.25, 3, "1077.25"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[FMT_CELL];
+        fmt_num(cases[i].v, cases[i].decimals, out, sizeof out);
+        CHECK_STR(out, cases[i].want);
+    }
+    char reply[64];
+    fmt_reply("two\nlines\x01", 40, reply, sizeof reply);
+    CHECK_STR(reply, "two\\nlines\\x01");
+    fmt_reply("Bras\xc3\xadlia", 5, reply, sizeof reply);
+    CHECK_STR(reply, "Bras\xc3\xad...");
+}
+
+int main(int argc, char **argv) {
+    test_jscan_syntax();
+    test_jscan_values();
+    test_stats();
+    test_facts();
+    if (argc > 1) test_quiz(argv[1]);
+    test_fmt();
+    return check_exit();
+}
