@@ -1,0 +1,257 @@
+#include "auth.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <openssl/crypto.h>
+
+#include "http.h"
+
+#define AUTH_WINDOW_S   300
+#define AUTH_SERVICE    "sagemaker"
+#define AUTH_MAX_SIGNED 64
+#define AUTH_BAD_SIGNATURE                                                                         \
+    "The request signature we calculated does not match the signature you provided. Check your "   \
+    "AWS Secret Access Key and signing method. Consult the service documentation for details."
+
+int auth_init(struct auth *a, const char *region) {
+    memset(a, 0, sizeof *a);
+    snprintf(a->region, sizeof a->region, "%s", region);
+    sigv4_result_init(&a->result);
+    a->signer = sigv4_signer_new();
+    return a->signer ? 0 : -1;
+}
+
+static void auth_wipe(char *s) {
+    if (s) OPENSSL_cleanse(s, strlen(s));
+    free(s);
+}
+
+void auth_free(struct auth *a) {
+    for (size_t i = 0; i < a->n_keys; i++) {
+        free(a->keys[i].access_key_id);
+        auth_wipe(a->keys[i].secret_access_key);
+        auth_wipe(a->keys[i].session_token);
+    }
+    free(a->keys);
+    sigv4_signer_free(a->signer);
+    sigv4_result_free(&a->result);
+    memset(a, 0, sizeof *a);
+}
+
+int auth_add_key(struct auth *a, const char *akid, const char *secret, const char *token,
+                 time_t expiration) {
+    struct auth_key *keys = realloc(a->keys, (a->n_keys + 1) * sizeof *keys);
+    if (!keys) return -1;
+    a->keys = keys;
+    struct auth_key k = {strdup(akid), strdup(secret), token && *token ? strdup(token) : NULL,
+                         expiration};
+    if (!k.access_key_id || !k.secret_access_key || (token && *token && !k.session_token)) {
+        free(k.access_key_id);
+        auth_wipe(k.secret_access_key);
+        auth_wipe(k.session_token);
+        return -1;
+    }
+    a->keys[a->n_keys++] = k;
+    return 0;
+}
+
+void auth_verdict_init(struct auth_verdict *v) {
+    v->type = NULL;
+    buf_init(&v->message, 16384);
+}
+
+void auth_verdict_free(struct auth_verdict *v) {
+    buf_free(&v->message);
+}
+
+__attribute__((format(printf, 3, 4))) static int
+auth_refuse(struct auth_verdict *v, const char *type, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    v->type = type;
+    buf_reset(&v->message);
+    int rc = buf_vaddf(&v->message, fmt, ap);
+    va_end(ap);
+    if (rc == BUF_ERR_CAP) rc = 0; /* an overlong header: the message is cut */
+    return rc ? -1 : 0;
+}
+
+static const struct sigv4_header *auth_header(const struct auth_request *r, const char *name) {
+    return http_find(r->headers, r->n_headers, name);
+}
+
+static bool auth_has(const struct sigv4_header *h, const char *s) {
+    size_t n = strlen(s);
+    for (size_t i = 0; i + n <= h->value_len; i++)
+        if (memcmp(h->value + i, s, n) == 0) return true;
+    return false;
+}
+
+/* IncompleteSignatureException: lists what the Authorization header lacks. */
+static int auth_incomplete(struct auth_verdict *v, const struct sigv4_header *h, bool has_date) {
+    static const char *const params[] = {"Credential", "Signature", "SignedHeaders"};
+    static const char *const marks[] = {"Credential=", "Signature=", "SignedHeaders="};
+    bool aws4 = h->value_len > 17 && memcmp(h->value, "AWS4-HMAC-SHA256 ", 17) == 0;
+    char msg[512] = "";
+    for (size_t i = 0; i < 3; i++)
+        if (!aws4 || !auth_has(h, marks[i]))
+            snprintf(msg + strlen(msg), sizeof msg - strlen(msg),
+                     "Authorization header requires '%s' parameter. ", params[i]);
+    if (!has_date)
+        snprintf(msg + strlen(msg), sizeof msg - strlen(msg),
+                 "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' "
+                 "header. ");
+    if (!*msg)
+        snprintf(msg, sizeof msg,
+                 "Credential should be scoped with a valid terminator: "
+                 "'aws4_request'. ");
+    return auth_refuse(v, "IncompleteSignatureException", "%sAuthorization=%.*s", msg,
+                       (int)h->value_len, h->value);
+}
+
+static const struct auth_key *auth_key_find(const struct auth *a, const char *id, size_t n) {
+    for (size_t i = 0; i < a->n_keys; i++)
+        if (strlen(a->keys[i].access_key_id) == n && memcmp(a->keys[i].access_key_id, id, n) == 0)
+            return &a->keys[i];
+    return NULL;
+}
+
+/* The session token rules: a key with a token needs it, unexpired; a key
+ * without one takes none. Returns 1 when refused (v filled), 0 when fine. */
+static int auth_token(const struct auth_key *k, const struct auth_request *req, time_t now,
+                      struct auth_verdict *v, int *rc) {
+    const struct sigv4_header *t = auth_header(req, "x-amz-security-token");
+    bool same = k->session_token && t && t->value_len == strlen(k->session_token) &&
+                CRYPTO_memcmp(t->value, k->session_token, t->value_len) == 0;
+    if ((k->session_token || t) && !same) {
+        *rc = auth_refuse(v, "UnrecognizedClientException",
+                          "The security token included in the request is invalid.");
+        return 1;
+    }
+    if (k->session_token && k->expiration && now >= k->expiration) {
+        *rc = auth_refuse(v, "ExpiredTokenException",
+                          "The security token included in the request is expired");
+        return 1;
+    }
+    return 0;
+}
+
+/* The scope, date and window checks. Returns 1 when refused. */
+static int auth_scope(const struct auth *a, const struct sigv4_authorization *az, const char *date,
+                      time_t now, struct auth_verdict *v, int *rc) {
+    time_t t;
+    char lo[SIGV4_DATE_LEN + 1], hi[SIGV4_DATE_LEN + 1], cur[SIGV4_DATE_LEN + 1];
+    if (az->service_len != strlen(AUTH_SERVICE) ||
+        memcmp(az->service, AUTH_SERVICE, az->service_len)) {
+        *rc = auth_refuse(v, "InvalidSignatureException",
+                          "Credential should be scoped to correct service: '" AUTH_SERVICE "'. ");
+        return 1;
+    }
+    if (az->region_len != strlen(a->region) || memcmp(az->region, a->region, az->region_len)) {
+        *rc = auth_refuse(v, "InvalidSignatureException",
+                          "Credential should be scoped to a valid region, not '%.*s'. ",
+                          (int)az->region_len, az->region);
+        return 1;
+    }
+    if (sigv4_parse_date(date, &t)) {
+        *rc = auth_refuse(v, "IncompleteSignatureException",
+                          "Date must be in ISO-8601 'basic format'. Got '%s'. See "
+                          "http://en.wikipedia.org/wiki/ISO_8601",
+                          date);
+        return 1;
+    }
+    if (memcmp(az->date8, date, 8) != 0) {
+        *rc = auth_refuse(v, "InvalidSignatureException",
+                          "Date in Credential scope does not match YYYYMMDD from ISO-8601 version "
+                          "of date from HTTP: '%.8s' != '%.8s', from '%s'.",
+                          az->date8, date, "X-Amz-Date");
+        return 1;
+    }
+    if (sigv4_format_date(now, cur) || sigv4_format_date(now - AUTH_WINDOW_S, lo) ||
+        sigv4_format_date(now + AUTH_WINDOW_S, hi)) {
+        *rc = -1;
+        return 1;
+    }
+    if (t < now - AUTH_WINDOW_S) {
+        *rc = auth_refuse(v, "InvalidSignatureException",
+                          "Signature expired: %s is now earlier than %s (%s - 5 min.)", date, lo,
+                          cur);
+        return 1;
+    }
+    if (t > now + AUTH_WINDOW_S) {
+        *rc = auth_refuse(v, "InvalidSignatureException",
+                          "Signature not yet current: %s is still later than %s (%s + 5 min.)",
+                          date, hi, cur);
+        return 1;
+    }
+    return 0;
+}
+
+static bool auth_in_list(const char *list, size_t len, const char *name, size_t n) {
+    for (const char *p = list, *end = list + len; p < end;) {
+        const char *semi = memchr(p, ';', (size_t)(end - p));
+        size_t k = semi ? (size_t)(semi - p) : (size_t)(end - p);
+        if (k == n && strncasecmp(p, name, n) == 0) return true;
+        p += k + 1;
+    }
+    return false;
+}
+
+/* Recomputes the signature over exactly the signed headers. */
+static int auth_signature(struct auth *a, const struct auth_request *req,
+                          const struct sigv4_authorization *az, const struct auth_key *k,
+                          const char *date, bool *match) {
+    struct sigv4_header signed_headers[AUTH_MAX_SIGNED];
+    size_t n = 0;
+    *match = false;
+    for (size_t i = 0; i < req->n_headers; i++) {
+        const struct sigv4_header *h = &req->headers[i];
+        if (!auth_in_list(az->signed_headers, az->signed_headers_len, h->name, h->name_len))
+            continue;
+        if (n == AUTH_MAX_SIGNED) return 0;
+        signed_headers[n++] = *h;
+    }
+    struct sigv4_request sreq = {req->method, req->target, req->target_len, signed_headers,
+                                 n,           req->body,   req->body_len,   NULL};
+    struct sigv4_credentials creds = {k->access_key_id, k->secret_access_key, NULL};
+    struct sigv4_params params = {a->region, AUTH_SERVICE, date, false, true};
+    int rc = sigv4_sign(a->signer, &sreq, &creds, &params, &a->result);
+    if (rc == SIGV4_ERR_NOMEM || rc == SIGV4_ERR_CRYPTO) return -1;
+    *match =
+        rc == SIGV4_OK && CRYPTO_memcmp(a->result.signature, az->signature, SIGV4_HEX_LEN) == 0;
+    return 0;
+}
+
+int auth_verify(struct auth *a, const struct auth_request *req, time_t now,
+                struct auth_verdict *v) {
+    struct sigv4_authorization az;
+    char date[64];
+    int rc = 0;
+    bool match;
+    v->type = NULL;
+    buf_reset(&v->message);
+    const struct sigv4_header *h = auth_header(req, "authorization");
+    const struct sigv4_header *d = auth_header(req, "x-amz-date");
+    if (!h)
+        return auth_refuse(v, "MissingAuthenticationTokenException",
+                           "Missing Authentication Token");
+    if (!d || sigv4_parse_authorization(h->value, h->value_len, &az))
+        return auth_incomplete(v, h, d != NULL);
+    const struct auth_key *k = auth_key_find(a, az.access_key_id, az.access_key_id_len);
+    if (!k)
+        return auth_refuse(v, "UnrecognizedClientException",
+                           "The security token included in the request is invalid.");
+    if (auth_token(k, req, now, v, &rc)) return rc;
+    snprintf(date, sizeof date, "%.*s", (int)d->value_len, d->value);
+    if (auth_scope(a, &az, date, now, v, &rc)) return rc;
+    if (!auth_in_list(az.signed_headers, az.signed_headers_len, "host", 4))
+        return auth_refuse(v, "InvalidSignatureException",
+                           "'Host' or ':authority' must be a 'SignedHeader' in the AWS "
+                           "Authorization.");
+    if (auth_signature(a, req, &az, k, date, &match)) return -1;
+    return match ? 0 : auth_refuse(v, "InvalidSignatureException", AUTH_BAD_SIGNATURE);
+}

@@ -1,0 +1,68 @@
+/* auth: verifies SigV4-signed requests the way SageMaker Runtime does, with the
+ * project's signer, and words each refusal as the service does.
+ *
+ * Checks, in order: an Authorization header (MissingAuthenticationToken); its
+ * parts and a date (IncompleteSignature); a known access key
+ * (UnrecognizedClient); the session token (UnrecognizedClient, ExpiredToken);
+ * the scope's service and region, the scope's date; the 5-minute window
+ * (Signature expired / not yet current); then the signature itself, computed
+ * over exactly the SignedHeaders and compared in constant time
+ * (InvalidSignature). Every refusal is a 403. */
+#ifndef EMU_AUTH_H
+#define EMU_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "buf.h"
+#include "sigv4.h"
+
+struct auth_key {
+    char *access_key_id;
+    char *secret_access_key; /* wiped when freed */
+    char *session_token;     /* NULL: none; wiped when freed */
+    time_t expiration;       /* 0: never */
+};
+
+struct auth {
+    struct auth_key *keys;
+    size_t n_keys;
+    char region[64];
+    struct sigv4_signer *signer;
+    struct sigv4_result result; /* reused across requests (one thread) */
+};
+
+struct auth_request {
+    const char *method;
+    const char *target;
+    size_t target_len;
+    const struct sigv4_header *headers;
+    size_t n_headers;
+    const void *body;
+    size_t body_len;
+};
+
+struct auth_verdict {
+    const char *type; /* NULL: accepted; else the error type, e.g. "InvalidSignatureException" */
+    struct buf message;
+};
+
+/* Starts with no keys for region. Returns 0 or -1 out of memory. */
+__attribute__((warn_unused_result)) int auth_init(struct auth *a, const char *region);
+void auth_free(struct auth *a);
+
+/* Adds a key (strings copied; token may be NULL or ""). Returns 0 or -1. */
+__attribute__((warn_unused_result)) int auth_add_key(struct auth *a, const char *akid,
+                                                     const char *secret, const char *token,
+                                                     time_t expiration);
+
+void auth_verdict_init(struct auth_verdict *v);
+void auth_verdict_free(struct auth_verdict *v);
+
+/* Verifies req at wall-clock time now. Fills v (type NULL when accepted).
+ * Returns 0, or -1 out of memory. */
+__attribute__((warn_unused_result)) int auth_verify(struct auth *a, const struct auth_request *req,
+                                                    time_t now, struct auth_verdict *v);
+
+#endif

@@ -1,0 +1,64 @@
+/* batch: continuous batching as vLLM does it, over an injected clock.
+ *
+ * Sequences wait in a FIFO queue and are admitted, up to the profile's
+ * max_seqs, at the start of a step. A step with b sequences in flight lasts
+ * model_step_s(b) (with jitter) plus the prefill of the sequences it admits,
+ * and gives every sequence in flight one token. The caller runs the clock:
+ * batch_begin() plans a step and returns when it ends; batch_end() closes it
+ * and hands back the finished sequences. Times are model seconds. */
+#ifndef EMU_BATCH_H
+#define EMU_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+struct batch_seq {
+    size_t prompt_tokens;
+    size_t want_tokens; /* tokens to generate (>= 1) */
+    size_t produced;
+    bool running;
+    bool queued;
+    struct batch_seq *prev, *next; /* in the waiting or running list */
+    void *owner;                   /* the caller's */
+};
+
+struct batch_list {
+    struct batch_seq *head, *tail;
+    size_t n;
+};
+
+struct batch {
+    const struct model_profile *profile; /* not owned */
+    uint64_t rng;
+    struct batch_list waiting, running;
+    bool stepping;                                 /* a step is planned and not yet closed */
+    double step_end;                               /* when the planned step ends */
+    unsigned long prompt_tokens, generated_tokens; /* since the start */
+};
+
+void batch_init(struct batch *s, const struct model_profile *p, uint64_t seed);
+
+/* Queues seq (want_tokens >= 1). The caller starts a step when none is planned. */
+void batch_add(struct batch *s, struct batch_seq *seq);
+
+/* Takes seq out wherever it is (waiting or running); a planned step keeps its length. */
+void batch_remove(struct batch *s, struct batch_seq *seq);
+
+/* Whether any sequence is waiting or running. */
+bool batch_busy(const struct batch *s);
+
+/* Plans the next step starting at start: admits waiting sequences and returns
+ * the time the step ends. Requires batch_busy() and no planned step. */
+double batch_begin(struct batch *s, double start);
+
+/* Closes the planned step: every running sequence gains one token; those that
+ * are complete leave and are appended to done (the caller owns them again). */
+void batch_end(struct batch *s, struct batch_list *done);
+
+/* Removes and returns the first sequence of list, or NULL. */
+struct batch_seq *batch_pop(struct batch_list *list);
+
+#endif

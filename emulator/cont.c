@@ -1,0 +1,477 @@
+#include "cont.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cjson/cJSON.h>
+
+#include "ans.h"
+#include "jsonw.h"
+#include "rng.h"
+#include "tok.h"
+
+#define CONT_CHAT_TOKENS_PER_MESSAGE 4
+#define CONT_CHAT_TOKENS_PER_REPLY   2
+
+enum cont_field { FIELD_OK, FIELD_ABSENT, FIELD_BAD };
+
+void cont_request_init(struct cont_request *r) {
+    memset(r, 0, sizeof *r);
+    buf_init(&r->prompt, BUF_NO_CAP);
+    r->max_tokens = -1;
+}
+
+void cont_request_free(struct cont_request *r) {
+    buf_free(&r->prompt);
+}
+
+void cont_answer_init(struct cont_answer *a) {
+    memset(a, 0, sizeof *a);
+    buf_init(&a->text, BUF_NO_CAP);
+}
+
+void cont_answer_free(struct cont_answer *a) {
+    buf_free(&a->text);
+}
+
+/* --- error bodies, one per container --- */
+
+static int cont_error(enum model_format f, struct buf *out, int code, const char *type,
+                      const char *msg) {
+    int rc;
+    switch (f) {
+    case MODEL_TGI:
+        rc = buf_adds(out, "{\"error\":");
+        if (!rc) rc = jsonw_cstr(out, msg);
+        return rc ? rc : buf_adds(out, ",\"error_type\":\"validation\"}");
+    case MODEL_LMI:
+        rc = buf_addf(out, "{\"code\":%d,\"type\":", code);
+        if (!rc)
+            rc = jsonw_cstr(out, code >= 500 ? "InternalServerException" : "BadRequestException");
+        if (!rc) rc = buf_adds(out, ",\"message\":");
+        if (!rc) rc = jsonw_cstr(out, msg);
+        return rc ? rc : buf_addc(out, '}');
+    case MODEL_VLLM:
+        break;
+    }
+    rc = buf_adds(out, "{\"error\":{\"message\":");
+    if (!rc) rc = jsonw_cstr(out, msg);
+    if (!rc) rc = buf_adds(out, ",\"type\":");
+    if (!rc) rc = jsonw_cstr(out, type);
+    return rc ? rc : buf_addf(out, ",\"param\":null,\"code\":%d}}", code);
+}
+
+int cont_server_error(enum model_format f, struct buf *out) {
+    return cont_error(f, out, 500, "InternalServerError", "Internal Server Error");
+}
+
+/* A rejection: fills *status and err with a formatted message. */
+__attribute__((format(printf, 5, 6))) static int cont_reject(const struct model_profile *p,
+                                                             int *status, struct buf *err, int code,
+                                                             const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    static const char *const vllm_types[] = {"BadRequestError", "Bad Request",
+                                             "Unsupported Media Type"};
+    const char *type = code == 415 ? vllm_types[2] : vllm_types[0];
+    if (strncmp(msg, "JSON decode error", 17) == 0) type = vllm_types[1];
+    *status = code;
+    return cont_error(p->format, err, code, type, msg) ? CONT_NOMEM : CONT_REJECTED;
+}
+
+/* --- typed fields, with pydantic's lax coercions (numeric strings, 0/1 booleans) --- */
+
+static enum cont_field cont_int(const cJSON *obj, const char *name, long *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    if (!v || cJSON_IsNull(v)) return FIELD_ABSENT;
+    if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        if (d != floor(d) || fabs(d) > 1e15) return FIELD_BAD;
+        *out = (long)d;
+        return FIELD_OK;
+    }
+    if (!cJSON_IsString(v)) return FIELD_BAD;
+    char *end = NULL;
+    long x = strtol(v->valuestring, &end, 10);
+    if (end == v->valuestring || *end) return FIELD_BAD;
+    *out = x;
+    return FIELD_OK;
+}
+
+static enum cont_field cont_bool(const cJSON *obj, const char *name, bool *out) {
+    static const char *const yes[] = {"true", "1", "yes", "on", "t", "y"};
+    static const char *const no[] = {"false", "0", "no", "off", "f", "n"};
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    if (!v || cJSON_IsNull(v)) return FIELD_ABSENT;
+    if (cJSON_IsBool(v)) {
+        *out = cJSON_IsTrue(v);
+        return FIELD_OK;
+    }
+    if (cJSON_IsNumber(v) && (v->valuedouble == 0 || v->valuedouble == 1)) {
+        *out = v->valuedouble == 1;
+        return FIELD_OK;
+    }
+    for (size_t i = 0; cJSON_IsString(v) && i < sizeof yes / sizeof *yes; i++) {
+        if (strcasecmp(v->valuestring, yes[i]) == 0 || strcasecmp(v->valuestring, no[i]) == 0) {
+            *out = strcasecmp(v->valuestring, yes[i]) == 0;
+            return FIELD_OK;
+        }
+    }
+    return FIELD_BAD;
+}
+
+static enum cont_field cont_num(const cJSON *obj, const char *name, double *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    if (!v || cJSON_IsNull(v)) return FIELD_ABSENT;
+    if (cJSON_IsNumber(v)) {
+        *out = v->valuedouble;
+        return FIELD_OK;
+    }
+    char *end = NULL;
+    if (!cJSON_IsString(v)) return FIELD_BAD;
+    *out = strtod(v->valuestring, &end);
+    return end != v->valuestring && !*end ? FIELD_OK : FIELD_BAD;
+}
+
+/* Python's repr of a float, close enough for messages: "-1.0", "0.5". */
+static void cont_float_repr(double d, char out[32]) {
+    snprintf(out, 32, "%.15g", d);
+    if (!strpbrk(out, ".eni")) strcat(out, ".0");
+}
+
+/* The sampling fields every kind shares; false when a field has the wrong type. */
+static bool cont_sampling(const cJSON *obj, struct cont_request *r, double *temperature,
+                          bool *has_temperature) {
+    long seed;
+    bool stream;
+    enum cont_field f = cont_int(obj, "max_tokens", &r->max_tokens);
+    if (f == FIELD_BAD) return false;
+    if (r->kind == CONT_CHAT && cont_int(obj, "max_completion_tokens", &r->max_tokens) == FIELD_BAD)
+        return false;
+    if (cont_int(obj, "min_tokens", &r->min_tokens) == FIELD_BAD) return false;
+    if (cont_bool(obj, "ignore_eos", &r->ignore_eos) == FIELD_BAD) return false;
+    if (cont_int(obj, "seed", &seed) == FIELD_BAD) return false;
+    if (cont_bool(obj, "stream", &stream) == FIELD_BAD) return false;
+    f = cont_num(obj, "temperature", temperature);
+    *has_temperature = f == FIELD_OK;
+    return f != FIELD_BAD;
+}
+
+/* Appends a message's content (a string, a list of text parts, or null). */
+static bool cont_content(const cJSON *content, struct buf *out) {
+    if (!content || cJSON_IsNull(content)) return true;
+    if (cJSON_IsString(content)) return buf_adds(out, content->valuestring) == 0;
+    if (!cJSON_IsArray(content)) return false;
+    const cJSON *part;
+    cJSON_ArrayForEach(part, content) {
+        const cJSON *type = cJSON_GetObjectItemCaseSensitive(part, "type");
+        const cJSON *text = cJSON_GetObjectItemCaseSensitive(part, "text");
+        if (!cJSON_IsString(type)) return false;
+        if (strcmp(type->valuestring, "text") != 0) continue;
+        if (!cJSON_IsString(text) || buf_addf(out, "%s%s", out->len ? "\n" : "", text->valuestring))
+            return false;
+    }
+    return true;
+}
+
+static bool cont_chat(const cJSON *root, struct cont_request *r) {
+    const cJSON *messages = cJSON_GetObjectItemCaseSensitive(root, "messages"), *m;
+    struct buf text;
+    bool ok = cJSON_IsArray(messages);
+    buf_init(&text, BUF_NO_CAP);
+    r->kind = CONT_CHAT;
+    r->prompt_tokens = CONT_CHAT_TOKENS_PER_REPLY;
+    const cJSON *list = ok ? messages : NULL;
+    cJSON_ArrayForEach(m, list) {
+        const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
+        buf_reset(&text);
+        if (!cJSON_IsString(role) ||
+            !cont_content(cJSON_GetObjectItemCaseSensitive(m, "content"), &text)) {
+            ok = false;
+            break;
+        }
+        r->prompt_tokens += tok_count(text.data, text.len) + CONT_CHAT_TOKENS_PER_MESSAGE;
+        if (strcmp(role->valuestring, "user") == 0) {
+            buf_reset(&r->prompt);
+            ok = buf_add(&r->prompt, text.data, text.len) == 0;
+        }
+    }
+    buf_free(&text);
+    return ok;
+}
+
+static bool cont_completion(const cJSON *root, struct cont_request *r) {
+    const cJSON *prompt = cJSON_GetObjectItemCaseSensitive(root, "prompt");
+    r->kind = CONT_COMPLETION;
+    if (cJSON_IsArray(prompt) && cJSON_GetArraySize(prompt) == 1)
+        prompt = cJSON_GetArrayItem(prompt, 0);
+    if (!cJSON_IsString(prompt)) return false;
+    r->prompt_tokens = tok_count(prompt->valuestring, strlen(prompt->valuestring)) + 1;
+    return buf_adds(&r->prompt, prompt->valuestring) == 0;
+}
+
+/* vLLM's checks of the sampling parameters, after the request type is known. */
+static int cont_check_vllm(const struct model_profile *p, struct cont_request *r,
+                           double temperature, bool has_temperature, int *status, struct buf *err) {
+    char repr[32];
+    if (r->max_tokens != -1 && r->max_tokens < 1)
+        return cont_reject(p, status, err, 400, "max_tokens must be at least 1, got %ld.",
+                           r->max_tokens);
+    if (has_temperature && temperature < 0) {
+        cont_float_repr(temperature, repr);
+        return cont_reject(p, status, err, 400, "temperature must be non-negative, got %s.", repr);
+    }
+    if (r->min_tokens < 0)
+        return cont_reject(p, status, err, 400,
+                           "min_tokens must be greater than or equal to 0, got %ld.",
+                           r->min_tokens);
+    if (r->max_tokens != -1 && r->min_tokens > r->max_tokens)
+        return cont_reject(p, status, err, 400,
+                           "min_tokens must be less than or equal to max_tokens=%ld, got %ld.",
+                           r->max_tokens, r->min_tokens);
+    if (r->prompt_tokens >= p->max_model_len)
+        return cont_reject(p, status, err, 400,
+                           "This model's maximum context length is %u tokens. However, your "
+                           "request has %zu input tokens. Please reduce the length of the input "
+                           "messages.",
+                           p->max_model_len, r->prompt_tokens);
+    if (r->max_tokens != -1 && r->prompt_tokens + (size_t)r->max_tokens > p->max_model_len)
+        return cont_reject(p, status, err, 400,
+                           "This model's maximum context length is %u tokens. However, you "
+                           "requested %zu tokens (%zu in the messages, %ld in the completion). "
+                           "Please reduce the length of the messages or completion.",
+                           p->max_model_len, r->prompt_tokens + (size_t)r->max_tokens,
+                           r->prompt_tokens, r->max_tokens);
+    return CONT_OK;
+}
+
+static int cont_parse_vllm(const struct model_profile *p, const cJSON *root, struct cont_request *r,
+                           int *status, struct buf *err) {
+    double temperature = 1;
+    bool has_temperature = false;
+    bool is_chat = cJSON_IsObject(root) && cJSON_HasObjectItem(root, "messages") &&
+                   cont_chat(root, r) && cont_sampling(root, r, &temperature, &has_temperature);
+    if (!is_chat) {
+        cont_request_free(r);
+        cont_request_init(r);
+        bool is_completion = cJSON_IsObject(root) && cont_completion(root, r) &&
+                             cont_sampling(root, r, &temperature, &has_temperature);
+        if (!is_completion)
+            return cont_reject(p, status, err, 400,
+                               "Cannot find suitable handler for request. Expected one of: "
+                               "['ChatCompletionRequest', 'CompletionRequest']");
+    }
+    return cont_check_vllm(p, r, temperature, has_temperature, status, err);
+}
+
+/* TGI and LMI: {"inputs": "...", "parameters": {...}}. */
+static int cont_parse_tgi(const struct model_profile *p, const cJSON *root, struct cont_request *r,
+                          int *status, struct buf *err) {
+    const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(root, "inputs");
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "parameters");
+    bool lmi = p->format == MODEL_LMI;
+    double temperature = 1;
+    r->kind = lmi ? CONT_LMI : CONT_TGI;
+    if (!cJSON_IsString(inputs))
+        return cont_reject(p, status, err, lmi ? 400 : 422,
+                           "Failed to deserialize the JSON body into the target type: %s",
+                           inputs ? "inputs: invalid type, expected a string"
+                                  : "missing field `inputs`");
+    if (params && !cJSON_IsNull(params) && !cJSON_IsObject(params))
+        return cont_reject(p, status, err, lmi ? 400 : 422,
+                           "Failed to deserialize the JSON body into the target type: "
+                           "parameters: invalid type, expected struct GenerateParameters");
+    if (cont_int(params, "max_new_tokens", &r->max_tokens) == FIELD_BAD ||
+        cont_bool(params, "details", &r->details) == FIELD_BAD ||
+        (lmi && cont_bool(params, "ignore_eos_token", &r->ignore_eos) == FIELD_BAD) ||
+        cont_num(params, "temperature", &temperature) == FIELD_BAD)
+        return cont_reject(p, status, err, lmi ? 400 : 422,
+                           "Failed to deserialize the JSON body into the target type: "
+                           "parameters: invalid type");
+    r->prompt_tokens = tok_count(inputs->valuestring, strlen(inputs->valuestring)) + 1;
+    if (buf_adds(&r->prompt, inputs->valuestring)) return CONT_NOMEM;
+    if (r->max_tokens != -1 && r->max_tokens < 1)
+        return cont_reject(p, status, err, lmi ? 400 : 422,
+                           "Input validation error: `max_new_tokens` must be strictly positive");
+    if (temperature <= 0)
+        return cont_reject(p, status, err, lmi ? 400 : 422,
+                           "Input validation error: `temperature` must be strictly positive");
+    long want = r->max_tokens == -1 ? (long)p->default_tokens : r->max_tokens;
+    if (r->prompt_tokens + (size_t)want > p->max_model_len)
+        return cont_reject(p, status, err, lmi ? 400 : 422,
+                           "Input validation error: `inputs` tokens + `max_new_tokens` must be <= "
+                           "%u. Given: %zu `inputs` tokens and %ld `max_new_tokens`",
+                           p->max_model_len, r->prompt_tokens, want);
+    return CONT_OK;
+}
+
+/* Python's json.JSONDecodeError text for the error at pos. */
+static int cont_json_error(const struct model_profile *p, const char *body, size_t len, size_t pos,
+                           bool extra, int *status, struct buf *err) {
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < pos && i < len; i++) {
+        if (body[i] == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    const char *what = extra ? "Extra data" : "Expecting value";
+    if (p->format == MODEL_VLLM)
+        return cont_reject(p, status, err, 400,
+                           "JSON decode error: %s: line %zu column %zu (char %zu)", what, line, col,
+                           pos);
+    return cont_reject(p, status, err, 400,
+                       "Failed to parse the request body as JSON: %s at line %zu column %zu", what,
+                       line, col);
+}
+
+static bool cont_is_json_type(const char *ct) {
+    if (!ct) return false;
+    while (*ct == ' ') ct++;
+    size_t n = strcspn(ct, "; ");
+    return n == 16 && strncasecmp(ct, "application/json", 16) == 0;
+}
+
+int cont_parse(const struct model_profile *p, const char *content_type, const char *body,
+               size_t len, struct cont_request *r, int *status, struct buf *err_body) {
+    const char *end = NULL;
+    if (p->format == MODEL_VLLM && !cont_is_json_type(content_type))
+        return cont_reject(p, status, err_body, 415,
+                           "Unsupported Media Type: Only 'application/json' is allowed");
+    cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, false);
+    size_t pos = end ? (size_t)(end - body) : 0;
+    if (!root) return cont_json_error(p, body, len, pos, false, status, err_body);
+    while (pos < len && strchr(" \t\r\n", body[pos])) pos++;
+    int rc;
+    if (pos < len)
+        rc = cont_json_error(p, body, len, pos, true, status, err_body);
+    else if (p->format == MODEL_VLLM)
+        rc = cont_parse_vllm(p, root, r, status, err_body);
+    else if (cJSON_IsObject(root))
+        rc = cont_parse_tgi(p, root, r, status, err_body);
+    else
+        rc = cont_reject(p, status, err_body, p->format == MODEL_TGI ? 422 : 400,
+                         "Failed to deserialize the JSON body into the target type: invalid type, "
+                         "expected struct GenerateRequest");
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* --- answers --- */
+
+/* The natural reply before length rules: a quiz answer, else filler. */
+static int cont_natural(const struct model_profile *p, const struct cont_request *r,
+                        struct cont_answer *a, bool *is_filler) {
+    struct ans_question q;
+    *is_filler = false;
+    if (ans_parse(r->prompt.data ? r->prompt.data : "", r->prompt.len, &q)) {
+        const char *wrong = model_answer(p, q.key);
+        if (wrong) return buf_adds(&a->text, wrong) ? CONT_NOMEM : CONT_OK;
+        if (ans_correct(&q, &a->text)) return CONT_OK;
+        buf_reset(&a->text);
+    }
+    *is_filler = true;
+    size_t n = r->max_tokens != -1 ? (size_t)r->max_tokens : p->default_tokens;
+    return tok_filler(&a->text, n, rng_hash(buf_str(&r->prompt))) ? CONT_NOMEM : CONT_OK;
+}
+
+/* Pads a->text with filler up to want tokens. */
+static int cont_pad(const struct cont_request *r, struct cont_answer *a, size_t want) {
+    size_t have = tok_count(a->text.data, a->text.len);
+    if (have >= want) return CONT_OK;
+    if (have > 0 && buf_addc(&a->text, ' ')) return CONT_NOMEM;
+    return tok_filler(&a->text, want - have, rng_hash(buf_str(&r->prompt)) ^ 1) ? CONT_NOMEM
+                                                                                : CONT_OK;
+}
+
+int cont_answer(const struct model_profile *p, const struct cont_request *r,
+                struct cont_answer *a) {
+    bool is_filler;
+    buf_reset(&a->text);
+    int rc = cont_natural(p, r, a, &is_filler);
+    size_t natural = tok_count(a->text.data, a->text.len);
+    size_t limit =
+        r->max_tokens != -1 ? (size_t)r->max_tokens : p->max_model_len - r->prompt_tokens;
+    a->hit_length = is_filler && r->max_tokens != -1;
+    if (!rc && r->ignore_eos) {
+        rc = cont_pad(r, a, limit);
+        a->hit_length = true;
+    } else if (!rc && (size_t)r->min_tokens > natural) {
+        rc = cont_pad(r, a, (size_t)r->min_tokens < limit ? (size_t)r->min_tokens : limit);
+    }
+    if (rc) return rc;
+    size_t have = tok_count(a->text.data, a->text.len);
+    if (have > limit) {
+        buf_truncate(&a->text, tok_prefix(a->text.data, a->text.len, limit));
+        a->hit_length = true;
+    }
+    a->tokens = tok_count(a->text.data, a->text.len);
+    return CONT_OK;
+}
+
+/* --- replies --- */
+
+static int cont_usage(const struct cont_request *r, const struct cont_answer *a, struct buf *out) {
+    return buf_addf(out,
+                    "\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu,"
+                    "\"completion_tokens\":%zu,\"prompt_tokens_details\":null}",
+                    r->prompt_tokens, r->prompt_tokens + a->tokens, a->tokens);
+}
+
+static int cont_reply_vllm(const struct cont_request *r, const struct cont_answer *a,
+                           const struct cont_meta *m, struct buf *out) {
+    bool chat = r->kind == CONT_CHAT;
+    const char *finish = a->hit_length ? "length" : "stop";
+    int rc = buf_adds(out, "{\"id\":");
+    if (!rc) rc = jsonw_cstr(out, m->id);
+    if (!rc)
+        rc = buf_addf(out, ",\"object\":\"%s\",\"created\":%lld,\"model\":",
+                      chat ? "chat.completion" : "text_completion", m->created);
+    if (!rc) rc = jsonw_cstr(out, m->model);
+    if (!rc && chat)
+        rc = buf_adds(out, ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+                           "\"content\":");
+    if (!rc && !chat) rc = buf_adds(out, ",\"choices\":[{\"index\":0,\"text\":");
+    if (!rc) rc = jsonw_str(out, buf_str(&a->text), a->text.len);
+    if (!rc && chat)
+        rc = buf_adds(out, ",\"refusal\":null,\"annotations\":null,\"audio\":null,"
+                           "\"function_call\":null,\"tool_calls\":[],\"reasoning\":null}");
+    if (!rc)
+        rc = buf_addf(out,
+                      ",\"logprobs\":null,\"finish_reason\":\"%s\",\"stop_reason\":null%s}],"
+                      "\"service_tier\":null,\"system_fingerprint\":null,",
+                      finish, chat ? "" : ",\"prompt_logprobs\":null");
+    if (!rc) rc = cont_usage(r, a, out);
+    if (!rc)
+        rc = buf_addf(out, "%s,\"kv_transfer_params\":null}",
+                      chat ? ",\"prompt_logprobs\":null" : "");
+    return rc;
+}
+
+static int cont_reply_tgi(const struct cont_request *r, const struct cont_answer *a,
+                          struct buf *out) {
+    bool tgi = r->kind == CONT_TGI;
+    int rc = buf_adds(out, tgi ? "[{\"generated_text\":" : "{\"generated_text\":");
+    if (!rc) rc = jsonw_str(out, buf_str(&a->text), a->text.len);
+    if (!rc && r->details)
+        rc = buf_addf(out,
+                      ",\"details\":{\"finish_reason\":\"%s\",\"generated_tokens\":%zu,"
+                      "\"seed\":null,\"prefill\":[],\"tokens\":[]}",
+                      a->hit_length ? "length" : "eos_token", a->tokens);
+    return rc ? rc : buf_adds(out, tgi ? "}]" : "}");
+}
+
+int cont_reply(const struct cont_request *r, const struct cont_answer *a, const struct cont_meta *m,
+               struct buf *out) {
+    if (r->kind == CONT_TGI || r->kind == CONT_LMI) return cont_reply_tgi(r, a, out);
+    return cont_reply_vllm(r, a, m, out);
+}

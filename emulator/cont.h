@@ -1,0 +1,74 @@
+/* cont: the container behind an endpoint: parses invocation bodies the way the
+ * AWS vLLM container (vLLM's /invocations), TGI or DJL LMI would, plans the
+ * answer, and writes the reply body. A body the container rejects gives the
+ * container's own status and error body, which SageMaker wraps in a ModelError.
+ *
+ * Prompt tokens: chat = sum over messages of (tokens of its text + 4) + 2;
+ * completions, TGI and LMI = tokens of the prompt + 1 (see tok.h). */
+#ifndef EMU_CONT_H
+#define EMU_CONT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "model.h"
+
+enum cont_kind { CONT_CHAT, CONT_COMPLETION, CONT_TGI, CONT_LMI };
+
+struct cont_request {
+    enum cont_kind kind;
+    struct buf prompt; /* the text answered: last user message, prompt or inputs */
+    size_t prompt_tokens;
+    long max_tokens; /* -1: not given */
+    long min_tokens;
+    bool ignore_eos;
+    bool details; /* TGI/LMI: "details": true */
+};
+
+struct cont_answer {
+    struct buf text;
+    size_t tokens;   /* completion tokens = tok_count(text) */
+    bool hit_length; /* finish_reason "length" (else "stop" / "eos_token") */
+};
+
+struct cont_meta {
+    const char *id;    /* "chatcmpl-..." or "cmpl-..." */
+    long long created; /* Unix seconds */
+    const char *model; /* the profile's model_id */
+};
+
+enum cont_result {
+    CONT_OK = 0,
+    CONT_REJECTED = 1, /* the container answered *status with the body in err_body */
+    CONT_NOMEM = -1,
+};
+
+void cont_request_init(struct cont_request *r);
+void cont_request_free(struct cont_request *r);
+void cont_answer_init(struct cont_answer *a);
+void cont_answer_free(struct cont_answer *a);
+
+/* Parses a body for profile p. content_type may be NULL. On CONT_REJECTED,
+ * *status and err_body hold the container's reply. */
+__attribute__((warn_unused_result)) int cont_parse(const struct model_profile *p,
+                                                   const char *content_type, const char *body,
+                                                   size_t len, struct cont_request *r, int *status,
+                                                   struct buf *err_body);
+
+/* Plans the reply text: a quiz answer (right, or the profile's wrong one), else
+ * filler; cut at max_tokens, padded to min_tokens, or exactly max_tokens with
+ * ignore_eos. Returns CONT_OK or CONT_NOMEM. */
+__attribute__((warn_unused_result)) int
+cont_answer(const struct model_profile *p, const struct cont_request *r, struct cont_answer *a);
+
+/* Writes the reply body of r's format. Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int cont_reply(const struct cont_request *r,
+                                                   const struct cont_answer *a,
+                                                   const struct cont_meta *m, struct buf *out);
+
+/* The container's body for an internal error (the model_error fault), by format. */
+__attribute__((warn_unused_result)) int cont_server_error(enum model_format f, struct buf *out);
+
+#endif

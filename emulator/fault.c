@@ -1,0 +1,49 @@
+#include "fault.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+
+static const char *const fault_names[FAULT_KINDS] = {
+    "throttle", "unavailable", "internal", "model_error", "drop", "truncate", "slow",
+};
+
+const char *fault_name(int kind) {
+    return kind >= 0 && kind < FAULT_KINDS ? fault_names[kind] : NULL;
+}
+
+int fault_lookup(const char *name) {
+    for (int k = 0; k < FAULT_KINDS; k++)
+        if (strcmp(name, fault_names[k]) == 0) return k;
+    return FAULT_NONE;
+}
+
+int fault_parse_spec(const char *value, struct fault_spec *spec, struct buf *err) {
+    char *end = NULL;
+    if (strncmp(value, "every:", 6) == 0) {
+        unsigned long n = strtoul(value + 6, &end, 10);
+        if (end == value + 6 || *end || n == 0 || value[6] == '-') goto fail;
+        *spec = (struct fault_spec){0, n};
+        return 0;
+    }
+    double rate = strtod(value, &end);
+    if (end == value || *end || !(rate >= 0 && rate <= 1)) goto fail;
+    *spec = (struct fault_spec){rate, 0};
+    return 0;
+fail:
+    (void)!buf_addf(err, "'%s' is not a fault rate (0 to 1) or 'every:N' (N >= 1)", value);
+    return -1;
+}
+
+int fault_pick(const struct fault_spec specs[FAULT_KINDS], struct fault_state *st) {
+    int picked = FAULT_NONE;
+    st->requests++;
+    for (int k = 0; k < FAULT_KINDS; k++) {
+        double u = rng_unit(&st->rng);
+        bool fires = specs[k].every ? st->requests % specs[k].every == 0 : u < specs[k].rate;
+        if (fires && picked == FAULT_NONE) picked = k;
+    }
+    return picked;
+}

@@ -1,0 +1,49 @@
+/* fault: seeded fault injection, decided per request.
+ *
+ * Each kind has a spec: a rate (probability per request, 0 = off) or "every N"
+ * (requests N, 2N, ...). The kinds are tried in enum order on every request and
+ * the first that fires wins; every kind draws its random number and advances
+ * its counter on every request, so one kind's schedule does not depend on the
+ * others. */
+#ifndef EMU_FAULT_H
+#define EMU_FAULT_H
+
+#include <stdint.h>
+
+#include "buf.h"
+
+enum fault_kind {
+    FAULT_THROTTLE,    /* 429 ThrottlingException */
+    FAULT_UNAVAILABLE, /* 503 ServiceUnavailable */
+    FAULT_INTERNAL,    /* 500 InternalFailure */
+    FAULT_MODEL_ERROR, /* 424 ModelError: the container answered 500 */
+    FAULT_DROP,        /* the connection is closed in the middle of the reply body */
+    FAULT_TRUNCATE,    /* a well-framed 200 whose body is cut in half */
+    FAULT_SLOW,        /* the first byte of the reply waits slow_first_byte_s */
+    FAULT_KINDS,
+    FAULT_NONE = -1,
+};
+
+struct fault_spec {
+    double rate;         /* 0..1 */
+    unsigned long every; /* 0 = off */
+};
+
+struct fault_state {
+    uint64_t rng;
+    unsigned long requests; /* requests seen so far */
+};
+
+/* The kind's name ("throttle", "model_error", ...), or NULL out of range. */
+const char *fault_name(int kind);
+/* The kind named name, or FAULT_NONE. */
+int fault_lookup(const char *name);
+
+/* Parses "0.05" (a rate) or "every:N" into spec; returns 0, or -1 with err set. */
+__attribute__((warn_unused_result)) int fault_parse_spec(const char *value, struct fault_spec *spec,
+                                                         struct buf *err);
+
+/* Decides the fault of the next request: a kind, or FAULT_NONE. */
+int fault_pick(const struct fault_spec specs[FAULT_KINDS], struct fault_state *st);
+
+#endif

@@ -1,0 +1,443 @@
+#include "model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "readall.h"
+
+enum model_type { MT_SECONDS, MT_FRACTION, MT_UINT, MT_ULONG, MT_U64, MT_STR, MT_FORMAT, MT_STEPS };
+
+struct model_param {
+    const char *key;
+    enum model_type type;
+    size_t offset;
+    size_t size; /* strings: capacity */
+    const char *help;
+};
+
+#define MP(key, type, field, help)                                                                 \
+    {                                                                                              \
+        key, type, offsetof(struct model_profile, field),                                          \
+            sizeof(((struct model_profile *)0)->field), help                                       \
+    }
+
+static const struct model_param model_params[] = {
+    MP("format", MT_FORMAT, format, "body format: vllm (chat and completions), tgi or lmi"),
+    MP("model_id", MT_STR, model_id, "model name in vLLM replies and in the log"),
+    MP("overhead_s", MT_SECONDS, overhead_s, "fixed cost of every call, seconds"),
+    MP("prefill_s_per_token", MT_SECONDS, prefill_s_per_token,
+       "prefill time per prompt token, added to the step that admits the sequence"),
+    MP("step_ms", MT_STEPS, steps,
+       "decode step time by sequences in flight, 'B:MS,B:MS,...' (piecewise linear)"),
+    MP("max_seqs", MT_UINT, max_seqs, "sequences in flight at most; later ones queue"),
+    MP("jitter", MT_FRACTION, jitter, "+- fraction of random variation of overheads and steps"),
+    MP("seed", MT_U64, seed, "random seed (0: derived from --seed and the endpoint's name)"),
+    MP("max_model_len", MT_UINT, max_model_len, "context length: prompt + completion tokens"),
+    MP("default_tokens", MT_UINT, default_tokens,
+       "length of a filler reply when the request gives no max_tokens"),
+    MP("weight", MT_SECONDS, weight, "traffic share among the endpoint's variants"),
+    MP("weights_gib", MT_SECONDS, weights_gib, "weights size for the log, GiB"),
+    MP("load_s", MT_SECONDS, load_s, "model loading time for the log, seconds"),
+    MP("kv_cache_tokens", MT_ULONG, kv_cache_tokens, "GPU KV cache size for the log, tokens"),
+    MP("quantization", MT_STR, quantization, "quantization for the log (empty: None)"),
+    MP("vllm_version", MT_STR, vllm_version, "vLLM version for the log"),
+    MP("dtype", MT_STR, dtype, "dtype for the log"),
+    MP("slow_first_byte_s", MT_SECONDS, slow_first_byte_s,
+       "delay of the first reply byte under the 'slow' fault, seconds"),
+};
+
+/* The built-in profiles, as settings over the defaults. */
+static const char *const model_instant[] = {NULL};
+
+static const char *const model_bf16[] = {
+    "model_id=google/gemma-4-E2B-it",
+    "overhead_s=0.632",
+    "prefill_s_per_token=0.00005",
+    "step_ms=1:19.4932,4:20.8256,16:23.3127",
+    "jitter=0.01",
+    "weights_gib=9.75",
+    "load_s=82.751806",
+    "kv_cache_tokens=723484",
+    "answer.add:876:608:558=1026",
+    "answer.add:782:571:534=829",
+    "answer.add:150:937:139=918",
+    NULL,
+};
+
+static const char *const model_qat[] = {
+    "model_id=google/gemma-4-E2B-it-qat-w4a16-ct",
+    "overhead_s=0.561",
+    "prefill_s_per_token=0.00005",
+    "step_ms=1:9.5147,4:9.9621,16:12.5987",
+    "jitter=0.01",
+    "weights_gib=8.01",
+    "load_s=66.190265",
+    "kv_cache_tokens=867999",
+    "quantization=compressed-tensors",
+    "answer.add:257:388:290=655",
+    "answer.add:470:238:983=-285",
+    "answer.add:150:937:139=1010",
+    NULL,
+};
+
+static const struct {
+    const char *name;
+    const char *const *settings;
+} model_builtins[] = {
+    {"instant", model_instant},
+    {"bf16-l4", model_bf16},
+    {"qat-l4", model_qat},
+};
+
+static void model_defaults(struct model_profile *p, const char *name) {
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    snprintf(p->model_id, sizeof p->model_id, "emulated-model");
+    snprintf(p->vllm_version, sizeof p->vllm_version, "0.30.0");
+    snprintf(p->dtype, sizeof p->dtype, "torch.bfloat16");
+    p->max_seqs = 256;
+    p->max_model_len = 8192;
+    p->default_tokens = 128;
+    p->weight = 1;
+    p->slow_first_byte_s = 5;
+}
+
+int model_builtin(const char *name, struct model_profile *p) {
+    for (size_t i = 0; i < sizeof model_builtins / sizeof *model_builtins; i++) {
+        if (strcmp(name, model_builtins[i].name) != 0) continue;
+        model_defaults(p, name);
+        struct buf err;
+        buf_init(&err, 256);
+        for (const char *const *s = model_builtins[i].settings; *s; s++) {
+            char key[64];
+            const char *eq = strchr(*s, '=');
+            snprintf(key, sizeof key, "%.*s", (int)(eq - *s), *s);
+            if (model_set(p, key, eq + 1, &err)) abort(); /* a broken built-in table */
+        }
+        buf_free(&err);
+        return 0;
+    }
+    return -1;
+}
+
+int model_find(const struct model_library *lib, const char *name, struct model_profile *p) {
+    for (size_t i = 0; lib && i < lib->n; i++)
+        if (strcmp(lib->profiles[i].name, name) == 0) return model_copy(p, &lib->profiles[i]);
+    return model_builtin(name, p);
+}
+
+static int model_parse_double(const char *value, double lo, double hi, double *out) {
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (end == value || *end || errno || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+static int model_parse_ulong(const char *value, unsigned long max, unsigned long *out) {
+    char *end = NULL;
+    errno = 0;
+    if (*value < '0' || *value > '9') return -1;
+    unsigned long v = strtoul(value, &end, 10);
+    if (*end || errno || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+/* "1:19.5,4:20.8": batch sizes strictly increasing, times >= 0. */
+static int model_parse_steps(struct model_profile *p, const char *value) {
+    struct model_step steps[MODEL_STEP_MAX];
+    size_t n = 0;
+    const char *s = value;
+    while (*s) {
+        char *end = NULL;
+        if (n == MODEL_STEP_MAX) return -1;
+        steps[n].batch = strtod(s, &end);
+        if (end == s || *end != ':' || steps[n].batch < 1 ||
+            (n > 0 && steps[n].batch <= steps[n - 1].batch))
+            return -1;
+        s = end + 1;
+        steps[n].seconds = strtod(s, &end) / 1000.0;
+        if (end == s || !(steps[n].seconds >= 0) || (*end && *end != ',')) return -1;
+        s = *end ? end + 1 : end;
+        n++;
+    }
+    memcpy(p->steps, steps, sizeof steps);
+    p->n_steps = n;
+    return 0;
+}
+
+static int model_set_answer(struct model_profile *p, const char *key, const char *value) {
+    for (size_t i = 0; i < p->n_answers; i++) {
+        if (strcmp(p->answers[i].key, key) != 0) continue;
+        char *text = strdup(value);
+        if (!text) return -1;
+        free(p->answers[i].text);
+        p->answers[i].text = text;
+        return 0;
+    }
+    struct model_answer *a = realloc(p->answers, (p->n_answers + 1) * sizeof *a);
+    if (!a) return -1;
+    p->answers = a;
+    a[p->n_answers] = (struct model_answer){strdup(key), strdup(value)};
+    if (!a[p->n_answers].key || !a[p->n_answers].text) {
+        free(a[p->n_answers].key);
+        free(a[p->n_answers].text);
+        return -1;
+    }
+    p->n_answers++;
+    return 0;
+}
+
+static int model_set_param(struct model_profile *p, const struct model_param *mp,
+                           const char *value) {
+    char *field = (char *)p + mp->offset;
+    double d;
+    unsigned long ul;
+    switch (mp->type) {
+    case MT_SECONDS:
+        if (model_parse_double(value, 0, 1e9, &d)) return -1;
+        memcpy(field, &d, sizeof d);
+        return 0;
+    case MT_FRACTION:
+        if (model_parse_double(value, 0, 0.5, &d)) return -1;
+        memcpy(field, &d, sizeof d);
+        return 0;
+    case MT_UINT:
+        if (model_parse_ulong(value, 100000000UL, &ul) || ul == 0) return -1;
+        *(unsigned *)(void *)field = (unsigned)ul;
+        return 0;
+    case MT_ULONG:
+        if (model_parse_ulong(value, 1000000000000UL, &ul)) return -1;
+        memcpy(field, &ul, sizeof ul);
+        return 0;
+    case MT_U64:
+        if (model_parse_ulong(value, (unsigned long)-1, &ul)) return -1;
+        *(uint64_t *)(void *)field = ul;
+        return 0;
+    case MT_STR:
+        if (strlen(value) >= mp->size) return -1;
+        memcpy(field, value, strlen(value) + 1);
+        return 0;
+    case MT_FORMAT:
+        if (strcmp(value, "vllm") == 0)
+            p->format = MODEL_VLLM;
+        else if (strcmp(value, "tgi") == 0)
+            p->format = MODEL_TGI;
+        else if (strcmp(value, "lmi") == 0)
+            p->format = MODEL_LMI;
+        else
+            return -1;
+        return 0;
+    case MT_STEPS:
+        return model_parse_steps(p, value);
+    }
+    return -1;
+}
+
+int model_set(struct model_profile *p, const char *key, const char *value, struct buf *err) {
+    if (strncmp(key, "answer.", 7) == 0 && key[7]) {
+        if (model_set_answer(p, key + 7, value) == 0) return 0;
+        (void)!buf_adds(err, "out of memory");
+        return -1;
+    }
+    if (strncmp(key, "fault.", 6) == 0) {
+        int kind = fault_lookup(key + 6);
+        if (kind == FAULT_NONE) {
+            (void)!buf_addf(err,
+                            "unknown fault '%s' (throttle, unavailable, internal, "
+                            "model_error, drop, truncate, slow)",
+                            key + 6);
+            return -1;
+        }
+        return fault_parse_spec(value, &p->faults[kind], err);
+    }
+    for (size_t i = 0; i < sizeof model_params / sizeof *model_params; i++) {
+        if (strcmp(key, model_params[i].key) != 0) continue;
+        if (model_set_param(p, &model_params[i], value) == 0) return 0;
+        (void)!buf_addf(err, "bad value '%s' for %s (%s)", value, key, model_params[i].help);
+        return -1;
+    }
+    (void)!buf_addf(err, "unknown profile parameter '%s'", key);
+    return -1;
+}
+
+int model_copy(struct model_profile *dst, const struct model_profile *src) {
+    *dst = *src;
+    dst->answers = NULL;
+    dst->n_answers = 0;
+    for (size_t i = 0; i < src->n_answers; i++) {
+        if (model_set_answer(dst, src->answers[i].key, src->answers[i].text)) {
+            model_free(dst);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void model_free(struct model_profile *p) {
+    for (size_t i = 0; i < p->n_answers; i++) {
+        free(p->answers[i].key);
+        free(p->answers[i].text);
+    }
+    free(p->answers);
+    p->answers = NULL;
+    p->n_answers = 0;
+}
+
+double model_step_s(const struct model_profile *p, unsigned b) {
+    const struct model_step *s = p->steps;
+    size_t n = p->n_steps;
+    if (n == 0) return 0;
+    if (n == 1) return s[0].seconds;
+    size_t i = 0; /* the segment [i, i+1] used for b */
+    while (i + 2 < n && b > s[i + 1].batch) i++;
+    double slope = (s[i + 1].seconds - s[i].seconds) / (s[i + 1].batch - s[i].batch);
+    double t = s[i].seconds + slope * ((double)b - s[i].batch);
+    return t > 0 ? t : 0;
+}
+
+const char *model_answer(const struct model_profile *p, const char *key) {
+    for (size_t i = 0; i < p->n_answers; i++)
+        if (strcmp(p->answers[i].key, key) == 0) return p->answers[i].text;
+    return NULL;
+}
+
+bool model_is_instant(const struct model_profile *p) {
+    for (size_t i = 0; i < p->n_steps; i++)
+        if (p->steps[i].seconds > 0) return false;
+    return p->overhead_s == 0 && p->prefill_s_per_token == 0;
+}
+
+int model_help(struct buf *out) {
+    int rc = 0;
+    for (size_t i = 0; !rc && i < sizeof model_params / sizeof *model_params; i++)
+        rc = buf_addf(out, "  %-20s %s\n", model_params[i].key, model_params[i].help);
+    if (!rc)
+        rc = buf_adds(out, "  answer.KEY           the wrong reply to one quiz question; KEY is\n"
+                           "                       mul:A:B, add:A:B:C or cap:COUNTRY\n"
+                           "  fault.KIND           RATE (0..1) or every:N; KIND is throttle,\n"
+                           "                       unavailable, internal, model_error, drop,\n"
+                           "                       truncate or slow\n");
+    return rc;
+}
+
+/* One JSON value as the text model_set() takes: numbers, strings, and for
+ * step_ms also [[B, MS], ...]. */
+static int model_json_text(const cJSON *v, struct buf *text) {
+    if (cJSON_IsString(v)) return buf_adds(text, v->valuestring);
+    if (cJSON_IsNumber(v)) return buf_addf(text, "%.17g", v->valuedouble);
+    if (!cJSON_IsArray(v)) return -1;
+    const cJSON *pair;
+    cJSON_ArrayForEach(pair, v) {
+        const cJSON *b = cJSON_GetArrayItem(pair, 0), *ms = cJSON_GetArrayItem(pair, 1);
+        if (cJSON_GetArraySize(pair) != 2 || !cJSON_IsNumber(b) || !cJSON_IsNumber(ms) ||
+            buf_addf(text, "%s%.17g:%.17g", text->len ? "," : "", b->valuedouble, ms->valuedouble))
+            return -1;
+    }
+    return 0;
+}
+
+/* Applies the members of obj as "prefix.KEY" (or KEY) settings. */
+static int model_json_apply(struct model_profile *p, const cJSON *obj, const char *prefix,
+                            struct buf *err) {
+    const cJSON *item;
+    struct buf key, text;
+    int rc = 0;
+    buf_init(&key, 256);
+    buf_init(&text, 4096);
+    cJSON_ArrayForEach(item, obj) {
+        buf_reset(&key);
+        buf_reset(&text);
+        if (strcmp(item->string, "base") == 0 && !*prefix) continue;
+        if (!*prefix &&
+            (strcmp(item->string, "answers") == 0 || strcmp(item->string, "faults") == 0)) {
+            const char *sub = item->string[0] == 'a' ? "answer" : "fault";
+            rc = cJSON_IsObject(item) ? model_json_apply(p, item, sub, err) : -1;
+        } else if (buf_addf(&key, "%s%s%s", prefix, *prefix ? "." : "", item->string) ||
+                   model_json_text(item, &text)) {
+            rc = -1;
+        } else {
+            rc = model_set(p, buf_str(&key), buf_str(&text), err);
+        }
+        if (rc) {
+            if (!err->len) (void)!buf_addf(err, "bad value for '%s'", item->string);
+            break;
+        }
+    }
+    buf_free(&key);
+    buf_free(&text);
+    return rc;
+}
+
+static int model_library_add(struct model_library *lib, const char *name, const cJSON *def,
+                             const char *path, struct buf *err) {
+    const cJSON *base = cJSON_GetObjectItemCaseSensitive(def, "base");
+    struct model_profile p;
+    const char *base_name = cJSON_IsString(base) ? base->valuestring : "instant";
+    if (!cJSON_IsObject(def) || strlen(name) >= MODEL_NAME_MAX) {
+        (void)!buf_addf(err, "%s: profile '%s' must be an object with a short name", path, name);
+        return -1;
+    }
+    if (model_find(lib, base_name, &p)) {
+        (void)!buf_addf(err, "%s: profile '%s': unknown base profile '%s'", path, name, base_name);
+        return -1;
+    }
+    snprintf(p.name, sizeof p.name, "%s", name);
+    struct buf why;
+    buf_init(&why, 512);
+    int rc = model_json_apply(&p, def, "", &why);
+    if (rc) (void)!buf_addf(err, "%s: profile '%s': %s", path, name, buf_str(&why));
+    buf_free(&why);
+    struct model_profile *grown = rc ? NULL : realloc(lib->profiles, (lib->n + 1) * sizeof p);
+    if (!grown) {
+        if (!rc) (void)!buf_adds(err, "out of memory");
+        model_free(&p);
+        return -1;
+    }
+    lib->profiles = grown;
+    lib->profiles[lib->n++] = p;
+    return 0;
+}
+
+int model_library_load(struct model_library *lib, const char *path, struct buf *err) {
+    struct buf text;
+    cJSON *root = NULL;
+    int rc = -1;
+    buf_init(&text, 16 << 20);
+    int rd = readall_path(path, &text);
+    if (rd) {
+        (void)!buf_addf(err, "%s: cannot read: %s", path,
+                        rd == BUF_ERR_CAP ? "larger than 16 MiB" : strerror(-rd));
+        goto done;
+    }
+    root = cJSON_ParseWithLength(text.data ? text.data : "", text.len);
+    const cJSON *profiles = cJSON_GetObjectItemCaseSensitive(root, "profiles");
+    if (!cJSON_IsObject(profiles)) {
+        (void)!buf_addf(err, "%s: not JSON with a \"profiles\" object", path);
+        goto done;
+    }
+    const cJSON *def;
+    cJSON_ArrayForEach(def, profiles) {
+        if (model_library_add(lib, def->string, def, path, err)) goto done;
+    }
+    rc = 0;
+done:
+    cJSON_Delete(root);
+    buf_free(&text);
+    return rc;
+}
+
+void model_library_free(struct model_library *lib) {
+    for (size_t i = 0; i < lib->n; i++) model_free(&lib->profiles[i]);
+    free(lib->profiles);
+    lib->profiles = NULL;
+    lib->n = 0;
+}

@@ -1,0 +1,71 @@
+#include "smerr.h"
+
+#include "jsonw.h"
+
+int smerr_message(struct buf *out, const char *message) {
+    int rc = buf_adds(out, "{\"message\":");
+    if (!rc) rc = jsonw_cstr(out, message);
+    return rc ? rc : buf_addc(out, '}');
+}
+
+int smerr_model(struct buf *out, const char *region, const char *account, const char *endpoint,
+                int orig_status, const char *orig, size_t orig_len) {
+    struct buf msg;
+    buf_init(&msg, BUF_NO_CAP);
+    const char *side = orig_status >= 400 && orig_status < 500 ? "client" : "server";
+    int rc = buf_addf(&msg,
+                      "Received %s error (%d) from primary with message \"%.*s\". See "
+                      "https://%s.console.aws.amazon.com/cloudwatch/home?region=%s"
+                      "#logEventViewer:group=/aws/sagemaker/Endpoints/%s in account %s for "
+                      "more information.",
+                      side, orig_status, (int)orig_len, orig, region, region, endpoint, account);
+    if (!rc)
+        rc =
+            buf_addf(out,
+                     "{\"ErrorCode\":\"%s_ERROR_FROM_MODEL\",\"LogStreamArn\":\"arn:aws:logs:%s:%s:"
+                     "log-group:/aws/sagemaker/Endpoints/%s\",\"Message\":",
+                     orig_status >= 400 && orig_status < 500 ? "CLIENT" : "SERVER", region, account,
+                     endpoint);
+    if (!rc) rc = jsonw_str(out, buf_str(&msg), msg.len);
+    if (!rc) rc = buf_adds(out, ",\"OriginalMessage\":");
+    if (!rc) rc = jsonw_str(out, orig, orig_len);
+    if (!rc) rc = buf_addf(out, ",\"OriginalStatusCode\":%d}", orig_status);
+    buf_free(&msg);
+    return rc;
+}
+
+bool smerr_name_ok(const char *name, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (!alnum && (c != '-' || i == 0 || i + 1 == n)) return false;
+    }
+    return n > 0 && n <= 63;
+}
+
+const char *smerr_reason(int status) {
+    static const struct {
+        int status;
+        const char *reason;
+    } reasons[] = {
+        {100, "Continue"},
+        {200, "OK"},
+        {400, "Bad Request"},
+        {403, "Forbidden"},
+        {404, "Not Found"},
+        {405, "Method Not Allowed"},
+        {408, "Request Timeout"},
+        {411, "Length Required"},
+        {413, "Payload Too Large"},
+        {415, "Unsupported Media Type"},
+        {422, "Unprocessable Entity"},
+        {424, "Failed Dependency"},
+        {429, "Too Many Requests"},
+        {431, "Request Header Fields Too Large"},
+        {500, "Internal Server Error"},
+        {503, "Service Unavailable"},
+    };
+    for (size_t i = 0; i < sizeof reasons / sizeof *reasons; i++)
+        if (reasons[i].status == status) return reasons[i].reason;
+    return "Unknown";
+}

@@ -1,0 +1,36 @@
+/* smerr: SageMaker Runtime's own replies: error bodies, the ModelError that
+ * wraps a container's failure, and HTTP reason phrases. */
+#ifndef EMU_SMERR_H
+#define EMU_SMERR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+/* The x-amzn-ErrorType suffix after the error code. */
+#define SMERR_TYPE_SUFFIX ":http://internal.amazon.com/coral/com.amazon.coral.service/"
+
+/* The timeout text SageMaker puts in a ModelError after the 60-second limit. */
+#define SMERR_TIMEOUT_MESSAGE                                                                      \
+    "Your invocation timed out while waiting for a response from container primary. Review the "   \
+    "latency metrics for each container in Amazon CloudWatch, resolve the issue, and try again."
+
+/* Appends {"message":MESSAGE} (message NULL: null). Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int smerr_message(struct buf *out, const char *message);
+
+/* Appends the ModelError body for a container that answered orig_status with
+ * orig (orig_status 0: no answer in time). Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int smerr_model(struct buf *out, const char *region,
+                                                    const char *account, const char *endpoint,
+                                                    int orig_status, const char *orig,
+                                                    size_t orig_len);
+
+/* Whether name[0..n) is a valid SageMaker endpoint or variant name: letters,
+ * digits and inner hyphens (^[a-zA-Z0-9](-*[a-zA-Z0-9])*), 63 at most. */
+bool smerr_name_ok(const char *name, size_t n);
+
+/* The reason phrase of an HTTP status ("Failed Dependency"). */
+const char *smerr_reason(int status);
+
+#endif

@@ -1,0 +1,106 @@
+#include "vlog.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "smerr.h"
+
+#define VLOG_API    "(APIServer pid=1) "
+#define VLOG_ENGINE "(EngineCore_DP0 pid=81) "
+
+int vlog_open(struct vlog *v, const char *path, struct buf *err) {
+    memset(v, 0, sizeof *v);
+    v->f = fopen(path, "a");
+    if (v->f) return 0;
+    (void)!buf_addf(err, "--log-file %s: %s", path, strerror(errno));
+    return -1;
+}
+
+void vlog_close(struct vlog *v) {
+    if (v->f) fclose(v->f);
+    v->f = NULL;
+}
+
+/* One line: prefix, "INFO MM-DD HH:MM:SS [where] ", then the text. */
+__attribute__((format(printf, 5, 6))) static void
+vlog_line(struct vlog *v, const char *who, time_t now, const char *where, const char *fmt, ...) {
+    struct tm tm;
+    char stamp[32];
+    va_list ap;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%m-%d %H:%M:%S", &tm);
+    fprintf(v->f, "%sINFO %s [%s] ", who, stamp, where);
+    va_start(ap, fmt);
+    vfprintf(v->f, fmt, ap);
+    va_end(ap);
+    fputc('\n', v->f);
+    fflush(v->f);
+}
+
+/* 723484 -> "723,484". */
+static void vlog_thousands(unsigned long n, char out[32]) {
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%lu", n), o = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0) out[o++] = ',';
+        out[o++] = digits[i];
+    }
+    out[o] = '\0';
+}
+
+void vlog_startup(struct vlog *v, const struct model_profile *p, time_t now) {
+    char kv[32], len[32];
+    const char *quant = *p->quantization ? p->quantization : "None";
+    if (!v->f) return;
+    vlog_thousands(p->kv_cache_tokens, kv);
+    vlog_thousands(p->max_model_len, len);
+    vlog_line(v, VLOG_API, now, "api_server.py:1885", "vLLM API server version %s",
+              p->vllm_version);
+    vlog_line(v, VLOG_API, now, "utils.py:326",
+              "non-default args: {'model': '%s', 'port': 8080, "
+              "'max_model_len': %u}",
+              p->model_id, p->max_model_len);
+    vlog_line(v, VLOG_ENGINE, now, "core.py:77",
+              "Initializing a V1 LLM engine (v%s) with config: model='%s', tokenizer='%s', "
+              "dtype=%s, max_seq_len=%u, tensor_parallel_size=1, quantization=%s, "
+              "enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, seed=0, "
+              "served_model_name=%s, enable_prefix_caching=True",
+              p->vllm_version, p->model_id, p->model_id, p->dtype, p->max_model_len, quant,
+              p->model_id);
+    vlog_line(v, VLOG_ENGINE, now, "gpu_model_runner.py:2345",
+              "Model loading took %.2f GiB memory and %.6f seconds", p->weights_gib, p->load_s);
+    vlog_line(v, VLOG_ENGINE, now, "kv_cache_utils.py:1087", "GPU KV cache size: %s tokens", kv);
+    vlog_line(v, VLOG_ENGINE, now, "kv_cache_utils.py:1091",
+              "Maximum concurrency for %s tokens per request: %.2fx", len,
+              (double)p->kv_cache_tokens / p->max_model_len);
+    vlog_line(v, VLOG_API, now, "api_server.py:1971",
+              "Starting vLLM API server 0 on http://0.0.0.0:8080");
+    fprintf(v->f, VLOG_API "INFO:     Started server process [1]\n" VLOG_API
+                           "INFO:     Waiting for application startup.\n" VLOG_API
+                           "INFO:     Application startup complete.\n");
+    fflush(v->f);
+}
+
+void vlog_access(struct vlog *v, time_t now, int status) {
+    (void)now;
+    if (!v->f) return;
+    fprintf(v->f, VLOG_API "INFO:     169.254.178.2:8080 - \"POST /invocations HTTP/1.1\" %d %s\n",
+            status, smerr_reason(status));
+    fflush(v->f);
+}
+
+void vlog_metrics(struct vlog *v, time_t now, double model_seconds, unsigned long prompt_tokens,
+                  unsigned long gen_tokens, size_t running, size_t waiting, double kv_usage) {
+    double prompt_rate = model_seconds > 0 ? (double)prompt_tokens / model_seconds : 0;
+    double gen_rate = model_seconds > 0 ? (double)gen_tokens / model_seconds : 0;
+    bool idle = !prompt_rate && !gen_rate && !v->last_prompt_rate && !v->last_gen_rate;
+    v->last_prompt_rate = prompt_rate;
+    v->last_gen_rate = gen_rate;
+    if (!v->f || idle) return;
+    vlog_line(v, VLOG_API, now, "loggers.py:123",
+              "Engine 000: Avg prompt throughput: %.1f tokens/s, Avg generation throughput: %.1f "
+              "tokens/s, Running: %zu reqs, Waiting: %zu reqs, GPU KV cache usage: %.1f%%, Prefix "
+              "cache hit rate: %.1f%%",
+              prompt_rate, gen_rate, running, waiting, kv_usage * 100, 0.0);
+}

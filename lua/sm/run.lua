@@ -1,0 +1,568 @@
+-- sm.run: the wrk side of every scenario. A scenario file calls run.scenario{...}
+-- with its name, its own options, its settings and its plan; this module defines
+-- wrk's global functions (setup, init, delay, request, response, done), parses
+-- the options, signs and sends every request, records every reply and ends the
+-- run when its work is done.
+--
+-- wrk runs the script once in its main state (here: check the options, set up
+-- the run and its result files, or exit with one line) and once per thread
+-- (here: prepare the signed requests). A plan is a list of rounds:
+--   { items = {item, ...} }                 any thread sends the next item
+--   { items = {item, ...}, per_thread = 1 } a batch: one item per thread, all together
+--   { template = item, duration_s = D }     steady: back to back for D seconds
+-- Each round starts when every thread is done with the one before. An item is a
+-- table: side (from ctx.sides), batch, phase, prompt, max_tokens, temperature,
+-- ignore_eos, expect_tokens (a reply of another length fails), question, kind,
+-- answer, pattern (quiz: scored on the stripped reply).
+local sm = require "sm.plugin"
+local args = require "sm.args"
+local target = require "sm.target"
+
+local M = { sm = sm }
+
+local IDLE_MS = 3600 * 1000 -- a thread with nothing left to send waits for wrk to stop
+local SAGEMAKER_LIMIT_S = 60 -- SageMaker ends a reply that takes longer
+
+M.common = {
+  { name = "--endpoint", arg = "NAME[=LABEL]", type = "string", many = true,
+    help = "the SageMaker endpoint to call; give it twice to compare two endpoints "
+      .. "(requests alternate between them, one result file each)" },
+  { name = "--variant", arg = "NAME[=LABEL]", type = "string", many = true,
+    help = "a production variant (X-Amzn-SageMaker-Target-Variant), once for every side or "
+      .. "once per side; two variants of one endpoint make two sides" },
+  { name = "--inference-component", arg = "NAME[=LABEL]", type = "string", many = true,
+    help = "an inference component (X-Amzn-SageMaker-Inference-Component), as --variant" },
+  { name = "--custom-attributes", arg = "TEXT", type = "string",
+    help = "X-Amzn-SageMaker-Custom-Attributes on every request" },
+  { name = "--region", arg = "REGION", type = "string",
+    help = "the region to sign for; needed when the URL is not "
+      .. "https://runtime.sagemaker.REGION.amazonaws.com" },
+  { name = "--profile", arg = "NAME", type = "string",
+    help = "take the credentials from this AWS profile (default: the usual chain: "
+      .. "environment, ~/.aws files, container, instance)" },
+  { name = "--format", arg = "FORMAT", type = "string", default = "vllm-chat",
+    help = "the body format: vllm-chat, vllm-completions, tgi, lmi or raw" },
+  { name = "--body", arg = "TEXT", type = "string",
+    help = "with --format raw: the whole request body, sent as it is" },
+  { name = "--extra", arg = "JSON", type = "string",
+    help = "a JSON object of extra body fields (tgi and lmi: extra parameters)" },
+  { name = "--seed", arg = "N", type = "int", help = "the seed field of every body" },
+  { name = "--min-tokens", arg = "N", type = "int",
+    help = "the min_tokens field of every body (vLLM formats)" },
+  { name = "--label", arg = "LABEL", type = "string", many = true,
+    help = "the side's label, which names its result file; once per side "
+      .. "(default: the endpoint name, or what tells the sides apart)" },
+  { name = "--out", arg = "PATH", type = "string", default = "runs/{scenario}-{label}.json",
+    help = "the result file; {label} becomes each side's label (required with several "
+      .. "sides), {scenario} the scenario's name; the journal goes beside it" },
+  { name = "--time-scale", arg = "K", type = "number", default = 1,
+    help = "the server runs K times faster than real time (an emulator); "
+      .. "recorded in the result file" },
+  { name = "--refuse-after", arg = "N", type = "int", default = 3,
+    help = "stop the run when an endpoint's first N requests all fail (0: never)" },
+  { name = "--progress", arg = "SECONDS", type = "number", min = 0, default = 30,
+    help = "seconds between progress lines when stderr is not a terminal (0: none)" },
+  { name = "--help", type = "bool", default = false, help = "print this help and exit" },
+}
+
+-- The reference method's prompt for long replies.
+M.STORY_PROMPT = "Write a long, detailed story about a lighthouse keeper on a remote island."
+
+-- Option specs scenarios share.
+function M.prompt_option(default)
+  return { name = "--prompt", arg = "TEXT", type = "string", default = default,
+    help = "the prompt" }
+end
+
+function M.max_tokens_option(default, help)
+  return { name = "--max-tokens", arg = "N", type = "int", min = 1, default = default,
+    help = help or "tokens per reply at most" }
+end
+
+M.temperature_option = { name = "--temperature", arg = "T", type = "number", min = 0, default = 0,
+  help = "the sampling temperature" }
+
+M.ignore_eos_option = { name = "--ignore-eos", type = "bool", default = true,
+  help = "ask the container to ignore end-of-sequence, so every reply has its full length" }
+
+-- Every item of the plan, steady rounds' templates included.
+local function each_item(rounds)
+  return coroutine.wrap(function()
+    for _, round in ipairs(rounds) do
+      for _, item in ipairs(round.items or { round.template }) do coroutine.yield(item) end
+    end
+  end)
+end
+
+-- The list rotated by i (0-based): with two sides, even i gives A, B and odd i
+-- gives B, A, so drift over the run lands on both.
+function M.order(list, i)
+  local out = {}
+  for k = 1, #list do out[k] = list[(k - 1 + i) % #list + 1] end
+  return out
+end
+
+-- An object whose fields json() writes in the given order: {{key, value}, ...}.
+function M.ordered(pairs_list)
+  return { __ordered = pairs_list }
+end
+
+-- JSON text of v; tables made by M.ordered keep their field order.
+local function json(v)
+  if type(v) == "table" and v.__ordered then
+    local parts = {}
+    for _, kv in ipairs(v.__ordered) do
+      parts[#parts + 1] = assert(sm.json_encode(kv[1])) .. ":" .. json(kv[2])
+    end
+    return "{" .. table.concat(parts, ",") .. "}"
+  end
+  if v == nil then return "null" end
+  return assert(sm.json_encode(v))
+end
+M.json = json
+
+local function fail(name, msg)
+  io.stderr:write(name, ": ", msg, "\n")
+  os.exit(2)
+end
+
+local function spec_of(def)
+  local spec = {}
+  for _, opt in ipairs(M.common) do spec[#spec + 1] = opt end
+  for _, opt in ipairs(def.options or {}) do spec[#spec + 1] = opt end
+  return spec
+end
+
+local function help_text(def, spec)
+  return table.concat({
+    def.name .. ".lua: " .. def.summary,
+    "",
+    "usage: " .. def.usage,
+    "",
+    "wrk must run one connection per thread (-t N -c N). The run ends by itself when its",
+    "work is done; wrk's -d is only a cap, so give a generous one (e.g. -d 1h).",
+    "Credentials come from the AWS chain (environment, ~/.aws, container, instance).",
+    "",
+    "options (after wrk's --):",
+    args.help(spec),
+    "",
+    "exit status: 0 done, 2 bad usage, 3 stopped early (an endpoint failed every request),",
+    "4 partial (Ctrl-C or wrk's -d)",
+  }, "\n") .. "\n"
+end
+
+-- The body of an item (memoised per distinct parameters).
+local function body_of(ctx, item, cache)
+  local o = ctx.o
+  if o.format == "raw" then return o.body end
+  local key = table.concat({ item.prompt, tostring(item.max_tokens), tostring(item.temperature),
+    tostring(item.ignore_eos) }, "\0")
+  if cache[key] then return cache[key] end
+  local body, err = sm.body(o.format, {
+    prompt = item.prompt,
+    max_tokens = item.max_tokens,
+    temperature = item.temperature,
+    ignore_eos = item.ignore_eos,
+    min_tokens = o.min_tokens,
+    seed = o.seed,
+    extra = o.extra,
+  })
+  if not body then return nil, err end
+  cache[key] = body
+  return body
+end
+
+-- Every item of the plan (steady rounds: their template), with its body and,
+-- for quiz items, its compiled pattern.
+local function prepare_items(ctx)
+  local cache = {}
+  for item in each_item(ctx.rounds) do
+    local body, err = body_of(ctx, item, cache)
+    if not body then
+      return nil, err .. " (leave it out, or pass the container's own field with --extra)"
+    end
+    item.body = body
+    if item.pattern then
+      item.regex, err = sm.regex(item.pattern)
+      if not item.regex then
+        return nil, string.format("question %s: bad pattern: %s", tostring(item.question), err)
+      end
+    end
+  end
+  return true
+end
+
+local function check_wrk(wa)
+  if wa.connections ~= wa.threads then
+    return nil, string.format("wrk must run one connection per thread, or a reply cannot be "
+      .. "matched to its request: pass -t N -c N (got -t %d -c %d%s)", wa.threads,
+      wa.connections, wa.connections_set and "" or ", wrk's default -c is 10")
+  end
+  return true
+end
+
+-- Options, target, sides and plan from the scenario's words: the same in every state.
+local function configure(def, wa)
+  local spec = spec_of(def)
+  local o, err = args.parse(spec, wa.args)
+  if not o then return nil, err end
+  if o.help then return { help = help_text(def, spec) } end
+  local ok
+  ok, err = check_wrk(wa)
+  if not ok then return nil, err end
+  local url
+  url, err = target.parse_url(wa.url)
+  if not url then return nil, "the URL " .. err end
+  local ctx = { o = o, wa = wa, url = url, name = def.name, threads = wa.threads }
+  ctx.region, err = target.region(url, o.region)
+  if not ctx.region then return nil, err end
+  ctx.sides, err = target.sides(o, url)
+  if not ctx.sides then return nil, err end
+  if not ({ ["vllm-chat"] = 1, ["vllm-completions"] = 1, tgi = 1, lmi = 1, raw = 1 })[o.format] then
+    return nil, "--format must be vllm-chat, vllm-completions, tgi, lmi or raw, got '"
+      .. o.format .. "'"
+  end
+  if (o.format == "raw") ~= (o.body ~= nil) then
+    return nil, "--body goes with --format raw, and --format raw needs --body"
+  end
+  if o.extra and type(sm.json_decode(o.extra)) ~= "table" then
+    return nil, "--extra must be a JSON object, got '" .. o.extra .. "'"
+  end
+  if def.validate then
+    err = def.validate(o, ctx)
+    if err then return nil, err end
+  end
+  ctx.rounds = def.plan(o, ctx)
+  ok, err = prepare_items(ctx)
+  if not ok then return nil, err end
+  return ctx
+end
+
+local function side_headers(o, side)
+  local h = {}
+  if side.variant then h[#h + 1] = { "X-Amzn-SageMaker-Target-Variant", side.variant } end
+  if o.custom_attributes then
+    h[#h + 1] = { "X-Amzn-SageMaker-Custom-Attributes", o.custom_attributes }
+  end
+  if side.component then
+    h[#h + 1] = { "X-Amzn-SageMaker-Inference-Component", side.component }
+  end
+  return h
+end
+
+-- The signed-request object of each item, one per (side, body).
+local function prepare_requests(ctx)
+  local cache = {}
+  for item in each_item(ctx.rounds) do
+    local key = item.side.index .. "\0" .. item.body
+    if not cache[key] then
+      local req, err = sm.request({
+        method = "POST",
+        target = "/endpoints/" .. item.side.name .. "/invocations",
+        host = ctx.url.host_header,
+        content_type = "application/json",
+        accept = "application/json",
+        headers = side_headers(ctx.o, item.side),
+        user_agent = "wrk-sagemaker/" .. sm.version,
+        region = ctx.region,
+        service = "sagemaker",
+        body = item.body,
+      })
+      if not req then return nil, err end
+      cache[key] = req
+    end
+    item.req = cache[key]
+  end
+  return true
+end
+
+local function header_json(def, ctx, side, run_id, started_at)
+  local o, wa = ctx.o, ctx.wa
+  return json(M.ordered({
+    { "format", "wrk-sagemaker-result" },
+    { "version", 1 },
+    { "tool", "wrk-sagemaker " .. sm.version },
+    { "scenario", def.name },
+    { "run_id", run_id },
+    { "label", side.label },
+    { "endpoint", M.ordered({ { "name", side.name }, { "variant", side.variant },
+      { "format", o.format }, { "inference_component", side.component } }) },
+    { "target", M.ordered({ { "url", ctx.url.origin }, { "host", ctx.url.host_header },
+      { "region", ctx.region }, { "service", "sagemaker" } }) },
+    { "wrk", M.ordered({ { "threads", wa.threads }, { "connections", wa.connections },
+      { "duration_s", wa.duration_s }, { "timeout_s", wa.timeout_s } }) },
+    { "time_scale", o.time_scale },
+    { "started_at", started_at },
+    { "settings", M.ordered(def.settings(o, ctx)) },
+  }))
+end
+
+local function sched_rounds(ctx)
+  local out = {}
+  for i, r in ipairs(ctx.rounds) do
+    out[i] = { items = r.items and #r.items or -1, per_thread = r.per_thread,
+      duration_s = r.duration_s }
+  end
+  return out
+end
+
+local function notes(def, ctx)
+  local wa, n, steady = ctx.wa, 0, 0
+  for _, r in ipairs(ctx.rounds) do
+    n = n + (r.items and #r.items or 0)
+    steady = steady + (r.duration_s or 0)
+  end
+  local labels = {}
+  for _, side in ipairs(ctx.sides) do labels[#labels + 1] = side.label end
+  io.stderr:write(string.format("%s: %s%s on %d thread(s), sides %s\n", def.name,
+    n > 0 and (n .. " requests") or "", steady > 0 and string.format("%s%g s steady",
+      n > 0 and " + " or "", steady) or "", wa.threads, table.concat(labels, ", ")))
+  if not wa.duration_set then
+    io.stderr:write(def.name, ": note: wrk stops the run at -d, 10 s when not given; pass a "
+      .. "generous -d (e.g. -d 1h): the run ends by itself when its work is done\n")
+  elseif steady > wa.duration_s then
+    io.stderr:write(string.format("%s: note: the steady rounds take %g s, more than -d %d s\n",
+      def.name, steady, wa.duration_s))
+  end
+  if next(wrk.headers) ~= nil then
+    io.stderr:write(def.name, ": note: wrk's -H headers are not sent: the plugin builds and signs "
+      .. "every request itself (see --custom-attributes)\n")
+  end
+  if wa.timeout_s < SAGEMAKER_LIMIT_S then
+    io.stderr:write(string.format("%s: note: wrk counts replies slower than --timeout (%g s) as "
+      .. "timeouts in its own summary (the result files are not affected); pass --timeout 60s\n",
+      def.name, wa.timeout_s))
+  end
+end
+
+-- The main state: check everything, begin the run, open the result files.
+local function main_state(def)
+  local wa, err = sm.wrk_args()
+  if not wa then fail(def.name, err) end
+  local ctx
+  ctx, err = configure(def, wa)
+  if not ctx then fail(def.name, err) end
+  if ctx.help then
+    io.stdout:write(ctx.help)
+    os.exit(0)
+  end
+  local ok
+  ok, err = sm.begin({
+    scenario = def.name,
+    threads = wa.threads,
+    cap_s = wa.duration_s,
+    rounds = sched_rounds(ctx),
+    refuse_after = ctx.o.refuse_after,
+    progress_s = ctx.o.progress,
+    profile = ctx.o.profile,
+  })
+  if not ok then fail(def.name, err) end
+  local _, wall = sm.clock()
+  local started_at = sm.iso8601(wall)
+  local run_id = started_at:gsub("[-:]", ""):gsub("%.%d+", "") .. "-"
+    .. sm.sha256_hex(tostring(wall) .. tostring({})):sub(1, 6)
+  ctx.paths = {}
+  for i, side in ipairs(ctx.sides) do
+    local path
+    path, err = target.out_path(ctx.o.out, def.name, side.label, #ctx.sides)
+    if not path then fail(def.name, err) end
+    for j = 1, i - 1 do
+      if ctx.paths[j] == path then fail(def.name, "two sides would write " .. path) end
+    end
+    ctx.paths[i] = path
+    ok, err = sm.add_file(path, sm.journal_path(path),
+      header_json(def, ctx, side, run_id, started_at))
+    if not ok then fail(def.name, err) end
+  end
+  notes(def, ctx)
+  return ctx
+end
+
+-- A request wrk may send when this thread has nothing to send (it never counts).
+local function filler(ctx)
+  return "GET /ping HTTP/1.1\r\nHost: " .. ctx.url.host_header .. "\r\n\r\n"
+end
+
+local function token_check(item, reply, rec)
+  local want, got = item.expect_tokens, reply.completion_tokens
+  if got == nil then
+    rec.ok, rec.error_code = false, "no_token_count"
+    rec.error_message = "the reply does not say how many tokens it generated (no usage or details)"
+  elseif got ~= want then
+    rec.ok, rec.error_code = false, "token_mismatch"
+    local what = got < want and item.ignore_eos and "the container ignored ignore_eos: "
+      or (got > want and "the container passed max_tokens: " or "")
+    rec.error_message = string.format("%sasked %d, got %d", what, want, got)
+  end
+end
+
+local function quiz_check(item, reply, rec)
+  rec.answer = item.answer
+  rec.correct = false
+  if reply.text and not reply.error_code then
+    rec.text = sm.strip(reply.text)
+    rec.correct = item.regex:search(rec.text) == true
+  end
+end
+
+-- Defines wrk's functions for the scenario def:
+--   name, summary, usage   for messages and --help
+--   options                the scenario's own options (sm.args specs)
+--   validate(o, ctx)       nil, or a message refusing the options
+--   settings(o, ctx)       {{key, value}, ...}: the result file's "settings"
+--   plan(o, ctx)           the rounds (see above)
+--   check(item, reply, rec) optional: adjust a record (rec.ok, rec.error_code, ...)
+--   finish(outcome, ctx)   optional: print something in done()
+function M.scenario(def)
+  local ctx, thread_id
+  local inflight -- {item, t, wall, retried}: the request on the wire
+  local pending -- the item delay() took for the next request()
+  local retry -- an item to send again, signed with the server's clock
+  local threads = {}
+
+  if sm.is_main_state() then
+    local ok, result = pcall(main_state, def)
+    if not ok then fail(def.name, "internal error: " .. tostring(result)) end
+    ctx = result
+  end
+
+  function setup(thread)
+    threads[#threads + 1] = thread
+    thread:set("sm_thread_id", #threads - 1)
+  end
+
+  function init()
+    local wa, err = sm.wrk_args()
+    if wa then ctx, err = configure(def, wa) end
+    local ok = ctx and not ctx.help
+    if ok then ok, err = prepare_requests(ctx) end
+    if not ok then fail(def.name, err or "cannot prepare the requests") end
+    thread_id = sm_thread_id
+  end
+
+  local function item_of(round, index)
+    local r = ctx.rounds[round]
+    return r.items and r.items[index] or r.template
+  end
+
+  local function on_delay()
+    if pending or retry then return 0 end
+    local state, round, index = sm.next(thread_id)
+    if state ~= "item" then return IDLE_MS end
+    pending = item_of(round, index)
+    return 0
+  end
+
+  local function record(f, status, reply, t_end, retried)
+    local item = f.item
+    local rec = {
+      thread = thread_id,
+      endpoint = item.side.name,
+      variant = item.side.variant,
+      phase = item.phase or def.name,
+      batch = item.batch or 0,
+      question = item.question,
+      kind = item.kind,
+      max_tokens = item.max_tokens or -1,
+      prompt_tokens = reply.prompt_tokens,
+      completion_tokens = reply.completion_tokens,
+      finish_reason = reply.finish_reason,
+      status = status,
+      ok = reply.error_code == nil,
+      error_code = reply.error_code,
+      error_message = reply.error_message,
+      original_status = reply.original_status,
+      t_start_us = f.t,
+      t_end_us = t_end,
+      wall_start_us = f.wall,
+    }
+    if rec.ok and item.expect_tokens then token_check(item, reply, rec) end
+    if item.regex then quiz_check(item, reply, rec) end
+    if def.check then def.check(item, reply, rec) end
+    local ok, err = sm.record(item.side.index, rec, retried)
+    if not ok then sm.abort("cannot record: " .. err) end
+  end
+
+  local function on_request()
+    if sm.on_main_thread() then return filler(ctx) end -- wrk's verification call
+    local now = sm.clock()
+    if inflight then -- no reply came: wrk reconnected and asks again
+      record(inflight, 0, { error_code = "socket",
+        error_message = "the connection closed before the reply" }, now)
+      inflight = nil
+    end
+    local item, again = retry or pending, retry ~= nil
+    if retry then retry = nil else pending = nil end
+    if not item then
+      local state, round, index = sm.try_next(thread_id)
+      if state == "item" then item = item_of(round, index) end
+    end
+    if not item then return filler(ctx) end
+    local raw, err = item.req:raw()
+    if not raw then
+      sm.abort("cannot sign a request: " .. err)
+      return filler(ctx)
+    end
+    local t, wall = sm.clock()
+    inflight = { item = item, t = t, wall = wall, retried = again }
+    return raw
+  end
+
+  local function on_response(status, headers, body)
+    local f = inflight
+    inflight = nil
+    if not f then return end -- the reply to a filler
+    local t_end = sm.clock()
+    local reply = sm.parse_reply(status, headers, body)
+    if reply.skew_offset and not f.retried then
+      sm.set_skew(reply.skew_offset) -- sign again with the server's clock
+      retry = f.item
+    end
+    record(f, status, reply, t_end, retry ~= nil)
+  end
+
+  -- wrk calls these unprotected (an error would abort it): an error stops the
+  -- run instead, and the result files say why.
+  local function stopped(err)
+    sm.abort("scenario error: " .. tostring(err):gsub("\n.*", ""))
+    return IDLE_MS
+  end
+
+  function delay()
+    local ok, ms = pcall(on_delay)
+    return ok and ms or stopped(ms)
+  end
+
+  function request()
+    local ok, raw = pcall(on_request)
+    if ok then return raw end
+    stopped(raw)
+    return filler(ctx)
+  end
+
+  function response(status, headers, body)
+    local ok, err = pcall(on_response, status, headers, body)
+    if not ok then stopped(err) end
+  end
+
+  function done()
+    local out, err = sm.finish()
+    if not out then
+      io.stderr:write(def.name, ": ", err, "\n")
+      os.exit(1)
+    end
+    for i, side in ipairs(ctx.sides) do
+      local c = out.files[i]
+      io.stderr:write(string.format("%s: %s: %d ok, %d failed -> %s\n", def.name, side.label,
+        c.ok, c.failed, ctx.paths[i]))
+    end
+    if def.finish then def.finish(out, ctx, threads) end
+    if out.partial then
+      io.stderr:write(def.name, ": partial result: ", out.reason, "\n")
+      io.stdout:flush()
+      os.exit(out.reason:match("^refused") and 3 or 4)
+    end
+  end
+end
+
+return M

@@ -1,0 +1,149 @@
+#include "body.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static const char *const body_names[] = {
+    [BODY_VLLM_CHAT] = "vllm-chat",
+    [BODY_VLLM_COMPLETIONS] = "vllm-completions",
+    [BODY_TGI] = "tgi",
+    [BODY_LMI] = "lmi",
+    [BODY_RAW] = "raw",
+};
+
+int body_format_parse(const char *name, enum body_format *out) {
+    for (size_t i = 0; i < sizeof body_names / sizeof body_names[0]; i++) {
+        if (strcmp(name, body_names[i]) == 0) {
+            *out = (enum body_format)i;
+            return BODY_OK;
+        }
+    }
+    return BODY_ERR_INPUT;
+}
+
+const char *body_format_name(enum body_format f) {
+    return body_names[f];
+}
+
+/* Adds (or replaces) each field of extra in obj. Returns false when out of memory. */
+static bool body_merge(cJSON *obj, const cJSON *extra) {
+    const cJSON *field;
+    cJSON_ArrayForEach(field, extra) {
+        cJSON *copy = cJSON_Duplicate(field, true);
+        bool ok = copy && (cJSON_GetObjectItemCaseSensitive(obj, field->string)
+                               ? cJSON_ReplaceItemInObjectCaseSensitive(obj, field->string, copy)
+                               : cJSON_AddItemToObject(obj, field->string, copy));
+        if (!ok) {
+            cJSON_Delete(copy);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool body_add_number(cJSON *obj, const char *name, double v) {
+    return cJSON_AddNumberToObject(obj, name, v) != NULL;
+}
+
+/* The vLLM fields, shared by chat and completions. */
+static bool body_vllm_fields(cJSON *root, const struct body_params *p) {
+    if (p->max_tokens >= 0 && !body_add_number(root, "max_tokens", (double)p->max_tokens))
+        return false;
+    if (p->has_temperature && !body_add_number(root, "temperature", p->temperature)) return false;
+    if (p->ignore_eos && !cJSON_AddTrueToObject(root, "ignore_eos")) return false;
+    if (p->min_tokens >= 0 && !body_add_number(root, "min_tokens", (double)p->min_tokens))
+        return false;
+    if (p->has_seed && !body_add_number(root, "seed", (double)p->seed)) return false;
+    return !p->extra || body_merge(root, p->extra);
+}
+
+static cJSON *body_vllm(enum body_format f, const struct body_params *p) {
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return NULL;
+    if (f == BODY_VLLM_CHAT) {
+        cJSON *messages = cJSON_AddArrayToObject(root, "messages");
+        cJSON *msg = cJSON_CreateObject();
+        if (!messages || !msg || !cJSON_AddItemToArray(messages, msg)) {
+            cJSON_Delete(msg);
+            goto fail;
+        }
+        if (!cJSON_AddStringToObject(msg, "role", "user") ||
+            !cJSON_AddStringToObject(msg, "content", p->prompt))
+            goto fail;
+    } else if (!cJSON_AddStringToObject(root, "prompt", p->prompt)) {
+        goto fail;
+    }
+    if (!body_vllm_fields(root, p)) goto fail;
+    return root;
+fail:
+    cJSON_Delete(root);
+    return NULL;
+}
+
+/* TGI and LMI: temperature 0 means greedy, which they spell do_sample=false. */
+static bool body_tgi_fields(cJSON *params, enum body_format f, const struct body_params *p) {
+    if (p->max_tokens >= 0 && !body_add_number(params, "max_new_tokens", (double)p->max_tokens))
+        return false;
+    if (p->has_temperature) {
+        if (p->temperature > 0) {
+            if (!cJSON_AddTrueToObject(params, "do_sample") ||
+                !body_add_number(params, "temperature", p->temperature))
+                return false;
+        } else if (!cJSON_AddFalseToObject(params, "do_sample")) {
+            return false;
+        }
+    }
+    if (f == BODY_LMI && p->ignore_eos && !cJSON_AddTrueToObject(params, "ignore_eos_token"))
+        return false;
+    if (p->has_seed && !body_add_number(params, "seed", (double)p->seed)) return false;
+    return cJSON_AddTrueToObject(params, "details") != NULL;
+}
+
+static cJSON *body_tgi(enum body_format f, const struct body_params *p) {
+    cJSON *root = cJSON_CreateObject();
+    cJSON *params = NULL;
+    if (!root || !cJSON_AddStringToObject(root, "inputs", p->prompt)) goto fail;
+    params = cJSON_AddObjectToObject(root, "parameters");
+    if (!params || !body_tgi_fields(params, f, p)) goto fail;
+    if (p->extra && !body_merge(params, p->extra)) goto fail;
+    return root;
+fail:
+    cJSON_Delete(root);
+    return NULL;
+}
+
+/* Names the first field p asks for that f cannot carry, or NULL. */
+static const char *body_unsupported(enum body_format f, const struct body_params *p) {
+    if (f == BODY_TGI && p->ignore_eos) return "ignore_eos";
+    if ((f == BODY_TGI || f == BODY_LMI) && p->min_tokens >= 0) return "min_tokens";
+    return NULL;
+}
+
+__attribute__((format(printf, 2, 3))) static void body_error(struct buf *err, const char *fmt,
+                                                             ...) {
+    if (!err) return;
+    va_list ap;
+    va_start(ap, fmt);
+    buf_reset(err);
+    (void)!buf_vaddf(err, fmt, ap);
+    va_end(ap);
+}
+
+int body_build(enum body_format f, const struct body_params *p, struct buf *out, struct buf *err) {
+    const char *bad = body_unsupported(f, p);
+    if (bad) {
+        body_error(err, "the %s format has no %s", body_names[f], bad);
+        return BODY_ERR_UNSUPPORTED;
+    }
+    if (p->extra && !cJSON_IsObject(p->extra)) {
+        body_error(err, "the extra fields must be a JSON object");
+        return BODY_ERR_INPUT;
+    }
+    if (f == BODY_RAW) return buf_adds(out, p->prompt) == BUF_OK ? BODY_OK : BODY_ERR_NOMEM;
+    cJSON *root = f == BODY_TGI || f == BODY_LMI ? body_tgi(f, p) : body_vllm(f, p);
+    char *text = root ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    int rc = text && buf_adds(out, text) == BUF_OK ? BODY_OK : BODY_ERR_NOMEM;
+    cJSON_free(text);
+    return rc;
+}

@@ -1,0 +1,341 @@
+#include "record.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "utf8.h"
+
+struct rec_file {
+    char *result_path;
+    FILE *journal; /* opened "w+": written during the run, read back by rec_finish */
+    cJSON *header;
+    struct rec_counts counts;
+};
+
+struct recorder {
+    struct rec_file *files;
+    size_t n_files;
+    long long seq;
+    struct buf line; /* the record being serialised */
+};
+
+int rec_new(struct recorder **out) {
+    struct recorder *r = calloc(1, sizeof *r);
+    if (!r) return REC_ERR_NOMEM;
+    buf_init(&r->line, BUF_NO_CAP);
+    *out = r;
+    return REC_OK;
+}
+
+static void rec_counts_free(struct rec_counts *c) {
+    for (size_t i = 0; i < c->n_errors; i++) free(c->errors[i].code);
+    free(c->errors);
+    free(c->first_error);
+}
+
+void rec_free(struct recorder *r) {
+    if (!r) return;
+    for (size_t i = 0; i < r->n_files; i++) {
+        struct rec_file *f = &r->files[i];
+        if (f->journal) fclose(f->journal);
+        free(f->result_path);
+        cJSON_Delete(f->header);
+        rec_counts_free(&f->counts);
+    }
+    free(r->files);
+    buf_free(&r->line);
+    free(r);
+}
+
+__attribute__((format(printf, 2, 3))) static int rec_fail(struct buf *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    buf_reset(err);
+    (void)!buf_vaddf(err, fmt, ap);
+    va_end(ap);
+    return REC_ERR_IO;
+}
+
+/* mkdir -p of the directory part of path. */
+static int rec_mkdirs(const char *path, struct buf *err) {
+    char *dir = strdup(path);
+    if (!dir) return REC_ERR_NOMEM;
+    int rc = REC_OK;
+    for (char *p = strchr(dir + 1, '/'); p && rc == REC_OK; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+            rc = rec_fail(err, "cannot create the folder %s: %s", dir, strerror(errno));
+        *p = '/';
+    }
+    free(dir);
+    return rc;
+}
+
+int rec_add_file(struct recorder *r, const char *result_path, const char *journal_path,
+                 const cJSON *header, size_t *index_out, struct buf *err) {
+    if (!cJSON_IsObject(header)) return REC_ERR_INPUT;
+    int rc = rec_mkdirs(result_path, err);
+    if (rc) return rc;
+    struct rec_file *files = realloc(r->files, (r->n_files + 1) * sizeof *files);
+    if (!files) return REC_ERR_NOMEM;
+    r->files = files;
+    struct rec_file *f = &files[r->n_files];
+    *f = (struct rec_file){0};
+    f->result_path = strdup(result_path);
+    f->header = cJSON_Duplicate(header, true);
+    char *line = f->header ? cJSON_PrintUnformatted(f->header) : NULL;
+    if (!f->result_path || !line) {
+        rc = REC_ERR_NOMEM;
+    } else if (!(f->journal = fopen(journal_path, "w+"))) {
+        rc = rec_fail(err, "cannot write the journal %s: %s", journal_path, strerror(errno));
+    } else if (fprintf(f->journal, "%s\n", line) < 0 || fflush(f->journal) != 0) {
+        rc = rec_fail(err, "cannot write the journal %s: %s", journal_path, strerror(errno));
+    }
+    cJSON_free(line);
+    if (rc) {
+        if (f->journal) fclose(f->journal);
+        free(f->result_path);
+        cJSON_Delete(f->header);
+        return rc;
+    }
+    *index_out = r->n_files++;
+    return REC_OK;
+}
+
+/* A JSON string; bytes that are not well-formed UTF-8 become U+FFFD. */
+static int rec_string(struct buf *b, const char *s) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = strlen(s), i = 0;
+    int rc = buf_addc(b, '"');
+    while (rc == BUF_OK && i < n) {
+        uint32_t c;
+        size_t k = utf8_decode(u + i, n - i, &c);
+        if (k == 0) {
+            rc = buf_adds(b, "\xef\xbf\xbd");
+            i++;
+        } else if (c == '"' || c == '\\') {
+            char esc[2] = {'\\', (char)c};
+            rc = buf_add(b, esc, 2);
+            i++;
+        } else if (c < 0x20) {
+            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            rc = buf_add(b, esc, 6);
+            i++;
+        } else {
+            rc = buf_add(b, s + i, k);
+            i += k;
+        }
+    }
+    return rc == BUF_OK ? buf_addc(b, '"') : rc;
+}
+
+static int rec_field_string(struct buf *b, const char *name, const char *s) {
+    int rc = buf_addf(b, ",\"%s\":", name);
+    if (rc) return rc;
+    return s ? rec_string(b, s) : buf_adds(b, "null");
+}
+
+static int rec_field_count(struct buf *b, const char *name, long v) {
+    return v < 0 ? buf_addf(b, ",\"%s\":null", name) : buf_addf(b, ",\"%s\":%ld", name, v);
+}
+
+static int rec_field_error(struct buf *b, const struct rec_record *rec) {
+    if (!rec->error_code) return buf_adds(b, ",\"error\":null");
+    int rc = buf_adds(b, ",\"error\":{\"code\":");
+    if (!rc) rc = rec_string(b, rec->error_code);
+    if (!rc) rc = buf_adds(b, ",\"message\":");
+    if (!rc) rc = rec_string(b, rec->error_message ? rec->error_message : "");
+    if (!rc && rec->original_status > 0)
+        rc = buf_addf(b, ",\"original_status\":%d", rec->original_status);
+    return rc ? rc : buf_addc(b, '}');
+}
+
+/* The record as one JSON line (with its newline), in the order of the format's table. */
+static int rec_serialize(struct buf *b, long long seq, const struct rec_record *rec) {
+    int rc = buf_addf(b, "{\"seq\":%lld,\"thread\":%d", seq, rec->thread);
+    if (!rc) rc = rec_field_string(b, "endpoint", rec->endpoint ? rec->endpoint : "");
+    if (!rc) rc = rec_field_string(b, "variant", rec->variant);
+    if (!rc) rc = rec_field_string(b, "phase", rec->phase ? rec->phase : "");
+    if (!rc) rc = buf_addf(b, ",\"batch\":%ld", rec->batch);
+    if (!rc) rc = rec_field_string(b, "question", rec->question);
+    if (!rc) rc = rec_field_string(b, "kind", rec->kind);
+    if (!rc) rc = buf_addf(b, ",\"max_tokens\":%ld", rec->max_tokens);
+    if (!rc) rc = rec_field_count(b, "prompt_tokens", rec->prompt_tokens);
+    if (!rc) rc = rec_field_count(b, "completion_tokens", rec->completion_tokens);
+    if (!rc) rc = rec_field_string(b, "finish_reason", rec->finish_reason);
+    if (!rc) rc = buf_addf(b, ",\"status\":%d,\"ok\":%s", rec->status, rec->ok ? "true" : "false");
+    if (!rc) rc = rec_field_error(b, rec);
+    if (!rc)
+        rc = buf_addf(b, ",\"t_start_us\":%lld,\"t_end_us\":%lld,\"wall_start_us\":%lld",
+                      rec->t_start_us, rec->t_end_us, rec->wall_start_us);
+    if (!rc && rec->text) rc = rec_field_string(b, "text", rec->text);
+    if (!rc && rec->answer) rc = rec_field_string(b, "answer", rec->answer);
+    if (!rc && rec->correct >= 0)
+        rc = buf_addf(b, ",\"correct\":%s", rec->correct ? "true" : "false");
+    return rc ? rc : buf_adds(b, "}\n");
+}
+
+static int rec_count_error(struct rec_counts *c, const struct rec_record *rec) {
+    for (size_t i = 0; i < c->n_errors; i++) {
+        if (strcmp(c->errors[i].code, rec->error_code) == 0) {
+            c->errors[i].count++;
+            return REC_OK;
+        }
+    }
+    struct rec_error_count *e = realloc(c->errors, (c->n_errors + 1) * sizeof *e);
+    if (!e) return REC_ERR_NOMEM;
+    c->errors = e;
+    e[c->n_errors] = (struct rec_error_count){strdup(rec->error_code), 1};
+    if (!e[c->n_errors].code) return REC_ERR_NOMEM;
+    c->n_errors++;
+    if (c->first_error) return REC_OK;
+    struct buf first;
+    buf_init(&first, BUF_NO_CAP);
+    if (buf_addf(&first, "%d %s: %s", rec->status, rec->error_code,
+                 rec->error_message ? rec->error_message : "") != BUF_OK)
+        return REC_ERR_NOMEM;
+    c->first_error = buf_take(&first);
+    return c->first_error ? REC_OK : REC_ERR_NOMEM;
+}
+
+int rec_write(struct recorder *r, size_t file, const struct rec_record *rec, struct buf *err) {
+    if (file >= r->n_files) return REC_ERR_INPUT;
+    struct rec_file *f = &r->files[file];
+    buf_reset(&r->line);
+    if (rec_serialize(&r->line, r->seq, rec) != BUF_OK) return REC_ERR_NOMEM;
+    if (fwrite(r->line.data, 1, r->line.len, f->journal) != r->line.len || fflush(f->journal) != 0)
+        return rec_fail(err, "cannot write the journal of %s: %s", f->result_path, strerror(errno));
+    r->seq++;
+    f->counts.sent++;
+    if (rec->ok) {
+        f->counts.ok++;
+        return REC_OK;
+    }
+    f->counts.failed++;
+    return rec->error_code ? rec_count_error(&f->counts, rec) : REC_OK;
+}
+
+const struct rec_counts *rec_counts(const struct recorder *r, size_t file) {
+    return file < r->n_files ? &r->files[file].counts : NULL;
+}
+
+size_t rec_n_files(const struct recorder *r) {
+    return r->n_files;
+}
+
+static cJSON *rec_counts_json(const struct rec_counts *c) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON *errors = o ? cJSON_AddObjectToObject(o, "errors") : NULL;
+    bool ok = errors && cJSON_AddNumberToObject(o, "sent", (double)c->sent) &&
+              cJSON_AddNumberToObject(o, "ok", (double)c->ok) &&
+              cJSON_AddNumberToObject(o, "failed", (double)c->failed);
+    for (size_t i = 0; ok && i < c->n_errors; i++)
+        ok = cJSON_AddNumberToObject(errors, c->errors[i].code, (double)c->errors[i].count);
+    if (ok) return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* The top-level object of f's result file, without records, printed (malloc'ed). */
+static char *rec_top(const struct rec_file *f, const char *ended_at, bool partial,
+                     const char *partial_reason) {
+    cJSON *top = cJSON_Duplicate(f->header, true);
+    cJSON *counts = rec_counts_json(&f->counts);
+    char *text = NULL;
+    bool ok = top && counts && cJSON_AddStringToObject(top, "ended_at", ended_at) &&
+              cJSON_AddBoolToObject(top, "partial", partial) &&
+              (partial_reason ? cJSON_AddStringToObject(top, "partial_reason", partial_reason)
+                              : cJSON_AddNullToObject(top, "partial_reason")) &&
+              cJSON_AddItemToObject(top, "counts", counts);
+    if (ok)
+        text = cJSON_Print(top);
+    else
+        cJSON_Delete(counts);
+    cJSON_Delete(top);
+    return text;
+}
+
+/* Copies the journal's records (every line after the header) into out as the
+ * elements of a JSON array. */
+static int rec_copy_records(FILE *journal, FILE *out) {
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    long k = 0;
+    int rc = REC_OK;
+    if (fflush(journal) != 0 || fseek(journal, 0, SEEK_SET) != 0) return REC_ERR_IO;
+    while (rc == REC_OK && (n = getline(&line, &cap, journal)) > 0) {
+        if (k++ == 0 || line[0] != '{') continue;
+        if (line[n - 1] == '\n') line[--n] = '\0';
+        if (fprintf(out, "%s%s", k > 2 ? ",\n" : "\n", line) < 0) rc = REC_ERR_IO;
+    }
+    free(line);
+    if (fseek(journal, 0, SEEK_END) != 0) rc = REC_ERR_IO;
+    return rc;
+}
+
+static int rec_finish_file(struct rec_file *f, const char *ended_at, bool partial,
+                           const char *partial_reason, struct buf *err) {
+    char *top = rec_top(f, ended_at, partial, partial_reason);
+    struct buf tmp;
+    buf_init(&tmp, BUF_NO_CAP);
+    FILE *out = NULL;
+    int rc = REC_OK;
+    char *end = top ? strrchr(top, '}') : NULL;
+    if (!end || buf_addf(&tmp, "%s.%ld.tmp", f->result_path, (long)getpid()) != BUF_OK) {
+        rc = REC_ERR_NOMEM;
+        goto done;
+    }
+    *end = '\0';
+    if (!(out = fopen(buf_str(&tmp), "w"))) {
+        rc = rec_fail(err, "cannot write %s: %s", buf_str(&tmp), strerror(errno));
+        goto done;
+    }
+    bool written = fprintf(out, "%s,\n\t\"records\": [", top) >= 0 &&
+                   rec_copy_records(f->journal, out) == REC_OK && fprintf(out, "\n\t]\n}\n") >= 0;
+    if (fclose(out) != 0) written = false;
+    out = NULL;
+    if (!written) {
+        rc = rec_fail(err, "cannot write %s: %s", buf_str(&tmp), strerror(errno));
+        goto done;
+    }
+    if (rename(buf_str(&tmp), f->result_path) != 0)
+        rc = rec_fail(err, "cannot rename %s to %s: %s", buf_str(&tmp), f->result_path,
+                      strerror(errno));
+done:
+    if (out) fclose(out);
+    if (rc && tmp.len) unlink(buf_str(&tmp));
+    buf_free(&tmp);
+    cJSON_free(top);
+    return rc;
+}
+
+int rec_finish(struct recorder *r, const char *ended_at, bool partial, const char *partial_reason,
+               struct buf *err) {
+    for (size_t i = 0; i < r->n_files; i++) {
+        int rc = rec_finish_file(&r->files[i], ended_at, partial, partial_reason, err);
+        if (rc) return rc;
+    }
+    return REC_OK;
+}
+
+void rec_iso8601(long long wall_us, char out[32]) {
+    time_t s = (time_t)(wall_us / 1000000);
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 32 - n, ".%06lldZ", wall_us % 1000000);
+}
+
+int rec_journal_path(const char *result_path, struct buf *out) {
+    size_t n = strlen(result_path);
+    if (n > 5 && strcmp(result_path + n - 5, ".json") == 0) n -= 5;
+    int rc = buf_add(out, result_path, n);
+    return rc ? rc : buf_adds(out, ".journal.jsonl");
+}

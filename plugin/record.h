@@ -1,0 +1,101 @@
+/* record: the recorder of a run. One result file per endpoint label, each with
+ * its journal (docs/result-format.md): the journal gets its header line when
+ * the file is added and one JSON line per record, flushed as the record is
+ * written, so a crash loses no completed request; rec_finish writes each result
+ * file atomically (a temporary file in the same directory, then rename) from
+ * the header, the counts and the journal's records.
+ *
+ * Pure C over cJSON and stdio; no clock (times come in the records) and no
+ * lock: the caller serialises every call (plugin/shared.c holds the lock). */
+#ifndef SM_RECORD_H
+#define SM_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+
+#define REC_FORMAT  "wrk-sagemaker-result"
+#define REC_VERSION 1
+
+enum rec_error {
+    REC_OK = 0,
+    REC_ERR_NOMEM = -1,
+    REC_ERR_IO = -2,    /* a file could not be opened, written or renamed; err says which */
+    REC_ERR_INPUT = -3, /* no such file index, or a header that is not an object */
+};
+
+/* One completed request. Strings may be NULL where the format allows null;
+ * the recorder copies what it keeps. */
+struct rec_record {
+    int thread;
+    const char *endpoint;
+    const char *variant; /* NULL: null */
+    const char *phase;
+    long batch;
+    const char *question; /* NULL: null */
+    const char *kind;     /* NULL: null */
+    long max_tokens;
+    long prompt_tokens;        /* < 0: null */
+    long completion_tokens;    /* < 0: null */
+    const char *finish_reason; /* NULL: null */
+    int status;                /* 0: no reply */
+    bool ok;
+    const char *error_code; /* NULL: "error": null */
+    const char *error_message;
+    int original_status; /* > 0: written as error.original_status */
+    long long t_start_us, t_end_us, wall_start_us;
+    const char *text;   /* NULL: omitted */
+    const char *answer; /* NULL: omitted */
+    int correct;        /* < 0: omitted; 0 or 1 */
+};
+
+/* One error code and how often it was recorded. */
+struct rec_error_count {
+    char *code;
+    long count;
+};
+
+struct rec_counts {
+    long sent, ok, failed;
+    struct rec_error_count *errors; /* n_errors entries, in order of first appearance */
+    size_t n_errors;
+    char *first_error; /* "<status> <code>: <message>" of the first failure, or NULL */
+};
+
+struct recorder;
+
+__attribute__((warn_unused_result)) int rec_new(struct recorder **out);
+/* Closes the journals and frees everything; NULL is fine. */
+void rec_free(struct recorder *r);
+
+/* Adds a result file (its directory is created when missing) and starts its
+ * journal with header (an object; copied). *index_out numbers the file. */
+__attribute__((warn_unused_result)) int rec_add_file(struct recorder *r, const char *result_path,
+                                                     const char *journal_path, const cJSON *header,
+                                                     size_t *index_out, struct buf *err);
+
+/* Gives rec the run's next seq, appends it to file's journal and counts it. */
+__attribute__((warn_unused_result)) int rec_write(struct recorder *r, size_t file,
+                                                  const struct rec_record *rec, struct buf *err);
+
+/* The counts of file so far (owned by r); NULL for a bad index. */
+const struct rec_counts *rec_counts(const struct recorder *r, size_t file);
+size_t rec_n_files(const struct recorder *r);
+
+/* Writes every result file: the header plus ended_at, partial, partial_reason
+ * (NULL: null), counts and records. Stops at the first failure. */
+__attribute__((warn_unused_result)) int rec_finish(struct recorder *r, const char *ended_at,
+                                                   bool partial, const char *partial_reason,
+                                                   struct buf *err);
+
+/* "2026-11-30T10:28:46.123456Z" for wall_us microseconds since the epoch. */
+void rec_iso8601(long long wall_us, char out[32]);
+
+/* The journal path for a result path: ".json" replaced by ".journal.jsonl", or
+ * ".journal.jsonl" appended. Appends to out. */
+__attribute__((warn_unused_result)) int rec_journal_path(const char *result_path, struct buf *out);
+
+#endif

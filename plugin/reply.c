@@ -1,0 +1,172 @@
+#include "reply.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "awserr.h"
+
+void reply_init(struct reply *r) {
+    *r = (struct reply){.prompt_tokens = -1, .completion_tokens = -1};
+}
+
+void reply_clear(struct reply *r) {
+    free(r->text);
+    free(r->finish_reason);
+    free(r->error_code);
+    free(r->error_message);
+    reply_init(r);
+}
+
+static char *reply_dup(const char *s, size_t n) {
+    char *d = malloc(n + 1);
+    if (!d) return NULL;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+/* A copy of s on one line: control characters become spaces, surrounding spaces go,
+ * and at most REPLY_MESSAGE_MAX bytes stay, cut before a UTF-8 continuation byte. */
+static char *reply_line(const char *s, size_t n) {
+    while (n && (unsigned char)*s <= ' ') s++, n--;
+    while (n && (unsigned char)s[n - 1] <= ' ') n--;
+    if (n > REPLY_MESSAGE_MAX) {
+        n = REPLY_MESSAGE_MAX;
+        while (n && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+    }
+    char *d = reply_dup(s, n);
+    if (!d) return NULL;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)d[i] < ' ' || d[i] == 0x7f) d[i] = ' ';
+    return d;
+}
+
+static const char *reply_string(const cJSON *obj, const char *name) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static long reply_count(const cJSON *obj, const char *name) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (long)v->valuedouble : -1;
+}
+
+/* Sets a malloc'ed copy of s (or NULL) into *dst; false when out of memory. */
+static bool reply_set(char **dst, const char *s) {
+    if (!s) return true;
+    *dst = reply_dup(s, strlen(s));
+    return *dst != NULL;
+}
+
+static bool reply_set_error(struct reply *r, const char *code, const char *msg) {
+    r->error_code = reply_dup(code, strlen(code));
+    r->error_message = reply_line(msg, strlen(msg));
+    return r->error_code && r->error_message;
+}
+
+/* vLLM: choices[0].message.content (null for a reply that is all reasoning) or .text. */
+static bool reply_vllm(const cJSON *root, struct reply *r) {
+    const cJSON *choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "choices"), 0);
+    const cJSON *usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(choice, "message");
+    const char *text = msg ? reply_string(msg, "content") : reply_string(choice, "text");
+    if (!cJSON_IsObject(choice) || (!msg && !text))
+        return reply_set_error(r, "parse", "reply has no choices[0].message or text");
+    r->prompt_tokens = reply_count(usage, "prompt_tokens");
+    r->completion_tokens = reply_count(usage, "completion_tokens");
+    return reply_set(&r->text, text ? text : "") &&
+           reply_set(&r->finish_reason, reply_string(choice, "finish_reason"));
+}
+
+/* TGI (a one-element array) and DJL LMI (the object itself). */
+static bool reply_generated(const cJSON *obj, struct reply *r) {
+    const cJSON *details = cJSON_GetObjectItemCaseSensitive(obj, "details");
+    r->completion_tokens = reply_count(details, "generated_tokens");
+    return reply_set(&r->text, reply_string(obj, "generated_text")) &&
+           reply_set(&r->finish_reason, reply_string(details, "finish_reason"));
+}
+
+static bool reply_success(const char *body, size_t len, struct reply *r) {
+    cJSON *root = cJSON_ParseWithLength(body, len);
+    const cJSON *first = cJSON_IsArray(root) ? cJSON_GetArrayItem(root, 0) : root;
+    bool ok;
+    if (!root)
+        ok = reply_set_error(r, "parse", "reply is not JSON");
+    else if (cJSON_GetObjectItemCaseSensitive(root, "choices"))
+        ok = reply_vllm(root, r);
+    else if (reply_string(first, "generated_text"))
+        ok = reply_generated(first, r);
+    else
+        ok = reply_set_error(r, "parse", "reply has neither choices nor generated_text");
+    cJSON_Delete(root);
+    return ok;
+}
+
+/* The containers' own error bodies, which name no code AWS-style: vLLM's
+ * {"error":{"message":M,"type":T}} and its older flat {"object":"error",
+ * "message":M,"type":T}; TGI's {"error":M,"error_type":T}. */
+static const char *reply_container_error(const cJSON *root, bool want_message) {
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(root, "error");
+    if (cJSON_IsString(error))
+        return want_message ? error->valuestring : reply_string(root, "error_type");
+    const char *field = want_message ? "message" : "type";
+    const char *v = reply_string(error, field);
+    return v ? v : reply_string(root, field);
+}
+
+/* "container answered S: M" for a 424 that carries the container's own reply. */
+static void reply_original(const cJSON *root, struct reply *r) {
+    const char *orig = reply_string(root, "OriginalMessage");
+    r->original_status = (int)reply_count(root, "OriginalStatusCode");
+    cJSON *inner = orig ? cJSON_Parse(orig) : NULL;
+    const char *m = inner ? reply_container_error(inner, true) : NULL;
+    if (!m) m = orig ? orig : "";
+    char head[48];
+    int n = snprintf(head, sizeof head, "container answered %d: ", r->original_status);
+    size_t mlen = strlen(m);
+    char *joined = malloc((size_t)n + mlen + 1);
+    if (joined) {
+        memcpy(joined, head, (size_t)n);
+        memcpy(joined + n, m, mlen + 1);
+        r->error_message = reply_line(joined, (size_t)n + mlen);
+    }
+    free(joined);
+    cJSON_Delete(inner);
+}
+
+static bool reply_failure(const char *error_type, const char *body, size_t len, struct reply *r) {
+    struct awserr e;
+    awserr_parse(error_type, body, len, &e);
+    cJSON *root = cJSON_ParseWithLength(body, len);
+    const char *code = e.code[0] ? e.code : reply_container_error(root, false);
+    const char *msg = e.message[0] ? e.message : reply_container_error(root, true);
+    char fallback[24];
+    if (!code) {
+        snprintf(fallback, sizeof fallback, "http_%d", r->status);
+        code = fallback;
+    }
+    r->error_code = reply_dup(code, strlen(code));
+    if (cJSON_GetObjectItemCaseSensitive(root, "OriginalStatusCode"))
+        reply_original(root, r);
+    else if (msg)
+        r->error_message = reply_line(msg, strlen(msg));
+    else if (len)
+        r->error_message = reply_line(body, len);
+    else
+        r->error_message = reply_dup("(empty body)", 12);
+    cJSON_Delete(root);
+    return r->error_code && r->error_message;
+}
+
+int reply_parse(int status, const char *error_type, const char *body, size_t len,
+                struct reply *out) {
+    out->status = status;
+    bool ok = status >= 200 && status < 300 ? reply_success(body, len, out)
+                                            : reply_failure(error_type, body, len, out);
+    if (ok) return REPLY_OK;
+    reply_clear(out);
+    return REPLY_ERR_NOMEM;
+}

@@ -1,0 +1,53 @@
+/* reply: what a SageMaker invocation answered, from its status, its
+ * x-amzn-ErrorType header and its body.
+ *
+ * Success bodies (2xx) of every container format are recognised by shape:
+ *   vLLM chat         {"choices":[{"message":{"content":T},"finish_reason":F}],
+ *                      "usage":{"prompt_tokens":P,"completion_tokens":C}}
+ *   vLLM completions  {"choices":[{"text":T,"finish_reason":F}],"usage":{...}}
+ *   TGI               [{"generated_text":T,"details":{"finish_reason":F,"generated_tokens":C}}]
+ *   DJL LMI           {"generated_text":T,"details":{...}}
+ * Errors: the code and message as signer/awserr.h reads AWS errors
+ * (x-amzn-ErrorType up to its first ':', else the body's __type or code;
+ * message/Message), else vLLM's {"error":{"message":M,"type":T}} or its older
+ * flat {"object":"error","message":M,"type":T} or TGI's {"error":M,
+ * "error_type":T}, else "http_<status>" and the
+ * body's first bytes; a 424 ModelError carrying OriginalStatusCode and
+ * OriginalMessage reports the container's own status and message.
+ *
+ * Pure C over cJSON; the caller owns the inputs, reply_clear frees the outputs. */
+#ifndef SM_REPLY_H
+#define SM_REPLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define REPLY_MESSAGE_MAX 400 /* bytes of an error message kept (cut at a UTF-8 boundary) */
+
+enum reply_error {
+    REPLY_OK = 0,
+    REPLY_ERR_NOMEM = -1,
+};
+
+struct reply {
+    int status;
+    char *text;             /* malloc'ed; NULL when the reply carried none */
+    long prompt_tokens;     /* -1: the reply did not say */
+    long completion_tokens; /* -1: the reply did not say */
+    char *finish_reason;    /* malloc'ed or NULL */
+    char *error_code;       /* malloc'ed; NULL for a usable success */
+    char *error_message;    /* malloc'ed one line; NULL for a usable success */
+    int original_status;    /* a 424 ModelError's container status, else 0 */
+};
+
+void reply_init(struct reply *r);
+/* Frees the strings; r may be parsed into again. */
+void reply_clear(struct reply *r);
+
+/* Fills out (which must be initialised or cleared) from one reply. error_type is
+ * the x-amzn-ErrorType header or NULL. A 2xx body that is not a known shape is an
+ * error with code "parse". Returns 0, or REPLY_ERR_NOMEM (out then cleared). */
+__attribute__((warn_unused_result)) int
+reply_parse(int status, const char *error_type, const char *body, size_t len, struct reply *out);
+
+#endif

@@ -1,0 +1,99 @@
+#include "rounds.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rounds {
+    int n_threads;
+    size_t n_rounds;             /* with the start barrier at 0 */
+    struct rounds_round *rounds; /* rounds[0]: the start barrier; rounds[r + 1]: the caller's r */
+    size_t cur;                  /* the round going on; n_rounds: all done */
+    long taken;                  /* items handed out in the current round */
+    long long started_us;        /* when the current round started */
+    long *thread_taken;          /* per thread, in the current round */
+    bool *arrived;               /* per thread, in the current round */
+    int n_arrived;
+    unsigned long generation;
+};
+
+int rounds_new(int n_threads, const struct rounds_round *rounds, size_t n_rounds,
+               struct rounds **out) {
+    *out = NULL;
+    if (n_threads < 1) return ROUNDS_ERR_INPUT;
+    for (size_t r = 0; r < n_rounds; r++)
+        if (rounds[r].items < 0 && rounds[r].duration_us <= 0) return ROUNDS_ERR_INPUT;
+    struct rounds *s = calloc(1, sizeof *s);
+    if (!s) return ROUNDS_ERR_NOMEM;
+    s->n_threads = n_threads;
+    s->n_rounds = n_rounds + 1;
+    s->rounds = calloc(s->n_rounds, sizeof *s->rounds);
+    s->thread_taken = calloc((size_t)n_threads, sizeof *s->thread_taken);
+    s->arrived = calloc((size_t)n_threads, sizeof *s->arrived);
+    if (!s->rounds || !s->thread_taken || !s->arrived) {
+        rounds_free(s);
+        return ROUNDS_ERR_NOMEM;
+    }
+    s->rounds[0] = (struct rounds_round){.items = 0, .per_thread = -1};
+    if (n_rounds) memcpy(s->rounds + 1, rounds, n_rounds * sizeof *rounds);
+    *out = s;
+    return 0;
+}
+
+void rounds_free(struct rounds *s) {
+    if (!s) return;
+    free(s->rounds);
+    free(s->thread_taken);
+    free(s->arrived);
+    free(s);
+}
+
+static bool rounds_can_take(const struct rounds *s, int t, long long now_us) {
+    const struct rounds_round *r = &s->rounds[s->cur];
+    if (s->arrived[t]) return false;
+    if (r->items >= 0 && s->taken >= r->items) return false;
+    if (r->per_thread >= 0 && s->thread_taken[t] >= r->per_thread) return false;
+    return r->duration_us <= 0 || now_us - s->started_us < r->duration_us;
+}
+
+static void rounds_advance(struct rounds *s, long long now_us) {
+    s->cur++;
+    s->taken = 0;
+    s->started_us = now_us;
+    s->n_arrived = 0;
+    memset(s->thread_taken, 0, (size_t)s->n_threads * sizeof *s->thread_taken);
+    memset(s->arrived, 0, (size_t)s->n_threads * sizeof *s->arrived);
+    s->generation++;
+}
+
+int rounds_next(struct rounds *s, int t, long long now_us, size_t *round_out, long *index_out) {
+    if (t < 0 || t >= s->n_threads) return ROUNDS_ERR_INPUT;
+    while (s->cur < s->n_rounds) {
+        if (rounds_can_take(s, t, now_us)) {
+            s->thread_taken[t]++;
+            *round_out = s->cur - 1;
+            *index_out = s->taken++;
+            return ROUNDS_ITEM;
+        }
+        if (!s->arrived[t]) {
+            s->arrived[t] = true;
+            s->n_arrived++;
+        }
+        if (s->n_arrived < s->n_threads) return ROUNDS_WAIT;
+        rounds_advance(s, now_us);
+    }
+    return ROUNDS_DONE;
+}
+
+unsigned long rounds_generation(const struct rounds *s) {
+    return s->generation;
+}
+
+long rounds_total(const struct rounds *s) {
+    long total = 0;
+    for (size_t r = 1; r < s->n_rounds; r++) {
+        if (s->rounds[r].items < 0) return -1;
+        total += s->rounds[r].items;
+    }
+    return total;
+}

@@ -1,0 +1,49 @@
+/* rounds: who sends what, and when, across wrk's threads (one connection each).
+ *
+ * A run is a list of rounds, each a number of items handed out to whichever
+ * thread asks next. A thread that finds nothing more for it in the current
+ * round arrives at the round's barrier; when every thread has arrived, the next
+ * round starts for all of them at once. A start barrier comes before the first
+ * round, so no thread sends before all of them are up.
+ *   queue (decode, quiz):  items = N
+ *   batch (sweep):         items = threads, per_thread = 1
+ *   steady (sweep):        items = -1, duration_us = D
+ *
+ * Pure C with the clock injected; not thread-safe (the caller holds a lock). */
+#ifndef SM_ROUNDS_H
+#define SM_ROUNDS_H
+
+#include <stddef.h>
+
+struct rounds_round {
+    long items;            /* items in the round; -1: unbounded (duration_us must be set) */
+    long per_thread;       /* most items one thread takes in the round; -1: no limit */
+    long long duration_us; /* > 0: nothing is handed out once the round is this old */
+};
+
+enum rounds_status {
+    ROUNDS_ITEM = 0, /* an item: *round_out and *index_out are set */
+    ROUNDS_WAIT = 1, /* the thread waits at the barrier until rounds_generation changes */
+    ROUNDS_DONE = 2, /* every round is over */
+    ROUNDS_ERR_NOMEM = -1,
+    ROUNDS_ERR_INPUT = -2, /* a round with neither items nor a duration, or no threads */
+};
+
+struct rounds;
+
+/* A schedule for n_threads over a copy of rounds; NULL in *out on error. */
+__attribute__((warn_unused_result)) int rounds_new(int n_threads, const struct rounds_round *rounds,
+                                                   size_t n_rounds, struct rounds **out);
+void rounds_free(struct rounds *s);
+
+/* Thread t (0-based) asks at now_us for its next item. An item's round is
+ * 0-based in the caller's list, its index 0-based within the round. */
+__attribute__((warn_unused_result)) int rounds_next(struct rounds *s, int t, long long now_us,
+                                                    size_t *round_out, long *index_out);
+
+/* Changes each time a round starts. */
+unsigned long rounds_generation(const struct rounds *s);
+/* The items of the whole run, or -1 when a round is bounded only by time. */
+long rounds_total(const struct rounds *s);
+
+#endif

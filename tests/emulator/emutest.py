@@ -1,0 +1,150 @@
+"""Helpers the emulator's Python tests share: signing with botocore (an
+independent signer, clock fixed), plain http.client requests, curl --aws-sigv4,
+sm-invoke, raw sockets, and a tiny check() that counts failures."""
+import datetime
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import urllib.parse
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import emulator  # noqa: E402
+
+from botocore.auth import SigV4Auth  # noqa: E402
+from botocore.awsrequest import AWSRequest  # noqa: E402
+from botocore.credentials import Credentials  # noqa: E402
+
+AKID = os.environ.get("AWS_ACCESS_KEY_ID", "AKIDEMULATORTEST")
+SECRET = os.environ.get("AWS_SECRET_ACCESS_KEY", "emulator-test-secret")
+FAILED = []
+
+
+def check(cond, what):
+    """Records a failed expectation (the test goes on) and returns cond."""
+    if not cond:
+        FAILED.append(what)
+        print("FAIL:", what, file=sys.stderr)
+    return cond
+
+
+def finish():
+    """Exit code of the test: 1 when any check failed."""
+    print("%d failed checks" % len(FAILED))
+    return 1 if FAILED else 0
+
+
+def amz_now(offset=0):
+    t = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset)
+    return t.strftime("%Y%m%dT%H%M%SZ")
+
+
+def signed_headers(url, path, body, akid=AKID, secret=SECRET, token=None, region="us-east-1",
+                   service="sagemaker", amz_date=None, extra=None):
+    """Headers botocore would send for POST url+path with body (bytes)."""
+    req = AWSRequest(method="POST", url=url + path, data=body)
+    req.headers["Content-Type"] = "application/json"
+    req.headers["Accept"] = "application/json"
+    for k, v in (extra or {}).items():
+        req.headers[k] = v
+    req.context["timestamp"] = amz_date or amz_now()  # add_auth() would take the clock
+    auth = SigV4Auth(Credentials(akid, secret, token), service, region)
+    auth._modify_request_before_signing(req)
+    creq = auth.canonical_request(req)
+    auth._inject_signature_to_request(req, auth.signature(auth.string_to_sign(req, creq), req))
+    return dict(req.headers.items())
+
+
+class Reply:
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body
+
+    def json(self):
+        return json.loads(self.body)
+
+    def header(self, name):
+        return self.headers.get(name.lower())
+
+
+def request(url, path, body=b"", headers=None, method="POST", timeout=30):
+    """One HTTP(S) request; returns a Reply (headers lower-cased)."""
+    u = urllib.parse.urlsplit(url)
+    if u.scheme == "https":
+        import ssl
+        conn = http.client.HTTPSConnection(u.hostname, u.port, timeout=timeout,
+                                           context=ssl._create_unverified_context())
+    else:
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        data = r.read()
+        return Reply(r.status, {k.lower(): v for k, v in r.getheaders()}, data)
+    finally:
+        conn.close()
+
+
+def invoke(url, endpoint, payload, **kw):
+    """A botocore-signed InvokeEndpoint call; payload is a dict or bytes."""
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    path = "/endpoints/%s/invocations" % endpoint
+    extra_send = kw.pop("send_headers", None)
+    headers = signed_headers(url, path, body, **kw)
+    headers.update(extra_send or {})
+    return request(url, path, body, headers)
+
+
+def curl(url, endpoint, body, user=None, region="us-east-1", service="sagemaker", extra=()):
+    """curl --aws-sigv4 (an independent signer); returns (status, headers, body, exit code)."""
+    cmd = ["curl", "-s", "-D", "-", "--max-time", "30", "-H", "Content-Type: application/json",
+           "--data-binary", "@-", url + "/endpoints/%s/invocations" % endpoint]
+    if user is not False:
+        cmd += ["--aws-sigv4", "aws:amz:%s:%s" % (region, service), "--user",
+                user or "%s:%s" % (AKID, SECRET)]
+    p = subprocess.run(cmd + list(extra), input=body if isinstance(body, bytes) else body.encode(),
+                       capture_output=True)
+    head, _, payload = p.stdout.partition(b"\r\n\r\n")
+    while head.startswith(b"HTTP/1.1 100"):  # Expect: 100-continue
+        head, _, payload = payload.partition(b"\r\n\r\n")
+    lines = head.decode(errors="replace").split("\r\n")
+    status = int(lines[0].split()[1]) if lines and lines[0].startswith("HTTP/") else 0
+    headers = {}
+    for line in lines[1:]:
+        k, _, v = line.partition(":")
+        headers[k.strip().lower()] = v.strip()
+    return status, headers, payload, p.returncode
+
+
+def sm_invoke(url, endpoint, body, *args, env=None):
+    """Runs sm-invoke; returns (exit code, stdout, stderr)."""
+    binary = os.environ.get("SM_INVOKE", "sm-invoke")
+    p = subprocess.run([binary, "--url", url, "--endpoint", endpoint, "--region", "us-east-1",
+                        "--body", "-"] + list(args), input=body.encode(), capture_output=True,
+                       env=env)
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
+def raw(url, data, read=True):
+    """Writes raw bytes on a new socket; returns what the server sent until it closed."""
+    u = urllib.parse.urlsplit(url)
+    with socket.create_connection((u.hostname, u.port), timeout=10) as s:
+        s.sendall(data)
+        out = b""
+        while read:
+            try:
+                chunk = s.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        return out
+
+
+def chat(prompt, max_tokens=64, **extra):
+    body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens,
+            "temperature": 0}
+    body.update(extra)
+    return body

@@ -1,0 +1,143 @@
+/* SigV4 verification worded like SageMaker: each refusal's type and message,
+ * at a fixed clock (2015-08-30T12:36:00Z), with requests signed by the
+ * project's signer the way a client would. */
+#include <string.h>
+
+#include "auth.h"
+#include "check.h"
+
+#define NOW    1440938160 /* 20150830T123600Z */
+#define AKID   "AKIDEXAMPLE"
+#define SECRET "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+#define TAKID  "ASIATEMP"
+#define TOKEN  "FQoGZXIvYXdzEXAMPLETOKEN"
+#define BODY   "{\"inputs\":\"hi\"}"
+#define MISMATCH                                                                                   \
+    "The request signature we calculated does not match the signature you provided. Check your "   \
+    "AWS Secret Access Key and signing method. Consult the service documentation for details."
+
+struct sign_case {
+    const char *name;
+    const char *akid, *secret, *token; /* what the client signs with */
+    const char *region, *service;
+    long skew;        /* client clock minus server clock, seconds */
+    const char *body; /* sent; the signature covers BODY */
+    bool no_auth, no_date, no_host, junk_auth;
+    const char *type; /* expected; NULL = accepted */
+    const char *message;
+};
+
+static const struct sign_case cases[] = {
+    {"accepted", AKID, SECRET, NULL, "us-east-1", "sagemaker", 0, NULL, 0, 0, 0, 0, NULL, NULL},
+    {"5 minutes old is still fine", AKID, SECRET, NULL, "us-east-1", "sagemaker", -300, NULL, 0, 0,
+     0, 0, NULL, NULL},
+    {"no authorization", AKID, SECRET, NULL, "us-east-1", "sagemaker", 0, NULL, 1, 0, 0, 0,
+     "MissingAuthenticationTokenException", "Missing Authentication Token"},
+    {"not sigv4", AKID, SECRET, NULL, "us-east-1", "sagemaker", 0, NULL, 0, 0, 0, 1,
+     "IncompleteSignatureException",
+     "Authorization header requires 'Credential' parameter. Authorization header requires "
+     "'Signature' parameter. Authorization header requires 'SignedHeaders' parameter. "
+     "Authorization=Basic dXNlcjpwdw=="},
+    {"no date", AKID, SECRET, NULL, "us-east-1", "sagemaker", 0, NULL, 0, 1, 0, 0,
+     "IncompleteSignatureException", NULL},
+    {"unknown key", "AKIDUNKNOWN", SECRET, NULL, "us-east-1", "sagemaker", 0, NULL, 0, 0, 0, 0,
+     "UnrecognizedClientException", "The security token included in the request is invalid."},
+    {"wrong secret", AKID, "wrong", NULL, "us-east-1", "sagemaker", 0, NULL, 0, 0, 0, 0,
+     "InvalidSignatureException", MISMATCH},
+    {"body changed", AKID, SECRET, NULL, "us-east-1", "sagemaker", 0, "{\"inputs\":\"ho\"}", 0, 0,
+     0, 0, "InvalidSignatureException", MISMATCH},
+    {"other region", AKID, SECRET, NULL, "us-west-2", "sagemaker", 0, NULL, 0, 0, 0, 0,
+     "InvalidSignatureException",
+     "Credential should be scoped to a valid region, not 'us-west-2'. "},
+    {"other service", AKID, SECRET, NULL, "us-east-1", "execute-api", 0, NULL, 0, 0, 0, 0,
+     "InvalidSignatureException", "Credential should be scoped to correct service: 'sagemaker'. "},
+    {"too old", AKID, SECRET, NULL, "us-east-1", "sagemaker", -360, NULL, 0, 0, 0, 0,
+     "InvalidSignatureException",
+     "Signature expired: 20150830T123000Z is now earlier than 20150830T123100Z (20150830T123600Z "
+     "- 5 min.)"},
+    {"in the future", AKID, SECRET, NULL, "us-east-1", "sagemaker", 360, NULL, 0, 0, 0, 0,
+     "InvalidSignatureException",
+     "Signature not yet current: 20150830T124200Z is still later than 20150830T124100Z "
+     "(20150830T123600Z + 5 min.)"},
+    {"host not signed", AKID, SECRET, NULL, "us-east-1", "sagemaker", 0, NULL, 0, 0, 1, 0,
+     "InvalidSignatureException",
+     "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization."},
+    {"token accepted", TAKID, SECRET, TOKEN, "us-east-1", "sagemaker", 0, NULL, 0, 0, 0, 0, NULL,
+     NULL},
+    {"token missing", TAKID, SECRET, NULL, "us-east-1", "sagemaker", 0, NULL, 0, 0, 0, 0,
+     "UnrecognizedClientException", "The security token included in the request is invalid."},
+    {"token wrong", TAKID, SECRET, "OTHERTOKEN", "us-east-1", "sagemaker", 0, NULL, 0, 0, 0, 0,
+     "UnrecognizedClientException", "The security token included in the request is invalid."},
+    {"token on a key without one", AKID, SECRET, TOKEN, "us-east-1", "sagemaker", 0, NULL, 0, 0, 0,
+     0, "UnrecognizedClientException", "The security token included in the request is invalid."},
+    {"token expired", "ASIAOLD", SECRET, TOKEN, "us-east-1", "sagemaker", 0, NULL, 0, 0, 0, 0,
+     "ExpiredTokenException", "The security token included in the request is expired"},
+};
+
+/* Signs like a client and runs the verifier at NOW. */
+static void run(struct auth *a, struct sigv4_signer *signer, const struct sign_case *c) {
+    char date[SIGV4_DATE_LEN + 1];
+    CHECK_INT(sigv4_format_date(NOW + c->skew, date), 0);
+    struct sigv4_header hs[8] = {
+        {"Accept", 6, "application/json", 16},
+        {"Content-Type", 12, "application/json", 16},
+        {"Host", 4, "runtime.sagemaker.us-east-1.amazonaws.com", 41},
+        {"X-Amz-Date", 10, date, SIGV4_DATE_LEN},
+    };
+    size_t n = 4;
+    if (c->token)
+        hs[n++] = (struct sigv4_header){"X-Amz-Security-Token", 20, c->token, strlen(c->token)};
+    const char *target = "/endpoints/my-endpoint/invocations";
+    struct sigv4_request req = {"POST", target, strlen(target), hs, n, BODY, strlen(BODY), NULL};
+    struct sigv4_credentials creds = {c->akid, c->secret, NULL};
+    struct sigv4_params p = {c->region, c->service, date, false, false};
+    struct sigv4_result r;
+    sigv4_result_init(&r);
+    CHECK_INT(sigv4_sign(signer, &req, &creds, &p, &r), 0);
+    char *host = strstr(r.authorization.data, ";host");
+    if (c->no_host && host) { /* a client that left Host out of SignedHeaders */
+        memmove(host, host + 5, strlen(host + 5) + 1);
+        r.authorization.len -= 5;
+    }
+    if (c->junk_auth) {
+        buf_reset(&r.authorization);
+        CHECK_INT(buf_adds(&r.authorization, "Basic dXNlcjpwdw=="), 0);
+    }
+    struct sigv4_header sent[10];
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(c->no_date && i == 3)) sent[m++] = hs[i];
+    if (!c->no_auth)
+        sent[m++] =
+            (struct sigv4_header){"Authorization", 13, r.authorization.data, r.authorization.len};
+    const char *body = c->body ? c->body : BODY;
+    struct auth_request ar = {"POST", target, strlen(target), sent, m, body, strlen(body)};
+    struct auth_verdict v;
+    auth_verdict_init(&v);
+    CHECK_INT(auth_verify(a, &ar, NOW, &v), 0);
+    if ((v.type == NULL) != (c->type == NULL) || (c->type && strcmp(v.type, c->type)))
+        fprintf(stderr, "case '%s': got %s: %s\n", c->name, v.type ? v.type : "accepted",
+                buf_str(&v.message));
+    CHECK((v.type == NULL) == (c->type == NULL));
+    if (c->type && v.type) CHECK_STR(v.type, c->type);
+    if (c->message) CHECK_STR(buf_str(&v.message), c->message);
+    if (c->no_date)
+        CHECK(strstr(buf_str(&v.message),
+                     "requires existence of either a 'X-Amz-Date' or a "
+                     "'Date' header. Authorization=AWS4-HMAC-SHA256 ") != NULL);
+    auth_verdict_free(&v);
+    sigv4_result_free(&r);
+}
+
+int main(void) {
+    struct auth a;
+    struct sigv4_signer *signer = sigv4_signer_new();
+    CHECK_INT(auth_init(&a, "us-east-1"), 0);
+    CHECK_INT(auth_add_key(&a, AKID, SECRET, NULL, 0), 0);
+    CHECK_INT(auth_add_key(&a, TAKID, SECRET, TOKEN, NOW + 60), 0);
+    CHECK_INT(auth_add_key(&a, "ASIAOLD", SECRET, TOKEN, NOW - 1), 0);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run(&a, signer, &cases[i]);
+    auth_free(&a);
+    sigv4_signer_free(signer);
+    return check_exit();
+}

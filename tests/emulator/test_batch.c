@@ -1,0 +1,104 @@
+/* Continuous batching over a fake clock: step times by batch size, prefill,
+ * the max_seqs queue, joining at step boundaries, and removal. */
+#include <math.h>
+
+#include "batch.h"
+#include "check.h"
+
+#define NEAR(a, b) CHECK(fabs((a) - (b)) < 1e-9)
+
+static struct model_profile profile(void) {
+    struct model_profile p;
+    struct buf err;
+    buf_init(&err, 256);
+    if (model_builtin("instant", &p)) p.n_steps = 0;
+    CHECK_INT(model_set(&p, "step_ms", "1:10,4:16", &err), 0);
+    CHECK_INT(model_set(&p, "max_seqs", "2", &err), 0);
+    CHECK_INT(model_set(&p, "prefill_s_per_token", "0.001", &err), 0);
+    buf_free(&err);
+    return p;
+}
+
+int main(void) {
+    struct model_profile p = profile();
+    static const struct {
+        unsigned b;
+        double ms;
+    } steps[] = {{1, 10}, {2, 12}, {4, 16}, {8, 24}, {0, 8}};
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+        NEAR(model_step_s(&p, steps[i].b), steps[i].ms / 1000);
+
+    struct batch b;
+    struct batch_list done = {0};
+    struct batch_seq s1 = {.prompt_tokens = 10, .want_tokens = 3};
+    batch_init(&b, &p, 1);
+    batch_add(&b, &s1);
+    CHECK(batch_busy(&b));
+    NEAR(batch_begin(&b, 0), 0.010 + 0.010); /* one step + prefill of 10 tokens */
+    batch_end(&b, &done);
+    CHECK_INT(done.n, 0);
+    NEAR(batch_begin(&b, 0.020), 0.030);
+    batch_end(&b, &done);
+    NEAR(batch_begin(&b, 0.030), 0.040);
+    batch_end(&b, &done);
+    CHECK(batch_pop(&done) == &s1);
+    CHECK_INT(s1.produced, 3);
+    CHECK(!batch_busy(&b));
+    CHECK_INT(b.generated_tokens, 3);
+    CHECK_INT(b.prompt_tokens, 10);
+
+    /* max_seqs 2: the third waits, then joins when a slot frees */
+    struct batch_seq a = {.want_tokens = 1}, c = {.want_tokens = 2}, d = {.want_tokens = 1};
+    batch_add(&b, &a);
+    batch_add(&b, &c);
+    batch_add(&b, &d);
+    NEAR(batch_begin(&b, 1), 1.012);
+    CHECK_INT(b.running.n, 2);
+    CHECK_INT(b.waiting.n, 1);
+    batch_end(&b, &done);
+    CHECK(batch_pop(&done) == &a);
+    NEAR(batch_begin(&b, 1.012), 1.024); /* c and d together */
+    batch_end(&b, &done);
+    CHECK_INT(done.n, 2);
+    CHECK(batch_pop(&done) == &c);
+    CHECK(batch_pop(&done) == &d);
+
+    /* removal: a waiting sequence never runs, a running one stops */
+    struct batch_seq e = {.want_tokens = 5}, f = {.want_tokens = 5}, g = {.want_tokens = 1};
+    batch_add(&b, &e);
+    batch_add(&b, &f);
+    batch_add(&b, &g);
+    batch_remove(&b, &g);
+    CHECK_INT(b.waiting.n, 2);
+    (void)batch_begin(&b, 2);
+    batch_remove(&b, &e);
+    batch_end(&b, &done);
+    CHECK_INT(b.running.n, 1);
+    CHECK_INT(f.produced, 1);
+    CHECK_INT(e.produced, 0);
+    batch_remove(&b, &f);
+    CHECK(!batch_busy(&b));
+
+    /* jitter stays within its bounds and is seeded */
+    struct buf err;
+    buf_init(&err, 256);
+    CHECK_INT(model_set(&p, "jitter", "0.1", &err), 0);
+    buf_free(&err);
+    struct batch j1, j2;
+    batch_init(&j1, &p, 7);
+    batch_init(&j2, &p, 7);
+    for (int i = 0; i < 100; i++) {
+        struct batch_seq x = {.want_tokens = 1}, y = {.want_tokens = 1};
+        batch_add(&j1, &x);
+        batch_add(&j2, &y);
+        double t1 = batch_begin(&j1, 0), t2 = batch_begin(&j2, 0);
+        NEAR(t1, t2);
+        CHECK(t1 >= 0.009 - 1e-12 && t1 <= 0.011 + 1e-12);
+        batch_end(&j1, &done);
+        batch_end(&j2, &done);
+        while (batch_pop(&done)) {
+        }
+    }
+    model_free(&p);
+    return check_exit();
+}

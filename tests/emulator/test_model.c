@@ -1,0 +1,112 @@
+/* Profile parameters from text and from a JSON profile file, and fault
+ * schedules (rate and every N, seeded). Arg: a scratch directory. */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "model.h"
+
+static const struct {
+    const char *key, *value;
+    int rc;
+    const char *error; /* substring */
+} sets[] = {
+    {"overhead_s", "0.25", 0, NULL},
+    {"overhead_s", "-1", -1, "bad value '-1' for overhead_s"},
+    {"overhead_s", "1s", -1, "bad value"},
+    {"step_ms", "1:10,4:16,16:20", 0, NULL},
+    {"step_ms", "4:10,1:16", -1, "bad value"},
+    {"step_ms", "1:10,", 0, NULL},
+    {"step_ms", "1-10", -1, "bad value"},
+    {"max_seqs", "0", -1, "bad value"},
+    {"max_seqs", "64", 0, NULL},
+    {"jitter", "0.6", -1, "bad value"},
+    {"format", "tgi", 0, NULL},
+    {"format", "openai", -1, "body format: vllm"},
+    {"quantization", "compressed-tensors", 0, NULL},
+    {"model_id", "x", 0, NULL},
+    {"answer.add:1:2:3", "7", 0, NULL},
+    {"fault.throttle", "0.5", 0, NULL},
+    {"fault.drop", "every:3", 0, NULL},
+    {"fault.drop", "every:0", -1, "'every:0' is not a fault rate"},
+    {"fault.slow", "2", -1, "is not a fault rate"},
+    {"fault.meteor", "0.1", -1, "unknown fault 'meteor'"},
+    {"speed", "1", -1, "unknown profile parameter 'speed'"},
+};
+
+int main(int argc, char **argv) {
+    struct model_profile p;
+    struct buf err;
+    buf_init(&err, 1024);
+    CHECK_INT(model_builtin("gpt-9", &p), -1);
+    CHECK_INT(model_builtin("bf16-l4", &p), 0);
+    CHECK(!model_is_instant(&p));
+    CHECK_STR(model_answer(&p, "add:876:608:558"), "1026");
+    CHECK(model_answer(&p, "add:257:388:290") == NULL);
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
+        buf_reset(&err);
+        int rc = model_set(&p, sets[i].key, sets[i].value, &err);
+        if (rc != sets[i].rc)
+            fprintf(stderr, "%s=%s: %s\n", sets[i].key, sets[i].value, buf_str(&err));
+        CHECK_INT(rc, sets[i].rc);
+        if (sets[i].error) CHECK(strstr(buf_str(&err), sets[i].error) != NULL);
+    }
+    CHECK_INT(p.n_steps, 1); /* the last valid step_ms was "1:10," */
+    CHECK_STR(model_answer(&p, "add:1:2:3"), "7");
+    CHECK_INT(p.faults[FAULT_DROP].every, 3);
+    CHECK(p.faults[FAULT_THROTTLE].rate == 0.5);
+    model_free(&p);
+
+    /* every:N fires on N, 2N, ...; rates are seeded and near their value */
+    struct fault_spec specs[FAULT_KINDS] = {0};
+    specs[FAULT_TRUNCATE].every = 4;
+    specs[FAULT_THROTTLE].rate = 0.25;
+    struct fault_state st = {.rng = 99}, again = {.rng = 99};
+    int throttles = 0;
+    for (int i = 1; i <= 4000; i++) {
+        int k = fault_pick(specs, &st);
+        CHECK_INT(k, fault_pick(specs, &again));
+        if (i % 4 == 0 && k != FAULT_THROTTLE) CHECK_INT(k, FAULT_TRUNCATE);
+        if (i % 4 != 0 && k != FAULT_THROTTLE) CHECK_INT(k, FAULT_NONE);
+        throttles += k == FAULT_THROTTLE;
+    }
+    CHECK(throttles > 900 && throttles < 1100);
+
+    /* a profile file: a derived profile and its errors */
+    if (argc != 2) return 2;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/profiles.json", argv[1]);
+    FILE *f = fopen(path, "w");
+    fputs("{\"profiles\": {\"fast\": {\"base\": \"qat-l4\", \"overhead_s\": 0.1, "
+          "\"step_ms\": [[1, 5], [8, 6]], \"format\": \"lmi\", \"answers\": {\"cap:Brazil\": "
+          "\"Rio\"}, \"faults\": {\"throttle\": \"every:2\"}}, \"plain\": {}}}",
+          f);
+    fclose(f);
+    struct model_library lib = {0};
+    buf_reset(&err);
+    CHECK_INT(model_library_load(&lib, path, &err), 0);
+    CHECK_INT(model_find(&lib, "fast", &p), 0);
+    CHECK(p.overhead_s == 0.1 && p.n_steps == 2 && p.steps[1].batch == 8 && p.format == MODEL_LMI);
+    CHECK_STR(model_answer(&p, "cap:Brazil"), "Rio");
+    CHECK_STR(model_answer(&p, "add:257:388:290"), "655"); /* kept from qat-l4 */
+    CHECK_INT(p.faults[FAULT_THROTTLE].every, 2);
+    CHECK_STR(p.quantization, "compressed-tensors");
+    model_free(&p);
+    CHECK_INT(model_find(&lib, "plain", &p), 0);
+    CHECK(model_is_instant(&p));
+    model_free(&p);
+    model_library_free(&lib);
+
+    f = fopen(path, "w");
+    fputs("{\"profiles\": {\"x\": {\"overhead_s\": \"soon\"}}}", f);
+    fclose(f);
+    buf_reset(&err);
+    CHECK_INT(model_library_load(&lib, path, &err), -1);
+    CHECK(strstr(buf_str(&err), "profile 'x': bad value 'soon' for overhead_s") != NULL);
+    model_library_free(&lib);
+    buf_reset(&err);
+    CHECK_INT(model_library_load(&lib, "/nonexistent/p.json", &err), -1);
+    CHECK(strstr(buf_str(&err), "/nonexistent/p.json: cannot read") != NULL);
+    buf_free(&err);
+    return check_exit();
+}

@@ -1,0 +1,112 @@
+"""Start, query and stop sm-emulator from Python tests (stdlib only).
+
+    import emulator
+    with emulator.Emulator(["--endpoint", "ep=instant", "--time-scale", "20"]) as emu:
+        emu.url                      # "http://127.0.0.1:41234" (first stdout line)
+        emu.stats()                  # GET /emulator/stats as a dict
+    # stopped here (SIGTERM, then wait; SIGKILL after 10 s); a non-zero exit (a crash,
+    # a sanitizer report) raises RuntimeError
+
+    url = emu.start(); emu.stop()    # the same without a with-block
+    cert, key = emulator.make_cert(tmpdir)   # a self-signed pair for 127.0.0.1 (openssl CLI)
+
+The binary is $SM_EMULATOR, else the first of build*/emulator/sm-emulator under the
+project root. --listen 127.0.0.1:0 is added unless the arguments have --listen.
+The emulator's stderr goes to this process's stderr unless stderr= is given.
+CLI: python3 emulator.py ARGS... starts one, prints its URL and waits for Ctrl-C.
+"""
+import glob
+import json
+import os
+import select
+import subprocess
+import sys
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def find_binary():
+    """The sm-emulator to run: $SM_EMULATOR or the newest build*/emulator/sm-emulator."""
+    if os.environ.get("SM_EMULATOR"):
+        return os.environ["SM_EMULATOR"]
+    found = glob.glob(os.path.join(ROOT, "build*", "emulator", "sm-emulator"))
+    if not found:
+        raise RuntimeError("sm-emulator not found: build it or set SM_EMULATOR")
+    return max(found, key=os.path.getmtime)
+
+
+class Emulator:
+    """One sm-emulator process; a context manager that stops it on exit."""
+
+    def __init__(self, args=(), binary=None, env=None, stderr=None, timeout=15):
+        self.args = list(args)
+        self.binary = binary or find_binary()
+        self.env = env
+        self.stderr = stderr
+        self.timeout = timeout
+        self.proc = None
+        self.url = None
+
+    def start(self):
+        """Starts the process and returns the URL it printed first."""
+        args = self.args if "--listen" in self.args else ["--listen", "127.0.0.1:0"] + self.args
+        self.proc = subprocess.Popen([self.binary] + args, stdout=subprocess.PIPE,
+                                     stderr=self.stderr, env=self.env)
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+        line = self.proc.stdout.readline().decode().strip() if ready else ""
+        if not line.startswith(("http://", "https://")):
+            self.stop()
+            raise RuntimeError("sm-emulator did not start (exit %s)" % self.proc.returncode)
+        self.url = line
+        return self.url
+
+    def stop(self):
+        """Stops the process (SIGTERM, then SIGKILL after 10 s); returns its exit code."""
+        if not self.proc:
+            return None
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc.stdout.close()
+        return self.proc.returncode
+
+    def stats(self):
+        """GET /emulator/stats as a dict (over TLS without checking the certificate)."""
+        import ssl
+        ctx = ssl._create_unverified_context() if self.url.startswith("https") else None
+        with urllib.request.urlopen(self.url + "/emulator/stats", timeout=10, context=ctx) as r:
+            return json.load(r)
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        code = self.stop()
+        if code != 0 and exc_type is None:
+            raise RuntimeError("sm-emulator exited with status %s" % code)
+
+
+def make_cert(directory):
+    """Writes a self-signed cert.pem/key.pem for 127.0.0.1 and localhost into directory."""
+    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj",
+                    "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                    "-keyout", key, "-out", cert], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    return cert, key
+
+
+if __name__ == "__main__":
+    with Emulator(sys.argv[1:]) as emu:
+        print(emu.url, flush=True)
+        try:
+            emu.proc.wait()
+        except KeyboardInterrupt:
+            pass

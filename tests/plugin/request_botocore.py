@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""A request signed through the Lua API (sagemaker.request():raw(), with the
+credentials the AWS chain finds in the environment, a session token among them)
+carries exactly the Authorization header botocore computes for the same request.
+Usage: request_botocore.py LUAJIT PLUGIN_DIR"""
+import os
+import subprocess
+import sys
+
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+
+LUA = r"""
+package.cpath = os.getenv("SM_PLUGIN_PATH") .. "/?.so;" .. package.cpath
+local sm = require "sagemaker"
+assert(sm.begin({ scenario = "t", threads = 1, rounds = {} }))
+local req = assert(sm.request({
+  method = "POST", target = "/endpoints/gemma-4-e2b-qat/invocations",
+  host = "runtime.sagemaker.eu-west-1.amazonaws.com", content_type = "application/json",
+  accept = "application/json", user_agent = "wrk-sagemaker/test",
+  headers = { { "X-Amzn-SageMaker-Target-Variant", "qat" },
+              { "X-Amzn-SageMaker-Custom-Attributes", "  a=b   c=d " },
+              { "X-Amzn-SageMaker-Inference-Component", "comp-1" } },
+  region = "eu-west-1", service = "sagemaker",
+  body = '{"messages":[{"role":"user","content":"Brasília?"}],"max_tokens":64}' }))
+io.write(assert(req:raw()))
+"""
+
+CREDS = {"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",
+         "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+         "AWS_SESSION_TOKEN": "FQoGZXIvYXdzEXAMPLETOKEN+/="}
+
+
+def main():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(CREDS, SM_PLUGIN_PATH=sys.argv[2], AWS_EC2_METADATA_DISABLED="true",
+               AWS_CONFIG_FILE="/nonexistent", AWS_SHARED_CREDENTIALS_FILE="/nonexistent")
+    raw = subprocess.run([sys.argv[1], "-e", LUA], env=env, capture_output=True,
+                         check=True).stdout
+    head, body = raw.split(b"\r\n\r\n", 1)
+    lines = head.decode().split("\r\n")
+    method, target, _ = lines[0].split(" ")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    failures = []
+    if int(headers["Content-Length"]) != len(body):
+        failures.append("Content-Length does not match the body")
+    if CREDS["AWS_SECRET_ACCESS_KEY"].encode() in raw:
+        failures.append("the secret key is in the request")
+    if headers.get("X-Amz-Security-Token") != CREDS["AWS_SESSION_TOKEN"]:
+        failures.append("the session token header is missing or wrong")
+    req = AWSRequest(method=method, url="https://" + headers["Host"] + target, data=body)
+    for name in ("Content-Type", "Accept", "X-Amzn-SageMaker-Target-Variant",
+                 "X-Amzn-SageMaker-Custom-Attributes", "X-Amzn-SageMaker-Inference-Component",
+                 "User-Agent"):
+        req.headers[name] = headers[name]
+    req.context["timestamp"] = headers["X-Amz-Date"]
+    creds = Credentials(CREDS["AWS_ACCESS_KEY_ID"], CREDS["AWS_SECRET_ACCESS_KEY"],
+                        CREDS["AWS_SESSION_TOKEN"])
+    auth = SigV4Auth(creds, "sagemaker", "eu-west-1")
+    auth._modify_request_before_signing(req)  # add_auth would take its own clock
+    auth._inject_signature_to_request(
+        req, auth.signature(auth.string_to_sign(req, auth.canonical_request(req)), req))
+    if req.headers["Authorization"] != headers["Authorization"]:
+        failures.append(f"Authorization differs:\n botocore {req.headers['Authorization']}\n"
+                        f" plugin   {headers['Authorization']}")
+    for f in failures:
+        print(f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+/* The body builders against the exact JSON each container takes. */
+#include <stdlib.h>
+
+#include "../check.h"
+#include "body.h"
+
+static const struct {
+    const char *name;
+    const char *format;
+    struct body_params p;
+    const char *extra; /* JSON text or NULL */
+    int rc;
+    const char *want; /* the body, or the error message */
+} cases[] = {
+    {"vllm chat, the decode request",
+     "vllm-chat",
+     {.prompt = "Write a story.",
+      .max_tokens = 512,
+      .has_temperature = true,
+      .ignore_eos = true,
+      .min_tokens = -1},
+     NULL,
+     BODY_OK,
+     "{\"messages\":[{\"role\":\"user\",\"content\":\"Write a story.\"}],\"max_tokens\":512,"
+     "\"temperature\":0,\"ignore_eos\":true}"},
+    {"vllm completions with min_tokens and seed",
+     "vllm-completions",
+     {.prompt = "Hi", .max_tokens = 16, .min_tokens = 16, .has_seed = true, .seed = 7},
+     NULL,
+     BODY_OK,
+     "{\"prompt\":\"Hi\",\"max_tokens\":16,\"min_tokens\":16,\"seed\":7}"},
+    {"nothing optional sent when absent",
+     "vllm-chat",
+     {.prompt = "x", .max_tokens = -1, .min_tokens = -1},
+     NULL,
+     BODY_OK,
+     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}"},
+    {"extra fields added and overriding",
+     "vllm-chat",
+     {.prompt = "x", .max_tokens = 8, .min_tokens = -1},
+     "{\"model\":\"m\",\"max_tokens\":9}",
+     BODY_OK,
+     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":9,\"model\":\"m\"}"},
+    {"prompt escaped as JSON",
+     "vllm-completions",
+     {.prompt = "a \"q\"\n\\ Brasília", .max_tokens = -1, .min_tokens = -1},
+     NULL,
+     BODY_OK,
+     "{\"prompt\":\"a \\\"q\\\"\\n\\\\ Brasília\"}"},
+    {"tgi greedy is do_sample false",
+     "tgi",
+     {.prompt = "x", .max_tokens = 64, .has_temperature = true, .min_tokens = -1},
+     NULL,
+     BODY_OK,
+     "{\"inputs\":\"x\",\"parameters\":{\"max_new_tokens\":64,\"do_sample\":false,\"details\":true}"
+     "}"},
+    {"tgi sampling",
+     "tgi",
+     {.prompt = "x",
+      .max_tokens = 4,
+      .has_temperature = true,
+      .temperature = 0.5,
+      .min_tokens = -1,
+      .has_seed = true,
+      .seed = 3},
+     "{\"top_p\":0.9}",
+     BODY_OK,
+     "{\"inputs\":\"x\",\"parameters\":{\"max_new_tokens\":4,\"do_sample\":true,"
+     "\"temperature\":0.5,\"seed\":3,\"details\":true,\"top_p\":0.9}}"},
+    {"lmi carries ignore_eos_token",
+     "lmi",
+     {.prompt = "x",
+      .max_tokens = 512,
+      .has_temperature = true,
+      .ignore_eos = true,
+      .min_tokens = -1},
+     NULL,
+     BODY_OK,
+     "{\"inputs\":\"x\",\"parameters\":{\"max_new_tokens\":512,\"do_sample\":false,"
+     "\"ignore_eos_token\":true,\"details\":true}}"},
+    {"tgi refuses ignore_eos",
+     "tgi",
+     {.prompt = "x", .max_tokens = 1, .ignore_eos = true, .min_tokens = -1},
+     NULL,
+     BODY_ERR_UNSUPPORTED,
+     "the tgi format has no ignore_eos"},
+    {"lmi refuses min_tokens",
+     "lmi",
+     {.prompt = "x", .max_tokens = 1, .min_tokens = 1},
+     NULL,
+     BODY_ERR_UNSUPPORTED,
+     "the lmi format has no min_tokens"},
+    {"raw is the text itself",
+     "raw",
+     {.prompt = "{\"anything\": [1]}", .max_tokens = 5, .min_tokens = -1},
+     NULL,
+     BODY_OK,
+     "{\"anything\": [1]}"},
+    {"extra must be an object",
+     "vllm-chat",
+     {.prompt = "x", .max_tokens = -1, .min_tokens = -1},
+     "[1]",
+     BODY_ERR_INPUT,
+     "the extra fields must be a JSON object"},
+};
+
+static void test_cases(void) {
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        enum body_format f;
+        struct buf out, err;
+        struct body_params p = cases[i].p;
+        buf_init(&out, BUF_NO_CAP);
+        buf_init(&err, BUF_NO_CAP);
+        CHECK_INT(body_format_parse(cases[i].format, &f), BODY_OK);
+        CHECK_STR(body_format_name(f), cases[i].format);
+        cJSON *extra = cases[i].extra ? cJSON_Parse(cases[i].extra) : NULL;
+        p.extra = extra;
+        int rc = body_build(f, &p, &out, &err);
+        if (rc != cases[i].rc) fprintf(stderr, "case: %s\n", cases[i].name);
+        CHECK_INT(rc, cases[i].rc);
+        CHECK_STR(rc ? buf_str(&err) : buf_str(&out), cases[i].want);
+        if (rc) CHECK_INT(out.len, 0);
+        cJSON_Delete(extra);
+        buf_free(&out);
+        buf_free(&err);
+    }
+}
+
+static void test_unknown_format(void) {
+    enum body_format f;
+    CHECK_INT(body_format_parse("openai", &f), BODY_ERR_INPUT);
+}
+
+int main(void) {
+    test_cases();
+    test_unknown_format();
+    return check_exit();
+}

@@ -1,0 +1,266 @@
+/* The recorder: journals, result files with every documented field, counts. */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../check.h"
+#include "record.h"
+
+static char dir[] = "/tmp/test_record_XXXXXX";
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *text = calloc(1, 1 << 20);
+    size_t n = fread(text, 1, (1 << 20) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static char *path_in(const char *name) {
+    static char paths[8][256];
+    static int k;
+    char *p = paths[k++ % 8];
+    snprintf(p, 256, "%s/%s", dir, name);
+    return p;
+}
+
+/* The fields docs/result-format.md lists for a record; text, answer and correct are optional. */
+static const char *const record_fields[] = {
+    "seq",
+    "thread",
+    "endpoint",
+    "variant",
+    "phase",
+    "batch",
+    "question",
+    "kind",
+    "max_tokens",
+    "prompt_tokens",
+    "completion_tokens",
+    "finish_reason",
+    "status",
+    "ok",
+    "error",
+    "t_start_us",
+    "t_end_us",
+    "wall_start_us",
+};
+
+static void check_record_fields(const cJSON *rec) {
+    size_t want = sizeof record_fields / sizeof record_fields[0];
+    for (size_t i = 0; i < want; i++) CHECK(cJSON_HasObjectItem(rec, record_fields[i]));
+    size_t extra = cJSON_HasObjectItem(rec, "text") + cJSON_HasObjectItem(rec, "answer") +
+                   cJSON_HasObjectItem(rec, "correct");
+    CHECK_INT(cJSON_GetArraySize(rec), want + extra);
+}
+
+static const struct rec_record ok_rec = {
+    .thread = 1,
+    .endpoint = "gemma",
+    .variant = NULL,
+    .phase = "decode",
+    .batch = 2,
+    .max_tokens = 512,
+    .prompt_tokens = 17,
+    .completion_tokens = 512,
+    .finish_reason = "length",
+    .status = 200,
+    .ok = true,
+    .t_start_us = 1000,
+    .t_end_us = 9001000,
+    .wall_start_us = 1796035639023045LL,
+    .correct = -1,
+};
+
+static void test_run(void) {
+    struct recorder *r;
+    struct buf err;
+    size_t a, b;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(rec_new(&r), REC_OK);
+    cJSON *header = cJSON_Parse("{\"format\":\"wrk-sagemaker-result\",\"version\":1,"
+                                "\"label\":\"bf16\",\"settings\":{\"lengths\":[16,512]}}");
+    CHECK_INT(rec_add_file(r, path_in("out/sub/a.json"), path_in("out/sub/a.journal.jsonl"), header,
+                           &a, &err),
+              REC_OK);
+    CHECK_INT(rec_add_file(r, path_in("b.json"), path_in("b.journal.jsonl"), header, &b, &err),
+              REC_OK);
+    CHECK_INT(a, 0);
+    CHECK_INT(b, 1);
+
+    struct rec_record quiz = ok_rec;
+    quiz.variant = "AllTraffic";
+    quiz.question = "cap-Brazil";
+    quiz.kind = "cap";
+    quiz.prompt_tokens = quiz.completion_tokens = -1;
+    quiz.finish_reason = NULL;
+    quiz.text = "Bras\xc3\xadlia \"q\"\n\x01\xff";
+    quiz.answer = "Brasília";
+    quiz.correct = 1;
+    struct rec_record throttled = ok_rec;
+    throttled.ok = false;
+    throttled.status = 429;
+    throttled.error_code = "ThrottlingException";
+    throttled.error_message = "Rate exceeded";
+    throttled.prompt_tokens = throttled.completion_tokens = -1;
+    struct rec_record model = throttled;
+    model.status = 424;
+    model.error_code = "ModelError";
+    model.error_message = "container answered 400: bad";
+    model.original_status = 400;
+
+    CHECK_INT(rec_write(r, a, &ok_rec, &err), REC_OK);
+    CHECK_INT(rec_write(r, b, &quiz, &err), REC_OK);
+    CHECK_INT(rec_write(r, a, &throttled, &err), REC_OK);
+    CHECK_INT(rec_write(r, a, &model, &err), REC_OK);
+    CHECK_INT(rec_write(r, a, &throttled, &err), REC_OK);
+    CHECK_INT(rec_write(r, 7, &ok_rec, &err), REC_ERR_INPUT);
+
+    const struct rec_counts *c = rec_counts(r, a);
+    CHECK_INT(c->sent, 4);
+    CHECK_INT(c->ok, 1);
+    CHECK_INT(c->failed, 3);
+    CHECK_INT(c->n_errors, 2);
+    CHECK_STR(c->errors[0].code, "ThrottlingException");
+    CHECK_INT(c->errors[0].count, 2);
+    CHECK_STR(c->first_error, "429 ThrottlingException: Rate exceeded");
+
+    /* The journal holds everything before the end: header, then records. */
+    char *journal = slurp(path_in("out/sub/a.journal.jsonl"));
+    CHECK(journal && strncmp(journal, "{\"format\":\"wrk-sagemaker-result\"", 32) == 0);
+    CHECK(journal && strstr(journal, "\n{\"seq\":0,\"thread\":1,\"endpoint\":\"gemma\","));
+    CHECK(journal && strstr(journal, "\"wall_start_us\":1796035639023045}\n"));
+    free(journal);
+
+    CHECK_INT(rec_finish(r, "2026-11-30T10:28:46.123456Z", true, "interrupted", &err), REC_OK);
+    char *text = slurp(path_in("out/sub/a.json"));
+    cJSON *res = text ? cJSON_Parse(text) : NULL;
+    CHECK(res != NULL);
+    CHECK_STR(cJSON_GetObjectItem(res, "label")->valuestring, "bf16");
+    CHECK_INT(
+        cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "settings"), "lengths")),
+        2);
+    CHECK_STR(cJSON_GetObjectItem(res, "ended_at")->valuestring, "2026-11-30T10:28:46.123456Z");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(res, "partial")));
+    CHECK_STR(cJSON_GetObjectItem(res, "partial_reason")->valuestring, "interrupted");
+    const cJSON *counts = cJSON_GetObjectItem(res, "counts");
+    CHECK_INT(cJSON_GetObjectItem(counts, "sent")->valueint, 4);
+    CHECK_INT(cJSON_GetObjectItem(counts, "failed")->valueint, 3);
+    CHECK_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(counts, "errors"), "ModelError")->valueint,
+              1);
+    const cJSON *records = cJSON_GetObjectItem(res, "records"), *rec;
+    CHECK_INT(cJSON_GetArraySize(records), 4);
+    int seqs[] = {0, 2, 3, 4}, k = 0;
+    cJSON_ArrayForEach(rec, records) {
+        check_record_fields(rec);
+        CHECK_INT(cJSON_GetObjectItem(rec, "seq")->valueint, seqs[k++]);
+    }
+    rec = cJSON_GetArrayItem(records, 0);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(rec, "variant")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(rec, "error")));
+    CHECK(cJSON_GetObjectItem(rec, "wall_start_us")->valuedouble == 1796035639023045.0);
+    CHECK(strstr(text, "\"wall_start_us\":1796035639023045}")); /* an integer, not 1.79e+15 */
+    rec = cJSON_GetArrayItem(records, 2);
+    const cJSON *e = cJSON_GetObjectItem(rec, "error");
+    CHECK_STR(cJSON_GetObjectItem(e, "code")->valuestring, "ModelError");
+    CHECK_INT(cJSON_GetObjectItem(e, "original_status")->valueint, 400);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(rec, "completion_tokens")));
+    cJSON_Delete(res);
+    free(text);
+
+    text = slurp(path_in("b.json"));
+    res = text ? cJSON_Parse(text) : NULL;
+    rec = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "records"), 0);
+    check_record_fields(rec);
+    CHECK_INT(cJSON_GetObjectItem(rec, "seq")->valueint, 1);
+    CHECK_STR(cJSON_GetObjectItem(rec, "text")->valuestring,
+              "Bras\xc3\xadlia \"q\"\n\x01\xef\xbf\xbd"); /* the bad byte became U+FFFD */
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(rec, "correct")));
+    CHECK_STR(cJSON_GetObjectItem(rec, "question")->valuestring, "cap-Brazil");
+    cJSON_Delete(res);
+    free(text);
+
+    /* No temporary file is left beside the result. */
+    CHECK(access(path_in("b.json.tmp"), F_OK) != 0);
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path_in("b.json"), (long)getpid());
+    CHECK(access(tmp, F_OK) != 0);
+
+    cJSON_Delete(header);
+    rec_free(r);
+    buf_free(&err);
+}
+
+static void test_complete_run(void) {
+    struct recorder *r;
+    struct buf err;
+    size_t a;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(rec_new(&r), REC_OK);
+    cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
+    CHECK_INT(rec_add_file(r, path_in("c.json"), path_in("c.journal.jsonl"), header, &a, &err),
+              REC_OK);
+    CHECK_INT(rec_finish(r, "2026-01-01T00:00:00.000000Z", false, NULL, &err), REC_OK);
+    char *text = slurp(path_in("c.json"));
+    cJSON *res = text ? cJSON_Parse(text) : NULL;
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(res, "partial")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(res, "partial_reason")));
+    CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(res, "records")), 0);
+    cJSON_Delete(res);
+    free(text);
+    cJSON_Delete(header);
+    rec_free(r);
+    buf_free(&err);
+}
+
+static void test_unwritable(void) {
+    struct recorder *r;
+    struct buf err;
+    size_t a;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(rec_new(&r), REC_OK);
+    cJSON *header = cJSON_Parse("{}");
+    char *file = path_in("plain");
+    FILE *f = fopen(file, "w");
+    if (f) fclose(f);
+    CHECK_INT(rec_add_file(r, path_in("plain/x.json"), path_in("plain/x.journal.jsonl"), header, &a,
+                           &err),
+              REC_ERR_IO);
+    CHECK(strstr(buf_str(&err), "plain") != NULL);
+    cJSON_Delete(header);
+    rec_free(r);
+    buf_free(&err);
+}
+
+static void test_helpers(void) {
+    char iso[32];
+    rec_iso8601(1796035639023045LL, iso);
+    CHECK_STR(iso, "2026-11-30T10:47:19.023045Z");
+    rec_iso8601(5, iso);
+    CHECK_STR(iso, "1970-01-01T00:00:00.000005Z");
+    const char *paths[][2] = {{"results/decode-bf16.json", "results/decode-bf16.journal.jsonl"},
+                              {"out.txt", "out.txt.journal.jsonl"},
+                              {".json", ".json.journal.jsonl"}};
+    for (size_t i = 0; i < 3; i++) {
+        struct buf b;
+        buf_init(&b, BUF_NO_CAP);
+        CHECK_INT(rec_journal_path(paths[i][0], &b), BUF_OK);
+        CHECK_STR(buf_str(&b), paths[i][1]);
+        buf_free(&b);
+    }
+}
+
+int main(void) {
+    if (!mkdtemp(dir)) return 1;
+    test_run();
+    test_complete_run();
+    test_unwritable();
+    test_helpers();
+    int rc = check_exit();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (rc == 0 && system(cmd) != 0) rc = 1;
+    return rc;
+}

@@ -1,0 +1,254 @@
+/* The state wrk's threads share: barriers between batches, the SIGINT that ends
+ * a finished run (also when it comes before wrk's handler is in place), and how
+ * a run that did not finish says why: Ctrl-C, wrk's -d, an endpoint refusing. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../check.h"
+#include "shared.h"
+
+#define THREADS 4
+#define BATCHES 3
+
+static volatile sig_atomic_t wrk_stop; /* what wrk's own handler sets */
+static void wrk_handler(int sig) {
+    (void)sig;
+    wrk_stop = 1;
+}
+
+static void install_wrk_handler(void) {
+    struct sigaction sa = {.sa_handler = wrk_handler};
+    sigfillset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+static char dir[] = "/tmp/test_shared_XXXXXX";
+static long long starts[BATCHES][THREADS], ends[BATCHES][THREADS];
+static int release_fd[2]; /* a thread "on the wire" waits for a byte here */
+static int wire_fd[2];    /* and says it is on the wire with a byte here */
+
+static struct rec_record rec_for(int t, bool ok) {
+    return (struct rec_record){.thread = t,
+                               .endpoint = "ep",
+                               .phase = "test",
+                               .max_tokens = 1,
+                               .prompt_tokens = -1,
+                               .completion_tokens = -1,
+                               .ok = ok,
+                               .status = ok ? 200 : 403,
+                               .error_code = ok ? NULL : "InvalidSignatureException",
+                               .error_message = ok ? NULL : "The request signature ...",
+                               .correct = -1};
+}
+
+static void begin(const struct rounds_round *r, size_t n, long long cap_us, int refuse_after) {
+    struct shared_config c = {.scenario = "test",
+                              .n_threads = THREADS,
+                              .cap_us = cap_us,
+                              .rounds = r,
+                              .n_rounds = n,
+                              .refuse_after = refuse_after};
+    struct buf err;
+    size_t index;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(shared_begin(&c, &err), SHARED_OK);
+    cJSON *header = cJSON_CreateObject();
+    char path[128], journal[128];
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    snprintf(journal, sizeof journal, "%s/r.journal.jsonl", dir);
+    CHECK_INT(shared_add_file(path, journal, header, &index, &err), SHARED_OK);
+    cJSON_Delete(header);
+    buf_free(&err);
+}
+
+/* A wrk thread: takes items until the run is done or stops. Odd arguments are
+ * threads whose every request fails as a bad signature does; even ones succeed,
+ * a request taking about (t + 1) ms, so the last thread of a batch is the slow one. */
+static void *worker(void *arg) {
+    int t = (int)(long)arg / 2;
+    bool fails = (long)arg % 2;
+    size_t round;
+    long index;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    while (shared_next(t, &round, &index) == SHARED_ITEM) {
+        starts[round][t] = shared_now_us();
+        struct timespec busy = {0, fails ? 0 : (t + 1) * 1000000L};
+        nanosleep(&busy, NULL); /* the request's duration, not a synchronisation */
+        ends[round][t] = shared_now_us();
+        struct rec_record rec = rec_for(t, !fails);
+        CHECK_INT(shared_record(0, &rec, false, &err), SHARED_OK);
+    }
+    buf_free(&err);
+    return NULL;
+}
+
+static void start_workers(pthread_t *th, bool fail) {
+    for (long t = 0; t < THREADS; t++) pthread_create(&th[t], NULL, worker, (void *)(2 * t + fail));
+}
+
+static void test_batches(void) {
+    struct rounds_round r[BATCHES];
+    for (int b = 0; b < BATCHES; b++) r[b] = (struct rounds_round){THREADS, 1, 0};
+    wrk_stop = 0;
+    install_wrk_handler();
+    begin(r, BATCHES, 0, 3);
+    pthread_t th[THREADS];
+    start_workers(th, false);
+    for (int t = 0; t < THREADS; t++) pthread_join(th[t], NULL);
+    CHECK(wrk_stop); /* the finished run sent SIGINT to the main thread */
+    long long worst = 0;
+    for (int b = 0; b < BATCHES; b++) {
+        long long first = starts[b][0], last = starts[b][0];
+        for (int t = 0; t < THREADS; t++) {
+            if (starts[b][t] < first) first = starts[b][t];
+            if (starts[b][t] > last) last = starts[b][t];
+            if (b > 0)
+                for (int u = 0; u < THREADS; u++) CHECK(starts[b][t] >= ends[b - 1][u]);
+        }
+        if (last - first > worst) worst = last - first;
+    }
+    printf("batch start skew: at most %lld us over %d batches of %d\n", worst, BATCHES, THREADS);
+    CHECK(worst < 20000); /* generous: the machine may be busy; typically tens of us */
+    struct shared_outcome out;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(shared_end(&out, &err), SHARED_OK);
+    CHECK(!out.partial);
+    CHECK_STR(out.reason, "");
+    CHECK_INT(shared_counts(0)->ok, BATCHES * THREADS);
+    shared_free();
+    buf_free(&err);
+}
+
+/* Thread 0 is on the wire until release_fd says; the others wait at the barrier. */
+static void *stuck_worker(void *arg) {
+    int t = (int)(long)arg;
+    size_t round;
+    long index;
+    char byte;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    while (shared_next(t, &round, &index) == SHARED_ITEM) {
+        if (t == 0 && (write(wire_fd[1], "w", 1) != 1 || read(release_fd[0], &byte, 1) != 1)) break;
+        struct rec_record rec = rec_for(t, true);
+        CHECK_INT(shared_record(0, &rec, false, &err), SHARED_OK);
+    }
+    buf_free(&err);
+    return NULL;
+}
+
+static void run_stuck(long long cap_us, bool user_interrupts, const char *want_reason) {
+    const struct rounds_round r[] = {{THREADS, 1, 0}, {THREADS, 1, 0}};
+    wrk_stop = 0;
+    install_wrk_handler();
+    begin(r, 2, cap_us, 3);
+    CHECK_INT(pipe(release_fd), 0);
+    CHECK_INT(pipe(wire_fd), 0);
+    pthread_t th[THREADS];
+    char byte;
+    for (long t = 0; t < THREADS; t++) pthread_create(&th[t], NULL, stuck_worker, (void *)t);
+    CHECK(read(wire_fd[0], &byte, 1) == 1);
+    if (user_interrupts) {
+        /* Once the waiting threads have put the chained handler in front of wrk's. */
+        while (shared_counts(0)->sent < THREADS - 1) sched_yield();
+        kill(getpid(), SIGINT);
+        CHECK(wrk_stop); /* wrk's handler still runs */
+    }
+    for (int t = 1; t < THREADS; t++) pthread_join(th[t], NULL); /* they stop waiting */
+    CHECK(write(release_fd[1], "x", 1) == 1);
+    pthread_join(th[0], NULL);
+    close(release_fd[0]);
+    close(release_fd[1]);
+    close(wire_fd[0]);
+    close(wire_fd[1]);
+    struct shared_outcome out;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(shared_end(&out, &err), SHARED_OK);
+    CHECK(out.partial);
+    CHECK_STR(out.reason, want_reason);
+    CHECK_INT(shared_counts(0)->sent, THREADS); /* the first batch, nothing more */
+    shared_free();
+    buf_free(&err);
+}
+
+static void test_refusal(void) {
+    const struct rounds_round r[] = {{1000, -1, 0}};
+    wrk_stop = 0;
+    install_wrk_handler();
+    begin(r, 1, 0, 3);
+    pthread_t th[THREADS];
+    start_workers(th, true);
+    for (int t = 0; t < THREADS; t++) pthread_join(th[t], NULL);
+    CHECK(wrk_stop);
+    CHECK(shared_counts(0)->sent < 1000); /* stopped early */
+    struct shared_outcome out;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(shared_end(&out, &err), SHARED_OK);
+    CHECK(out.partial);
+    CHECK_STR(out.reason, "refused: ep failed its first 3 requests: 403 "
+                          "InvalidSignatureException: The request signature ... \xe2\x80\x94 "
+                          "check the region and credentials");
+    shared_free();
+    buf_free(&err);
+}
+
+/* A run that is over before wrk installs its SIGINT handler still ends it. */
+static void test_early_finish(void) {
+    const struct rounds_round r[] = {{1, -1, 0}};
+    wrk_stop = 0;
+    signal(SIGINT, SIG_IGN);
+    begin(r, 1, 0, 3);
+    pthread_t th[THREADS];
+    start_workers(th, false);
+    struct timespec later = {0, 30000000L};
+    nanosleep(&later, NULL); /* wrk creating its other threads */
+    install_wrk_handler();
+    for (int t = 0; t < THREADS; t++) pthread_join(th[t], NULL);
+    CHECK(wrk_stop);
+    struct shared_outcome out;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(shared_end(&out, &err), SHARED_OK);
+    CHECK(!out.partial);
+    shared_free();
+    buf_free(&err);
+}
+
+static void test_no_credentials(void) {
+    const struct rounds_round r[] = {{1, -1, 0}};
+    struct shared_config c = {.scenario = "t", .n_threads = 1, .rounds = r, .n_rounds = 1};
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    unsetenv("AWS_ACCESS_KEY_ID");
+    CHECK_INT(shared_begin(&c, &err), SHARED_ERR_CREDS);
+    CHECK(strstr(buf_str(&err), "environment") != NULL);
+    size_t index;
+    cJSON *header = cJSON_CreateObject();
+    CHECK_INT(shared_add_file("/nonexistent/x.json", "/nonexistent/x.jsonl", header, &index, &err),
+              SHARED_ERR_STATE); /* nothing has begun */
+    cJSON_Delete(header);
+    buf_free(&err);
+}
+
+int main(void) {
+    if (!mkdtemp(dir)) return 1;
+    setenv("AWS_ACCESS_KEY_ID", "AKIDTEST", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "secret", 1);
+    setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
+    setenv("AWS_CONFIG_FILE", "/nonexistent", 1);
+    setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent", 1);
+    test_batches();
+    run_stuck(0, true, "interrupted");
+    run_stuck(100000, false, "duration cap");
+    test_refusal();
+    test_early_finish();
+    test_no_credentials();
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? check_exit() : 1;
+}
