@@ -1,5 +1,6 @@
 #include "facts.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,7 @@ bool facts_set(struct fact *f, const char *text, size_t n) {
     digits[k] = '\0';
     char *end;
     double v = strtod(digits, &end);
-    if (k == 0 || *end || v != v) return false;
+    if (k == 0 || *end || !isfinite(v)) return false;
     memcpy(f->text, text, n);
     f->text[n] = '\0';
     f->value = v;

@@ -16,6 +16,14 @@ static bool num(const cJSON *o, const char *key, double *out) {
     return true;
 }
 
+/* A count (truncated to a whole number); false when absent or out of range. */
+static bool count_of(const cJSON *o, const char *key, long *out) {
+    double v;
+    if (!num(o, key, &v) || !(fabs(v) < 1e15)) return false;
+    *out = (long)v;
+    return true;
+}
+
 static int oom(struct diag *d) {
     return diag_error(d, "out of memory");
 }
@@ -142,11 +150,11 @@ static int read_kinds(const cJSON *by_kind, struct quiz_part *q, struct diag *d)
     int n = cJSON_GetArraySize(by_kind);
     if (!(q->kinds = calloc(n > 0 ? (size_t)n : 1, sizeof *q->kinds))) return oom(d);
     const cJSON *k;
-    double c, t;
+    long c, t;
     cJSON_ArrayForEach(k, by_kind) {
-        if (!num(k, "correct", &c) || !num(k, "total", &t)) continue;
+        if (!count_of(k, "correct", &c) || !count_of(k, "total", &t)) continue;
         struct kind_score *ks = &q->kinds[q->nkinds++];
-        *ks = (struct kind_score){strdup(k->string), (long)c, (long)t};
+        *ks = (struct kind_score){strdup(k->string), c, t};
         if (!ks->kind) return oom(d);
     }
     return 0;
@@ -154,7 +162,6 @@ static int read_kinds(const cJSON *by_kind, struct quiz_part *q, struct diag *d)
 
 static int read_quality(const cJSON *ql, const struct quiz *qz, struct src *s, struct diag *d) {
     const cJSON *answers = item(ql, "answers"), *a;
-    double correct, total;
     if (!cJSON_IsObject(answers)) return 0;
     struct quiz_part *q = calloc(1, sizeof *q);
     int n = cJSON_GetArraySize(answers);
@@ -167,8 +174,8 @@ static int read_quality(const cJSON *ql, const struct quiz *qz, struct src *s, s
     cJSON_ArrayForEach(a, answers) {
         if (read_answer(a, qz, &q->items[q->n++]) < 0) return oom(d);
     }
-    q->questions = num(ql, "total", &total) ? (long)total : (long)q->n;
-    q->correct = num(ql, "correct", &correct) ? (long)correct : 0;
+    if (!count_of(ql, "total", &q->questions)) q->questions = (long)q->n;
+    if (!count_of(ql, "correct", &q->correct)) q->correct = 0;
     q->tally.sent = q->tally.ok = (long)q->n;
     if (read_kinds(item(ql, "by_kind"), q, d) < 0) return -1;
     long rescored = 0, unknown = 0;
@@ -179,7 +186,7 @@ static int read_quality(const cJSON *ql, const struct quiz *qz, struct src *s, s
     if (qz && unknown)
         diag_warn(d, "%s: %ld replies answer questions that are not in %s; they are not scored",
                   s->path, unknown, qz->path);
-    if (!unknown && rescored != q->correct)
+    if (qz && !unknown && rescored != q->correct)
         diag_warn(d, "%s: scored again with %s, %ld replies are correct, not %ld as saved", s->path,
                   qz->path, rescored, q->correct);
     return 0;

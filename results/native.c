@@ -92,7 +92,8 @@ static int decode_lengths(const struct rfile *rf, const struct src *s, struct de
                           uint32_t phase, struct diag *d) {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(s->settings, "lengths"), *v;
     cJSON_ArrayForEach(v, arr) {
-        if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble != floor(v->valuedouble))
+        if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > INT32_MAX ||
+            v->valuedouble != floor(v->valuedouble))
             return diag_error(d, "%s: settings.lengths holds a value that is not a length",
                               rf->path);
         if (p->nlengths == SRC_MAX_LENGTHS)

@@ -276,6 +276,14 @@ static int read_records(struct rctx *c) {
     return more < 0 ? syntax_error(c) : 0;
 }
 
+/* cJSON refuses one thing the scanner lets through (jstr_decode makes it
+ * U+FFFD): half of a UTF-16 surrogate pair. Reports it at the value at at. */
+static int surrogate_error(struct rctx *c, const char *at) {
+    c->s.p = at;
+    jscan_fail(&c->s, "a \\u escape is half of a UTF-16 surrogate pair");
+    return syntax_error(c);
+}
+
 /* Parses the value at the scanner into head[key] with cJSON. */
 static int read_head_member(struct rctx *c, const struct jstr *key) {
     buf_reset(&c->tmp);
@@ -284,7 +292,7 @@ static int read_head_member(struct rctx *c, const struct jstr *key) {
     const char *from = c->s.p;
     if (jscan_skip(&c->s) < 0) return syntax_error(c);
     cJSON *v = cJSON_ParseWithLength(from, (size_t)(c->s.p - from));
-    if (!v) return diag_error(c->d, "out of memory");
+    if (!v) return surrogate_error(c, from);
     cJSON_DeleteItemFromObjectCaseSensitive(c->rf->head, buf_str(&c->tmp));
     cJSON_AddItemToObject(c->rf->head, buf_str(&c->tmp), v);
     return 0;
@@ -321,7 +329,7 @@ static int read_journal_head(struct rctx *c, const char *line, size_t n) {
         return diag_error(c->d, "%s:1: the journal's first line is not a JSON object", c->rf->path);
     cJSON_Delete(c->rf->head);
     c->rf->head = cJSON_ParseWithLength(line, n);
-    return c->rf->head ? 0 : diag_error(c->d, "out of memory");
+    return c->rf->head ? 0 : surrogate_error(c, line);
 }
 
 /* One record line; a last line without its newline that does not parse is cut. */
@@ -384,8 +392,8 @@ int rfile_read(const char *path, struct rfile **out, struct diag *d) {
     c.rf = rf;
     if (rfile_map(path, &map, d) < 0) goto fail;
     rf->journal = ends_with(path, ".jsonl");
-    if ((rf->journal ? read_journal(&c, map.data, map.len) : read_document(&c, map.data, map.len)) <
-        0)
+    const char *data = map.data ? map.data : ""; /* an empty file has no mapping */
+    if ((rf->journal ? read_journal(&c, data, map.len) : read_document(&c, data, map.len)) < 0)
         goto fail;
     rfile_unmap(&map);
     buf_free(&c.tmp);

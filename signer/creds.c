@@ -191,6 +191,8 @@ static const char *creds_json_problem(const cJSON *o, const char *token_field, b
         return "\"Version\" is missing or not 1";
     if (code && strcmp(code, "Success") != 0) return "\"Code\" is not \"Success\"";
     if (!akid || !*akid) return "\"AccessKeyId\" is missing or not a string";
+    if (!creds_key_id_ok(akid))
+        return "\"AccessKeyId\" has characters other than A-Z a-z 0-9 - _ . ~";
     if (!secret || !*secret) return "\"SecretAccessKey\" is missing or not a string";
     if (bad_token) return "the session token is not a string";
     if (bad_exp || (exp && !creds_parse_time(exp, expiration)))
@@ -198,23 +200,24 @@ static const char *creds_json_problem(const cJSON *o, const char *token_field, b
     return NULL;
 }
 
-/* Fills ch->out from a JSON credentials object; what names the source in errors. */
-static int creds_from_json(struct creds_chain *ch, const struct buf *json, const char *token_field,
-                           bool versioned, const char *what) {
+int creds_parse_json(const char *json, size_t len, bool versioned, time_t now, const char *what,
+                     struct creds *out, struct buf *err) {
+    struct creds_chain ch = {.now = now, .out = out, .err = err};
+    const char *token_field = versioned ? "SessionToken" : "Token";
     time_t expiration = 0;
     const char *problem = "is not a JSON object";
-    cJSON *root = cJSON_ParseWithLength(buf_str(json), json->len);
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    const cJSON *exp = cJSON_GetObjectItemCaseSensitive(root, "Expiration");
     int rc = CREDS_ERR_INVALID;
     if (cJSON_IsObject(root))
         problem = creds_json_problem(root, token_field, versioned, &expiration);
     if (problem) {
-        rc = creds_fail(ch->err, rc, "%s: %s", what, problem);
-    } else if (expiration && expiration <= ch->now) {
-        rc = creds_fail(ch->err, rc, "%s: the credentials expired at %s", what,
-                        cJSON_GetObjectItemCaseSensitive(root, "Expiration")->valuestring);
+        rc = creds_fail(err, rc, "%s: %s", what, problem);
+    } else if (cJSON_IsString(exp) && expiration <= now) {
+        rc = creds_fail(err, rc, "%s: the credentials expired at %s", what, exp->valuestring);
     } else {
         bool unused = false;
-        rc = creds_set(ch, creds_json_string(root, "AccessKeyId", &unused),
+        rc = creds_set(&ch, creds_json_string(root, "AccessKeyId", &unused),
                        creds_json_string(root, "SecretAccessKey", &unused),
                        creds_json_string(root, token_field, &unused), expiration);
     }
@@ -340,7 +343,8 @@ static int creds_from_process(struct creds_chain *ch) {
         rc = CREDS_ERR_NOMEM;
     } else {
         creds_source(ch->out, "credential_process of profile '%s' in %s", ch->profiles.name, path);
-        rc = creds_from_json(ch, &json, "SessionToken", true, buf_str(&what));
+        rc = creds_parse_json(buf_str(&json), json.len, true, ch->now, buf_str(&what), ch->out,
+                              ch->err);
     }
     buf_free_secret(&json);
     buf_free(&what);
@@ -397,7 +401,8 @@ static int creds_from_container(struct creds_chain *ch) {
             metadata_container_fetch(buf_str(&url), token, creds_http_timeout(ch), &json, ch->err));
     if (!rc) {
         creds_source(ch->out, "container endpoint %s", buf_str(&url));
-        rc = creds_from_json(ch, &json, "Token", false, ch->out->source);
+        rc = creds_parse_json(buf_str(&json), json.len, false, ch->now, ch->out->source, ch->out,
+                              ch->err);
     }
     buf_free(&url);
     buf_free_secret(&tok);
@@ -421,7 +426,8 @@ static int creds_from_imds(struct creds_chain *ch) {
                                  creds_http_timeout(ch), &json, &why);
     if (!rc) {
         creds_source(ch->out, "instance metadata %s", base);
-        rc = creds_from_json(ch, &json, "Token", false, ch->out->source);
+        rc = creds_parse_json(buf_str(&json), json.len, false, ch->now, ch->out->source, ch->out,
+                              ch->err);
     } else if (rc == METADATA_ERR_NOMEM) {
         rc = CREDS_ERR_NOMEM;
     } else if (rc == METADATA_ERR_INPUT) {

@@ -62,6 +62,17 @@ __attribute__((warn_unused_result)) int creds_copy(struct creds *dst, const stru
 __attribute__((warn_unused_result)) int creds_resolve(const struct creds_options *o, time_t now,
                                                       struct creds *out, struct buf *err);
 
+/* Reads a credentials JSON object into out (which must be empty; its source is
+ * kept): a credential_process's output when versioned ("Version": 1,
+ * "SessionToken"), else a container endpoint's or instance metadata's reply
+ * ("Token"). Credentials that expire at or before now are an error; err then
+ * holds one line starting with what, never a secret. Clear out with creds_clear
+ * either way. */
+__attribute__((warn_unused_result)) int creds_parse_json(const char *json, size_t len,
+                                                         bool versioned, time_t now,
+                                                         const char *what, struct creds *out,
+                                                         struct buf *err);
+
 /* A thread-safe cache over the chain: returns a copy of the current credentials,
  * refreshing them 5 minutes before they expire. One thread refreshes at a time;
  * the others meanwhile get the old credentials while those are valid, else wait

@@ -1,0 +1,32 @@
+/* Fuzzes the quiz file reader: the input is a quiz file; every question read
+ * is found again by its id and scored against a few short replies. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quiz.h"
+#include "tmpdir.h"
+
+static const char *const fuzz_replies[] = {"1512", "The answer is -275.", "canberra", "Straße 42",
+                                           ""};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    const char *path = tmpdir_write("quiz.json", data, size);
+    struct quiz *qz;
+    struct diag d;
+    diag_init(&d);
+    if (quiz_read(path, &qz, &d) < 0) {
+        if (strncmp(d.error, path, strlen(path)) != 0) abort();
+        diag_free(&d);
+        return 0;
+    }
+    for (size_t i = 0; i < qz->n; i++) {
+        const struct quiz_question *q = quiz_find(qz, qz->q[i].id);
+        if (!q || strcmp(q->id, qz->q[i].id) != 0 || !q->answer || !q->re) abort();
+        for (size_t r = 0; r < sizeof fuzz_replies / sizeof *fuzz_replies; r++)
+            if (quiz_score(&qz->q[i], fuzz_replies[r]) > 1) abort();
+    }
+    quiz_free(qz);
+    diag_free(&d);
+    return 0;
+}
