@@ -5,6 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Messages repeat strings from the input: control characters become spaces,
+ * so an error or a warning stays one line. */
+static void diag_one_line(char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = ' ';
+}
+
 void diag_init(struct diag *d) {
     d->error[0] = '\0';
     d->warnings = NULL;
@@ -23,6 +30,7 @@ int diag_error(struct diag *d, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(d->error, sizeof d->error, fmt, ap);
     va_end(ap);
+    diag_one_line(d->error);
     return -1;
 }
 
@@ -32,6 +40,7 @@ void diag_warn(struct diag *d, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    diag_one_line(msg);
     for (size_t i = 0; i < d->nwarnings; i++)
         if (strcmp(d->warnings[i], msg) == 0) return;
     char **w = realloc(d->warnings, (d->nwarnings + 1) * sizeof *w);

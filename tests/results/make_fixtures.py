@@ -294,6 +294,8 @@ def bad():
     wrongfmt = copy.deepcopy(good)
     wrongfmt["format"] = "something-else"
     write(os.path.join(d, "format.json"), wrongfmt)
+    wrongfmt["format"] = "two\nlines"
+    write(os.path.join(d, "format-newline.json"), wrongfmt)
     quiz = result(header("qat", "quiz", {"quiz": "another-quiz", "questions": 40,
                                          "max_tokens": 64}), quiz_records("qat"))
     write(os.path.join(d, "quiz-other.json"), quiz)
