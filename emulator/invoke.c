@@ -29,20 +29,50 @@ struct call {
     double stage_due, limit_due; /* real times the timers are due */
     struct buf body;             /* the container's error body, then the reply body */
     char id[SERVER_ID_LEN];
+    struct srv_origin origin;
 };
 
 /* --- replies and their counts --- */
 
+/* A request-log line for a request of origin o answered status (0: closed first). */
+static struct reqlog_entry invoke_entry(const struct srv_origin *o, const char *id, int status) {
+    return (struct reqlog_entry){.id = id,
+                                 .received = o->received,
+                                 .access_key_id = *o->access_key_id ? o->access_key_id : NULL,
+                                 .access_key_id_len = strlen(o->access_key_id),
+                                 .status = status,
+                                 .prompt_tokens = -1,
+                                 .completion_tokens = -1};
+}
+
+/* Counts the end of request e (its reply, or e->status 0: its connection closed
+ * first) for the server, ep and var (either may be NULL), and logs it. */
 static void invoke_count(struct server *s, struct srv_endpoint *ep, struct srv_variant *var,
-                         int status, bool dropped) {
+                         struct reqlog_entry *e) {
     struct stats_counts *cs[] = {&s->totals, ep ? &ep->stats : NULL, var ? &var->stats : NULL};
     for (size_t i = 0; i < 3; i++) {
         if (!cs[i]) continue;
-        if (dropped)
+        if (e->status == 0)
             cs[i]->dropped++;
         else
-            stats_reply(cs[i], status);
+            stats_reply(cs[i], e->status);
     }
+    e->endpoint = ep ? ep->name : NULL;
+    e->variant = var ? var->name : NULL;
+    reqlog_write(&s->reqlog, e);
+}
+
+/* Starts the origin of the request about to be handled (received now). */
+static void invoke_origin(struct server *s, const struct http_head *h) {
+    s->cur.received = reqlog_now();
+    s->cur.access_key_id[0] = '\0';
+    const struct sigv4_header *a = h && s->reqlog.f ? http_header(h, "authorization") : NULL;
+    struct sigv4_authorization az;
+    if (a && sigv4_parse_authorization(a->value, a->value_len, &az) == 0)
+        snprintf(
+            s->cur.access_key_id, sizeof s->cur.access_key_id, "%.*s",
+            (int)(az.access_key_id_len > SERVER_AKID_MAX ? SERVER_AKID_MAX : az.access_key_id_len),
+            az.access_key_id);
 }
 
 static void invoke_in_flight(struct srv_variant *var, struct server *s, int delta) {
@@ -51,29 +81,43 @@ static void invoke_in_flight(struct srv_variant *var, struct server *s, int delt
     var->stats.in_flight += (unsigned long)delta;
 }
 
-/* Sends a SageMaker error: {"message": ...} with x-amzn-ErrorType. */
-static void invoke_error(struct server *s, struct conn *c, struct srv_endpoint *ep,
-                         struct srv_variant *var, int status, const char *type,
-                         const char *message) {
+/* Sends a SageMaker error: {"message": ...} with x-amzn-ErrorType. log: the
+ * request's log line so far (NULL: a new one). */
+static void invoke_error_logged(struct server *s, struct conn *c, struct srv_endpoint *ep,
+                                struct srv_variant *var, int status, const char *type,
+                                const char *message, struct reqlog_entry *log) {
     struct buf body;
     char id[SERVER_ID_LEN];
     buf_init(&body, BUF_NO_CAP);
     server_request_id(s, id);
     if (smerr_message(&body, message)) buf_reset(&body);
-    invoke_count(s, ep, var, status, false);
+    struct reqlog_entry e = log ? *log : invoke_entry(&s->cur, NULL, 0);
+    e.id = id;
+    e.status = status;
+    e.error_type = type;
+    invoke_count(s, ep, var, &e);
     conn_send(c, &(struct reply){status, type, var ? var->name : NULL, NULL, id, buf_str(&body),
                                  body.len, REPLY_FULL});
     buf_free(&body);
 }
 
-void invoke_bad_request(struct server *s) {
+static void invoke_error(struct server *s, struct conn *c, struct srv_endpoint *ep,
+                         struct srv_variant *var, int status, const char *type,
+                         const char *message) {
+    invoke_error_logged(s, c, ep, var, status, type, message, NULL);
+}
+
+void invoke_bad_request(struct server *s, int status, const char *id) {
     s->totals.requests++;
     s->bad_requests++;
-    stats_reply(&s->totals, 400);
+    invoke_origin(s, NULL);
+    struct reqlog_entry e = invoke_entry(&s->cur, id, status);
+    invoke_count(s, NULL, NULL, &e);
 }
 
 void invoke_too_large(struct server *s, struct conn *c) {
     s->totals.requests++;
+    invoke_origin(s, NULL);
     invoke_error(s, c, NULL, NULL, 413, NULL, "HTTP content length exceeded 6291456 bytes.");
 }
 
@@ -125,16 +169,31 @@ static void call_free(struct call *call) {
     free(call);
 }
 
+/* The call's log line, ending with status (0: closed first). */
+static struct reqlog_entry call_entry(const struct call *call, int status) {
+    struct reqlog_entry e = invoke_entry(&call->origin, call->id, status);
+    e.fault = call->fault == FAULT_NONE ? NULL : fault_name(call->fault);
+    e.prompt = call->req.prompt.len ? buf_str(&call->req.prompt) : NULL;
+    e.prompt_len = call->req.prompt.len;
+    return e;
+}
+
 void invoke_abort(struct call *call) {
-    invoke_count(call->srv, call->var->ep, call->var, 0, true);
+    struct reqlog_entry e = call_entry(call, 0);
+    invoke_count(call->srv, call->var->ep, call->var, &e);
     call_free(call);
 }
 
 /* Sends r as the call's reply and frees the call. */
 static void call_reply(struct call *call, const struct reply *r) {
     struct conn *c = call->conn;
-    bool dropped = r->mode == REPLY_DROP;
-    invoke_count(call->srv, call->var->ep, call->var, r->status, dropped);
+    struct reqlog_entry e = call_entry(call, r->mode == REPLY_DROP ? 0 : r->status);
+    e.error_type = r->error_type;
+    if (r->mode == REPLY_FULL && r->status / 100 == 2) {
+        e.prompt_tokens = (long)call->req.prompt_tokens;
+        e.completion_tokens = (long)call->ans.tokens;
+    }
+    invoke_count(call->srv, call->var->ep, call->var, &e);
     conn_set_call(c, NULL);
     conn_send(c, r);
     call_free(call);
@@ -257,15 +316,20 @@ static void call_limit_cb(evutil_socket_t fd, short what, void *arg) {
     call_model_error(call, 0, SMERR_TIMEOUT_MESSAGE, strlen(SMERR_TIMEOUT_MESSAGE));
 }
 
+/* Parses the body as p's container would (cont_parse). */
+static int invoke_parse(const struct model_profile *p, const struct http_head *h, const char *body,
+                        size_t len, struct cont_request *req, int *status, struct buf *err_body) {
+    const struct sigv4_header *ct = http_header(h, "content-type");
+    char type[256] = "";
+    if (ct) snprintf(type, sizeof type, "%.*s", (int)ct->value_len, ct->value);
+    return cont_parse(p, ct ? type : NULL, body, len, req, status, err_body);
+}
+
 /* Parses the body as the container would and plans the answer. Returns 0 or -1. */
 static int call_prepare(struct call *call, const struct http_head *h, const char *body,
                         size_t len) {
     const struct model_profile *p = &call->var->profile;
-    const struct sigv4_header *ct = http_header(h, "content-type");
-    char type[256] = "";
-    if (ct) snprintf(type, sizeof type, "%.*s", (int)ct->value_len, ct->value);
-    int rc = cont_parse(p, ct ? type : NULL, body, len, &call->req, &call->container_status,
-                        &call->body);
+    int rc = invoke_parse(p, h, body, len, &call->req, &call->container_status, &call->body);
     if (rc == CONT_NOMEM) return -1;
     if (rc == CONT_REJECTED) return 0;
     if (call->fault == FAULT_MODEL_ERROR) {
@@ -276,6 +340,29 @@ static int call_prepare(struct call *call, const struct http_head *h, const char
     call->seq.prompt_tokens = call->req.prompt_tokens;
     call->seq.want_tokens = call->ans.tokens ? call->ans.tokens : 1;
     return 0;
+}
+
+/* Answers a request with an injected fault at once (SageMaker's front end, before the
+ * container); the log still names the prompt the container would have been asked. */
+static void invoke_refuse(struct server *s, struct conn *c, struct srv_variant *var,
+                          const struct http_head *h, const char *body, size_t len, int fault,
+                          int status, const char *type, const char *message) {
+    struct reqlog_entry e = invoke_entry(&s->cur, NULL, status);
+    struct cont_request req;
+    struct buf ignored;
+    int container_status;
+    cont_request_init(&req);
+    buf_init(&ignored, BUF_NO_CAP);
+    if (s->reqlog.f &&
+        invoke_parse(&var->profile, h, body, len, &req, &container_status, &ignored) == CONT_OK &&
+        req.prompt.len) {
+        e.prompt = buf_str(&req.prompt);
+        e.prompt_len = req.prompt.len;
+    }
+    e.fault = fault_name(fault);
+    invoke_error_logged(s, c, var->ep, var, status, type, message, &e);
+    buf_free(&ignored);
+    cont_request_free(&req);
 }
 
 static void invoke_call(struct server *s, struct conn *c, struct srv_variant *var,
@@ -295,8 +382,8 @@ static void invoke_call(struct server *s, struct conn *c, struct srv_variant *va
         var->ep->stats.faults[fault]++;
     }
     if (fault == FAULT_THROTTLE || fault == FAULT_UNAVAILABLE || fault == FAULT_INTERNAL) {
-        invoke_error(s, c, var->ep, var, at_once[fault].status, at_once[fault].type,
-                     at_once[fault].message);
+        invoke_refuse(s, c, var, h, body, len, fault, at_once[fault].status, at_once[fault].type,
+                      at_once[fault].message);
         return;
     }
     struct call *call = calloc(1, sizeof *call);
@@ -304,7 +391,7 @@ static void invoke_call(struct server *s, struct conn *c, struct srv_variant *va
         invoke_error(s, c, var->ep, var, 500, "InternalFailure", "out of memory");
         return;
     }
-    *call = (struct call){.srv = s, .conn = c, .var = var, .fault = fault};
+    *call = (struct call){.srv = s, .conn = c, .var = var, .fault = fault, .origin = s->cur};
     call->seq.owner = call;
     cont_request_init(&call->req);
     cont_answer_init(&call->ans);
@@ -412,10 +499,12 @@ void invoke_request(struct server *s, struct conn *c, const struct http_head *h,
         return;
     }
     s->totals.requests++;
+    invoke_origin(s, h);
     if (http_is(h, "GET", "/ping") || http_is(h, "POST", "/ping")) {
         char id[SERVER_ID_LEN];
         server_request_id(s, id);
-        invoke_count(s, NULL, NULL, 200, false);
+        struct reqlog_entry e = invoke_entry(&s->cur, id, 200);
+        invoke_count(s, NULL, NULL, &e);
         conn_send(c, &(struct reply){200, NULL, NULL, NULL, id, "", 0, REPLY_FULL});
         return;
     }
@@ -437,7 +526,9 @@ void invoke_request(struct server *s, struct conn *c, const struct http_head *h,
     };
     struct auth_verdict v;
     auth_verdict_init(&v);
-    if (auth_verify(&s->auth, &ar, time(NULL), &v)) {
+    /* the clock the log shows: time() may lag it by a tick, which would let a key
+     * expiring at second T sign a request logged at T.001 */
+    if (auth_verify(&s->auth, &ar, (time_t)s->cur.received, &v)) {
         invoke_error(s, c, ep, NULL, 500, "InternalFailure", "out of memory");
     } else if (v.type) {
         invoke_error(s, c, ep, NULL, 403, v.type, buf_str(&v.message));

@@ -315,6 +315,7 @@ static int main_setup(struct server *s, const struct options *o, struct model_li
     s->log_interval = o->log_interval;
     s->idle_timeout_real = o->idle_timeout;
     if (o->log_file && main_logs(s, o->log_file, err)) return -1;
+    if (o->request_log && reqlog_open(&s->reqlog, o->request_log, err)) return -1;
     if (main_auth(s, o, err)) return -1;
     char hex[SIGV4_HEX_LEN + 1]; /* warm up: the first digest loads OpenSSL's configuration */
     if (sigv4_sha256_hex("", 0, hex)) return -1;
@@ -351,6 +352,7 @@ static void main_teardown(struct server *s, struct model_library *lib) {
     if (s->sigterm_ev) event_free(s->sigterm_ev);
     if (s->base) event_base_free(s->base);
     auth_free(&s->auth);
+    reqlog_close(&s->reqlog);
     model_library_free(lib);
 }
 

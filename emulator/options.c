@@ -60,6 +60,11 @@ static const char opt_usage[] =
     "                            {endpoint} and {variant}, and must when several would share it\n"
     "  --log-interval SECONDS    model seconds between 'Avg generation throughput' lines\n"
     "                            (default 10)\n"
+    "  --request-log FILE        write (truncating FILE) one JSON line per request counted in\n"
+    "                            the stats, when its reply is sent or its connection closes\n"
+    "                            first: id, received, replied, endpoint, variant,\n"
+    "                            access_key_id, status (0: closed first), error_type, fault,\n"
+    "                            prompt, prompt_tokens, completion_tokens\n"
     "\n"
     "Paths: POST /endpoints/NAME/invocations (InvokeEndpoint), GET /ping (200),\n"
     "GET /emulator/stats (JSON counts; unsigned). See emulator/README.md.\n"
@@ -146,6 +151,7 @@ enum {
     OPT_TLS_KEY,
     OPT_LOG_FILE,
     OPT_LOG_INTERVAL,
+    OPT_REQUEST_LOG,
     OPT_PROFILE_FILE,
     OPT_CRED_FILE,
     OPT_CRED,
@@ -169,6 +175,7 @@ static const struct option opt_long[] = {
     {"tls-key", required_argument, NULL, OPT_TLS_KEY},
     {"log-file", required_argument, NULL, OPT_LOG_FILE},
     {"log-interval", required_argument, NULL, OPT_LOG_INTERVAL},
+    {"request-log", required_argument, NULL, OPT_REQUEST_LOG},
     {"profile-file", required_argument, NULL, OPT_PROFILE_FILE},
     {"credentials-file", required_argument, NULL, OPT_CRED_FILE},
     {"credential", required_argument, NULL, OPT_CRED},
@@ -208,6 +215,9 @@ static int opt_one(struct options *o, int c, const char *arg, struct buf *err) {
         return 0;
     case OPT_LOG_FILE:
         o->log_file = arg;
+        return 0;
+    case OPT_REQUEST_LOG:
+        o->request_log = arg;
         return 0;
     case OPT_PROFILE_FILE:
         o->profile_file = arg;

@@ -27,6 +27,7 @@ struct options {
     const char *account;
     const char *tls_cert, *tls_key;
     const char *log_file;
+    const char *request_log;
     const char *profile_file;
     const char *credentials_file;
     bool no_env_credentials;

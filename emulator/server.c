@@ -142,7 +142,7 @@ static void conn_refuse(struct conn *c, int status, const char *message) {
     char body[160], id[SERVER_ID_LEN];
     server_request_id(c->srv, id);
     int n = snprintf(body, sizeof body, "{\"message\":\"%s\"}", message);
-    invoke_bad_request(c->srv);
+    invoke_bad_request(c->srv, status, id);
     c->keep_alive = false;
     conn_send(c, &(struct reply){status, NULL, NULL, NULL, id, body, (size_t)n, REPLY_FULL});
 }

@@ -19,6 +19,7 @@
 #include "http.h"
 #include "model.h"
 #include "batch.h"
+#include "reqlog.h"
 #include "stats.h"
 #include "vlog.h"
 
@@ -38,6 +39,14 @@ struct srv_variant {
     struct stats_counts stats;
     struct vlog log;
     unsigned long logged_prompt, logged_gen; /* batch counters at the last metrics line */
+};
+
+#define SERVER_AKID_MAX 128
+
+/* What the request log says of a request besides its reply (reqlog.h). */
+struct srv_origin {
+    double received;                         /* wall clock, Unix seconds (authentication's too) */
+    char access_key_id[SERVER_AKID_MAX + 1]; /* from its Authorization header; "" when none */
 };
 
 struct srv_endpoint {
@@ -63,6 +72,8 @@ struct server {
     struct stats_counts totals;
     unsigned long connections, bad_requests;
     struct conn *conns; /* every open connection */
+    struct reqlog reqlog;
+    struct srv_origin cur; /* the request being handled (requests are handled one at a time) */
     struct event *log_ev, *sigint_ev, *sigterm_ev;
     char url[300];
     char date[64]; /* the Date header value, refreshed each second */
@@ -130,8 +141,8 @@ void invoke_request(struct server *s, struct conn *c, const struct http_head *h,
                     size_t len);
 /* Handles a request whose head is acceptable but whose body is too large. */
 void invoke_too_large(struct server *s, struct conn *c);
-/* Counts a malformed request (answered 400 by server.c). */
-void invoke_bad_request(struct server *s);
+/* Counts a malformed request that server.c answers status (400, 411, 431) with reply id. */
+void invoke_bad_request(struct server *s, int status, const char *id);
 /* The connection of call closed before its reply: forgets the call. */
 void invoke_abort(struct call *call);
 /* Starts the variants' timers (steps, metrics log). Returns 0 or -1. */

@@ -1,0 +1,69 @@
+#include "reqlog.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "jsonw.h"
+
+int reqlog_open(struct reqlog *l, const char *path, struct buf *err) {
+    l->f = fopen(path, "w");
+    buf_init(&l->line, BUF_NO_CAP);
+    if (l->f) return 0;
+    (void)!buf_addf(err, "--request-log %s: %s", path, strerror(errno));
+    return -1;
+}
+
+void reqlog_close(struct reqlog *l) {
+    if (l->f) fclose(l->f);
+    l->f = NULL;
+    buf_free(&l->line);
+}
+
+static int reqlog_num(struct buf *out, const char *key, long v) {
+    return v < 0 ? buf_addf(out, ",\"%s\":null", key) : buf_addf(out, ",\"%s\":%ld", key, v);
+}
+
+int reqlog_format(struct buf *out, const struct reqlog_entry *e) {
+    size_t prompt_len = e->prompt_len;
+    if (prompt_len > REQLOG_PROMPT_MAX) { /* cut at a UTF-8 character's start */
+        prompt_len = REQLOG_PROMPT_MAX;
+        while (prompt_len && ((unsigned char)e->prompt[prompt_len] & 0xc0) == 0x80) prompt_len--;
+    }
+    int rc = buf_adds(out, "{\"id\":");
+    if (!rc) rc = jsonw_cstr(out, e->id);
+    if (!rc)
+        rc = buf_addf(out, ",\"received\":%.6f,\"replied\":%.6f,\"endpoint\":", e->received,
+                      e->replied);
+    if (!rc) rc = jsonw_cstr(out, e->endpoint);
+    if (!rc) rc = buf_adds(out, ",\"variant\":");
+    if (!rc) rc = jsonw_cstr(out, e->variant);
+    if (!rc) rc = buf_adds(out, ",\"access_key_id\":");
+    if (!rc)
+        rc = e->access_key_id ? jsonw_str(out, e->access_key_id, e->access_key_id_len)
+                              : buf_adds(out, "null");
+    if (!rc) rc = buf_addf(out, ",\"status\":%d,\"error_type\":", e->status);
+    if (!rc) rc = jsonw_cstr(out, e->error_type);
+    if (!rc) rc = buf_adds(out, ",\"fault\":");
+    if (!rc) rc = jsonw_cstr(out, e->fault);
+    if (!rc) rc = buf_adds(out, ",\"prompt\":");
+    if (!rc) rc = e->prompt ? jsonw_str(out, e->prompt, prompt_len) : buf_adds(out, "null");
+    if (!rc) rc = reqlog_num(out, "prompt_tokens", e->prompt_tokens);
+    if (!rc) rc = reqlog_num(out, "completion_tokens", e->completion_tokens);
+    return rc ? rc : buf_addc(out, '}');
+}
+
+double reqlog_now(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+void reqlog_write(struct reqlog *l, struct reqlog_entry *e) {
+    if (!l->f) return;
+    e->replied = reqlog_now();
+    buf_reset(&l->line);
+    if (reqlog_format(&l->line, e) || buf_addc(&l->line, '\n')) return;
+    fwrite(l->line.data, 1, l->line.len, l->f);
+    fflush(l->f);
+}

@@ -1,0 +1,52 @@
+/* reqlog: the request log (--request-log): one JSON line per request the
+ * emulator counted, written when its reply was sent or its connection closed
+ * first, so a test can match every record a client kept to one request the
+ * emulator served (GET /emulator/stats gives only totals). Every line is flushed. */
+#ifndef EMU_REQLOG_H
+#define EMU_REQLOG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "buf.h"
+
+#define REQLOG_PROMPT_MAX 1024 /* bytes of the prompt kept; longer ones are cut */
+
+/* One request's line. Strings may be NULL (written as null). */
+struct reqlog_entry {
+    const char *id;  /* x-amzn-RequestId of the reply */
+    double received; /* wall clock, Unix seconds, when the request was complete */
+    double replied;  /* wall clock when its reply was handed to the socket (or it was dropped) */
+    const char *endpoint;      /* the endpoint its path named, when served */
+    const char *variant;       /* the variant it was routed to */
+    const char *access_key_id; /* from its Authorization header */
+    size_t access_key_id_len;
+    int status; /* the reply's status; 0: the connection closed before it was complete */
+    const char *error_type; /* x-amzn-ErrorType code */
+    const char *fault;      /* the injected fault's name */
+    const char *prompt;     /* the text the container answered */
+    size_t prompt_len;
+    long prompt_tokens, completion_tokens; /* of a complete 2xx reply; < 0: null */
+};
+
+struct reqlog {
+    FILE *f; /* NULL: no log */
+    struct buf line;
+};
+
+/* Opens (truncates) path. Returns 0, or -1 with err. */
+__attribute__((warn_unused_result)) int reqlog_open(struct reqlog *l, const char *path,
+                                                    struct buf *err);
+void reqlog_close(struct reqlog *l);
+
+/* Appends e as one JSON line (no newline) to out. Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int reqlog_format(struct buf *out,
+                                                      const struct reqlog_entry *e);
+
+/* The wall clock in Unix seconds (the log's times). */
+double reqlog_now(void);
+
+/* Writes e to the log, if one is open, with replied set to now. */
+void reqlog_write(struct reqlog *l, struct reqlog_entry *e);
+
+#endif
