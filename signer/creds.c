@@ -205,7 +205,7 @@ int creds_parse_json(const char *json, size_t len, bool versioned, time_t now, c
     struct creds_chain ch = {.now = now, .out = out, .err = err};
     const char *token_field = versioned ? "SessionToken" : "Token";
     time_t expiration = 0;
-    const char *problem = "is not a JSON object";
+    const char *problem = "the answer is not a JSON object";
     cJSON *root = cJSON_ParseWithLength(json, len);
     const cJSON *exp = cJSON_GetObjectItemCaseSensitive(root, "Expiration");
     int rc = CREDS_ERR_INVALID;
