@@ -12,7 +12,9 @@
 
 The binary is $SM_EMULATOR, else the first of build*/emulator/sm-emulator under the
 project root. --listen 127.0.0.1:0 is added unless the arguments have --listen.
-The emulator's stderr goes to this process's stderr unless stderr= is given.
+The emulator's stderr goes to this process's stderr unless stderr= is given; in that
+default case it is also searched for the secrets the emulator was given (from the
+environment and --credential): a leak makes stop() raise, in every test that uses this.
 CLI: python3 emulator.py ARGS... starts one, prints its URL and waits for Ctrl-C.
 """
 import glob
@@ -21,7 +23,10 @@ import os
 import select
 import subprocess
 import sys
+import tempfile
 import urllib.request
+
+import secretscan
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -47,12 +52,16 @@ class Emulator:
         self.timeout = timeout
         self.proc = None
         self.url = None
+        self.captured = None
 
     def start(self):
         """Starts the process and returns the URL it printed first."""
         args = self.args if "--listen" in self.args else ["--listen", "127.0.0.1:0"] + self.args
+        stderr = self.stderr
+        if stderr is None:
+            self.captured = stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([self.binary] + args, stdout=subprocess.PIPE,
-                                     stderr=self.stderr, env=self.env)
+                                     stderr=stderr, env=self.env)
         ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
         line = self.proc.stdout.readline().decode().strip() if ready else ""
         if not line.startswith(("http://", "https://")):
@@ -73,7 +82,31 @@ class Emulator:
                 self.proc.kill()
                 self.proc.wait()
         self.proc.stdout.close()
+        self._check_captured()
         return self.proc.returncode
+
+    def _secrets(self):
+        """The secret keys and tokens this emulator was given (those long enough to
+        search for: a test's short made-up key would match by chance)."""
+        env = self.env if self.env is not None else os.environ
+        found = [env.get("AWS_SECRET_ACCESS_KEY"), env.get("AWS_SESSION_TOKEN")]
+        for flag, value in zip(self.args, self.args[1:]):
+            if flag == "--credential":
+                found += value.split("@")[0].split(":")[1:3]
+        return [s for s in found if s and len(s) >= secretscan.PREFIX]
+
+    def _check_captured(self):
+        """Echoes the captured stderr and raises if it holds a secret."""
+        if not self.captured:
+            return
+        self.captured.seek(0)
+        text = self.captured.read().decode("utf-8", "replace")
+        self.captured.close()
+        self.captured = None
+        sys.stderr.write(text)
+        found = secretscan.scan(self._secrets(), [("sm-emulator stderr", text)])
+        if found:
+            raise RuntimeError("sm-emulator leaked a secret: " + secretscan.describe(found))
 
     def stats(self):
         """GET /emulator/stats as a dict (over TLS without checking the certificate)."""
