@@ -1,0 +1,35 @@
+/* suite_exec: runs one program at a time with its output in pipes, copies the
+ * output to files, hands each line to the caller, and turns Ctrl-C (SIGINT,
+ * SIGTERM, SIGHUP to sm-suite) into a SIGINT for the program, so wrk ends its
+ * run and writes its partial result files. */
+#ifndef SM_SUITE_EXEC_H
+#define SM_SUITE_EXEC_H
+
+#include <stdbool.h>
+
+#define SUITE_WUR __attribute__((warn_unused_result))
+
+/* Where a program's output goes. */
+struct suite_exec_io {
+    int out_fd; /* a copy of its standard output (-1: none) */
+    int err_fd; /* a copy of its standard error (-1: none) */
+    void (*on_line)(void *ctx, const char *line, bool is_stderr); /* each line, without '\n' */
+    void (*on_tick)(void *ctx); /* about once a second while it runs (may be NULL) */
+    void *ctx;
+};
+
+/* Installs the stop handlers and blocks those signals outside the waits. Call
+ * once, first. Returns 0, or -1 (errno). */
+SUITE_WUR int suite_exec_init(void);
+
+/* True once a stop was asked for (a signal still pending is taken now). */
+bool suite_exec_stopping(void);
+
+/* Runs argv (argv[0] searched in PATH) in a process group of its own, stdin
+ * from /dev/null, until it exits; while a stop is asked for it gets SIGINT,
+ * again every second until it ends. *status: its exit status, 128 + the
+ * signal that killed it, or 127 when it could not be started (the reason is
+ * one of its lines). Returns 0, or -1 when it could not be forked (errno). */
+SUITE_WUR int suite_exec_run(char *const argv[], const struct suite_exec_io *io, int *status);
+
+#endif

@@ -1,0 +1,47 @@
+#include "suite_progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool suite_progress_parse(const char *line, const char *scenario, long *done, long *total,
+                          long *failed) {
+    size_t n = strlen(scenario);
+    if (strncmp(line, scenario, n) != 0 || strncmp(line + n, ": ", 2) != 0) return false;
+    char *end;
+    const char *p = line + n + 2;
+    *done = strtol(p, &end, 10);
+    if (end == p || *done < 0) return false;
+    *total = -1;
+    if (*end == '/') {
+        p = end + 1;
+        *total = strtol(p, &end, 10);
+        if (end == p || *total < 0) return false;
+    }
+    if (strncmp(end, " done, ", 7) != 0) return false;
+    p = end + 7;
+    *failed = strtol(p, &end, 10);
+    return end != p && strncmp(end, " failed", 7) == 0;
+}
+
+bool suite_progress_eta(const struct suite_eta *e, double *left) {
+    double frac = e->step_frac > 0 && e->step_frac <= 1 ? e->step_frac : 0;
+    double pace = NAN; /* seconds per unit of work */
+    if (e->done_w > 0 && e->done_s > 0)
+        pace = e->done_s / e->done_w;
+    else if (frac > 0 && e->step_s >= 1 && e->step_w > 0)
+        pace = e->step_s / (e->step_w * frac);
+    if (!isfinite(pace)) return false;
+    double step_left = frac > 0 ? e->step_s * (1 - frac) / frac : pace * e->step_w - e->step_s;
+    *left = fmax(step_left, 0) + pace * e->rest_w;
+    return true;
+}
+
+void suite_progress_clock(double seconds, char *out, size_t len) {
+    long s = isfinite(seconds) && seconds > 0 ? lround(seconds) : 0;
+    if (s >= 3600)
+        snprintf(out, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    else
+        snprintf(out, len, "%ld:%02ld", s / 60, s % 60);
+}

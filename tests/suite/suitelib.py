@@ -1,0 +1,143 @@
+"""What the sm-suite tests share (stdlib only): the programs of the build under test,
+an environment with throw-away credentials, sm-emulator, and the check that no secret
+reaches any output or file.
+
+Environment (set by tests/suite/CMakeLists.txt): SM_SUITE, SM_EMULATOR, SM_COMPARE,
+SM_PLUGIN_PATH, WRK, SUITE_BUILD (the build directory), SM_SHARED_DIR, and in a
+sanitized build WRK_PRELOAD (the sanitizer runtime wrk must load for the plugin)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import emulator  # noqa: E402
+
+AKID = "AKIDSUITETEST"
+SECRET = "sUiTeSeCrEt9/K7MDENG+bPxRfiCYSUITEKEY"
+TOKEN = "IQoJb3JpZ2luX2VjSUITESESSIONTOKEN+/=="
+TIMEOUT = 240
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+_made = []  # the folders tempdir() made for the case running
+
+
+def tempdir(prefix):
+    """A new folder for the case, removed when it passes (kept when it fails)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    _made.append(path)
+    return path
+
+
+def wrk_program(tmp):
+    """wrk, or in a sanitized build a wrapper that preloads the sanitizer runtime."""
+    if not os.environ.get("WRK_PRELOAD"):
+        return os.environ["WRK"]
+    path = os.path.join(tmp, "wrk-preload")
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\nLD_PRELOAD="%s${LD_PRELOAD:+ $LD_PRELOAD}" ASAN_OPTIONS=detect_leaks=0 '
+                'exec "%s" "$@"\n' % (os.environ["WRK_PRELOAD"], os.environ["WRK"]))
+    os.chmod(path, 0o755)
+    return path
+
+
+def env(tmp, token=True, **extra):
+    """The environment of sm-suite and the emulator: the same throw-away credentials
+    (with a session token), nothing of the machine's AWS setup."""
+    e = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    e.update(AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET, AWS_EC2_METADATA_DISABLED="true",
+             AWS_CONFIG_FILE="/nonexistent", AWS_SHARED_CREDENTIALS_FILE="/nonexistent",
+             WRK=wrk_program(tmp))
+    if token:
+        e["AWS_SESSION_TOKEN"] = TOKEN
+    e.update(extra)
+    return e
+
+
+def start_emulator(args, environ):
+    emu = emulator.Emulator(list(args), binary=os.environ["SM_EMULATOR"], env=environ)
+    emu.start()
+    return emu
+
+
+def stats(emu):
+    """GET /emulator/stats (over TLS without checking the certificate)."""
+    if emu.url.startswith("https"):
+        out = subprocess.run(["curl", "-sfk", emu.url + "/emulator/stats"], check=True,
+                             capture_output=True).stdout
+        return json.loads(out)
+    return emu.stats()
+
+
+def suite(args, environ, cwd, timeout=TIMEOUT):
+    """Runs sm-suite to its end; returns the CompletedProcess (text)."""
+    return subprocess.run([os.environ["SM_SUITE"]] + list(args), env=environ, cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def texts_under(path):
+    """(name, text) of every file under path."""
+    out = []
+    for base, _, files in os.walk(path):
+        for name in files:
+            full = os.path.join(base, name)
+            with open(full, errors="replace") as f:
+                out.append((full, f.read()))
+    return out
+
+
+def check_no_secrets(sources, signatures=True):
+    """No secret key or session token (or their first 12 characters), and unless
+    signatures is False no request signature, in any (name, text) or under any
+    folder given."""
+    texts = []
+    for s in sources:
+        texts += texts_under(s) if isinstance(s, str) else [s]
+    for name, text in texts:
+        for secret, what in ((SECRET, "secret key"), (TOKEN, "session token")):
+            for form in (secret, secret.replace("/", "\\/")):
+                check(form[:12] not in text, f"the {what} is in {name}")
+        check(not signatures or "AWS4-HMAC-SHA256 Credential=" not in text,
+              f"a request signature is in {name}")
+
+
+def lines(text):
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def run_cases(cases, argv):
+    """Runs the cases named in argv ("all": every one); returns the exit status."""
+    names = list(cases) if argv == ["all"] else argv
+    if not names or any(n not in cases for n in names):
+        print(f"usage: CASE... | all   (cases: {', '.join(cases)})")
+        return 2
+    failed = 0
+    for name in names:
+        del _made[:]
+        try:
+            cases[name]()
+            print(f"ok {name}")
+            for path in _made:
+                shutil.rmtree(path, ignore_errors=True)
+        except Failure as err:
+            failed += 1
+            print(f"FAIL {name}: {err}\n(its files: {', '.join(_made)})")
+    return 1 if failed else 0
