@@ -92,7 +92,8 @@ bool ans_parse(const char *prompt, size_t len, struct ans_question *q) {
     if (ans_lit(&p, end, "the capital of ")) {
         const char *mark = memchr(p, '?', (size_t)(end - p));
         size_t n = mark ? (size_t)(mark - p) : 0;
-        if (!n || n + 4 >= sizeof q->key) return false;
+        if (!n || n + 4 >= sizeof q->key || memchr(p, '\0', n))
+            return false; /* the key must hold the whole name */
         q->kind = ANS_CAP;
         snprintf(q->key, sizeof q->key, "cap:%.*s", (int)n, p);
         return true;

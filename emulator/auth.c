@@ -1,18 +1,23 @@
 #include "auth.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include <cjson/cJSON.h>
 #include <openssl/crypto.h>
 
 #include "http.h"
+#include "readall.h"
+#include "smerr.h"
 
-#define AUTH_WINDOW_S   300
-#define AUTH_SERVICE    "sagemaker"
-#define AUTH_MAX_SIGNED 64
+#define AUTH_WINDOW_S    300
+#define AUTH_SERVICE     "sagemaker"
+#define AUTH_MAX_SIGNED  HTTP_MAX_HEADERS /* every header the server parses may be signed */
+#define AUTH_MAX_SECONDS 1e12 /* an expiry (or its distance from now) past this is bad */
 #define AUTH_BAD_SIGNATURE                                                                         \
     "The request signature we calculated does not match the signature you provided. Check your "   \
     "AWS Secret Access Key and signing method. Consult the service documentation for details."
@@ -57,6 +62,120 @@ int auth_add_key(struct auth *a, const char *akid, const char *secret, const cha
     }
     a->keys[a->n_keys++] = k;
     return 0;
+}
+
+/* EXPIRY: Unix seconds, +/-SECONDS from now, or YYYY-MM-DDTHH:MM:SS[.fff]Z. */
+static int auth_expiry(const char *text, time_t now, time_t *out) {
+    char *end = NULL;
+    struct tm tm = {0};
+    if (*text == '+' || *text == '-') {
+        long d = strtol(text, &end, 10);
+        if (end == text + 1 || *end || labs(d) > AUTH_MAX_SECONDS) return -1;
+        *out = now + d;
+        return 0;
+    }
+    long long v = strtoll(text, &end, 10);
+    if (end != text && !*end) {
+        *out = (time_t)v;
+        return 0;
+    }
+    int n = 0;
+    if (sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+               &tm.tm_min, &tm.tm_sec, &n) != 6)
+        return -1;
+    const char *rest = text + n;
+    if (*rest == '.') rest += 1 + strspn(rest + 1, "0123456789");
+    if (strcmp(rest, "Z") != 0) return -1;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    *out = timegm(&tm);
+    return 0;
+}
+
+int auth_add_text(struct auth *a, const char *text, time_t now, struct buf *err) {
+    char *copy = strdup(text);
+    int rc = -1;
+    time_t expiry = 0;
+    if (!copy) return -1;
+    char *at = strchr(copy, '@');
+    if (at) *at = '\0';
+    char *secret = strchr(copy, ':');
+    char *token = secret ? strchr(secret + 1, ':') : NULL;
+    if (secret) *secret++ = '\0';
+    if (token) *token++ = '\0';
+    if (!secret || !*copy || !*secret || (at && auth_expiry(at + 1, now, &expiry))) {
+        (void)!buf_addf(err, "--credential: want AKID:SECRET[:TOKEN][@EXPIRY] (key '%s')",
+                        secret ? copy : "?");
+    } else if (auth_add_key(a, copy, secret, token, expiry)) {
+        (void)!buf_adds(err, "out of memory");
+    } else {
+        rc = 0;
+    }
+    OPENSSL_cleanse(copy, strlen(text));
+    free(copy);
+    if (rc) smerr_one_line(err);
+    return rc;
+}
+
+static const char *auth_json_str(const cJSON *o, const char *name) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsString(v) && *v->valuestring ? v->valuestring : NULL;
+}
+
+static void auth_wipe_json(cJSON *j) {
+    for (; j; j = j->next) {
+        if (j->valuestring) OPENSSL_cleanse(j->valuestring, strlen(j->valuestring));
+        auth_wipe_json(j->child);
+    }
+}
+
+int auth_add_file(struct auth *a, const char *path, time_t now, struct buf *err) {
+    struct buf text;
+    int rc = -1;
+    buf_init(&text, 1 << 20);
+    int rd = readall_path(path, &text);
+    cJSON *root = rd ? NULL : cJSON_ParseWithLength(text.data ? text.data : "", text.len);
+    buf_free_secret(&text);
+    const cJSON *list =
+        cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "credentials");
+    if (rd) {
+        (void)!buf_addf(err, "--credentials-file %s: cannot read: %s", path,
+                        smerr_read_why(rd, "larger than 1 MiB"));
+        goto done;
+    }
+    if (!cJSON_IsArray(list)) {
+        (void)!buf_addf(err, "--credentials-file %s: not a JSON list of credentials", path);
+        goto done;
+    }
+    const cJSON *c;
+    int i = 0;
+    cJSON_ArrayForEach(c, list) {
+        const char *akid = auth_json_str(c, "access_key_id");
+        const char *secret = auth_json_str(c, "secret_access_key");
+        const cJSON *exp = cJSON_GetObjectItemCaseSensitive(c, "expiration");
+        bool in_range = cJSON_IsNumber(exp) && fabs(exp->valuedouble) <= AUTH_MAX_SECONDS;
+        time_t expiry = in_range ? (time_t)exp->valuedouble : 0;
+        bool bad_exp = exp && !in_range &&
+                       !(cJSON_IsString(exp) && auth_expiry(exp->valuestring, now, &expiry) == 0);
+        if (!akid || !secret || bad_exp) {
+            (void)!buf_addf(err,
+                            "--credentials-file %s: entry %d needs access_key_id and "
+                            "secret_access_key strings%s",
+                            path, i, bad_exp ? " and a valid expiration" : "");
+            goto done;
+        }
+        if (auth_add_key(a, akid, secret, auth_json_str(c, "session_token"), expiry)) {
+            (void)!buf_adds(err, "out of memory");
+            goto done;
+        }
+        i++;
+    }
+    rc = 0;
+done:
+    auth_wipe_json(root); /* the secrets are inside the tree, wherever the file put them */
+    cJSON_Delete(root);
+    if (rc) smerr_one_line(err);
+    return rc;
 }
 
 void auth_verdict_init(struct auth_verdict *v) {

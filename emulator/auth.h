@@ -57,6 +57,19 @@ __attribute__((warn_unused_result)) int auth_add_key(struct auth *a, const char 
                                                      const char *secret, const char *token,
                                                      time_t expiration);
 
+/* Adds the key "AKID:SECRET[:TOKEN][@EXPIRY]" (--credential; EXPIRY: Unix
+ * seconds, +/-SECONDS from now, or YYYY-MM-DDTHH:MM:SS[.fff]Z). Returns 0, or
+ * -1 with one line in err that names the key id, never the secret. */
+__attribute__((warn_unused_result)) int auth_add_text(struct auth *a, const char *text, time_t now,
+                                                      struct buf *err);
+
+/* Adds the keys of a credentials file (--credentials-file): a JSON list, or
+ * {"credentials": [...]}, of {"access_key_id", "secret_access_key",
+ * "session_token", "expiration"}. Wipes the file's secrets from memory.
+ * Returns 0, or -1 with one line in err. */
+__attribute__((warn_unused_result)) int auth_add_file(struct auth *a, const char *path, time_t now,
+                                                      struct buf *err);
+
 void auth_verdict_init(struct auth_verdict *v);
 void auth_verdict_free(struct auth_verdict *v);
 

@@ -22,7 +22,7 @@ enum cont_field { FIELD_OK, FIELD_ABSENT, FIELD_BAD };
 void cont_request_init(struct cont_request *r) {
     memset(r, 0, sizeof *r);
     buf_init(&r->prompt, BUF_NO_CAP);
-    r->max_tokens = -1;
+    r->max_tokens = CONT_NOT_GIVEN;
 }
 
 void cont_request_free(struct cont_request *r) {
@@ -88,6 +88,7 @@ __attribute__((format(printf, 5, 6))) static int cont_reject(const struct model_
 
 /* --- typed fields, with pydantic's lax coercions (numeric strings, 0/1 booleans) --- */
 
+/* An integer within +-1e15 (so never CONT_NOT_GIVEN). */
 static enum cont_field cont_int(const cJSON *obj, const char *name, long *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
     if (!v || cJSON_IsNull(v)) return FIELD_ABSENT;
@@ -100,7 +101,7 @@ static enum cont_field cont_int(const cJSON *obj, const char *name, long *out) {
     if (!cJSON_IsString(v)) return FIELD_BAD;
     char *end = NULL;
     long x = strtol(v->valuestring, &end, 10);
-    if (end == v->valuestring || *end) return FIELD_BAD;
+    if (end == v->valuestring || *end || labs(x) > 1000000000000000L) return FIELD_BAD;
     *out = x;
     return FIELD_OK;
 }
@@ -200,7 +201,7 @@ static bool cont_chat(const cJSON *root, struct cont_request *r) {
         r->prompt_tokens += tok_count(text.data, text.len) + CONT_CHAT_TOKENS_PER_MESSAGE;
         if (strcmp(role->valuestring, "user") == 0) {
             buf_reset(&r->prompt);
-            ok = buf_add(&r->prompt, text.data, text.len) == 0;
+            ok = buf_add(&r->prompt, buf_str(&text), text.len) == 0;
         }
     }
     buf_free(&text);
@@ -221,7 +222,7 @@ static bool cont_completion(const cJSON *root, struct cont_request *r) {
 static int cont_check_vllm(const struct model_profile *p, struct cont_request *r,
                            double temperature, bool has_temperature, int *status, struct buf *err) {
     char repr[32];
-    if (r->max_tokens != -1 && r->max_tokens < 1)
+    if (r->max_tokens != CONT_NOT_GIVEN && r->max_tokens < 1)
         return cont_reject(p, status, err, 400, "max_tokens must be at least 1, got %ld.",
                            r->max_tokens);
     if (has_temperature && temperature < 0) {
@@ -232,7 +233,7 @@ static int cont_check_vllm(const struct model_profile *p, struct cont_request *r
         return cont_reject(p, status, err, 400,
                            "min_tokens must be greater than or equal to 0, got %ld.",
                            r->min_tokens);
-    if (r->max_tokens != -1 && r->min_tokens > r->max_tokens)
+    if (r->max_tokens != CONT_NOT_GIVEN && r->min_tokens > r->max_tokens)
         return cont_reject(p, status, err, 400,
                            "min_tokens must be less than or equal to max_tokens=%ld, got %ld.",
                            r->max_tokens, r->min_tokens);
@@ -242,7 +243,8 @@ static int cont_check_vllm(const struct model_profile *p, struct cont_request *r
                            "request has %zu input tokens. Please reduce the length of the input "
                            "messages.",
                            p->max_model_len, r->prompt_tokens);
-    if (r->max_tokens != -1 && r->prompt_tokens + (size_t)r->max_tokens > p->max_model_len)
+    if (r->max_tokens != CONT_NOT_GIVEN &&
+        r->prompt_tokens + (size_t)r->max_tokens > p->max_model_len)
         return cont_reject(p, status, err, 400,
                            "This model's maximum context length is %u tokens. However, you "
                            "requested %zu tokens (%zu in the messages, %ld in the completion). "
@@ -297,13 +299,13 @@ static int cont_parse_tgi(const struct model_profile *p, const cJSON *root, stru
                            "parameters: invalid type");
     r->prompt_tokens = tok_count(inputs->valuestring, strlen(inputs->valuestring)) + 1;
     if (buf_adds(&r->prompt, inputs->valuestring)) return CONT_NOMEM;
-    if (r->max_tokens != -1 && r->max_tokens < 1)
+    if (r->max_tokens != CONT_NOT_GIVEN && r->max_tokens < 1)
         return cont_reject(p, status, err, lmi ? 400 : 422,
                            "Input validation error: `max_new_tokens` must be strictly positive");
     if (temperature <= 0)
         return cont_reject(p, status, err, lmi ? 400 : 422,
                            "Input validation error: `temperature` must be strictly positive");
-    long want = r->max_tokens == -1 ? (long)p->default_tokens : r->max_tokens;
+    long want = r->max_tokens == CONT_NOT_GIVEN ? (long)p->default_tokens : r->max_tokens;
     if (r->prompt_tokens + (size_t)want > p->max_model_len)
         return cont_reject(p, status, err, lmi ? 400 : 422,
                            "Input validation error: `inputs` tokens + `max_new_tokens` must be <= "
@@ -380,7 +382,7 @@ static int cont_natural(const struct model_profile *p, const struct cont_request
         buf_reset(&a->text);
     }
     *is_filler = true;
-    size_t n = r->max_tokens != -1 ? (size_t)r->max_tokens : p->default_tokens;
+    size_t n = r->max_tokens != CONT_NOT_GIVEN ? (size_t)r->max_tokens : p->default_tokens;
     return tok_filler(&a->text, n, rng_hash(buf_str(&r->prompt))) ? CONT_NOMEM : CONT_OK;
 }
 
@@ -399,9 +401,9 @@ int cont_answer(const struct model_profile *p, const struct cont_request *r,
     buf_reset(&a->text);
     int rc = cont_natural(p, r, a, &is_filler);
     size_t natural = tok_count(a->text.data, a->text.len);
-    size_t limit =
-        r->max_tokens != -1 ? (size_t)r->max_tokens : p->max_model_len - r->prompt_tokens;
-    a->hit_length = is_filler && r->max_tokens != -1;
+    size_t limit = r->max_tokens != CONT_NOT_GIVEN ? (size_t)r->max_tokens
+                                                   : p->max_model_len - r->prompt_tokens;
+    a->hit_length = is_filler && r->max_tokens != CONT_NOT_GIVEN;
     if (!rc && r->ignore_eos) {
         rc = cont_pad(r, a, limit);
         a->hit_length = true;

@@ -8,6 +8,7 @@
 #ifndef EMU_CONT_H
 #define EMU_CONT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,11 +18,13 @@
 
 enum cont_kind { CONT_CHAT, CONT_COMPLETION, CONT_TGI, CONT_LMI };
 
+#define CONT_NOT_GIVEN LONG_MIN /* max_tokens of a body without one */
+
 struct cont_request {
     enum cont_kind kind;
     struct buf prompt; /* the text answered: last user message, prompt or inputs */
     size_t prompt_tokens;
-    long max_tokens; /* -1: not given */
+    long max_tokens; /* CONT_NOT_GIVEN when the body has none */
     long min_tokens;
     bool ignore_eos;
     bool details; /* TGI/LMI: "details": true */

@@ -6,14 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
 #include <event2/event.h>
 
 #include "creds.h"
 #include "options.h"
-#include "readall.h"
 #include "rng.h"
 #include "server.h"
+#include "smerr.h"
 
 static struct srv_endpoint *main_find_endpoint(struct server *s, const char *name) {
     for (size_t i = 0; i < s->n_eps; i++)
@@ -138,126 +137,12 @@ static int main_logs(struct server *s, const char *pattern, struct buf *err) {
     return 0;
 }
 
-/* EXPIRY: Unix seconds, +/-SECONDS from now, or YYYY-MM-DDTHH:MM:SS[.fff]Z. */
-static int main_expiry(const char *text, time_t now, time_t *out) {
-    char *end = NULL;
-    struct tm tm = {0};
-    if (*text == '+' || *text == '-') {
-        long d = strtol(text, &end, 10);
-        if (end == text + 1 || *end) return -1;
-        *out = now + d;
-        return 0;
-    }
-    long long v = strtoll(text, &end, 10);
-    if (end != text && !*end) {
-        *out = (time_t)v;
-        return 0;
-    }
-    int n = 0;
-    if (sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-               &tm.tm_min, &tm.tm_sec, &n) != 6)
-        return -1;
-    const char *rest = text + n;
-    if (*rest == '.') rest += 1 + strspn(rest + 1, "0123456789");
-    if (strcmp(rest, "Z") != 0) return -1;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    *out = timegm(&tm);
-    return 0;
-}
-
-/* "AKID:SECRET[:TOKEN][@EXPIRY]" */
-static int main_credential(struct server *s, const char *text, time_t now, struct buf *err) {
-    char *copy = strdup(text);
-    int rc = -1;
-    time_t expiry = 0;
-    if (!copy) return -1;
-    char *at = strchr(copy, '@');
-    if (at) *at = '\0';
-    char *secret = strchr(copy, ':');
-    char *token = secret ? strchr(secret + 1, ':') : NULL;
-    if (secret) *secret++ = '\0';
-    if (token) *token++ = '\0';
-    if (!secret || !*copy || !*secret || (at && main_expiry(at + 1, now, &expiry))) {
-        (void)!buf_addf(err, "--credential: want AKID:SECRET[:TOKEN][@EXPIRY] (key '%s')",
-                        secret ? copy : "?");
-    } else if (auth_add_key(&s->auth, copy, secret, token, expiry)) {
-        (void)!buf_adds(err, "out of memory");
-    } else {
-        rc = 0;
-    }
-    OPENSSL_cleanse(copy, strlen(text));
-    free(copy);
-    return rc;
-}
-
-static const char *main_json_str(const cJSON *o, const char *name) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsString(v) && *v->valuestring ? v->valuestring : NULL;
-}
-
-static int main_credentials_file(struct server *s, const char *path, time_t now, struct buf *err) {
-    struct buf text;
-    int rc = -1;
-    buf_init(&text, 1 << 20);
-    int rd = readall_path(path, &text);
-    cJSON *root = rd ? NULL : cJSON_ParseWithLength(text.data ? text.data : "", text.len);
-    buf_free_secret(&text);
-    if (rd) {
-        (void)!buf_addf(err, "--credentials-file %s: cannot read: %s", path,
-                        rd == BUF_ERR_CAP ? "larger than 1 MiB" : strerror(-rd));
-        return -1;
-    }
-    const cJSON *list =
-        cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "credentials");
-    if (!cJSON_IsArray(list)) {
-        (void)!buf_addf(err, "--credentials-file %s: not a JSON list of credentials", path);
-        goto done;
-    }
-    const cJSON *c;
-    int i = 0;
-    cJSON_ArrayForEach(c, list) {
-        const char *akid = main_json_str(c, "access_key_id");
-        const char *secret = main_json_str(c, "secret_access_key");
-        const cJSON *exp = cJSON_GetObjectItemCaseSensitive(c, "expiration");
-        time_t expiry = cJSON_IsNumber(exp) ? (time_t)exp->valuedouble : 0;
-        bool bad_exp = exp && !cJSON_IsNumber(exp) &&
-                       !(cJSON_IsString(exp) && main_expiry(exp->valuestring, now, &expiry) == 0);
-        if (!akid || !secret || bad_exp) {
-            (void)!buf_addf(err,
-                            "--credentials-file %s: entry %d needs access_key_id and "
-                            "secret_access_key strings%s",
-                            path, i, bad_exp ? " and a valid expiration" : "");
-            goto done;
-        }
-        if (auth_add_key(&s->auth, akid, secret, main_json_str(c, "session_token"), expiry)) {
-            (void)!buf_adds(err, "out of memory");
-            goto done;
-        }
-        i++;
-    }
-    rc = 0;
-done:
-    if (root) {
-        /* the secrets are inside the tree */
-        const cJSON *e;
-        cJSON_ArrayForEach(e, list) {
-            char *secret = (char *)main_json_str(e, "secret_access_key");
-            char *token = (char *)main_json_str(e, "session_token");
-            if (secret) OPENSSL_cleanse(secret, strlen(secret));
-            if (token) OPENSSL_cleanse(token, strlen(token));
-        }
-    }
-    cJSON_Delete(root);
-    return rc;
-}
-
 static int main_auth(struct server *s, const struct options *o, struct buf *err) {
     time_t now = time(NULL);
     if (auth_init(&s->auth, o->region)) return -1;
     for (size_t i = 0; i < o->n_credentials; i++)
-        if (main_credential(s, o->credentials[i], now, err)) return -1;
-    if (o->credentials_file && main_credentials_file(s, o->credentials_file, now, err)) return -1;
+        if (auth_add_text(&s->auth, o->credentials[i], now, err)) return -1;
+    if (o->credentials_file && auth_add_file(&s->auth, o->credentials_file, now, err)) return -1;
     if (o->no_env_credentials) goto check;
     struct creds c = {0};
     struct buf why;
@@ -375,6 +260,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
     code = event_base_dispatch(s.base) < 0 ? 1 : 0;
 done:
+    smerr_one_line(&err);
     if (err.len) fprintf(stderr, "sm-emulator: %s\n", buf_str(&err));
     main_teardown(&s, &lib);
     opt_free(&o);

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "readall.h"
+#include "smerr.h"
 
 enum model_type { MT_SECONDS, MT_FRACTION, MT_UINT, MT_ULONG, MT_U64, MT_STR, MT_FORMAT, MT_STEPS };
 
@@ -151,7 +152,8 @@ static int model_parse_ulong(const char *value, unsigned long max, unsigned long
     return 0;
 }
 
-/* "1:19.5,4:20.8": batch sizes strictly increasing, times >= 0. */
+/* "1:19.5,4:20.8": batch sizes strictly increasing from 1, times >= 0 (both finite,
+ * at most 1e9 like every other parameter). */
 static int model_parse_steps(struct model_profile *p, const char *value) {
     struct model_step steps[MODEL_STEP_MAX];
     size_t n = 0;
@@ -160,12 +162,14 @@ static int model_parse_steps(struct model_profile *p, const char *value) {
         char *end = NULL;
         if (n == MODEL_STEP_MAX) return -1;
         steps[n].batch = strtod(s, &end);
-        if (end == s || *end != ':' || steps[n].batch < 1 ||
+        if (end == s || *end != ':' || !(steps[n].batch >= 1 && steps[n].batch <= 1e9) ||
             (n > 0 && steps[n].batch <= steps[n - 1].batch))
             return -1;
         s = end + 1;
         steps[n].seconds = strtod(s, &end) / 1000.0;
-        if (end == s || !(steps[n].seconds >= 0) || (*end && *end != ',')) return -1;
+        if (end == s || !(steps[n].seconds >= 0 && steps[n].seconds <= 1e9) ||
+            (*end && *end != ','))
+            return -1;
         s = *end ? end + 1 : end;
         n++;
     }
@@ -242,7 +246,8 @@ static int model_set_param(struct model_profile *p, const struct model_param *mp
     return -1;
 }
 
-int model_set(struct model_profile *p, const char *key, const char *value, struct buf *err) {
+static int model_set_text(struct model_profile *p, const char *key, const char *value,
+                          struct buf *err) {
     if (strncmp(key, "answer.", 7) == 0 && key[7]) {
         if (model_set_answer(p, key + 7, value) == 0) return 0;
         (void)!buf_adds(err, "out of memory");
@@ -267,6 +272,12 @@ int model_set(struct model_profile *p, const char *key, const char *value, struc
     }
     (void)!buf_addf(err, "unknown profile parameter '%s'", key);
     return -1;
+}
+
+int model_set(struct model_profile *p, const char *key, const char *value, struct buf *err) {
+    int rc = model_set_text(p, key, value, err);
+    if (rc) smerr_one_line(err);
+    return rc;
 }
 
 int model_copy(struct model_profile *dst, const struct model_profile *src) {
@@ -414,8 +425,7 @@ int model_library_load(struct model_library *lib, const char *path, struct buf *
     buf_init(&text, 16 << 20);
     int rd = readall_path(path, &text);
     if (rd) {
-        (void)!buf_addf(err, "%s: cannot read: %s", path,
-                        rd == BUF_ERR_CAP ? "larger than 16 MiB" : strerror(-rd));
+        (void)!buf_addf(err, "%s: cannot read: %s", path, smerr_read_why(rd, "larger than 16 MiB"));
         goto done;
     }
     root = cJSON_ParseWithLength(text.data ? text.data : "", text.len);
@@ -432,6 +442,7 @@ int model_library_load(struct model_library *lib, const char *path, struct buf *
 done:
     cJSON_Delete(root);
     buf_free(&text);
+    if (rc) smerr_one_line(err);
     return rc;
 }
 

@@ -255,7 +255,7 @@ static int opt_one(struct options *o, int c, const char *arg, struct buf *err) {
     }
 }
 
-int opt_parse(int argc, char **argv, struct options *o, struct buf *err) {
+static int opt_args(int argc, char **argv, struct options *o, struct buf *err) {
     *o = (struct options){.listen = "127.0.0.1:0",
                           .region = "us-east-1",
                           .account = "123456789012",
@@ -266,12 +266,16 @@ int opt_parse(int argc, char **argv, struct options *o, struct buf *err) {
                           .seed = 1};
     int c;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc forgets a half-read "-ab" of an earlier parse */
     while ((c = getopt_long(argc, argv, "", opt_long, NULL)) != -1) {
         if (c == OPT_HELP) return opt_help();
         if (c == OPT_VERSION) {
             printf("sm-emulator " SM_VERSION "\n");
             return OPT_EXIT;
+        }
+        if (c == '?' && optopt != 0 && optopt < 256) { /* "-x": there are no short options */
+            (void)!buf_addf(err, "unknown option or missing value: '-%c' (see --help)", optopt);
+            return OPT_ERROR;
         }
         if (c == '?' || c == ':') {
             (void)!buf_addf(err, "unknown option or missing value: '%s' (see --help)",
@@ -299,6 +303,12 @@ int opt_parse(int argc, char **argv, struct options *o, struct buf *err) {
         return OPT_ERROR;
     }
     return OPT_RUN;
+}
+
+int opt_parse(int argc, char **argv, struct options *o, struct buf *err) {
+    int rc = opt_args(argc, argv, o, err);
+    if (rc == OPT_ERROR) smerr_one_line(err);
+    return rc;
 }
 
 void opt_free(struct options *o) {

@@ -1,5 +1,7 @@
 #include "smerr.h"
 
+#include <string.h>
+
 #include "jsonw.h"
 
 int smerr_message(struct buf *out, const char *message) {
@@ -41,6 +43,16 @@ bool smerr_name_ok(const char *name, size_t n) {
         if (!alnum && (c != '-' || i == 0 || i + 1 == n)) return false;
     }
     return n > 0 && n <= 63;
+}
+
+void smerr_one_line(struct buf *msg) {
+    for (size_t i = 0; i < msg->len; i++)
+        if ((unsigned char)msg->data[i] < ' ' || msg->data[i] == 0x7f) msg->data[i] = '?';
+}
+
+const char *smerr_read_why(int rd, const char *too_large) {
+    if (rd == BUF_ERR_CAP) return too_large;
+    return rd > 0 ? strerror(rd) : "out of memory";
 }
 
 const char *smerr_reason(int status) {

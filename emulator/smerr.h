@@ -1,5 +1,6 @@
 /* smerr: SageMaker Runtime's own replies: error bodies, the ModelError that
- * wraps a container's failure, and HTTP reason phrases. */
+ * wraps a container's failure, and HTTP reason phrases; and the one-line form
+ * of the emulator's own start-up errors. */
 #ifndef EMU_SMERR_H
 #define EMU_SMERR_H
 
@@ -29,6 +30,14 @@ __attribute__((warn_unused_result)) int smerr_model(struct buf *out, const char 
 /* Whether name[0..n) is a valid SageMaker endpoint or variant name: letters,
  * digits and inner hyphens (^[a-zA-Z0-9](-*[a-zA-Z0-9])*), 63 at most. */
 bool smerr_name_ok(const char *name, size_t n);
+
+/* Makes an error message one line: every control character (a newline in a
+ * name from a file or the command line) becomes '?'. */
+void smerr_one_line(struct buf *msg);
+
+/* Why readall_path() failed with rd: too_large past the buffer's cap, the
+ * errno's text, or out of memory. */
+const char *smerr_read_why(int rd, const char *too_large);
 
 /* The reason phrase of an HTTP status ("Failed Dependency"). */
 const char *smerr_reason(int status);

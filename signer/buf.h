@@ -43,7 +43,7 @@ __attribute__((warn_unused_result)) int buf_add_grow(struct buf *b, const void *
 __attribute__((warn_unused_result)) static inline int buf_add(struct buf *b, const void *p,
                                                               size_t n) {
     if (n >= b->cap - b->len || n > b->max - b->len) return buf_add_grow(b, p, n);
-    memcpy(b->data + b->len, p, n);
+    if (n) memcpy(b->data + b->len, p, n);
     b->len += n;
     b->data[b->len] = '\0';
     return BUF_OK;
