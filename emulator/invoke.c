@@ -512,9 +512,12 @@ void invoke_request(struct server *s, struct conn *c, const struct http_head *h,
         h->method_len == 4 && memcmp(h->method, "POST", 4) == 0 && invoke_path(h, &name, &n);
     struct srv_endpoint *ep = is_invoke ? invoke_endpoint(s, name, n) : NULL;
     if (ep) ep->stats.requests++;
-    char method[16];
-    snprintf(method, sizeof method, "%.*s", (int)(h->method_len < 15 ? h->method_len : 15),
-             h->method);
+    char method[64];
+    if (h->method_len >= sizeof method) {
+        invoke_error(s, c, ep, NULL, 400, "BadRequestException", "the method is too long");
+        return;
+    }
+    snprintf(method, sizeof method, "%.*s", (int)h->method_len, h->method);
     struct auth_request ar = {
         .method = method,
         .target = h->target,

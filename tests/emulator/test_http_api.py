@@ -364,6 +364,10 @@ def test_bad_requests():
             out = raw(u, garbage)
             check(out.startswith(b"HTTP/1.1 %d " % status) and b"Connection: close" in out,
                   "garbage %r -> %r" % (garbage[:12], out[:40]))
+        out = raw(u, b"P" * 80 + b" /endpoints/ep/invocations HTTP/1.1\r\nHost: x\r\n"
+                     b"Connection: close\r\n\r\n")
+        check(out.startswith(b"HTTP/1.1 400 ") and b"BadRequestException" in out,
+              "an 80-character method -> %r" % out[:60])
         two = (b"GET /ping HTTP/1.1\r\nHost: x\r\n\r\nGET /ping HTTP/1.1\r\nHost: x\r\n"
                b"Connection: close\r\n\r\n")
         check(raw(u, two).count(b"HTTP/1.1 200 OK") == 2, "pipelined requests both answered")
