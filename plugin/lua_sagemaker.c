@@ -5,13 +5,12 @@
  *
  * Per lua_State: the credentials last used for signing (an upvalue of every
  * function). Shared by all of wrk's threads: shared.h. */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -20,6 +19,7 @@
 #include <openssl/crypto.h>
 
 #include "body.h"
+#include "call.h"
 #include "quiz.h"
 #include "reply.h"
 #include "shared.h"
@@ -30,6 +30,7 @@
 #define LSM_STATE      "sagemaker.state"
 #define LSM_REGEX      "sagemaker.regex"
 #define LSM_REQUEST    "sagemaker.request"
+#define LSM_CALL       "sagemaker.call"
 #define LSM_JSON_DEPTH 64
 
 /* The per-state upvalue. */
@@ -40,7 +41,8 @@ struct lsm_state {
     unsigned long creds_gen;
 };
 
-static int lsm_loads; /* luaopen calls so far; only the main OS thread loads */
+static int lsm_loads;             /* luaopen calls so far; only the main OS thread loads */
+static pthread_t lsm_main_thread; /* the OS thread of the first luaopen */
 
 static struct lsm_state *lsm_state(lua_State *L) {
     return lua_touserdata(L, lua_upvalueindex(1));
@@ -242,7 +244,7 @@ static int lsm_strip(lua_State *L) {
 /* sagemaker.on_main_thread() -> whether this is wrk's main OS thread (where wrk
  * makes its verification request() call, which must not count). */
 static int lsm_on_main_thread(lua_State *L) {
-    lua_pushboolean(L, syscall(SYS_gettid) == getpid());
+    lua_pushboolean(L, pthread_equal(pthread_self(), lsm_main_thread));
     return 1;
 }
 
@@ -383,17 +385,31 @@ static int lsm_body(lua_State *L) {
     return 1;
 }
 
-/* The value of header name (case-insensitive) in the table at idx, or NULL. */
-static const char *lsm_header(lua_State *L, int idx, const char *name) {
-    const char *found = NULL;
+/* The headers a reply is read with, from wrk's table at idx (the strings stay
+ * anchored by the table). Names in any case; a success needs only its
+ * Content-Length, found first in its usual case. */
+static void lsm_reply_headers(lua_State *L, int idx, struct call_reply *in) {
+    static const struct {
+        const char *name;
+        size_t len;
+    } names[] = {{"x-amzn-ErrorType", 16}, {"date", 4}, {"content-length", 14}};
+    const char **slots[] = {&in->error_type, &in->date, &in->content_length};
+    if (in->status >= 200 && in->status < 300) {
+        lua_getfield(L, idx, "Content-Length");
+        in->content_length = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        lua_pop(L, 1);
+        if (in->content_length) return;
+    }
     lua_pushnil(L);
     while (lua_next(L, idx)) {
-        if (!found && lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING &&
-            strcasecmp(lua_tostring(L, -2), name) == 0)
-            found = lua_tostring(L, -1); /* anchored by the table */
+        size_t len;
+        const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &len) : NULL;
+        for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+            if (len == names[i].len && !*slots[i] && lua_type(L, -1) == LUA_TSTRING &&
+                strcasecmp(name, names[i].name) == 0)
+                *slots[i] = lua_tostring(L, -1);
         lua_pop(L, 1);
     }
-    return found;
 }
 
 static void lsm_set_string(lua_State *L, const char *name, const char *v) {
@@ -406,46 +422,52 @@ static void lsm_set_count(lua_State *L, const char *name, long v) {
     if (v >= 0) lsm_set_number(L, name, (double)v);
 }
 
+/* Sets the fields a reply table and a record table share, from a record. */
+static void lsm_set_outcome(lua_State *L, const struct rec_record *r) {
+    lsm_set_count(L, "prompt_tokens", r->prompt_tokens);
+    lsm_set_count(L, "completion_tokens", r->completion_tokens);
+    lsm_set_string(L, "finish_reason", r->finish_reason);
+    lsm_set_string(L, "error_code", r->error_code);
+    lsm_set_string(L, "error_message", r->error_message);
+    lsm_set_count(L, "original_status", r->original_status ? r->original_status : -1);
+}
+
+/* Pushes the reply table of parse_reply. */
+static void lsm_push_reply(lua_State *L, const struct reply *r, bool skewed, long long offset) {
+    const struct rec_record outcome = {
+        .prompt_tokens = r->prompt_tokens,
+        .completion_tokens = r->completion_tokens,
+        .finish_reason = r->finish_reason,
+        .error_code = r->error_code,
+        .error_message = r->error_message,
+        .original_status = r->original_status,
+    };
+    lua_createtable(L, 0, 10);
+    lua_pushinteger(L, r->status);
+    lua_setfield(L, -2, "status");
+    lsm_set_string(L, "text", r->text);
+    lsm_set_outcome(L, &outcome);
+    if (skewed) lsm_set_number(L, "skew_offset", (double)offset);
+}
+
 /* sagemaker.parse_reply(status, headers, body) -> {status, text, prompt_tokens,
  * completion_tokens, finish_reason, error_code, error_message, original_status,
  * skew_offset}; absent fields are nil. skew_offset is set for a signature
  * outside the server's time window whose reply carried a Date header. */
 static int lsm_parse_reply(lua_State *L) {
-    int status = (int)luaL_checkinteger(L, 1);
-    size_t len;
+    struct call_reply in = {.status = (int)luaL_checkinteger(L, 1)};
     luaL_checktype(L, 2, LUA_TTABLE);
-    const char *body = luaL_optlstring(L, 3, "", &len);
-    const char *error_type = lsm_header(L, 2, "x-amzn-ErrorType");
-    const char *date = lsm_header(L, 2, "date");
-    const char *length = lsm_header(L, 2, "content-length");
-    /* wrk 4.1.0 keeps what it had read of a reply whose connection dropped and
-     * hands it to response() in front of the next reply: the body's last
-     * Content-Length bytes are the reply. */
-    if (length) {
-        char *end;
-        unsigned long long n = strtoull(length, &end, 10);
-        if (*length && !*end && n < len) {
-            body += len - n;
-            len = (size_t)n;
-        }
-    }
+    in.body = luaL_optlstring(L, 3, "", &in.len);
+    lsm_reply_headers(L, 2, &in);
+    reply_trim(in.content_length, &in.body, &in.len);
     struct reply r;
     reply_init(&r);
-    if (reply_parse(status, error_type, body, len, &r)) return lsm_fail(L, "out of memory");
+    if (reply_parse(in.status, in.error_type, in.body, in.len, &r))
+        return lsm_fail(L, "out of memory");
     long long offset;
-    bool skewed = r.error_code && skew_offset(status, r.error_code, r.error_message, date,
+    bool skewed = r.error_code && skew_offset(in.status, r.error_code, r.error_message, in.date,
                                               time(NULL), &offset) == 0;
-    lua_createtable(L, 0, 10);
-    lua_pushinteger(L, status);
-    lua_setfield(L, -2, "status");
-    lsm_set_string(L, "text", r.text);
-    lsm_set_count(L, "prompt_tokens", r.prompt_tokens);
-    lsm_set_count(L, "completion_tokens", r.completion_tokens);
-    lsm_set_string(L, "finish_reason", r.finish_reason);
-    lsm_set_string(L, "error_code", r.error_code);
-    lsm_set_string(L, "error_message", r.error_message);
-    lsm_set_count(L, "original_status", r.original_status ? r.original_status : -1);
-    if (skewed) lsm_set_number(L, "skew_offset", (double)offset);
+    lsm_push_reply(L, &r, skewed, offset);
     reply_clear(&r);
     return 1;
 }
@@ -493,9 +515,19 @@ static const char *lsm_field(lua_State *L, int t, const char *name, bool require
     return v;
 }
 
+/* A request object: the prepared request, and which signature the Lua string
+ * its environment keeps (at [1]) holds, so an unchanged request is returned
+ * without copying it into a new string. */
+struct lsm_request {
+    struct sreq *r;
+    bool kept; /* [1] holds the bytes of signature kept_gen */
+    unsigned long kept_gen;
+};
+
 /* sagemaker.request{method, target, host, content_type, accept, headers =
  * {{name, value}, ...}, user_agent, region, service, body} -> request | nil,
- * message. request:raw() -> the request signed for now | nil, message. */
+ * message. request:raw() -> the request signed for now | nil, message (the
+ * same string while the signature stays the same). */
 static int lsm_request(lua_State *L) {
     struct sreq_params p = {0};
     struct sigv4_header extra[16];
@@ -524,11 +556,13 @@ static int lsm_request(lua_State *L) {
     }
     p.extra = extra;
     p.n_extra = n;
-    struct sreq **ud = lua_newuserdata(L, sizeof *ud);
-    *ud = NULL;
+    struct lsm_request *ud = lua_newuserdata(L, sizeof *ud);
+    *ud = (struct lsm_request){0};
     luaL_getmetatable(L, LSM_REQUEST);
     lua_setmetatable(L, -2);
-    int rc = sreq_new(&p, ud);
+    lua_createtable(L, 1, 0); /* [1]: the request as last returned */
+    lua_setfenv(L, -2);
+    int rc = sreq_new(&p, &ud->r);
     if (rc == SREQ_ERR_INPUT) return lsm_fail(L, "a request field holds a line break");
     if (rc) return lsm_fail(L, "out of memory");
     return 1;
@@ -552,9 +586,9 @@ static int lsm_creds(struct lsm_state *s, time_t now, struct buf *err) {
 }
 
 static int lsm_request_raw(lua_State *L) {
-    struct sreq **ud = luaL_checkudata(L, 1, LSM_REQUEST);
+    struct lsm_request *ud = luaL_checkudata(L, 1, LSM_REQUEST);
     struct lsm_state *s = lsm_state(L);
-    luaL_argcheck(L, *ud != NULL, 1, "request not prepared");
+    luaL_argcheck(L, ud->r != NULL, 1, "request not prepared");
     time_t now = shared_signing_time();
     struct buf err;
     buf_init(&err, 512);
@@ -564,16 +598,25 @@ static int lsm_request_raw(lua_State *L) {
                                   s->creds.session_token};
     const char *raw;
     size_t len;
-    int rc = sreq_build(*ud, shared_signer(), &c, s->creds_gen, now, &raw, &len);
+    int rc = sreq_build(ud->r, shared_signer(), &c, s->creds_gen, now, &raw, &len);
     if (rc) return lsm_fail(L, rc == SREQ_ERR_NOMEM ? "out of memory" : "signing failed");
+    lua_getfenv(L, 1);
+    if (ud->kept && ud->kept_gen == sreq_generation(ud->r)) {
+        lua_rawgeti(L, -1, 1);
+        return 1;
+    }
     lua_pushlstring(L, raw, len);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -3, 1);
+    ud->kept = true;
+    ud->kept_gen = sreq_generation(ud->r);
     return 1;
 }
 
 static int lsm_request_gc(lua_State *L) {
-    struct sreq **ud = luaL_checkudata(L, 1, LSM_REQUEST);
-    sreq_free(*ud);
-    *ud = NULL;
+    struct lsm_request *ud = luaL_checkudata(L, 1, LSM_REQUEST);
+    sreq_free(ud->r);
+    ud->r = NULL;
     return 0;
 }
 
@@ -651,32 +694,20 @@ static int lsm_add_file(lua_State *L) {
     return 1;
 }
 
-static int lsm_push_next(lua_State *L, int rc, size_t round, long index) {
-    static const char *const names[] = {"item", "wait", "done", "stop"};
+/* sagemaker.next(thread) -> "item", round, index | "done" | "stop" (1-based;
+ * waits at a round's barrier). */
+static int lsm_next(lua_State *L) {
+    static const char *const names[] = {
+        [SHARED_ITEM] = "item", [SHARED_DONE] = "done", [SHARED_STOP] = "stop"};
+    int t = (int)luaL_checkinteger(L, 1);
+    size_t round = 0;
+    long index = 0;
+    int rc = shared_next(t, &round, &index);
     lua_pushstring(L, names[rc]);
     if (rc != SHARED_ITEM) return 1;
     lua_pushinteger(L, (lua_Integer)round + 1);
     lua_pushinteger(L, (lua_Integer)index + 1);
     return 3;
-}
-
-/* sagemaker.next(thread) -> "item", round, index | "done" | "stop" (1-based;
- * waits at a round's barrier). */
-static int lsm_next(lua_State *L) {
-    int t = (int)luaL_checkinteger(L, 1);
-    size_t round = 0;
-    long index = 0;
-    int rc = shared_next(t, &round, &index);
-    return lsm_push_next(L, rc, round, index);
-}
-
-/* sagemaker.try_next(thread): as next, but "wait" instead of waiting. */
-static int lsm_try_next(lua_State *L) {
-    int t = (int)luaL_checkinteger(L, 1);
-    size_t round = 0;
-    long index = 0;
-    int rc = shared_try_next(t, &round, &index);
-    return lsm_push_next(L, rc, round, index);
 }
 
 static long long lsm_get_ll(lua_State *L, int t, const char *name, long long dflt) {
@@ -743,6 +774,139 @@ static int lsm_record(lua_State *L) {
     buf_free(&err);
     lua_pushboolean(L, 1);
     return 1;
+}
+
+/* ---- calls: a request's reply to its record in one C call ------------------ */
+
+static void lsm_set_int(lua_State *L, const char *name, long long v) {
+    lsm_set_number(L, name, (double)v);
+}
+
+/* Pushes a record as the table sagemaker.record reads. */
+static void lsm_push_record(lua_State *L, const struct rec_record *r) {
+    lua_createtable(L, 0, 22);
+    lsm_set_int(L, "thread", r->thread);
+    lsm_set_string(L, "endpoint", r->endpoint);
+    lsm_set_string(L, "variant", r->variant);
+    lsm_set_string(L, "phase", r->phase);
+    lsm_set_int(L, "batch", r->batch);
+    lsm_set_string(L, "question", r->question);
+    lsm_set_string(L, "kind", r->kind);
+    lsm_set_int(L, "max_tokens", r->max_tokens);
+    lsm_set_int(L, "status", r->status);
+    lsm_set_boolean(L, "ok", r->ok);
+    lsm_set_outcome(L, r);
+    lsm_set_int(L, "t_start_us", r->t_start_us);
+    lsm_set_int(L, "t_end_us", r->t_end_us);
+    lsm_set_int(L, "wall_start_us", r->wall_start_us);
+    lsm_set_string(L, "text", r->text);
+    lsm_set_string(L, "answer", r->answer);
+    if (r->correct >= 0) lsm_set_boolean(L, "correct", r->correct);
+}
+
+/* sagemaker.call{file, thread, endpoint, variant, phase, batch, question, kind,
+ * max_tokens, expect_tokens, ignore_eos, answer, regex} -> call | nil, message:
+ * one planned request (call.h); file is 1-based, as for sagemaker.record. */
+static int lsm_call(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    struct call_spec spec = {
+        .file = (size_t)lsm_opt_long(L, 1, "file", 1) - 1,
+        .fixed =
+            {
+                .thread = (int)lsm_opt_long(L, 1, "thread", 0),
+                .endpoint = lsm_field(L, 1, "endpoint", true),
+                .variant = lsm_field(L, 1, "variant", false),
+                .phase = lsm_field(L, 1, "phase", true),
+                .batch = lsm_opt_long(L, 1, "batch", 0),
+                .question = lsm_field(L, 1, "question", false),
+                .kind = lsm_field(L, 1, "kind", false),
+                .max_tokens = lsm_opt_long(L, 1, "max_tokens", -1),
+                .answer = lsm_field(L, 1, "answer", false),
+            },
+        .expect_tokens = lsm_opt_long(L, 1, "expect_tokens", -1),
+    };
+    lua_getfield(L, 1, "ignore_eos");
+    spec.ignore_eos = lua_toboolean(L, -1);
+    lua_getfield(L, 1, "regex"); /* kept in the call's environment while the call lives */
+    if (!lua_isnil(L, -1)) spec.pattern = *(struct quiz_re **)luaL_checkudata(L, -1, LSM_REGEX);
+    luaL_argcheck(L, lua_isnil(L, -1) || spec.pattern, 1, "regex not compiled");
+    struct call **ud = lua_newuserdata(L, sizeof *ud);
+    *ud = NULL;
+    luaL_getmetatable(L, LSM_CALL);
+    lua_setmetatable(L, -2);
+    lua_createtable(L, 1, 0);
+    lua_pushvalue(L, -3);
+    lua_rawseti(L, -2, 1);
+    lua_setfenv(L, -2);
+    if (call_new(&spec, ud)) return lsm_fail(L, "out of memory");
+    return 1;
+}
+
+static int lsm_call_gc(lua_State *L) {
+    struct call **ud = luaL_checkudata(L, 1, LSM_CALL);
+    call_free(*ud);
+    *ud = NULL;
+    return 0;
+}
+
+/* Records r (or stops the run, saying why, when it cannot). */
+static void lsm_record_result(const struct call *c, const struct call_result *r) {
+    struct buf err;
+    buf_init(&err, 1024);
+    int rc = shared_record(call_file(c), &r->rec, r->retry, &err);
+    if (rc) {
+        struct buf reason;
+        buf_init(&reason, 1100);
+        (void)!buf_addf(&reason, "cannot record: %s",
+                        rc == SHARED_ERR_STATE ? "the run has not begun"
+                        : err.len              ? buf_str(&err)
+                                               : "out of memory");
+        shared_abort(reason.len ? buf_str(&reason) : "cannot record");
+        buf_free(&reason);
+    }
+    buf_free(&err);
+}
+
+/* sagemaker.complete(call, status, headers, body, t_start_us, wall_start_us,
+ * retried[, tables]) -> retry | nil, message: what came back for call (status
+ * 0 with nil headers and body: the connection closed first) made into its
+ * record and recorded (a record that cannot be written stops the run). retry:
+ * the server refused the signing time, the clock offset is set, send the call
+ * again. With tables: retry, reply (as parse_reply's), record (as
+ * sagemaker.record takes it), and nothing recorded. */
+static int lsm_complete(lua_State *L) {
+    struct call **ud = luaL_checkudata(L, 1, LSM_CALL);
+    luaL_argcheck(L, *ud != NULL, 1, "call not prepared");
+    struct call_reply in = {.status = (int)luaL_checkinteger(L, 2), .t_end_us = shared_now_us()};
+    if (lua_istable(L, 3)) lsm_reply_headers(L, 3, &in);
+    in.body = luaL_optlstring(L, 4, "", &in.len);
+    in.t_start_us = (long long)luaL_checknumber(L, 5);
+    in.wall_start_us = (long long)luaL_checknumber(L, 6);
+    in.retried = lua_toboolean(L, 7);
+    bool tables = lua_toboolean(L, 8);
+    in.want_text = tables;
+    in.now = time(NULL);
+    struct call_result r;
+    call_result_init(&r);
+    if (call_finish(*ud, &in, &r)) return lsm_fail(L, "out of memory");
+    if (r.retry) shared_set_skew(r.skew_offset);
+    lua_pushboolean(L, r.retry);
+    if (tables) {
+        lsm_push_reply(L, &r.reply, r.skewed, r.skew_offset);
+        lsm_push_record(L, &r.rec);
+    } else {
+        lsm_record_result(*ud, &r);
+    }
+    call_result_clear(&r);
+    return tables ? 3 : 1;
+}
+
+/* sagemaker.idle(): a thread with nothing left to send waits as long as wrk
+ * takes to notice the run is ending, so it sends no more than one filler. */
+static int lsm_idle(lua_State *L) {
+    (void)L;
+    shared_idle();
+    return 0;
 }
 
 /* sagemaker.abort(reason): stops the run early; the result files say why. */
@@ -813,8 +977,10 @@ static const luaL_Reg lsm_functions[] = {
     {"begin", lsm_begin},
     {"add_file", lsm_add_file},
     {"next", lsm_next},
-    {"try_next", lsm_try_next},
     {"record", lsm_record},
+    {"call", lsm_call},
+    {"complete", lsm_complete},
+    {"idle", lsm_idle},
     {"abort", lsm_abort},
     {"set_skew", lsm_set_skew},
     {"finish", lsm_finish},
@@ -823,6 +989,7 @@ static const luaL_Reg lsm_functions[] = {
 
 static const luaL_Reg lsm_regex_methods[] = {{"search", lsm_regex_search}, {NULL, NULL}};
 static const luaL_Reg lsm_request_methods[] = {{"raw", lsm_request_raw}, {NULL, NULL}};
+static const luaL_Reg lsm_call_methods[] = {{NULL, NULL}};
 
 /* A metatable name with __gc and an __index table of methods sharing upvalue 1. */
 static void lsm_class(lua_State *L, const char *name, lua_CFunction gc, const luaL_Reg *methods) {
@@ -840,12 +1007,14 @@ int luaopen_sagemaker(lua_State *L) {
     struct lsm_state *s = lua_newuserdata(L, sizeof *s);
     memset(s, 0, sizeof *s);
     s->main = lsm_loads++ == 0;
+    if (s->main) lsm_main_thread = pthread_self();
     luaL_newmetatable(L, LSM_STATE);
     lua_pushcfunction(L, lsm_state_gc);
     lua_setfield(L, -2, "__gc");
     lua_setmetatable(L, -2);
     lsm_class(L, LSM_REGEX, lsm_regex_gc, lsm_regex_methods);
     lsm_class(L, LSM_REQUEST, lsm_request_gc, lsm_request_methods);
+    lsm_class(L, LSM_CALL, lsm_call_gc, lsm_call_methods);
     lua_newtable(L);
     lua_pushvalue(L, -2);
     luaL_openlib(L, NULL, lsm_functions, 1);

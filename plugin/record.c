@@ -12,7 +12,8 @@
 
 struct rec_file {
     char *result_path;
-    FILE *journal; /* opened "w+": written during the run, read back by rec_finish */
+    FILE *journal; /* opened "w+": the header through stdio (flushed), the records with
+                      write(2) on its descriptor; read back by rec_finish */
     cJSON *header;
     struct rec_counts counts;
 };
@@ -107,6 +108,12 @@ int rec_add_file(struct recorder *r, const char *result_path, const char *journa
     return REC_OK;
 }
 
+/* A byte a JSON string holds as it is: ASCII from the space on, but the quote
+ * and the backslash. The rest is escaped or checked as UTF-8. */
+static bool rec_plain(unsigned char c) {
+    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 /* A JSON string; bytes that are not well-formed UTF-8 become U+FFFD. */
 static int rec_string(struct buf *b, const char *s) {
     static const char hex[] = "0123456789abcdef";
@@ -114,6 +121,13 @@ static int rec_string(struct buf *b, const char *s) {
     size_t n = strlen(s), i = 0;
     int rc = buf_addc(b, '"');
     while (rc == BUF_OK && i < n) {
+        size_t run = i;
+        while (run < n && rec_plain(u[run])) run++;
+        if (run > i) {
+            rc = buf_add(b, s + i, run - i);
+            i = run;
+            continue;
+        }
         uint32_t c;
         size_t k = utf8_decode(u + i, n - i, &c);
         if (k == 0) {
@@ -135,49 +149,74 @@ static int rec_string(struct buf *b, const char *s) {
     return rc == BUF_OK ? buf_addc(b, '"') : rc;
 }
 
-static int rec_field_string(struct buf *b, const char *name, const char *s) {
-    int rc = buf_addf(b, ",\"%s\":", name);
-    if (rc) return rc;
-    return s ? rec_string(b, s) : buf_adds(b, "null");
+/* A decimal integer (what %lld prints, without printf's cost). */
+static int rec_int(struct buf *b, long long v) {
+    char digits[24], *p = digits + sizeof digits;
+    unsigned long long m = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+    do *--p = (char)('0' + m % 10);
+    while (m /= 10);
+    if (v < 0) *--p = '-';
+    return buf_add(b, p, (size_t)(digits + sizeof digits - p));
 }
 
-static int rec_field_count(struct buf *b, const char *name, long v) {
-    return v < 0 ? buf_addf(b, ",\"%s\":null", name) : buf_addf(b, ",\"%s\":%ld", name, v);
+/* A member's name with its punctuation, and its length: REC_KEY(",\"phase\":"). */
+#define REC_KEY(lit) lit, sizeof(lit) - 1
+
+static int rec_field_int(struct buf *b, const char *key, size_t n, long long v) {
+    int rc = buf_add(b, key, n);
+    return rc ? rc : rec_int(b, v);
+}
+
+static int rec_field_string(struct buf *b, const char *key, size_t n, const char *s) {
+    int rc = buf_add(b, key, n);
+    if (rc) return rc;
+    return s ? rec_string(b, s) : buf_add(b, "null", 4);
+}
+
+static int rec_field_count(struct buf *b, const char *key, size_t n, long v) {
+    return v < 0 ? rec_field_string(b, key, n, NULL) : rec_field_int(b, key, n, v);
+}
+
+static int rec_field_bool(struct buf *b, const char *key, size_t n, bool v) {
+    int rc = buf_add(b, key, n);
+    return rc ? rc : v ? buf_add(b, "true", 4) : buf_add(b, "false", 5);
 }
 
 static int rec_field_error(struct buf *b, const struct rec_record *rec) {
     if (!rec->error_code) return buf_adds(b, ",\"error\":null");
-    int rc = buf_adds(b, ",\"error\":{\"code\":");
-    if (!rc) rc = rec_string(b, rec->error_code);
-    if (!rc) rc = buf_adds(b, ",\"message\":");
-    if (!rc) rc = rec_string(b, rec->error_message ? rec->error_message : "");
+    int rc = rec_field_string(b, REC_KEY(",\"error\":{\"code\":"), rec->error_code);
+    if (!rc)
+        rc = rec_field_string(b, REC_KEY(",\"message\":"),
+                              rec->error_message ? rec->error_message : "");
     if (!rc && rec->original_status > 0)
-        rc = buf_addf(b, ",\"original_status\":%d", rec->original_status);
+        rc = rec_field_int(b, REC_KEY(",\"original_status\":"), rec->original_status);
     return rc ? rc : buf_addc(b, '}');
 }
 
 /* The record as one JSON line (with its newline), in the order of the format's table. */
 static int rec_serialize(struct buf *b, long long seq, const struct rec_record *rec) {
-    int rc = buf_addf(b, "{\"seq\":%lld,\"thread\":%d", seq, rec->thread);
-    if (!rc) rc = rec_field_string(b, "endpoint", rec->endpoint ? rec->endpoint : "");
-    if (!rc) rc = rec_field_string(b, "variant", rec->variant);
-    if (!rc) rc = rec_field_string(b, "phase", rec->phase ? rec->phase : "");
-    if (!rc) rc = buf_addf(b, ",\"batch\":%ld", rec->batch);
-    if (!rc) rc = rec_field_string(b, "question", rec->question);
-    if (!rc) rc = rec_field_string(b, "kind", rec->kind);
-    if (!rc) rc = buf_addf(b, ",\"max_tokens\":%ld", rec->max_tokens);
-    if (!rc) rc = rec_field_count(b, "prompt_tokens", rec->prompt_tokens);
-    if (!rc) rc = rec_field_count(b, "completion_tokens", rec->completion_tokens);
-    if (!rc) rc = rec_field_string(b, "finish_reason", rec->finish_reason);
-    if (!rc) rc = buf_addf(b, ",\"status\":%d,\"ok\":%s", rec->status, rec->ok ? "true" : "false");
-    if (!rc) rc = rec_field_error(b, rec);
+    int rc = rec_field_int(b, REC_KEY("{\"seq\":"), seq);
+    if (!rc) rc = rec_field_int(b, REC_KEY(",\"thread\":"), rec->thread);
     if (!rc)
-        rc = buf_addf(b, ",\"t_start_us\":%lld,\"t_end_us\":%lld,\"wall_start_us\":%lld",
-                      rec->t_start_us, rec->t_end_us, rec->wall_start_us);
-    if (!rc && rec->text) rc = rec_field_string(b, "text", rec->text);
-    if (!rc && rec->answer) rc = rec_field_string(b, "answer", rec->answer);
-    if (!rc && rec->correct >= 0)
-        rc = buf_addf(b, ",\"correct\":%s", rec->correct ? "true" : "false");
+        rc = rec_field_string(b, REC_KEY(",\"endpoint\":"), rec->endpoint ? rec->endpoint : "");
+    if (!rc) rc = rec_field_string(b, REC_KEY(",\"variant\":"), rec->variant);
+    if (!rc) rc = rec_field_string(b, REC_KEY(",\"phase\":"), rec->phase ? rec->phase : "");
+    if (!rc) rc = rec_field_int(b, REC_KEY(",\"batch\":"), rec->batch);
+    if (!rc) rc = rec_field_string(b, REC_KEY(",\"question\":"), rec->question);
+    if (!rc) rc = rec_field_string(b, REC_KEY(",\"kind\":"), rec->kind);
+    if (!rc) rc = rec_field_int(b, REC_KEY(",\"max_tokens\":"), rec->max_tokens);
+    if (!rc) rc = rec_field_count(b, REC_KEY(",\"prompt_tokens\":"), rec->prompt_tokens);
+    if (!rc) rc = rec_field_count(b, REC_KEY(",\"completion_tokens\":"), rec->completion_tokens);
+    if (!rc) rc = rec_field_string(b, REC_KEY(",\"finish_reason\":"), rec->finish_reason);
+    if (!rc) rc = rec_field_int(b, REC_KEY(",\"status\":"), rec->status);
+    if (!rc) rc = rec_field_bool(b, REC_KEY(",\"ok\":"), rec->ok);
+    if (!rc) rc = rec_field_error(b, rec);
+    if (!rc) rc = rec_field_int(b, REC_KEY(",\"t_start_us\":"), rec->t_start_us);
+    if (!rc) rc = rec_field_int(b, REC_KEY(",\"t_end_us\":"), rec->t_end_us);
+    if (!rc) rc = rec_field_int(b, REC_KEY(",\"wall_start_us\":"), rec->wall_start_us);
+    if (!rc && rec->text) rc = rec_field_string(b, REC_KEY(",\"text\":"), rec->text);
+    if (!rc && rec->answer) rc = rec_field_string(b, REC_KEY(",\"answer\":"), rec->answer);
+    if (!rc && rec->correct >= 0) rc = rec_field_bool(b, REC_KEY(",\"correct\":"), rec->correct);
     return rc ? rc : buf_adds(b, "}\n");
 }
 
@@ -204,12 +243,25 @@ static int rec_count_error(struct rec_counts *c, const struct rec_record *rec) {
     return c->first_error ? REC_OK : REC_ERR_NOMEM;
 }
 
+/* One write(2) for the line as a rule: in the file (the page cache) at once,
+ * with no stdio buffer a crash could lose. */
+static int rec_write_all(int fd, const char *p, size_t n) {
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
 int rec_write(struct recorder *r, size_t file, const struct rec_record *rec, struct buf *err) {
     if (file >= r->n_files) return REC_ERR_INPUT;
     struct rec_file *f = &r->files[file];
     buf_reset(&r->line);
     if (rec_serialize(&r->line, r->seq, rec) != BUF_OK) return REC_ERR_NOMEM;
-    if (fwrite(r->line.data, 1, r->line.len, f->journal) != r->line.len || fflush(f->journal) != 0)
+    if (rec_write_all(fileno(f->journal), r->line.data, r->line.len) != 0)
         return rec_fail(err, "cannot write the journal of %s: %s", f->result_path, strerror(errno));
     r->seq++;
     f->counts.sent++;

@@ -1,7 +1,8 @@
 /* record: the recorder of a run. One result file per endpoint label, each with
  * its journal (docs/result-format.md): the journal gets its header line when
- * the file is added and one JSON line per record, flushed as the record is
- * written, so a crash loses no completed request; rec_finish writes each result
+ * the file is added and one JSON line per record, handed to the kernel with
+ * one write(2) as the record is written (no stdio buffer, no fsync), so a
+ * crash of the process loses no completed request; rec_finish writes each result
  * file atomically (a temporary file in the same directory, then rename) from
  * the header, the counts and the journal's records.
  *

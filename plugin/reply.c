@@ -7,6 +7,9 @@
 #include <cjson/cJSON.h>
 
 #include "awserr.h"
+#include "rscan.h"
+
+#define REPLY_COUNT_MAX 9e15 /* larger token counts are not believed (nor cast) */
 
 void reply_init(struct reply *r) {
     *r = (struct reply){.prompt_tokens = -1, .completion_tokens = -1};
@@ -49,9 +52,13 @@ static const char *reply_string(const cJSON *obj, const char *name) {
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+static long reply_count_of(double v) {
+    return v >= 0 && v < REPLY_COUNT_MAX ? (long)v : -1;
+}
+
 static long reply_count(const cJSON *obj, const char *name) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-    return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (long)v->valuedouble : -1;
+    return cJSON_IsNumber(v) ? reply_count_of(v->valuedouble) : -1;
 }
 
 /* Sets a malloc'ed copy of s (or NULL) into *dst; false when out of memory. */
@@ -67,38 +74,70 @@ static bool reply_set_error(struct reply *r, const char *code, const char *msg) 
     return r->error_code && r->error_message;
 }
 
+static const char reply_no_choice[] = "reply has no choices[0].message or text";
+
 /* vLLM: choices[0].message.content (null for a reply that is all reasoning) or .text. */
-static bool reply_vllm(const cJSON *root, struct reply *r) {
+static bool reply_vllm(const cJSON *root, bool want_text, struct reply *r) {
     const cJSON *choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "choices"), 0);
     const cJSON *usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(choice, "message");
     const char *text = msg ? reply_string(msg, "content") : reply_string(choice, "text");
     if (!cJSON_IsObject(choice) || (!msg && !text))
-        return reply_set_error(r, "parse", "reply has no choices[0].message or text");
+        return reply_set_error(r, "parse", reply_no_choice);
     r->prompt_tokens = reply_count(usage, "prompt_tokens");
     r->completion_tokens = reply_count(usage, "completion_tokens");
-    return reply_set(&r->text, text ? text : "") &&
+    return (!want_text || reply_set(&r->text, text ? text : "")) &&
            reply_set(&r->finish_reason, reply_string(choice, "finish_reason"));
 }
 
 /* TGI (a one-element array) and DJL LMI (the object itself). */
-static bool reply_generated(const cJSON *obj, struct reply *r) {
+static bool reply_generated(const cJSON *obj, bool want_text, struct reply *r) {
     const cJSON *details = cJSON_GetObjectItemCaseSensitive(obj, "details");
     r->completion_tokens = reply_count(details, "generated_tokens");
-    return reply_set(&r->text, reply_string(obj, "generated_text")) &&
+    return (!want_text || reply_set(&r->text, reply_string(obj, "generated_text"))) &&
            reply_set(&r->finish_reason, reply_string(details, "finish_reason"));
 }
 
-static bool reply_success(const char *body, size_t len, struct reply *r) {
+/* A malloc'ed copy of a scanned string, cut at a decoded NUL as cJSON's C strings are. */
+static char *reply_scan_dup(const struct jstr *str) {
+    if (!str->escaped) return reply_dup(str->s, str->n);
+    struct buf b;
+    buf_init(&b, BUF_NO_CAP);
+    char *out = jstr_decode(str, &b) == BUF_OK ? reply_dup(buf_str(&b), strlen(buf_str(&b))) : NULL;
+    buf_free(&b);
+    return out;
+}
+
+/* 1: r filled from a vLLM reply the scanner read (rscan.h); 0: cJSON must
+ * read it; -1: out of memory. */
+static int reply_scan(const char *body, size_t len, bool want_text, struct reply *r) {
+    struct rscan_reply v;
+    if (!rscan_vllm(body, len, &v)) return 0;
+    r->scanned = true;
+    if (!v.message && !v.has_text) return reply_set_error(r, "parse", reply_no_choice) ? 1 : -1;
+    r->prompt_tokens = reply_count_of(v.prompt_tokens);
+    r->completion_tokens = reply_count_of(v.completion_tokens);
+    if (want_text && !(r->text = v.has_text ? reply_scan_dup(&v.text) : reply_dup("", 0)))
+        return -1;
+    if (v.has_finish && !(r->finish_reason = reply_scan_dup(&v.finish))) return -1;
+    return 1;
+}
+
+static bool reply_success(const char *body, size_t len, unsigned flags, struct reply *r) {
+    bool want_text = flags & REPLY_TEXT;
+    if (!(flags & REPLY_NO_SCAN)) {
+        int rc = reply_scan(body, len, want_text, r);
+        if (rc) return rc > 0;
+    }
     cJSON *root = cJSON_ParseWithLength(body, len);
     const cJSON *first = cJSON_IsArray(root) ? cJSON_GetArrayItem(root, 0) : root;
     bool ok;
     if (!root)
         ok = reply_set_error(r, "parse", "reply is not JSON");
     else if (cJSON_GetObjectItemCaseSensitive(root, "choices"))
-        ok = reply_vllm(root, r);
+        ok = reply_vllm(root, want_text, r);
     else if (reply_string(first, "generated_text"))
-        ok = reply_generated(first, r);
+        ok = reply_generated(first, want_text, r);
     else
         ok = reply_set_error(r, "parse", "reply has neither choices nor generated_text");
     cJSON_Delete(root);
@@ -161,12 +200,27 @@ static bool reply_failure(const char *error_type, const char *body, size_t len, 
     return r->error_code && r->error_message;
 }
 
-int reply_parse(int status, const char *error_type, const char *body, size_t len,
-                struct reply *out) {
+int reply_parse_with(int status, const char *error_type, const char *body, size_t len,
+                     unsigned flags, struct reply *out) {
     out->status = status;
-    bool ok = status >= 200 && status < 300 ? reply_success(body, len, out)
+    bool ok = status >= 200 && status < 300 ? reply_success(body, len, flags, out)
                                             : reply_failure(error_type, body, len, out);
     if (ok) return REPLY_OK;
     reply_clear(out);
     return REPLY_ERR_NOMEM;
+}
+
+int reply_parse(int status, const char *error_type, const char *body, size_t len,
+                struct reply *out) {
+    return reply_parse_with(status, error_type, body, len, REPLY_TEXT, out);
+}
+
+void reply_trim(const char *content_length, const char **body, size_t *len) {
+    if (!content_length || !*content_length) return;
+    char *end;
+    unsigned long long n = strtoull(content_length, &end, 10);
+    if (!*end && n < *len) {
+        *body += *len - n;
+        *len = (size_t)n;
+    }
 }

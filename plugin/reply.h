@@ -15,7 +15,14 @@
  * body's first bytes; a 424 ModelError carrying OriginalStatusCode and
  * OriginalMessage reports the container's own status and message.
  *
- * Pure C over cJSON; the caller owns the inputs, reply_clear frees the outputs. */
+ * The vLLM shapes go through a scanner first (rscan.h: one pass, no tree, the
+ * strings copied only when kept); what it does not read goes to cJSON (TGI,
+ * LMI, errors, other shapes). Both read a body alike but where cJSON refuses
+ * valid JSON: a lone surrogate escape (\ud800), which the scanner reads as
+ * U+FFFD.
+ *
+ * Pure C over cJSON and rscan; the caller owns the inputs, reply_clear frees
+ * the outputs. */
 #ifndef SM_REPLY_H
 #define SM_REPLY_H
 
@@ -29,8 +36,14 @@ enum reply_error {
     REPLY_ERR_NOMEM = -1,
 };
 
+enum reply_flags {
+    REPLY_TEXT = 1,    /* keep the reply's text (without it, text stays NULL) */
+    REPLY_NO_SCAN = 2, /* cJSON only: the reference the scanner is tested against */
+};
+
 struct reply {
     int status;
+    bool scanned;           /* a 2xx the scanner read (no cJSON tree) */
     char *text;             /* malloc'ed; NULL when the reply carried none */
     long prompt_tokens;     /* -1: the reply did not say */
     long completion_tokens; /* -1: the reply did not say */
@@ -49,5 +62,14 @@ void reply_clear(struct reply *r);
  * error with code "parse". Returns 0, or REPLY_ERR_NOMEM (out then cleared). */
 __attribute__((warn_unused_result)) int
 reply_parse(int status, const char *error_type, const char *body, size_t len, struct reply *out);
+/* reply_parse with flags (enum reply_flags); reply_parse is REPLY_TEXT. */
+__attribute__((warn_unused_result)) int reply_parse_with(int status, const char *error_type,
+                                                         const char *body, size_t len,
+                                                         unsigned flags, struct reply *out);
+
+/* The reply in a body wrk 4.1.0 handed over: after a dropped connection it
+ * keeps what it had read and puts it in front of the next reply, so the reply
+ * is the body's last Content-Length bytes (content_length: the header or NULL). */
+void reply_trim(const char *content_length, const char **body, size_t *len);
 
 #endif

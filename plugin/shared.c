@@ -8,7 +8,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define SHARED_WAIT_SLICE_NS   5000000L /* a waiting thread looks at how the run goes this often */
+/* Threads waiting at a barrier are woken by a broadcast when a round starts or the
+ * run stops; they also look this often for a Ctrl-C (a signal handler cannot
+ * broadcast), as often as wrk looks at its own stop flag. Shorter slices cost a
+ * thousand threads waiting on one core more than they save. */
+#define SHARED_WAIT_SLICE_NS   (SHARED_WRK_STOP_CHECK_MS * 1000000L)
 #define SHARED_TTY_PROGRESS_US 250000
 
 static struct {
@@ -203,18 +207,6 @@ static int shared_step(int t, size_t *round, long *index) {
     }
 }
 
-static void shared_after(int rc) {
-    if (rc == SHARED_DONE) shared_signal_main();
-}
-
-int shared_try_next(int t, size_t *round, long *index) {
-    pthread_mutex_lock(&shared.lock);
-    int rc = shared_step(t, round, index);
-    pthread_mutex_unlock(&shared.lock);
-    shared_after(rc);
-    return rc;
-}
-
 int shared_next(int t, size_t *round, long *index) {
     pthread_mutex_lock(&shared.lock);
     int rc;
@@ -226,7 +218,7 @@ int shared_next(int t, size_t *round, long *index) {
         pthread_cond_timedwait(&shared.round_changed, &shared.lock, &until);
     }
     pthread_mutex_unlock(&shared.lock);
-    shared_after(rc);
+    if (rc == SHARED_DONE) shared_signal_main();
     return rc;
 }
 
@@ -283,6 +275,11 @@ int shared_record(size_t file, const struct rec_record *rec, bool retried, struc
     pthread_mutex_unlock(&shared.lock);
     if (stop) shared_signal_main();
     return rc;
+}
+
+void shared_idle(void) {
+    const struct timespec wait = {0, (SHARED_WRK_STOP_CHECK_MS + 10) * 1000000L};
+    nanosleep(&wait, NULL);
 }
 
 void shared_abort(const char *reason) {

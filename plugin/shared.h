@@ -25,6 +25,8 @@
 #include "rounds.h"
 #include "sigv4.h"
 
+#define SHARED_WRK_STOP_CHECK_MS 100 /* wrk 4.1.0's RECORD_INTERVAL_MS */
+
 enum shared_error {
     SHARED_OK = 0,
     SHARED_ERR_NOMEM = -1,
@@ -47,7 +49,7 @@ struct shared_config {
 
 enum shared_next {
     SHARED_ITEM = 0, /* *round and *index are set */
-    SHARED_WAIT = 1, /* shared_try_next only: nothing for this thread until the round changes */
+    SHARED_WAIT = 1, /* inside shared_next: nothing for this thread until the round changes */
     SHARED_DONE = 2, /* the run's work is done */
     SHARED_STOP = 3, /* the run is ending early (Ctrl-C, -d, an endpoint refusing) */
 };
@@ -80,13 +82,15 @@ void shared_set_skew(long long offset);
 /* The next item for thread t; waits at a round's barrier (without ever holding
  * up wrk's shutdown) and returns SHARED_ITEM, SHARED_DONE or SHARED_STOP. */
 int shared_next(int t, size_t *round, long *index);
-/* As shared_next without waiting: SHARED_WAIT when the thread must wait. */
-int shared_try_next(int t, size_t *round, long *index);
 
 /* Records one completed request in file. A failure that will be retried (retried:
  * true) never counts towards stopping the run for an endpoint refusing everything. */
 __attribute__((warn_unused_result)) int shared_record(size_t file, const struct rec_record *rec,
                                                       bool retried, struct buf *err);
+/* Waits as long as wrk takes to see that the run is ending (it looks every
+ * SHARED_WRK_STOP_CHECK_MS): for a thread with nothing left to send. */
+void shared_idle(void);
+
 /* Stops the run early with reason (one line); the first reason wins. */
 void shared_abort(const char *reason);
 

@@ -16,6 +16,7 @@ struct sreq {
     bool built; /* raw holds a signature for signed_at and signed_gen */
     time_t signed_at;
     unsigned long signed_gen;
+    unsigned long generation; /* signatures made so far */
 };
 
 static bool sreq_clean(const char *s) {
@@ -148,8 +149,13 @@ int sreq_build(struct sreq *r, struct sigv4_signer *signer, const struct sigv4_c
         r->built = true;
         r->signed_at = now;
         r->signed_gen = creds_gen;
+        r->generation++;
     }
     *raw = r->raw.data;
     *len = r->raw.len;
     return SREQ_OK;
+}
+
+unsigned long sreq_generation(const struct sreq *r) {
+    return r->generation;
 }

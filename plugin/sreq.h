@@ -54,4 +54,8 @@ __attribute__((warn_unused_result)) int sreq_build(struct sreq *r, struct sigv4_
                                                    unsigned long creds_gen, time_t now,
                                                    const char **raw, size_t *len);
 
+/* Changes each time sreq_build signs anew (0 before the first): while it stays
+ * the same, so do the bytes, and a caller may keep its own copy of them. */
+unsigned long sreq_generation(const struct sreq *r);
+
 #endif

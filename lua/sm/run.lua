@@ -1,8 +1,10 @@
 -- sm.run: the wrk side of every scenario. A scenario file calls run.scenario{...}
 -- with its name, its own options, its settings and its plan; this module defines
--- wrk's global functions (setup, init, delay, request, response, done), parses
--- the options, signs and sends every request, records every reply and ends the
--- run when its work is done.
+-- wrk's global functions (setup, init, request, response, done), parses the
+-- options, signs and sends every request, records every reply and ends the run
+-- when its work is done. It defines no delay(): wrk would then run a timer
+-- before every request; a thread that must wait (a round's barrier) waits in
+-- request() instead.
 --
 -- wrk runs the script once in its main state (here: check the options, set up
 -- the run and its result files, or exit with one line) and once per thread
@@ -20,7 +22,6 @@ local target = require "sm.target"
 
 local M = { sm = sm }
 
-local IDLE_MS = 3600 * 1000 -- a thread with nothing left to send waits for wrk to stop
 local SAGEMAKER_LIMIT_S = 60 -- SageMaker ends a reply that takes longer
 
 M.common = {
@@ -250,10 +251,34 @@ local function side_headers(o, side)
   return h
 end
 
--- The signed-request object of each item, one per (side, body).
-local function prepare_requests(ctx)
+-- The call of an item (sm.call): what its record holds besides the reply.
+local function call_of(def, item, thread_id)
+  local call, err = sm.call({
+    file = item.side.index,
+    thread = thread_id,
+    endpoint = item.side.name,
+    variant = item.side.variant,
+    phase = item.phase or def.name,
+    batch = item.batch or 0,
+    question = item.question,
+    kind = item.kind,
+    max_tokens = item.max_tokens or -1,
+    expect_tokens = item.expect_tokens or -1,
+    ignore_eos = item.ignore_eos,
+    answer = item.answer,
+    regex = item.regex,
+  })
+  if not call then return nil, err end
+  item.call = call
+  return true
+end
+
+-- The signed-request object and the call of each item; one request per (side, body).
+local function prepare_requests(def, ctx, thread_id)
   local cache = {}
   for item in each_item(ctx.rounds) do
+    local ok, err = call_of(def, item, thread_id)
+    if not ok then return nil, err end
     local key = item.side.index .. "\0" .. item.body
     if not cache[key] then
       local req, err = sm.request({
@@ -383,28 +408,6 @@ local function filler(ctx)
   return "GET /ping HTTP/1.1\r\nHost: " .. ctx.url.host_header .. "\r\n\r\n"
 end
 
-local function token_check(item, reply, rec)
-  local want, got = item.expect_tokens, reply.completion_tokens
-  if got == nil then
-    rec.ok, rec.error_code = false, "no_token_count"
-    rec.error_message = "the reply does not say how many tokens it generated (no usage or details)"
-  elseif got ~= want then
-    rec.ok, rec.error_code = false, "token_mismatch"
-    local what = got < want and item.ignore_eos and "the container ignored ignore_eos: "
-      or (got > want and "the container passed max_tokens: " or "")
-    rec.error_message = string.format("%sasked %d, got %d", what, want, got)
-  end
-end
-
-local function quiz_check(item, reply, rec)
-  rec.answer = item.answer
-  rec.correct = false
-  if reply.text and not reply.error_code then
-    rec.text = sm.strip(reply.text)
-    rec.correct = item.regex:search(rec.text) == true
-  end
-end
-
 -- Defines wrk's functions for the scenario def:
 --   name, summary, usage   for messages and --help
 --   options                the scenario's own options (sm.args specs)
@@ -415,8 +418,8 @@ end
 --   finish(outcome, ctx)   optional: print something in done()
 function M.scenario(def)
   local ctx, thread_id
-  local inflight -- {item, t, wall, retried}: the request on the wire
-  local pending -- the item delay() took for the next request()
+  -- The request on the wire: its item, when it started, whether it is a retry.
+  local sent, sent_t, sent_wall, sent_retried
   local retry -- an item to send again, signed with the server's clock
   local threads = {}
 
@@ -432,12 +435,12 @@ function M.scenario(def)
   end
 
   function init()
+    thread_id = sm_thread_id
     local wa, err = sm.wrk_args()
     if wa then ctx, err = configure(def, wa) end
     local ok = ctx and not ctx.help
-    if ok then ok, err = prepare_requests(ctx) end
+    if ok then ok, err = prepare_requests(def, ctx, thread_id) end
     if not ok then fail(def.name, err or "cannot prepare the requests") end
-    thread_id = sm_thread_id
   end
 
   local function item_of(round, index)
@@ -445,92 +448,55 @@ function M.scenario(def)
     return r.items and r.items[index] or r.template
   end
 
-  local function on_delay()
-    if pending or retry then return 0 end
-    local state, round, index = sm.next(thread_id)
-    if state ~= "item" then return IDLE_MS end
-    pending = item_of(round, index)
-    return 0
-  end
-
-  local function record(f, status, reply, t_end, retried)
-    local item = f.item
-    local rec = {
-      thread = thread_id,
-      endpoint = item.side.name,
-      variant = item.side.variant,
-      phase = item.phase or def.name,
-      batch = item.batch or 0,
-      question = item.question,
-      kind = item.kind,
-      max_tokens = item.max_tokens or -1,
-      prompt_tokens = reply.prompt_tokens,
-      completion_tokens = reply.completion_tokens,
-      finish_reason = reply.finish_reason,
-      status = status,
-      ok = reply.error_code == nil,
-      error_code = reply.error_code,
-      error_message = reply.error_message,
-      original_status = reply.original_status,
-      t_start_us = f.t,
-      t_end_us = t_end,
-      wall_start_us = f.wall,
-    }
-    if rec.ok and item.expect_tokens then token_check(item, reply, rec) end
-    if item.regex then quiz_check(item, reply, rec) end
-    if def.check then def.check(item, reply, rec) end
-    local ok, err = sm.record(item.side.index, rec, retried)
+  -- Makes what came back for the request on the wire (status 0: nothing) its
+  -- record; a scenario's check sees the reply and may change the record first.
+  local function finish(status, headers, body)
+    local item = sent
+    sent = nil
+    local again, reply, rec = sm.complete(item.call, status, headers, body, sent_t, sent_wall,
+      sent_retried, def.check ~= nil)
+    if again == nil then
+      sm.abort("cannot record: " .. reply)
+      return
+    end
+    if again then retry = item end
+    if not def.check then return end
+    def.check(item, reply, rec)
+    local ok, err = sm.record(item.side.index, rec, again)
     if not ok then sm.abort("cannot record: " .. err) end
   end
 
   local function on_request()
     if sm.on_main_thread() then return filler(ctx) end -- wrk's verification call
-    local now = sm.clock()
-    if inflight then -- no reply came: wrk reconnected and asks again
-      record(inflight, 0, { error_code = "socket",
-        error_message = "the connection closed before the reply" }, now)
-      inflight = nil
-    end
-    local item, again = retry or pending, retry ~= nil
-    if retry then retry = nil else pending = nil end
+    if sent then finish(0) end -- no reply came: wrk reconnected and asks again
+    local item, again = retry, retry ~= nil
+    retry = nil
     if not item then
-      local state, round, index = sm.try_next(thread_id)
-      if state == "item" then item = item_of(round, index) end
+      local state, round, index = sm.next(thread_id) -- waits at a round's barrier
+      if state ~= "item" then
+        sm.idle() -- the run is ending: wrk stops this thread soon
+        return filler(ctx)
+      end
+      item = item_of(round, index)
     end
-    if not item then return filler(ctx) end
     local raw, err = item.req:raw()
     if not raw then
       sm.abort("cannot sign a request: " .. err)
       return filler(ctx)
     end
-    local t, wall = sm.clock()
-    inflight = { item = item, t = t, wall = wall, retried = again }
+    sent, sent_retried = item, again
+    sent_t, sent_wall = sm.clock()
     return raw
   end
 
   local function on_response(status, headers, body)
-    local f = inflight
-    inflight = nil
-    if not f then return end -- the reply to a filler
-    local t_end = sm.clock()
-    local reply = sm.parse_reply(status, headers, body)
-    if reply.skew_offset and not f.retried then
-      sm.set_skew(reply.skew_offset) -- sign again with the server's clock
-      retry = f.item
-    end
-    record(f, status, reply, t_end, retry ~= nil)
+    if sent then finish(status, headers, body) end -- else the reply to a filler
   end
 
   -- wrk calls these unprotected (an error would abort it): an error stops the
   -- run instead, and the result files say why.
   local function stopped(err)
     sm.abort("scenario error: " .. tostring(err):gsub("\n.*", ""))
-    return IDLE_MS
-  end
-
-  function delay()
-    local ok, ms = pcall(on_delay)
-    return ok and ms or stopped(ms)
   end
 
   function request()

@@ -185,6 +185,65 @@ eq(table.concat(wa.args, " "), "--endpoint a", "wrk script args")
 check(not sm.is_main_state() == false, "the first state to load is the main state")
 eq(sm.on_main_thread(), true, "luajit runs on its main thread")
 
+-- A run's calls: sm.complete records a reply at once (the journal has it), or hands
+-- the reply and record to a scenario's check (tables) and records nothing.
+local dir = os.tmpname()
+os.remove(dir)
+assert(os.execute("mkdir -p " .. dir) == 0)
+assert(sm.begin({ scenario = "test", threads = 1, rounds = { { items = 3 } }, progress_s = 0 }))
+local file = assert(sm.add_file(dir .. "/r.json", dir .. "/r.journal.jsonl", '{"label":"x"}'))
+local quiz_re = assert(sm.regex("\\bCanberra\\b"))
+local call = assert(sm.call({ file = file, thread = 2, endpoint = "e", variant = "v",
+  phase = "quiz", batch = 1, question = "q1", kind = "cap", max_tokens = 8, answer = "Canberra",
+  regex = quiz_re }))
+quiz_re = nil
+collectgarbage() -- the call keeps its pattern alive
+local body = '{"choices":[{"message":{"content":" Canberra\\n"},"finish_reason":"stop"}],'
+  .. '"usage":{"prompt_tokens":9,"completion_tokens":2}}'
+eq(sm.complete(call, 200, { ["Content-Length"] = tostring(#body) }, body, 10, 20, false), false,
+  "complete: no retry")
+local journal = assert(io.open(dir .. "/r.journal.jsonl")):read("*a")
+check(journal:find('"seq":0,"thread":2,"endpoint":"e","variant":"v","phase":"quiz","batch":1,'
+  .. '"question":"q1","kind":"cap","max_tokens":8,"prompt_tokens":9,"completion_tokens":2,'
+  .. '"finish_reason":"stop","status":200,"ok":true,"error":null,"t_start_us":10,', 1, true),
+  "complete: the record is in the journal at once: " .. journal)
+check(journal:find('"wall_start_us":20,"text":"Canberra","answer":"Canberra","correct":true}\n',
+  1, true), "complete: the quiz fields")
+local decode = assert(sm.call({ file = file, endpoint = "e", phase = "decode", max_tokens = 16,
+  expect_tokens = 16, ignore_eos = true }))
+local again, reply, rec = sm.complete(decode, 200, {}, body, 1, 2, false, true)
+eq(again, false, "tables: no retry")
+eq(reply.text, " Canberra\n", "tables: the reply's text")
+eq(rec.error_code, "token_mismatch", "tables: the token check")
+eq(rec.error_message, "the container ignored ignore_eos: asked 16, got 2", "tables: its message")
+eq(rec.ok, false, "tables: not ok")
+eq(rec.thread, 0, "tables: the thread")
+again, reply, rec = sm.complete(decode, 0, nil, nil, 1, 2, false, true)
+eq(rec.error_code, "socket", "no reply: socket")
+eq(rec.status, 0, "no reply: status 0")
+local expired = '{"message":"Signature expired: 20261130T100000Z is now earlier than '
+  .. '20261130T101000Z (20261130T101500Z - 5 min.)"}'
+local server = os.date("!%a, %d %b %Y %H:%M:%S GMT", os.time() + 900)
+again, reply = sm.complete(decode, 403, { ["x-amzn-ErrorType"] = "InvalidSignatureException:x",
+  date = server }, expired, 1, 2, false, true)
+eq(again, true, "a refused signing time: retry")
+check(reply.skew_offset and math.abs(reply.skew_offset - 900) <= 2, "the skew offset")
+eq((sm.complete(decode, 403, { ["x-amzn-ErrorType"] = "InvalidSignatureException:x",
+  date = server }, expired, 1, 2, true, true)), false, "no second retry")
+sm.set_skew(0)
+local out = assert(sm.finish())
+eq(out.files[1].sent, 1, "only the recorded call counts")
+os.execute("rm -rf " .. dir)
+
+-- A signed request: the same string while the signature holds.
+local req = assert(sm.request({ method = "POST", target = "/endpoints/e/invocations", host = "h",
+  region = "us-east-1", service = "sagemaker", body = "{}" }))
+assert(sm.begin({ scenario = "test", threads = 1, rounds = { { items = 1 } }, progress_s = 0 }))
+local raw1, raw2 = assert(req:raw()), assert(req:raw())
+eq(raw1, raw2, "raw: the same request within a second")
+check(raw1:find("^POST /endpoints/e/invocations HTTP/1.1\r\nHost: h\r\n"), "raw: the request")
+sm.finish()
+
 if failed > 0 then
   io.stderr:write(failed, " check(s) failed\n")
   os.exit(1)

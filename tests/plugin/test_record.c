@@ -193,6 +193,99 @@ static void test_run(void) {
     buf_free(&err);
 }
 
+/* Each record is in the journal, exactly, as soon as rec_write returns. */
+static void test_exact_lines(void) {
+    /* Byte for byte: every kind of field, escapes, bad UTF-8, extreme numbers. */
+    const struct {
+        struct rec_record rec;
+        const char *line;
+    } exact[] = {
+        {ok_rec,
+         "{\"seq\":0,\"thread\":1,\"endpoint\":\"gemma\",\"variant\":null,\"phase\":\"decode\","
+         "\"batch\":2,\"question\":null,\"kind\":null,\"max_tokens\":512,\"prompt_tokens\":17,"
+         "\"completion_tokens\":512,\"finish_reason\":\"length\",\"status\":200,\"ok\":true,"
+         "\"error\":null,\"t_start_us\":1000,\"t_end_us\":9001000,\"wall_start_us\":"
+         "1796035639023045}\n"},
+        {{.endpoint = "e\"p\\",
+          .variant = "AllTraffic",
+          .phase = "quiz",
+          .question = "cap-Brazil",
+          .kind = "cap",
+          .max_tokens = -1,
+          .prompt_tokens = -1,
+          .completion_tokens = -1,
+          .status = 200,
+          .ok = true,
+          .text =
+              "Bras\xc3\xadlia \"q\"\n\x01\xff\x7f\xe2\x82\xac\xf0\x9f\x98\x80 \xed\xa0\x80 end/\\",
+          .answer = "Bras\xc3\xadlia",
+          .correct = 1},
+         "{\"seq\":1,\"thread\":0,\"endpoint\":\"e\\\"p\\\\\",\"variant\":\"AllTraffic\",\"phase\":"
+         "\"quiz\",\"batch\":0,\"question\":\"cap-Brazil\",\"kind\":\"cap\",\"max_tokens\":-1,"
+         "\"prompt_tokens\":null,\"completion_tokens\":null,\"finish_reason\":null,\"status\":200,"
+         "\"ok\":true,\"error\":null,\"t_start_us\":0,\"t_end_us\":0,\"wall_start_us\":0,\"text\":"
+         "\"Bras\xc3\xadlia \\\"q\\\"\\u000a\\u0001\xef\xbf\xbd\x7f\xe2\x82\xac\xf0\x9f\x98\x80 "
+         "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd end/\\\\\",\"answer\":\"Bras\xc3\xadlia\","
+         "\"correct\":true}\n"},
+        {{.thread = 15,
+          .batch = -7,
+          .max_tokens = 256,
+          .prompt_tokens = 0,
+          .completion_tokens = 0,
+          .status = 424,
+          .error_code = "ModelError",
+          .error_message = "container answered 400: bad\ttab",
+          .original_status = 400,
+          .t_start_us = -5,
+          .t_end_us = 9223372036854775807LL,
+          .wall_start_us = -9223372036854775807LL - 1,
+          .correct = 0},
+         "{\"seq\":2,\"thread\":15,\"endpoint\":\"\",\"variant\":null,\"phase\":\"\",\"batch\":-7,"
+         "\"question\":null,\"kind\":null,\"max_tokens\":256,\"prompt_tokens\":0,"
+         "\"completion_tokens\":0,\"finish_reason\":null,\"status\":424,\"ok\":false,\"error\":{"
+         "\"code\":\"ModelError\",\"message\":\"container answered 400: bad\\u0009tab\","
+         "\"original_status\":400},\"t_start_us\":-5,\"t_end_us\":9223372036854775807,"
+         "\"wall_start_us\":-9223372036854775808,\"correct\":false}\n"},
+        {{.thread = 2,
+          .endpoint = "x",
+          .phase = "sweep",
+          .max_tokens = 1,
+          .prompt_tokens = -1,
+          .completion_tokens = -1,
+          .error_code = "socket",
+          .correct = -1,
+          .text = ""},
+         "{\"seq\":3,\"thread\":2,\"endpoint\":\"x\",\"variant\":null,\"phase\":\"sweep\","
+         "\"batch\":0,\"question\":null,\"kind\":null,\"max_tokens\":1,\"prompt_tokens\":null,"
+         "\"completion_tokens\":null,\"finish_reason\":null,\"status\":0,\"ok\":false,\"error\":{"
+         "\"code\":\"socket\",\"message\":\"\"},\"t_start_us\":0,\"t_end_us\":0,\"wall_start_us\":"
+         "0,"
+         "\"text\":\"\"}\n"},
+    };
+
+    struct recorder *r;
+    struct buf err, want;
+    size_t a;
+    buf_init(&err, BUF_NO_CAP);
+    buf_init(&want, BUF_NO_CAP);
+    CHECK_INT(rec_new(&r), REC_OK);
+    cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
+    CHECK_INT(rec_add_file(r, path_in("d.json"), path_in("d.journal.jsonl"), header, &a, &err),
+              REC_OK);
+    CHECK_INT(buf_adds(&want, "{\"label\":\"x\"}\n"), BUF_OK);
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+        CHECK_INT(rec_write(r, a, &exact[i].rec, &err), REC_OK);
+        CHECK_INT(buf_adds(&want, exact[i].line), BUF_OK);
+        char *journal = slurp(path_in("d.journal.jsonl"));
+        CHECK_STR(journal, buf_str(&want));
+        free(journal);
+    }
+    cJSON_Delete(header);
+    rec_free(r);
+    buf_free(&err);
+    buf_free(&want);
+}
+
 static void test_complete_run(void) {
     struct recorder *r;
     struct buf err;
@@ -255,6 +348,7 @@ static void test_helpers(void) {
 int main(void) {
     if (!mkdtemp(dir)) return 1;
     test_run();
+    test_exact_lines();
     test_complete_run();
     test_unwritable();
     test_helpers();

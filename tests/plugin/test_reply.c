@@ -1,7 +1,10 @@
-/* The reply parser on replies shaped like each container's and each error SageMaker sends. */
+/* The reply parser on replies shaped like each container's and each error SageMaker sends;
+ * the vLLM scanner against cJSON on every body, and where it reads without cJSON. */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "../check.h"
+#include "buf.h"
 #include "reply.h"
 
 static const struct {
@@ -133,8 +136,274 @@ static void test_long_message(void) {
     reply_clear(&r);
 }
 
+/* Bodies for the scanner: each is read alike with and without it; scanned
+ * says whether the scanner (not cJSON) read it. */
+static const struct {
+    const char *name, *body;
+    bool scanned;
+    const char *text, *finish; /* NULL: none */
+    long prompt, completion;
+    const char *code; /* NULL: a usable success */
+} scans[] = {
+    {"escapes in the text", "{\"choices\":[{\"message\":{\"content\":\"a\\nb\\u00e9\\\"\\/\"}}]}",
+     true, "a\nb\xc3\xa9\"/", NULL, -1, -1, NULL},
+    {"an escaped NUL ends the text", "{\"choices\":[{\"message\":{\"content\":\"a\\u0000b\"}}]}",
+     true, "a", NULL, -1, -1, NULL},
+    {"raw UTF-8", "{\"choices\":[{\"message\":{\"content\":\"Bras\xc3\xadlia\"}}]}", true,
+     "Bras\xc3\xadlia", NULL, -1, -1, NULL},
+    {"white space around everything",
+     " \r\n{ \"choices\" : [ { \"text\" : \"x\" , \"finish_reason\" : \"stop\" } ] ,"
+     " \"usage\" : { \"prompt_tokens\" : 3 } }\n\t",
+     true, "x", "stop", 3, -1, NULL},
+    {"the first of duplicate members counts",
+     "{\"choices\":[{\"message\":{\"content\":\"one\",\"content\":\"two\"},\"message\":{"
+     "\"content\":\"three\"},\"finish_reason\":\"stop\",\"finish_reason\":\"length\"}],"
+     "\"choices\":[{\"text\":\"four\"}],\"usage\":{\"prompt_tokens\":1,\"prompt_tokens\":2},"
+     "\"usage\":{\"completion_tokens\":9}}",
+     true, "one", "stop", 1, -1, NULL},
+    {"a null content before a string one",
+     "{\"choices\":[{\"message\":{\"content\":null,\"content\":\"y\"}}]}", true, "", NULL, -1, -1,
+     NULL},
+    {"a message that is not an object", "{\"choices\":[{\"message\":\"hi\",\"text\":\"t\"}]}", true,
+     "", NULL, -1, -1, NULL},
+    {"neither message nor text", "{\"choices\":[{\"finish_reason\":\"stop\"}]}", true, NULL, NULL,
+     -1, -1, "parse"},
+    {"a text that is not a string", "{\"choices\":[{\"text\":7}]}", true, NULL, NULL, -1, -1,
+     "parse"},
+    {"counts of every kind",
+     "{\"choices\":[{\"text\":\"\",\"finish_reason\":5}],\"usage\":{\"prompt_tokens\":1.6e1,"
+     "\"completion_tokens\":16.5}}",
+     true, "", NULL, 16, 16, NULL},
+    {"counts that are not counts",
+     "{\"choices\":[{\"text\":\"\"}],\"usage\":{\"prompt_tokens\":-3,\"completion_tokens\":"
+     "\"9\"}}",
+     true, "", NULL, -1, -1, NULL},
+    {"a huge count", "{\"choices\":[{\"text\":\"\"}],\"usage\":{\"prompt_tokens\":1e300}}", true,
+     "", NULL, -1, -1, NULL},
+    {"usage that is not an object",
+     "{\"usage\":[{\"prompt_tokens\":3}],\"choices\":[{\"text\":"
+     "\"x\"}]}",
+     true, "x", NULL, -1, -1, NULL},
+    {"values skipped of every type",
+     "{\"a\":[1,-2.5e-3,true,false,null,{\"b\":[[]]},\"\\ud83d\\ude00\"],\"choices\":[{\"text\":"
+     "\"x\",\"logprobs\":{\"c\":[0.1]}},{\"text\":\"second\"}],\"created\":1796037627}",
+     true, "x", NULL, -1, -1, NULL},
+    {"numbers of every shape",
+     "{\"a\":[0,-0,12,-3.5e2,1E+2,0.5,123456789012345678],\"choices\":"
+     "[{\"text\":\"x\"}],\"usage\":{\"prompt_tokens\":-0,\"completion_tokens\":"
+     "9000000000000001}}",
+     true, "x", NULL, 0, -1, NULL},
+    {"a number with a leading zero (cJSON reads it)",
+     "{\"choices\":[{\"text\":\"x\"}],"
+     "\"usage\":{\"prompt_tokens\":007}}",
+     false, "x", NULL, 7, -1, NULL},
+    {"choices that are empty", "{\"choices\":[]}", false, NULL, NULL, -1, -1, "parse"},
+    {"choices that are an object", "{\"choices\":{\"a\":{\"text\":\"x\"}}}", false, "x", NULL, -1,
+     -1, NULL},
+    {"a first choice that is not an object", "{\"choices\":[\"x\"]}", false, NULL, NULL, -1, -1,
+     "parse"},
+    {"an escaped member name", "{\"choi\\u0063es\":[{\"text\":\"x\"}]}", false, "x", NULL, -1, -1,
+     NULL},
+    {"bytes after the value", "{\"choices\":[{\"text\":\"x\"}]} trailing", false, "x", NULL, -1, -1,
+     NULL},
+    {"a byte order mark", "\xef\xbb\xbf{\"choices\":[{\"text\":\"x\"}]}", false, "x", NULL, -1, -1,
+     NULL},
+    {"cut short", "{\"choices\":[{\"text\":\"x\"}]", false, NULL, NULL, -1, -1, "parse"},
+    {"a control character in a string", "{\"choices\":[{\"text\":\"a\tb\"}]}", true, "a\tb", NULL,
+     -1, -1, NULL},
+    {"an escaped quote in the text", "{\"choices\":[{\"text\":\"say \\\"hi\\\"\"}]}", true,
+     "say \"hi\"", NULL, -1, -1, NULL},
+    {"a backslash before the closing quote", "{\"choices\":[{\"text\":\"a\\\\\"}]}", true, "a\\",
+     NULL, -1, -1, NULL},
+    {"a control character in a skipped string (cJSON lets it pass too)",
+     "{\"id\":\"a\tb\",\"choices\":[{\"text\":\"x\"}]}", true, "x", NULL, -1, -1, NULL},
+    {"a control character in a string with escapes", "{\"choices\":[{\"text\":\"a\\n\tb\"}]}",
+     false, "a\n\tb", NULL, -1, -1, NULL},
+    {"a text never closed", "{\"choices\":[{\"text\":\"abc", false, NULL, NULL, -1, -1, "parse"},
+    {"no choices: TGI's shape", "[{\"generated_text\":\"P\",\"details\":{\"generated_tokens\":2}}]",
+     false, "P", NULL, -1, 2, NULL},
+    {"no choices: LMI's shape", "{\"generated_text\":\"P\"}", false, "P", NULL, -1, -1, NULL},
+    {"an empty body", "", false, NULL, NULL, -1, -1, "parse"},
+};
+
+static void check_reply(const struct reply *r, const char *text, const char *finish, long prompt,
+                        long completion, const char *code) {
+    if (text)
+        CHECK_STR(r->text, text);
+    else
+        CHECK(r->text == NULL);
+    if (finish)
+        CHECK_STR(r->finish_reason, finish);
+    else
+        CHECK(r->finish_reason == NULL);
+    CHECK_INT(r->prompt_tokens, prompt);
+    CHECK_INT(r->completion_tokens, completion);
+    if (code)
+        CHECK_STR(r->error_code, code);
+    else
+        CHECK(r->error_code == NULL);
+}
+
+static void test_scanner(void) {
+    for (size_t i = 0; i < sizeof scans / sizeof scans[0]; i++) {
+        const char *b = scans[i].body;
+        for (unsigned flags = 0; flags < 4; flags++) {
+            int failed = check_failed;
+            struct reply r;
+            reply_init(&r);
+            CHECK_INT(reply_parse_with(200, NULL, b, strlen(b), flags, &r), REPLY_OK);
+            bool text = flags & REPLY_TEXT, scan = !(flags & REPLY_NO_SCAN);
+            const char *want_text = text ? scans[i].text : NULL;
+            if (text && !scans[i].text && !scans[i].code) want_text = "";
+            check_reply(&r, want_text, scans[i].finish, scans[i].prompt, scans[i].completion,
+                        scans[i].code);
+            CHECK(r.scanned == (scan && scans[i].scanned));
+            if (check_failed > failed)
+                fprintf(stderr, "after scan case: %s, flags %u\n", scans[i].name, flags);
+            reply_clear(&r);
+        }
+    }
+}
+
+/* Every 2xx body of the container cases reads the same through the scanner and cJSON. */
+static void test_scanner_agrees(void) {
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *b = cases[i].body;
+        int failed = check_failed;
+        struct reply fast, ref;
+        reply_init(&fast);
+        reply_init(&ref);
+        CHECK_INT(
+            reply_parse_with(cases[i].status, cases[i].error_type, b, strlen(b), REPLY_TEXT, &fast),
+            REPLY_OK);
+        CHECK_INT(reply_parse_with(cases[i].status, cases[i].error_type, b, strlen(b),
+                                   REPLY_TEXT | REPLY_NO_SCAN, &ref),
+                  REPLY_OK);
+        check_reply(&fast, ref.text, ref.finish_reason, ref.prompt_tokens, ref.completion_tokens,
+                    ref.error_code);
+        CHECK(fast.scanned == (cases[i].status == 200 && strstr(b, "\"choices\"") != NULL));
+        if (check_failed > failed) fprintf(stderr, "after case: %s\n", cases[i].name);
+        reply_clear(&fast);
+        reply_clear(&ref);
+    }
+}
+
+/* Where cJSON refuses valid JSON, the scanner reads it (reply.h says so). */
+static void test_scanner_where_cjson_refuses(void) {
+    static const char *const bodies[][2] = {
+        {"{\"choices\":[{\"text\":\"a\\ud800b\"}]}", "a\xef\xbf\xbd"
+                                                     "b"},
+        {"{\"choices\":[{\"text\":\"\\udc00\"}]}", "\xef\xbf\xbd"},
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        struct reply r;
+        reply_init(&r);
+        CHECK_INT(reply_parse(200, NULL, bodies[i][0], strlen(bodies[i][0]), &r), REPLY_OK);
+        CHECK(r.scanned && r.error_code == NULL);
+        CHECK_STR(r.text, bodies[i][1]);
+        reply_clear(&r);
+        CHECK_INT(reply_parse_with(200, NULL, bodies[i][0], strlen(bodies[i][0]),
+                                   REPLY_TEXT | REPLY_NO_SCAN, &r),
+                  REPLY_OK);
+        CHECK_STR(r.error_code, "parse");
+        reply_clear(&r);
+    }
+}
+
+static bool same_string(const char *a, const char *b) {
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Random damage to two vLLM replies (a seeded generator: the same bodies every
+ * run): whatever the scanner reads, it reads as cJSON does. Bodies that could
+ * hold a surrogate escape (reply.h: the one difference) are left out. */
+static void test_scanner_damaged(void) {
+    static const char alphabet[] = "{}[]\",:0123456789.-eEtrfalsn \\/\n\x01\xc3";
+    const char *bases[] = {cases[0].body, cases[2].body};
+    unsigned long long rng = 12345;
+    char body[2048];
+    int scanned = 0;
+    for (int i = 0; i < 20000; i++) {
+        const char *base = bases[i % 2];
+        size_t n = strlen(base);
+        memcpy(body, base, n);
+        for (int k = 0; k < 1 + i % 3; k++) {
+            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            size_t at = (size_t)(rng >> 33) % n;
+            char c = alphabet[(rng >> 20) % (sizeof alphabet - 1)];
+            if ((rng >> 8) % 3 == 0 && n > 1) {
+                memmove(body + at, body + at + 1, --n - at); /* delete */
+            } else if ((rng >> 8) % 3 == 1 && n < sizeof body - 1) {
+                memmove(body + at + 1, body + at, n++ - at); /* insert */
+                body[at] = c;
+            } else {
+                body[at] = c;
+            }
+        }
+        body[n] = '\0';
+        if (strstr(body, "\\u")) continue;
+        struct reply fast, ref;
+        reply_init(&fast);
+        reply_init(&ref);
+        CHECK_INT(reply_parse_with(200, NULL, body, n, REPLY_TEXT, &fast), REPLY_OK);
+        CHECK_INT(reply_parse_with(200, NULL, body, n, REPLY_TEXT | REPLY_NO_SCAN, &ref), REPLY_OK);
+        bool same = same_string(fast.text, ref.text) &&
+                    same_string(fast.finish_reason, ref.finish_reason) &&
+                    same_string(fast.error_code, ref.error_code) &&
+                    fast.prompt_tokens == ref.prompt_tokens &&
+                    fast.completion_tokens == ref.completion_tokens;
+        if (!same) fprintf(stderr, "scanner and cJSON differ on: %s\n", body);
+        CHECK(same);
+        scanned += fast.scanned;
+        reply_clear(&fast);
+        reply_clear(&ref);
+    }
+    CHECK(scanned > 1000); /* many damaged bodies are still read by the scanner */
+}
+
+/* A value nested past the scanner's depth goes to cJSON, which reads it. */
+static void test_deep(void) {
+    struct buf b;
+    buf_init(&b, BUF_NO_CAP);
+    CHECK_INT(buf_adds(&b, "{\"deep\":"), BUF_OK);
+    for (int i = 0; i < 300; i++) CHECK_INT(buf_addc(&b, '['), BUF_OK);
+    for (int i = 0; i < 300; i++) CHECK_INT(buf_addc(&b, ']'), BUF_OK);
+    CHECK_INT(buf_adds(&b, ",\"choices\":[{\"text\":\"x\"}]}"), BUF_OK);
+    struct reply r;
+    reply_init(&r);
+    CHECK_INT(reply_parse(200, NULL, b.data, b.len, &r), REPLY_OK);
+    CHECK(!r.scanned && r.error_code == NULL);
+    CHECK_STR(r.text, "x");
+    reply_clear(&r);
+    buf_free(&b);
+}
+
+/* reply_trim: the last Content-Length bytes, when the body holds more. */
+static void test_trim(void) {
+    static const struct {
+        const char *length, *body, *want;
+    } trims[] = {
+        {"3", "abcdef", "def"},     {"6", "abcdef", "abcdef"}, {"9", "abcdef", "abcdef"},
+        {NULL, "abcdef", "abcdef"}, {"", "abcdef", "abcdef"},  {"3x", "abcdef", "abcdef"},
+        {"0", "abcdef", ""},
+    };
+    for (size_t i = 0; i < sizeof trims / sizeof trims[0]; i++) {
+        const char *b = trims[i].body;
+        size_t n = strlen(b);
+        reply_trim(trims[i].length, &b, &n);
+        CHECK_INT(n, strlen(trims[i].want));
+        CHECK(strncmp(b, trims[i].want, n) == 0);
+    }
+}
+
 int main(void) {
     test_cases();
     test_long_message();
+    test_scanner();
+    test_scanner_agrees();
+    test_scanner_where_cjson_refuses();
+    test_scanner_damaged();
+    test_deep();
+    test_trim();
     return check_exit();
 }

@@ -69,20 +69,25 @@ static void test_cache(void) {
     const char *raw1, *raw2;
     size_t len1, len2;
     char first[2048];
+    CHECK_INT(sreq_generation(r), 0);
     CHECK_INT(sreq_build(r, signer, &c, 1, 1764498526, &raw1, &len1), SREQ_OK);
+    CHECK_INT(sreq_generation(r), 1);
     snprintf(first, sizeof first, "%.*s", (int)len1, raw1);
     CHECK(!strstr(first, "X-Amz-Security-Token"));
     /* Same second, same credentials: the very same bytes, not signed again. */
     CHECK_INT(sreq_build(r, signer, &c, 1, 1764498526, &raw2, &len2), SREQ_OK);
     CHECK(raw1 == raw2 && len1 == len2);
     CHECK(strncmp(raw2, first, len2) == 0);
+    CHECK_INT(sreq_generation(r), 1);
     /* The next second: a new date and signature. */
     CHECK_INT(sreq_build(r, signer, &c, 1, 1764498527, &raw2, &len2), SREQ_OK);
     CHECK(strstr(raw2, "X-Amz-Date: 20251130T102847Z") != NULL);
     CHECK(len1 == len2 && strncmp(raw2, first, len2) != 0);
+    CHECK_INT(sreq_generation(r), 2);
     /* New credentials within the same second: signed again with them. */
     CHECK_INT(sreq_build(r, signer, &c2, 2, 1764498527, &raw2, &len2), SREQ_OK);
     CHECK(strstr(raw2, "Credential=AKID2/") != NULL);
+    CHECK_INT(sreq_generation(r), 3);
     sreq_free(r);
     sigv4_signer_free(signer);
 }

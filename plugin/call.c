@@ -1,0 +1,146 @@
+#include "call.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skew.h"
+
+struct call {
+    struct call_spec spec; /* its strings point into the copies below */
+    char *endpoint, *variant, *phase, *question, *kind, *answer;
+};
+
+/* A malloc'ed copy of s, or NULL for NULL; false when out of memory. */
+static bool call_dup(const char *s, char **out) {
+    *out = s ? strdup(s) : NULL;
+    return !s || *out;
+}
+
+int call_new(const struct call_spec *spec, struct call **out) {
+    const struct rec_record *f = &spec->fixed;
+    struct call *c = calloc(1, sizeof *c);
+    if (!c) return CALL_ERR_NOMEM;
+    if (!call_dup(f->endpoint, &c->endpoint) || !call_dup(f->variant, &c->variant) ||
+        !call_dup(f->phase, &c->phase) || !call_dup(f->question, &c->question) ||
+        !call_dup(f->kind, &c->kind) || !call_dup(f->answer, &c->answer)) {
+        call_free(c);
+        return CALL_ERR_NOMEM;
+    }
+    c->spec = *spec;
+    c->spec.fixed = (struct rec_record){
+        .thread = f->thread,
+        .endpoint = c->endpoint,
+        .variant = c->variant,
+        .phase = c->phase,
+        .batch = f->batch,
+        .question = c->question,
+        .kind = c->kind,
+        .max_tokens = f->max_tokens,
+        .answer = c->answer,
+        .correct = -1,
+    };
+    *out = c;
+    return CALL_OK;
+}
+
+void call_free(struct call *c) {
+    if (!c) return;
+    free(c->endpoint);
+    free(c->variant);
+    free(c->phase);
+    free(c->question);
+    free(c->kind);
+    free(c->answer);
+    free(c);
+}
+
+size_t call_file(const struct call *c) {
+    return c->spec.file;
+}
+
+void call_result_init(struct call_result *out) {
+    *out = (struct call_result){0};
+    reply_init(&out->reply);
+}
+
+void call_result_clear(struct call_result *out) {
+    reply_clear(&out->reply);
+    call_result_init(out);
+}
+
+/* The reply, or the plugin's own "socket" failure when none came. */
+static int call_reply(const struct call_reply *in, bool want_text, struct reply *r) {
+    if (in->status == 0) {
+        r->error_code = strdup("socket");
+        r->error_message = strdup("the connection closed before the reply");
+        return r->error_code && r->error_message ? CALL_OK : CALL_ERR_NOMEM;
+    }
+    const char *body = in->body ? in->body : "";
+    size_t len = in->body ? in->len : 0;
+    reply_trim(in->content_length, &body, &len);
+    return reply_parse_with(in->status, in->error_type, body, len, want_text ? REPLY_TEXT : 0, r)
+               ? CALL_ERR_NOMEM
+               : CALL_OK;
+}
+
+/* Decode: a reply of another length than asked is no measurement. */
+static void call_check_tokens(const struct call_spec *s, struct call_result *out) {
+    long want = s->expect_tokens, got = out->reply.completion_tokens;
+    struct rec_record *rec = &out->rec;
+    if (got < 0) {
+        rec->ok = false;
+        rec->error_code = "no_token_count";
+        rec->error_message =
+            "the reply does not say how many tokens it generated (no usage or details)";
+    } else if (got != want) {
+        const char *what = got < want && s->ignore_eos ? "the container ignored ignore_eos: "
+                           : got > want                ? "the container passed max_tokens: "
+                                                       : "";
+        snprintf(out->message, sizeof out->message, "%sasked %ld, got %ld", what, want, got);
+        rec->ok = false;
+        rec->error_code = "token_mismatch";
+        rec->error_message = out->message;
+    }
+}
+
+/* Quiz: the stripped reply (cut in place) searched with the question's pattern. */
+static void call_check_quiz(const struct call_spec *s, struct call_result *out) {
+    struct reply *r = &out->reply;
+    out->rec.correct = 0;
+    if (!r->text || r->error_code) return;
+    size_t off, n;
+    bool found;
+    quiz_strip(r->text, strlen(r->text), &off, &n);
+    r->text[off + n] = '\0';
+    out->rec.text = r->text + off;
+    out->rec.correct = quiz_re_search(s->pattern, out->rec.text, n, &found) == QUIZ_OK && found;
+}
+
+int call_finish(const struct call *c, const struct call_reply *in, struct call_result *out) {
+    const struct call_spec *s = &c->spec;
+    struct reply *r = &out->reply;
+    if (call_reply(in, s->pattern || in->want_text, r) != CALL_OK) {
+        call_result_clear(out);
+        return CALL_ERR_NOMEM;
+    }
+    out->skewed = r->error_code && skew_offset(in->status, r->error_code, r->error_message,
+                                               in->date, in->now, &out->skew_offset) == 0;
+    out->retry = out->skewed && !in->retried;
+    struct rec_record *rec = &out->rec;
+    *rec = s->fixed;
+    rec->prompt_tokens = r->prompt_tokens;
+    rec->completion_tokens = r->completion_tokens;
+    rec->finish_reason = r->finish_reason;
+    rec->status = in->status;
+    rec->ok = r->error_code == NULL;
+    rec->error_code = r->error_code;
+    rec->error_message = r->error_message;
+    rec->original_status = r->original_status;
+    rec->t_start_us = in->t_start_us;
+    rec->t_end_us = in->t_end_us;
+    rec->wall_start_us = in->wall_start_us;
+    if (rec->ok && s->expect_tokens >= 0) call_check_tokens(s, out);
+    if (s->pattern) call_check_quiz(s, out);
+    return CALL_OK;
+}

@@ -1,0 +1,82 @@
+/* call: one planned request of a run, and how what came back for it becomes
+ * its record.
+ *
+ * A call holds what the scenario planned (copied by call_new): the result file
+ * and the fixed fields of its record, the reply length a decode expects and
+ * the pattern a quiz question is scored with. call_finish turns one reply (or
+ * a connection that closed first) into the record: the reply parsed (reply.h;
+ * its text kept only when a pattern or the caller needs it), a reply of another
+ * length than expected marked token_mismatch or no_token_count, a quiz reply
+ * stripped and scored, and a signing-time refusal turned into the clock offset
+ * the retry is signed with (skew.h).
+ *
+ * Pure C: the clocks come in with the reply; the caller records the result
+ * (shared.h) and owns the pattern, which must outlive the call. */
+#ifndef SM_CALL_H
+#define SM_CALL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "quiz.h"
+#include "record.h"
+#include "reply.h"
+
+enum call_error {
+    CALL_OK = 0,
+    CALL_ERR_NOMEM = -1,
+};
+
+struct call_spec {
+    size_t file; /* the result file the record goes to */
+    /* The record's fields the plan fixes: thread, endpoint, variant, phase, batch,
+     * question, kind, max_tokens, answer (a quiz's expected answer, or NULL). The
+     * others are the reply's and are not read. */
+    struct rec_record fixed;
+    long expect_tokens;            /* < 0: a reply of any length will do */
+    bool ignore_eos;               /* was asked for (names a short reply's mismatch) */
+    const struct quiz_re *pattern; /* NULL: not scored */
+};
+
+struct call;
+
+__attribute__((warn_unused_result)) int call_new(const struct call_spec *spec, struct call **out);
+void call_free(struct call *c);
+/* The result file the call's records go to. */
+size_t call_file(const struct call *c);
+
+/* What came back for one sending of a call. */
+struct call_reply {
+    int status;                 /* 0: no reply (the connection closed first) */
+    const char *error_type;     /* the x-amzn-ErrorType header, or NULL */
+    const char *date;           /* the Date header, or NULL */
+    const char *content_length; /* the Content-Length header, or NULL (reply.h: reply_trim) */
+    const char *body;
+    size_t len;
+    bool retried;   /* this sending was the retry after a signing-time refusal */
+    bool want_text; /* keep the reply's text even when no pattern needs it */
+    long long t_start_us, t_end_us, wall_start_us;
+    time_t now; /* the local clock, for the skew offset */
+};
+
+/* A finished call: its record and whether to send it again. */
+struct call_result {
+    struct reply reply;
+    struct rec_record rec; /* points into reply, into the call and into message */
+    bool skewed;           /* the server refused the signing time and said its own */
+    long long skew_offset; /* then: server time minus local time, seconds */
+    bool retry;            /* send again, signed with the offset (skewed, not yet retried) */
+    char message[96];      /* the token check's message */
+};
+
+void call_result_init(struct call_result *out);
+/* Frees what out holds; it may be finished into again. */
+void call_result_clear(struct call_result *out);
+
+/* Fills out (initialised or cleared) from what came back for c. Returns 0 or
+ * CALL_ERR_NOMEM (out then cleared). */
+__attribute__((warn_unused_result)) int
+call_finish(const struct call *c, const struct call_reply *in, struct call_result *out);
+
+#endif

@@ -1,0 +1,42 @@
+/* rscan: one pass over a vLLM reply body for the few fields a run records,
+ * without building a tree:
+ *
+ *   {"choices":[{"message":{"content":T},"finish_reason":F}, ...],
+ *    "usage":{"prompt_tokens":P,"completion_tokens":C}, ...}
+ *   (completions: "text":T in place of the message)
+ *
+ * It reads what cJSON_GetObjectItemCaseSensitive would find (the first member
+ * of a name; a value of another type counts as none) and checks the syntax of
+ * everything else as it skips it. Strings without escapes, most of a reply's
+ * bytes, are found with memchr (control characters in them pass, as cJSON lets
+ * them); strings with escapes and numbers other than plain integers are read by
+ * jscan (results/jscan.h).
+ * A body it cannot read as cJSON would is refused and goes to cJSON (reply.c):
+ * another shape, escaped member names, a "choices" that is not a non-empty
+ * array with an object first, bytes after the value, JSON outside RFC 8259
+ * (which cJSON may accept). The one difference: a lone surrogate escape
+ * (\ud800), which cJSON refuses, reads as U+FFFD.
+ *
+ * Pure C; allocates nothing; the spans point into the body. */
+#ifndef SM_RSCAN_H
+#define SM_RSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "jscan.h"
+
+struct rscan_reply {
+    bool message;     /* choices[0] has a "message" (of any type) */
+    bool has_text;    /* text holds message.content, or choices[0].text without message */
+    struct jstr text; /* decode with jstr_decode when escaped */
+    bool has_finish;  /* choices[0].finish_reason was a string */
+    struct jstr finish;
+    double prompt_tokens; /* usage's counts as numbers; -1 when absent or not numbers */
+    double completion_tokens;
+};
+
+/* Reads body (len bytes) into out; false when cJSON must read it instead. */
+bool rscan_vllm(const char *body, size_t len, struct rscan_reply *out);
+
+#endif

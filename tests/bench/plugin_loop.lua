@@ -1,0 +1,45 @@
+-- plugin_loop.lua: the plugin calls sweep.lua makes per request (sm.next,
+-- request:raw, sm.clock, sm.complete: the reply parsed, checked and journalled),
+-- in a loop outside wrk and the network. A benchmark, not a test. Run with
+-- luajit; SM_PLUGIN_PATH names the folder of sagemaker.so; credentials from the
+-- environment.
+--
+--   luajit plugin_loop.lua REPLY_FILE [SECONDS]   -> "plugin_calls_us N"
+local here = debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") or "./"
+package.path = here .. "../../lua/?.lua;" .. package.path
+local sm = require "sm.plugin"
+
+local f = assert(io.open(assert(arg[1], "usage: plugin_loop.lua REPLY_FILE [SECONDS]"), "rb"))
+local body = f:read("*a")
+f:close()
+local seconds = tonumber(arg[2] or "1")
+local dir = os.tmpname()
+os.remove(dir)
+assert(os.execute("mkdir -p " .. dir) == 0)
+
+assert(sm.begin({ scenario = "loop", threads = 1, rounds = { { items = -1, duration_s = 1e6 } },
+  progress_s = 0 }))
+local file = assert(sm.add_file(dir .. "/loop.json", dir .. "/loop.journal.jsonl",
+  '{"label":"loop"}'))
+local req = assert(sm.request({ method = "POST", target = "/endpoints/bench/invocations",
+  host = "127.0.0.1:1", content_type = "application/json", accept = "application/json",
+  user_agent = "wrk-sagemaker/" .. sm.version, region = "us-east-1", service = "sagemaker",
+  body = "{}" }))
+local call = assert(sm.call({ file = file, endpoint = "bench", phase = "sweep", max_tokens = 256 }))
+-- The headers wrk hands to response(), as sm-emulator sends them.
+local headers = { ["Content-Type"] = "application/json", ["Content-Length"] = tostring(#body),
+  Date = os.date("!%a, %d %b %Y %H:%M:%S GMT"), ["x-amzn-RequestId"] = "0",
+  ["x-Amzn-Invoked-Production-Variant"] = "AllTraffic" }
+
+local n, start = 0, os.clock()
+while os.clock() - start < seconds do
+  for _ = 1, 1000 do
+    assert(sm.next(0) == "item")
+    assert(req:raw())
+    local t, wall = sm.clock()
+    assert(sm.complete(call, 200, headers, body, t, wall, false) == false)
+  end
+  n = n + 1000
+end
+io.write(string.format("plugin_calls_us %.3f\n", (os.clock() - start) / n * 1e6))
+os.execute("rm -rf " .. dir) -- no result file: its journal is all it would copy
