@@ -14,7 +14,7 @@
 /* The state of reading one side. */
 struct ctx {
     struct inputs *in;
-    const struct quiz *qz;
+    const struct quizfile *qz;
     struct diag *d;
     size_t cap;
     char **logs; /* owned paths of the logs found, in order */
@@ -182,7 +182,7 @@ static int merge_facts(struct ctx *c, const char *facts_log) {
     return 0;
 }
 
-int inputs_read(char *const *paths, size_t npaths, const char *facts_log, const struct quiz *qz,
+int inputs_read(char *const *paths, size_t npaths, const char *facts_log, const struct quizfile *qz,
                 struct inputs *out, struct diag *d) {
     struct ctx c = {.in = out, .qz = qz, .d = d};
     int rc = 0;

@@ -11,7 +11,7 @@
 
 #include "diag.h"
 #include "facts.h"
-#include "quiz.h"
+#include "quizfile.h"
 #include "src.h"
 
 struct inputs {
@@ -24,7 +24,7 @@ struct inputs {
 /* Reads the paths of one side, and facts_log (--facts-ROLE, may be NULL). qz
  * (may be NULL) scores compare.py replies. Bad input goes to d. */
 __attribute__((warn_unused_result)) int inputs_read(char *const *paths, size_t npaths,
-                                                    const char *facts_log, const struct quiz *qz,
+                                                    const char *facts_log, const struct quizfile *qz,
                                                     struct inputs *out, struct diag *d);
 void inputs_free(struct inputs *in);
 

@@ -15,7 +15,7 @@
 #include "out_markdown.h"
 #include "out_svg.h"
 #include "out_text.h"
-#include "quiz.h"
+#include "quizfile.h"
 #include "report.h"
 #include "side.h"
 
@@ -241,12 +241,12 @@ static int parse(int argc, char **argv, struct args *a) {
 }
 
 /* The quiz to score compare.py files with: --quiz, else the default when present. */
-static int load_quiz(const struct args *a, struct quiz **qz, struct diag *d) {
+static int load_quiz(const struct args *a, struct quizfile **qz, struct diag *d) {
     struct stat st;
     *qz = NULL;
-    if (a->quiz) return quiz_read(a->quiz, qz, d);
+    if (a->quiz) return quizfile_read(a->quiz, qz, d);
     if (SM_DEFAULT_QUIZ[0] && stat(SM_DEFAULT_QUIZ, &st) == 0)
-        return quiz_read(SM_DEFAULT_QUIZ, qz, d);
+        return quizfile_read(SM_DEFAULT_QUIZ, qz, d);
     return 0;
 }
 
@@ -279,7 +279,7 @@ static int write_file(const char *path, const struct buf *b) {
 /* Reading one side (the two sides are read at the same time). */
 struct side_job {
     const struct args *a;
-    const struct quiz *qz;
+    const struct quizfile *qz;
     int k; /* 0 baseline, 1 candidate */
     struct inputs in;
     struct side side;
@@ -310,7 +310,7 @@ static void read_sides(struct side_job *jobs, struct diag *d) {
 
 /* Reads both sides and compares them; returns the exit status. */
 static int run(const struct args *a, struct diag *d) {
-    struct quiz *qz = NULL;
+    struct quizfile *qz = NULL;
     struct side_job jobs[2] = {{.a = a, .k = 0}, {.a = a, .k = 1}};
     struct cmp m = {0};
     struct buf out, svg;
@@ -343,7 +343,7 @@ done:
         inputs_free(&jobs[k].in);
         diag_free(&jobs[k].d);
     }
-    quiz_free(qz);
+    quizfile_free(qz);
     buf_free(&out);
     buf_free(&svg);
     return status;

@@ -136,13 +136,13 @@ static char *kind_of(const char *id) {
     return dash ? strndup(id, (size_t)(dash - id)) : strdup(id);
 }
 
-static int read_answer(const cJSON *a, const struct quiz *qz, struct quiz_item *it) {
-    const struct quiz_question *q = quiz_find(qz, a->string);
+static int read_answer(const cJSON *a, const struct quizfile *qz, struct quiz_item *it) {
+    const struct quizfile_question *q = quizfile_find(qz, a->string);
     it->id = strdup(a->string);
     it->kind = q && q->kind ? strdup(q->kind) : kind_of(a->string);
     it->text = strdup(cJSON_IsString(a) ? a->valuestring : "");
     it->expected = q ? strdup(q->answer) : NULL;
-    it->correct = q ? quiz_score(q, it->text ? it->text : "") : -1;
+    it->correct = q ? quizfile_score(q, it->text ? it->text : "") : -1;
     return it->id && it->kind && it->text && (!q || it->expected) ? 0 : -1;
 }
 
@@ -160,7 +160,7 @@ static int read_kinds(const cJSON *by_kind, struct quiz_part *q, struct diag *d)
     return 0;
 }
 
-static int read_quality(const cJSON *ql, const struct quiz *qz, struct src *s, struct diag *d) {
+static int read_quality(const cJSON *ql, const struct quizfile *qz, struct src *s, struct diag *d) {
     const cJSON *answers = item(ql, "answers"), *a;
     if (!cJSON_IsObject(answers)) return 0;
     struct quiz_part *q = calloc(1, sizeof *q);
@@ -207,7 +207,7 @@ static int read_head(const cJSON *doc, struct src *s, struct diag *d) {
     return 0;
 }
 
-int measure_src(const cJSON *doc, const char *path, const struct quiz *qz, struct src *out,
+int measure_src(const cJSON *doc, const char *path, const struct quizfile *qz, struct src *out,
                 struct diag *d) {
     memset(out, 0, sizeof *out);
     if (!(out->path = strdup(path)) || read_head(doc, out, d) < 0) return oom(d);

@@ -16,14 +16,14 @@
 #include <cjson/cJSON.h>
 
 #include "diag.h"
-#include "quiz.h"
+#include "quizfile.h"
 #include "src.h"
 
 /* True when doc looks like a measure file. */
 bool measure_is(const cJSON *doc);
 /* Fills *out from doc; qz (may be NULL) scores the replies. */
 __attribute__((warn_unused_result)) int measure_src(const cJSON *doc, const char *path,
-                                                    const struct quiz *qz, struct src *out,
+                                                    const struct quizfile *qz, struct src *out,
                                                     struct diag *d);
 
 #endif

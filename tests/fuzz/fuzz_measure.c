@@ -18,13 +18,13 @@ static const char fuzz_quiz_json[] =
     " \"pattern\": \"(?i)\\\\bCanberra\\\\b\"}"
     "]}";
 
-static struct quiz *fuzz_quiz(void) {
-    static struct quiz *qz;
+static struct quizfile *fuzz_quiz(void) {
+    static struct quizfile *qz;
     struct diag d;
     diag_init(&d);
-    if (!qz && quiz_read(tmpdir_write("quiz.json", (const uint8_t *)fuzz_quiz_json,
-                                      sizeof fuzz_quiz_json - 1),
-                         &qz, &d) < 0)
+    if (!qz && quizfile_read(tmpdir_write("quiz.json", (const uint8_t *)fuzz_quiz_json,
+                                          sizeof fuzz_quiz_json - 1),
+                             &qz, &d) < 0)
         abort();
     return qz;
 }
@@ -49,7 +49,7 @@ static void fuzz_check(const struct src *s) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cJSON *doc = cJSON_ParseWithLength((const char *)data, size);
-    const struct quiz *quizzes[] = {fuzz_quiz(), NULL};
+    const struct quizfile *quizzes[] = {fuzz_quiz(), NULL};
     for (size_t i = 0; i < 2 && measure_is(doc); i++) {
         struct src s;
         struct diag d;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "quiz.h"
+#include "quizfile.h"
 #include "tmpdir.h"
 
 static const char *const fuzz_replies[] = {"1512", "The answer is -275.", "canberra", "Straße 42",
@@ -12,21 +12,21 @@ static const char *const fuzz_replies[] = {"1512", "The answer is -275.", "canbe
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = tmpdir_write("quiz.json", data, size);
-    struct quiz *qz;
+    struct quizfile *qz;
     struct diag d;
     diag_init(&d);
-    if (quiz_read(path, &qz, &d) < 0) {
+    if (quizfile_read(path, &qz, &d) < 0) {
         if (strncmp(d.error, path, strlen(path)) != 0) abort();
         diag_free(&d);
         return 0;
     }
     for (size_t i = 0; i < qz->n; i++) {
-        const struct quiz_question *q = quiz_find(qz, qz->q[i].id);
+        const struct quizfile_question *q = quizfile_find(qz, qz->q[i].id);
         if (!q || strcmp(q->id, qz->q[i].id) != 0 || !q->answer || !q->re) abort();
         for (size_t r = 0; r < sizeof fuzz_replies / sizeof *fuzz_replies; r++)
-            if (quiz_score(&qz->q[i], fuzz_replies[r]) > 1) abort();
+            if (quizfile_score(&qz->q[i], fuzz_replies[r]) > 1) abort();
     }
-    quiz_free(qz);
+    quizfile_free(qz);
     diag_free(&d);
     return 0;
 }

@@ -8,7 +8,7 @@
 #include "facts.h"
 #include "fmt.h"
 #include "jscan.h"
-#include "quiz.h"
+#include "quizfile.h"
 #include "side.h"
 #include "stats.h"
 
@@ -172,10 +172,10 @@ static void test_facts(void) {
 }
 
 static void test_quiz(const char *path) {
-    struct quiz *qz = NULL;
+    struct quizfile *qz = NULL;
     struct diag d;
     diag_init(&d);
-    CHECK(quiz_read(path, &qz, &d) == 0);
+    CHECK(quizfile_read(path, &qz, &d) == 0);
     if (!qz) return;
     CHECK_INT(qz->n, 40);
     static const struct {
@@ -194,11 +194,11 @@ static void test_quiz(const char *path) {
         {"cap-Canada", "OTTAWA", 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const struct quiz_question *q = quiz_find(qz, cases[i].id);
+        const struct quizfile_question *q = quizfile_find(qz, cases[i].id);
         CHECK(q != NULL);
-        if (q) CHECK_INT(quiz_score(q, cases[i].reply), cases[i].correct);
+        if (q) CHECK_INT(quizfile_score(q, cases[i].reply), cases[i].correct);
     }
-    quiz_free(qz);
+    quizfile_free(qz);
     diag_free(&d);
 }
 

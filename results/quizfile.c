@@ -1,12 +1,11 @@
-#include "quiz.h"
+#include "quizfile.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include <cjson/cJSON.h>
-#include <pcre2.h>
 
+#include "quiz.h"
 #include "rfile.h"
 
 static char *dup_field(const cJSON *o, const char *name) {
@@ -14,7 +13,7 @@ static char *dup_field(const cJSON *o, const char *name) {
     return cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
 }
 
-static int read_question(const cJSON *o, struct quiz_question *q, const char *path, size_t i,
+static int read_question(const cJSON *o, struct quizfile_question *q, const char *path, size_t i,
                          struct diag *d) {
     char *pattern = dup_field(o, "pattern");
     q->id = dup_field(o, "id");
@@ -25,24 +24,22 @@ static int read_question(const cJSON *o, struct quiz_question *q, const char *pa
         return diag_error(d, "%s: question %zu needs the strings id, answer and pattern", path,
                           i + 1);
     }
-    int err;
-    PCRE2_SIZE off;
-    q->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-                          PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &err, &off, NULL);
+    struct buf why;
+    buf_init(&why, 256);
+    int rc = quiz_re_compile(pattern, strlen(pattern), &q->re, &why);
     free(pattern);
-    if (!q->re) {
-        PCRE2_UCHAR msg[160];
-        pcre2_get_error_message(err, msg, sizeof msg);
-        return diag_error(d, "%s: question %s: bad pattern at offset %zu: %s", path, q->id,
-                          (size_t)off, (char *)msg);
-    }
-    return 0;
+    if (rc == QUIZ_ERR_NOMEM)
+        diag_error(d, "out of memory");
+    else if (rc)
+        diag_error(d, "%s: question %s: bad pattern at %s", path, q->id, buf_str(&why));
+    buf_free(&why);
+    return rc ? -1 : 0;
 }
 
-int quiz_read(const char *path, struct quiz **out, struct diag *d) {
+int quizfile_read(const char *path, struct quizfile **out, struct diag *d) {
     struct rmap m = {0};
     cJSON *doc = NULL;
-    struct quiz *qz = calloc(1, sizeof *qz);
+    struct quizfile *qz = calloc(1, sizeof *qz);
     if (!qz || !(qz->path = strdup(path))) {
         diag_error(d, "out of memory");
         goto fail;
@@ -61,7 +58,7 @@ int quiz_read(const char *path, struct quiz **out, struct diag *d) {
     }
     const cJSON *o;
     cJSON_ArrayForEach(o, qs) {
-        struct quiz_question *q = &qz->q[qz->n++];
+        struct quizfile_question *q = &qz->q[qz->n++];
         if (read_question(o, q, path, qz->n - 1, d) < 0) goto fail;
     }
     cJSON_Delete(doc);
@@ -71,33 +68,30 @@ int quiz_read(const char *path, struct quiz **out, struct diag *d) {
 fail:
     cJSON_Delete(doc);
     rfile_unmap(&m);
-    quiz_free(qz);
+    quizfile_free(qz);
     return -1;
 }
 
-void quiz_free(struct quiz *qz) {
+void quizfile_free(struct quizfile *qz) {
     if (!qz) return;
     for (size_t i = 0; i < qz->n; i++) {
         free(qz->q[i].id);
         free(qz->q[i].kind);
         free(qz->q[i].answer);
-        pcre2_code_free(qz->q[i].re);
+        quiz_re_free(qz->q[i].re);
     }
     free(qz->q);
     free(qz->path);
     free(qz);
 }
 
-const struct quiz_question *quiz_find(const struct quiz *qz, const char *id) {
+const struct quizfile_question *quizfile_find(const struct quizfile *qz, const char *id) {
     for (size_t i = 0; qz && i < qz->n; i++)
         if (strcmp(qz->q[i].id, id) == 0) return &qz->q[i];
     return NULL;
 }
 
-int quiz_score(const struct quiz_question *q, const char *reply) {
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(q->re, NULL);
-    if (!md) return 0;
-    int rc = pcre2_match(q->re, (PCRE2_SPTR)reply, strlen(reply), 0, 0, md, NULL);
-    pcre2_match_data_free(md);
-    return rc > 0;
+int quizfile_score(const struct quizfile_question *q, const char *reply) {
+    bool found = false;
+    return quiz_re_search(q->re, reply, strlen(reply), &found) == QUIZ_OK && found;
 }
