@@ -14,6 +14,7 @@
  * thousand threads waiting on one core more than they save. */
 #define SHARED_WAIT_SLICE_NS   (SHARED_WRK_STOP_CHECK_MS * 1000000L)
 #define SHARED_TTY_PROGRESS_US 250000
+#define SHARED_CHAIN_POLL_NS   1000000L /* how often the watcher looks for wrk's handler */
 
 static struct {
     pthread_mutex_t lock;
@@ -37,6 +38,8 @@ static struct {
     bool progress_shown;
     bool progress_closed; /* the last progress line is out */
     bool chained;         /* shared_on_sigint sits in front of wrk's handler */
+    pthread_t watcher;    /* chains the handler as soon as wrk installs its own */
+    bool watching;
 } shared = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Atomic long long shared_skew;
@@ -65,6 +68,30 @@ static bool shared_chain_sigint(void) {
     if (sigaction(SIGINT, &mine, NULL) != 0) return false;
     shared.chained = true;
     return true;
+}
+
+/* wrk installs its SIGINT handler only after it has started its threads, and a
+ * thread may then be inside a request for seconds: this thread chains ours within
+ * a millisecond, so that a Ctrl-C right at the start still counts as the user's. */
+static void *shared_watch_sigint(void *unused) {
+    const struct timespec poll = {0, SHARED_CHAIN_POLL_NS};
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&shared.lock);
+        bool over = !shared.watching || shared_chain_sigint();
+        pthread_mutex_unlock(&shared.lock);
+        if (over) return NULL;
+        nanosleep(&poll, NULL);
+    }
+}
+
+/* Stops the watcher, if it runs. Called without the lock. */
+static void shared_stop_watching(void) {
+    pthread_mutex_lock(&shared.lock);
+    bool was = shared.watching;
+    shared.watching = false;
+    pthread_mutex_unlock(&shared.lock);
+    if (was) pthread_join(shared.watcher, NULL);
 }
 
 /* Sends the SIGINT that ends the run, once, when wrk is ready for it. */
@@ -141,6 +168,7 @@ int shared_begin(const struct shared_config *c, struct buf *err) {
         shared.tty = isatty(STDERR_FILENO);
         snprintf(shared.scenario, sizeof shared.scenario, "%s", c->scenario);
         shared.begun = true;
+        shared.watching = pthread_create(&shared.watcher, NULL, shared_watch_sigint, NULL) == 0;
     }
     pthread_mutex_unlock(&shared.lock);
     if (rc) shared_free();
@@ -319,13 +347,14 @@ static void shared_outcome(struct shared_outcome *out) {
         out->reason[0] = '\0';
     else if (shared.stopping)
         snprintf(out->reason, sizeof out->reason, "%s", shared.reason);
-    else if (shared_sigint_user)
-        snprintf(out->reason, sizeof out->reason, "interrupted");
+    else if (shared_sigint_user || shared.cap_us <= 0 || shared_now_us() < shared.cap_us)
+        snprintf(out->reason, sizeof out->reason, "interrupted"); /* wrk stops early only so */
     else
         snprintf(out->reason, sizeof out->reason, "duration cap");
 }
 
 int shared_end(struct shared_outcome *out, struct buf *err) {
+    shared_stop_watching();
     pthread_mutex_lock(&shared.lock);
     int rc = SHARED_ERR_STATE;
     if (shared.begun) {
@@ -342,6 +371,7 @@ int shared_end(struct shared_outcome *out, struct buf *err) {
 }
 
 void shared_free(void) {
+    shared_stop_watching();
     pthread_mutex_lock(&shared.lock);
     if (shared.begun) pthread_cond_destroy(&shared.round_changed);
     rounds_free(shared.rounds);

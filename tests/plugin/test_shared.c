@@ -2,8 +2,10 @@
  * a finished run (also when it comes before wrk's handler is in place), and how
  * a run that did not finish says why: Ctrl-C, wrk's -d, an endpoint refusing. */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../check.h"
@@ -235,6 +237,48 @@ static void test_no_credentials(void) {
     buf_free(&err);
 }
 
+/* wrk puts its handler in place only after its threads started: a Ctrl-C that
+ * comes then, while no thread looks at the schedule, is still the user's. */
+static void test_ctrl_c_right_after_wrk_handler(void) {
+    const struct rounds_round r[] = {{THREADS, 1, 0}};
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, cur;
+    wrk_stop = 0;
+    sigaction(SIGINT, &ignore, NULL);
+    begin(r, 1, 60000000, 3);
+    install_wrk_handler();
+    time_t give_up = time(NULL) + 10;
+    do { /* the plugin's watcher chains its handler in front of wrk's */
+        sched_yield();
+        sigaction(SIGINT, NULL, &cur);
+    } while (cur.sa_handler == wrk_handler && time(NULL) < give_up);
+    CHECK(cur.sa_handler != wrk_handler);
+    kill(getpid(), SIGINT);
+    CHECK(wrk_stop);
+    struct shared_outcome out;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(shared_end(&out, &err), SHARED_OK);
+    CHECK(out.partial);
+    CHECK_STR(out.reason, "interrupted");
+    shared_free();
+    buf_free(&err);
+}
+
+/* A run wrk ended before its -d cap, with no signal the plugin saw, was interrupted. */
+static void test_early_end_is_not_the_cap(void) {
+    const struct rounds_round r[] = {{THREADS, 1, 0}};
+    install_wrk_handler();
+    begin(r, 1, 60000000, 3);
+    struct shared_outcome out;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(shared_end(&out, &err), SHARED_OK);
+    CHECK(out.partial);
+    CHECK_STR(out.reason, "interrupted");
+    shared_free();
+    buf_free(&err);
+}
+
 int main(void) {
     if (!mkdtemp(dir)) return 1;
     setenv("AWS_ACCESS_KEY_ID", "AKIDTEST", 1);
@@ -247,6 +291,8 @@ int main(void) {
     run_stuck(100000, false, "duration cap");
     test_refusal();
     test_early_finish();
+    test_ctrl_c_right_after_wrk_handler();
+    test_early_end_is_not_the_cap();
     test_no_credentials();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
