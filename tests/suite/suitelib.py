@@ -16,6 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 import emulator  # noqa: E402
+import secretscan  # noqa: E402
 
 AKID = "AKIDSUITETEST"
 SECRET = "sUiTeSeCrEt9/K7MDENG+bPxRfiCYSUITEKEY"
@@ -93,30 +94,12 @@ def load(path):
         return json.load(f)
 
 
-def texts_under(path):
-    """(name, text) of every file under path."""
-    out = []
-    for base, _, files in os.walk(path):
-        for name in files:
-            full = os.path.join(base, name)
-            with open(full, errors="replace") as f:
-                out.append((full, f.read()))
-    return out
-
-
 def check_no_secrets(sources, signatures=True):
-    """No secret key or session token (or their first 12 characters), and unless
-    signatures is False no request signature, in any (name, text) or under any
-    folder given."""
-    texts = []
-    for s in sources:
-        texts += texts_under(s) if isinstance(s, str) else [s]
-    for name, text in texts:
-        for secret, what in ((SECRET, "secret key"), (TOKEN, "session token")):
-            for form in (secret, secret.replace("/", "\\/")):
-                check(form[:12] not in text, f"the {what} is in {name}")
-        check(not signatures or "AWS4-HMAC-SHA256 Credential=" not in text,
-              f"a request signature is in {name}")
+    """No secret key or session token (in any form, or their first 12 characters), and
+    unless signatures is False no request header or signature, in any (name, text) or
+    under any folder given."""
+    found = secretscan.scan([SECRET, TOKEN], sources, headers=signatures)
+    check(not found, secretscan.describe(found))
 
 
 def lines(text):
