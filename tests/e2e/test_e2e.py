@@ -21,6 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 import emulator  # noqa: E402
 import secretscan  # noqa: E402
+from testkit import Failure, check, isolated_env  # noqa: E402
 
 SCENARIOS = os.path.join(ROOT, "scenarios")
 SECRET = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
@@ -28,23 +29,10 @@ TOKEN = "IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKEN+/=="
 TIMEOUT = 120
 
 
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
 def env(**extra):
     """The environment of both wrk and the emulator: the same credentials, a session token."""
-    e = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    e.update(AWS_ACCESS_KEY_ID="AKIDE2ETEST", AWS_SECRET_ACCESS_KEY=SECRET,
-             AWS_SESSION_TOKEN=TOKEN, AWS_EC2_METADATA_DISABLED="true",
-             AWS_CONFIG_FILE="/nonexistent", AWS_SHARED_CREDENTIALS_FILE="/nonexistent")
-    e.update(extra)
-    return e
+    return isolated_env(AWS_ACCESS_KEY_ID="AKIDE2ETEST", AWS_SECRET_ACCESS_KEY=SECRET,
+                        AWS_SESSION_TOKEN=TOKEN, **extra)
 
 
 def start_emulator(*args):

@@ -237,6 +237,18 @@ static void test_no_credentials(void) {
     buf_free(&err);
 }
 
+/* Ends the run, which must be partial for want_reason. */
+static void end_partial(const char *want_reason) {
+    struct shared_outcome out;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(shared_end(&out, &err), SHARED_OK);
+    CHECK(out.partial);
+    CHECK_STR(out.reason, want_reason);
+    shared_free();
+    buf_free(&err);
+}
+
 /* wrk puts its handler in place only after its threads started: a Ctrl-C that
  * comes then, while no thread looks at the schedule, is still the user's. */
 static void test_ctrl_c_right_after_wrk_handler(void) {
@@ -254,14 +266,7 @@ static void test_ctrl_c_right_after_wrk_handler(void) {
     CHECK(cur.sa_handler != wrk_handler);
     kill(getpid(), SIGINT);
     CHECK(wrk_stop);
-    struct shared_outcome out;
-    struct buf err;
-    buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(shared_end(&out, &err), SHARED_OK);
-    CHECK(out.partial);
-    CHECK_STR(out.reason, "interrupted");
-    shared_free();
-    buf_free(&err);
+    end_partial("interrupted");
 }
 
 /* A run wrk ended before its -d cap, with no signal the plugin saw, was interrupted. */
@@ -269,14 +274,7 @@ static void test_early_end_is_not_the_cap(void) {
     const struct rounds_round r[] = {{THREADS, 1, 0}};
     install_wrk_handler();
     begin(r, 1, 60000000, 3);
-    struct shared_outcome out;
-    struct buf err;
-    buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(shared_end(&out, &err), SHARED_OK);
-    CHECK(out.partial);
-    CHECK_STR(out.reason, "interrupted");
-    shared_free();
-    buf_free(&err);
+    end_partial("interrupted");
 }
 
 int main(void) {

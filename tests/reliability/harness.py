@@ -21,20 +21,12 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 import emulator  # noqa: E402
 import secretscan  # noqa: E402
+from testkit import Failure, check, isolated_env  # noqa: E402, F401
 
 SCENARIOS = os.path.join(ROOT, "scenarios")
 QUIZ = os.path.join(SCENARIOS, "quiz-compare-py-40.json")
 TIMEOUT = 120
 POLL_S = 0.02  # between two looks at a condition being waited for (never a wait for time)
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
 
 
 def run_cases(cases, argv):
@@ -157,10 +149,7 @@ class Work:
 
 def base_env():
     """The environment with no AWS settings of the caller's."""
-    e = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    e.update(AWS_EC2_METADATA_DISABLED="true", AWS_CONFIG_FILE="/nonexistent",
-             AWS_SHARED_CREDENTIALS_FILE="/nonexistent")
-    return e
+    return isolated_env()
 
 
 class Emu:

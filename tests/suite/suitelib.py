@@ -17,20 +17,12 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 import emulator  # noqa: E402
 import secretscan  # noqa: E402
+from testkit import Failure, check, isolated_env  # noqa: E402, F401
 
 AKID = "AKIDSUITETEST"
 SECRET = "sUiTeSeCrEt9/K7MDENG+bPxRfiCYSUITEKEY"
 TOKEN = "IQoJb3JpZ2luX2VjSUITESESSIONTOKEN+/=="
 TIMEOUT = 240
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
 
 
 _made = []  # the folders tempdir() made for the case running
@@ -58,10 +50,7 @@ def wrk_program(tmp):
 def env(tmp, token=True, **extra):
     """The environment of sm-suite and the emulator: the same throw-away credentials
     (with a session token), nothing of the machine's AWS setup."""
-    e = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    e.update(AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET, AWS_EC2_METADATA_DISABLED="true",
-             AWS_CONFIG_FILE="/nonexistent", AWS_SHARED_CREDENTIALS_FILE="/nonexistent",
-             WRK=wrk_program(tmp))
+    e = isolated_env(AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET, WRK=wrk_program(tmp))
     if token:
         e["AWS_SESSION_TOKEN"] = TOKEN
     e.update(extra)
