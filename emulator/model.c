@@ -155,7 +155,7 @@ static int model_parse_ulong(const char *value, unsigned long max, unsigned long
 /* "1:19.5,4:20.8": batch sizes strictly increasing from 1, times >= 0 (both finite,
  * at most 1e9 like every other parameter). */
 static int model_parse_steps(struct model_profile *p, const char *value) {
-    struct model_step steps[MODEL_STEP_MAX];
+    struct model_step steps[MODEL_STEP_MAX] = {{0}};
     size_t n = 0;
     const char *s = value;
     while (*s) {
@@ -173,7 +173,7 @@ static int model_parse_steps(struct model_profile *p, const char *value) {
         s = *end ? end + 1 : end;
         n++;
     }
-    memcpy(p->steps, steps, sizeof steps);
+    memcpy(p->steps, steps, n * sizeof *steps);
     p->n_steps = n;
     return 0;
 }

@@ -104,9 +104,8 @@ void conn_set_call(struct conn *c, struct call *call) {
 
 void conn_send(struct conn *c, const struct reply *r) {
     struct evbuffer *out = bufferevent_get_output(c->bev);
-    size_t length = r->body_len, sent = r->body_len;
-    if (r->mode == REPLY_TRUNCATE) length = sent = r->body_len / 2;
-    if (r->mode == REPLY_DROP) sent = r->body_len / 2;
+    size_t length = r->mode == REPLY_TRUNCATE ? r->body_len / 2 : r->body_len;
+    size_t sent = r->mode == REPLY_DROP ? r->body_len / 2 : length;
     bool close = !c->keep_alive || r->mode == REPLY_DROP;
     evbuffer_add_printf(out,
                         "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"

@@ -507,6 +507,25 @@ static void mcnemar_text(struct cmp *m) {
              m->qtotal, need);
 }
 
+/* Counts one question asked of the baseline (a), the candidate (b) or both. */
+static int compare_question(struct cmp *m, const struct quiz_item *a, const struct quiz_item *b,
+                            bool *known) {
+    m->qtotal++;
+    if (a && b && a->text && b->text && strcmp(a->text, b->text) == 0) {
+        m->identical++;
+        return 0;
+    }
+    if (add_dis(m, a, b) < 0) return -1;
+    if (!a || !b || !a->text || !b->text) return 0;
+    if (a->correct < 0 || b->correct < 0)
+        *known = false;
+    else if (a->correct && !b->correct)
+        m->mc_b++;
+    else if (!a->correct && b->correct)
+        m->mc_c++;
+    return 0;
+}
+
 static int compare_quiz(struct cmp *m) {
     const struct quiz_part *x = m->b->quiz, *y = m->c->quiz;
     if (!x || !y) {
@@ -518,24 +537,12 @@ static int compare_quiz(struct cmp *m) {
     }
     m->have_quiz = true;
     bool known = true;
-    for (size_t i = 0; i < x->n + y->n; i++) {
-        const struct quiz_item *a = i < x->n ? &x->items[i] : find_item(x, y->items[i - x->n].id);
-        const struct quiz_item *b = i < x->n ? find_item(y, a->id) : &y->items[i - x->n];
-        if (i >= x->n && a) continue;
-        m->qtotal++;
-        if (a && b && a->text && b->text && strcmp(a->text, b->text) == 0) {
-            m->identical++;
-            continue;
-        }
-        if (add_dis(m, a, b) < 0) return -1;
-        if (!a || !b || !a->text || !b->text) continue;
-        if (a->correct < 0 || b->correct < 0)
-            known = false;
-        else if (a->correct && !b->correct)
-            m->mc_b++;
-        else if (!a->correct && b->correct)
-            m->mc_c++;
-    }
+    /* every baseline question, then those only the candidate asked */
+    for (size_t i = 0; i < x->n; i++)
+        if (compare_question(m, &x->items[i], find_item(y, x->items[i].id), &known) < 0) return -1;
+    for (size_t i = 0; i < y->n; i++)
+        if (!find_item(x, y->items[i].id) && compare_question(m, NULL, &y->items[i], &known) < 0)
+            return -1;
     if (!known) {
         snprintf(m->mc_text, sizeof m->mc_text,
                  "McNemar's test: n/a (which replies are right is unknown; a compare.py file "

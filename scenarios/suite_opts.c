@@ -492,7 +492,7 @@ static int make_sides(struct parser *p) {
 
 /* "decode", "decode and sweep", "decode, sweep and quiz". */
 static void scenario_list(unsigned bits, char *out, size_t len) {
-    const char *names[3];
+    const char *names[3] = {"", "", ""};
     int n = 0;
     for (unsigned k = 0; k < 3; k++)
         if (bits & (1u << k)) names[n++] = scenario_names[k];

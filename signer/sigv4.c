@@ -164,7 +164,9 @@ static char sigv4_lower(char c) {
     return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-/* Appends each string argument up to the terminating NULL. */
+#define SIGV4_CAT_END ((const char *)NULL)
+
+/* Appends each string argument up to the terminating SIGV4_CAT_END. */
 static int sigv4_cat(struct buf *b, ...) {
     va_list ap;
     va_start(ap, b);
@@ -503,7 +505,7 @@ static int sigv4_creq(struct sigv4_crypto *c, const struct sigv4_request *req,
     if (!rc && !req->payload_hash) rc = sigv4_hash(c, req->body, req->body_len, hash);
     if (!rc)
         rc = sigv4_cat(creq, "\n", buf_str(signed_headers), "\n",
-                       req->payload_hash ? req->payload_hash : hash, NULL);
+                       req->payload_hash ? req->payload_hash : hash, SIGV4_CAT_END);
     return rc;
 }
 
@@ -522,7 +524,7 @@ static int sigv4_sts(struct sigv4_crypto *c, const struct sigv4_params *p, const
     buf_reset(sts);
     if (!rc)
         rc = sigv4_cat(sts, SIGV4_ALGORITHM "\n", p->amz_date, "\n", date8, "/", p->region, "/",
-                       p->service, "/aws4_request\n", hash, NULL);
+                       p->service, "/aws4_request\n", hash, SIGV4_CAT_END);
     return rc;
 }
 
@@ -667,10 +669,10 @@ int sigv4_sign(struct sigv4_signer *s, const struct sigv4_request *req,
             buf_str(&r->string_to_sign) + sizeof SIGV4_ALGORITHM + SIGV4_DATE_LEN + 1;
         const char *scope_end = strchr(scope, '\n');
         if (sigv4_cat(&r->authorization, SIGV4_ALGORITHM " Credential=", creds->access_key_id, "/",
-                      NULL) ||
+                      SIGV4_CAT_END) ||
             buf_add(&r->authorization, scope, (size_t)(scope_end - scope)) ||
             sigv4_cat(&r->authorization, ", SignedHeaders=", buf_str(&r->signed_headers),
-                      ", Signature=", r->signature, NULL))
+                      ", Signature=", r->signature, SIGV4_CAT_END))
             rc = SIGV4_ERR_NOMEM;
     }
     if (!rc) memcpy(r->amz_date, p->amz_date, SIGV4_DATE_LEN + 1);
@@ -722,9 +724,9 @@ static const char *sigv4_auth_field(const char *p, const char *end, const char *
 
 int sigv4_parse_authorization(const char *value, size_t len, struct sigv4_authorization *out) {
     static const char prefix[] = SIGV4_ALGORITHM " ";
-    const char *end = value + len;
     size_t cred_len = 0, sig_len = 0;
     if (!value || len < sizeof prefix || memcmp(value, prefix, sizeof prefix - 1)) goto fail;
+    const char *end = value + len;
     const char *p = value + sizeof prefix - 1;
     const char *cred = sigv4_auth_field(p, end, "Credential", &cred_len);
     out->signed_headers = sigv4_auth_field(p, end, "SignedHeaders", &out->signed_headers_len);

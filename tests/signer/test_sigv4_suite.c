@@ -169,7 +169,7 @@ static int run_aws_c_auth(const char *dir) {
     DIR *d = opendir(dir);
     CHECK(d != NULL);
     if (!d) return 0;
-    char *names[128];
+    char *names[128] = {0};
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)) && n < 128)
