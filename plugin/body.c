@@ -1,5 +1,6 @@
 #include "body.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -119,6 +120,28 @@ static const char *body_unsupported(enum body_format f, const struct body_params
     return NULL;
 }
 
+#define BODY_INT_MAX 999999999999999L /* cJSON writes integers exactly to 15 digits */
+
+/* Whether every number in v is finite (cJSON writes the others as null). */
+static bool body_finite(const cJSON *v) {
+    const cJSON *child;
+    if (cJSON_IsNumber(v)) return isfinite(v->valuedouble);
+    cJSON_ArrayForEach(child, v) {
+        if (!body_finite(child)) return false;
+    }
+    return true;
+}
+
+/* Names the first value of p a body cannot carry as asked, or NULL. */
+static const char *body_out_of_range(const struct body_params *p) {
+    if (p->max_tokens > BODY_INT_MAX) return "max_tokens";
+    if (p->min_tokens > BODY_INT_MAX) return "min_tokens";
+    if (p->has_seed && (p->seed > BODY_INT_MAX || p->seed < -BODY_INT_MAX)) return "seed";
+    if (p->has_temperature && !isfinite(p->temperature)) return "temperature";
+    if (p->extra && !body_finite(p->extra)) return "a number in the extra fields";
+    return NULL;
+}
+
 __attribute__((format(printf, 2, 3))) static void body_error(struct buf *err, const char *fmt,
                                                              ...) {
     if (!err) return;
@@ -140,6 +163,11 @@ int body_build(enum body_format f, const struct body_params *p, struct buf *out,
         return BODY_ERR_INPUT;
     }
     if (f == BODY_RAW) return buf_adds(out, p->prompt) == BUF_OK ? BODY_OK : BODY_ERR_NOMEM;
+    bad = body_out_of_range(p);
+    if (bad) {
+        body_error(err, "%s is out of range (integers of at most 15 digits, finite numbers)", bad);
+        return BODY_ERR_INPUT;
+    }
     cJSON *root = f == BODY_TGI || f == BODY_LMI ? body_tgi(f, p) : body_vllm(f, p);
     char *text = root ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);

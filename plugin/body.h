@@ -27,7 +27,8 @@ enum body_format {
 enum body_error {
     BODY_OK = 0,
     BODY_ERR_NOMEM = -1,
-    BODY_ERR_INPUT = -2,       /* a field out of range or extra not an object */
+    BODY_ERR_INPUT = -2,       /* extra not an object, or a value out of range: an integer
+                                  of more than 15 digits or a number not finite (extra too) */
     BODY_ERR_UNSUPPORTED = -3, /* the format cannot carry a field that was asked for */
 };
 

@@ -11,9 +11,11 @@
  * (x-amzn-ErrorType up to its first ':', else the body's __type or code;
  * message/Message), else vLLM's {"error":{"message":M,"type":T}} or its older
  * flat {"object":"error","message":M,"type":T} or TGI's {"error":M,
- * "error_type":T}, else "http_<status>" and the
- * body's first bytes; a 424 ModelError carrying OriginalStatusCode and
- * OriginalMessage reports the container's own status and message.
+ * "error_type":T}, else "http_<status>" and the body's first bytes (a code
+ * on one line too; a blank one counts as none); a 424 ModelError carrying
+ * OriginalStatusCode (an HTTP status, or 0 when the container gave none, as on
+ * a timeout) and OriginalMessage reports the container's own status and
+ * message.
  *
  * The vLLM shapes go through a scanner first (rscan.h: one pass, no tree, the
  * strings copied only when kept); what it does not read goes to cJSON (TGI,

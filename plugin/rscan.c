@@ -107,8 +107,8 @@ static bool rscan_object(struct rscan *s,
     if (rscan_eat(s, '}')) return true;
     do {
         struct jstr name;
-        if (rscan_peek(s) != '"' || !rscan_string(s, &name) || name.escaped || !rscan_eat(s, ':') ||
-            !member(s, &name))
+        if (rscan_peek(s) != '"' || !rscan_string(s, &name) || name.escaped ||
+            memchr(name.s, '\0', name.n) || !rscan_eat(s, ':') || !member(s, &name))
             return false;
     } while (rscan_eat(s, ','));
     return rscan_eat(s, '}');

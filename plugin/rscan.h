@@ -12,10 +12,11 @@
  * them); strings with escapes and numbers other than plain integers are read by
  * jscan (results/jscan.h).
  * A body it cannot read as cJSON would is refused and goes to cJSON (reply.c):
- * another shape, escaped member names, a "choices" that is not a non-empty
- * array with an object first, bytes after the value, JSON outside RFC 8259
- * (which cJSON may accept). The one difference: a lone surrogate escape
- * (\ud800), which cJSON refuses, reads as U+FFFD.
+ * another shape, escaped member names or names holding a NUL byte (which cJSON
+ * cuts there), a "choices" that is not a non-empty array with an object first,
+ * bytes after the value, JSON outside RFC 8259 (which cJSON may accept). The
+ * one difference: a lone surrogate escape (\ud800), which cJSON refuses, reads
+ * as U+FFFD.
  *
  * Pure C; allocates nothing; the spans point into the body. */
 #ifndef SM_RSCAN_H

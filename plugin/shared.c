@@ -94,6 +94,12 @@ static void shared_stop_watching(void) {
     if (was) pthread_join(shared.watcher, NULL);
 }
 
+/* The watcher runs this library's code: it stops before the library is unloaded
+ * (a Lua state closed without shared_free, e.g. plain LuaJIT at exit). */
+__attribute__((destructor)) static void shared_unload(void) {
+    shared_stop_watching();
+}
+
 /* Sends the SIGINT that ends the run, once, when wrk is ready for it. */
 static void shared_signal_main(void) {
     const struct timespec ms = {0, 1000000L};

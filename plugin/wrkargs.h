@@ -31,7 +31,7 @@ struct wrkargs {
 };
 
 /* Parses argv[1..argc) into out (freed with wrkargs_free, also after an error).
- * On WRKARGS_ERR_USAGE err holds one line. */
+ * On WRKARGS_ERR_USAGE err holds one line (control characters shown as '?'). */
 __attribute__((warn_unused_result)) int wrkargs_parse(int argc, char *const *argv,
                                                       struct wrkargs *out, struct buf *err);
 void wrkargs_free(struct wrkargs *a);

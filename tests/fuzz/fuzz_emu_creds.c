@@ -42,9 +42,9 @@ static void fuzz_check_text(const char *text) {
     if (fuzz_add_text(text, &a, &err) == 0) {
         const struct auth_key *k = &a.keys[0];
         size_t n = strlen(k->access_key_id);
-        if (a.n_keys != 1 || !n || !*k->secret_access_key || strncmp(text, k->access_key_id, n) ||
-            text[n] != ':' ||
-            strncmp(text + n + 1, k->secret_access_key, strlen(k->secret_access_key)) ||
+        if (a.n_keys != 1 || !n || !*k->secret_access_key ||
+            strncmp(text, k->access_key_id, n) != 0 || text[n] != ':' ||
+            strncmp(text + n + 1, k->secret_access_key, strlen(k->secret_access_key)) != 0 ||
             (k->session_token && !*k->session_token) || (!strchr(text, '@') && k->expiration))
             abort();
     } else {
@@ -82,7 +82,7 @@ static void fuzz_check_keys(const struct auth *a, const cJSON *root) {
         const cJSON *exp = cJSON_GetObjectItemCaseSensitive(e, "expiration");
         if (strcmp(k->access_key_id, fuzz_str(e, "access_key_id")) != 0 ||
             strcmp(k->secret_access_key, fuzz_str(e, "secret_access_key")) != 0 ||
-            (token ? !k->session_token || strcmp(token, k->session_token)
+            (token ? !k->session_token || strcmp(token, k->session_token) != 0
                    : k->session_token != NULL) ||
             (cJSON_IsNumber(exp) && k->expiration != (time_t)exp->valuedouble) ||
             (!exp && k->expiration))

@@ -12,7 +12,7 @@ static void fuzz_string(const struct jstr *str, struct buf *tmp) {
     buf_reset(tmp);
     if (jstr_decode(str, tmp) != BUF_OK) abort();
     if (str->escaped ? tmp->len >= str->n : tmp->len != str->n) abort();
-    if (!str->escaped && memcmp(buf_str(tmp), str->s, str->n)) abort();
+    if (!str->escaped && memcmp(buf_str(tmp), str->s, str->n) != 0) abort();
     if (!str->escaped && !memchr(str->s, '\0', str->n) && !jstr_is(str, buf_str(tmp))) abort();
 }
 
