@@ -1,5 +1,6 @@
 #include "auth.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <cjson/cJSON.h>
 #include <openssl/crypto.h>
 
+#include "creds.h"
 #include "http.h"
 #include "readall.h"
 #include "smerr.h"
@@ -64,32 +66,22 @@ int auth_add_key(struct auth *a, const char *akid, const char *secret, const cha
     return 0;
 }
 
-/* EXPIRY: Unix seconds, +/-SECONDS from now, or YYYY-MM-DDTHH:MM:SS[.fff]Z. */
+/* EXPIRY: Unix seconds, +/-SECONDS from now, or an ISO 8601 time (creds_parse_time). */
 static int auth_expiry(const char *text, time_t now, time_t *out) {
     char *end = NULL;
-    struct tm tm = {0};
     if (*text == '+' || *text == '-') {
         long d = strtol(text, &end, 10);
         if (end == text + 1 || *end || labs(d) > AUTH_MAX_SECONDS) return -1;
         *out = now + d;
         return 0;
     }
+    errno = 0;
     long long v = strtoll(text, &end, 10);
-    if (end != text && !*end) {
+    if (end != text && !*end && !errno) {
         *out = (time_t)v;
         return 0;
     }
-    int n = 0;
-    if (sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-               &tm.tm_min, &tm.tm_sec, &n) != 6)
-        return -1;
-    const char *rest = text + n;
-    if (*rest == '.') rest += 1 + strspn(rest + 1, "0123456789");
-    if (strcmp(rest, "Z") != 0) return -1;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    *out = timegm(&tm);
-    return 0;
+    return creds_parse_time(text, out);
 }
 
 int auth_add_text(struct auth *a, const char *text, time_t now, struct buf *err) {
@@ -265,12 +257,12 @@ static int auth_scope(const struct auth *a, const struct sigv4_authorization *az
     time_t t;
     char lo[SIGV4_DATE_LEN + 1], hi[SIGV4_DATE_LEN + 1], cur[SIGV4_DATE_LEN + 1];
     if (az->service_len != strlen(AUTH_SERVICE) ||
-        memcmp(az->service, AUTH_SERVICE, az->service_len)) {
+        memcmp(az->service, AUTH_SERVICE, az->service_len) != 0) {
         *rc = auth_refuse(v, "InvalidSignatureException",
                           "Credential should be scoped to correct service: '" AUTH_SERVICE "'. ");
         return 1;
     }
-    if (az->region_len != strlen(a->region) || memcmp(az->region, a->region, az->region_len)) {
+    if (az->region_len != strlen(a->region) || memcmp(az->region, a->region, az->region_len) != 0) {
         *rc = auth_refuse(v, "InvalidSignatureException",
                           "Credential should be scoped to a valid region, not '%.*s'. ",
                           (int)az->region_len, az->region);

@@ -58,8 +58,9 @@ __attribute__((warn_unused_result)) int auth_add_key(struct auth *a, const char 
                                                      time_t expiration);
 
 /* Adds the key "AKID:SECRET[:TOKEN][@EXPIRY]" (--credential; EXPIRY: Unix
- * seconds, +/-SECONDS from now, or YYYY-MM-DDTHH:MM:SS[.fff]Z). Returns 0, or
- * -1 with one line in err that names the key id, never the secret. */
+ * seconds, +/-SECONDS from now, or an ISO 8601 time such as 2026-11-30T10:28:46Z,
+ * as creds_parse_time reads it). Returns 0, or -1 with one line in err that names
+ * the key id, never the secret. */
 __attribute__((warn_unused_result)) int auth_add_text(struct auth *a, const char *text, time_t now,
                                                       struct buf *err);
 

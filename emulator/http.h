@@ -10,7 +10,7 @@
 #include "sigv4.h"
 
 #define HTTP_MAX_HEADERS 100
-#define HTTP_MAX_HEAD    (64 * 1024)
+#define HTTP_MAX_HEAD    ((size_t)64 * 1024)
 
 struct http_head {
     const char *method;

@@ -421,8 +421,8 @@ static bool invoke_path(const struct http_head *h, const char **name, size_t *n)
     size_t len = h->target_len, pre = strlen(INVOKE_PREFIX), suf = strlen(INVOKE_SUFFIX);
     const char *q = memchr(h->target, '?', len);
     if (q) len = (size_t)(q - h->target);
-    if (len <= pre + suf || memcmp(h->target, INVOKE_PREFIX, pre) ||
-        memcmp(h->target + len - suf, INVOKE_SUFFIX, suf))
+    if (len <= pre + suf || memcmp(h->target, INVOKE_PREFIX, pre) != 0 ||
+        memcmp(h->target + len - suf, INVOKE_SUFFIX, suf) != 0)
         return false;
     *name = h->target + pre;
     *n = len - pre - suf;

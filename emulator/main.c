@@ -60,8 +60,8 @@ static int main_set(struct server *s, const struct opt_set *set, struct buf *err
             struct srv_variant *var = &s->eps[e].variants[v];
             char full[140];
             snprintf(full, sizeof full, "%s/%s", s->eps[e].name, var->name);
-            if (strcmp(set->target, "*") && strcmp(set->target, s->eps[e].name) &&
-                strcmp(set->target, full))
+            if (strcmp(set->target, "*") != 0 && strcmp(set->target, s->eps[e].name) != 0 &&
+                strcmp(set->target, full) != 0)
                 continue;
             hits++;
             struct buf why;

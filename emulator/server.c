@@ -333,7 +333,10 @@ int server_tls(struct server *s, const char *cert, const char *key, struct buf *
 }
 
 void server_close(struct server *s) {
-    while (s->conns) conn_free(s->conns);
+    for (struct conn *c = s->conns, *next; c; c = next) {
+        next = c->next;
+        conn_free(c);
+    }
     if (s->listener) evconnlistener_free(s->listener);
     s->listener = NULL;
     if (s->ssl) SSL_CTX_free(s->ssl);

@@ -464,7 +464,7 @@ static int lsm_parse_reply(lua_State *L) {
     reply_init(&r);
     if (reply_parse(in.status, in.error_type, in.body, in.len, &r))
         return lsm_fail(L, "out of memory");
-    long long offset;
+    long long offset = 0;
     bool skewed = r.error_code && skew_offset(in.status, r.error_code, r.error_message, in.date,
                                               time(NULL), &offset) == 0;
     lsm_push_reply(L, &r, skewed, offset);
@@ -478,6 +478,7 @@ static int lsm_parse_reply(lua_State *L) {
 static int lsm_regex(lua_State *L) {
     size_t len;
     const char *pattern = luaL_checklstring(L, 1, &len);
+    /* NOLINTNEXTLINE(bugprone-sizeof-expression): the userdata holds the pointer */
     struct quiz_re **ud = lua_newuserdata(L, sizeof *ud);
     *ud = NULL;
     luaL_getmetatable(L, LSM_REGEX);
@@ -830,6 +831,7 @@ static int lsm_call(lua_State *L) {
     lua_getfield(L, 1, "regex"); /* kept in the call's environment while the call lives */
     if (!lua_isnil(L, -1)) spec.pattern = *(struct quiz_re **)luaL_checkudata(L, -1, LSM_REGEX);
     luaL_argcheck(L, lua_isnil(L, -1) || spec.pattern, 1, "regex not compiled");
+    /* NOLINTNEXTLINE(bugprone-sizeof-expression): the userdata holds the pointer */
     struct call **ud = lua_newuserdata(L, sizeof *ud);
     *ud = NULL;
     luaL_getmetatable(L, LSM_CALL);

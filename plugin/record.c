@@ -92,9 +92,8 @@ int rec_add_file(struct recorder *r, const char *result_path, const char *journa
     char *line = f->header ? cJSON_PrintUnformatted(f->header) : NULL;
     if (!f->result_path || !line) {
         rc = REC_ERR_NOMEM;
-    } else if (!(f->journal = fopen(journal_path, "w+"))) {
-        rc = rec_fail(err, "cannot write the journal %s: %s", journal_path, strerror(errno));
-    } else if (fprintf(f->journal, "%s\n", line) < 0 || fflush(f->journal) != 0) {
+    } else if (!(f->journal = fopen(journal_path, "w+")) || fprintf(f->journal, "%s\n", line) < 0 ||
+               fflush(f->journal) != 0) {
         rc = rec_fail(err, "cannot write the journal %s: %s", journal_path, strerror(errno));
     }
     cJSON_free(line);

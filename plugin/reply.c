@@ -38,6 +38,8 @@ static char *reply_line(const char *s, size_t n) {
     while (n && (unsigned char)s[n - 1] <= ' ') n--;
     if (n > REPLY_MESSAGE_MAX) {
         n = REPLY_MESSAGE_MAX;
+        /* s[n] lies inside s: n was cut below its length */
+        // NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult)
         while (n && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
     }
     char *d = reply_dup(s, n);
@@ -157,9 +159,9 @@ static const char *reply_container_error(const cJSON *root, bool want_message) {
 }
 
 /* "container answered S: M" for a 424 that carries the container's own reply. */
-static void reply_original(const cJSON *root, struct reply *r) {
+static void reply_original(const cJSON *root, int status, struct reply *r) {
     const char *orig = reply_string(root, "OriginalMessage");
-    r->original_status = (int)reply_count(root, "OriginalStatusCode");
+    r->original_status = status;
     cJSON *inner = orig ? cJSON_Parse(orig) : NULL;
     const char *m = inner ? reply_container_error(inner, true) : NULL;
     if (!m) m = orig ? orig : "";
@@ -176,20 +178,28 @@ static void reply_original(const cJSON *root, struct reply *r) {
     cJSON_Delete(inner);
 }
 
+/* The code on one line: AWS's, else the container's, else "http_<status>" (NULL:
+ * out of memory). */
+static char *reply_code(const struct awserr *e, const cJSON *root, int status) {
+    const char *code = e->code[0] ? e->code : reply_container_error(root, false);
+    char *line = code ? reply_line(code, strlen(code)) : NULL;
+    if (code && !line) return NULL;
+    if (line && *line) return line;
+    free(line);
+    char fallback[24];
+    snprintf(fallback, sizeof fallback, "http_%d", status);
+    return reply_dup(fallback, strlen(fallback));
+}
+
 static bool reply_failure(const char *error_type, const char *body, size_t len, struct reply *r) {
     struct awserr e;
     awserr_parse(error_type, body, len, &e);
     cJSON *root = cJSON_ParseWithLength(body, len);
-    const char *code = e.code[0] ? e.code : reply_container_error(root, false);
     const char *msg = e.message[0] ? e.message : reply_container_error(root, true);
-    char fallback[24];
-    if (!code) {
-        snprintf(fallback, sizeof fallback, "http_%d", r->status);
-        code = fallback;
-    }
-    r->error_code = reply_dup(code, strlen(code));
-    if (cJSON_GetObjectItemCaseSensitive(root, "OriginalStatusCode"))
-        reply_original(root, r);
+    r->error_code = reply_code(&e, root, r->status);
+    long original = reply_count(root, "OriginalStatusCode");
+    if (original == 0 || (original >= 100 && original <= 999))
+        reply_original(root, (int)original, r);
     else if (msg)
         r->error_message = reply_line(msg, strlen(msg));
     else if (len)

@@ -37,7 +37,7 @@ static int wrkargs_units(const char *s, const char *base, const char *const *uni
                          unsigned long long scale_step, unsigned long long *out) {
     uint64_t n, scale = 1;
     char unit[3] = {0, 0, 0};
-    int c = sscanf(s, "%" SCNu64 "%2s", &n, unit);
+    int c = sscanf(s, "%" SCNu64 "%2s", &n, unit); // NOLINT(cert-err34-c): read as wrk reads it
     if (c < 1) return -1;
     if (c == 2 && strncasecmp(unit, base, 3) != 0) {
         size_t i;
@@ -61,9 +61,12 @@ static int wrkargs_time(const char *s, unsigned long long *out) {
     return wrkargs_units(s, "s", units, 60, out);
 }
 
+/* One line naming what went wrong and the argument at fault (its control characters as '?'). */
 static int wrkargs_usage(struct buf *err, const char *what, const char *arg) {
     buf_reset(err);
-    (void)!buf_addf(err, "%s%s%s", what, *arg ? " " : "", arg);
+    (void)!buf_addf(err, "%s%s%s", what, arg && *arg ? " " : "", arg ? arg : "");
+    for (size_t i = 0; i < err->len; i++)
+        if ((unsigned char)err->data[i] < ' ' || err->data[i] == 0x7f) err->data[i] = '?';
     return WRKARGS_ERR_USAGE;
 }
 

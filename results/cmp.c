@@ -346,6 +346,7 @@ static int add_level_rows(struct cmp *m, struct stats_rng *rng) {
         snprintf(name, sizeof name, "load_c%d_tokens_per_second", lv[i]);
         struct row *r = add_row(m, name, ROW_MAIN, from_measure(x, y) ? MEASURE_DECIMALS : 2);
         if (!r) return -1;
+        r->load_c = lv[i];
         level_val(&r->b, m->b, x, x ? &x->tput : NULL, lv[i]);
         level_val(&r->c, m->c, y, y ? &y->tput : NULL, lv[i]);
         set_ratio(r);
@@ -401,10 +402,9 @@ static int add_cost_rows(struct cmp *m) {
     size_t n = m->nrows;
     for (size_t i = 0; m->opts.have_price && i < n; i++) {
         const struct row *t = &m->rows[i];
-        int c;
-        if (sscanf(t->name, "load_c%d_tokens_per_second", &c) != 1) continue;
+        if (!t->load_c) continue;
         char name[64];
-        snprintf(name, sizeof name, "cost_c%d_usd_per_million_tokens", c);
+        snprintf(name, sizeof name, "cost_c%d_usd_per_million_tokens", t->load_c);
         struct row *r = add_row(m, name, ROW_COST, 2);
         if (!r) return -1;
         t = &m->rows[i];
@@ -603,9 +603,8 @@ static void verdict(struct cmp *m) {
     double lo = 0, hi = 0;
     int n = 0, clo = 0, chi = 0;
     for (size_t i = 0; i < m->nrows; i++) {
-        int c;
-        if (sscanf(m->rows[i].name, "load_c%d_tokens_per_second", &c) != 1 || !m->rows[i].ratio.ok)
-            continue;
+        int c = m->rows[i].load_c;
+        if (!c || !m->rows[i].ratio.ok) continue;
         double x = m->rows[i].ratio.v;
         if (!n || x < lo) {
             lo = x;

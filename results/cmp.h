@@ -35,6 +35,7 @@ struct row {
     struct val b, c, ratio;
     bool no_ratio;         /* the reference gives no ratio for this row */
     int decimals;          /* rounding of the values; -1: as read */
+    int load_c;            /* a load_cN_tokens_per_second row's N; 0 for other rows */
     long b_total, c_total; /* > 0: the values count out of these */
     struct ci ci_b, ci_c, ci_r;
 };

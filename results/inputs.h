@@ -24,8 +24,9 @@ struct inputs {
 /* Reads the paths of one side, and facts_log (--facts-ROLE, may be NULL). qz
  * (may be NULL) scores compare.py replies. Bad input goes to d. */
 __attribute__((warn_unused_result)) int inputs_read(char *const *paths, size_t npaths,
-                                                    const char *facts_log, const struct quizfile *qz,
-                                                    struct inputs *out, struct diag *d);
+                                                    const char *facts_log,
+                                                    const struct quizfile *qz, struct inputs *out,
+                                                    struct diag *d);
 void inputs_free(struct inputs *in);
 
 #endif

@@ -89,7 +89,7 @@ static int escape_len(const char *p, const char *end) {
 
 /* Bytes that end the plain run of a string: quote, backslash, control characters. */
 static const bool special[256] = {
-#define SPECIAL4(c) [c] = true, [c + 1] = true, [c + 2] = true, [c + 3] = true
+#define SPECIAL4(c) [(c)] = true, [(c) + 1] = true, [(c) + 2] = true, [(c) + 3] = true
     SPECIAL4(0x00), SPECIAL4(0x04), SPECIAL4(0x08), SPECIAL4(0x0c),
     SPECIAL4(0x10), SPECIAL4(0x14), SPECIAL4(0x18), SPECIAL4(0x1c),
 #undef SPECIAL4

@@ -154,8 +154,8 @@ static int option(struct args *a, int c, char *arg) {
         a->have_price = true;
         return 0;
     case 'f':
-        if (strcmp(arg, "text") && strcmp(arg, "markdown") && strcmp(arg, "json") &&
-            strcmp(arg, "csv"))
+        if (strcmp(arg, "text") != 0 && strcmp(arg, "markdown") != 0 && strcmp(arg, "json") != 0 &&
+            strcmp(arg, "csv") != 0)
             return usage_error("--format must be text, markdown, json or csv", arg);
         a->format = arg;
         return 0;

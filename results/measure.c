@@ -1,5 +1,7 @@
 #include "measure.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,9 +100,12 @@ static int read_decode(const cJSON *dec, struct src *s, struct diag *d) {
 static int read_level(const cJSON *lv, struct src *s, struct level_part *p, struct diag *d) {
     double tokens = -1, v, wall;
     size_t cap = 0;
-    p->c = atoi(lv->string);
-    if (p->c < 1)
+    char *end;
+    errno = 0;
+    long c = strtol(lv->string, &end, 10);
+    if (*lv->string < '0' || *lv->string > '9' || *end || errno || c < 1 || c > INT_MAX)
         return diag_error(d, "%s: load level \"%s\" is not a concurrency", s->path, lv->string);
+    p->c = (int)c;
     num(s->settings, "load_tokens", &tokens);
     p->max_tokens = tokens >= 0 && tokens < 1e9 ? (long)tokens : -1;
     const cJSON *b;

@@ -177,10 +177,11 @@ static int sweep_batches(const struct rfile *rf, struct src *s, struct level_par
     for (size_t i = 0; i < rf->nrecs; i++)
         if (rf->recs[i].phase == phase && batch_of(&rf->recs[i]) > maxb)
             maxb = batch_of(&rf->recs[i]);
+    if (maxb < 0) return 0;
     if (maxb >= MAX_BATCHES)
         return diag_error(d, "%s: batch index %lld is too large", rf->path, (long long)maxb);
     struct batch_acc *acc = calloc((size_t)maxb + 1, sizeof *acc);
-    if (!acc && maxb >= 0) return oom(d);
+    if (!acc) return oom(d);
     for (size_t i = 0; i < rf->nrecs; i++) {
         const struct rec *r = &rf->recs[i];
         if (r->phase != phase) continue;

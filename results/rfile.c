@@ -177,7 +177,8 @@ enum { HAVE_PHASE = 1, HAVE_OK = 2, HAVE_START = 4, HAVE_END = 8 };
 /* Reads the value of one record member; returns the HAVE_* bit it sets, or -1. */
 static int record_member(struct rctx *c, const struct jstr *k, struct rec *r) {
     c->field = NULL;
-#define IS(name) (k->n == sizeof(name) - 1 && memcmp(k->s, name, k->n) == 0 && (c->field = name))
+#define IS(name)                                                                                   \
+    (k->n == sizeof(name) - 1 && memcmp(k->s, (name), k->n) == 0 && (c->field = (name)))
     if (k->escaped) return jscan_skip(&c->s);
     switch (k->n) {
     case 2:

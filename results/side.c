@@ -229,32 +229,31 @@ static int build_decode(struct side *s, struct diag *d) {
     return 0;
 }
 
-static int find_level(struct side *s, const struct src *src, const struct level_part *p,
-                      struct diag *d, struct side_level **out) {
+/* The side's level of p->c (added when new); NULL, with the error in d, when p does not fit it. */
+static struct side_level *find_level(struct side *s, const struct src *src,
+                                     const struct level_part *p, struct diag *d) {
     for (size_t i = 0; i < s->nlv; i++) {
         struct side_level *l = &s->lv[i];
         if (l->c != p->c) continue;
-        if (l->steady != p->steady ||
-            (l->max_tokens != p->max_tokens && l->max_tokens >= 0 && p->max_tokens >= 0))
-            return diag_error(d,
-                              "%s: c%d was measured %s with %ld tokens, %s %s with %ld (both "
-                              "on the %s side)",
-                              src->path, p->c, p->steady ? "steady" : "in batches", p->max_tokens,
-                              l->first->path, l->steady ? "steady" : "in batches", l->max_tokens,
-                              s->role);
-        *out = l;
-        return 0;
+        if (l->steady == p->steady &&
+            (l->max_tokens == p->max_tokens || l->max_tokens < 0 || p->max_tokens < 0))
+            return l;
+        diag_error(d,
+                   "%s: c%d was measured %s with %ld tokens, %s %s with %ld (both on the %s side)",
+                   src->path, p->c, p->steady ? "steady" : "in batches", p->max_tokens,
+                   l->first->path, l->steady ? "steady" : "in batches", l->max_tokens, s->role);
+        return NULL;
     }
     struct side_level *lv = realloc(s->lv, (s->nlv + 1) * sizeof *lv);
-    if (!lv) return oom(d);
+    if (!lv) {
+        oom(d);
+        return NULL;
+    }
     s->lv = lv;
-    *out = &lv[s->nlv++];
-    memset(*out, 0, sizeof **out);
-    (*out)->c = p->c;
-    (*out)->steady = p->steady;
-    (*out)->max_tokens = p->max_tokens;
-    (*out)->first = src;
-    return 0;
+    struct side_level *l = &lv[s->nlv++];
+    *l = (struct side_level){
+        .c = p->c, .steady = p->steady, .max_tokens = p->max_tokens, .first = src};
+    return l;
 }
 
 static int append(double **arr, size_t *n, const double *from, size_t k) {
@@ -304,8 +303,8 @@ static int build_levels(struct side *s, struct diag *d) {
         const struct src *src = &s->in.srcs[i];
         for (size_t k = 0; k < src->nlevels; k++) {
             const struct level_part *p = &src->levels[k];
-            struct side_level *l = NULL;
-            if (find_level(s, src, p, d, &l) < 0) return -1;
+            struct side_level *l = find_level(s, src, p, d);
+            if (!l) return -1;
             if (append(&l->tps, &l->nb, p->tps, p->nb) < 0 ||
                 append(&l->lat, &l->nlat, p->lat, p->nlat) < 0 ||
                 tally_merge(&l->tally, &p->tally) < 0)

@@ -114,7 +114,7 @@ static void pump(pid_t pid, struct stream *s, const struct suite_exec_io *io) {
     struct pollfd fds[2] = {{s[0].fd, POLLIN, 0}, {s[1].fd, POLLIN, 0}};
     double tick = now_s(), sent = -1;
     while (fds[0].fd >= 0 || fds[1].fd >= 0) {
-        struct timespec wait = {0, 250 * 1000 * 1000};
+        struct timespec wait = {0, 250L * 1000 * 1000};
         int r = ppoll(fds, 2, &wait, &wait_mask);
         if (r < 0 && errno != EINTR) return; /* cannot wait: the caller reaps the child */
         double now = now_s();

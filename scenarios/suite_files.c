@@ -101,7 +101,7 @@ int suite_dir_state(const char *path) {
     int state = 1;
     struct dirent *e;
     while (state == 1 && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) state = 2;
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) state = 2;
     closedir(d);
     return state;
 }

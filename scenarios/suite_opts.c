@@ -346,7 +346,7 @@ static int suite_option(struct parser *p, enum opt_id id, const char *v) {
     case O_LEVELS:
         return set_levels(p, v);
     case O_ORDER:
-        if (strcmp(v, "ab") && strcmp(v, "aba"))
+        if (strcmp(v, "ab") != 0 && strcmp(v, "aba") != 0)
             return fail(p, "--order must be ab or aba, got '%s'", v);
         o->aba = strcmp(v, "aba") == 0;
         return 0;
@@ -435,11 +435,10 @@ static int parse_word(struct parser *p, char *const *words, size_t n, size_t *i)
     return 0;
 }
 
-static int make_side(struct parser *p, int k) {
+static int make_side(struct parser *p, int k, bool variants) {
     static const char *const what[2][2] = {{"--baseline", "--candidate"},
                                            {"--baseline-variant", "--candidate-variant"}};
     struct suite_side *s = &p->o->side[k];
-    bool variants = p->o->variants;
     if (variants) strcpy(s->name, p->endpoint);
     if (side_spec(p, p->spec[variants][k], what[variants][k], variants, s) < 0) return -1;
     const char *id = variants ? s->variant : s->name;
@@ -481,7 +480,7 @@ static int make_sides(struct parser *p) {
                         by_variant
                             ? (k ? "--candidate-variant VARIANT" : "--baseline-variant VARIANT")
                             : (k ? "--candidate NAME" : "--baseline NAME"));
-    if (make_side(p, 0) < 0 || make_side(p, 1) < 0) return -1;
+    if (make_side(p, 0, by_variant) < 0 || make_side(p, 1, by_variant) < 0) return -1;
     if (strcmp(o->side[0].label, o->side[1].label) == 0)
         return fail(p,
                     "the baseline and the candidate share the label '%s': name them with "

@@ -15,32 +15,33 @@ const char *const suite_report_files[SUITE_NCMP + 1] = {"report.txt", "report.md
 #define WRK_TIMEOUT  "70s"
 #define PROGRESS_S   "1"
 
-/* What a step's size depends on, from the options and the scenarios' defaults. */
+/* What a step's size depends on, from the options and the scenarios' defaults
+ * (as doubles: a whole-number option may be larger than an int). */
 struct sizes {
-    int lengths[64], nlengths, repeats;
-    int batches, sweep_tokens;
+    int lengths[64], nlengths;
+    double repeats, batches, sweep_tokens;
     double duration; /* steady mode: seconds per round; 0 in batch mode */
     int questions;
 };
 
-static int int_of(const struct suite_opts *o, unsigned sc, const char *name, int dflt) {
+/* A number option's value (suite_opts checked it), or dflt when not given. */
+static double num_of(const struct suite_opts *o, unsigned sc, const char *name, double dflt) {
     const char *v = suite_opts_value(o, sc, name);
-    return v ? atoi(v) : dflt;
+    return v ? strtod(v, NULL) : dflt;
 }
 
 static void sizes_of(const struct suite_opts *o, int questions, struct sizes *z) {
     const char *lengths = suite_opts_value(o, SUITE_DECODE, "--lengths");
-    const char *duration = suite_opts_value(o, SUITE_SWEEP, "--duration");
     z->nlengths = 0;
     for (const char *c = lengths ? lengths : "16,512"; *c && z->nlengths < 64;) {
-        z->lengths[z->nlengths++] = atoi(c);
+        z->lengths[z->nlengths++] = (int)strtol(c, NULL, 10);
         c += strcspn(c, ",");
         c += *c == ',';
     }
-    z->repeats = int_of(o, SUITE_DECODE, "--repeats", 5);
-    z->duration = duration ? atof(duration) : 0;
-    z->batches = int_of(o, SUITE_SWEEP, "--batches", z->duration > 0 ? 1 : 2);
-    z->sweep_tokens = int_of(o, SUITE_SWEEP, "--max-tokens", 256);
+    z->repeats = num_of(o, SUITE_DECODE, "--repeats", 5);
+    z->duration = num_of(o, SUITE_SWEEP, "--duration", 0);
+    z->batches = num_of(o, SUITE_SWEEP, "--batches", z->duration > 0 ? 1 : 2);
+    z->sweep_tokens = num_of(o, SUITE_SWEEP, "--max-tokens", 256);
     z->questions = questions;
 }
 
@@ -103,7 +104,7 @@ static int step_command(struct suite_step *st, const struct suite_opts *o,
     int rc = suite_argv_add(c, t->wrk);
     rc |= suite_argv_addf(c, "-t%d", level);
     rc |= suite_argv_addf(c, "-c%d", level);
-    rc |= suite_argv_addf(c, "-d%dm", (int)ceil(cap / 60));
+    rc |= suite_argv_addf(c, "-d%.0fm", ceil(cap / 60));
     rc |= suite_argv_add(c, "--timeout");
     rc |= suite_argv_add(c, WRK_TIMEOUT);
     rc |= suite_argv_add(c, "-s");

@@ -133,17 +133,15 @@ static int creds_2digits(const char *s) {
     return ok ? (s[0] - '0') * 10 + (s[1] - '0') : -1;
 }
 
-/* Parses an ISO 8601 time as AWS writes it: "2026-11-30T10:28:46Z", with
- * optional fractional seconds and a "Z", "+HH:MM" or "+HHMM" zone. */
-static bool creds_parse_time(const char *s, time_t *out) {
+int creds_parse_time(const char *s, time_t *out) {
     char compact[SIGV4_DATE_LEN + 1]; /* "YYYYMMDDTHHMMSSZ", what sigv4_parse_date reads */
     time_t t;
     if (strlen(s) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
         s[13] != ':' || s[16] != ':')
-        return false;
+        return -1;
     snprintf(compact, sizeof compact, "%.4s%.2s%.2sT%.2s%.2s%.2sZ", s, s + 5, s + 8, s + 11, s + 14,
              s + 17);
-    if (sigv4_parse_date(compact, &t)) return false;
+    if (sigv4_parse_date(compact, &t)) return -1;
     const char *z = s + 19;
     if (*z == '.' && z[1] >= '0' && z[1] <= '9')
         for (z++; *z >= '0' && *z <= '9'; z++) continue;
@@ -151,13 +149,13 @@ static bool creds_parse_time(const char *s, time_t *out) {
     long zone = 0;
     if ((*z == '+' || *z == '-') && (n == 5 || (n == 6 && z[3] == ':'))) {
         int hh = creds_2digits(z + 1), mm = creds_2digits(z + n - 2);
-        if (hh < 0 || hh > 23 || mm < 0 || mm > 59) return false;
+        if (hh < 0 || hh > 23 || mm < 0 || mm > 59) return -1;
         zone = (*z == '-' ? -1 : 1) * (hh * 3600L + mm * 60L);
     } else if (strcmp(z, "Z") != 0 && strcmp(z, "z") != 0) {
-        return false;
+        return -1;
     }
     *out = t - zone;
-    return true;
+    return 0;
 }
 
 static void creds_json_wipe(cJSON *j) {
@@ -195,7 +193,7 @@ static const char *creds_json_problem(const cJSON *o, const char *token_field, b
         return "\"AccessKeyId\" has characters other than A-Z a-z 0-9 - _ . ~";
     if (!secret || !*secret) return "\"SecretAccessKey\" is missing or not a string";
     if (bad_token) return "the session token is not a string";
-    if (bad_exp || (exp && !creds_parse_time(exp, expiration)))
+    if (bad_exp || (exp && creds_parse_time(exp, expiration) != 0))
         return "\"Expiration\" is not an ISO 8601 time such as 2026-11-30T10:28:46Z";
     return NULL;
 }

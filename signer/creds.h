@@ -93,4 +93,9 @@ __attribute__((warn_unused_result)) int creds_region(const struct creds_options 
 /* Whether name can be a region or service name in a SigV4 scope: 1 to 63 of a-z 0-9 -. */
 bool creds_name_ok(const char *name);
 
+/* Parses an ISO 8601 time as AWS writes it: "2026-11-30T10:28:46Z", with optional
+ * fractional seconds and a "Z", "+HH:MM" or "+HHMM" zone. Returns 0, or -1 when s is
+ * not such a time. */
+__attribute__((warn_unused_result)) int creds_parse_time(const char *s, time_t *out);
+
 #endif

@@ -8,7 +8,7 @@
 
 #include "readall.h"
 
-#define PROFILE_MAX_FILE (1024 * 1024)
+#define PROFILE_MAX_FILE ((size_t)1024 * 1024)
 
 struct profile_entry {
     const char *profile; /* points into text */

@@ -725,7 +725,7 @@ static const char *sigv4_auth_field(const char *p, const char *end, const char *
 int sigv4_parse_authorization(const char *value, size_t len, struct sigv4_authorization *out) {
     static const char prefix[] = SIGV4_ALGORITHM " ";
     size_t cred_len = 0, sig_len = 0;
-    if (!value || len < sizeof prefix || memcmp(value, prefix, sizeof prefix - 1)) goto fail;
+    if (!value || len < sizeof prefix || memcmp(value, prefix, sizeof prefix - 1) != 0) goto fail;
     const char *end = value + len;
     const char *p = value + sizeof prefix - 1;
     const char *cred = sigv4_auth_field(p, end, "Credential", &cred_len);
@@ -747,7 +747,7 @@ int sigv4_parse_authorization(const char *value, size_t len, struct sigv4_author
         cred = slash + (i < 4);
     }
     if (!lens[0] || lens[1] != 8 || sigv4_digits(parts[1], 8) < 0 || !lens[2] || !lens[3] ||
-        lens[4] != 12 || memcmp(parts[4], "aws4_request", 12))
+        lens[4] != 12 || memcmp(parts[4], "aws4_request", 12) != 0)
         goto fail;
     out->access_key_id = parts[0];
     out->access_key_id_len = lens[0];

@@ -43,7 +43,7 @@ static int skew_name(const char **p, const char *const *names, int count) {
 
 static bool skew_lit(const char **p, const char *lit) {
     size_t n = strlen(lit);
-    if (strncmp(*p, lit, n)) return false;
+    if (strncmp(*p, lit, n) != 0) return false;
     *p += n;
     return true;
 }

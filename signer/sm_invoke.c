@@ -23,8 +23,8 @@
 
 #define INVOKE_MAX_EXTRA   32
 #define INVOKE_MAX_HEADERS (INVOKE_MAX_EXTRA + 10)
-#define INVOKE_MAX_BODY    (64u * 1024 * 1024)
-#define INVOKE_MAX_REPLY   (256u * 1024 * 1024)
+#define INVOKE_MAX_BODY    ((size_t)64 << 20)
+#define INVOKE_MAX_REPLY   ((size_t)256 << 20)
 #define INVOKE_CONNECT_MS  10000L
 #define INVOKE_EXIT_HTTP   1
 #define INVOKE_EXIT_USAGE  2
@@ -212,7 +212,8 @@ static int invoke_check_date(const char *s) {
 }
 
 enum {
-    OPT_ENDPOINT = 256,
+    OPT_FIRST = 256, /* after every short option's character */
+    OPT_ENDPOINT = OPT_FIRST,
     OPT_BODY,
     OPT_REGION,
     OPT_CONTENT_TYPE,
@@ -257,19 +258,19 @@ static const struct option invoke_options[] = {
 /* Stores one option; returns 0, or the usage exit code after printing why. */
 static int invoke_set(struct invoke_args *a, int opt, const char *v) {
     const char **slots[] = {
-        [OPT_ENDPOINT - OPT_ENDPOINT] = &a->endpoint,
-        [OPT_BODY - OPT_ENDPOINT] = &a->body_path,
-        [OPT_REGION - OPT_ENDPOINT] = &a->region,
-        [OPT_CONTENT_TYPE - OPT_ENDPOINT] = &a->content_type,
-        [OPT_ACCEPT - OPT_ENDPOINT] = &a->accept,
-        [OPT_TARGET_VARIANT - OPT_ENDPOINT] = &a->target_variant,
-        [OPT_CUSTOM_ATTRIBUTES - OPT_ENDPOINT] = &a->custom_attributes,
-        [OPT_INFERENCE_COMPONENT - OPT_ENDPOINT] = &a->inference_component,
-        [OPT_URL - OPT_ENDPOINT] = &a->url,
-        [OPT_SERVICE - OPT_ENDPOINT] = &a->service,
-        [OPT_PROFILE - OPT_ENDPOINT] = &a->profile,
-        [OPT_AMZ_DATE - OPT_ENDPOINT] = &a->amz_date,
-        [OPT_CACERT - OPT_ENDPOINT] = &a->cacert,
+        [OPT_ENDPOINT - OPT_FIRST] = &a->endpoint,
+        [OPT_BODY - OPT_FIRST] = &a->body_path,
+        [OPT_REGION - OPT_FIRST] = &a->region,
+        [OPT_CONTENT_TYPE - OPT_FIRST] = &a->content_type,
+        [OPT_ACCEPT - OPT_FIRST] = &a->accept,
+        [OPT_TARGET_VARIANT - OPT_FIRST] = &a->target_variant,
+        [OPT_CUSTOM_ATTRIBUTES - OPT_FIRST] = &a->custom_attributes,
+        [OPT_INFERENCE_COMPONENT - OPT_FIRST] = &a->inference_component,
+        [OPT_URL - OPT_FIRST] = &a->url,
+        [OPT_SERVICE - OPT_FIRST] = &a->service,
+        [OPT_PROFILE - OPT_FIRST] = &a->profile,
+        [OPT_AMZ_DATE - OPT_FIRST] = &a->amz_date,
+        [OPT_CACERT - OPT_FIRST] = &a->cacert,
     };
     switch (opt) {
     case 'v':
@@ -292,7 +293,7 @@ static int invoke_set(struct invoke_args *a, int opt, const char *v) {
         a->extra[a->n_extra++] = v;
         return 0;
     default:
-        *slots[opt - OPT_ENDPOINT] = v;
+        *slots[opt - OPT_FIRST] = v;
         return 0;
     }
 }
@@ -348,7 +349,7 @@ static int invoke_read_body(struct invoke *inv) {
     bool in = strcmp(path, "-") == 0;
     int rc = in ? readall_fd(STDIN_FILENO, &inv->body) : readall_path(path, &inv->body);
     if (rc == BUF_ERR_CAP)
-        return invoke_error("--body %s: larger than %u MiB", in ? "(standard input)" : path,
+        return invoke_error("--body %s: larger than %zu MiB", in ? "(standard input)" : path,
                             INVOKE_MAX_BODY >> 20);
     if (rc)
         return invoke_error("--body %s: %s", in ? "(standard input)" : path,
@@ -382,18 +383,22 @@ static int invoke_region_and_creds(struct invoke *inv) {
  * default), the request target and the full URL. */
 static int invoke_build_url(struct invoke *inv, const char *base) {
     char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *query = NULL, *user = NULL;
+    const char *why = NULL;
     CURLU *u = curl_url();
     int rc = 0;
     if (!u) return invoke_error("out of memory");
     if (curl_url_set(u, CURLUPART_URL, base, 0) || curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) ||
         curl_url_get(u, CURLUPART_HOST, &host, 0) || curl_url_get(u, CURLUPART_PATH, &path, 0))
-        rc = invoke_error("--url '%s' is not a URL such as http://127.0.0.1:8080", base);
+        why = " is not a URL such as http://127.0.0.1:8080";
     else if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)
-        rc = invoke_error("--url '%s': only http:// and https:// are supported", base);
+        why = ": only http:// and https:// are supported";
     else if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK ||
              curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK || strchr(base, '#'))
-        rc = invoke_error("--url '%s': a query, user or fragment is not allowed", base);
-    if (rc) goto done;
+        why = ": a query, user or fragment is not allowed";
+    if (why) {
+        rc = invoke_error("--url '%s'%s", base, why);
+        goto done;
+    }
     curl_url_get(u, CURLUPART_PORT, &port, 0);
     bool default_port = !port || strcmp(port, strcmp(scheme, "https") == 0 ? "443" : "80") == 0;
     size_t path_len = strlen(path);
@@ -615,7 +620,7 @@ static int invoke_send(const struct invoke *inv, struct invoke_reply *r) {
         invoke_say(stderr, inv, "sm-invoke: %s: no complete reply within %.3f s (--timeout)\n",
                    buf_str(&inv->url), inv->a.timeout_ms / 1000.0);
     else if (res == CURLE_WRITE_ERROR)
-        invoke_say(stderr, inv, "sm-invoke: %s: reply larger than %u MiB\n", buf_str(&inv->url),
+        invoke_say(stderr, inv, "sm-invoke: %s: reply larger than %zu MiB\n", buf_str(&inv->url),
                    INVOKE_MAX_REPLY >> 20);
     else if (res != CURLE_OK)
         invoke_say(stderr, inv, "sm-invoke: %s: %s\n", buf_str(&inv->url),
@@ -701,11 +706,11 @@ int main(int argc, char **argv) {
     if (curl_global_init(CURL_GLOBAL_DEFAULT) || !(inv.signer = sigv4_signer_new()))
         return invoke_error("could not start libcurl or the signer");
     struct buf *bufs[] = {&inv.region, &inv.url, &inv.host, &inv.target, &inv.body};
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) buf_init(bufs[i], BUF_NO_CAP);
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) buf_init(bufs[i], BUF_NO_CAP);
     inv.body.max = INVOKE_MAX_BODY;
     sigv4_result_init(&inv.signed_req);
     rc = invoke_run(&inv);
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) buf_free(bufs[i]);
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) buf_free(bufs[i]);
     sigv4_result_free(&inv.signed_req);
     sigv4_signer_free(inv.signer);
     creds_clear(&inv.creds);

@@ -119,7 +119,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: plugin_bench REPLY_FILE [SECONDS]\n");
         return 2;
     }
-    double seconds = argc > 2 ? atof(argv[2]) : 1.0;
+    char *rest = NULL;
+    double seconds = argc > 2 ? strtod(argv[2], &rest) : 1.0;
+    if (rest && (rest == argv[2] || *rest || !(seconds > 0))) {
+        fprintf(stderr, "plugin_bench: SECONDS '%s' is not a positive number\n", argv[2]);
+        return 2;
+    }
     static char body[1 << 20];
     FILE *f = fopen(argv[1], "rb");
     struct bench_ctx c = {.body = body, .len = f ? fread(body, 1, sizeof body, f) : 0};

@@ -9,7 +9,7 @@
 #include "sigv4.h"
 
 #define HDR(n, v)                                                                                  \
-    { n, sizeof n - 1, v, sizeof v - 1 }
+    { (n), sizeof(n) - 1, (v), sizeof(v) - 1 }
 
 static double now_s(void) {
     struct timespec ts;
@@ -18,7 +18,12 @@ static double now_s(void) {
 }
 
 int main(int argc, char **argv) {
-    double seconds = argc > 1 ? atof(argv[1]) : 1.0;
+    char *rest = NULL;
+    double seconds = argc > 1 ? strtod(argv[1], &rest) : 1.0;
+    if (rest && (rest == argv[1] || *rest || !(seconds > 0))) {
+        fprintf(stderr, "sigv4_bench: SECONDS '%s' is not a positive number\n", argv[1]);
+        return 2;
+    }
     static const char body[] =
         "{\"messages\":[{\"role\":\"user\",\"content\":\"Write a long, detailed story about a "
         "lighthouse keeper on a remote island.\"}],\"max_tokens\":512,\"temperature\":0.0,"

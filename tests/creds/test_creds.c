@@ -75,8 +75,9 @@ static pid_t server_start(const char *python, const char *script, int *in_fd) {
         n += (size_t)got;
     }
     close(out[0]);
-    if (atoi(line) <= 0) abort();
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", atoi(line));
+    long port = strtol(line, NULL, 10);
+    if (port <= 0 || port > 65535) abort();
+    snprintf(url, sizeof url, "http://127.0.0.1:%ld", port);
     *in_fd = in[1];
     return pid;
 }
@@ -470,7 +471,7 @@ static int runs(void) {
     buf_init(&b, BUF_NO_CAP);
     char path[256];
     snprintf(path, sizeof path, "%s/count", dir);
-    int n = readall_path(path, &b) ? 0 : atoi(buf_str(&b));
+    int n = readall_path(path, &b) ? 0 : (int)strtol(buf_str(&b), NULL, 10);
     buf_free(&b);
     return n;
 }

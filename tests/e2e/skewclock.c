@@ -8,7 +8,7 @@ time_t time(time_t *out) {
     struct timespec now;
     const char *skew = getenv("SKEW_SECONDS");
     clock_gettime(CLOCK_REALTIME, &now);
-    time_t t = now.tv_sec + (skew ? atol(skew) : 0);
+    time_t t = now.tv_sec + (skew ? strtol(skew, NULL, 10) : 0);
     if (out) *out = t;
     return t;
 }

@@ -115,7 +115,7 @@ static void run(struct auth *a, struct sigv4_signer *signer, const struct sign_c
     struct auth_verdict v;
     auth_verdict_init(&v);
     CHECK_INT(auth_verify(a, &ar, NOW, &v), 0);
-    if ((v.type == NULL) != (c->type == NULL) || (c->type && strcmp(v.type, c->type)))
+    if ((v.type == NULL) != (c->type == NULL) || (c->type && strcmp(v.type, c->type) != 0))
         fprintf(stderr, "case '%s': got %s: %s\n", c->name, v.type ? v.type : "accepted",
                 buf_str(&v.message));
     CHECK((v.type == NULL) == (c->type == NULL));
@@ -129,7 +129,42 @@ static void run(struct auth *a, struct sigv4_signer *signer, const struct sign_c
     sigv4_result_free(&r);
 }
 
+/* --credential's EXPIRY: each form and each kind of bad value (0: refused). */
+static void test_expiry(void) {
+    static const struct {
+        const char *text;
+        time_t want;
+    } cases[] = {
+        {"K:s:T@1440938220", NOW + 60},
+        {"K:s:T@+60", NOW + 60},
+        {"K:s:T@-60", NOW - 60},
+        {"K:s:T@2015-08-30T12:37:00Z", NOW + 60},
+        {"K:s:T@2015-08-30T12:37:00.250Z", NOW + 60},
+        {"K:s:T@2015-08-30T14:37:00+02:00", NOW + 60},
+        {"K:s:T@2015-13-30T12:37:00Z", 0},
+        {"K:s:T@2015-8-30T12:37:00Z", 0},
+        {"K:s:T@2015-08-30T12:37:00", 0},
+        {"K:s:T@99999999999999999999", 0},
+        {"K:s:T@+", 0},
+        {"K:s:T@soon", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct auth a;
+        struct buf err;
+        buf_init(&err, 4096);
+        CHECK_INT(auth_init(&a, "us-east-1"), 0);
+        int rc = auth_add_text(&a, cases[i].text, NOW, &err);
+        CHECK_INT(rc, cases[i].want ? 0 : -1);
+        if (rc == 0) CHECK_INT(a.keys[0].expiration, cases[i].want);
+        if (rc)
+            CHECK_STR(buf_str(&err), "--credential: want AKID:SECRET[:TOKEN][@EXPIRY] (key 'K')");
+        auth_free(&a);
+        buf_free(&err);
+    }
+}
+
 int main(void) {
+    test_expiry();
     struct auth a;
     struct sigv4_signer *signer = sigv4_signer_new();
     CHECK_INT(auth_init(&a, "us-east-1"), 0);

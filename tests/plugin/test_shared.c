@@ -69,8 +69,8 @@ static void begin(const struct rounds_round *r, size_t n, long long cap_us, int 
  * threads whose every request fails as a bad signature does; even ones succeed,
  * a request taking about (t + 1) ms, so the last thread of a batch is the slow one. */
 static void *worker(void *arg) {
-    int t = (int)(long)arg / 2;
-    bool fails = (long)arg % 2;
+    int t = *(const int *)arg / 2;
+    bool fails = *(const int *)arg % 2;
     size_t round;
     long index;
     struct buf err;
@@ -87,8 +87,16 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* The argument of a thread: a pointer to n, which it reads. */
+static void *thread_arg(int n) {
+    static int args[2 * THREADS];
+    args[n] = n;
+    return &args[n];
+}
+
 static void start_workers(pthread_t *th, bool fail) {
-    for (long t = 0; t < THREADS; t++) pthread_create(&th[t], NULL, worker, (void *)(2 * t + fail));
+    for (int t = 0; t < THREADS; t++)
+        pthread_create(&th[t], NULL, worker, thread_arg(2 * t + fail));
 }
 
 static void test_batches(void) {
@@ -127,7 +135,7 @@ static void test_batches(void) {
 
 /* Thread 0 is on the wire until release_fd says; the others wait at the barrier. */
 static void *stuck_worker(void *arg) {
-    int t = (int)(long)arg;
+    int t = *(const int *)arg;
     size_t round;
     long index;
     char byte;
@@ -151,7 +159,7 @@ static void run_stuck(long long cap_us, bool user_interrupts, const char *want_r
     CHECK_INT(pipe(wire_fd), 0);
     pthread_t th[THREADS];
     char byte;
-    for (long t = 0; t < THREADS; t++) pthread_create(&th[t], NULL, stuck_worker, (void *)t);
+    for (int t = 0; t < THREADS; t++) pthread_create(&th[t], NULL, stuck_worker, thread_arg(t));
     CHECK(read(wire_fd[0], &byte, 1) == 1);
     if (user_interrupts) {
         /* Once the waiting threads have put the chained handler in front of wrk's. */

@@ -245,6 +245,8 @@ CASES = [
     ("bad_concurrency_levels_differ", ["native/qat", "bad/sweep-c4-128.json"], 2,
      "sm-compare: bad/sweep-c4-128.json: concurrency levels 4 differ from the baseline's "
      "1, 4, 16 (native/qat/sweep-c1-qat.json)\n", [], None),
+    ("bad_measure_load_level_not_a_number", ["badlevel/measure-qat.json", ARTICLE[0]], 2,
+     "sm-compare: badlevel/measure-qat.json: load level \"4x\" is not a concurrency\n", [], None),
     ("bad_quiz_differs", ["native/qat", "bad/quiz-other.json"], 2,
      "sm-compare: bad/quiz-other.json: quiz \"another-quiz\" differs from the baseline's "
      "\"compare-py-40\" (native/qat/quiz-qat.json)\n", [], None),

@@ -17,6 +17,7 @@ journal/   a decode run that was killed: a journal whose last line is cut,
            and no result file.
 jdir/      a run directory with a result file and its journal.
 bad/       one file per kind of bad input.
+badlevel/  a compare.py measure file whose load level "4x" is not a number.
 """
 
 import copy
@@ -305,6 +306,9 @@ def bad():
           result(header("qat", "sweep", sweep), sweep_records(4, (300.0, 310.0))))
     os.makedirs(os.path.join(d, "empty"), exist_ok=True)
     write(os.path.join(d, "quiz-empty.json"), {"questions": []})
+    level = measure_file("qat")
+    level["load"]["4x"] = level["load"].pop("4")
+    write(os.path.join(OUT, "badlevel", "measure-qat.json"), level)
 
 
 def journal_beside_result():

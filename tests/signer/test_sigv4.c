@@ -16,7 +16,7 @@
 #define BODY   "{\"inputs\":\"hi\"}"
 
 #define HDR(n, v)                                                                                  \
-    { n, sizeof n - 1, v, sizeof v - 1 }
+    { (n), sizeof(n) - 1, (v), sizeof(v) - 1 }
 
 struct sm_vector {
     const char *name;
@@ -346,18 +346,26 @@ static int sign_combo(struct sigv4_signer *s, struct sigv4_result *r, int k,
     return rc;
 }
 
+/* A thread signing with one shared signer; counts the signatures that differ. */
+struct cache_job {
+    struct sigv4_signer *s;
+    long bad;
+};
+
 static void *cache_worker(void *arg) {
-    struct sigv4_signer *s = arg;
+    struct cache_job *job = arg;
+    struct sigv4_signer *s = job->s;
     struct sigv4_result r;
     sigv4_result_init(&r);
     long bad = 0;
     for (int i = 0; i < 3000; i++) {
         char sig[SIGV4_HEX_LEN + 1];
         int k = (i * 7) % CACHE_COMBOS;
-        if (sign_combo(s, &r, k, sig) || strcmp(sig, cache_want[k])) bad++;
+        if (sign_combo(s, &r, k, sig) || strcmp(sig, cache_want[k]) != 0) bad++;
     }
     sigv4_result_free(&r);
-    return (void *)bad;
+    job->bad = bad;
+    return NULL;
 }
 
 static void test_key_cache_threads(void) {
@@ -392,11 +400,14 @@ static void test_key_cache_threads(void) {
     }
     struct sigv4_signer *s = sigv4_signer_new();
     pthread_t t[CACHE_THREADS];
-    for (int i = 0; i < CACHE_THREADS; i++) pthread_create(&t[i], NULL, cache_worker, s);
+    struct cache_job jobs[CACHE_THREADS];
     for (int i = 0; i < CACHE_THREADS; i++) {
-        void *bad;
-        pthread_join(t[i], &bad);
-        CHECK_INT((long)bad, 0);
+        jobs[i] = (struct cache_job){s, 0};
+        pthread_create(&t[i], NULL, cache_worker, &jobs[i]);
+    }
+    for (int i = 0; i < CACHE_THREADS; i++) {
+        pthread_join(t[i], NULL);
+        CHECK_INT(jobs[i].bad, 0);
     }
     sigv4_signer_free(s);
 }

@@ -184,6 +184,14 @@ static void test_plan(void) {
          "sm-compare --svg r/chart.svg --output r/report.txt r/A r/qat\n"
          "sm-compare --format markdown --output r/report.md r/A r/qat\n"
          "sm-compare --format json --output r/report.json r/A r/qat\n"},
+        /* a count beyond an int still gives a cap of every reply at the limit */
+        {"--region|r|--baseline|a|--candidate|b|--scenarios|decode|--repeats|3000000000",
+         "wrk -t1 -c1 -d12000000001m --timeout 70s -s /s/decode.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a --endpoint b --region r "
+         "--out 'r/{label}/decode.json' --progress 1 --repeats 3000000000  # decode decode\n"
+         "sm-compare --svg r/chart.svg --output r/report.txt r/a r/b\n"
+         "sm-compare --format markdown --output r/report.md r/a r/b\n"
+         "sm-compare --format json --output r/report.json r/a r/b\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *got = plan_text(cases[i].words, "r");
