@@ -31,21 +31,25 @@ static char *reply_dup(const char *s, size_t n) {
     return d;
 }
 
-/* A copy of s on one line: control characters become spaces, surrounding spaces go,
+static bool reply_blank(unsigned char c) {
+    return c <= ' ' || c == 0x7f;
+}
+
+/* A copy of s on one line: control characters become spaces, surrounding blanks go,
  * and at most REPLY_MESSAGE_MAX bytes stay, cut before a UTF-8 continuation byte. */
 static char *reply_line(const char *s, size_t n) {
-    while (n && (unsigned char)*s <= ' ') s++, n--;
-    while (n && (unsigned char)s[n - 1] <= ' ') n--;
+    while (n && reply_blank((unsigned char)*s)) s++, n--;
     if (n > REPLY_MESSAGE_MAX) {
         n = REPLY_MESSAGE_MAX;
         /* s[n] lies inside s: n was cut below its length */
         // NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult)
         while (n && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
     }
+    while (n && reply_blank((unsigned char)s[n - 1])) n--;
     char *d = reply_dup(s, n);
     if (!d) return NULL;
     for (size_t i = 0; i < n; i++)
-        if ((unsigned char)d[i] < ' ' || d[i] == 0x7f) d[i] = ' ';
+        if (reply_blank((unsigned char)d[i])) d[i] = ' ';
     return d;
 }
 

@@ -41,13 +41,6 @@ def start_emulator(*args):
     return emu
 
 
-def stats(emu):
-    if emu.url.startswith("https"):
-        out = subprocess.run(["curl", "-sfk", emu.url + "/emulator/stats"], check=True,
-                             capture_output=True).stdout
-        return json.loads(out)
-    return emu.stats()
-
 
 class Run:
     """One wrk run: its exit code, output, and result files by label."""
@@ -174,7 +167,7 @@ def case_smoke():
                                          "--custom-attributes", "trace=e2e  run=1"])
         check_ok(run, "smoke")
         check_result_shape(run, "smoke")
-        check_against_emulator(run, stats(emu))
+        check_against_emulator(run, emu.stats())
         check("gemma: 200 " in run.stdout and "gemma-qat: 200 " in run.stdout, run.stdout)
         check(run.stdout.count("Canberra") == 2, f"the replies are not printed:\n{run.stdout}")
         check(len(run.records("gemma")) == len(run.records("gemma-qat")) == 1, "one each")
@@ -192,7 +185,7 @@ def case_decode():
                                           "--time-scale", str(scale)])
         check_ok(run, "decode")
         check_result_shape(run, "decode")
-        check_against_emulator(run, stats(emu))
+        check_against_emulator(run, emu.stats())
         for label, want in (("bf16", 40.0), ("qat", 80.0)):
             res = run.results[label]
             check(res["settings"]["lengths"] == [16, 512] and res["settings"]["repeats"] == 5,
@@ -231,7 +224,7 @@ def case_decode_mismatch():
         check(errs[0]["message"].startswith("the container ignored ignore_eos: asked 16, got "),
               errs[0]["message"])
         check("token_mismatch: the container ignored ignore_eos" in run.stderr, run.stderr)
-        check_against_emulator(run, stats(emu))
+        check_against_emulator(run, emu.stats())
     finally:
         emu.stop()
 
@@ -243,7 +236,7 @@ def case_sweep_batch():
         run = run_wrk("sweep", emu.url, ["--endpoint", "a", "--endpoint", "b"], threads=4)
         check_ok(run, "sweep")
         check_result_shape(run, "sweep")
-        check_against_emulator(run, stats(emu))
+        check_against_emulator(run, emu.stats())
         recs = run.records()
         check(len(recs) == 16, f"{len(recs)} records, want 2 batches x 2 sides x 4")
         groups = {}
@@ -273,7 +266,7 @@ def case_sweep_steady():
                                          "steady", "--duration", "0.3"], threads=2)
         check_ok(run, "steady")
         check_result_shape(run, "sweep")
-        check_against_emulator(run, stats(emu))
+        check_against_emulator(run, emu.stats())
         a, b = run.records("a"), run.records("b")
         check(len(a) > 10 and len(b) > 10, f"{len(a)} and {len(b)} records")
         check(min(r["t_start_us"] for r in b) >= max(r["t_end_us"] for r in a),
@@ -293,7 +286,7 @@ def case_quiz():
                                         "gemma-4-e2b-qat=qat"], threads=2)
         check_ok(run, "quiz")
         check_result_shape(run, "quiz")
-        check_against_emulator(run, stats(emu))
+        check_against_emulator(run, emu.stats())
         with open(os.path.join(SCENARIOS, "quiz-compare-py-40.json")) as f:
             quiz = {q["id"]: q for q in json.load(f)["questions"]}
         for label in ("bf16", "qat"):
@@ -328,7 +321,7 @@ def case_formats():
             check(all(r["ok"] for r in run.records()), f"{what}: failures")
             check(all(r["completion_tokens"] for r in run.records()), f"{what}: no token counts")
         check(sum(r["correct"] for r in runs[2][1].records()) == 40, "tgi quiz answers")
-        st = stats(emu)
+        st = emu.stats()
         check(st["endpoints"]["v"]["replies"] == {"200": 2}, str(st["endpoints"]["v"]))
         check(st["endpoints"]["t"]["replies"] == {"200": 40}, str(st["endpoints"]["t"]))
         check(st["endpoints"]["l"]["replies"] == {"200": 2}, str(st["endpoints"]["l"]))
@@ -347,7 +340,7 @@ def case_https_variants():
                                          "qat", "--max-tokens", "32"], threads=2)
         check_ok(run, "https")
         check_result_shape(run, "sweep")
-        st = stats(emu)
+        st = emu.stats()
         check_against_emulator(run, st)
         variants = st["endpoints"]["gemma"]["variants"]
         for v in ("bf16", "qat"):
@@ -368,7 +361,7 @@ def case_faults():
         run = run_wrk("quiz", emu.url, ["--endpoint", "a", "--endpoint", "b"], threads=2)
         check_ok(run, "faults")
         check_result_shape(run, "quiz")
-        st = stats(emu)
+        st = emu.stats()
         check_against_emulator(run, st, tokens=False)
         codes = {}
         for r in run.records():
@@ -430,7 +423,7 @@ def case_misuse():
                 continue
             lines, _ = expect_refusal(emu, args, want)
             check(lines == [want], f"got {lines}\nwant [{want}]")
-        check(stats(emu)["totals"]["requests"] == 0, "a refused run sent requests")
+        check(emu.stats()["totals"]["requests"] == 0, "a refused run sent requests")
     finally:
         emu.stop()
 
@@ -452,7 +445,7 @@ def case_refused():
                 res = json.load(f)
             check(res["partial"] and res["partial_reason"].startswith("refused: "), "partial")
             check(res["counts"]["failed"] == 3 and res["counts"]["ok"] == 0, str(res["counts"]))
-        st = stats(emu)
+        st = emu.stats()
         check(st["endpoints"]["gemma"]["replies"] == {"403": 3}, str(st["endpoints"]["gemma"]))
     finally:
         emu.stop()
@@ -512,7 +505,7 @@ def case_clock_skew():
         check(recs[0]["status"] == 403 and "Signature expired" in recs[0]["error"]["message"],
               str(recs[0]))
         check(len(recs) == 5 and all(r["ok"] for r in recs[1:]), f"{len(recs)} records")
-        check(stats(emu)["endpoints"]["a"]["replies"] == {"403": 1, "200": 4}, "emulator")
+        check(emu.stats()["endpoints"]["a"]["replies"] == {"403": 1, "200": 4}, "emulator")
     finally:
         emu.stop()
 
@@ -523,7 +516,7 @@ def case_example():
         run = run_wrk("example", emu.url, ["--endpoint", "a", "--endpoint", "b", "--count", "2"])
         check_ok(run, "example")
         check_result_shape(run, "example")
-        check_against_emulator(run, stats(emu))
+        check_against_emulator(run, emu.stats())
         check(len(run.records("a")) == len(run.records("b")) == 2, "2 stories per side")
         check(run.results["a"]["settings"] == {"count": 2, "words": 50}, "settings")
     finally:

@@ -133,6 +133,18 @@ static void test_batches(void) {
     buf_free(&err);
 }
 
+/* Ends the run, which must be partial for want_reason. */
+static void end_partial(const char *want_reason) {
+    struct shared_outcome out;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(shared_end(&out, &err), SHARED_OK);
+    CHECK(out.partial);
+    CHECK_STR(out.reason, want_reason);
+    shared_free();
+    buf_free(&err);
+}
+
 /* Thread 0 is on the wire until release_fd says; the others wait at the barrier. */
 static void *stuck_worker(void *arg) {
     int t = *(const int *)arg;
@@ -174,15 +186,8 @@ static void run_stuck(long long cap_us, bool user_interrupts, const char *want_r
     close(release_fd[1]);
     close(wire_fd[0]);
     close(wire_fd[1]);
-    struct shared_outcome out;
-    struct buf err;
-    buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(shared_end(&out, &err), SHARED_OK);
-    CHECK(out.partial);
-    CHECK_STR(out.reason, want_reason);
     CHECK_INT(shared_counts(0)->sent, THREADS); /* the first batch, nothing more */
-    shared_free();
-    buf_free(&err);
+    end_partial(want_reason);
 }
 
 static void test_refusal(void) {
@@ -242,18 +247,6 @@ static void test_no_credentials(void) {
     CHECK_INT(shared_add_file("/nonexistent/x.json", "/nonexistent/x.jsonl", header, &index, &err),
               SHARED_ERR_STATE); /* nothing has begun */
     cJSON_Delete(header);
-    buf_free(&err);
-}
-
-/* Ends the run, which must be partial for want_reason. */
-static void end_partial(const char *want_reason) {
-    struct shared_outcome out;
-    struct buf err;
-    buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(shared_end(&out, &err), SHARED_OK);
-    CHECK(out.partial);
-    CHECK_STR(out.reason, want_reason);
-    shared_free();
     buf_free(&err);
 }
 

@@ -63,14 +63,6 @@ def start_emulator(args, environ):
     return emu
 
 
-def stats(emu):
-    """GET /emulator/stats (over TLS without checking the certificate)."""
-    if emu.url.startswith("https"):
-        out = subprocess.run(["curl", "-sfk", emu.url + "/emulator/stats"], check=True,
-                             capture_output=True).stdout
-        return json.loads(out)
-    return emu.stats()
-
 
 def suite(args, environ, cwd, timeout=TIMEOUT):
     """Runs sm-suite to its end; returns the CompletedProcess (text)."""

@@ -112,7 +112,7 @@ def case_full():
                            timeout=sl.TIMEOUT)
         check(q.returncode == 0, f"the pasted command exited {q.returncode}\n{q.stderr}")
         check_result_files(os.path.join(tmp, "again"), ["bf16", "qat"], ["sweep-c1"])
-        st = sl.stats(emu)["endpoints"]
+        st = emu.stats()["endpoints"]
         got = {k: v["requests"] for k, v in st.items()}
         check(got == {"gemma-4-e2b": 92 + 2, "gemma-4-e2b-qat": 92 + 2}, f"the emulator got {got}")
         sl.check_no_secrets([("stdout", p.stdout), ("stderr", p.stderr), run])
@@ -155,7 +155,7 @@ def case_variants_aba():
               "the decode runs' agreement")
         check(re.search(r"bf16 load_c4_tokens_per_second: 2 runs agree within [0-9.]+%", p.stdout),
               "the c4 runs' agreement")
-        v = sl.stats(emu)["endpoints"]["gemma"]["variants"]
+        v = emu.stats()["endpoints"]["gemma"]["variants"]
         check(v["bf16"]["requests"] == 2 * v["qat"]["requests"] == 2 * (6 + 2 + 8),
               f"variants {v['bf16']['requests']} {v['qat']['requests']}")
         sl.check_no_secrets([("stdout", p.stdout), ("stderr", p.stderr), run])
@@ -362,7 +362,7 @@ def case_failure():
         check("  decode: the tgi format has no ignore_eos" in p.stderr, p.stderr)
         check("decode: failed: wrk exited with status 2: the scenario stopped before sending "
               "anything" in p.stderr, p.stderr)
-        check(sl.stats(emu)["endpoints"]["gemma-4-e2b"]["replies"] == {"403": 2}, "requests sent")
+        check(emu.stats()["endpoints"]["gemma-4-e2b"]["replies"] == {"403": 2}, "requests sent")
     finally:
         emu.stop()
 
