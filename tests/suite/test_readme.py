@@ -35,7 +35,7 @@ README = os.path.join(sl.ROOT, "README.md")
 FIRST_BLOCK = ["./scripts/demo    # the whole bf16-vs-QAT comparison against the local "
                "SageMaker emulator",
                "./scripts/test    # installs what is missing, builds, runs every test (also "
-               "under ASan+UBSan)"]
+               "under ASan+UBSan), lint, fuzz"]
 SCALE = "200"  # the emulator's time scale for commands meant for real endpoints
 MARKER = re.compile(r"<!-- readme-test(?:: (.*?))? -->")
 
