@@ -131,6 +131,9 @@ def script_of(blocks):
             first = False
             check(b.text == FIRST_BLOCK and b.marker is None,
                   f"README.md:{b.line}: the first block must be exactly\n" + "\n".join(FIRST_BLOCK))
+            with open(os.path.join(sl.ROOT, ".ci", "run")) as f:
+                check(FIRST_BLOCK[1] in f.read().splitlines(),
+                      ".ci/run does not run the README's test command: " + FIRST_BLOCK[1])
             skipped.append((b.line, "the demo has its own tests; ./scripts/test runs this one"))
         elif kind == "file":
             check(arg and "README_EOF" not in b.text, f"README.md:{b.line}: file marker")
