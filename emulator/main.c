@@ -185,6 +185,16 @@ static void main_signal_cb(evutil_socket_t sig, short what, void *arg) {
     event_base_loopbreak(arg);
 }
 
+/* Runs the loop until SIGINT or SIGTERM; returns the exit code. busy: never sleeps in the
+ * poller but polls again and again (due timers run on each turn). */
+static int main_run(struct server *s, bool busy) {
+    if (!busy) return event_base_dispatch(s->base) < 0 ? 1 : 0;
+    int rc = 0; /* 1: no events left, where event_base_dispatch ends too */
+    while (rc == 0 && !event_base_got_break(s->base))
+        rc = event_base_loop(s->base, EVLOOP_NONBLOCK);
+    return rc < 0 ? 1 : 0;
+}
+
 static int main_setup(struct server *s, const struct options *o, struct model_library *lib,
                       struct buf *err) {
     if (o->profile_file && model_library_load(lib, o->profile_file, err)) return -1;
@@ -258,7 +268,7 @@ int main(int argc, char **argv) {
     }
     printf("%s\n", s.url);
     fflush(stdout);
-    code = event_base_dispatch(s.base) < 0 ? 1 : 0;
+    code = main_run(&s, o.busy_poll);
 done:
     smerr_one_line(&err);
     if (err.len) fprintf(stderr, "sm-emulator: %s\n", buf_str(&err));

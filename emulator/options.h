@@ -31,6 +31,7 @@ struct options {
     const char *profile_file;
     const char *credentials_file;
     bool no_env_credentials;
+    bool busy_poll; /* poll the sockets without sleeping (one CPU at 100%) */
     double time_scale;
     double max_duration;
     double log_interval;

@@ -5,6 +5,8 @@ checks that /emulator/stats agrees with what it sent."""
 import json
 import os
 import re
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -396,7 +398,6 @@ def test_tls():
 
 
 def test_cli():
-    import subprocess
     binary = emulator.find_binary()
     cases = [  # arguments, words the one-line error must hold
         (["--bogus"], "unknown option or missing value: '--bogus'"),
@@ -418,6 +419,7 @@ def test_cli():
         (["--credential", "AK:s3cr3tvalue@2026-1-1T0:0:0Z"], "--credential: want AKID:SECRET"),
         (["--credential", "AK:s3cr3tvalue@99999999999999999999"], "--credential: want AKID:SECRET"),
         (["--no-env-credentials"], "no credentials to accept"),
+        (["--busy-poll=x"], "unknown option or missing value: '--busy-poll=x'"),
         (["--endpoint", "a=instant", "--endpoint", "b=instant", "--log-file", "/tmp/x.log"],
          "2 containers would share one file"),
     ]
@@ -428,9 +430,9 @@ def test_cli():
               err.startswith("sm-emulator: ") and words in err, "%s -> %d %r" % (args, p.returncode, err))
         check("s3cr3tvalue" not in err, "no secret in the error of %s" % args)
     p = subprocess.run([binary, "--help"], capture_output=True, text=True)
-    flags = ["--listen", "--port-file", "--tls-cert", "--tls-key", "--idle-timeout", "--endpoint",
-             "--set", "--profile-file", "--time-scale", "--max-duration", "--seed", "--region",
-             "--account-id", "--credential", "--credentials-file", "--no-env-credentials",
+    flags = ["--listen", "--port-file", "--tls-cert", "--tls-key", "--idle-timeout", "--busy-poll",
+             "--endpoint", "--set", "--profile-file", "--time-scale", "--max-duration", "--seed",
+             "--region", "--account-id", "--credential", "--credentials-file", "--no-env-credentials",
              "--log-file", "--log-interval", "--version", "/emulator/stats", "fault.KIND",
              "answer.KEY", "step_ms", "slow_first_byte_s", "X-Amzn-SageMaker-Target-Variant"]
     check(p.returncode == 0 and all(f in p.stdout for f in flags),
@@ -451,9 +453,49 @@ def test_cli():
             check(r.status == 403, "--no-env-credentials refuses the environment's key")
 
 
+def cpu_seconds(pid):
+    """User + system CPU time process pid has used so far (/proc/PID/stat)."""
+    fields = open("/proc/%d/stat" % pid).read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_busy_poll():
+    """With and without --busy-poll: the same reply, after its 0.3 s of model time; the idle
+    timeout closes a connection after 1 s; the busy emulator's CPU time keeps up with the
+    clock (the other one sleeps); SIGINT stops it at once with exit 0."""
+    args = ["--endpoint", "ep=instant", "--set", "ep.overhead_s=0.2", "--set", "ep.step_ms=1:10",
+            "--idle-timeout", "1"]
+    replies = {}
+    for busy in (False, True):
+        with emulator.Emulator(args + ["--busy-poll"] * busy) as emu:
+            cpu0, t0 = cpu_seconds(emu.proc.pid), time.monotonic()
+            r = invoke(emu.url, "ep", chat("Write a story.", 10, ignore_eos=True))
+            took = time.monotonic() - t0
+            check(r.status == 200 and 0.3 <= took < 1,
+                  "busy %s: a reply of 0.3 model s in %.3f s" % (busy, took))
+            replies[busy] = (r.status, {k: v for k, v in r.headers.items() if k != "date"},
+                             {k: v for k, v in r.json().items() if k != "created"})
+            t1 = time.monotonic()
+            out = raw(emu.url, b"GET /ping HTTP/1.1\r\nHost: x\r\n\r\n")  # until it closes
+            idle = time.monotonic() - t1
+            check(out.startswith(b"HTTP/1.1 200 ") and 0.99 <= idle < 2.5,
+                  "busy %s: the 1 s idle timeout closed after %.3f s" % (busy, idle))
+            share = (cpu_seconds(emu.proc.pid) - cpu0) / (time.monotonic() - t0)
+            check(share > 0.3 if busy else share < 0.1, "busy %s: %.2f of a CPU" % (busy, share))
+            emu.proc.send_signal(signal.SIGINT)
+            t2 = time.monotonic()
+            try:
+                code = emu.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                code = None
+            check(code == 0 and time.monotonic() - t2 < 2,
+                  "busy %s: SIGINT -> exit %s after %.3f s" % (busy, code, time.monotonic() - t2))
+    check(replies[True] == replies[False], "the same reply either way: %s" % replies)
+
+
 GROUPS = {"cli": test_cli, "signatures": test_signatures, "formats": test_formats, "limit": test_limit,
           "faults": test_faults, "variants": test_variants, "quiz": test_quiz, "log": test_log,
-          "bad": test_bad_requests, "tls": test_tls}
+          "bad": test_bad_requests, "tls": test_tls, "busy": test_busy_poll}
 
 if __name__ == "__main__":
     GROUPS[sys.argv[1]]()
