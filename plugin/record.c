@@ -8,12 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jmap.h"
 #include "utf8.h"
 
 struct rec_file {
     char *result_path;
-    FILE *journal; /* opened "w+": the header through stdio (flushed), the records with
-                      write(2) on its descriptor; read back by rec_finish */
+    struct jmap journal; /* the header line, then a line per record; read back by rec_finish */
     cJSON *header;
     struct rec_counts counts;
 };
@@ -43,7 +43,7 @@ void rec_free(struct recorder *r) {
     if (!r) return;
     for (size_t i = 0; i < r->n_files; i++) {
         struct rec_file *f = &r->files[i];
-        if (f->journal) fclose(f->journal);
+        (void)jmap_close(&f->journal);
         free(f->result_path);
         cJSON_Delete(f->header);
         rec_counts_free(&f->counts);
@@ -86,19 +86,20 @@ int rec_add_file(struct recorder *r, const char *result_path, const char *journa
     if (!files) return REC_ERR_NOMEM;
     r->files = files;
     struct rec_file *f = &files[r->n_files];
-    *f = (struct rec_file){0};
+    *f = (struct rec_file){.journal = {.fd = -1}};
     f->result_path = strdup(result_path);
     f->header = cJSON_Duplicate(header, true);
     char *line = f->header ? cJSON_PrintUnformatted(f->header) : NULL;
-    if (!f->result_path || !line) {
+    buf_reset(&r->line);
+    if (!f->result_path || !line || buf_adds(&r->line, line) || buf_addc(&r->line, '\n')) {
         rc = REC_ERR_NOMEM;
-    } else if (!(f->journal = fopen(journal_path, "w+")) || fprintf(f->journal, "%s\n", line) < 0 ||
-               fflush(f->journal) != 0) {
+    } else if (jmap_open(&f->journal, journal_path) != 0 ||
+               jmap_append(&f->journal, r->line.data, r->line.len) != 0) {
         rc = rec_fail(err, "cannot write the journal %s: %s", journal_path, strerror(errno));
     }
     cJSON_free(line);
     if (rc) {
-        if (f->journal) fclose(f->journal);
+        (void)jmap_close(&f->journal);
         free(f->result_path);
         cJSON_Delete(f->header);
         return rc;
@@ -242,25 +243,12 @@ static int rec_count_error(struct rec_counts *c, const struct rec_record *rec) {
     return c->first_error ? REC_OK : REC_ERR_NOMEM;
 }
 
-/* One write(2) for the line as a rule: in the file (the page cache) at once,
- * with no stdio buffer a crash could lose. */
-static int rec_write_all(int fd, const char *p, size_t n) {
-    while (n > 0) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 int rec_write(struct recorder *r, size_t file, const struct rec_record *rec, struct buf *err) {
     if (file >= r->n_files) return REC_ERR_INPUT;
     struct rec_file *f = &r->files[file];
     buf_reset(&r->line);
     if (rec_serialize(&r->line, r->seq, rec) != BUF_OK) return REC_ERR_NOMEM;
-    if (rec_write_all(fileno(f->journal), r->line.data, r->line.len) != 0)
+    if (jmap_append(&f->journal, r->line.data, r->line.len) != 0)
         return rec_fail(err, "cannot write the journal of %s: %s", f->result_path, strerror(errno));
     r->seq++;
     f->counts.sent++;
@@ -314,20 +302,19 @@ static char *rec_top(const struct rec_file *f, const char *ended_at, bool partia
 
 /* Copies the journal's records (every line after the header) into out as the
  * elements of a JSON array. */
-static int rec_copy_records(FILE *journal, FILE *out) {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    long k = 0;
+static int rec_copy_records(const struct jmap *journal, FILE *out) {
+    const char *data;
+    if (jmap_view(journal, &data) != 0) return REC_ERR_IO;
+    const char *end = data + journal->used;
+    const char *nl = data ? memchr(data, '\n', journal->used) : NULL; /* the header's */
     int rc = REC_OK;
-    if (fflush(journal) != 0 || fseek(journal, 0, SEEK_SET) != 0) return REC_ERR_IO;
-    while (rc == REC_OK && (n = getline(&line, &cap, journal)) > 0) {
-        if (k++ == 0 || line[0] != '{') continue;
-        if (line[n - 1] == '\n') line[--n] = '\0';
-        if (fprintf(out, "%s%s", k > 2 ? ",\n" : "\n", line) < 0) rc = REC_ERR_IO;
+    for (const char *sep = "\n"; rc == REC_OK && nl && nl + 1 < end; sep = ",\n") {
+        const char *p = nl + 1;
+        nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl || fputs(sep, out) < 0 || fwrite(p, 1, (size_t)(nl - p), out) != (size_t)(nl - p))
+            rc = REC_ERR_IO;
     }
-    free(line);
-    if (fseek(journal, 0, SEEK_END) != 0) rc = REC_ERR_IO;
+    jmap_unview(data, journal->used);
     return rc;
 }
 
@@ -349,7 +336,7 @@ static int rec_finish_file(struct rec_file *f, const char *ended_at, bool partia
         goto done;
     }
     bool written = fprintf(out, "%s,\n\t\"records\": [", top) >= 0 &&
-                   rec_copy_records(f->journal, out) == REC_OK && fprintf(out, "\n\t]\n}\n") >= 0;
+                   rec_copy_records(&f->journal, out) == REC_OK && fprintf(out, "\n\t]\n}\n") >= 0;
     if (fclose(out) != 0) written = false;
     out = NULL;
     if (!written) {

@@ -1,10 +1,10 @@
 /* record: the recorder of a run. One result file per endpoint label, each with
  * its journal (docs/result-format.md): the journal gets its header line when
- * the file is added and one JSON line per record, handed to the kernel with
- * one write(2) as the record is written (no stdio buffer, no fsync), so a
- * crash of the process loses no completed request; rec_finish writes each result
- * file atomically (a temporary file in the same directory, then rename) from
- * the header, the counts and the journal's records.
+ * the file is added and one JSON line per record, copied into the file's shared
+ * mapping (plugin/jmap.h) as the record is written: no system call, no fsync,
+ * and a crash of the process loses no completed request; rec_finish writes each
+ * result file atomically (a temporary file in the same directory, then rename)
+ * from the header, the counts and the journal's records.
  *
  * Pure C over cJSON and stdio; no clock (times come in the records) and no
  * lock: the caller serialises every call (plugin/shared.c holds the lock). */
@@ -69,7 +69,7 @@ struct rec_counts {
 struct recorder;
 
 __attribute__((warn_unused_result)) int rec_new(struct recorder **out);
-/* Closes the journals and frees everything; NULL is fine. */
+/* Closes the journals (cut to their lines) and frees everything; NULL is fine. */
 void rec_free(struct recorder *r);
 
 /* Adds a result file (its directory is created when missing) and starts its

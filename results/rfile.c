@@ -355,6 +355,7 @@ static int read_journal_line(struct rctx *c, const char *line, size_t n, bool la
 }
 
 static int read_journal(struct rctx *c, const char *data, size_t len) {
+    while (len > 0 && data[len - 1] == '\0') len--; /* the space a killed run had reserved */
     const char *p = data, *end = data + len;
     for (c->line = 1; p < end; c->line++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));

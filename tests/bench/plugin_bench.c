@@ -1,6 +1,7 @@
 /* The plugin's per-request work, outside wrk and the network: a reply parsed by
  * the scanner and by cJSON, a call finished (parse and checks), a record
- * journalled (serialised and written with write(2)). A benchmark, not a test.
+ * journalled (serialised and copied into the journal's mapping). A benchmark,
+ * not a test.
  *
  *   plugin_bench REPLY_FILE [SECONDS]   -> "name microseconds" lines */
 #include <stdio.h>

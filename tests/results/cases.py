@@ -90,13 +90,18 @@ def check_scaled(out, _):
     expect("10 times faster than real time" in doc["time_scale"], doc["time_scale"])
 
 
-def check_journal(out, _):
+def check_journal(out, _, cut=True):
     doc = as_json(out)
     req = [r for r in doc["requests"] if r["side"] == "candidate"][0]
     expect((req["sent"], req["ok"], req["failed"]) == (7, 6, 1), "requests %r" % req)
     expect("token_mismatch" in req["errors"], "errors %r" % req["errors"])
     expect(any("partial run" in w for w in doc["warnings"]), "no partial warning")
-    expect(any("last line was incomplete" in w for w in doc["warnings"]), "no cut-line warning")
+    expect(any("last line was incomplete" in w for w in doc["warnings"]) == cut,
+           "cut-line warning %s: %r" % ("missing" if cut else "for no cut line", doc["warnings"]))
+
+
+def check_padded_journal(out, arg):
+    check_journal(out, arg, cut=False)
 
 
 def check_pooled(out, _):
@@ -200,6 +205,8 @@ CASES = [
      0, "", ["journal.txt"], None),
     ("journal_only_run_counts_failures", ["-f", "json", "native/qat/decode-qat.json", "journal"],
      0, "", [], check_journal),
+    ("journal_padded_with_nul_bytes_reads_whole", ["-f", "json", "native/qat/decode-qat.json",
+                                                   "padded"], 0, "", [], check_padded_journal),
     ("journal_beside_its_result_in_a_directory_not_read", ["-f", "json", "jdir",
                                                           "native/bf16/decode-bf16.json"], 0, "",
      [], check_not_twice),

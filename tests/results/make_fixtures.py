@@ -14,7 +14,8 @@ known/     decode runs with exactly known rates (50 and 100 tokens/s,
 steady/    steady-mode sweeps at c4 with exactly 400 and 800 tokens/s.
 rerun/     a second decode run of the bf16 side (for pooling and agreement).
 journal/   a decode run that was killed: a journal whose last line is cut,
-           and no result file.
+           then the NUL bytes of the space the run had reserved; no result file.
+padded/    a decode run killed between two records: whole lines, then NUL bytes.
 jdir/      a run directory with a result file and its journal.
 bad/       one file per kind of bad input.
 badlevel/  a compare.py measure file whose load level "4x" is not a number.
@@ -255,8 +256,10 @@ def steady():
               result(header(side, "sweep", st), recs))
 
 
-def journal():
-    d = os.path.join(OUT, "journal")
+def journal(folder, cut):
+    """A killed decode run's journal: 7 records (one failed), maybe a cut one, and
+    the NUL bytes up to the end of the space the run had reserved (plugin/jmap.h)."""
+    d = os.path.join(OUT, folder)
     os.makedirs(d, exist_ok=True)
     dec = {"prompt": STORY, "lengths": [16, 512], "repeats": 5, "temperature": 0.0,
            "ignore_eos": True}
@@ -264,11 +267,11 @@ def journal():
     recs = decode_records(105.1, 0.562, [16, 512], 5)[:7]
     recs[3].update(ok=False, completion_tokens=500,
                    error={"code": "token_mismatch", "message": "asked for 512 tokens, got 500"})
-    with open(os.path.join(d, "decode-qat.journal.jsonl"), "w") as f:
-        f.write(json.dumps(head) + "\n")
-        for r in recs:
-            f.write(json.dumps(r) + "\n")
-        f.write(json.dumps(record(7, "decode", 3, 512, 1, 2))[:40])
+    text = json.dumps(head) + "\n" + "".join(json.dumps(r) + "\n" for r in recs)
+    if cut:
+        text += json.dumps(record(7, "decode", 3, 512, 1, 2))[:40]
+    with open(os.path.join(d, "decode-qat.journal.jsonl"), "wb") as f:
+        f.write(text.encode() + bytes(65536 - len(text)))
 
 
 def bad():
@@ -334,6 +337,7 @@ known("known", 1.0)
 known("scaled", 10.0)
 rerun()
 steady()
-journal()
+journal("journal", cut=True)
+journal("padded", cut=False)
 journal_beside_result()
 bad()
