@@ -527,8 +527,9 @@ struct lsm_request {
 
 /* sagemaker.request{method, target, host, content_type, accept, headers =
  * {{name, value}, ...}, user_agent, region, service, body} -> request | nil,
- * message. request:raw() -> the request signed for now | nil, message (the
- * same string while the signature stays the same). */
+ * message. request:raw() -> the request signed for now (the same string while
+ * the signature stays the same), then the clocks as sagemaker.clock() reads
+ * them: the time the request leaves | nil, message. */
 static int lsm_request(lua_State *L) {
     struct sreq_params p = {0};
     struct sigv4_header extra[16];
@@ -604,14 +605,16 @@ static int lsm_request_raw(lua_State *L) {
     lua_getfenv(L, 1);
     if (ud->kept && ud->kept_gen == sreq_generation(ud->r)) {
         lua_rawgeti(L, -1, 1);
-        return 1;
+    } else {
+        lua_pushlstring(L, raw, len);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, 1);
+        ud->kept = true;
+        ud->kept_gen = sreq_generation(ud->r);
     }
-    lua_pushlstring(L, raw, len);
-    lua_pushvalue(L, -1);
-    lua_rawseti(L, -3, 1);
-    ud->kept = true;
-    ud->kept_gen = sreq_generation(ud->r);
-    return 1;
+    lua_pushnumber(L, (lua_Number)shared_now_us());
+    lua_pushnumber(L, (lua_Number)shared_wall_us());
+    return 3;
 }
 
 static int lsm_request_gc(lua_State *L) {

@@ -1,5 +1,6 @@
 #include "rscan.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* A member read once: the first of its name counts. */
@@ -22,6 +23,7 @@ struct rscan {
 
 /* The next byte after white space, or 0 at the end. */
 static int rscan_peek(struct rscan *s) {
+    if (s->p < s->end && (unsigned char)*s->p > ' ') return (unsigned char)*s->p; /* compact JSON */
     while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
         s->p++;
     return s->p < s->end ? (unsigned char)*s->p : 0;
@@ -33,14 +35,53 @@ static bool rscan_eat(struct rscan *s, char c) {
     return true;
 }
 
-#define RSCAN_SHORT 24 /* strings are searched byte by byte this far, then with memchr */
+#define RSCAN_SHORT 64 /* strings are searched 8 bytes at a time this far, then with memchr */
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define RSCAN_ONES  0x0101010101010101ULL
+#define RSCAN_HIGHS 0x8080808080808080ULL
+
+/* The top bit of each zero byte of w (the lowest one is exact: a borrow only
+ * runs upwards from a zero byte, so no false flag comes below it). */
+static uint64_t rscan_zeros(uint64_t w) {
+    return (w - RSCAN_ONES) & ~w & RSCAN_HIGHS;
+}
+#endif
+
+/* The first quote or backslash in [p, end), or end. */
+static const char *rscan_special(const char *p, const char *end) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; end - p >= 8; p += 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t m = rscan_zeros(w ^ (RSCAN_ONES * '"')) | rscan_zeros(w ^ (RSCAN_ONES * '\\'));
+        if (m) return p + __builtin_ctzll(m) / 8;
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\\') p++;
+    return p;
+}
+
+/* Whether n bytes at p hold a NUL (a member name is short: no call to memchr). */
+static bool rscan_has_nul(const char *p, size_t n) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        if (rscan_zeros(w)) return true;
+    }
+#endif
+    for (; n > 0; p++, n--)
+        if (*p == '\0') return true;
+    return false;
+}
 
 /* The closing quote of a string starting at p when no backslash comes before
  * it, else NULL (or when there is none). */
 static const char *rscan_plain_end(const char *p, const char *end) {
     const char *stop = end - p > RSCAN_SHORT ? p + RSCAN_SHORT : end;
-    for (; p < stop; p++)
-        if (*p == '"' || *p == '\\') return *p == '"' ? p : NULL;
+    p = rscan_special(p, stop);
+    if (p < stop) return *p == '"' ? p : NULL;
     if (p == end) return NULL;
     const char *quote = memchr(p, '"', (size_t)(end - p));
     return quote && !memchr(p, '\\', (size_t)(quote - p)) ? quote : NULL;
@@ -108,7 +149,7 @@ static bool rscan_object(struct rscan *s,
     do {
         struct jstr name;
         if (rscan_peek(s) != '"' || !rscan_string(s, &name) || name.escaped ||
-            memchr(name.s, '\0', name.n) || !rscan_eat(s, ':') || !member(s, &name))
+            rscan_has_nul(name.s, name.n) || !rscan_eat(s, ':') || !member(s, &name))
             return false;
     } while (rscan_eat(s, ','));
     return rscan_eat(s, '}');

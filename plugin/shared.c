@@ -305,7 +305,7 @@ int shared_record(size_t file, const struct rec_record *rec, bool retried, struc
                                                      : SHARED_OK;
     bool stop =
         rc == SHARED_OK && !rec->ok && !retried && shared_check_refusal(file, rec->endpoint);
-    if (rc == SHARED_OK) shared_progress(shared_now_us(), false);
+    if (rc == SHARED_OK) shared_progress(rec->t_end_us, false);
     pthread_mutex_unlock(&shared.lock);
     if (stop) shared_signal_main();
     return rc;

@@ -421,6 +421,7 @@ function M.scenario(def)
   -- The request on the wire: its item, when it started, whether it is a retry.
   local sent, sent_t, sent_wall, sent_retried
   local retry -- an item to send again, signed with the server's clock
+  local working -- a request came from this thread's own OS thread
   local threads = {}
 
   if sm.is_main_state() then
@@ -467,7 +468,10 @@ function M.scenario(def)
   end
 
   local function on_request()
-    if sm.on_main_thread() then return filler(ctx) end -- wrk's verification call
+    if not working then -- wrk's verification call comes first, from its main thread
+      if sm.on_main_thread() then return filler(ctx) end
+      working = true
+    end
     if sent then finish(0) end -- no reply came: wrk reconnected and asks again
     local item, again = retry, retry ~= nil
     retry = nil
@@ -479,13 +483,12 @@ function M.scenario(def)
       end
       item = item_of(round, index)
     end
-    local raw, err = item.req:raw()
+    local raw, t, wall = item.req:raw()
     if not raw then
-      sm.abort("cannot sign a request: " .. err)
+      sm.abort("cannot sign a request: " .. t)
       return filler(ctx)
     end
-    sent, sent_retried = item, again
-    sent_t, sent_wall = sm.clock()
+    sent, sent_retried, sent_t, sent_wall = item, again, t, wall
     return raw
   end
 

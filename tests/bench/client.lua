@@ -53,7 +53,7 @@ local function signed(host, endpoint, prompt)
     service = "sagemaker",
     body = body_of(prompt),
   }))
-  return assert(req:raw())
+  return (assert(req:raw()))
 end
 
 local function wrk_script(mode, raw)

@@ -24,7 +24,7 @@ local req = assert(sm.request({
               { "X-Amzn-SageMaker-Inference-Component", "comp-1" } },
   region = "eu-west-1", service = "sagemaker",
   body = '{"messages":[{"role":"user","content":"Brasília?"}],"max_tokens":64}' }))
-io.write(assert(req:raw()))
+io.write((assert(req:raw())))
 """
 
 CREDS = {"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",

@@ -242,6 +242,10 @@ assert(sm.begin({ scenario = "test", threads = 1, rounds = { { items = 1 } }, pr
 local raw1, raw2 = assert(req:raw()), assert(req:raw())
 eq(raw1, raw2, "raw: the same request within a second")
 check(raw1:find("^POST /endpoints/e/invocations HTTP/1.1\r\nHost: h\r\n"), "raw: the request")
+local t0, wall0 = sm.clock()
+local _, t, wall = req:raw()
+local t1, wall1 = sm.clock()
+check(t0 <= t and t <= t1 and wall0 <= wall and wall <= wall1, "raw: the clocks when it leaves")
 sm.finish()
 
 if failed > 0 then
