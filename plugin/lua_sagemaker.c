@@ -1008,7 +1008,7 @@ static void lsm_class(lua_State *L, const char *name, lua_CFunction gc, const lu
     lua_pop(L, 1);
 }
 
-int luaopen_sagemaker(lua_State *L) {
+__attribute__((visibility("default"))) int luaopen_sagemaker(lua_State *L) {
     struct lsm_state *s = lua_newuserdata(L, sizeof *s);
     memset(s, 0, sizeof *s);
     s->main = lsm_loads++ == 0;
