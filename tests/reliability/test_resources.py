@@ -4,9 +4,10 @@
 (30 s). wrk's and the emulator's resident memory and open descriptors are sampled
 from /proc every SAMPLE_S (a measurement timer, not a synchronization).
 
-The bound: a record is appended to the journal and flushed as its request completes
-(plugin/record.c); nothing of it stays in memory but the counts (three integers, plus
-one entry per distinct error code): 0 bytes per request. What does grow at first is
+The bound: a record is appended to the journal as its request completes, through the
+mapping of the journal's current 1 MiB chunk (plugin/jmap.h: the whole chunk is resident
+from the start, and only one is mapped at a time); nothing of it stays in memory but the
+counts (three integers, plus one entry per distinct error code): 0 bytes per request. What does grow at first is
 each thread's LuaJIT heap until its garbage collector reaches its steady cycle, and
 the allocator's per-thread arenas: with 64 threads at ~7 requests a second each that
 takes ~100 requests per thread (measured: wrk grows from 26 to 33.4 MiB in the first
