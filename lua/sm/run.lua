@@ -483,7 +483,7 @@ function M.scenario(def)
       end
       item = item_of(round, index)
     end
-    local raw, t, wall = item.req:raw()
+    local raw, t, wall = item.req:raw() -- or nil, message
     if not raw then
       sm.abort("cannot sign a request: " .. t)
       return filler(ctx)
