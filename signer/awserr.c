@@ -4,9 +4,11 @@
 
 #include <cjson/cJSON.h>
 
-/* Copies n bytes of s into dst (size bytes), one line, cut with "..." when longer. */
+/* Copies n bytes of s into dst (size bytes), one line, cut with "..." when
+ * longer (before a UTF-8 continuation byte, so no character is split). */
 static void awserr_copy(char *dst, size_t size, const char *s, size_t n) {
     size_t keep = n < size ? n : size - 4;
+    while (keep < n && keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80) keep--;
     for (size_t i = 0; i < keep; i++)
         dst[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i];
     if (keep < n) {

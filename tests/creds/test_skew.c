@@ -101,6 +101,14 @@ static void test_long_message(void) {
     awserr_parse(NULL, body, strlen(body), &e);
     CHECK_INT(strlen(e.message), sizeof e.message - 1);
     CHECK(strcmp(e.message + sizeof e.message - 4, "...") == 0);
+    /* Cut before a character, not inside it: 2-byte characters from an odd offset. */
+    char code[300] = "{\"__type\":\"x#A";
+    for (int i = 0; i < 100; i++) strcat(code, "\xc3\xa9");
+    strcat(code, "\"}");
+    awserr_parse(NULL, code, strlen(code), &e);
+    size_t kept = 1 + 61 * 2; /* "A" and 61 characters: 123 bytes, not the 124 that fit */
+    CHECK_INT(strlen(e.code), kept + 3);
+    CHECK(strcmp(e.code + kept, "...") == 0);
 }
 
 int main(void) {
