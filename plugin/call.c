@@ -9,6 +9,7 @@
 struct call {
     struct call_spec spec; /* its strings point into the copies below */
     char *endpoint, *variant, *phase, *question, *kind, *answer;
+    char *fixed_json; /* the fixed fields as every record of the call writes them */
 };
 
 /* A malloc'ed copy of s, or NULL for NULL; false when out of memory. */
@@ -40,6 +41,11 @@ int call_new(const struct call_spec *spec, struct call **out) {
         .answer = c->answer,
         .correct = -1,
     };
+    if (!(c->fixed_json = rec_fixed_json(&c->spec.fixed))) {
+        call_free(c);
+        return CALL_ERR_NOMEM;
+    }
+    c->spec.fixed.fixed_json = c->fixed_json;
     *out = c;
     return CALL_OK;
 }
@@ -52,6 +58,7 @@ void call_free(struct call *c) {
     free(c->question);
     free(c->kind);
     free(c->answer);
+    free(c->fixed_json);
     free(c);
 }
 

@@ -149,12 +149,19 @@ static int rec_string(struct buf *b, const char *s) {
     return rc == BUF_OK ? buf_addc(b, '"') : rc;
 }
 
-/* A decimal integer (what %lld prints, without printf's cost). */
+/* A decimal integer (what %lld prints, without printf's cost), two digits a step. */
 static int rec_int(struct buf *b, long long v) {
+    static const char pairs[] = "000102030405060708091011121314151617181920212223242526272829303132"
+                                "3334353637383940414243444546474849"
+                                "505152535455565758596061626364656667686970717273747576777879808182"
+                                "8384858687888990919293949596979899";
     char digits[24], *p = digits + sizeof digits;
     unsigned long long m = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
-    do *--p = (char)('0' + m % 10);
-    while (m /= 10);
+    for (; m >= 100; m /= 100) memcpy(p -= 2, pairs + m % 100 * 2, 2);
+    if (m >= 10)
+        memcpy(p -= 2, pairs + m * 2, 2);
+    else
+        *--p = (char)('0' + m);
     if (v < 0) *--p = '-';
     return buf_add(b, p, (size_t)(digits + sizeof digits - p));
 }
@@ -193,10 +200,9 @@ static int rec_field_error(struct buf *b, const struct rec_record *rec) {
     return rc ? rc : buf_addc(b, '}');
 }
 
-/* The record as one JSON line (with its newline), in the order of the format's table. */
-static int rec_serialize(struct buf *b, long long seq, const struct rec_record *rec) {
-    int rc = rec_field_int(b, REC_KEY("{\"seq\":"), seq);
-    if (!rc) rc = rec_field_int(b, REC_KEY(",\"thread\":"), rec->thread);
+/* The fields the plan fixes, each with its leading comma. */
+static int rec_fixed_fields(struct buf *b, const struct rec_record *rec) {
+    int rc = rec_field_int(b, REC_KEY(",\"thread\":"), rec->thread);
     if (!rc)
         rc = rec_field_string(b, REC_KEY(",\"endpoint\":"), rec->endpoint ? rec->endpoint : "");
     if (!rc) rc = rec_field_string(b, REC_KEY(",\"variant\":"), rec->variant);
@@ -205,6 +211,21 @@ static int rec_serialize(struct buf *b, long long seq, const struct rec_record *
     if (!rc) rc = rec_field_string(b, REC_KEY(",\"question\":"), rec->question);
     if (!rc) rc = rec_field_string(b, REC_KEY(",\"kind\":"), rec->kind);
     if (!rc) rc = rec_field_int(b, REC_KEY(",\"max_tokens\":"), rec->max_tokens);
+    return rc;
+}
+
+char *rec_fixed_json(const struct rec_record *rec) {
+    struct buf b;
+    buf_init(&b, BUF_NO_CAP);
+    if (rec_fixed_fields(&b, rec) == BUF_OK && b.len) return buf_take(&b);
+    buf_free(&b);
+    return NULL;
+}
+
+/* The record as one JSON line (with its newline), in the order of the format's table. */
+static int rec_serialize(struct buf *b, long long seq, const struct rec_record *rec) {
+    int rc = rec_field_int(b, REC_KEY("{\"seq\":"), seq);
+    if (!rc) rc = rec->fixed_json ? buf_adds(b, rec->fixed_json) : rec_fixed_fields(b, rec);
     if (!rc) rc = rec_field_count(b, REC_KEY(",\"prompt_tokens\":"), rec->prompt_tokens);
     if (!rc) rc = rec_field_count(b, REC_KEY(",\"completion_tokens\":"), rec->completion_tokens);
     if (!rc) rc = rec_field_string(b, REC_KEY(",\"finish_reason\":"), rec->finish_reason);

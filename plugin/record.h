@@ -51,6 +51,9 @@ struct rec_record {
     const char *text;   /* NULL: omitted */
     const char *answer; /* NULL: omitted */
     int correct;        /* < 0: omitted; 0 or 1 */
+    /* Not NULL: the fields from thread to max_tokens as rec_fixed_json wrote
+     * them, written in their place (a call's records share them). */
+    const char *fixed_json;
 };
 
 /* One error code and how often it was recorded. */
@@ -77,6 +80,10 @@ void rec_free(struct recorder *r);
 __attribute__((warn_unused_result)) int rec_add_file(struct recorder *r, const char *result_path,
                                                      const char *journal_path, const cJSON *header,
                                                      size_t *index_out, struct buf *err);
+
+/* The JSON rec_write writes for rec's fields from thread to max_tokens
+ * (malloc'ed), for rec_record.fixed_json; NULL when out of memory. */
+char *rec_fixed_json(const struct rec_record *rec);
 
 /* Gives rec the run's next seq, appends it to file's journal and counts it. */
 __attribute__((warn_unused_result)) int rec_write(struct recorder *r, size_t file,

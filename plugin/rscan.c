@@ -1,7 +1,10 @@
 #include "rscan.h"
 
-#include <stdint.h>
 #include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* A member read once: the first of its name counts. */
 struct rscan_field {
@@ -21,76 +24,65 @@ struct rscan {
 #define RSCAN_NAME_IS(name, lit)                                                                   \
     ((name)->n == sizeof(lit) - 1 && memcmp((name)->s, lit, sizeof(lit) - 1) == 0)
 
-/* The next byte after white space, or 0 at the end. */
-static int rscan_peek(struct rscan *s) {
-    if (s->p < s->end && (unsigned char)*s->p > ' ') return (unsigned char)*s->p; /* compact JSON */
+/* White space skipped: the next byte, or 0 at the end. */
+static int rscan_peek_blank(struct rscan *s) {
     while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
         s->p++;
     return s->p < s->end ? (unsigned char)*s->p : 0;
 }
 
-static bool rscan_eat(struct rscan *s, char c) {
+/* The next byte after white space, or 0 at the end. */
+static inline int rscan_peek(struct rscan *s) {
+    if (s->p < s->end && (unsigned char)*s->p > ' ') return (unsigned char)*s->p; /* compact JSON */
+    return rscan_peek_blank(s);
+}
+
+static inline bool rscan_eat(struct rscan *s, char c) {
     if (rscan_peek(s) != c) return false;
     s->p++;
     return true;
 }
 
-#define RSCAN_SHORT 64 /* strings are searched 8 bytes at a time this far, then with memchr */
+#define RSCAN_SHORT 64 /* strings are searched 16 bytes at a time this far, then with memchr */
 
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define RSCAN_ONES  0x0101010101010101ULL
-#define RSCAN_HIGHS 0x8080808080808080ULL
-
-/* The top bit of each zero byte of w (the lowest one is exact: a borrow only
- * runs upwards from a zero byte, so no false flag comes below it). */
-static uint64_t rscan_zeros(uint64_t w) {
-    return (w - RSCAN_ONES) & ~w & RSCAN_HIGHS;
-}
-#endif
-
-/* The first quote or backslash in [p, end), or end. */
-static const char *rscan_special(const char *p, const char *end) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    for (; end - p >= 8; p += 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        uint64_t m = rscan_zeros(w ^ (RSCAN_ONES * '"')) | rscan_zeros(w ^ (RSCAN_ONES * '\\'));
-        if (m) return p + __builtin_ctzll(m) / 8;
+/* The first quote, backslash or NUL in [p, stop), or stop. */
+static inline const char *rscan_special(const char *p, const char *stop) {
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    for (; stop - p >= 16; p += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i hit =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                         _mm_cmpeq_epi8(v, _mm_setzero_si128()));
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (m) return p + __builtin_ctz(m);
     }
 #endif
-    while (p < end && *p != '"' && *p != '\\') p++;
+    while (p < stop && *p != '"' && *p != '\\' && *p != '\0') p++;
     return p;
 }
 
-/* Whether n bytes at p hold a NUL (a member name is short: no call to memchr). */
-static bool rscan_has_nul(const char *p, size_t n) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    for (; n >= 8; p += 8, n -= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        if (rscan_zeros(w)) return true;
-    }
-#endif
-    for (; n > 0; p++, n--)
-        if (*p == '\0') return true;
-    return false;
+/* rscan_plain_end past the first RSCAN_SHORT bytes, from p: memchr's turn. */
+static const char *rscan_plain_long(const char *p, const char *end, bool name) {
+    const char *quote = memchr(p, '"', (size_t)(end - p));
+    if (!quote || memchr(p, '\\', (size_t)(quote - p))) return NULL;
+    return name && memchr(p, '\0', (size_t)(quote - p)) ? NULL : quote;
 }
 
-/* The closing quote of a string starting at p when no backslash comes before
- * it, else NULL (or when there is none). */
-static const char *rscan_plain_end(const char *p, const char *end) {
+/* The closing quote of a string whose text starts at p when no backslash
+ * comes before it (nor, in a member name, a NUL), else NULL (or when there
+ * is none). */
+static inline const char *rscan_plain_end(const char *p, const char *end, bool name) {
     const char *stop = end - p > RSCAN_SHORT ? p + RSCAN_SHORT : end;
-    p = rscan_special(p, stop);
-    if (p < stop) return *p == '"' ? p : NULL;
-    if (p == end) return NULL;
-    const char *quote = memchr(p, '"', (size_t)(end - p));
-    return quote && !memchr(p, '\\', (size_t)(quote - p)) ? quote : NULL;
+    for (p = rscan_special(p, stop); p < stop; p = rscan_special(p + 1, stop))
+        if (*p != '\0' || name) return *p == '"' ? p : NULL;
+    return p == end ? NULL : rscan_plain_long(p, end, name);
 }
 
 /* The string at s->p (its opening quote). */
 static bool rscan_string(struct rscan *s, struct jstr *out) {
     const char *start = s->p + 1;
-    const char *quote = rscan_plain_end(start, s->end);
+    const char *quote = rscan_plain_end(start, s->end, false);
     if (quote) {
         *out = (struct jstr){start, (size_t)(quote - start), false};
         s->p = quote + 1;
@@ -100,6 +92,18 @@ static bool rscan_string(struct rscan *s, struct jstr *out) {
     jscan_init(&j, s->p, (size_t)(s->end - s->p));
     if (jscan_string(&j, out) < 0) return false;
     s->p = j.p;
+    return true;
+}
+
+/* A member name at s->p: a string without escapes or NUL bytes (cJSON would
+ * cut it there), or false. */
+static bool rscan_name(struct rscan *s, struct jstr *out) {
+    if (rscan_peek(s) != '"') return false;
+    const char *start = s->p + 1;
+    const char *quote = rscan_plain_end(start, s->end, true);
+    if (!quote) return false;
+    *out = (struct jstr){start, (size_t)(quote - start), false};
+    s->p = quote + 1;
     return true;
 }
 
@@ -116,13 +120,12 @@ static bool rscan_jscan(struct rscan *s, double *number) {
  * reply's numbers are) here, any other by jscan. */
 static bool rscan_number(struct rscan *s, double *out) {
     const char *digits = s->p + (*s->p == '-'), *p = digits;
-    while (p < s->end && *p >= '0' && *p <= '9') p++;
+    unsigned long long v = 0; /* wraps past 19 digits, and is then not used */
+    while (p < s->end && *p >= '0' && *p <= '9') v = v * 10 + (unsigned)(*p++ - '0');
     size_t n = (size_t)(p - digits);
     if (n == 0 || n > 15 || (n > 1 && *digits == '0') ||
         (p < s->end && (*p == '.' || *p == 'e' || *p == 'E')))
         return rscan_jscan(s, out);
-    long long v = 0;
-    for (const char *d = digits; d < p; d++) v = v * 10 + (*d - '0');
     if (out) *out = *s->p == '-' ? -(double)v : (double)v;
     s->p = p;
     return true;
@@ -148,9 +151,7 @@ static bool rscan_object(struct rscan *s,
     if (rscan_eat(s, '}')) return true;
     do {
         struct jstr name;
-        if (rscan_peek(s) != '"' || !rscan_string(s, &name) || name.escaped ||
-            rscan_has_nul(name.s, name.n) || !rscan_eat(s, ':') || !member(s, &name))
-            return false;
+        if (!rscan_name(s, &name) || !rscan_eat(s, ':') || !member(s, &name)) return false;
     } while (rscan_eat(s, ','));
     return rscan_eat(s, '}');
 }

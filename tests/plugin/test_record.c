@@ -263,27 +263,40 @@ static void test_exact_lines(void) {
          "\"text\":\"\"}\n"},
     };
 
-    struct recorder *r;
-    struct buf err, want;
-    size_t a;
-    buf_init(&err, BUF_NO_CAP);
-    buf_init(&want, BUF_NO_CAP);
-    CHECK_INT(rec_new(&r), REC_OK);
-    cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
-    CHECK_INT(rec_add_file(r, path_in("d.json"), path_in("d.journal.jsonl"), header, &a, &err),
-              REC_OK);
-    CHECK_INT(buf_adds(&want, "{\"label\":\"x\"}\n"), BUF_OK);
-    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
-        CHECK_INT(rec_write(r, a, &exact[i].rec, &err), REC_OK);
-        CHECK_INT(buf_adds(&want, exact[i].line), BUF_OK);
-        char *journal = slurp(path_in("d.journal.jsonl"));
-        CHECK_STR(journal, buf_str(&want));
-        free(journal);
+    /* Then each with its fixed fields written once by rec_fixed_json: the same
+     * lines, though the record's own fixed fields now say something else. */
+    for (int fixed = 0; fixed < 2; fixed++) {
+        struct recorder *r;
+        struct buf err, want;
+        size_t a;
+        const char *name = fixed ? "f.journal.jsonl" : "d.journal.jsonl";
+        buf_init(&err, BUF_NO_CAP);
+        buf_init(&want, BUF_NO_CAP);
+        CHECK_INT(rec_new(&r), REC_OK);
+        cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
+        CHECK_INT(rec_add_file(r, path_in("d.json"), path_in(name), header, &a, &err), REC_OK);
+        CHECK_INT(buf_adds(&want, "{\"label\":\"x\"}\n"), BUF_OK);
+        for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+            struct rec_record rec = exact[i].rec;
+            char *json = fixed ? rec_fixed_json(&rec) : NULL;
+            if (fixed) {
+                CHECK(json != NULL);
+                rec.thread = 99, rec.endpoint = "other", rec.variant = "v", rec.phase = "p";
+                rec.batch = 9, rec.question = "q", rec.kind = "k", rec.max_tokens = 99;
+                rec.fixed_json = json;
+            }
+            CHECK_INT(rec_write(r, a, &rec, &err), REC_OK);
+            free(json);
+            CHECK_INT(buf_adds(&want, exact[i].line), BUF_OK);
+            char *journal = slurp(path_in(name));
+            CHECK_STR(journal, buf_str(&want));
+            free(journal);
+        }
+        cJSON_Delete(header);
+        rec_free(r);
+        buf_free(&err);
+        buf_free(&want);
     }
-    cJSON_Delete(header);
-    rec_free(r);
-    buf_free(&err);
-    buf_free(&want);
 }
 
 static void test_complete_run(void) {

@@ -314,6 +314,51 @@ static bool same_string(const char *a, const char *b) {
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
+/* Raw NUL bytes and strings longer than the scanner's 64-byte window (its
+ * 16-byte steps, then memchr): read as cJSON reads them, names with a NUL
+ * left to cJSON (which cuts them there). */
+static void test_scanner_nul_and_long(void) {
+#define LONG60  "123456789012345678901234567890123456789012345678901234567890"
+#define BODY(s) s, sizeof(s) - 1
+    static const struct {
+        const char *body;
+        size_t len;
+        bool scanned;
+        const char *text;
+    } bodies[] = {
+        {BODY("{\"cho\0ices\":[{\"text\":\"x\"}],\"choices\":[{\"text\":\"y\"}]}"), false, "y"},
+        {BODY("{\"id\":\"a\0b\",\"choices\":[{\"text\":\"x\"}]}"), true, "x"},
+        {BODY("{\"choices\":[{\"text\":\"a\0b\"}]}"), true, "a"},
+        {BODY("{\"choices\":[{\"text\":\"" LONG60 "\0" LONG60 "\"}]}"), true, LONG60},
+        {BODY("{\"choices\":[{\"text\":\"" LONG60 LONG60 "\\n" LONG60 "\"}]}"), true,
+         LONG60 LONG60 "\n" LONG60},
+        {BODY("{\"choices\":[{\"text\":\"" LONG60 LONG60 "\"}]}"), true, LONG60 LONG60},
+        {BODY("{\"" LONG60 LONG60 "\":1,\"choices\":[{\"text\":\"x\"}]}"), true, "x"},
+        {BODY("{\"" LONG60 LONG60 "\0\":1,\"choices\":[{\"text\":\"x\"}]}"), false, "x"},
+        {BODY("{\"" LONG60 LONG60 "\\n\":1,\"choices\":[{\"text\":\"x\"}]}"), false, "x"},
+        {BODY("{\"choices\":[{\"text\":\"" LONG60 LONG60), false, NULL},
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        int failed = check_failed;
+        struct reply fast, ref;
+        reply_init(&fast);
+        reply_init(&ref);
+        CHECK_INT(reply_parse_with(200, NULL, bodies[i].body, bodies[i].len, REPLY_TEXT, &fast),
+                  REPLY_OK);
+        CHECK_INT(reply_parse_with(200, NULL, bodies[i].body, bodies[i].len,
+                                   REPLY_TEXT | REPLY_NO_SCAN, &ref),
+                  REPLY_OK);
+        CHECK(fast.scanned == bodies[i].scanned);
+        CHECK(same_string(fast.text, bodies[i].text) && same_string(ref.text, bodies[i].text));
+        CHECK(same_string(fast.error_code, ref.error_code));
+        if (check_failed > failed) fprintf(stderr, "after NUL/long case %zu\n", i);
+        reply_clear(&fast);
+        reply_clear(&ref);
+    }
+#undef BODY
+#undef LONG60
+}
+
 /* Random damage to two vLLM replies (a seeded generator: the same bodies every
  * run): whatever the scanner reads, it reads as cJSON does. Bodies that could
  * hold a surrogate escape (reply.h: the one difference) are left out. */
@@ -402,6 +447,7 @@ int main(void) {
     test_scanner();
     test_scanner_agrees();
     test_scanner_where_cjson_refuses();
+    test_scanner_nul_and_long();
     test_scanner_damaged();
     test_deep();
     test_trim();
