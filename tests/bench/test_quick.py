@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """bench_quick: tests/bench/run --quick must produce every row of its table with
-a number (timings neither pass nor fail).
+a number (timings neither pass nor fail), keep the client-cost rounds, and refuse
+bad usage with one line.
 
     test_quick.py BUILD_DIR
 
@@ -53,6 +54,17 @@ def main():
             if not ok:
                 failed += 1
                 print(f"row {rid} ({part}): {'missing' if r is None else r}")
+    # Per round, each client-cost row keeps its runs (two rounds in a quick run).
+    for rid in ("client_b", "client_c", "client_c_minus_b"):
+        if len((rows.get(rid) or {}).get("runs") or []) != 2:
+            failed += 1
+            print(f"row {rid} does not keep its two rounds")
+    # Bad usage: one line naming the option, exit 2, nothing run.
+    p = subprocess.run([os.path.join(HERE, "run"), "--reps", "41", "--build", sys.argv[1]],
+                       capture_output=True, text=True)
+    if p.returncode != 2 or p.stderr.count("\n") != 1 or "--reps" not in p.stderr:
+        failed += 1
+        print(f"run --reps 41: exit {p.returncode}, stderr {p.stderr!r}")
     for header in ("## Machine", "## Results", "## Client cost per request", "## Accuracy",
                    "## Scale", "load average"):
         if header not in text:
