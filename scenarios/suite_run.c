@@ -301,9 +301,12 @@ static enum outcome classify(const struct run *r, size_t i, int status, char *re
     if (status == 127)
         snprintf(reason, len, "wrk could not be started");
     else if (!reason[0] || status != 3) {
-        char why[1024];
-        snprintf(why, sizeof why, "%s", reason);
-        snprintf(reason, len, "wrk exited with status %d%s%s", status, why[0] ? ": " : "", why);
+        char *text; /* the reason is part of the new one: built aside, then copied */
+        if (asprintf(&text, "wrk exited with status %d%s%s", status, reason[0] ? ": " : "",
+                     reason) >= 0) {
+            snprintf(reason, len, "%s", text);
+            free(text);
+        }
     }
     return ST_FAILED;
 }
