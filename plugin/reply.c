@@ -230,11 +230,14 @@ int reply_parse(int status, const char *error_type, const char *body, size_t len
 }
 
 void reply_trim(const char *content_length, const char **body, size_t *len) {
-    if (!content_length || !*content_length) return;
-    char *end;
-    unsigned long long n = strtoull(content_length, &end, 10);
-    if (!*end && n < *len) {
+    if (!content_length || !*content_length || !*len) return;
+    size_t n = 0, most = (*len - 1) / 10; /* a length of *len or more cuts nothing */
+    for (const char *p = content_length; *p; p++) {
+        if (*p < '0' || *p > '9' || n > most) return;
+        n = n * 10 + (size_t)(*p - '0');
+    }
+    if (n < *len) {
         *body += *len - n;
-        *len = (size_t)n;
+        *len = n;
     }
 }

@@ -131,16 +131,26 @@ static bool rscan_number(struct rscan *s, double *out) {
     return true;
 }
 
+/* Whether the bytes at s->p begin with the string literal lit. */
+#define RSCAN_AT(s, lit)                                                                           \
+    ((size_t)((s)->end - (s)->p) >= sizeof(lit) - 1 && memcmp((s)->p, lit, sizeof(lit) - 1) == 0)
+
+/* A literal, [] or {} at s->p (its first byte c), skipped; else false. */
+static bool rscan_word(struct rscan *s, int c) {
+    size_t n = (c == 'n' && RSCAN_AT(s, "null")) || (c == 't' && RSCAN_AT(s, "true")) ? 4
+               : c == 'f' && RSCAN_AT(s, "false")                                     ? 5
+               : RSCAN_AT(s, "[]") || RSCAN_AT(s, "{}")                               ? 2
+                                                                                      : 0;
+    s->p += n;
+    return n > 0;
+}
+
 static bool rscan_skip(struct rscan *s) {
     struct jstr str;
     int c = rscan_peek(s);
     if (c == '"') return rscan_string(s, &str);
     if (c == '-' || (c >= '0' && c <= '9')) return rscan_number(s, NULL);
-    if (c == 'n' && s->end - s->p >= 4 && memcmp(s->p, "null", 4) == 0) {
-        s->p += 4;
-        return true;
-    }
-    return rscan_jscan(s, NULL);
+    return rscan_word(s, c) || rscan_jscan(s, NULL);
 }
 
 /* Calls member(s, name) for each member of the object at s->p; a member

@@ -428,9 +428,20 @@ static void test_trim(void) {
     static const struct {
         const char *length, *body, *want;
     } trims[] = {
-        {"3", "abcdef", "def"},     {"6", "abcdef", "abcdef"}, {"9", "abcdef", "abcdef"},
-        {NULL, "abcdef", "abcdef"}, {"", "abcdef", "abcdef"},  {"3x", "abcdef", "abcdef"},
+        {"3", "abcdef", "def"},
+        {"6", "abcdef", "abcdef"},
+        {"9", "abcdef", "abcdef"},
+        {NULL, "abcdef", "abcdef"},
+        {"", "abcdef", "abcdef"},
+        {"3x", "abcdef", "abcdef"},
         {"0", "abcdef", ""},
+        {"+3", "abcdef", "abcdef"},
+        {" 3", "abcdef", "abcdef"},
+        {"-1", "abcdef", "abcdef"},
+        {"003", "abcdef", "def"},
+        {"5", "", ""},
+        {"99999999999999999999999", "abcdef", "abcdef"},
+        {"18446744073709551619", "ab", "ab"},
     };
     for (size_t i = 0; i < sizeof trims / sizeof trims[0]; i++) {
         const char *b = trims[i].body;
