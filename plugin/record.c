@@ -108,137 +108,150 @@ int rec_add_file(struct recorder *r, const char *result_path, const char *journa
     return REC_OK;
 }
 
+/* A record is written through a cursor into room reserved once, then the
+ * buffer is cut to what was written: room for each string (rec_str_room) and
+ * for all the rest. */
+#define REC_ROOM_NUMBERS 1024 /* more than the names, numbers and punctuation of any record */
+
 /* A byte a JSON string holds as it is: ASCII from the space on, but the quote
  * and the backslash. The rest is escaped or checked as UTF-8. */
 static bool rec_plain(unsigned char c) {
     return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
-/* A JSON string; bytes that are not well-formed UTF-8 become U+FFFD. */
-static int rec_string(struct buf *b, const char *s) {
+/* The most rec_str writes for s: every byte escaped (\u00XX), or null. */
+static size_t rec_str_room(const char *s) {
+    return s ? 6 * strlen(s) + 2 : 4;
+}
+
+static char *rec_put(char *p, const char *s, size_t n) {
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* A member's name with its punctuation, or another literal: REC_PUT(p, ",\"ok\":"). */
+#define REC_PUT(p, lit) rec_put(p, lit, sizeof(lit) - 1)
+
+/* A JSON string, or null for NULL; bytes that are not well-formed UTF-8 become U+FFFD. */
+static char *rec_str(char *p, const char *s) {
     static const char hex[] = "0123456789abcdef";
+    if (!s) return REC_PUT(p, "null");
     const unsigned char *u = (const unsigned char *)s;
     size_t n = strlen(s), i = 0;
-    int rc = buf_addc(b, '"');
-    while (rc == BUF_OK && i < n) {
+    *p++ = '"';
+    while (i < n) {
         size_t run = i;
         while (run < n && rec_plain(u[run])) run++;
         if (run > i) {
-            rc = buf_add(b, s + i, run - i);
+            p = rec_put(p, s + i, run - i);
             i = run;
             continue;
         }
         uint32_t c;
         size_t k = utf8_decode(u + i, n - i, &c);
         if (k == 0) {
-            rc = buf_adds(b, "\xef\xbf\xbd");
-            i++;
+            p = REC_PUT(p, "\xef\xbf\xbd");
+            k = 1;
         } else if (c == '"' || c == '\\') {
-            char esc[2] = {'\\', (char)c};
-            rc = buf_add(b, esc, 2);
-            i++;
+            *p++ = '\\';
+            *p++ = (char)c;
         } else if (c < 0x20) {
-            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            rc = buf_add(b, esc, 6);
-            i++;
+            p = REC_PUT(p, "\\u00");
+            *p++ = hex[c >> 4];
+            *p++ = hex[c & 15];
         } else {
-            rc = buf_add(b, s + i, k);
-            i += k;
+            p = rec_put(p, s + i, k);
         }
+        i += k;
     }
-    return rc == BUF_OK ? buf_addc(b, '"') : rc;
+    *p++ = '"';
+    return p;
 }
 
 /* A decimal integer (what %lld prints, without printf's cost), two digits a step. */
-static int rec_int(struct buf *b, long long v) {
+static char *rec_int(char *p, long long v) {
     static const char pairs[] = "000102030405060708091011121314151617181920212223242526272829303132"
                                 "3334353637383940414243444546474849"
                                 "505152535455565758596061626364656667686970717273747576777879808182"
                                 "8384858687888990919293949596979899";
-    char digits[24], *p = digits + sizeof digits;
+    char digits[24], *d = digits + sizeof digits;
     unsigned long long m = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
-    for (; m >= 100; m /= 100) memcpy(p -= 2, pairs + m % 100 * 2, 2);
+    for (; m >= 100; m /= 100) memcpy(d -= 2, pairs + m % 100 * 2, 2);
     if (m >= 10)
-        memcpy(p -= 2, pairs + m * 2, 2);
+        memcpy(d -= 2, pairs + m * 2, 2);
     else
-        *--p = (char)('0' + m);
-    if (v < 0) *--p = '-';
-    return buf_add(b, p, (size_t)(digits + sizeof digits - p));
+        *--d = (char)('0' + m);
+    if (v < 0) *--d = '-';
+    return rec_put(p, d, (size_t)(digits + sizeof digits - d));
 }
 
-/* A member's name with its punctuation, and its length: REC_KEY(",\"phase\":"). */
-#define REC_KEY(lit) lit, sizeof(lit) - 1
-
-static int rec_field_int(struct buf *b, const char *key, size_t n, long long v) {
-    int rc = buf_add(b, key, n);
-    return rc ? rc : rec_int(b, v);
+static char *rec_count(char *p, long v) {
+    return v < 0 ? REC_PUT(p, "null") : rec_int(p, v);
 }
 
-static int rec_field_string(struct buf *b, const char *key, size_t n, const char *s) {
-    int rc = buf_add(b, key, n);
-    if (rc) return rc;
-    return s ? rec_string(b, s) : buf_add(b, "null", 4);
+static char *rec_bool(char *p, bool v) {
+    return v ? REC_PUT(p, "true") : REC_PUT(p, "false");
 }
 
-static int rec_field_count(struct buf *b, const char *key, size_t n, long v) {
-    return v < 0 ? rec_field_string(b, key, n, NULL) : rec_field_int(b, key, n, v);
+static char *rec_error(char *p, const struct rec_record *rec) {
+    if (!rec->error_code) return REC_PUT(p, ",\"error\":null");
+    p = rec_str(REC_PUT(p, ",\"error\":{\"code\":"), rec->error_code);
+    p = rec_str(REC_PUT(p, ",\"message\":"), rec->error_message ? rec->error_message : "");
+    if (rec->original_status > 0)
+        p = rec_int(REC_PUT(p, ",\"original_status\":"), rec->original_status);
+    return REC_PUT(p, "}");
 }
 
-static int rec_field_bool(struct buf *b, const char *key, size_t n, bool v) {
-    int rc = buf_add(b, key, n);
-    return rc ? rc : v ? buf_add(b, "true", 4) : buf_add(b, "false", 5);
-}
-
-static int rec_field_error(struct buf *b, const struct rec_record *rec) {
-    if (!rec->error_code) return buf_adds(b, ",\"error\":null");
-    int rc = rec_field_string(b, REC_KEY(",\"error\":{\"code\":"), rec->error_code);
-    if (!rc)
-        rc = rec_field_string(b, REC_KEY(",\"message\":"),
-                              rec->error_message ? rec->error_message : "");
-    if (!rc && rec->original_status > 0)
-        rc = rec_field_int(b, REC_KEY(",\"original_status\":"), rec->original_status);
-    return rc ? rc : buf_addc(b, '}');
+static size_t rec_fixed_room(const struct rec_record *rec) {
+    return rec_str_room(rec->endpoint) + rec_str_room(rec->variant) + rec_str_room(rec->phase) +
+           rec_str_room(rec->question) + rec_str_room(rec->kind);
 }
 
 /* The fields the plan fixes, each with its leading comma. */
-static int rec_fixed_fields(struct buf *b, const struct rec_record *rec) {
-    int rc = rec_field_int(b, REC_KEY(",\"thread\":"), rec->thread);
-    if (!rc)
-        rc = rec_field_string(b, REC_KEY(",\"endpoint\":"), rec->endpoint ? rec->endpoint : "");
-    if (!rc) rc = rec_field_string(b, REC_KEY(",\"variant\":"), rec->variant);
-    if (!rc) rc = rec_field_string(b, REC_KEY(",\"phase\":"), rec->phase ? rec->phase : "");
-    if (!rc) rc = rec_field_int(b, REC_KEY(",\"batch\":"), rec->batch);
-    if (!rc) rc = rec_field_string(b, REC_KEY(",\"question\":"), rec->question);
-    if (!rc) rc = rec_field_string(b, REC_KEY(",\"kind\":"), rec->kind);
-    if (!rc) rc = rec_field_int(b, REC_KEY(",\"max_tokens\":"), rec->max_tokens);
-    return rc;
+static char *rec_fixed(char *p, const struct rec_record *rec) {
+    p = rec_int(REC_PUT(p, ",\"thread\":"), rec->thread);
+    p = rec_str(REC_PUT(p, ",\"endpoint\":"), rec->endpoint ? rec->endpoint : "");
+    p = rec_str(REC_PUT(p, ",\"variant\":"), rec->variant);
+    p = rec_str(REC_PUT(p, ",\"phase\":"), rec->phase ? rec->phase : "");
+    p = rec_int(REC_PUT(p, ",\"batch\":"), rec->batch);
+    p = rec_str(REC_PUT(p, ",\"question\":"), rec->question);
+    p = rec_str(REC_PUT(p, ",\"kind\":"), rec->kind);
+    return rec_int(REC_PUT(p, ",\"max_tokens\":"), rec->max_tokens);
 }
 
 char *rec_fixed_json(const struct rec_record *rec) {
-    struct buf b;
-    buf_init(&b, BUF_NO_CAP);
-    if (rec_fixed_fields(&b, rec) == BUF_OK && b.len) return buf_take(&b);
-    buf_free(&b);
-    return NULL;
+    char *out = malloc(REC_ROOM_NUMBERS + rec_fixed_room(rec));
+    if (out) *rec_fixed(out, rec) = '\0';
+    return out;
 }
 
 /* The record as one JSON line (with its newline), in the order of the format's table. */
 static int rec_serialize(struct buf *b, long long seq, const struct rec_record *rec) {
-    int rc = rec_field_int(b, REC_KEY("{\"seq\":"), seq);
-    if (!rc) rc = rec->fixed_json ? buf_adds(b, rec->fixed_json) : rec_fixed_fields(b, rec);
-    if (!rc) rc = rec_field_count(b, REC_KEY(",\"prompt_tokens\":"), rec->prompt_tokens);
-    if (!rc) rc = rec_field_count(b, REC_KEY(",\"completion_tokens\":"), rec->completion_tokens);
-    if (!rc) rc = rec_field_string(b, REC_KEY(",\"finish_reason\":"), rec->finish_reason);
-    if (!rc) rc = rec_field_int(b, REC_KEY(",\"status\":"), rec->status);
-    if (!rc) rc = rec_field_bool(b, REC_KEY(",\"ok\":"), rec->ok);
-    if (!rc) rc = rec_field_error(b, rec);
-    if (!rc) rc = rec_field_int(b, REC_KEY(",\"t_start_us\":"), rec->t_start_us);
-    if (!rc) rc = rec_field_int(b, REC_KEY(",\"t_end_us\":"), rec->t_end_us);
-    if (!rc) rc = rec_field_int(b, REC_KEY(",\"wall_start_us\":"), rec->wall_start_us);
-    if (!rc && rec->text) rc = rec_field_string(b, REC_KEY(",\"text\":"), rec->text);
-    if (!rc && rec->answer) rc = rec_field_string(b, REC_KEY(",\"answer\":"), rec->answer);
-    if (!rc && rec->correct >= 0) rc = rec_field_bool(b, REC_KEY(",\"correct\":"), rec->correct);
-    return rc ? rc : buf_adds(b, "}\n");
+    size_t fixed = rec->fixed_json ? strlen(rec->fixed_json) : 0;
+    size_t room = REC_ROOM_NUMBERS + (rec->fixed_json ? fixed : rec_fixed_room(rec)) +
+                  rec_str_room(rec->finish_reason) + rec_str_room(rec->error_code) +
+                  rec_str_room(rec->error_message) + rec_str_room(rec->text) +
+                  rec_str_room(rec->answer);
+    size_t at = b->len;
+    char *start = buf_grow(b, room);
+    if (!start) return BUF_ERR_NOMEM;
+    char *p = rec_int(REC_PUT(start, "{\"seq\":"), seq);
+    p = rec->fixed_json ? rec_put(p, rec->fixed_json, fixed) : rec_fixed(p, rec);
+    p = rec_count(REC_PUT(p, ",\"prompt_tokens\":"), rec->prompt_tokens);
+    p = rec_count(REC_PUT(p, ",\"completion_tokens\":"), rec->completion_tokens);
+    p = rec_str(REC_PUT(p, ",\"finish_reason\":"), rec->finish_reason);
+    p = rec_int(REC_PUT(p, ",\"status\":"), rec->status);
+    p = rec_bool(REC_PUT(p, ",\"ok\":"), rec->ok);
+    p = rec_error(p, rec);
+    p = rec_int(REC_PUT(p, ",\"t_start_us\":"), rec->t_start_us);
+    p = rec_int(REC_PUT(p, ",\"t_end_us\":"), rec->t_end_us);
+    p = rec_int(REC_PUT(p, ",\"wall_start_us\":"), rec->wall_start_us);
+    if (rec->text) p = rec_str(REC_PUT(p, ",\"text\":"), rec->text);
+    if (rec->answer) p = rec_str(REC_PUT(p, ",\"answer\":"), rec->answer);
+    if (rec->correct >= 0) p = rec_bool(REC_PUT(p, ",\"correct\":"), rec->correct);
+    p = REC_PUT(p, "}\n");
+    buf_truncate(b, at + (size_t)(p - start));
+    return BUF_OK;
 }
 
 static int rec_count_error(struct rec_counts *c, const struct rec_record *rec) {

@@ -1,5 +1,7 @@
 /* The recorder: journals, result files with every documented field, counts. */
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -299,6 +301,56 @@ static void test_exact_lines(void) {
     }
 }
 
+/* Strings that grow most when escaped (six bytes a byte, or U+FFFD's three),
+ * long, in every string field: the line holds them all, and rec_fixed_json too. */
+static void test_longest_escapes(void) {
+    enum { N = 3000 };
+    static char ctl[N + 1], bad[N + 1];
+    memset(ctl, '\x01', N);
+    memset(bad, '\xff', N);
+    struct rec_record rec = {.endpoint = ctl,
+                             .variant = bad,
+                             .phase = ctl,
+                             .question = bad,
+                             .kind = ctl,
+                             .finish_reason = bad,
+                             .status = 500,
+                             .error_code = ctl,
+                             .error_message = bad,
+                             .original_status = 500,
+                             .text = ctl,
+                             .answer = bad,
+                             .batch = LONG_MIN,
+                             .t_start_us = LLONG_MIN,
+                             .correct = 0};
+    struct recorder *r;
+    struct buf err;
+    size_t a;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(rec_new(&r), REC_OK);
+    cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
+    CHECK_INT(rec_add_file(r, path_in("l.json"), path_in("l.journal.jsonl"), header, &a, &err),
+              REC_OK);
+    char *fixed = rec_fixed_json(&rec);
+    CHECK(fixed != NULL && strlen(fixed) > (size_t)3 * 6 * N);
+    CHECK_INT(rec_write(r, a, &rec, &err), REC_OK);
+    rec.fixed_json = fixed;
+    CHECK_INT(rec_write(r, a, &rec, &err), REC_OK);
+    char *journal = slurp(path_in("l.journal.jsonl"));
+    char *first = journal ? strchr(journal, '\n') + 1 : NULL;
+    char *second = first ? strchr(first, '\n') + 1 : NULL;
+    CHECK(second != NULL && (size_t)(second - first) == strlen(second));
+    cJSON *line = second ? cJSON_Parse(second) : NULL;
+    const cJSON *text = cJSON_GetObjectItemCaseSensitive(line, "text");
+    CHECK(cJSON_IsString(text) && strcmp(text->valuestring, ctl) == 0);
+    cJSON_Delete(line);
+    free(journal);
+    free(fixed);
+    cJSON_Delete(header);
+    rec_free(r);
+    buf_free(&err);
+}
+
 static void test_complete_run(void) {
     struct recorder *r;
     struct buf err;
@@ -362,6 +414,7 @@ int main(void) {
     if (!mkdtemp(dir)) return 1;
     test_run();
     test_exact_lines();
+    test_longest_escapes();
     test_complete_run();
     test_unwritable();
     test_helpers();
