@@ -28,6 +28,22 @@ static char *path_in(const char *name) {
     return p;
 }
 
+/* A new recorder with one file, the result file name.json in dir (label "x"). */
+static struct recorder *recorder_in(const char *name, size_t *file) {
+    char json[64], journal[64];
+    struct recorder *r = NULL;
+    struct buf err;
+    snprintf(json, sizeof json, "%s.json", name);
+    snprintf(journal, sizeof journal, "%s.journal.jsonl", name);
+    buf_init(&err, BUF_NO_CAP);
+    cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
+    CHECK_INT(rec_new(&r), REC_OK);
+    CHECK_INT(rec_add_file(r, path_in(json), path_in(journal), header, file, &err), REC_OK);
+    cJSON_Delete(header);
+    buf_free(&err);
+    return r;
+}
+
 /* The fields docs/result-format.md lists for a record; text, answer and correct are optional. */
 static const char *const record_fields[] = {
     "seq",
@@ -323,14 +339,10 @@ static void test_longest_escapes(void) {
                              .batch = LONG_MIN,
                              .t_start_us = LLONG_MIN,
                              .correct = 0};
-    struct recorder *r;
     struct buf err;
     size_t a;
+    struct recorder *r = recorder_in("l", &a);
     buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(rec_new(&r), REC_OK);
-    cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
-    CHECK_INT(rec_add_file(r, path_in("l.json"), path_in("l.journal.jsonl"), header, &a, &err),
-              REC_OK);
     char *fixed = rec_fixed_json(&rec);
     CHECK(fixed != NULL && strlen(fixed) > (size_t)3 * 6 * N);
     CHECK_INT(rec_write(r, a, &rec, &err), REC_OK);
@@ -346,20 +358,15 @@ static void test_longest_escapes(void) {
     cJSON_Delete(line);
     free(journal);
     free(fixed);
-    cJSON_Delete(header);
     rec_free(r);
     buf_free(&err);
 }
 
 static void test_complete_run(void) {
-    struct recorder *r;
     struct buf err;
     size_t a;
+    struct recorder *r = recorder_in("c", &a);
     buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(rec_new(&r), REC_OK);
-    cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
-    CHECK_INT(rec_add_file(r, path_in("c.json"), path_in("c.journal.jsonl"), header, &a, &err),
-              REC_OK);
     CHECK_INT(rec_finish(r, "2026-01-01T00:00:00.000000Z", false, NULL, &err), REC_OK);
     char *text = slurp(path_in("c.json"));
     cJSON *res = text ? cJSON_Parse(text) : NULL;
@@ -368,7 +375,6 @@ static void test_complete_run(void) {
     CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(res, "records")), 0);
     cJSON_Delete(res);
     free(text);
-    cJSON_Delete(header);
     rec_free(r);
     buf_free(&err);
 }
