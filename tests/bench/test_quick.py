@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """bench_quick: tests/bench/run --quick must produce every row of its table with
-a number (timings neither pass nor fail), keep the client-cost rounds, and refuse
-bad usage with one line.
+a number (timings neither pass nor fail), keep the client-cost rounds (and take
+the quietest of them), and refuse bad usage with one line.
 
     test_quick.py BUILD_DIR
 
@@ -20,7 +20,8 @@ EXPECTED = {
     "signer": ["signer_ratio", "signer_c", "signer_botocore"],
     "client": ["client_a", "client_b", "client_r", "client_c", "client_d", "client_b64",
                "client_c_minus_b", "client_d_minus_b", "client_r_minus_b", "client_c_minus_r",
-               "client_d_minus_b64", "client_plugin_calls", "client_reply_scan",
+               "client_d_minus_b64", "client_c_minus_b_quiet", "client_d_minus_b_quiet",
+               "client_plugin_calls", "client_reply_scan",
                "client_reply_cjson", "client_journal_write"],
     "accuracy": [f"accuracy_{cfg}_{fig}" for cfg in ("small-fast", "flat-slow", "from-file")
                  for fig in ("decode", "per_call", "c1", "c4", "c16")],
@@ -59,6 +60,12 @@ def main():
         if len((rows.get(rid) or {}).get("runs") or []) != 2:
             failed += 1
             print(f"row {rid} does not keep its two rounds")
+    # The quietest-rounds difference is the lowest (c) less the lowest (b).
+    quiet, b, c = (rows.get(k) or {} for k in ("client_c_minus_b_quiet", "client_b", "client_c"))
+    if b.get("runs") and c.get("runs") and abs(
+            quiet.get("value", math.inf) - (min(c["runs"]) - min(b["runs"]))) > 0.01:
+        failed += 1
+        print(f"row client_c_minus_b_quiet is not min(c) - min(b): {quiet}")
     # Bad usage: one line naming the option, exit 2, nothing run.
     p = subprocess.run([os.path.join(HERE, "run"), "--reps", "41", "--build", sys.argv[1]],
                        capture_output=True, text=True)
