@@ -188,6 +188,13 @@ static const struct {
      "{\"a\":[1,-2.5e-3,true,false,null,{\"b\":[[]]},\"\\ud83d\\ude00\"],\"choices\":[{\"text\":"
      "\"x\",\"logprobs\":{\"c\":[0.1]}},{\"text\":\"second\"}],\"created\":1796037627}",
      true, "x", NULL, -1, -1, NULL},
+    {"members that are literals or empty",
+     "{\"t\":true,\"f\":false,\"n\":null,\"a\":[],\"o\":{},\"s\":[ ],\"choices\":[{\"text\":"
+     "\"x\",\"tool_calls\":[],\"logprobs\":null,\"u\":false}],\"usage\":{\"x\":{},\"prompt_"
+     "tokens\":2}}",
+     true, "x", NULL, 2, -1, NULL},
+    {"a literal cut short", "{\"t\":tru,\"choices\":[{\"text\":\"x\"}]}", false, NULL, NULL, -1, -1,
+     "parse"},
     {"numbers of every shape",
      "{\"a\":[0,-0,12,-3.5e2,1E+2,0.5,123456789012345678],\"choices\":"
      "[{\"text\":\"x\"}],\"usage\":{\"prompt_tokens\":-0,\"completion_tokens\":"
