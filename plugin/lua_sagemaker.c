@@ -241,13 +241,6 @@ static int lsm_strip(lua_State *L) {
     return 1;
 }
 
-/* sagemaker.on_main_thread() -> whether this is wrk's main OS thread (where wrk
- * makes its verification request() call, which must not count). */
-static int lsm_on_main_thread(lua_State *L) {
-    lua_pushboolean(L, pthread_equal(pthread_self(), lsm_main_thread));
-    return 1;
-}
-
 /* sagemaker.is_main_state() -> whether this state loaded the module first (wrk's main state). */
 static int lsm_is_main_state(lua_State *L) {
     lua_pushboolean(L, lsm_state(L)->main);
@@ -516,12 +509,12 @@ static const char *lsm_field(lua_State *L, int t, const char *name, bool require
     return v;
 }
 
-/* A request object: the prepared request, and which signature the Lua string
- * its environment keeps (at [1]) holds, so an unchanged request is returned
- * without copying it into a new string. */
+/* A request object: the prepared request, and the Lua string of its last
+ * signature (a registry reference), so an unchanged request is returned without
+ * copying it into a new string. */
 struct lsm_request {
     struct sreq *r;
-    bool kept; /* [1] holds the bytes of signature kept_gen */
+    int kept; /* the string of signature kept_gen, or LUA_NOREF */
     unsigned long kept_gen;
 };
 
@@ -559,11 +552,9 @@ static int lsm_request(lua_State *L) {
     p.extra = extra;
     p.n_extra = n;
     struct lsm_request *ud = lua_newuserdata(L, sizeof *ud);
-    *ud = (struct lsm_request){0};
+    *ud = (struct lsm_request){.kept = LUA_NOREF};
     luaL_getmetatable(L, LSM_REQUEST);
     lua_setmetatable(L, -2);
-    lua_createtable(L, 1, 0); /* [1]: the request as last returned */
-    lua_setfenv(L, -2);
     int rc = sreq_new(&p, &ud->r);
     if (rc == SREQ_ERR_INPUT) return lsm_fail(L, "a request field holds a line break");
     if (rc) return lsm_fail(L, "out of memory");
@@ -587,31 +578,42 @@ static int lsm_creds(struct lsm_state *s, time_t now, struct buf *err) {
     return 0;
 }
 
-static int lsm_request_raw(lua_State *L) {
-    struct lsm_request *ud = luaL_checkudata(L, 1, LSM_REQUEST);
-    struct lsm_state *s = lsm_state(L);
-    luaL_argcheck(L, ud->r != NULL, 1, "request not prepared");
+/* Pushes ud's request signed for now (the kept string while the signature
+ * stays the same); or -1 with err set. */
+static int lsm_push_signed(lua_State *L, struct lsm_state *s, struct lsm_request *ud,
+                           struct buf *err) {
     time_t now = shared_signing_time();
-    struct buf err;
-    buf_init(&err, 512);
-    if (lsm_creds(s, now, &err)) return lsm_fail_buf(L, &err, "no credentials");
-    buf_free(&err);
+    if (lsm_creds(s, now, err)) return -1;
     struct sigv4_credentials c = {s->creds.access_key_id, s->creds.secret_access_key,
                                   s->creds.session_token};
     const char *raw;
     size_t len;
     int rc = sreq_build(ud->r, shared_signer(), &c, s->creds_gen, now, &raw, &len);
-    if (rc) return lsm_fail(L, rc == SREQ_ERR_NOMEM ? "out of memory" : "signing failed");
-    lua_getfenv(L, 1);
-    if (ud->kept && ud->kept_gen == sreq_generation(ud->r)) {
-        lua_rawgeti(L, -1, 1);
-    } else {
-        lua_pushlstring(L, raw, len);
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, -3, 1);
-        ud->kept = true;
-        ud->kept_gen = sreq_generation(ud->r);
+    if (rc) {
+        (void)!buf_adds(err, rc == SREQ_ERR_NOMEM ? "out of memory" : "signing failed");
+        return -1;
     }
+    if (ud->kept != LUA_NOREF && ud->kept_gen == sreq_generation(ud->r)) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, ud->kept);
+        return 0;
+    }
+    lua_pushlstring(L, raw, len);
+    lua_pushvalue(L, -1);
+    if (ud->kept == LUA_NOREF)
+        ud->kept = luaL_ref(L, LUA_REGISTRYINDEX);
+    else
+        lua_rawseti(L, LUA_REGISTRYINDEX, ud->kept);
+    ud->kept_gen = sreq_generation(ud->r);
+    return 0;
+}
+
+static int lsm_request_raw(lua_State *L) {
+    struct lsm_request *ud = luaL_checkudata(L, 1, LSM_REQUEST);
+    luaL_argcheck(L, ud->r != NULL, 1, "request not prepared");
+    struct buf err;
+    buf_init(&err, 512);
+    if (lsm_push_signed(L, lsm_state(L), ud, &err)) return lsm_fail_buf(L, &err, "no credentials");
+    buf_free(&err);
     lua_pushnumber(L, (lua_Number)shared_now_us());
     lua_pushnumber(L, (lua_Number)shared_wall_us());
     return 3;
@@ -621,6 +623,8 @@ static int lsm_request_gc(lua_State *L) {
     struct lsm_request *ud = luaL_checkudata(L, 1, LSM_REQUEST);
     sreq_free(ud->r);
     ud->r = NULL;
+    luaL_unref(L, LUA_REGISTRYINDEX, ud->kept);
+    ud->kept = LUA_NOREF;
     return 0;
 }
 
@@ -698,22 +702,6 @@ static int lsm_add_file(lua_State *L) {
     return 1;
 }
 
-/* sagemaker.next(thread) -> "item", round, index | "done" | "stop" (1-based;
- * waits at a round's barrier). */
-static int lsm_next(lua_State *L) {
-    static const char *const names[] = {
-        [SHARED_ITEM] = "item", [SHARED_DONE] = "done", [SHARED_STOP] = "stop"};
-    int t = (int)luaL_checkinteger(L, 1);
-    size_t round = 0;
-    long index = 0;
-    int rc = shared_next(t, &round, &index);
-    lua_pushstring(L, names[rc]);
-    if (rc != SHARED_ITEM) return 1;
-    lua_pushinteger(L, (lua_Integer)round + 1);
-    lua_pushinteger(L, (lua_Integer)index + 1);
-    return 3;
-}
-
 static long long lsm_get_ll(lua_State *L, int t, const char *name, long long dflt) {
     lua_getfield(L, t, name);
     long long v = lua_isnumber(L, -1) ? (long long)lua_tonumber(L, -1) : dflt;
@@ -735,49 +723,33 @@ static int lsm_get_tristate(lua_State *L, int t, const char *name) {
     return v;
 }
 
-/* sagemaker.record(file, {thread, endpoint, variant, phase, batch, question,
- * kind, max_tokens, prompt_tokens, completion_tokens, finish_reason, status, ok,
- * error_code, error_message, original_status, t_start_us, t_end_us,
- * wall_start_us, text, answer, correct}[, retried]) -> true | nil, message.
- * retried: the request will be sent again, so its failure never stops the run. */
-static int lsm_record(lua_State *L) {
-    size_t file = (size_t)luaL_checkinteger(L, 1) - 1;
-    luaL_checktype(L, 2, LUA_TTABLE);
-    struct rec_record r = {
-        .thread = (int)lsm_get_ll(L, 2, "thread", 0),
-        .endpoint = lsm_get_string(L, 2, "endpoint"),
-        .variant = lsm_get_string(L, 2, "variant"),
-        .phase = lsm_get_string(L, 2, "phase"),
-        .batch = (long)lsm_get_ll(L, 2, "batch", 0),
-        .question = lsm_get_string(L, 2, "question"),
-        .kind = lsm_get_string(L, 2, "kind"),
-        .max_tokens = (long)lsm_get_ll(L, 2, "max_tokens", -1),
-        .prompt_tokens = (long)lsm_get_ll(L, 2, "prompt_tokens", -1),
-        .completion_tokens = (long)lsm_get_ll(L, 2, "completion_tokens", -1),
-        .finish_reason = lsm_get_string(L, 2, "finish_reason"),
-        .status = (int)lsm_get_ll(L, 2, "status", 0),
-        .ok = lsm_get_tristate(L, 2, "ok") == 1,
-        .error_code = lsm_get_string(L, 2, "error_code"),
-        .error_message = lsm_get_string(L, 2, "error_message"),
-        .original_status = (int)lsm_get_ll(L, 2, "original_status", 0),
-        .t_start_us = lsm_get_ll(L, 2, "t_start_us", 0),
-        .t_end_us = lsm_get_ll(L, 2, "t_end_us", 0),
-        .wall_start_us = lsm_get_ll(L, 2, "wall_start_us", 0),
-        .text = lsm_get_string(L, 2, "text"),
-        .answer = lsm_get_string(L, 2, "answer"),
-        .correct = lsm_get_tristate(L, 2, "correct"),
+/* The record in the table at t, as lsm_push_record makes it (the strings stay
+ * anchored by the table). */
+static void lsm_to_record(lua_State *L, int t, struct rec_record *out) {
+    *out = (struct rec_record){
+        .thread = (int)lsm_get_ll(L, t, "thread", 0),
+        .endpoint = lsm_get_string(L, t, "endpoint"),
+        .variant = lsm_get_string(L, t, "variant"),
+        .phase = lsm_get_string(L, t, "phase"),
+        .batch = (long)lsm_get_ll(L, t, "batch", 0),
+        .question = lsm_get_string(L, t, "question"),
+        .kind = lsm_get_string(L, t, "kind"),
+        .max_tokens = (long)lsm_get_ll(L, t, "max_tokens", -1),
+        .prompt_tokens = (long)lsm_get_ll(L, t, "prompt_tokens", -1),
+        .completion_tokens = (long)lsm_get_ll(L, t, "completion_tokens", -1),
+        .finish_reason = lsm_get_string(L, t, "finish_reason"),
+        .status = (int)lsm_get_ll(L, t, "status", 0),
+        .ok = lsm_get_tristate(L, t, "ok") == 1,
+        .error_code = lsm_get_string(L, t, "error_code"),
+        .error_message = lsm_get_string(L, t, "error_message"),
+        .original_status = (int)lsm_get_ll(L, t, "original_status", 0),
+        .t_start_us = lsm_get_ll(L, t, "t_start_us", 0),
+        .t_end_us = lsm_get_ll(L, t, "t_end_us", 0),
+        .wall_start_us = lsm_get_ll(L, t, "wall_start_us", 0),
+        .text = lsm_get_string(L, t, "text"),
+        .answer = lsm_get_string(L, t, "answer"),
+        .correct = lsm_get_tristate(L, t, "correct"),
     };
-    struct buf err;
-    buf_init(&err, 1024);
-    int rc = shared_record(file, &r, lua_toboolean(L, 3), &err);
-    if (rc == SHARED_ERR_STATE) {
-        buf_free(&err);
-        return lsm_fail(L, "the run has not begun");
-    }
-    if (rc) return lsm_fail_buf(L, &err, "out of memory");
-    buf_free(&err);
-    lua_pushboolean(L, 1);
-    return 1;
 }
 
 /* ---- calls: a request's reply to its record in one C call ------------------ */
@@ -854,70 +826,262 @@ static int lsm_call_gc(lua_State *L) {
     return 0;
 }
 
-/* Records r (or stops the run, saying why, when it cannot). */
-static void lsm_record_result(const struct call *c, const struct call_result *r) {
+/* Stops the run; "what: why" (why's first line) is the reason the result files give. */
+static void lsm_stop(const char *what, const char *why) {
+    struct buf reason;
+    buf_init(&reason, 1100);
+    (void)!buf_addf(&reason, "%s: %.*s", what, (int)strcspn(why, "\n"), why);
+    shared_abort(reason.len ? buf_str(&reason) : what);
+    buf_free(&reason);
+}
+
+/* Records rec (or stops the run, saying why, when it cannot). */
+static void lsm_record(size_t file, const struct rec_record *rec, bool retry) {
     struct buf err;
     buf_init(&err, 1024);
-    int rc = shared_record(call_file(c), &r->rec, r->retry, &err);
-    if (rc) {
-        struct buf reason;
-        buf_init(&reason, 1100);
-        (void)!buf_addf(&reason, "cannot record: %s",
-                        rc == SHARED_ERR_STATE ? "the run has not begun"
-                        : err.len              ? buf_str(&err)
-                                               : "out of memory");
-        shared_abort(reason.len ? buf_str(&reason) : "cannot record");
-        buf_free(&reason);
-    }
+    int rc = shared_record(file, rec, retry, &err);
+    if (rc)
+        lsm_stop("cannot record", rc == SHARED_ERR_STATE ? "the run has not begun"
+                                  : err.len              ? buf_str(&err)
+                                                         : "out of memory");
     buf_free(&err);
 }
 
-/* sagemaker.complete(call, status, headers, body, t_start_us, wall_start_us,
- * retried[, tables]) -> retry | nil, message: what came back for call (status
- * 0 with nil headers and body: the connection closed first) made into its
- * record and recorded (a record that cannot be written stops the run). retry:
- * the server refused the signing time, the clock offset is set, send the call
- * again. With tables: retry, reply (as parse_reply's), record (as
- * sagemaker.record takes it), and nothing recorded. */
-static int lsm_complete(lua_State *L) {
-    struct call **ud = luaL_checkudata(L, 1, LSM_CALL);
-    luaL_argcheck(L, *ud != NULL, 1, "call not prepared");
-    struct call_reply in = {.status = (int)luaL_checkinteger(L, 2), .t_end_us = shared_now_us()};
-    if (lua_istable(L, 3)) lsm_reply_headers(L, 3, &in);
-    in.body = luaL_optlstring(L, 4, "", &in.len);
-    in.t_start_us = (long long)luaL_checknumber(L, 5);
-    in.wall_start_us = (long long)luaL_checknumber(L, 6);
-    in.retried = lua_toboolean(L, 7);
-    bool tables = lua_toboolean(L, 8);
-    in.want_text = tables;
-    in.now = time(NULL);
+/* ---- wrk's hooks: one C call per request and per reply -------------------- */
+
+/* One planned request: an item of the plan. */
+struct lsm_entry {
+    struct lsm_request *req;
+    const struct call *call;
+};
+
+struct lsm_round {
+    size_t first, n; /* its entries */
+    bool steady;     /* one entry, its template, sent for every index */
+};
+
+/* The state of one thread's hooks (their upvalue 2). Its environment anchors
+ * the items (at their entry's number), their requests and calls (as keys), the
+ * filler and the check. */
+struct lsm_hooks {
+    int thread;
+    bool verified;                 /* thread 0: wrk's verification call is behind */
+    bool check;                    /* a scenario's check sees every reply */
+    const struct lsm_entry *sent;  /* the request on the wire */
+    const struct lsm_entry *retry; /* to send again, signed with the server's clock */
+    bool sent_retried;
+    long long sent_t, sent_wall;
+    size_t n_rounds;
+    struct lsm_round *rounds; /* after the entries, in the same block */
+    struct lsm_entry entries[];
+};
+
+/* The number of items of the round at idx (a steady round: its template). */
+static size_t lsm_round_size(lua_State *L, int idx) {
+    lua_getfield(L, idx, "items");
+    size_t n = lua_istable(L, -1) ? lua_objlen(L, -1) : 1;
+    lua_pop(L, 1);
+    return n;
+}
+
+/* Entry k from the item at the top of the stack, anchored in the table at env. */
+static void lsm_hooks_entry(lua_State *L, struct lsm_hooks *h, size_t k, int env) {
+    int item = lua_gettop(L);
+    luaL_argcheck(L, lua_istable(L, item), 1, "each item must be a table");
+    lua_getfield(L, item, "req");
+    h->entries[k].req = luaL_checkudata(L, -1, LSM_REQUEST);
+    lua_getfield(L, item, "call");
+    struct call **call = luaL_checkudata(L, -1, LSM_CALL);
+    luaL_argcheck(L, h->entries[k].req->r && *call, 1, "request or call not prepared");
+    h->entries[k].call = *call;
+    for (int i = 0; i < 2; i++) {
+        lua_pushboolean(L, 1);
+        lua_rawset(L, env);
+    }
+    lua_rawseti(L, env, (int)k + 1);
+}
+
+/* The entries of the round at idx, from entry *k on. */
+static void lsm_hooks_round(lua_State *L, struct lsm_hooks *h, size_t round, size_t *k, int env) {
+    int idx = lua_gettop(L);
+    struct lsm_round *r = &h->rounds[round];
+    lua_getfield(L, idx, "items");
+    r->steady = !lua_istable(L, -1);
+    r->first = *k;
+    r->n = lsm_round_size(L, idx);
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->steady)
+            lua_getfield(L, idx, "template");
+        else
+            lua_rawgeti(L, -1, (int)i + 1);
+        lsm_hooks_entry(L, h, (*k)++, env);
+    }
+    lua_settop(L, idx - 1);
+}
+
+/* The entry of (round, index) from the schedule, or NULL. */
+static const struct lsm_entry *lsm_hooks_find(const struct lsm_hooks *h, size_t round, long index) {
+    if (round >= h->n_rounds || index < 0) return NULL;
+    const struct lsm_round *r = &h->rounds[round];
+    size_t i = r->steady ? 0 : (size_t)index;
+    return i < r->n ? &h->entries[r->first + i] : NULL;
+}
+
+/* The entry to send next: the retry (*retried), else the next item; NULL when
+ * the run is ending (or the plan and the schedule disagree: the run stops). */
+static const struct lsm_entry *lsm_hooks_next(struct lsm_hooks *h, bool *retried) {
+    const struct lsm_entry *e = h->retry;
+    h->retry = NULL;
+    *retried = e != NULL;
+    if (e) return e;
+    size_t round;
+    long index;
+    if (shared_next(h->thread, &round, &index) != SHARED_ITEM) {
+        shared_idle(); /* wrk stops this thread soon */
+        return NULL;
+    }
+    e = lsm_hooks_find(h, round, index);
+    if (!e) lsm_stop("internal error", "the schedule holds an item the plan has not");
+    return e;
+}
+
+/* The scenario's check on r: check(item, reply, record), then the record as it
+ * left it is recorded. An error in it stops the run. */
+static void lsm_hooks_check(lua_State *L, struct lsm_hooks *h, const struct lsm_entry *e,
+                            const struct call_result *r) {
+    int top = lua_gettop(L);
+    lua_getfenv(L, lua_upvalueindex(2));
+    lsm_push_record(L, &r->rec);
+    lua_getfield(L, top + 1, "check");
+    lua_rawgeti(L, top + 1, (int)(e - h->entries) + 1);
+    lsm_push_reply(L, &r->reply, r->skewed, r->skew_offset);
+    lua_pushvalue(L, top + 2);
+    if (lua_pcall(L, 3, 0, 0)) {
+        lsm_stop("scenario error", lua_isstring(L, -1) ? lua_tostring(L, -1) : "not a message");
+    } else {
+        struct rec_record rec;
+        lsm_to_record(L, top + 2, &rec);
+        lsm_record(call_file(e->call), &rec, r->retry);
+    }
+    lua_settop(L, top);
+}
+
+/* Makes what came back for the request on the wire its record: status 0 when
+ * nothing did (then no headers or body: their index is 0). */
+static void lsm_hooks_finish(lua_State *L, struct lsm_hooks *h, int status, int headers, int body) {
+    const struct lsm_entry *e = h->sent;
+    struct call_reply in = {.status = status,
+                            .body = "",
+                            .t_start_us = h->sent_t,
+                            .t_end_us = shared_now_us(),
+                            .wall_start_us = h->sent_wall,
+                            .retried = h->sent_retried,
+                            .want_text = h->check,
+                            .now = time(NULL)};
+    h->sent = NULL;
+    if (headers && lua_istable(L, headers)) lsm_reply_headers(L, headers, &in);
+    if (body && lua_type(L, body) == LUA_TSTRING) in.body = lua_tolstring(L, body, &in.len);
     struct call_result r;
     call_result_init(&r);
-    if (call_finish(*ud, &in, &r)) return lsm_fail(L, "out of memory");
-    if (r.retry) shared_set_skew(r.skew_offset);
-    lua_pushboolean(L, r.retry);
-    if (tables) {
-        lsm_push_reply(L, &r.reply, r.skewed, r.skew_offset);
-        lsm_push_record(L, &r.rec);
-    } else {
-        lsm_record_result(*ud, &r);
+    if (call_finish(e->call, &in, &r)) {
+        lsm_stop("cannot record", "out of memory");
+        return;
     }
+    if (r.retry) {
+        shared_set_skew(r.skew_offset);
+        h->retry = e;
+    }
+    if (h->check)
+        lsm_hooks_check(L, h, e, &r);
+    else
+        lsm_record(call_file(e->call), &r.rec, r.retry);
     call_result_clear(&r);
-    return tables ? 3 : 1;
 }
 
-/* sagemaker.idle(): a thread with nothing left to send waits as long as wrk
- * takes to notice the run is ending, so it sends no more than one filler. */
-static int lsm_idle(lua_State *L) {
-    (void)L;
-    shared_idle();
+static int lsm_hooks_filler(lua_State *L) {
+    lua_getfenv(L, lua_upvalueindex(2));
+    lua_getfield(L, -1, "filler");
+    return 1;
+}
+
+/* wrk's request(). */
+static int lsm_hooks_request(lua_State *L) {
+    struct lsm_hooks *h = lua_touserdata(L, lua_upvalueindex(2));
+    if (!h->verified) {
+        h->verified = true;
+        if (h->thread == 0 && pthread_equal(pthread_self(), lsm_main_thread))
+            return lsm_hooks_filler(L);
+    }
+    if (h->sent) lsm_hooks_finish(L, h, 0, 0, 0); /* wrk reconnected and asks again */
+    bool retried;
+    const struct lsm_entry *e = lsm_hooks_next(h, &retried);
+    if (!e) return lsm_hooks_filler(L);
+    struct buf err;
+    buf_init(&err, 512);
+    int rc = lsm_push_signed(L, lsm_state(L), e->req, &err);
+    if (rc) lsm_stop("cannot sign a request", err.len ? buf_str(&err) : "no credentials");
+    buf_free(&err);
+    if (rc) return lsm_hooks_filler(L);
+    h->sent = e;
+    h->sent_retried = retried;
+    h->sent_t = shared_now_us();
+    h->sent_wall = shared_wall_us();
+    return 1;
+}
+
+/* wrk's response(status, headers, body). */
+static int lsm_hooks_response(lua_State *L) {
+    struct lsm_hooks *h = lua_touserdata(L, lua_upvalueindex(2));
+    if (h->sent) lsm_hooks_finish(L, h, (int)lua_tointeger(L, 1), 2, 3); /* else a filler's */
     return 0;
 }
 
-/* sagemaker.abort(reason): stops the run early; the result files say why. */
-static int lsm_abort(lua_State *L) {
-    shared_abort(luaL_checkstring(L, 1));
-    return 0;
+/* sagemaker.hooks(rounds, {thread, filler, check}) -> request, response: wrk's
+ * two per-request functions for one thread, each a single C call. rounds are
+ * the plan's, {{items = {item, ...}} | {template = item}, ...}, every item
+ * with its req (sagemaker.request) and call (sagemaker.call); thread is
+ * 0-based. request() returns the next item's request signed (a retry first),
+ * or the filler when there is nothing to send and for wrk's verification call
+ * (thread 0's first, from wrk's main OS thread); response(status, headers,
+ * body) makes what came back for it its record. check(item, reply, record),
+ * when given, sees each reply (as parse_reply's) and its record before it is
+ * recorded, and may change the record. Neither function raises: what goes
+ * wrong stops the run, and the result files say why. */
+static int lsm_hooks(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t n_rounds = lua_objlen(L, 1), n = 0;
+    for (size_t i = 0; i < n_rounds; i++) {
+        lua_rawgeti(L, 1, (int)i + 1);
+        luaL_argcheck(L, lua_istable(L, -1), 1, "each round must be a table");
+        n += lsm_round_size(L, -1);
+        lua_pop(L, 1);
+    }
+    struct lsm_hooks *h =
+        lua_newuserdata(L, sizeof *h + n * sizeof h->entries[0] + n_rounds * sizeof h->rounds[0]);
+    *h = (struct lsm_hooks){.thread = (int)lsm_opt_long(L, 2, "thread", 0), .n_rounds = n_rounds};
+    h->rounds = (struct lsm_round *)(void *)(h->entries + n);
+    lua_createtable(L, (int)n, (int)(2 * n + 2));
+    int env = lua_gettop(L);
+    lua_getfield(L, 2, "filler");
+    luaL_argcheck(L, lua_isstring(L, -1), 2, "filler must be a string");
+    lua_setfield(L, env, "filler");
+    lua_getfield(L, 2, "check");
+    h->check = !lua_isnil(L, -1);
+    luaL_argcheck(L, !h->check || lua_isfunction(L, -1), 2, "check must be a function");
+    lua_setfield(L, env, "check");
+    for (size_t i = 0, k = 0; i < n_rounds; i++) {
+        lua_rawgeti(L, 1, (int)i + 1);
+        lsm_hooks_round(L, h, i, &k, env);
+    }
+    lua_setfenv(L, -2);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushvalue(L, -2);
+    lua_pushcclosure(L, lsm_hooks_request, 2);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushvalue(L, -3);
+    lua_pushcclosure(L, lsm_hooks_response, 2);
+    return 2;
 }
 
 /* sagemaker.set_skew(seconds): the offset signing adds to the local clock. */
@@ -969,7 +1133,6 @@ static const luaL_Reg lsm_functions[] = {
     {"json_encode", lsm_json_encode},
     {"sha256_hex", lsm_sha256_hex},
     {"strip", lsm_strip},
-    {"on_main_thread", lsm_on_main_thread},
     {"is_main_state", lsm_is_main_state},
     {"clock", lsm_clock},
     {"iso8601", lsm_iso8601},
@@ -981,12 +1144,8 @@ static const luaL_Reg lsm_functions[] = {
     {"request", lsm_request},
     {"begin", lsm_begin},
     {"add_file", lsm_add_file},
-    {"next", lsm_next},
-    {"record", lsm_record},
     {"call", lsm_call},
-    {"complete", lsm_complete},
-    {"idle", lsm_idle},
-    {"abort", lsm_abort},
+    {"hooks", lsm_hooks},
     {"set_skew", lsm_set_skew},
     {"finish", lsm_finish},
     {NULL, NULL},

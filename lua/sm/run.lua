@@ -417,11 +417,7 @@ end
 --   check(item, reply, rec) optional: adjust a record (rec.ok, rec.error_code, ...)
 --   finish(outcome, ctx)   optional: print something in done()
 function M.scenario(def)
-  local ctx, thread_id
-  -- The request on the wire: its item, when it started, whether it is a retry.
-  local sent, sent_t, sent_wall, sent_retried
-  local retry -- an item to send again, signed with the server's clock
-  local working -- a request came from this thread's own OS thread
+  local ctx
   local threads = {}
 
   if sm.is_main_state() then
@@ -435,83 +431,15 @@ function M.scenario(def)
     thread:set("sm_thread_id", #threads - 1)
   end
 
+  -- wrk's request() and response() are the plugin's (sm.hooks): one C call each.
   function init()
-    thread_id = sm_thread_id
     local wa, err = sm.wrk_args()
     if wa then ctx, err = configure(def, wa) end
     local ok = ctx and not ctx.help
-    if ok then ok, err = prepare_requests(def, ctx, thread_id) end
+    if ok then ok, err = prepare_requests(def, ctx, sm_thread_id) end
     if not ok then fail(def.name, err or "cannot prepare the requests") end
-  end
-
-  local function item_of(round, index)
-    local r = ctx.rounds[round]
-    return r.items and r.items[index] or r.template
-  end
-
-  -- Makes what came back for the request on the wire (status 0: nothing) its
-  -- record; a scenario's check sees the reply and may change the record first.
-  local function finish(status, headers, body)
-    local item = sent
-    sent = nil
-    local again, reply, rec = sm.complete(item.call, status, headers, body, sent_t, sent_wall,
-      sent_retried, def.check ~= nil)
-    if again == nil then
-      sm.abort("cannot record: " .. reply)
-      return
-    end
-    if again then retry = item end
-    if not def.check then return end
-    def.check(item, reply, rec)
-    local ok, err = sm.record(item.side.index, rec, again)
-    if not ok then sm.abort("cannot record: " .. err) end
-  end
-
-  local function on_request()
-    if not working then -- wrk's verification call comes first, from its main thread
-      if sm.on_main_thread() then return filler(ctx) end
-      working = true
-    end
-    if sent then finish(0) end -- no reply came: wrk reconnected and asks again
-    local item, again = retry, retry ~= nil
-    retry = nil
-    if not item then
-      local state, round, index = sm.next(thread_id) -- waits at a round's barrier
-      if state ~= "item" then
-        sm.idle() -- the run is ending: wrk stops this thread soon
-        return filler(ctx)
-      end
-      item = item_of(round, index)
-    end
-    local raw, t, wall = item.req:raw() -- or nil, message
-    if not raw then
-      sm.abort("cannot sign a request: " .. t)
-      return filler(ctx)
-    end
-    sent, sent_retried, sent_t, sent_wall = item, again, t, wall
-    return raw
-  end
-
-  local function on_response(status, headers, body)
-    if sent then finish(status, headers, body) end -- else the reply to a filler
-  end
-
-  -- wrk calls these unprotected (an error would abort it): an error stops the
-  -- run instead, and the result files say why.
-  local function stopped(err)
-    sm.abort("scenario error: " .. tostring(err):gsub("\n.*", ""))
-  end
-
-  function request()
-    local ok, raw = pcall(on_request)
-    if ok then return raw end
-    stopped(raw)
-    return filler(ctx)
-  end
-
-  function response(status, headers, body)
-    local ok, err = pcall(on_response, status, headers, body)
-    if not ok then stopped(err) end
+    request, response = sm.hooks(ctx.rounds, { thread = sm_thread_id, filler = filler(ctx),
+      check = def.check })
   end
 
   function done()

@@ -62,9 +62,9 @@ class Run:
         return sorted(out, key=lambda r: r["seq"])
 
 
-def wrk_command(scenario, url, threads, script_args, duration="1m"):
+def wrk_command(scenario, url, threads, script_args, duration="1m", script=None):
     cmd = [os.environ["WRK"], f"-t{threads}", f"-c{threads}", f"-d{duration}", "--timeout", "60s",
-           "-s", os.path.join(SCENARIOS, scenario + ".lua"), url, "--"]
+           "-s", script or os.path.join(SCENARIOS, scenario + ".lua"), url, "--"]
     return cmd + list(script_args)
 
 
@@ -76,11 +76,11 @@ def wrk_env(**extra):
     return e
 
 
-def run_wrk(scenario, url, script_args, threads=1, duration="1m", extra_env=None):
+def run_wrk(scenario, url, script_args, threads=1, duration="1m", extra_env=None, script=None):
     outdir = tempfile.mkdtemp(prefix="e2e-")
     args = list(script_args) + ["--region", "us-east-1", "--out",
                                 os.path.join(outdir, scenario + "-{label}.json")]
-    cmd = wrk_command(scenario, url, threads, args, duration)
+    cmd = wrk_command(scenario, url, threads, args, duration, script)
     p = subprocess.run(cmd, env=wrk_env(**(extra_env or {})), capture_output=True, text=True,
                        timeout=TIMEOUT)
     run = Run(p.returncode, p.stdout, p.stderr, outdir)
@@ -521,6 +521,48 @@ def case_example():
         check(run.results["a"]["settings"] == {"count": 2, "words": 50}, "settings")
     finally:
         emu.stop()
+
+
+BROKEN_CHECK = """
+package.path = %s .. "/lua/?.lua;" .. package.path
+local run = require "sm.run"
+local replies = 0
+run.scenario({
+  name = "broken", summary = "a check that fails on the second reply", usage = "",
+  settings = function() return {} end,
+  plan = function(o, ctx)
+    local items = {}
+    for i = 1, 6 do items[i] = { side = ctx.sides[1], prompt = "p", max_tokens = 4 } end
+    return { { items = items } }
+  end,
+  check = function(item, reply, rec)
+    replies = replies + 1
+    if replies == 2 then error("the check broke\\non a second line") end
+  end,
+})
+"""
+
+
+def case_check_error():
+    """A scenario's check that raises: the run stops, and the result file says why
+    (the error's first line); what was recorded before stays."""
+    emu = start_emulator("--endpoint", "a=instant")
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "broken.lua")
+        with open(script, "w") as f:
+            f.write(BROKEN_CHECK % json.dumps(ROOT))
+        try:
+            run = run_wrk("broken", emu.url, ["--endpoint", "a"], script=script)
+            check(run.rc == 4, f"exit {run.rc}\n{run.stderr}")
+            res = run.results["a"]
+            reason = res["partial_reason"] or ""
+            check(res["partial"] and reason.startswith("scenario error: ")
+                  and reason.endswith("the check broke"), reason)
+            check(len(res["records"]) == 1 and res["records"][0]["ok"], str(res["records"]))
+            check("broken: partial result: scenario error: " in run.stderr, run.stderr)
+            check_result_shape(run, "broken")
+        finally:
+            emu.stop()
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -183,56 +183,88 @@ eq(wa.duration_set, true, "wrk duration given")
 eq(wa.url, "http://h", "wrk url")
 eq(table.concat(wa.args, " "), "--endpoint a", "wrk script args")
 check(not sm.is_main_state() == false, "the first state to load is the main state")
-eq(sm.on_main_thread(), true, "luajit runs on its main thread")
 
--- A run's calls: sm.complete records a reply at once (the journal has it), or hands
--- the reply and record to a scenario's check (tables) and records nothing.
+-- wrk's hooks (sm.hooks): request() signs the next item of the schedule (a retry
+-- first), response() records what came back at once (the journal has it), or
+-- hands the reply and its record to a scenario's check first.
 local dir = os.tmpname()
 os.remove(dir)
 assert(os.execute("mkdir -p " .. dir) == 0)
-assert(sm.begin({ scenario = "test", threads = 1, rounds = { { items = 3 } }, progress_s = 0 }))
+assert(sm.begin({ scenario = "test", threads = 1, rounds = { { items = 9 } }, progress_s = 0 }))
 local file = assert(sm.add_file(dir .. "/r.json", dir .. "/r.journal.jsonl", '{"label":"x"}'))
+local function journal()
+  return assert(io.open(dir .. "/r.journal.jsonl")):read("*a")
+end
+local function item(body, call)
+  return { call = assert(sm.call(call)), req = assert(sm.request({ method = "POST",
+    target = "/endpoints/e/invocations", host = "h", region = "us-east-1",
+    service = "sagemaker", body = body })) }
+end
 local quiz_re = assert(sm.regex("\\bCanberra\\b"))
-local call = assert(sm.call({ file = file, thread = 2, endpoint = "e", variant = "v",
-  phase = "quiz", batch = 1, question = "q1", kind = "cap", max_tokens = 8, answer = "Canberra",
-  regex = quiz_re }))
+local decode = { file = file, endpoint = "e", phase = "decode", max_tokens = 16,
+  expect_tokens = 16, ignore_eos = true }
+local items = {
+  item("q1", { file = file, thread = 2, endpoint = "e", variant = "v", phase = "quiz", batch = 1,
+    question = "q1", kind = "cap", max_tokens = 8, answer = "Canberra", regex = quiz_re }),
+  item("d2", decode), item("d3", decode), item("d4", decode), item("d5", decode),
+}
+local rounds = { { items = items } }
 quiz_re = nil
 collectgarbage() -- the call keeps its pattern alive
+local request, response = sm.hooks(rounds, { thread = 0, filler = "FILLER" })
+items[2] = nil
+collectgarbage() -- the hooks keep their items, requests and calls alive
+eq(request(), "FILLER", "hooks: thread 0's first call, from the main OS thread, is wrk's check")
+local function sent(body)
+  local raw = request()
+  check(raw:find("^POST /endpoints/e/invocations HTTP/1.1\r\n") and raw:sub(-#body) == body,
+    "hooks: the request of " .. body .. ": " .. raw)
+end
+sent("q1")
 local body = '{"choices":[{"message":{"content":" Canberra\\n"},"finish_reason":"stop"}],'
   .. '"usage":{"prompt_tokens":9,"completion_tokens":2}}'
-eq(sm.complete(call, 200, { ["Content-Length"] = tostring(#body) }, body, 10, 20, false), false,
-  "complete: no retry")
-local journal = assert(io.open(dir .. "/r.journal.jsonl")):read("*a")
-check(journal:find('"seq":0,"thread":2,"endpoint":"e","variant":"v","phase":"quiz","batch":1,'
+response(200, { ["Content-Length"] = tostring(#body) }, body)
+check(journal():find('"seq":0,"thread":2,"endpoint":"e","variant":"v","phase":"quiz","batch":1,'
   .. '"question":"q1","kind":"cap","max_tokens":8,"prompt_tokens":9,"completion_tokens":2,'
-  .. '"finish_reason":"stop","status":200,"ok":true,"error":null,"t_start_us":10,', 1, true),
-  "complete: the record is in the journal at once: " .. journal)
-check(journal:find('"wall_start_us":20,"text":"Canberra","answer":"Canberra","correct":true}\n',
-  1, true), "complete: the quiz fields")
-local decode = assert(sm.call({ file = file, endpoint = "e", phase = "decode", max_tokens = 16,
-  expect_tokens = 16, ignore_eos = true }))
-local again, reply, rec = sm.complete(decode, 200, {}, body, 1, 2, false, true)
-eq(again, false, "tables: no retry")
-eq(reply.text, " Canberra\n", "tables: the reply's text")
-eq(rec.error_code, "token_mismatch", "tables: the token check")
-eq(rec.error_message, "the container ignored ignore_eos: asked 16, got 2", "tables: its message")
-eq(rec.ok, false, "tables: not ok")
-eq(rec.thread, 0, "tables: the thread")
-again, reply, rec = sm.complete(decode, 0, nil, nil, 1, 2, false, true)
-eq(rec.error_code, "socket", "no reply: socket")
-eq(rec.status, 0, "no reply: status 0")
+  .. '"finish_reason":"stop","status":200,"ok":true,"error":null,"t_start_us":', 1, true),
+  "hooks: the record is in the journal at once: " .. journal())
+check(journal():find('"text":"Canberra","answer":"Canberra","correct":true}\n', 1, true),
+  "hooks: the quiz fields")
+response(200, {}, body) -- a filler's reply: nothing on the wire, nothing recorded
+sent("d2")
+sent("d3") -- no reply came for d2: wrk reconnected and asks again
+check(journal():find('"seq":1,[^\n]*"status":0,"ok":false,"error":{"code":"socket"'),
+  "hooks: no reply is a socket error: " .. journal())
 local expired = '{"message":"Signature expired: 20261130T100000Z is now earlier than '
   .. '20261130T101000Z (20261130T101500Z - 5 min.)"}'
 local server = os.date("!%a, %d %b %Y %H:%M:%S GMT", os.time() + 900)
-again, reply = sm.complete(decode, 403, { ["x-amzn-ErrorType"] = "InvalidSignatureException:x",
-  date = server }, expired, 1, 2, false, true)
-eq(again, true, "a refused signing time: retry")
-check(reply.skew_offset and math.abs(reply.skew_offset - 900) <= 2, "the skew offset")
-eq((sm.complete(decode, 403, { ["x-amzn-ErrorType"] = "InvalidSignatureException:x",
-  date = server }, expired, 1, 2, true, true)), false, "no second retry")
+response(403, { ["x-amzn-ErrorType"] = "InvalidSignatureException:x", date = server }, expired)
+sent("d3") -- a refused signing time: the same item again, signed with the server's clock
 sm.set_skew(0)
+response(200, {}, body)
+check(select(2, journal():gsub("\"seq\":", "")) == 4, "hooks: four records: " .. journal())
+
+local seen = {}
+rounds = { { items = { items[1], items[1], items[1], items[4], items[4] } } } -- items[2] is gone
+request, response = sm.hooks(rounds, { thread = 0, filler = "FILLER", check = function(it, reply, rec)
+  seen = { item = it, text = reply.text, code = rec.error_code, message = rec.error_message }
+  rec.error_message = "checked"
+  it.req, it.call = nil, nil -- the hooks keep them alive all the same
+end })
+eq(request(), "FILLER", "check: wrk's check again")
+sent("d4")
+response(200, {}, body)
+eq(seen.item, items[4], "check: the item")
+eq(seen.text, " Canberra\n", "check: the reply's text")
+eq(seen.code, "token_mismatch", "check: the token check")
+eq(seen.message, "the container ignored ignore_eos: asked 16, got 2", "check: its message")
+check(journal():find('"seq":4,[^\n]*"error":{"code":"token_mismatch","message":"checked"}'),
+  "check: the record as the check left it: " .. journal())
+collectgarbage()
+sent("d4")
+response(200, {}, body)
 local out = assert(sm.finish())
-eq(out.files[1].sent, 1, "only the recorded call counts")
+eq(out.files[1].sent, 6, "every record counts")
 os.execute("rm -rf " .. dir)
 
 -- A signed request: the same string while the signature holds.
