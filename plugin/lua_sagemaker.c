@@ -752,13 +752,13 @@ static void lsm_to_record(lua_State *L, int t, struct rec_record *out) {
     };
 }
 
-/* ---- calls: a request's reply to its record in one C call ------------------ */
+/* ---- calls: a planned request, and its reply made its record ---------------- */
 
 static void lsm_set_int(lua_State *L, const char *name, long long v) {
     lsm_set_number(L, name, (double)v);
 }
 
-/* Pushes a record as the table sagemaker.record reads. */
+/* Pushes a record as a table (the one a scenario's check may change). */
 static void lsm_push_record(lua_State *L, const struct rec_record *r) {
     lua_createtable(L, 0, 22);
     lsm_set_int(L, "thread", r->thread);
@@ -782,7 +782,7 @@ static void lsm_push_record(lua_State *L, const struct rec_record *r) {
 
 /* sagemaker.call{file, thread, endpoint, variant, phase, batch, question, kind,
  * max_tokens, expect_tokens, ignore_eos, answer, regex} -> call | nil, message:
- * one planned request (call.h); file is 1-based, as for sagemaker.record. */
+ * one planned request (call.h); file is 1-based, as add_file returns it. */
 static int lsm_call(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     struct call_spec spec = {
