@@ -1064,7 +1064,7 @@ static int lsm_hooks(lua_State *L) {
     lua_createtable(L, (int)n, (int)(2 * n + 2));
     int env = lua_gettop(L);
     lua_getfield(L, 2, "filler");
-    luaL_argcheck(L, lua_isstring(L, -1), 2, "filler must be a string");
+    luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, 2, "filler must be a string");
     lua_setfield(L, env, "filler");
     lua_getfield(L, 2, "check");
     h->check = !lua_isnil(L, -1);

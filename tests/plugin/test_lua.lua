@@ -211,6 +211,17 @@ local items = {
 local rounds = { { items = items } }
 quiz_re = nil
 collectgarbage() -- the call keeps its pattern alive
+-- Misuse raises, naming what is wrong.
+for _, case in ipairs({
+  { { { items = { 1 } } }, { filler = "F" }, "each item must be a table" },
+  { { { items = { {} } } }, { filler = "F" }, "sagemaker.request expected" },
+  { rounds, { filler = 1 }, "filler must be a string" },
+  { rounds, { filler = "F", check = 1 }, "check must be a function" },
+  { { 1 }, { filler = "F" }, "each round must be a table" },
+}) do
+  local ok, err = pcall(sm.hooks, case[1], case[2])
+  check(not ok and tostring(err):find(case[3], 1, true), "hooks misuse: " .. case[3] .. ": " .. tostring(err))
+end
 local request, response = sm.hooks(rounds, { thread = 0, filler = "FILLER" })
 items[2] = nil
 collectgarbage() -- the hooks keep their items, requests and calls alive
