@@ -3,7 +3,7 @@
  * lines up to an empty line, then the body (an input without the status line
  * is a 200 body, planned "plain"):
  *   Date: HTTP-date
- *   Content-Length: N
+ *   Content-Length: N (digits only, as HTTP has it; else nothing is cut)
  *   Plan: decode N | quiz QUESTION-ID | plain, then any of eos, retried, text
  * (QUESTION-ID: one of scenarios/quiz-compare-py-40.json).
  *
@@ -137,7 +137,9 @@ static void fuzz_expected_reply(const struct fuzz_plan *p, struct reply *r) {
     const char *body = p->input.body;
     size_t len = p->input.len;
     char *end = NULL;
-    unsigned long long n = p->length ? strtoull(p->length, &end, 10) : 0;
+    /* HTTP's Content-Length is digits only: no sign, no space */
+    bool digits = p->length && *p->length >= '0' && *p->length <= '9';
+    unsigned long long n = digits ? strtoull(p->length, &end, 10) : 0;
     reply_init(r);
     if (p->input.status == 0) {
         if (!(r->error_code = strdup("socket")) || !(r->error_message = strdup("no reply")))
