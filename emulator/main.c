@@ -147,7 +147,7 @@ static int main_auth(struct server *s, const struct options *o, struct buf *err)
     struct creds c = {0};
     struct buf why;
     buf_init(&why, 1024);
-    struct creds_options copts = {NULL};
+    struct creds_options copts = {0};
     int rc = creds_resolve(&copts, now, &c, &why);
     if (rc == CREDS_OK)
         rc = auth_add_key(&s->auth, c.access_key_id, c.secret_access_key, c.session_token,

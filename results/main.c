@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cmp.h"
+#include "datadir.h"
 #include "diag.h"
 #include "inputs.h"
 #include "out_csv.h"
@@ -19,9 +20,7 @@
 #include "report.h"
 #include "side.h"
 
-#ifndef SM_DEFAULT_QUIZ
-#define SM_DEFAULT_QUIZ ""
-#endif
+#define SM_QUIZ_REL "scenarios/quiz-compare-py-40.json"
 
 static const char usage[] =
     "Usage: sm-compare [OPTIONS] BASELINE CANDIDATE\n"
@@ -55,8 +54,9 @@ static const char usage[] =
     "  -o, --output FILE        write the report to FILE instead of standard output\n"
     "      --svg FILE           also write a chart of both sides with the ratios (SVG)\n"
     "      --quiz FILE          the quiz (questions, answers, patterns) to score compare.py\n"
-    "                           replies with (default: the reference quiz of the build,\n"
-    "                           named by --version)\n"
+    "                           replies with (default: the reference quiz, in\n"
+    "                           PREFIX/share/wrk-sagemaker/scenarios/ when installed, else\n"
+    "                           in the source tree; --version names it)\n"
     "      --seed N             seed of the bootstrap (default 1); the same seed gives the\n"
     "                           same intervals\n"
     "      --resamples N        bootstrap resamples per interval (default 2000, 100..1000000)\n"
@@ -212,7 +212,9 @@ static int parse(int argc, char **argv, struct args *a) {
     while ((c = getopt_long(split, argv, ":b:c:f:o:hV", opts, NULL)) != -1) {
         if (c == 'h') return fputs(usage, stdout) == EOF ? -1 : 1;
         if (c == 'V') {
-            int n = printf("sm-compare %s\ndefault quiz: %s\n", SM_VERSION, SM_DEFAULT_QUIZ);
+            char *quiz = datadir_path(SM_SOURCE_DIR, SM_QUIZ_REL);
+            int n = printf("sm-compare %s\ndefault quiz: %s\n", SM_VERSION, quiz ? quiz : "?");
+            free(quiz);
             return n < 0 ? -1 : 1;
         }
         if (c == ':') return usage_error("option needs a value", argv[optind - 1]);
@@ -245,9 +247,10 @@ static int load_quiz(const struct args *a, struct quizfile **qz, struct diag *d)
     struct stat st;
     *qz = NULL;
     if (a->quiz) return quizfile_read(a->quiz, qz, d);
-    if (SM_DEFAULT_QUIZ[0] && stat(SM_DEFAULT_QUIZ, &st) == 0)
-        return quizfile_read(SM_DEFAULT_QUIZ, qz, d);
-    return 0;
+    char *quiz = datadir_path(SM_SOURCE_DIR, SM_QUIZ_REL);
+    int rc = quiz && stat(quiz, &st) == 0 ? quizfile_read(quiz, qz, d) : 0;
+    free(quiz);
+    return rc;
 }
 
 static int render(const struct args *a, const struct cmp *m, const struct diag *d,

@@ -1,6 +1,6 @@
 /* quizfile: a quiz file's questions and their scoring patterns.
  *
- * The file is the reference layout (shared/reference/quiz-compare-py-40.json):
+ * The file is the reference layout (scenarios/quiz-compare-py-40.json):
  * {"questions": [{"id", "kind", "prompt", "answer", "pattern"}, ...]}. A
  * reply is correct when the pattern matches anywhere in it, with Python's
  * semantics for text (the plugin's quiz matcher, quiz.h). sm-compare

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "readall.h"
 #include "suite_exec.h"
 #include "suite_files.h"
@@ -70,8 +71,9 @@ static const char usage[] =
     "                            result files are complete are skipped, an unfinished step's\n"
     "                            files are moved to DIR/interrupted/ and the step runs again\n"
     "  --dry-run                 print the commands and exit\n"
-    "  --scenario-dir DIR        the folder of decode.lua, sweep.lua and quiz.lua (default: the\n"
-    "                            source tree's scenarios/, " SM_SCENARIO_DIR ")\n"
+    "  --scenario-dir DIR        the folder of decode.lua, sweep.lua and quiz.lua (default:\n"
+    "                            PREFIX/share/wrk-sagemaker/scenarios of an installed\n"
+    "                            sm-suite, else the source tree's scenarios/)\n"
     "\n"
     "The comparison:\n"
     "  --price-per-hour USD      the instance's price: adds the cost per million output tokens\n"
@@ -124,7 +126,7 @@ struct main_state {
     struct suite_argv merged;  /* a resume's saved options and this command line's */
     struct suite_argv invoked; /* this command line */
     struct suite_tools t;
-    char *wrk, *compare, *plugin, *out;
+    char *wrk, *compare, *plugin, *out, *scenario_dir;
     struct suite_plan p;
 };
 
@@ -176,20 +178,27 @@ static char *env_or(const char *var) {
 /* wrk, sm-compare, the scenarios and the plugin (see --help, "Programs"). */
 static int find_tools(struct main_state *s) {
     char *here = self_dir(), *beside = here ? path_join(here, "../results/sm-compare") : NULL;
+    if (beside && access(beside, X_OK) != 0) {
+        free(beside);
+        beside = path_join(here, "sm-compare"); /* installed: PREFIX/bin */
+    }
     int rc = 2;
     s->wrk = env_or("WRK");
     if (!s->wrk) s->wrk = in_path("wrk");
     s->compare = env_or("SM_COMPARE");
     if (!s->compare && beside && access(beside, X_OK) == 0) s->compare = realpath(beside, NULL);
     if (!s->compare) s->compare = in_path("sm-compare");
-    s->t.scenario_dir = s->o.scenario_dir ? s->o.scenario_dir : SM_SCENARIO_DIR;
-    char *decode = path_join(s->t.scenario_dir, "decode.lua");
+    if (!s->o.scenario_dir) s->scenario_dir = datadir_path(SM_SOURCE_DIR, "scenarios");
+    s->t.scenario_dir = s->o.scenario_dir ? s->o.scenario_dir : s->scenario_dir;
+    char *decode = s->t.scenario_dir ? path_join(s->t.scenario_dir, "decode.lua") : NULL;
     if (!s->wrk)
         usage_error("wrk not found on PATH: install Debian's wrk (apt-get install wrk) or set WRK");
     else if (strchr(s->wrk, '/') && access(s->wrk, X_OK) != 0)
         usage_error("WRK=%s: not a program (%s)", s->wrk, strerror(errno));
     else if (!s->compare)
         usage_error("sm-compare not found beside sm-suite or on PATH: build it, or set SM_COMPARE");
+    else if (!s->t.scenario_dir)
+        usage_error("out of memory");
     else if (!decode || access(decode, R_OK) != 0)
         usage_error("no scenarios in %s (decode.lua): pass --scenario-dir", s->t.scenario_dir);
     else
@@ -362,5 +371,6 @@ int main(int argc, char **argv) {
     free(s.compare);
     free(s.plugin);
     free(s.out);
+    free(s.scenario_dir);
     return rc;
 }

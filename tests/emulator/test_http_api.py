@@ -243,9 +243,8 @@ def test_variants():
 
 def test_quiz():
     here = os.path.dirname(os.path.abspath(__file__))
-    shared = os.environ.get("SM_SHARED_DIR", os.path.join(here, "..", "..", "..", "shared"))
-    quiz = json.load(open(os.path.join(shared, "reference", "quiz-compare-py-40.json")))
-    article = json.load(open(os.path.join(shared, "reference", "article-2026-09-25.json")))
+    quiz = json.load(open(os.path.join(here, "..", "..", "scenarios", "quiz-compare-py-40.json")))
+    article = json.load(open(os.path.join(here, "..", "data", "article-2026-09-25.json")))
     fast = ["--set", "*.overhead_s=0", "--set", "*.step_ms=1:0", "--set", "*.prefill_s_per_token=0"]
     with emulator.Emulator(["--endpoint", "bf16=bf16-l4", "--endpoint", "qat=qat-l4"] + fast) as emu:
         replies = {}

@@ -126,8 +126,7 @@ def measure(scale, article):
 def main():
     scale = float(sys.argv[1]) if len(sys.argv) > 1 else 10
     here = os.path.dirname(os.path.abspath(__file__))
-    shared = os.environ.get("SM_SHARED_DIR", os.path.join(here, "..", "..", "..", "shared"))
-    article = json.load(open(os.path.join(shared, "reference", "article-2026-09-25.json")))
+    article = json.load(open(os.path.join(here, "..", "data", "article-2026-09-25.json")))
     for attempt in range(1, 4):
         figures = measure(scale, article)
         for label, got, want in figures:

@@ -8,7 +8,7 @@
 #include "measure.h"
 #include "tmpdir.h"
 
-/* Three rows of shared/reference/quiz-compare-py-40.json. */
+/* Three rows of scenarios/quiz-compare-py-40.json. */
 static const char fuzz_quiz_json[] =
     "{\"questions\": ["
     "{\"id\": \"mul-0\", \"kind\": \"mul\", \"answer\": \"1512\", \"pattern\": \"\\\\b1512\\\\b\"},"

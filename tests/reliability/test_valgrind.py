@@ -17,7 +17,7 @@ wrk_plugin       wrk + the plugin: smoke, decode, and a quiz with every fault (e
                  suppressing only wrk's own never-freed allocations (see the file)
 
 Needs valgrind (ctest registers these tests only when it is installed, and not in a
-sanitized build). Environment as harness.py, plus SM_INVOKE and SM_SHARED_DIR.
+sanitized build). Environment as harness.py, plus SM_INVOKE.
 
 usage: test_valgrind.py CASE...   (CASE: see above, or "all")"""
 import os
@@ -103,8 +103,7 @@ def case_compare():
     fx = work.inputs
     subprocess.run([sys.executable, os.path.join(harness.ROOT, "tests", "results",
                                                  "make_fixtures.py"), fx,
-                    os.path.join(os.environ["SM_SHARED_DIR"], "reference",
-                                 "quiz-compare-py-40.json")], check=True, timeout=60)
+                    os.path.join(harness.ROOT, "scenarios", "quiz-compare-py-40.json")], check=True, timeout=60)
     sm = os.environ["SM_COMPARE"]
     runs = [
         ("native-text", ["native/bf16", "native/qat", "--price-per-hour", "1.1267",

@@ -4,7 +4,7 @@
     make_fixtures.py OUTDIR QUIZ_JSON
 
 article/   compare.py measure files built from the published numbers
-           (shared/reference/article-2026-09-25.json): the import must give
+           (tests/data/article-2026-09-25.json): the import must give
            back the article's combine table.
 native/    result files of all three scenarios (decode, sweep c1/c4/c16,
            quiz) for a bf16 and a QAT endpoint, plus their vLLM logs.

@@ -27,7 +27,7 @@ struct sm_vector {
     const char *signature;
 };
 
-/* shared/sigv4-testsuite/README.md, section 6 (botocore and awscrt agree). */
+/* tests/data/README.md: SageMaker-shaped vectors (botocore and awscrt agree). */
 static const struct sm_vector sm_vectors[] = {
     {"V1",
      "/endpoints/my-endpoint/invocations",

@@ -3,7 +3,7 @@ an environment with throw-away credentials, sm-emulator, and the check that no s
 reaches any output or file.
 
 Environment (set by tests/suite/CMakeLists.txt): SM_SUITE, SM_EMULATOR, SM_COMPARE,
-SM_PLUGIN_PATH, WRK, SUITE_BUILD (the build directory), SM_SHARED_DIR, and in a
+SM_PLUGIN_PATH, WRK, SUITE_BUILD (the build directory), and in a
 sanitized build WRK_PRELOAD (the sanitizer runtime wrk must load for the plugin)."""
 import json
 import os

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """scripts/demo itself, on the build under test (--no-setup --build): its table must
-reproduce the article's figures (shared/reference/article-2026-09-25.json) within 2%,
+reproduce the article's figures (tests/data/article-2026-09-25.json) within 2%,
 it must say the run was time-scaled and where the report and chart are, and it must
 stop the emulator when done and on Ctrl-C.
 
@@ -112,7 +112,7 @@ def check_table(out, article):
 def case_table():
     tmp = sl.tempdir("suite-demo-")
     e = demo_env(tmp)
-    with open(os.path.join(os.environ["SM_SHARED_DIR"], "reference",
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
                            "article-2026-09-25.json")) as f:
         article = json.load(f)
     run = os.path.join(tmp, "run")
