@@ -9,6 +9,7 @@
 #include "jsonw.h"
 #include "rng.h"
 #include "smerr.h"
+#include "smname.h"
 
 #define INVOKE_PREFIX   "/endpoints/"
 #define INVOKE_SUFFIX   "/invocations"
@@ -460,7 +461,7 @@ static void invoke_endpoint_request(struct server *s, struct conn *c, struct srv
                                     const struct http_head *h, const char *name, size_t n,
                                     const char *body, size_t len) {
     char msg[512];
-    if (!smerr_name_ok(name, n)) {
+    if (!smname_endpoint_ok(name, n)) {
         snprintf(msg, sizeof msg,
                  "1 validation error detected: Value '%.*s' at 'endpointName' failed to satisfy "
                  "constraint: %s",

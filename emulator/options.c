@@ -8,6 +8,7 @@
 
 #include "model.h"
 #include "smerr.h"
+#include "smname.h"
 
 static const char opt_usage[] =
     "Usage: sm-emulator [OPTIONS]\n"
@@ -91,7 +92,8 @@ static int opt_endpoint(struct options *o, const char *text, struct buf *err) {
     const char *slash = eq ? memchr(text, '/', (size_t)(eq - text)) : NULL;
     size_t nlen = eq ? (size_t)((slash ? slash : eq) - text) : 0;
     size_t vlen = slash ? (size_t)(eq - slash - 1) : 0;
-    if (!eq || !eq[1] || !smerr_name_ok(text, nlen) || (slash && !smerr_name_ok(slash + 1, vlen))) {
+    if (!eq || !eq[1] || !smname_endpoint_ok(text, nlen) ||
+        (slash && !smname_endpoint_ok(slash + 1, vlen))) {
         (void)!buf_addf(err,
                         "--endpoint '%s': want NAME[/VARIANT]=PROFILE, NAME and VARIANT of "
                         "letters, digits and inner hyphens (63 at most)",

@@ -36,15 +36,6 @@ int smerr_model(struct buf *out, const char *region, const char *account, const 
     return rc;
 }
 
-bool smerr_name_ok(const char *name, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        char c = name[i];
-        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        if (!alnum && (c != '-' || i == 0 || i + 1 == n)) return false;
-    }
-    return n > 0 && n <= 63;
-}
-
 void smerr_one_line(struct buf *msg) {
     for (size_t i = 0; i < msg->len; i++)
         if ((unsigned char)msg->data[i] < ' ' || msg->data[i] == 0x7f) msg->data[i] = '?';

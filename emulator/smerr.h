@@ -27,10 +27,6 @@ __attribute__((warn_unused_result)) int smerr_model(struct buf *out, const char 
                                                     int orig_status, const char *orig,
                                                     size_t orig_len);
 
-/* Whether name[0..n) is a valid SageMaker endpoint or variant name: letters,
- * digits and inner hyphens (^[a-zA-Z0-9](-*[a-zA-Z0-9])*), 63 at most. */
-bool smerr_name_ok(const char *name, size_t n);
-
 /* Makes an error message one line: every control character (a newline in a
  * name from a file or the command line) becomes '?'. */
 void smerr_one_line(struct buf *msg);

@@ -24,6 +24,7 @@
 #include "reply.h"
 #include "shared.h"
 #include "skew.h"
+#include "smname.h"
 #include "sreq.h"
 #include "wrkargs.h"
 
@@ -1084,6 +1085,32 @@ static int lsm_hooks(lua_State *L) {
     return 2;
 }
 
+/* sagemaker.endpoint_ok(name) -> whether name is a SageMaker endpoint or variant name. */
+static int lsm_endpoint_ok(lua_State *L) {
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    lua_pushboolean(L, smname_endpoint_ok(s, n));
+    return 1;
+}
+
+/* sagemaker.label_ok(label) -> whether label may name a result file or folder. */
+static int lsm_label_ok(lua_State *L) {
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    lua_pushboolean(L, smname_label_ok(s, n));
+    return 1;
+}
+
+/* sagemaker.region_of(host) -> the region of a SageMaker Runtime host, or nil. */
+static int lsm_region_of(lua_State *L) {
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    char region[64];
+    if (!smname_region_of_host(s, n, region)) return 0;
+    lua_pushstring(L, region);
+    return 1;
+}
+
 /* sagemaker.set_skew(seconds): the offset signing adds to the local clock. */
 static int lsm_set_skew(lua_State *L) {
     shared_set_skew((long long)luaL_checknumber(L, 1));
@@ -1146,6 +1173,9 @@ static const luaL_Reg lsm_functions[] = {
     {"add_file", lsm_add_file},
     {"call", lsm_call},
     {"hooks", lsm_hooks},
+    {"endpoint_ok", lsm_endpoint_ok},
+    {"label_ok", lsm_label_ok},
+    {"region_of", lsm_region_of},
     {"set_skew", lsm_set_skew},
     {"finish", lsm_finish},
     {NULL, NULL},

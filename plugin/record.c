@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "jmap.h"
-#include "utf8.h"
+#include "jsonw.h"
 
 struct rec_file {
     char *result_path;
@@ -113,93 +113,26 @@ int rec_add_file(struct recorder *r, const char *result_path, const char *journa
  * for all the rest. */
 #define REC_ROOM_NUMBERS 1024 /* more than the names, numbers and punctuation of any record */
 
-/* A byte a JSON string holds as it is: ASCII from the space on, but the quote
- * and the backslash. The rest is escaped or checked as UTF-8. */
-static bool rec_plain(unsigned char c) {
-    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
-}
-
-/* The most rec_str writes for s: every byte escaped (\u00XX), or null. */
+/* The most jsonw_put_cstr writes for s. */
 static size_t rec_str_room(const char *s) {
-    return s ? 6 * strlen(s) + 2 : 4;
-}
-
-static char *rec_put(char *p, const char *s, size_t n) {
-    memcpy(p, s, n);
-    return p + n;
-}
-
-/* A member's name with its punctuation, or another literal: REC_PUT(p, ",\"ok\":"). */
-#define REC_PUT(p, lit) rec_put(p, lit, sizeof(lit) - 1)
-
-/* A JSON string, or null for NULL; bytes that are not well-formed UTF-8 become U+FFFD. */
-static char *rec_str(char *p, const char *s) {
-    static const char hex[] = "0123456789abcdef";
-    if (!s) return REC_PUT(p, "null");
-    const unsigned char *u = (const unsigned char *)s;
-    size_t n = strlen(s), i = 0;
-    *p++ = '"';
-    while (i < n) {
-        size_t run = i;
-        while (run < n && rec_plain(u[run])) run++;
-        if (run > i) {
-            p = rec_put(p, s + i, run - i);
-            i = run;
-            continue;
-        }
-        uint32_t c;
-        size_t k = utf8_decode(u + i, n - i, &c);
-        if (k == 0) {
-            p = REC_PUT(p, "\xef\xbf\xbd");
-            k = 1;
-        } else if (c == '"' || c == '\\') {
-            *p++ = '\\';
-            *p++ = (char)c;
-        } else if (c < 0x20) {
-            p = REC_PUT(p, "\\u00");
-            *p++ = hex[c >> 4];
-            *p++ = hex[c & 15];
-        } else {
-            p = rec_put(p, s + i, k);
-        }
-        i += k;
-    }
-    *p++ = '"';
-    return p;
-}
-
-/* A decimal integer (what %lld prints, without printf's cost), two digits a step. */
-static char *rec_int(char *p, long long v) {
-    static const char pairs[] = "000102030405060708091011121314151617181920212223242526272829303132"
-                                "3334353637383940414243444546474849"
-                                "505152535455565758596061626364656667686970717273747576777879808182"
-                                "8384858687888990919293949596979899";
-    char digits[24], *d = digits + sizeof digits;
-    unsigned long long m = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
-    for (; m >= 100; m /= 100) memcpy(d -= 2, pairs + m % 100 * 2, 2);
-    if (m >= 10)
-        memcpy(d -= 2, pairs + m * 2, 2);
-    else
-        *--d = (char)('0' + m);
-    if (v < 0) *--d = '-';
-    return rec_put(p, d, (size_t)(digits + sizeof digits - d));
+    return s ? jsonw_str_room(strlen(s)) : 4;
 }
 
 static char *rec_count(char *p, long v) {
-    return v < 0 ? REC_PUT(p, "null") : rec_int(p, v);
+    return v < 0 ? JSONW_PUT(p, "null") : jsonw_put_int(p, v);
 }
 
 static char *rec_bool(char *p, bool v) {
-    return v ? REC_PUT(p, "true") : REC_PUT(p, "false");
+    return v ? JSONW_PUT(p, "true") : JSONW_PUT(p, "false");
 }
 
 static char *rec_error(char *p, const struct rec_record *rec) {
-    if (!rec->error_code) return REC_PUT(p, ",\"error\":null");
-    p = rec_str(REC_PUT(p, ",\"error\":{\"code\":"), rec->error_code);
-    p = rec_str(REC_PUT(p, ",\"message\":"), rec->error_message ? rec->error_message : "");
+    if (!rec->error_code) return JSONW_PUT(p, ",\"error\":null");
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"error\":{\"code\":"), rec->error_code);
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"message\":"), rec->error_message ? rec->error_message : "");
     if (rec->original_status > 0)
-        p = rec_int(REC_PUT(p, ",\"original_status\":"), rec->original_status);
-    return REC_PUT(p, "}");
+        p = jsonw_put_int(JSONW_PUT(p, ",\"original_status\":"), rec->original_status);
+    return JSONW_PUT(p, "}");
 }
 
 static size_t rec_fixed_room(const struct rec_record *rec) {
@@ -209,14 +142,14 @@ static size_t rec_fixed_room(const struct rec_record *rec) {
 
 /* The fields the plan fixes, each with its leading comma. */
 static char *rec_fixed(char *p, const struct rec_record *rec) {
-    p = rec_int(REC_PUT(p, ",\"thread\":"), rec->thread);
-    p = rec_str(REC_PUT(p, ",\"endpoint\":"), rec->endpoint ? rec->endpoint : "");
-    p = rec_str(REC_PUT(p, ",\"variant\":"), rec->variant);
-    p = rec_str(REC_PUT(p, ",\"phase\":"), rec->phase ? rec->phase : "");
-    p = rec_int(REC_PUT(p, ",\"batch\":"), rec->batch);
-    p = rec_str(REC_PUT(p, ",\"question\":"), rec->question);
-    p = rec_str(REC_PUT(p, ",\"kind\":"), rec->kind);
-    return rec_int(REC_PUT(p, ",\"max_tokens\":"), rec->max_tokens);
+    p = jsonw_put_int(JSONW_PUT(p, ",\"thread\":"), rec->thread);
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"endpoint\":"), rec->endpoint ? rec->endpoint : "");
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"variant\":"), rec->variant);
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"phase\":"), rec->phase ? rec->phase : "");
+    p = jsonw_put_int(JSONW_PUT(p, ",\"batch\":"), rec->batch);
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"question\":"), rec->question);
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"kind\":"), rec->kind);
+    return jsonw_put_int(JSONW_PUT(p, ",\"max_tokens\":"), rec->max_tokens);
 }
 
 char *rec_fixed_json(const struct rec_record *rec) {
@@ -235,21 +168,21 @@ static int rec_serialize(struct buf *b, long long seq, const struct rec_record *
     size_t at = b->len;
     char *start = buf_grow(b, room);
     if (!start) return BUF_ERR_NOMEM;
-    char *p = rec_int(REC_PUT(start, "{\"seq\":"), seq);
-    p = rec->fixed_json ? rec_put(p, rec->fixed_json, fixed) : rec_fixed(p, rec);
-    p = rec_count(REC_PUT(p, ",\"prompt_tokens\":"), rec->prompt_tokens);
-    p = rec_count(REC_PUT(p, ",\"completion_tokens\":"), rec->completion_tokens);
-    p = rec_str(REC_PUT(p, ",\"finish_reason\":"), rec->finish_reason);
-    p = rec_int(REC_PUT(p, ",\"status\":"), rec->status);
-    p = rec_bool(REC_PUT(p, ",\"ok\":"), rec->ok);
+    char *p = jsonw_put_int(JSONW_PUT(start, "{\"seq\":"), seq);
+    p = rec->fixed_json ? jsonw_put(p, rec->fixed_json, fixed) : rec_fixed(p, rec);
+    p = rec_count(JSONW_PUT(p, ",\"prompt_tokens\":"), rec->prompt_tokens);
+    p = rec_count(JSONW_PUT(p, ",\"completion_tokens\":"), rec->completion_tokens);
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"finish_reason\":"), rec->finish_reason);
+    p = jsonw_put_int(JSONW_PUT(p, ",\"status\":"), rec->status);
+    p = rec_bool(JSONW_PUT(p, ",\"ok\":"), rec->ok);
     p = rec_error(p, rec);
-    p = rec_int(REC_PUT(p, ",\"t_start_us\":"), rec->t_start_us);
-    p = rec_int(REC_PUT(p, ",\"t_end_us\":"), rec->t_end_us);
-    p = rec_int(REC_PUT(p, ",\"wall_start_us\":"), rec->wall_start_us);
-    if (rec->text) p = rec_str(REC_PUT(p, ",\"text\":"), rec->text);
-    if (rec->answer) p = rec_str(REC_PUT(p, ",\"answer\":"), rec->answer);
-    if (rec->correct >= 0) p = rec_bool(REC_PUT(p, ",\"correct\":"), rec->correct);
-    p = REC_PUT(p, "}\n");
+    p = jsonw_put_int(JSONW_PUT(p, ",\"t_start_us\":"), rec->t_start_us);
+    p = jsonw_put_int(JSONW_PUT(p, ",\"t_end_us\":"), rec->t_end_us);
+    p = jsonw_put_int(JSONW_PUT(p, ",\"wall_start_us\":"), rec->wall_start_us);
+    if (rec->text) p = jsonw_put_cstr(JSONW_PUT(p, ",\"text\":"), rec->text);
+    if (rec->answer) p = jsonw_put_cstr(JSONW_PUT(p, ",\"answer\":"), rec->answer);
+    if (rec->correct >= 0) p = rec_bool(JSONW_PUT(p, ",\"correct\":"), rec->correct);
+    p = JSONW_PUT(p, "}\n");
     buf_truncate(b, at + (size_t)(p - start));
     return BUF_OK;
 }

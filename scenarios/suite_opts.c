@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "smname.h"
+
 #define ALL (SUITE_DECODE | SUITE_SWEEP | SUITE_QUIZ)
 
 /* What a scenario option's value must be. */
@@ -258,20 +260,12 @@ static int side_spec(struct parser *p, const char *spec, const char *what, bool 
     return 0;
 }
 
-#define ALNUM "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-
-/* SageMaker's rule for endpoint and variant names: ^[a-zA-Z0-9](-*[a-zA-Z0-9])*, at most 63. */
-static bool sagemaker_name(const char *s) {
-    size_t n = strlen(s);
-    return n && n < SUITE_NAME_MAX && s[0] != '-' && s[n - 1] != '-' && strspn(s, ALNUM "-") == n;
-}
-
 /* A label names a folder of the run directory beside sm-suite's own files. */
 static bool label_ok(const char *s) {
     static const char *const reserved[] = {"output",      "interrupted", "manifest.json",
                                            "commands.sh", "report.txt",  "report.md",
                                            "report.json", "chart.svg"};
-    if (!s[0] || s[0] == '.' || strspn(s, ALNUM "._-") != strlen(s)) return false;
+    if (!smname_label_ok(s, strlen(s))) return false;
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
         if (strcmp(s, reserved[i]) == 0) return false;
     return true;
@@ -442,7 +436,7 @@ static int make_side(struct parser *p, int k, bool variants) {
     if (variants) strcpy(s->name, p->endpoint);
     if (side_spec(p, p->spec[variants][k], what[variants][k], variants, s) < 0) return -1;
     const char *id = variants ? s->variant : s->name;
-    if (!sagemaker_name(id))
+    if (!smname_endpoint_ok(id, strlen(id)))
         return fail(p,
                     "%s: '%s' is not a SageMaker %s name (letters, digits and inner '-', "
                     "at most 63)",
@@ -469,7 +463,7 @@ static int make_sides(struct parser *p) {
     o->variants = by_variant;
     if (by_variant && !p->endpoint)
         return fail(p, "--baseline-variant and --candidate-variant need --endpoint NAME");
-    if (by_variant && p->endpoint && !sagemaker_name(p->endpoint))
+    if (by_variant && p->endpoint && !smname_endpoint_ok(p->endpoint, strlen(p->endpoint)))
         return fail(p,
                     "--endpoint: '%s' is not a SageMaker endpoint name (letters, digits and "
                     "inner '-', at most 63)",

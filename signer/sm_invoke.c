@@ -20,6 +20,7 @@
 #include "readall.h"
 #include "sigv4.h"
 #include "skew.h"
+#include "smname.h"
 
 #define INVOKE_MAX_EXTRA   32
 #define INVOKE_MAX_HEADERS (INVOKE_MAX_EXTRA + 10)
@@ -158,16 +159,6 @@ __attribute__((format(printf, 1, 2))) static int invoke_error(const char *fmt, .
     return INVOKE_EXIT_USAGE;
 }
 
-static bool invoke_endpoint_ok(const char *s) {
-    size_t n = strlen(s);
-    if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-') return false;
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-              (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-            return false;
-    return true;
-}
-
 static bool invoke_value_ok(const char *s) {
     for (; *s; s++)
         if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f) return false;
@@ -303,7 +294,7 @@ static int invoke_validate(const struct invoke_args *a) {
     const char *values[] = {a->content_type, a->accept, a->target_variant, a->custom_attributes,
                             a->inference_component};
     if (!a->endpoint) return invoke_error("missing --endpoint NAME");
-    if (!invoke_endpoint_ok(a->endpoint))
+    if (!smname_endpoint_ok(a->endpoint, strlen(a->endpoint)))
         return invoke_error("--endpoint '%s' is not a SageMaker endpoint name "
                             "(letters, digits and inner '-', at most 63)",
                             a->endpoint);

@@ -1,6 +1,9 @@
 -- sm.target: where requests go. The URL wrk was given, the region, and the
 -- run's sides: each (endpoint, variant, inference component) measured, with
--- the label that names its result file.
+-- the label that names its result file. The naming rules are the C module's
+-- (common/smname.h), the same for every program.
+local sm = require "sm.plugin"
+
 local M = {}
 
 -- Splits "scheme://host[:port][/path]" into {scheme, host, port, path, origin,
@@ -26,16 +29,7 @@ end
 
 -- The region of a SageMaker Runtime host (runtime.sagemaker.REGION.amazonaws.com,
 -- runtime-fips.sagemaker..., .amazonaws.com.cn), or nil.
-function M.region_of(host)
-  for _, pattern in ipairs({
-    "^runtime%.sagemaker%.([a-z0-9-]+)%.amazonaws%.com$",
-    "^runtime%-fips%.sagemaker%.([a-z0-9-]+)%.amazonaws%.com$",
-    "^runtime%.sagemaker%.([a-z0-9-]+)%.amazonaws%.com%.cn$",
-  }) do
-    local region = host:lower():match(pattern)
-    if region then return region end
-  end
-end
+M.region_of = sm.region_of
 
 -- The region to sign for: the host's, or --region (which must then agree).
 function M.region(url, given)
@@ -49,9 +43,7 @@ function M.region(url, given)
 end
 
 -- SageMaker's rule for endpoint names: ^[a-zA-Z0-9](-*[a-zA-Z0-9])*, at most 63.
-function M.valid_endpoint(name)
-  return #name <= 63 and name:match("^%w[%w%-]*$") ~= nil and name:match("%w$") ~= nil
-end
+M.valid_endpoint = sm.endpoint_ok
 
 local function split_label(text)
   local name, label = text:match("^(.-)=(.*)$")
@@ -117,9 +109,9 @@ function M.sides(o, url)
     side.label = labels[i] or (differ(sides, "name") and side.name)
       or (differ(sides, "variant") and side.variant) or (differ(sides, "component") and side.component)
       or side.name
-    if not side.label:match("^[%w._-]+$") then
-      return nil, string.format("the label '%s' may hold only letters, digits, '.', '_' and '-'",
-        side.label)
+    if not sm.label_ok(side.label) then
+      return nil, string.format("the label '%s' may hold only letters, digits, '.', '_' and '-', "
+        .. "not start with '.' and be 64 characters at most", side.label)
     end
     for j = 1, i - 1 do
       if sides[j].label == side.label then

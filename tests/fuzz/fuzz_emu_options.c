@@ -13,6 +13,7 @@
 #include "model.h"
 #include "options.h"
 #include "smerr.h"
+#include "smname.h"
 
 #define FUZZ_MAX_ARGS 64
 #define FUZZ_ARGV0    "fuzz-argv0"
@@ -72,8 +73,8 @@ static void fuzz_check_options(const struct options *o) {
         !o->tls_cert != !o->tls_key)
         abort();
     for (size_t i = 0; i < o->n_endpoints; i++)
-        if (!smerr_name_ok(o->endpoints[i].name, strlen(o->endpoints[i].name)) ||
-            !smerr_name_ok(o->endpoints[i].variant, strlen(o->endpoints[i].variant)))
+        if (!smname_endpoint_ok(o->endpoints[i].name, strlen(o->endpoints[i].name)) ||
+            !smname_endpoint_ok(o->endpoints[i].variant, strlen(o->endpoints[i].variant)))
             abort();
     for (size_t i = 0; i < o->n_sets; i++) {
         const struct opt_set *s = &o->sets[i];

@@ -118,7 +118,10 @@ for _, case in ipairs({
     .. "--endpoint NAME=LABEL or --label" },
   { { endpoint = { "a_b" } }, "'a_b' is not a SageMaker endpoint name (letters, digits and '-', "
     .. "at most 63)" },
-  { { endpoint = { "a=x/y" } }, "the label 'x/y' may hold only letters, digits, '.', '_' and '-'" },
+  { { endpoint = { "a=x/y" } }, "the label 'x/y' may hold only letters, digits, '.', '_' and '-', "
+    .. "not start with '.' and be 64 characters at most" },
+  { { endpoint = { "a=.." } }, "the label '..' may hold only letters, digits, '.', '_' and '-', "
+    .. "not start with '.' and be 64 characters at most" },
 }) do
   eq(sides(case[1], case[3]), case[2], "sides")
 end
