@@ -73,6 +73,16 @@ char *buf_grow(struct buf *b, size_t n) {
     return p;
 }
 
+int buf_fail(struct buf *err, int code, const char *fmt, ...) {
+    if (!err) return code;
+    va_list ap;
+    va_start(ap, fmt);
+    buf_reset(err);
+    if (buf_vaddf(err, fmt, ap)) buf_reset(err);
+    va_end(ap);
+    return code;
+}
+
 int buf_vaddf(struct buf *b, const char *fmt, va_list ap) {
     va_list again;
     va_copy(again, ap);

@@ -61,6 +61,12 @@ __attribute__((warn_unused_result, format(printf, 2, 3))) int buf_addf(struct bu
                                                                        const char *fmt, ...);
 __attribute__((warn_unused_result)) int buf_vaddf(struct buf *b, const char *fmt, va_list ap);
 
+/* The one way a function reports an error: err (NULL when the caller wants no
+ * message) is emptied and gets a one-line message; returns code, so that a
+ * failing path reads `return buf_fail(err, X_ERR_IO, "cannot open %s", path)`.
+ * Out of memory, the message is left empty and code is still returned. */
+__attribute__((format(printf, 3, 4))) int buf_fail(struct buf *err, int code, const char *fmt, ...);
+
 /* Appends n bytes for the caller to fill and returns where they start, or
  * NULL (buffer unchanged) past the cap or out of memory. */
 __attribute__((warn_unused_result)) char *buf_grow(struct buf *b, size_t n);

@@ -142,31 +142,19 @@ static const char *body_out_of_range(const struct body_params *p) {
     return NULL;
 }
 
-__attribute__((format(printf, 2, 3))) static void body_error(struct buf *err, const char *fmt,
-                                                             ...) {
-    if (!err) return;
-    va_list ap;
-    va_start(ap, fmt);
-    buf_reset(err);
-    (void)!buf_vaddf(err, fmt, ap);
-    va_end(ap);
-}
-
 int body_build(enum body_format f, const struct body_params *p, struct buf *out, struct buf *err) {
     const char *bad = body_unsupported(f, p);
     if (bad) {
-        body_error(err, "the %s format has no %s", body_names[f], bad);
-        return BODY_ERR_UNSUPPORTED;
+        return buf_fail(err, BODY_ERR_UNSUPPORTED, "the %s format has no %s", body_names[f], bad);
     }
     if (p->extra && !cJSON_IsObject(p->extra)) {
-        body_error(err, "the extra fields must be a JSON object");
-        return BODY_ERR_INPUT;
+        return buf_fail(err, BODY_ERR_INPUT, "the extra fields must be a JSON object");
     }
     if (f == BODY_RAW) return buf_adds(out, p->prompt) == BUF_OK ? BODY_OK : BODY_ERR_NOMEM;
     bad = body_out_of_range(p);
     if (bad) {
-        body_error(err, "%s is out of range (integers of at most 15 digits, finite numbers)", bad);
-        return BODY_ERR_INPUT;
+        return buf_fail(err, BODY_ERR_INPUT,
+                        "%s is out of range (integers of at most 15 digits, finite numbers)", bad);
     }
     cJSON *root = f == BODY_TGI || f == BODY_LMI ? body_tgi(f, p) : body_vllm(f, p);
     char *text = root ? cJSON_PrintUnformatted(root) : NULL;

@@ -53,15 +53,6 @@ void rec_free(struct recorder *r) {
     free(r);
 }
 
-__attribute__((format(printf, 2, 3))) static int rec_fail(struct buf *err, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    buf_reset(err);
-    (void)!buf_vaddf(err, fmt, ap);
-    va_end(ap);
-    return REC_ERR_IO;
-}
-
 /* mkdir -p of the directory part of path. */
 static int rec_mkdirs(const char *path, struct buf *err) {
     char *dir = strdup(path);
@@ -70,7 +61,7 @@ static int rec_mkdirs(const char *path, struct buf *err) {
     for (char *p = strchr(dir + 1, '/'); p && rc == REC_OK; p = strchr(p + 1, '/')) {
         *p = '\0';
         if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-            rc = rec_fail(err, "cannot create the folder %s: %s", dir, strerror(errno));
+            rc = buf_fail(err, REC_ERR_IO, "cannot create the folder %s: %s", dir, strerror(errno));
         *p = '/';
     }
     free(dir);
@@ -95,7 +86,8 @@ int rec_add_file(struct recorder *r, const char *result_path, const char *journa
         rc = REC_ERR_NOMEM;
     } else if (jmap_open(&f->journal, journal_path) != 0 ||
                jmap_append(&f->journal, r->line.data, r->line.len) != 0) {
-        rc = rec_fail(err, "cannot write the journal %s: %s", journal_path, strerror(errno));
+        rc = buf_fail(err, REC_ERR_IO, "cannot write the journal %s: %s", journal_path,
+                      strerror(errno));
     }
     cJSON_free(line);
     if (rc) {
@@ -216,7 +208,8 @@ int rec_write(struct recorder *r, size_t file, const struct rec_record *rec, str
     buf_reset(&r->line);
     if (rec_serialize(&r->line, r->seq, rec) != BUF_OK) return REC_ERR_NOMEM;
     if (jmap_append(&f->journal, r->line.data, r->line.len) != 0)
-        return rec_fail(err, "cannot write the journal of %s: %s", f->result_path, strerror(errno));
+        return buf_fail(err, REC_ERR_IO, "cannot write the journal of %s: %s", f->result_path,
+                        strerror(errno));
     r->seq++;
     f->counts.sent++;
     if (rec->ok) {
@@ -299,7 +292,7 @@ static int rec_finish_file(struct rec_file *f, const char *ended_at, bool partia
     }
     *end = '\0';
     if (!(out = fopen(buf_str(&tmp), "w"))) {
-        rc = rec_fail(err, "cannot write %s: %s", buf_str(&tmp), strerror(errno));
+        rc = buf_fail(err, REC_ERR_IO, "cannot write %s: %s", buf_str(&tmp), strerror(errno));
         goto done;
     }
     bool written = fprintf(out, "%s,\n\t\"records\": [", top) >= 0 &&
@@ -307,11 +300,11 @@ static int rec_finish_file(struct rec_file *f, const char *ended_at, bool partia
     if (fclose(out) != 0) written = false;
     out = NULL;
     if (!written) {
-        rc = rec_fail(err, "cannot write %s: %s", buf_str(&tmp), strerror(errno));
+        rc = buf_fail(err, REC_ERR_IO, "cannot write %s: %s", buf_str(&tmp), strerror(errno));
         goto done;
     }
     if (rename(buf_str(&tmp), f->result_path) != 0)
-        rc = rec_fail(err, "cannot rename %s to %s: %s", buf_str(&tmp), f->result_path,
+        rc = buf_fail(err, REC_ERR_IO, "cannot rename %s to %s: %s", buf_str(&tmp), f->result_path,
                       strerror(errno));
 done:
     if (out) fclose(out);

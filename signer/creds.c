@@ -43,16 +43,6 @@ struct creds_chain {
 
 typedef int creds_source_fn(struct creds_chain *ch);
 
-__attribute__((format(printf, 3, 4))) static int creds_fail(struct buf *err, int rc,
-                                                            const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    buf_reset(err);
-    if (buf_vaddf(err, fmt, ap)) rc = CREDS_ERR_NOMEM;
-    va_end(ap);
-    return rc;
-}
-
 static void creds_free_secret(char *s) {
     if (s) OPENSSL_cleanse(s, strlen(s));
     free(s);
@@ -96,9 +86,9 @@ static bool creds_key_id_ok(const char *s) {
 static int creds_set(struct creds_chain *ch, const char *akid, const char *secret,
                      const char *token, time_t expiration) {
     if (!creds_key_id_ok(akid))
-        return creds_fail(ch->err, CREDS_ERR_INVALID,
-                          "%s: the access key id has characters other than A-Z a-z 0-9 - _ . ~",
-                          ch->out->source);
+        return buf_fail(ch->err, CREDS_ERR_INVALID,
+                        "%s: the access key id has characters other than A-Z a-z 0-9 - _ . ~",
+                        ch->out->source);
     bool ok = true;
     ch->out->access_key_id = creds_dup(akid, &ok);
     ch->out->secret_access_key = creds_dup(secret, &ok);
@@ -210,9 +200,9 @@ int creds_parse_json(const char *json, size_t len, bool versioned, time_t now, c
     if (cJSON_IsObject(root))
         problem = creds_json_problem(root, token_field, versioned, &expiration);
     if (problem) {
-        rc = creds_fail(err, rc, "%s: %s", what, problem);
+        rc = buf_fail(err, rc, "%s: %s", what, problem);
     } else if (cJSON_IsString(exp) && expiration <= now) {
-        rc = creds_fail(err, rc, "%s: the credentials expired at %s", what, exp->valuestring);
+        rc = buf_fail(err, rc, "%s: the credentials expired at %s", what, exp->valuestring);
     } else {
         bool unused = false;
         rc = creds_set(&ch, creds_json_string(root, "AccessKeyId", &unused),
@@ -234,9 +224,9 @@ static int creds_from_env(struct creds_chain *ch) {
     if (ch->o->profile) return CREDS_ERR_NOT_FOUND; /* a named profile overrides the environment */
     if (!akid && !secret) return creds_tried(ch, "environment");
     if (!akid || !secret)
-        return creds_fail(ch->err, CREDS_ERR_INVALID, "environment: %s is set but %s is not",
-                          akid ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
-                          akid ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID");
+        return buf_fail(ch->err, CREDS_ERR_INVALID, "environment: %s is set but %s is not",
+                        akid ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
+                        akid ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID");
     creds_source(ch->out, "environment");
     return creds_set(ch, akid, secret, creds_env("AWS_SESSION_TOKEN"), 0);
 }
@@ -277,8 +267,8 @@ static int creds_profiles_load(struct creds_profiles *p, const struct creds_opti
     if (rc) return rc == PROFILE_ERR_NOMEM ? CREDS_ERR_NOMEM : CREDS_ERR_INVALID;
     bool named = o->profile || creds_env("AWS_PROFILE");
     if (named && !profile_exists(p->cred, p->name) && !profile_exists(p->config, p->name))
-        return creds_fail(err, CREDS_ERR_INVALID, "AWS profile '%s' not found in %s or %s", p->name,
-                          buf_str(&p->cred_path), buf_str(&p->config_path));
+        return buf_fail(err, CREDS_ERR_INVALID, "AWS profile '%s' not found in %s or %s", p->name,
+                        buf_str(&p->cred_path), buf_str(&p->config_path));
     return CREDS_OK;
 }
 
@@ -304,10 +294,10 @@ static int creds_from_profile(struct creds_chain *ch) {
     const char *token = creds_setting(p, "aws_session_token", &token_path);
     if (!akid && !secret) return CREDS_ERR_NOT_FOUND;
     if (!akid || !secret)
-        return creds_fail(ch->err, CREDS_ERR_INVALID, "profile '%s' in %s: %s without %s", p->name,
-                          akid ? akid_path : secret_path,
-                          akid ? "aws_access_key_id" : "aws_secret_access_key",
-                          akid ? "aws_secret_access_key" : "aws_access_key_id");
+        return buf_fail(ch->err, CREDS_ERR_INVALID, "profile '%s' in %s: %s without %s", p->name,
+                        akid ? akid_path : secret_path,
+                        akid ? "aws_access_key_id" : "aws_secret_access_key",
+                        akid ? "aws_secret_access_key" : "aws_access_key_id");
     creds_source(ch->out, "profile '%s' in %s", p->name, akid_path);
     return creds_set(ch, akid, secret, token, 0);
 }
@@ -319,11 +309,11 @@ static int creds_unsupported(struct creds_chain *ch) {
     const char *path;
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (creds_setting(&ch->profiles, keys[i], &path))
-            return creds_fail(ch->err, CREDS_ERR_INVALID,
-                              "profile '%s' in %s: %s is not supported; use credential_process = "
-                              "aws configure export-credentials --profile %s --format process "
-                              "in another profile",
-                              ch->profiles.name, path, keys[i], ch->profiles.name);
+            return buf_fail(ch->err, CREDS_ERR_INVALID,
+                            "profile '%s' in %s: %s is not supported; use credential_process = "
+                            "aws configure export-credentials --profile %s --format process "
+                            "in another profile",
+                            ch->profiles.name, path, keys[i], ch->profiles.name);
     return CREDS_ERR_NOT_FOUND;
 }
 
@@ -357,8 +347,8 @@ static int creds_container_token(struct creds_chain *ch, struct buf *token, cons
     int rc = readall_path(file, token);
     if (rc == BUF_ERR_NOMEM) return CREDS_ERR_NOMEM;
     if (rc)
-        return creds_fail(ch->err, CREDS_ERR_FETCH, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE %s: %s",
-                          file, rc == BUF_ERR_CAP ? "too large" : strerror(rc));
+        return buf_fail(ch->err, CREDS_ERR_FETCH, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE %s: %s",
+                        file, rc == BUF_ERR_CAP ? "too large" : strerror(rc));
     while (token->len && strchr(" \t\r\n", token->data[token->len - 1]))
         buf_truncate(token, token->len - 1);
     *out = buf_str(token);
@@ -429,8 +419,8 @@ static int creds_from_imds(struct creds_chain *ch) {
     } else if (rc == METADATA_ERR_NOMEM) {
         rc = CREDS_ERR_NOMEM;
     } else if (rc == METADATA_ERR_INPUT) {
-        rc = creds_fail(ch->err, CREDS_ERR_INVALID, "AWS_EC2_METADATA_SERVICE_ENDPOINT: %s",
-                        buf_str(&why));
+        rc = buf_fail(ch->err, CREDS_ERR_INVALID, "AWS_EC2_METADATA_SERVICE_ENDPOINT: %s",
+                      buf_str(&why));
     } else {
         rc = creds_tried(ch, "instance metadata (%s)", buf_str(&why));
     }
@@ -459,8 +449,8 @@ int creds_resolve(const struct creds_options *o, time_t now, struct creds *out, 
     for (size_t i = 0; rc == CREDS_ERR_NOT_FOUND && i < sizeof sources / sizeof *sources; i++)
         rc = sources[i](&ch);
     if (rc == CREDS_ERR_NOT_FOUND)
-        rc = creds_fail(err, rc, "no AWS credentials: tried %s", buf_str(&ch.tried));
-    if (rc == CREDS_ERR_NOMEM) rc = creds_fail(err, rc, "out of memory");
+        rc = buf_fail(err, rc, "no AWS credentials: tried %s", buf_str(&ch.tried));
+    if (rc == CREDS_ERR_NOMEM) rc = buf_fail(err, rc, "out of memory");
     if (rc) creds_clear(out);
     creds_profiles_free(&ch.profiles);
     buf_free(&ch.tried);
@@ -559,11 +549,11 @@ int creds_cache_get(struct creds_cache *c, time_t now, struct creds *out, struct
         if (c->failed) break;
     }
     if (!creds_valid(c, now)) {
-        rc = creds_fail(err, c->last_rc, "%s", buf_str(&c->last_err));
+        rc = buf_fail(err, c->last_rc, "%s", buf_str(&c->last_err));
     } else if ((rc = creds_copy(out, &c->cur))) {
-        rc = creds_fail(err, rc, "out of memory");
+        rc = buf_fail(err, rc, "out of memory");
     } else if (c->failed) {
-        rc = creds_fail(err, CREDS_OK, "%s", buf_str(&c->last_err));
+        rc = buf_fail(err, CREDS_OK, "%s", buf_str(&c->last_err));
     }
     pthread_mutex_unlock(&c->lock);
     return rc;
@@ -591,13 +581,13 @@ int creds_region(const struct creds_options *o, struct buf *region, struct buf *
     }
     if (rc) goto done;
     if (!v)
-        rc = creds_fail(err, CREDS_ERR_NOT_FOUND,
-                        "no AWS region: AWS_REGION and AWS_DEFAULT_REGION are not set and profile "
-                        "'%s' has no region in %s or %s",
-                        p.name, buf_str(&p.cred_path), buf_str(&p.config_path));
+        rc = buf_fail(err, CREDS_ERR_NOT_FOUND,
+                      "no AWS region: AWS_REGION and AWS_DEFAULT_REGION are not set and profile "
+                      "'%s' has no region in %s or %s",
+                      p.name, buf_str(&p.cred_path), buf_str(&p.config_path));
     else if (!creds_name_ok(v))
-        rc = creds_fail(err, CREDS_ERR_INVALID, "%s: '%s' is not a region name such as us-east-1",
-                        from, v);
+        rc = buf_fail(err, CREDS_ERR_INVALID, "%s: '%s' is not a region name such as us-east-1",
+                      from, v);
     else if (buf_reset(region), buf_adds(region, v))
         rc = CREDS_ERR_NOMEM;
 done:

@@ -29,16 +29,6 @@ static void metadata_curl_init(void) {
     curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-__attribute__((format(printf, 3, 4))) static int metadata_fail(struct buf *err, int rc,
-                                                               const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    buf_reset(err);
-    if (buf_vaddf(err, fmt, ap)) rc = METADATA_ERR_NOMEM;
-    va_end(ap);
-    return rc;
-}
-
 static size_t metadata_write(char *p, size_t size, size_t n, void *ud) {
     return buf_add(ud, p, size * n) ? 0 : size * n;
 }
@@ -79,16 +69,16 @@ static int metadata_http(struct metadata_call *c, struct buf *body, struct buf *
     buf_reset(body);
     metadata_setopts(h, c, hdrs, body, errbuf);
     if (curl_easy_setopt(h, CURLOPT_URL, c->url) != CURLE_OK) {
-        rc = metadata_fail(err, METADATA_ERR_INPUT, "%s: not a usable URL", c->url);
+        rc = buf_fail(err, METADATA_ERR_INPUT, "%s: not a usable URL", c->url);
         goto done;
     }
     CURLcode res = curl_easy_perform(h);
     if (res == CURLE_WRITE_ERROR)
-        rc = metadata_fail(err, METADATA_ERR_REPLY, "%s: reply larger than %zu bytes", c->url,
-                           body->max);
+        rc =
+            buf_fail(err, METADATA_ERR_REPLY, "%s: reply larger than %zu bytes", c->url, body->max);
     else if (res != CURLE_OK)
-        rc = metadata_fail(err, METADATA_ERR_UNREACHABLE, "%s: %s", c->url,
-                           *errbuf ? errbuf : curl_easy_strerror(res));
+        rc = buf_fail(err, METADATA_ERR_UNREACHABLE, "%s: %s", c->url,
+                      *errbuf ? errbuf : curl_easy_strerror(res));
     else
         rc = curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->status) == CURLE_OK
                  ? METADATA_OK
@@ -117,16 +107,16 @@ static int metadata_check_full_url(const char *full, struct buf *err) {
     if (curl_url_set(u, CURLUPART_URL, full, 0) != CURLUE_OK ||
         curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
         curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK)
-        rc = metadata_fail(err, METADATA_ERR_INPUT,
-                           "AWS_CONTAINER_CREDENTIALS_FULL_URI '%s' is not a URL", full);
+        rc = buf_fail(err, METADATA_ERR_INPUT,
+                      "AWS_CONTAINER_CREDENTIALS_FULL_URI '%s' is not a URL", full);
     else if (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0)
-        rc = metadata_fail(err, METADATA_ERR_INPUT,
-                           "AWS_CONTAINER_CREDENTIALS_FULL_URI '%s' is not http or https", full);
+        rc = buf_fail(err, METADATA_ERR_INPUT,
+                      "AWS_CONTAINER_CREDENTIALS_FULL_URI '%s' is not http or https", full);
     else if (strcmp(scheme, "http") == 0 && !metadata_container_host_ok(host))
-        rc = metadata_fail(err, METADATA_ERR_INPUT,
-                           "AWS_CONTAINER_CREDENTIALS_FULL_URI '%s': plain http is only allowed "
-                           "to a loopback address or the ECS/EKS agent",
-                           full);
+        rc = buf_fail(err, METADATA_ERR_INPUT,
+                      "AWS_CONTAINER_CREDENTIALS_FULL_URI '%s': plain http is only allowed "
+                      "to a loopback address or the ECS/EKS agent",
+                      full);
     else
         rc = METADATA_OK;
     curl_free(scheme);
@@ -141,17 +131,17 @@ int metadata_container_url(const char *relative, const char *full, struct buf *u
     buf_reset(url);
     if (relative && *relative) {
         if (relative[0] != '/')
-            return metadata_fail(err, METADATA_ERR_INPUT,
-                                 "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI '%s' does not start "
-                                 "with '/'",
-                                 relative);
+            return buf_fail(err, METADATA_ERR_INPUT,
+                            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI '%s' does not start "
+                            "with '/'",
+                            relative);
         rc = buf_addf(url, METADATA_CONTAINER_BASE "%s", relative) ? METADATA_ERR_NOMEM : 0;
     } else if (full && *full) {
         rc = metadata_check_full_url(full, err);
         if (!rc && buf_adds(url, full)) rc = METADATA_ERR_NOMEM;
     } else {
-        return metadata_fail(err, METADATA_ERR_INPUT,
-                             "neither AWS_CONTAINER_CREDENTIALS_RELATIVE_URI nor _FULL_URI is set");
+        return buf_fail(err, METADATA_ERR_INPUT,
+                        "neither AWS_CONTAINER_CREDENTIALS_RELATIVE_URI nor _FULL_URI is set");
     }
     return rc;
 }
@@ -166,7 +156,7 @@ static bool metadata_header_safe(const char *s) {
 static int metadata_expect_200(struct metadata_call *c, struct buf *reply, struct buf *err) {
     int rc = metadata_http(c, reply, err);
     if (!rc && c->status != 200)
-        rc = metadata_fail(err, METADATA_ERR_REPLY, "%s: HTTP %ld", c->url, c->status);
+        rc = buf_fail(err, METADATA_ERR_REPLY, "%s: HTTP %ld", c->url, c->status);
     return rc;
 }
 
@@ -177,8 +167,8 @@ int metadata_container_fetch(const char *url, const char *token, int timeout_ms,
     struct metadata_call c = {"GET", url, NULL, timeout_ms, 0};
     int rc = METADATA_OK;
     if (token && (!*token || !metadata_header_safe(token)))
-        rc = metadata_fail(err, METADATA_ERR_INPUT,
-                           "the container authorization token is empty or has control characters");
+        rc = buf_fail(err, METADATA_ERR_INPUT,
+                      "the container authorization token is empty or has control characters");
     else if (token && buf_addf(&hdr, "Authorization: %s", token))
         rc = METADATA_ERR_NOMEM;
     c.header = token ? buf_str(&hdr) : NULL;
@@ -205,10 +195,10 @@ static int metadata_imds_token(struct buf *url, size_t base_len, bool v1_disable
                  ? METADATA_ERR_NOMEM
                  : METADATA_OK;
     else if (c.status == 200)
-        rc = metadata_fail(err, METADATA_ERR_REPLY, "%s: unusable token", c.url);
+        rc = buf_fail(err, METADATA_ERR_REPLY, "%s: unusable token", c.url);
     else if (v1_disabled || (c.status != 403 && c.status != 404 && c.status != 405))
-        rc = metadata_fail(err, METADATA_ERR_REPLY, "%s: HTTP %ld%s", c.url, c.status,
-                           v1_disabled ? " (IMDSv1 fallback disabled)" : "");
+        rc = buf_fail(err, METADATA_ERR_REPLY, "%s: HTTP %ld%s", c.url, c.status,
+                      v1_disabled ? " (IMDSv1 fallback disabled)" : "");
 done:
     buf_free_secret(&reply);
     return rc;
@@ -227,16 +217,15 @@ static bool metadata_role_ok(const char *s, size_t n) {
 static int metadata_imds_role(struct metadata_call *c, struct buf *role, struct buf *err) {
     int rc = metadata_http(c, role, err);
     if (!rc && c->status == 404)
-        return metadata_fail(err, METADATA_ERR_NO_ROLE, "%s: no IAM role attached (HTTP 404)",
-                             c->url);
+        return buf_fail(err, METADATA_ERR_NO_ROLE, "%s: no IAM role attached (HTTP 404)", c->url);
     if (!rc && c->status != 200)
-        return metadata_fail(err, METADATA_ERR_REPLY, "%s: HTTP %ld", c->url, c->status);
+        return buf_fail(err, METADATA_ERR_REPLY, "%s: HTTP %ld", c->url, c->status);
     if (rc) return rc;
     size_t n = strcspn(buf_str(role), "\r\n");
     buf_truncate(role, n);
     if (!metadata_role_ok(buf_str(role), n))
-        return metadata_fail(err, n ? METADATA_ERR_REPLY : METADATA_ERR_NO_ROLE, "%s: %s", c->url,
-                             n ? "unexpected role name" : "no IAM role attached");
+        return buf_fail(err, n ? METADATA_ERR_REPLY : METADATA_ERR_NO_ROLE, "%s: %s", c->url,
+                        n ? "unexpected role name" : "no IAM role attached");
     return METADATA_OK;
 }
 
