@@ -135,11 +135,12 @@ int awsj_scrub(struct buf *out, const char *text, size_t n, const struct awsj_se
             i++, run++;
             continue;
         }
-        if (buf_add(out, text + i - run, run) || buf_adds(out, AWSJ_REDACTED)) return BUF_ERR_NOMEM;
+        int rc = buf_add(out, text + i - run, run);
+        if (rc || (rc = buf_adds(out, AWSJ_REDACTED))) return rc;
         i += hit;
         run = 0;
     }
-    return buf_add(out, text + i - run, run) ? BUF_ERR_NOMEM : BUF_OK;
+    return buf_add(out, text + i - run, run);
 }
 
 /* Copies n bytes of s into dst (size bytes) as one line: control characters
@@ -660,7 +661,7 @@ static int awsj_try(struct awsj_loop *l, struct awsj_got *g) {
     struct awsj_client *c = l->c;
     struct awsj_req *r = l->r;
     struct buf cerr;
-    buf_init(&cerr, 4096);
+    buf_init(&cerr, BUF_NO_CAP);
     creds_clear(&r->creds);
     time_t now = c->now(c->ud);
     int rc = AWSJ_OK;
@@ -739,6 +740,7 @@ int awsj_call(struct awsj_client *c, enum awsj_service_id svc, const char *op, c
                              .max = reply->max < c->max_reply ? reply->max : c->max_reply};
         if ((rc = awsj_try(&l, &g))) break;
         c->last.http_status = g.status;
+        c->last.code[0] = '\0'; /* an earlier attempt's is not this one's */
         awsj_request_id(c->last.request_id, g.request_id);
         if (g.res == CURLE_OK && !g.too_large && g.status >= 200 && g.status < 300) break;
         rc = awsj_failed(&l, &g);

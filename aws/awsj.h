@@ -133,7 +133,9 @@ struct awsj_status {
 };
 
 /* One client per thread at a time: it keeps one curl handle (connections are
- * reused) and the last status. Its credential cache may be shared. */
+ * reused) and the last status. Its credential cache may be shared. Clients may
+ * be made and freed on any thread: each one pairs curl_global_init and
+ * curl_global_cleanup, thread-safe in Debian 12's libcurl 7.88 ("threadsafe"). */
 struct awsj_client;
 
 /* Makes a client; returns 0, or AWSJ_ERR_INPUT / _NOMEM with one line in err.
@@ -201,7 +203,8 @@ struct awsj_secrets {
 
 /* Appends n bytes of text to out with every echo of a secret replaced by
  * AWSJ_REDACTED: an echo is the secret's first AWSJ_SECRET_PREFIX characters
- * (the whole secret when shorter) and as many more as go on matching it. */
+ * (the whole secret when shorter) and as many more as go on matching it.
+ * Returns 0 or BUF_ERR_* (out then holds part of it). */
 __attribute__((warn_unused_result)) int awsj_scrub(struct buf *out, const char *text, size_t n,
                                                    const struct awsj_secrets *secrets);
 

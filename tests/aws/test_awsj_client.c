@@ -333,7 +333,9 @@ static void test_throttling(void) {
     buf_init(&err, BUF_NO_CAP);
     CHECK_INT(call(c, AWSJ_LOGS, "FilterLogEvents", "throttle2", &reply, &err), AWSJ_OK);
     CHECK_INT(awsj_last(c)->attempts, 3);
-    CHECK_INT(reply_str(&reply, "target")[0] != '\0', 1);
+    CHECK_STR(awsj_last(c)->code, ""); /* the throttles' code went with them */
+    CHECK_INT(awsj_last(c)->http_status, 200);
+    CHECK_STR(reply_str(&reply, "target"), "Logs_20140328.FilterLogEvents");
     CHECK_INT(f.n_sleeps, 2);
     /* Full jitter after throttling: r * min(20 s, 1 s * 2^(n-1)). */
     CHECK_INT(f.sleeps[0], 500);
