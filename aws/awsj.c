@@ -491,6 +491,11 @@ static void awsj_req_free(struct awsj_req *r) {
     creds_clear(&r->creds);
 }
 
+/* The attempt's secrets, to keep out of what the server says. */
+static struct awsj_secrets awsj_req_secrets(const struct awsj_req *r) {
+    return (struct awsj_secrets){{r->creds.secret_access_key, r->creds.session_token}};
+}
+
 static void awsj_header(struct awsj_req *r, const char *name, const char *value) {
     r->headers[r->n_headers++] = (struct sigv4_header){name, strlen(name), value, strlen(value)};
 }
@@ -633,17 +638,13 @@ static bool awsj_transient(CURLcode res) {
     }
 }
 
-/* The request id: letters, digits and '-' only, as AWS writes them. */
-static void awsj_request_id(char *dst, const char *src) {
-    size_t n = 0;
-    for (; src[n] && n < AWSJ_CODE_MAX - 1; n++) {
-        char ch = src[n];
-        dst[n] = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                         ch == '-'
-                     ? ch
-                     : '?';
-    }
-    dst[n] = '\0';
+/* The request id, scrubbed: letters, digits and '-' as AWS writes them, others '?'. */
+static void awsj_request_id(char *dst, const char *src, const struct awsj_secrets *secrets) {
+    awsj_clean(dst, AWSJ_CODE_MAX, src, strlen(src), secrets);
+    for (char *p = dst; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '-' || *p == '<' || *p == '>'))
+            *p = '?';
 }
 
 /* The state of one call across its attempts. */
@@ -699,7 +700,7 @@ static int awsj_failed(struct awsj_loop *l, struct awsj_got *g) {
         }
     } else {
         struct awsj_reply_error e;
-        struct awsj_secrets sec = {{r->creds.secret_access_key, r->creds.session_token}};
+        struct awsj_secrets sec = awsj_req_secrets(r);
         awsj_parse_error(r->s->query_mode ? g->query_error : NULL, g->error_type, l->reply->data,
                          l->reply->len, &sec, &e);
         memcpy(c->last.code, e.code, sizeof e.code);
@@ -741,7 +742,8 @@ int awsj_call(struct awsj_client *c, enum awsj_service_id svc, const char *op, c
         if ((rc = awsj_try(&l, &g))) break;
         c->last.http_status = g.status;
         c->last.code[0] = '\0'; /* an earlier attempt's is not this one's */
-        awsj_request_id(c->last.request_id, g.request_id);
+        struct awsj_secrets sec = awsj_req_secrets(&r);
+        awsj_request_id(c->last.request_id, g.request_id, &sec);
         if (g.res == CURLE_OK && !g.too_large && g.status >= 200 && g.status < 300) break;
         rc = awsj_failed(&l, &g);
         if (rc == 1)

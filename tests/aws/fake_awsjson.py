@@ -31,6 +31,7 @@ The body's "case" picks the reply ("ok" when absent); counts per case are kept:
   denied-header the same with the code in x-amzn-ErrorType and "Message"
   unavailable   503 ServiceUnavailableException, always
   echo          400 echoing the session token and the secret key
+  echo-id       200 ok with the session token as x-amzn-RequestId
   big           200 with a body of --big bytes
   query-error   400 with x-amzn-query-error: ResourceNotFound;Sender
   counts        200 {"counts": {case: requests}}
@@ -115,7 +116,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/x-amz-json-1.1")
         self.send_header("Content-Length", str(len(data)))
-        self.send_header("x-amzn-RequestId", "req-%d" % self.server.next_id())
+        if not any(k.lower() == "x-amzn-requestid" for k, _ in headers):
+            self.send_header("x-amzn-RequestId", "req-%d" % self.server.next_id())
         for k, v in headers:
             self.send_header(k, v)
         self.end_headers()
@@ -235,6 +237,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(400, {"__type": "UnrecognizedClientException",
                                     "message": "The security token %s with key %s is invalid."
                                                % (self.server.tokens.get(akid), self.server.keys[akid])})
+        if case == "echo-id":
+            return self.reply(200, seen, [("x-amzn-RequestId", self.server.tokens.get(akid))])
         if case == "big":
             return self.reply(200, {"data": "x" * self.server.big})
         if case == "query-error":

@@ -454,6 +454,8 @@ static void test_secrets_and_size(void) {
     CHECK_INT(call(c, AWSJ_LOGS, "FilterLogEvents", "echo", &reply, &err), AWSJ_ERR_SERVICE);
     CHECK_STR(buf_str(&err), "logs FilterLogEvents: UnrecognizedClientException: The security "
                              "token <redacted> with key <redacted> is invalid. (HTTP 400)");
+    CHECK_INT(call(c, AWSJ_LOGS, "FilterLogEvents", "echo-id", &reply, &err), AWSJ_OK);
+    CHECK_STR(awsj_last(c)->request_id, "<redacted>");
     awsj_client_free(c);
     /* A reply past the cap is refused, and not retried. */
     struct awsj_config cfg = {.region = "us-east-1",
