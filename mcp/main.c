@@ -1,5 +1,6 @@
 /* sm-mcp: the MCP server of wrk-sagemaker, for AI coding agents (stdio). */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,17 +51,17 @@ static int usage_error(const char *msg, const char *arg) {
 int main(int argc, char **argv) {
     if (argc > 1) {
         const char *a = argv[1];
+        bool help = strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
+        bool version = strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0;
+        if (!help && !version)
+            return usage_error(a[0] == '-' ? "unknown option" : "unexpected argument", a);
         if (argc > 2) return usage_error("unexpected argument", argv[2]);
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        if (help)
             fputs(usage, stdout);
-            return 0;
-        }
-        if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+        else
             printf("sm-mcp %s (MCP %s, 2025-06-18, 2025-03-26, 2024-11-05)\n", SM_VERSION,
                    MCP_SERVER_LATEST_VERSION);
-            return 0;
-        }
-        return usage_error(a[0] == '-' ? "unknown option" : "unexpected argument", a);
+        return 0;
     }
     signal(SIGPIPE, SIG_IGN); /* a closed stdout is a write error, not a silent death */
     struct buf err;

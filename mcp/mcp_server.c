@@ -306,14 +306,15 @@ static cJSON *tool_json(const struct entry *e, int v) {
     return NULL;
 }
 
-/* Reads a cursor this server gave ("t" and the index of the next tool).
- * Returns the index, or 0 when the cursor is not one of ours. */
+/* Reads a cursor this server gives ("t" and the index of the first tool of a
+ * page past the first). Returns the index, or 0 when it is not one. */
 static size_t read_cursor(const struct mcp_server *s, const char *c) {
-    if (c[0] != 't' || c[1] < '1' || c[1] > '9') return 0;
+    if (!s->page_size || c[0] != 't' || c[1] < '1' || c[1] > '9') return 0;
     char *end;
     errno = 0;
     unsigned long long i = strtoull(c + 1, &end, 10);
-    return errno || *end || i >= s->ntools ? 0 : (size_t)i;
+    bool ok = !errno && !*end && i < s->ntools && i % s->page_size == 0;
+    return ok ? (size_t)i : 0;
 }
 
 static void do_tools_list(struct mcp_server *s, const cJSON *id, const cJSON *params) {
@@ -668,7 +669,7 @@ int mcp_server_run(struct mcp_server *s, int in_fd, int out_fd, struct buf *err)
     } else if (rc != MCP_RPC_EOF) {
         status = rc == MCP_RPC_ERR_NOMEM ? MCP_SERVER_ERR_NOMEM : MCP_SERVER_ERR_IO;
         (void)!buf_addf(err, "cannot read the input: %s",
-                       rc == MCP_RPC_ERR_NOMEM ? "out of memory" : strerror(errno));
+                        rc == MCP_RPC_ERR_NOMEM ? "out of memory" : strerror(errno));
     }
     mcp_rpc_in_free(&s->in);
     return status;
