@@ -68,8 +68,9 @@ static long in_read(struct mcp_rpc_in *in) {
  * them when none has come yet. */
 static void in_skip(struct mcp_rpc_in *in) {
     size_t avail = in->data.len - in->head;
+    if (!avail) return;
     const char *start = in->data.data + in->head;
-    const char *nl = avail ? memchr(start, '\n', avail) : NULL;
+    const char *nl = memchr(start, '\n', avail);
     if (!nl) {
         in->head = in->data.len;
         return;
@@ -84,6 +85,7 @@ static void in_skip(struct mcp_rpc_in *in) {
  * MCP_RPC_ERR_LONG when the bytes at head already pass the cap, or NEED_MORE. */
 static int in_find(struct mcp_rpc_in *in, const char **line, size_t *len) {
     size_t avail = in->data.len - in->head;
+    if (!avail) return NEED_MORE; /* (and no pointer arithmetic on an empty buffer) */
     const char *start = in->data.data + in->head;
     const char *nl = avail > in->clean ? memchr(start + in->clean, '\n', avail - in->clean) : NULL;
     if (nl) {
