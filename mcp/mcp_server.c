@@ -34,7 +34,7 @@ struct mcp_server {
     FILE *log;
     /* The session. */
     int version;       /* enum version, V_NONE before initialize */
-    bool client_ready; /* notifications/initialized arrived */
+    bool client_ready; /* notifications/initialized arrived (or its absence was logged) */
     bool out_failed;   /* a write failed: the session ends */
     struct mcp_rpc_in in;
     struct mcp_rpc_out out;
@@ -338,10 +338,8 @@ static void do_tools_list(struct mcp_server *s, const cJSON *id, const cJSON *pa
     if (ok && end < s->ntools) ok = cJSON_AddStringToObject(r, "nextCursor", next) != NULL;
     if (!ok) {
         cJSON_Delete(r);
-        {
-            fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
-            return;
-        }
+        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
+        return;
     }
     reply(s, id, r);
 }
@@ -453,54 +451,52 @@ static void run_tool(struct mcp_server *s, const cJSON *id, const struct entry *
     mcp_tool_call_free(&c);
 }
 
-/* Arguments that fail the input schema: a tool execution error from
- * 2025-11-25 on, a protocol error before. */
-static void bad_arguments(struct mcp_server *s, const cJSON *id, const char *tool,
-                          const char *why) {
-    if (s->version < V2025_11_25) {
-        fail(s, id, MCP_RPC_INVALID_PARAMS, "Invalid arguments for tool %s: %s", tool, why);
-        return;
-    }
+/* Replies with an isError result of one text block (printf-style). */
+__attribute__((format(printf, 3, 4))) static void tool_error(struct mcp_server *s, const cJSON *id,
+                                                             const char *fmt, ...) {
+    struct buf text;
+    buf_init(&text, 4096);
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = buf_vaddf(&text, fmt, ap);
+    va_end(ap);
     struct mcp_call c;
     cJSON *r = NULL;
-    if (mcp_tool_call_init(&c) == 0 &&
-        mcp_tool_fail(&c, "Invalid arguments for tool %s: %s", tool, why) == MCP_TOOL_FAILED)
-        r = call_result(s, &c, true);
-    mcp_tool_call_free(&c);
-    if (r) {
-        reply(s, id, r);
-        return;
+    if (!rc && mcp_tool_call_init(&c) == MCP_TOOL_OK) {
+        if (mcp_tool_text_n(&c, buf_str(&text), text.len) == MCP_TOOL_OK)
+            r = call_result(s, &c, true);
+        mcp_tool_call_free(&c);
     }
-    fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
+    buf_free(&text);
+    if (r)
+        reply(s, id, r);
+    else
+        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
 }
 
-/* The tools/call checks that come before the handler; true when it may run. */
+/* The tools/call checks that come before the handler; true when it may run.
+ * Arguments that fail the input schema are a tool execution error from
+ * 2025-11-25 on, a protocol error before. */
 static bool call_allowed(struct mcp_server *s, const cJSON *id, const struct entry *e,
                          const cJSON *args) {
     struct buf why;
     buf_init(&why, 1024);
     int rc = mcp_schema_validate(e->input, args, &why);
-    if (rc == MCP_SCHEMA_ERR_INVALID)
-        bad_arguments(s, id, e->tool->name, buf_str(&why));
+    if (rc == MCP_SCHEMA_ERR_INVALID && s->version < V2025_11_25)
+        fail(s, id, MCP_RPC_INVALID_PARAMS, "Invalid arguments for tool %s: %s", e->tool->name,
+             buf_str(&why));
+    else if (rc == MCP_SCHEMA_ERR_INVALID)
+        tool_error(s, id, "Invalid arguments for tool %s: %s", e->tool->name, buf_str(&why));
     else if (rc)
         fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
     buf_free(&why);
     if (rc) return false;
     if (!e->destructive || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "confirm")))
         return true;
-    struct mcp_call c;
-    cJSON *r = NULL;
-    if (mcp_tool_call_init(&c) == 0 &&
-        mcp_tool_fail(&c,
-                      "%s is destructive and was not run: describe to the user what it will "
-                      "do, and call it again with \"confirm\": true only after they agree",
-                      e->tool->name) == MCP_TOOL_FAILED)
-        r = call_result(s, &c, true);
-    mcp_tool_call_free(&c);
-    if (r)
-        reply(s, id, r);
-    else
-        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
+    tool_error(s, id,
+               "%s is destructive and was not run: describe to the user what it will do, and "
+               "call it again with \"confirm\": true only after they agree",
+               e->tool->name);
     return false;
 }
 
@@ -553,15 +549,17 @@ static void do_request(struct mcp_server *s, const struct mcp_rpc_msg *m, bool i
             fail(s, m->id, MCP_RPC_INVALID_REQUEST, "initialize: already initialized");
             return;
         }
-        {
-            do_initialize(s, m->id, m->params);
-            return;
-        }
+        do_initialize(s, m->id, m->params);
+        return;
     }
     if (s->version == V_NONE) {
         fail(s, m->id, MCP_RPC_INVALID_REQUEST,
              "Not initialized: the first request must be initialize");
         return;
+    }
+    if (!s->client_ready) { /* served anyway: some clients never send it */
+        server_log(s, "%s before notifications/initialized", method);
+        s->client_ready = true; /* (said once) */
     }
     if (strcmp(method, "tools/list") == 0) {
         do_tools_list(s, m->id, m->params);
