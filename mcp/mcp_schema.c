@@ -258,8 +258,25 @@ static int validate_enum(const cJSON *node, const cJSON *v, const struct path *p
     return rc;
 }
 
+static int validate_array(const cJSON *node, const cJSON *v, struct path *p, struct buf *err) {
+    int rc = validate_count(node, "minItems", "maxItems", (double)cJSON_GetArraySize(v), "items", p,
+                            err);
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(node, "items"), *e;
+    int i = 0;
+    cJSON_ArrayForEach(e, v) {
+        if (rc || !items) return rc;
+        char index[24];
+        snprintf(index, sizeof index, "[%d]", i++);
+        size_t old = path_push(p, "", index);
+        rc = validate_node(items, e, p, err);
+        path_pop(p, old);
+    }
+    return rc;
+}
+
 static int validate_node(const cJSON *node, const cJSON *v, struct path *p, struct buf *err) {
     enum node_type t = node_type(node);
+    if (t == T_NONE) return MCP_SCHEMA_ERR_SCHEMA; /* not a checked schema */
     if (!value_has_type(v, t)) {
         const char *want = t == T_INTEGER || t == T_ARRAY || t == T_OBJECT ? "an " : "a ";
         buf_reset(err);
@@ -279,21 +296,8 @@ static int validate_node(const cJSON *node, const cJSON *v, struct path *p, stru
     case T_INTEGER:
     case T_NUMBER:
         return validate_count(node, "minimum", "maximum", v->valuedouble, "value", p, err);
-    case T_ARRAY: {
-        rc = validate_count(node, "minItems", "maxItems", (double)cJSON_GetArraySize(v), "items", p,
-                            err);
-        const cJSON *items = cJSON_GetObjectItemCaseSensitive(node, "items"), *e;
-        int i = 0;
-        cJSON_ArrayForEach(e, v) {
-            if (rc || !items) break;
-            char index[24];
-            snprintf(index, sizeof index, "[%d]", i++);
-            size_t old = path_push(p, "", index);
-            rc = validate_node(items, e, p, err);
-            path_pop(p, old);
-        }
-        return rc;
-    }
+    case T_ARRAY:
+        return validate_array(node, v, p, err);
     default:
         return MCP_SCHEMA_OK;
     }

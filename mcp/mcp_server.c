@@ -156,7 +156,8 @@ static int check_entry(const struct entry *e, struct buf *err) {
 static int grow(struct mcp_server *s, struct buf *err) {
     struct entry *tools = realloc(s->tools, (s->ntools + 1) * sizeof *tools);
     if (tools) s->tools = tools;
-    const struct mcp_tool **list = realloc(s->list, (s->ntools + 1) * sizeof *list);
+    const struct mcp_tool **list =
+        realloc(s->list, (s->ntools + 1) * sizeof(const struct mcp_tool *));
     if (list) s->list = list;
     if (tools && list) return MCP_SERVER_OK;
     buf_reset(err);
@@ -616,7 +617,9 @@ static void do_batch(struct mcp_server *s, const cJSON *batch) {
         return;
     }
     const cJSON *m;
-    cJSON_ArrayForEach(m, batch) do_message(s, m, true);
+    cJSON_ArrayForEach(m, batch) {
+        do_message(s, m, true);
+    }
     cJSON *replies = s->out.batch;
     s->out.batch = NULL;
     if (cJSON_GetArraySize(replies)) sent(s, mcp_rpc_write(s->out.fd, replies));

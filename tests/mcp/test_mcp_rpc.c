@@ -51,7 +51,7 @@ static void test_reader_cases(void) {
     for (size_t i = 0; i < sizeof reader_cases / sizeof reader_cases[0]; i++) {
         const struct reader_case *c = &reader_cases[i];
         char *got = read_all(c->in, strlen(c->in), c->max);
-        if (strcmp(got, c->want)) fprintf(stderr, "-- reader case %s\n", c->name);
+        if (strcmp(got, c->want) != 0) fprintf(stderr, "-- reader case %s\n", c->name);
         CHECK_STR(got, c->want);
         free(got);
     }
