@@ -1,0 +1,315 @@
+#include "mcp_schema.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+enum node_type { T_OBJECT, T_STRING, T_INTEGER, T_NUMBER, T_BOOLEAN, T_ARRAY, T_NONE };
+
+static const char *const type_names[] = {"object", "string",  "integer",
+                                         "number", "boolean", "array"};
+
+/* Keywords allowed for a type (annotations are allowed everywhere). */
+static const char *const type_keywords[][5] = {
+    [T_OBJECT] = {"properties", "required", "additionalProperties"},
+    [T_STRING] = {"enum", "minLength", "maxLength"},
+    [T_INTEGER] = {"enum", "minimum", "maximum"},
+    [T_NUMBER] = {"enum", "minimum", "maximum"},
+    [T_BOOLEAN] = {0},
+    [T_ARRAY] = {"items", "minItems", "maxItems"},
+};
+
+static const char *const annotations[] = {"type", "description", "title", "default", "examples"};
+
+static enum node_type node_type(const cJSON *node) {
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(node, "type");
+    if (!cJSON_IsString(t)) return T_NONE;
+    for (int i = 0; i < T_NONE; i++)
+        if (strcmp(t->valuestring, type_names[i]) == 0) return (enum node_type)i;
+    return T_NONE;
+}
+
+static bool in_list(const char *s, const char *const *list, size_t n) {
+    for (size_t i = 0; i < n && list[i]; i++)
+        if (strcmp(s, list[i]) == 0) return true;
+    return false;
+}
+
+/* A path for messages: "" at the root, else `"a"`, `"a.b"`, `"a[]"`. */
+struct path {
+    char text[256];
+    size_t len;
+};
+
+static size_t path_push(struct path *p, const char *sep, const char *name) {
+    size_t old = p->len;
+    int n = snprintf(p->text + p->len, sizeof p->text - p->len, "%s%s", p->len ? sep : "", name);
+    if (n > 0)
+        p->len += (size_t)n < sizeof p->text - p->len ? (size_t)n : sizeof p->text - p->len - 1;
+    return old;
+}
+
+static void path_pop(struct path *p, size_t old) {
+    p->len = old;
+    p->text[old] = '\0';
+}
+
+static int schema_fail(struct buf *err, const struct path *p, const char *what) {
+    buf_reset(err);
+    if (buf_addf(err, "schema%s%s%s: %s", p->len ? " node \"" : "", p->text, p->len ? "\"" : "",
+                 what))
+        return MCP_SCHEMA_ERR_NOMEM;
+    return MCP_SCHEMA_ERR_SCHEMA;
+}
+
+static bool is_count(const cJSON *v) {
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble == floor(v->valuedouble) &&
+           v->valuedouble <= 1e15;
+}
+
+static bool value_has_type(const cJSON *v, enum node_type t);
+
+static int check_node(const cJSON *node, struct path *p, int depth, struct buf *err);
+
+static int check_object(const cJSON *node, struct path *p, int depth, struct buf *err) {
+    const cJSON *props = cJSON_GetObjectItemCaseSensitive(node, "properties");
+    if (props && !cJSON_IsObject(props)) return schema_fail(err, p, "properties must be an object");
+    const cJSON *prop;
+    cJSON_ArrayForEach(prop, props) {
+        size_t old = path_push(p, ".", prop->string);
+        int rc = check_node(prop, p, depth + 1, err);
+        if (rc) return rc;
+        path_pop(p, old);
+    }
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(node, "required"), *r;
+    if (req && !cJSON_IsArray(req)) return schema_fail(err, p, "required must be an array");
+    cJSON_ArrayForEach(r, req) {
+        if (!cJSON_IsString(r)) return schema_fail(err, p, "required must list names");
+        if (!cJSON_GetObjectItemCaseSensitive(props, r->valuestring))
+            return schema_fail(err, p, "required names a property that is not declared");
+    }
+    const cJSON *add = cJSON_GetObjectItemCaseSensitive(node, "additionalProperties");
+    if (add && !cJSON_IsBool(add))
+        return schema_fail(err, p, "additionalProperties must be true or false");
+    return MCP_SCHEMA_OK;
+}
+
+static int check_limits(const cJSON *node, enum node_type t, struct path *p, struct buf *err) {
+    static const char *const counts[] = {"minLength", "maxLength", "minItems", "maxItems"};
+    for (size_t i = 0; i < 4; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(node, counts[i]);
+        if (v && !is_count(v)) return schema_fail(err, p, "a length limit must be a count");
+    }
+    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(node, "minimum");
+    const cJSON *hi = cJSON_GetObjectItemCaseSensitive(node, "maximum");
+    if ((lo && !cJSON_IsNumber(lo)) || (hi && !cJSON_IsNumber(hi)))
+        return schema_fail(err, p, "minimum and maximum must be numbers");
+    const cJSON *en = cJSON_GetObjectItemCaseSensitive(node, "enum"), *e;
+    if (en && (!cJSON_IsArray(en) || !cJSON_GetArraySize(en)))
+        return schema_fail(err, p, "enum must be a non-empty array");
+    cJSON_ArrayForEach(e, en) {
+        if (!value_has_type(e, t)) return schema_fail(err, p, "an enum value has the wrong type");
+    }
+    return MCP_SCHEMA_OK;
+}
+
+static int check_node(const cJSON *node, struct path *p, int depth, struct buf *err) {
+    if (depth >= MCP_SCHEMA_MAX_DEPTH) return schema_fail(err, p, "nested too deep");
+    if (!cJSON_IsObject(node)) return schema_fail(err, p, "must be an object");
+    enum node_type t = node_type(node);
+    if (t == T_NONE) return schema_fail(err, p, "type must be one of the supported types");
+    const cJSON *kw;
+    cJSON_ArrayForEach(kw, node) {
+        if (in_list(kw->string, annotations, 5) || in_list(kw->string, type_keywords[t], 5))
+            continue;
+        buf_reset(err);
+        if (buf_addf(err, "schema%s%s%s: keyword \"%s\" is not supported for type %s",
+                     p->len ? " node \"" : "", p->text, p->len ? "\"" : "", kw->string,
+                     type_names[t]))
+            return MCP_SCHEMA_ERR_NOMEM;
+        return MCP_SCHEMA_ERR_SCHEMA;
+    }
+    if (t == T_OBJECT) return check_object(node, p, depth, err);
+    if (t == T_ARRAY) {
+        const cJSON *items = cJSON_GetObjectItemCaseSensitive(node, "items");
+        if (items) {
+            size_t old = path_push(p, "", "[]");
+            int rc = check_node(items, p, depth + 1, err);
+            if (rc) return rc;
+            path_pop(p, old);
+        }
+    }
+    return check_limits(node, t, p, err);
+}
+
+int mcp_schema_check(const cJSON *schema, struct buf *err) {
+    struct path p = {.len = 0};
+    p.text[0] = '\0';
+    return check_node(schema, &p, 0, err);
+}
+
+/* ---- validation ---- */
+
+static bool value_has_type(const cJSON *v, enum node_type t) {
+    switch (t) {
+    case T_OBJECT:
+        return cJSON_IsObject(v);
+    case T_STRING:
+        return cJSON_IsString(v);
+    case T_INTEGER:
+        return cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
+               v->valuedouble == floor(v->valuedouble);
+    case T_NUMBER:
+        return cJSON_IsNumber(v);
+    case T_BOOLEAN:
+        return cJSON_IsBool(v);
+    case T_ARRAY:
+        return cJSON_IsArray(v);
+    default:
+        return false;
+    }
+}
+
+static const char *value_kind(const cJSON *v) {
+    if (cJSON_IsString(v)) return "a string";
+    if (cJSON_IsNumber(v)) return "a number";
+    if (cJSON_IsBool(v)) return "a boolean";
+    if (cJSON_IsArray(v)) return "an array";
+    if (cJSON_IsObject(v)) return "an object";
+    return "null";
+}
+
+static int invalid(struct buf *err, const struct path *p, const char *fmt, const char *a,
+                   const char *b) {
+    buf_reset(err);
+    int rc = p->len ? buf_addf(err, "argument \"%s\": ", p->text) : buf_adds(err, "arguments: ");
+    if (!rc) rc = buf_addf(err, fmt, a, b);
+    return rc ? MCP_SCHEMA_ERR_NOMEM : MCP_SCHEMA_ERR_INVALID;
+}
+
+static size_t utf8_length(const char *s) {
+    size_t n = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80) n++;
+    return n;
+}
+
+static int validate_node(const cJSON *node, const cJSON *v, struct path *p, struct buf *err);
+
+static int validate_object(const cJSON *node, const cJSON *v, struct path *p, struct buf *err) {
+    const cJSON *props = cJSON_GetObjectItemCaseSensitive(node, "properties");
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(node, "required")) {
+        if (cJSON_GetObjectItemCaseSensitive(v, r->valuestring)) continue;
+        buf_reset(err);
+        int rc = buf_addf(err, "missing required argument \"%s%s%s\"", p->text, p->len ? "." : "",
+                          r->valuestring);
+        return rc ? MCP_SCHEMA_ERR_NOMEM : MCP_SCHEMA_ERR_INVALID;
+    }
+    const cJSON *add = cJSON_GetObjectItemCaseSensitive(node, "additionalProperties");
+    const cJSON *m;
+    cJSON_ArrayForEach(m, v) {
+        const cJSON *sub = cJSON_GetObjectItemCaseSensitive(props, m->string);
+        size_t old = path_push(p, ".", m->string);
+        if (!sub && cJSON_IsFalse(add)) {
+            buf_reset(err);
+            int rc = buf_addf(err, "unknown argument \"%s\"", p->text);
+            return rc ? MCP_SCHEMA_ERR_NOMEM : MCP_SCHEMA_ERR_INVALID;
+        }
+        int rc = sub ? validate_node(sub, m, p, err) : MCP_SCHEMA_OK;
+        if (rc) return rc;
+        path_pop(p, old);
+    }
+    return MCP_SCHEMA_OK;
+}
+
+/* Checks n (a value, a length or a count) against the node's limits; what is
+ * "value", "characters" or "items" and words the message. */
+static int validate_count(const cJSON *node, const char *lo_kw, const char *hi_kw, double n,
+                          const char *what, const struct path *p, struct buf *err) {
+    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(node, lo_kw);
+    const cJSON *hi = cJSON_GetObjectItemCaseSensitive(node, hi_kw);
+    bool value = strcmp(what, "value") == 0;
+    char lim[64];
+    if (lo && n < lo->valuedouble) {
+        snprintf(lim, sizeof lim, "%.17g", lo->valuedouble);
+        return invalid(err, p, value ? "must be at least %s%s" : "must have at least %s %s", lim,
+                       value ? "" : what);
+    }
+    if (hi && n > hi->valuedouble) {
+        snprintf(lim, sizeof lim, "%.17g", hi->valuedouble);
+        return invalid(err, p, value ? "must be at most %s%s" : "must have at most %s %s", lim,
+                       value ? "" : what);
+    }
+    return MCP_SCHEMA_OK;
+}
+
+static int validate_enum(const cJSON *node, const cJSON *v, const struct path *p, struct buf *err) {
+    const cJSON *en = cJSON_GetObjectItemCaseSensitive(node, "enum"), *e;
+    if (!en) return MCP_SCHEMA_OK;
+    cJSON_ArrayForEach(e, en) {
+        if (cJSON_Compare(e, v, 1)) return MCP_SCHEMA_OK;
+    }
+    char *choices = cJSON_PrintUnformatted(en);
+    if (!choices) return MCP_SCHEMA_ERR_NOMEM;
+    int rc = invalid(err, p, "must be one of %s%s", choices, "");
+    cJSON_free(choices);
+    return rc;
+}
+
+static int validate_array(const cJSON *node, const cJSON *v, struct path *p, struct buf *err) {
+    int rc = validate_count(node, "minItems", "maxItems", (double)cJSON_GetArraySize(v), "items", p,
+                            err);
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(node, "items"), *e;
+    int i = 0;
+    cJSON_ArrayForEach(e, v) {
+        if (rc || !items) return rc;
+        char index[24];
+        snprintf(index, sizeof index, "[%d]", i++);
+        size_t old = path_push(p, "", index);
+        rc = validate_node(items, e, p, err);
+        path_pop(p, old);
+    }
+    return rc;
+}
+
+static int validate_node(const cJSON *node, const cJSON *v, struct path *p, struct buf *err) {
+    enum node_type t = node_type(node);
+    if (t == T_NONE) return MCP_SCHEMA_ERR_SCHEMA; /* not a checked schema */
+    if (!value_has_type(v, t)) {
+        const char *want = t == T_INTEGER || t == T_ARRAY || t == T_OBJECT ? "an " : "a ";
+        buf_reset(err);
+        int rc =
+            p->len ? buf_addf(err, "argument \"%s\": ", p->text) : buf_adds(err, "arguments: ");
+        if (!rc) rc = buf_addf(err, "expected %s%s, got %s", want, type_names[t], value_kind(v));
+        return rc ? MCP_SCHEMA_ERR_NOMEM : MCP_SCHEMA_ERR_INVALID;
+    }
+    int rc = validate_enum(node, v, p, err);
+    if (rc) return rc;
+    switch (t) {
+    case T_OBJECT:
+        return validate_object(node, v, p, err);
+    case T_STRING:
+        return validate_count(node, "minLength", "maxLength", (double)utf8_length(v->valuestring),
+                              "characters", p, err);
+    case T_INTEGER:
+    case T_NUMBER:
+        return validate_count(node, "minimum", "maximum", v->valuedouble, "value", p, err);
+    case T_ARRAY:
+        return validate_array(node, v, p, err);
+    default:
+        return MCP_SCHEMA_OK;
+    }
+}
+
+int mcp_schema_validate(const cJSON *schema, const cJSON *value, struct buf *err) {
+    struct path p = {.len = 0};
+    p.text[0] = '\0';
+    return validate_node(schema, value, &p, err);
+}
+
+const cJSON *mcp_schema_property(const cJSON *schema, const char *name) {
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(schema, "properties"),
+                                            name);
+}

@@ -1,0 +1,24 @@
+#include "tools.h"
+
+/* The tools sm-mcp serves, in tools/list order. To add a tool: write
+ * tool_<name>.c defining `const struct mcp_tool tool_<name>` (see
+ * mcp_tool.h), add X(<name>) here and the file to CMakeLists.txt. */
+#define SM_MCP_TOOLS(X) X(get_help)
+
+#define DECLARE(name) extern const struct mcp_tool tool_##name;
+SM_MCP_TOOLS(DECLARE)
+
+#define ENTRY(name) &tool_##name,
+static const struct mcp_tool *const table[] = {SM_MCP_TOOLS(ENTRY)};
+
+int tools_register(struct mcp_server *s, void *user, struct buf *err) {
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        int rc = mcp_server_add(s, table[i], user, err);
+        if (rc) return rc;
+    }
+    return MCP_SERVER_OK;
+}
+
+size_t tools_count(void) {
+    return sizeof table / sizeof table[0];
+}
