@@ -381,19 +381,21 @@ static uint32_t name_hash(const char *s, size_t n) {
 
 /* Sets up the hash table for a section of hlen bytes: room at half load for
  * every distinct name it could hold (one empty name, then 3 bytes or more per
- * header). Entries are offsets + 1 into the section, 0 = free. */
-static int dup_table(struct evs_decoder *d, size_t hlen) {
+ * header). Entries are offsets + 1 into the section, 0 = free. Returns the
+ * mask of the part in use (the block may be larger, from an earlier message),
+ * or 0 when out of memory. */
+static size_t dup_table(struct evs_decoder *d, size_t hlen) {
     size_t need = 64;
     while (need < 2 * (hlen / 3 + 2)) need *= 2;
     if (need > d->dup_cap) {
         uint32_t *t = malloc(need * sizeof *t);
-        if (!t) return EVS_ERR_NOMEM;
+        if (!t) return 0;
         free(d->dup);
         d->dup = t;
         d->dup_cap = need;
     }
     memset(d->dup, 0, need * sizeof *d->dup);
-    return 0;
+    return need - 1;
 }
 
 /* Adds the name of the header at offset off (0-based, into section s) to the
@@ -429,8 +431,8 @@ static int check_headers(struct evs_decoder *d, const uint8_t *s, size_t hlen, s
             offs[n] = off;
         } else {
             if (n == EVS_DUP_PAIRWISE) {
-                if (dup_table(d, hlen) < 0) return fail(d, err, EVS_ERR_NOMEM, "out of memory");
-                mask = d->dup_cap - 1;
+                if (!(mask = dup_table(d, hlen)))
+                    return fail(d, err, EVS_ERR_NOMEM, "out of memory");
                 for (size_t i = 0; i < n; i++) (void)dup_insert(d, mask, s, offs[i]);
             }
             dup = !dup_insert(d, mask, s, off);

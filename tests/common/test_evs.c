@@ -398,6 +398,33 @@ static void test_decoder_errors(void) {
     memcpy(hs + hl, "\2n0\1", 4); /* the first name again */
     n = raw_message(msg, hs, hl + 4, 0, -1, -1, 0, 0);
     expect_error(msg, n, 0, EVS_ERR_DUP_HEADER, "header \"n0\" appears twice");
+
+    /* A small table after a large one: nothing left over from the first
+     * message makes (or hides) a duplicate in the next ones. */
+    struct buf in;
+    buf_init(&in, BUF_NO_CAP);
+    n = raw_message(msg, hs, hl, 0, -1, -1, 0, 0);
+    CHECK_INT(buf_add(&in, msg, n), BUF_OK);
+    for (int dup = 0; dup < 2; dup++) {
+        size_t sl = 0;
+        for (int i = 0; i < 20; i++) {
+            hs[sl++] = 2;
+            hs[sl++] = 'm';
+            hs[sl++] = (char)('a' + (dup && i == 19 ? 0 : i));
+            hs[sl++] = EVS_BOOL_FALSE;
+        }
+        n = raw_message(msg, hs, sl, 0, -1, -1, 0, 0);
+        CHECK_INT(buf_add(&in, msg, n), BUF_OK);
+    }
+    evs_decoder_init(&d, 0);
+    p = (const uint8_t *)in.data;
+    n = in.len;
+    CHECK_INT(evs_decoder_next(&d, &p, &n, &m, NULL), 1);
+    CHECK_INT(evs_decoder_next(&d, &p, &n, &m, NULL), 1);
+    CHECK_INT(m.header_count, 20);
+    CHECK_INT(evs_decoder_next(&d, &p, &n, &m, NULL), EVS_ERR_DUP_HEADER);
+    evs_decoder_free(&d);
+    buf_free(&in);
 }
 
 /* A message after a good one fails with its stream offset in the line. */
