@@ -400,31 +400,30 @@ static void test_decoder_errors(void) {
     expect_error(msg, n, 0, EVS_ERR_DUP_HEADER, "header \"n0\" appears twice");
 
     /* A small table after a large one: nothing left over from the first
-     * message makes (or hides) a duplicate in the next ones. */
-    struct buf in;
-    buf_init(&in, BUF_NO_CAP);
+     * message makes (or hides) a duplicate in the next ones, each in a block
+     * of its own size (ASan sees a read past it). */
+    evs_decoder_init(&d, 0);
     n = raw_message(msg, hs, hl, 0, -1, -1, 0, 0);
-    CHECK_INT(buf_add(&in, msg, n), BUF_OK);
+    p = msg;
+    CHECK_INT(evs_decoder_next(&d, &p, &n, &m, NULL), 1);
     for (int dup = 0; dup < 2; dup++) {
+        uint8_t small[20 * 4];
         size_t sl = 0;
         for (int i = 0; i < 20; i++) {
-            hs[sl++] = 2;
-            hs[sl++] = 'm';
-            hs[sl++] = (char)('a' + (dup && i == 19 ? 0 : i));
-            hs[sl++] = EVS_BOOL_FALSE;
+            small[sl++] = 2;
+            small[sl++] = 'm';
+            small[sl++] = (uint8_t)('a' + (dup && i == 19 ? 0 : i));
+            small[sl++] = EVS_BOOL_FALSE;
         }
-        n = raw_message(msg, hs, sl, 0, -1, -1, 0, 0);
-        CHECK_INT(buf_add(&in, msg, n), BUF_OK);
+        n = raw_message(msg, small, sl, 0, -1, -1, 0, 0);
+        uint8_t *own = malloc(n);
+        memcpy(own, msg, n);
+        p = own;
+        CHECK_INT(evs_decoder_next(&d, &p, &n, &m, NULL), dup ? EVS_ERR_DUP_HEADER : 1);
+        CHECK_INT(m.header_count, 20);
+        free(own);
     }
-    evs_decoder_init(&d, 0);
-    p = (const uint8_t *)in.data;
-    n = in.len;
-    CHECK_INT(evs_decoder_next(&d, &p, &n, &m, NULL), 1);
-    CHECK_INT(evs_decoder_next(&d, &p, &n, &m, NULL), 1);
-    CHECK_INT(m.header_count, 20);
-    CHECK_INT(evs_decoder_next(&d, &p, &n, &m, NULL), EVS_ERR_DUP_HEADER);
     evs_decoder_free(&d);
-    buf_free(&in);
 }
 
 /* A message after a good one fails with its stream offset in the line. */
