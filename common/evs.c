@@ -28,17 +28,28 @@ static uint32_t crc(uint32_t start, const uint8_t *p, size_t n) {
 
 const char *evs_strerror(int code) {
     switch (code) {
-    case EVS_OK: return "no error";
-    case EVS_ERR_NOMEM: return "out of memory";
-    case EVS_ERR_PRELUDE_CRC: return "prelude CRC mismatch";
-    case EVS_ERR_MESSAGE_CRC: return "message CRC mismatch";
-    case EVS_ERR_HEADERS_LENGTH: return "headers length over the maximum";
-    case EVS_ERR_PAYLOAD_LENGTH: return "payload length over the maximum";
-    case EVS_ERR_LENGTH: return "total length too small for its parts";
-    case EVS_ERR_HEADER: return "malformed header";
-    case EVS_ERR_DUP_HEADER: return "duplicate header";
-    case EVS_ERR_TRUNCATED: return "the stream ended inside a message";
-    default: return "unknown event stream error";
+    case EVS_OK:
+        return "no error";
+    case EVS_ERR_NOMEM:
+        return "out of memory";
+    case EVS_ERR_PRELUDE_CRC:
+        return "prelude CRC mismatch";
+    case EVS_ERR_MESSAGE_CRC:
+        return "message CRC mismatch";
+    case EVS_ERR_HEADERS_LENGTH:
+        return "headers length over the maximum";
+    case EVS_ERR_PAYLOAD_LENGTH:
+        return "payload length over the maximum";
+    case EVS_ERR_LENGTH:
+        return "total length too small for its parts";
+    case EVS_ERR_HEADER:
+        return "malformed header";
+    case EVS_ERR_DUP_HEADER:
+        return "duplicate header";
+    case EVS_ERR_TRUNCATED:
+        return "the stream ended inside a message";
+    default:
+        return "unknown event stream error";
     }
 }
 
@@ -46,6 +57,11 @@ const char *evs_strerror(int code) {
 static bool utf8_valid(const uint8_t *p, size_t n) {
     const uint8_t *end = p + n;
     while (p < end) {
+        uint64_t eight;
+        if (end - p >= 8 && (memcpy(&eight, p, 8), !(eight & 0x8080808080808080u))) {
+            p += 8; /* eight ASCII bytes */
+            continue;
+        }
         uint8_t c = *p;
         if (c < 0x80) {
             p++;
@@ -227,8 +243,7 @@ static uint8_t *put_header(uint8_t *p, const struct evs_header *h) {
     if (h->type == EVS_BYTES || h->type == EVS_STRING || h->type == EVS_UUID) {
         if (size) memcpy(p, h->data, (size_t)size);
     } else
-        for (int i = 0; i < size; i++)
-            p[i] = (uint8_t)((uint64_t)h->num >> (8 * (size - 1 - i)));
+        for (int i = 0; i < size; i++) p[i] = (uint8_t)((uint64_t)h->num >> (8 * (size - 1 - i)));
     return p + size;
 }
 
@@ -343,10 +358,11 @@ static int report(const struct evs_decoder *d, struct buf *err) {
 __attribute__((format(printf, 4, 5))) static int fail(struct evs_decoder *d, struct buf *err,
                                                       int code, const char *fmt, ...) {
     va_list ap;
-    int n = snprintf(d->msg, sizeof d->msg, "event stream: message at byte %" PRIu64 ": ",
-                     d->offset);
+    int n =
+        snprintf(d->msg, sizeof d->msg, "event stream: message at byte %" PRIu64 ": ", d->offset);
     va_start(ap, fmt);
-    if (n > 0 && (size_t)n < sizeof d->msg) vsnprintf(d->msg + n, sizeof d->msg - (size_t)n, fmt, ap);
+    if (n > 0 && (size_t)n < sizeof d->msg)
+        vsnprintf(d->msg + n, sizeof d->msg - (size_t)n, fmt, ap);
     va_end(ap);
     d->err = code;
     return report(d, err);
@@ -356,7 +372,7 @@ __attribute__((format(printf, 4, 5))) static int fail(struct evs_decoder *d, str
 static int check_prelude(struct evs_decoder *d, const uint8_t *p, struct buf *err) {
     uint32_t total = get32(p), hlen = get32(p + 4), want = get32(p + 8);
     if (hlen > EVS_MAX_HEADERS_LEN)
-        return fail(d, err, EVS_ERR_HEADERS_LENGTH, "headers length %" PRIu32 " over %d", hlen,
+        return fail(d, err, EVS_ERR_HEADERS_LENGTH, "headers length %" PRIu32 " over %zu", hlen,
                     EVS_MAX_HEADERS_LEN);
     if (total < EVS_MIN_MESSAGE_LEN || total - EVS_MIN_MESSAGE_LEN < hlen)
         return fail(d, err, EVS_ERR_LENGTH,
@@ -367,8 +383,8 @@ static int check_prelude(struct evs_decoder *d, const uint8_t *p, struct buf *er
                     d->max_payload);
     uint32_t got = crc(0, p, 8);
     if (got != want)
-        return fail(d, err, EVS_ERR_PRELUDE_CRC, "prelude CRC 0x%08" PRIx32 ", computed 0x%08" PRIx32,
-                    want, got);
+        return fail(d, err, EVS_ERR_PRELUDE_CRC,
+                    "prelude CRC 0x%08" PRIx32 ", computed 0x%08" PRIx32, want, got);
     d->total = total;
     return 0;
 }
@@ -452,8 +468,8 @@ static int decode(struct evs_decoder *d, const uint8_t *m, struct evs_message *m
     size_t total = d->total, hlen = get32(m + 4);
     uint32_t want = get32(m + total - 4), got = crc(get32(m + 8), m + 8, total - EVS_PRELUDE_LEN);
     if (got != want)
-        return fail(d, err, EVS_ERR_MESSAGE_CRC, "message CRC 0x%08" PRIx32 ", computed 0x%08" PRIx32,
-                    want, got);
+        return fail(d, err, EVS_ERR_MESSAGE_CRC,
+                    "message CRC 0x%08" PRIx32 ", computed 0x%08" PRIx32, want, got);
     int rc = check_headers(d, m + EVS_PRELUDE_LEN, hlen, &msg->header_count, err);
     if (rc < 0) return rc;
     msg->headers = m + EVS_PRELUDE_LEN;

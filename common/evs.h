@@ -31,9 +31,9 @@
 
 #define EVS_PRELUDE_LEN     12
 #define EVS_MIN_MESSAGE_LEN 16 /* prelude + message CRC */
-#define EVS_MAX_HEADERS_LEN (128 * 1024)
-#define EVS_MAX_PAYLOAD_LEN (16 * 1024 * 1024)
-#define EVS_MAX_VALUE_LEN   65535 /* a bytes or string value on the wire */
+#define EVS_MAX_HEADERS_LEN ((size_t)128 * 1024)
+#define EVS_MAX_PAYLOAD_LEN ((size_t)16 * 1024 * 1024)
+#define EVS_MAX_VALUE_LEN   ((size_t)65535) /* a bytes or string value on the wire */
 
 enum evs_error {
     EVS_OK = 0,
@@ -112,9 +112,8 @@ __attribute__((warn_unused_result)) int evs_encode(struct buf *out, const struct
 /* SageMaker's PayloadPart event: ":event-type" PayloadPart, ":content-type"
  * application/octet-stream (Smithy's type for a blob event payload; the API's
  * PayloadPart.Bytes is one), ":message-type" event; payload = container bytes. */
-__attribute__((warn_unused_result)) int evs_encode_payload_part(struct buf *out, const void *payload,
-                                                                size_t payload_len,
-                                                                struct buf *err);
+__attribute__((warn_unused_result)) int
+evs_encode_payload_part(struct buf *out, const void *payload, size_t payload_len, struct buf *err);
 
 /* An exception message: ":exception-type" type (ModelStreamError,
  * InternalStreamFailure), ":content-type" application/json, ":message-type"

@@ -20,6 +20,12 @@ struct walk {
 
 static const struct schunk_str empty = {"", 0};
 
+/* A key equal to a literal: its length known at compile time rejects most
+ * keys at once (this runs for every key of every chunk). */
+#define KEY_IS(key, lit)                                                                           \
+    ((key)->n == sizeof(lit) - 1 && !(key)->escaped &&                                             \
+     memcmp((key)->s, (lit), sizeof(lit) - 1) == 0)
+
 void schunk_clear(struct schunk *c) {
     memset(c, 0, sizeof *c);
     c->content = c->reasoning = c->finish_reason = empty;
@@ -71,6 +77,12 @@ static int read_count(struct walk *w, int64_t *out) {
     double d;
     *out = -1;
     if (c != '-' && (c < '0' || c > '9')) return jscan_null(&w->s) == 1 ? 0 : jscan_skip(&w->s);
+    struct jscan as_int = w->s; /* integers take the fast path, without strtod */
+    if (jscan_int(&as_int, out) == 0) {
+        w->s = as_int;
+        return 0;
+    }
+    *out = -1;
     if (jscan_number(&w->s, &d) < 0) return -1;
     if (d == floor(d) && fabs(d) < 9e15) *out = (int64_t)d;
     return 0;
@@ -119,28 +131,28 @@ struct choice {
 
 static int logprobs_member(struct walk *w, const struct jstr *key, void *arg) {
     struct choice *ch = arg;
-    if (jstr_is(key, "content") || jstr_is(key, "tokens")) return count_items(w, &ch->logprob_tokens);
+    if (KEY_IS(key, "content") || KEY_IS(key, "tokens")) return count_items(w, &ch->logprob_tokens);
     return jscan_skip(&w->s);
 }
 
 static int delta_member(struct walk *w, const struct jstr *key, void *arg) {
     struct choice *ch = arg;
-    if (jstr_is(key, "content")) return read_str(w, &ch->content);
-    if (jstr_is(key, "reasoning_content") || jstr_is(key, "reasoning"))
+    if (KEY_IS(key, "content")) return read_str(w, &ch->content);
+    if (KEY_IS(key, "reasoning_content") || KEY_IS(key, "reasoning"))
         return read_str(w, &ch->reasoning);
     return jscan_skip(&w->s);
 }
 
 static int choice_member(struct walk *w, const struct jstr *key, void *arg) {
     struct choice *ch = arg;
-    if (jstr_is(key, "index")) return read_count(w, &ch->index);
-    if (jstr_is(key, "delta")) return each_member(w, delta_member, ch);
-    if (jstr_is(key, "text")) {
+    if (KEY_IS(key, "index")) return read_count(w, &ch->index);
+    if (KEY_IS(key, "delta")) return each_member(w, delta_member, ch);
+    if (KEY_IS(key, "text")) {
         ch->text = true;
         return read_str(w, &ch->content);
     }
-    if (jstr_is(key, "logprobs")) return each_member(w, logprobs_member, ch);
-    if (jstr_is(key, "finish_reason")) return read_str(w, &ch->finish);
+    if (KEY_IS(key, "logprobs")) return each_member(w, logprobs_member, ch);
+    if (KEY_IS(key, "finish_reason")) return read_str(w, &ch->finish);
     return jscan_skip(&w->s);
 }
 
@@ -167,35 +179,34 @@ static int read_choices(struct walk *w) {
 
 static int usage_member(struct walk *w, const struct jstr *key, void *arg) {
     (void)arg;
-    if (jstr_is(key, "prompt_tokens")) return read_count(w, &w->c->prompt_tokens);
-    if (jstr_is(key, "completion_tokens")) return read_count(w, &w->c->completion_tokens);
+    if (KEY_IS(key, "prompt_tokens")) return read_count(w, &w->c->prompt_tokens);
+    if (KEY_IS(key, "completion_tokens")) return read_count(w, &w->c->completion_tokens);
     return jscan_skip(&w->s);
 }
 
 static int token_member(struct walk *w, const struct jstr *key, void *arg) {
     (void)arg;
-    if (jstr_is(key, "text")) return read_str(w, &w->c->content);
-    if (jstr_is(key, "special") || jstr_is(key, "special_token"))
-        return read_bool(w, &w->c->special);
-    if (jstr_is(key, "id")) return read_count(w, &w->token_id);
+    if (KEY_IS(key, "text")) return read_str(w, &w->c->content);
+    if (KEY_IS(key, "special") || KEY_IS(key, "special_token")) return read_bool(w, &w->c->special);
+    if (KEY_IS(key, "id")) return read_count(w, &w->token_id);
     return jscan_skip(&w->s);
 }
 
 static int details_member(struct walk *w, const struct jstr *key, void *arg) {
     (void)arg;
     w->details = true;
-    if (jstr_is(key, "finish_reason")) return read_str(w, &w->c->finish_reason);
-    if (jstr_is(key, "generated_tokens")) return read_count(w, &w->c->completion_tokens);
-    if (jstr_is(key, "input_length") || jstr_is(key, "prompt_tokens"))
+    if (KEY_IS(key, "finish_reason")) return read_str(w, &w->c->finish_reason);
+    if (KEY_IS(key, "generated_tokens")) return read_count(w, &w->c->completion_tokens);
+    if (KEY_IS(key, "input_length") || KEY_IS(key, "prompt_tokens"))
         return read_count(w, &w->c->prompt_tokens);
     return jscan_skip(&w->s);
 }
 
 static int error_member(struct walk *w, const struct jstr *key, void *arg) {
     (void)arg;
-    if (jstr_is(key, "message")) return read_str(w, &w->c->error_message);
-    if (jstr_is(key, "type")) return read_str(w, &w->c->error_type);
-    if (jstr_is(key, "code")) return read_scalar(w, &w->c->error_code);
+    if (KEY_IS(key, "message")) return read_str(w, &w->c->error_message);
+    if (KEY_IS(key, "type")) return read_str(w, &w->c->error_type);
+    if (KEY_IS(key, "code")) return read_scalar(w, &w->c->error_code);
     return jscan_skip(&w->s);
 }
 
@@ -216,36 +227,36 @@ static int read_outputs(struct walk *w) {
 static int top_member(struct walk *w, const struct jstr *key, void *arg) {
     (void)arg;
     int c;
-    if (jstr_is(key, "choices")) return read_choices(w);
-    if (jstr_is(key, "usage")) {
+    if (KEY_IS(key, "choices")) return read_choices(w);
+    if (KEY_IS(key, "usage")) {
         w->usage = jscan_peek(&w->s) == '{';
         return each_member(w, usage_member, NULL);
     }
-    if (jstr_is(key, "token")) {
+    if (KEY_IS(key, "token")) {
         w->token = jscan_peek(&w->s) == '{';
         return each_member(w, token_member, NULL);
     }
-    if (jstr_is(key, "details")) return each_member(w, details_member, NULL);
-    if (jstr_is(key, "generated_text")) {
+    if (KEY_IS(key, "details")) return each_member(w, details_member, NULL);
+    if (KEY_IS(key, "generated_text")) {
         w->generated_text = jscan_peek(&w->s) == '"';
         return jscan_skip(&w->s);
     }
-    if (jstr_is(key, "outputs")) return read_outputs(w);
-    if (jstr_is(key, "error")) {
+    if (KEY_IS(key, "outputs")) return read_outputs(w);
+    if (KEY_IS(key, "error")) {
         c = jscan_peek(&w->s);
         w->error = c == '{' || c == '"';
         return c == '{' ? each_member(w, error_member, NULL) : read_str(w, &w->c->error_message);
     }
-    if (jstr_is(key, "error_type")) return read_str(w, &w->c->error_type);
-    if (jstr_is(key, "object")) {
+    if (KEY_IS(key, "error_type")) return read_str(w, &w->c->error_type);
+    if (KEY_IS(key, "object")) {
         struct schunk_str s;
         if (read_str(w, &s) < 0) return -1;
         w->flat_error = s.n == 5 && memcmp(s.s, "error", 5) == 0;
         return 0;
     }
-    if (jstr_is(key, "message")) return read_str(w, &w->message);
-    if (jstr_is(key, "type")) return read_str(w, &w->type);
-    if (jstr_is(key, "code")) return read_scalar(w, &w->code);
+    if (KEY_IS(key, "message")) return read_str(w, &w->message);
+    if (KEY_IS(key, "type")) return read_str(w, &w->type);
+    if (KEY_IS(key, "code")) return read_scalar(w, &w->code);
     return jscan_skip(&w->s);
 }
 

@@ -83,17 +83,18 @@ struct schunk_str {
 struct schunk {
     enum schunk_kind kind;
     enum schunk_format format;
-    struct schunk_str content;   /* the reply text this chunk adds */
-    struct schunk_str reasoning; /* reasoning text (vLLM reasoning_content / reasoning) */
-    bool special;                /* TGI/LMI: a special token (its text is not content) */
-    bool final;                  /* TGI/LMI: the last event (generated_text or details set) */
-    int tokens;                  /* tokens this chunk stands for (rule above) */
-    int logprob_tokens;          /* entries of logprobs content/tokens; -1 when none */
+    struct schunk_str content;       /* the reply text this chunk adds */
+    struct schunk_str reasoning;     /* reasoning text (vLLM reasoning_content / reasoning) */
+    bool special;                    /* TGI/LMI: a special token (its text is not content) */
+    bool final;                      /* TGI/LMI: the last event (generated_text or details set) */
+    int tokens;                      /* tokens this chunk stands for (rule above) */
+    int logprob_tokens;              /* entries of logprobs content/tokens; -1 when none */
     struct schunk_str finish_reason; /* "stop", "length", "eos_token", ...; n 0 while generating */
     int64_t prompt_tokens;           /* from usage (or details input_length); -1 when absent */
     int64_t completion_tokens;       /* from usage or details generated_tokens; -1 when absent */
     struct schunk_str error_type;    /* ERROR: type / error_type; EXCEPTION: :exception-type */
-    struct schunk_str error_code;    /* ERROR: code (string or number as written); EXCEPTION: ErrorCode */
+    struct schunk_str
+        error_code; /* ERROR: code (string or number as written); EXCEPTION: ErrorCode */
     struct schunk_str error_message; /* ERROR/EXCEPTION: the message */
 };
 
@@ -104,8 +105,7 @@ void schunk_clear(struct schunk *c);
  * scratch (emptied first; it grows once to n bytes and is reused, so steady
  * use allocates nothing). Returns 0, or a negative schunk_error with its line
  * appended to err (when not NULL); out is then a cleared chunk. */
-__attribute__((warn_unused_result)) int schunk_parse(const char *data, size_t n,
-                                                     struct buf *scratch, struct schunk *out,
-                                                     struct buf *err);
+__attribute__((warn_unused_result)) int
+schunk_parse(const char *data, size_t n, struct buf *scratch, struct schunk *out, struct buf *err);
 
 #endif

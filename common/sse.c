@@ -159,7 +159,9 @@ int sse_next(struct sse_parser *p, const char **data, size_t *len, struct sse_ev
         const char *eol = cr ? cr : nl;
         if (!eol) {
             rc = buf_add(&p->line, s, n);
-            if (rc) rc = add_fail(p, err, rc, SSE_ERR_LINE, "line over the length cap", p->line.len + n);
+            if (rc)
+                rc =
+                    add_fail(p, err, rc, SSE_ERR_LINE, "line over the length cap", p->line.len + n);
             s += n;
             n = 0;
             break;
@@ -174,7 +176,8 @@ int sse_next(struct sse_parser *p, const char **data, size_t *len, struct sse_ev
         if (p->line.len) {
             rc = buf_add(&p->line, s, ll);
             if (rc)
-                rc = add_fail(p, err, rc, SSE_ERR_LINE, "line over the length cap", p->line.len + ll);
+                rc = add_fail(p, err, rc, SSE_ERR_LINE, "line over the length cap",
+                              p->line.len + ll);
             else
                 rc = process_line(p, p->line.data, p->line.len, false, ev, err);
             buf_reset(&p->line);

@@ -20,8 +20,8 @@
 
 #include "buf.h"
 
-#define SSE_DEFAULT_MAX_LINE  (1024 * 1024)
-#define SSE_DEFAULT_MAX_EVENT (4 * 1024 * 1024)
+#define SSE_DEFAULT_MAX_LINE  ((size_t)1024 * 1024)
+#define SSE_DEFAULT_MAX_EVENT ((size_t)4 * 1024 * 1024)
 
 enum sse_error {
     SSE_OK = 0,

@@ -96,7 +96,8 @@ static int jl_next(struct sstream *s, const char **p, size_t *n, const char **li
         size_t len = seg;
         if (!nl || s->line.len) {
             if (buf_add(&s->line, *p, seg) != BUF_OK)
-                return fail(s, err, s->line.len + seg > s->max_line ? SSTREAM_ERR_LINE : SSTREAM_ERR_NOMEM,
+                return fail(s, err,
+                            s->line.len + seg > s->max_line ? SSTREAM_ERR_LINE : SSTREAM_ERR_NOMEM,
                             0, "JSON lines: line over the length cap");
             l = s->line.data;
             len = s->line.len;
@@ -137,8 +138,9 @@ static void account(struct sstream *s, struct schunk *c) {
         t->reasoning_bytes += c->reasoning.n;
         t->tokens += (uint64_t)(c->tokens > 0 ? c->tokens : 0);
         if (c->finish_reason.n) {
-            size_t n = c->finish_reason.n < sizeof t->finish_reason - 1 ? c->finish_reason.n
-                                                                       : sizeof t->finish_reason - 1;
+            size_t n = c->finish_reason.n < sizeof t->finish_reason - 1
+                           ? c->finish_reason.n
+                           : sizeof t->finish_reason - 1;
             memcpy(t->finish_reason, c->finish_reason.s, n);
             t->finish_reason[n] = '\0';
         }
@@ -282,7 +284,7 @@ static int message(struct sstream *s, const struct evs_message *m, struct schunk
     while (evs_headers_next(&it, &h)) {
         if (h.name_len < 2 || h.name[0] != ':') continue;
         struct schunk_str name = {h.name, h.name_len};
-#define NAME_IS(lit) (name.n == sizeof lit - 1 && memcmp(name.s, lit, name.n) == 0)
+#define NAME_IS(lit) (name.n == sizeof(lit) - 1 && memcmp(name.s, (lit), name.n) == 0)
         if (NAME_IS(":message-type"))
             mtype = h;
         else if (NAME_IS(":event-type"))

@@ -50,7 +50,7 @@ enum sstream_error {
     SSTREAM_ERR_SSE = -3,         /* an SSE line or event over its cap (cause: the sse_error) */
     SSTREAM_ERR_LINE = -4,        /* a JSON line over the line cap */
     SSTREAM_ERR_CHUNK = -5,       /* a chunk that is not JSON (cause: the schunk_error) */
-    SSTREAM_ERR_TRUNCATED = -6,   /* sstream_finish: the body ended inside a message, event or line */
+    SSTREAM_ERR_TRUNCATED = -6, /* sstream_finish: the body ended inside a message, event or line */
 };
 
 enum sstream_body {
@@ -81,13 +81,13 @@ struct sstream_totals {
     uint64_t content_chunks;   /* DATA chunks with content */
     uint64_t content_bytes;
     uint64_t reasoning_bytes;
-    uint64_t tokens;            /* sum of the chunks' token counts */
-    int64_t prompt_tokens;      /* last usage/details count; -1 when none came */
-    int64_t completion_tokens;  /* last usage/details count; -1 when none came */
-    char finish_reason[32];     /* last finish_reason ("" when none came; cut to fit) */
-    bool done;                  /* "[DONE]" or a TGI/LMI final event came */
-    bool error;                 /* an SCHUNK_ERROR or SCHUNK_EXCEPTION came */
-    uint64_t bytes_after_end;   /* body bytes after an exception ended the stream */
+    uint64_t tokens;           /* sum of the chunks' token counts */
+    int64_t prompt_tokens;     /* last usage/details count; -1 when none came */
+    int64_t completion_tokens; /* last usage/details count; -1 when none came */
+    char finish_reason[32];    /* last finish_reason ("" when none came; cut to fit) */
+    bool done;                 /* "[DONE]" or a TGI/LMI final event came */
+    bool error;                /* an SCHUNK_ERROR or SCHUNK_EXCEPTION came */
+    uint64_t bytes_after_end;  /* body bytes after an exception ended the stream */
 };
 
 struct sstream {
@@ -99,11 +99,11 @@ struct sstream {
     bool part_in_input;   /* part lies in the caller's input (valid for one call) */
     struct buf part_copy; /* its rest, once that input goes away */
     struct sse_parser sse;
-    struct buf line;     /* JSON lines: a line cut by the end of a slice */
-    bool line_release;   /* the line returned last lives in line */
-    struct buf scratch;  /* decoded strings of the current chunk */
+    struct buf line;    /* JSON lines: a line cut by the end of a slice */
+    bool line_release;  /* the line returned last lives in line */
+    struct buf scratch; /* decoded strings of the current chunk */
     size_t max_line;
-    int64_t cumulative;  /* completion_tokens of the last chunk with text and usage */
+    int64_t cumulative; /* completion_tokens of the last chunk with text and usage */
     struct sstream_totals totals;
     bool ended;    /* an exception ended the stream */
     bool finished; /* sstream_finish ran its end-of-stream checks */

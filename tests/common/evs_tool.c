@@ -56,16 +56,16 @@ static int encode(void) {
     buf_init(&err, BUF_NO_CAP);
     while (fgets(line, sizeof line, stdin)) {
         char *save = NULL;
-        if (strcmp(strtok_r(line, " \n", &save), "M") != 0) return 2;
+        if (strcmp(strtok_r(line, " \n", &save), "M") != 0) exit(2);
         size_t plen, count;
         uint8_t *payload = unhex(field(&save), &plen);
         count = strtoul(field(&save), NULL, 10);
         struct evs_header *h = calloc(count + 1, sizeof *h);
         uint8_t **keep = calloc(2 * count + 1, sizeof *keep);
-        if (!h || !keep) return 2;
+        if (!h || !keep) exit(2);
         for (size_t i = 0; i < count; i++) {
             if (!fgets(line, sizeof line, stdin) || strcmp(strtok_r(line, " \n", &save), "H") != 0)
-                return 2;
+                exit(2);
             keep[2 * i] = unhex(field(&save), &h[i].name_len);
             h[i].name = (const char *)keep[2 * i];
             h[i].type = (enum evs_type)strtol(field(&save), NULL, 10);
@@ -78,7 +78,7 @@ static int encode(void) {
         int rc = evs_encode(&out, h, count, payload, plen, &err);
         if (rc) {
             fprintf(stderr, "evs_tool: %s\n", buf_str(&err));
-            return 1;
+            exit(1);
         }
         for (size_t i = 0; i < 2 * count; i++) free(keep[i]);
         free(keep);

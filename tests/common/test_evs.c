@@ -319,7 +319,7 @@ static void expect_error(const uint8_t *msg, size_t n, size_t max_payload, int c
 
 static void test_decoder_errors(void) {
     static uint8_t msg[300000];
-    static const uint8_t one[] = {1, 'a', 0};       /* "a": true */
+    static const uint8_t one[] = {1, 'a', 0}; /* "a": true */
     size_t n;
 
     n = raw_message(msg, one, sizeof one, 5, -1, -1, 1, 0);
@@ -392,11 +392,13 @@ static void test_decoder_errors(void) {
     CHECK_INT(evs_decoder_next(&d, &p, &n, &m, NULL), 1);
     CHECK_INT(m.header_count, 3000);
     evs_decoder_free(&d);
-    memcpy(hs + hl, "\5n2999\1", 7); /* the last name again */
-    n = raw_message(msg, hs, hl + 7, 0, -1, -1, 0, 0);
+    static const uint8_t last[] = {5, 'n', '2', '9', '9', '9', EVS_BOOL_TRUE}; /* again */
+    memcpy(hs + hl, last, sizeof last);
+    n = raw_message(msg, hs, hl + sizeof last, 0, -1, -1, 0, 0);
     expect_error(msg, n, 0, EVS_ERR_DUP_HEADER, "header \"n2999\" appears twice");
-    memcpy(hs + hl, "\2n0\1", 4); /* the first name again */
-    n = raw_message(msg, hs, hl + 4, 0, -1, -1, 0, 0);
+    static const uint8_t first[] = {2, 'n', '0', EVS_BOOL_TRUE}; /* again */
+    memcpy(hs + hl, first, sizeof first);
+    n = raw_message(msg, hs, hl + sizeof first, 0, -1, -1, 0, 0);
     expect_error(msg, n, 0, EVS_ERR_DUP_HEADER, "header \"n0\" appears twice");
 
     /* A small table after a large one: nothing left over from the first

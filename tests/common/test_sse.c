@@ -74,10 +74,19 @@ static const struct sse_case cases[] = {
     {"ignored fields", "id: 1\nretry: 5\nfoo: bar\nDATA: no\ndata: a\n\n", "|a", 0},
     {"colon in value", "data: {\"a\":\"b: c\"}\n\n", "|{\"a\":\"b: c\"}", 0},
     {"blank lines", "\n\n\r\ndata: a\n\n\n\ndata: b\n\n", "|a;|b", 0},
-    {"bom", "\xEF\xBB\xBF" "data: a\n\n", "|a", 0},
-    {"bom once", "\xEF\xBB\xBF\xEF\xBB\xBF" "data: a\n\ndata: b\n\n", "|b", 0},
+    {"bom",
+     "\xEF\xBB\xBF"
+     "data: a\n\n",
+     "|a", 0},
+    {"bom once",
+     "\xEF\xBB\xBF\xEF\xBB\xBF"
+     "data: a\n\ndata: b\n\n",
+     "|b", 0},
     {"bom cut", "\xEF\xBB", "", SSE_ERR_TRUNCATED},
-    {"not a bom", "\xEF" "data: a\n\ndata: b\n\n", "|b", 0},
+    {"not a bom",
+     "\xEF"
+     "data: a\n\ndata: b\n\n",
+     "|b", 0},
     {"vllm", "data: {\"choices\":[]}\n\ndata: [DONE]\n\n", "|{\"choices\":[]};|[DONE]", 0},
     {"no blank line at the end", "data: a\n\ndata: b\n", "|a", SSE_ERR_TRUNCATED},
     {"no line end at the end", "data: a\n\ndata: b", "|a", SSE_ERR_TRUNCATED},

@@ -21,11 +21,12 @@ static uint32_t rng(void) {
 
 /* What a run saw: the chunks in short form, the text, the totals, the end. */
 struct seen {
-    struct buf kinds;   /* per chunk: D (data), F (done), E (error), X (exception), O (other) + tokens */
+    struct buf
+        kinds; /* per chunk: D (data), F (done), E (error), X (exception), O (other) + tokens */
     struct buf content; /* all content joined */
     struct buf errors;  /* "type/code/message" of errors and exceptions */
     struct sstream_totals totals;
-    int rc;              /* 0, or the error */
+    int rc; /* 0, or the error */
     int cause;
     struct buf err;
 };
@@ -86,6 +87,17 @@ static void run(const char *body, size_t n, enum sstream_body kind, enum sstream
     sstream_free(&s);
 }
 
+static bool totals_equal(const struct sstream_totals *a, const struct sstream_totals *b) {
+    return a->body_bytes == b->body_bytes && a->messages == b->messages &&
+           a->ignored_messages == b->ignored_messages && a->payload_bytes == b->payload_bytes &&
+           a->chunks == b->chunks && a->content_chunks == b->content_chunks &&
+           a->content_bytes == b->content_bytes && a->reasoning_bytes == b->reasoning_bytes &&
+           a->tokens == b->tokens && a->prompt_tokens == b->prompt_tokens &&
+           a->completion_tokens == b->completion_tokens &&
+           strcmp(a->finish_reason, b->finish_reason) == 0 && a->done == b->done &&
+           a->error == b->error && a->bytes_after_end == b->bytes_after_end;
+}
+
 /* Runs every slicing and checks they agree; returns through out the whole-body run. */
 static void run_all(const char *body, size_t n, enum sstream_body kind,
                     enum sstream_framing framing, struct seen *out) {
@@ -99,7 +111,7 @@ static void run_all(const char *body, size_t n, enum sstream_body kind,
             CHECK_STR(buf_str(&other.content), buf_str(&out->content));
             CHECK_STR(buf_str(&other.errors), buf_str(&out->errors));
             CHECK_INT(other.rc, out->rc);
-            CHECK(memcmp(&other.totals, &out->totals, sizeof other.totals) == 0);
+            CHECK(totals_equal(&other.totals, &out->totals));
         }
     seen_free(&other);
 }
@@ -107,18 +119,25 @@ static void run_all(const char *body, size_t n, enum sstream_body kind,
 /* vLLM's chat stream with include_usage: role chunk, content with escapes and
  * multi-byte characters, finish, usage, [DONE]. */
 static const char vllm_sse[] =
-    "data: {\"id\":\"chatcmpl-9\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-    "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,"
+    "data: "
+    "{\"id\":\"chatcmpl-9\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+    "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":"
+    "null,"
     "\"finish_reason\":null}],\"usage\":null}\n\n"
-    "data: {\"id\":\"chatcmpl-9\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Bras\xc3\xadlia\"},"
+    "data: "
+    "{\"id\":\"chatcmpl-9\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Bras\xc3\xadlia\"},"
     "\"finish_reason\":null}],\"usage\":null}\n\n"
-    "data: {\"id\":\"chatcmpl-9\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" \\\"is\\\"\\n\"},"
+    "data: {\"id\":\"chatcmpl-9\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" "
+    "\\\"is\\\"\\n\"},"
     "\"finish_reason\":null}],\"usage\":null}\n\n"
-    "data: {\"id\":\"chatcmpl-9\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" \xf0\x9f\x98\x80"
+    "data: {\"id\":\"chatcmpl-9\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" "
+    "\xf0\x9f\x98\x80"
     "\\u00e9\"},\"finish_reason\":null}],\"usage\":null}\n\n"
-    "data: {\"id\":\"chatcmpl-9\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}],"
+    "data: "
+    "{\"id\":\"chatcmpl-9\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}],"
     "\"usage\":null}\n\n"
-    "data: {\"id\":\"chatcmpl-9\",\"choices\":[],\"usage\":{\"prompt_tokens\":17,\"total_tokens\":21,"
+    "data: "
+    "{\"id\":\"chatcmpl-9\",\"choices\":[],\"usage\":{\"prompt_tokens\":17,\"total_tokens\":21,"
     "\"completion_tokens\":4}}\n\n"
     "data: [DONE]\n\n";
 static const char vllm_content[] = "Bras\xc3\xadlia \"is\"\n \xf0\x9f\x98\x80\xc3\xa9";
@@ -202,7 +221,8 @@ static void test_exception_ends_stream(void) {
     struct seen s;
     buf_init(&body, BUF_NO_CAP);
     seen_init(&s);
-    const char *text = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"cho";
+    const char *text =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"cho";
     CHECK_INT(evs_encode_payload_part(&body, text, strlen(text), NULL), EVS_OK);
     CHECK_INT(evs_encode_exception(&body, "ModelStreamError", "ModelInvocationTimeExceeded",
                                    "Model \"m\" timed out", NULL),
@@ -269,9 +289,11 @@ static void test_tgi(void) {
     const char *text =
         "data:{\"index\":1,\"token\":{\"id\":5,\"text\":\"Hi\",\"logprob\":-0.1,\"special\":false},"
         "\"generated_text\":null,\"details\":null}\n\n"
-        "data:{\"index\":2,\"token\":{\"id\":6,\"text\":\" there\",\"logprob\":-0.1,\"special\":false},"
+        "data:{\"index\":2,\"token\":{\"id\":6,\"text\":\" "
+        "there\",\"logprob\":-0.1,\"special\":false},"
         "\"generated_text\":null,\"details\":null}\n\n"
-        "data:{\"index\":3,\"token\":{\"id\":2,\"text\":\"</s>\",\"logprob\":-0.1,\"special\":true},"
+        "data:{\"index\":3,\"token\":{\"id\":2,\"text\":\"</"
+        "s>\",\"logprob\":-0.1,\"special\":true},"
         "\"generated_text\":\"Hi there\",\"details\":{\"finish_reason\":\"eos_token\","
         "\"generated_tokens\":3,\"seed\":null}}\n\n";
     size_t cuts[] = {10, 100, 101, 250};
@@ -299,8 +321,10 @@ static void test_lmi_jsonl(void) {
         "{\"token\": {\"id\": 304, \"text\": \"Deep \", \"log_prob\": -0.05}}\n"
         "\r\n"
         "{\"token\": {\"id\": 11157, \"text\": \"Learning\", \"log_prob\": -1.2}}\r\n"
-        "{\"token\": {\"id\": 5972, \"text\": \" field.\", \"log_prob\": -0.69}, \"generated_text\": "
-        "\"Deep Learning field.\", \"details\": {\"finish_reason\": \"length\", \"generated_tokens\": 3, "
+        "{\"token\": {\"id\": 5972, \"text\": \" field.\", \"log_prob\": -0.69}, "
+        "\"generated_text\": "
+        "\"Deep Learning field.\", \"details\": {\"finish_reason\": \"length\", "
+        "\"generated_tokens\": 3, "
         "\"inputs\": \"What is Deep Learning?\"}}";
     size_t cuts[] = {3, 60, 61, 62, 140};
     struct buf body;
@@ -318,10 +342,11 @@ static void test_lmi_jsonl(void) {
     run_all(text, strlen(text), SSTREAM_BODY_PLAIN, SSTREAM_FRAMING_JSONL, &s);
     CHECK_STR(buf_str(&s.content), "Deep Learning field.");
     /* LMI's error line ends the generation with an error chunk. */
-    const char *bad = "{\"token\": {\"id\": 1, \"text\": \"a\", \"log_prob\": -1}}\n"
-                      "{\"token\": {\"id\": -1, \"text\": \"\", \"log_prob\": -1, \"special_token\": true}, "
-                      "\"generated_text\": \"\", \"details\": {\"finish_reason\": \"error\", "
-                      "\"generated_tokens\": null, \"inputs\": null}}\n";
+    const char *bad =
+        "{\"token\": {\"id\": 1, \"text\": \"a\", \"log_prob\": -1}}\n"
+        "{\"token\": {\"id\": -1, \"text\": \"\", \"log_prob\": -1, \"special_token\": true}, "
+        "\"generated_text\": \"\", \"details\": {\"finish_reason\": \"error\", "
+        "\"generated_tokens\": null, \"inputs\": null}}\n";
     run_all(bad, strlen(bad), SSTREAM_BODY_PLAIN, SSTREAM_FRAMING_AUTO, &s);
     CHECK_STR(buf_str(&s.kinds), "D1 E0 ");
     CHECK(s.totals.error);
@@ -332,11 +357,15 @@ static void test_lmi_jsonl(void) {
 /* vLLM's continuous_usage_stats: each chunk's count is the growth of usage. */
 static void test_continuous_usage(void) {
     const char *text =
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}],\"usage\":{\"prompt_tokens\":3,"
+        "data: "
+        "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}],\"usage\":{\"prompt_tokens\":3,"
         "\"completion_tokens\":1}}\n\n"
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"bcd\"}}],\"usage\":{\"prompt_tokens\":3,"
+        "data: "
+        "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"bcd\"}}],\"usage\":{\"prompt_tokens\":"
+        "3,"
         "\"completion_tokens\":4}}\n\n"
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"e\"}}],\"usage\":{\"prompt_tokens\":3,"
+        "data: "
+        "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"e\"}}],\"usage\":{\"prompt_tokens\":3,"
         "\"completion_tokens\":5}}\n\n"
         "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":5}}\n\n";
     struct seen s;
