@@ -501,6 +501,7 @@ int evs_decoder_next(struct evs_decoder *d, const uint8_t **data, size_t *len,
         buf_reset(&d->buf);
         d->release = false;
     }
+    if (*len == 0) return 0;
     int rc;
     if (d->buf.len == 0 && *len >= EVS_PRELUDE_LEN) {
         /* The fast path: the message starts here; decode it in place when it is whole. */

@@ -103,12 +103,12 @@ struct sstream {
     bool line_release;  /* the line returned last lives in line */
     struct buf scratch; /* decoded strings of the current chunk */
     size_t max_line;
-    int64_t cumulative; /* completion_tokens of the last chunk with text and usage */
-    struct sstream_totals totals;
-    bool ended;    /* an exception ended the stream */
-    bool finished; /* sstream_finish ran its end-of-stream checks */
-    int err;       /* first error, or 0 */
-    int cause;     /* the evs/sse/schunk error behind it */
+    int64_t cumulative;           /* completion_tokens of the last chunk with text and usage */
+    struct sstream_totals totals; /* read it at any time; the other fields are the parser's */
+    bool ended;                   /* an exception ended the stream */
+    bool finished;                /* sstream_finish ran its end-of-stream checks */
+    int err;                      /* first error, or 0 */
+    int cause;                    /* the evs/sse/schunk error behind it */
     char msg[200];
 };
 

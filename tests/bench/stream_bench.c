@@ -101,6 +101,26 @@ static double run(const struct body *b, enum sstream_body kind, size_t slice, lo
     return t * 1e9 / (double)tokens;
 }
 
+/* The eventstream layer alone (both CRCs, header checks), one message per slice. */
+static double run_evs(const struct body *b, long rounds) {
+    struct evs_decoder d;
+    struct evs_message m;
+    long messages = 0;
+    evs_decoder_init(&d, 0);
+    double t0 = cpu_seconds();
+    for (long r = 0; r < rounds; r++) {
+        const uint8_t *p = (const uint8_t *)b->bytes.data;
+        for (int i = 0; i < DISTINCT; i++) {
+            size_t left = b->msg_len[i];
+            while (evs_decoder_next(&d, &p, &left, &m, NULL) == 1) messages++;
+        }
+    }
+    double t = cpu_seconds() - t0;
+    evs_decoder_free(&d);
+    if (messages != rounds * DISTINCT) exit(1);
+    return t * 1e9 / (double)messages;
+}
+
 int main(int argc, char **argv) {
     long want = argc > 1 ? strtol(argv[1], NULL, 10) : 1000000;
     long rounds = want / DISTINCT > 0 ? want / DISTINCT : 1, tokens;
@@ -126,6 +146,8 @@ int main(int argc, char **argv) {
         double ns = run(rows[i].b, rows[i].kind, rows[i].slice, rounds, &tokens);
         printf("%-52s %10ld %8.1f\n", rows[i].name, tokens, ns);
     }
+    printf("%-52s %10ld %8.1f\n", "eventstream layer alone (vLLM chat messages)", rounds * DISTINCT,
+           run_evs(&es_vllm, rounds));
     printf("message bytes per token (vLLM chat, eventstream): %zu\n", es_vllm.msg_len[0]);
     buf_free(&es_vllm.bytes);
     buf_free(&es_tgi.bytes);
