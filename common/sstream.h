@@ -30,7 +30,16 @@
  * usage/details counts (authoritative when present).
  *
  * Memory is bounded by the limits: one eventstream message, one SSE event,
- * one line. The first error is kept: every later call returns it again. */
+ * one line. The first error is kept: every later call returns it again.
+ *
+ * Use, e.g. in a libcurl write callback (TTFT: the first chunk with
+ * content.n > 0; ITL: the gaps between such chunks):
+ *   const char *p = data; size_t n = len; struct schunk c; int rc;
+ *   while ((rc = sstream_next(&s, &p, &n, &c, err)) == 1) record(clock_now(), &c);
+ *   if (rc < 0) ... stop the transfer, report err ...
+ * and once the body has ended:
+ *   while ((rc = sstream_finish(&s, &c, err)) == 1) record(clock_now(), &c);
+ * then s.totals holds the counts (usage/details, chunk sums, done, error). */
 #ifndef SM_SSTREAM_H
 #define SM_SSTREAM_H
 
