@@ -16,9 +16,10 @@ static uint32_t rng(void) {
     return rng_state;
 }
 
-/* Feeds the stream in slices (mode 0 whole, 1 bytewise, 2 random), each slice
- * copied to its own heap block freed right after the call, so a span kept
- * past its slice is caught by ASan. Writes "type|data" per event, joined with
+/* Feeds the stream in slices (mode 0 whole, 1 bytewise, 2 random, 3 random
+ * with the rest of the slice moved to a new block after each event), each
+ * slice copied to its own heap block freed right after the call, so a span
+ * kept past its slice is caught by ASan. Writes "type|data" per event, joined with
  * ";", to out; returns the error of sse_next or sse_finish (0 when clean). */
 static int run(const char *stream, size_t n, int mode, size_t max_line, size_t max_event,
                struct buf *out) {
@@ -29,7 +30,7 @@ static int run(const char *stream, size_t n, int mode, size_t max_line, size_t m
     size_t at = 0;
     int rc = 0;
     while (at < n && rc >= 0) {
-        size_t k = mode == 0 ? n - at : mode == 1 ? 1 : rng() % 9;
+        size_t k = mode == 0 ? n - at : mode == 1 ? 1 : rng() % (mode == 3 ? 30 : 9);
         if (k > n - at) k = n - at;
         char *slice = malloc(k + 1);
         memcpy(slice, stream + at, k);
@@ -40,6 +41,12 @@ static int run(const char *stream, size_t n, int mode, size_t max_line, size_t m
             CHECK_INT(buf_add(out, ev.type, ev.type_len), BUF_OK);
             CHECK_INT(buf_addc(out, '|'), BUF_OK);
             CHECK_INT(buf_add(out, ev.data, ev.data_len), BUF_OK);
+            if (mode == 3) {
+                char *moved = malloc(sn + 1);
+                memcpy(moved, s, sn);
+                free(slice);
+                s = slice = moved;
+            }
         }
         if (rc == 0) CHECK_INT(sn, 0);
         free(slice);
@@ -100,8 +107,8 @@ static void test_cases(void) {
     buf_init(&out, BUF_NO_CAP);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const struct sse_case *c = &cases[i];
-        for (int mode = 0; mode < 3; mode++) {
-            for (int round = 0; round < (mode == 2 ? 20 : 1); round++) {
+        for (int mode = 0; mode < 4; mode++) {
+            for (int round = 0; round < (mode >= 2 ? 20 : 1); round++) {
                 int rc = run(c->stream, strlen(c->stream), mode, 0, 0, &out);
                 if (rc != c->end || strcmp(buf_str(&out), c->events) != 0) {
                     fprintf(stderr, "%s (mode %d): got [%s] %d, want [%s] %d\n", c->name, mode,

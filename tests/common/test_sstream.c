@@ -56,7 +56,9 @@ static void note(struct seen *s, const struct schunk *c) {
                   BUF_OK);
 }
 
-/* Feeds body in slices: mode 0 whole, 1 bytewise, 2 random sizes. */
+/* Feeds body in slices: mode 0 whole, 1 bytewise, 2 random sizes, 3 random
+ * sizes and, after each chunk, the rest of the slice moved to a new block (a
+ * caller that buffers anew between calls). */
 static void run(const char *body, size_t n, enum sstream_body kind, enum sstream_framing framing,
                 const struct sstream_limits *lim, int mode, struct seen *out) {
     struct sstream s;
@@ -69,13 +71,21 @@ static void run(const char *body, size_t n, enum sstream_body kind, enum sstream
     size_t at = 0;
     int rc = 0;
     while (at < n && rc >= 0) {
-        size_t k = mode == 0 ? n - at : mode == 1 ? 1 : rng() % 97;
+        size_t k = mode == 0 ? n - at : mode == 1 ? 1 : rng() % (mode == 3 ? 400 : 97);
         if (k > n - at) k = n - at;
         char *slice = malloc(k + 1);
         memcpy(slice, body + at, k);
         const char *p = slice;
         size_t left = k;
-        while ((rc = sstream_next(&s, &p, &left, &c, &out->err)) == 1) note(out, &c);
+        while ((rc = sstream_next(&s, &p, &left, &c, &out->err)) == 1) {
+            note(out, &c);
+            if (mode == 3) {
+                char *moved = malloc(left + 1);
+                memcpy(moved, p, left);
+                free(slice);
+                p = slice = moved;
+            }
+        }
         if (rc == 0) CHECK_INT(left, 0);
         free(slice);
         at += k;
@@ -104,8 +114,8 @@ static void run_all(const char *body, size_t n, enum sstream_body kind,
     struct seen other;
     seen_init(&other);
     run(body, n, kind, framing, NULL, 0, out);
-    for (int mode = 1; mode < 3; mode++)
-        for (int round = 0; round < (mode == 2 ? 10 : 1); round++) {
+    for (int mode = 1; mode < 4; mode++)
+        for (int round = 0; round < (mode >= 2 ? 10 : 1); round++) {
             run(body, n, kind, framing, NULL, mode, &other);
             CHECK_STR(buf_str(&other.kinds), buf_str(&out->kinds));
             CHECK_STR(buf_str(&other.content), buf_str(&out->content));
@@ -180,7 +190,7 @@ static void test_eventstream_every_cut(void) {
         buf_reset(&body);
         parts(&body, vllm_sse, n, &cut, 1);
         run(body.data, body.len, SSTREAM_BODY_EVENTSTREAM, SSTREAM_FRAMING_AUTO, NULL,
-            (int)(cut % 3), &s);
+            (int)(cut % 4), &s);
         check_vllm(&s);
         CHECK_INT(s.totals.messages, 2);
         CHECK_INT(s.totals.body_bytes, body.len);
@@ -394,7 +404,7 @@ static void expect_error(const char *body, size_t n, enum sstream_body kind,
                          int cause, const char *text) {
     struct seen s;
     seen_init(&s);
-    for (int mode = 0; mode < 3; mode++) {
+    for (int mode = 0; mode < 4; mode++) {
         run(body, n, kind, framing, lim, mode, &s);
         CHECK_INT(s.rc, code);
         CHECK_INT(s.cause, cause);

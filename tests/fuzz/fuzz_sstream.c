@@ -50,7 +50,16 @@ static int run(const char *body, size_t size, enum sstream_body kind, enum sstre
         memcpy(slice, body + at, n);
         const char *p = slice;
         size_t left = n;
-        while ((rc = sstream_next(&s, &p, &left, &c, NULL)) == 1) describe(out, &c, size);
+        while ((rc = sstream_next(&s, &p, &left, &c, NULL)) == 1) {
+            describe(out, &c, size);
+            if (seed) { /* the rest of the slice moves: nothing may point into it */
+                char *moved = malloc(left + 1);
+                if (!moved) abort();
+                memcpy(moved, p, left);
+                free(slice);
+                p = slice = moved;
+            }
+        }
         if (rc == 0 && left != 0) abort();
         free(slice);
         at += n;
