@@ -137,9 +137,7 @@ static struct awsj_client *client(struct fake *f, time_t now, const double *rs, 
 static void no_leak(const char *what, const char *text) {
     static const char *const secrets[] = {SECRET, TOKEN};
     for (size_t i = 0; i < 2; i++) {
-        char prefix[13];
-        snprintf(prefix, sizeof prefix, "%s", secrets[i]);
-        if (strstr(text, prefix)) {
+        if (memmem(text, strlen(text), secrets[i], 12)) {
             fprintf(stderr, "%s: a secret leaked\n", what);
             check_failed++;
         }
