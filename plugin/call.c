@@ -30,7 +30,6 @@ int call_new(const struct call_spec *spec, struct call **out) {
     }
     c->spec = *spec;
     c->spec.fixed = (struct rec_record){
-        .thread = f->thread,
         .endpoint = c->endpoint,
         .variant = c->variant,
         .phase = c->phase,
@@ -144,6 +143,7 @@ int call_finish(const struct call *c, const struct call_reply *in, struct call_r
     rec->error_code = r->error_code;
     rec->error_message = r->error_message;
     rec->original_status = r->original_status;
+    rec->thread = in->thread;
     rec->t_start_us = in->t_start_us;
     rec->t_end_us = in->t_end_us;
     rec->wall_start_us = in->wall_start_us;

@@ -30,9 +30,9 @@ enum call_error {
 
 struct call_spec {
     size_t file; /* the result file the record goes to */
-    /* The record's fields the plan fixes: thread, endpoint, variant, phase, batch,
+    /* The record's fields the plan fixes: endpoint, variant, phase, batch,
      * question, kind, max_tokens, answer (a quiz's expected answer, or NULL). The
-     * others are the reply's and are not read. */
+     * others are the reply's and the sender's and are not read. */
     struct rec_record fixed;
     long expect_tokens;            /* < 0: a reply of any length will do */
     bool ignore_eos;               /* was asked for (names a short reply's mismatch) */
@@ -48,6 +48,7 @@ size_t call_file(const struct call *c);
 
 /* What came back for one sending of a call. */
 struct call_reply {
+    int thread;                 /* the sender (a wrk thread, an engine connection) */
     int status;                 /* 0: no reply (the connection closed first) */
     const char *error_type;     /* the x-amzn-ErrorType header, or NULL */
     const char *date;           /* the Date header, or NULL */

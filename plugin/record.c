@@ -132,9 +132,8 @@ static size_t rec_fixed_room(const struct rec_record *rec) {
            rec_str_room(rec->question) + rec_str_room(rec->kind);
 }
 
-/* The fields the plan fixes, each with its leading comma. */
+/* The fields the plan fixes, from endpoint to max_tokens, each with its leading comma. */
 static char *rec_fixed(char *p, const struct rec_record *rec) {
-    p = jsonw_put_int(JSONW_PUT(p, ",\"thread\":"), rec->thread);
     p = jsonw_put_cstr(JSONW_PUT(p, ",\"endpoint\":"), rec->endpoint ? rec->endpoint : "");
     p = jsonw_put_cstr(JSONW_PUT(p, ",\"variant\":"), rec->variant);
     p = jsonw_put_cstr(JSONW_PUT(p, ",\"phase\":"), rec->phase ? rec->phase : "");
@@ -161,6 +160,7 @@ static int rec_serialize(struct buf *b, long long seq, const struct rec_record *
     char *start = buf_grow(b, room);
     if (!start) return BUF_ERR_NOMEM;
     char *p = jsonw_put_int(JSONW_PUT(start, "{\"seq\":"), seq);
+    p = jsonw_put_int(JSONW_PUT(p, ",\"thread\":"), rec->thread);
     p = rec->fixed_json ? jsonw_put(p, rec->fixed_json, fixed) : rec_fixed(p, rec);
     p = rec_count(JSONW_PUT(p, ",\"prompt_tokens\":"), rec->prompt_tokens);
     p = rec_count(JSONW_PUT(p, ",\"completion_tokens\":"), rec->completion_tokens);

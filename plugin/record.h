@@ -18,9 +18,6 @@
 
 #include "buf.h"
 
-#define REC_FORMAT  "wrk-sagemaker-result"
-#define REC_VERSION 1
-
 enum rec_error {
     REC_OK = 0,
     REC_ERR_NOMEM = -1,
@@ -51,7 +48,7 @@ struct rec_record {
     const char *text;   /* NULL: omitted */
     const char *answer; /* NULL: omitted */
     int correct;        /* < 0: omitted; 0 or 1 */
-    /* Not NULL: the fields from thread to max_tokens as rec_fixed_json wrote
+    /* Not NULL: the fields from endpoint to max_tokens as rec_fixed_json wrote
      * them, written in their place (a call's records share them). */
     const char *fixed_json;
 };
@@ -81,7 +78,7 @@ __attribute__((warn_unused_result)) int rec_add_file(struct recorder *r, const c
                                                      const char *journal_path, const cJSON *header,
                                                      size_t *index_out, struct buf *err);
 
-/* The JSON rec_write writes for rec's fields from thread to max_tokens
+/* The JSON rec_write writes for rec's fields from endpoint to max_tokens
  * (malloc'ed), for rec_record.fixed_json; NULL when out of memory. */
 char *rec_fixed_json(const struct rec_record *rec);
 

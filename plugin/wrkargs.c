@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "readall.h"
+
 enum wrkargs_kind {
     WA_THREADS,
     WA_CONNECTIONS,
@@ -180,8 +182,34 @@ int wrkargs_parse(int argc, char *const *argv, struct wrkargs *out, struct buf *
 
 void wrkargs_free(struct wrkargs *a) {
     free(a->args);
+    free(a->argv);
+    free(a->data);
     a->args = NULL;
+    a->argv = NULL;
+    a->data = NULL;
     a->n_args = 0;
+}
+
+int wrkargs_read(const char *path, struct wrkargs *out, struct buf *err) {
+    struct buf data;
+    buf_init(&data, 1 << 20);
+    *out = (struct wrkargs){0};
+    if (readall_path(path, &data) != 0) {
+        buf_free(&data);
+        return buf_fail(err, WRKARGS_ERR_USAGE, "cannot read the command line (%s)", path);
+    }
+    size_t len = data.len;
+    char **argv;
+    int argc;
+    out->data = data.data ? buf_take(&data) : strdup("");
+    if (!out->data) return WRKARGS_ERR_NOMEM;
+    int rc = wrkargs_split(out->data, len, &argv, &argc);
+    if (rc) return rc;
+    char *keep = out->data;
+    rc = wrkargs_parse(argc, argv, out, err);
+    out->data = keep;
+    out->argv = argv;
+    return rc;
 }
 
 int wrkargs_split(char *data, size_t len, char ***argv_out, int *argc_out) {

@@ -28,6 +28,7 @@ struct wrkargs {
     const char *url;    /* the first word that is not an option */
     const char **args;  /* malloc'ed: the words after the URL */
     size_t n_args;
+    char *data, **argv; /* wrkargs_read's: what the strings point into */
 };
 
 /* Parses argv[1..argc) into out (freed with wrkargs_free, also after an error).
@@ -35,6 +36,11 @@ struct wrkargs {
 __attribute__((warn_unused_result)) int wrkargs_parse(int argc, char *const *argv,
                                                       struct wrkargs *out, struct buf *err);
 void wrkargs_free(struct wrkargs *a);
+
+/* Reads and parses a command line in the format of /proc/self/cmdline from the
+ * file at path into out (freed with wrkargs_free, which frees the text too). */
+__attribute__((warn_unused_result)) int wrkargs_read(const char *path, struct wrkargs *out,
+                                                     struct buf *err);
 
 /* Splits a NUL-separated command line (the format of /proc/self/cmdline) of len
  * bytes into *argv_out (malloc'ed, pointing into data, NULL-terminated). */

@@ -8,7 +8,8 @@
 --
 -- wrk runs the script once in its main state (here: check the options, set up
 -- the run and its result files, or exit with one line) and once per thread
--- (here: prepare the signed requests). A plan is a list of rounds:
+-- (here: hand the plan to the C module, which prepares the signed requests). A plan
+-- is a list of rounds:
 --   { items = {item, ...} }                 any thread sends the next item
 --   { items = {item, ...}, per_thread = 1 } a batch: one item per thread, all together
 --   { template = item, duration_s = D }     steady: back to back for D seconds
@@ -104,25 +105,6 @@ function M.order(list, i)
   return out
 end
 
--- An object whose fields json() writes in the given order: {{key, value}, ...}.
-function M.ordered(pairs_list)
-  return { __ordered = pairs_list }
-end
-
--- JSON text of v; tables made by M.ordered keep their field order.
-local function json(v)
-  if type(v) == "table" and v.__ordered then
-    local parts = {}
-    for _, kv in ipairs(v.__ordered) do
-      parts[#parts + 1] = assert(sm.json_encode(kv[1])) .. ":" .. json(kv[2])
-    end
-    return "{" .. table.concat(parts, ",") .. "}"
-  end
-  if v == nil then return "null" end
-  return assert(sm.json_encode(v))
-end
-M.json = json
-
 local function fail(name, msg)
   io.stderr:write(name, ": ", msg, "\n")
   os.exit(2)
@@ -151,47 +133,6 @@ local function help_text(def, spec)
     "exit status: 0 done, 2 bad usage, 3 stopped early (an endpoint failed every request),",
     "4 partial (Ctrl-C or wrk's -d)",
   }, "\n") .. "\n"
-end
-
--- The body of an item (memoised per distinct parameters).
-local function body_of(ctx, item, cache)
-  local o = ctx.o
-  if o.format == "raw" then return o.body end
-  local key = table.concat({ item.prompt, tostring(item.max_tokens), tostring(item.temperature),
-    tostring(item.ignore_eos) }, "\0")
-  if cache[key] then return cache[key] end
-  local body, err = sm.body(o.format, {
-    prompt = item.prompt,
-    max_tokens = item.max_tokens,
-    temperature = item.temperature,
-    ignore_eos = item.ignore_eos,
-    min_tokens = o.min_tokens,
-    seed = o.seed,
-    extra = o.extra,
-  })
-  if not body then return nil, err end
-  cache[key] = body
-  return body
-end
-
--- Every item of the plan (steady rounds: their template), with its body and,
--- for quiz items, its compiled pattern.
-local function prepare_items(ctx)
-  local cache = {}
-  for item in each_item(ctx.rounds) do
-    local body, err = body_of(ctx, item, cache)
-    if not body then
-      return nil, err .. " (leave it out, or pass the container's own field with --extra)"
-    end
-    item.body = body
-    if item.pattern then
-      item.regex, err = sm.regex(item.pattern)
-      if not item.regex then
-        return nil, string.format("question %s: bad pattern: %s", tostring(item.question), err)
-      end
-    end
-  end
-  return true
 end
 
 local function check_wrk(wa)
@@ -235,101 +176,35 @@ local function configure(def, wa)
     if err then return nil, err end
   end
   ctx.rounds = def.plan(o, ctx)
-  ok, err = prepare_items(ctx)
-  if not ok then return nil, err end
+  for item in each_item(ctx.rounds) do item.phase = item.phase or def.name end
+  ctx.plan = {
+    request = { host = url.host_header, region = ctx.region, service = "sagemaker",
+      user_agent = "wrk-sagemaker/" .. sm.version, format = o.format,
+      raw_body = o.format == "raw" and o.body or nil, extra = o.extra,
+      min_tokens = o.min_tokens, seed = o.seed, custom_attributes = o.custom_attributes },
+    sides = ctx.sides,
+    rounds = ctx.rounds,
+  }
   return ctx
 end
 
-local function side_headers(o, side)
-  local h = {}
-  if side.variant then h[#h + 1] = { "X-Amzn-SageMaker-Target-Variant", side.variant } end
-  if o.custom_attributes then
-    h[#h + 1] = { "X-Amzn-SageMaker-Custom-Attributes", o.custom_attributes }
-  end
-  if side.component then
-    h[#h + 1] = { "X-Amzn-SageMaker-Inference-Component", side.component }
-  end
-  return h
-end
-
--- The call of an item (sm.call): what its record holds besides the reply.
-local function call_of(def, item, thread_id)
-  local call, err = sm.call({
-    file = item.side.index,
-    thread = thread_id,
-    endpoint = item.side.name,
-    variant = item.side.variant,
-    phase = item.phase or def.name,
-    batch = item.batch or 0,
-    question = item.question,
-    kind = item.kind,
-    max_tokens = item.max_tokens or -1,
-    expect_tokens = item.expect_tokens or -1,
-    ignore_eos = item.ignore_eos,
-    answer = item.answer,
-    regex = item.regex,
-  })
-  if not call then return nil, err end
-  item.call = call
-  return true
-end
-
--- The signed-request object and the call of each item; one request per (side, body).
-local function prepare_requests(def, ctx, thread_id)
-  local cache = {}
-  for item in each_item(ctx.rounds) do
-    local ok, err = call_of(def, item, thread_id)
-    if not ok then return nil, err end
-    local key = item.side.index .. "\0" .. item.body
-    if not cache[key] then
-      local req, err = sm.request({
-        method = "POST",
-        target = "/endpoints/" .. item.side.name .. "/invocations",
-        host = ctx.url.host_header,
-        content_type = "application/json",
-        accept = "application/json",
-        headers = side_headers(ctx.o, item.side),
-        user_agent = "wrk-sagemaker/" .. sm.version,
-        region = ctx.region,
-        service = "sagemaker",
-        body = item.body,
-      })
-      if not req then return nil, err end
-      cache[key] = req
-    end
-    item.req = cache[key]
-  end
-  return true
-end
-
-local function header_json(def, ctx, side, run_id, started_at)
+-- The head of a side's result file (docs/result-format.md).
+local function head_of(def, ctx, side, run)
   local o, wa = ctx.o, ctx.wa
-  return json(M.ordered({
-    { "format", "wrk-sagemaker-result" },
-    { "version", 1 },
-    { "tool", "wrk-sagemaker " .. sm.version },
-    { "scenario", def.name },
-    { "run_id", run_id },
-    { "label", side.label },
-    { "endpoint", M.ordered({ { "name", side.name }, { "variant", side.variant },
-      { "format", o.format }, { "inference_component", side.component } }) },
-    { "target", M.ordered({ { "url", ctx.url.origin }, { "host", ctx.url.host_header },
-      { "region", ctx.region }, { "service", "sagemaker" } }) },
-    { "wrk", M.ordered({ { "threads", wa.threads }, { "connections", wa.connections },
-      { "duration_s", wa.duration_s }, { "timeout_s", wa.timeout_s } }) },
-    { "time_scale", o.time_scale },
-    { "started_at", started_at },
-    { "settings", M.ordered(def.settings(o, ctx)) },
-  }))
-end
-
-local function sched_rounds(ctx)
-  local out = {}
-  for i, r in ipairs(ctx.rounds) do
-    out[i] = { items = r.items and #r.items or -1, per_thread = r.per_thread,
-      duration_s = r.duration_s }
-  end
-  return out
+  return {
+    scenario = def.name,
+    run_id = run.run_id,
+    label = side.label,
+    endpoint = { name = side.name, variant = side.variant, format = o.format,
+      inference_component = side.component },
+    target = { url = ctx.url.origin, host = ctx.url.host_header, region = ctx.region,
+      service = "sagemaker" },
+    wrk = { threads = wa.threads, connections = wa.connections, duration_s = wa.duration_s,
+      timeout_s = wa.timeout_s },
+    time_scale = o.time_scale,
+    started_at = run.started_at,
+    settings = def.settings(o, ctx),
+  }
 end
 
 local function notes(def, ctx)
@@ -372,21 +247,16 @@ local function main_state(def)
     io.stdout:write(ctx.help)
     os.exit(0)
   end
-  local ok
-  ok, err = sm.begin({
+  local run
+  run, err = sm.begin(ctx.plan, {
     scenario = def.name,
     threads = wa.threads,
     cap_s = wa.duration_s,
-    rounds = sched_rounds(ctx),
     refuse_after = ctx.o.refuse_after,
     progress_s = ctx.o.progress,
     profile = ctx.o.profile,
   })
-  if not ok then fail(def.name, err) end
-  local _, wall = sm.clock()
-  local started_at = sm.iso8601(wall)
-  local run_id = started_at:gsub("[-:]", ""):gsub("%.%d+", "") .. "-"
-    .. sm.sha256_hex(tostring(wall) .. tostring({})):sub(1, 6)
+  if not run then fail(def.name, err) end
   ctx.paths = {}
   for i, side in ipairs(ctx.sides) do
     local path
@@ -396,8 +266,8 @@ local function main_state(def)
       if ctx.paths[j] == path then fail(def.name, "two sides would write " .. path) end
     end
     ctx.paths[i] = path
-    ok, err = sm.add_file(path, sm.journal_path(path),
-      header_json(def, ctx, side, run_id, started_at))
+    local ok
+    ok, err = sm.add_file(path, head_of(def, ctx, side, run))
     if not ok then fail(def.name, err) end
   end
   notes(def, ctx)
@@ -441,11 +311,12 @@ function M.scenario(def)
     collectgarbage("setpause", GC_PAUSE)
     local wa, err = sm.wrk_args()
     if wa then ctx, err = configure(def, wa) end
-    local ok = ctx and not ctx.help
-    if ok then ok, err = prepare_requests(def, ctx, sm_thread_id) end
-    if not ok then fail(def.name, err or "cannot prepare the requests") end
-    request, response = sm.hooks(ctx.rounds, { thread = sm_thread_id, filler = filler(ctx),
-      check = def.check })
+    if ctx and not ctx.help then
+      request, response = sm.hooks(ctx.plan, { thread = sm_thread_id, filler = filler(ctx),
+        check = def.check })
+      err = request == nil and response or err
+    end
+    if not request then fail(def.name, err or "cannot prepare the requests") end
   end
 
   function done()

@@ -21,14 +21,24 @@ local function fail(msg)
   os.exit(2)
 end
 
--- The body sweep.lua sends with its defaults.
-local function body_of(prompt)
-  return assert(sm.body("vllm-chat", { prompt = prompt, max_tokens = 256, temperature = 0,
-    ignore_eos = true }))
+-- The request sweep.lua sends with its defaults for prompt, signed now (once a process).
+local function signed(host, endpoint, prompt)
+  local side = { index = 1, name = endpoint }
+  local plan = {
+    request = { host = host, region = "us-east-1", service = "sagemaker",
+      user_agent = "wrk-sagemaker/" .. sm.version, format = "vllm-chat" },
+    sides = { side },
+    rounds = { { items = { { side = side, phase = "sweep", prompt = prompt, max_tokens = 256,
+      temperature = 0, ignore_eos = true } } } },
+  }
+  assert(sm.begin(plan, { scenario = "client", threads = 1, progress_s = 0 }))
+  local request = assert(sm.hooks(plan, { thread = 0, filler = "" }))
+  request() -- wrk's verification call
+  return request()
 end
 
 local function prompt_for(bytes)
-  local overhead = #body_of("")
+  local overhead = #signed("h", "e", ""):match("\r\n\r\n(.*)$")
   if bytes < overhead then fail("a body needs at least " .. overhead .. " bytes") end
   local words = {}
   local len = -1
@@ -37,23 +47,6 @@ local function prompt_for(bytes)
     len = len + 1 + #run.STORY_PROMPT
   end
   return table.concat(words, " "):sub(1, bytes - overhead)
-end
-
-local function signed(host, endpoint, prompt)
-  assert(sm.begin({ scenario = "client", threads = 1, rounds = { { items = 1 } }, progress_s = 0 }))
-  local req = assert(sm.request({
-    method = "POST",
-    target = "/endpoints/" .. endpoint .. "/invocations",
-    host = host,
-    content_type = "application/json",
-    accept = "application/json",
-    headers = {},
-    user_agent = "wrk-sagemaker/" .. sm.version,
-    region = "us-east-1",
-    service = "sagemaker",
-    body = body_of(prompt),
-  }))
-  return (assert(req:raw()))
 end
 
 local function wrk_script(mode, raw)

@@ -17,17 +17,17 @@ local dir = os.tmpname()
 os.remove(dir)
 assert(os.execute("mkdir -p " .. dir) == 0)
 
-assert(sm.begin({ scenario = "loop", threads = 1, rounds = { { items = -1, duration_s = 1e6 } },
-  progress_s = 0 }))
-local file = assert(sm.add_file(dir .. "/loop.json", dir .. "/loop.journal.jsonl",
-  '{"label":"loop"}'))
-local req = assert(sm.request({ method = "POST", target = "/endpoints/bench/invocations",
-  host = "127.0.0.1:1", content_type = "application/json", accept = "application/json",
-  user_agent = "wrk-sagemaker/" .. sm.version, region = "us-east-1", service = "sagemaker",
-  body = "{}" }))
-local call = assert(sm.call({ file = file, endpoint = "bench", phase = "sweep", max_tokens = 256 }))
-local request, response = sm.hooks({ { template = { req = req, call = call } } },
-  { thread = 0, filler = "" })
+local side = { index = 1, name = "bench" }
+local plan = {
+  request = { host = "127.0.0.1:1", region = "us-east-1", service = "sagemaker",
+    user_agent = "wrk-sagemaker/" .. sm.version, format = "raw", raw_body = "{}" },
+  sides = { side },
+  rounds = { { template = { side = side, phase = "sweep", max_tokens = 256 }, duration_s = 1e6 } },
+}
+local run = assert(sm.begin(plan, { scenario = "loop", threads = 1, progress_s = 0 }))
+assert(sm.add_file(dir .. "/loop.json", { scenario = "loop", run_id = run.run_id, label = "loop",
+  endpoint = { name = "bench" }, target = {}, wrk = {}, settings = {} }))
+local request, response = assert(sm.hooks(plan, { thread = 0, filler = "" }))
 request() -- wrk's verification call
 -- The headers wrk hands to response(), as sm-emulator sends them.
 local headers = { ["Content-Type"] = "application/json", ["Content-Length"] = tostring(#body),

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""A request signed through the Lua API (sagemaker.request():raw(), with the
+"""A request signed through the Lua API (the plan's first request, as wrk's request()
+returns it, with the
 credentials the AWS chain finds in the environment, a session token among them)
 carries exactly the Authorization header botocore computes for the same request.
 Usage: request_botocore.py LUAJIT PLUGIN_DIR"""
@@ -14,17 +15,18 @@ from botocore.credentials import Credentials
 LUA = r"""
 package.cpath = os.getenv("SM_PLUGIN_PATH") .. "/?.so;" .. package.cpath
 local sm = require "sagemaker"
-assert(sm.begin({ scenario = "t", threads = 1, rounds = {} }))
-local req = assert(sm.request({
-  method = "POST", target = "/endpoints/gemma-4-e2b-qat/invocations",
-  host = "runtime.sagemaker.eu-west-1.amazonaws.com", content_type = "application/json",
-  accept = "application/json", user_agent = "wrk-sagemaker/test",
-  headers = { { "X-Amzn-SageMaker-Target-Variant", "qat" },
-              { "X-Amzn-SageMaker-Custom-Attributes", "  a=b   c=d " },
-              { "X-Amzn-SageMaker-Inference-Component", "comp-1" } },
-  region = "eu-west-1", service = "sagemaker",
-  body = '{"messages":[{"role":"user","content":"Brasília?"}],"max_tokens":64}' }))
-io.write((assert(req:raw())))
+local side = { index = 1, name = "gemma-4-e2b-qat", variant = "qat", component = "comp-1" }
+local plan = {
+  request = { host = "runtime.sagemaker.eu-west-1.amazonaws.com", region = "eu-west-1",
+    service = "sagemaker", user_agent = "wrk-sagemaker/test", format = "vllm-chat",
+    custom_attributes = "  a=b   c=d " },
+  sides = { side },
+  rounds = { { items = { { side = side, phase = "t", prompt = "Brasília?", max_tokens = 64 } } } },
+}
+assert(sm.begin(plan, { scenario = "t", threads = 1, progress_s = 0 }))
+local request = assert(sm.hooks(plan, { thread = 0, filler = "" }))
+request() -- wrk's verification call
+io.write(request())
 """
 
 CREDS = {"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",

@@ -74,7 +74,7 @@ static struct call *make(enum kind kind, bool ignore_eos, const struct quiz_re *
         .file = 3,
         .fixed =
             {
-                .thread = 7,
+                .thread = 99, /* not read: the sender's, from the reply */
                 .endpoint = "gemma",
                 .variant = kind == QUIZ ? "AllTraffic" : NULL,
                 .phase = kind == DECODE ? "decode" : "quiz",
@@ -112,6 +112,7 @@ static void test_cases(void) {
         struct call *c = make(cases[i].kind, cases[i].ignore_eos, re);
         const char *b = cases[i].body;
         struct call_reply in = {
+            .thread = 7,
             .status = cases[i].status,
             .error_type = cases[i].error_type,
             .date = cases[i].date,

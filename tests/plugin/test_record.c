@@ -299,7 +299,7 @@ static void test_exact_lines(void) {
             char *json = fixed ? rec_fixed_json(&rec) : NULL;
             if (fixed) {
                 CHECK(json != NULL);
-                rec.thread = 99, rec.endpoint = "other", rec.variant = "v", rec.phase = "p";
+                rec.endpoint = "other", rec.variant = "v", rec.phase = "p";
                 rec.batch = 9, rec.question = "q", rec.kind = "k", rec.max_tokens = 99;
                 rec.fixed_json = json;
             }

@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include "../check.h"
-#include "shared.h"
+#include "run.h"
+#include "wrkhost.h"
 
 #define THREADS 4
 #define BATCHES 3
@@ -26,7 +27,7 @@ static void install_wrk_handler(void) {
     sigaction(SIGINT, &sa, NULL);
 }
 
-static char dir[] = "/tmp/test_shared_XXXXXX";
+static char dir[] = "/tmp/test_run_XXXXXX";
 static long long starts[BATCHES][THREADS], ends[BATCHES][THREADS];
 static int release_fd[2]; /* a thread "on the wire" waits for a byte here */
 static int wire_fd[2];    /* and says it is on the wire with a byte here */
@@ -46,23 +47,34 @@ static struct rec_record rec_for(int t, bool ok) {
 }
 
 static void begin(const struct rounds_round *r, size_t n, long long cap_us, int refuse_after) {
-    struct shared_config c = {.scenario = "test",
-                              .n_threads = THREADS,
-                              .cap_us = cap_us,
-                              .rounds = r,
-                              .n_rounds = n,
-                              .refuse_after = refuse_after};
+    struct run_config c = {.scenario = "test",
+                           .n_threads = THREADS,
+                           .cap_us = cap_us,
+                           .rounds = r,
+                           .n_rounds = n,
+                           .refuse_after = refuse_after,
+                           .host = wrkhost_host()};
     struct buf err;
     size_t index;
     buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(shared_begin(&c, &err), SHARED_OK);
+    CHECK_INT(run_begin(&c, &err), RUN_OK);
+    CHECK_INT(wrkhost_start(), 0);
     cJSON *header = cJSON_CreateObject();
-    char path[128], journal[128];
+    char path[128];
     snprintf(path, sizeof path, "%s/r.json", dir);
-    snprintf(journal, sizeof journal, "%s/r.journal.jsonl", dir);
-    CHECK_INT(shared_add_file(path, journal, header, &index, &err), SHARED_OK);
+    CHECK_INT(run_add_file(path, header, &index, &err), RUN_OK);
     cJSON_Delete(header);
     buf_free(&err);
+}
+
+/* The next item for thread t, waiting at barriers as wrk's threads do. */
+static bool next_item(int t, size_t *round, long *index) {
+    for (;;) {
+        unsigned long gen = run_generation();
+        int rc = run_next(t, round, index);
+        if (rc != RUN_WAIT) return rc == RUN_ITEM;
+        run_wait(gen);
+    }
 }
 
 /* A wrk thread: takes items until the run is done or stops. Odd arguments are
@@ -75,13 +87,13 @@ static void *worker(void *arg) {
     long index;
     struct buf err;
     buf_init(&err, BUF_NO_CAP);
-    while (shared_next(t, &round, &index) == SHARED_ITEM) {
-        starts[round][t] = shared_now_us();
+    while (next_item(t, &round, &index)) {
+        starts[round][t] = run_now_us();
         struct timespec busy = {0, fails ? 0 : (t + 1) * 1000000L};
         nanosleep(&busy, NULL); /* the request's duration, not a synchronisation */
-        ends[round][t] = shared_now_us();
+        ends[round][t] = run_now_us();
         struct rec_record rec = rec_for(t, !fails);
-        CHECK_INT(shared_record(0, &rec, false, &err), SHARED_OK);
+        CHECK_INT(run_record(0, &rec, false, &err), RUN_OK);
     }
     buf_free(&err);
     return NULL;
@@ -122,26 +134,28 @@ static void test_batches(void) {
     }
     printf("batch start skew: at most %lld us over %d batches of %d\n", worst, BATCHES, THREADS);
     CHECK(worst < 20000); /* generous: the machine may be busy; typically tens of us */
-    struct shared_outcome out;
+    struct run_outcome out;
     struct buf err;
     buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(shared_end(&out, &err), SHARED_OK);
+    wrkhost_stop();
+    CHECK_INT(run_end(&out, &err), RUN_OK);
     CHECK(!out.partial);
     CHECK_STR(out.reason, "");
-    CHECK_INT(shared_counts(0)->ok, BATCHES * THREADS);
-    shared_free();
+    CHECK_INT(run_counts(0)->ok, BATCHES * THREADS);
+    run_free();
     buf_free(&err);
 }
 
 /* Ends the run, which must be partial for want_reason. */
 static void end_partial(const char *want_reason) {
-    struct shared_outcome out;
+    struct run_outcome out;
     struct buf err;
     buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(shared_end(&out, &err), SHARED_OK);
+    wrkhost_stop();
+    CHECK_INT(run_end(&out, &err), RUN_OK);
     CHECK(out.partial);
     CHECK_STR(out.reason, want_reason);
-    shared_free();
+    run_free();
     buf_free(&err);
 }
 
@@ -153,10 +167,10 @@ static void *stuck_worker(void *arg) {
     char byte;
     struct buf err;
     buf_init(&err, BUF_NO_CAP);
-    while (shared_next(t, &round, &index) == SHARED_ITEM) {
+    while (next_item(t, &round, &index)) {
         if (t == 0 && (write(wire_fd[1], "w", 1) != 1 || read(release_fd[0], &byte, 1) != 1)) break;
         struct rec_record rec = rec_for(t, true);
-        CHECK_INT(shared_record(0, &rec, false, &err), SHARED_OK);
+        CHECK_INT(run_record(0, &rec, false, &err), RUN_OK);
     }
     buf_free(&err);
     return NULL;
@@ -175,7 +189,7 @@ static void run_stuck(long long cap_us, bool user_interrupts, const char *want_r
     CHECK(read(wire_fd[0], &byte, 1) == 1);
     if (user_interrupts) {
         /* Once the waiting threads have put the chained handler in front of wrk's. */
-        while (shared_counts(0)->sent < THREADS - 1) sched_yield();
+        while (run_counts(0)->sent < THREADS - 1) sched_yield();
         kill(getpid(), SIGINT);
         CHECK(wrk_stop); /* wrk's handler still runs */
     }
@@ -186,7 +200,7 @@ static void run_stuck(long long cap_us, bool user_interrupts, const char *want_r
     close(release_fd[1]);
     close(wire_fd[0]);
     close(wire_fd[1]);
-    CHECK_INT(shared_counts(0)->sent, THREADS); /* the first batch, nothing more */
+    CHECK_INT(run_counts(0)->sent, THREADS); /* the first batch, nothing more */
     end_partial(want_reason);
 }
 
@@ -199,16 +213,17 @@ static void test_refusal(void) {
     start_workers(th, true);
     for (int t = 0; t < THREADS; t++) pthread_join(th[t], NULL);
     CHECK(wrk_stop);
-    CHECK(shared_counts(0)->sent < 1000); /* stopped early */
-    struct shared_outcome out;
+    CHECK(run_counts(0)->sent < 1000); /* stopped early */
+    struct run_outcome out;
     struct buf err;
     buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(shared_end(&out, &err), SHARED_OK);
+    wrkhost_stop();
+    CHECK_INT(run_end(&out, &err), RUN_OK);
     CHECK(out.partial);
     CHECK_STR(out.reason, "refused: ep failed its first 3 requests: 403 "
                           "InvalidSignatureException: The request signature ... \xe2\x80\x94 "
                           "check the region and credentials");
-    shared_free();
+    run_free();
     buf_free(&err);
 }
 
@@ -225,27 +240,28 @@ static void test_early_finish(void) {
     install_wrk_handler();
     for (int t = 0; t < THREADS; t++) pthread_join(th[t], NULL);
     CHECK(wrk_stop);
-    struct shared_outcome out;
+    struct run_outcome out;
     struct buf err;
     buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(shared_end(&out, &err), SHARED_OK);
+    wrkhost_stop();
+    CHECK_INT(run_end(&out, &err), RUN_OK);
     CHECK(!out.partial);
-    shared_free();
+    run_free();
     buf_free(&err);
 }
 
 static void test_no_credentials(void) {
     const struct rounds_round r[] = {{1, -1, 0}};
-    struct shared_config c = {.scenario = "t", .n_threads = 1, .rounds = r, .n_rounds = 1};
+    struct run_config c = {.scenario = "t", .n_threads = 1, .rounds = r, .n_rounds = 1};
     struct buf err;
     buf_init(&err, BUF_NO_CAP);
     unsetenv("AWS_ACCESS_KEY_ID");
-    CHECK_INT(shared_begin(&c, &err), SHARED_ERR_CREDS);
+    CHECK_INT(run_begin(&c, &err), RUN_ERR_CREDS);
     CHECK(strstr(buf_str(&err), "environment") != NULL);
     size_t index;
     cJSON *header = cJSON_CreateObject();
-    CHECK_INT(shared_add_file("/nonexistent/x.json", "/nonexistent/x.jsonl", header, &index, &err),
-              SHARED_ERR_STATE); /* nothing has begun */
+    CHECK_INT(run_add_file("/nonexistent/x.json", header, &index, &err),
+              RUN_ERR_STATE); /* nothing has begun */
     cJSON_Delete(header);
     buf_free(&err);
 }

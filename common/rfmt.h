@@ -1,0 +1,86 @@
+/* rfmt: the result format's one owner (docs/result-format.md): its name and
+ * version, the names of its top-level fields, and the writer and the reader of
+ * a result file's head (every top-level field but what the end of a run adds:
+ * ended_at, partial, partial_reason, counts and records). The recorder writes
+ * the head with rfmt_head_json, sm-compare and sm-suite read it with
+ * rfmt_head_parse. Over cJSON; no I/O. */
+#ifndef SM_RFMT_H
+#define SM_RFMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+
+#define RFMT_NAME    "wrk-sagemaker-result"
+#define RFMT_VERSION 1
+
+/* Top-level field names. */
+#define RFMT_FORMAT         "format"
+#define RFMT_FORMAT_VERSION "version"
+#define RFMT_TOOL           "tool"
+#define RFMT_SCENARIO       "scenario"
+#define RFMT_RUN_ID         "run_id"
+#define RFMT_LABEL          "label"
+#define RFMT_ENDPOINT       "endpoint"
+#define RFMT_TARGET         "target"
+#define RFMT_CLIENT         "wrk"
+#define RFMT_TIME_SCALE     "time_scale"
+#define RFMT_STARTED_AT     "started_at"
+#define RFMT_SETTINGS       "settings"
+#define RFMT_ENDED_AT       "ended_at"
+#define RFMT_PARTIAL        "partial"
+#define RFMT_PARTIAL_REASON "partial_reason"
+#define RFMT_COUNTS         "counts"
+#define RFMT_RECORDS        "records"
+
+enum rfmt_error {
+    RFMT_OK = 0,
+    RFMT_ERR_NOMEM = -1,
+    RFMT_ERR_INPUT = -2, /* not a head of this format: err names the field */
+};
+
+/* A head. Strings may be NULL where the format allows null (variant,
+ * inference_component); the writer copies them, the reader's point into the
+ * parsed object and live as long as it. */
+struct rfmt_head {
+    const char *tool;     /* "wrk-sagemaker 0.1.0" */
+    const char *scenario; /* decode, sweep, quiz, ... */
+    const char *run_id;
+    const char *label;
+    struct {
+        const char *name, *variant, *format, *component;
+    } endpoint;
+    struct {
+        const char *url, *host, *region, *service;
+    } target;
+    struct {
+        long threads, connections;    /* < 0: null */
+        double duration_s, timeout_s; /* < 0: null */
+    } client;
+    double time_scale; /* > 0 */
+    const char *started_at;
+    const cJSON *settings; /* an object: the scenario's settings, in its order */
+};
+
+/* The head as a JSON object, its fields in the format's order (malloc'ed cJSON;
+ * settings copied). NULL when out of memory. */
+cJSON *rfmt_head_json(const struct rfmt_head *h);
+
+/* The head from what a scenario gives: the head's fields but format, version
+ * and tool, with settings as a list of [name, value] pairs in their order.
+ * Checked as rfmt_head_parse checks a head; *out is the head in the format's
+ * order (malloc'ed cJSON). Returns 0, RFMT_ERR_INPUT with err, or RFMT_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int rfmt_head_make(const cJSON *given, const char *tool,
+                                                       cJSON **out, struct buf *err);
+
+/* Reads the head of a result file or journal (the whole top-level object):
+ * every field of the head checked for its type and range. Returns 0, or
+ * RFMT_ERR_INPUT with a one-line message in err naming the field and what it
+ * holds. */
+__attribute__((warn_unused_result)) int rfmt_head_parse(const cJSON *obj, struct rfmt_head *out,
+                                                        struct buf *err);
+
+#endif

@@ -1,0 +1,143 @@
+#include "disp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+
+struct disp {
+    struct disp_config c;
+    bool verified;                 /* the verification call is behind (or never comes) */
+    const struct plan_entry *next; /* what disp_next gave, until disp_sent */
+    bool next_retried;             /* it is the retry after a signing-time refusal */
+    const struct plan_entry *sent; /* on the wire */
+    bool sent_retried;
+    long long sent_t, sent_wall;
+    const struct plan_entry *retry; /* to send again, signed with the server's clock */
+};
+
+int disp_new(const struct disp_config *c, struct disp **out) {
+    struct disp *d = calloc(1, sizeof *d);
+    *out = d;
+    if (!d) return -1;
+    d->c = *c;
+    d->verified = !c->verification;
+    return 0;
+}
+
+void disp_free(struct disp *d) {
+    free(d);
+}
+
+void disp_abort(const char *what, const char *why) {
+    struct buf reason;
+    buf_init(&reason, 1100);
+    (void)!buf_addf(&reason, "%s: %.*s", what, (int)strcspn(why, "\n"), why);
+    run_abort(reason.len ? buf_str(&reason) : what);
+    buf_free(&reason);
+}
+
+/* The next item from the run: waits at barriers when blocking. */
+static int disp_from_run(struct disp *d, const struct plan_entry **out) {
+    size_t round;
+    long index;
+    int rc;
+    for (;;) {
+        unsigned long gen = run_generation();
+        rc = run_next(d->c.thread, &round, &index);
+        if (rc != RUN_WAIT || !d->c.block) break;
+        run_wait(gen);
+    }
+    if (rc == RUN_WAIT) return DISP_WAIT;
+    if (rc != RUN_ITEM) return DISP_END;
+    *out = plan_entry(d->c.plan, round, index);
+    if (*out) return DISP_SEND;
+    disp_abort("internal error", "the schedule holds an item the plan has not");
+    return DISP_END;
+}
+
+int disp_next(struct disp *d, bool on_main_thread, const struct plan_entry **out) {
+    *out = NULL;
+    if (!d->verified) {
+        d->verified = true;
+        if (on_main_thread) return DISP_VERIFY;
+    }
+    if (d->sent) { /* asked again before the reply: the connection closed (wrk reconnects) */
+        struct call_reply none = {0};
+        disp_finish(d, &none);
+    }
+    int rc = DISP_SEND;
+    d->next_retried = d->retry != NULL;
+    if (d->retry)
+        *out = d->retry;
+    else
+        rc = disp_from_run(d, out);
+    d->retry = NULL;
+    d->next = *out;
+    return rc;
+}
+
+void disp_sent(struct disp *d, long long t_us, long long wall_us) {
+    d->sent = d->next;
+    d->sent_retried = d->next_retried;
+    d->next = NULL;
+    d->sent_t = t_us;
+    d->sent_wall = wall_us;
+}
+
+bool disp_busy(const struct disp *d) {
+    return d->sent != NULL;
+}
+
+/* Records rec (or stops the run, saying why, when it cannot). */
+static void disp_record(const struct plan_entry *e, const struct rec_record *rec, bool retry) {
+    struct buf err;
+    buf_init(&err, 1024);
+    int rc = run_record(call_file(plan_entry_call(e)), rec, retry, &err);
+    if (rc)
+        disp_abort("cannot record", rc == RUN_ERR_STATE ? "the run has not begun"
+                                    : err.len           ? buf_str(&err)
+                                                        : "out of memory");
+    buf_free(&err);
+}
+
+/* The scenario's check on r, then the record as it left it is recorded. */
+static void disp_check(struct disp *d, const struct plan_entry *e, const struct call_result *r) {
+    struct rec_record rec = r->rec;
+    struct buf err;
+    buf_init(&err, 1024);
+    size_t number = plan_entry_number(d->c.plan, e);
+    if (d->c.check(d->c.check_ud, number, r, &rec, &err) == 0)
+        disp_record(e, &rec, r->retry);
+    else
+        disp_abort("scenario error", err.len ? buf_str(&err) : "the check failed");
+    buf_free(&err);
+}
+
+void disp_finish(struct disp *d, struct call_reply *in) {
+    const struct plan_entry *e = d->sent;
+    if (!e) return;
+    d->sent = NULL;
+    in->thread = d->c.thread;
+    in->t_start_us = d->sent_t;
+    in->t_end_us = run_now_us();
+    in->wall_start_us = d->sent_wall;
+    in->retried = d->sent_retried;
+    in->want_text = in->want_text || d->c.want_text;
+    in->now = time(NULL);
+    struct call_result r;
+    call_result_init(&r);
+    if (call_finish(plan_entry_call(e), in, &r)) {
+        disp_abort("cannot record", "out of memory");
+        return;
+    }
+    if (r.retry) {
+        run_set_skew(r.skew_offset);
+        d->retry = e;
+    }
+    if (d->c.check)
+        disp_check(d, e, &r);
+    else
+        disp_record(e, &r.rec, r.retry);
+    call_result_clear(&r);
+}

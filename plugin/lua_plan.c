@@ -1,0 +1,391 @@
+/* lua_plan: the Lua binding of the plan (plan.h) and the dispatcher (disp.h):
+ * run.lua's plan table made a plan in one call, and wrk's request() and
+ * response() as C closures over one dispatcher, one C call each. Tables and C
+ * structs are converted field by field through the tables below. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "lua_sagemaker.h"
+#include "run.h"
+#include "wrkhost.h"
+
+enum lsm_kind {
+    LSM_STR,
+    LSM_LONG,
+    LSM_COUNT,
+    LSM_INT,
+    LSM_POS,
+    LSM_LL,
+    LSM_DOUBLE,
+    LSM_BOOL,
+    LSM_TRI
+};
+
+struct lsm_field {
+    const char *name;
+    enum lsm_kind kind; /* COUNT: a long < 0 is nil; POS: an int <= 0 is nil; TRI: an int < 0
+                           is nil, else a boolean */
+    size_t offset;
+};
+
+#define F(type, name, kind)                                                                        \
+    { #name, kind, offsetof(type, name) }
+// clang-format off
+static const struct lsm_field lsm_request_fields[] = {
+    F(struct plan_request, host, LSM_STR),       F(struct plan_request, region, LSM_STR),
+    F(struct plan_request, service, LSM_STR),    F(struct plan_request, user_agent, LSM_STR),
+    F(struct plan_request, format, LSM_STR),     F(struct plan_request, raw_body, LSM_STR),
+    F(struct plan_request, extra, LSM_STR),      F(struct plan_request, min_tokens, LSM_COUNT),
+    F(struct plan_request, seed, LSM_LONG),      F(struct plan_request, custom_attributes, LSM_STR),
+};
+static const struct lsm_field lsm_item_fields[] = {
+    F(struct plan_item, phase, LSM_STR),         F(struct plan_item, batch, LSM_LONG),
+    F(struct plan_item, question, LSM_STR),      F(struct plan_item, kind, LSM_STR),
+    F(struct plan_item, answer, LSM_STR),        F(struct plan_item, pattern, LSM_STR),
+    F(struct plan_item, prompt, LSM_STR),        F(struct plan_item, max_tokens, LSM_COUNT),
+    F(struct plan_item, expect_tokens, LSM_COUNT), F(struct plan_item, temperature, LSM_DOUBLE),
+    F(struct plan_item, ignore_eos, LSM_BOOL),
+};
+static const struct lsm_field lsm_record_fields[] = {
+    F(struct rec_record, thread, LSM_INT),       F(struct rec_record, endpoint, LSM_STR),
+    F(struct rec_record, variant, LSM_STR),      F(struct rec_record, phase, LSM_STR),
+    F(struct rec_record, batch, LSM_LONG),       F(struct rec_record, question, LSM_STR),
+    F(struct rec_record, kind, LSM_STR),         F(struct rec_record, max_tokens, LSM_LONG),
+    F(struct rec_record, status, LSM_INT),       F(struct rec_record, ok, LSM_BOOL),
+    F(struct rec_record, prompt_tokens, LSM_COUNT), F(struct rec_record, completion_tokens, LSM_COUNT),
+    F(struct rec_record, finish_reason, LSM_STR), F(struct rec_record, error_code, LSM_STR),
+    F(struct rec_record, error_message, LSM_STR), F(struct rec_record, original_status, LSM_POS),
+    F(struct rec_record, t_start_us, LSM_LL),    F(struct rec_record, t_end_us, LSM_LL),
+    F(struct rec_record, wall_start_us, LSM_LL), F(struct rec_record, text, LSM_STR),
+    F(struct rec_record, answer, LSM_STR),       F(struct rec_record, correct, LSM_TRI),
+};
+static const struct lsm_field lsm_reply_fields[] = {
+    F(struct reply, status, LSM_INT),            F(struct reply, text, LSM_STR),
+    F(struct reply, prompt_tokens, LSM_COUNT),   F(struct reply, completion_tokens, LSM_COUNT),
+    F(struct reply, finish_reason, LSM_STR),     F(struct reply, error_code, LSM_STR),
+    F(struct reply, error_message, LSM_STR),     F(struct reply, original_status, LSM_POS),
+};
+// clang-format on
+#define LSM_N(fields) (sizeof(fields) / sizeof((fields)[0]))
+
+/* The number field at p of kind k: stored, and read back. */
+static void lsm_store(void *p, enum lsm_kind k, double v) {
+    if (k == LSM_LONG || k == LSM_COUNT)
+        *(long *)p = (long)v;
+    else if (k == LSM_INT || k == LSM_POS || k == LSM_TRI)
+        *(int *)p = (int)v;
+    else if (k == LSM_LL)
+        *(long long *)p = (long long)v;
+    else if (k == LSM_DOUBLE)
+        *(double *)p = v;
+    else
+        *(bool *)p = v != 0;
+}
+
+static double lsm_load(const void *p, enum lsm_kind k) {
+    return k == LSM_LONG || k == LSM_COUNT                ? (double)*(const long *)p
+           : k == LSM_INT || k == LSM_POS || k == LSM_TRI ? *(const int *)p
+           : k == LSM_LL                                  ? (double)*(const long long *)p
+           : k == LSM_DOUBLE                              ? *(const double *)p
+                                                          : *(const bool *)p;
+}
+
+/* Reads the fields of the table at t into obj (strings anchored by the table): a
+ * missing count or tristate is -1, another number 0; strict raises on a wrong type. */
+static void lsm_get(lua_State *L, int t, void *obj, const struct lsm_field *f, size_t n,
+                    bool strict) {
+    for (size_t i = 0; i < n; i++) {
+        void *p = (char *)obj + f[i].offset;
+        enum lsm_kind k = f[i].kind;
+        lua_getfield(L, t, f[i].name);
+        if (strict && !lua_isnil(L, -1) && k < LSM_BOOL)
+            k == LSM_STR ? (void)luaL_checkstring(L, -1) : (void)luaL_checknumber(L, -1);
+        if (k == LSM_STR)
+            *(const char **)p = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        else if (k == LSM_BOOL || (k == LSM_TRI && lua_isboolean(L, -1)))
+            lsm_store(p, k, lua_toboolean(L, -1));
+        else
+            lsm_store(p, k,
+                      lua_isnumber(L, -1)              ? lua_tonumber(L, -1)
+                      : k == LSM_COUNT || k == LSM_TRI ? -1
+                                                       : 0);
+        lua_pop(L, 1);
+    }
+}
+
+/* Pushes obj's fields as a new table: NULL strings, negative counts and
+ * tristates and POS fields <= 0 are nil. */
+static void lsm_push(lua_State *L, const void *obj, const struct lsm_field *f, size_t n) {
+    lua_createtable(L, 0, (int)n);
+    for (size_t i = 0; i < n; i++) {
+        const void *p = (const char *)obj + f[i].offset;
+        enum lsm_kind k = f[i].kind;
+        double v = k == LSM_STR ? 0 : lsm_load(p, k);
+        if (k == LSM_STR                       ? !*(const char *const *)p
+            : (k == LSM_COUNT || k == LSM_TRI) ? v < 0
+                                               : k == LSM_POS && v <= 0)
+            continue;
+        if (k == LSM_STR)
+            lua_pushstring(L, *(const char *const *)p);
+        else if (k == LSM_BOOL || k == LSM_TRI)
+            lua_pushboolean(L, v != 0);
+        else
+            lua_pushnumber(L, (lua_Number)v);
+        lua_setfield(L, -2, f[i].name);
+    }
+}
+
+/* Whether the table at t has field name. */
+static bool lsm_has(lua_State *L, int t, const char *name) {
+    lua_getfield(L, t, name);
+    bool has = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    return has;
+}
+
+/* ---- the plan table --------------------------------------------------------- */
+
+static struct plan *lsm_plan_new(lua_State *L, int idx, struct buf *err) {
+    struct plan_request rq;
+    lua_getfield(L, idx, "request");
+    luaL_argcheck(L, lua_istable(L, -1), idx, "plan.request must be a table");
+    lsm_get(L, -1, &rq, lsm_request_fields, LSM_N(lsm_request_fields), true);
+    rq.has_seed = lsm_has(L, -1, "seed");
+    lua_getfield(L, idx, "sides");
+    luaL_argcheck(L, lua_istable(L, -1), idx, "plan.sides must be a list");
+    size_t n = lua_objlen(L, -1);
+    struct plan_side *sides = lua_newuserdata(L, (n + 1) * sizeof *sides);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, -2, (int)i + 1);
+        luaL_argcheck(L, lua_istable(L, -1), idx, "each side must be a table");
+        lua_getfield(L, -1, "name");
+        lua_getfield(L, -2, "variant");
+        lua_getfield(L, -3, "component");
+        sides[i] =
+            (struct plan_side){lua_tostring(L, -3), lua_tostring(L, -2), lua_tostring(L, -1)};
+        lua_pop(L, 4); /* anchored by the side */
+    }
+    struct plan *p;
+    int rc = plan_new(&rq, sides, n, &p, err);
+    lua_pop(L, 3);
+    return rc ? NULL : p;
+}
+
+/* The item at the top of the stack (popped) added to p. */
+static int lsm_plan_item(lua_State *L, struct plan *p, struct buf *err) {
+    struct plan_item item;
+    luaL_argcheck(L, lua_istable(L, -1), 1, "each item must be a table");
+    lsm_get(L, -1, &item, lsm_item_fields, LSM_N(lsm_item_fields), true);
+    item.has_temperature = lsm_has(L, -1, "temperature");
+    lua_getfield(L, -1, "side");
+    luaL_argcheck(L, lua_istable(L, -1), 1, "an item's side must be a table");
+    lua_getfield(L, -1, "index");
+    item.side = (size_t)lua_tointeger(L, -1) - 1;
+    int rc = plan_add_item(p, &item, err);
+    lua_pop(L, 3);
+    return rc;
+}
+
+int lsm_plan(lua_State *L, int idx, struct plan **slot, struct buf *err) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    int rc = (*slot = lsm_plan_new(L, idx, err)) ? 0 : -1;
+    lua_getfield(L, idx, "rounds");
+    luaL_argcheck(L, lua_istable(L, -1), idx, "plan.rounds must be a list");
+    for (size_t i = 0; !rc && i < lua_objlen(L, -1); i++) {
+        lua_rawgeti(L, -1, (int)i + 1);
+        luaL_argcheck(L, lua_istable(L, -1), idx, "each round must be a table");
+        lua_getfield(L, -1, "per_thread");
+        lua_getfield(L, -2, "duration_s");
+        rc = plan_add_round(*slot, lua_isnil(L, -2) ? -1 : (long)lua_tonumber(L, -2),
+                            lua_tonumber(L, -1));
+        lua_getfield(L, -3, "items");
+        for (size_t k = 0; !rc && lua_istable(L, -1) && k < lua_objlen(L, -1); k++) {
+            lua_rawgeti(L, -1, (int)k + 1);
+            rc = lsm_plan_item(L, *slot, err);
+        }
+        if (!rc && !lua_istable(L, -1)) {
+            lua_getfield(L, -4, "template");
+            rc = lsm_plan_item(L, *slot, err);
+        }
+        lua_pop(L, 4);
+    }
+    lua_pop(L, 1);
+    if (rc && !err->len) (void)!buf_adds(err, "out of memory");
+    return rc;
+}
+
+/* ---- wrk's hooks -------------------------------------------------------------- */
+
+/* disp_check_fn: check(item, reply, record) in Lua; the record table stays on the
+ * stack (its strings anchor *rec) until response() returns. */
+static int lsm_check(void *ud, size_t number, const struct call_result *r, struct rec_record *rec,
+                     struct buf *err) {
+    lua_State *L = ((struct lsm_hooks *)ud)->L;
+    lua_getfenv(L, lua_upvalueindex(2));
+    lsm_push(L, &r->rec, lsm_record_fields, LSM_N(lsm_record_fields));
+    int t = lua_gettop(L);
+    lua_getfield(L, t - 1, "check");
+    lua_rawgeti(L, t - 1, (int)number + 1);
+    lsm_push(L, &r->reply, lsm_reply_fields, LSM_N(lsm_reply_fields));
+    if (r->skewed) {
+        lua_pushnumber(L, (lua_Number)r->skew_offset);
+        lua_setfield(L, -2, "skew_offset");
+    }
+    lua_pushvalue(L, t);
+    if (lua_pcall(L, 3, 0, 0))
+        return buf_fail(err, -1, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "not a message");
+    lsm_get(L, t, rec, lsm_record_fields, LSM_N(lsm_record_fields), false);
+    return 0;
+}
+
+int lsm_hooks_gc(lua_State *L) {
+    struct lsm_hooks *h = luaL_checkudata(L, 1, LSM_HOOKS);
+    for (size_t i = 0; h->kept && i < plan_n_requests(h->plan); i++)
+        luaL_unref(L, LUA_REGISTRYINDEX, h->kept[i]);
+    free(h->kept);
+    free(h->kept_gen);
+    disp_free(h->disp);
+    plan_free(h->plan);
+    *h = (struct lsm_hooks){0};
+    return 0;
+}
+
+/* Pushes e's request signed now (the kept string while its signature stays). */
+static int lsm_push_signed(lua_State *L, struct lsm_hooks *h, const struct plan_entry *e,
+                           struct buf *err) {
+    struct sreq *r = plan_entry_request(e);
+    size_t k = plan_request_number(h->plan, e), len;
+    const char *raw;
+    if (sigcreds_sign(&lsm_state(L)->creds, r, &raw, &len, err)) return -1;
+    if (h->kept[k] == LUA_NOREF || h->kept_gen[k] != sreq_generation(r)) {
+        luaL_unref(L, LUA_REGISTRYINDEX, h->kept[k]);
+        lua_pushlstring(L, raw, len);
+        h->kept[k] = luaL_ref(L, LUA_REGISTRYINDEX);
+        h->kept_gen[k] = sreq_generation(r);
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, h->kept[k]);
+    return 0;
+}
+
+/* wrk's request(). */
+static int lsm_hooks_request(lua_State *L) {
+    struct lsm_hooks *h = lua_touserdata(L, lua_upvalueindex(2));
+    const struct plan_entry *e;
+    int rc = disp_next(h->disp, lsm_on_main_thread(), &e);
+    if (rc == DISP_END) wrkhost_idle(); /* wrk stops this thread meanwhile */
+    struct buf err;
+    buf_init(&err, 512);
+    if (rc == DISP_SEND && lsm_push_signed(L, h, e, &err) == 0) {
+        disp_sent(h->disp, run_now_us(), run_wall_us());
+        buf_free(&err);
+        return 1;
+    }
+    if (rc == DISP_SEND) disp_abort("cannot sign a request", buf_str(&err));
+    buf_free(&err);
+    lua_getfenv(L, lua_upvalueindex(2));
+    lua_getfield(L, -1, "filler");
+    return 1;
+}
+
+/* The headers a reply is read with, from wrk's table at idx (anchored by it). */
+static void lsm_reply_headers(lua_State *L, int idx, struct call_reply *in) {
+    static const char *const names[] = {"x-amzn-ErrorType", "date", "content-length"};
+    const char **slots[] = {&in->error_type, &in->date, &in->content_length};
+    for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1))
+        for (size_t i = 0; i < 3 && lua_type(L, -2) == LUA_TSTRING; i++)
+            if (!*slots[i] && lua_type(L, -1) == LUA_TSTRING &&
+                strcasecmp(lua_tostring(L, -2), names[i]) == 0)
+                *slots[i] = lua_tostring(L, -1);
+}
+
+/* wrk's response(status, headers, body). */
+static int lsm_hooks_response(lua_State *L) {
+    struct lsm_hooks *h = lua_touserdata(L, lua_upvalueindex(2));
+    if (!disp_busy(h->disp)) return 0; /* a filler's */
+    struct call_reply in = {.status = (int)lua_tointeger(L, 1), .body = ""};
+    if (in.status >= 200 && in.status < 300 && lua_istable(L, 2)) {
+        lua_getfield(L, 2, "Content-Length"); /* a success needs only this, in its usual case */
+        in.content_length = lua_tostring(L, -1);
+    }
+    if (!in.content_length && lua_istable(L, 2)) lsm_reply_headers(L, 2, &in);
+    if (lua_type(L, 3) == LUA_TSTRING) in.body = lua_tolstring(L, 3, &in.len);
+    h->L = L;
+    disp_finish(h->disp, &in);
+    return 0;
+}
+
+/* The environment of the hooks: the plan's items by number, the filler and the check. */
+static void lsm_hooks_env(lua_State *L, int plan, int opts) {
+    lua_newtable(L);
+    int env = lua_gettop(L), n = 0;
+    lua_getfield(L, plan, "rounds");
+    for (size_t i = 0; i < lua_objlen(L, -1); i++) {
+        lua_rawgeti(L, -1, (int)i + 1);
+        lua_getfield(L, -1, "items");
+        for (size_t k = 0; lua_istable(L, -1) && k < lua_objlen(L, -1); k++) {
+            lua_rawgeti(L, -1, (int)k + 1);
+            lua_rawseti(L, env, ++n);
+        }
+        lua_getfield(L, -2, "template");
+        if (!lua_isnil(L, -1))
+            lua_rawseti(L, env, ++n);
+        else
+            lua_pop(L, 1);
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, opts, "filler");
+    luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, 2, "filler must be a string");
+    lua_setfield(L, env, "filler");
+    lua_getfield(L, opts, "check");
+    luaL_argcheck(L, lua_isnil(L, -1) || lua_isfunction(L, -1), 2, "check must be a function");
+    lua_setfield(L, env, "check");
+}
+
+/* sagemaker.hooks(plan, {thread, filler, check}) -> request, response | nil,
+ * message: wrk's two per-request functions for one thread, each a single C call
+ * (disp.h). request() returns the next item's request signed, or the filler
+ * when there is nothing to send and for wrk's verification call; response(status,
+ * headers, body) makes what came back its record. check(item, reply, record),
+ * when given, sees each reply and its record first and may change the record.
+ * Neither raises: what goes wrong stops the run, and the result files say why. */
+int lsm_hooks(lua_State *L) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    struct lsm_hooks *h = lua_newuserdata(L, sizeof *h);
+    *h = (struct lsm_hooks){0};
+    luaL_getmetatable(L, LSM_HOOKS);
+    lua_setmetatable(L, -2);
+    int ud = lua_gettop(L);
+    struct buf err;
+    buf_init(&err, 1024);
+    if (lsm_plan(L, 1, &h->plan, &err)) return lsm_fail_buf(L, &err, "out of memory");
+    buf_free(&err);
+    lsm_hooks_env(L, 1, 2);
+    bool check = lsm_has(L, -1, "check");
+    lua_setfenv(L, ud);
+    lua_getfield(L, 2, "thread");
+    int thread = (int)lua_tointeger(L, -1);
+    struct disp_config c = {.plan = h->plan,
+                            .thread = thread,
+                            .verification = thread == 0,
+                            .block = true,
+                            .check = check ? lsm_check : NULL,
+                            .check_ud = h,
+                            .want_text = check};
+    size_t n = plan_n_requests(h->plan);
+    h->kept = malloc((n + 1) * sizeof *h->kept);
+    h->kept_gen = calloc(n + 1, sizeof *h->kept_gen);
+    if (!h->kept || !h->kept_gen || disp_new(&c, &h->disp)) return lsm_fail(L, "out of memory");
+    for (size_t i = 0; i < n; i++) h->kept[i] = LUA_NOREF;
+    for (int i = 0; i < 2; i++) {
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_pushvalue(L, ud);
+        lua_pushcclosure(L, i ? lsm_hooks_response : lsm_hooks_request, 2);
+    }
+    return 2;
+}

@@ -1,0 +1,66 @@
+/* lua_sagemaker: what the two files of the Lua binding share (lua_sagemaker.c:
+ * the module and its functions; lua_plan.c: the plan and wrk's hooks). Not a
+ * public interface: only the binding includes it. */
+#ifndef SM_LUA_SAGEMAKER_H
+#define SM_LUA_SAGEMAKER_H
+
+#include <stdbool.h>
+
+#include <lua.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "disp.h"
+#include "plan.h"
+#include "sigcreds.h"
+
+#define LSM_STATE "sagemaker.state"
+#define LSM_HOOKS "sagemaker.hooks"
+
+/* The per-state upvalue of every function. */
+struct lsm_state {
+    bool main;             /* the first state that loaded the module: wrk's main state */
+    struct sigcreds creds; /* the credentials requests of this state are signed with */
+};
+
+struct lsm_state *lsm_state(lua_State *L);
+/* Whether the caller runs on the OS thread that loaded the module first (wrk's main). */
+bool lsm_on_main_thread(void);
+
+/* nil, message: the way every function reports bad data (frees b). */
+int lsm_fail(lua_State *L, const char *msg);
+int lsm_fail_buf(lua_State *L, struct buf *b, const char *fallback);
+
+/* The plan described by the table at idx (run.lua's plan: request, sides,
+ * rounds), made into *slot, which a userdata's __gc frees (lsm_plan raises on
+ * misuse). Returns 0, or -1 with err set when the plan is wrong. */
+int lsm_plan(lua_State *L, int idx, struct plan **slot, struct buf *err);
+
+/* The state of wrk's hooks (a userdata of metatable LSM_HOOKS); begin uses one
+ * for its plan alone. */
+struct lsm_hooks {
+    struct plan *plan;
+    struct disp *disp;
+    lua_State *L; /* the state of the response() being run, for the check */
+    int *kept;    /* per request: the Lua string of its last signature, or LUA_NOREF */
+    unsigned long *kept_gen;
+};
+
+/* Pushes j as a Lua value (JSON null: sagemaker.null); false (nothing pushed)
+ * when the Lua stack cannot hold its nesting. */
+bool lsm_push_json(lua_State *L, const cJSON *j);
+/* The Lua value at idx as cJSON (a sequence 1..n is an array), or NULL with *why
+ * set; never raises. */
+cJSON *lsm_to_json(lua_State *L, int idx, int depth, const char **why);
+/* sagemaker.json_decode(text) -> value | nil, message; json_encode(value) -> text | nil, message.
+ */
+int lsm_json_decode(lua_State *L);
+int lsm_json_encode(lua_State *L);
+
+/* sagemaker.hooks(plan, {thread, filler, check}) -> request, response. */
+int lsm_hooks(lua_State *L);
+/* The __gc of the hooks' state. */
+int lsm_hooks_gc(lua_State *L);
+
+#endif

@@ -1,0 +1,371 @@
+#include "plan.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "body.h"
+#include "quiz.h"
+
+#define PLAN_MAX_HEADERS 3 /* variant, custom attributes, inference component */
+
+struct plan_entry {
+    size_t request;    /* index into the plan's requests */
+    struct sreq *sreq; /* that request's (its address stays) */
+    struct call *call;
+};
+
+struct plan_round {
+    long per_thread;
+    double duration_s;
+    size_t first, n; /* its entries */
+};
+
+/* A distinct request: a side and a body. */
+struct plan_req {
+    size_t side;
+    uint64_t hash; /* of the side and the body */
+    char *body;
+    size_t body_len;
+    struct sreq *sreq;
+};
+
+struct plan {
+    char *strings[6]; /* the copies plan_request points to */
+    struct plan_request rq;
+    enum body_format format;
+    cJSON *extra;
+    struct plan_side *sides;
+    size_t n_sides;
+    struct plan_round *rounds;
+    size_t n_rounds;
+    struct plan_entry *entries;
+    size_t n_entries, cap_entries;
+    struct plan_req *reqs;
+    size_t n_reqs, cap_reqs;
+    size_t *table; /* open addressing over reqs: index + 1, 0 empty */
+    size_t table_size;
+    struct quiz_re **patterns;
+    size_t n_patterns;
+    struct buf body; /* scratch */
+};
+
+static char *plan_dup(const char *s, bool *ok) {
+    char *d = s ? strdup(s) : NULL;
+    if (s && !d) *ok = false;
+    return d;
+}
+
+static int plan_copy_request(struct plan *p, const struct plan_request *rq, struct buf *err) {
+    bool ok = true;
+    p->rq = *rq;
+    p->rq.host = p->strings[0] = plan_dup(rq->host, &ok);
+    p->rq.region = p->strings[1] = plan_dup(rq->region, &ok);
+    p->rq.service = p->strings[2] = plan_dup(rq->service, &ok);
+    p->rq.user_agent = p->strings[3] = plan_dup(rq->user_agent, &ok);
+    p->rq.raw_body = p->strings[4] = plan_dup(rq->raw_body, &ok);
+    p->rq.custom_attributes = p->strings[5] = plan_dup(rq->custom_attributes, &ok);
+    p->rq.format = NULL;
+    p->rq.extra = NULL;
+    if (!ok) return PLAN_ERR_NOMEM;
+    if (!rq->host || !rq->region || !rq->service)
+        return buf_fail(err, PLAN_ERR_INPUT, "a request needs a host, a region and a service");
+    if (body_format_parse(rq->format ? rq->format : "", &p->format))
+        return buf_fail(err, PLAN_ERR_INPUT, "unknown body format '%s'",
+                        rq->format ? rq->format : "");
+    if ((p->format == BODY_RAW) != (rq->raw_body != NULL))
+        return buf_fail(err, PLAN_ERR_INPUT, "a raw body goes with the raw format, and only there");
+    if (rq->extra && !cJSON_IsObject(p->extra = cJSON_Parse(rq->extra)))
+        return buf_fail(err, PLAN_ERR_INPUT, "the extra fields are not a JSON object");
+    return PLAN_OK;
+}
+
+static int plan_copy_sides(struct plan *p, const struct plan_side *sides, size_t n) {
+    bool ok = (p->sides = calloc(n ? n : 1, sizeof *p->sides)) != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        p->sides[i].name = plan_dup(sides[i].name, &ok);
+        p->sides[i].variant = plan_dup(sides[i].variant, &ok);
+        p->sides[i].component = plan_dup(sides[i].component, &ok);
+        p->n_sides = i + 1;
+    }
+    return ok ? PLAN_OK : PLAN_ERR_NOMEM;
+}
+
+int plan_new(const struct plan_request *request, const struct plan_side *sides, size_t n_sides,
+             struct plan **out, struct buf *err) {
+    struct plan *p = calloc(1, sizeof *p);
+    *out = NULL;
+    if (!p) return PLAN_ERR_NOMEM;
+    buf_init(&p->body, BUF_NO_CAP);
+    int rc = plan_copy_request(p, request, err);
+    if (!rc) rc = plan_copy_sides(p, sides, n_sides);
+    for (size_t i = 0; !rc && i < n_sides; i++)
+        if (!sides[i].name) rc = buf_fail(err, PLAN_ERR_INPUT, "side %zu has no endpoint", i + 1);
+    if (rc) {
+        plan_free(p);
+        return rc;
+    }
+    *out = p;
+    return PLAN_OK;
+}
+
+void plan_free(struct plan *p) {
+    if (!p) return;
+    for (size_t i = 0; i < sizeof p->strings / sizeof p->strings[0]; i++) free(p->strings[i]);
+    cJSON_Delete(p->extra);
+    for (size_t i = 0; i < p->n_sides; i++) {
+        free((char *)p->sides[i].name);
+        free((char *)p->sides[i].variant);
+        free((char *)p->sides[i].component);
+    }
+    free(p->sides);
+    for (size_t i = 0; i < p->n_entries; i++) call_free(p->entries[i].call);
+    for (size_t i = 0; i < p->n_reqs; i++) {
+        free(p->reqs[i].body);
+        sreq_free(p->reqs[i].sreq);
+    }
+    for (size_t i = 0; i < p->n_patterns; i++) quiz_re_free(p->patterns[i]);
+    free(p->patterns);
+    free(p->rounds);
+    free(p->entries);
+    free(p->reqs);
+    free(p->table);
+    buf_free(&p->body);
+    free(p);
+}
+
+int plan_add_round(struct plan *p, long per_thread, double duration_s) {
+    struct plan_round *r = realloc(p->rounds, (p->n_rounds + 1) * sizeof *r);
+    if (!r) return PLAN_ERR_NOMEM;
+    p->rounds = r;
+    r[p->n_rounds++] = (struct plan_round){per_thread, duration_s, p->n_entries, 0};
+    return PLAN_OK;
+}
+
+/* FNV-1a over the side and the body. */
+static uint64_t plan_hash(size_t side, const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ULL ^ side;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+static int plan_grow_table(struct plan *p) {
+    size_t size = p->table_size ? 2 * p->table_size : 64;
+    size_t *t = calloc(size, sizeof *t);
+    if (!t) return PLAN_ERR_NOMEM;
+    for (size_t i = 0; i < p->n_reqs; i++) {
+        size_t k = p->reqs[i].hash & (size - 1);
+        while (t[k]) k = (k + 1) & (size - 1);
+        t[k] = i + 1;
+    }
+    free(p->table);
+    p->table = t;
+    p->table_size = size;
+    return PLAN_OK;
+}
+
+/* The body of item, into p->body. */
+static int plan_body(struct plan *p, const struct plan_item *item, struct buf *err) {
+    struct body_params bp = {
+        .prompt = p->format == BODY_RAW ? p->rq.raw_body : item->prompt,
+        .max_tokens = item->max_tokens,
+        .has_temperature = item->has_temperature,
+        .temperature = item->temperature,
+        .ignore_eos = item->ignore_eos,
+        .min_tokens = p->rq.min_tokens,
+        .has_seed = p->rq.has_seed,
+        .seed = p->rq.seed,
+        .extra = p->extra,
+    };
+    buf_reset(&p->body);
+    if (!bp.prompt) return buf_fail(err, PLAN_ERR_INPUT, "an item has no prompt");
+    int rc = body_build(p->format, &bp, &p->body, err);
+    if (rc == BODY_ERR_NOMEM) return PLAN_ERR_NOMEM;
+    if (rc && buf_adds(err, " (leave it out, or pass the container's own field with --extra)"))
+        return PLAN_ERR_NOMEM;
+    return rc ? PLAN_ERR_INPUT : PLAN_OK;
+}
+
+static int plan_new_sreq(struct plan *p, size_t side, struct plan_req *r) {
+    const struct plan_side *s = &p->sides[side];
+    struct sigv4_header h[PLAN_MAX_HEADERS];
+    size_t n = 0;
+    if (s->variant)
+        h[n++] = (struct sigv4_header){"X-Amzn-SageMaker-Target-Variant", 31, s->variant,
+                                       strlen(s->variant)};
+    if (p->rq.custom_attributes)
+        h[n++] = (struct sigv4_header){"X-Amzn-SageMaker-Custom-Attributes", 34,
+                                       p->rq.custom_attributes, strlen(p->rq.custom_attributes)};
+    if (s->component)
+        h[n++] = (struct sigv4_header){"X-Amzn-SageMaker-Inference-Component", 36, s->component,
+                                       strlen(s->component)};
+    struct buf target;
+    buf_init(&target, BUF_NO_CAP);
+    if (buf_addf(&target, "/endpoints/%s/invocations", s->name)) return PLAN_ERR_NOMEM;
+    struct sreq_params sp = {
+        .method = "POST",
+        .target = buf_str(&target),
+        .host = p->rq.host,
+        .content_type = "application/json",
+        .accept = "application/json",
+        .extra = h,
+        .n_extra = n,
+        .user_agent = p->rq.user_agent,
+        .region = p->rq.region,
+        .service = p->rq.service,
+        .body = r->body,
+        .body_len = r->body_len,
+    };
+    int rc = sreq_new(&sp, &r->sreq);
+    buf_free(&target);
+    return rc == SREQ_ERR_NOMEM ? PLAN_ERR_NOMEM : rc ? PLAN_ERR_INPUT : PLAN_OK;
+}
+
+/* The signed request of side and the body in p->body, made when new. */
+static int plan_request_for(struct plan *p, size_t side, size_t *out) {
+    const char *body = p->body.data ? p->body.data : "";
+    uint64_t h = plan_hash(side, body, p->body.len);
+    if (2 * (p->n_reqs + 1) > p->table_size && plan_grow_table(p)) return PLAN_ERR_NOMEM;
+    size_t k = h & (p->table_size - 1);
+    for (; p->table[k]; k = (k + 1) & (p->table_size - 1)) {
+        const struct plan_req *r = &p->reqs[p->table[k] - 1];
+        if (r->hash == h && r->side == side && r->body_len == p->body.len &&
+            memcmp(r->body, body, p->body.len) == 0) {
+            *out = p->table[k] - 1;
+            return PLAN_OK;
+        }
+    }
+    if (p->n_reqs == p->cap_reqs) {
+        size_t cap = p->cap_reqs ? 2 * p->cap_reqs : 16;
+        struct plan_req *reqs = realloc(p->reqs, cap * sizeof *reqs);
+        if (!reqs) return PLAN_ERR_NOMEM;
+        p->reqs = reqs;
+        p->cap_reqs = cap;
+    }
+    struct plan_req *r = &p->reqs[p->n_reqs];
+    *r = (struct plan_req){.side = side, .hash = h, .body_len = p->body.len};
+    if (!(r->body = malloc(p->body.len + 1))) return PLAN_ERR_NOMEM;
+    memcpy(r->body, body, p->body.len + 1);
+    int rc = plan_new_sreq(p, side, r);
+    if (rc) {
+        free(r->body);
+        return rc;
+    }
+    p->table[k] = ++p->n_reqs;
+    *out = p->n_reqs - 1;
+    return PLAN_OK;
+}
+
+/* The compiled pattern of item (owned by the plan), or NULL when it has none. */
+static int plan_pattern(struct plan *p, const struct plan_item *item, struct quiz_re **out,
+                        struct buf *err) {
+    *out = NULL;
+    if (!item->pattern) return PLAN_OK;
+    struct quiz_re **list = realloc(p->patterns, (p->n_patterns + 1) * sizeof(struct quiz_re *));
+    if (!list) return PLAN_ERR_NOMEM;
+    p->patterns = list;
+    struct buf why;
+    buf_init(&why, 512);
+    int rc = quiz_re_compile(item->pattern, strlen(item->pattern), out, &why);
+    if (rc == QUIZ_OK)
+        list[p->n_patterns++] = *out;
+    else
+        rc = rc == QUIZ_ERR_NOMEM ? PLAN_ERR_NOMEM
+                                  : buf_fail(err, PLAN_ERR_INPUT, "question %s: bad pattern: %s",
+                                             item->question ? item->question : "?", buf_str(&why));
+    buf_free(&why);
+    return rc;
+}
+
+static int plan_call(const struct plan *p, const struct plan_item *item, const struct quiz_re *re,
+                     struct call **out) {
+    const struct plan_side *side = &p->sides[item->side];
+    const struct call_spec spec = {
+        .file = item->side,
+        .fixed = {.endpoint = side->name,
+                  .variant = side->variant,
+                  .phase = item->phase,
+                  .batch = item->batch,
+                  .question = item->question,
+                  .kind = item->kind,
+                  .max_tokens = item->max_tokens,
+                  .answer = item->answer},
+        .expect_tokens = item->expect_tokens,
+        .ignore_eos = item->ignore_eos,
+        .pattern = re,
+    };
+    return call_new(&spec, out) ? PLAN_ERR_NOMEM : PLAN_OK;
+}
+
+int plan_add_item(struct plan *p, const struct plan_item *item, struct buf *err) {
+    struct plan_round *round = p->n_rounds ? &p->rounds[p->n_rounds - 1] : NULL;
+    if (!round) return buf_fail(err, PLAN_ERR_INPUT, "an item before any round");
+    if (round->duration_s > 0 && round->n)
+        return buf_fail(err, PLAN_ERR_INPUT, "a steady round has one item, its template");
+    if (item->side >= p->n_sides)
+        return buf_fail(err, PLAN_ERR_INPUT, "an item of side %zu of %zu", item->side + 1,
+                        p->n_sides);
+    if (!item->phase) return buf_fail(err, PLAN_ERR_INPUT, "an item has no phase");
+    if (p->n_entries == p->cap_entries) {
+        size_t cap = p->cap_entries ? 2 * p->cap_entries : 64;
+        struct plan_entry *e = realloc(p->entries, cap * sizeof *e);
+        if (!e) return PLAN_ERR_NOMEM;
+        p->entries = e;
+        p->cap_entries = cap;
+    }
+    struct plan_entry *e = &p->entries[p->n_entries];
+    struct quiz_re *re;
+    int rc = plan_body(p, item, err);
+    if (!rc) rc = plan_request_for(p, item->side, &e->request);
+    if (!rc) rc = plan_pattern(p, item, &re, err);
+    if (!rc) rc = plan_call(p, item, re, &e->call);
+    if (rc) return rc;
+    e->sreq = p->reqs[e->request].sreq;
+    p->n_entries++;
+    round->n++;
+    return PLAN_OK;
+}
+
+size_t plan_n_rounds(const struct plan *p) {
+    return p->n_rounds;
+}
+
+void plan_schedule(const struct plan *p, struct rounds_round *out) {
+    for (size_t i = 0; i < p->n_rounds; i++) {
+        const struct plan_round *r = &p->rounds[i];
+        bool steady = r->duration_s > 0;
+        out[i] = (struct rounds_round){.items = steady ? -1 : (long)r->n,
+                                       .per_thread = r->per_thread,
+                                       .duration_us = (long long)(r->duration_s * 1e6)};
+    }
+}
+
+const struct plan_entry *plan_entry(const struct plan *p, size_t round, long index) {
+    if (round >= p->n_rounds || index < 0) return NULL;
+    const struct plan_round *r = &p->rounds[round];
+    size_t i = r->duration_s > 0 ? 0 : (size_t)index;
+    return i < r->n ? &p->entries[r->first + i] : NULL;
+}
+
+size_t plan_entry_number(const struct plan *p, const struct plan_entry *e) {
+    return (size_t)(e - p->entries);
+}
+
+struct sreq *plan_entry_request(const struct plan_entry *e) {
+    return e->sreq;
+}
+
+const struct call *plan_entry_call(const struct plan_entry *e) {
+    return e->call;
+}
+
+size_t plan_n_requests(const struct plan *p) {
+    return p->n_reqs;
+}
+
+size_t plan_request_number(const struct plan *p, const struct plan_entry *e) {
+    (void)p;
+    return e->request;
+}

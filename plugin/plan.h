@@ -1,0 +1,104 @@
+/* plan: a scenario's whole plan in C, made once per client thread from what the
+ * scenario describes: the rounds, each a list of items (or one template sent
+ * again and again), every item with its body (built once per distinct prompt
+ * and parameters), its signed request (one per side and body), its call (what
+ * its record holds besides the reply) and its compiled quiz pattern.
+ *
+ *   queue (decode, quiz):  plan_add_round(p, -1, 0), then its items
+ *   batch (sweep):         plan_add_round(p, 1, 0), then one item per thread
+ *   steady (sweep):        plan_add_round(p, -1, D), then its one template item
+ *
+ * The schedule the run hands out (rounds.h) is plan_schedule's; an item it
+ * hands out is plan_entry(round, index). Not thread-safe: a plan belongs to
+ * one client thread, which signs its requests (sreq.h). */
+#ifndef SM_PLAN_H
+#define SM_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "call.h"
+#include "rounds.h"
+#include "sreq.h"
+
+enum plan_error {
+    PLAN_OK = 0,
+    PLAN_ERR_NOMEM = -1,
+    PLAN_ERR_INPUT = -2, /* err says what (a bad pattern, a field the format cannot take) */
+};
+
+/* What every request of the run shares. The strings are copied. */
+struct plan_request {
+    const char *host;       /* the Host header */
+    const char *region;     /* to sign for */
+    const char *service;    /* "sagemaker" */
+    const char *user_agent; /* NULL: none */
+    const char *format;     /* the body format (body.h) */
+    const char *raw_body;   /* format "raw": the whole body */
+    const char *extra;      /* NULL or a JSON object text: more body fields */
+    long min_tokens;        /* < 0: not sent */
+    bool has_seed;
+    long seed;
+    const char *custom_attributes; /* NULL: no X-Amzn-SageMaker-Custom-Attributes */
+};
+
+/* A side of the run: an endpoint (with a variant or inference component); its
+ * records go to the result file of the same index. */
+struct plan_side {
+    const char *name;
+    const char *variant;   /* NULL: none */
+    const char *component; /* NULL: none */
+};
+
+/* One item. The strings are copied. */
+struct plan_item {
+    size_t side;          /* index into the plan's sides */
+    const char *phase;    /* the record's phase */
+    long batch;           /* the record's batch */
+    const char *question; /* quiz: the question's id, else NULL */
+    const char *kind;     /* quiz: the question's kind, else NULL */
+    const char *answer;   /* quiz: the expected answer, else NULL */
+    const char *pattern;  /* quiz: the pattern the stripped reply is searched with */
+    const char *prompt;
+    long max_tokens;    /* < 0: not sent */
+    long expect_tokens; /* >= 0: a reply of another length fails */
+    bool has_temperature;
+    double temperature;
+    bool ignore_eos;
+};
+
+struct plan;
+struct plan_entry; /* an item made ready: its request and call */
+
+/* A plan for the sides of request (both copied). */
+__attribute__((warn_unused_result)) int plan_new(const struct plan_request *request,
+                                                 const struct plan_side *sides, size_t n_sides,
+                                                 struct plan **out, struct buf *err);
+void plan_free(struct plan *p);
+
+/* Starts a round: per_thread (> 0: at most this many items per thread, -1: no
+ * limit) and duration_s (> 0: a steady round of its one template item). */
+__attribute__((warn_unused_result)) int plan_add_round(struct plan *p, long per_thread,
+                                                       double duration_s);
+/* Adds an item to the last round (a steady round takes one); err says what is wrong. */
+__attribute__((warn_unused_result)) int plan_add_item(struct plan *p, const struct plan_item *item,
+                                                      struct buf *err);
+
+/* The schedule of the rounds (rounds.h): n rounds into out (room for plan_n_rounds). */
+size_t plan_n_rounds(const struct plan *p);
+void plan_schedule(const struct plan *p, struct rounds_round *out);
+
+/* The entry the schedule hands out as (round, index), or NULL when there is none. */
+const struct plan_entry *plan_entry(const struct plan *p, size_t round, long index);
+/* The entry's number in the order items were added (0-based). */
+size_t plan_entry_number(const struct plan *p, const struct plan_entry *e);
+/* Its signed request (shared by the entries of one side and body) and call. */
+struct sreq *plan_entry_request(const struct plan_entry *e);
+const struct call *plan_entry_call(const struct plan_entry *e);
+/* The number of distinct requests, and the one of an entry (0-based), for callers
+ * that keep something per request. */
+size_t plan_n_requests(const struct plan *p);
+size_t plan_request_number(const struct plan *p, const struct plan_entry *e);
+
+#endif

@@ -1,0 +1,284 @@
+#include "run.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "progress.h"
+#include "refuse.h"
+
+#define RUN_WAIT_SLICE_NS (RUN_STOP_CHECK_MS * 1000000L)
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t round_changed;
+    bool begun;
+    struct timespec origin; /* CLOCK_MONOTONIC */
+    long long cap_us;
+    struct rounds *rounds;
+    struct recorder *rec;
+    int refuse_after;
+    struct creds_cache *creds;
+    struct sigv4_signer *signer;
+    struct run_host host;
+    struct progress progress;
+    unsigned long generation; /* rounds started and stops, for run_wait */
+    bool done;                /* the schedule is over */
+    bool stopping;            /* run_abort was called */
+    bool ended;               /* host.end was called */
+    char reason[600];
+} run = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static _Atomic long long run_skew;
+
+static long long run_mono_us(const struct timespec *t) {
+    return (long long)t->tv_sec * 1000000 + t->tv_nsec / 1000;
+}
+
+long long run_now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return run_mono_us(&t) - run_mono_us(&run.origin);
+}
+
+long long run_wall_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return run_mono_us(&t);
+}
+
+time_t run_signing_time(void) {
+    return time(NULL) + (time_t)atomic_load(&run_skew);
+}
+
+void run_set_skew(long long offset) {
+    atomic_store(&run_skew, offset);
+}
+
+static bool run_interrupted(void) {
+    return run.host.interrupted && run.host.interrupted(run.host.ud);
+}
+
+/* Tells the host to end the client, once; called without the lock. */
+static void run_end_client(void) {
+    pthread_mutex_lock(&run.lock);
+    bool first = !run.ended;
+    run.ended = true;
+    struct run_host host = run.host;
+    pthread_mutex_unlock(&run.lock);
+    if (first && host.end) host.end(host.ud);
+}
+
+/* A round started or the run stops: waiting threads go on. With the lock held. */
+static void run_changed(void) {
+    run.generation++;
+    pthread_cond_broadcast(&run.round_changed);
+    if (run.host.wake) run.host.wake(run.host.ud);
+}
+
+static int run_setup(const struct run_config *c, struct buf *err) {
+    struct creds_options o = {.profile = c->profile};
+    struct creds probe = {0};
+    int rc = rounds_new(c->n_threads, c->rounds, c->n_rounds, &run.rounds);
+    if (rc) return rc == ROUNDS_ERR_NOMEM ? RUN_ERR_NOMEM : RUN_ERR_INPUT;
+    if (rec_new(&run.rec) || !(run.signer = sigv4_signer_new()) ||
+        !(run.creds = creds_cache_new(&o)))
+        return RUN_ERR_NOMEM;
+    if (creds_cache_get(run.creds, time(NULL), &probe, err) != CREDS_OK) return RUN_ERR_CREDS;
+    creds_clear(&probe);
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr) || pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) ||
+        pthread_cond_init(&run.round_changed, &attr))
+        return RUN_ERR_NOMEM;
+    pthread_condattr_destroy(&attr);
+    return RUN_OK;
+}
+
+int run_begin(const struct run_config *c, struct buf *err) {
+    pthread_mutex_lock(&run.lock);
+    if (run.begun) {
+        pthread_mutex_unlock(&run.lock);
+        return RUN_ERR_STATE;
+    }
+    int rc = run_setup(c, err);
+    if (rc == RUN_OK) {
+        clock_gettime(CLOCK_MONOTONIC, &run.origin);
+        run.cap_us = c->cap_us;
+        run.refuse_after = c->refuse_after;
+        run.host = c->host;
+        progress_init(&run.progress, c->scenario, c->progress_s);
+        run.begun = true;
+    }
+    pthread_mutex_unlock(&run.lock);
+    if (rc) run_free();
+    return rc;
+}
+
+int run_add_file(const char *result_path, const cJSON *head, size_t *index, struct buf *err) {
+    struct buf journal;
+    buf_init(&journal, BUF_NO_CAP);
+    if (rec_journal_path(result_path, &journal)) return RUN_ERR_NOMEM;
+    pthread_mutex_lock(&run.lock);
+    int rc = !run.begun ? RUN_ERR_STATE
+             : rec_add_file(run.rec, result_path, buf_str(&journal), head, index, err) ? RUN_ERR_IO
+                                                                                       : RUN_OK;
+    pthread_mutex_unlock(&run.lock);
+    buf_free(&journal);
+    return rc;
+}
+
+/* The progress line at now; with the lock held. */
+static void run_progress(long long now, bool last) {
+    long sent = 0, failed = 0;
+    for (size_t i = 0; i < rec_n_files(run.rec); i++) {
+        sent += rec_counts(run.rec, i)->sent;
+        failed += rec_counts(run.rec, i)->failed;
+    }
+    progress_show(&run.progress, now, last, sent, failed, rounds_total(run.rounds));
+}
+
+/* One look at the schedule for thread t, with the lock held. */
+static int run_step(int t, size_t *round, long *index) {
+    if (!run.begun || run.stopping || run_interrupted()) return RUN_STOP;
+    long long now = run_now_us();
+    if (run.cap_us > 0 && now >= run.cap_us) return RUN_STOP;
+    unsigned long gen = rounds_generation(run.rounds);
+    int rc = rounds_next(run.rounds, t, now, round, index);
+    if (rounds_generation(run.rounds) != gen) run_changed();
+    switch (rc) {
+    case ROUNDS_ITEM:
+        return RUN_ITEM;
+    case ROUNDS_WAIT:
+        return RUN_WAIT;
+    case ROUNDS_DONE:
+        run.done = true;
+        run_progress(now, true);
+        return RUN_DONE;
+    default:
+        return RUN_STOP;
+    }
+}
+
+int run_next(int t, size_t *round, long *index) {
+    pthread_mutex_lock(&run.lock);
+    int rc = run_step(t, round, index);
+    pthread_mutex_unlock(&run.lock);
+    if (rc == RUN_DONE) run_end_client();
+    return rc;
+}
+
+unsigned long run_generation(void) {
+    pthread_mutex_lock(&run.lock);
+    unsigned long gen = run.generation;
+    pthread_mutex_unlock(&run.lock);
+    return gen;
+}
+
+void run_wait(unsigned long gen) {
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += RUN_WAIT_SLICE_NS;
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_mutex_lock(&run.lock);
+    if (run.begun && run.generation == gen)
+        pthread_cond_timedwait(&run.round_changed, &run.lock, &until);
+    pthread_mutex_unlock(&run.lock);
+}
+
+/* Stops the run with reason unless it stops already; with the lock held. */
+static void run_stop(const char *reason) {
+    if (run.stopping) return;
+    run.stopping = true;
+    run_progress(run_now_us(), true);
+    snprintf(run.reason, sizeof run.reason, "%s", reason);
+    run_changed();
+}
+
+int run_record(size_t file, const struct rec_record *rec, bool retried, struct buf *err) {
+    char reason[sizeof run.reason];
+    pthread_mutex_lock(&run.lock);
+    int rc = !run.begun ? RUN_ERR_STATE : rec_write(run.rec, file, rec, err) ? RUN_ERR_IO : RUN_OK;
+    bool stop = rc == RUN_OK && !rec->ok && !retried && !run.stopping &&
+                refuse_check(rec_counts(run.rec, file), run.refuse_after, rec->endpoint, reason,
+                             sizeof reason);
+    if (stop) run_stop(reason);
+    if (rc == RUN_OK) run_progress(rec->t_end_us, false);
+    pthread_mutex_unlock(&run.lock);
+    if (stop) run_end_client();
+    return rc;
+}
+
+void run_abort(const char *reason) {
+    pthread_mutex_lock(&run.lock);
+    run_stop(reason);
+    pthread_mutex_unlock(&run.lock);
+    run_end_client();
+}
+
+int run_creds(time_t now, struct creds *out, struct buf *err) {
+    if (!run.creds) return RUN_ERR_STATE;
+    return creds_cache_get(run.creds, now, out, err) ? RUN_ERR_CREDS : RUN_OK;
+}
+
+struct sigv4_signer *run_signer(void) {
+    return run.signer;
+}
+
+const struct rec_counts *run_counts(size_t file) {
+    pthread_mutex_lock(&run.lock);
+    const struct rec_counts *c = run.rec ? rec_counts(run.rec, file) : NULL;
+    pthread_mutex_unlock(&run.lock);
+    return c;
+}
+
+size_t run_n_files(void) {
+    pthread_mutex_lock(&run.lock);
+    size_t n = run.rec ? rec_n_files(run.rec) : 0;
+    pthread_mutex_unlock(&run.lock);
+    return n;
+}
+
+static void run_outcome(struct run_outcome *out) {
+    out->partial = !run.done;
+    if (run.done)
+        out->reason[0] = '\0';
+    else if (run.stopping)
+        snprintf(out->reason, sizeof out->reason, "%s", run.reason);
+    else if (run_interrupted() || run.cap_us <= 0 || run_now_us() < run.cap_us)
+        snprintf(out->reason, sizeof out->reason, "interrupted"); /* a client stops early only so */
+    else
+        snprintf(out->reason, sizeof out->reason, "duration cap");
+}
+
+int run_end(struct run_outcome *out, struct buf *err) {
+    pthread_mutex_lock(&run.lock);
+    int rc = RUN_ERR_STATE;
+    if (run.begun) {
+        char ended[32];
+        run_outcome(out);
+        run_progress(run_now_us(), true);
+        rec_iso8601(run_wall_us(), ended);
+        rc = rec_finish(run.rec, ended, out->partial, out->partial ? out->reason : NULL, err)
+                 ? RUN_ERR_IO
+                 : RUN_OK;
+    }
+    pthread_mutex_unlock(&run.lock);
+    return rc;
+}
+
+void run_free(void) {
+    pthread_mutex_lock(&run.lock);
+    if (run.begun) pthread_cond_destroy(&run.round_changed);
+    rounds_free(run.rounds);
+    rec_free(run.rec);
+    creds_cache_free(run.creds);
+    sigv4_signer_free(run.signer);
+    run.rounds = NULL;
+    run.rec = NULL;
+    run.creds = NULL;
+    run.signer = NULL;
+    run.host = (struct run_host){0};
+    run.begun = run.done = run.stopping = run.ended = false;
+    pthread_mutex_unlock(&run.lock);
+}

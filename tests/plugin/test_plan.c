@@ -1,0 +1,144 @@
+/* The plan (plan.h): items made ready once, requests shared by side and body,
+ * the schedule of the rounds, and what a wrong plan is told. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "plan.h"
+
+static const struct plan_request chat = {.host = "h",
+                                         .region = "us-east-1",
+                                         .service = "sagemaker",
+                                         .format = "vllm-chat",
+                                         .min_tokens = -1,
+                                         .custom_attributes = "a=b"};
+static const struct plan_side sides[] = {{"bf16", NULL, NULL}, {"ep", "qat", "comp"}};
+
+static struct plan_item item(size_t side, const char *prompt, long max_tokens) {
+    return (struct plan_item){.side = side,
+                              .phase = "decode",
+                              .prompt = prompt,
+                              .max_tokens = max_tokens,
+                              .expect_tokens = -1};
+}
+
+/* The request of e signed with fixed credentials at a fixed time. */
+static const char *signed_request(const struct plan_entry *e, struct sigv4_signer *s) {
+    struct sigv4_credentials c = {"AKIDTEST", "secret", NULL};
+    const char *raw;
+    size_t len;
+    CHECK_INT(sreq_build(plan_entry_request(e), s, &c, 1, 1796035639, &raw, &len), SREQ_OK);
+    return raw;
+}
+
+static void test_requests_shared_by_side_and_body(void) {
+    struct plan *p;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(plan_new(&chat, sides, 2, &p, &err), PLAN_OK);
+    CHECK_INT(plan_add_round(p, -1, 0), PLAN_OK);
+    const struct plan_item items[] = {item(0, "a", 16), item(1, "a", 16), item(0, "a", 16),
+                                      item(0, "a", 512), item(1, "b", 16)};
+    for (size_t i = 0; i < 5; i++) CHECK_INT(plan_add_item(p, &items[i], &err), PLAN_OK);
+    CHECK_INT(plan_n_requests(p), 4); /* items 0 and 2 share theirs */
+    const struct plan_entry *e0 = plan_entry(p, 0, 0), *e2 = plan_entry(p, 0, 2);
+    CHECK(plan_entry_request(e0) == plan_entry_request(e2));
+    CHECK_INT(plan_request_number(p, e2), 0);
+    CHECK_INT(plan_entry_number(p, plan_entry(p, 0, 4)), 4);
+    CHECK(plan_entry(p, 0, 5) == NULL && plan_entry(p, 1, 0) == NULL &&
+          plan_entry(p, 0, -1) == NULL);
+    CHECK_INT(call_file(plan_entry_call(plan_entry(p, 0, 1))), 1);
+    struct sigv4_signer *s = sigv4_signer_new();
+    const char *raw = signed_request(plan_entry(p, 0, 1), s);
+    CHECK(strncmp(raw, "POST /endpoints/ep/invocations HTTP/1.1\r\nHost: h\r\n", 48) == 0);
+    CHECK(strstr(raw, "\r\nX-Amzn-SageMaker-Target-Variant: qat\r\n") != NULL);
+    CHECK(strstr(raw, "\r\nX-Amzn-SageMaker-Custom-Attributes: a=b\r\n") != NULL);
+    CHECK(strstr(raw, "\r\nX-Amzn-SageMaker-Inference-Component: comp\r\n") != NULL);
+    const char *body = strstr(raw, "\r\n\r\n");
+    CHECK_STR(body ? body + 4 : NULL,
+              "{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}],\"max_tokens\":16}");
+    raw = signed_request(plan_entry(p, 0, 0), s);
+    CHECK(strncmp(raw, "POST /endpoints/bf16/invocations ", 33) == 0 &&
+          !strstr(raw, "Target-Variant"));
+    sigv4_signer_free(s);
+    plan_free(p);
+    buf_free(&err);
+}
+
+static void test_schedule(void) {
+    struct plan *p;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(plan_new(&chat, sides, 1, &p, &err), PLAN_OK);
+    const struct plan_item one = item(0, "x", 8);
+    CHECK_INT(plan_add_round(p, -1, 0), PLAN_OK); /* a queue of 3 */
+    for (int i = 0; i < 3; i++) CHECK_INT(plan_add_item(p, &one, &err), PLAN_OK);
+    CHECK_INT(plan_add_round(p, 1, 0), PLAN_OK); /* a batch of 2 */
+    for (int i = 0; i < 2; i++) CHECK_INT(plan_add_item(p, &one, &err), PLAN_OK);
+    CHECK_INT(plan_add_round(p, -1, 2.5), PLAN_OK); /* steady: one template */
+    CHECK_INT(plan_add_item(p, &one, &err), PLAN_OK);
+    CHECK_INT(plan_add_item(p, &one, &err), PLAN_ERR_INPUT);
+    CHECK_STR(buf_str(&err), "a steady round has one item, its template");
+    struct rounds_round r[3];
+    CHECK_INT(plan_n_rounds(p), 3);
+    plan_schedule(p, r);
+    CHECK(r[0].items == 3 && r[0].per_thread == -1 && r[0].duration_us == 0);
+    CHECK(r[1].items == 2 && r[1].per_thread == 1 && r[1].duration_us == 0);
+    CHECK(r[2].items == -1 && r[2].per_thread == -1 && r[2].duration_us == 2500000);
+    CHECK(plan_entry(p, 2, 0) == plan_entry(p, 2, 12345)); /* every index: the template */
+    CHECK_INT(plan_entry_number(p, plan_entry(p, 2, 7)), 5);
+    CHECK_INT(plan_entry_number(p, plan_entry(p, 1, 1)), 4);
+    plan_free(p);
+    buf_free(&err);
+}
+
+/* What plan_new and plan_add_item tell a wrong plan. */
+static void test_refusals(void) {
+    struct plan_request bad[] = {chat, chat, chat, chat};
+    bad[0].format = "xml";
+    bad[1].format = "raw";
+    bad[2].extra = "[1]";
+    bad[3].region = NULL;
+    const char *want[] = {
+        "unknown body format 'xml'", "a raw body goes with the raw format, and only there",
+        "the extra fields are not a JSON object", "a request needs a host, a region and a service"};
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    for (size_t i = 0; i < 4; i++) {
+        struct plan *p = (struct plan *)1;
+        CHECK_INT(plan_new(&bad[i], sides, 1, &p, &err), PLAN_ERR_INPUT);
+        CHECK(p == NULL);
+        CHECK_STR(buf_str(&err), want[i]);
+    }
+    struct plan_request tgi = chat;
+    tgi.format = "tgi";
+    struct plan *p;
+    CHECK_INT(plan_new(&tgi, sides, 2, &p, &err), PLAN_OK);
+    struct plan_item it = item(0, "x", 8);
+    CHECK_INT(plan_add_item(p, &it, &err), PLAN_ERR_INPUT);
+    CHECK_STR(buf_str(&err), "an item before any round");
+    CHECK_INT(plan_add_round(p, -1, 0), PLAN_OK);
+    it.ignore_eos = true;
+    CHECK_INT(plan_add_item(p, &it, &err), PLAN_ERR_INPUT);
+    CHECK_STR(buf_str(&err), "the tgi format has no ignore_eos (leave it out, or pass the "
+                             "container's own field with --extra)");
+    it = item(2, "x", 8);
+    CHECK_INT(plan_add_item(p, &it, &err), PLAN_ERR_INPUT);
+    CHECK_STR(buf_str(&err), "an item of side 3 of 2");
+    it = item(0, "x", 8);
+    it.question = "cap-1";
+    it.pattern = "(unclosed";
+    CHECK_INT(plan_add_item(p, &it, &err), PLAN_ERR_INPUT);
+    CHECK(strncmp(buf_str(&err), "question cap-1: bad pattern: ", 29) == 0);
+    it.pattern = "\\bCanberra\\b";
+    CHECK_INT(plan_add_item(p, &it, &err), PLAN_OK);
+    plan_free(p);
+    buf_free(&err);
+}
+
+int main(void) {
+    test_requests_shared_by_side_and_body();
+    test_schedule();
+    test_refusals();
+    return check_exit();
+}
