@@ -14,6 +14,7 @@
 
 #include "sigv4.h"
 #include "skew.h"
+#include "scrub.h"
 
 #define AWSJ_ATTEMPTS    3
 #define AWSJ_TIMEOUT_MS  30000L
@@ -116,33 +117,6 @@ long awsj_backoff_ms(enum awsj_retry kind, int n, double r) {
 
 /* ---- untrusted text: scrubbing, one line, bounded ---- */
 
-/* Length of the echo of secret at text (n bytes left), 0 when there is none. */
-static size_t awsj_echo(const char *text, size_t n, const char *secret) {
-    size_t len = secret ? strlen(secret) : 0;
-    size_t need = len < AWSJ_SECRET_PREFIX ? len : AWSJ_SECRET_PREFIX;
-    if (!need || need > n || memcmp(text, secret, need) != 0) return 0;
-    while (need < len && need < n && text[need] == secret[need]) need++;
-    return need;
-}
-
-int awsj_scrub(struct buf *out, const char *text, size_t n, const struct awsj_secrets *secrets) {
-    size_t i = 0, run = 0; /* text[i - run, i) waits to be copied */
-    while (i < n) {
-        size_t hit = 0;
-        for (size_t k = 0; secrets && k < 2 && !hit; k++)
-            hit = awsj_echo(text + i, n - i, secrets->s[k]);
-        if (!hit) {
-            i++, run++;
-            continue;
-        }
-        int rc = buf_add(out, text + i - run, run);
-        if (rc || (rc = buf_adds(out, AWSJ_REDACTED))) return rc;
-        i += hit;
-        run = 0;
-    }
-    return buf_add(out, text + i - run, run);
-}
-
 /* Copies n bytes of s into dst (size bytes) as one line: control characters
  * become spaces; longer text is cut before a UTF-8 character and ends in "...". */
 static void awsj_copy(char *dst, size_t size, const char *s, size_t n) {
@@ -158,11 +132,10 @@ static void awsj_copy(char *dst, size_t size, const char *s, size_t n) {
 }
 
 /* Scrubs n bytes of s, then copies them into dst as awsj_copy does. */
-static void awsj_clean(char *dst, size_t size, const char *s, size_t n,
-                       const struct awsj_secrets *secrets) {
+static void awsj_clean(char *dst, size_t size, const char *s, size_t n) {
     struct buf b;
     buf_init(&b, BUF_NO_CAP);
-    if (awsj_scrub(&b, s, n, secrets) == 0)
+    if (scrub_append(&b, s, n) == 0)
         awsj_copy(dst, size, buf_str(&b), b.len);
     else
         dst[0] = '\0';
@@ -176,7 +149,7 @@ static const char *awsj_json_string(const cJSON *o, const char *a, const char *b
 }
 
 /* The code as Smithy's awsJson protocols say: before the first ':', after the first '#'. */
-static void awsj_code(char *dst, const char *code, size_t n, const struct awsj_secrets *secrets) {
+static void awsj_code(char *dst, const char *code, size_t n) {
     const char *colon = memchr(code, ':', n);
     if (colon) n = (size_t)(colon - code);
     const char *hash = memchr(code, '#', n);
@@ -184,11 +157,11 @@ static void awsj_code(char *dst, const char *code, size_t n, const struct awsj_s
         n -= (size_t)(hash + 1 - code);
         code = hash + 1;
     }
-    awsj_clean(dst, AWSJ_CODE_MAX, code, n, secrets);
+    awsj_clean(dst, AWSJ_CODE_MAX, code, n);
 }
 
 void awsj_parse_error(const char *query_error, const char *error_type, const char *body, size_t len,
-                      const struct awsj_secrets *secrets, struct awsj_reply_error *out) {
+                      struct awsj_reply_error *out) {
     out->code[0] = out->message[0] = '\0';
     cJSON *root = body && len ? cJSON_ParseWithLength(body, len) : NULL;
     if (!cJSON_IsObject(root)) {
@@ -206,9 +179,9 @@ void awsj_parse_error(const char *query_error, const char *error_type, const cha
     } else if ((code = awsj_json_string(root, "__type", "code"))) {
         code_len = strlen(code);
     }
-    if (code) awsj_code(out->code, code, code_len, secrets);
+    if (code) awsj_code(out->code, code, code_len);
     const char *msg = awsj_json_string(root, "message", "Message");
-    if (msg) awsj_clean(out->message, sizeof out->message, msg, strlen(msg), secrets);
+    if (msg) awsj_clean(out->message, sizeof out->message, msg, strlen(msg));
     cJSON_Delete(root);
 }
 
@@ -491,11 +464,6 @@ static void awsj_req_free(struct awsj_req *r) {
     creds_clear(&r->creds);
 }
 
-/* The attempt's secrets, to keep out of what the server says. */
-static struct awsj_secrets awsj_req_secrets(const struct awsj_req *r) {
-    return (struct awsj_secrets){{r->creds.secret_access_key, r->creds.session_token}};
-}
-
 static void awsj_header(struct awsj_req *r, const char *name, const char *value) {
     r->headers[r->n_headers++] = (struct sigv4_header){name, strlen(name), value, strlen(value)};
 }
@@ -639,8 +607,8 @@ static bool awsj_transient(CURLcode res) {
 }
 
 /* The request id, scrubbed: letters, digits and '-' as AWS writes them, others '?'. */
-static void awsj_request_id(char *dst, const char *src, const struct awsj_secrets *secrets) {
-    awsj_clean(dst, AWSJ_CODE_MAX, src, strlen(src), secrets);
+static void awsj_request_id(char *dst, const char *src) {
+    awsj_clean(dst, AWSJ_CODE_MAX, src, strlen(src));
     for (char *p = dst; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '-' || *p == '<' || *p == '>'))
@@ -700,9 +668,8 @@ static int awsj_failed(struct awsj_loop *l, struct awsj_got *g) {
         }
     } else {
         struct awsj_reply_error e;
-        struct awsj_secrets sec = awsj_req_secrets(r);
         awsj_parse_error(r->s->query_mode ? g->query_error : NULL, g->error_type, l->reply->data,
-                         l->reply->len, &sec, &e);
+                         l->reply->len, &e);
         memcpy(c->last.code, e.code, sizeof e.code);
         long long offset;
         if (!l->skewed &&
@@ -742,8 +709,7 @@ int awsj_call(struct awsj_client *c, enum awsj_service_id svc, const char *op, c
         if ((rc = awsj_try(&l, &g))) break;
         c->last.http_status = g.status;
         c->last.code[0] = '\0'; /* an earlier attempt's is not this one's */
-        struct awsj_secrets sec = awsj_req_secrets(&r);
-        awsj_request_id(c->last.request_id, g.request_id, &sec);
+        awsj_request_id(c->last.request_id, g.request_id);
         if (g.res == CURLE_OK && !g.too_large && g.status >= 200 && g.status < 300) break;
         rc = awsj_failed(&l, &g);
         if (rc == 1)

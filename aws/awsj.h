@@ -51,8 +51,7 @@
  * the offset stays for the client's later calls.
  *
  * Messages from the server are untrusted: bounded, control characters
- * replaced, and the secret key and session token of the call (or their first
- * AWSJ_SECRET_PREFIX characters onward) replaced by "<redacted>". */
+ * replaced, and the process's secrets scrubbed (common/scrub.h). */
 #ifndef SM_AWSJ_H
 #define SM_AWSJ_H
 
@@ -63,10 +62,8 @@
 #include "buf.h"
 #include "creds.h"
 
-#define AWSJ_CODE_MAX      128 /* bytes of an error code, with the NUL */
-#define AWSJ_MESSAGE_MAX   512 /* bytes of a server message kept, before "..." */
-#define AWSJ_SECRET_PREFIX 12  /* a secret's leading characters that count as an echo */
-#define AWSJ_REDACTED      "<redacted>"
+#define AWSJ_CODE_MAX    128 /* bytes of an error code, with the NUL */
+#define AWSJ_MESSAGE_MAX 512 /* bytes of a server message kept, before "..." */
 
 enum awsj_error {
     AWSJ_OK = 0,
@@ -196,18 +193,6 @@ enum awsj_retry awsj_retry_kind(long status, const char *code, bool no_reply);
  * for AWSJ_RETRY_THROTTLE and 100 ms otherwise; r in [0, 1). */
 long awsj_backoff_ms(enum awsj_retry kind, int n, double r);
 
-/* The secrets to keep out of messages: NULL or "" entries are skipped. */
-struct awsj_secrets {
-    const char *s[2];
-};
-
-/* Appends n bytes of text to out with every echo of a secret replaced by
- * AWSJ_REDACTED: an echo is the secret's first AWSJ_SECRET_PREFIX characters
- * (the whole secret when shorter) and as many more as go on matching it.
- * Returns 0 or BUF_ERR_* (out then holds part of it). */
-__attribute__((warn_unused_result)) int awsj_scrub(struct buf *out, const char *text, size_t n,
-                                                   const struct awsj_secrets *secrets);
-
 /* An error reply's code and message, scrubbed, one line, cut to size. */
 struct awsj_reply_error {
     char code[AWSJ_CODE_MAX];
@@ -221,7 +206,7 @@ struct awsj_reply_error {
  * is not a JSON object leaves them empty. Never fails: out of memory leaves
  * the message empty. */
 void awsj_parse_error(const char *query_error, const char *error_type, const char *body, size_t len,
-                      const struct awsj_secrets *secrets, struct awsj_reply_error *out);
+                      struct awsj_reply_error *out);
 
 /* Writes "{svc} {op}: {code or 'error'}[: {message}] (HTTP {status}[, N attempts])"
  * into err (emptied first). Returns 0 or BUF_ERR_*. */

@@ -121,6 +121,11 @@ static void call_check_quiz(const struct call_spec *s, struct call_result *out) 
     r->text[off + n] = '\0';
     out->rec.text = r->text + off;
     out->rec.correct = quiz_re_search(s->pattern, out->rec.text, n, &found) == QUIZ_OK && found;
+    if (n > CALL_TEXT_MAX) { /* scored whole, kept bounded: cut before a UTF-8 character */
+        size_t keep = CALL_TEXT_MAX;
+        while (keep > 0 && ((unsigned char)out->rec.text[keep] & 0xC0) == 0x80) keep--;
+        r->text[off + keep] = '\0';
+    }
 }
 
 int call_finish(const struct call *c, const struct call_reply *in, struct call_result *out) {

@@ -7,8 +7,9 @@
  * a connection that closed first) into the record: the reply parsed (reply.h;
  * its text kept only when a pattern or the caller needs it), a reply of another
  * length than expected marked token_mismatch or no_token_count, a quiz reply
- * stripped and scored, and a signing-time refusal turned into the clock offset
- * the retry is signed with (skew.h).
+ * stripped and scored (its record keeps CALL_TEXT_MAX bytes of it at most), and a
+ * signing-time refusal turned into the clock offset the retry is signed with
+ * (skew.h).
  *
  * Pure C: the clocks come in with the reply; the caller records the result
  * (shared.h) and owns the pattern, which must outlive the call. */
@@ -22,6 +23,8 @@
 #include "quiz.h"
 #include "record.h"
 #include "reply.h"
+
+#define CALL_TEXT_MAX 16384 /* bytes of a scored reply a record keeps */
 
 enum call_error {
     CALL_OK = 0,

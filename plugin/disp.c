@@ -14,6 +14,9 @@ struct disp {
     bool sent_retried;
     long long sent_t, sent_wall;
     const struct plan_entry *retry; /* to send again, signed with the server's clock */
+    bool interim;                   /* the entry on the wire got a 1xx reply */
+    int fillers_ahead;              /* replies of fillers due before the next entry's reply */
+    int fillers_behind;             /* replies of fillers sent after the entry on the wire */
 };
 
 int disp_new(const struct disp_config *c, struct disp **out) {
@@ -62,9 +65,16 @@ int disp_next(struct disp *d, bool on_main_thread, const struct plan_entry **out
         d->verified = true;
         if (on_main_thread) return DISP_VERIFY;
     }
+    if (d->interim) { /* the entry's own reply comes next: the filler goes out behind it */
+        d->interim = false;
+        d->fillers_behind++;
+        return DISP_FILLER;
+    }
     if (d->sent) { /* asked again before the reply: the connection closed (wrk reconnects) */
         struct call_reply none = {0};
+        d->fillers_ahead = 0;
         disp_finish(d, &none);
+        d->fillers_ahead = d->fillers_behind = 0;
     }
     int rc = DISP_SEND;
     d->next_retried = d->retry != NULL;
@@ -86,7 +96,11 @@ void disp_sent(struct disp *d, long long t_us, long long wall_us) {
 }
 
 bool disp_busy(const struct disp *d) {
-    return d->sent != NULL;
+    return d->sent != NULL || d->fillers_ahead > 0;
+}
+
+void disp_interim(struct disp *d) {
+    if (d->sent && !d->fillers_ahead) d->interim = true;
 }
 
 /* Records rec (or stops the run, saying why, when it cannot). */
@@ -116,8 +130,15 @@ static void disp_check(struct disp *d, const struct plan_entry *e, const struct 
 
 void disp_finish(struct disp *d, struct call_reply *in) {
     const struct plan_entry *e = d->sent;
+    if (d->fillers_ahead > 0 && in->status) { /* a filler's reply */
+        d->fillers_ahead--;
+        return;
+    }
     if (!e) return;
     d->sent = NULL;
+    d->interim = false;
+    d->fillers_ahead += d->fillers_behind;
+    d->fillers_behind = 0;
     in->thread = d->c.thread;
     in->t_start_us = d->sent_t;
     in->t_end_us = run_now_us();

@@ -9,6 +9,11 @@
  * the script (the request is never sent): the first disp_next of a dispatcher
  * made with verification answers that call with DISP_VERIFY.
  *
+ * A 1xx interim reply (100 Continue) is not the reply: wrk hands it to
+ * response() and then asks for the next request at once. The entry stays on
+ * the wire (disp_interim), the next request is the filler (DISP_FILLER), and
+ * the filler's reply, which comes after the entry's, is dropped.
+ *
  * Not thread-safe: a dispatcher belongs to its sender. */
 #ifndef SM_DISP_H
 #define SM_DISP_H
@@ -24,6 +29,7 @@ enum disp_next {
     DISP_VERIFY = 1, /* wrk's verification call: answer with anything, it is not sent */
     DISP_END = 2,    /* nothing more to send: the run is ending */
     DISP_WAIT = 3,   /* (without blocking only) nothing until the round changes */
+    DISP_FILLER = 4, /* after an interim reply: send the filler, whose reply is dropped */
 };
 
 /* The scenario's check of a finished request: it may change the record r->rec;
@@ -56,8 +62,11 @@ int disp_next(struct disp *d, bool on_main_thread, const struct plan_entry **out
 /* The entry disp_next gave left at t_us (run_now_us) and wall_us. */
 void disp_sent(struct disp *d, long long t_us, long long wall_us);
 
-/* Whether an entry is on the wire (sent, not yet finished). */
+/* Whether a reply is awaited: an entry's or a filler's. */
 bool disp_busy(const struct disp *d);
+
+/* The entry on the wire got a 1xx interim reply; its own reply is still to come. */
+void disp_interim(struct disp *d);
 
 /* What came back for the entry on the wire (in->status 0: the connection closed
  * first; the times and thread are filled in here): its record is checked and

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 int jmap_open(struct jmap *j, const char *path) {
-    *j = (struct jmap){.fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)};
+    *j = (struct jmap){.fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666)};
     return j->fd < 0 ? -1 : 0;
 }
 

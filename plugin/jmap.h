@@ -25,7 +25,8 @@ struct jmap {
     size_t reserved; /* the file's size: bytes appended, then NUL bytes */
 };
 
-/* Creates (or empties) the file at path; 0 or -1 with errno set. */
+/* Creates the file at path, which must not exist (nor be a symbolic link: EEXIST
+ * or ELOOP); 0 or -1 with errno set. */
 __attribute__((warn_unused_result)) int jmap_open(struct jmap *j, const char *path);
 /* Appends n > 0 bytes; 0 or -1 with errno set (nothing appended). */
 __attribute__((warn_unused_result)) int jmap_append(struct jmap *j, const void *p, size_t n);

@@ -276,6 +276,7 @@ static int lsm_push_signed(lua_State *L, struct lsm_hooks *h, const struct plan_
 static int lsm_hooks_request(lua_State *L) {
     struct lsm_hooks *h = lua_touserdata(L, lua_upvalueindex(2));
     const struct plan_entry *e;
+    h->L = L; /* a reply that never came is finished (and checked) here */
     int rc = disp_next(h->disp, lsm_on_main_thread(), &e);
     if (rc == DISP_END) wrkhost_idle(); /* wrk stops this thread meanwhile */
     struct buf err;
@@ -306,8 +307,12 @@ static void lsm_reply_headers(lua_State *L, int idx, struct call_reply *in) {
 /* wrk's response(status, headers, body). */
 static int lsm_hooks_response(lua_State *L) {
     struct lsm_hooks *h = lua_touserdata(L, lua_upvalueindex(2));
-    if (!disp_busy(h->disp)) return 0; /* a filler's */
     struct call_reply in = {.status = (int)lua_tointeger(L, 1), .body = ""};
+    if (in.status >= 100 && in.status < 200 && in.status != 101) {
+        disp_interim(h->disp); /* 100 Continue and the like: the reply is still to come */
+        return 0;
+    }
+    if (!disp_busy(h->disp)) return 0; /* a filler's */
     if (in.status >= 200 && in.status < 300 && lua_istable(L, 2)) {
         lua_getfield(L, 2, "Content-Length"); /* a success needs only this, in its usual case */
         in.content_length = lua_tostring(L, -1);

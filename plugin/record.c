@@ -1,6 +1,7 @@
 #include "record.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,10 +69,29 @@ static int rec_mkdirs(const char *path, struct buf *err) {
     return rc;
 }
 
+/* Nothing of an earlier run is overwritten unless force, and then it is removed
+ * (a symbolic link itself, never what it points to). */
+static int rec_claim(const char *result_path, const char *journal_path, bool force,
+                     struct buf *err) {
+    const char *paths[] = {result_path, journal_path};
+    struct stat st;
+    for (size_t i = 0; i < 2; i++) {
+        if (force && unlink(paths[i]) != 0 && errno != ENOENT)
+            return buf_fail(err, REC_ERR_IO, "cannot remove %s (--force): %s", paths[i],
+                            strerror(errno));
+        if (!force && lstat(paths[i], &st) == 0)
+            return buf_fail(err, REC_ERR_EXISTS,
+                            "%s exists: a run never overwrites %s (move it, or pass --force)",
+                            paths[i], i ? "an earlier run's journal" : "a result");
+    }
+    return REC_OK;
+}
+
 int rec_add_file(struct recorder *r, const char *result_path, const char *journal_path,
-                 const cJSON *header, size_t *index_out, struct buf *err) {
+                 const cJSON *header, bool force, size_t *index_out, struct buf *err) {
     if (!cJSON_IsObject(header)) return REC_ERR_INPUT;
     int rc = rec_mkdirs(result_path, err);
+    if (!rc) rc = rec_claim(result_path, journal_path, force, err);
     if (rc) return rc;
     struct rec_file *files = realloc(r->files, (r->n_files + 1) * sizeof *files);
     if (!files) return REC_ERR_NOMEM;
@@ -84,8 +104,11 @@ int rec_add_file(struct recorder *r, const char *result_path, const char *journa
     buf_reset(&r->line);
     if (!f->result_path || !line || buf_adds(&r->line, line) || buf_addc(&r->line, '\n')) {
         rc = REC_ERR_NOMEM;
-    } else if (jmap_open(&f->journal, journal_path) != 0 ||
-               jmap_append(&f->journal, r->line.data, r->line.len) != 0) {
+    } else if (jmap_open(&f->journal, journal_path) != 0) {
+        rc = buf_fail(err, errno == EEXIST ? REC_ERR_EXISTS : REC_ERR_IO,
+                      "cannot create the journal %s: %s", journal_path,
+                      errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+    } else if (jmap_append(&f->journal, r->line.data, r->line.len) != 0) {
         rc = buf_fail(err, REC_ERR_IO, "cannot write the journal %s: %s", journal_path,
                       strerror(errno));
     }
@@ -291,7 +314,9 @@ static int rec_finish_file(struct rec_file *f, const char *ended_at, bool partia
         goto done;
     }
     *end = '\0';
-    if (!(out = fopen(buf_str(&tmp), "w"))) {
+    int fd = open(buf_str(&tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 || !(out = fdopen(fd, "w"))) {
+        if (fd >= 0) close(fd);
         rc = buf_fail(err, REC_ERR_IO, "cannot write %s: %s", buf_str(&tmp), strerror(errno));
         goto done;
     }

@@ -21,8 +21,9 @@
 enum rec_error {
     REC_OK = 0,
     REC_ERR_NOMEM = -1,
-    REC_ERR_IO = -2,    /* a file could not be opened, written or renamed; err says which */
-    REC_ERR_INPUT = -3, /* no such file index, or a header that is not an object */
+    REC_ERR_IO = -2,     /* a file could not be opened, written or renamed; err says which */
+    REC_ERR_INPUT = -3,  /* no such file index, or a header that is not an object */
+    REC_ERR_EXISTS = -4, /* the result or its journal exists already: err says which */
 };
 
 /* One completed request. Strings may be NULL where the format allows null;
@@ -73,10 +74,13 @@ __attribute__((warn_unused_result)) int rec_new(struct recorder **out);
 void rec_free(struct recorder *r);
 
 /* Adds a result file (its directory is created when missing) and starts its
- * journal with header (an object; copied). *index_out numbers the file. */
+ * journal with header (an object; copied). *index_out numbers the file. A
+ * result or journal that exists is an error (REC_ERR_EXISTS), never overwritten
+ * nor followed if a symbolic link, unless force: then both are removed first. */
 __attribute__((warn_unused_result)) int rec_add_file(struct recorder *r, const char *result_path,
                                                      const char *journal_path, const cJSON *header,
-                                                     size_t *index_out, struct buf *err);
+                                                     bool force, size_t *index_out,
+                                                     struct buf *err);
 
 /* The JSON rec_write writes for rec's fields from endpoint to max_tokens
  * (malloc'ed), for rec_record.fixed_json; NULL when out of memory. */

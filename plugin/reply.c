@@ -1,5 +1,6 @@
 #include "reply.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "awserr.h"
 #include "rscan.h"
+#include "scrub.h"
 
 #define REPLY_COUNT_MAX 9e15 /* larger token counts are not believed (nor cast) */
 
@@ -58,13 +60,11 @@ static const char *reply_string(const cJSON *obj, const char *name) {
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static long reply_count_of(double v) {
-    return v >= 0 && v < REPLY_COUNT_MAX ? (long)v : -1;
-}
-
-static long reply_count(const cJSON *obj, const char *name) {
+/* A count member of obj as rscan reads one: NAN when absent or null, -1 when of
+ * another type, else the number. */
+static double reply_count(const cJSON *obj, const char *name) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-    return cJSON_IsNumber(v) ? reply_count_of(v->valuedouble) : -1;
+    return !v || cJSON_IsNull(v) ? NAN : cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
 
 /* Sets a malloc'ed copy of s (or NULL) into *dst; false when out of memory. */
@@ -80,6 +80,31 @@ static bool reply_set_error(struct reply *r, const char *code, const char *msg) 
     return r->error_code && r->error_message;
 }
 
+/* *out from v (-1 when absent); a value that is there but not a whole number of
+ * tokens makes r a parse error naming field (unless it is one already). Returns
+ * false when out of memory. */
+static bool reply_take_count(struct reply *r, const char *field, double v, long *out) {
+    *out = -1;
+    if (isnan(v)) return true;
+    if (v >= 0 && v < REPLY_COUNT_MAX && v == floor(v)) {
+        *out = (long)v;
+        return true;
+    }
+    char msg[128];
+    snprintf(msg, sizeof msg, "%s is not a whole number of tokens (%.6g)", field, v);
+    return r->error_code || reply_set_error(r, "parse", msg);
+}
+
+/* Both counts (a prompt count of NAN: the format has none); false when out of
+ * memory. A count that is no count makes r a parse error without any count. */
+static bool reply_counts(struct reply *r, const char *prompt_field, double prompt,
+                         const char *completion_field, double completion) {
+    bool ok = reply_take_count(r, prompt_field, prompt, &r->prompt_tokens) &&
+              reply_take_count(r, completion_field, completion, &r->completion_tokens);
+    if (r->error_code) r->prompt_tokens = r->completion_tokens = -1;
+    return ok;
+}
+
 static const char reply_no_choice[] = "reply has no choices[0].message or text";
 
 /* vLLM: choices[0].message.content (null for a reply that is all reasoning) or .text. */
@@ -90,8 +115,10 @@ static bool reply_vllm(const cJSON *root, bool want_text, struct reply *r) {
     const char *text = msg ? reply_string(msg, "content") : reply_string(choice, "text");
     if (!cJSON_IsObject(choice) || (!msg && !text))
         return reply_set_error(r, "parse", reply_no_choice);
-    r->prompt_tokens = reply_count(usage, "prompt_tokens");
-    r->completion_tokens = reply_count(usage, "completion_tokens");
+    if (!reply_counts(r, "usage.prompt_tokens", reply_count(usage, "prompt_tokens"),
+                      "usage.completion_tokens", reply_count(usage, "completion_tokens")))
+        return false;
+    if (r->error_code) return true;
     return (!want_text || reply_set(&r->text, text ? text : "")) &&
            reply_set(&r->finish_reason, reply_string(choice, "finish_reason"));
 }
@@ -99,7 +126,10 @@ static bool reply_vllm(const cJSON *root, bool want_text, struct reply *r) {
 /* TGI (a one-element array) and DJL LMI (the object itself). */
 static bool reply_generated(const cJSON *obj, bool want_text, struct reply *r) {
     const cJSON *details = cJSON_GetObjectItemCaseSensitive(obj, "details");
-    r->completion_tokens = reply_count(details, "generated_tokens");
+    if (!reply_counts(r, NULL, NAN, "details.generated_tokens",
+                      reply_count(details, "generated_tokens")))
+        return false;
+    if (r->error_code) return true;
     return (!want_text || reply_set(&r->text, reply_string(obj, "generated_text"))) &&
            reply_set(&r->finish_reason, reply_string(details, "finish_reason"));
 }
@@ -121,8 +151,10 @@ static int reply_scan(const char *body, size_t len, bool want_text, struct reply
     if (!rscan_vllm(body, len, &v)) return 0;
     r->scanned = true;
     if (!v.message && !v.has_text) return reply_set_error(r, "parse", reply_no_choice) ? 1 : -1;
-    r->prompt_tokens = reply_count_of(v.prompt_tokens);
-    r->completion_tokens = reply_count_of(v.completion_tokens);
+    if (!reply_counts(r, "usage.prompt_tokens", v.prompt_tokens, "usage.completion_tokens",
+                      v.completion_tokens))
+        return -1;
+    if (r->error_code) return 1;
     if (want_text && !(r->text = v.has_text ? reply_scan_dup(&v.text) : reply_dup("", 0)))
         return -1;
     if (v.has_finish && !(r->finish_reason = reply_scan_dup(&v.finish))) return -1;
@@ -201,7 +233,8 @@ static bool reply_failure(const char *error_type, const char *body, size_t len, 
     cJSON *root = cJSON_ParseWithLength(body, len);
     const char *msg = e.message[0] ? e.message : reply_container_error(root, true);
     r->error_code = reply_code(&e, root, r->status);
-    long original = reply_count(root, "OriginalStatusCode");
+    double status = reply_count(root, "OriginalStatusCode");
+    long original = status >= 0 && status < 1000 && status == floor(status) ? (long)status : -1;
     if (original == 0 || (original >= 100 && original <= 999))
         reply_original(root, (int)original, r);
     else if (msg)
@@ -219,9 +252,14 @@ int reply_parse_with(int status, const char *error_type, const char *body, size_
     out->status = status;
     bool ok = status >= 200 && status < 300 ? reply_success(body, len, flags, out)
                                             : reply_failure(error_type, body, len, out);
-    if (ok) return REPLY_OK;
-    reply_clear(out);
-    return REPLY_ERR_NOMEM;
+    if (!ok) {
+        reply_clear(out);
+        return REPLY_ERR_NOMEM;
+    }
+    char *const strings[] = {out->text, out->finish_reason, out->error_code, out->error_message};
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        if (strings[i]) scrub_in_place(strings[i]); /* a server may echo the session token */
+    return REPLY_OK;
 }
 
 int reply_parse(int status, const char *error_type, const char *body, size_t len,

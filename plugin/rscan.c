@@ -1,5 +1,7 @@
 #include "rscan.h"
 
+#include <math.h>
+
 #include <string.h>
 
 #ifdef __SSE2__
@@ -180,6 +182,7 @@ static bool rscan_count(struct rscan *s, bool *seen, double *out) {
     int c = rscan_peek(s);
     bool first = !*seen;
     *seen = true;
+    if (first && c != 'n' && !(c == '-' || (c >= '0' && c <= '9'))) *out = -1; /* another type */
     if (!first || !(c == '-' || (c >= '0' && c <= '9'))) return rscan_skip(s);
     return rscan_number(s, out);
 }
@@ -229,7 +232,7 @@ static bool rscan_root_member(struct rscan *s, const struct jstr *name) {
 
 bool rscan_vllm(const char *body, size_t len, struct rscan_reply *out) {
     struct rscan s = {.p = body, .end = body + len, .out = out};
-    *out = (struct rscan_reply){.prompt_tokens = -1, .completion_tokens = -1};
+    *out = (struct rscan_reply){.prompt_tokens = NAN, .completion_tokens = NAN};
     if (!rscan_object(&s, rscan_root_member) || rscan_peek(&s) != 0 || !s.choices) return false;
     const struct rscan_field *text = s.message ? &s.content : &s.text;
     out->message = s.message;

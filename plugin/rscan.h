@@ -33,7 +33,8 @@ struct rscan_reply {
     struct jstr text; /* decode with jstr_decode when escaped */
     bool has_finish;  /* choices[0].finish_reason was a string */
     struct jstr finish;
-    double prompt_tokens; /* usage's counts as numbers; -1 when absent or not numbers */
+    double prompt_tokens; /* usage's counts: NAN when absent or null, -1 when of another
+                             type, else the number */
     double completion_tokens;
 };
 

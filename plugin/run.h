@@ -75,9 +75,11 @@ struct run_outcome {
  * RUN_ERR_CREDS with err when there are none) and the clock origin. */
 __attribute__((warn_unused_result)) int run_begin(const struct run_config *c, struct buf *err);
 
-/* Adds a result file with its head (rfmt.h; copied); *index numbers it for run_record. */
+/* Adds a result file with its head (rfmt.h; copied) and its journal beside it;
+ * *index numbers it for run_record. Either that exists already is an error
+ * unless force (record.h: rec_add_file). */
 __attribute__((warn_unused_result)) int run_add_file(const char *result_path, const cJSON *head,
-                                                     size_t *index, struct buf *err);
+                                                     bool force, size_t *index, struct buf *err);
 
 /* Microseconds on the monotonic clock since the run's origin, and the wall clock. */
 long long run_now_us(void);

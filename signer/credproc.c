@@ -2,24 +2,47 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "readall.h"
+#include <cjson/cJSON.h>
+#include <openssl/crypto.h>
 
 extern char **environ;
+
+static long long credproc_now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+#define CREDPROC_NAME_MAX 64
+
+int credproc_name(const char *command, struct buf *out) {
+    const char *p = command + strspn(command, " \t");
+    size_t n = strcspn(p, " \t\r\n");
+    for (const char *slash = memchr(p, '/', n); slash; slash = memchr(p, '/', n)) {
+        n -= (size_t)(slash + 1 - p);
+        p = slash + 1;
+    }
+    return buf_addf(out, "credential_process (program '%.*s')",
+                    (int)(n < CREDPROC_NAME_MAX ? n : CREDPROC_NAME_MAX), p);
+}
 
 __attribute__((format(printf, 4, 5))) static int credproc_fail(struct buf *err, const char *command,
                                                                int rc, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     buf_reset(err);
-    if (buf_addf(err, "credential_process '%s' ", command) || buf_vaddf(err, fmt, ap))
+    if (credproc_name(command, err) || buf_addc(err, ' ') || buf_vaddf(err, fmt, ap))
         rc = CREDPROC_ERR_NOMEM;
     va_end(ap);
     return rc;
@@ -62,6 +85,50 @@ static int credproc_wait(pid_t pid) {
     return status;
 }
 
+/* Whether out holds one whole JSON value (what a helper prints), white space aside. */
+static bool credproc_complete(const struct buf *out) {
+    cJSON *j = out->len ? cJSON_ParseWithLength(out->data, out->len) : NULL;
+    bool whole = j != NULL;
+    cJSON_Delete(j);
+    return whole;
+}
+
+/* Reads what the helper prints into out until the pipe's end, or until the
+ * helper exited and what it printed is whole: a child it left in the background
+ * may keep the pipe open for ever. *status is its wait status once reaped, else
+ * -1. Returns 0, ETIMEDOUT, BUF_ERR_* or an errno value. */
+static int credproc_collect(int fd, pid_t pid, int timeout_ms, struct buf *out, int *status) {
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* readable when the helper exits */
+    long long deadline = credproc_now_ms() + timeout_ms;
+    char chunk[16384];
+    int rc = 0;
+    *status = -1;
+    for (;;) {
+        struct pollfd p[2] = {{fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
+        long long left = deadline - credproc_now_ms();
+        int n = left > 0 ? poll(p, pidfd >= 0 && *status < 0 ? 2 : 1, (int)left) : 0;
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            rc = n < 0 ? errno : ETIMEDOUT;
+            break;
+        }
+        if (p[1].revents && waitpid(pid, status, WNOHANG) != pid) *status = -1;
+        if (p[0].revents) {
+            ssize_t got = read(fd, chunk, sizeof chunk);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+                rc = got < 0 ? errno : 0;
+                break;
+            }
+            if ((rc = buf_add(out, chunk, (size_t)got))) break;
+        }
+        if (*status >= 0 && credproc_complete(out)) break;
+    }
+    OPENSSL_cleanse(chunk, sizeof chunk); /* the data may hold secrets */
+    if (pidfd >= 0) close(pidfd);
+    return rc;
+}
+
 static int credproc_status_error(const char *command, int status, struct buf *err) {
     if (WIFSIGNALED(status))
         return credproc_fail(err, command, CREDPROC_ERR_RUN, "was killed by signal %d",
@@ -86,10 +153,11 @@ int credproc_run(const char *command, int timeout_ms, struct buf *out, struct bu
         close(fds[0]);
         return credproc_fail(err, command, CREDPROC_ERR_RUN, "could not start: %s", strerror(rc));
     }
-    rc = readall_fd_timeout(fds[0], timeout_ms, out);
+    int status;
+    rc = credproc_collect(fds[0], pid, timeout_ms, out, &status);
     close(fds[0]);
     if (rc) kill(-pid, SIGKILL);
-    int status = credproc_wait(pid);
+    if (status < 0) status = credproc_wait(pid);
     if (rc == ETIMEDOUT)
         return credproc_fail(err, command, CREDPROC_ERR_RUN, "timed out after %d ms", timeout_ms);
     if (rc == BUF_ERR_CAP)

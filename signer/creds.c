@@ -2,11 +2,13 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 #include <openssl/crypto.h>
@@ -15,6 +17,7 @@
 #include "metadata.h"
 #include "profile.h"
 #include "readall.h"
+#include "scrub.h"
 #include "sigv4.h"
 
 #define CREDS_PROCESS_TIMEOUT_MS 60000
@@ -256,6 +259,20 @@ static void creds_profiles_free(struct creds_profiles *p) {
     profile_free(p->config);
 }
 
+/* Warns once a process, on standard error, that the shared credentials file at
+ * path is readable by other users (as ssh does of a private key; the AWS CLI
+ * says nothing). */
+static void creds_warn_readable(const char *path) {
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
+    struct stat st;
+    if (stat(path, &st) != 0 || !(st.st_mode & (S_IRGRP | S_IROTH))) return;
+    if (atomic_flag_test_and_set(&warned)) return;
+    fprintf(stderr,
+            "wrk-sagemaker: warning: %s is readable by other users (mode %04o): chmod 600 "
+            "it\n",
+            path, (unsigned)(st.st_mode & 07777));
+}
+
 /* Reads both shared files. A profile named by the options or AWS_PROFILE must exist. */
 static int creds_profiles_load(struct creds_profiles *p, const struct creds_options *o,
                                struct buf *err) {
@@ -263,6 +280,7 @@ static int creds_profiles_load(struct creds_profiles *p, const struct creds_opti
         creds_path("AWS_CONFIG_FILE", "~/.aws/config", &p->config_path))
         return CREDS_ERR_NOMEM;
     int rc = profile_load(buf_str(&p->cred_path), PROFILE_CREDENTIALS, &p->cred, err);
+    if (!rc && profile_exists(p->cred, p->name)) creds_warn_readable(buf_str(&p->cred_path));
     if (!rc) rc = profile_load(buf_str(&p->config_path), PROFILE_CONFIG, &p->config, err);
     if (rc) return rc == PROFILE_ERR_NOMEM ? CREDS_ERR_NOMEM : CREDS_ERR_INVALID;
     bool named = o->profile || creds_env("AWS_PROFILE");
@@ -327,7 +345,7 @@ static int creds_from_process(struct creds_chain *ch) {
     int rc = credproc_run(command, timeout, &json, ch->err);
     if (rc) {
         rc = rc == CREDPROC_ERR_NOMEM ? CREDS_ERR_NOMEM : CREDS_ERR_FETCH;
-    } else if (buf_addf(&what, "credential_process '%s'", command)) {
+    } else if (credproc_name(command, &what)) {
         rc = CREDS_ERR_NOMEM;
     } else {
         creds_source(ch->out, "credential_process of profile '%s' in %s", ch->profiles.name, path);
@@ -450,6 +468,8 @@ int creds_resolve(const struct creds_options *o, time_t now, struct creds *out, 
         rc = sources[i](&ch);
     if (rc == CREDS_ERR_NOT_FOUND)
         rc = buf_fail(err, rc, "no AWS credentials: tried %s", buf_str(&ch.tried));
+    if (rc == CREDS_OK && (scrub_add(out->secret_access_key) || scrub_add(out->session_token)))
+        rc = CREDS_ERR_NOMEM; /* what is not registered could not be kept out of messages */
     if (rc == CREDS_ERR_NOMEM) rc = buf_fail(err, rc, "out of memory");
     if (rc) creds_clear(out);
     creds_profiles_free(&ch.profiles);

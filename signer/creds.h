@@ -20,7 +20,9 @@
  * A source that is configured but fails (a malformed file, a failing process
  * or container endpoint) ends the walk with its error; an unreachable instance
  * metadata service only counts as "not found". Errors go to a caller's buf as
- * one line naming the source, file and line; never a secret. */
+ * one line naming the source, file and line; never a secret. Every secret key
+ * and session token found is registered with common/scrub.h, which keeps them
+ * out of whatever text from outside a program stores or prints. */
 #ifndef SM_CREDS_H
 #define SM_CREDS_H
 

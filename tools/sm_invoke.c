@@ -20,6 +20,7 @@
 #include "readall.h"
 #include "sigv4.h"
 #include "skew.h"
+#include "scrub.h"
 #include "smname.h"
 
 #define INVOKE_MAX_EXTRA   32
@@ -29,7 +30,7 @@
 #define INVOKE_CONNECT_MS  10000L
 #define INVOKE_EXIT_HTTP   1
 #define INVOKE_EXIT_USAGE  2
-#define INVOKE_REDACTED    "<redacted>"
+#define INVOKE_REDACTED    SCRUB_REDACTED
 
 static const char invoke_help[] =
     "Usage: sm-invoke --endpoint NAME --body FILE [options]\n"
@@ -109,37 +110,20 @@ struct invoke_reply {
     struct buf reason, error_type, date, body;
     double seconds;
     bool verbose;
-    const struct invoke *inv; /* for redaction */
 };
 
-/* Writes text to f with every occurrence of the session token and the secret
- * key replaced by INVOKE_REDACTED. */
-static void invoke_redacted(FILE *f, const struct invoke *inv, const char *text, size_t n) {
-    const char *secrets[] = {inv->creds.session_token, inv->creds.secret_access_key};
-    size_t i = 0;
-    while (i < n) {
-        size_t hit = 0;
-        for (size_t k = 0; k < 2 && !hit; k++) {
-            size_t len = secrets[k] ? strlen(secrets[k]) : 0;
-            if (len && len <= n - i && memcmp(text + i, secrets[k], len) == 0) hit = len;
-        }
-        if (hit)
-            fputs(INVOKE_REDACTED, f);
-        else
-            fputc(text[i], f);
-        i += hit ? hit : 1;
-    }
-}
-
-__attribute__((format(printf, 3, 4))) static void invoke_say(FILE *f, const struct invoke *inv,
-                                                             const char *fmt, ...) {
-    struct buf line;
+/* Prints to f with the secrets scrubbed (scrub.h): nothing printed holds them. */
+__attribute__((format(printf, 2, 3))) static void invoke_say(FILE *f, const char *fmt, ...) {
+    struct buf line, clean;
     va_list ap;
     buf_init(&line, BUF_NO_CAP);
+    buf_init(&clean, BUF_NO_CAP);
     va_start(ap, fmt);
-    if (buf_vaddf(&line, fmt, ap) == 0) invoke_redacted(f, inv, line.data, line.len);
+    if (buf_vaddf(&line, fmt, ap) == 0 && scrub_append(&clean, line.data, line.len) == 0)
+        fwrite(clean.data ? clean.data : "", 1, clean.len, f);
     va_end(ap);
     buf_free_secret(&line);
+    buf_free_secret(&clean);
 }
 
 /* Prints one line naming what was wrong (control characters shown as '?');
@@ -364,7 +348,7 @@ static int invoke_region_and_creds(struct invoke *inv) {
     else if (creds_resolve(&o, time(NULL), &inv->creds, &err))
         rc = invoke_error("%s", buf_str(&err));
     if (!rc && inv->a.verbose)
-        invoke_say(stderr, inv, "sm-invoke: credentials %s from %s; region %s\n",
+        invoke_say(stderr, "sm-invoke: credentials %s from %s; region %s\n",
                    inv->creds.access_key_id, inv->creds.source, buf_str(&inv->region));
     buf_free(&err);
     return rc;
@@ -460,18 +444,20 @@ static int invoke_sign(struct invoke *inv, time_t when) {
 /* Prints the request line and headers as sent; Authorization only when show_auth. */
 static void invoke_print_request(FILE *f, const struct invoke *inv, const char *prefix,
                                  bool show_auth) {
-    invoke_say(f, inv, "%sPOST %s HTTP/1.1\n", prefix, buf_str(&inv->target));
+    invoke_say(f, "%sPOST %s HTTP/1.1\n", prefix, buf_str(&inv->target));
     for (size_t i = 0; i < inv->n_headers; i++) {
         const struct sigv4_header *h = &inv->headers[i];
         const char *v = h->value + strspn(h->value, " \t");
-        invoke_say(f, inv, "%s%.*s: %s\n", prefix, (int)h->name_len, h->name, v);
+        invoke_say(f, "%s%.*s: %s\n", prefix, (int)h->name_len, h->name, v);
     }
-    invoke_say(f, inv, "%sContent-Length: %zu\n%sAuthorization: %s\n", prefix, inv->body.len,
-               prefix, show_auth ? buf_str(&inv->signed_req.authorization) : INVOKE_REDACTED);
+    invoke_say(f, "%sContent-Length: %zu\n", prefix, inv->body.len);
+    /* Our own signature, shown as asked (invoke_say would scrub it as an echo). */
+    fprintf(f, "%sAuthorization: %s\n", prefix,
+            show_auth ? buf_str(&inv->signed_req.authorization) : INVOKE_REDACTED);
 }
 
 static void invoke_print_dry_run(const struct invoke *inv) {
-    invoke_say(stdout, inv,
+    invoke_say(stdout,
                "---- canonical request\n%s\n---- string to sign\n%s\n---- signed request headers\n",
                buf_str(&inv->signed_req.canonical_request),
                buf_str(&inv->signed_req.string_to_sign));
@@ -479,7 +465,7 @@ static void invoke_print_dry_run(const struct invoke *inv) {
 }
 
 static void invoke_reply_init(struct invoke_reply *r, const struct invoke *inv) {
-    *r = (struct invoke_reply){.verbose = inv->a.verbose, .inv = inv};
+    *r = (struct invoke_reply){.verbose = inv->a.verbose};
     buf_init(&r->reason, 1024);
     buf_init(&r->error_type, 1024);
     buf_init(&r->date, 1024);
@@ -513,7 +499,7 @@ static size_t invoke_on_header(char *p, size_t size, size_t n, void *ud) {
     struct invoke_reply *r = ud;
     size_t len = size * n;
     while (len && (p[len - 1] == '\n' || p[len - 1] == '\r')) len--;
-    if (r->verbose && len) invoke_say(stderr, r->inv, "< %.*s\n", (int)len, p);
+    if (r->verbose && len) invoke_say(stderr, "< %.*s\n", (int)len, p);
     if (len > 5 && strncmp(p, "HTTP/", 5) == 0) { /* a new reply: forget the last one's */
         const char *sp = memchr(p, ' ', len);
         const char *reason = sp ? memchr(sp + 1, ' ', len - (size_t)(sp + 1 - p)) : NULL;
@@ -600,7 +586,7 @@ static int invoke_send(const struct invoke *inv, struct invoke_reply *r) {
     CURL *h = curl_easy_init();
     int rc = INVOKE_EXIT_HTTP;
     if (!h || invoke_header_list(inv, &list)) {
-        invoke_say(stderr, inv, "sm-invoke: out of memory\n");
+        invoke_say(stderr, "sm-invoke: out of memory\n");
         goto done;
     }
     invoke_setopts(h, inv, list, r, errbuf);
@@ -608,13 +594,13 @@ static int invoke_send(const struct invoke *inv, struct invoke_reply *r) {
     CURLcode res = curl_easy_perform(h);
     curl_easy_getinfo(h, CURLINFO_TOTAL_TIME, &r->seconds);
     if (res == CURLE_OPERATION_TIMEDOUT)
-        invoke_say(stderr, inv, "sm-invoke: %s: no complete reply within %.3f s (--timeout)\n",
+        invoke_say(stderr, "sm-invoke: %s: no complete reply within %.3f s (--timeout)\n",
                    buf_str(&inv->url), inv->a.timeout_ms / 1000.0);
     else if (res == CURLE_WRITE_ERROR)
-        invoke_say(stderr, inv, "sm-invoke: %s: reply larger than %zu MiB\n", buf_str(&inv->url),
+        invoke_say(stderr, "sm-invoke: %s: reply larger than %zu MiB\n", buf_str(&inv->url),
                    INVOKE_MAX_REPLY >> 20);
     else if (res != CURLE_OK)
-        invoke_say(stderr, inv, "sm-invoke: %s: %s\n", buf_str(&inv->url),
+        invoke_say(stderr, "sm-invoke: %s: %s\n", buf_str(&inv->url),
                    *errbuf ? errbuf : curl_easy_strerror(res));
     else if (curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status) == CURLE_OK)
         rc = 0;
@@ -630,7 +616,7 @@ static int invoke_report(const struct invoke *inv, const struct invoke_reply *r)
     if (r->status >= 200 && r->status < 300) {
         if (r->body.len) fwrite(r->body.data, 1, r->body.len, stdout);
         fflush(stdout);
-        invoke_say(stderr, inv, "%ld%s%s %.3f s\n", r->status, r->reason.len ? " " : "",
+        invoke_say(stderr, "%ld%s%s %.3f s\n", r->status, r->reason.len ? " " : "",
                    buf_str(&r->reason), r->seconds);
         return 0;
     }
@@ -638,8 +624,8 @@ static int invoke_report(const struct invoke *inv, const struct invoke_reply *r)
     awserr_parse(r->error_type.len ? buf_str(&r->error_type) : NULL, buf_str(&r->body), r->body.len,
                  &e);
     const char *code = e.code[0] ? e.code : r->reason.len ? buf_str(&r->reason) : "HTTPError";
-    if (inv->a.verbose && r->body.len) invoke_say(stderr, inv, "%s\n", buf_str(&r->body));
-    invoke_say(stderr, inv, "%ld %s%s%s\n", r->status, code, e.message[0] ? ": " : "", e.message);
+    if (inv->a.verbose && r->body.len) invoke_say(stderr, "%s\n", buf_str(&r->body));
+    invoke_say(stderr, "%ld %s%s%s\n", r->status, code, e.message[0] ? ": " : "", e.message);
     return INVOKE_EXIT_HTTP;
 }
 
@@ -654,7 +640,7 @@ static int invoke_skew_retry(struct invoke *inv, struct invoke_reply *r) {
     if (inv->a.amz_date ||
         skew_offset((int)r->status, e.code, e.message, buf_str(&r->date), now, &offset))
         return 0;
-    invoke_say(stderr, inv,
+    invoke_say(stderr,
                "sm-invoke: %ld %s: the server's clock is %+lld s from ours; signing again with "
                "its time\n",
                r->status, e.code[0] ? e.code : "signing-time error", offset);

@@ -58,6 +58,9 @@ M.common = {
   { name = "--out", arg = "PATH", type = "string", default = "runs/{scenario}-{label}.json",
     help = "the result file; {label} becomes each side's label (required with several "
       .. "sides), {scenario} the scenario's name; the journal goes beside it" },
+  { name = "--force", type = "bool", default = false,
+    help = "replace result files (and journals) of an earlier run at --out; without it a run "
+      .. "that would overwrite one refuses to start" },
   { name = "--time-scale", arg = "K", type = "number", default = 1,
     help = "the server runs K times faster than real time (an emulator); "
       .. "recorded in the result file" },
@@ -267,7 +270,7 @@ local function main_state(def)
     end
     ctx.paths[i] = path
     local ok
-    ok, err = sm.add_file(path, head_of(def, ctx, side, run))
+    ok, err = sm.add_file(path, head_of(def, ctx, side, run), ctx.o.force)
     if not ok then fail(def.name, err) end
   end
   notes(def, ctx)

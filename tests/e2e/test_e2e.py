@@ -565,6 +565,53 @@ def case_check_error():
             emu.stop()
 
 
+def case_out_kept():
+    """A result or journal already at --out is never overwritten nor followed as a link:
+    the run refuses to start (exit 2, one line) unless --force; a label cannot name a
+    path outside its folder."""
+    emu = start_emulator("--endpoint", "gemma=instant")
+    try:
+        outdir = tempfile.mkdtemp(prefix="e2e-kept-")
+        out = os.path.join(outdir, "r-{label}.json")
+        args = ["--endpoint", "gemma", "--region", "us-east-1", "--out", out]
+
+        def smoke(extra=()):
+            cmd = wrk_command("smoke", emu.url, 1, args + list(extra))
+            return subprocess.run(cmd, env=wrk_env(), capture_output=True, text=True,
+                                  timeout=TIMEOUT)
+
+        def run_id():
+            with open(os.path.join(outdir, "r-gemma.json")) as f:
+                return json.load(f)["run_id"]
+
+        p = smoke()
+        check(p.returncode == 0, p.stderr)
+        first = run_id()
+        p = smoke()
+        path = os.path.join(outdir, "r-gemma.json")
+        check(p.returncode == 2 and p.stderr.strip() == f"smoke: {path} exists: a run never "
+              "overwrites a result (move it, or pass --force)", p.stderr)
+        check(run_id() == first, "the first result was touched")
+        p = smoke(["--force"])
+        check(p.returncode == 0 and run_id() != first, p.stderr)
+        # A journal placed beforehand as a link to a victim: refused, the victim untouched.
+        victim = os.path.join(outdir, "victim")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        args[-1] = os.path.join(outdir, "l-{label}.json")
+        os.symlink(victim, os.path.join(outdir, "l-gemma.journal.jsonl"))
+        p = smoke()
+        check(p.returncode == 2 and "l-gemma.journal.jsonl exists" in p.stderr, p.stderr)
+        with open(victim) as f:
+            check(f.read() == "precious\n", "the victim was written")
+        lines, _ = expect_refusal(emu, ("smoke", 1, ["--endpoint", "gemma=..", "--region",
+                                                     "us-east-1"], []), "label")
+        check(lines == ["smoke: the label '..' may hold only letters, digits, '.', '_' and '-', "
+                        "not start with '.' and be 64 characters at most"], str(lines))
+    finally:
+        emu.stop()
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 

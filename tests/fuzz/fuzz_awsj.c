@@ -3,7 +3,7 @@
  * Input: the x-amzn-query-error header's value on the first line, the
  * x-amzn-ErrorType value on the second (no header when there is no newline),
  * then the body. The code, message and line must be one NUL-terminated line of
- * bounded size holding no secret's first AWSJ_SECRET_PREFIX characters; a
+ * bounded size holding no secret's first SCRUB_PREFIX characters; a
  * rewritten request must be a JSON object with the token once. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,9 +12,10 @@
 #include <cjson/cJSON.h>
 
 #include "awsj.h"
+#include "scrub.h"
 
-static const struct awsj_secrets secrets = {
-    {"FUZZsecretKEY/0123456789+abcdefghijklmnop", "FUZZsessionTOKEN/0123456789+abcdefghijk=="}};
+static const char *const secrets[] = {"FUZZsecretKEY/0123456789+abcdefghijklmnop",
+                                      "FUZZsessionTOKEN/0123456789+abcdefghijk=="};
 
 static void fuzz_check(const char *s, size_t size) {
     const char *end = memchr(s, '\0', size);
@@ -22,7 +23,7 @@ static void fuzz_check(const char *s, size_t size) {
     for (const char *p = s; p < end; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f) abort();
     for (size_t k = 0; k < 2; k++)
-        if (memmem(s, (size_t)(end - s), secrets.s[k], AWSJ_SECRET_PREFIX)) abort();
+        if (memmem(s, (size_t)(end - s), secrets[k], SCRUB_PREFIX)) abort();
 }
 
 /* Splits off one line of the input, or returns NULL (no header) when there is none. */
@@ -60,13 +61,15 @@ static void fuzz_tokens(const char *body, size_t n) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static int registered;
+    if (!registered++ && (scrub_add(secrets[0]) || scrub_add(secrets[1]))) abort();
     const char *p = (const char *)data;
     size_t n = size;
     char *query_error = fuzz_line(&p, &n);
     char *error_type = query_error ? fuzz_line(&p, &n) : NULL;
     struct awsj_reply_error e;
     memset(&e, 'x', sizeof e);
-    awsj_parse_error(query_error, error_type, p, n, &secrets, &e);
+    awsj_parse_error(query_error, error_type, p, n, &e);
     fuzz_check(e.code, sizeof e.code);
     fuzz_check(e.message, sizeof e.message);
     struct buf line;

@@ -179,6 +179,12 @@ SEND = [
          reply={"scope": ["*", "us-west-2", "sagemaker"]}),
     Case("credential_process", OK_ARGS + ["--profile", "proc"], env={},
          reply={"attempt": "*"}),
+    Case("credentials file readable by others: one warning", OK_ARGS[:2] + OK_ARGS[4:] +
+         ["--profile", "dev"], env=dict(AWS_SHARED_CREDENTIALS_FILE="{dir}/credentials-open"),
+         err=["(?m)^wrk-sagemaker: warning: .*/credentials-open is readable by other users "
+              "\\(mode 0644\\): chmod 600 it$"], reply={"attempt": "*"}),
+    Case("credential_process leaving a child that holds its output", OK_ARGS +
+         ["--profile", "bgproc"], env={}, reply={"attempt": "*"}),
     Case("wrong secret", OK_ARGS, rc=1, env=dict(TOK, AWS_SECRET_ACCESS_KEY=SECRET[::-1]), one_line=True,
          err=["^403 InvalidSignatureException: The request signature we calculated does not match"]),
     Case("unknown key", OK_ARGS, rc=1, env=dict(TOK, AWS_ACCESS_KEY_ID="AKIDOTHER"), one_line=True,
@@ -217,9 +223,11 @@ SECRET_MODES = [
     Case("verbose dry run", DRY + ["-v"], env=TOK, out=["<redacted>"]),
     Case("process printing secrets on stderr", OK_ARGS + ["--profile", "proc", "-v"], env={}),
     Case("failing process printing secrets", OK_ARGS + ["--profile", "badproc"], rc=2, env={}, one_line=True,
-         err=["credential_process '.*' exited with status 3 \\(its standard error is not shown"]),
+         err=["credential_process \\(program '[^']*'\\) exited with status 3 \\(its standard error is "
+              "not shown"]),
     Case("process with bad JSON", OK_ARGS + ["--profile", "jsonproc"], rc=2, env={}, one_line=True,
-         err=["credential_process 'printf .*': \"SecretAccessKey\" is missing or not a string$"]),
+         err=["credential_process \\(program 'printf'\\): \"SecretAccessKey\" is missing or not a "
+              "string$"]),
 ]
 
 TLS = [
@@ -242,8 +250,10 @@ def write_files(d):
                             "SessionToken": TOKEN, "Expiration": "2099-01-01T00:00:00Z"})
     with open(os.path.join(d, "creds.json"), "w") as f:
         f.write(proc_json)
-    with open(os.path.join(d, "credentials"), "w") as f:
-        f.write("[dev]\naws_access_key_id = AKIDPLAIN\naws_secret_access_key = %s\n" % SECRET)
+    for name, mode in (("credentials", 0o600), ("credentials-open", 0o644)):
+        with open(os.path.join(d, name), "w") as f:
+            f.write("[dev]\naws_access_key_id = AKIDPLAIN\naws_secret_access_key = %s\n" % SECRET)
+        os.chmod(os.path.join(d, name), mode)
     with open(os.path.join(d, "secrets.txt"), "w") as f:
         f.write("%s %s\n" % (SECRET, TOKEN))
     with open(os.path.join(d, "config"), "w") as f:
@@ -251,7 +261,8 @@ def write_files(d):
                 "[profile proc]\ncredential_process = sh -c 'cat %s/secrets.txt >&2; cat %s/creds.json'\n"
                 "[profile badproc]\ncredential_process = sh -c 'cat %s/secrets.txt >&2; exit 3'\n"
                 "[profile jsonproc]\ncredential_process = printf '{\"Version\":1,\"AccessKeyId\":\"A\"}'\n"
-                % (d, d, d))
+                "[profile bgproc]\ncredential_process = sh -c 'cat %s/creds.json; sleep 20 &'\n"
+                % (d, d, d, d))
 
 
 def start_server(extra):
@@ -324,7 +335,7 @@ def check(case, rc, out, err, d):
 def run_case(sm_invoke, case, d, subst):
     env = {"PATH": "/usr/bin:/bin", "HOME": d, "AWS_EC2_METADATA_DISABLED": "true",
            "AWS_SHARED_CREDENTIALS_FILE": d + "/credentials", "AWS_CONFIG_FILE": d + "/config"}
-    env.update(case.env)
+    env.update({k: v.format(**subst) for k, v in case.env.items()})
     args = [a.format(**subst) for a in case.args]
     p = subprocess.run([sm_invoke] + args, input=case.stdin, capture_output=True, env=env, timeout=60)
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")

@@ -12,6 +12,7 @@
 #include "run.h"
 
 static char dir[] = "/tmp/test_disp_XXXXXX";
+static int journal_number = -1; /* the file begin() added last */
 static int ended, woken;
 
 static void host_end(void *ud) {
@@ -60,8 +61,8 @@ static void begin(const struct plan *p, int threads) {
     cJSON *head = cJSON_CreateObject();
     size_t index;
     char path[64];
-    snprintf(path, sizeof path, "%s/r.json", dir);
-    CHECK_INT(run_add_file(path, head, &index, &err), RUN_OK);
+    snprintf(path, sizeof path, "%s/r%d.json", dir, ++journal_number);
+    CHECK_INT(run_add_file(path, head, false, &index, &err), RUN_OK);
     cJSON_Delete(head);
     buf_free(&err);
     ended = woken = 0;
@@ -70,7 +71,7 @@ static void begin(const struct plan *p, int threads) {
 /* The journal's text so far (NUL bytes of reserved room cut). */
 static char *journal(void) {
     char path[64];
-    snprintf(path, sizeof path, "%s/r.journal.jsonl", dir);
+    snprintf(path, sizeof path, "%s/r%d.journal.jsonl", dir, journal_number);
     FILE *f = fopen(path, "rb");
     static char text[1 << 16];
     size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
@@ -238,6 +239,40 @@ static void test_wait_without_blocking(void) {
     plan_free(p);
 }
 
+/* A 100 Continue before the reply: the entry stays on the wire, the filler goes
+ * out behind it, the entry's reply is its record and the filler's is dropped. */
+static void test_interim_reply(void) {
+    struct plan *p = make_plan(-1, 2);
+    begin(p, 1);
+    struct disp *d;
+    struct disp_config c = {.plan = p, .thread = 0, .block = true};
+    CHECK_INT(disp_new(&c, &d), 0);
+    const struct plan_entry *e;
+    CHECK_INT(disp_next(d, false, &e), DISP_SEND);
+    CHECK(e == plan_entry(p, 0, 0));
+    disp_sent(d, run_now_us(), run_wall_us());
+    disp_interim(d);
+    CHECK_INT(disp_next(d, false, &e), DISP_FILLER); /* not a lost reply */
+    CHECK(disp_busy(d));
+    reply_ok(d); /* the entry's own reply */
+    CHECK_INT(run_counts(0)->ok, 1);
+    CHECK(disp_busy(d)); /* the filler's is due */
+    CHECK_INT(disp_next(d, false, &e), DISP_SEND);
+    CHECK(e == plan_entry(p, 0, 1));
+    disp_sent(d, run_now_us(), run_wall_us());
+    struct call_reply pong = {.status = 200, .body = "pong", .len = 4};
+    disp_finish(d, &pong); /* the filler's: dropped */
+    CHECK_INT(run_counts(0)->sent, 1);
+    reply_ok(d);
+    CHECK(!disp_busy(d));
+    const struct rec_counts *n = run_counts(0);
+    CHECK(n->sent == 2 && n->ok == 2 && n->failed == 0);
+    CHECK_INT(disp_next(d, false, &e), DISP_END);
+    end_run(false, "");
+    disp_free(d);
+    plan_free(p);
+}
+
 int main(void) {
     if (!mkdtemp(dir)) return 1;
     setenv("AWS_ACCESS_KEY_ID", "AKIDTEST", 1);
@@ -248,6 +283,7 @@ int main(void) {
     test_order_retry_and_lost_reply();
     test_check();
     test_wait_without_blocking();
+    test_interim_reply();
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     return system(cmd) == 0 ? check_exit() : 1;

@@ -51,6 +51,7 @@ static void test_appends_across_chunks(void) {
     static const size_t sizes[] = {1, 100, JMAP_CHUNK - 101, 1, JMAP_CHUNK + JMAP_CHUNK / 2, 7};
     size_t n_sizes = sizeof sizes / sizeof sizes[0], total = 0;
     struct jmap j;
+    unlink(path);
     CHECK_INT(jmap_open(&j, path), 0);
     for (size_t i = 0; i < n_sizes; i++) {
         char *s = line_of(sizes[i], (char)('a' + i));
@@ -78,20 +79,37 @@ static void test_appends_across_chunks(void) {
     free(data);
 }
 
-static void test_open_empties_the_file(void) {
+/* An existing file is never opened again (an earlier run's journal), nor a
+ * symbolic link followed (a pre-placed link to a victim). */
+static void test_open_refuses_what_exists(void) {
     struct jmap j;
+    unlink(path);
     CHECK_INT(jmap_open(&j, path), 0);
     CHECK_INT(jmap_append(&j, "old\n", 4), 0);
     CHECK_INT(jmap_close(&j), 0);
-    CHECK_INT(jmap_open(&j, path), 0);
-    CHECK_INT(jmap_close(&j), 0);
+    errno = 0;
+    CHECK_INT(jmap_open(&j, path), -1);
+    CHECK_INT(errno, EEXIST);
     size_t n;
-    free(slurp(&n));
-    CHECK_INT(n, 0);
+    char *data = slurp(&n);
+    CHECK(n == 4 && data && memcmp(data, "old\n", 4) == 0);
+    free(data);
+    char link_path[sizeof path + 8];
+    snprintf(link_path, sizeof link_path, "%s.link", path);
+    unlink(link_path);
+    CHECK_INT(symlink(path, link_path), 0);
+    errno = 0;
+    CHECK_INT(jmap_open(&j, link_path), -1);
+    CHECK(errno == EEXIST || errno == ELOOP);
+    data = slurp(&n);
+    CHECK(n == 4 && data && memcmp(data, "old\n", 4) == 0); /* the victim is untouched */
+    free(data);
+    unlink(link_path);
 }
 
 /* What a SIGKILL leaves: every line appended, then NUL bytes to the chunk's end. */
 static void test_killed_writer(void) {
+    unlink(path);
     pid_t pid = fork();
     if (pid == 0) {
         struct jmap j;
@@ -121,6 +139,7 @@ static void test_no_room(void) {
     signal(SIGXFSZ, SIG_IGN);
     CHECK_INT(setrlimit(RLIMIT_FSIZE, &small), 0);
     struct jmap j;
+    unlink(path);
     CHECK_INT(jmap_open(&j, path), 0);
     char *s = line_of(JMAP_CHUNK - 2, 'x');
     CHECK_INT(jmap_append(&j, s, JMAP_CHUNK - 2), 0);
@@ -151,7 +170,7 @@ int main(void) {
     CHECK(fd >= 0);
     close(fd);
     test_appends_across_chunks();
-    test_open_empties_the_file();
+    test_open_refuses_what_exists();
     test_killed_writer();
     test_no_room();
     test_unwritable();

@@ -38,7 +38,7 @@ static struct recorder *recorder_in(const char *name, size_t *file) {
     buf_init(&err, BUF_NO_CAP);
     cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
     CHECK_INT(rec_new(&r), REC_OK);
-    CHECK_INT(rec_add_file(r, path_in(json), path_in(journal), header, file, &err), REC_OK);
+    CHECK_INT(rec_add_file(r, path_in(json), path_in(journal), header, false, file, &err), REC_OK);
     cJSON_Delete(header);
     buf_free(&err);
     return r;
@@ -101,10 +101,11 @@ static void test_run(void) {
     cJSON *header = cJSON_Parse("{\"format\":\"wrk-sagemaker-result\",\"version\":1,"
                                 "\"label\":\"bf16\",\"settings\":{\"lengths\":[16,512]}}");
     CHECK_INT(rec_add_file(r, path_in("out/sub/a.json"), path_in("out/sub/a.journal.jsonl"), header,
-                           &a, &err),
+                           false, &a, &err),
               REC_OK);
-    CHECK_INT(rec_add_file(r, path_in("b.json"), path_in("b.journal.jsonl"), header, &b, &err),
-              REC_OK);
+    CHECK_INT(
+        rec_add_file(r, path_in("b.json"), path_in("b.journal.jsonl"), header, false, &b, &err),
+        REC_OK);
     CHECK_INT(a, 0);
     CHECK_INT(b, 1);
 
@@ -292,7 +293,8 @@ static void test_exact_lines(void) {
         buf_init(&want, BUF_NO_CAP);
         CHECK_INT(rec_new(&r), REC_OK);
         cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
-        CHECK_INT(rec_add_file(r, path_in("d.json"), path_in(name), header, &a, &err), REC_OK);
+        CHECK_INT(rec_add_file(r, path_in("d.json"), path_in(name), header, false, &a, &err),
+                  REC_OK);
         CHECK_INT(buf_adds(&want, "{\"label\":\"x\"}\n"), BUF_OK);
         for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
             struct rec_record rec = exact[i].rec;
@@ -389,8 +391,8 @@ static void test_unwritable(void) {
     char *file = path_in("plain");
     FILE *f = fopen(file, "w");
     if (f) fclose(f);
-    CHECK_INT(rec_add_file(r, path_in("plain/x.json"), path_in("plain/x.journal.jsonl"), header, &a,
-                           &err),
+    CHECK_INT(rec_add_file(r, path_in("plain/x.json"), path_in("plain/x.journal.jsonl"), header,
+                           false, &a, &err),
               REC_ERR_IO);
     CHECK(strstr(buf_str(&err), "plain") != NULL);
     cJSON_Delete(header);

@@ -170,16 +170,21 @@ static const struct {
      -1, -1, "parse"},
     {"a text that is not a string", "{\"choices\":[{\"text\":7}]}", true, NULL, NULL, -1, -1,
      "parse"},
-    {"counts of every kind",
+    {"a whole count in any notation, a null one absent",
      "{\"choices\":[{\"text\":\"\",\"finish_reason\":5}],\"usage\":{\"prompt_tokens\":1.6e1,"
-     "\"completion_tokens\":16.5}}",
-     true, "", NULL, 16, 16, NULL},
-    {"counts that are not counts",
-     "{\"choices\":[{\"text\":\"\"}],\"usage\":{\"prompt_tokens\":-3,\"completion_tokens\":"
-     "\"9\"}}",
-     true, "", NULL, -1, -1, NULL},
+     "\"completion_tokens\":null}}",
+     true, "", NULL, 16, -1, NULL},
+    {"a count with a fraction is no count",
+     "{\"choices\":[{\"text\":\"\"}],\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":16.5}}",
+     true, NULL, NULL, -1, -1, "parse"},
+    {"a negative count is no count",
+     "{\"choices\":[{\"text\":\"\"}],\"usage\":{\"prompt_tokens\":-3}}", true, NULL, NULL, -1, -1,
+     "parse"},
+    {"a count that is a string is no count",
+     "{\"choices\":[{\"text\":\"\"}],\"usage\":{\"completion_tokens\":\"9\"}}", true, NULL, NULL,
+     -1, -1, "parse"},
     {"a huge count", "{\"choices\":[{\"text\":\"\"}],\"usage\":{\"prompt_tokens\":1e300}}", true,
-     "", NULL, -1, -1, NULL},
+     NULL, NULL, -1, -1, "parse"},
     {"usage that is not an object",
      "{\"usage\":[{\"prompt_tokens\":3}],\"choices\":[{\"text\":"
      "\"x\"}]}",
@@ -198,8 +203,8 @@ static const struct {
     {"numbers of every shape",
      "{\"a\":[0,-0,12,-3.5e2,1E+2,0.5,123456789012345678],\"choices\":"
      "[{\"text\":\"x\"}],\"usage\":{\"prompt_tokens\":-0,\"completion_tokens\":"
-     "9000000000000001}}",
-     true, "x", NULL, 0, -1, NULL},
+     "900000000000000}}",
+     true, "x", NULL, 0, 900000000000000, NULL},
     {"a number with a leading zero (cJSON reads it)",
      "{\"choices\":[{\"text\":\"x\"}],"
      "\"usage\":{\"prompt_tokens\":007}}",
@@ -249,6 +254,28 @@ static void check_reply(const struct reply *r, const char *text, const char *fin
         CHECK_STR(r->error_code, code);
     else
         CHECK(r->error_code == NULL);
+}
+
+/* What a count that is no count is called, on both paths and for TGI. */
+static void test_count_messages(void) {
+    static const char *const bodies[][2] = {
+        {"{\"choices\":[{\"text\":\"x\"}],\"usage\":{\"completion_tokens\":4.5}}",
+         "usage.completion_tokens is not a whole number of tokens (4.5)"},
+        {"{\"choices\":[{\"text\":\"x\"}],\"usage\":{\"prompt_tokens\":-1}}",
+         "usage.prompt_tokens is not a whole number of tokens (-1)"},
+        {"[{\"generated_text\":\"x\",\"details\":{\"generated_tokens\":2.25}}]",
+         "details.generated_tokens is not a whole number of tokens (2.25)"},
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++)
+        for (unsigned flags = 0; flags < 4; flags += 2) {
+            struct reply r;
+            reply_init(&r);
+            CHECK_INT(reply_parse_with(200, NULL, bodies[i][0], strlen(bodies[i][0]), flags, &r),
+                      REPLY_OK);
+            CHECK_STR(r.error_code, "parse");
+            CHECK_STR(r.error_message, bodies[i][1]);
+            reply_clear(&r);
+        }
 }
 
 static void test_scanner(void) {
@@ -462,6 +489,7 @@ static void test_trim(void) {
 int main(void) {
     test_cases();
     test_long_message();
+    test_count_messages();
     test_scanner();
     test_scanner_agrees();
     test_scanner_where_cjson_refuses();
