@@ -183,27 +183,30 @@ double estim_t_quantile(double p, double df) {
 /* ---- medians ---- */
 
 double estim_binom_half_cdf(long k, long n) {
-    double sum = 0;
-    for (long i = 0; i <= k && i <= n; i++)
-        sum += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) - n * log(2.0));
+    double lp = -(double)n * log(2.0), sum = 0; /* the log of P(B = 0) */
+    for (long i = 0; i <= k && i <= n; i++) {
+        sum += exp(lp);
+        lp += log((double)(n - i)) - log((double)(i + 1));
+    }
     return sum > 1 ? 1 : sum;
-}
-
-/* The coverage of [x(d), x(n - d + 1)] (1-based) as an interval for the median. */
-static double estim_order_cover(long d, long n) {
-    return 1 - 2 * estim_binom_half_cdf(d - 1, n);
 }
 
 void estim_median_ci(const double *sorted, size_t n, double level, double *lo, double *hi,
                      double *achieved) {
     long N = (long)n, d = 1;
-    while (d + 1 <= N / 2 && estim_order_cover(d + 1, N) >= level) d++;
-    double gd = estim_order_cover(d, N);
+    /* [x(d), x(N - d + 1)] covers 1 - 2 P(B <= d - 1); cum is that P, lp the log of P(B = d) */
+    double cum = exp(-(double)N * log(2.0)), lp = log((double)N) - (double)N * log(2.0);
+    while (d + 1 <= N / 2 && 1 - 2 * (cum + exp(lp)) >= level) {
+        cum += exp(lp);
+        lp += log((double)(N - d)) - log((double)(d + 1));
+        d++;
+    }
+    double gd = 1 - 2 * cum;
     *lo = sorted[d - 1];
     *hi = sorted[N - d];
     *achieved = gd < level ? gd : level;
     if (gd <= level || d + 1 > N - d) return;
-    double gn = estim_order_cover(d + 1, N), I = (gd - level) / (gd - gn);
+    double gn = 1 - 2 * (cum + exp(lp)), I = (gd - level) / (gd - gn);
     double lambda = (double)(N - d) * I / ((double)d + (double)(N - 2 * d) * I);
     *lo = (1 - lambda) * sorted[d - 1] + lambda * sorted[d];
     *hi = (1 - lambda) * sorted[N - d] + lambda * sorted[N - d - 1];
