@@ -75,15 +75,21 @@ static char **out_text_cells(const struct report_block *t) {
 static int out_text_table(struct buf *b, const struct report_block *t) {
     size_t *w = calloc(t->ncols, sizeof *w), n = t->nrows * t->ncols;
     char **cells = out_text_cells(t);
-    int rc = w && cells ? 0 : BUF_ERR_NOMEM;
+    int rc = 0;
+    if (!w || !cells) {
+        for (size_t i = 0; cells && i < n; i++) free(cells[i]);
+        free(cells);
+        free(w);
+        return BUF_ERR_NOMEM;
+    }
     for (size_t i = 0; !rc && i < n; i++) {
-        size_t len = out_text_width(cells[i]);
+        size_t len = out_text_width(cells[i] ? cells[i] : "");
         if (len > w[i % t->ncols]) w[i % t->ncols] = len;
     }
     for (size_t r = 0; !rc && r < t->nrows; r++) {
         size_t start = b->len;
         for (size_t c = 0; !rc && c < t->ncols; c++) {
-            const char *cell = cells[r * t->ncols + c];
+            const char *cell = cells[r * t->ncols + c] ? cells[r * t->ncols + c] : "";
             size_t gap = w[c] - out_text_width(cell);
             bool right = c < 32 && (t->right >> c & 1);
             rc = out_text_pad(b, c ? 2 : 0) || out_text_pad(b, right ? gap : 0) ||
@@ -92,7 +98,7 @@ static int out_text_table(struct buf *b, const struct report_block *t) {
         while (b->len > start && b->data[b->len - 1] == ' ') buf_truncate(b, b->len - 1);
         rc = rc || buf_addc(b, '\n');
     }
-    for (size_t i = 0; cells && i < n; i++) free(cells[i]);
+    for (size_t i = 0; i < n; i++) free(cells[i]);
     free(cells);
     free(w);
     return rc;

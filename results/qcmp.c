@@ -45,7 +45,7 @@ static int qcmp_question(struct qcmp *q, const struct src_quiz_item *a,
     q->asked++;
     q->unanswered_b += !qcmp_answered(a);
     q->unanswered_c += !qcmp_answered(b);
-    if (!qcmp_answered(a) || !qcmp_answered(b)) return 0;
+    if (!a || !b || !a->text || !b->text) return 0;
     q->both++;
     if (strcmp(a->text, b->text) == 0) {
         q->identical++;

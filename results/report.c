@@ -145,8 +145,7 @@ static int report_main(struct report *r, const struct cmp *m) {
 static bool report_has_interval(const struct cmp_row *w) {
     const struct interval *cis[] = {&w->ci_b, &w->ci_c, &w->ci_r};
     bool any = false;
-    for (int k = 0; k < 3; k++)
-        any |= cis[k]->ok || strncmp(cis[k]->why, "n = ", 4) == 0;
+    for (int k = 0; k < 3; k++) any |= cis[k]->ok || strncmp(cis[k]->why, "n = ", 4) == 0;
     return w->method != NULL && (w->b.ok || w->c.ok) && any;
 }
 

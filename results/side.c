@@ -38,7 +38,8 @@ bool side_rate(int S, int L, double med_s, double med_l, double *rate, double *f
 }
 
 static int side_nomem(struct buf *err) {
-    return buf_fail(err, SIDE_ERR_NOMEM, "out of memory");
+    buf_fail(err, SIDE_ERR_NOMEM, "out of memory");
+    return SIDE_ERR_NOMEM;
 }
 
 static int side_add_run(struct side *s, const struct src *src, const char *what, double v) {

@@ -63,7 +63,7 @@ static inline const char *rtest_rec(const char *phase, int batch, int tokens, lo
              "{\"seq\": 0, \"phase\": \"%s\", \"batch\": %d, \"max_tokens\": %d, "
              "\"completion_tokens\": %s, \"status\": %d, \"ok\": %s, \"error\": %s, "
              "\"t_start_us\": %ld, \"t_end_us\": %ld, \"wall_start_us\": %ld}",
-             phase, batch, tokens, ok ? "null" : "null", ok ? 200 : 503, ok ? "true" : "false",
+             phase, batch, tokens, "null", ok ? 200 : 503, ok ? "true" : "false",
              ok ? "null" : "{\"code\": \"ServiceUnavailable\", \"message\": \"busy\"}", start, end,
              1764496800000000L + start);
     if (ok) { /* completion_tokens as asked */

@@ -17,7 +17,7 @@ static const char *test_decode(const char *name, const char *label, double rate,
     size_t k = 0;
     for (int rep = 0; rep < 5; rep++)
         for (int n = 16; n <= 512; n += 496) {
-            long us = lround((0.5 + n / rate) * 1e6) + (rep - 2) * 500;
+            long us = lround((0.5 + n / rate) * 1e6) + (long)(rep - 2) * 500;
             k += (size_t)snprintf(
                 recs + k, sizeof recs - k, "%s%s", k ? "," : "",
                 rtest_rec("decode", rep, n, t, t + us, !(fail && rep == 0 && n == 512)));

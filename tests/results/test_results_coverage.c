@@ -95,7 +95,7 @@ static int cov_cmp_ready(const void *a, const void *b) {
  * seconds, first send to last reply). One call alone is a decode request. */
 static double cov_calls(struct cov_side *s, int c, int tokens) {
     struct batch_seq seqs[COV_MAX_C];
-    double ready[COV_MAX_C], start = 0, last = s->now;
+    double ready[COV_MAX_C] = {0}, start = 0, last = s->now;
     int k = 0, finished = 0;
     for (int i = 0; i < c; i++) ready[i] = s->now + cov_overhead(s);
     qsort(ready, (size_t)c, sizeof *ready, cov_cmp_ready);

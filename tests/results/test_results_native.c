@@ -95,8 +95,9 @@ static void test_head_error(const char *key, const char *value, const char *want
     if (f) fclose(f);
     text[n] = '\0';
     cJSON *doc = cJSON_Parse(text), *v = cJSON_Parse(value);
-    cJSON *obj = strncmp(key, "settings.", 9) == 0 ? cJSON_GetObjectItem(doc, "settings") : doc;
-    const char *member = obj == doc ? key : key + 9;
+    const char *dot = strchr(key, '.');
+    cJSON *obj = dot ? cJSON_GetObjectItem(doc, "settings") : doc;
+    const char *member = dot ? dot + 1 : key;
     cJSON_DeleteItemFromObject(obj, member);
     cJSON_AddItemToObject(obj, member, v);
     char *out = cJSON_PrintUnformatted(doc);

@@ -119,7 +119,8 @@ static void test_fields(void) {
         {"{\"repeats\": 2.5}", "f.json: repeats: 2.5 is not a whole number or null"},
         {"{\"repeats\": 0}", "f.json: repeats: 0 is out of range (1 to 100)"},
         {"{\"label\": [\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"]}",
-         "f.json: label: [\"" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... is not a "
+         "f.json: label: [\""
+         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... is not a "
          "string"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
