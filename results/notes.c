@@ -79,6 +79,12 @@ static void notes_small(const struct cmp_row *r, struct warnings *w) {
                      why, INTERVAL_MIN_WALLS);
 }
 
+/* The bias bound on one level's throughput: the time scale's allowance over its median batch. */
+static double notes_level_bias(const struct side *s, const struct side_level *l) {
+    double wall = l->nb && !l->measure ? estim_median_of(l->bwall, l->nb) : NAN;
+    return s->scale_hi != 1 && wall > 0 ? s->scale_hi * INTERVAL_SCALED_BIAS_S / wall : 0;
+}
+
 /* Time-scaled runs: how far their times may read long, and what that does to each figure. */
 static void notes_scaled(const struct cmp *m, struct warnings *w) {
     double k = m->b->scale_hi > m->c->scale_hi ? m->b->scale_hi : m->c->scale_hi;
@@ -86,12 +92,14 @@ static void notes_scaled(const struct cmp *m, struct warnings *w) {
         return;
     char lv[600] = "";
     size_t n = 0;
-    for (size_t i = 0; i < m->nrows && n < sizeof lv; i++) {
-        const struct cmp_row *r = &m->rows[i];
-        double up = fmax(r->fig_b.up, r->fig_c.up);
-        if (r->load_c && up > 0)
-            n += (size_t)snprintf(lv + n, sizeof lv - n, "%sc%d %.2g%%", n ? ", " : "", r->load_c,
-                                  100 * up);
+    for (size_t i = 0; i < m->b->nlv && n < sizeof lv; i++) {
+        const struct side_level *l = &m->b->lv[i];
+        double up = notes_level_bias(m->b, l);
+        for (size_t j = 0; j < m->c->nlv; j++)
+            if (m->c->lv[j].c == l->c) up = fmax(up, notes_level_bias(m->c, &m->c->lv[j]));
+        if (up > 0)
+            n += (size_t)snprintf(lv + n, sizeof lv - n, "%s%.2g%% (c%d)", n ? ", " : "", 100 * up,
+                                  l->c);
     }
     warnings_add(w,
                  "time-scaled runs (time_scale up to %g): each time may read up to %.3g ms long "

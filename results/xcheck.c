@@ -94,8 +94,19 @@ static void xcheck_compare(struct xcheck_row *r, const struct side *s, const str
                  r->server > r->client_hi * (1 + XCHECK_TOLERANCE);
 }
 
+/* Sorts the rows from first on by concurrency (a side's files come by name). */
+static void xcheck_sort(struct xcheck *x, size_t first) {
+    for (size_t i = first + 1; i < x->n; i++)
+        for (size_t k = i; k > first && x->rows[k - 1].c > x->rows[k].c; k--) {
+            struct xcheck_row t = x->rows[k];
+            x->rows[k] = x->rows[k - 1];
+            x->rows[k - 1] = t;
+        }
+}
+
 int xcheck_side(struct xcheck *x, const struct side *s, struct buf *err) {
     const struct srvlog *log = &s->in.log;
+    size_t first = x->n;
     if (!log->n) return XCHECK_OK;
     double dt = srvlog_interval(log);
     bool *use = malloc(log->n * sizeof *use);
@@ -117,6 +128,7 @@ int xcheck_side(struct xcheck *x, const struct side *s, struct buf *err) {
             }
         }
     free(use);
+    xcheck_sort(x, first);
     return XCHECK_OK;
 }
 
