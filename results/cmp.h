@@ -2,53 +2,51 @@
  *
  * Holds the rows of the reference table (and the decode, latency, cost and
  * quiz-kind rows that follow it), each with both values, the ratio candidate /
- * baseline and bootstrap 95% intervals where the data allow one; the quiz
- * comparison (identical answers, disagreements, McNemar's exact test) and a
- * short verdict. A value that cannot be given carries the reason instead.
- * Settings that make the sides incomparable are an error naming the files. */
+ * baseline, the requests behind each value and 95% intervals where the data
+ * allow one (interval.h); the quiz comparison (qcmp.h), the server-log
+ * cross-check (xcheck.h) and a short verdict. A value that cannot be given
+ * carries the reason instead. Whether the sides may be compared at all is
+ * guard.h's to say, before. */
 #ifndef SM_CMP_H
 #define SM_CMP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "diag.h"
+#include "buf.h"
+#include "interval.h"
+#include "qcmp.h"
 #include "side.h"
+#include "warnings.h"
+#include "xcheck.h"
 
-enum row_group {
-    ROW_MAIN,    /* the reference table */
-    ROW_DECODE,  /* fixed cost, median walls, least squares */
-    ROW_LATENCY, /* per level p50/p90/p99 */
-    ROW_COST,    /* per level, with --price-per-hour */
-    ROW_KIND,    /* quiz correct per kind */
+enum cmp_err { CMP_OK = 0, CMP_ERR_NOMEM = -1 };
+
+enum cmp_group {
+    CMP_MAIN,    /* the reference table */
+    CMP_DECODE,  /* fixed cost, median walls, least squares */
+    CMP_LATENCY, /* per level p50/p90/p99 */
+    CMP_COST,    /* per level, with --price-per-hour */
+    CMP_KIND,    /* quiz correct per kind */
 };
 
-struct ci {
-    bool ok;
-    double lo, hi;
-    long resamples; /* how many resamples it rests on */
-};
-
-struct row {
+struct cmp_row {
     char name[64];
-    enum row_group group;
-    struct val b, c, ratio;
-    bool no_ratio;         /* the reference gives no ratio for this row */
-    int decimals;          /* rounding of the values; -1: as read */
-    int load_c;            /* a load_cN_tokens_per_second row's N; 0 for other rows */
-    long b_total, c_total; /* > 0: the values count out of these */
-    struct ci ci_b, ci_c, ci_r;
-};
-
-struct disagreement {
-    const char *id, *expected;       /* expected may be NULL */
-    const struct quiz_item *bi, *ci; /* NULL where a side has no such question */
-    const char *right;               /* "baseline", "candidate", "both", "neither" or "unknown" */
+    enum cmp_group group;
+    struct side_val b, c, ratio;
+    bool no_ratio;                    /* the reference gives no ratio for this row */
+    int decimals;                     /* rounding of the values in text; -1: as read */
+    int load_c;                       /* a load_cN_tokens_per_second row's N; 0 for others */
+    long b_total, c_total;            /* > 0: the values count out of these (answered) */
+    long b_unanswered, c_unanswered;  /* counts: questions a side left unanswered */
+    const struct src_tally *tb, *tc;  /* the requests behind each value, or NULL */
+    struct interval ci_b, ci_c, ci_r; /* 95% intervals (ok false: why none) */
+    struct interval_fig fig_b, fig_c; /* what the intervals rest on */
+    size_t nb, nc;                    /* samples the intervals rest on (0: none) */
+    const char *method;               /* how the intervals were computed, or NULL */
 };
 
 struct cmp_opts {
-    uint64_t seed;  /* of the bootstrap */
-    long resamples; /* per interval (fewer for very large samples) */
     bool have_price;
     double price; /* USD per hour */
 };
@@ -57,29 +55,24 @@ struct cmp {
     const struct side *b, *c;
     char bname[160], cname[160]; /* distinct names of the two sides */
     struct cmp_opts opts;
-    struct row *rows;
+    struct cmp_row *rows;
     size_t nrows;
-    bool have_quiz;     /* both sides have a quiz */
-    char quiz_why[200]; /* else why not */
-    long identical, qtotal;
-    struct disagreement *dis;
-    size_t ndis;
-    bool have_mcnemar;
-    unsigned mc_b, mc_c; /* questions only the baseline / only the candidate got right */
-    double mc_p;
-    char mc_text[700];    /* the test's result and what the quiz can show, or why none */
+    struct qcmp quiz;
+    struct xcheck xc;
     char scale_note[400]; /* "" when both sides ran in real time */
-    char verdict[1500];
+    char verdict[2000];
 };
 
-/* Compares b and c (which must outlive m); bad input goes to d. */
+/* Compares b and c (which must outlive m). Returns 0, or CMP_ERR_NOMEM with
+ * err; what the reader should know (failure rates, samples too small for an
+ * interval, time scales, server-log differences) goes to w. */
 __attribute__((warn_unused_result)) int cmp_build(struct cmp *m, const struct side *b,
                                                   const struct side *c, const struct cmp_opts *o,
-                                                  struct diag *d);
+                                                  struct warnings *w, struct buf *err);
 void cmp_free(struct cmp *m);
-/* v rounded to the row's decimals (unchanged when decimals < 0). */
+/* v rounded to decimals (unchanged when decimals < 0). */
 double cmp_round(double v, int decimals);
 /* The row with this name, or NULL. */
-const struct row *cmp_row(const struct cmp *m, const char *name);
+const struct cmp_row *cmp_row(const struct cmp *m, const char *name);
 
 #endif

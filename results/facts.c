@@ -8,16 +8,14 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "rfile.h"
-
 /* A pattern and the facts its capture groups 1 and 2 fill. */
-struct pattern {
+struct facts_pattern {
     const char *re;
     size_t f1, f2; /* offsets in struct facts; f2 == 0 when there is no group 2 */
     bool text_only;
 };
 
-static const struct pattern patterns[] = {
+static const struct facts_pattern facts_patterns[] = {
     {"Model loading took ([0-9.]+) Gi?B(?: memory)? and ([0-9.]+) seconds",
      offsetof(struct facts, weights_gib), offsetof(struct facts, load_seconds), false},
     {"GPU KV cache size: ([0-9,]+) tokens", offsetof(struct facts, kv_cache_tokens), 0, false},
@@ -27,7 +25,7 @@ static const struct pattern patterns[] = {
     {"version (\\d+\\.\\d+\\.\\d+)", offsetof(struct facts, vllm_version), 0, true},
 };
 
-bool facts_set(struct fact *f, const char *text, size_t n) {
+bool facts_set(struct facts_fact *f, const char *text, size_t n) {
     char digits[sizeof f->text];
     size_t k = 0;
     if (n == 0 || n >= sizeof f->text) return false;
@@ -44,66 +42,56 @@ bool facts_set(struct fact *f, const char *text, size_t n) {
     return true;
 }
 
-static void set_text(struct fact *f, const char *text, size_t n) {
+static void facts_set_text(struct facts_fact *f, const char *text, size_t n) {
     if (n >= sizeof f->text) n = sizeof f->text - 1;
     memcpy(f->text, text, n);
     f->text[n] = '\0';
     f->have = true;
 }
 
-static struct fact *at(struct facts *out, size_t off) {
-    return (struct fact *)((char *)out + off);
+static struct facts_fact *facts_at(struct facts *out, size_t off) {
+    return (struct facts_fact *)((char *)out + off);
 }
 
 /* Applies the last match of p in text. */
-static int scan_one(const struct pattern *p, const char *text, size_t n, struct facts *out,
-                    struct diag *d) {
-    int err;
+static int facts_scan_one(const struct facts_pattern *p, const char *text, size_t n,
+                          struct facts *out, struct buf *err) {
+    int code;
     PCRE2_SIZE erroff, from = 0;
     pcre2_code *re =
-        pcre2_compile((PCRE2_SPTR)p->re, PCRE2_ZERO_TERMINATED, 0, &err, &erroff, NULL);
+        pcre2_compile((PCRE2_SPTR)p->re, PCRE2_ZERO_TERMINATED, 0, &code, &erroff, NULL);
     pcre2_match_data *md = re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
     if (!md) {
         pcre2_code_free(re);
-        return diag_error(d, "out of memory");
+        return buf_fail(err, FACTS_ERR_NOMEM, "out of memory");
     }
     PCRE2_SIZE last[6] = {0};
     bool found = false;
     while (from <= n && pcre2_match(re, (PCRE2_SPTR)text, n, from, 0, md, NULL) > 0) {
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-        size_t n = 2 * (size_t)pcre2_get_ovector_count(md);
-        memcpy(last, ov, (n < 6 ? n : 6) * sizeof *ov);
+        size_t nov = 2 * (size_t)pcre2_get_ovector_count(md);
+        memcpy(last, ov, (nov < 6 ? nov : 6) * sizeof *ov);
         found = true;
         from = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
     }
     if (found) {
         if (p->text_only)
-            set_text(at(out, p->f1), text + last[2], last[3] - last[2]);
+            facts_set_text(facts_at(out, p->f1), text + last[2], last[3] - last[2]);
         else
-            facts_set(at(out, p->f1), text + last[2], last[3] - last[2]);
-        if (p->f2) facts_set(at(out, p->f2), text + last[4], last[5] - last[4]);
+            facts_set(facts_at(out, p->f1), text + last[2], last[3] - last[2]);
+        if (p->f2) facts_set(facts_at(out, p->f2), text + last[4], last[5] - last[4]);
     }
     pcre2_match_data_free(md);
     pcre2_code_free(re);
     return 0;
 }
 
-int facts_scan(const char *text, size_t n, struct facts *out, struct diag *d) {
-    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++)
-        if (scan_one(&patterns[i], text ? text : "", n, out, d) < 0) return -1;
-    return 0;
-}
-
-int facts_read(const char *path, struct facts *out, struct diag *d) {
-    struct rmap m;
-    if (rfile_map(path, &m, d) < 0) return -1;
-    memset(out, 0, sizeof *out);
-    int rc = facts_scan(m.data, m.len, out, d);
-    rfile_unmap(&m);
-    snprintf(out->source, sizeof out->source, "%s", path);
-    if (rc == 0 && !facts_any(out))
-        diag_warn(d, "%s: no vLLM start-up facts found in this log", path);
-    return rc;
+int facts_scan(const char *text, size_t n, struct facts *out, struct buf *err) {
+    for (size_t i = 0; i < sizeof facts_patterns / sizeof facts_patterns[0]; i++) {
+        int rc = facts_scan_one(&facts_patterns[i], text ? text : "", n, out, err);
+        if (rc < 0) return rc;
+    }
+    return FACTS_OK;
 }
 
 bool facts_any(const struct facts *f) {

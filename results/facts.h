@@ -10,34 +10,34 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "diag.h"
+#include "buf.h"
+
+enum facts_err { FACTS_OK = 0, FACTS_ERR_NOMEM = -1 };
 
 /* One fact: the text as logged (thousands separators kept) and its value. */
-struct fact {
+struct facts_fact {
     bool have;
     char text[40];
     double value;
 };
 
 struct facts {
-    struct fact weights_gib;     /* "Model loading took X GiB ..." */
-    struct fact load_seconds;    /* "... and X seconds" */
-    struct fact kv_cache_tokens; /* "GPU KV cache size: X tokens" */
-    struct fact max_conc_tokens; /* "Maximum concurrency for X tokens per request" */
-    struct fact max_concurrency; /* "...: Xx" */
-    struct fact quantization;    /* "quantization=X" (value unused) */
-    struct fact vllm_version;    /* "version X.Y.Z" (value unused) */
-    char source[256];            /* where the facts came from, for the report */
+    struct facts_fact weights_gib;     /* "Model loading took X GiB ..." */
+    struct facts_fact load_seconds;    /* "... and X seconds" */
+    struct facts_fact kv_cache_tokens; /* "GPU KV cache size: X tokens" */
+    struct facts_fact max_conc_tokens; /* "Maximum concurrency for X tokens per request" */
+    struct facts_fact max_concurrency; /* "...: Xx" */
+    struct facts_fact quantization;    /* "quantization=X" (value unused) */
+    struct facts_fact vllm_version;    /* "version X.Y.Z" (value unused) */
+    char source[256];                  /* where the facts came from, for the report */
 };
 
-/* Scans n bytes of log text into *out (facts not found stay !have). */
+/* Scans n bytes of log text into *out (facts not found stay !have). Returns 0,
+ * or FACTS_ERR_NOMEM with "out of memory" in err. */
 __attribute__((warn_unused_result)) int facts_scan(const char *text, size_t n, struct facts *out,
-                                                   struct diag *d);
-/* Reads and scans the log file at path; bad input goes to d. */
-__attribute__((warn_unused_result)) int facts_read(const char *path, struct facts *out,
-                                                   struct diag *d);
+                                                   struct buf *err);
 /* Sets f from text as logged (commas allowed); returns false for a non-number. */
-bool facts_set(struct fact *f, const char *text, size_t n);
+bool facts_set(struct facts_fact *f, const char *text, size_t n);
 /* True when any fact is known. */
 bool facts_any(const struct facts *f);
 

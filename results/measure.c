@@ -7,35 +7,80 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cJSON *item(const cJSON *o, const char *key) {
+#include "field.h"
+
+#define MEASURE_MAX 1e9 /* the largest count or time the reader takes */
+
+/* The state of reading one measure file. */
+struct measure_ctx {
+    const char *path;
+    const struct quizfile *qz;
+    struct src *s;
+    struct warnings *w;
+    struct buf *err;
+};
+
+static const struct field_rule measure_top_rules[] = {
+    {"endpoint", FIELD_OBJ, 0, 0},
+    {"started", FIELD_STR | FIELD_NULL, 0, 0},
+    {"settings", FIELD_OBJ, 0, 0},
+    {"load_facts", FIELD_OBJ | FIELD_NULL, 0, 0},
+    {"decode", FIELD_OBJ | FIELD_NULL, 0, 0},
+    {"load", FIELD_OBJ | FIELD_NULL, 0, 0},
+    {"quality", FIELD_OBJ | FIELD_NULL, 0, 0},
+};
+
+static const struct field_rule measure_settings_rules[] = {
+    {"short", FIELD_INT, 1, MEASURE_MAX},
+    {"long", FIELD_INT, 1, MEASURE_MAX},
+    {"decode_repeats", FIELD_INT, 0, MEASURE_MAX},
+    {"load_tokens", FIELD_INT, 1, MEASURE_MAX},
+    {"load_repeats", FIELD_INT, 0, MEASURE_MAX},
+    {"temperature", FIELD_NUM, 0, 100},
+    {"concurrency", FIELD_ARR, 0, 0},
+};
+
+static const struct field_rule measure_decode_rules[] = {
+    {"decode_tokens_per_second", FIELD_NUM, 0, MEASURE_MAX},
+    {"per_call_fixed_cost_seconds", FIELD_NUM | FIELD_NULL, -MEASURE_MAX, MEASURE_MAX},
+};
+
+static const struct field_rule measure_batch_rules[] = {
+    {"tokens_per_second", FIELD_NUM, 0, MEASURE_MAX},
+    {"tokens", FIELD_NUM, 0, MEASURE_MAX},
+    {"wall", FIELD_NUM, 0, MEASURE_MAX},
+};
+
+static const cJSON *measure_item(const cJSON *o, const char *key) {
     return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
-static bool num(const cJSON *o, const char *key, double *out) {
-    const cJSON *v = item(o, key);
+static bool measure_num(const cJSON *o, const char *key, double *out) {
+    const cJSON *v = measure_item(o, key);
     if (!cJSON_IsNumber(v)) return false;
     *out = v->valuedouble;
     return true;
 }
 
 /* A count (truncated to a whole number); false when absent or out of range. */
-static bool count_of(const cJSON *o, const char *key, long *out) {
+static bool measure_count(const cJSON *o, const char *key, long *out) {
     double v;
-    if (!num(o, key, &v) || !(fabs(v) < 1e15)) return false;
+    if (!measure_num(o, key, &v) || !(v >= 0 && v < 1e15)) return false;
     *out = (long)v;
     return true;
 }
 
-static int oom(struct diag *d) {
-    return diag_error(d, "out of memory");
+static int measure_nomem(struct measure_ctx *c) {
+    return buf_fail(c->err, MEASURE_ERR_NOMEM, "out of memory");
 }
 
 bool measure_is(const cJSON *doc) {
-    return cJSON_IsObject(item(doc, "endpoint")) &&
-           (item(doc, "load_facts") || item(doc, "decode") || item(doc, "quality"));
+    return cJSON_IsObject(measure_item(doc, "endpoint")) &&
+           (measure_item(doc, "load_facts") || measure_item(doc, "decode") ||
+            measure_item(doc, "quality"));
 }
 
-static void read_facts(const cJSON *lf, const char *path, struct facts *f) {
+static void measure_facts(const cJSON *lf, const char *path, struct facts *f) {
     static const struct {
         const char *key;
         size_t off;
@@ -49,8 +94,8 @@ static void read_facts(const cJSON *lf, const char *path, struct facts *f) {
         {"vllm_version", offsetof(struct facts, vllm_version), true},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-        const cJSON *v = item(lf, map[i].key);
-        struct fact *fa = (struct fact *)((char *)f + map[i].off);
+        const cJSON *v = measure_item(lf, map[i].key);
+        struct facts_fact *fa = (struct facts_fact *)((char *)f + map[i].off);
         char text[sizeof fa->text];
         if (cJSON_IsString(v))
             snprintf(text, sizeof text, "%s", v->valuestring);
@@ -68,17 +113,21 @@ static void read_facts(const cJSON *lf, const char *path, struct facts *f) {
     snprintf(f->source, sizeof f->source, "%s (load_facts)", path);
 }
 
-static int read_decode(const cJSON *dec, struct src *s, struct diag *d) {
+static int measure_decode(struct measure_ctx *c, const cJSON *dec) {
     double rate, fixed, sh, lo, reps = -1;
-    const cJSON *st = s->settings;
-    if (!num(dec, "decode_tokens_per_second", &rate)) return 0;
-    struct decode_part *p = calloc(1, sizeof *p);
-    if (!p) return oom(d);
-    s->decode = p;
+    const cJSON *st = c->s->settings;
+    int rc = field_check(dec, measure_decode_rules,
+                         sizeof measure_decode_rules / sizeof measure_decode_rules[0], c->path,
+                         "decode.", c->err);
+    if (rc < 0) return rc;
+    if (!measure_num(dec, "decode_tokens_per_second", &rate)) return 0;
+    struct src_decode *p = calloc(1, sizeof *p);
+    if (!p) return measure_nomem(c);
+    c->s->decode = p;
     p->medians_only = true;
     p->rate = rate;
-    p->fixed = num(dec, "per_call_fixed_cost_seconds", &fixed) ? fixed : NAN;
-    if (num(st, "short", &sh) && num(st, "long", &lo) && sh >= 1 && lo > sh && lo < 1e9) {
+    p->fixed = measure_num(dec, "per_call_fixed_cost_seconds", &fixed) ? fixed : NAN;
+    if (measure_num(st, "short", &sh) && measure_num(st, "long", &lo) && lo > sh) {
         p->lengths[0] = (int)sh;
         p->lengths[1] = (int)lo;
         p->nlengths = 2;
@@ -86,148 +135,190 @@ static int read_decode(const cJSON *dec, struct src *s, struct diag *d) {
     char key[64];
     p->med_short = p->med_long = NAN;
     snprintf(key, sizeof key, "wall_%d_median", p->lengths[0]);
-    if (p->nlengths && !num(dec, key, &p->med_short)) p->med_short = NAN;
+    if (p->nlengths && !measure_num(dec, key, &p->med_short)) p->med_short = NAN;
     snprintf(key, sizeof key, "wall_%d_median", p->lengths[1]);
-    if (p->nlengths && !num(dec, key, &p->med_long)) p->med_long = NAN;
-    num(st, "decode_repeats", &reps);
-    p->repeats = reps >= 0 && reps < 1e9 ? (long)reps : -1;
-    if (p->repeats > 0) {
-        p->tally.sent = p->tally.ok = p->repeats * (long)p->nlengths;
-    }
+    if (p->nlengths && !measure_num(dec, key, &p->med_long)) p->med_long = NAN;
+    measure_num(st, "decode_repeats", &reps);
+    p->repeats = reps >= 0 ? (long)reps : -1;
+    if (p->repeats > 0) p->tally.sent = p->tally.ok = p->repeats * (long)p->nlengths;
     return 0;
 }
 
-static int read_level(const cJSON *lv, struct src *s, struct level_part *p, struct diag *d) {
-    double tokens = -1, v, wall;
-    size_t cap = 0;
+/* One batch's throughput: tokens_per_second, else tokens / wall; false when neither. */
+static int measure_batch(struct measure_ctx *c, const cJSON *b, double *v) {
+    double tokens, wall;
+    int rc = field_check(b, measure_batch_rules,
+                         sizeof measure_batch_rules / sizeof measure_batch_rules[0], c->path,
+                         "load batch: ", c->err);
+    if (rc < 0) return rc;
+    if (measure_num(b, "tokens_per_second", v)) return 1;
+    if (!measure_num(b, "tokens", &tokens) || !measure_num(b, "wall", &wall) || !(wall > 0))
+        return 0;
+    *v = tokens / wall;
+    return 1;
+}
+
+static int measure_level(struct measure_ctx *c, const cJSON *lv, struct src_level *p) {
+    double tokens = -1, v;
+    size_t cap = 0, capw = 0, nw = 0;
     char *end;
     errno = 0;
-    long c = strtol(lv->string, &end, 10);
-    if (*lv->string < '0' || *lv->string > '9' || *end || errno || c < 1 || c > INT_MAX)
-        return diag_error(d, "%s: load level \"%s\" is not a concurrency", s->path, lv->string);
-    p->c = (int)c;
-    num(s->settings, "load_tokens", &tokens);
-    p->max_tokens = tokens >= 0 && tokens < 1e9 ? (long)tokens : -1;
+    long conc = strtol(lv->string, &end, 10);
+    if (*lv->string < '0' || *lv->string > '9' || *end || errno || conc < 1 || conc > INT_MAX)
+        return buf_fail(c->err, MEASURE_ERR_INPUT, "%s: load level \"%.40s\" is not a concurrency",
+                        c->path, lv->string);
+    p->c = (int)conc;
+    measure_num(c->s->settings, "load_tokens", &tokens);
+    p->max_tokens = tokens >= 0 ? (long)tokens : -1;
     const cJSON *b;
-    cJSON_ArrayForEach(b, item(lv, "batches")) {
-        if (!num(b, "tokens_per_second", &v)) {
-            if (!num(b, "tokens", &tokens) || !num(b, "wall", &wall) || !(wall > 0)) continue;
-            v = tokens / wall;
-        }
-        if (src_push(&p->tps, &p->nb, &cap, v) < 0) return oom(d);
+    cJSON_ArrayForEach(b, measure_item(lv, "batches")) {
+        int rc = measure_batch(c, b, &v);
+        if (rc < 0) return rc;
+        if (!rc) continue;
+        p->batches++;
+        if (src_push(&p->tps, &p->nb, &cap, v) < 0 || src_push(&p->bwall, &nw, &capw, NAN) < 0)
+            return measure_nomem(c);
         p->tally.sent += p->c;
         p->tally.ok += p->c;
     }
-    if (!p->nb && num(lv, "aggregate_tokens_per_second_median", &v) &&
-        src_push(&p->tps, &p->nb, &cap, v) < 0)
-        return oom(d);
+    if (!p->nb && measure_num(lv, "aggregate_tokens_per_second_median", &v)) {
+        p->batches = 1;
+        if (src_push(&p->tps, &p->nb, &cap, v) < 0 || src_push(&p->bwall, &nw, &capw, NAN) < 0)
+            return measure_nomem(c);
+    }
     return 0;
 }
 
-static int read_load(const cJSON *load, struct src *s, struct diag *d) {
+static int measure_load(struct measure_ctx *c, const cJSON *load) {
     int n = cJSON_GetArraySize(load);
     if (!cJSON_IsObject(load) || n == 0) return 0;
-    if (!(s->levels = calloc((size_t)n, sizeof *s->levels))) return oom(d);
+    if (!(c->s->levels = calloc((size_t)n, sizeof *c->s->levels))) return measure_nomem(c);
     const cJSON *lv;
     cJSON_ArrayForEach(lv, load) {
-        if (read_level(lv, s, &s->levels[s->nlevels++], d) < 0) return -1;
+        int rc = measure_level(c, lv, &c->s->levels[c->s->nlevels++]);
+        if (rc < 0) return rc;
     }
     return 0;
 }
 
 /* compare.py's kind of a question: its id up to the first '-'. */
-static char *kind_of(const char *id) {
+static char *measure_kind_of(const char *id) {
     const char *dash = strchr(id, '-');
     return dash ? strndup(id, (size_t)(dash - id)) : strdup(id);
 }
 
-static int read_answer(const cJSON *a, const struct quizfile *qz, struct quiz_item *it) {
+static int measure_answer(const cJSON *a, const struct quizfile *qz, struct src_quiz_item *it) {
     const struct quizfile_question *q = quizfile_find(qz, a->string);
     it->id = strdup(a->string);
-    it->kind = q && q->kind ? strdup(q->kind) : kind_of(a->string);
+    it->kind = q && q->kind ? strdup(q->kind) : measure_kind_of(a->string);
     it->text = strdup(cJSON_IsString(a) ? a->valuestring : "");
     it->expected = q ? strdup(q->answer) : NULL;
     it->correct = q ? quizfile_score(q, it->text ? it->text : "") : -1;
     return it->id && it->kind && it->text && (!q || it->expected) ? 0 : -1;
 }
 
-static int read_kinds(const cJSON *by_kind, struct quiz_part *q, struct diag *d) {
+static int measure_kinds(struct measure_ctx *c, const cJSON *by_kind, struct src_quiz *q) {
     int n = cJSON_GetArraySize(by_kind);
-    if (!(q->kinds = calloc(n > 0 ? (size_t)n : 1, sizeof *q->kinds))) return oom(d);
+    if (!(q->kinds = calloc(n > 0 ? (size_t)n : 1, sizeof *q->kinds))) return measure_nomem(c);
     const cJSON *k;
-    long c, t;
+    long right, total;
     cJSON_ArrayForEach(k, by_kind) {
-        if (!count_of(k, "correct", &c) || !count_of(k, "total", &t)) continue;
-        struct kind_score *ks = &q->kinds[q->nkinds++];
-        *ks = (struct kind_score){strdup(k->string), c, t};
-        if (!ks->kind) return oom(d);
+        if (!measure_count(k, "correct", &right) || !measure_count(k, "total", &total)) continue;
+        struct src_kind_score *ks = &q->kinds[q->nkinds++];
+        *ks = (struct src_kind_score){strdup(k->string), right, total, total};
+        if (!ks->kind) return measure_nomem(c);
     }
     return 0;
 }
 
-static int read_quality(const cJSON *ql, const struct quizfile *qz, struct src *s, struct diag *d) {
-    const cJSON *answers = item(ql, "answers"), *a;
-    if (!cJSON_IsObject(answers)) return 0;
-    struct quiz_part *q = calloc(1, sizeof *q);
-    int n = cJSON_GetArraySize(answers);
-    if (!q || !(q->items = calloc(n > 0 ? (size_t)n : 1, sizeof *q->items))) {
-        free(q);
-        return oom(d);
-    }
-    s->quiz = q;
-    q->max_tokens = -1;
-    cJSON_ArrayForEach(a, answers) {
-        if (read_answer(a, qz, &q->items[q->n++]) < 0) return oom(d);
-    }
-    if (!count_of(ql, "total", &q->questions)) q->questions = (long)q->n;
-    if (!count_of(ql, "correct", &q->correct)) q->correct = 0;
-    q->tally.sent = q->tally.ok = (long)q->n;
-    if (read_kinds(item(ql, "by_kind"), q, d) < 0) return -1;
+static void measure_rescored(struct measure_ctx *c, const struct src_quiz *q) {
     long rescored = 0, unknown = 0;
     for (size_t i = 0; i < q->n; i++) {
         rescored += q->items[i].correct == 1;
         unknown += q->items[i].correct < 0;
     }
-    if (qz && unknown)
-        diag_warn(d, "%s: %ld replies answer questions that are not in %s; they are not scored",
-                  s->path, unknown, qz->path);
-    if (qz && !unknown && rescored != q->correct)
-        diag_warn(d, "%s: scored again with %s, %ld replies are correct, not %ld as saved", s->path,
-                  qz->path, rescored, q->correct);
+    if (c->qz && unknown)
+        warnings_add(c->w,
+                     "%s: %ld replies answer questions that are not in %s; they are not scored",
+                     c->path, unknown, c->qz->path);
+    if (c->qz && !unknown && rescored != q->correct)
+        warnings_add(c->w, "%s: scored again with %s, %ld replies are correct, not %ld as saved",
+                     c->path, c->qz->path, rescored, q->correct);
+}
+
+static int measure_quality(struct measure_ctx *c, const cJSON *ql) {
+    const cJSON *answers = measure_item(ql, "answers"), *a;
+    if (!cJSON_IsObject(answers)) return 0;
+    struct src_quiz *q = calloc(1, sizeof *q);
+    int n = cJSON_GetArraySize(answers);
+    if (!q || !(q->items = calloc(n > 0 ? (size_t)n : 1, sizeof *q->items))) {
+        free(q);
+        return measure_nomem(c);
+    }
+    c->s->quiz = q;
+    cJSON_ArrayForEach(a, answers) {
+        if (measure_answer(a, c->qz, &q->items[q->n++]) < 0) return measure_nomem(c);
+    }
+    if (!measure_count(ql, "total", &q->questions)) q->questions = (long)q->n;
+    if (!measure_count(ql, "correct", &q->correct)) q->correct = 0;
+    q->answered = (long)q->n;
+    if (q->correct > q->answered)
+        return buf_fail(c->err, MEASURE_ERR_INPUT,
+                        "%s: quality.correct: %ld is more than the %ld answers it saved", c->path,
+                        q->correct, q->answered);
+    q->tally.sent = q->tally.ok = (long)q->n;
+    int rc = measure_kinds(c, measure_item(ql, "by_kind"), q);
+    if (rc < 0) return rc;
+    measure_rescored(c, q);
     return 0;
 }
 
-static int read_head(const cJSON *doc, struct src *s, struct diag *d) {
-    const cJSON *ep = item(doc, "endpoint"), *name = item(ep, "name"), *st = item(doc, "started");
+static int measure_head(struct measure_ctx *c, const cJSON *doc) {
+    struct src *s = c->s;
+    const cJSON *ep = measure_item(doc, "endpoint"), *name = measure_item(ep, "name");
+    const cJSON *st = measure_item(doc, "started");
+    int rc =
+        field_check(doc, measure_top_rules, sizeof measure_top_rules / sizeof measure_top_rules[0],
+                    c->path, "", c->err);
+    if (rc < 0 ||
+        (rc = field_check(measure_item(doc, "settings"), measure_settings_rules,
+                          sizeof measure_settings_rules / sizeof measure_settings_rules[0], c->path,
+                          "settings.", c->err)) < 0)
+        return rc;
     s->kind = SRC_MEASURE;
+    s->tool = strdup(SRC_MEASURE_TOOL);
     s->scenario = strdup("measure");
     s->label = strdup(cJSON_IsString(name) ? name->valuestring : "unnamed");
     s->started = cJSON_IsString(st) ? strdup(st->valuestring) : NULL;
     s->endpoint = cJSON_Duplicate(ep, true);
-    s->settings = cJSON_Duplicate(item(doc, "settings"), true);
+    s->settings = cJSON_Duplicate(measure_item(doc, "settings"), true);
     s->time_scale = 1;
-    if (!s->scenario || !s->label || !s->endpoint || (cJSON_IsString(st) && !s->started) ||
-        (item(doc, "settings") && !s->settings))
-        return oom(d);
+    if (!s->tool || !s->scenario || !s->label || !s->endpoint ||
+        (cJSON_IsString(st) && !s->started) || (measure_item(doc, "settings") && !s->settings))
+        return measure_nomem(c);
     return 0;
 }
 
 int measure_src(const cJSON *doc, const char *path, const struct quizfile *qz, struct src *out,
-                struct diag *d) {
+                struct warnings *w, struct buf *err) {
+    struct measure_ctx c = {.path = path, .qz = qz, .s = out, .w = w, .err = err};
     memset(out, 0, sizeof *out);
-    if (!(out->path = strdup(path)) || read_head(doc, out, d) < 0) return oom(d);
-    const cJSON *lf = item(doc, "load_facts");
+    if (!(out->path = strdup(path))) return measure_nomem(&c);
+    int rc = measure_head(&c, doc);
+    if (rc < 0) return rc;
+    const cJSON *lf = measure_item(doc, "load_facts");
     if (cJSON_IsObject(lf)) {
-        if (!(out->facts = calloc(1, sizeof *out->facts))) return oom(d);
-        read_facts(lf, path, out->facts);
+        if (!(out->facts = calloc(1, sizeof *out->facts))) return measure_nomem(&c);
+        measure_facts(lf, path, out->facts);
     }
-    if (read_decode(item(doc, "decode"), out, d) < 0 || read_load(item(doc, "load"), out, d) < 0 ||
-        read_quality(item(doc, "quality"), qz, out, d) < 0)
-        return -1;
+    if ((rc = measure_decode(&c, measure_item(doc, "decode"))) < 0 ||
+        (rc = measure_load(&c, measure_item(doc, "load"))) < 0 ||
+        (rc = measure_quality(&c, measure_item(doc, "quality"))) < 0)
+        return rc;
     if (out->quiz && !qz)
-        diag_warn(d,
-                  "%s: no quiz file to score the replies with (--quiz FILE): which reply is "
-                  "right and McNemar's test are not available",
-                  path);
+        warnings_add(w,
+                     "%s: no quiz file to score the replies with (--quiz FILE): which reply is "
+                     "right and McNemar's test are not available",
+                     path);
     return 0;
 }

@@ -1,305 +1,467 @@
 #include "native.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_BATCHES 16000000 /* batch indices above this are bad input */
+#include "field.h"
+#include "smname.h"
 
-static const char *str_of(const cJSON *o, const char *key) {
+#define NATIVE_MAX_BATCHES 16000000 /* batch indices above this are bad input */
+#define NATIVE_MAX_LENGTH  10000000 /* a decode length above this is bad input */
+
+/* The state of turning one file into a src. */
+struct native_ctx {
+    const struct rfile *rf;
+    struct src *s;
+    struct warnings *w;
+    struct buf *err;
+    uint32_t phase; /* the string id of the scenario's phase (UINT32_MAX: none) */
+};
+
+#define NATIVE_ANY_MAX 1e9
+
+static const struct field_rule native_head_rules[] = {
+    {"tool", FIELD_STR, 0, 0},
+    {"scenario", FIELD_STR, 0, 0},
+    {"run_id", FIELD_STR | FIELD_NULL, 0, 0},
+    {"label", FIELD_STR, 0, 0},
+    {"endpoint", FIELD_OBJ, 0, 0},
+    {"wrk", FIELD_OBJ | FIELD_NULL, 0, 0},
+    {"time_scale", FIELD_NUM, 0.001, 1e6},
+    {"started_at", FIELD_STR | FIELD_NULL, 0, 0},
+    {"partial", FIELD_BOOL, 0, 0},
+    {"partial_reason", FIELD_STR | FIELD_NULL, 0, 0},
+    {"settings", FIELD_OBJ, 0, 0},
+};
+
+/* What every scenario's settings may hold. */
+static const struct field_rule native_common_rules[] = {
+    {"prompt", FIELD_STR | FIELD_NULL, 0, 0},
+    {"temperature", FIELD_NUM | FIELD_NULL, 0, 100},
+    {"ignore_eos", FIELD_BOOL | FIELD_NULL, 0, 0},
+    {"max_tokens", FIELD_INT | FIELD_NULL, 1, NATIVE_ANY_MAX},
+};
+
+static const struct field_rule native_decode_rules[] = {
+    {"lengths", FIELD_ARR, 0, 0},
+    {"repeats", FIELD_INT | FIELD_NULL, 1, NATIVE_ANY_MAX},
+};
+
+static const struct field_rule native_sweep_rules[] = {
+    {"mode", FIELD_STR | FIELD_NULL, 0, 0},
+    {"concurrency", FIELD_INT | FIELD_NULL, 1, 1e6},
+    {"batches", FIELD_INT | FIELD_NULL, 1, NATIVE_ANY_MAX},
+    {"rounds", FIELD_INT | FIELD_NULL, 1, NATIVE_ANY_MAX},
+    {"duration_s", FIELD_NUM | FIELD_NULL, 0, NATIVE_ANY_MAX},
+};
+
+static const struct field_rule native_quiz_rules[] = {
+    {"quiz", FIELD_STR | FIELD_NULL, 0, 0},
+    {"quiz_sha256", FIELD_STR | FIELD_NULL, 0, 0},
+    {"questions", FIELD_INT | FIELD_NULL, 0, NATIVE_ANY_MAX},
+};
+
+static const char *native_str(const cJSON *o, const char *key) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static bool num_of(const cJSON *o, const char *key, double *out) {
+/* A whole number member (checked by the rules), or dflt when absent or null. */
+static long native_long(const cJSON *o, const char *key, long dflt) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!cJSON_IsNumber(v)) return false;
-    *out = v->valuedouble;
-    return true;
-}
-
-static long long_of(const cJSON *o, const char *key, long dflt) {
-    double v;
-    return num_of(o, key, &v) && v == floor(v) && fabs(v) < 1e15 ? (long)v : dflt;
+    return cJSON_IsNumber(v) && fabs(v->valuedouble) < 1e15 ? (long)v->valuedouble : dflt;
 }
 
 bool native_is_result(const struct rfile *rf) {
-    const char *f = str_of(rf->head, "format");
+    const char *f = native_str(rf->head, "format");
     return f && strcmp(f, NATIVE_FORMAT) == 0;
 }
 
-static int oom(struct diag *d) {
-    return diag_error(d, "out of memory");
+static int native_nomem(struct native_ctx *c) {
+    return buf_fail(c->err, NATIVE_ERR_NOMEM, "out of memory");
 }
 
 /* The copy of head[key], or NULL when absent. */
-static int copy_item(const cJSON *head, const char *key, cJSON **out, struct diag *d) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(head, key);
+static int native_copy(struct native_ctx *c, const char *key, cJSON **out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->rf->head, key);
     *out = NULL;
-    if (!v) return 0;
+    if (!v || cJSON_IsNull(v)) return 0;
     *out = cJSON_Duplicate(v, true);
-    return *out ? 0 : oom(d);
+    return *out ? 0 : native_nomem(c);
 }
 
-static int read_head(const struct rfile *rf, struct src *out, struct diag *d) {
-    const cJSON *h = rf->head, *ver = cJSON_GetObjectItemCaseSensitive(h, "version");
+static int native_version(struct native_ctx *c) {
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(c->rf->head, "version");
+    const char *path = c->rf->path;
     if (!cJSON_IsNumber(ver))
-        return diag_error(d, "%s: no format version (a wrk-sagemaker result needs \"version\")",
-                          rf->path);
+        return buf_fail(c->err, NATIVE_ERR_INPUT,
+                        "%s: no format version (a wrk-sagemaker result needs \"version\")", path);
     if (ver->valuedouble != NATIVE_VERSION)
-        return diag_error(d, "%s: unknown format version %g (this sm-compare reads version %d)",
-                          rf->path, ver->valuedouble, NATIVE_VERSION);
-    const char *scenario = str_of(h, "scenario");
-    if (!scenario) return diag_error(d, "%s: no scenario", rf->path);
-    const char *label = str_of(h, "label");
-    if (!label) label = str_of(cJSON_GetObjectItemCaseSensitive(h, "endpoint"), "name");
-    out->kind = rf->journal ? SRC_JOURNAL : SRC_RESULT;
-    out->scenario = strdup(scenario);
-    out->label = src_dup(label ? label : "unnamed");
-    out->run_id = src_dup(str_of(h, "run_id"));
-    out->started = src_dup(str_of(h, "started_at"));
-    if (!out->scenario || !out->label || copy_item(h, "endpoint", &out->endpoint, d) < 0 ||
-        copy_item(h, "settings", &out->settings, d) < 0)
-        return oom(d);
-    if (!num_of(h, "time_scale", &out->time_scale)) {
-        out->time_scale = 1;
-        diag_warn(d, "%s: no time_scale; taken as 1 (real time)", rf->path);
-    } else if (!(out->time_scale > 0) || out->time_scale > 1e6) {
-        return diag_error(d, "%s: time_scale %g is not a positive number", rf->path,
-                          out->time_scale);
-    }
-    const cJSON *partial = cJSON_GetObjectItemCaseSensitive(h, "partial");
-    out->partial = cJSON_IsTrue(partial) || rf->journal;
-    const char *why = rf->journal ? "recovered from the journal: the run ended without writing "
-                                    "its result file"
-                                  : str_of(h, "partial_reason");
-    if (out->partial && !(out->partial_reason = strdup(why ? why : "no reason given")))
-        return oom(d);
+        return buf_fail(c->err, NATIVE_ERR_INPUT,
+                        "%s: unknown format version %g (this sm-compare reads version %d)", path,
+                        ver->valuedouble, NATIVE_VERSION);
     return 0;
 }
 
-static double wall_of(const struct src *s, const struct rec *r) {
+/* The label: "label", else the endpoint's name; it must follow the label rule. */
+static int native_label(struct native_ctx *c) {
+    const cJSON *h = c->rf->head;
+    const char *label = native_str(h, "label"), *what = "label";
+    if (!label) {
+        label = native_str(cJSON_GetObjectItemCaseSensitive(h, "endpoint"), "name");
+        what = "endpoint.name";
+    }
+    if (!label) label = "unnamed";
+    if (!smname_label_ok(label, strlen(label)))
+        return buf_fail(c->err, NATIVE_ERR_INPUT,
+                        "%s: %s: \"%.64s\" is not a label (1 to 64 letters, digits, '-', '_' "
+                        "and '.', not starting with '.')",
+                        c->rf->path, what, label);
+    return (c->s->label = strdup(label)) ? 0 : native_nomem(c);
+}
+
+static int native_head(struct native_ctx *c) {
+    const cJSON *h = c->rf->head;
+    struct src *s = c->s;
+    int rc = native_version(c);
+    if (rc < 0) return rc;
+    if ((rc = field_check(h, native_head_rules,
+                          sizeof native_head_rules / sizeof native_head_rules[0], c->rf->path, "",
+                          c->err)) < 0)
+        return rc;
+    const char *scenario = native_str(h, "scenario");
+    if (!scenario || !*scenario)
+        return buf_fail(c->err, NATIVE_ERR_INPUT, "%s: no scenario", c->rf->path);
+    if ((rc = native_label(c)) < 0) return rc;
+    s->kind = c->rf->journal ? SRC_JOURNAL : SRC_RESULT;
+    s->scenario = strdup(scenario);
+    s->tool = src_dup(native_str(h, "tool"));
+    s->run_id = src_dup(native_str(h, "run_id"));
+    s->started = src_dup(native_str(h, "started_at"));
+    if (!s->scenario || (native_str(h, "tool") && !s->tool) ||
+        (native_str(h, "run_id") && !s->run_id) || (native_str(h, "started_at") && !s->started) ||
+        native_copy(c, "endpoint", &s->endpoint) < 0 ||
+        native_copy(c, "settings", &s->settings) < 0)
+        return native_nomem(c);
+    const cJSON *scale = cJSON_GetObjectItemCaseSensitive(h, "time_scale");
+    s->time_scale = scale ? scale->valuedouble : 1;
+    if (!scale) warnings_add(c->w, "%s: no time_scale; taken as 1 (real time)", c->rf->path);
+    s->partial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "partial")) || c->rf->journal;
+    const char *why = c->rf->journal ? "recovered from the journal: the run ended without writing "
+                                       "its result file"
+                                     : native_str(h, "partial_reason");
+    if (s->partial && !(s->partial_reason = strdup(why ? why : "no reason given")))
+        return native_nomem(c);
+    return 0;
+}
+
+/* Checks the scenario's settings: the common rules, then its own. */
+static int native_settings(struct native_ctx *c, const struct field_rule *rules, size_t n) {
+    int rc = field_check(c->s->settings, native_common_rules,
+                         sizeof native_common_rules / sizeof native_common_rules[0], c->rf->path,
+                         "settings.", c->err);
+    return rc < 0 ? rc : field_check(c->s->settings, rules, n, c->rf->path, "settings.", c->err);
+}
+
+static double native_wall(const struct src *s, const struct rfile_rec *r) {
     return (double)(r->t_end_us - r->t_start_us) * s->time_scale / 1e6;
 }
 
-static int count(struct tally *t, const struct rfile *rf, const struct rec *r, struct diag *d) {
-    if (tally_add(t, r->ok, rfile_str(rf, r->error), rfile_errmsg(rf, r->error)) < 0) return oom(d);
+static int native_count(struct native_ctx *c, struct src_tally *t, const struct rfile_rec *r) {
+    if (src_tally_add(t, r->ok, rfile_str(c->rf, r->error), rfile_errmsg(c->rf, r->error)) < 0)
+        return native_nomem(c);
     return 0;
 }
 
-/* The lengths of settings.lengths, ascending; derived from the records when absent. */
-static int decode_lengths(const struct rfile *rf, const struct src *s, struct decode_part *p,
-                          uint32_t phase, struct diag *d) {
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(s->settings, "lengths"), *v;
-    cJSON_ArrayForEach(v, arr) {
-        if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > INT32_MAX ||
-            v->valuedouble != floor(v->valuedouble))
-            return diag_error(d, "%s: settings.lengths holds a value that is not a length",
-                              rf->path);
-        if (p->nlengths == SRC_MAX_LENGTHS)
-            return diag_error(d, "%s: more than %d decode lengths", rf->path, SRC_MAX_LENGTHS);
-        p->lengths[p->nlengths++] = (int)v->valuedouble;
-    }
-    if (!arr) {
-        diag_warn(d, "%s: no settings.lengths; the lengths asked for in the records are used",
-                  rf->path);
-        for (size_t i = 0; i < rf->nrecs && p->nlengths < SRC_MAX_LENGTHS; i++) {
-            const struct rec *r = &rf->recs[i];
-            bool seen = r->phase != phase || r->max_tokens < 1;
-            for (size_t k = 0; k < p->nlengths && !seen; k++) seen = p->lengths[k] == r->max_tokens;
-            if (!seen) p->lengths[p->nlengths++] = r->max_tokens;
-        }
-    }
+/* ---- decode ---- */
+
+static void native_sort_lengths(struct src_decode *p) {
     for (size_t i = 1; i < p->nlengths; i++)
         for (size_t k = i; k > 0 && p->lengths[k - 1] > p->lengths[k]; k--) {
             int t = p->lengths[k];
             p->lengths[k] = p->lengths[k - 1];
             p->lengths[k - 1] = t;
         }
+}
+
+/* The lengths of settings.lengths; derived from the records when absent. */
+static int native_lengths(struct native_ctx *c, struct src_decode *p) {
+    static const struct field_rule length = {"", FIELD_INT, 1, NATIVE_MAX_LENGTH};
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(c->s->settings, "lengths"), *v;
+    char name[48];
+    cJSON_ArrayForEach(v, arr) {
+        snprintf(name, sizeof name, "settings.lengths[%zu]", p->nlengths);
+        int rc = field_check_value(v, &length, c->rf->path, name, c->err);
+        if (rc < 0) return rc;
+        if (p->nlengths == SRC_MAX_LENGTHS)
+            return buf_fail(c->err, NATIVE_ERR_INPUT, "%s: more than %d decode lengths",
+                            c->rf->path, SRC_MAX_LENGTHS);
+        p->lengths[p->nlengths++] = (int)v->valuedouble;
+    }
+    if (!arr) {
+        warnings_add(c->w, "%s: no settings.lengths; the lengths asked for in the records are used",
+                     c->rf->path);
+        for (size_t i = 0; i < c->rf->nrecs && p->nlengths < SRC_MAX_LENGTHS; i++) {
+            const struct rfile_rec *r = &c->rf->recs[i];
+            bool seen = r->phase != c->phase || r->max_tokens < 1;
+            for (size_t k = 0; k < p->nlengths && !seen; k++) seen = p->lengths[k] == r->max_tokens;
+            if (!seen) p->lengths[p->nlengths++] = r->max_tokens;
+        }
+    }
+    native_sort_lengths(p);
     return 0;
 }
 
-static bool is_length(const struct decode_part *p, int n) {
+static bool native_is_length(const struct src_decode *p, int n) {
     for (size_t i = 0; i < p->nlengths; i++)
         if (p->lengths[i] == n) return true;
     return false;
 }
 
-static int build_decode(const struct rfile *rf, struct src *s, uint32_t phase, struct diag *d) {
-    struct decode_part *p = calloc(1, sizeof *p);
+static int native_decode(struct native_ctx *c) {
+    struct src *s = c->s;
+    struct src_decode *p = calloc(1, sizeof *p);
     size_t cap_t = 0, cap_w = 0, n_t = 0, stray = 0;
-    if (!p) return oom(d);
+    int rc;
+    if (!p) return native_nomem(c);
     s->decode = p;
-    p->repeats = long_of(s->settings, "repeats", -1);
-    if (!(p->prompt = src_dup(str_of(s->settings, "prompt"))) && str_of(s->settings, "prompt"))
-        return oom(d);
-    if (decode_lengths(rf, s, p, phase, d) < 0) return -1;
-    for (size_t i = 0; i < rf->nrecs; i++) {
-        const struct rec *r = &rf->recs[i];
-        if (r->phase != phase) continue;
-        if (!is_length(p, r->max_tokens)) {
+    if ((rc = native_settings(c, native_decode_rules,
+                              sizeof native_decode_rules / sizeof native_decode_rules[0])) < 0 ||
+        (rc = native_lengths(c, p)) < 0)
+        return rc;
+    p->repeats = native_long(s->settings, "repeats", -1);
+    if (!(p->prompt = src_dup(native_str(s->settings, "prompt"))) &&
+        native_str(s->settings, "prompt"))
+        return native_nomem(c);
+    for (size_t i = 0; i < c->rf->nrecs; i++) {
+        const struct rfile_rec *r = &c->rf->recs[i];
+        if (r->phase != c->phase) continue;
+        if (!native_is_length(p, r->max_tokens)) {
             stray++;
             continue;
         }
-        if (count(&p->tally, rf, r, d) < 0) return -1;
+        if ((rc = native_count(c, &p->tally, r)) < 0) return rc;
         if (!r->ok) continue;
         if (r->completion_tokens == RFILE_NONE) p->unverified = true;
         if (src_push(&p->tokens, &n_t, &cap_t, r->max_tokens) < 0 ||
-            src_push(&p->walls, &p->n, &cap_w, wall_of(s, r)) < 0)
-            return oom(d);
+            src_push(&p->walls, &p->n, &cap_w, native_wall(s, r)) < 0)
+            return native_nomem(c);
     }
     if (stray)
-        diag_warn(d, "%s: %zu decode records asked for a length not in settings.lengths; left out",
-                  rf->path, stray);
+        warnings_add(c->w,
+                     "%s: %zu decode records asked for a length not in settings.lengths; left out",
+                     c->rf->path, stray);
     if (p->unverified)
-        diag_warn(d,
-                  "%s: some decode replies carried no token count; their lengths are not "
-                  "verified",
-                  rf->path);
+        warnings_add(c->w,
+                     "%s: some decode replies carried no token count; their lengths are not "
+                     "verified",
+                     c->rf->path);
     return 0;
 }
 
+/* ---- sweep ---- */
+
 /* Per-batch sums of a sweep in batch mode (batch indices are small and dense). */
-struct batch_acc {
+struct native_batch {
     int64_t first, last; /* earliest start, latest end (microseconds as measured) */
     double tokens;
-    long n;
+    long n, failed;
 };
 
 /* A record's batch index; a record without one belongs to batch 0. */
-static int64_t batch_of(const struct rec *r) {
+static int64_t native_batch_of(const struct rfile_rec *r) {
     return r->batch < 0 ? 0 : r->batch;
 }
 
-static int sweep_batches(const struct rfile *rf, struct src *s, struct level_part *p,
-                         uint32_t phase, struct diag *d) {
-    int64_t maxb = -1;
-    for (size_t i = 0; i < rf->nrecs; i++)
-        if (rf->recs[i].phase == phase && batch_of(&rf->recs[i]) > maxb)
-            maxb = batch_of(&rf->recs[i]);
-    if (maxb < 0) return 0;
-    if (maxb >= MAX_BATCHES)
-        return diag_error(d, "%s: batch index %lld is too large", rf->path, (long long)maxb);
-    struct batch_acc *acc = calloc((size_t)maxb + 1, sizeof *acc);
-    if (!acc) return oom(d);
-    for (size_t i = 0; i < rf->nrecs; i++) {
-        const struct rec *r = &rf->recs[i];
-        if (r->phase != phase) continue;
-        struct batch_acc *a = &acc[batch_of(r)];
+static struct native_batch *native_batch_sums(struct native_ctx *c, int64_t *maxb) {
+    *maxb = -1;
+    for (size_t i = 0; i < c->rf->nrecs; i++)
+        if (c->rf->recs[i].phase == c->phase && native_batch_of(&c->rf->recs[i]) > *maxb)
+            *maxb = native_batch_of(&c->rf->recs[i]);
+    if (*maxb < 0 || *maxb >= NATIVE_MAX_BATCHES) return NULL;
+    struct native_batch *acc = calloc((size_t)*maxb + 1, sizeof *acc);
+    for (size_t i = 0; acc && i < c->rf->nrecs; i++) {
+        const struct rfile_rec *r = &c->rf->recs[i];
+        if (r->phase != c->phase) continue;
+        struct native_batch *a = &acc[native_batch_of(r)];
         if (!a->n || r->t_start_us < a->first) a->first = r->t_start_us;
         if (!a->n || r->t_end_us > a->last) a->last = r->t_end_us;
         a->n++;
+        a->failed += !r->ok;
         if (r->ok) a->tokens += r->completion_tokens > 0 ? r->completion_tokens : 0;
     }
-    size_t cap = 0, short_batches = 0;
+    return acc;
+}
+
+/* Batch mode: each complete batch without a failure gives one throughput. */
+static int native_batches(struct native_ctx *c, struct src_level *p) {
+    int64_t maxb;
+    struct native_batch *acc = native_batch_sums(c, &maxb);
+    if (maxb >= NATIVE_MAX_BATCHES)
+        return buf_fail(c->err, NATIVE_ERR_INPUT, "%s: batch index %lld is too large", c->rf->path,
+                        (long long)maxb);
+    if (maxb < 0) return 0;
+    if (!acc) return native_nomem(c);
+    size_t cap = 0, capw = 0, nw = 0;
     int rc = 0;
     for (int64_t b = 0; b <= maxb && !rc; b++) {
-        const struct batch_acc *a = &acc[b];
+        const struct native_batch *a = &acc[b];
         if (!a->n) continue;
+        p->batches++;
         if (a->n < p->c || a->last == a->first) {
-            short_batches++;
-            continue;
+            p->batches_short++;
+        } else if (a->failed) {
+            p->batches_failed++;
+        } else {
+            double wall = (double)(a->last - a->first) * c->s->time_scale / 1e6;
+            if (src_push(&p->tps, &p->nb, &cap, a->tokens / wall) < 0 ||
+                src_push(&p->bwall, &nw, &capw, wall) < 0)
+                rc = native_nomem(c);
         }
-        double wall = (double)(a->last - a->first) * s->time_scale / 1e6;
-        rc = src_push(&p->tps, &p->nb, &cap, a->tokens / wall) < 0 ? oom(d) : 0;
     }
     free(acc);
-    if (short_batches)
-        diag_warn(d, "%s: %zu batches with fewer than %d requests (or no duration) left out",
-                  rf->path, short_batches, p->c);
+    if (p->batches_short)
+        warnings_add(c->w, "%s: %ld batches with fewer than %d requests (or no duration) left out",
+                     c->rf->path, p->batches_short, p->c);
     return rc;
 }
 
-static int sweep_window(const struct rfile *rf, struct src *s, struct level_part *p, uint32_t phase,
-                        struct diag *d) {
+/* Steady mode: the successful requests' tokens over the span of all requests. */
+static int native_window(struct native_ctx *c, struct src_level *p) {
     int64_t first = INT64_MAX, last = 0;
     double tokens = 0;
-    for (size_t i = 0; i < rf->nrecs; i++) {
-        const struct rec *r = &rf->recs[i];
-        if (r->phase != phase) continue;
+    size_t cap = 0, capw = 0, nw = 0;
+    for (size_t i = 0; i < c->rf->nrecs; i++) {
+        const struct rfile_rec *r = &c->rf->recs[i];
+        if (r->phase != c->phase) continue;
         if (r->t_start_us < first) first = r->t_start_us;
         if (r->t_end_us > last) last = r->t_end_us;
         if (r->ok && r->completion_tokens > 0) tokens += r->completion_tokens;
     }
     if (last <= first) return 0;
-    size_t cap = 0;
-    double wall = (double)(last - first) * s->time_scale / 1e6;
-    return src_push(&p->tps, &p->nb, &cap, tokens / wall) < 0 ? oom(d) : 0;
+    p->batches = 1;
+    double wall = (double)(last - first) * c->s->time_scale / 1e6;
+    if (src_push(&p->tps, &p->nb, &cap, tokens / wall) < 0 ||
+        src_push(&p->bwall, &nw, &capw, wall) < 0)
+        return native_nomem(c);
+    return 0;
 }
 
 /* The concurrency: settings.concurrency, else wrk.connections. */
-static int sweep_level(const struct rfile *rf, const struct src *s, struct diag *d) {
-    long c = long_of(s->settings, "concurrency", -1);
-    if (c < 1) {
-        c = long_of(cJSON_GetObjectItemCaseSensitive(rf->head, "wrk"), "connections", -1);
-        if (c < 1) return diag_error(d, "%s: no settings.concurrency", rf->path);
-        diag_warn(d, "%s: no settings.concurrency; wrk.connections (%ld) used", rf->path, c);
+static int native_concurrency(struct native_ctx *c, int *out) {
+    static const struct field_rule conn = {"connections", FIELD_INT, 1, 1e6};
+    long n = native_long(c->s->settings, "concurrency", -1);
+    if (n < 1) {
+        const cJSON *wrk = cJSON_GetObjectItemCaseSensitive(c->rf->head, "wrk");
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(wrk, "connections");
+        if (!v || cJSON_IsNull(v))
+            return buf_fail(c->err, NATIVE_ERR_INPUT, "%s: no settings.concurrency", c->rf->path);
+        int rc = field_check_value(v, &conn, c->rf->path, "wrk.connections", c->err);
+        if (rc < 0) return rc;
+        n = (long)v->valuedouble;
+        warnings_add(c->w, "%s: no settings.concurrency; wrk.connections (%ld) used", c->rf->path,
+                     n);
     }
-    if (c > 1000000) return diag_error(d, "%s: concurrency %ld is out of range", rf->path, c);
-    return (int)c;
+    *out = (int)n;
+    return 0;
 }
 
-static int build_sweep(const struct rfile *rf, struct src *s, uint32_t phase, struct diag *d) {
-    int c = sweep_level(rf, s, d);
-    if (c < 0) return -1;
-    struct level_part *p = calloc(1, sizeof *p);
-    if (!p) return oom(d);
-    s->levels = p;
-    s->nlevels = 1;
-    p->c = c;
-    p->max_tokens = long_of(s->settings, "max_tokens", -1);
-    const char *mode = str_of(s->settings, "mode");
-    p->steady = mode && strcmp(mode, "steady") == 0;
-    if (mode && !p->steady && strcmp(mode, "batch") != 0)
-        return diag_error(d, "%s: unknown sweep mode \"%s\"", rf->path, mode);
+/* The successful requests on the wall clock, and the level's window. */
+static int native_spans(struct native_ctx *c, struct src_level *p, const struct rfile_rec *r) {
+    if (r->wall_start_us < 0) return 0;
+    double start = (double)r->wall_start_us / 1e6;
+    double end = start + (double)(r->t_end_us - r->t_start_us) / 1e6;
+    if (p->wall_first == 0 || start < p->wall_first) p->wall_first = start;
+    if (end > p->wall_last) p->wall_last = end;
+    if (!r->ok || r->completion_tokens <= 0) return 0;
+    if ((p->nspans & (p->nspans - 1)) == 0) { /* grows at powers of two */
+        struct src_span *sp = realloc(p->spans, (p->nspans ? 2 * p->nspans : 1) * sizeof *sp);
+        if (!sp) return native_nomem(c);
+        p->spans = sp;
+    }
+    p->spans[p->nspans++] = (struct src_span){start, end, r->completion_tokens};
+    return 0;
+}
+
+static int native_level_records(struct native_ctx *c, struct src_level *p) {
     size_t cap = 0;
-    for (size_t i = 0; i < rf->nrecs; i++) {
-        const struct rec *r = &rf->recs[i];
-        if (r->phase != phase) continue;
-        if (count(&p->tally, rf, r, d) < 0) return -1;
+    int rc;
+    for (size_t i = 0; i < c->rf->nrecs; i++) {
+        const struct rfile_rec *r = &c->rf->recs[i];
+        if (r->phase != c->phase) continue;
+        if ((rc = native_count(c, &p->tally, r)) < 0 || (rc = native_spans(c, p, r)) < 0) return rc;
         if (!r->ok) continue;
         if (r->completion_tokens == RFILE_NONE) p->no_counts = true;
-        if (src_push(&p->lat, &p->nlat, &cap, wall_of(s, r)) < 0) return oom(d);
+        if (src_push(&p->lat, &p->nlat, &cap, native_wall(c->s, r)) < 0) return native_nomem(c);
     }
-    if (p->no_counts) {
-        diag_warn(d, "%s: replies carried no token counts: no throughput for c%d", rf->path, c);
-        return 0;
-    }
-    return p->steady ? sweep_window(rf, s, p, phase, d) : sweep_batches(rf, s, p, phase, d);
+    return 0;
 }
 
-static int add_kind(struct quiz_part *q, const char *kind, bool correct) {
+static int native_sweep(struct native_ctx *c) {
+    struct src *s = c->s;
+    int conc = 0, rc;
+    if ((rc = native_settings(c, native_sweep_rules,
+                              sizeof native_sweep_rules / sizeof native_sweep_rules[0])) < 0 ||
+        (rc = native_concurrency(c, &conc)) < 0)
+        return rc;
+    struct src_level *p = calloc(1, sizeof *p);
+    if (!p) return native_nomem(c);
+    s->levels = p;
+    s->nlevels = 1;
+    p->c = conc;
+    p->max_tokens = native_long(s->settings, "max_tokens", -1);
+    const char *mode = native_str(s->settings, "mode");
+    p->steady = mode && strcmp(mode, "steady") == 0;
+    if (mode && !p->steady && strcmp(mode, "batch") != 0)
+        return buf_fail(c->err, NATIVE_ERR_INPUT,
+                        "%s: settings.mode: \"%.40s\" is not batch or steady", c->rf->path, mode);
+    if ((rc = native_level_records(c, p)) < 0) return rc;
+    if (p->no_counts) {
+        warnings_add(c->w, "%s: replies carried no token counts: no throughput for c%d",
+                     c->rf->path, conc);
+        return 0;
+    }
+    return p->steady ? native_window(c, p) : native_batches(c, p);
+}
+
+/* ---- quiz ---- */
+
+static int native_kind(struct src_quiz *q, const char *kind, bool answered, bool correct) {
     size_t i = 0;
     while (i < q->nkinds && strcmp(q->kinds[i].kind, kind) != 0) i++;
     if (i == q->nkinds) {
-        struct kind_score *k = realloc(q->kinds, (q->nkinds + 1) * sizeof *k);
+        struct src_kind_score *k = realloc(q->kinds, (q->nkinds + 1) * sizeof *k);
         if (!k) return -1;
         q->kinds = k;
-        k[i] = (struct kind_score){strdup(kind), 0, 0};
+        k[i] = (struct src_kind_score){strdup(kind), 0, 0, 0};
         if (!k[i].kind) return -1;
         q->nkinds++;
     }
     q->kinds[i].total++;
+    q->kinds[i].answered += answered;
     q->kinds[i].correct += correct;
+    q->answered += answered;
     q->correct += correct;
     return 0;
 }
 
-static bool seen_question(const struct quiz_part *q, const char *id) {
+static bool native_seen(const struct src_quiz *q, const char *id) {
     for (size_t i = 0; i < q->n; i++)
         if (strcmp(q->items[i].id, id) == 0) return true;
     return false;
 }
 
 /* One quiz record into q; *skipped counts records without a question id or repeated. */
-static int quiz_record(const struct rfile *rf, const struct rec *r, struct quiz_part *q,
-                       size_t *skipped, size_t *nocorrect) {
+static int native_question(const struct rfile *rf, const struct rfile_rec *r, struct src_quiz *q,
+                           size_t *skipped, size_t *nocorrect) {
     const char *id = rfile_str(rf, r->question), *kind = rfile_str(rf, r->kind);
-    if (!id || seen_question(q, id)) {
+    if (!id || native_seen(q, id)) {
         (*skipped)++;
         return 0;
     }
-    struct quiz_item *it = &q->items[q->n++];
+    struct src_quiz_item *it = &q->items[q->n++];
     memset(it, 0, sizeof *it);
     it->correct = r->ok && r->correct == 1;
     if (r->ok && r->correct < 0) (*nocorrect)++;
@@ -308,66 +470,91 @@ static int quiz_record(const struct rfile *rf, const struct rec *r, struct quiz_
     it->expected = src_dup(rfile_text(rf, r->answer));
     it->text = r->ok ? strdup(rfile_text(rf, r->text) ? rfile_text(rf, r->text) : "") : NULL;
     it->error = r->ok ? NULL : strdup(rfile_str(rf, r->error) ? rfile_str(rf, r->error) : "error");
-    if (!it->id || !it->kind || (r->ok ? !it->text : !it->error)) return -1;
-    return add_kind(q, it->kind, it->correct);
+    if (!it->id || !it->kind || (r->ok ? !it->text : !it->error) ||
+        (rfile_text(rf, r->answer) && !it->expected))
+        return -1;
+    return native_kind(q, it->kind, r->ok, it->correct);
 }
 
-static int build_quiz(const struct rfile *rf, struct src *s, uint32_t phase, struct diag *d) {
-    struct quiz_part *q = calloc(1, sizeof *q);
-    if (!q) return oom(d);
-    s->quiz = q;
-    q->name = src_dup(str_of(s->settings, "quiz"));
-    q->sha = src_dup(str_of(s->settings, "quiz_sha256"));
-    q->max_tokens = long_of(s->settings, "max_tokens", -1);
-    if (!(q->items = calloc(rf->nrecs ? rf->nrecs : 1, sizeof *q->items))) return oom(d);
-    size_t skipped = 0, nocorrect = 0;
-    for (size_t i = 0; i < rf->nrecs; i++) {
-        const struct rec *r = &rf->recs[i];
-        if (r->phase != phase) continue;
-        if (count(&q->tally, rf, r, d) < 0) return -1;
-        if (quiz_record(rf, r, q, &skipped, &nocorrect) < 0) return oom(d);
-    }
-    q->questions = long_of(s->settings, "questions", (long)q->n);
+static void native_quiz_warnings(struct native_ctx *c, const struct src_quiz *q, size_t skipped,
+                                 size_t nocorrect) {
+    const char *path = c->rf->path;
     if (skipped)
-        diag_warn(d, "%s: %zu quiz records without a question id or repeating one; left out",
-                  rf->path, skipped);
+        warnings_add(c->w, "%s: %zu quiz records without a question id or repeating one; left out",
+                     path, skipped);
     if (nocorrect)
-        diag_warn(d, "%s: %zu quiz replies do not say whether they were correct; counted wrong",
-                  rf->path, nocorrect);
+        warnings_add(c->w,
+                     "%s: %zu quiz replies do not say whether they were correct; counted wrong",
+                     path, nocorrect);
     if ((long)q->n < q->questions)
-        diag_warn(d, "%s: %zu of %ld questions have a reply or failure recorded", rf->path, q->n,
-                  q->questions);
+        warnings_add(c->w, "%s: %zu of %ld questions have a reply or failure recorded", path, q->n,
+                     q->questions);
+}
+
+static int native_quiz(struct native_ctx *c) {
+    struct src *s = c->s;
+    int rc;
+    if ((rc = native_settings(c, native_quiz_rules,
+                              sizeof native_quiz_rules / sizeof native_quiz_rules[0])) < 0)
+        return rc;
+    struct src_quiz *q = calloc(1, sizeof *q);
+    if (!q) return native_nomem(c);
+    s->quiz = q;
+    q->name = src_dup(native_str(s->settings, "quiz"));
+    q->sha = src_dup(native_str(s->settings, "quiz_sha256"));
+    if ((native_str(s->settings, "quiz") && !q->name) ||
+        (native_str(s->settings, "quiz_sha256") && !q->sha) ||
+        !(q->items = calloc(c->rf->nrecs ? c->rf->nrecs : 1, sizeof *q->items)))
+        return native_nomem(c);
+    size_t skipped = 0, nocorrect = 0;
+    for (size_t i = 0; i < c->rf->nrecs; i++) {
+        const struct rfile_rec *r = &c->rf->recs[i];
+        if (r->phase != c->phase) continue;
+        if ((rc = native_count(c, &q->tally, r)) < 0) return rc;
+        if (native_question(c->rf, r, q, &skipped, &nocorrect) < 0) return native_nomem(c);
+    }
+    q->questions = native_long(s->settings, "questions", (long)q->n);
+    native_quiz_warnings(c, q, skipped, nocorrect);
     return 0;
 }
 
-int native_src(const struct rfile *rf, struct src *out, struct diag *d) {
-    memset(out, 0, sizeof *out);
-    if (!(out->path = strdup(rf->path))) return oom(d);
-    if (read_head(rf, out, d) < 0) return -1;
-    if (rf->cut_tail)
-        diag_warn(d,
-                  "%s: the last line was incomplete (the run was killed while writing it); "
-                  "left out",
-                  rf->path);
+/* ---- the file ---- */
+
+/* The string id of name in rf, or UINT32_MAX when no record has it. */
+static uint32_t native_phase(const struct rfile *rf, const char *name) {
+    for (uint32_t id = 1; id <= rf->strs.n; id++)
+        if (strcmp(rfile_str(rf, id), name) == 0) return id;
+    return UINT32_MAX;
+}
+
+int native_src(const struct rfile *rf, struct src *out, struct warnings *w, struct buf *err) {
     static const struct {
         const char *scenario;
-        int (*build)(const struct rfile *, struct src *, uint32_t, struct diag *);
-    } kinds[] = {{"decode", build_decode}, {"sweep", build_sweep}, {"quiz", build_quiz}};
+        int (*build)(struct native_ctx *);
+    } kinds[] = {{"decode", native_decode}, {"sweep", native_sweep}, {"quiz", native_quiz}};
+    struct native_ctx c = {.rf = rf, .s = out, .w = w, .err = err};
+    memset(out, 0, sizeof *out);
+    if (!(out->path = strdup(rf->path))) return native_nomem(&c);
+    int rc = native_head(&c);
+    if (rc < 0) return rc;
+    if (rf->cut_tail)
+        warnings_add(w,
+                     "%s: the last line was incomplete (the run was killed while writing it); "
+                     "left out",
+                     rf->path);
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         if (strcmp(out->scenario, kinds[i].scenario) != 0) continue;
-        uint32_t phase = 0;
-        for (uint32_t id = 1; id <= rf->strs.n; id++)
-            if (strcmp(rfile_str(rf, id), kinds[i].scenario) == 0) phase = id;
+        c.phase = native_phase(rf, kinds[i].scenario);
         size_t other = 0;
-        for (size_t k = 0; k < rf->nrecs; k++) other += rf->recs[k].phase != phase;
+        for (size_t k = 0; k < rf->nrecs; k++) other += rf->recs[k].phase != c.phase;
         if (other)
-            diag_warn(d, "%s: %zu records of other phases than \"%s\" left out", rf->path, other,
-                      kinds[i].scenario);
-        return kinds[i].build(rf, out, phase ? phase : UINT32_MAX, d);
+            warnings_add(w, "%s: %zu records of other phases than \"%s\" left out", rf->path, other,
+                         kinds[i].scenario);
+        return kinds[i].build(&c);
     }
-    diag_warn(d,
-              "%s: scenario \"%s\" has no comparison (only decode, sweep and quiz have); "
-              "left out",
-              rf->path, out->scenario);
+    warnings_add(w,
+                 "%s: scenario \"%s\" has no comparison (only decode, sweep and quiz have); "
+                 "left out",
+                 rf->path, out->scenario);
     return 0;
 }

@@ -1,14 +1,19 @@
 /* out_csv: the comparison as one CSV table (RFC 4180 quoting), a row per
  * measurement: measurement, baseline, candidate, ratio, the three intervals,
- * the totals of counts, and a note (why a value is missing). Then the
- * identical answers, McNemar's counts and p, and one row per disagreement. */
+ * each side's requests (ok, sent), the totals of counts (questions answered),
+ * and a note (why a value or an interval is missing). Then the identical
+ * answers, McNemar's counts and p, and one row per disagreement. The warnings
+ * come first, as comment lines ("# warning: ..."). Every field from a file is
+ * escaped (esc_csv). */
 #ifndef SM_OUT_CSV_H
 #define SM_OUT_CSV_H
 
 #include "buf.h"
 #include "cmp.h"
+#include "warnings.h"
 
 /* Appends the table to out; returns BUF_OK or a buf error. */
-__attribute__((warn_unused_result)) int out_csv(const struct cmp *m, struct buf *out);
+__attribute__((warn_unused_result)) int out_csv_render(const struct cmp *m,
+                                                       const struct warnings *w, struct buf *out);
 
 #endif

@@ -1,7 +1,8 @@
 /* out_svg: a chart of the main measurements, readable without the table: per
  * measurement one bar per side (scaled to the larger of the two, with the
  * 95% interval as a whisker where there is one), the values, and the ratio
- * candidate / baseline. Hand-written SVG 1.1, no scripts, no external files. */
+ * candidate / baseline. Hand-written SVG 1.1, no scripts, no external files;
+ * every text escaped for XML (esc_xml). */
 #ifndef SM_OUT_SVG_H
 #define SM_OUT_SVG_H
 
@@ -9,6 +10,6 @@
 #include "cmp.h"
 
 /* Appends the SVG document to out; returns BUF_OK or a buf error. */
-__attribute__((warn_unused_result)) int out_svg(const struct cmp *m, struct buf *out);
+__attribute__((warn_unused_result)) int out_svg_render(const struct cmp *m, struct buf *out);
 
 #endif

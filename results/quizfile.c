@@ -8,68 +8,76 @@
 #include "quiz.h"
 #include "rfile.h"
 
-static char *dup_field(const cJSON *o, const char *name) {
+static char *quizfile_field(const cJSON *o, const char *name) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
     return cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
 }
 
-static int read_question(const cJSON *o, struct quizfile_question *q, const char *path, size_t i,
-                         struct diag *d) {
-    char *pattern = dup_field(o, "pattern");
-    q->id = dup_field(o, "id");
-    q->kind = dup_field(o, "kind");
-    q->answer = dup_field(o, "answer");
+static int quizfile_question(const cJSON *o, struct quizfile_question *q, const char *path,
+                             size_t i, struct buf *err) {
+    char *pattern = quizfile_field(o, "pattern");
+    q->id = quizfile_field(o, "id");
+    q->kind = quizfile_field(o, "kind");
+    q->answer = quizfile_field(o, "answer");
     if (!q->id || !q->answer || !pattern) {
         free(pattern);
-        return diag_error(d, "%s: question %zu needs the strings id, answer and pattern", path,
-                          i + 1);
+        return buf_fail(err, QUIZFILE_ERR_INPUT,
+                        "%s: question %zu needs the strings id, answer and pattern", path, i + 1);
     }
     struct buf why;
     buf_init(&why, 256);
     int rc = quiz_re_compile(pattern, strlen(pattern), &q->re, &why);
     free(pattern);
     if (rc == QUIZ_ERR_NOMEM)
-        diag_error(d, "out of memory");
+        rc = buf_fail(err, QUIZFILE_ERR_NOMEM, "out of memory");
     else if (rc)
-        diag_error(d, "%s: question %s: bad pattern at %s", path, q->id, buf_str(&why));
+        rc = buf_fail(err, QUIZFILE_ERR_INPUT, "%s: question %s: bad pattern at %s", path, q->id,
+                      buf_str(&why));
     buf_free(&why);
-    return rc ? -1 : 0;
+    return rc;
 }
 
-int quizfile_read(const char *path, struct quizfile **out, struct diag *d) {
-    struct rmap m = {0};
+int quizfile_read(const char *path, struct quizfile **out, struct buf *err) {
+    struct rfile_map m = {0};
     cJSON *doc = NULL;
+    int rc = QUIZFILE_ERR_NOMEM;
     struct quizfile *qz = calloc(1, sizeof *qz);
+    *out = NULL;
     if (!qz || !(qz->path = strdup(path))) {
-        diag_error(d, "out of memory");
-        goto fail;
+        rc = buf_fail(err, QUIZFILE_ERR_NOMEM, "out of memory");
+        goto done;
     }
-    if (rfile_map(path, &m, d) < 0) goto fail;
+    if (rfile_map_open(path, &m, err) < 0) {
+        rc = QUIZFILE_ERR_READ;
+        goto done;
+    }
     doc = cJSON_ParseWithLength(m.data ? m.data : "", m.len);
     const cJSON *qs = cJSON_GetObjectItemCaseSensitive(doc, "questions");
     if (!cJSON_IsArray(qs)) {
-        diag_error(d, "%s: not a quiz file (no \"questions\" array)", path);
-        goto fail;
+        rc =
+            buf_fail(err, QUIZFILE_ERR_INPUT, "%s: not a quiz file (no \"questions\" array)", path);
+        goto done;
     }
     size_t n = (size_t)cJSON_GetArraySize(qs);
     if (!(qz->q = calloc(n ? n : 1, sizeof *qz->q))) {
-        diag_error(d, "out of memory");
-        goto fail;
+        rc = buf_fail(err, QUIZFILE_ERR_NOMEM, "out of memory");
+        goto done;
     }
     const cJSON *o;
+    rc = QUIZFILE_OK;
     cJSON_ArrayForEach(o, qs) {
         struct quizfile_question *q = &qz->q[qz->n++];
-        if (read_question(o, q, path, qz->n - 1, d) < 0) goto fail;
+        if ((rc = quizfile_question(o, q, path, qz->n - 1, err)) < 0) break;
     }
+done:
     cJSON_Delete(doc);
-    rfile_unmap(&m);
+    rfile_map_close(&m);
+    if (rc < 0) {
+        quizfile_free(qz);
+        return rc;
+    }
     *out = qz;
-    return 0;
-fail:
-    cJSON_Delete(doc);
-    rfile_unmap(&m);
-    quizfile_free(qz);
-    return -1;
+    return QUIZFILE_OK;
 }
 
 void quizfile_free(struct quizfile *qz) {

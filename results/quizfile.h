@@ -12,9 +12,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "diag.h"
+#include "buf.h"
 
 struct quiz_re;
+
+enum quizfile_err {
+    QUIZFILE_OK = 0,
+    QUIZFILE_ERR_NOMEM = -1,
+    QUIZFILE_ERR_READ = -2,
+    QUIZFILE_ERR_INPUT = -3
+};
 
 struct quizfile_question {
     char *id, *kind, *answer; /* owned */
@@ -27,9 +34,11 @@ struct quizfile {
     size_t n;
 };
 
-/* Reads and compiles the quiz at path; the caller frees it with quizfile_free. */
+/* Reads and compiles the quiz at path; the caller frees *out with
+ * quizfile_free. Returns 0, or a negative enum quizfile_err with one line
+ * naming the file in err. */
 __attribute__((warn_unused_result)) int quizfile_read(const char *path, struct quizfile **out,
-                                                      struct diag *d);
+                                                      struct buf *err);
 void quizfile_free(struct quizfile *qz);
 /* The question with this id, or NULL. */
 const struct quizfile_question *quizfile_find(const struct quizfile *qz, const char *id);

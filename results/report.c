@@ -8,11 +8,12 @@
 
 #include "fmt.h"
 
-#define REPLY_CELL 60  /* bytes of a reply shown in a table */
-#define RIGHT_1_3  0xe /* columns 1 to 3 right-aligned */
+#define REPORT_REPLY   60   /* bytes of a reply shown in a table */
+#define REPORT_RIGHT13 0xe  /* columns 1 to 3 right-aligned */
+#define REPORT_RIGHT15 0x3e /* columns 1 to 5 right-aligned */
 
-static struct block *add_block(struct report *r, enum block_kind kind) {
-    struct block *b = realloc(r->blocks, (r->n + 1) * sizeof *b);
+static struct report_block *report_add(struct report *r, enum report_kind kind) {
+    struct report_block *b = realloc(r->blocks, (r->n + 1) * sizeof *b);
     if (!b) return NULL;
     r->blocks = b;
     b = &b[r->n++];
@@ -21,9 +22,9 @@ static struct block *add_block(struct report *r, enum block_kind kind) {
     return b;
 }
 
-__attribute__((format(printf, 3, 4))) static int add_text(struct report *r, enum block_kind kind,
-                                                          const char *fmt, ...) {
-    struct block *b = add_block(r, kind);
+__attribute__((format(printf, 3, 4))) static int
+report_text(struct report *r, enum report_kind kind, const char *fmt, ...) {
+    struct report_block *b = report_add(r, kind);
     if (!b) return -1;
     va_list ap;
     va_start(ap, fmt);
@@ -37,9 +38,9 @@ __attribute__((format(printf, 3, 4))) static int add_text(struct report *r, enum
 }
 
 /* Starts a table with the given header (ncols strings). */
-static struct block *table(struct report *r, unsigned right, size_t ncols,
-                           const char *const *head) {
-    struct block *b = add_block(r, BLOCK_TABLE);
+static struct report_block *report_table(struct report *r, unsigned right, size_t ncols,
+                                         const char *const *head) {
+    struct report_block *b = report_add(r, REPORT_TABLE);
     if (!b) return NULL;
     b->ncols = ncols;
     b->right = right;
@@ -50,7 +51,7 @@ static struct block *table(struct report *r, unsigned right, size_t ncols,
     return b;
 }
 
-static int table_row(struct block *b, const char *const *cells) {
+static int report_row(struct report_block *b, const char *const *cells) {
     char **c = realloc(b->cells, (b->nrows + 1) * b->ncols * sizeof *c);
     if (!c) return -1;
     b->cells = c;
@@ -63,110 +64,150 @@ static int table_row(struct block *b, const char *const *cells) {
 }
 
 /* One line per row of group g that misses a value, with the reasons. */
-static int why_items(struct report *r, const struct cmp *m, enum row_group g) {
+static int report_why(struct report *r, const struct cmp *m, enum cmp_group g) {
     for (size_t i = 0; i < m->nrows; i++) {
-        const struct row *w = &m->rows[i];
+        const struct cmp_row *w = &m->rows[i];
         if (w->group != g || (w->b.ok && w->c.ok)) continue;
         int rc;
         if (!w->b.ok && !w->c.ok)
-            rc = add_text(r, BLOCK_ITEM, "%s: n/a, %s; %s", w->name, w->b.why, w->c.why);
+            rc = report_text(r, REPORT_ITEM, "%s: n/a, %s; %s", w->name, w->b.why, w->c.why);
         else
-            rc = add_text(r, BLOCK_ITEM, "%s, %s: n/a, %s", w->name, w->b.ok ? m->cname : m->bname,
-                          w->b.ok ? w->c.why : w->b.why);
+            rc = report_text(r, REPORT_ITEM, "%s, %s: n/a, %s", w->name,
+                             w->b.ok ? m->cname : m->bname, w->b.ok ? w->c.why : w->b.why);
         if (rc < 0) return -1;
     }
     return 0;
 }
 
-/* A table of the rows of group g: name, both values, ratio. */
-static int rows_table(struct report *r, const struct cmp *m, enum row_group g) {
-    const char *head[] = {"measurement", m->bname, m->cname, "ratio"};
-    struct block *t = table(r, RIGHT_1_3, 4, head);
+/* A table of the rows of group g: name, both values, ratio, each side's
+ * requests (when a row of the group rests on requests). */
+static int report_rows(struct report *r, const struct cmp *m, enum cmp_group g) {
+    char okb[200], okc[200];
+    bool counts = false;
+    for (size_t i = 0; i < m->nrows; i++)
+        counts |= m->rows[i].group == g && (m->rows[i].tb || m->rows[i].tc);
+    snprintf(okb, sizeof okb, "%s ok/sent", m->bname);
+    snprintf(okc, sizeof okc, "%s ok/sent", m->cname);
+    const char *head[] = {"measurement", m->bname, m->cname, "ratio", okb, okc};
+    struct report_block *t = report_table(r, REPORT_RIGHT15, counts ? 6 : 4, head);
     if (!t) return -1;
     for (size_t i = 0; i < m->nrows; i++) {
-        const struct row *w = &m->rows[i];
+        const struct cmp_row *w = &m->rows[i];
         if (w->group != g) continue;
-        char b[FMT_CELL], c[FMT_CELL], q[FMT_CELL];
-        fmt_val(w, &w->b, w->b_total, b, sizeof b);
-        fmt_val(w, &w->c, w->c_total, c, sizeof c);
+        char b[FMT_CELL], c[FMT_CELL], q[FMT_CELL], nb[64], nc[64];
+        fmt_val(w, &w->b, w->b_total, w->b_unanswered, b, sizeof b);
+        fmt_val(w, &w->c, w->c_total, w->c_unanswered, c, sizeof c);
         fmt_ratio(w, q, sizeof q);
-        const char *cells[] = {w->name, b, c, q};
-        if (table_row(t, cells) < 0) return -1;
+        fmt_requests(w->tb, nb, sizeof nb);
+        fmt_requests(w->tc, nc, sizeof nc);
+        const char *cells[] = {w->name, b, c, q, nb, nc};
+        if (report_row(t, cells) < 0) return -1;
     }
     return 0;
 }
 
-static bool group_has_value(const struct cmp *m, enum row_group g) {
+static bool report_group_has_value(const struct cmp *m, enum cmp_group g) {
     for (size_t i = 0; i < m->nrows; i++)
         if (m->rows[i].group == g && (m->rows[i].b.ok || m->rows[i].c.ok)) return true;
     return false;
 }
 
-static bool group_has_rows(const struct cmp *m, enum row_group g) {
+static bool report_group_has_rows(const struct cmp *m, enum cmp_group g) {
     for (size_t i = 0; i < m->nrows; i++)
         if (m->rows[i].group == g) return true;
     return false;
 }
 
-static int main_table(struct report *r, const struct cmp *m) {
-    if (add_text(r, BLOCK_TITLE,
-                 "sm-compare: baseline %s, candidate %s (ratios are candidate / "
-                 "baseline)",
-                 m->bname, m->cname) < 0)
-        return -1;
-    if (m->scale_note[0] && add_text(r, BLOCK_PARA, "%s", m->scale_note) < 0) return -1;
-    if (rows_table(r, m, ROW_MAIN) < 0) return -1;
-    if (m->have_quiz) {
-        if (add_text(r, BLOCK_PARA, "identical answers: %ld/%ld", m->identical, m->qtotal) < 0)
-            return -1;
-    } else if (add_text(r, BLOCK_PARA, "identical answers: n/a, %s", m->quiz_why) < 0) {
-        return -1;
-    }
-    return why_items(r, m, ROW_MAIN);
+static int report_identical(struct report *r, const struct cmp *m) {
+    const struct qcmp *q = &m->quiz;
+    if (!q->have) return report_text(r, REPORT_PARA, "identical answers: n/a, %s", q->why);
+    if (q->both == q->asked)
+        return report_text(r, REPORT_PARA, "identical answers: %ld/%ld", q->identical, q->both);
+    return report_text(r, REPORT_PARA,
+                       "identical answers: %ld/%ld of the questions both sides answered (%ld "
+                       "asked)",
+                       q->identical, q->both, q->asked);
 }
 
-static int intervals(struct report *r, const struct cmp *m) {
-    long fewest = m->opts.resamples;
+static int report_main(struct report *r, const struct cmp *m) {
+    if (report_text(r, REPORT_TITLE,
+                    "sm-compare: baseline %s, candidate %s (ratios are candidate / baseline)",
+                    m->bname, m->cname) < 0)
+        return -1;
+    if (m->scale_note[0] && report_text(r, REPORT_PARA, "%s", m->scale_note) < 0) return -1;
+    if (report_rows(r, m, CMP_MAIN) < 0 || report_identical(r, m) < 0) return -1;
+    return report_why(r, m, CMP_MAIN);
+}
+
+/* ---- intervals ---- */
+
+/* Whether a row's intervals are worth a line: one exists, or a sample is too small. */
+static bool report_has_interval(const struct cmp_row *w) {
+    const struct interval *cis[] = {&w->ci_b, &w->ci_c, &w->ci_r};
     bool any = false;
+    for (int k = 0; k < 3; k++) any |= cis[k]->ok || strncmp(cis[k]->why, "n = ", 4) == 0;
+    return w->method != NULL && (w->b.ok || w->c.ok) && any;
+}
+
+static int report_interval_rows(struct report_block *t, const struct cmp *m) {
     for (size_t i = 0; i < m->nrows; i++) {
-        const struct row *w = &m->rows[i];
-        const struct ci *cs[] = {&w->ci_b, &w->ci_c, &w->ci_r};
-        for (int k = 0; k < 3; k++)
-            if (cs[k]->ok) {
-                any = true;
-                if (cs[k]->resamples < fewest) fewest = cs[k]->resamples;
-            }
+        const struct cmp_row *w = &m->rows[i];
+        if (!report_has_interval(w)) continue;
+        char b[FMT_CELL * 2], c[FMT_CELL * 2], q[FMT_CELL * 2], n[64];
+        int dec = w->decimals < 0 ? 2 : w->decimals;
+        fmt_interval(&w->ci_b, dec, b, sizeof b);
+        fmt_interval(&w->ci_c, dec, c, sizeof c);
+        fmt_interval(&w->ci_r, -1, q, sizeof q);
+        snprintf(n, sizeof n, "%zu, %zu", w->nb, w->nc);
+        const char *cells[] = {w->name, b, c, q, n};
+        if (report_row(t, cells) < 0) return -1;
     }
-    if (add_text(r, BLOCK_HEADING, "95%% intervals (bootstrap, %ld resamples, seed %llu)",
-                 m->opts.resamples, (unsigned long long)m->opts.seed) < 0)
-        return -1;
-    if (!any)
-        return add_text(r, BLOCK_PARA,
-                        "n/a: an interval needs two or more samples per side (decode walls of "
-                        "each length, batches of a level); compare.py files keep only medians.");
-    const char *head[] = {"measurement", m->bname, m->cname, "ratio"};
-    struct block *t = table(r, RIGHT_1_3, 4, head);
-    if (!t) return -1;
-    for (size_t i = 0; i < m->nrows; i++) {
-        const struct row *w = &m->rows[i];
-        if (!w->ci_b.ok && !w->ci_c.ok && !w->ci_r.ok) continue;
-        char b[FMT_CELL * 2], c[FMT_CELL * 2], q[FMT_CELL * 2];
-        fmt_ci(&w->ci_b, w->decimals, b, sizeof b);
-        fmt_ci(&w->ci_c, w->decimals, c, sizeof c);
-        fmt_ci(&w->ci_r, 2, q, sizeof q);
-        const char *cells[] = {w->name, b, c, q};
-        if (table_row(t, cells) < 0) return -1;
-    }
-    if (fewest < m->opts.resamples &&
-        add_text(r, BLOCK_PARA,
-                 "Samples of many thousand batches use fewer resamples (at least %ld).",
-                 fewest) < 0)
-        return -1;
     return 0;
 }
 
-static int decode_section(struct report *r, const struct cmp *m) {
-    if (!group_has_rows(m, ROW_DECODE)) return 0;
+static int report_methods(struct report *r, const struct cmp *m) {
+    const char *seen[8];
+    size_t n = 0;
+    for (size_t i = 0; i < m->nrows; i++) {
+        const struct cmp_row *w = &m->rows[i];
+        bool dup = false;
+        if (!report_has_interval(w) || w->group == CMP_COST) continue;
+        for (size_t k = 0; k < n; k++) dup |= seen[k] == w->method;
+        if (dup || n == sizeof seen / sizeof seen[0]) continue;
+        seen[n++] = w->method;
+        if (report_text(r, REPORT_ITEM, "%s: %s", w->load_c ? "load_cN_tokens_per_second" : w->name,
+                        w->method) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int report_intervals(struct report *r, const struct cmp *m) {
+    bool any = false, some = false;
+    for (size_t i = 0; i < m->nrows; i++) {
+        any |= report_has_interval(&m->rows[i]);
+        some |= m->rows[i].method && (m->rows[i].b.ok || m->rows[i].c.ok);
+    }
+    if (!some) return 0;
+    if (report_text(r, REPORT_HEADING, "95%% intervals") < 0) return -1;
+    if (!any)
+        return report_text(r, REPORT_PARA,
+                           "n/a: compare.py files keep only medians and batches timed through "
+                           "the aws CLI.");
+    const char *head[] = {"measurement", m->bname, m->cname, "ratio", "samples"};
+    struct report_block *t = report_table(r, REPORT_RIGHT13 | 0x10, 5, head);
+    if (!t || report_interval_rows(t, m) < 0) return -1;
+    if (report_text(r, REPORT_PARA,
+                    "Samples: replies of each length (decode), batches (load) per side. The "
+                    "methods (docs/compare.md):") < 0)
+        return -1;
+    return report_methods(r, m);
+}
+
+/* ---- decode, latency, cost ---- */
+
+static int report_decode(struct report *r, const struct cmp *m) {
+    if (!report_group_has_rows(m, CMP_DECODE)) return 0;
     const struct side_decode *dc = m->b->dec.have ? &m->b->dec : &m->c->dec;
     char lengths[200] = "";
     for (size_t i = 0, k = 0; i < dc->nlengths && k < sizeof lengths; i++)
@@ -175,37 +216,39 @@ static int decode_section(struct report *r, const struct cmp *m) {
                               : i + 1 == dc->nlengths ? " and "
                                                       : ", ",
                               dc->lengths[i]);
-    if (add_text(r, BLOCK_HEADING, "Decode (lengths %s)", lengths) < 0 ||
-        rows_table(r, m, ROW_DECODE) < 0 ||
-        add_text(r, BLOCK_PARA,
-                 "rate = (long - short) / (median wall long - median wall short); fixed cost = "
-                 "median wall short - short / rate.") < 0)
+    if (report_text(r, REPORT_HEADING, "Decode (lengths %s)", lengths) < 0 ||
+        report_rows(r, m, CMP_DECODE) < 0 ||
+        report_text(r, REPORT_PARA,
+                    "rate = (long - short) / (median wall long - median wall short); fixed cost = "
+                    "median wall short - short / rate.") < 0)
         return -1;
-    return why_items(r, m, ROW_DECODE);
+    return report_why(r, m, CMP_DECODE);
 }
 
-static int latency_section(struct report *r, const struct cmp *m) {
-    if (!group_has_rows(m, ROW_LATENCY)) return 0;
-    if (add_text(r, BLOCK_HEADING, "Latency per request (seconds)") < 0) return -1;
-    if (!group_has_value(m, ROW_LATENCY)) {
-        const struct row *w = NULL;
+static int report_latency(struct report *r, const struct cmp *m) {
+    if (!report_group_has_rows(m, CMP_LATENCY)) return 0;
+    if (report_text(r, REPORT_HEADING, "Latency per request (seconds)") < 0) return -1;
+    if (!report_group_has_value(m, CMP_LATENCY)) {
+        const struct cmp_row *w = NULL;
         for (size_t i = 0; i < m->nrows && !w; i++)
-            if (m->rows[i].group == ROW_LATENCY) w = &m->rows[i];
-        return add_text(r, BLOCK_PARA, "n/a: %s", w->b.why);
+            if (m->rows[i].group == CMP_LATENCY) w = &m->rows[i];
+        return report_text(r, REPORT_PARA, "n/a: %s", w->b.ok ? w->c.why : w->b.why);
     }
-    return rows_table(r, m, ROW_LATENCY) < 0 ? -1 : why_items(r, m, ROW_LATENCY);
+    return report_rows(r, m, CMP_LATENCY) < 0 ? -1 : report_why(r, m, CMP_LATENCY);
 }
 
-static int cost_section(struct report *r, const struct cmp *m) {
+static int report_cost(struct report *r, const struct cmp *m) {
     if (!m->opts.have_price) return 0;
-    if (add_text(r, BLOCK_HEADING, "Cost per million output tokens (USD %g per hour)",
-                 m->opts.price) < 0 ||
-        rows_table(r, m, ROW_COST) < 0)
+    if (report_text(r, REPORT_HEADING, "Cost per million output tokens (USD %g per hour)",
+                    m->opts.price) < 0 ||
+        report_rows(r, m, CMP_COST) < 0)
         return -1;
-    return why_items(r, m, ROW_COST);
+    return report_why(r, m, CMP_COST);
 }
 
-static void errors_text(const struct tally *t, char *out, size_t cap) {
+/* ---- requests and runs ---- */
+
+static void report_errors_text(const struct src_tally *t, char *out, size_t cap) {
     size_t k = 0;
     out[0] = '\0';
     for (size_t i = 0; i < t->nerrs && k < cap; i++) {
@@ -216,37 +259,39 @@ static void errors_text(const struct tally *t, char *out, size_t cap) {
     }
 }
 
-static int tally_row(struct block *t, const char *side, const char *what, const struct tally *ta) {
+static int report_tally(struct report_block *t, const char *side, const char *what,
+                        const struct src_tally *ta) {
     char sent[32], ok[32], failed[32], errs[600];
     snprintf(sent, sizeof sent, "%ld", ta->sent);
     snprintf(ok, sizeof ok, "%ld", ta->ok);
     snprintf(failed, sizeof failed, "%ld", ta->failed);
-    errors_text(ta, errs, sizeof errs);
+    report_errors_text(ta, errs, sizeof errs);
     const char *cells[] = {side, what, sent, ok, failed, errs};
-    return table_row(t, cells);
+    return report_row(t, cells);
 }
 
-static int requests_section(struct report *r, const struct cmp *m) {
+static int report_requests(struct report *r, const struct cmp *m) {
     const char *head[] = {"side", "measurement", "sent", "ok", "failed", "errors"};
-    if (add_text(r, BLOCK_HEADING, "Requests") < 0) return -1;
-    struct block *t = table(r, 0x1c, 6, head);
+    if (report_text(r, REPORT_HEADING, "Requests") < 0) return -1;
+    struct report_block *t = report_table(r, 0x1c, 6, head);
     if (!t) return -1;
     for (int k = 0; k < 2; k++) {
         const struct side *s = k ? m->c : m->b;
         const char *name = k ? m->cname : m->bname;
-        if (s->dec.have && tally_row(t, name, "decode", &s->dec.tally) < 0) return -1;
+        if (s->dec.have && report_tally(t, name, "decode", &s->dec.tally) < 0) return -1;
         for (size_t i = 0; i < s->nlv; i++) {
             char what[32];
             snprintf(what, sizeof what, "load c%d", s->lv[i].c);
-            if (tally_row(t, name, what, &s->lv[i].tally) < 0) return -1;
+            if (report_tally(t, name, what, &s->lv[i].tally) < 0) return -1;
         }
-        if (s->quiz && tally_row(t, name, "quiz", &s->quiz->tally) < 0) return -1;
+        if (s->quiz && report_tally(t, name, "quiz", &s->quiz->tally) < 0) return -1;
     }
     return 0;
 }
 
 /* "(max - min) / mean" of the runs of one side and measurement. */
-static int spread_item(struct report *r, const struct side *s, const char *name, const char *what) {
+static int report_spread(struct report *r, const struct side *s, const char *name,
+                         const char *what) {
     double lo = INFINITY, hi = -INFINITY, sum = 0;
     int n = 0;
     for (size_t i = 0; i < s->nruns; i++) {
@@ -257,15 +302,15 @@ static int spread_item(struct report *r, const struct side *s, const char *name,
         n++;
     }
     if (n < 2 || !(sum > 0)) return 0;
-    return add_text(r, BLOCK_ITEM, "%s %s: %d runs agree within %.2f%% ((max - min) / mean)", name,
-                    what, n, (hi - lo) / (sum / n) * 100);
+    return report_text(r, REPORT_ITEM, "%s %s: %d runs agree within %.2f%% ((max - min) / mean)",
+                       name, what, n, (hi - lo) / (sum / n) * 100);
 }
 
-static int runs_section(struct report *r, const struct cmp *m) {
+static int report_runs(struct report *r, const struct cmp *m) {
     if (!m->b->nruns && !m->c->nruns) return 0;
     const char *head[] = {"side", "measurement", "file", "value"};
-    if (add_text(r, BLOCK_HEADING, "Agreement of the runs of one side") < 0) return -1;
-    struct block *t = table(r, 0x8, 4, head);
+    if (report_text(r, REPORT_HEADING, "Agreement of the runs of one side") < 0) return -1;
+    struct report_block *t = report_table(r, 0x8, 4, head);
     if (!t) return -1;
     for (int k = 0; k < 2; k++) {
         const struct side *s = k ? m->c : m->b;
@@ -274,7 +319,7 @@ static int runs_section(struct report *r, const struct cmp *m) {
             fmt_num(s->runs[i].v, 2, v, sizeof v);
             const char *cells[] = {k ? m->cname : m->bname, s->runs[i].what,
                                    src_name(s->runs[i].src), v};
-            if (table_row(t, cells) < 0) return -1;
+            if (report_row(t, cells) < 0) return -1;
         }
     }
     for (int k = 0; k < 2; k++) {
@@ -282,105 +327,166 @@ static int runs_section(struct report *r, const struct cmp *m) {
         for (size_t i = 0; i < s->nruns; i++) {
             bool first = true;
             for (size_t j = 0; j < i; j++) first &= strcmp(s->runs[j].what, s->runs[i].what) != 0;
-            if (first && spread_item(r, s, k ? m->cname : m->bname, s->runs[i].what) < 0) return -1;
+            if (first && report_spread(r, s, k ? m->cname : m->bname, s->runs[i].what) < 0)
+                return -1;
         }
     }
     return 0;
 }
 
-static int reply_cell(const struct quiz_item *it, char *out, size_t cap) {
+/* ---- quiz ---- */
+
+static void report_reply(const struct src_quiz_item *it, char *out, size_t cap) {
     if (!it)
         snprintf(out, cap, "(not asked)");
     else if (!it->text)
-        snprintf(out, cap, "(failed: %s)", it->error ? it->error : "error");
+        snprintf(out, cap, "(failed: %.80s)", it->error ? it->error : "error");
     else
-        fmt_reply(it->text, REPLY_CELL, out, cap);
+        fmt_reply(it->text, REPORT_REPLY, out, cap);
+}
+
+static int report_dis_heading(struct report *r, const struct qcmp *q) {
+    if (q->both == q->asked)
+        return report_text(r, REPORT_HEADING, "Disagreements (%zu of %ld questions)", q->ndiffer,
+                           q->asked);
+    return report_text(r, REPORT_HEADING,
+                       "Disagreements (%zu of the %ld questions both answered; %zu unanswered)",
+                       q->ndiffer, q->both, q->ndis - q->ndiffer);
+}
+
+static int report_dis(struct report *r, const struct cmp *m) {
+    const struct qcmp *q = &m->quiz;
+    if (report_dis_heading(r, q) < 0) return -1;
+    if (!q->ndis) return 0;
+    const char *head[] = {"question", "expected", m->bname, m->cname, "right"};
+    struct report_block *t = report_table(r, 0, 5, head);
+    if (!t) return -1;
+    for (size_t i = 0; i < q->ndis; i++) {
+        const struct qcmp_dis *d = &q->dis[i];
+        char b[REPORT_REPLY + 100], c[REPORT_REPLY + 100], e[REPORT_REPLY + 8];
+        report_reply(d->bi, b, sizeof b);
+        report_reply(d->ci, c, sizeof c);
+        fmt_reply(d->expected ? d->expected : "?", REPORT_REPLY, e, sizeof e);
+        const char *cells[] = {d->id, e, b, c, d->right};
+        if (report_row(t, cells) < 0) return -1;
+    }
     return 0;
 }
 
-static int quiz_section(struct report *r, const struct cmp *m) {
+static int report_quiz(struct report *r, const struct cmp *m) {
     if (!m->b->quiz && !m->c->quiz) return 0;
-    if (add_text(r, BLOCK_HEADING, "Quiz") < 0 || rows_table(r, m, ROW_KIND) < 0 ||
-        why_items(r, m, ROW_KIND) < 0)
+    if (report_text(r, REPORT_HEADING, "Quiz") < 0 || report_rows(r, m, CMP_KIND) < 0 ||
+        report_why(r, m, CMP_KIND) < 0)
         return -1;
-    if (!m->have_quiz) return add_text(r, BLOCK_PARA, "No comparison of answers: %s.", m->quiz_why);
-    if (add_text(r, BLOCK_HEADING, "Disagreements (%zu of %ld questions)", m->ndis, m->qtotal) < 0)
-        return -1;
-    if (m->ndis) {
-        const char *head[] = {"question", "expected", m->bname, m->cname, "right"};
-        struct block *t = table(r, 0, 5, head);
-        if (!t) return -1;
-        for (size_t i = 0; i < m->ndis; i++) {
-            const struct disagreement *d = &m->dis[i];
-            char b[REPLY_CELL * 4 + 16], c[REPLY_CELL * 4 + 16], e[REPLY_CELL * 4 + 16];
-            reply_cell(d->bi, b, sizeof b);
-            reply_cell(d->ci, c, sizeof c);
-            fmt_reply(d->expected ? d->expected : "?", REPLY_CELL, e, sizeof e);
-            const char *cells[] = {d->id, e, b, c, d->right};
-            if (table_row(t, cells) < 0) return -1;
-        }
-    }
-    return add_text(r, BLOCK_PARA, "%s", m->mc_text);
+    if (!m->quiz.have)
+        return report_text(r, REPORT_PARA, "No comparison of answers: %s.", m->quiz.why);
+    if (report_dis(r, m) < 0) return -1;
+    return report_text(r, REPORT_PARA, "%s", m->quiz.mc_text);
 }
 
-static const char *fact_cell(const struct fact *f) {
+/* ---- server log, facts, warnings ---- */
+
+static int report_xcheck_row(struct report_block *t, const struct cmp *m,
+                             const struct xcheck_row *x) {
+    char level[64], client[FMT_CELL * 3 + 16], server[FMT_CELL], diff[64], over[64];
+    snprintf(level, sizeof level, "c%d", x->c);
+    char c0[FMT_CELL], lo[FMT_CELL], hi[FMT_CELL];
+    fmt_num(x->client, 1, c0, sizeof c0);
+    fmt_num(x->client_lo, 1, lo, sizeof lo);
+    fmt_num(x->client_hi, 1, hi, sizeof hi);
+    snprintf(client, sizeof client, "%s (%s to %s)", c0, lo, hi);
+    fmt_num(x->server, 1, server, sizeof server);
+    snprintf(diff, sizeof diff, "%+.1f%%%s", x->client > 0 ? 100 * (x->server / x->client - 1) : 0,
+             x->differs ? " !" : "");
+    snprintf(over, sizeof over, "%zu lines, %.3g s", x->lines, x->seconds);
+    const char *cells[] = {
+        x->side == m->b ? m->bname : m->cname, level, client, server, diff, over};
+    return report_row(t, cells);
+}
+
+static int report_xcheck(struct report *r, const struct cmp *m) {
+    if (!m->xc.n) return 0;
+    const char *head[] = {"side", "level", "client tokens/s", "server tokens/s", "server - client",
+                          "over"};
+    if (report_text(r, REPORT_HEADING, "Server log cross-check (generation throughput)") < 0)
+        return -1;
+    struct report_block *t = report_table(r, 0x1c, 6, head);
+    if (!t) return -1;
+    for (size_t i = 0; i < m->xc.n; i++)
+        if (m->xc.rows[i].ok && report_xcheck_row(t, m, &m->xc.rows[i]) < 0) return -1;
+    for (size_t i = 0; i < m->xc.n; i++) {
+        const struct xcheck_row *x = &m->xc.rows[i];
+        if (!x->ok &&
+            report_text(r, REPORT_ITEM, "%s c%d (%s): no cross-check: %s",
+                        x->side == m->b ? m->bname : m->cname, x->c, src_name(x->src), x->why) < 0)
+            return -1;
+    }
+    return report_text(r, REPORT_PARA,
+                       "The client's figure is a range over where the log's intervals may lie "
+                       "(its time resolution, %.0f ms of clock difference); ! marks a server "
+                       "figure more than %.0f%% outside it.",
+                       1e3 * XCHECK_CLOCK_S, 100 * XCHECK_TOLERANCE);
+}
+
+static const char *report_fact(const struct facts_fact *f) {
     return f->have ? f->text : "n/a";
 }
 
-static int facts_section(struct report *r, const struct cmp *m) {
+static int report_facts(struct report *r, const struct cmp *m) {
     const struct facts *x = &m->b->in.facts, *y = &m->c->in.facts;
     if (!m->b->in.have_facts && !m->c->in.have_facts) return 0;
     const char *head[] = {"fact", m->bname, m->cname};
-    if (add_text(r, BLOCK_HEADING, "Container facts (vLLM start-up log)") < 0) return -1;
-    struct block *t = table(r, 0, 3, head);
+    if (report_text(r, REPORT_HEADING, "Container facts (vLLM start-up log)") < 0) return -1;
+    struct report_block *t = report_table(r, 0, 3, head);
     if (!t) return -1;
     char bx[80], cx[80];
-    snprintf(bx, sizeof bx, "%s%s", fact_cell(&x->max_concurrency),
+    snprintf(bx, sizeof bx, "%s%s", report_fact(&x->max_concurrency),
              x->max_concurrency.have ? "x" : "");
-    snprintf(cx, sizeof cx, "%s%s", fact_cell(&y->max_concurrency),
+    snprintf(cx, sizeof cx, "%s%s", report_fact(&y->max_concurrency),
              y->max_concurrency.have ? "x" : "");
     const char *rows[][3] = {
-        {"max_concurrency_tokens_per_request", fact_cell(&x->max_conc_tokens),
-         fact_cell(&y->max_conc_tokens)},
+        {"max_concurrency_tokens_per_request", report_fact(&x->max_conc_tokens),
+         report_fact(&y->max_conc_tokens)},
         {"max_concurrency", bx, cx},
-        {"quantization", fact_cell(&x->quantization), fact_cell(&y->quantization)},
-        {"vllm_version", fact_cell(&x->vllm_version), fact_cell(&y->vllm_version)},
+        {"quantization", report_fact(&x->quantization), report_fact(&y->quantization)},
+        {"vllm_version", report_fact(&x->vllm_version), report_fact(&y->vllm_version)},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        if (table_row(t, rows[i]) < 0) return -1;
+        if (report_row(t, rows[i]) < 0) return -1;
     for (int k = 0; k < 2; k++) {
         const struct side *s = k ? m->c : m->b;
-        if (s->in.have_facts && add_text(r, BLOCK_ITEM, "%s facts from %s", k ? m->cname : m->bname,
-                                         s->in.facts.source) < 0)
+        if (s->in.have_facts && report_text(r, REPORT_ITEM, "%s facts from %s",
+                                            k ? m->cname : m->bname, s->in.facts.source) < 0)
             return -1;
     }
     return 0;
 }
 
-static int warnings_section(struct report *r, const struct diag *d) {
-    if (!d->nwarnings) return 0;
-    if (add_text(r, BLOCK_HEADING, "Warnings") < 0) return -1;
-    for (size_t i = 0; i < d->nwarnings; i++)
-        if (add_text(r, BLOCK_ITEM, "%s", d->warnings[i]) < 0) return -1;
+static int report_warnings(struct report *r, const struct warnings *w) {
+    if (!w->n) return 0;
+    if (report_text(r, REPORT_HEADING, "Warnings") < 0) return -1;
+    for (size_t i = 0; i < w->n; i++)
+        if (report_text(r, REPORT_ITEM, "%s", w->items[i]) < 0) return -1;
     return 0;
 }
 
-int report_build(const struct cmp *m, const struct diag *d, struct report *out) {
+int report_build(const struct cmp *m, const struct warnings *w, struct report *out) {
     memset(out, 0, sizeof *out);
-    if (main_table(out, m) < 0 || intervals(out, m) < 0 || decode_section(out, m) < 0 ||
-        latency_section(out, m) < 0 || cost_section(out, m) < 0 || requests_section(out, m) < 0 ||
-        runs_section(out, m) < 0 || quiz_section(out, m) < 0 || facts_section(out, m) < 0 ||
-        warnings_section(out, d) < 0 || add_text(out, BLOCK_HEADING, "Verdict") < 0 ||
-        add_text(out, BLOCK_PARA, "%s", m->verdict) < 0) {
+    if (report_main(out, m) < 0 || report_intervals(out, m) < 0 || report_decode(out, m) < 0 ||
+        report_latency(out, m) < 0 || report_cost(out, m) < 0 || report_requests(out, m) < 0 ||
+        report_runs(out, m) < 0 || report_quiz(out, m) < 0 || report_xcheck(out, m) < 0 ||
+        report_facts(out, m) < 0 || report_warnings(out, w) < 0 ||
+        report_text(out, REPORT_HEADING, "Verdict") < 0 ||
+        report_text(out, REPORT_PARA, "%s", m->verdict) < 0) {
         report_free(out);
-        return -1;
+        return REPORT_ERR_NOMEM;
     }
-    return 0;
+    return REPORT_OK;
 }
 
 void report_free(struct report *r) {
     for (size_t i = 0; i < r->n; i++) {
-        struct block *b = &r->blocks[i];
+        struct report_block *b = &r->blocks[i];
         free(b->text);
         for (size_t k = 0; b->cells && k < b->nrows * b->ncols; k++) free(b->cells[k]);
         free(b->cells);

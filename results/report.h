@@ -1,9 +1,10 @@
 /* report: the comparison laid out as a list of blocks (title, headings,
- * tables, paragraphs, list items), which the text and markdown writers render.
+ * tables, paragraphs, list items), which the text and Markdown writers render
+ * (each escapes what it prints for its format, esc.h).
  *
  * The order is the reference's: the main table, then the intervals, decode
  * details, latency, cost, requests, agreement of runs, quiz and disagreements,
- * container facts, warnings and the verdict. */
+ * the server-log cross-check, container facts, warnings and the verdict. */
 #ifndef SM_REPORT_H
 #define SM_REPORT_H
 
@@ -11,12 +12,14 @@
 #include <stddef.h>
 
 #include "cmp.h"
-#include "diag.h"
+#include "warnings.h"
 
-enum block_kind { BLOCK_TITLE, BLOCK_HEADING, BLOCK_TABLE, BLOCK_PARA, BLOCK_ITEM };
+enum report_err { REPORT_OK = 0, REPORT_ERR_NOMEM = -1 };
 
-struct block {
-    enum block_kind kind;
+enum report_kind { REPORT_TITLE, REPORT_HEADING, REPORT_TABLE, REPORT_PARA, REPORT_ITEM };
+
+struct report_block {
+    enum report_kind kind;
     char *text;     /* owned; NULL for a table */
     size_t ncols;   /* table: columns */
     size_t nrows;   /* table: rows, the header first */
@@ -25,12 +28,13 @@ struct block {
 };
 
 struct report {
-    struct block *blocks;
+    struct report_block *blocks;
     size_t n;
 };
 
-/* Lays out m and the warnings of d; returns -1 when out of memory. */
-__attribute__((warn_unused_result)) int report_build(const struct cmp *m, const struct diag *d,
+/* Lays out m and the warnings w. Returns 0, or REPORT_ERR_NOMEM (out is then
+ * empty). The caller frees out with report_free. */
+__attribute__((warn_unused_result)) int report_build(const struct cmp *m, const struct warnings *w,
                                                      struct report *out);
 void report_free(struct report *r);
 

@@ -11,10 +11,12 @@
 
 #include "jscan.h"
 
+#define RFILE_MAX_BYTES ((off_t)1 << 36) /* 64 GiB: a larger file is refused */
+
 /* The state of one file's parse. */
-struct rctx {
+struct rfile_ctx {
     struct rfile *rf;
-    struct diag *d;
+    struct buf *err;
     struct jscan s;
     struct buf tmp;    /* decoded strings */
     const char *field; /* the record field being read, for messages */
@@ -22,54 +24,69 @@ struct rctx {
     size_t capr;       /* records allocated */
 };
 
-int rfile_map(const char *path, struct rmap *m, struct diag *d) {
-    struct stat st;
-    int fd = open(path, O_RDONLY);
-    m->data = NULL;
-    m->len = 0;
-    if (fd < 0 || fstat(fd, &st) < 0) goto fail;
-    if (!S_ISREG(st.st_mode)) {
-        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-        goto fail;
-    }
-    if (st.st_size > 0) {
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        if (p == MAP_FAILED) goto fail;
-        m->data = p;
-        m->len = (size_t)st.st_size;
-    }
-    close(fd);
-    return 0;
-fail:
-    diag_error(d, "%s: cannot read: %s", path, strerror(errno));
-    if (fd >= 0) close(fd);
-    return -1;
+/* Why a file that opened is not one to map, or NULL. */
+static const char *rfile_not_regular(const struct stat *st) {
+    if (S_ISREG(st->st_mode)) return st->st_size > RFILE_MAX_BYTES ? "larger than 64 GiB" : NULL;
+    if (S_ISDIR(st->st_mode)) return "a directory, not a file";
+    if (S_ISFIFO(st->st_mode)) return "a FIFO (named pipe), not a regular file";
+    if (S_ISSOCK(st->st_mode)) return "a socket, not a regular file";
+    return "a device, not a regular file";
 }
 
-void rfile_unmap(struct rmap *m) {
+int rfile_map_open(const char *path, struct rfile_map *m, struct buf *err) {
+    struct stat st;
+    const char *why = NULL;
+    m->data = NULL;
+    m->len = 0;
+    /* O_NONBLOCK: opening a FIFO does not wait for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        why = strerror(errno);
+    } else if (!(why = rfile_not_regular(&st)) && st.st_size > 0) {
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (p == MAP_FAILED) {
+            why = strerror(errno);
+        } else {
+            m->data = p;
+            m->len = (size_t)st.st_size;
+        }
+    }
+    if (fd >= 0) close(fd);
+    if (why) return buf_fail(err, RFILE_ERR_READ, "%s: cannot read: %s", path, why);
+    return RFILE_OK;
+}
+
+void rfile_map_close(struct rfile_map *m) {
     if (m->data) munmap(m->data, m->len);
     m->data = NULL;
     m->len = 0;
 }
 
-static int syntax_error(struct rctx *c) {
-    size_t line, col;
-    jscan_where(&c->s, &line, &col);
-    const char *what = c->s.err ? c->s.err : "out of memory";
-    if (c->line) line = c->line;
-    if (c->field)
-        return diag_error(c->d, "%s:%zu:%zu: record %zu, field %s: %s", c->rf->path, line, col,
-                          c->rf->nrecs + 1, c->field, what);
-    return diag_error(c->d, "%s:%zu:%zu: malformed JSON: %s", c->rf->path, line, col, what);
+static int rfile_nomem(struct rfile_ctx *c) {
+    return buf_fail(c->err, RFILE_ERR_NOMEM, "out of memory");
 }
 
-static int record_error(struct rctx *c, const char *msg) {
-    if (c->line) return diag_error(c->d, "%s:%zu: record: %s", c->rf->path, c->line, msg);
-    return diag_error(c->d, "%s: record %zu: %s", c->rf->path, c->rf->nrecs + 1, msg);
+static int rfile_syntax_error(struct rfile_ctx *c) {
+    size_t line, col;
+    if (!c->s.err) return rfile_nomem(c);
+    jscan_where(&c->s, &line, &col);
+    if (c->line) line = c->line;
+    if (c->field)
+        return buf_fail(c->err, RFILE_ERR_INPUT, "%s:%zu:%zu: record %zu, field %s: %s",
+                        c->rf->path, line, col, c->rf->nrecs + 1, c->field, c->s.err);
+    return buf_fail(c->err, RFILE_ERR_INPUT, "%s:%zu:%zu: malformed JSON: %s", c->rf->path, line,
+                    col, c->s.err);
+}
+
+static int rfile_record_error(struct rfile_ctx *c, const char *msg) {
+    if (c->line)
+        return buf_fail(c->err, RFILE_ERR_INPUT, "%s:%zu: record: %s", c->rf->path, c->line, msg);
+    return buf_fail(c->err, RFILE_ERR_INPUT, "%s: record %zu: %s", c->rf->path, c->rf->nrecs + 1,
+                    msg);
 }
 
 /* Decodes a string value into c->tmp (NUL-free, NUL-terminated). */
-static int read_string(struct rctx *c) {
+static int rfile_string(struct rfile_ctx *c) {
     struct jstr str;
     buf_reset(&c->tmp);
     if (jscan_string(&c->s, &str) < 0) return -1;
@@ -80,20 +97,20 @@ static int read_string(struct rctx *c) {
 }
 
 /* A string or null into the string table (*id 0 for null). */
-static int read_id(struct rctx *c, uint32_t *id) {
+static int rfile_id(struct rfile_ctx *c, uint32_t *id) {
     int n = jscan_null(&c->s);
     *id = 0;
-    if (n || read_string(c) < 0) return n == 1 ? 0 : -1;
+    if (n || rfile_string(c) < 0) return n == 1 ? 0 : -1;
     if (strtab_intern(&c->rf->strs, c->tmp.data ? c->tmp.data : "", c->tmp.len, id) < 0)
         return jscan_fail(&c->s, "out of memory");
     return 0;
 }
 
 /* A string or null into the text arena (*off 0 for null). */
-static int read_text(struct rctx *c, uint32_t *off) {
+static int rfile_text_value(struct rfile_ctx *c, uint32_t *off) {
     int n = jscan_null(&c->s);
     *off = 0;
-    if (n || read_string(c) < 0) return n == 1 ? 0 : -1;
+    if (n || rfile_string(c) < 0) return n == 1 ? 0 : -1;
     if (c->rf->texts.len >= UINT32_MAX - c->tmp.len - 2) return jscan_fail(&c->s, "too much text");
     *off = (uint32_t)c->rf->texts.len + 1;
     if (buf_add(&c->rf->texts, buf_str(&c->tmp), c->tmp.len + 1) != BUF_OK)
@@ -101,26 +118,26 @@ static int read_text(struct rctx *c, uint32_t *off) {
     return 0;
 }
 
-static int read_int(struct rctx *c, int64_t *v) {
+static int rfile_int(struct rfile_ctx *c, int64_t *v) {
     int n = jscan_null(&c->s);
     *v = RFILE_NONE;
     return n ? (n == 1 ? 0 : -1) : jscan_int(&c->s, v);
 }
 
-static int read_int32(struct rctx *c, int32_t *v) {
+static int rfile_int32(struct rfile_ctx *c, int32_t *v) {
     int64_t x;
-    if (read_int(c, &x) < 0) return -1;
+    if (rfile_int(c, &x) < 0) return -1;
     if (x < RFILE_NONE || x > INT32_MAX) return jscan_fail(&c->s, "integer out of range");
     *v = (int32_t)x;
     return 0;
 }
 
-static int read_time(struct rctx *c, int64_t *v) {
+static int rfile_time(struct rfile_ctx *c, int64_t *v) {
     if (jscan_int(&c->s, v) < 0) return -1;
     return *v < 0 ? jscan_fail(&c->s, "time out of range") : 0;
 }
 
-static int keep_errmsg(struct rctx *c, uint32_t id) {
+static int rfile_keep_errmsg(struct rfile_ctx *c, uint32_t id) {
     struct rfile *rf = c->rf;
     if (id > rf->nerrmsg) {
         char **m = realloc(rf->errmsg, id * sizeof *m);
@@ -135,9 +152,9 @@ static int keep_errmsg(struct rctx *c, uint32_t id) {
 }
 
 /* error: null, {"code": ..., "message": ...}, or (tolerated) a bare string code. */
-static int read_error(struct rctx *c, uint32_t *id) {
+static int rfile_error_value(struct rfile_ctx *c, uint32_t *id) {
     *id = 0;
-    if (jscan_peek(&c->s) != '{') return read_id(c, id);
+    if (jscan_peek(&c->s) != '{') return rfile_id(c, id);
     struct jstr key, msg;
     size_t count = 0;
     int more;
@@ -146,7 +163,7 @@ static int read_error(struct rctx *c, uint32_t *id) {
     while ((more = jscan_member(&c->s, &count, &key)) > 0) {
         int rc;
         if (jstr_is(&key, "code") && jscan_peek(&c->s) != '{')
-            rc = read_id(c, id);
+            rc = rfile_id(c, id);
         else if (jstr_is(&key, "message") && jscan_peek(&c->s) == '"') {
             rc = jscan_string(&c->s, &msg);
             have_msg = rc == 0;
@@ -160,10 +177,10 @@ static int read_error(struct rctx *c, uint32_t *id) {
     if (rfile_errmsg(c->rf, *id)) return 0;
     buf_reset(&c->tmp);
     if (jstr_decode(&msg, &c->tmp) != BUF_OK) return jscan_fail(&c->s, "out of memory");
-    return keep_errmsg(c, *id);
+    return rfile_keep_errmsg(c, *id);
 }
 
-static int read_correct(struct rctx *c, int8_t *v) {
+static int rfile_correct(struct rfile_ctx *c, int8_t *v) {
     int n = jscan_null(&c->s);
     bool b = false;
     *v = -1;
@@ -172,62 +189,66 @@ static int read_correct(struct rctx *c, int8_t *v) {
     return 0;
 }
 
-enum { HAVE_PHASE = 1, HAVE_OK = 2, HAVE_START = 4, HAVE_END = 8 };
+enum { RFILE_HAVE_PHASE = 1, RFILE_HAVE_OK = 2, RFILE_HAVE_START = 4, RFILE_HAVE_END = 8 };
 
-/* Reads the value of one record member; returns the HAVE_* bit it sets, or -1. */
-static int record_member(struct rctx *c, const struct jstr *k, struct rec *r) {
+/* Reads the value of one record member; returns the RFILE_HAVE_* bit it sets, or -1. */
+static int rfile_member(struct rfile_ctx *c, const struct jstr *k, struct rfile_rec *r) {
     c->field = NULL;
-#define IS(name)                                                                                   \
+#define RFILE_IS(name)                                                                             \
     (k->n == sizeof(name) - 1 && memcmp(k->s, (name), k->n) == 0 && (c->field = (name)))
     if (k->escaped) return jscan_skip(&c->s);
     switch (k->n) {
     case 2:
-        if (IS("ok")) return jscan_bool(&c->s, &r->ok) < 0 ? -1 : HAVE_OK;
+        if (RFILE_IS("ok")) return jscan_bool(&c->s, &r->ok) < 0 ? -1 : RFILE_HAVE_OK;
         break;
     case 3:
-        if (IS("seq")) return read_int(c, &r->seq);
+        if (RFILE_IS("seq")) return rfile_int(c, &r->seq);
         break;
     case 4:
-        if (IS("kind")) return read_id(c, &r->kind);
-        if (IS("text")) return read_text(c, &r->text);
+        if (RFILE_IS("kind")) return rfile_id(c, &r->kind);
+        if (RFILE_IS("text")) return rfile_text_value(c, &r->text);
         break;
     case 5:
-        if (IS("phase")) {
+        if (RFILE_IS("phase")) {
             if (jscan_peek(&c->s) != '"') return jscan_fail(&c->s, "expected a string");
-            return read_id(c, &r->phase) < 0 ? -1 : HAVE_PHASE;
+            return rfile_id(c, &r->phase) < 0 ? -1 : RFILE_HAVE_PHASE;
         }
-        if (IS("batch")) return read_int(c, &r->batch);
-        if (IS("error")) return read_error(c, &r->error);
+        if (RFILE_IS("batch")) return rfile_int(c, &r->batch);
+        if (RFILE_IS("error")) return rfile_error_value(c, &r->error);
         break;
     case 6:
-        if (IS("status")) return read_int32(c, &r->status);
-        if (IS("answer")) return read_text(c, &r->answer);
+        if (RFILE_IS("status")) return rfile_int32(c, &r->status);
+        if (RFILE_IS("answer")) return rfile_text_value(c, &r->answer);
         break;
     case 7:
-        if (IS("correct")) return read_correct(c, &r->correct);
+        if (RFILE_IS("correct")) return rfile_correct(c, &r->correct);
         break;
     case 8:
-        if (IS("question")) return read_id(c, &r->question);
-        if (IS("t_end_us")) return read_time(c, &r->t_end_us) < 0 ? -1 : HAVE_END;
+        if (RFILE_IS("question")) return rfile_id(c, &r->question);
+        if (RFILE_IS("t_end_us")) return rfile_time(c, &r->t_end_us) < 0 ? -1 : RFILE_HAVE_END;
         break;
     case 10:
-        if (IS("max_tokens")) return read_int32(c, &r->max_tokens);
-        if (IS("t_start_us")) return read_time(c, &r->t_start_us) < 0 ? -1 : HAVE_START;
+        if (RFILE_IS("max_tokens")) return rfile_int32(c, &r->max_tokens);
+        if (RFILE_IS("t_start_us"))
+            return rfile_time(c, &r->t_start_us) < 0 ? -1 : RFILE_HAVE_START;
+        break;
+    case 13:
+        if (RFILE_IS("wall_start_us")) return rfile_int(c, &r->wall_start_us);
         break;
     case 17:
-        if (IS("completion_tokens")) return read_int32(c, &r->completion_tokens);
+        if (RFILE_IS("completion_tokens")) return rfile_int32(c, &r->completion_tokens);
         break;
     }
-#undef IS
+#undef RFILE_IS
     return jscan_skip(&c->s);
 }
 
-static int add_record(struct rctx *c, const struct rec *r) {
+static int rfile_add_record(struct rfile_ctx *c, const struct rfile_rec *r) {
     struct rfile *rf = c->rf;
     if (rf->nrecs == c->capr) {
         size_t cap = c->capr ? c->capr * 2 : 1024;
-        struct rec *p = realloc(rf->recs, cap * sizeof *p);
-        if (!p) return diag_error(c->d, "out of memory");
+        struct rfile_rec *p = realloc(rf->recs, cap * sizeof *p);
+        if (!p) return rfile_nomem(c);
         rf->recs = p;
         c->capr = cap;
     }
@@ -235,127 +256,156 @@ static int add_record(struct rctx *c, const struct rec *r) {
     return 0;
 }
 
-/* Reads one record object at the scanner's position. */
-static int read_record(struct rctx *c) {
-    struct rec r = {.seq = RFILE_NONE,
-                    .batch = RFILE_NONE,
-                    .max_tokens = RFILE_NONE,
-                    .completion_tokens = RFILE_NONE,
-                    .correct = -1};
-    struct jstr key;
-    size_t count = 0;
-    int more, have = 0;
-    if (jscan_peek(&c->s) != '{') return record_error(c, "not an object");
-    if (jscan_object(&c->s) < 0) return syntax_error(c);
-    while ((more = jscan_member(&c->s, &count, &key)) > 0) {
-        int bit = record_member(c, &key, &r);
-        if (bit < 0) return syntax_error(c);
-        have |= bit;
-    }
-    c->field = NULL;
-    if (more < 0) return syntax_error(c);
+/* The first required member a record lacks, or NULL. */
+static const char *rfile_missing(int have) {
     static const struct {
         int bit;
         const char *msg;
-    } need[] = {{HAVE_PHASE, "phase is missing"},
-                {HAVE_OK, "ok is missing"},
-                {HAVE_START, "t_start_us is missing"},
-                {HAVE_END, "t_end_us is missing"}};
+    } need[] = {{RFILE_HAVE_PHASE, "phase is missing"},
+                {RFILE_HAVE_OK, "ok is missing"},
+                {RFILE_HAVE_START, "t_start_us is missing"},
+                {RFILE_HAVE_END, "t_end_us is missing"}};
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-        if (!(have & need[i].bit)) return record_error(c, need[i].msg);
-    if (r.t_end_us < r.t_start_us) return record_error(c, "t_end_us is before t_start_us");
-    return add_record(c, &r);
+        if (!(have & need[i].bit)) return need[i].msg;
+    return NULL;
 }
 
-static int read_records(struct rctx *c) {
+/* Reads one record object at the scanner's position. */
+static int rfile_record(struct rfile_ctx *c) {
+    struct rfile_rec r = {.seq = RFILE_NONE,
+                          .wall_start_us = RFILE_NONE,
+                          .batch = RFILE_NONE,
+                          .max_tokens = RFILE_NONE,
+                          .completion_tokens = RFILE_NONE,
+                          .correct = -1};
+    struct jstr key;
+    size_t count = 0;
+    int more, have = 0;
+    if (jscan_peek(&c->s) != '{') return rfile_record_error(c, "not an object");
+    if (jscan_object(&c->s) < 0) return rfile_syntax_error(c);
+    while ((more = jscan_member(&c->s, &count, &key)) > 0) {
+        int bit = rfile_member(c, &key, &r);
+        if (bit < 0) return rfile_syntax_error(c);
+        have |= bit;
+    }
+    c->field = NULL;
+    if (more < 0) return rfile_syntax_error(c);
+    const char *missing = rfile_missing(have);
+    if (missing) return rfile_record_error(c, missing);
+    if (r.t_end_us < r.t_start_us) return rfile_record_error(c, "t_end_us is before t_start_us");
+    return rfile_add_record(c, &r);
+}
+
+static int rfile_records(struct rfile_ctx *c) {
     size_t count = 0;
     int more;
     c->rf->has_records = true;
-    if (jscan_array(&c->s) < 0) return diag_error(c->d, "%s: records is not an array", c->rf->path);
-    while ((more = jscan_item(&c->s, &count)) > 0)
-        if (read_record(c) < 0) return -1;
-    return more < 0 ? syntax_error(c) : 0;
+    if (jscan_array(&c->s) < 0)
+        return buf_fail(c->err, RFILE_ERR_INPUT, "%s: records is not an array", c->rf->path);
+    while ((more = jscan_item(&c->s, &count)) > 0) {
+        int rc = rfile_record(c);
+        if (rc < 0) return rc;
+    }
+    return more < 0 ? rfile_syntax_error(c) : 0;
 }
 
 /* cJSON refuses one thing the scanner lets through (jstr_decode makes it
  * U+FFFD): half of a UTF-16 surrogate pair. Reports it at the value at at. */
-static int surrogate_error(struct rctx *c, const char *at) {
+static int rfile_surrogate_error(struct rfile_ctx *c, const char *at) {
     c->s.p = at;
     jscan_fail(&c->s, "a \\u escape is half of a UTF-16 surrogate pair");
-    return syntax_error(c);
+    return rfile_syntax_error(c);
 }
 
 /* Parses the value at the scanner into head[key] with cJSON. */
-static int read_head_member(struct rctx *c, const struct jstr *key) {
+static int rfile_head_member(struct rfile_ctx *c, const struct jstr *key) {
     buf_reset(&c->tmp);
-    if (jstr_decode(key, &c->tmp) != BUF_OK) return diag_error(c->d, "out of memory");
+    if (jstr_decode(key, &c->tmp) != BUF_OK) return rfile_nomem(c);
     jscan_peek(&c->s);
     const char *from = c->s.p;
-    if (jscan_skip(&c->s) < 0) return syntax_error(c);
+    if (jscan_skip(&c->s) < 0) return rfile_syntax_error(c);
     cJSON *v = cJSON_ParseWithLength(from, (size_t)(c->s.p - from));
-    if (!v) return surrogate_error(c, from);
+    if (!v) return rfile_surrogate_error(c, from);
     cJSON_DeleteItemFromObjectCaseSensitive(c->rf->head, buf_str(&c->tmp));
     cJSON_AddItemToObject(c->rf->head, buf_str(&c->tmp), v);
     return 0;
 }
 
-static int read_document(struct rctx *c, const char *data, size_t len) {
+/* A file that starts with a NUL byte is binary, not JSON text. */
+static int rfile_nul_start(struct rfile_ctx *c, const char *data, size_t len) {
+    if (len == 0 || data[0] != '\0') return 0;
+    return buf_fail(c->err, RFILE_ERR_INPUT, "%s: starts with a NUL byte: not a JSON text file",
+                    c->rf->path);
+}
+
+static int rfile_document(struct rfile_ctx *c, const char *data, size_t len) {
     struct jstr key;
     size_t count = 0;
     int more;
+    if (rfile_nul_start(c, data, len) < 0) return RFILE_ERR_INPUT;
     jscan_init(&c->s, data, len);
     if (jscan_peek(&c->s) != '{') {
-        if (jscan_peek(&c->s) == 0) return diag_error(c->d, "%s: empty file", c->rf->path);
+        if (jscan_peek(&c->s) == 0 && !c->s.err)
+            return buf_fail(c->err, RFILE_ERR_INPUT, "%s: empty file", c->rf->path);
         if (jscan_peek(&c->s) == '[' || jscan_skip(&c->s) == 0)
-            return diag_error(c->d, "%s: not a JSON object at the top level", c->rf->path);
-        return syntax_error(c);
+            return buf_fail(c->err, RFILE_ERR_INPUT, "%s: not a JSON object at the top level",
+                            c->rf->path);
+        return rfile_syntax_error(c);
     }
-    if (jscan_object(&c->s) < 0) return syntax_error(c);
+    if (jscan_object(&c->s) < 0) return rfile_syntax_error(c);
     while ((more = jscan_member(&c->s, &count, &key)) > 0) {
-        int rc = jstr_is(&key, "records") && jscan_peek(&c->s) == '[' ? read_records(c)
-                                                                      : read_head_member(c, &key);
-        if (rc < 0) return -1;
+        int rc = jstr_is(&key, "records") && jscan_peek(&c->s) == '[' ? rfile_records(c)
+                                                                      : rfile_head_member(c, &key);
+        if (rc < 0) return rc;
     }
-    if (more < 0) return syntax_error(c);
-    if (jscan_peek(&c->s) != 0) {
+    if (more < 0) return rfile_syntax_error(c);
+    if (jscan_peek(&c->s) != 0 || c->s.p < c->s.end) {
         jscan_fail(&c->s, "data after the end of the document");
-        return syntax_error(c);
+        return rfile_syntax_error(c);
     }
     return 0;
 }
 
-static int read_journal_head(struct rctx *c, const char *line, size_t n) {
+static int rfile_journal_head(struct rfile_ctx *c, const char *line, size_t n) {
     jscan_init(&c->s, line, n);
     if (jscan_peek(&c->s) != '{' || jscan_skip(&c->s) < 0 || jscan_peek(&c->s) != 0)
-        return diag_error(c->d, "%s:1: the journal's first line is not a JSON object", c->rf->path);
+        return buf_fail(c->err, RFILE_ERR_INPUT,
+                        "%s:1: the journal's first line is not a JSON object", c->rf->path);
     cJSON_Delete(c->rf->head);
     c->rf->head = cJSON_ParseWithLength(line, n);
-    return c->rf->head ? 0 : surrogate_error(c, line);
+    return c->rf->head ? 0 : rfile_surrogate_error(c, line);
 }
 
 /* One record line; a last line without its newline that does not parse is cut. */
-static int read_journal_line(struct rctx *c, const char *line, size_t n, bool last_unterminated) {
-    struct diag scratch;
-    struct diag *keep = c->d;
-    diag_init(&scratch);
-    if (last_unterminated) c->d = &scratch;
+static int rfile_journal_line(struct rfile_ctx *c, const char *line, size_t n,
+                              bool last_unterminated) {
+    struct buf scratch;
+    struct buf *keep = c->err;
+    buf_init(&scratch, 1024);
+    if (last_unterminated) c->err = &scratch;
     jscan_init(&c->s, line, n);
-    int rc = read_record(c);
+    int rc = rfile_record(c);
     if (rc == 0 && jscan_peek(&c->s) != 0) {
         jscan_fail(&c->s, "data after the record");
-        rc = syntax_error(c);
+        rc = rfile_syntax_error(c);
     }
-    c->d = keep;
-    if (rc < 0 && last_unterminated) {
+    c->err = keep;
+    if (rc == RFILE_ERR_INPUT && last_unterminated) {
         c->rf->cut_tail = true;
         rc = 0;
     }
-    diag_free(&scratch);
+    buf_free(&scratch);
     return rc;
 }
 
-static int read_journal(struct rctx *c, const char *data, size_t len) {
+static int rfile_journal(struct rfile_ctx *c, const char *data, size_t len) {
+    size_t whole = len;
     while (len > 0 && data[len - 1] == '\0') len--; /* the space a killed run had reserved */
+    if (len < whole && len == 0)
+        return buf_fail(c->err, RFILE_ERR_INPUT,
+                        "%s: empty journal (the run was killed before it wrote its header)",
+                        c->rf->path);
+    if (rfile_nul_start(c, data, len) < 0) return RFILE_ERR_INPUT;
     const char *p = data, *end = data + len;
     for (c->line = 1; p < end; c->line++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -363,49 +413,51 @@ static int read_journal(struct rctx *c, const char *data, size_t len) {
         const char *q = p;
         while (q < eol && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
         if (q < eol) {
-            int rc = c->line == 1 ? read_journal_head(c, p, (size_t)(eol - p))
-                                  : read_journal_line(c, p, (size_t)(eol - p), nl == NULL);
-            if (rc < 0) return -1;
+            int rc = c->line == 1 ? rfile_journal_head(c, p, (size_t)(eol - p))
+                                  : rfile_journal_line(c, p, (size_t)(eol - p), nl == NULL);
+            if (rc < 0) return rc;
         } else if (c->line == 1) {
-            return diag_error(c->d, "%s:1: the journal's first line is empty", c->rf->path);
+            return buf_fail(c->err, RFILE_ERR_INPUT, "%s:1: the journal's first line is empty",
+                            c->rf->path);
         }
         p = eol + 1;
     }
-    if (!c->rf->head) return diag_error(c->d, "%s: empty file", c->rf->path);
+    if (!c->rf->head) return buf_fail(c->err, RFILE_ERR_INPUT, "%s: empty file", c->rf->path);
     return 0;
 }
 
-static bool ends_with(const char *s, const char *tail) {
+static bool rfile_ends_with(const char *s, const char *tail) {
     size_t n = strlen(s), t = strlen(tail);
     return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
-int rfile_read(const char *path, struct rfile **out, struct diag *d) {
-    struct rctx c = {.d = d};
-    struct rmap map = {0};
+int rfile_read(const char *path, struct rfile **out, struct buf *err) {
+    struct rfile_ctx c = {.err = err};
+    struct rfile_map map = {0};
+    int rc = RFILE_ERR_NOMEM;
     buf_init(&c.tmp, BUF_NO_CAP);
     struct rfile *rf = calloc(1, sizeof *rf);
+    *out = NULL;
     if (!rf || !(rf->path = strdup(path)) || !(rf->head = cJSON_CreateObject())) {
-        diag_error(d, "out of memory");
-        goto fail;
+        rc = buf_fail(err, RFILE_ERR_NOMEM, "out of memory");
+        goto done;
     }
     strtab_init(&rf->strs);
     buf_init(&rf->texts, BUF_NO_CAP);
     c.rf = rf;
-    if (rfile_map(path, &map, d) < 0) goto fail;
-    rf->journal = ends_with(path, ".jsonl");
+    if ((rc = rfile_map_open(path, &map, err)) < 0) goto done;
+    rf->journal = rfile_ends_with(path, ".jsonl");
     const char *data = map.data ? map.data : ""; /* an empty file has no mapping */
-    if ((rf->journal ? read_journal(&c, data, map.len) : read_document(&c, data, map.len)) < 0)
-        goto fail;
-    rfile_unmap(&map);
+    rc = rf->journal ? rfile_journal(&c, data, map.len) : rfile_document(&c, data, map.len);
+done:
+    rfile_map_close(&map);
     buf_free(&c.tmp);
+    if (rc < 0) {
+        rfile_free(rf);
+        return rc;
+    }
     *out = rf;
-    return 0;
-fail:
-    rfile_unmap(&map);
-    buf_free(&c.tmp);
-    rfile_free(rf);
-    return -1;
+    return RFILE_OK;
 }
 
 void rfile_free(struct rfile *rf) {

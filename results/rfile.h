@@ -4,7 +4,8 @@
  * "records" array, which is scanned record by record into a compact array
  * (cJSON would need seconds and gigabytes for a million records). A journal's
  * first line is the head; every further line is one record. The caller decides
- * what kind of file the head describes. */
+ * what kind of file the head describes. Only regular files are read (a FIFO
+ * or a directory is refused at once, never waited on). */
 #ifndef SM_RFILE_H
 #define SM_RFILE_H
 
@@ -14,14 +15,22 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
-#include "diag.h"
 #include "strtab.h"
 
 #define RFILE_NONE (-1) /* an integer field that was null or absent */
 
-struct rec {
+enum rfile_err {
+    RFILE_OK = 0,
+    RFILE_ERR_NOMEM = -1,
+    RFILE_ERR_READ = -2,  /* the file cannot be read (missing, not a regular file) */
+    RFILE_ERR_INPUT = -3, /* the file is not what it should be (malformed JSON, a bad record) */
+};
+
+/* One record (docs/result-format.md, "Records"). */
+struct rfile_rec {
     int64_t seq;
     int64_t t_start_us, t_end_us; /* as measured (not time-scaled) */
+    int64_t wall_start_us;        /* Unix microseconds, RFILE_NONE when absent */
     int64_t batch;                /* RFILE_NONE when absent */
     int32_t max_tokens;           /* RFILE_NONE when null */
     int32_t completion_tokens;    /* RFILE_NONE when the reply did not say */
@@ -33,12 +42,12 @@ struct rec {
 };
 
 struct rfile {
-    char *path;       /* owned copy of the path it was read from */
-    bool journal;     /* read as JSON lines */
-    bool cut_tail;    /* journal: the last line was incomplete and was left out */
-    cJSON *head;      /* owned: top-level members without records / the header line */
-    bool has_records; /* the document had a "records" member */
-    struct rec *recs; /* owned, in file order */
+    char *path;             /* owned copy of the path it was read from */
+    bool journal;           /* read as JSON lines */
+    bool cut_tail;          /* journal: the last line was incomplete and was left out */
+    cJSON *head;            /* owned: top-level members without records / the header line */
+    bool has_records;       /* the document had a "records" member */
+    struct rfile_rec *recs; /* owned, in file order */
     size_t nrecs;
     struct strtab strs; /* phases, kinds, question ids, error codes */
     char **errmsg;      /* errmsg[id - 1]: first message seen for error code id, or NULL */
@@ -47,21 +56,23 @@ struct rfile {
 };
 
 /* Reads path: a journal when the name ends in ".jsonl", else one JSON
- * document. On bad input or failure returns -1 with the error in d. The caller
- * frees *out with rfile_free. */
+ * document. Returns 0 and *out (the caller frees it with rfile_free), or a
+ * negative enum rfile_err with one line naming the file in err. */
 __attribute__((warn_unused_result)) int rfile_read(const char *path, struct rfile **out,
-                                                   struct diag *d);
+                                                   struct buf *err);
 void rfile_free(struct rfile *rf);
 
-/* A read-only view of a whole file (data is NULL for an empty file). */
-struct rmap {
+/* A read-only view of a whole regular file (data is NULL for an empty file). */
+struct rfile_map {
     char *data;
     size_t len;
 };
 
-/* Maps path; on failure returns -1 with "PATH: cannot read: reason" in d. */
-__attribute__((warn_unused_result)) int rfile_map(const char *path, struct rmap *m, struct diag *d);
-void rfile_unmap(struct rmap *m);
+/* Maps path. Returns 0, or RFILE_ERR_READ with "PATH: cannot read: reason" in
+ * err (a FIFO, a device or a directory is refused without waiting). */
+__attribute__((warn_unused_result)) int rfile_map_open(const char *path, struct rfile_map *m,
+                                                       struct buf *err);
+void rfile_map_close(struct rfile_map *m);
 
 /* A record's text or answer (NULL when absent); a string id's text. */
 const char *rfile_text(const struct rfile *rf, uint32_t off);

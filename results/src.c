@@ -19,42 +19,47 @@ int src_push(double **arr, size_t *n, size_t *cap, double v) {
     return 0;
 }
 
-int tally_fail(struct tally *t, const char *code, const char *message, long n) {
+int src_tally_fail(struct src_tally *t, const char *code, const char *message, long n) {
     t->sent += n;
     t->failed += n;
     if (!code) code = "unknown";
     for (size_t i = 0; i < t->nerrs; i++)
         if (strcmp(t->errs[i].code, code) == 0) {
             t->errs[i].n += n;
-            if (!t->errs[i].message && message) t->errs[i].message = strdup(message);
+            if (!t->errs[i].message && message && !(t->errs[i].message = strdup(message)))
+                return -1;
             return 0;
         }
-    struct tally_err *e = realloc(t->errs, (t->nerrs + 1) * sizeof *e);
+    struct src_tally_err *e = realloc(t->errs, (t->nerrs + 1) * sizeof *e);
     if (!e) return -1;
     t->errs = e;
-    e[t->nerrs] = (struct tally_err){strdup(code), src_dup(message), n};
-    if (!e[t->nerrs].code) return -1;
+    e[t->nerrs] = (struct src_tally_err){strdup(code), src_dup(message), n};
+    if (!e[t->nerrs].code || (message && !e[t->nerrs].message)) {
+        free(e[t->nerrs].code);
+        free(e[t->nerrs].message);
+        return -1;
+    }
     t->nerrs++;
     return 0;
 }
 
-int tally_add(struct tally *t, bool ok, const char *code, const char *message) {
-    if (!ok) return tally_fail(t, code, message, 1);
+int src_tally_add(struct src_tally *t, bool ok, const char *code, const char *message) {
+    if (!ok) return src_tally_fail(t, code, message, 1);
     t->sent++;
     t->ok++;
     return 0;
 }
 
-int tally_merge(struct tally *into, const struct tally *from) {
+int src_tally_merge(struct src_tally *into, const struct src_tally *from) {
     into->sent += from->sent - from->failed;
     into->ok += from->ok;
     for (size_t i = 0; i < from->nerrs; i++)
-        if (tally_fail(into, from->errs[i].code, from->errs[i].message, from->errs[i].n) < 0)
+        if (src_tally_fail(into, from->errs[i].code, from->errs[i].message, from->errs[i].n) < 0)
             return -1;
     return 0;
 }
 
-void tally_free(struct tally *t) {
+void src_tally_free(struct src_tally *t) {
     for (size_t i = 0; i < t->nerrs; i++) {
         free(t->errs[i].code);
         free(t->errs[i].message);
@@ -63,19 +68,19 @@ void tally_free(struct tally *t) {
     memset(t, 0, sizeof *t);
 }
 
-static void decode_free(struct decode_part *p) {
+static void src_decode_free(struct src_decode *p) {
     if (!p) return;
     free(p->prompt);
     free(p->tokens);
     free(p->walls);
-    tally_free(&p->tally);
+    src_tally_free(&p->tally);
     free(p);
 }
 
-static void quiz_part_free(struct quiz_part *q) {
+static void src_quiz_free(struct src_quiz *q) {
     if (!q) return;
     for (size_t i = 0; i < q->n; i++) {
-        struct quiz_item *it = &q->items[i];
+        struct src_quiz_item *it = &q->items[i];
         free(it->id);
         free(it->kind);
         free(it->expected);
@@ -87,12 +92,21 @@ static void quiz_part_free(struct quiz_part *q) {
     free(q->kinds);
     free(q->name);
     free(q->sha);
-    tally_free(&q->tally);
+    src_tally_free(&q->tally);
     free(q);
+}
+
+static void src_level_free(struct src_level *l) {
+    free(l->tps);
+    free(l->bwall);
+    free(l->lat);
+    free(l->spans);
+    src_tally_free(&l->tally);
 }
 
 void src_free(struct src *s) {
     free(s->path);
+    free(s->tool);
     free(s->label);
     free(s->run_id);
     free(s->scenario);
@@ -100,14 +114,10 @@ void src_free(struct src *s) {
     free(s->partial_reason);
     cJSON_Delete(s->endpoint);
     cJSON_Delete(s->settings);
-    decode_free(s->decode);
-    for (size_t i = 0; i < s->nlevels; i++) {
-        free(s->levels[i].tps);
-        free(s->levels[i].lat);
-        tally_free(&s->levels[i].tally);
-    }
+    src_decode_free(s->decode);
+    for (size_t i = 0; i < s->nlevels; i++) src_level_free(&s->levels[i]);
     free(s->levels);
-    quiz_part_free(s->quiz);
+    src_quiz_free(s->quiz);
     free(s->facts);
     memset(s, 0, sizeof *s);
 }

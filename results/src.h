@@ -4,7 +4,8 @@
  * compare.py measure file (all three at once), becomes a struct src holding
  * "parts": the decode walls, the batches of each concurrency level, the quiz
  * replies, and the container facts. Times are in real seconds: a time-scaled
- * file's times are already multiplied by its time_scale. */
+ * file's times are already multiplied by its time_scale (wall-clock times of
+ * the requests, for the server-log cross-check, are Unix seconds as measured). */
 #ifndef SM_SRC_H
 #define SM_SRC_H
 
@@ -15,19 +16,20 @@
 
 #include "facts.h"
 
-#define SRC_MAX_LENGTHS 32
+#define SRC_MAX_LENGTHS  32
+#define SRC_MEASURE_TOOL "compare.py via aws CLI" /* the client of compare.py's files */
 
 /* Requests of one measurement: how many were sent, and why some failed. */
-struct tally {
+struct src_tally {
     long sent, ok, failed;
-    struct tally_err {
+    struct src_tally_err {
         char *code, *message; /* owned; message may be NULL */
         long n;
     } * errs;
     size_t nerrs;
 };
 
-struct decode_part {
+struct src_decode {
     int lengths[SRC_MAX_LENGTHS]; /* the lengths asked for, ascending */
     size_t nlengths;
     long repeats;           /* per length, or -1 when unknown */
@@ -38,42 +40,54 @@ struct decode_part {
     double rate, fixed;         /* medians_only: the saved decode rate and fixed cost */
     double med_short, med_long; /* medians_only: the saved median walls, or NAN */
     bool unverified;            /* some replies carried no token count */
-    struct tally tally;
+    struct src_tally tally;
 };
 
-struct level_part {
+/* A successful request of a sweep level on the wall clock. */
+struct src_span {
+    double start, end; /* Unix seconds, as measured */
+    double tokens;
+};
+
+struct src_level {
     int c;           /* concurrency */
     bool steady;     /* steady mode: one window instead of batches */
     long max_tokens; /* per request, or -1 */
-    double *tps;     /* tokens per second of each batch (steady: of the window) */
+    double *tps;     /* tokens per second of each batch used (steady: of the window) */
+    double *bwall;   /* the wall seconds of each batch used */
     size_t nb;
-    double *lat; /* wall seconds of each successful request (none from compare.py) */
+    long batches;        /* batches with records */
+    long batches_failed; /* left out: a request failed */
+    long batches_short;  /* left out: fewer requests than the level (or no duration) */
+    double *lat;         /* wall seconds of each successful request (none from compare.py) */
     size_t nlat;
     bool no_counts; /* replies carried no token counts: no throughput */
-    struct tally tally;
+    struct src_span *spans;
+    size_t nspans;
+    double wall_first, wall_last; /* the level's records on the wall clock; 0 when unknown */
+    struct src_tally tally;
 };
 
-struct quiz_item {
+struct src_quiz_item {
     char *id, *kind, *expected, *text; /* owned; text NULL when the request failed */
     char *error;                       /* the failure's code, or NULL */
     int correct;                       /* 1, 0, or -1 when unknown */
 };
 
-struct kind_score {
+struct src_kind_score {
     char *kind;
-    long correct, total;
+    long correct, answered, total;
 };
 
-struct quiz_part {
+struct src_quiz {
     char *name, *sha; /* the quiz's name and the sha256 of its file, or NULL */
     long questions;   /* questions in the quiz */
-    long max_tokens;  /* or -1 */
-    struct quiz_item *items;
+    struct src_quiz_item *items;
     size_t n;
-    struct kind_score *kinds;
+    struct src_kind_score *kinds;
     size_t nkinds;
-    long correct;
-    struct tally tally;
+    long correct, answered; /* over the items */
+    struct src_tally tally;
 };
 
 enum src_kind { SRC_RESULT, SRC_JOURNAL, SRC_MEASURE };
@@ -81,6 +95,7 @@ enum src_kind { SRC_RESULT, SRC_JOURNAL, SRC_MEASURE };
 struct src {
     char *path; /* owned */
     enum src_kind kind;
+    char *tool;      /* the client that measured ("wrk-sagemaker 0.1.0"), or NULL */
     char *label;     /* the side's label (result files) or endpoint name (compare.py) */
     char *run_id;    /* or NULL */
     char *scenario;  /* decode, sweep, quiz, ... ("measure" for compare.py) */
@@ -90,10 +105,10 @@ struct src {
     double time_scale;
     bool partial;
     char *partial_reason; /* owned, or NULL */
-    struct decode_part *decode;
-    struct level_part *levels;
+    struct src_decode *decode;
+    struct src_level *levels;
     size_t nlevels;
-    struct quiz_part *quiz;
+    struct src_quiz *quiz;
     struct facts *facts; /* compare.py's load_facts */
 };
 
@@ -102,18 +117,21 @@ void src_free(struct src *s);
 /* The file name without its directories. */
 const char *src_name(const struct src *s);
 
-/* Counts one request (code and message only for a failure; both may be NULL). */
-__attribute__((warn_unused_result)) int tally_add(struct tally *t, bool ok, const char *code,
-                                                  const char *message);
-/* Adds n failures of one kind at once. */
-__attribute__((warn_unused_result)) int tally_fail(struct tally *t, const char *code,
-                                                   const char *message, long n);
-__attribute__((warn_unused_result)) int tally_merge(struct tally *into, const struct tally *from);
-void tally_free(struct tally *t);
+/* Counts one request (code and message only for a failure; both may be NULL).
+ * Returns 0, or -1 out of memory. */
+__attribute__((warn_unused_result)) int src_tally_add(struct src_tally *t, bool ok,
+                                                      const char *code, const char *message);
+/* Adds n failures of one kind at once; 0 or -1 out of memory. */
+__attribute__((warn_unused_result)) int src_tally_fail(struct src_tally *t, const char *code,
+                                                       const char *message, long n);
+/* Adds from to into; 0 or -1 out of memory. */
+__attribute__((warn_unused_result)) int src_tally_merge(struct src_tally *into,
+                                                        const struct src_tally *from);
+void src_tally_free(struct src_tally *t);
 
 /* strdup that accepts NULL. */
 char *src_dup(const char *s);
-/* Appends one double to a growing array (*cap is the caller's capacity). */
+/* Appends one double to a growing array (*cap is the caller's capacity); 0 or -1. */
 __attribute__((warn_unused_result)) int src_push(double **arr, size_t *n, size_t *cap, double v);
 
 #endif

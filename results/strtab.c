@@ -17,15 +17,15 @@ void strtab_free(struct strtab *t) {
     strtab_init(t);
 }
 
-static uint64_t hash(const char *s, size_t n) {
+static uint64_t strtab_hash(const char *s, size_t n) {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
     return h;
 }
 
 /* The slot holding s, or the empty slot where it belongs. */
-static size_t find(const struct strtab *t, const char *s, size_t n) {
-    size_t mask = t->nslots - 1, i = (size_t)hash(s, n) & mask;
+static size_t strtab_find(const struct strtab *t, const char *s, size_t n) {
+    size_t mask = t->nslots - 1, i = (size_t)strtab_hash(s, n) & mask;
     while (t->slots[i]) {
         const char *x = t->strs[t->slots[i] - 1];
         if (strlen(x) == n && memcmp(x, s, n) == 0) break;
@@ -34,7 +34,7 @@ static size_t find(const struct strtab *t, const char *s, size_t n) {
     return i;
 }
 
-static int grow(struct strtab *t) {
+static int strtab_grow(struct strtab *t) {
     size_t nslots = t->nslots ? t->nslots * 2 : 64;
     uint32_t *slots = calloc(nslots, sizeof *slots);
     char **strs = realloc(t->strs, nslots / 2 * sizeof *strs);
@@ -48,15 +48,15 @@ static int grow(struct strtab *t) {
     t->nslots = nslots;
     for (size_t id = 1; id <= t->n; id++) {
         const char *s = t->strs[id - 1];
-        t->slots[find(t, s, strlen(s))] = (uint32_t)id;
+        t->slots[strtab_find(t, s, strlen(s))] = (uint32_t)id;
     }
     return 0;
 }
 
 int strtab_intern(struct strtab *t, const char *s, size_t n, uint32_t *id_out) {
     if (memchr(s, '\0', n)) return -1;
-    if ((t->n + 1) * 2 > t->nslots && grow(t) < 0) return -1;
-    size_t i = find(t, s, n);
+    if ((t->n + 1) * 2 > t->nslots && strtab_grow(t) < 0) return -1;
+    size_t i = strtab_find(t, s, n);
     if (!t->slots[i]) {
         char *copy = malloc(n + 1);
         if (!copy) return -1;

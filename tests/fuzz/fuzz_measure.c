@@ -1,6 +1,7 @@
 /* Fuzzes the reader of compare.py's measure files: the input is one such
  * file, read with a small quiz to score its replies and without one. Every
- * tally must add up, every level be a concurrency and every reply be kept. */
+ * tally must add up, every level be a concurrency and every reply be kept;
+ * an error names the file. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +21,17 @@ static const char fuzz_quiz_json[] =
 
 static struct quizfile *fuzz_quiz(void) {
     static struct quizfile *qz;
-    struct diag d;
-    diag_init(&d);
+    struct buf err;
+    buf_init(&err, 1024);
     if (!qz && quizfile_read(tmpdir_write("quiz.json", (const uint8_t *)fuzz_quiz_json,
                                           sizeof fuzz_quiz_json - 1),
-                             &qz, &d) < 0)
+                             &qz, &err) < 0)
         abort();
+    buf_free(&err);
     return qz;
 }
 
-static void fuzz_tally(const struct tally *t) {
+static void fuzz_tally(const struct src_tally *t) {
     if (t->sent != t->ok + t->failed || t->ok < 0 || t->failed < 0) abort();
 }
 
@@ -52,14 +54,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const struct quizfile *quizzes[] = {fuzz_quiz(), NULL};
     for (size_t i = 0; i < 2 && measure_is(doc); i++) {
         struct src s;
-        struct diag d;
-        diag_init(&d);
-        if (measure_src(doc, "measure.json", quizzes[i], &s, &d) == 0)
+        struct warnings w;
+        struct buf err;
+        warnings_init(&w);
+        buf_init(&err, 4096);
+        if (measure_src(doc, "measure.json", quizzes[i], &s, &w, &err) == 0)
             fuzz_check(&s);
-        else if (strncmp(d.error, "measure.json: ", 14) != 0)
+        else if (strncmp(buf_str(&err), "measure.json: ", 14) != 0)
             abort();
         src_free(&s);
-        diag_free(&d);
+        warnings_free(&w);
+        buf_free(&err);
     }
     cJSON_Delete(doc);
     return 0;

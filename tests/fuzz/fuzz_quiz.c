@@ -13,11 +13,11 @@ static const char *const fuzz_replies[] = {"1512", "The answer is -275.", "canbe
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = tmpdir_write("quiz.json", data, size);
     struct quizfile *qz;
-    struct diag d;
-    diag_init(&d);
-    if (quizfile_read(path, &qz, &d) < 0) {
-        if (strncmp(d.error, path, strlen(path)) != 0) abort();
-        diag_free(&d);
+    struct buf err;
+    buf_init(&err, 4096);
+    if (quizfile_read(path, &qz, &err) < 0) {
+        if (strncmp(buf_str(&err), path, strlen(path)) != 0) abort();
+        buf_free(&err);
         return 0;
     }
     for (size_t i = 0; i < qz->n; i++) {
@@ -27,6 +27,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (quizfile_score(&qz->q[i], fuzz_replies[r]) > 1) abort();
     }
     quizfile_free(qz);
-    diag_free(&d);
+    buf_free(&err);
     return 0;
 }

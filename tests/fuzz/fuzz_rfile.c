@@ -1,7 +1,8 @@
 /* Fuzzes sm-compare's reading of one input file: the input is written as a
  * result file (.json) and as a journal (.jsonl), and each is read as a named
- * input (rfile, then native or measure). An error must name the file and never
- * claim to be out of memory; every tally must add up. */
+ * input (rfile, then native or measure). An error must be one line that names
+ * the file and never claims to be out of memory; every tally must add up, and
+ * a sweep level's batches must add up too. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 #include "inputs.h"
 #include "tmpdir.h"
 
-static void fuzz_tally(const struct tally *t) {
+static void fuzz_tally(const struct src_tally *t) {
     long failed = 0;
     for (size_t i = 0; i < t->nerrs; i++) failed += t->errs[i].n;
     if (t->sent != t->ok + t->failed || failed != t->failed || t->ok < 0 || t->failed < 0) abort();
@@ -17,30 +18,36 @@ static void fuzz_tally(const struct tally *t) {
 
 static void fuzz_check(const struct src *s) {
     if (s->decode) fuzz_tally(&s->decode->tally);
-    for (size_t i = 0; i < s->nlevels; i++) fuzz_tally(&s->levels[i].tally);
-    if (s->quiz) fuzz_tally(&s->quiz->tally);
-}
-
-/* Whether an error message blames memory (which a fuzzed file cannot exhaust). */
-static bool fuzz_ends_oom(const char *msg) {
-    static const char oom[] = ": out of memory";
-    size_t n = strlen(msg);
-    return n >= sizeof oom - 1 && strcmp(msg + n - (sizeof oom - 1), oom) == 0;
+    for (size_t i = 0; i < s->nlevels; i++) {
+        const struct src_level *l = &s->levels[i];
+        fuzz_tally(&l->tally);
+        if (l->batches_failed + l->batches_short + (long)l->nb != l->batches) abort();
+        for (size_t k = 0; k < l->nb; k++)
+            if (!(l->tps[k] >= 0)) abort();
+    }
+    if (s->quiz) {
+        fuzz_tally(&s->quiz->tally);
+        if (s->quiz->answered > (long)s->quiz->n || s->quiz->correct > s->quiz->answered) abort();
+    }
 }
 
 static void fuzz_read(const char *path) {
     struct inputs in;
-    struct diag d;
+    struct warnings w;
+    struct buf err;
     char *paths[] = {(char *)path};
-    diag_init(&d);
-    if (inputs_read(paths, 1, NULL, NULL, &in, &d) == 0) {
-        if (d.error[0] || in.n > 1) abort();
+    warnings_init(&w);
+    buf_init(&err, 4096);
+    if (inputs_read(paths, 1, NULL, NULL, &in, &w, &err) == 0) {
+        if (err.len || in.n > 1) abort();
         for (size_t i = 0; i < in.n; i++) fuzz_check(&in.srcs[i]);
-    } else if (strncmp(d.error, path, strlen(path)) != 0 || fuzz_ends_oom(d.error)) {
+    } else if (strncmp(buf_str(&err), path, strlen(path)) != 0 || strchr(buf_str(&err), '\n') ||
+               strstr(buf_str(&err), "out of memory")) {
         abort();
     }
     inputs_free(&in);
-    diag_free(&d);
+    warnings_free(&w);
+    buf_free(&err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

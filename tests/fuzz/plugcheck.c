@@ -93,10 +93,10 @@ void plugcheck_reply(const struct reply *r, int status, unsigned flags, bool utf
 
 const struct quizfile *plugcheck_quiz(void) {
     static struct quizfile *qz;
-    struct diag d;
+    struct buf err;
     if (qz) return qz;
-    diag_init(&d);
-    if (quizfile_read(SM_QUIZ_FILE, &qz, &d) < 0 || qz->n == 0) abort();
-    diag_free(&d);
+    buf_init(&err, 1024);
+    if (quizfile_read(SM_QUIZ_FILE, &qz, &err) < 0 || qz->n == 0) abort();
+    buf_free(&err);
     return qz;
 }

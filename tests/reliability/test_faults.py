@@ -15,8 +15,9 @@ sweep (4 threads, batch mode) against two endpoints. Then:
   ServiceUnavailable, 500 InternalFailure, 424 ModelError with original_status
   500, a dropped connection as status 0 "socket", a truncated body as a 200
   "parse" failure, a slow first byte as a success that took that long;
-- sm-compare computes the quiz and the load figures from what succeeded and its
-  requests table says how many failed, by code, exactly as the files do;
+- sm-compare computes the quiz and the load figures from what succeeded (the
+  batches without a failed request) and its requests table says how many failed,
+  by code, exactly as the files do;
 - no secret and no Authorization header in anything the programs wrote.
 
 usage: test_faults.py CASE...   (CASE: a fault kind, "all", or "all" cases)"""
@@ -119,13 +120,14 @@ def check_report(report, text, results):
 
 
 def load_rate(res):
-    """Median over full batches of (tokens of successful replies / batch wall time), real units."""
+    """Median over full batches without a failed request (docs/compare.md) of (tokens /
+    batch wall time), real units."""
     batches = {}
     for r in res["records"]:
         batches.setdefault(r["batch"], []).append(r)
     rates = []
     for recs in batches.values():
-        if len(recs) < res["settings"]["concurrency"]:
+        if len(recs) < res["settings"]["concurrency"] or not all(r["ok"] for r in recs):
             continue
         span = max(r["t_end_us"] for r in recs) - min(r["t_start_us"] for r in recs)
         rates.append(sum(r["completion_tokens"] for r in recs if r["ok"]) / (span / 1e6))

@@ -19,6 +19,19 @@ padded/    a decode run killed between two records: whole lines, then NUL bytes.
 jdir/      a run directory with a result file and its journal.
 bad/       one file per kind of bad input.
 badlevel/  a compare.py measure file whose load level "4x" is not a number.
+faults/    two identical endpoints (a, b) whose requests sometimes failed: a whole
+           sweep batch, single requests, two quiz questions (what failures do to
+           the figures).
+precise/   decode and sweep runs whose ratios are about 1.004, with samples
+           enough for every interval (what the report's precision shows).
+xcheck/    sweep runs at c4 with container logs whose throughput lines agree
+           (a) and disagree (b) with the records.
+mixed/     files measured differently from native/: another prompt, another
+           time scale, another client.
+evil/      files whose strings hold control characters, and fields of the wrong
+           type or range.
+special/   a FIFO, a directory named like a result file, a file that starts
+           with a NUL byte.
 """
 
 import copy
@@ -26,6 +39,7 @@ import json
 import os
 import re
 import sys
+from datetime import datetime, timezone
 
 OUT, QUIZ = sys.argv[1], sys.argv[2]
 QUESTIONS = json.load(open(QUIZ, encoding="utf-8"))["questions"]
@@ -329,6 +343,175 @@ def journal_beside_result():
             f.write(json.dumps(r) + "\n")
 
 
+def sweep_batches(c, tps, start=5000, gap=20000, tokens=256, failed=()):
+    """Records of batches at c: batch b's walls give tps[b] (failed: (batch, k) pairs)."""
+    recs, t = [], start
+    for b, rate in enumerate(tps):
+        wall = round(tokens * c / rate * 1e6)
+        for k in range(c):
+            bad = (b, k) in failed or (b, "all") in failed
+            recs.append(record(len(recs), "sweep", b, tokens, t, t + wall, thread=k, ok=not bad,
+                               tokens=None if bad else tokens, status=503 if bad else 200,
+                               error={"code": "ServiceUnavailable", "message": "try again"}
+                               if bad else None))
+        t += wall + gap
+    return recs
+
+
+def sweep_file(side, c, recs, batches, scale=1, label=None):
+    st = {"mode": "batch", "concurrency": c, "batches": batches, "max_tokens": 256,
+          "prompt": STORY, "temperature": 0.0, "ignore_eos": True}
+    return result(header(side, "sweep", st, scale=scale, label=label), recs)
+
+
+def faults():
+    """Two identical endpoints; a's batch 1 at c1 failed whole, b lost single requests."""
+    d = os.path.join(OUT, "faults")
+    tps = [40.0, 40.2, 39.8, 40.1, 39.9, 40.3, 39.7, 40.0]
+    fails = {"a": {1: [(1, "all")], 4: [(3, 2)]}, "b": {1: [], 4: [(5, 0), (6, 1)]}}
+    for side in ("a", "b"):
+        for c in (1, 4):
+            write(os.path.join(d, side, "sweep-c%d.json" % c),
+                  sweep_file(side, c, sweep_batches(c, [x * c for x in tps],
+                                                    failed=fails[side][c]), 8))
+        dec = {"prompt": STORY, "lengths": [16, 512], "repeats": 5, "temperature": 0.0,
+               "ignore_eos": True}
+        recs = decode_records(50.0, 0.5, [16, 512], 5)
+        if side == "a":
+            recs[3].update(ok=False, completion_tokens=None, status=429,
+                           error={"code": "ThrottlingException", "message": "Rate exceeded"})
+        write(os.path.join(d, side, "decode.json"), result(header(side, "decode", dec), recs))
+        qs = {"quiz": "compare-py-40", "quiz_sha256": "ab" * 32, "questions": 40,
+              "max_tokens": 64, "temperature": 0.0}
+        recs = quiz_records("bf16")
+        if side == "a":
+            for i in (1, 2):
+                recs[i].update(ok=False, text=None, correct=None, status=500,
+                               error={"code": "InternalFailure", "message": "oops"})
+        write(os.path.join(d, side, "quiz.json"), result(header(side, "quiz", qs), recs))
+
+
+def jittered(rate, n, spread):
+    """n batch throughputs around rate, symmetric, deterministic."""
+    return [rate * (1 + spread * ((i * 5 % n) - (n - 1) / 2) / n) for i in range(n)]
+
+
+def precise():
+    """Ratios of about 1.004 with 8 batches and 5 replies per length: intervals exclude 1."""
+    d = os.path.join(OUT, "precise")
+    for side, f in (("slow", 1.0), ("fast", 1.004)):
+        dec = {"prompt": STORY, "lengths": [16, 512], "repeats": 5, "temperature": 0.0,
+               "ignore_eos": True}
+        write(os.path.join(d, side, "decode.json"),
+              result(header(side, "decode", dec), decode_records(50.0 * f, 0.5, [16, 512], 5)))
+        for c in (1, 4):
+            write(os.path.join(d, side, "sweep-c%d.json" % c),
+                  sweep_file(side, c, sweep_batches(c, jittered(40.0 * c * f, 8, 0.001)), 8))
+
+
+WALL0 = 1764496800000000  # the wall clock of a record's t_start_us 0 (record())
+
+
+def log_lines(recs, scale, every_us, factor, stamp):
+    """vLLM throughput lines over the records' span: what they generated, times factor."""
+    first = min(r["wall_start_us"] for r in recs)
+    last = max(r["wall_start_us"] + r["t_end_us"] - r["t_start_us"] for r in recs)
+    lines, t = [], first - first % every_us + every_us
+    while t <= last + every_us:
+        tok = 0.0
+        for r in recs:
+            if not r["ok"]:
+                continue
+            s0 = r["wall_start_us"]
+            s1 = s0 + r["t_end_us"] - r["t_start_us"]
+            ov = max(0, min(s1, t) - max(s0, t - every_us))
+            tok += r["completion_tokens"] * ov / (s1 - s0)
+        rate = tok / (every_us / 1e6) / scale * factor
+        lines.append("%s(APIServer pid=1) INFO %s [loggers.py:123] Engine 000: Avg prompt "
+                     "throughput: 0.0 tokens/s, Avg generation throughput: %.1f tokens/s, "
+                     "Running: 4 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%%, Prefix cache "
+                     "hit rate: 0.0%%" % (stamp(t), stamp_vllm(t), rate))
+        t += every_us
+    return "\n".join(lines) + "\n"
+
+
+def stamp_vllm(us):
+    return datetime.fromtimestamp(us // 1000000, timezone.utc).strftime("%m-%d %H:%M:%S")
+
+
+def stamp_iso(us):
+    t = datetime.fromtimestamp(us // 1000000, timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%S") + ".%06d+00:00 AllTraffic/i-0 " % (us % 1000000)
+
+
+def xcheck():
+    """c4 sweeps of 8 batches whose logs say what the records generated (a) or 1.3 times
+    as much (b)."""
+    d = os.path.join(OUT, "xcheck")
+    for side, factor in (("a", 1.0), ("b", 1.3)):
+        recs = sweep_batches(4, jittered(160.0, 8, 0.002), gap=200000)
+        for r in recs:
+            r["wall_start_us"] = WALL0 + r["t_start_us"]
+        write(os.path.join(d, side, "sweep-c4.json"), sweep_file(side, 4, recs, 8))
+        with open(os.path.join(d, side, "container.log"), "w") as f:
+            f.write(log_lines(recs, 1, 2000000, factor, stamp_iso))
+
+
+def mixed():
+    d = os.path.join(OUT, "mixed")
+    dec = {"prompt": "Another prompt.", "lengths": [16, 512], "repeats": 5, "temperature": 0.0,
+           "ignore_eos": True}
+    write(os.path.join(d, "decode-other-prompt.json"),
+          result(header("qat", "decode", dec), decode_records(105.1, 0.562, [16, 512], 5)))
+    dec["prompt"] = STORY
+    write(os.path.join(d, "decode-scaled.json"),
+          result(header("qat", "decode", dec, scale=10),
+                 decode_records(105.1, 0.562, [16, 512], 5, scale=10)))
+    other = result(header("qat", "decode", dec), decode_records(105.1, 0.562, [16, 512], 5))
+    other["tool"] = "another-client 2.0"
+    other["run_id"] = "run-other-client"
+    write(os.path.join(d, "decode-other-client.json"), other)
+
+
+ESC = "\x1b[31m"
+
+
+def evil():
+    d = os.path.join(OUT, "evil")
+    dec = {"prompt": STORY, "lengths": [16, 512], "repeats": 5, "temperature": 0.0,
+           "ignore_eos": True}
+    recs = decode_records(60.0, 0.5, [16, 512], 5)
+    recs[2].update(ok=False, status=500,
+                   error={"code": "Boom" + ESC + "red", "message": "line one\nline two" + ESC})
+    write(os.path.join(d, "decode-escapes.json"), result(header("x", "decode", dec), recs))
+    qs = {"quiz": "compare-py-40", "quiz_sha256": "ab" * 32, "questions": 40, "max_tokens": 64,
+          "temperature": 0.0}
+    recs = quiz_records("qat")
+    recs[4].update(text="12" + ESC + "34|<b>*x*</b>", correct=False)
+    recs[5].update(question="add-" + ESC)
+    write(os.path.join(d, "quiz-escapes.json"), result(header("x", "quiz", qs), recs))
+    bad_label = result(header("x", "decode", dec), decode_records(60.0, 0.5, [16, 512], 5))
+    bad_label["label"] = "x" + ESC
+    write(os.path.join(d, "label-escape.json"), bad_label)
+    for name, value in (("fast", "fast"), ("tiny", 1e-300), ("null", None)):
+        doc = result(header("x", "decode", dec), decode_records(60.0, 0.5, [16, 512], 5))
+        doc["time_scale"] = value
+        write(os.path.join(d, "scale-%s.json" % name), doc)
+    doc = result(header("x", "decode", dec), decode_records(60.0, 0.5, [16, 512], 5))
+    doc["settings"]["lengths"] = [16, 0]
+    write(os.path.join(d, "length-zero.json"), doc)
+
+
+def special():
+    d = os.path.join(OUT, "special")
+    os.makedirs(os.path.join(d, "dir.json"), exist_ok=True)
+    fifo = os.path.join(d, "fifo.json")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    with open(os.path.join(d, "nul.json"), "wb") as f:
+        f.write(b"\0{\"format\": \"wrk-sagemaker-result\"}")
+
+
 for s in ("bf16", "qat"):
     write(os.path.join(OUT, "article", "measure-%s.json" % NAMES[s]), measure_file(s))
 native("bf16")
@@ -341,3 +524,9 @@ journal("journal", cut=True)
 journal("padded", cut=False)
 journal_beside_result()
 bad()
+faults()
+precise()
+xcheck()
+mixed()
+evil()
+special()

@@ -1,16 +1,12 @@
-/* Unit tests of sm-compare's cores: the JSON scanner, the statistics, the
- * vLLM log facts, quiz scoring and number formatting. Argument: the reference
- * quiz file. */
+/* Unit tests of the readers sm-compare shares: the JSON scanner, the vLLM
+ * start-up facts and quiz scoring. Argument: the reference quiz file. */
 #include <math.h>
 #include <string.h>
 
 #include "../check.h"
 #include "facts.h"
-#include "fmt.h"
 #include "jscan.h"
 #include "quizfile.h"
-#include "side.h"
-#include "stats.h"
 
 /* A whole document: one value and nothing after it. */
 static int scan_all(const char *text) {
@@ -82,50 +78,6 @@ static void test_jscan_values(void) {
     buf_free(&out);
 }
 
-static void test_stats(void) {
-    double odd[] = {5, 1, 4, 2, 3}, even[] = {10, 40, 20, 30}, one[] = {7};
-    CHECK(stats_median(odd, 5) == 3);
-    CHECK(stats_median(even, 4) == 25);
-    CHECK(stats_median(one, 1) == 7);
-    /* the selection agrees with sorting on an awkward input (many repeats) */
-    double x[101], y[101];
-    for (int i = 0; i < 101; i++) x[i] = y[i] = (double)((i * 37) % 11);
-    stats_sort(y, 101);
-    CHECK(stats_median(x, 101) == y[50]);
-    double q[] = {1, 2, 3, 4};
-    CHECK(fabs(stats_quantile(q, 4, 0.5) - 2.5) < 1e-12);
-    CHECK(fabs(stats_quantile(q, 4, 0.9) - 3.7) < 1e-12);
-    CHECK(stats_quantile(q, 4, 1.0) == 4);
-    /* McNemar exact two-sided p */
-    CHECK(stats_mcnemar(0, 0) == 1);
-    CHECK(fabs(stats_mcnemar(2, 2) - 1.0) < 1e-12);
-    CHECK(fabs(stats_mcnemar(0, 6) - 0.03125) < 1e-12);
-    CHECK(fabs(stats_mcnemar(1, 9) - 0.021484375) < 1e-12);
-    CHECK(fabs(stats_mcnemar(0, 5) - 0.0625) < 1e-12);
-    /* least squares recovers an exact line */
-    double tx[] = {16, 128, 512, 16}, ty[4], a, b;
-    for (int i = 0; i < 4; i++) ty[i] = 0.5 + tx[i] / 50;
-    CHECK(stats_linfit(tx, ty, 4, &a, &b) == 0);
-    CHECK(fabs(a - 0.5) < 1e-12 && fabs(1 / b - 50) < 1e-9);
-    double flat[] = {3, 3};
-    CHECK(stats_linfit(flat, flat, 2, &a, &b) < 0);
-    /* the generator is seeded: the same seed draws the same sequence */
-    struct stats_rng r1, r2;
-    stats_rng_seed(&r1, 42);
-    stats_rng_seed(&r2, 42);
-    int same = 1, in_range = 1;
-    for (int i = 0; i < 1000; i++) {
-        size_t u = stats_rng_below(&r1, 7), v = stats_rng_below(&r2, 7);
-        same &= u == v;
-        in_range &= u < 7;
-    }
-    CHECK(same && in_range);
-    double rate, fixed;
-    CHECK(side_rate(16, 512, 0.82, 10.74, &rate, &fixed));
-    CHECK(fabs(rate - 50) < 1e-9 && fabs(fixed - 0.5) < 1e-9);
-    CHECK(!side_rate(16, 512, 2.0, 1.0, &rate, &fixed));
-}
-
 static void test_facts(void) {
     static const struct {
         const char *log;
@@ -149,11 +101,11 @@ static void test_facts(void) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct facts f = {0};
-        struct diag d;
-        diag_init(&d);
-        CHECK(facts_scan(cases[i].log, strlen(cases[i].log), &f, &d) == 0);
+        struct buf err;
+        buf_init(&err, 256);
+        CHECK(facts_scan(cases[i].log, strlen(cases[i].log), &f, &err) == 0);
         const struct {
-            const struct fact *f;
+            const struct facts_fact *f;
             double want;
         } nums[] = {{&f.weights_gib, cases[i].weights},
                     {&f.load_seconds, cases[i].load},
@@ -167,15 +119,15 @@ static void test_facts(void) {
         if (cases[i].quant) CHECK_STR(f.quantization.text, cases[i].quant);
         CHECK(f.vllm_version.have == (cases[i].version != NULL));
         if (cases[i].version) CHECK_STR(f.vllm_version.text, cases[i].version);
-        diag_free(&d);
+        buf_free(&err);
     }
 }
 
 static void test_quiz(const char *path) {
     struct quizfile *qz = NULL;
-    struct diag d;
-    diag_init(&d);
-    CHECK(quizfile_read(path, &qz, &d) == 0);
+    struct buf err;
+    buf_init(&err, 1024);
+    CHECK(quizfile_read(path, &qz, &err) == 0);
     if (!qz) return;
     CHECK_INT(qz->n, 40);
     static const struct {
@@ -199,37 +151,13 @@ static void test_quiz(const char *path) {
         if (q) CHECK_INT(quizfile_score(q, cases[i].reply), cases[i].correct);
     }
     quizfile_free(qz);
-    diag_free(&d);
-}
-
-static void test_fmt(void) {
-    static const struct {
-        double v;
-        int decimals;
-        const char *want;
-    } cases[] = {
-        {45.6, 2, "45.6"},      {85.35, 3, "85.35"},     {2.0487, 2, "2.05"},
-        {723484, -1, "723484"}, {0.004, 2, "0.004"},     {NAN, 2, "n/a"},
-        {INFINITY, 2, "n/a"},   {-0.0001, 2, "-0.0001"}, {1077.25, 3, "1077.25"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char out[FMT_CELL];
-        fmt_num(cases[i].v, cases[i].decimals, out, sizeof out);
-        CHECK_STR(out, cases[i].want);
-    }
-    char reply[64];
-    fmt_reply("two\nlines\x01", 40, reply, sizeof reply);
-    CHECK_STR(reply, "two\\nlines\\x01");
-    fmt_reply("Bras\xc3\xadlia", 5, reply, sizeof reply);
-    CHECK_STR(reply, "Bras\xc3\xad...");
+    buf_free(&err);
 }
 
 int main(int argc, char **argv) {
     test_jscan_syntax();
     test_jscan_values();
-    test_stats();
     test_facts();
     if (argc > 1) test_quiz(argv[1]);
-    test_fmt();
     return check_exit();
 }

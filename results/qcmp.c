@@ -1,0 +1,132 @@
+#include "qcmp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estim.h"
+
+static const struct src_quiz_item *qcmp_find(const struct src_quiz *q, const char *id) {
+    for (size_t i = 0; i < q->n; i++)
+        if (strcmp(q->items[i].id, id) == 0) return &q->items[i];
+    return NULL;
+}
+
+static bool qcmp_answered(const struct src_quiz_item *it) {
+    return it && it->text;
+}
+
+static const char *qcmp_right(const struct src_quiz_item *x, const struct src_quiz_item *y) {
+    if (!qcmp_answered(x) || !qcmp_answered(y)) return "unanswered";
+    if (x->correct < 0 || y->correct < 0) return "unknown";
+    return x->correct && y->correct ? "both"
+           : x->correct             ? "baseline"
+           : y->correct             ? "candidate"
+                                    : "neither";
+}
+
+static int qcmp_add_dis(struct qcmp *q, const struct src_quiz_item *x,
+                        const struct src_quiz_item *y) {
+    struct qcmp_dis *p = realloc(q->dis, (q->ndis + 1) * sizeof *p);
+    if (!p) return -1;
+    q->dis = p;
+    p = &p[q->ndis++];
+    p->id = x ? x->id : y->id;
+    p->expected = x && x->expected ? x->expected : y ? y->expected : NULL;
+    p->bi = x;
+    p->ci = y;
+    p->right = qcmp_right(x, y);
+    return 0;
+}
+
+/* Counts one question asked of the baseline (a), the candidate (b) or both. */
+static int qcmp_question(struct qcmp *q, const struct src_quiz_item *a,
+                         const struct src_quiz_item *b, bool *known) {
+    q->asked++;
+    q->unanswered_b += !qcmp_answered(a);
+    q->unanswered_c += !qcmp_answered(b);
+    if (!a || !b || !a->text || !b->text) return 0;
+    q->both++;
+    if (strcmp(a->text, b->text) == 0) {
+        q->identical++;
+        return 0;
+    }
+    if (qcmp_add_dis(q, a, b) < 0) return -1;
+    q->ndiffer++;
+    if (a->correct < 0 || b->correct < 0)
+        *known = false;
+    else if (a->correct && !b->correct)
+        q->mc_b++;
+    else if (!a->correct && b->correct)
+        q->mc_c++;
+    return 0;
+}
+
+/* The questions one side left unanswered, after the disagreements. */
+static int qcmp_unanswered(struct qcmp *q, const struct src_quiz *x, const struct src_quiz *y) {
+    for (size_t i = 0; i < x->n; i++) {
+        const struct src_quiz_item *b = qcmp_find(y, x->items[i].id);
+        if ((!qcmp_answered(&x->items[i]) || !qcmp_answered(b)) &&
+            qcmp_add_dis(q, &x->items[i], b) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < y->n; i++)
+        if (!qcmp_find(x, y->items[i].id) && qcmp_add_dis(q, NULL, &y->items[i]) < 0) return -1;
+    return 0;
+}
+
+static void qcmp_mcnemar_text(struct qcmp *q, const char *bname, const char *cname) {
+    unsigned n = q->mc_b + q->mc_c, need = 1;
+    while (estim_mcnemar(need, 0) >= 0.05 && need < 1000) need++;
+    int k = snprintf(q->mc_text, sizeof q->mc_text,
+                     "McNemar's exact test%s: %u question%s only %s got right, %u only %s: "
+                     "p = %.3f. ",
+                     q->both < q->asked ? " (questions both sides answered)" : "", q->mc_b,
+                     q->mc_b == 1 ? "" : "s", bname, q->mc_c, cname, q->mc_p);
+    snprintf(q->mc_text + k, sizeof q->mc_text - (size_t)k,
+             "%s %ld questions can show only a large gap (at least %u one-sided "
+             "disagreements are needed for p < 0.05); an equal score does not show equal "
+             "quality, which would take hundreds of questions.",
+             q->mc_p < 0.05 ? "The difference in correct answers is unlikely to be chance."
+             : n == 0       ? "No question separates the two."
+                            : "No evidence of a difference in accuracy.",
+             q->both, need);
+}
+
+int qcmp_build(struct qcmp *q, const struct side *b, const struct side *c, const char *bname,
+               const char *cname, struct buf *err) {
+    const struct src_quiz *x = b->quiz, *y = c->quiz;
+    bool known = true;
+    memset(q, 0, sizeof *q);
+    if (!x || !y) {
+        snprintf(q->why, sizeof q->why, "no quiz on the %s side",
+                 !x && !y ? "baseline or the candidate"
+                 : !x     ? "baseline"
+                          : "candidate");
+        return QCMP_OK;
+    }
+    q->have = true;
+    /* every baseline question, then those only the candidate asked */
+    for (size_t i = 0; i < x->n; i++)
+        if (qcmp_question(q, &x->items[i], qcmp_find(y, x->items[i].id), &known) < 0)
+            return buf_fail(err, QCMP_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < y->n; i++)
+        if (!qcmp_find(x, y->items[i].id) && qcmp_question(q, NULL, &y->items[i], &known) < 0)
+            return buf_fail(err, QCMP_ERR_NOMEM, "out of memory");
+    if (qcmp_unanswered(q, x, y) < 0) return buf_fail(err, QCMP_ERR_NOMEM, "out of memory");
+    if (!known) {
+        snprintf(q->mc_text, sizeof q->mc_text,
+                 "McNemar's test: n/a (which replies are right is unknown; a compare.py file "
+                 "needs the quiz file, --quiz FILE).");
+        return QCMP_OK;
+    }
+    q->have_mcnemar = true;
+    q->mc_p = estim_mcnemar(q->mc_b, q->mc_c);
+    qcmp_mcnemar_text(q, bname, cname);
+    return QCMP_OK;
+}
+
+void qcmp_free(struct qcmp *q) {
+    free(q->dis);
+    memset(q, 0, sizeof *q);
+}

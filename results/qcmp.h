@@ -1,0 +1,47 @@
+/* qcmp: the two sides' quiz answers compared.
+ *
+ * A question whose request failed (or that a side never asked) is unanswered
+ * on that side: it counts in neither side's score nor in the comparison.
+ * Identical answers (byte for byte) and McNemar's exact test use only the
+ * questions both sides answered; the disagreements list those with different
+ * answers, then the questions one side left unanswered. */
+#ifndef SM_QCMP_H
+#define SM_QCMP_H
+
+#include <stdbool.h>
+
+#include "buf.h"
+#include "side.h"
+
+enum qcmp_err { QCMP_OK = 0, QCMP_ERR_NOMEM = -1 };
+
+struct qcmp_dis {
+    const char *id, *expected;           /* expected may be NULL */
+    const struct src_quiz_item *bi, *ci; /* NULL where a side did not ask it */
+    const char *right; /* "baseline", "candidate", "both", "neither", "unknown" or "unanswered" */
+};
+
+struct qcmp {
+    bool have;     /* both sides have a quiz */
+    char why[200]; /* else why not */
+    long asked;    /* questions asked of either side */
+    long both;     /* questions both sides answered */
+    long unanswered_b, unanswered_c;
+    long identical; /* of both */
+    struct qcmp_dis *dis;
+    size_t ndis, ndiffer; /* all listed; those answered by both */
+    bool have_mcnemar;
+    unsigned mc_b, mc_c; /* questions only the baseline / only the candidate got right */
+    double mc_p;
+    char mc_text[800]; /* the test's result and what the quiz can show, or why none */
+};
+
+/* Compares the quizzes of b and c (named bname, cname in texts); q refers to
+ * their items, which must outlive it. Returns 0, or QCMP_ERR_NOMEM with "out of
+ * memory" in err. */
+__attribute__((warn_unused_result)) int qcmp_build(struct qcmp *q, const struct side *b,
+                                                   const struct side *c, const char *bname,
+                                                   const char *cname, struct buf *err);
+void qcmp_free(struct qcmp *q);
+
+#endif

@@ -1,0 +1,420 @@
+/* sm-compare: compares the saved results of two endpoints (or two runs of one). */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmp.h"
+#include "datadir.h"
+#include "esc.h"
+#include "guard.h"
+#include "inputs.h"
+#include "out_csv.h"
+#include "out_json.h"
+#include "out_markdown.h"
+#include "out_svg.h"
+#include "out_text.h"
+#include "quizfile.h"
+#include "report.h"
+#include "side.h"
+#include "warnings.h"
+
+#define COMPARE_QUIZ_REL "scenarios/quiz-compare-py-40.json"
+#define COMPARE_ERR_MAX  4096 /* bytes of an error line */
+
+static const char compare_usage[] =
+    "Usage: sm-compare [OPTIONS] BASELINE CANDIDATE\n"
+    "       sm-compare [OPTIONS] BASELINE... -- CANDIDATE...    (options before the --)\n"
+    "       sm-compare [OPTIONS] --baseline PATH... --candidate PATH...\n"
+    "\n"
+    "Compares the saved results of two endpoints (e.g. a bf16 checkpoint and its QAT\n"
+    "build) the way the reference method does, and says how sure each figure is.\n"
+    "Ratios are candidate / baseline.\n"
+    "\n"
+    "Each side is a run directory or one or more files:\n"
+    "  *.json           result files of the decode, sweep and quiz scenarios\n"
+    "                   (docs/result-format.md), or compare.py measure-*.json files\n"
+    "  *.journal.jsonl  the journal of a run that never wrote its result file (killed):\n"
+    "                   every completed record is recovered and the run marked partial;\n"
+    "                   in a directory a journal is read only when its result file is missing\n"
+    "  *.log            a vLLM container log: start-up facts (weights GiB, load seconds, KV\n"
+    "                   cache tokens, maximum concurrency, quantization, vLLM version; last\n"
+    "                   match wins) and the periodic \"Avg generation throughput\" lines\n"
+    "A directory contributes every such file in it (other JSON files are skipped with a\n"
+    "warning). Several runs on one side (A-B-A re-measures, several client machines) are\n"
+    "pooled, and the agreement of their own figures is reported.\n"
+    "\n"
+    "Options:\n"
+    "  -b, --baseline PATH      add PATH (directory or file) to the baseline side; repeatable\n"
+    "  -c, --candidate PATH     add PATH to the candidate side; repeatable\n"
+    "      --facts-baseline LOG   vLLM log of the baseline's container (facts and throughput)\n"
+    "      --facts-candidate LOG  the same for the candidate (overrides facts found elsewhere)\n"
+    "      --price-per-hour USD   instance price: adds the cost per million output tokens\n"
+    "                           at each concurrency level\n"
+    "      --allow-mixed        compare files measured by different clients, at different\n"
+    "                           time scales or with different settings (a warning each)\n"
+    "  -f, --format FORMAT      text (default), markdown, json or csv\n"
+    "  -o, --output FILE        write the report to FILE instead of standard output\n"
+    "      --svg FILE           also write a chart of both sides with the ratios (SVG)\n"
+    "      --quiz FILE          the quiz (questions, answers, patterns) to score compare.py\n"
+    "                           replies with (default: the reference quiz, in\n"
+    "                           PREFIX/share/wrk-sagemaker/scenarios/ when installed, else\n"
+    "                           in the source tree; --version names it)\n"
+    "  -h, --help               this text\n"
+    "  -V, --version            the version and the default quiz file\n"
+    "\n"
+    "What it computes:\n"
+    "  decode_tokens_per_second  (L - S) / (median wall L - median wall S) for the shortest\n"
+    "        S and longest L length; per_call_fixed_cost_seconds = median wall S - S / rate;\n"
+    "        with three or more lengths also a least-squares line of wall on tokens. Failed\n"
+    "        replies are left out.\n"
+    "  load_cN_tokens_per_second  per batch: completion tokens of the batch's requests /\n"
+    "        (latest end - earliest start of its requests); median over batches. A batch\n"
+    "        with a failed request, or with fewer than N requests, is left out. Steady mode:\n"
+    "        the successful requests' tokens / (last end - first start). Latency p50/p90/p99\n"
+    "        of successful requests (linear interpolation between ranks).\n"
+    "  weights_gib, kv_cache_tokens, load_seconds  from the vLLM logs (or compare.py's\n"
+    "        load_facts).\n"
+    "  quality_correct  correct replies of the questions answered (a failed request leaves\n"
+    "        its question unanswered), per side and per kind; identical answers (byte for\n"
+    "        byte) and McNemar's exact test over the questions both sides answered; the\n"
+    "        disagreements (question, expected, each reply, which is right).\n"
+    "  95% intervals (docs/compare.md): throughput, an order-statistic interval for the\n"
+    "        median of the batches (5 or more) and Bonett-Price for the ratio (8 or more per\n"
+    "        side); decode rate, Welch's t-interval of the mean walls; per-call cost, the\n"
+    "        least-squares line's t-interval; their ratios, Fieller's (5 or more replies of\n"
+    "        each length). Fewer samples: \"n = 2: no interval\". None from compare.py files.\n"
+    "        A time-scaled run's intervals allow for 1 ms of real time per request.\n"
+    "  server log cross-check  the client's generation throughput against the log's \"Avg\n"
+    "        generation throughput\" over each sweep level's window; a warning above 5%.\n"
+    "Time-scaled files (time_scale K != 1) are reported in real units: rates divided by K,\n"
+    "times multiplied by K. Every figure carries its requests (ok/sent); failure rates,\n"
+    "samples too small for an interval and time-scale bias bounds are warnings, and the\n"
+    "verdict names a failure rate above 1%. Text from the files is escaped in every format.\n"
+    "\n"
+    "Output (text and markdown): the reference table (weights_gib, kv_cache_tokens,\n"
+    "load_seconds, decode_tokens_per_second, load_cN_tokens_per_second, quality_correct,\n"
+    "identical answers), the intervals, decode details, latency, cost, requests, agreement\n"
+    "of runs, quiz by kind, disagreements, the server log cross-check, container facts,\n"
+    "warnings and a verdict. JSON keeps the reference's keys (a, b, columns, rows as\n"
+    "[baseline, candidate, ratio], identical_answers, disagreements, quality_by_kind) at\n"
+    "full precision and adds the rest. CSV is one row per measurement, the warnings first\n"
+    "as comment lines.\n"
+    "\n"
+    "Exit status: 0 on success; 2 on bad input or usage (one line on standard error naming\n"
+    "the file and the problem: malformed JSON, a field of the wrong type or out of range,\n"
+    "unknown format version, a file of the wrong kind, sides measured with different\n"
+    "lengths, levels, quiz, clients, time scales or settings); 1 when the output cannot be\n"
+    "written.\n";
+
+/* The command line. */
+struct compare_args {
+    char **paths[2]; /* baseline, candidate */
+    size_t npaths[2];
+    const char *facts[2];
+    const char *format, *output, *svg, *quiz;
+    bool have_price, allow_mixed;
+    double price;
+};
+
+/* Prints "sm-compare: LINE" with everything from a file escaped. */
+static void compare_say(const char *prefix, const char *line) {
+    struct buf b;
+    buf_init(&b, COMPARE_ERR_MAX);
+    if (esc_text(&b, line) != BUF_OK) buf_reset(&b);
+    fprintf(stderr, "sm-compare: %s%s\n", prefix, b.len ? buf_str(&b) : "out of memory");
+    buf_free(&b);
+}
+
+static int compare_usage_error(const char *msg, const char *arg) {
+    char line[COMPARE_ERR_MAX];
+    snprintf(line, sizeof line, "%s%s%s (see sm-compare --help)", msg, arg ? ": " : "",
+             arg ? arg : "");
+    compare_say("", line);
+    return -1;
+}
+
+static int compare_add_path(struct compare_args *a, int side, char *path) {
+    char **p = realloc(a->paths[side], (a->npaths[side] + 1) * sizeof *p);
+    if (!p) return compare_usage_error("out of memory", NULL);
+    a->paths[side] = p;
+    p[a->npaths[side]++] = path;
+    return 0;
+}
+
+static int compare_number(const char *s, double lo, double hi, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+enum {
+    COMPARE_OPT_FACTS_B = 256,
+    COMPARE_OPT_FACTS_C,
+    COMPARE_OPT_PRICE,
+    COMPARE_OPT_SVG,
+    COMPARE_OPT_QUIZ,
+    COMPARE_OPT_MIXED,
+};
+
+static int compare_format(struct compare_args *a, const char *arg) {
+    static const char *const formats[] = {"text", "markdown", "json", "csv"};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (strcmp(arg, formats[i]) == 0) {
+            a->format = formats[i];
+            return 0;
+        }
+    return compare_usage_error("--format must be text, markdown, json or csv", arg);
+}
+
+static int compare_option(struct compare_args *a, int c, char *arg) {
+    switch (c) {
+    case 'b':
+        return compare_add_path(a, 0, arg);
+    case 'c':
+        return compare_add_path(a, 1, arg);
+    case COMPARE_OPT_FACTS_B:
+    case COMPARE_OPT_FACTS_C:
+        a->facts[c == COMPARE_OPT_FACTS_C] = arg;
+        return 0;
+    case COMPARE_OPT_PRICE:
+        if (compare_number(arg, 0, 1e9, &a->price) < 0 || !(a->price > 0))
+            return compare_usage_error("--price-per-hour needs a positive number of USD", arg);
+        a->have_price = true;
+        return 0;
+    case COMPARE_OPT_MIXED:
+        a->allow_mixed = true;
+        return 0;
+    case 'f':
+        return compare_format(a, arg);
+    case 'o':
+        a->output = arg;
+        return 0;
+    case COMPARE_OPT_SVG:
+        a->svg = arg;
+        return 0;
+    case COMPARE_OPT_QUIZ:
+        a->quiz = arg;
+        return 0;
+    default:
+        return compare_usage_error("unknown option", NULL);
+    }
+}
+
+static int compare_version(void) {
+    char *quiz = datadir_path(SM_SOURCE_DIR, COMPARE_QUIZ_REL);
+    int n = printf("sm-compare %s\ndefault quiz: %s\n", SM_VERSION, quiz ? quiz : "?");
+    free(quiz);
+    return n < 0 ? -1 : 1;
+}
+
+/* The sides as positional arguments: BASELINE CANDIDATE, or BASELINE... -- CANDIDATE... */
+static int compare_positional(struct compare_args *a, int argc, char **argv, int split,
+                              bool flagged) {
+    int npos = split - optind;
+    if (flagged && (npos || split < argc))
+        return compare_usage_error(
+            "give the sides either with --baseline/--candidate or as arguments", NULL);
+    if (split < argc) {
+        for (int i = optind; i < split; i++)
+            if (compare_add_path(a, 0, argv[i]) < 0) return -1;
+        for (int i = split + 1; i < argc; i++)
+            if (compare_add_path(a, 1, argv[i]) < 0) return -1;
+    } else if (!flagged) {
+        if (npos != 2)
+            return compare_usage_error(
+                "give a BASELINE and a CANDIDATE (or use -- between the sides)", NULL);
+        if (compare_add_path(a, 0, argv[optind]) < 0 ||
+            compare_add_path(a, 1, argv[optind + 1]) < 0)
+            return -1;
+    }
+    if (!a->npaths[0] || !a->npaths[1])
+        return compare_usage_error(a->npaths[0] ? "no candidate given" : "no baseline given", NULL);
+    return 0;
+}
+
+/* Returns 0, 1 after --help or --version, or -1 on a usage error. */
+static int compare_parse(int argc, char **argv, struct compare_args *a) {
+    static const struct option opts[] = {
+        {"baseline", required_argument, NULL, 'b'},
+        {"candidate", required_argument, NULL, 'c'},
+        {"facts-baseline", required_argument, NULL, COMPARE_OPT_FACTS_B},
+        {"facts-candidate", required_argument, NULL, COMPARE_OPT_FACTS_C},
+        {"price-per-hour", required_argument, NULL, COMPARE_OPT_PRICE},
+        {"allow-mixed", no_argument, NULL, COMPARE_OPT_MIXED},
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"svg", required_argument, NULL, COMPARE_OPT_SVG},
+        {"quiz", required_argument, NULL, COMPARE_OPT_QUIZ},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int split = argc, c;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--") == 0) {
+            split = i;
+            break;
+        }
+    bool flagged = false;
+    opterr = 0;
+    while ((c = getopt_long(split, argv, ":b:c:f:o:hV", opts, NULL)) != -1) {
+        if (c == 'h') return fputs(compare_usage, stdout) == EOF ? -1 : 1;
+        if (c == 'V') return compare_version();
+        if (c == ':') return compare_usage_error("option needs a value", argv[optind - 1]);
+        if (c == '?') return compare_usage_error("unknown option", argv[optind - 1]);
+        flagged |= c == 'b' || c == 'c';
+        if (compare_option(a, c, optarg) < 0) return -1;
+    }
+    return compare_positional(a, argc, argv, split, flagged);
+}
+
+/* The quiz to score compare.py files with: --quiz, else the default when present. */
+static int compare_load_quiz(const struct compare_args *a, struct quizfile **qz, struct buf *err) {
+    struct stat st;
+    *qz = NULL;
+    if (a->quiz) return quizfile_read(a->quiz, qz, err);
+    char *quiz = datadir_path(SM_SOURCE_DIR, COMPARE_QUIZ_REL);
+    int rc = quiz && stat(quiz, &st) == 0 ? quizfile_read(quiz, qz, err) : 0;
+    free(quiz);
+    return rc;
+}
+
+static int compare_render(const struct compare_args *a, const struct cmp *m,
+                          const struct warnings *w, struct buf *out) {
+    if (strcmp(a->format, "json") == 0) return out_json_render(m, w, out);
+    if (strcmp(a->format, "csv") == 0) return out_csv_render(m, w, out);
+    struct report r;
+    if (report_build(m, w, &r) < 0) return BUF_ERR_NOMEM;
+    int rc = strcmp(a->format, "markdown") == 0 ? out_markdown_render(&r, out)
+                                                : out_text_render(&r, out);
+    report_free(&r);
+    return rc;
+}
+
+static int compare_write(const char *path, const struct buf *b) {
+    FILE *f = path ? fopen(path, "wb") : stdout;
+    char line[COMPARE_ERR_MAX];
+    if (!f) {
+        snprintf(line, sizeof line, "%s: cannot write: %s", path, strerror(errno));
+        compare_say("", line);
+        return -1;
+    }
+    size_t n = fwrite(buf_str(b), 1, b->len, f);
+    int rc = n == b->len && fflush(f) == 0 ? 0 : -1;
+    if (path && fclose(f) != 0) rc = -1;
+    if (rc < 0) {
+        snprintf(line, sizeof line, "%s: cannot write: %s", path ? path : "standard output",
+                 strerror(errno));
+        compare_say("", line);
+    }
+    return rc;
+}
+
+/* Reading one side (the two sides are read at the same time). */
+struct compare_job {
+    const struct compare_args *a;
+    const struct quizfile *qz;
+    int k; /* 0 baseline, 1 candidate */
+    struct inputs in;
+    struct side side;
+    struct warnings w;
+    struct buf err;
+    int rc;
+};
+
+static void *compare_read_side(void *arg) {
+    static const char *const roles[] = {"baseline", "candidate"};
+    struct compare_job *j = arg;
+    j->rc = inputs_read(j->a->paths[j->k], j->a->npaths[j->k], j->a->facts[j->k], j->qz, &j->in,
+                        &j->w, &j->err);
+    if (j->rc == 0) j->rc = side_build(&j->side, roles[j->k], &j->in, &j->w, &j->err);
+    return NULL;
+}
+
+/* Reads both sides, the baseline on a second thread; returns the first error
+ * (baseline before candidate) in err, and merges the warnings in that order. */
+static int compare_read_sides(struct compare_job *jobs, struct warnings *w, struct buf *err) {
+    pthread_t t;
+    bool threaded = pthread_create(&t, NULL, compare_read_side, &jobs[0]) == 0;
+    if (!threaded) compare_read_side(&jobs[0]);
+    compare_read_side(&jobs[1]);
+    if (threaded) pthread_join(t, NULL);
+    warnings_merge(w, &jobs[0].w);
+    warnings_merge(w, &jobs[1].w);
+    for (int k = 0; k < 2; k++)
+        if (jobs[k].rc < 0) return buf_fail(err, jobs[k].rc, "%s", buf_str(&jobs[k].err));
+    return 0;
+}
+
+/* Reads, checks and compares both sides, and writes the report; returns the exit status. */
+static int compare_run(const struct compare_args *a, struct buf *out, struct buf *svg,
+                       struct compare_job *jobs, struct warnings *w, struct buf *err) {
+    struct quizfile *qz = NULL;
+    struct cmp m = {0};
+    struct cmp_opts o = {a->have_price, a->price};
+    int status = 2;
+    if (compare_load_quiz(a, &qz, err) < 0) goto done;
+    jobs[0].qz = jobs[1].qz = qz;
+    if (compare_read_sides(jobs, w, err) < 0 ||
+        guard_check(&jobs[0].side, &jobs[1].side, a->allow_mixed, w, err) < 0 ||
+        cmp_build(&m, &jobs[0].side, &jobs[1].side, &o, w, err) < 0)
+        goto done;
+    status = 1;
+    if (w->nomem || compare_render(a, &m, w, out) != BUF_OK ||
+        (a->svg && out_svg_render(&m, svg) != BUF_OK)) {
+        buf_fail(err, BUF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (compare_write(a->output, out) < 0 || (a->svg && compare_write(a->svg, svg) < 0)) goto done;
+    status = 0;
+done:
+    cmp_free(&m);
+    quizfile_free(qz);
+    return status;
+}
+
+static int compare_main(const struct compare_args *a) {
+    struct compare_job jobs[2] = {{.a = a, .k = 0}, {.a = a, .k = 1}};
+    struct buf out, svg, err;
+    struct warnings w;
+    buf_init(&out, BUF_NO_CAP);
+    buf_init(&svg, BUF_NO_CAP);
+    buf_init(&err, COMPARE_ERR_MAX);
+    warnings_init(&w);
+    for (int k = 0; k < 2; k++) {
+        warnings_init(&jobs[k].w);
+        buf_init(&jobs[k].err, COMPARE_ERR_MAX);
+    }
+    int status = compare_run(a, &out, &svg, jobs, &w, &err);
+    if (status && err.len)
+        compare_say("", buf_str(&err));
+    else if (status == 2)
+        compare_say("", "out of memory");
+    for (int k = 0; k < 2; k++) {
+        side_free(&jobs[k].side);
+        inputs_free(&jobs[k].in);
+        warnings_free(&jobs[k].w);
+        buf_free(&jobs[k].err);
+    }
+    warnings_free(&w);
+    buf_free(&out);
+    buf_free(&svg);
+    buf_free(&err);
+    return status;
+}
+
+int main(int argc, char **argv) {
+    struct compare_args a = {.format = "text"};
+    int rc = compare_parse(argc, argv, &a);
+    int status = rc != 0 ? (rc < 0 ? 2 : 0) : compare_main(&a);
+    free(a.paths[0]);
+    free(a.paths[1]);
+    return status;
+}

@@ -1,0 +1,119 @@
+#include "verdict.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "notes.h"
+
+/* The verdict being written. */
+struct verdict_out {
+    char *p;
+    size_t k, cap;
+};
+
+__attribute__((format(printf, 2, 3))) static void verdict_add(struct verdict_out *o,
+                                                              const char *fmt, ...) {
+    va_list ap;
+    if (o->k >= o->cap) return;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->p + o->k, o->cap - o->k, fmt, ap);
+    va_end(ap);
+    if (n > 0) o->k += (size_t)n;
+    if (o->k >= o->cap) o->k = o->cap - 1;
+}
+
+static void verdict_decode(struct verdict_out *o, const struct cmp *m) {
+    const struct cmp_row *r = cmp_row(m, "decode_tokens_per_second");
+    char ratio[FMT_CELL], ci[FMT_CELL * 2];
+    if (!r || !r->ratio.ok) return;
+    fmt_ratio(r, ratio, sizeof ratio);
+    verdict_add(o, "%s decodes %sx as fast as %s", m->cname, ratio, m->bname);
+    if (r->ci_r.ok) {
+        fmt_interval(&r->ci_r, -1, ci, sizeof ci);
+        verdict_add(o, " (95%% interval %s%s)", ci,
+                    r->ci_r.lo <= 1 && r->ci_r.hi >= 1 ? ": no clear difference" : "");
+    }
+    verdict_add(o, ". ");
+}
+
+static void verdict_load(struct verdict_out *o, const struct cmp *m) {
+    char lo[FMT_CELL] = "", hi[FMT_CELL] = "", levels[300] = "";
+    const struct cmp_row *rlo = NULL, *rhi = NULL;
+    int n = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < m->nrows; i++) {
+        const struct cmp_row *r = &m->rows[i];
+        if (!r->load_c || !r->ratio.ok) continue;
+        if (!rlo || r->ratio.v < rlo->ratio.v) rlo = r;
+        if (!rhi || r->ratio.v > rhi->ratio.v) rhi = r;
+        if (k < sizeof levels)
+            k += (size_t)snprintf(levels + k, sizeof levels - k, "%sc%d", n ? ", " : "", r->load_c);
+        n++;
+    }
+    if (!n) return;
+    fmt_ratio(rlo, lo, sizeof lo);
+    fmt_ratio(rhi, hi, sizeof hi);
+    if (n == 1)
+        verdict_add(o, "Under load it serves %sx the tokens per second (c%d). ", lo, rlo->load_c);
+    else if (strcmp(lo, hi) == 0)
+        verdict_add(o, "Under load it serves %sx the tokens per second at every level (%s). ", lo,
+                    levels);
+    else
+        verdict_add(o, "Under load it serves %sx (c%d) to %sx (c%d) the tokens per second. ", lo,
+                    rlo->load_c, hi, rhi->load_c);
+}
+
+static void verdict_quiz(struct verdict_out *o, const struct cmp *m) {
+    const struct cmp_row *r = cmp_row(m, "quality_correct");
+    const struct qcmp *q = &m->quiz;
+    if (!q->have || !r || !r->b.ok || !r->c.ok) return;
+    const char *sig = !q->have_mcnemar ? ""
+                      : q->mc_p < 0.05 ? ", a significant difference"
+                                       : ", no significant difference";
+    if (!r->b_unanswered && !r->c_unanswered && q->both == q->asked) {
+        verdict_add(o, "Quiz: %.0f/%ld against %.0f/%ld, %ld of %ld answers identical%s.", r->c.v,
+                    r->c_total, r->b.v, r->b_total, q->identical, q->both, sig);
+        return;
+    }
+    verdict_add(o,
+                "Quiz: %.0f/%ld answered against %.0f/%ld answered (%ld and %ld unanswered: their "
+                "requests failed); of the %ld questions both answered, %ld answers identical%s.",
+                r->c.v, r->c_total, r->b.v, r->b_total, r->c_unanswered, r->b_unanswered, q->both,
+                q->identical, sig);
+}
+
+static void verdict_failures(struct verdict_out *o, const struct cmp *m) {
+    long fb, sb, fc, sc;
+    double rb = notes_failure_rate(m->b, &fb, &sb), rc = notes_failure_rate(m->c, &fc, &sc);
+    bool xb = rb > VERDICT_FAILURES, xc = rc > VERDICT_FAILURES;
+    if (!xb && !xc) return;
+    verdict_add(o, " Failures: ");
+    if (xb) verdict_add(o, "%.1f%% of %s's requests (%ld of %ld)", 100 * rb, m->bname, fb, sb);
+    if (xb && xc) verdict_add(o, " and ");
+    if (xc)
+        verdict_add(o, "%.1f%% of %s's%s (%ld of %ld)", 100 * rc, m->cname, xb ? "" : " requests",
+                    fc, sc);
+    verdict_add(o, " failed; batches with a failure are left out and failed quiz questions are "
+                   "unanswered (see Warnings).");
+}
+
+void verdict_build(const struct cmp *m, char *out, size_t cap) {
+    struct verdict_out o = {out, 0, cap};
+    const struct cmp_row *r;
+    out[0] = '\0';
+    verdict_decode(&o, m);
+    verdict_load(&o, m);
+    if ((r = cmp_row(m, "weights_gib")) && r->ratio.ok) {
+        char w[FMT_CELL];
+        fmt_sig(r->ratio.v, w, sizeof w);
+        verdict_add(&o, "Its weights take %sx the memory. ", w);
+    }
+    verdict_quiz(&o, m);
+    while (o.k > 0 && out[o.k - 1] == ' ') out[--o.k] = '\0';
+    verdict_failures(&o, m);
+    if (!o.k) verdict_add(&o, "Nothing measured on both sides.");
+    while (o.k > 0 && out[o.k - 1] == ' ') out[--o.k] = '\0';
+}

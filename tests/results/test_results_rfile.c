@@ -1,0 +1,144 @@
+/* Unit tests of rfile (reading a result file or a journal) and field (the
+ * type and range rules): the values of the records read, and the one-line
+ * error of each kind of bad file (a FIFO and a directory refused at once, a
+ * file that starts with a NUL byte, a journal of NUL bytes only). */
+#include <sys/stat.h>
+
+#include "../check.h"
+#include "field.h"
+#include "rfile.h"
+#include "rtest.h"
+
+static void test_document(void) {
+    const char *path = rtest_write(
+        "doc.json",
+        "{\"records\": [{\"seq\": 7, \"phase\": \"quiz\", \"batch\": 2, \"max_tokens\": 64, "
+        "\"completion_tokens\": 3, \"status\": 200, \"ok\": true, \"error\": null, "
+        "\"question\": \"add-1\", \"kind\": \"add\", \"text\": \"547\", \"answer\": \"547\", "
+        "\"correct\": true, \"t_start_us\": 10, \"t_end_us\": 250, \"wall_start_us\": "
+        "1764496800000010, \"unknown\": [1, {\"x\": 2}]}, {\"phase\": \"quiz\", \"ok\": false, "
+        "\"status\": 429, \"error\": {\"code\": \"ThrottlingException\", \"message\": \"Rate "
+        "exceeded\"}, \"t_start_us\": 300, \"t_end_us\": 301}], \"format\": \"x\", \"version\": "
+        "1}");
+    struct rfile *rf;
+    struct buf err;
+    buf_init(&err, 1024);
+    CHECK(rfile_read(path, &rf, &err) == RFILE_OK);
+    if (!rf) return;
+    CHECK(!rf->journal && rf->has_records && rf->nrecs == 2);
+    const struct rfile_rec *a = &rf->recs[0], *b = &rf->recs[1];
+    CHECK(a->seq == 7 && a->batch == 2 && a->max_tokens == 64 && a->completion_tokens == 3);
+    CHECK(a->ok && a->correct == 1 && a->t_start_us == 10 && a->t_end_us == 250);
+    CHECK(a->wall_start_us == 1764496800000010LL);
+    CHECK_STR(rfile_str(rf, a->phase), "quiz");
+    CHECK_STR(rfile_str(rf, a->question), "add-1");
+    CHECK_STR(rfile_text(rf, a->text), "547");
+    CHECK(!b->ok && b->status == 429 && b->wall_start_us == RFILE_NONE && b->batch == RFILE_NONE);
+    CHECK_STR(rfile_str(rf, b->error), "ThrottlingException");
+    CHECK_STR(rfile_errmsg(rf, b->error), "Rate exceeded");
+    CHECK(cJSON_GetObjectItemCaseSensitive(rf->head, "version") != NULL);
+    rfile_free(rf);
+    buf_free(&err);
+}
+
+static void test_journal(void) {
+    char text[512];
+    int n = snprintf(text, sizeof text,
+                     "{\"format\": \"wrk-sagemaker-result\"}\n"
+                     "{\"phase\": \"decode\", \"ok\": true, \"t_start_us\": 1, \"t_end_us\": 2}\n"
+                     "{\"phase\": \"decode\", \"ok\": tr");
+    memset(text + n, 0, 100); /* the room a killed run had reserved */
+    const char *path = rtest_write_n("run.journal.jsonl", text, (size_t)n + 100);
+    struct rfile *rf;
+    struct buf err;
+    buf_init(&err, 1024);
+    CHECK(rfile_read(path, &rf, &err) == RFILE_OK);
+    if (rf) CHECK(rf->journal && rf->cut_tail && rf->nrecs == 1);
+    rfile_free(rf);
+    memset(text, 0, 64);
+    path = rtest_write_n("empty.journal.jsonl", text, 64);
+    CHECK(rfile_read(path, &rf, &err) == RFILE_ERR_INPUT);
+    CHECK(strstr(buf_str(&err), "empty journal (the run was killed before it wrote its header)"));
+    buf_free(&err);
+}
+
+/* rfile_read(path) fails with code and the message ends with tail. */
+static void test_fails(const char *path, int code, const char *tail) {
+    struct rfile *rf = (struct rfile *)1;
+    struct buf err;
+    buf_init(&err, 1024);
+    CHECK(rfile_read(path, &rf, &err) == code && rf == NULL);
+    const char *msg = buf_str(&err);
+    size_t n = strlen(msg), t = strlen(tail);
+    if (!(n >= t && strcmp(msg + n - t, tail) == 0 && strncmp(msg, path, strlen(path)) == 0))
+        fprintf(stderr, "got [%s], want [%s: ...%s]\n", msg, path, tail);
+    CHECK(n >= t && strcmp(msg + n - t, tail) == 0 && strncmp(msg, path, strlen(path)) == 0);
+    buf_free(&err);
+}
+
+static void test_bad_files(void) {
+    const char *fifo = rtest_path("fifo.json");
+    CHECK(mkfifo(fifo, 0600) == 0);
+    test_fails(fifo, RFILE_ERR_READ, ": cannot read: a FIFO (named pipe), not a regular file");
+    const char *dir = rtest_path("dir.json");
+    CHECK(mkdir(dir, 0700) == 0);
+    test_fails(dir, RFILE_ERR_READ, ": cannot read: a directory, not a file");
+    test_fails(rtest_path("nowhere.json"), RFILE_ERR_READ,
+               ": cannot read: No such file or directory");
+    test_fails(rtest_write_n("nul.json", "\0{}", 3), RFILE_ERR_INPUT,
+               ": starts with a NUL byte: not a JSON text file");
+    test_fails(rtest_write("empty.json", "  \n"), RFILE_ERR_INPUT, ": empty file");
+    test_fails(rtest_write("array.json", "[1]"), RFILE_ERR_INPUT,
+               ": not a JSON object at the top level");
+    test_fails(rtest_write("trailing.json", "{} x"), RFILE_ERR_INPUT,
+               ":1:4: malformed JSON: data after the end of the document");
+    test_fails(rtest_write("noend.json", "{\"records\": [{\"phase\": \"x\", \"ok\": true, "
+                                         "\"t_start_us\": 5}]}"),
+               RFILE_ERR_INPUT, ": record 1: t_end_us is missing");
+    test_fails(rtest_write("back.json", "{\"records\": [{\"phase\": \"x\", \"ok\": true, "
+                                        "\"t_start_us\": 5, \"t_end_us\": 4}]}"),
+               RFILE_ERR_INPUT, ": record 1: t_end_us is before t_start_us");
+    test_fails(rtest_write("type.json", "{\"records\": [{\"phase\": \"x\", \"ok\": 1}]}"),
+               RFILE_ERR_INPUT, ":1:35: record 1, field ok: expected true or false");
+}
+
+static void test_fields(void) {
+    static const struct field_rule rules[] = {
+        {"time_scale", FIELD_NUM, 0.001, 1e6},
+        {"label", FIELD_STR, 0, 0},
+        {"repeats", FIELD_INT | FIELD_NULL, 1, 100},
+    };
+    static const struct {
+        const char *json, *want;
+    } cases[] = {
+        {"{\"time_scale\": 10, \"label\": \"a\", \"repeats\": null}", ""},
+        {"{}", ""},
+        {"{\"time_scale\": \"fast\"}", "f.json: time_scale: \"fast\" is not a number"},
+        {"{\"time_scale\": 1e-300}", "f.json: time_scale: 1e-300 is out of range (0.001 to 1e+06)"},
+        {"{\"label\": 5}", "f.json: label: 5 is not a string"},
+        {"{\"repeats\": 2.5}", "f.json: repeats: 2.5 is not a whole number or null"},
+        {"{\"repeats\": 0}", "f.json: repeats: 0 is out of range (1 to 100)"},
+        {"{\"label\": [\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"]}",
+         "f.json: label: [\""
+         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... is not a "
+         "string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *o = cJSON_Parse(cases[i].json);
+        struct buf err;
+        buf_init(&err, 1024);
+        int rc = field_check(o, rules, 3, "f.json", "", &err);
+        CHECK(rc == (cases[i].want[0] ? FIELD_ERR_INPUT : FIELD_OK));
+        CHECK_STR(buf_str(&err), cases[i].want);
+        buf_free(&err);
+        cJSON_Delete(o);
+    }
+}
+
+int main(void) {
+    test_document();
+    test_journal();
+    test_bad_files();
+    test_fields();
+    return check_exit();
+}
