@@ -38,7 +38,6 @@ struct server_conn {
     size_t head_len;
     size_t body_len;
     size_t reserved;       /* bytes of the gate's body budget the request being read holds */
-    size_t scanned;        /* bytes of the input already searched for the end of the head */
     const char *head_at;   /* where head was parsed; still valid if the buffer did not move */
     struct http_head head; /* the parsed head of the request being read */
     bool keep_alive;
@@ -210,22 +209,11 @@ void server_send(void *owner, const struct invoke_reply *r) {
 }
 
 /* Drops the blank lines a client may send between requests. */
-static void server_conn_skip_blank(struct server_conn *c, struct evbuffer *in) {
+static void server_skip_blank(struct evbuffer *in) {
     const unsigned char *p;
     while (evbuffer_get_length(in) >= 2 && (p = evbuffer_pullup(in, 2)) && p[0] == '\r' &&
-           p[1] == '\n') {
+           p[1] == '\n')
         evbuffer_drain(in, 2);
-        c->scanned = c->scanned > 2 ? c->scanned - 2 : 0;
-    }
-}
-
-/* Where the head's CRLFCRLF starts, or -1; searches only what came since the last look. */
-static ev_ssize_t server_conn_head_end(struct server_conn *c, struct evbuffer *in) {
-    struct evbuffer_ptr from;
-    evbuffer_ptr_set(in, &from, c->scanned > 3 ? c->scanned - 3 : 0, EVBUFFER_PTR_SET);
-    struct evbuffer_ptr end = evbuffer_search(in, "\r\n\r\n", 4, &from);
-    c->scanned = evbuffer_get_length(in);
-    return end.pos;
 }
 
 /* The body is to be read: reserves what goes past a head's worth, unless it is here. */
@@ -248,9 +236,9 @@ static bool server_conn_expect_body(struct server_conn *c, struct evbuffer *in) 
 
 /* Reads the head; returns false when more bytes are needed or it was refused. */
 static bool server_conn_head(struct server_conn *c, struct evbuffer *in) {
-    server_conn_skip_blank(c, in);
+    server_skip_blank(in);
     size_t have = evbuffer_get_length(in);
-    ev_ssize_t end = have ? server_conn_head_end(c, in) : -1;
+    ev_ssize_t end = have ? evbuffer_search(in, "\r\n\r\n", 4, NULL).pos : -1;
     if (end < 0 || (size_t)end + 4 > HTTP_MAX_HEAD) {
         if (have > HTTP_MAX_HEAD)
             server_conn_malformed(c, INVOKE_HEAD_TOO_LARGE);
@@ -260,7 +248,6 @@ static bool server_conn_head(struct server_conn *c, struct evbuffer *in) {
     }
     evtimer_del(c->deadline);
     c->head_len = (size_t)end + 4;
-    c->scanned = 0;
     c->head_at = (const char *)evbuffer_pullup(in, (ev_ssize_t)c->head_len);
     int rc =
         c->head_at ? http_parse_head(c->head_at, c->head_len, &c->head, NULL) : HTTP_ERR_MALFORMED;
