@@ -267,6 +267,25 @@ static int cont_parse_vllm(const struct model_profile *p, const cJSON *root, str
     return cont_check_vllm(p, r, temperature, has_temperature, status, err);
 }
 
+/* TGI's and LMI's checks of the lengths and the temperature, once the fields are read. */
+static int cont_check_tgi(const struct model_profile *p, const struct cont_request *r,
+                          double temperature, int *status, struct buf *err) {
+    int code = p->format == MODEL_LMI ? 400 : 422;
+    if (r->max_tokens != CONT_NOT_GIVEN && r->max_tokens < 1)
+        return CONT_REJECT(status, err, code,
+                           "Input validation error: `max_new_tokens` must be strictly positive");
+    if (temperature <= 0)
+        return CONT_REJECT(status, err, code,
+                           "Input validation error: `temperature` must be strictly positive");
+    long want = r->max_tokens == CONT_NOT_GIVEN ? (long)p->default_tokens : r->max_tokens;
+    if (r->prompt_tokens + (size_t)want > p->max_model_len)
+        return CONT_REJECT(status, err, code,
+                           "Input validation error: `inputs` tokens + `max_new_tokens` must be <= "
+                           "%u. Given: %zu `inputs` tokens and %ld `max_new_tokens`",
+                           p->max_model_len, r->prompt_tokens, want);
+    return CONT_OK;
+}
+
 /* TGI and LMI: {"inputs": "...", "parameters": {...}}. */
 static int cont_parse_tgi(const struct model_profile *p, const cJSON *root, struct cont_request *r,
                           int *status, struct buf *err) {
@@ -293,19 +312,7 @@ static int cont_parse_tgi(const struct model_profile *p, const cJSON *root, stru
                            "parameters: invalid type");
     r->prompt_tokens = tok_count(inputs->valuestring, strlen(inputs->valuestring)) + 1;
     if (buf_adds(&r->prompt, inputs->valuestring)) return CONT_ERR_NOMEM;
-    if (r->max_tokens != CONT_NOT_GIVEN && r->max_tokens < 1)
-        return CONT_REJECT(status, err, lmi ? 400 : 422,
-                           "Input validation error: `max_new_tokens` must be strictly positive");
-    if (temperature <= 0)
-        return CONT_REJECT(status, err, lmi ? 400 : 422,
-                           "Input validation error: `temperature` must be strictly positive");
-    long want = r->max_tokens == CONT_NOT_GIVEN ? (long)p->default_tokens : r->max_tokens;
-    if (r->prompt_tokens + (size_t)want > p->max_model_len)
-        return CONT_REJECT(status, err, lmi ? 400 : 422,
-                           "Input validation error: `inputs` tokens + `max_new_tokens` must be <= "
-                           "%u. Given: %zu `inputs` tokens and %ld `max_new_tokens`",
-                           p->max_model_len, r->prompt_tokens, want);
-    return CONT_OK;
+    return cont_check_tgi(p, r, temperature, status, err);
 }
 
 /* Python's json.JSONDecodeError text for the error at pos. */

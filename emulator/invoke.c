@@ -524,10 +524,11 @@ static struct invoke_call *invoke_route(struct invoke *inv, void *owner, struct 
     const struct sigv4_header *want = http_header(h, "x-amzn-sagemaker-target-variant");
     struct fleet_variant *var =
         fleet_pick(ep, want ? want->value : NULL, want ? want->value_len : 0, &inv->rng);
-    if (!var) {
+    if (!var) { /* only a named variant can be missing */
+        size_t n_want = want ? want->value_len : 0;
         invoke_invalid(inv, owner, ep, "Variant %.*s not found for Endpoint %s of account %s.",
-                       (int)(want->value_len > INVOKE_ECHO_MAX ? INVOKE_ECHO_MAX : want->value_len),
-                       want->value, ep->name, inv->account);
+                       (int)(n_want > INVOKE_ECHO_MAX ? INVOKE_ECHO_MAX : n_want),
+                       want ? want->value : "", ep->name, inv->account);
         return NULL;
     }
     var->counts.requests++;

@@ -216,18 +216,15 @@ static int model_set_answer(struct model_profile *p, const char *key, const char
     return MODEL_OK;
 }
 
-static int model_set_param(struct model_profile *p, const struct model_param *mp,
-                           const char *value) {
-    char *field = (char *)p + mp->offset;
+/* The numeric parameters: seconds, fractions and counts. */
+static int model_set_number(const struct model_param *mp, char *field, const char *value) {
     double d;
     unsigned long ul;
     switch (mp->type) {
     case MODEL_T_SECONDS:
-        if (model_parse_double(value, 0, 1e9, &d)) return MODEL_ERR_INVALID;
-        memcpy(field, &d, sizeof d);
-        return MODEL_OK;
     case MODEL_T_FRACTION:
-        if (model_parse_double(value, 0, 0.5, &d)) return MODEL_ERR_INVALID;
+        if (model_parse_double(value, 0, mp->type == MODEL_T_SECONDS ? 1e9 : 0.5, &d))
+            return MODEL_ERR_INVALID;
         memcpy(field, &d, sizeof d);
         return MODEL_OK;
     case MODEL_T_UINT:
@@ -242,6 +239,15 @@ static int model_set_param(struct model_profile *p, const struct model_param *mp
         if (model_parse_ulong(value, (unsigned long)-1, &ul)) return MODEL_ERR_INVALID;
         *(uint64_t *)(void *)field = ul;
         return MODEL_OK;
+    default:
+        return MODEL_ERR_INVALID;
+    }
+}
+
+static int model_set_param(struct model_profile *p, const struct model_param *mp,
+                           const char *value) {
+    char *field = (char *)p + mp->offset;
+    switch (mp->type) {
     case MODEL_T_STR:
         if (strlen(value) >= mp->size) return MODEL_ERR_INVALID;
         memcpy(field, value, strlen(value) + 1);
@@ -258,8 +264,9 @@ static int model_set_param(struct model_profile *p, const struct model_param *mp
         return MODEL_OK;
     case MODEL_T_STEPS:
         return model_parse_steps(p, value);
+    default:
+        return model_set_number(mp, field, value);
     }
-    return MODEL_ERR_INVALID;
 }
 
 static int model_set_text(struct model_profile *p, const char *key, const char *value,

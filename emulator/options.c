@@ -255,7 +255,7 @@ static const struct {
 
 /* The options that take a number. */
 static int options_number(struct options *o, int c, const char *arg, struct buf *err) {
-    double d;
+    double d = 0;
     switch (c) {
     case OPTIONS_LOG_INTERVAL:
         return options_double("--log-interval", arg, 0, &o->log_interval, err);

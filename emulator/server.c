@@ -495,7 +495,10 @@ int server_tls(struct server *s, const char *cert, const char *key, struct buf *
 void server_close(struct server *s) {
     if (s->listener) evconnlistener_free(s->listener);
     s->listener = NULL;
-    while (s->conns) server_conn_free(s->conns);
+    for (struct server_conn *c = s->conns, *next; c; c = next) {
+        next = c->next;
+        server_conn_free(c);
+    }
     if (s->retry_ev) event_free(s->retry_ev);
     s->retry_ev = NULL;
     if (s->ssl) SSL_CTX_free(s->ssl);

@@ -24,6 +24,10 @@ from emutest import check, chat, curl, emulator, finish, invoke, request
 
 MIB = 1 << 20
 DEADLINE_S = 20  # what a working emulator does in well under a second or two
+# AddressSanitizer's shadow memory and padded allocations make the same data take up to
+# about 1.4 times the memory: the bounds are scaled by this in a sanitized build.
+SANITIZED = os.environ.get("SM_SANITIZE", "").upper() in ("1", "ON", "TRUE", "YES")
+SLACK = 1.5 if SANITIZED else 1.0
 
 
 def sanitized_env():
@@ -170,7 +174,8 @@ def test_pipeline():
         check(ping_ok(emu.url), "a normal client is served while the pipeline is stalled")
         growth = proc_status(emu.proc.pid, "VmHWM") - base
         print("pipelined %.1f MiB, the emulator's peak grew %.1f MiB" % (sent / MIB, growth / MIB))
-        check(growth < 32 * MIB, "memory grew %.1f MiB (bound 32 MiB)" % (growth / MIB))
+        check(growth < 32 * MIB * SLACK, "memory grew %.1f MiB (bound %d MiB)"
+              % (growth / MIB, 32 * SLACK))
         hostile.setblocking(True)
         hostile.settimeout(DEADLINE_S)
         replies, data = 0, b""
@@ -355,7 +360,8 @@ def test_body_memory():
         print("%d bodies held, %d refused; the peak grew %.1f MiB"
               % (len(held), refused, growth / MIB))
         check(len(held) == 11 and refused == 19, "64 MiB holds 11 bodies of 6 MB")
-        check(growth < 80 * MIB, "memory grew %.1f MiB (bound 64 + 16 MiB)" % (growth / MIB))
+        check(growth < 80 * MIB * SLACK, "memory grew %.1f MiB (bound (64 + 16) x %g MiB)"
+              % (growth / MIB, SLACK))
         for s in held:
             s.close()
 

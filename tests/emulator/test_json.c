@@ -75,7 +75,8 @@ static void test_reqlog(void) {
     CHECK(json_ok(&out));
     /* a prompt past REQLOG_PROMPT_MAX is cut at a character's start */
     memset(prompt, 'a', sizeof prompt);
-    memcpy(prompt + REQLOG_PROMPT_MAX - 1, "\xc3\xa9", 2); /* é across the cut */
+    prompt[REQLOG_PROMPT_MAX - 1] = (char)0xc3; /* é across the cut */
+    prompt[REQLOG_PROMPT_MAX] = (char)0xa9;
     e.prompt = prompt;
     e.prompt_len = sizeof prompt;
     buf_reset(&out);

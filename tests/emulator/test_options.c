@@ -25,7 +25,7 @@ int main(void) {
     struct options o;
     struct buf err;
     buf_init(&err, 4096);
-    CHECK_INT(parse(&o, &err, NULL), 0);
+    CHECK_INT(parse(&o, &err, (char *)NULL), 0);
     CHECK(!o.done && o.idle_timeout == 300 && o.head_timeout == 30 && o.body_timeout == 60);
     CHECK_INT(o.max_connections, 1024);
     CHECK_INT(o.max_body_buffer, 64 << 20);
@@ -33,7 +33,8 @@ int main(void) {
     CHECK_STR(o.endpoints[1].name, "gemma-4-e2b-qat");
     options_free(&o);
     CHECK_INT(parse(&o, &err, "--head-timeout", "0.5", "--body-timeout", "2", "--max-connections",
-                    "3", "--max-body-buffer", "6291456", "--endpoint", "ep/v=instant", NULL),
+                    "3", "--max-body-buffer", "6291456", "--endpoint", "ep/v=instant",
+                    (char *)NULL),
               0);
     CHECK(o.head_timeout == 0.5 && o.body_timeout == 2);
     CHECK_INT(o.max_connections, 3);
@@ -55,16 +56,16 @@ int main(void) {
         {"--set", "nodot", "--set 'nodot': want TARGET.KEY=VALUE"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        CHECK_INT(parse(&o, &err, bad[i].flag, bad[i].value, NULL), OPTIONS_ERR_USAGE);
+        CHECK_INT(parse(&o, &err, bad[i].flag, bad[i].value, (char *)NULL), OPTIONS_ERR_USAGE);
         CHECK(strncmp(buf_str(&err), bad[i].error, strlen(bad[i].error)) == 0);
         if (strncmp(buf_str(&err), bad[i].error, strlen(bad[i].error)) != 0)
             fprintf(stderr, "%s %s: %s\n", bad[i].flag, bad[i].value, buf_str(&err));
         options_free(&o);
     }
-    CHECK_INT(parse(&o, &err, "--tls-cert", "c.pem", NULL), OPTIONS_ERR_USAGE);
+    CHECK_INT(parse(&o, &err, "--tls-cert", "c.pem", (char *)NULL), OPTIONS_ERR_USAGE);
     CHECK_STR(buf_str(&err), "--tls-cert and --tls-key go together");
     options_free(&o);
-    CHECK_INT(parse(&o, &err, "--version", NULL), 0);
+    CHECK_INT(parse(&o, &err, "--version", (char *)NULL), 0);
     CHECK(o.done);
     options_free(&o);
     buf_free(&err);
