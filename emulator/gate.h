@@ -48,7 +48,7 @@ void gate_init(struct gate *g, size_t max_connections, size_t max_body_buffer);
 
 /* A connection was accepted: GATE_SERVE, or GATE_REFUSE when max_connections
  * are being served already. Either way it counts as open until gate_close. */
-enum gate_verdict gate_open(struct gate *g);
+__attribute__((warn_unused_result)) enum gate_verdict gate_open(struct gate *g);
 
 /* A connection closed; verdict is what gate_open said of it. */
 void gate_close(struct gate *g, enum gate_verdict verdict);
@@ -59,14 +59,14 @@ bool gate_listening(const struct gate *g);
 
 /* Reserves n bytes for a body about to be received: true, or false (nothing
  * reserved, counted in over_body_buffer) when that would pass max_body_buffer. */
-bool gate_reserve(struct gate *g, size_t n);
+__attribute__((warn_unused_result)) bool gate_reserve(struct gate *g, size_t n);
 
 /* Gives back n reserved bytes (the body was received, or its connection closed). */
 void gate_release(struct gate *g, size_t n);
 
 /* accept() failed at now: true when this starts an episode (the failure to log),
  * i.e. the first one, or the first after GATE_EPISODE_GAP_S without one. */
-bool gate_accept_failed(struct gate *g, double now);
+__attribute__((warn_unused_result)) bool gate_accept_failed(struct gate *g, double now);
 
 /* Appends the members "open_connections":N,"limits":{...} (no braces around
  * them, no leading comma). Returns 0 or BUF_ERR_*. */

@@ -19,19 +19,19 @@ static long http_line(const char *p, const char *end) {
 static int http_request_line(const char *p, size_t n, struct http_head *h) {
     size_t i = 0;
     while (i < n && http_tchar((unsigned char)p[i])) i++;
-    if (i == 0 || i == n || p[i] != ' ') return -1;
+    if (i == 0 || i == n || p[i] != ' ') return HTTP_ERR_MALFORMED;
     h->method = p;
     h->method_len = i;
     size_t t = ++i;
     while (i < n && (unsigned char)p[i] > ' ' && p[i] != 0x7f) i++;
-    if (i == t || i == n || p[i] != ' ') return -1;
+    if (i == t || i == n || p[i] != ' ') return HTTP_ERR_MALFORMED;
     h->target = p + t;
     h->target_len = i - t;
     i++;
     if (n - i != 8 || memcmp(p + i, "HTTP/1.", 7) != 0 || p[i + 7] < '0' || p[i + 7] > '9')
-        return -1;
+        return HTTP_ERR_MALFORMED;
     h->minor = p[i + 7] - '0';
-    return 0;
+    return HTTP_OK;
 }
 
 static bool http_value_is(const struct sigv4_header *v, const char *token) {
@@ -70,7 +70,7 @@ static int http_content_length(const struct sigv4_header *v, struct http_head *h
 static int http_header_line(const char *p, size_t n, struct sigv4_header *out) {
     size_t i = 0;
     while (i < n && http_tchar((unsigned char)p[i])) i++;
-    if (i == 0 || i == n || p[i] != ':') return -1;
+    if (i == 0 || i == n || p[i] != ':') return HTTP_ERR_MALFORMED;
     out->name = p;
     out->name_len = i;
     i++;
@@ -78,10 +78,10 @@ static int http_header_line(const char *p, size_t n, struct sigv4_header *out) {
     size_t e = n;
     while (e > i && (p[e - 1] == ' ' || p[e - 1] == '\t')) e--;
     for (size_t k = i; k < e; k++)
-        if (((unsigned char)p[k] < ' ' && p[k] != '\t') || p[k] == 0x7f) return -1;
+        if (((unsigned char)p[k] < ' ' && p[k] != '\t') || p[k] == 0x7f) return HTTP_ERR_MALFORMED;
     out->value = p + i;
     out->value_len = e - i;
-    return 0;
+    return HTTP_OK;
 }
 
 /* Applies the headers that shape the message: length, connection, expect. */

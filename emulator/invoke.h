@@ -100,8 +100,9 @@ void invoke_stop(struct invoke *inv);
  * head). Returns NULL when it has been answered (send was called), else the
  * call that will answer it later through send; until then the HTTP layer reads
  * no further request on owner, and calls invoke_abort if owner closes first. */
-struct invoke_call *invoke_request(struct invoke *inv, void *owner, const struct http_head *h,
-                                   const char *body, size_t len);
+__attribute__((warn_unused_result)) struct invoke_call *
+invoke_request(struct invoke *inv, void *owner, const struct http_head *h, const char *body,
+               size_t len);
 
 /* Answers (through send, on owner) and counts a request the HTTP layer refuses. */
 void invoke_refuse(struct invoke *inv, void *owner, enum invoke_refusal why);

@@ -63,10 +63,10 @@ static void test_json(void) {
     struct gate g;
     struct buf out;
     gate_init(&g, 1, 10);
-    (void)gate_open(&g);
-    (void)gate_open(&g);
-    (void)gate_reserve(&g, 11);
-    (void)gate_accept_failed(&g, 1);
+    (void)!gate_open(&g);
+    (void)!gate_open(&g);
+    (void)!gate_reserve(&g, 11);
+    (void)!gate_accept_failed(&g, 1);
     g.n.head_timeouts = 4;
     g.n.body_timeouts = 5;
     buf_init(&out, BUF_NO_CAP);

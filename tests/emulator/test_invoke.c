@@ -134,7 +134,7 @@ int main(void) {
     CHECK_INT(sent.status, 408);
     CHECK_STR(buf_str(&sent.body), "{\"message\":\"Request Timeout\"}");
 
-    (void)gate_open(&g);
+    (void)!gate_open(&g);
     g.n.head_timeouts = 1;
     CHECK(run(&inv, &owner, "GET /emulator/stats HTTP/1.1\r\n\r\n", "") == NULL);
     j = cJSON_Parse(buf_str(&sent.body));
