@@ -43,6 +43,7 @@ struct server_conn {
     bool keep_alive;
     bool processing;        /* inside server_conn_process */
     bool paused;            /* not reading: its replies wait to be sent */
+    bool idle_read;         /* the idle timeout applies to reading (not while a call answers) */
     unsigned queued;        /* replies written since its output last drained */
     struct event *deadline; /* of the head, the body, or the lingering close */
     struct invoke_call *call;
@@ -122,6 +123,8 @@ static void server_conn_read_limit(struct server_conn *c, size_t high) {
 /* The idle timeouts: reading (off while a call answers), and writing (always). */
 static void server_conn_timeouts(struct server_conn *c, bool reading) {
     struct timeval tv = server_tv(c->srv->cfg.idle_timeout);
+    if (reading == c->idle_read) return;
+    c->idle_read = reading;
     bufferevent_set_timeouts(c->bev, reading ? &tv : NULL, &tv);
 }
 
@@ -329,6 +332,7 @@ static void server_conn_linger(struct server_conn *c) {
     shutdown(bufferevent_getfd(c->bev), SHUT_WR);
     evbuffer_drain(bufferevent_get_input(c->bev), SIZE_MAX);
     bufferevent_set_timeouts(c->bev, NULL, NULL);
+    c->idle_read = false;
     server_conn_deadline(c, SERVER_LINGER_S);
     bufferevent_enable(c->bev, EV_READ);
 }
