@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +28,7 @@ int auth_init(struct auth *a, const char *region) {
     snprintf(a->region, sizeof a->region, "%s", region);
     sigv4_result_init(&a->result);
     a->signer = sigv4_signer_new();
-    return a->signer ? 0 : -1;
+    return a->signer ? AUTH_OK : AUTH_ERR_NOMEM;
 }
 
 static void auth_wipe(char *s) {
@@ -52,7 +51,7 @@ void auth_free(struct auth *a) {
 int auth_add_key(struct auth *a, const char *akid, const char *secret, const char *token,
                  time_t expiration) {
     struct auth_key *keys = realloc(a->keys, (a->n_keys + 1) * sizeof *keys);
-    if (!keys) return -1;
+    if (!keys) return AUTH_ERR_NOMEM;
     a->keys = keys;
     struct auth_key k = {strdup(akid), strdup(secret), token && *token ? strdup(token) : NULL,
                          expiration};
@@ -60,10 +59,10 @@ int auth_add_key(struct auth *a, const char *akid, const char *secret, const cha
         free(k.access_key_id);
         auth_wipe(k.secret_access_key);
         auth_wipe(k.session_token);
-        return -1;
+        return AUTH_ERR_NOMEM;
     }
     a->keys[a->n_keys++] = k;
-    return 0;
+    return AUTH_OK;
 }
 
 /* EXPIRY: Unix seconds, +/-SECONDS from now, or an ISO 8601 time (creds_parse_time). */
@@ -71,38 +70,36 @@ static int auth_expiry(const char *text, time_t now, time_t *out) {
     char *end = NULL;
     if (*text == '+' || *text == '-') {
         long d = strtol(text, &end, 10);
-        if (end == text + 1 || *end || labs(d) > AUTH_MAX_SECONDS) return -1;
+        if (end == text + 1 || *end || labs(d) > AUTH_MAX_SECONDS) return AUTH_ERR_INVALID;
         *out = now + d;
-        return 0;
+        return AUTH_OK;
     }
     errno = 0;
     long long v = strtoll(text, &end, 10);
     if (end != text && !*end && !errno) {
         *out = (time_t)v;
-        return 0;
+        return AUTH_OK;
     }
-    return creds_parse_time(text, out);
+    return creds_parse_time(text, out) ? AUTH_ERR_INVALID : AUTH_OK;
 }
 
 int auth_add_text(struct auth *a, const char *text, time_t now, struct buf *err) {
     char *copy = strdup(text);
-    int rc = -1;
+    int rc;
     time_t expiry = 0;
-    if (!copy) return -1;
+    if (!copy) return buf_fail(err, AUTH_ERR_NOMEM, "out of memory");
     char *at = strchr(copy, '@');
     if (at) *at = '\0';
     char *secret = strchr(copy, ':');
     char *token = secret ? strchr(secret + 1, ':') : NULL;
     if (secret) *secret++ = '\0';
     if (token) *token++ = '\0';
-    if (!secret || !*copy || !*secret || (at && auth_expiry(at + 1, now, &expiry))) {
-        (void)!buf_addf(err, "--credential: want AKID:SECRET[:TOKEN][@EXPIRY] (key '%s')",
-                        secret ? copy : "?");
-    } else if (auth_add_key(a, copy, secret, token, expiry)) {
-        (void)!buf_adds(err, "out of memory");
-    } else {
-        rc = 0;
-    }
+    if (!secret || !*copy || !*secret || (at && auth_expiry(at + 1, now, &expiry)))
+        rc = buf_fail(err, AUTH_ERR_INVALID,
+                      "--credential: want AKID:SECRET[:TOKEN][@EXPIRY] (key '%s')",
+                      secret ? copy : "?");
+    else if ((rc = auth_add_key(a, copy, secret, token, expiry)))
+        (void)buf_fail(err, rc, "out of memory");
     OPENSSL_cleanse(copy, strlen(text));
     free(copy);
     if (rc) smerr_one_line(err);
@@ -121,74 +118,68 @@ static void auth_wipe_json(cJSON *j) {
     }
 }
 
+/* Adds the key of one entry (number i) of a credentials file. */
+static int auth_add_entry(struct auth *a, const cJSON *c, int i, const char *path, time_t now,
+                          struct buf *err) {
+    const char *akid = auth_json_str(c, "access_key_id");
+    const char *secret = auth_json_str(c, "secret_access_key");
+    const cJSON *exp = cJSON_GetObjectItemCaseSensitive(c, "expiration");
+    bool in_range = cJSON_IsNumber(exp) && fabs(exp->valuedouble) <= AUTH_MAX_SECONDS;
+    time_t expiry = in_range ? (time_t)exp->valuedouble : 0;
+    bool bad_exp = exp && !in_range &&
+                   !(cJSON_IsString(exp) && auth_expiry(exp->valuestring, now, &expiry) == 0);
+    if (!akid || !secret || bad_exp)
+        return buf_fail(err, AUTH_ERR_INVALID,
+                        "--credentials-file %s: entry %d needs access_key_id and "
+                        "secret_access_key strings%s",
+                        path, i, bad_exp ? " and a valid expiration" : "");
+    if (auth_add_key(a, akid, secret, auth_json_str(c, "session_token"), expiry))
+        return buf_fail(err, AUTH_ERR_NOMEM, "out of memory");
+    return AUTH_OK;
+}
+
 int auth_add_file(struct auth *a, const char *path, time_t now, struct buf *err) {
     struct buf text;
-    int rc = -1;
     buf_init(&text, 1 << 20);
-    int rd = readall_path(path, &text);
+    int rd = readall_path(path, &text), rc = AUTH_OK, i = 0;
     cJSON *root = rd ? NULL : cJSON_ParseWithLength(text.data ? text.data : "", text.len);
     buf_free_secret(&text);
     const cJSON *list =
         cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "credentials");
-    if (rd) {
-        (void)!buf_addf(err, "--credentials-file %s: cannot read: %s", path,
-                        smerr_read_why(rd, "larger than 1 MiB"));
-        goto done;
-    }
-    if (!cJSON_IsArray(list)) {
-        (void)!buf_addf(err, "--credentials-file %s: not a JSON list of credentials", path);
-        goto done;
-    }
     const cJSON *c;
-    int i = 0;
-    cJSON_ArrayForEach(c, list) {
-        const char *akid = auth_json_str(c, "access_key_id");
-        const char *secret = auth_json_str(c, "secret_access_key");
-        const cJSON *exp = cJSON_GetObjectItemCaseSensitive(c, "expiration");
-        bool in_range = cJSON_IsNumber(exp) && fabs(exp->valuedouble) <= AUTH_MAX_SECONDS;
-        time_t expiry = in_range ? (time_t)exp->valuedouble : 0;
-        bool bad_exp = exp && !in_range &&
-                       !(cJSON_IsString(exp) && auth_expiry(exp->valuestring, now, &expiry) == 0);
-        if (!akid || !secret || bad_exp) {
-            (void)!buf_addf(err,
-                            "--credentials-file %s: entry %d needs access_key_id and "
-                            "secret_access_key strings%s",
-                            path, i, bad_exp ? " and a valid expiration" : "");
-            goto done;
+    if (rd)
+        rc = buf_fail(err, AUTH_ERR_IO, "--credentials-file %s: cannot read: %s", path,
+                      smerr_read_why(rd, "larger than 1 MiB"));
+    else if (!cJSON_IsArray(list))
+        rc = buf_fail(err, AUTH_ERR_INVALID,
+                      "--credentials-file %s: not a JSON list of credentials", path);
+    if (!rc) {
+        cJSON_ArrayForEach(c, list) {
+            rc = auth_add_entry(a, c, i++, path, now, err);
+            if (rc) break;
         }
-        if (auth_add_key(a, akid, secret, auth_json_str(c, "session_token"), expiry)) {
-            (void)!buf_adds(err, "out of memory");
-            goto done;
-        }
-        i++;
     }
-    rc = 0;
-done:
     auth_wipe_json(root); /* the secrets are inside the tree, wherever the file put them */
     cJSON_Delete(root);
     if (rc) smerr_one_line(err);
     return rc;
 }
 
-void auth_verdict_init(struct auth_verdict *v) {
-    v->type = NULL;
-    buf_init(&v->message, 16384);
-}
-
-void auth_verdict_free(struct auth_verdict *v) {
-    buf_free(&v->message);
-}
-
-__attribute__((format(printf, 3, 4))) static int
-auth_refuse(struct auth_verdict *v, const char *type, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    v->type = type;
-    buf_reset(&v->message);
-    int rc = buf_vaddf(&v->message, fmt, ap);
-    va_end(ap);
-    if (rc == BUF_ERR_CAP) rc = 0; /* an overlong header: the message is cut */
-    return rc ? -1 : 0;
+const char *auth_error_type(int code) {
+    switch (code) {
+    case AUTH_ERR_MISSING:
+        return "MissingAuthenticationTokenException";
+    case AUTH_ERR_INCOMPLETE:
+        return "IncompleteSignatureException";
+    case AUTH_ERR_UNRECOGNIZED:
+        return "UnrecognizedClientException";
+    case AUTH_ERR_EXPIRED:
+        return "ExpiredTokenException";
+    case AUTH_ERR_SIGNATURE:
+        return "InvalidSignatureException";
+    default:
+        return NULL;
+    }
 }
 
 static const struct sigv4_header *auth_header(const struct auth_request *r, const char *name) {
@@ -203,25 +194,27 @@ static bool auth_has(const struct sigv4_header *h, const char *s) {
 }
 
 /* IncompleteSignatureException: lists what the Authorization header lacks. */
-static int auth_incomplete(struct auth_verdict *v, const struct sigv4_header *h, bool has_date) {
+static int auth_incomplete(const struct sigv4_header *h, bool has_date, struct buf *err) {
     static const char *const params[] = {"Credential", "Signature", "SignedHeaders"};
     static const char *const marks[] = {"Credential=", "Signature=", "SignedHeaders="};
     bool aws4 = h->value_len > 17 && memcmp(h->value, "AWS4-HMAC-SHA256 ", 17) == 0;
-    char msg[512] = "";
-    for (size_t i = 0; i < 3; i++)
+    struct buf lacks;
+    int rc = 0;
+    buf_init(&lacks, 1024);
+    for (size_t i = 0; !rc && i < 3; i++)
         if (!aws4 || !auth_has(h, marks[i]))
-            snprintf(msg + strlen(msg), sizeof msg - strlen(msg),
-                     "Authorization header requires '%s' parameter. ", params[i]);
-    if (!has_date)
-        snprintf(msg + strlen(msg), sizeof msg - strlen(msg),
-                 "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' "
-                 "header. ");
-    if (!*msg)
-        snprintf(msg, sizeof msg,
-                 "Credential should be scoped with a valid terminator: "
-                 "'aws4_request'. ");
-    return auth_refuse(v, "IncompleteSignatureException", "%sAuthorization=%.*s", msg,
+            rc = buf_addf(&lacks, "Authorization header requires '%s' parameter. ", params[i]);
+    if (!rc && !has_date)
+        rc = buf_adds(&lacks, "Authorization header requires existence of either a 'X-Amz-Date' "
+                              "or a 'Date' header. ");
+    if (!rc && !lacks.len)
+        rc = buf_adds(&lacks,
+                      "Credential should be scoped with a valid terminator: 'aws4_request'. ");
+    rc = rc ? buf_fail(err, AUTH_ERR_NOMEM, "out of memory")
+            : buf_fail(err, AUTH_ERR_INCOMPLETE, "%sAuthorization=%.*s", buf_str(&lacks),
                        (int)h->value_len, h->value);
+    buf_free(&lacks);
+    return rc;
 }
 
 static const struct auth_key *auth_key_find(const struct auth *a, const char *id, size_t n) {
@@ -232,74 +225,61 @@ static const struct auth_key *auth_key_find(const struct auth *a, const char *id
 }
 
 /* The session token rules: a key with a token needs it, unexpired; a key
- * without one takes none. Returns 1 when refused (v filled), 0 when fine. */
+ * without one takes none. Returns 0 or the refusal. */
 static int auth_token(const struct auth_key *k, const struct auth_request *req, time_t now,
-                      struct auth_verdict *v, int *rc) {
+                      struct buf *err) {
     const struct sigv4_header *t = auth_header(req, "x-amz-security-token");
     bool same = k->session_token && t && t->value_len == strlen(k->session_token) &&
                 CRYPTO_memcmp(t->value, k->session_token, t->value_len) == 0;
-    if ((k->session_token || t) && !same) {
-        *rc = auth_refuse(v, "UnrecognizedClientException",
-                          "The security token included in the request is invalid.");
-        return 1;
-    }
-    if (k->session_token && k->expiration && now >= k->expiration) {
-        *rc = auth_refuse(v, "ExpiredTokenException",
-                          "The security token included in the request is expired");
-        return 1;
-    }
-    return 0;
+    if ((k->session_token || t) && !same)
+        return buf_fail(err, AUTH_ERR_UNRECOGNIZED,
+                        "The security token included in the request is invalid.");
+    if (k->session_token && k->expiration && now >= k->expiration)
+        return buf_fail(err, AUTH_ERR_EXPIRED,
+                        "The security token included in the request is expired");
+    return AUTH_OK;
 }
 
-/* The scope, date and window checks. Returns 1 when refused. */
-static int auth_scope(const struct auth *a, const struct sigv4_authorization *az, const char *date,
-                      time_t now, struct auth_verdict *v, int *rc) {
+/* The scope's service and region. Returns 0 or the refusal. */
+static int auth_scope(const struct auth *a, const struct sigv4_authorization *az, struct buf *err) {
+    if (az->service_len != strlen(AUTH_SERVICE) ||
+        memcmp(az->service, AUTH_SERVICE, az->service_len) != 0)
+        return buf_fail(err, AUTH_ERR_SIGNATURE,
+                        "Credential should be scoped to correct service: '" AUTH_SERVICE "'. ");
+    if (az->region_len != strlen(a->region) || memcmp(az->region, a->region, az->region_len) != 0)
+        return buf_fail(err, AUTH_ERR_SIGNATURE,
+                        "Credential should be scoped to a valid region, not '%.*s'. ",
+                        (int)az->region_len, az->region);
+    return AUTH_OK;
+}
+
+/* The date: its form, the scope's day, the 5-minute window. Returns 0 or the refusal. */
+static int auth_date(const struct sigv4_authorization *az, const char *date, time_t now,
+                     struct buf *err) {
     time_t t;
     char lo[SIGV4_DATE_LEN + 1], hi[SIGV4_DATE_LEN + 1], cur[SIGV4_DATE_LEN + 1];
-    if (az->service_len != strlen(AUTH_SERVICE) ||
-        memcmp(az->service, AUTH_SERVICE, az->service_len) != 0) {
-        *rc = auth_refuse(v, "InvalidSignatureException",
-                          "Credential should be scoped to correct service: '" AUTH_SERVICE "'. ");
-        return 1;
-    }
-    if (az->region_len != strlen(a->region) || memcmp(az->region, a->region, az->region_len) != 0) {
-        *rc = auth_refuse(v, "InvalidSignatureException",
-                          "Credential should be scoped to a valid region, not '%.*s'. ",
-                          (int)az->region_len, az->region);
-        return 1;
-    }
-    if (sigv4_parse_date(date, &t)) {
-        *rc = auth_refuse(v, "IncompleteSignatureException",
-                          "Date must be in ISO-8601 'basic format'. Got '%s'. See "
-                          "http://en.wikipedia.org/wiki/ISO_8601",
-                          date);
-        return 1;
-    }
-    if (memcmp(az->date8, date, 8) != 0) {
-        *rc = auth_refuse(v, "InvalidSignatureException",
-                          "Date in Credential scope does not match YYYYMMDD from ISO-8601 version "
-                          "of date from HTTP: '%.8s' != '%.8s', from '%s'.",
-                          az->date8, date, "X-Amz-Date");
-        return 1;
-    }
+    if (sigv4_parse_date(date, &t))
+        return buf_fail(err, AUTH_ERR_INCOMPLETE,
+                        "Date must be in ISO-8601 'basic format'. Got '%s'. See "
+                        "http://en.wikipedia.org/wiki/ISO_8601",
+                        date);
+    if (memcmp(az->date8, date, 8) != 0)
+        return buf_fail(err, AUTH_ERR_SIGNATURE,
+                        "Date in Credential scope does not match YYYYMMDD from ISO-8601 version "
+                        "of date from HTTP: '%.8s' != '%.8s', from '%s'.",
+                        az->date8, date, "X-Amz-Date");
     if (sigv4_format_date(now, cur) || sigv4_format_date(now - AUTH_WINDOW_S, lo) ||
-        sigv4_format_date(now + AUTH_WINDOW_S, hi)) {
-        *rc = -1;
-        return 1;
-    }
-    if (t < now - AUTH_WINDOW_S) {
-        *rc = auth_refuse(v, "InvalidSignatureException",
-                          "Signature expired: %s is now earlier than %s (%s - 5 min.)", date, lo,
-                          cur);
-        return 1;
-    }
-    if (t > now + AUTH_WINDOW_S) {
-        *rc = auth_refuse(v, "InvalidSignatureException",
-                          "Signature not yet current: %s is still later than %s (%s + 5 min.)",
-                          date, hi, cur);
-        return 1;
-    }
-    return 0;
+        sigv4_format_date(now + AUTH_WINDOW_S, hi))
+        return buf_fail(err, AUTH_ERR_NOMEM, "the clock is out of range");
+    if (t < now - AUTH_WINDOW_S)
+        return buf_fail(err, AUTH_ERR_SIGNATURE,
+                        "Signature expired: %s is now earlier than %s (%s - 5 min.)", date, lo,
+                        cur);
+    if (t > now + AUTH_WINDOW_S)
+        return buf_fail(err, AUTH_ERR_SIGNATURE,
+                        "Signature not yet current: %s is still later than %s (%s + 5 min.)", date,
+                        hi, cur);
+    return AUTH_OK;
 }
 
 static bool auth_in_list(const char *list, size_t len, const char *name, size_t n) {
@@ -323,7 +303,7 @@ static int auth_signature(struct auth *a, const struct auth_request *req,
         const struct sigv4_header *h = &req->headers[i];
         if (!auth_in_list(az->signed_headers, az->signed_headers_len, h->name, h->name_len))
             continue;
-        if (n == AUTH_MAX_SIGNED) return 0;
+        if (n == AUTH_MAX_SIGNED) return AUTH_OK;
         signed_headers[n++] = *h;
     }
     struct sigv4_request sreq = {req->method, req->target, req->target_len, signed_headers,
@@ -331,38 +311,35 @@ static int auth_signature(struct auth *a, const struct auth_request *req,
     struct sigv4_credentials creds = {k->access_key_id, k->secret_access_key, NULL};
     struct sigv4_params params = {a->region, AUTH_SERVICE, date, false, true};
     int rc = sigv4_sign(a->signer, &sreq, &creds, &params, &a->result);
-    if (rc == SIGV4_ERR_NOMEM || rc == SIGV4_ERR_CRYPTO) return -1;
+    if (rc == SIGV4_ERR_NOMEM || rc == SIGV4_ERR_CRYPTO) return AUTH_ERR_NOMEM;
     *match =
         rc == SIGV4_OK && CRYPTO_memcmp(a->result.signature, az->signature, SIGV4_HEX_LEN) == 0;
-    return 0;
+    return AUTH_OK;
 }
 
-int auth_verify(struct auth *a, const struct auth_request *req, time_t now,
-                struct auth_verdict *v) {
+int auth_verify(struct auth *a, const struct auth_request *req, time_t now, struct buf *err) {
     struct sigv4_authorization az;
     char date[64];
-    int rc = 0;
     bool match;
-    v->type = NULL;
-    buf_reset(&v->message);
     const struct sigv4_header *h = auth_header(req, "authorization");
     const struct sigv4_header *d = auth_header(req, "x-amz-date");
-    if (!h)
-        return auth_refuse(v, "MissingAuthenticationTokenException",
-                           "Missing Authentication Token");
+    if (!h) return buf_fail(err, AUTH_ERR_MISSING, "Missing Authentication Token");
     if (!d || sigv4_parse_authorization(h->value, h->value_len, &az))
-        return auth_incomplete(v, h, d != NULL);
+        return auth_incomplete(h, d != NULL, err);
     const struct auth_key *k = auth_key_find(a, az.access_key_id, az.access_key_id_len);
     if (!k)
-        return auth_refuse(v, "UnrecognizedClientException",
-                           "The security token included in the request is invalid.");
-    if (auth_token(k, req, now, v, &rc)) return rc;
+        return buf_fail(err, AUTH_ERR_UNRECOGNIZED,
+                        "The security token included in the request is invalid.");
     snprintf(date, sizeof date, "%.*s", (int)d->value_len, d->value);
-    if (auth_scope(a, &az, date, now, v, &rc)) return rc;
+    int rc = auth_token(k, req, now, err);
+    if (!rc) rc = auth_scope(a, &az, err);
+    if (!rc) rc = auth_date(&az, date, now, err);
+    if (rc) return rc;
     if (!auth_in_list(az.signed_headers, az.signed_headers_len, "host", 4))
-        return auth_refuse(v, "InvalidSignatureException",
-                           "'Host' or ':authority' must be a 'SignedHeader' in the AWS "
-                           "Authorization.");
-    if (auth_signature(a, req, &az, k, date, &match)) return -1;
-    return match ? 0 : auth_refuse(v, "InvalidSignatureException", AUTH_BAD_SIGNATURE);
+        return buf_fail(err, AUTH_ERR_SIGNATURE,
+                        "'Host' or ':authority' must be a 'SignedHeader' in the AWS "
+                        "Authorization.");
+    if (auth_signature(a, req, &az, k, date, &match))
+        return buf_fail(err, AUTH_ERR_NOMEM, "out of memory");
+    return match ? AUTH_OK : buf_fail(err, AUTH_ERR_SIGNATURE, AUTH_BAD_SIGNATURE);
 }

@@ -43,40 +43,51 @@ struct auth_request {
     size_t body_len;
 };
 
-struct auth_verdict {
-    const char *type; /* NULL: accepted; else the error type, e.g. "InvalidSignatureException" */
-    struct buf message;
+enum auth_error {
+    AUTH_OK = 0,
+    AUTH_ERR_NOMEM = -1,
+    AUTH_ERR_INVALID = -2, /* a bad --credential or credentials file */
+    AUTH_ERR_IO = -3,      /* the credentials file cannot be read */
+    /* auth_verify's refusals, each a 403 with a SageMaker error type (auth_error_type) */
+    AUTH_ERR_MISSING = -4,      /* MissingAuthenticationTokenException */
+    AUTH_ERR_INCOMPLETE = -5,   /* IncompleteSignatureException */
+    AUTH_ERR_UNRECOGNIZED = -6, /* UnrecognizedClientException */
+    AUTH_ERR_EXPIRED = -7,      /* ExpiredTokenException */
+    AUTH_ERR_SIGNATURE = -8,    /* InvalidSignatureException */
 };
 
-/* Starts with no keys for region. Returns 0 or -1 out of memory. */
+/* Starts with no keys for region. Returns 0 or AUTH_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int auth_init(struct auth *a, const char *region);
+/* Wipes the secrets and frees the keys and the signer. */
 void auth_free(struct auth *a);
 
-/* Adds a key (strings copied; token may be NULL or ""). Returns 0 or -1. */
+/* Adds a key (strings copied; token may be NULL or ""). Returns 0 or AUTH_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int auth_add_key(struct auth *a, const char *akid,
                                                      const char *secret, const char *token,
                                                      time_t expiration);
 
 /* Adds the key "AKID:SECRET[:TOKEN][@EXPIRY]" (--credential; EXPIRY: Unix
  * seconds, +/-SECONDS from now, or an ISO 8601 time such as 2026-11-30T10:28:46Z,
- * as creds_parse_time reads it). Returns 0, or -1 with one line in err that names
- * the key id, never the secret. */
+ * as creds_parse_time reads it). Returns 0, or AUTH_ERR_INVALID or AUTH_ERR_NOMEM
+ * with one line in err that names the key id, never the secret. */
 __attribute__((warn_unused_result)) int auth_add_text(struct auth *a, const char *text, time_t now,
                                                       struct buf *err);
 
 /* Adds the keys of a credentials file (--credentials-file): a JSON list, or
  * {"credentials": [...]}, of {"access_key_id", "secret_access_key",
  * "session_token", "expiration"}. Wipes the file's secrets from memory.
- * Returns 0, or -1 with one line in err. */
+ * Returns 0, or AUTH_ERR_IO, AUTH_ERR_INVALID or AUTH_ERR_NOMEM with one line in err. */
 __attribute__((warn_unused_result)) int auth_add_file(struct auth *a, const char *path, time_t now,
                                                       struct buf *err);
 
-void auth_verdict_init(struct auth_verdict *v);
-void auth_verdict_free(struct auth_verdict *v);
+/* The SageMaker error type of one of auth_verify's refusals
+ * ("InvalidSignatureException"), or NULL for another code. */
+const char *auth_error_type(int code);
 
-/* Verifies req at wall-clock time now. Fills v (type NULL when accepted).
- * Returns 0, or -1 out of memory. */
+/* Verifies req at wall-clock time now. Returns 0 when accepted, a refusal
+ * (AUTH_ERR_MISSING to AUTH_ERR_SIGNATURE) with SageMaker's message in err, or
+ * AUTH_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int auth_verify(struct auth *a, const struct auth_request *req,
-                                                    time_t now, struct auth_verdict *v);
+                                                    time_t now, struct buf *err);
 
 #endif

@@ -17,7 +17,7 @@
 #define CONT_CHAT_TOKENS_PER_MESSAGE 4
 #define CONT_CHAT_TOKENS_PER_REPLY   2
 
-enum cont_field { FIELD_OK, FIELD_ABSENT, FIELD_BAD };
+enum cont_field { CONT_FIELD_OK, CONT_FIELD_ABSENT, CONT_FIELD_BAD };
 
 void cont_request_init(struct cont_request *r) {
     memset(r, 0, sizeof *r);
@@ -40,8 +40,14 @@ void cont_answer_free(struct cont_answer *a) {
 
 /* --- error bodies, one per container --- */
 
-static int cont_error(enum model_format f, struct buf *out, int code, const char *type,
-                      const char *msg) {
+/* vLLM's error "type" for a status and message. */
+static const char *cont_vllm_type(int status, const char *msg) {
+    if (status == 415) return "Unsupported Media Type";
+    if (status >= 500) return "InternalServerError";
+    return strncmp(msg, "JSON decode error", 17) == 0 ? "Bad Request" : "BadRequestError";
+}
+
+int cont_error_body(enum model_format f, int status, const char *msg, struct buf *out) {
     int rc;
     switch (f) {
     case MODEL_TGI:
@@ -49,9 +55,9 @@ static int cont_error(enum model_format f, struct buf *out, int code, const char
         if (!rc) rc = jsonw_cstr(out, msg);
         return rc ? rc : buf_adds(out, ",\"error_type\":\"validation\"}");
     case MODEL_LMI:
-        rc = buf_addf(out, "{\"code\":%d,\"type\":", code);
+        rc = buf_addf(out, "{\"code\":%d,\"type\":", status);
         if (!rc)
-            rc = jsonw_cstr(out, code >= 500 ? "InternalServerException" : "BadRequestException");
+            rc = jsonw_cstr(out, status >= 500 ? "InternalServerException" : "BadRequestException");
         if (!rc) rc = buf_adds(out, ",\"message\":");
         if (!rc) rc = jsonw_cstr(out, msg);
         return rc ? rc : buf_addc(out, '}');
@@ -61,84 +67,71 @@ static int cont_error(enum model_format f, struct buf *out, int code, const char
     rc = buf_adds(out, "{\"error\":{\"message\":");
     if (!rc) rc = jsonw_cstr(out, msg);
     if (!rc) rc = buf_adds(out, ",\"type\":");
-    if (!rc) rc = jsonw_cstr(out, type);
-    return rc ? rc : buf_addf(out, ",\"param\":null,\"code\":%d}}", code);
+    if (!rc) rc = jsonw_cstr(out, cont_vllm_type(status, msg));
+    return rc ? rc : buf_addf(out, ",\"param\":null,\"code\":%d}}", status);
 }
 
 int cont_server_error(enum model_format f, struct buf *out) {
-    return cont_error(f, out, 500, "InternalServerError", "Internal Server Error");
+    return cont_error_body(f, 500, "Internal Server Error", out);
 }
 
-/* A rejection: fills *status and err with a formatted message. */
-__attribute__((format(printf, 5, 6))) static int cont_reject(const struct model_profile *p,
-                                                             int *status, struct buf *err, int code,
-                                                             const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    static const char *const vllm_types[] = {"BadRequestError", "Bad Request",
-                                             "Unsupported Media Type"};
-    const char *type = code == 415 ? vllm_types[2] : vllm_types[0];
-    if (strncmp(msg, "JSON decode error", 17) == 0) type = vllm_types[1];
-    *status = code;
-    return cont_error(p->format, err, code, type, msg) ? CONT_NOMEM : CONT_REJECTED;
-}
+/* A rejection: the container answers code with a formatted message. */
+#define CONT_REJECT(status, err, code, ...)                                                        \
+    (*(status) = (code), buf_fail((err), CONT_ERR_REJECTED, __VA_ARGS__))
 
 /* --- typed fields, with pydantic's lax coercions (numeric strings, 0/1 booleans) --- */
 
 /* An integer within +-1e15 (so never CONT_NOT_GIVEN). */
 static enum cont_field cont_int(const cJSON *obj, const char *name, long *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-    if (!v || cJSON_IsNull(v)) return FIELD_ABSENT;
+    if (!v || cJSON_IsNull(v)) return CONT_FIELD_ABSENT;
     if (cJSON_IsNumber(v)) {
         double d = v->valuedouble;
-        if (d != floor(d) || fabs(d) > 1e15) return FIELD_BAD;
+        if (d != floor(d) || fabs(d) > 1e15) return CONT_FIELD_BAD;
         *out = (long)d;
-        return FIELD_OK;
+        return CONT_FIELD_OK;
     }
-    if (!cJSON_IsString(v)) return FIELD_BAD;
+    if (!cJSON_IsString(v)) return CONT_FIELD_BAD;
     char *end = NULL;
     long x = strtol(v->valuestring, &end, 10);
-    if (end == v->valuestring || *end || labs(x) > 1000000000000000L) return FIELD_BAD;
+    if (end == v->valuestring || *end || labs(x) > 1000000000000000L) return CONT_FIELD_BAD;
     *out = x;
-    return FIELD_OK;
+    return CONT_FIELD_OK;
 }
 
 static enum cont_field cont_bool(const cJSON *obj, const char *name, bool *out) {
     static const char *const yes[] = {"true", "1", "yes", "on", "t", "y"};
     static const char *const no[] = {"false", "0", "no", "off", "f", "n"};
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-    if (!v || cJSON_IsNull(v)) return FIELD_ABSENT;
+    if (!v || cJSON_IsNull(v)) return CONT_FIELD_ABSENT;
     if (cJSON_IsBool(v)) {
         *out = cJSON_IsTrue(v);
-        return FIELD_OK;
+        return CONT_FIELD_OK;
     }
     if (cJSON_IsNumber(v) && (v->valuedouble == 0 || v->valuedouble == 1)) {
         *out = v->valuedouble == 1;
-        return FIELD_OK;
+        return CONT_FIELD_OK;
     }
     for (size_t i = 0; cJSON_IsString(v) && i < sizeof yes / sizeof *yes; i++) {
         if (strcasecmp(v->valuestring, yes[i]) == 0 || strcasecmp(v->valuestring, no[i]) == 0) {
             *out = strcasecmp(v->valuestring, yes[i]) == 0;
-            return FIELD_OK;
+            return CONT_FIELD_OK;
         }
     }
-    return FIELD_BAD;
+    return CONT_FIELD_BAD;
 }
 
 static enum cont_field cont_num(const cJSON *obj, const char *name, double *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-    if (!v || cJSON_IsNull(v)) return FIELD_ABSENT;
+    if (!v || cJSON_IsNull(v)) return CONT_FIELD_ABSENT;
     if (cJSON_IsNumber(v)) {
         *out = v->valuedouble;
-        return FIELD_OK;
+        return CONT_FIELD_OK;
     }
     char *end = NULL;
-    if (!cJSON_IsString(v)) return FIELD_BAD;
+    if (!cJSON_IsString(v)) return CONT_FIELD_BAD;
     *out = strtod(v->valuestring, &end);
-    return end != v->valuestring && !*end ? FIELD_OK : FIELD_BAD;
+    return end != v->valuestring && !*end ? CONT_FIELD_OK : CONT_FIELD_BAD;
 }
 
 /* Python's repr of a float, close enough for messages: "-1.0", "0.5". */
@@ -153,16 +146,17 @@ static bool cont_sampling(const cJSON *obj, struct cont_request *r, double *temp
     long seed;
     bool stream;
     enum cont_field f = cont_int(obj, "max_tokens", &r->max_tokens);
-    if (f == FIELD_BAD) return false;
-    if (r->kind == CONT_CHAT && cont_int(obj, "max_completion_tokens", &r->max_tokens) == FIELD_BAD)
+    if (f == CONT_FIELD_BAD) return false;
+    if (r->kind == CONT_CHAT &&
+        cont_int(obj, "max_completion_tokens", &r->max_tokens) == CONT_FIELD_BAD)
         return false;
-    if (cont_int(obj, "min_tokens", &r->min_tokens) == FIELD_BAD) return false;
-    if (cont_bool(obj, "ignore_eos", &r->ignore_eos) == FIELD_BAD) return false;
-    if (cont_int(obj, "seed", &seed) == FIELD_BAD) return false;
-    if (cont_bool(obj, "stream", &stream) == FIELD_BAD) return false;
+    if (cont_int(obj, "min_tokens", &r->min_tokens) == CONT_FIELD_BAD) return false;
+    if (cont_bool(obj, "ignore_eos", &r->ignore_eos) == CONT_FIELD_BAD) return false;
+    if (cont_int(obj, "seed", &seed) == CONT_FIELD_BAD) return false;
+    if (cont_bool(obj, "stream", &stream) == CONT_FIELD_BAD) return false;
     f = cont_num(obj, "temperature", temperature);
-    *has_temperature = f == FIELD_OK;
-    return f != FIELD_BAD;
+    *has_temperature = f == CONT_FIELD_OK;
+    return f != CONT_FIELD_BAD;
 }
 
 /* Appends a message's content (a string, a list of text parts, or null). */
@@ -223,29 +217,29 @@ static int cont_check_vllm(const struct model_profile *p, struct cont_request *r
                            double temperature, bool has_temperature, int *status, struct buf *err) {
     char repr[32];
     if (r->max_tokens != CONT_NOT_GIVEN && r->max_tokens < 1)
-        return cont_reject(p, status, err, 400, "max_tokens must be at least 1, got %ld.",
+        return CONT_REJECT(status, err, 400, "max_tokens must be at least 1, got %ld.",
                            r->max_tokens);
     if (has_temperature && temperature < 0) {
         cont_float_repr(temperature, repr);
-        return cont_reject(p, status, err, 400, "temperature must be non-negative, got %s.", repr);
+        return CONT_REJECT(status, err, 400, "temperature must be non-negative, got %s.", repr);
     }
     if (r->min_tokens < 0)
-        return cont_reject(p, status, err, 400,
+        return CONT_REJECT(status, err, 400,
                            "min_tokens must be greater than or equal to 0, got %ld.",
                            r->min_tokens);
     if (r->max_tokens != CONT_NOT_GIVEN && r->min_tokens > r->max_tokens)
-        return cont_reject(p, status, err, 400,
+        return CONT_REJECT(status, err, 400,
                            "min_tokens must be less than or equal to max_tokens=%ld, got %ld.",
                            r->max_tokens, r->min_tokens);
     if (r->prompt_tokens >= p->max_model_len)
-        return cont_reject(p, status, err, 400,
+        return CONT_REJECT(status, err, 400,
                            "This model's maximum context length is %u tokens. However, your "
                            "request has %zu input tokens. Please reduce the length of the input "
                            "messages.",
                            p->max_model_len, r->prompt_tokens);
     if (r->max_tokens != CONT_NOT_GIVEN &&
         r->prompt_tokens + (size_t)r->max_tokens > p->max_model_len)
-        return cont_reject(p, status, err, 400,
+        return CONT_REJECT(status, err, 400,
                            "This model's maximum context length is %u tokens. However, you "
                            "requested %zu tokens (%zu in the messages, %ld in the completion). "
                            "Please reduce the length of the messages or completion.",
@@ -266,11 +260,30 @@ static int cont_parse_vllm(const struct model_profile *p, const cJSON *root, str
         bool is_completion = cJSON_IsObject(root) && cont_completion(root, r) &&
                              cont_sampling(root, r, &temperature, &has_temperature);
         if (!is_completion)
-            return cont_reject(p, status, err, 400,
+            return CONT_REJECT(status, err, 400,
                                "Cannot find suitable handler for request. Expected one of: "
                                "['ChatCompletionRequest', 'CompletionRequest']");
     }
     return cont_check_vllm(p, r, temperature, has_temperature, status, err);
+}
+
+/* TGI's and LMI's checks of the lengths and the temperature, once the fields are read. */
+static int cont_check_tgi(const struct model_profile *p, const struct cont_request *r,
+                          double temperature, int *status, struct buf *err) {
+    int code = p->format == MODEL_LMI ? 400 : 422;
+    if (r->max_tokens != CONT_NOT_GIVEN && r->max_tokens < 1)
+        return CONT_REJECT(status, err, code,
+                           "Input validation error: `max_new_tokens` must be strictly positive");
+    if (temperature <= 0)
+        return CONT_REJECT(status, err, code,
+                           "Input validation error: `temperature` must be strictly positive");
+    long want = r->max_tokens == CONT_NOT_GIVEN ? (long)p->default_tokens : r->max_tokens;
+    if (r->prompt_tokens + (size_t)want > p->max_model_len)
+        return CONT_REJECT(status, err, code,
+                           "Input validation error: `inputs` tokens + `max_new_tokens` must be <= "
+                           "%u. Given: %zu `inputs` tokens and %ld `max_new_tokens`",
+                           p->max_model_len, r->prompt_tokens, want);
+    return CONT_OK;
 }
 
 /* TGI and LMI: {"inputs": "...", "parameters": {...}}. */
@@ -282,36 +295,24 @@ static int cont_parse_tgi(const struct model_profile *p, const cJSON *root, stru
     double temperature = 1;
     r->kind = lmi ? CONT_LMI : CONT_TGI;
     if (!cJSON_IsString(inputs))
-        return cont_reject(p, status, err, lmi ? 400 : 422,
+        return CONT_REJECT(status, err, lmi ? 400 : 422,
                            "Failed to deserialize the JSON body into the target type: %s",
                            inputs ? "inputs: invalid type, expected a string"
                                   : "missing field `inputs`");
     if (params && !cJSON_IsNull(params) && !cJSON_IsObject(params))
-        return cont_reject(p, status, err, lmi ? 400 : 422,
+        return CONT_REJECT(status, err, lmi ? 400 : 422,
                            "Failed to deserialize the JSON body into the target type: "
                            "parameters: invalid type, expected struct GenerateParameters");
-    if (cont_int(params, "max_new_tokens", &r->max_tokens) == FIELD_BAD ||
-        cont_bool(params, "details", &r->details) == FIELD_BAD ||
-        (lmi && cont_bool(params, "ignore_eos_token", &r->ignore_eos) == FIELD_BAD) ||
-        cont_num(params, "temperature", &temperature) == FIELD_BAD)
-        return cont_reject(p, status, err, lmi ? 400 : 422,
+    if (cont_int(params, "max_new_tokens", &r->max_tokens) == CONT_FIELD_BAD ||
+        cont_bool(params, "details", &r->details) == CONT_FIELD_BAD ||
+        (lmi && cont_bool(params, "ignore_eos_token", &r->ignore_eos) == CONT_FIELD_BAD) ||
+        cont_num(params, "temperature", &temperature) == CONT_FIELD_BAD)
+        return CONT_REJECT(status, err, lmi ? 400 : 422,
                            "Failed to deserialize the JSON body into the target type: "
                            "parameters: invalid type");
     r->prompt_tokens = tok_count(inputs->valuestring, strlen(inputs->valuestring)) + 1;
-    if (buf_adds(&r->prompt, inputs->valuestring)) return CONT_NOMEM;
-    if (r->max_tokens != CONT_NOT_GIVEN && r->max_tokens < 1)
-        return cont_reject(p, status, err, lmi ? 400 : 422,
-                           "Input validation error: `max_new_tokens` must be strictly positive");
-    if (temperature <= 0)
-        return cont_reject(p, status, err, lmi ? 400 : 422,
-                           "Input validation error: `temperature` must be strictly positive");
-    long want = r->max_tokens == CONT_NOT_GIVEN ? (long)p->default_tokens : r->max_tokens;
-    if (r->prompt_tokens + (size_t)want > p->max_model_len)
-        return cont_reject(p, status, err, lmi ? 400 : 422,
-                           "Input validation error: `inputs` tokens + `max_new_tokens` must be <= "
-                           "%u. Given: %zu `inputs` tokens and %ld `max_new_tokens`",
-                           p->max_model_len, r->prompt_tokens, want);
-    return CONT_OK;
+    if (buf_adds(&r->prompt, inputs->valuestring)) return CONT_ERR_NOMEM;
+    return cont_check_tgi(p, r, temperature, status, err);
 }
 
 /* Python's json.JSONDecodeError text for the error at pos. */
@@ -328,10 +329,10 @@ static int cont_json_error(const struct model_profile *p, const char *body, size
     }
     const char *what = extra ? "Extra data" : "Expecting value";
     if (p->format == MODEL_VLLM)
-        return cont_reject(p, status, err, 400,
+        return CONT_REJECT(status, err, 400,
                            "JSON decode error: %s: line %zu column %zu (char %zu)", what, line, col,
                            pos);
-    return cont_reject(p, status, err, 400,
+    return CONT_REJECT(status, err, 400,
                        "Failed to parse the request body as JSON: %s at line %zu column %zu", what,
                        line, col);
 }
@@ -344,24 +345,24 @@ static bool cont_is_json_type(const char *ct) {
 }
 
 int cont_parse(const struct model_profile *p, const char *content_type, const char *body,
-               size_t len, struct cont_request *r, int *status, struct buf *err_body) {
+               size_t len, struct cont_request *r, int *status, struct buf *err) {
     const char *end = NULL;
     if (p->format == MODEL_VLLM && !cont_is_json_type(content_type))
-        return cont_reject(p, status, err_body, 415,
+        return CONT_REJECT(status, err, 415,
                            "Unsupported Media Type: Only 'application/json' is allowed");
     cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, false);
     size_t pos = end ? (size_t)(end - body) : 0;
-    if (!root) return cont_json_error(p, body, len, pos, false, status, err_body);
-    while (pos < len && strchr(" \t\r\n", body[pos])) pos++;
+    if (!root) return cont_json_error(p, body, len, pos, false, status, err);
+    while (pos < len && body[pos] && strchr(" \t\r\n", body[pos])) pos++;
     int rc;
     if (pos < len)
-        rc = cont_json_error(p, body, len, pos, true, status, err_body);
+        rc = cont_json_error(p, body, len, pos, true, status, err);
     else if (p->format == MODEL_VLLM)
-        rc = cont_parse_vllm(p, root, r, status, err_body);
+        rc = cont_parse_vllm(p, root, r, status, err);
     else if (cJSON_IsObject(root))
-        rc = cont_parse_tgi(p, root, r, status, err_body);
+        rc = cont_parse_tgi(p, root, r, status, err);
     else
-        rc = cont_reject(p, status, err_body, p->format == MODEL_TGI ? 422 : 400,
+        rc = CONT_REJECT(status, err, p->format == MODEL_TGI ? 422 : 400,
                          "Failed to deserialize the JSON body into the target type: invalid type, "
                          "expected struct GenerateRequest");
     cJSON_Delete(root);
@@ -377,21 +378,21 @@ static int cont_natural(const struct model_profile *p, const struct cont_request
     *is_filler = false;
     if (ans_parse(r->prompt.data ? r->prompt.data : "", r->prompt.len, &q)) {
         const char *wrong = model_answer(p, q.key);
-        if (wrong) return buf_adds(&a->text, wrong) ? CONT_NOMEM : CONT_OK;
+        if (wrong) return buf_adds(&a->text, wrong) ? CONT_ERR_NOMEM : CONT_OK;
         if (ans_correct(&q, &a->text)) return CONT_OK;
         buf_reset(&a->text);
     }
     *is_filler = true;
     size_t n = r->max_tokens != CONT_NOT_GIVEN ? (size_t)r->max_tokens : p->default_tokens;
-    return tok_filler(&a->text, n, rng_hash(buf_str(&r->prompt))) ? CONT_NOMEM : CONT_OK;
+    return tok_filler(&a->text, n, rng_hash(buf_str(&r->prompt))) ? CONT_ERR_NOMEM : CONT_OK;
 }
 
 /* Pads a->text with filler up to want tokens. */
 static int cont_pad(const struct cont_request *r, struct cont_answer *a, size_t want) {
     size_t have = tok_count(a->text.data, a->text.len);
     if (have >= want) return CONT_OK;
-    if (have > 0 && buf_addc(&a->text, ' ')) return CONT_NOMEM;
-    return tok_filler(&a->text, want - have, rng_hash(buf_str(&r->prompt)) ^ 1) ? CONT_NOMEM
+    if (have > 0 && buf_addc(&a->text, ' ')) return CONT_ERR_NOMEM;
+    return tok_filler(&a->text, want - have, rng_hash(buf_str(&r->prompt)) ^ 1) ? CONT_ERR_NOMEM
                                                                                 : CONT_OK;
 }
 

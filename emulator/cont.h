@@ -42,27 +42,34 @@ struct cont_meta {
     const char *model; /* the profile's model_id */
 };
 
-enum cont_result {
+enum cont_error {
     CONT_OK = 0,
-    CONT_REJECTED = 1, /* the container answered *status with the body in err_body */
-    CONT_NOMEM = -1,
+    CONT_ERR_NOMEM = -1,
+    CONT_ERR_REJECTED = -2, /* the container refuses the body (its status and message) */
 };
 
+/* Starts an empty request / answer; each owns a buffer, freed by the _free call. */
 void cont_request_init(struct cont_request *r);
 void cont_request_free(struct cont_request *r);
 void cont_answer_init(struct cont_answer *a);
 void cont_answer_free(struct cont_answer *a);
 
-/* Parses a body for profile p. content_type may be NULL. On CONT_REJECTED,
- * *status and err_body hold the container's reply. */
+/* Parses a body for profile p. content_type may be NULL. Returns 0,
+ * CONT_ERR_NOMEM, or CONT_ERR_REJECTED with the container's status in *status
+ * and its message (one line) in err: cont_error_body writes the reply. */
 __attribute__((warn_unused_result)) int cont_parse(const struct model_profile *p,
                                                    const char *content_type, const char *body,
                                                    size_t len, struct cont_request *r, int *status,
-                                                   struct buf *err_body);
+                                                   struct buf *err);
+
+/* Appends the error body container format f answers status with, around message.
+ * Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int cont_error_body(enum model_format f, int status,
+                                                        const char *message, struct buf *out);
 
 /* Plans the reply text: a quiz answer (right, or the profile's wrong one), else
  * filler; cut at max_tokens, padded to min_tokens, or exactly max_tokens with
- * ignore_eos. Returns CONT_OK or CONT_NOMEM. */
+ * ignore_eos. Returns 0 or CONT_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int
 cont_answer(const struct model_profile *p, const struct cont_request *r, struct cont_answer *a);
 
@@ -71,7 +78,8 @@ __attribute__((warn_unused_result)) int cont_reply(const struct cont_request *r,
                                                    const struct cont_answer *a,
                                                    const struct cont_meta *m, struct buf *out);
 
-/* The container's body for an internal error (the model_error fault), by format. */
+/* The container's body for an internal error (the model_error fault), by format.
+ * Returns 0 or BUF_ERR_*. */
 __attribute__((warn_unused_result)) int cont_server_error(enum model_format f, struct buf *out);
 
 #endif

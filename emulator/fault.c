@@ -26,15 +26,15 @@ int fault_parse_spec(const char *value, struct fault_spec *spec, struct buf *err
         unsigned long n = strtoul(value + 6, &end, 10);
         if (end == value + 6 || *end || n == 0 || value[6] == '-') goto fail;
         *spec = (struct fault_spec){0, n};
-        return 0;
+        return FAULT_OK;
     }
     double rate = strtod(value, &end);
     if (end == value || *end || !(rate >= 0 && rate <= 1)) goto fail;
     *spec = (struct fault_spec){rate, 0};
-    return 0;
+    return FAULT_OK;
 fail:
-    (void)!buf_addf(err, "'%s' is not a fault rate (0 to 1) or 'every:N' (N >= 1)", value);
-    return -1;
+    return buf_fail(err, FAULT_ERR_INVALID,
+                    "'%s' is not a fault rate (0 to 1) or 'every:N' (N >= 1)", value);
 }
 
 int fault_pick(const struct fault_spec specs[FAULT_KINDS], struct fault_state *st) {

@@ -39,7 +39,10 @@ const char *fault_name(int kind);
 /* The kind named name, or FAULT_NONE. */
 int fault_lookup(const char *name);
 
-/* Parses "0.05" (a rate) or "every:N" into spec; returns 0, or -1 with err set. */
+enum fault_error { FAULT_OK = 0, FAULT_ERR_INVALID = -1 };
+
+/* Parses "0.05" (a rate) or "every:N" into spec. Returns 0, or FAULT_ERR_INVALID
+ * with one line in err. */
 __attribute__((warn_unused_result)) int fault_parse_spec(const char *value, struct fault_spec *spec,
                                                          struct buf *err);
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "buf.h"
 #include "sigv4.h"
 
 #define HTTP_MAX_HEADERS 100
@@ -26,10 +27,16 @@ struct http_head {
     bool expect_continue;
 };
 
-/* Parses data[0..len), which ends with "\r\n\r\n". Returns 0, or -1 when the
- * head is malformed (bad request line, header syntax, Content-Length). */
+enum http_error {
+    HTTP_OK = 0,
+    HTTP_ERR_MALFORMED = -1, /* request line, header syntax or framing headers */
+    HTTP_ERR_TOO_MANY = -2,  /* more than HTTP_MAX_HEADERS headers */
+};
+
+/* Parses data[0..len), which ends with "\r\n\r\n". Returns 0 or HTTP_ERR_*,
+ * with one line in err (may be NULL) saying what is wrong. */
 __attribute__((warn_unused_result)) int http_parse_head(const char *data, size_t len,
-                                                        struct http_head *h);
+                                                        struct http_head *h, struct buf *err);
 
 /* The first of hs[0..n) called name (case-insensitive), or NULL. */
 const struct sigv4_header *http_find(const struct sigv4_header *hs, size_t n, const char *name);

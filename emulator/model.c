@@ -12,7 +12,16 @@
 #include "readall.h"
 #include "smerr.h"
 
-enum model_type { MT_SECONDS, MT_FRACTION, MT_UINT, MT_ULONG, MT_U64, MT_STR, MT_FORMAT, MT_STEPS };
+enum model_type {
+    MODEL_T_SECONDS,
+    MODEL_T_FRACTION,
+    MODEL_T_UINT,
+    MODEL_T_ULONG,
+    MODEL_T_U64,
+    MODEL_T_STR,
+    MODEL_T_FORMAT,
+    MODEL_T_STEPS
+};
 
 struct model_param {
     const char *key;
@@ -22,35 +31,42 @@ struct model_param {
     const char *help;
 };
 
-#define MP(key, type, field, help)                                                                 \
+#define MODEL_PARAM(key, type, field, help)                                                        \
     {                                                                                              \
         key, type, offsetof(struct model_profile, field),                                          \
             sizeof(((struct model_profile *)0)->field), help                                       \
     }
 
 static const struct model_param model_params[] = {
-    MP("format", MT_FORMAT, format, "body format: vllm (chat and completions), tgi or lmi"),
-    MP("model_id", MT_STR, model_id, "model name in vLLM replies and in the log"),
-    MP("overhead_s", MT_SECONDS, overhead_s, "fixed cost of every call, seconds"),
-    MP("prefill_s_per_token", MT_SECONDS, prefill_s_per_token,
-       "prefill time per prompt token, added to the step that admits the sequence"),
-    MP("step_ms", MT_STEPS, steps,
-       "decode step time by sequences in flight, 'B:MS,B:MS,...' (piecewise linear)"),
-    MP("max_seqs", MT_UINT, max_seqs, "sequences in flight at most; later ones queue"),
-    MP("jitter", MT_FRACTION, jitter, "+- fraction of random variation of overheads and steps"),
-    MP("seed", MT_U64, seed, "random seed (0: derived from --seed and the endpoint's name)"),
-    MP("max_model_len", MT_UINT, max_model_len, "context length: prompt + completion tokens"),
-    MP("default_tokens", MT_UINT, default_tokens,
-       "length of a filler reply when the request gives no max_tokens"),
-    MP("weight", MT_SECONDS, weight, "traffic share among the endpoint's variants"),
-    MP("weights_gib", MT_SECONDS, weights_gib, "weights size for the log, GiB"),
-    MP("load_s", MT_SECONDS, load_s, "model loading time for the log, seconds"),
-    MP("kv_cache_tokens", MT_ULONG, kv_cache_tokens, "GPU KV cache size for the log, tokens"),
-    MP("quantization", MT_STR, quantization, "quantization for the log (empty: None)"),
-    MP("vllm_version", MT_STR, vllm_version, "vLLM version for the log"),
-    MP("dtype", MT_STR, dtype, "dtype for the log"),
-    MP("slow_first_byte_s", MT_SECONDS, slow_first_byte_s,
-       "delay of the first reply byte under the 'slow' fault, seconds"),
+    MODEL_PARAM("format", MODEL_T_FORMAT, format,
+                "body format: vllm (chat and completions), tgi or lmi"),
+    MODEL_PARAM("model_id", MODEL_T_STR, model_id, "model name in vLLM replies and in the log"),
+    MODEL_PARAM("overhead_s", MODEL_T_SECONDS, overhead_s, "fixed cost of every call, seconds"),
+    MODEL_PARAM("prefill_s_per_token", MODEL_T_SECONDS, prefill_s_per_token,
+                "prefill time per prompt token, added to the step that admits the sequence"),
+    MODEL_PARAM("step_ms", MODEL_T_STEPS, steps,
+                "decode step time by sequences in flight, 'B:MS,B:MS,...' (piecewise linear)"),
+    MODEL_PARAM("max_seqs", MODEL_T_UINT, max_seqs,
+                "sequences in flight at most; later ones queue"),
+    MODEL_PARAM("jitter", MODEL_T_FRACTION, jitter,
+                "+- fraction of random variation of overheads and steps"),
+    MODEL_PARAM("seed", MODEL_T_U64, seed,
+                "random seed (0: derived from --seed and the endpoint's name)"),
+    MODEL_PARAM("max_model_len", MODEL_T_UINT, max_model_len,
+                "context length: prompt + completion tokens"),
+    MODEL_PARAM("default_tokens", MODEL_T_UINT, default_tokens,
+                "length of a filler reply when the request gives no max_tokens"),
+    MODEL_PARAM("weight", MODEL_T_SECONDS, weight, "traffic share among the endpoint's variants"),
+    MODEL_PARAM("weights_gib", MODEL_T_SECONDS, weights_gib, "weights size for the log, GiB"),
+    MODEL_PARAM("load_s", MODEL_T_SECONDS, load_s, "model loading time for the log, seconds"),
+    MODEL_PARAM("kv_cache_tokens", MODEL_T_ULONG, kv_cache_tokens,
+                "GPU KV cache size for the log, tokens"),
+    MODEL_PARAM("quantization", MODEL_T_STR, quantization,
+                "quantization for the log (empty: None)"),
+    MODEL_PARAM("vllm_version", MODEL_T_STR, vllm_version, "vLLM version for the log"),
+    MODEL_PARAM("dtype", MODEL_T_STR, dtype, "dtype for the log"),
+    MODEL_PARAM("slow_first_byte_s", MODEL_T_SECONDS, slow_first_byte_s,
+                "delay of the first reply byte under the 'slow' fault, seconds"),
 };
 
 /* The built-in profiles, as settings over the defaults. */
@@ -122,9 +138,9 @@ int model_builtin(const char *name, struct model_profile *p) {
             if (model_set(p, key, eq + 1, &err)) abort(); /* a broken built-in table */
         }
         buf_free(&err);
-        return 0;
+        return MODEL_OK;
     }
-    return -1;
+    return MODEL_ERR_UNKNOWN;
 }
 
 int model_find(const struct model_library *lib, const char *name, struct model_profile *p) {
@@ -137,19 +153,19 @@ static int model_parse_double(const char *value, double lo, double hi, double *o
     char *end = NULL;
     errno = 0;
     double v = strtod(value, &end);
-    if (end == value || *end || errno || !(v >= lo && v <= hi)) return -1;
+    if (end == value || *end || errno || !(v >= lo && v <= hi)) return MODEL_ERR_INVALID;
     *out = v;
-    return 0;
+    return MODEL_OK;
 }
 
 static int model_parse_ulong(const char *value, unsigned long max, unsigned long *out) {
     char *end = NULL;
     errno = 0;
-    if (*value < '0' || *value > '9') return -1;
+    if (*value < '0' || *value > '9') return MODEL_ERR_INVALID;
     unsigned long v = strtoul(value, &end, 10);
-    if (*end || errno || v > max) return -1;
+    if (*end || errno || v > max) return MODEL_ERR_INVALID;
     *out = v;
-    return 0;
+    return MODEL_OK;
 }
 
 /* "1:19.5,4:20.8": batch sizes strictly increasing from 1, times >= 0 (both finite,
@@ -160,77 +176,83 @@ static int model_parse_steps(struct model_profile *p, const char *value) {
     const char *s = value;
     while (*s) {
         char *end = NULL;
-        if (n == MODEL_STEP_MAX) return -1;
+        if (n == MODEL_STEP_MAX) return MODEL_ERR_INVALID;
         steps[n].batch = strtod(s, &end);
         if (end == s || *end != ':' || !(steps[n].batch >= 1 && steps[n].batch <= 1e9) ||
             (n > 0 && steps[n].batch <= steps[n - 1].batch))
-            return -1;
+            return MODEL_ERR_INVALID;
         s = end + 1;
         steps[n].seconds = strtod(s, &end) / 1000.0;
         if (end == s || !(steps[n].seconds >= 0 && steps[n].seconds <= 1e9) ||
             (*end && *end != ','))
-            return -1;
+            return MODEL_ERR_INVALID;
         s = *end ? end + 1 : end;
         n++;
     }
     memcpy(p->steps, steps, n * sizeof *steps);
     p->n_steps = n;
-    return 0;
+    return MODEL_OK;
 }
 
 static int model_set_answer(struct model_profile *p, const char *key, const char *value) {
     for (size_t i = 0; i < p->n_answers; i++) {
         if (strcmp(p->answers[i].key, key) != 0) continue;
         char *text = strdup(value);
-        if (!text) return -1;
+        if (!text) return MODEL_ERR_NOMEM;
         free(p->answers[i].text);
         p->answers[i].text = text;
-        return 0;
+        return MODEL_OK;
     }
     struct model_answer *a = realloc(p->answers, (p->n_answers + 1) * sizeof *a);
-    if (!a) return -1;
+    if (!a) return MODEL_ERR_NOMEM;
     p->answers = a;
     a[p->n_answers] = (struct model_answer){strdup(key), strdup(value)};
     if (!a[p->n_answers].key || !a[p->n_answers].text) {
         free(a[p->n_answers].key);
         free(a[p->n_answers].text);
-        return -1;
+        return MODEL_ERR_NOMEM;
     }
     p->n_answers++;
-    return 0;
+    return MODEL_OK;
+}
+
+/* The numeric parameters: seconds, fractions and counts. */
+static int model_set_number(const struct model_param *mp, char *field, const char *value) {
+    double d;
+    unsigned long ul;
+    switch (mp->type) {
+    case MODEL_T_SECONDS:
+    case MODEL_T_FRACTION:
+        if (model_parse_double(value, 0, mp->type == MODEL_T_SECONDS ? 1e9 : 0.5, &d))
+            return MODEL_ERR_INVALID;
+        memcpy(field, &d, sizeof d);
+        return MODEL_OK;
+    case MODEL_T_UINT:
+        if (model_parse_ulong(value, 100000000UL, &ul) || ul == 0) return MODEL_ERR_INVALID;
+        *(unsigned *)(void *)field = (unsigned)ul;
+        return MODEL_OK;
+    case MODEL_T_ULONG:
+        if (model_parse_ulong(value, 1000000000000UL, &ul)) return MODEL_ERR_INVALID;
+        memcpy(field, &ul, sizeof ul);
+        return MODEL_OK;
+    case MODEL_T_U64:
+        if (model_parse_ulong(value, (unsigned long)-1, &ul)) return MODEL_ERR_INVALID;
+        *(uint64_t *)(void *)field = ul;
+        return MODEL_OK;
+    default:
+        return MODEL_ERR_INVALID;
+    }
 }
 
 static int model_set_param(struct model_profile *p, const struct model_param *mp,
                            const char *value) {
     char *field = (char *)p + mp->offset;
-    double d;
-    unsigned long ul;
     switch (mp->type) {
-    case MT_SECONDS:
-        if (model_parse_double(value, 0, 1e9, &d)) return -1;
-        memcpy(field, &d, sizeof d);
-        return 0;
-    case MT_FRACTION:
-        if (model_parse_double(value, 0, 0.5, &d)) return -1;
-        memcpy(field, &d, sizeof d);
-        return 0;
-    case MT_UINT:
-        if (model_parse_ulong(value, 100000000UL, &ul) || ul == 0) return -1;
-        *(unsigned *)(void *)field = (unsigned)ul;
-        return 0;
-    case MT_ULONG:
-        if (model_parse_ulong(value, 1000000000000UL, &ul)) return -1;
-        memcpy(field, &ul, sizeof ul);
-        return 0;
-    case MT_U64:
-        if (model_parse_ulong(value, (unsigned long)-1, &ul)) return -1;
-        *(uint64_t *)(void *)field = ul;
-        return 0;
-    case MT_STR:
-        if (strlen(value) >= mp->size) return -1;
+    case MODEL_T_STR:
+        if (strlen(value) >= mp->size) return MODEL_ERR_INVALID;
         memcpy(field, value, strlen(value) + 1);
-        return 0;
-    case MT_FORMAT:
+        return MODEL_OK;
+    case MODEL_T_FORMAT:
         if (strcmp(value, "vllm") == 0)
             p->format = MODEL_VLLM;
         else if (strcmp(value, "tgi") == 0)
@@ -238,40 +260,36 @@ static int model_set_param(struct model_profile *p, const struct model_param *mp
         else if (strcmp(value, "lmi") == 0)
             p->format = MODEL_LMI;
         else
-            return -1;
-        return 0;
-    case MT_STEPS:
+            return MODEL_ERR_INVALID;
+        return MODEL_OK;
+    case MODEL_T_STEPS:
         return model_parse_steps(p, value);
+    default:
+        return model_set_number(mp, field, value);
     }
-    return -1;
 }
 
 static int model_set_text(struct model_profile *p, const char *key, const char *value,
                           struct buf *err) {
-    if (strncmp(key, "answer.", 7) == 0 && key[7]) {
-        if (model_set_answer(p, key + 7, value) == 0) return 0;
-        (void)!buf_adds(err, "out of memory");
-        return -1;
-    }
+    if (strncmp(key, "answer.", 7) == 0 && key[7])
+        return model_set_answer(p, key + 7, value) ? buf_fail(err, MODEL_ERR_NOMEM, "out of memory")
+                                                   : MODEL_OK;
     if (strncmp(key, "fault.", 6) == 0) {
         int kind = fault_lookup(key + 6);
-        if (kind == FAULT_NONE) {
-            (void)!buf_addf(err,
+        if (kind == FAULT_NONE)
+            return buf_fail(err, MODEL_ERR_INVALID,
                             "unknown fault '%s' (throttle, unavailable, internal, "
                             "model_error, drop, truncate, slow)",
                             key + 6);
-            return -1;
-        }
-        return fault_parse_spec(value, &p->faults[kind], err);
+        return fault_parse_spec(value, &p->faults[kind], err) ? MODEL_ERR_INVALID : MODEL_OK;
     }
     for (size_t i = 0; i < sizeof model_params / sizeof *model_params; i++) {
         if (strcmp(key, model_params[i].key) != 0) continue;
-        if (model_set_param(p, &model_params[i], value) == 0) return 0;
-        (void)!buf_addf(err, "bad value '%s' for %s (%s)", value, key, model_params[i].help);
-        return -1;
+        if (model_set_param(p, &model_params[i], value) == 0) return MODEL_OK;
+        return buf_fail(err, MODEL_ERR_INVALID, "bad value '%s' for %s (%s)", value, key,
+                        model_params[i].help);
     }
-    (void)!buf_addf(err, "unknown profile parameter '%s'", key);
-    return -1;
+    return buf_fail(err, MODEL_ERR_INVALID, "unknown profile parameter '%s'", key);
 }
 
 int model_set(struct model_profile *p, const char *key, const char *value, struct buf *err) {
@@ -287,10 +305,10 @@ int model_copy(struct model_profile *dst, const struct model_profile *src) {
     for (size_t i = 0; i < src->n_answers; i++) {
         if (model_set_answer(dst, src->answers[i].key, src->answers[i].text)) {
             model_free(dst);
-            return -1;
+            return MODEL_ERR_NOMEM;
         }
     }
-    return 0;
+    return MODEL_OK;
 }
 
 void model_free(struct model_profile *p) {
@@ -343,46 +361,54 @@ int model_help(struct buf *out) {
 /* One JSON value as the text model_set() takes: numbers, strings, and for
  * step_ms also [[B, MS], ...]. */
 static int model_json_text(const cJSON *v, struct buf *text) {
-    if (cJSON_IsString(v)) return buf_adds(text, v->valuestring);
-    if (cJSON_IsNumber(v)) return buf_addf(text, "%.17g", v->valuedouble);
-    if (!cJSON_IsArray(v)) return -1;
+    if (cJSON_IsString(v)) return buf_adds(text, v->valuestring) ? MODEL_ERR_NOMEM : MODEL_OK;
+    if (cJSON_IsNumber(v))
+        return buf_addf(text, "%.17g", v->valuedouble) ? MODEL_ERR_NOMEM : MODEL_OK;
+    if (!cJSON_IsArray(v)) return MODEL_ERR_INVALID;
     const cJSON *pair;
     cJSON_ArrayForEach(pair, v) {
         const cJSON *b = cJSON_GetArrayItem(pair, 0), *ms = cJSON_GetArrayItem(pair, 1);
-        if (cJSON_GetArraySize(pair) != 2 || !cJSON_IsNumber(b) || !cJSON_IsNumber(ms) ||
-            buf_addf(text, "%s%.17g:%.17g", text->len ? "," : "", b->valuedouble, ms->valuedouble))
-            return -1;
+        if (cJSON_GetArraySize(pair) != 2 || !cJSON_IsNumber(b) || !cJSON_IsNumber(ms))
+            return MODEL_ERR_INVALID;
+        if (buf_addf(text, "%s%.17g:%.17g", text->len ? "," : "", b->valuedouble, ms->valuedouble))
+            return MODEL_ERR_NOMEM;
     }
-    return 0;
+    return MODEL_OK;
 }
+
+/* Applies one member of a profile (or of its "answers" / "faults" when prefix is set). */
+static int model_json_member(struct model_profile *p, const cJSON *item, const char *prefix,
+                             struct buf *err);
 
 /* Applies the members of obj as "prefix.KEY" (or KEY) settings. */
 static int model_json_apply(struct model_profile *p, const cJSON *obj, const char *prefix,
                             struct buf *err) {
     const cJSON *item;
+    cJSON_ArrayForEach(item, obj) {
+        if (strcmp(item->string, "base") == 0 && !*prefix) continue;
+        int rc = model_json_member(p, item, prefix, err);
+        if (rc) return rc;
+    }
+    return MODEL_OK;
+}
+
+static int model_json_member(struct model_profile *p, const cJSON *item, const char *prefix,
+                             struct buf *err) {
+    bool nested =
+        !*prefix && (strcmp(item->string, "answers") == 0 || strcmp(item->string, "faults") == 0);
+    if (nested && !cJSON_IsObject(item))
+        return buf_fail(err, MODEL_ERR_INVALID, "bad value for '%s'", item->string);
+    if (nested) return model_json_apply(p, item, item->string[0] == 'a' ? "answer" : "fault", err);
     struct buf key, text;
-    int rc = 0;
     buf_init(&key, 256);
     buf_init(&text, 4096);
-    cJSON_ArrayForEach(item, obj) {
-        buf_reset(&key);
-        buf_reset(&text);
-        if (strcmp(item->string, "base") == 0 && !*prefix) continue;
-        if (!*prefix &&
-            (strcmp(item->string, "answers") == 0 || strcmp(item->string, "faults") == 0)) {
-            const char *sub = item->string[0] == 'a' ? "answer" : "fault";
-            rc = cJSON_IsObject(item) ? model_json_apply(p, item, sub, err) : -1;
-        } else if (buf_addf(&key, "%s%s%s", prefix, *prefix ? "." : "", item->string) ||
-                   model_json_text(item, &text)) {
-            rc = -1;
-        } else {
-            rc = model_set(p, buf_str(&key), buf_str(&text), err);
-        }
-        if (rc) {
-            if (!err->len) (void)!buf_addf(err, "bad value for '%s'", item->string);
-            break;
-        }
-    }
+    int rc = buf_addf(&key, "%s%s%s", prefix, *prefix ? "." : "", item->string) ? MODEL_ERR_INVALID
+                                                                                : MODEL_OK;
+    if (!rc) rc = model_json_text(item, &text);
+    if (rc)
+        rc = buf_fail(err, rc, "bad value for '%s'", item->string);
+    else
+        rc = model_set(p, buf_str(&key), buf_str(&text), err);
     buf_free(&key);
     buf_free(&text);
     return rc;
@@ -393,55 +419,49 @@ static int model_library_add(struct model_library *lib, const char *name, const 
     const cJSON *base = cJSON_GetObjectItemCaseSensitive(def, "base");
     struct model_profile p;
     const char *base_name = cJSON_IsString(base) ? base->valuestring : "instant";
-    if (!cJSON_IsObject(def) || strlen(name) >= MODEL_NAME_MAX) {
-        (void)!buf_addf(err, "%s: profile '%s' must be an object with a short name", path, name);
-        return -1;
-    }
-    if (model_find(lib, base_name, &p)) {
-        (void)!buf_addf(err, "%s: profile '%s': unknown base profile '%s'", path, name, base_name);
-        return -1;
-    }
+    if (!cJSON_IsObject(def) || strlen(name) >= MODEL_NAME_MAX)
+        return buf_fail(err, MODEL_ERR_INVALID,
+                        "%s: profile '%s' must be an object with a short name", path, name);
+    int rc = model_find(lib, base_name, &p);
+    if (rc)
+        return buf_fail(err, rc, "%s: profile '%s': unknown base profile '%s'", path, name,
+                        base_name);
     snprintf(p.name, sizeof p.name, "%s", name);
     struct buf why;
     buf_init(&why, 512);
-    int rc = model_json_apply(&p, def, "", &why);
-    if (rc) (void)!buf_addf(err, "%s: profile '%s': %s", path, name, buf_str(&why));
+    rc = model_json_apply(&p, def, "", &why);
+    if (rc) (void)buf_fail(err, rc, "%s: profile '%s': %s", path, name, buf_str(&why));
     buf_free(&why);
     struct model_profile *grown = rc ? NULL : realloc(lib->profiles, (lib->n + 1) * sizeof p);
     if (!grown) {
-        if (!rc) (void)!buf_adds(err, "out of memory");
         model_free(&p);
-        return -1;
+        return rc ? rc : buf_fail(err, MODEL_ERR_NOMEM, "out of memory");
     }
     lib->profiles = grown;
     lib->profiles[lib->n++] = p;
-    return 0;
+    return MODEL_OK;
 }
 
 int model_library_load(struct model_library *lib, const char *path, struct buf *err) {
     struct buf text;
-    cJSON *root = NULL;
-    int rc = -1;
     buf_init(&text, 16 << 20);
     int rd = readall_path(path, &text);
-    if (rd) {
-        (void)!buf_addf(err, "%s: cannot read: %s", path, smerr_read_why(rd, "larger than 16 MiB"));
-        goto done;
-    }
-    root = cJSON_ParseWithLength(text.data ? text.data : "", text.len);
-    const cJSON *profiles = cJSON_GetObjectItemCaseSensitive(root, "profiles");
-    if (!cJSON_IsObject(profiles)) {
-        (void)!buf_addf(err, "%s: not JSON with a \"profiles\" object", path);
-        goto done;
-    }
-    const cJSON *def;
-    cJSON_ArrayForEach(def, profiles) {
-        if (model_library_add(lib, def->string, def, path, err)) goto done;
-    }
-    rc = 0;
-done:
-    cJSON_Delete(root);
+    cJSON *root = rd ? NULL : cJSON_ParseWithLength(text.data ? text.data : "", text.len);
     buf_free(&text);
+    const cJSON *profiles = cJSON_GetObjectItemCaseSensitive(root, "profiles"), *def;
+    int rc = MODEL_OK;
+    if (rd)
+        rc = buf_fail(err, MODEL_ERR_IO, "%s: cannot read: %s", path,
+                      smerr_read_why(rd, "larger than 16 MiB"));
+    else if (!cJSON_IsObject(profiles))
+        rc = buf_fail(err, MODEL_ERR_INVALID, "%s: not JSON with a \"profiles\" object", path);
+    if (!rc) {
+        cJSON_ArrayForEach(def, profiles) {
+            rc = model_library_add(lib, def->string, def, path, err);
+            if (rc) break;
+        }
+    }
+    cJSON_Delete(root);
     if (rc) smerr_one_line(err);
     return rc;
 }

@@ -60,28 +60,40 @@ struct model_library {
     size_t n;
 };
 
+enum model_error {
+    MODEL_OK = 0,
+    MODEL_ERR_NOMEM = -1,
+    MODEL_ERR_UNKNOWN = -2, /* no profile of that name */
+    MODEL_ERR_INVALID = -3, /* a bad parameter, value or profile file */
+    MODEL_ERR_IO = -4,      /* the profile file cannot be read */
+};
+
 /* Fills p with the built-in profile name ("bf16-l4", "qat-l4", "instant").
- * Returns 0, or -1 when there is no such profile. p must be freed. */
+ * Returns 0, or MODEL_ERR_UNKNOWN. p must be freed (model_free) after 0. */
 __attribute__((warn_unused_result)) int model_builtin(const char *name, struct model_profile *p);
 
-/* Fills p with the profile name from lib (may be NULL), else a built-in. */
+/* Fills p with the profile name from lib (may be NULL), else a built-in.
+ * Returns 0, MODEL_ERR_UNKNOWN or MODEL_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int model_find(const struct model_library *lib,
                                                    const char *name, struct model_profile *p);
 
 /* Sets one parameter from text. Keys: see model_help(); "answer.KEY" adds or
- * replaces a wrong answer, "fault.KIND" sets a fault spec. Returns 0, or -1
- * with one line in err. */
+ * replaces a wrong answer, "fault.KIND" sets a fault spec. Returns 0, or
+ * MODEL_ERR_INVALID or MODEL_ERR_NOMEM with one line in err. */
 __attribute__((warn_unused_result)) int model_set(struct model_profile *p, const char *key,
                                                   const char *value, struct buf *err);
 
-/* Deep copy into an uninitialised dst; returns 0 or -1 out of memory. */
+/* Deep copy into an uninitialised dst; returns 0 or MODEL_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int model_copy(struct model_profile *dst,
                                                    const struct model_profile *src);
+/* Frees what a profile owns (its answers); p may be filled again. */
 void model_free(struct model_profile *p);
 
-/* Loads a JSON profile file into lib (see README). Returns 0, or -1 with err. */
+/* Loads a JSON profile file into lib (see README). Returns 0, or MODEL_ERR_IO,
+ * MODEL_ERR_INVALID or MODEL_ERR_NOMEM with one line in err. */
 __attribute__((warn_unused_result)) int model_library_load(struct model_library *lib,
                                                            const char *path, struct buf *err);
+/* Frees every profile of lib and empties it. */
 void model_library_free(struct model_library *lib);
 
 /* Seconds of one decode step with b sequences: piecewise linear over the

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,9 @@
 #include "smerr.h"
 #include "smname.h"
 
-static const char opt_usage[] =
+#define OPTIONS_MAX_BODY 6291456 /* SageMaker's largest body: the body buffer holds one */
+
+static const char options_usage[] =
     "Usage: sm-emulator [OPTIONS]\n"
     "A local Amazon SageMaker Runtime endpoint (InvokeEndpoint) for tests and demos: verifies\n"
     "SigV4 like SageMaker, answers with the AWS vLLM container's (or TGI's, LMI's) bodies, and\n"
@@ -21,7 +24,16 @@ static const char opt_usage[] =
     "  --listen HOST:PORT        address to bind (default 127.0.0.1:0; port 0 = a free port)\n"
     "  --port-file FILE          also write the URL and a newline to FILE (atomically)\n"
     "  --tls-cert PEM --tls-key PEM   serve HTTPS with this certificate chain and key\n"
-    "  --idle-timeout SECONDS    close idle keep-alive connections after this (default 300)\n"
+    "  --idle-timeout SECONDS    close a connection idle this long, or whose client reads none of\n"
+    "                            its replies this long (default 300)\n"
+    "  --head-timeout SECONDS    a request head must arrive this long after its first byte, else\n"
+    "                            408 and the connection closes (default 30)\n"
+    "  --body-timeout SECONDS    a request body must arrive this long after its head, else 408\n"
+    "                            (default 60)\n"
+    "  --max-connections N       connections served at once; more are answered 503 and closed\n"
+    "                            (default 1024)\n"
+    "  --max-body-buffer BYTES   request bodies being received, in all; a body that would pass\n"
+    "                            it is answered 503 (default 67108864, at least 6291456)\n"
     "  --busy-poll               never sleep waiting for the network (one CPU at 100%%, timers\n"
     "                            on time): for benchmarks with the client on this machine, which\n"
     "                            would else pay to wake the emulator's CPU on every request\n"
@@ -74,60 +86,69 @@ static const char opt_usage[] =
     "GET /emulator/stats (JSON counts; unsigned). See emulator/README.md.\n"
     "  --help, --version\n";
 
-static int opt_double(const char *flag, const char *text, double lo, double *out, struct buf *err) {
+static int options_double(const char *flag, const char *text, double lo, double *out,
+                          struct buf *err) {
     char *end = NULL;
     errno = 0;
     double v = strtod(text, &end);
-    if (end == text || *end || errno || !(v >= lo) || v > 1e9) {
-        (void)!buf_addf(err, "%s: '%s' is not a number >= %g", flag, text, lo);
-        return -1;
-    }
+    if (end == text || *end || errno || !(v >= lo) || v > 1e9)
+        return buf_fail(err, OPTIONS_ERR_USAGE, "%s: '%s' is not a number >= %g", flag, text, lo);
     *out = v;
-    return 0;
+    return OPTIONS_OK;
+}
+
+/* A whole number from lo to 1e12. */
+static int options_size(const char *flag, const char *text, size_t lo, size_t *out,
+                        struct buf *err) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end || errno || v < lo || v > 1000000000000ULL)
+        return buf_fail(err, OPTIONS_ERR_USAGE, "%s: '%s' is not a whole number from %zu", flag,
+                        text, lo);
+    *out = (size_t)v;
+    return OPTIONS_OK;
 }
 
 /* "NAME[/VARIANT]=PROFILE" */
-static int opt_endpoint(struct options *o, const char *text, struct buf *err) {
+static int options_endpoint(struct options *o, const char *text, struct buf *err) {
     const char *eq = strchr(text, '=');
     const char *slash = eq ? memchr(text, '/', (size_t)(eq - text)) : NULL;
     size_t nlen = eq ? (size_t)((slash ? slash : eq) - text) : 0;
     size_t vlen = slash ? (size_t)(eq - slash - 1) : 0;
     if (!eq || !eq[1] || !smname_endpoint_ok(text, nlen) ||
-        (slash && !smname_endpoint_ok(slash + 1, vlen))) {
-        (void)!buf_addf(err,
+        (slash && !smname_endpoint_ok(slash + 1, vlen)))
+        return buf_fail(err, OPTIONS_ERR_USAGE,
                         "--endpoint '%s': want NAME[/VARIANT]=PROFILE, NAME and VARIANT of "
                         "letters, digits and inner hyphens (63 at most)",
                         text);
-        return -1;
-    }
-    struct opt_endpoint *e = realloc(o->endpoints, (o->n_endpoints + 1) * sizeof *e);
-    if (!e) return -1;
+    struct options_endpoint *e = realloc(o->endpoints, (o->n_endpoints + 1) * sizeof *e);
+    if (!e) return buf_fail(err, OPTIONS_ERR_NOMEM, "out of memory");
     o->endpoints = e;
     e = &e[o->n_endpoints++];
     snprintf(e->name, sizeof e->name, "%.*s", (int)nlen, text);
     snprintf(e->variant, sizeof e->variant, "%.*s", (int)(slash ? vlen : 10),
              slash ? slash + 1 : "AllTraffic");
     e->profile = eq + 1;
-    return 0;
+    return OPTIONS_OK;
 }
 
 /* "TARGET.KEY=VALUE" */
-static int opt_set(struct options *o, const char *text, struct buf *err) {
+static int options_set(struct options *o, const char *text, struct buf *err) {
     const char *dot = strchr(text, '.');
     const char *eq = dot ? strchr(dot, '=') : NULL;
-    if (!dot || !eq || dot == text || eq == dot + 1 || (size_t)(dot - text) >= 130) {
-        (void)!buf_addf(err, "--set '%s': want TARGET.KEY=VALUE (TARGET: NAME, NAME/VARIANT or *)",
+    if (!dot || !eq || dot == text || eq == dot + 1 || (size_t)(dot - text) >= 130)
+        return buf_fail(err, OPTIONS_ERR_USAGE,
+                        "--set '%s': want TARGET.KEY=VALUE (TARGET: NAME, NAME/VARIANT or *)",
                         text);
-        return -1;
-    }
     char *copy = strdup(text);
-    struct opt_set *s = realloc(o->sets, (o->n_sets + 1) * sizeof *s);
+    struct options_set *s = realloc(o->sets, (o->n_sets + 1) * sizeof *s);
     char **texts = s ? realloc(o->set_texts, (o->n_sets + 1) * sizeof *texts) : NULL;
     if (s) o->sets = s;
     if (texts) o->set_texts = texts;
     if (!copy || !s || !texts) {
         free(copy);
-        return -1;
+        return buf_fail(err, OPTIONS_ERR_NOMEM, "out of memory");
     }
     o->set_texts[o->n_sets] = copy;
     s = &o->sets[o->n_sets++];
@@ -135,137 +156,179 @@ static int opt_set(struct options *o, const char *text, struct buf *err) {
     copy[eq - text] = '\0';
     s->key = copy + (dot - text) + 1;
     s->value = copy + (eq - text) + 1;
-    return 0;
+    return OPTIONS_OK;
 }
 
-static int opt_help(void) {
+static int options_credential(struct options *o, const char *text, struct buf *err) {
+    const char **creds = realloc(o->credentials, (o->n_credentials + 1) * sizeof *creds);
+    if (!creds) return buf_fail(err, OPTIONS_ERR_NOMEM, "out of memory");
+    o->credentials = creds;
+    creds[o->n_credentials++] = text;
+    return OPTIONS_OK;
+}
+
+static int options_help(struct options *o, struct buf *err) {
     struct buf params;
     buf_init(&params, BUF_NO_CAP);
     int rc = model_help(&params);
-    if (!rc) printf(opt_usage, buf_str(&params));
+    if (!rc) printf(options_usage, buf_str(&params));
     buf_free(&params);
-    return rc ? OPT_ERROR : OPT_EXIT;
+    o->done = true;
+    return rc ? buf_fail(err, OPTIONS_ERR_NOMEM, "out of memory") : OPTIONS_OK;
 }
 
 enum {
-    OPT_LISTEN = 256,
-    OPT_PORT_FILE,
-    OPT_REGION,
-    OPT_ACCOUNT,
-    OPT_TLS_CERT,
-    OPT_TLS_KEY,
-    OPT_LOG_FILE,
-    OPT_LOG_INTERVAL,
-    OPT_REQUEST_LOG,
-    OPT_PROFILE_FILE,
-    OPT_CRED_FILE,
-    OPT_CRED,
-    OPT_NO_ENV,
-    OPT_BUSY_POLL,
-    OPT_TIME_SCALE,
-    OPT_MAX_DURATION,
-    OPT_IDLE,
-    OPT_SEED,
-    OPT_ENDPOINT,
-    OPT_SET,
-    OPT_HELP,
-    OPT_VERSION,
+    OPTIONS_LISTEN = 256,
+    OPTIONS_PORT_FILE,
+    OPTIONS_REGION,
+    OPTIONS_ACCOUNT,
+    OPTIONS_TLS_CERT,
+    OPTIONS_TLS_KEY,
+    OPTIONS_LOG_FILE,
+    OPTIONS_LOG_INTERVAL,
+    OPTIONS_REQUEST_LOG,
+    OPTIONS_PROFILE_FILE,
+    OPTIONS_CRED_FILE,
+    OPTIONS_CRED,
+    OPTIONS_NO_ENV,
+    OPTIONS_BUSY_POLL,
+    OPTIONS_TIME_SCALE,
+    OPTIONS_MAX_DURATION,
+    OPTIONS_IDLE,
+    OPTIONS_HEAD_TIMEOUT,
+    OPTIONS_BODY_TIMEOUT,
+    OPTIONS_MAX_CONNECTIONS,
+    OPTIONS_MAX_BODY_BUFFER,
+    OPTIONS_SEED,
+    OPTIONS_ENDPOINT,
+    OPTIONS_SET,
+    OPTIONS_HELP,
+    OPTIONS_VERSION,
 };
 
-static const struct option opt_long[] = {
-    {"listen", required_argument, NULL, OPT_LISTEN},
-    {"port-file", required_argument, NULL, OPT_PORT_FILE},
-    {"region", required_argument, NULL, OPT_REGION},
-    {"account-id", required_argument, NULL, OPT_ACCOUNT},
-    {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
-    {"tls-key", required_argument, NULL, OPT_TLS_KEY},
-    {"log-file", required_argument, NULL, OPT_LOG_FILE},
-    {"log-interval", required_argument, NULL, OPT_LOG_INTERVAL},
-    {"request-log", required_argument, NULL, OPT_REQUEST_LOG},
-    {"profile-file", required_argument, NULL, OPT_PROFILE_FILE},
-    {"credentials-file", required_argument, NULL, OPT_CRED_FILE},
-    {"credential", required_argument, NULL, OPT_CRED},
-    {"no-env-credentials", no_argument, NULL, OPT_NO_ENV},
-    {"busy-poll", no_argument, NULL, OPT_BUSY_POLL},
-    {"time-scale", required_argument, NULL, OPT_TIME_SCALE},
-    {"max-duration", required_argument, NULL, OPT_MAX_DURATION},
-    {"idle-timeout", required_argument, NULL, OPT_IDLE},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"endpoint", required_argument, NULL, OPT_ENDPOINT},
-    {"set", required_argument, NULL, OPT_SET},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
+static const struct option options_long[] = {
+    {"listen", required_argument, NULL, OPTIONS_LISTEN},
+    {"port-file", required_argument, NULL, OPTIONS_PORT_FILE},
+    {"region", required_argument, NULL, OPTIONS_REGION},
+    {"account-id", required_argument, NULL, OPTIONS_ACCOUNT},
+    {"tls-cert", required_argument, NULL, OPTIONS_TLS_CERT},
+    {"tls-key", required_argument, NULL, OPTIONS_TLS_KEY},
+    {"log-file", required_argument, NULL, OPTIONS_LOG_FILE},
+    {"log-interval", required_argument, NULL, OPTIONS_LOG_INTERVAL},
+    {"request-log", required_argument, NULL, OPTIONS_REQUEST_LOG},
+    {"profile-file", required_argument, NULL, OPTIONS_PROFILE_FILE},
+    {"credentials-file", required_argument, NULL, OPTIONS_CRED_FILE},
+    {"credential", required_argument, NULL, OPTIONS_CRED},
+    {"no-env-credentials", no_argument, NULL, OPTIONS_NO_ENV},
+    {"busy-poll", no_argument, NULL, OPTIONS_BUSY_POLL},
+    {"time-scale", required_argument, NULL, OPTIONS_TIME_SCALE},
+    {"max-duration", required_argument, NULL, OPTIONS_MAX_DURATION},
+    {"idle-timeout", required_argument, NULL, OPTIONS_IDLE},
+    {"head-timeout", required_argument, NULL, OPTIONS_HEAD_TIMEOUT},
+    {"body-timeout", required_argument, NULL, OPTIONS_BODY_TIMEOUT},
+    {"max-connections", required_argument, NULL, OPTIONS_MAX_CONNECTIONS},
+    {"max-body-buffer", required_argument, NULL, OPTIONS_MAX_BODY_BUFFER},
+    {"seed", required_argument, NULL, OPTIONS_SEED},
+    {"endpoint", required_argument, NULL, OPTIONS_ENDPOINT},
+    {"set", required_argument, NULL, OPTIONS_SET},
+    {"help", no_argument, NULL, OPTIONS_HELP},
+    {"version", no_argument, NULL, OPTIONS_VERSION},
     {NULL, 0, NULL, 0},
 };
 
-static int opt_one(struct options *o, int c, const char *arg, struct buf *err) {
-    double d;
-    const char **creds;
+/* The options that take a string as it is, by the field they fill. */
+static const struct {
+    int code;
+    size_t field;
+} options_strings[] = {
+    {OPTIONS_LISTEN, offsetof(struct options, listen)},
+    {OPTIONS_PORT_FILE, offsetof(struct options, port_file)},
+    {OPTIONS_REGION, offsetof(struct options, region)},
+    {OPTIONS_ACCOUNT, offsetof(struct options, account)},
+    {OPTIONS_TLS_CERT, offsetof(struct options, tls_cert)},
+    {OPTIONS_TLS_KEY, offsetof(struct options, tls_key)},
+    {OPTIONS_LOG_FILE, offsetof(struct options, log_file)},
+    {OPTIONS_REQUEST_LOG, offsetof(struct options, request_log)},
+    {OPTIONS_PROFILE_FILE, offsetof(struct options, profile_file)},
+    {OPTIONS_CRED_FILE, offsetof(struct options, credentials_file)},
+};
+
+/* The options that take a number. */
+static int options_number(struct options *o, int c, const char *arg, struct buf *err) {
+    double d = 0;
     switch (c) {
-    case OPT_LISTEN:
-        o->listen = arg;
-        return 0;
-    case OPT_PORT_FILE:
-        o->port_file = arg;
-        return 0;
-    case OPT_REGION:
-        o->region = arg;
-        return 0;
-    case OPT_ACCOUNT:
-        o->account = arg;
-        return 0;
-    case OPT_TLS_CERT:
-        o->tls_cert = arg;
-        return 0;
-    case OPT_TLS_KEY:
-        o->tls_key = arg;
-        return 0;
-    case OPT_LOG_FILE:
-        o->log_file = arg;
-        return 0;
-    case OPT_REQUEST_LOG:
-        o->request_log = arg;
-        return 0;
-    case OPT_PROFILE_FILE:
-        o->profile_file = arg;
-        return 0;
-    case OPT_CRED_FILE:
-        o->credentials_file = arg;
-        return 0;
-    case OPT_NO_ENV:
-        o->no_env_credentials = true;
-        return 0;
-    case OPT_BUSY_POLL:
-        o->busy_poll = true;
-        return 0;
-    case OPT_LOG_INTERVAL:
-        return opt_double("--log-interval", arg, 0, &o->log_interval, err);
-    case OPT_MAX_DURATION:
-        return opt_double("--max-duration", arg, 0, &o->max_duration, err);
-    case OPT_IDLE:
-        return opt_double("--idle-timeout", arg, 1, &o->idle_timeout, err);
-    case OPT_TIME_SCALE:
-        return opt_double("--time-scale", arg, 1e-3, &o->time_scale, err);
-    case OPT_SEED:
-        if (opt_double("--seed", arg, 0, &d, err)) return -1;
+    case OPTIONS_LOG_INTERVAL:
+        return options_double("--log-interval", arg, 0, &o->log_interval, err);
+    case OPTIONS_MAX_DURATION:
+        return options_double("--max-duration", arg, 0, &o->max_duration, err);
+    case OPTIONS_IDLE:
+        return options_double("--idle-timeout", arg, 1, &o->idle_timeout, err);
+    case OPTIONS_HEAD_TIMEOUT:
+        return options_double("--head-timeout", arg, 0.1, &o->head_timeout, err);
+    case OPTIONS_BODY_TIMEOUT:
+        return options_double("--body-timeout", arg, 0.1, &o->body_timeout, err);
+    case OPTIONS_MAX_CONNECTIONS:
+        return options_size("--max-connections", arg, 1, &o->max_connections, err);
+    case OPTIONS_MAX_BODY_BUFFER:
+        return options_size("--max-body-buffer", arg, OPTIONS_MAX_BODY, &o->max_body_buffer, err);
+    case OPTIONS_TIME_SCALE:
+        return options_double("--time-scale", arg, 1e-3, &o->time_scale, err);
+    case OPTIONS_SEED:
+        if (options_double("--seed", arg, 0, &d, err)) return OPTIONS_ERR_USAGE;
         o->seed = (uint64_t)d;
-        return 0;
-    case OPT_ENDPOINT:
-        return opt_endpoint(o, arg, err);
-    case OPT_SET:
-        return opt_set(o, arg, err);
-    case OPT_CRED:
-        creds = realloc(o->credentials, (o->n_credentials + 1) * sizeof *creds);
-        if (!creds) return -1;
-        o->credentials = creds;
-        creds[o->n_credentials++] = arg;
-        return 0;
+        return OPTIONS_OK;
     default:
-        return -1;
+        return buf_fail(err, OPTIONS_ERR_USAGE, "unknown option (see --help)");
     }
 }
 
-static int opt_args(int argc, char **argv, struct options *o, struct buf *err) {
+static int options_one(struct options *o, int c, const char *arg, struct buf *err) {
+    for (size_t i = 0; i < sizeof options_strings / sizeof *options_strings; i++) {
+        if (options_strings[i].code != c) continue;
+        memcpy((char *)o + options_strings[i].field, &arg, sizeof arg);
+        return OPTIONS_OK;
+    }
+    switch (c) {
+    case OPTIONS_NO_ENV:
+        o->no_env_credentials = true;
+        return OPTIONS_OK;
+    case OPTIONS_BUSY_POLL:
+        o->busy_poll = true;
+        return OPTIONS_OK;
+    case OPTIONS_ENDPOINT:
+        return options_endpoint(o, arg, err);
+    case OPTIONS_SET:
+        return options_set(o, arg, err);
+    case OPTIONS_CRED:
+        return options_credential(o, arg, err);
+    default:
+        return options_number(o, c, arg, err);
+    }
+}
+
+/* getopt_long's '?' or ':' for the option just read. */
+static int options_unknown(char **argv, struct buf *err) {
+    if (optopt != 0 && optopt < 256) /* "-x": there are no short options */
+        return buf_fail(err, OPTIONS_ERR_USAGE,
+                        "unknown option or missing value: '-%c' (see --help)", optopt);
+    return buf_fail(err, OPTIONS_ERR_USAGE, "unknown option or missing value: '%s' (see --help)",
+                    argv[optind - 1]);
+}
+
+/* What the arguments do not say. */
+static int options_finish(struct options *o, struct buf *err) {
+    static const char *const defaults[] = {"gemma-4-e2b=bf16-l4", "gemma-4-e2b-qat=qat-l4"};
+    for (size_t i = 0; !o->n_endpoints && i < 2; i++) {
+        int rc = options_endpoint(o, defaults[0], err);
+        if (!rc) rc = options_endpoint(o, defaults[1], err);
+        if (rc) return rc;
+    }
+    if (!o->tls_cert != !o->tls_key)
+        return buf_fail(err, OPTIONS_ERR_USAGE, "--tls-cert and --tls-key go together");
+    return OPTIONS_OK;
+}
+
+static int options_args(int argc, char **argv, struct options *o, struct buf *err) {
     *o = (struct options){.listen = "127.0.0.1:0",
                           .region = "us-east-1",
                           .account = "123456789012",
@@ -273,55 +336,38 @@ static int opt_args(int argc, char **argv, struct options *o, struct buf *err) {
                           .max_duration = 60,
                           .log_interval = 10,
                           .idle_timeout = 300,
+                          .head_timeout = 30,
+                          .body_timeout = 60,
+                          .max_connections = 1024,
+                          .max_body_buffer = (size_t)64 << 20,
                           .seed = 1};
     int c;
     opterr = 0;
     optind = 0; /* 0, not 1: glibc forgets a half-read "-ab" of an earlier parse */
-    while ((c = getopt_long(argc, argv, "", opt_long, NULL)) != -1) {
-        if (c == OPT_HELP) return opt_help();
-        if (c == OPT_VERSION) {
+    while ((c = getopt_long(argc, argv, "", options_long, NULL)) != -1) {
+        if (c == OPTIONS_HELP) return options_help(o, err);
+        if (c == OPTIONS_VERSION) {
             printf("sm-emulator " SM_VERSION "\n");
-            return OPT_EXIT;
+            o->done = true;
+            return OPTIONS_OK;
         }
-        if (c == '?' && optopt != 0 && optopt < 256) { /* "-x": there are no short options */
-            (void)!buf_addf(err, "unknown option or missing value: '-%c' (see --help)", optopt);
-            return OPT_ERROR;
-        }
-        if (c == '?' || c == ':') {
-            (void)!buf_addf(err, "unknown option or missing value: '%s' (see --help)",
-                            argv[optind - 1]);
-            return OPT_ERROR;
-        }
-        if (opt_one(o, c, optarg, err)) {
-            if (!err->len) (void)!buf_adds(err, "out of memory");
-            return OPT_ERROR;
-        }
+        if (c == '?' || c == ':') return options_unknown(argv, err);
+        int rc = options_one(o, c, optarg, err);
+        if (rc) return rc;
     }
-    if (optind < argc) {
-        (void)!buf_addf(err, "unexpected argument '%s' (see --help)", argv[optind]);
-        return OPT_ERROR;
-    }
-    for (size_t i = 0; !o->n_endpoints && i < 2; i++) {
-        static const char *const defaults[] = {"gemma-4-e2b=bf16-l4", "gemma-4-e2b-qat=qat-l4"};
-        if (opt_endpoint(o, defaults[0], err) || opt_endpoint(o, defaults[1], err)) {
-            (void)!buf_adds(err, "out of memory");
-            return OPT_ERROR;
-        }
-    }
-    if (!o->tls_cert != !o->tls_key) {
-        (void)!buf_adds(err, "--tls-cert and --tls-key go together");
-        return OPT_ERROR;
-    }
-    return OPT_RUN;
+    if (optind < argc)
+        return buf_fail(err, OPTIONS_ERR_USAGE, "unexpected argument '%s' (see --help)",
+                        argv[optind]);
+    return options_finish(o, err);
 }
 
-int opt_parse(int argc, char **argv, struct options *o, struct buf *err) {
-    int rc = opt_args(argc, argv, o, err);
-    if (rc == OPT_ERROR) smerr_one_line(err);
+int options_parse(int argc, char **argv, struct options *o, struct buf *err) {
+    int rc = options_args(argc, argv, o, err);
+    if (rc) smerr_one_line(err);
     return rc;
 }
 
-void opt_free(struct options *o) {
+void options_free(struct options *o) {
     for (size_t i = 0; i < o->n_sets; i++) free(o->set_texts[i]);
     free(o->set_texts);
     free(o->sets);

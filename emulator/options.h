@@ -8,19 +8,20 @@
 
 #include "buf.h"
 
-struct opt_endpoint {
+struct options_endpoint {
     char name[64];
     char variant[64]; /* "AllTraffic" unless given */
     const char *profile;
 };
 
-struct opt_set {
+struct options_set {
     char target[130]; /* "NAME", "NAME/VARIANT" or "*" */
     const char *key;  /* points into a copy owned by the options */
     const char *value;
 };
 
 struct options {
+    bool done; /* --help or --version was printed: exit 0 */
     const char *listen;
     const char *port_file;
     const char *region;
@@ -35,23 +36,32 @@ struct options {
     double time_scale;
     double max_duration;
     double log_interval;
-    double idle_timeout;
+    double idle_timeout;    /* real seconds */
+    double head_timeout;    /* real seconds a request head may take to arrive */
+    double body_timeout;    /* real seconds a request body may take to arrive */
+    size_t max_connections; /* connections served at once */
+    size_t max_body_buffer; /* bytes of request bodies buffered across connections */
     uint64_t seed;
-    struct opt_endpoint *endpoints;
+    struct options_endpoint *endpoints;
     size_t n_endpoints;
-    struct opt_set *sets;
+    struct options_set *sets;
     size_t n_sets;
     char **set_texts;         /* copies the sets point into */
     const char **credentials; /* "AKID:SECRET[:TOKEN][@EXPIRY]" */
     size_t n_credentials;
 };
 
-enum opt_result { OPT_RUN = 0, OPT_EXIT = 1, OPT_ERROR = -1 };
+enum options_error {
+    OPTIONS_OK = 0,
+    OPTIONS_ERR_USAGE = -1, /* a bad option or value */
+    OPTIONS_ERR_NOMEM = -2,
+};
 
-/* Parses argv. OPT_EXIT: --help or --version was printed. OPT_ERROR: err holds
- * one line. The options must be freed either way. */
-__attribute__((warn_unused_result)) int opt_parse(int argc, char **argv, struct options *o,
-                                                  struct buf *err);
-void opt_free(struct options *o);
+/* Parses argv into o. Returns 0 (o->done: --help or --version was printed), or
+ * OPTIONS_ERR_* with one line in err. The options must be freed either way. */
+__attribute__((warn_unused_result)) int options_parse(int argc, char **argv, struct options *o,
+                                                      struct buf *err);
+/* Frees what options_parse allocated (not the strings of argv). */
+void options_free(struct options *o);
 
 #endif

@@ -9,9 +9,8 @@
 int reqlog_open(struct reqlog *l, const char *path, struct buf *err) {
     l->f = fopen(path, "w");
     buf_init(&l->line, BUF_NO_CAP);
-    if (l->f) return 0;
-    (void)!buf_addf(err, "--request-log %s: %s", path, strerror(errno));
-    return -1;
+    if (l->f) return REQLOG_OK;
+    return buf_fail(err, REQLOG_ERR_IO, "--request-log %s: %s", path, strerror(errno));
 }
 
 void reqlog_close(struct reqlog *l) {

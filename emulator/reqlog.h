@@ -34,9 +34,12 @@ struct reqlog {
     struct buf line;
 };
 
-/* Opens (truncates) path. Returns 0, or -1 with err. */
+enum reqlog_error { REQLOG_OK = 0, REQLOG_ERR_IO = -1 };
+
+/* Opens (truncates) path. Returns 0, or REQLOG_ERR_IO with one line in err. */
 __attribute__((warn_unused_result)) int reqlog_open(struct reqlog *l, const char *path,
                                                     struct buf *err);
+/* Closes the log (if open) and frees its line buffer. */
 void reqlog_close(struct reqlog *l);
 
 /* Appends e as one JSON line (no newline) to out. Returns 0 or BUF_ERR_*. */

@@ -11,60 +11,60 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+#include <event2/listener.h>
 #include <event2/util.h>
 #include <openssl/err.h>
 
-#include "rng.h"
 #include "smerr.h"
 
-#define SRV_MAX_BODY  6291456ULL
-#define SRV_READ_HIGH (SRV_MAX_BODY + HTTP_MAX_HEAD + 65536)
-#define SRV_LINGER_S  2 /* how long a closing connection reads what the client still sends */
+#define SERVER_MAX_BODY 6291456ULL
+#define SERVER_LINGER_S 2.0 /* how long a closing connection reads what the client still sends */
+#define SERVER_RETRY_S  0.5 /* accept() is tried again this long after it failed */
 
-enum conn_state {
-    CONN_HEAD,    /* waiting for a request head */
-    CONN_BODY,    /* head parsed, waiting for the body */
-    CONN_BUSY,    /* a call is answering the request */
-    CONN_CLOSING, /* the last reply is being written */
-    CONN_LINGER,  /* written and shut down for writing: reading until the client closes */
+enum server_state {
+    SERVER_HEAD,    /* waiting for a request head */
+    SERVER_BODY,    /* head parsed, waiting for the body */
+    SERVER_BUSY,    /* a call is answering the request */
+    SERVER_CLOSING, /* the last reply is being written */
+    SERVER_LINGER,  /* written and shut down for writing: reading until the client closes */
 };
 
-struct conn {
+struct server_conn {
     struct server *srv;
     struct bufferevent *bev;
-    enum conn_state state;
+    enum server_state state;
+    enum gate_verdict verdict; /* what the gate said when it was accepted */
     size_t head_len;
-    unsigned long long body_len;
+    size_t body_len;
+    size_t reserved;       /* bytes of the gate's body budget the request being read holds */
     const char *head_at;   /* where head was parsed; still valid if the buffer did not move */
     struct http_head head; /* the parsed head of the request being read */
     bool keep_alive;
-    bool processing; /* inside conn_process */
-    struct call *call;
-    struct conn *prev, *next;
+    bool processing;        /* inside server_conn_process */
+    bool paused;            /* not reading: its replies wait to be sent */
+    bool idle_read;         /* the idle timeout applies to reading (not while a call answers) */
+    unsigned queued;        /* replies written since its output last drained */
+    struct event *deadline; /* of the head, the body, or the lingering close */
+    struct invoke_call *call;
+    struct server_conn *prev, *next;
 };
 
-double server_now_real(void) {
+static struct timeval server_tv(double seconds) {
+    struct timeval tv = {(time_t)seconds, 0};
+    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
+    return tv;
+}
+
+/* The monotonic clock, in seconds. */
+static double server_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void server_arm(struct event *ev, double due_real) {
-    double delay = due_real - SERVER_WAKE_LEAD - server_now_real();
-    struct timeval tv = {0, 0};
-    if (delay > 0) {
-        tv.tv_sec = (time_t)delay;
-        tv.tv_usec = (suseconds_t)((delay - (double)tv.tv_sec) * 1e6);
-    }
-    evtimer_add(ev, &tv);
-}
-
-void server_wait_until(double due_real) {
-    while (server_now_real() < due_real) {
-    }
-}
-
-const char *server_date(struct server *s) {
+/* The Date header value for now. */
+static const char *server_date(struct server *s) {
     time_t now = time(NULL);
     if (now != s->date_at) {
         struct tm tm;
@@ -75,38 +75,109 @@ const char *server_date(struct server *s) {
     return s->date;
 }
 
-static void conn_idle_timeout(struct conn *c, bool on) {
-    struct timeval tv = {(time_t)c->srv->idle_timeout_real, 0};
-    bufferevent_set_timeouts(c->bev, on ? &tv : NULL, NULL);
+/* --- accepting --- */
+
+/* Enables or disables the listener as the gate and accept()'s failures say. */
+static void server_listen_update(struct server *s) {
+    bool want = !s->accept_failed && gate_listening(&s->gate);
+    if (!s->listener || want == s->listening) return;
+    if ((want ? evconnlistener_enable(s->listener) : evconnlistener_disable(s->listener)) == 0)
+        s->listening = want;
 }
 
-static void conn_free(struct conn *c) {
+static void server_retry_cb(evutil_socket_t fd, short what, void *arg) {
+    struct server *s = arg;
+    (void)fd;
+    (void)what;
+    s->accept_failed = false;
+    server_listen_update(s);
+}
+
+/* accept() failed (out of descriptors, or memory): stops accepting, which would
+ * else fail again at once and forever, until a connection closes or a moment
+ * passes; says so once per episode. */
+static void server_accept_error(struct evconnlistener *l, void *arg) {
+    struct server *s = arg;
+    int err = EVUTIL_SOCKET_ERROR();
+    (void)l;
+    if (gate_accept_failed(&s->gate, server_now()))
+        fprintf(stderr,
+                "sm-emulator: cannot accept connections: %s; trying again when one closes "
+                "(said once while it lasts)\n",
+                evutil_socket_error_to_string(err));
+    s->accept_failed = true;
+    server_listen_update(s);
+    struct timeval tv = server_tv(SERVER_RETRY_S);
+    evtimer_add(s->retry_ev, &tv);
+}
+
+/* --- one connection --- */
+
+static void server_conn_process(struct server_conn *c);
+
+/* Reads at most high bytes ahead (0: no limit). */
+static void server_conn_read_limit(struct server_conn *c, size_t high) {
+    bufferevent_setwatermark(c->bev, EV_READ, 0, high);
+}
+
+/* The idle timeouts: reading (off while a call answers), and writing (always). */
+static void server_conn_timeouts(struct server_conn *c, bool reading) {
+    struct timeval tv = server_tv(c->srv->cfg.idle_timeout);
+    if (reading == c->idle_read) return;
+    c->idle_read = reading;
+    bufferevent_set_timeouts(c->bev, reading ? &tv : NULL, &tv);
+}
+
+/* Arms the deadline seconds from now, unless it runs already. */
+static void server_conn_deadline(struct server_conn *c, double seconds) {
+    if (evtimer_pending(c->deadline, NULL)) return;
+    struct timeval tv = server_tv(seconds);
+    evtimer_add(c->deadline, &tv);
+}
+
+/* Gives back the body budget of the request being read, and reads a head's worth again. */
+static void server_conn_release(struct server_conn *c) {
+    if (!c->reserved) return;
+    gate_release(&c->srv->gate, c->reserved);
+    c->reserved = 0;
+    server_conn_read_limit(c, SERVER_HEAD_READ);
+}
+
+static void server_conn_free(struct server_conn *c) {
     struct server *s = c->srv;
     if (c->call) invoke_abort(c->call);
+    server_conn_release(c);
     if (c->prev)
         c->prev->next = c->next;
     else
         s->conns = c->next;
     if (c->next) c->next->prev = c->prev;
+    gate_close(&s->gate, c->verdict);
+    event_free(c->deadline);
     bufferevent_free(c->bev);
     free(c);
+    s->accept_failed = false; /* a descriptor is free again */
+    server_listen_update(s);
 }
 
-static void conn_process(struct conn *c);
-
-void conn_set_call(struct conn *c, struct call *call) {
-    c->call = call;
-    if (call) {
-        c->state = CONN_BUSY;
-        conn_idle_timeout(c, false);
-    }
+/* Refuses the request being read (the connection then closes). */
+static void server_conn_refuse(struct server_conn *c, enum invoke_refusal why) {
+    c->keep_alive = false;
+    evtimer_del(c->deadline);
+    server_conn_release(c);
+    invoke_refuse(c->srv->inv, c, why);
 }
 
-void conn_send(struct conn *c, const struct reply *r) {
+/* Refuses a request that cannot be framed (400, 411, 431). */
+static void server_conn_malformed(struct server_conn *c, enum invoke_refusal why) {
+    c->srv->gate.n.bad_requests++;
+    server_conn_refuse(c, why);
+}
+
+/* Writes the status line and headers of r, with length bytes of body to come. */
+static void server_conn_headers(struct server_conn *c, const struct invoke_reply *r, size_t length,
+                                bool close) {
     struct evbuffer *out = bufferevent_get_output(c->bev);
-    size_t length = r->mode == REPLY_TRUNCATE ? r->body_len / 2 : r->body_len;
-    size_t sent = r->mode == REPLY_DROP ? r->body_len / 2 : length;
-    bool close = !c->keep_alive || r->mode == REPLY_DROP;
     evbuffer_add_printf(out,
                         "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
                         "Date: %s\r\nx-amzn-RequestId: %s\r\n",
@@ -118,126 +189,217 @@ void conn_send(struct conn *c, const struct reply *r) {
     if (r->variant)
         evbuffer_add_printf(out, "x-Amzn-Invoked-Production-Variant: %s\r\n", r->variant);
     evbuffer_add(out, close ? "Connection: close\r\n\r\n" : "\r\n", close ? 21 : 2);
-    evbuffer_add(out, r->body, sent);
+}
+
+void server_send(void *owner, const struct invoke_reply *r) {
+    struct server_conn *c = owner;
+    size_t length = r->mode == INVOKE_TRUNCATE ? r->body_len / 2 : r->body_len;
+    size_t sent = r->mode == INVOKE_DROP ? r->body_len / 2 : length;
+    bool close = !c->keep_alive || r->mode == INVOKE_DROP;
+    c->call = NULL;
+    c->queued++;
+    server_conn_headers(c, r, length, close);
+    evbuffer_add(bufferevent_get_output(c->bev), r->body, sent);
     if (close) {
-        c->state = CONN_CLOSING;
+        c->state = SERVER_CLOSING;
+        evtimer_del(c->deadline);
         bufferevent_disable(c->bev, EV_READ);
         return;
     }
-    c->state = CONN_HEAD;
-    conn_idle_timeout(c, true);
-    if (!c->processing) conn_process(c);
+    c->state = SERVER_HEAD;
+    server_conn_timeouts(c, true);
+    if (!c->processing) server_conn_process(c);
 }
 
-void server_request_id(struct server *s, char out[SERVER_ID_LEN]) {
-    uint64_t a = rng_next(&s->rng), b = rng_next(&s->rng);
-    snprintf(out, SERVER_ID_LEN, "%08x-%04x-4%03x-a%03x-%012llx", (unsigned)(a >> 32),
-             (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff, (unsigned)(b >> 52) & 0xfff,
-             (unsigned long long)(b & 0xffffffffffffULL));
-}
-
-/* Answers a request that cannot be framed, then closes. */
-static void conn_refuse(struct conn *c, int status, const char *message) {
-    char body[160], id[SERVER_ID_LEN];
-    server_request_id(c->srv, id);
-    int n = snprintf(body, sizeof body, "{\"message\":\"%s\"}", message);
-    invoke_bad_request(c->srv, status, id);
-    c->keep_alive = false;
-    conn_send(c, &(struct reply){status, NULL, NULL, NULL, id, body, (size_t)n, REPLY_FULL});
-}
-
-/* Reads the head; returns false when more bytes are needed or it failed. */
-static bool conn_head(struct conn *c, struct evbuffer *in) {
-    struct http_head *h = &c->head;
+/* Drops the blank lines a client may send between requests. */
+static void server_skip_blank(struct evbuffer *in) {
     const unsigned char *p;
     while (evbuffer_get_length(in) >= 2 && (p = evbuffer_pullup(in, 2)) && p[0] == '\r' &&
            p[1] == '\n')
         evbuffer_drain(in, 2);
-    struct evbuffer_ptr end = evbuffer_search(in, "\r\n\r\n", 4, NULL);
-    if (end.pos < 0 || (size_t)end.pos + 4 > HTTP_MAX_HEAD) {
-        if (evbuffer_get_length(in) > HTTP_MAX_HEAD)
-            conn_refuse(c, 431, "Request Header Fields Too Large");
-        return false;
+}
+
+/* The body is to be read: reserves what goes past a head's worth, unless it is here. */
+static bool server_conn_expect_body(struct server_conn *c, struct evbuffer *in) {
+    size_t total = c->head_len + c->body_len, have = evbuffer_get_length(in);
+    size_t extra = total > SERVER_HEAD_READ ? total - SERVER_HEAD_READ : 0;
+    if (extra && have < total) {
+        if (!gate_reserve(&c->srv->gate, extra)) {
+            server_conn_refuse(c, INVOKE_TOO_MANY_BODIES);
+            return false;
+        }
+        c->reserved = extra;
+        server_conn_read_limit(c, total);
     }
-    c->head_len = (size_t)end.pos + 4;
-    const char *data = (const char *)evbuffer_pullup(in, (ev_ssize_t)c->head_len);
-    c->head_at = data;
-    if (!data || http_parse_head(data, c->head_len, h)) {
-        conn_refuse(c, 400, "Bad Request");
-        return false;
-    }
-    if (h->chunked) {
-        conn_refuse(c, 411, "Length Required");
-        return false;
-    }
-    c->keep_alive = h->keep_alive;
-    if (h->content_length > SRV_MAX_BODY) {
-        c->keep_alive = false;
-        invoke_too_large(c->srv, c);
-        return false;
-    }
-    c->body_len = h->content_length;
-    c->state = CONN_BODY;
-    if (h->expect_continue && evbuffer_get_length(in) < c->head_len + c->body_len)
+    c->state = SERVER_BODY;
+    if (c->head.expect_continue && have < total)
         bufferevent_write(c->bev, "HTTP/1.1 100 Continue\r\n\r\n", 25);
     return true;
 }
 
-/* Hands a complete request to invoke.c; returns false when more bytes are needed. */
-static bool conn_request(struct conn *c, struct evbuffer *in) {
-    size_t total = c->head_len + (size_t)c->body_len;
-    if (evbuffer_get_length(in) < total) return false;
-    const char *data = (const char *)evbuffer_pullup(in, (ev_ssize_t)total);
-    /* the head's pointers hold unless pulling up the body moved the bytes */
-    if (!data || (data != c->head_at && http_parse_head(data, c->head_len, &c->head))) {
-        conn_refuse(c, 400, "Bad Request");
+/* Reads the head; returns false when more bytes are needed or it was refused. */
+static bool server_conn_head(struct server_conn *c, struct evbuffer *in) {
+    server_skip_blank(in);
+    size_t have = evbuffer_get_length(in);
+    ev_ssize_t end = have ? evbuffer_search(in, "\r\n\r\n", 4, NULL).pos : -1;
+    if (end < 0 || (size_t)end + 4 > HTTP_MAX_HEAD) {
+        if (have > HTTP_MAX_HEAD)
+            server_conn_malformed(c, INVOKE_HEAD_TOO_LARGE);
+        else if (have)
+            server_conn_deadline(c, c->srv->cfg.head_timeout);
         return false;
     }
-    c->state = CONN_BUSY;
-    invoke_request(c->srv, c, &c->head, data + c->head_len, (size_t)c->body_len);
+    evtimer_del(c->deadline);
+    c->head_len = (size_t)end + 4;
+    c->head_at = (const char *)evbuffer_pullup(in, (ev_ssize_t)c->head_len);
+    int rc =
+        c->head_at ? http_parse_head(c->head_at, c->head_len, &c->head, NULL) : HTTP_ERR_MALFORMED;
+    if (rc || c->head.chunked) {
+        server_conn_malformed(c, rc == HTTP_ERR_TOO_MANY ? INVOKE_HEAD_TOO_LARGE
+                                 : rc                    ? INVOKE_BAD_REQUEST
+                                                         : INVOKE_LENGTH_REQUIRED);
+        return false;
+    }
+    c->keep_alive = c->head.keep_alive;
+    if (c->head.content_length > SERVER_MAX_BODY) {
+        server_conn_refuse(c, INVOKE_TOO_LARGE);
+        return false;
+    }
+    c->body_len = (size_t)c->head.content_length;
+    return server_conn_expect_body(c, in);
+}
+
+/* Hands a complete request to invoke; returns false when more bytes are needed. */
+static bool server_conn_body(struct server_conn *c, struct evbuffer *in) {
+    size_t total = c->head_len + c->body_len;
+    if (evbuffer_get_length(in) < total) {
+        server_conn_deadline(c, c->srv->cfg.body_timeout);
+        return false;
+    }
+    evtimer_del(c->deadline);
+    const char *data = (const char *)evbuffer_pullup(in, (ev_ssize_t)total);
+    /* the head's pointers hold unless pulling up the body moved the bytes */
+    if (!data || (data != c->head_at && http_parse_head(data, c->head_len, &c->head, NULL))) {
+        server_conn_malformed(c, INVOKE_BAD_REQUEST);
+        return false;
+    }
+    c->state = SERVER_BUSY;
+    struct invoke_call *call =
+        invoke_request(c->srv->inv, c, &c->head, data + c->head_len, c->body_len);
     evbuffer_drain(in, total);
+    server_conn_release(c);
+    if (call) { /* answered later: reads on only to see the client leave */
+        c->call = call;
+        server_conn_timeouts(c, false);
+    }
     return true;
 }
 
-static void conn_process(struct conn *c) {
+/* Stops reading until the replies waiting for the client are written. */
+static bool server_conn_pause(struct server_conn *c) {
+    c->paused = true;
+    evtimer_del(c->deadline);
+    bufferevent_disable(c->bev, EV_READ);
+    return false;
+}
+
+static bool server_conn_blocked(struct server_conn *c) {
+    return c->queued >= SERVER_PIPELINE ||
+           evbuffer_get_length(bufferevent_get_output(c->bev)) > SERVER_OUT_HIGH;
+}
+
+static void server_conn_process(struct server_conn *c) {
     struct evbuffer *in = bufferevent_get_input(c->bev);
     c->processing = true;
     for (bool more = true; more;) {
-        if (c->state == CONN_HEAD)
-            more = conn_head(c, in);
-        else if (c->state == CONN_BODY)
-            more = conn_request(c, in);
+        if (c->state == SERVER_HEAD && server_conn_blocked(c))
+            more = server_conn_pause(c);
+        else if (c->state == SERVER_HEAD)
+            more = server_conn_head(c, in);
+        else if (c->state == SERVER_BODY)
+            more = server_conn_body(c, in);
         else
             more = false;
     }
     c->processing = false;
 }
 
-static void conn_read_cb(struct bufferevent *bev, void *arg) {
-    struct conn *c = arg;
-    if (c->state == CONN_LINGER)
-        evbuffer_drain(bufferevent_get_input(bev), SIZE_MAX);
-    else
-        conn_process(c);
-}
-
 /* Once the last reply is out: shuts the socket down for writing and reads on
  * for a moment, so unread request bytes do not turn the close into a reset
  * that destroys the reply before the client reads it. */
-static void conn_write_cb(struct bufferevent *bev, void *arg) {
-    struct conn *c = arg;
-    if (c->state != CONN_CLOSING || evbuffer_get_length(bufferevent_get_output(bev)) > 0) return;
-    struct timeval tv = {SRV_LINGER_S, 0};
-    c->state = CONN_LINGER;
-    shutdown(bufferevent_getfd(bev), SHUT_WR);
-    evbuffer_drain(bufferevent_get_input(bev), SIZE_MAX);
-    bufferevent_set_timeouts(bev, &tv, NULL);
-    bufferevent_enable(bev, EV_READ);
+static void server_conn_linger(struct server_conn *c) {
+    c->state = SERVER_LINGER;
+    shutdown(bufferevent_getfd(c->bev), SHUT_WR);
+    evbuffer_drain(bufferevent_get_input(c->bev), SIZE_MAX);
+    bufferevent_set_timeouts(c->bev, NULL, NULL);
+    c->idle_read = false;
+    server_conn_deadline(c, SERVER_LINGER_S);
+    bufferevent_enable(c->bev, EV_READ);
 }
 
-static void conn_event_cb(struct bufferevent *bev, short events, void *arg) {
+static void server_read_cb(struct bufferevent *bev, void *arg) {
+    struct server_conn *c = arg;
+    if (c->state == SERVER_LINGER)
+        evbuffer_drain(bufferevent_get_input(bev), SIZE_MAX);
+    else
+        server_conn_process(c);
+}
+
+/* The output drained: closes, or reads again after a pause. */
+static void server_write_cb(struct bufferevent *bev, void *arg) {
+    struct server_conn *c = arg;
+    if (evbuffer_get_length(bufferevent_get_output(bev)) > 0) return;
+    c->queued = 0;
+    if (c->state == SERVER_CLOSING) {
+        server_conn_linger(c);
+    } else if (c->paused) {
+        c->paused = false;
+        bufferevent_enable(bev, EV_READ);
+        server_conn_process(c);
+    }
+}
+
+static void server_event_cb(struct bufferevent *bev, short events, void *arg) {
     (void)bev;
-    if (events & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT)) conn_free(arg);
+    if (events & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT)) server_conn_free(arg);
+}
+
+/* The head, body or linger deadline passed. */
+static void server_deadline_cb(evutil_socket_t fd, short what, void *arg) {
+    struct server_conn *c = arg;
+    (void)fd;
+    (void)what;
+    if (c->state == SERVER_LINGER) {
+        server_conn_free(c);
+    } else if (c->state == SERVER_HEAD || c->state == SERVER_BODY) {
+        if (c->state == SERVER_HEAD)
+            c->srv->gate.n.head_timeouts++;
+        else
+            c->srv->gate.n.body_timeouts++;
+        server_conn_refuse(c, INVOKE_TIMEOUT);
+    }
+}
+
+/* A connection on fd (closed on failure), or NULL. */
+static struct server_conn *server_conn_new(struct server *s, evutil_socket_t fd) {
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct server_conn *c = calloc(1, sizeof *c);
+    SSL *ssl = c && s->ssl ? SSL_new(s->ssl) : NULL;
+    int opts = BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS;
+    if (c && ssl) /* libevent's from here on, freed by it even when this fails */
+        c->bev = bufferevent_openssl_socket_new(s->base, fd, ssl, BUFFEREVENT_SSL_ACCEPTING, opts);
+    else if (c && !s->ssl)
+        c->bev = bufferevent_socket_new(s->base, fd, opts);
+    if (c) c->deadline = evtimer_new(s->base, server_deadline_cb, c);
+    if (c && c->bev && c->deadline) return c;
+    if (c && c->bev)
+        bufferevent_free(c->bev); /* closes fd */
+    else
+        evutil_closesocket(fd);
+    if (c && c->deadline) event_free(c->deadline);
+    free(c);
+    return NULL;
 }
 
 static void server_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
@@ -246,30 +408,34 @@ static void server_accept(struct evconnlistener *l, evutil_socket_t fd, struct s
     (void)l;
     (void)sa;
     (void)socklen;
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    struct conn *c = calloc(1, sizeof *c);
-    SSL *ssl = s->ssl ? SSL_new(s->ssl) : NULL;
-    int opts = BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS;
-    if (c && s->ssl && ssl)
-        c->bev = bufferevent_openssl_socket_new(s->base, fd, ssl, BUFFEREVENT_SSL_ACCEPTING, opts);
-    else if (c && !s->ssl)
-        c->bev = bufferevent_socket_new(s->base, fd, opts);
-    if (!c || !c->bev) {
-        if (ssl && !(c && c->bev)) SSL_free(ssl);
-        free(c);
-        evutil_closesocket(fd);
-        return;
-    }
+    struct server_conn *c = server_conn_new(s, fd);
+    if (!c) return;
     c->srv = s;
     c->next = s->conns;
     if (s->conns) s->conns->prev = c;
     s->conns = c;
-    s->connections++;
-    bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
-    bufferevent_setwatermark(c->bev, EV_READ, 0, SRV_READ_HIGH);
-    conn_idle_timeout(c, true);
+    c->verdict = gate_open(&s->gate);
+    bufferevent_setcb(c->bev, server_read_cb, server_write_cb, server_event_cb, c);
+    server_conn_read_limit(c, SERVER_HEAD_READ);
+    server_conn_timeouts(c, true);
     bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+    if (c->verdict == GATE_REFUSE) server_conn_refuse(c, INVOKE_TOO_MANY_CONNS);
+    server_listen_update(s);
+}
+
+/* --- set-up --- */
+
+int server_init(struct server *s, struct event_base *base, struct invoke *inv,
+                const struct server_config *cfg) {
+    s->base = base;
+    s->inv = inv;
+    s->cfg = *cfg;
+    gate_init(&s->gate, cfg->max_connections, cfg->max_body_buffer);
+    s->retry_ev = evtimer_new(base, server_retry_cb, s);
+    inv->send = server_send;
+    inv->gate = &s->gate;
+    (void)server_date(s); /* the first gmtime_r reads the time zone files */
+    return s->retry_ev ? SERVER_OK : SERVER_ERR_NOMEM;
 }
 
 /* Resolves "HOST:PORT" ("[V6]:PORT" too; port 0 = any) into ss. */
@@ -277,9 +443,9 @@ static int server_address(const char *addr, struct sockaddr_storage *ss, socklen
                           char host[256]) {
     const char *colon = strrchr(addr, ':');
     char *end = NULL;
-    if (!colon || colon == addr || (size_t)(colon - addr) >= 256) return -1;
+    if (!colon || colon == addr || (size_t)(colon - addr) >= 256) return SERVER_ERR_ADDRESS;
     unsigned long port = strtoul(colon + 1, &end, 10);
-    if (end == colon + 1 || *end || port > 65535) return -1;
+    if (end == colon + 1 || *end || port > 65535) return SERVER_ERR_ADDRESS;
     snprintf(host, 256, "%.*s", (int)(colon - addr), addr);
     char bare[256];
     size_t n = strlen(host);
@@ -290,34 +456,33 @@ static int server_address(const char *addr, struct sockaddr_storage *ss, socklen
                            *res = NULL;
     char service[8];
     snprintf(service, sizeof service, "%lu", port);
-    if (evutil_getaddrinfo(bare, service, &hints, &res) || !res) return -1;
+    if (evutil_getaddrinfo(bare, service, &hints, &res) || !res) return SERVER_ERR_ADDRESS;
     memcpy(ss, res->ai_addr, res->ai_addrlen);
     *len = (socklen_t)res->ai_addrlen;
     evutil_freeaddrinfo(res);
-    return 0;
+    return SERVER_OK;
 }
 
 int server_listen(struct server *s, const char *addr, struct buf *err) {
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
     char host[256];
-    if (server_address(addr, &ss, &len, host)) {
-        (void)!buf_addf(err, "--listen '%s': not HOST:PORT with a known host", addr);
-        return -1;
-    }
+    if (server_address(addr, &ss, &len, host))
+        return buf_fail(err, SERVER_ERR_ADDRESS, "--listen '%s': not HOST:PORT with a known host",
+                        addr);
     s->listener = evconnlistener_new_bind(s->base, server_accept, s,
                                           LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 1024,
                                           (struct sockaddr *)&ss, (int)len);
-    if (!s->listener) {
-        (void)!buf_addf(err, "--listen '%s': %s", addr, strerror(errno));
-        return -1;
-    }
+    if (!s->listener)
+        return buf_fail(err, SERVER_ERR_ADDRESS, "--listen '%s': %s", addr, strerror(errno));
+    s->listening = true;
+    evconnlistener_set_error_cb(s->listener, server_accept_error);
     len = sizeof ss;
     getsockname(evconnlistener_get_fd(s->listener), (struct sockaddr *)&ss, &len);
     unsigned port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
                                                    : ((struct sockaddr_in *)&ss)->sin_port);
     snprintf(s->url, sizeof s->url, "%s://%s:%u", s->ssl ? "https" : "http", host, port);
-    return 0;
+    return SERVER_OK;
 }
 
 int server_tls(struct server *s, const char *cert, const char *key, struct buf *err) {
@@ -325,20 +490,21 @@ int server_tls(struct server *s, const char *cert, const char *key, struct buf *
     if (s->ssl && SSL_CTX_use_certificate_chain_file(s->ssl, cert) == 1 &&
         SSL_CTX_use_PrivateKey_file(s->ssl, key, SSL_FILETYPE_PEM) == 1 &&
         SSL_CTX_check_private_key(s->ssl) == 1)
-        return 0;
+        return SERVER_OK;
     char why[256];
     ERR_error_string_n(ERR_get_error(), why, sizeof why);
-    (void)!buf_addf(err, "--tls-cert %s / --tls-key %s: %s", cert, key, why);
-    return -1;
+    return buf_fail(err, SERVER_ERR_TLS, "--tls-cert %s / --tls-key %s: %s", cert, key, why);
 }
 
 void server_close(struct server *s) {
-    for (struct conn *c = s->conns, *next; c; c = next) {
-        next = c->next;
-        conn_free(c);
-    }
     if (s->listener) evconnlistener_free(s->listener);
     s->listener = NULL;
+    for (struct server_conn *c = s->conns, *next; c; c = next) {
+        next = c->next;
+        server_conn_free(c);
+    }
+    if (s->retry_ev) event_free(s->retry_ev);
+    s->retry_ev = NULL;
     if (s->ssl) SSL_CTX_free(s->ssl);
     s->ssl = NULL;
 }

@@ -10,29 +10,39 @@ int smerr_message(struct buf *out, const char *message) {
     return rc ? rc : buf_addc(out, '}');
 }
 
+/* The ModelError's "Message": a sentence around the container's body. */
+static int smerr_model_message(struct buf *msg, const char *region, const char *account,
+                               const char *endpoint, int orig_status, const char *orig,
+                               size_t orig_len) {
+    const char *side = orig_status >= 400 && orig_status < 500 ? "client" : "server";
+    return buf_addf(msg,
+                    "Received %s error (%d) from primary with message \"%.*s\". See "
+                    "https://%s.console.aws.amazon.com/cloudwatch/home?region=%s"
+                    "#logEventViewer:group=/aws/sagemaker/Endpoints/%s in account %s for "
+                    "more information.",
+                    side, orig_status, (int)orig_len, orig, region, region, endpoint, account);
+}
+
 int smerr_model(struct buf *out, const char *region, const char *account, const char *endpoint,
                 int orig_status, const char *orig, size_t orig_len) {
-    struct buf msg;
+    struct buf msg, arn;
     buf_init(&msg, BUF_NO_CAP);
-    const char *side = orig_status >= 400 && orig_status < 500 ? "client" : "server";
-    int rc = buf_addf(&msg,
-                      "Received %s error (%d) from primary with message \"%.*s\". See "
-                      "https://%s.console.aws.amazon.com/cloudwatch/home?region=%s"
-                      "#logEventViewer:group=/aws/sagemaker/Endpoints/%s in account %s for "
-                      "more information.",
-                      side, orig_status, (int)orig_len, orig, region, region, endpoint, account);
+    buf_init(&arn, BUF_NO_CAP);
+    int rc = smerr_model_message(&msg, region, account, endpoint, orig_status, orig, orig_len);
     if (!rc)
-        rc =
-            buf_addf(out,
-                     "{\"ErrorCode\":\"%s_ERROR_FROM_MODEL\",\"LogStreamArn\":\"arn:aws:logs:%s:%s:"
-                     "log-group:/aws/sagemaker/Endpoints/%s\",\"Message\":",
-                     orig_status >= 400 && orig_status < 500 ? "CLIENT" : "SERVER", region, account,
-                     endpoint);
+        rc = buf_addf(&arn, "arn:aws:logs:%s:%s:log-group:/aws/sagemaker/Endpoints/%s", region,
+                      account, endpoint);
+    if (!rc)
+        rc = buf_addf(out, "{\"ErrorCode\":\"%s_ERROR_FROM_MODEL\",\"LogStreamArn\":",
+                      orig_status >= 400 && orig_status < 500 ? "CLIENT" : "SERVER");
+    if (!rc) rc = jsonw_str(out, buf_str(&arn), arn.len);
+    if (!rc) rc = buf_adds(out, ",\"Message\":");
     if (!rc) rc = jsonw_str(out, buf_str(&msg), msg.len);
     if (!rc) rc = buf_adds(out, ",\"OriginalMessage\":");
     if (!rc) rc = jsonw_str(out, orig, orig_len);
     if (!rc) rc = buf_addf(out, ",\"OriginalStatusCode\":%d}", orig_status);
     buf_free(&msg);
+    buf_free(&arn);
     return rc;
 }
 

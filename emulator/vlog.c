@@ -12,9 +12,8 @@
 int vlog_open(struct vlog *v, const char *path, struct buf *err) {
     memset(v, 0, sizeof *v);
     v->f = fopen(path, "a");
-    if (v->f) return 0;
-    (void)!buf_addf(err, "--log-file %s: %s", path, strerror(errno));
-    return -1;
+    if (v->f) return VLOG_OK;
+    return buf_fail(err, VLOG_ERR_IO, "--log-file %s: %s", path, strerror(errno));
 }
 
 void vlog_close(struct vlog *v) {

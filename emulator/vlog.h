@@ -16,9 +16,12 @@ struct vlog {
     double last_prompt_rate, last_gen_rate; /* of the previous metrics line */
 };
 
-/* Opens path for appending. Returns 0, or -1 with err. */
+enum vlog_error { VLOG_OK = 0, VLOG_ERR_IO = -1 };
+
+/* Opens path for appending. Returns 0, or VLOG_ERR_IO with one line in err. */
 __attribute__((warn_unused_result)) int vlog_open(struct vlog *v, const char *path,
                                                   struct buf *err);
+/* Closes the log, if open. */
 void vlog_close(struct vlog *v);
 
 /* Writes the start-up lines of a container running profile p. */

@@ -81,22 +81,28 @@ static void profile(struct model_profile *p, const char *format) {
 static void run_case(const struct body_case *c) {
     struct model_profile p;
     struct cont_request r;
-    struct buf err;
+    struct buf err, body;
     int status = 0;
     profile(&p, c->format);
     cont_request_init(&r);
     buf_init(&err, BUF_NO_CAP);
+    buf_init(&body, BUF_NO_CAP);
     int rc = cont_parse(&p, c->content_type, c->body, strlen(c->body), &r, &status, &err);
-    if ((rc == CONT_OK) != (c->status == 0) || (c->message && !strstr(buf_str(&err), c->message)))
-        fprintf(stderr, "case '%s': rc %d status %d body %s\n", c->name, rc, status, buf_str(&err));
-    CHECK_INT(rc, c->status ? CONT_REJECTED : CONT_OK);
+    if (rc == CONT_ERR_REJECTED)
+        CHECK_INT(cont_error_body(p.format, status, buf_str(&err), &body), 0);
+    if ((rc == CONT_OK) != (c->status == 0) || (c->message && !strstr(buf_str(&body), c->message)))
+        fprintf(stderr, "case '%s': rc %d status %d body %s\n", c->name, rc, status,
+                buf_str(&body));
+    CHECK_INT(rc, c->status ? CONT_ERR_REJECTED : CONT_OK);
     if (c->status) CHECK_INT(status, c->status);
-    if (c->message) CHECK(strstr(buf_str(&err), c->message) != NULL);
-    cJSON *json = c->status ? cJSON_Parse(buf_str(&err)) : NULL;
+    if (c->status) CHECK(err.len > 0 && !strchr(buf_str(&err), '\n')); /* one line */
+    if (c->message) CHECK(strstr(buf_str(&body), c->message) != NULL);
+    cJSON *json = c->status ? cJSON_Parse(buf_str(&body)) : NULL;
     if (c->status) CHECK(json != NULL); /* every container error body is JSON */
     cJSON_Delete(json);
     cont_request_free(&r);
     buf_free(&err);
+    buf_free(&body);
     model_free(&p);
 }
 

@@ -12,33 +12,33 @@ static const struct {
     const char *error; /* substring */
 } sets[] = {
     {"overhead_s", "0.25", 0, NULL},
-    {"overhead_s", "-1", -1, "bad value '-1' for overhead_s"},
-    {"overhead_s", "1s", -1, "bad value"},
+    {"overhead_s", "-1", MODEL_ERR_INVALID, "bad value '-1' for overhead_s"},
+    {"overhead_s", "1s", MODEL_ERR_INVALID, "bad value"},
     {"step_ms", "1:10,4:16,16:20", 0, NULL},
-    {"step_ms", "4:10,1:16", -1, "bad value"},
+    {"step_ms", "4:10,1:16", MODEL_ERR_INVALID, "bad value"},
     {"step_ms", "1:10,", 0, NULL},
-    {"step_ms", "1-10", -1, "bad value"},
-    {"max_seqs", "0", -1, "bad value"},
+    {"step_ms", "1-10", MODEL_ERR_INVALID, "bad value"},
+    {"max_seqs", "0", MODEL_ERR_INVALID, "bad value"},
     {"max_seqs", "64", 0, NULL},
-    {"jitter", "0.6", -1, "bad value"},
+    {"jitter", "0.6", MODEL_ERR_INVALID, "bad value"},
     {"format", "tgi", 0, NULL},
-    {"format", "openai", -1, "body format: vllm"},
+    {"format", "openai", MODEL_ERR_INVALID, "body format: vllm"},
     {"quantization", "compressed-tensors", 0, NULL},
     {"model_id", "x", 0, NULL},
     {"answer.add:1:2:3", "7", 0, NULL},
     {"fault.throttle", "0.5", 0, NULL},
     {"fault.drop", "every:3", 0, NULL},
-    {"fault.drop", "every:0", -1, "'every:0' is not a fault rate"},
-    {"fault.slow", "2", -1, "is not a fault rate"},
-    {"fault.meteor", "0.1", -1, "unknown fault 'meteor'"},
-    {"speed", "1", -1, "unknown profile parameter 'speed'"},
+    {"fault.drop", "every:0", MODEL_ERR_INVALID, "'every:0' is not a fault rate"},
+    {"fault.slow", "2", MODEL_ERR_INVALID, "is not a fault rate"},
+    {"fault.meteor", "0.1", MODEL_ERR_INVALID, "unknown fault 'meteor'"},
+    {"speed", "1", MODEL_ERR_INVALID, "unknown profile parameter 'speed'"},
 };
 
 int main(int argc, char **argv) {
     struct model_profile p;
     struct buf err;
     buf_init(&err, 1024);
-    CHECK_INT(model_builtin("gpt-9", &p), -1);
+    CHECK_INT(model_builtin("gpt-9", &p), MODEL_ERR_UNKNOWN);
     CHECK_INT(model_builtin("bf16-l4", &p), 0);
     CHECK(!model_is_instant(&p));
     CHECK_STR(model_answer(&p, "add:876:608:558"), "1026");
@@ -101,11 +101,23 @@ int main(int argc, char **argv) {
     fputs("{\"profiles\": {\"x\": {\"overhead_s\": \"soon\"}}}", f);
     fclose(f);
     buf_reset(&err);
-    CHECK_INT(model_library_load(&lib, path, &err), -1);
+    CHECK_INT(model_library_load(&lib, path, &err), MODEL_ERR_INVALID);
     CHECK(strstr(buf_str(&err), "profile 'x': bad value 'soon' for overhead_s") != NULL);
     model_library_free(&lib);
+    f = fopen(path, "w");
+    fputs("{\"profiles\": {\"y\": {\"base\": \"nope\"}}}", f);
+    fclose(f);
+    CHECK_INT(model_library_load(&lib, path, &err), MODEL_ERR_UNKNOWN);
+    CHECK(strstr(buf_str(&err), "profile 'y': unknown base profile 'nope'") != NULL);
+    model_library_free(&lib);
+    f = fopen(path, "w");
+    fputs("{\"profiles\": {\"z\": {\"answers\": [1]}}}", f);
+    fclose(f);
+    CHECK_INT(model_library_load(&lib, path, &err), MODEL_ERR_INVALID);
+    CHECK(strstr(buf_str(&err), "profile 'z': bad value for 'answers'") != NULL);
+    model_library_free(&lib);
     buf_reset(&err);
-    CHECK_INT(model_library_load(&lib, "/nonexistent/p.json", &err), -1);
+    CHECK_INT(model_library_load(&lib, "/nonexistent/p.json", &err), MODEL_ERR_IO);
     CHECK(strstr(buf_str(&err), "/nonexistent/p.json: cannot read") != NULL);
     buf_free(&err);
     return check_exit();

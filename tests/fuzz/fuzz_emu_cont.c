@@ -2,7 +2,8 @@
  * TGI, LMI). Input: one control byte (bits 0-1 the format, 2-3 the
  * Content-Type, 4 a short context, 5 a short default length), then the body.
  *
- * A rejected body gets the format's own status and JSON error body. An
+ * A rejected body gets the format's own status, a one-line message, and the
+ * JSON error body cont_error_body writes around it. An
  * accepted one has lengths in range (max_tokens given and at least 1, or not
  * given at all; prompt plus completion within the context), its answer obeys
  * them, and the reply is JSON whose text and usage agree with the answer. */
@@ -47,8 +48,14 @@ static bool fuzz_is_number(const cJSON *o, const char *name, double value) {
 }
 
 /* The container's error body: JSON of the format's shape, naming status. */
-static void fuzz_check_rejected(const struct fuzz_case *c, int status, const struct buf *err) {
-    cJSON *j = cJSON_Parse(buf_str(err));
+static void fuzz_check_rejected(const struct fuzz_case *c, int status, const struct buf *why) {
+    struct buf body;
+    buf_init(&body, BUF_NO_CAP);
+    if (why->len == 0 || memchr(why->data, '\n', why->len) ||
+        cont_error_body(c->p.format, status, buf_str(why), &body))
+        abort();
+    cJSON *j = cJSON_Parse(buf_str(&body));
+    buf_free(&body);
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
     switch (c->p.format) {
     case MODEL_VLLM:
@@ -164,7 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cont_answer_init(&a);
     buf_init(&err, BUF_NO_CAP);
     int rc = cont_parse(&c.p, c.content_type, body, size - 1, &r, &status, &err);
-    if (rc == CONT_REJECTED) {
+    if (rc == CONT_ERR_REJECTED) {
         fuzz_check_rejected(&c, status, &err);
     } else if (rc == CONT_OK) {
         fuzz_check_request(&c, &r);

@@ -1,5 +1,5 @@
 /* Fuzzes sm-emulator's command line and the --set parameters. Input: the
- * arguments, one a line. opt_parse must give the same result on the same
+ * arguments, one a line. options_parse must give the same result on the same
  * arguments whatever it parsed before; an error is one line that names an
  * argument actually given; accepted options hold valid endpoints and sets.
  * Every --set is then applied to a profile (model_set): it is refused with
@@ -45,8 +45,8 @@ static void fuzz_check_fresh(void) {
     struct options o;
     struct buf err;
     buf_init(&err, 4096);
-    if (opt_parse(3, argv, &o, &err) != OPT_RUN || o.seed != 7) abort();
-    opt_free(&o);
+    if (options_parse(3, argv, &o, &err) != OPTIONS_OK || o.done || o.seed != 7) abort();
+    options_free(&o);
     buf_free(&err);
 }
 
@@ -70,14 +70,15 @@ static void fuzz_check_error(const struct buf *err, const uint8_t *data, size_t 
 static void fuzz_check_options(const struct options *o) {
     if (o->n_endpoints == 0 || !(o->time_scale >= 1e-3) || o->time_scale > 1e9 ||
         !(o->max_duration >= 0) || !(o->log_interval >= 0) || !(o->idle_timeout >= 1) ||
-        !o->tls_cert != !o->tls_key)
+        !(o->head_timeout >= 0.1) || !(o->body_timeout >= 0.1) || o->max_connections < 1 ||
+        o->max_body_buffer < 6291456 || !o->tls_cert != !o->tls_key)
         abort();
     for (size_t i = 0; i < o->n_endpoints; i++)
         if (!smname_endpoint_ok(o->endpoints[i].name, strlen(o->endpoints[i].name)) ||
             !smname_endpoint_ok(o->endpoints[i].variant, strlen(o->endpoints[i].variant)))
             abort();
     for (size_t i = 0; i < o->n_sets; i++) {
-        const struct opt_set *s = &o->sets[i];
+        const struct options_set *s = &o->sets[i];
         if (!s->target[0] || strchr(s->target, '.') || !s->key[0] || strchr(s->key, '=')) abort();
     }
 }
@@ -89,7 +90,7 @@ static void fuzz_apply(const struct options *o) {
     if (model_builtin("bf16-l4", &p)) abort();
     buf_init(&err, 4096);
     for (size_t i = 0; i < o->n_sets; i++) {
-        const struct opt_set *s = &o->sets[i];
+        const struct options_set *s = &o->sets[i];
         buf_reset(&err);
         if (model_set(&p, s->key, s->value, &err)) {
             emucheck_one_line(&err);
@@ -115,17 +116,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct buf err, err_again;
     buf_init(&err, 4096);
     buf_init(&err_again, 4096);
-    int rc = opt_parse(argc, argv, &o, &err);
+    int rc = options_parse(argc, argv, &o, &err);
     fuzz_check_fresh();
-    int rc_again = opt_parse(argc, argv_again, &again, &err_again);
+    int rc_again = options_parse(argc, argv_again, &again, &err_again);
     if (rc != rc_again || strcmp(buf_str(&err), buf_str(&err_again)) != 0) abort();
-    if (rc == OPT_ERROR) fuzz_check_error(&err, data, size);
-    if (rc == OPT_RUN) {
+    if (rc != OPTIONS_OK && rc != OPTIONS_ERR_USAGE) abort();
+    if (rc) fuzz_check_error(&err, data, size);
+    if (!rc && !o.done) {
         fuzz_check_options(&o);
         fuzz_apply(&o);
     }
-    opt_free(&o);
-    opt_free(&again);
+    options_free(&o);
+    options_free(&again);
     buf_free(&err);
     buf_free(&err_again);
     fuzz_free_args(argc, argv);

@@ -44,8 +44,9 @@ def find_binary():
 class Emulator:
     """One sm-emulator process; a context manager that stops it on exit."""
 
-    def __init__(self, args=(), binary=None, env=None, stderr=None, timeout=15):
+    def __init__(self, args=(), binary=None, env=None, stderr=None, timeout=15, preexec_fn=None):
         self.args = list(args)
+        self.preexec_fn = preexec_fn  # run in the child before exec (e.g. to lower a limit)
         self.binary = binary or find_binary()
         self.env = env
         self.stderr = stderr
@@ -61,7 +62,7 @@ class Emulator:
         if stderr is None:
             self.captured = stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([self.binary] + args, stdout=subprocess.PIPE,
-                                     stderr=stderr, env=self.env)
+                                     stderr=stderr, env=self.env, preexec_fn=self.preexec_fn)
         ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
         line = self.proc.stdout.readline().decode().strip() if ready else ""
         if not line.startswith(("http://", "https://")):

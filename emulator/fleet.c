@@ -1,0 +1,205 @@
+#include "fleet.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonw.h"
+#include "rng.h"
+
+static struct fleet_endpoint *fleet_named(const struct fleet *f, const char *name) {
+    return fleet_find(f, name, strlen(name));
+}
+
+struct fleet_endpoint *fleet_find(const struct fleet *f, const char *name, size_t n) {
+    for (size_t i = 0; i < f->n_eps; i++)
+        if (strlen(f->eps[i].name) == n && memcmp(f->eps[i].name, name, n) == 0) return &f->eps[i];
+    return NULL;
+}
+
+/* The endpoint called name, added when new. */
+static struct fleet_endpoint *fleet_endpoint(struct fleet *f, const char *name) {
+    struct fleet_endpoint *ep = fleet_named(f, name);
+    if (ep) return ep;
+    struct fleet_endpoint *eps = realloc(f->eps, (f->n_eps + 1) * sizeof *eps);
+    if (!eps) return NULL;
+    f->eps = eps;
+    ep = memset(&eps[f->n_eps++], 0, sizeof *ep);
+    snprintf(ep->name, sizeof ep->name, "%s", name);
+    return ep;
+}
+
+int fleet_add(struct fleet *f, const struct options_endpoint *e, const struct model_library *lib,
+              struct buf *err) {
+    struct fleet_endpoint *ep = fleet_endpoint(f, e->name);
+    if (!ep) return buf_fail(err, FLEET_ERR_NOMEM, "out of memory");
+    if (fleet_pick(ep, e->variant, strlen(e->variant), NULL))
+        return buf_fail(err, FLEET_ERR_INVALID, "--endpoint %s/%s is given twice", e->name,
+                        e->variant);
+    struct fleet_variant *vs = realloc(ep->variants, (ep->n_variants + 1) * sizeof *vs);
+    if (!vs) return buf_fail(err, FLEET_ERR_NOMEM, "out of memory");
+    ep->variants = vs;
+    struct fleet_variant *var = memset(&vs[ep->n_variants], 0, sizeof *var);
+    snprintf(var->name, sizeof var->name, "%s", e->variant);
+    int rc = model_find(lib, e->profile, &var->profile);
+    if (rc == MODEL_ERR_NOMEM) return buf_fail(err, FLEET_ERR_NOMEM, "out of memory");
+    if (rc)
+        return buf_fail(err, FLEET_ERR_INVALID,
+                        "--endpoint %s/%s=%s: unknown profile '%s' (bf16-l4, qat-l4, instant%s)",
+                        e->name, e->variant, e->profile, e->profile,
+                        lib && lib->n ? " or one of --profile-file" : "");
+    ep->n_variants++;
+    return FLEET_OK;
+}
+
+/* Whether --set's target names variant var of ep. */
+static bool fleet_targets(const char *target, const struct fleet_endpoint *ep,
+                          const struct fleet_variant *var) {
+    char full[140];
+    snprintf(full, sizeof full, "%s/%s", ep->name, var->name);
+    return strcmp(target, "*") == 0 || strcmp(target, ep->name) == 0 || strcmp(target, full) == 0;
+}
+
+int fleet_set(struct fleet *f, const struct options_set *set, struct buf *err) {
+    size_t hits = 0;
+    for (size_t e = 0; e < f->n_eps; e++) {
+        for (size_t v = 0; v < f->eps[e].n_variants; v++) {
+            struct fleet_variant *var = &f->eps[e].variants[v];
+            if (!fleet_targets(set->target, &f->eps[e], var)) continue;
+            hits++;
+            struct buf why;
+            buf_init(&why, 512);
+            int rc = model_set(&var->profile, set->key, set->value, &why);
+            if (rc)
+                rc = buf_fail(err, rc == MODEL_ERR_NOMEM ? FLEET_ERR_NOMEM : FLEET_ERR_INVALID,
+                              "--set %s.%s: %s", set->target, set->key, buf_str(&why));
+            buf_free(&why);
+            if (rc) return rc;
+        }
+    }
+    if (hits) return FLEET_OK;
+    return buf_fail(err, FLEET_ERR_INVALID, "--set %s.%s: no endpoint or variant '%s'", set->target,
+                    set->key, set->target);
+}
+
+void fleet_seed(struct fleet *f, uint64_t seed) {
+    for (size_t e = 0; e < f->n_eps; e++) {
+        for (size_t v = 0; v < f->eps[e].n_variants; v++) {
+            struct fleet_variant *var = &f->eps[e].variants[v];
+            char full[140];
+            snprintf(full, sizeof full, "%s/%s", f->eps[e].name, var->name);
+            uint64_t base = var->profile.seed ? var->profile.seed : seed ^ rng_hash(full);
+            var->ep = &f->eps[e];
+            batch_init(&var->batch, &var->profile, base ^ 0x5c4ed);
+            var->faults.rng = base ^ 0xfa017;
+            var->rng = base ^ 0x1d5;
+        }
+    }
+}
+
+/* Replaces {endpoint} and {variant} in pattern. */
+static int fleet_log_path(const char *pattern, const char *ep, const char *var, struct buf *out) {
+    int rc = 0;
+    for (const char *p = pattern; !rc && *p; p++) {
+        if (strncmp(p, "{endpoint}", 10) == 0) {
+            rc = buf_adds(out, ep);
+            p += 9;
+        } else if (strncmp(p, "{variant}", 9) == 0) {
+            rc = buf_adds(out, var);
+            p += 8;
+        } else {
+            rc = buf_addc(out, *p);
+        }
+    }
+    return rc;
+}
+
+/* Refuses a pattern that would give two containers one file. */
+static int fleet_log_pattern(const struct fleet *f, const char *pattern, struct buf *err) {
+    size_t total = 0;
+    for (size_t e = 0; e < f->n_eps; e++) total += f->eps[e].n_variants;
+    bool by_endpoint = strstr(pattern, "{endpoint}"), by_variant = strstr(pattern, "{variant}");
+    if (total > 1 && !by_variant && !(by_endpoint && f->n_eps == total))
+        return buf_fail(err, FLEET_ERR_INVALID,
+                        "--log-file %s: %zu containers would share one file; put {endpoint} "
+                        "(and {variant}) in the path",
+                        pattern, total);
+    return FLEET_OK;
+}
+
+int fleet_open_logs(struct fleet *f, const char *pattern, struct buf *err) {
+    int rc = fleet_log_pattern(f, pattern, err);
+    for (size_t e = 0; !rc && e < f->n_eps; e++) {
+        for (size_t v = 0; !rc && v < f->eps[e].n_variants; v++) {
+            struct buf path;
+            buf_init(&path, 4096);
+            if (fleet_log_path(pattern, f->eps[e].name, f->eps[e].variants[v].name, &path))
+                rc = buf_fail(err, FLEET_ERR_INVALID, "--log-file %s: the path is too long",
+                              pattern);
+            else if (vlog_open(&f->eps[e].variants[v].log, buf_str(&path), err))
+                rc = FLEET_ERR_IO;
+            buf_free(&path);
+        }
+    }
+    return rc;
+}
+
+struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, size_t want_len,
+                                 uint64_t *rng) {
+    if (want || !rng) {
+        for (size_t i = 0; want && i < ep->n_variants; i++)
+            if (strlen(ep->variants[i].name) == want_len &&
+                memcmp(ep->variants[i].name, want, want_len) == 0)
+                return &ep->variants[i];
+        return NULL;
+    }
+    double total = 0;
+    for (size_t i = 0; i < ep->n_variants; i++) total += ep->variants[i].profile.weight;
+    double pick = rng_unit(rng) * total;
+    for (size_t i = 0; i + 1 < ep->n_variants; i++) {
+        pick -= ep->variants[i].profile.weight;
+        if (pick < 0) return &ep->variants[i];
+    }
+    return &ep->variants[ep->n_variants - 1];
+}
+
+/* One variant's member: "NAME":{counts...,"profile":"..."}. */
+static int fleet_variant_json(struct buf *out, const struct fleet_variant *var, bool first) {
+    int rc = buf_adds(out, first ? "" : ",");
+    if (!rc) rc = jsonw_cstr(out, var->name);
+    if (!rc) rc = buf_addc(out, ':');
+    if (!rc) rc = tally_json_open(out, &var->counts, true);
+    if (!rc) rc = buf_adds(out, ",\"profile\":");
+    if (!rc) rc = jsonw_cstr(out, var->profile.name);
+    return rc ? rc : buf_addc(out, '}');
+}
+
+int fleet_json(struct buf *out, const struct fleet *f) {
+    int rc = buf_addc(out, '{');
+    for (size_t e = 0; !rc && e < f->n_eps; e++) {
+        const struct fleet_endpoint *ep = &f->eps[e];
+        rc = buf_adds(out, e ? "," : "");
+        if (!rc) rc = jsonw_cstr(out, ep->name);
+        if (!rc) rc = buf_addc(out, ':');
+        if (!rc) rc = tally_json_open(out, &ep->counts, true);
+        if (!rc) rc = buf_adds(out, ",\"variants\":{");
+        for (size_t v = 0; !rc && v < ep->n_variants; v++)
+            rc = fleet_variant_json(out, &ep->variants[v], v == 0);
+        if (!rc) rc = buf_adds(out, "}}");
+    }
+    return rc ? rc : buf_addc(out, '}');
+}
+
+void fleet_free(struct fleet *f) {
+    for (size_t e = 0; e < f->n_eps; e++) {
+        for (size_t v = 0; v < f->eps[e].n_variants; v++) {
+            model_free(&f->eps[e].variants[v].profile);
+            vlog_close(&f->eps[e].variants[v].log);
+        }
+        free(f->eps[e].variants);
+    }
+    free(f->eps);
+    f->eps = NULL;
+    f->n_eps = 0;
+}

@@ -1,0 +1,88 @@
+/* fleet: the endpoints sm-emulator serves and their production variants, each
+ * with its profile, continuous batch, faults, counts and container log; built
+ * from the command line (--endpoint, --set, --log-file), and written into
+ * GET /emulator/stats. Holds no libevent state but a variant's step timer,
+ * which its runner (invoke.c) owns. */
+#ifndef EMU_FLEET_H
+#define EMU_FLEET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "batch.h"
+#include "buf.h"
+#include "fault.h"
+#include "model.h"
+#include "options.h"
+#include "tally.h"
+#include "vlog.h"
+
+struct event; /* libevent's */
+struct fleet_endpoint;
+
+struct fleet_variant {
+    char name[64];
+    struct fleet_endpoint *ep; /* set by fleet_seed */
+    struct model_profile profile;
+    struct batch batch;
+    struct fault_state faults;
+    uint64_t rng; /* overhead jitter and reply ids */
+    struct tally counts;
+    struct vlog log;
+    unsigned long logged_prompt, logged_gen; /* batch counters at the last metrics line */
+    struct event *step_ev;                   /* ends the planned decode step: the runner's */
+    void *runner;                            /* what runs the variant's timers (invoke) */
+};
+
+struct fleet_endpoint {
+    char name[64];
+    struct fleet_variant *variants;
+    size_t n_variants;
+    struct tally counts;
+};
+
+struct fleet {
+    struct fleet_endpoint *eps;
+    size_t n_eps;
+};
+
+enum fleet_error {
+    FLEET_OK = 0,
+    FLEET_ERR_NOMEM = -1,
+    FLEET_ERR_INVALID = -2, /* an option names a profile, variant or key that does not fit */
+    FLEET_ERR_IO = -3,      /* a container log cannot be opened */
+};
+
+/* Adds variant e, its profile from lib (may be NULL) or the built-ins, and its
+ * endpoint if new. Returns 0 or FLEET_ERR_* with one line in err. */
+__attribute__((warn_unused_result)) int fleet_add(struct fleet *f, const struct options_endpoint *e,
+                                                  const struct model_library *lib, struct buf *err);
+
+/* Applies one --set to every variant it names. Returns 0 or FLEET_ERR_* with err. */
+__attribute__((warn_unused_result)) int fleet_set(struct fleet *f, const struct options_set *set,
+                                                  struct buf *err);
+
+/* Seeds each variant (from seed and NAME/VARIANT, unless its profile has a seed)
+ * and links it to its endpoint. Call once no variant is added any more. */
+void fleet_seed(struct fleet *f, uint64_t seed);
+
+/* Opens one container log per variant at pattern, {endpoint} and {variant}
+ * replaced. Returns 0 or FLEET_ERR_* with err. */
+__attribute__((warn_unused_result)) int fleet_open_logs(struct fleet *f, const char *pattern,
+                                                        struct buf *err);
+
+/* The endpoint called name[0..n), or NULL. */
+struct fleet_endpoint *fleet_find(const struct fleet *f, const char *name, size_t n);
+
+/* The variant of ep called want[0..want_len), or NULL; with want NULL, one drawn
+ * by the variants' weights from *rng. */
+struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, size_t want_len,
+                                 uint64_t *rng);
+
+/* Appends the stats document's "endpoints" object. Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int fleet_json(struct buf *out, const struct fleet *f);
+
+/* Frees every endpoint and variant (profiles, closing the logs); f is empty after. */
+void fleet_free(struct fleet *f);
+
+#endif

@@ -1,0 +1,104 @@
+/* The endpoints from the command line: variants and their profiles, --set by
+ * endpoint, variant or all, the refusals (one line each), seeds, picking a
+ * variant by name or weight, and the container logs' paths. Arg: a scratch
+ * directory. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fleet.h"
+
+static void add(struct fleet *f, const char *name, const char *variant, const char *profile) {
+    struct options_endpoint e = {"", "", profile};
+    struct buf err;
+    snprintf(e.name, sizeof e.name, "%s", name);
+    snprintf(e.variant, sizeof e.variant, "%s", variant);
+    buf_init(&err, 1024);
+    CHECK_INT(fleet_add(f, &e, NULL, &err), 0);
+    buf_free(&err);
+}
+
+static int set(struct fleet *f, const char *target, const char *key, const char *value,
+               struct buf *err) {
+    struct options_set s = {"", key, value};
+    snprintf(s.target, sizeof s.target, "%s", target);
+    return fleet_set(f, &s, err);
+}
+
+static void test_build(void) {
+    struct fleet f = {0};
+    struct buf err;
+    buf_init(&err, 1024);
+    add(&f, "a", "AllTraffic", "bf16-l4");
+    add(&f, "b", "one", "instant");
+    add(&f, "b", "two", "qat-l4");
+    CHECK_INT(f.n_eps, 2);
+    CHECK_INT(f.eps[1].n_variants, 2);
+    struct options_endpoint twice = {"b", "two", "instant"}, unknown = {"c", "x", "gpt9"};
+    CHECK_INT(fleet_add(&f, &twice, NULL, &err), FLEET_ERR_INVALID);
+    CHECK_STR(buf_str(&err), "--endpoint b/two is given twice");
+    CHECK_INT(fleet_add(&f, &unknown, NULL, &err), FLEET_ERR_INVALID);
+    CHECK_STR(buf_str(&err), "--endpoint c/x=gpt9: unknown profile 'gpt9' (bf16-l4, qat-l4, "
+                             "instant)");
+    CHECK_INT(set(&f, "b", "jitter", "0.2", &err), 0); /* both variants of b */
+    CHECK_INT(set(&f, "b/two", "weight", "3", &err), 0);
+    CHECK_INT(set(&f, "*", "max_seqs", "8", &err), 0);
+    CHECK(f.eps[1].variants[0].profile.jitter == 0.2 && f.eps[1].variants[1].profile.jitter == 0.2);
+    CHECK(f.eps[0].variants[0].profile.jitter == 0.01);
+    CHECK(f.eps[1].variants[1].profile.weight == 3 && f.eps[1].variants[0].profile.weight == 1);
+    CHECK_INT(f.eps[0].variants[0].profile.max_seqs, 8);
+    CHECK_INT(set(&f, "c", "jitter", "0", &err), FLEET_ERR_INVALID);
+    CHECK_STR(buf_str(&err), "--set c.jitter: no endpoint or variant 'c'");
+    CHECK_INT(set(&f, "a", "jitter", "2", &err), FLEET_ERR_INVALID);
+    CHECK(strncmp(buf_str(&err), "--set a.jitter: bad value '2' for jitter", 40) == 0);
+    fleet_seed(&f, 1);
+    CHECK(f.eps[1].variants[1].ep == &f.eps[1]);
+    CHECK(f.eps[1].variants[0].rng != f.eps[1].variants[1].rng); /* seeded by NAME/VARIANT */
+    CHECK(fleet_find(&f, "b", 1) == &f.eps[1] && fleet_find(&f, "bb", 2) == NULL);
+    CHECK(fleet_pick(&f.eps[1], "two", 3, NULL) == &f.eps[1].variants[1]);
+    CHECK(fleet_pick(&f.eps[1], "three", 5, NULL) == NULL);
+    uint64_t rng = 42;
+    int twos = 0;
+    for (int i = 0; i < 4000; i++)
+        twos += fleet_pick(&f.eps[1], NULL, 0, &rng) == &f.eps[1].variants[1];
+    CHECK(twos > 2800 && twos < 3200); /* weight 3 of 4 */
+    fleet_free(&f);
+    CHECK_INT(f.n_eps, 0);
+    buf_free(&err);
+}
+
+static void test_logs(const char *dir) {
+    struct fleet f = {0};
+    struct buf err;
+    char pattern[4096], path[4200];
+    buf_init(&err, 1024);
+    add(&f, "a", "AllTraffic", "instant");
+    add(&f, "b", "v1", "instant");
+    add(&f, "b", "v2", "instant");
+    snprintf(pattern, sizeof pattern, "%s/{endpoint}.log", dir);
+    CHECK_INT(fleet_open_logs(&f, pattern, &err), FLEET_ERR_INVALID);
+    CHECK(strstr(buf_str(&err), ": 3 containers would share one file; put {endpoint}") != NULL);
+    snprintf(pattern, sizeof pattern, "%s/{endpoint}-{variant}.log", dir);
+    CHECK_INT(fleet_open_logs(&f, pattern, &err), 0);
+    snprintf(path, sizeof path, "%s/b-v2.log", dir);
+    CHECK(access(path, F_OK) == 0);
+    fleet_free(&f);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/b-v1.log", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/a-AllTraffic.log", dir);
+    unlink(path);
+    add(&f, "a", "AllTraffic", "instant");
+    CHECK_INT(fleet_open_logs(&f, "/nonexistent/dir/x.log", &err), FLEET_ERR_IO);
+    CHECK(strncmp(buf_str(&err), "--log-file /nonexistent/dir/x.log: ", 35) == 0);
+    fleet_free(&f);
+    buf_free(&err);
+}
+
+int main(int argc, char **argv) {
+    test_build();
+    if (argc != 2) return 2;
+    test_logs(argv[1]);
+    return check_exit();
+}

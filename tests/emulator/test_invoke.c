@@ -1,0 +1,164 @@
+/* SageMaker Runtime without the HTTP layer: invoke runs on its own, answering
+ * through the send function it is handed (here one that keeps the reply), as
+ * the server does. Requests signed with the project's signer at the real clock:
+ * /ping, a refusal, a call routed by Target-Variant, a variant that is not UTF-8,
+ * a refusal of the HTTP layer, and the stats document that counts them all. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+#include <event2/event.h>
+
+#include "check.h"
+#include "invoke.h"
+
+#define AKID   "AKIDINVOKETEST"
+#define SECRET "invoke-test-secret"
+
+/* The last reply sent, and to whom. */
+static struct {
+    int n;
+    void *owner;
+    int status;
+    char type[64], variant[64];
+    struct buf body;
+} sent;
+
+static void test_send(void *owner, const struct invoke_reply *r) {
+    sent.n++;
+    sent.owner = owner;
+    sent.status = r->status;
+    snprintf(sent.type, sizeof sent.type, "%s", r->error_type ? r->error_type : "");
+    snprintf(sent.variant, sizeof sent.variant, "%s", r->variant ? r->variant : "");
+    buf_reset(&sent.body);
+    CHECK_INT(buf_add(&sent.body, r->body, r->body_len), 0);
+}
+
+/* Hands one request (head text and body) to inv, on owner; returns the call. */
+static struct invoke_call *run(struct invoke *inv, void *owner, const char *head,
+                               const char *body) {
+    struct http_head h;
+    CHECK_INT(http_parse_head(head, strlen(head), &h, NULL), 0);
+    return invoke_request(inv, owner, &h, body, strlen(body));
+}
+
+/* A request signed with AKID at the clock's now, with a Target-Variant if given. */
+static void signed_head(struct buf *head, const char *variant, const char *body) {
+    static const char target[] = "/endpoints/ep/invocations";
+    char date[SIGV4_DATE_LEN + 1];
+    CHECK_INT(sigv4_format_date(time(NULL), date), 0);
+    struct sigv4_header hs[] = {
+        {"Host", 4, "localhost", 9},
+        {"Content-Type", 12, "application/json", 16},
+        {"X-Amz-Date", 10, date, SIGV4_DATE_LEN},
+        {"X-Amzn-SageMaker-Target-Variant", 31, variant, variant ? strlen(variant) : 0},
+    };
+    size_t n = variant ? 4 : 3;
+    struct sigv4_request req = {"POST", target, strlen(target), hs, n, body, strlen(body), NULL};
+    struct sigv4_credentials creds = {AKID, SECRET, NULL};
+    struct sigv4_params p = {"us-east-1", "sagemaker", date, false, false};
+    struct sigv4_signer *signer = sigv4_signer_new();
+    struct sigv4_result r;
+    sigv4_result_init(&r);
+    CHECK_INT(sigv4_sign(signer, &req, &creds, &p, &r), 0);
+    buf_reset(head);
+    CHECK_INT(buf_addf(head, "POST %s HTTP/1.1\r\n", target), 0);
+    for (size_t i = 0; i < n; i++)
+        CHECK_INT(buf_addf(head, "%s: %.*s\r\n", hs[i].name, (int)hs[i].value_len, hs[i].value), 0);
+    CHECK_INT(buf_addf(head, "Authorization: %s\r\nContent-Length: %zu\r\n\r\n",
+                       buf_str(&r.authorization), strlen(body)),
+              0);
+    sigv4_result_free(&r);
+    sigv4_signer_free(signer);
+}
+
+static void setup(struct invoke *inv, struct fleet *f, struct gate *g, struct event_base *base) {
+    struct buf err;
+    buf_init(&err, 1024);
+    struct options_endpoint a = {"ep", "A", "instant"}, b = {"ep", "B", "instant"};
+    CHECK_INT(fleet_add(f, &a, NULL, &err), 0);
+    CHECK_INT(fleet_add(f, &b, NULL, &err), 0);
+    fleet_seed(f, 1);
+    gate_init(g, 4, 1 << 20);
+    *inv = (struct invoke){.base = base, .fleet = f, .gate = g, .send = test_send, .rng = 1};
+    snprintf(inv->region, sizeof inv->region, "us-east-1");
+    snprintf(inv->account, sizeof inv->account, "123456789012");
+    inv->time_scale = 1;
+    inv->max_duration = 60;
+    CHECK_INT(auth_init(&inv->auth, "us-east-1"), 0);
+    CHECK_INT(auth_add_key(&inv->auth, AKID, SECRET, NULL, 0), 0);
+    CHECK_INT(invoke_start(inv), 0);
+    buf_free(&err);
+}
+
+int main(void) {
+    struct event_base *base = event_base_new();
+    struct fleet f = {0};
+    struct gate g;
+    struct invoke inv;
+    struct buf head;
+    int owner = 7; /* the connection, opaque to invoke */
+    buf_init(&sent.body, BUF_NO_CAP);
+    buf_init(&head, BUF_NO_CAP);
+    setup(&inv, &f, &g, base);
+
+    CHECK(run(&inv, &owner, "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n", "") == NULL);
+    CHECK(sent.n == 1 && sent.owner == &owner && sent.status == 200 && sent.body.len == 0);
+
+    CHECK(run(&inv, &owner, "POST /endpoints/ep/invocations HTTP/1.1\r\nHost: x\r\n\r\n", "{}") ==
+          NULL);
+    CHECK_INT(sent.status, 403);
+    CHECK_STR(sent.type, "MissingAuthenticationTokenException");
+    CHECK_STR(buf_str(&sent.body), "{\"message\":\"Missing Authentication Token\"}");
+
+    const char *body = "{\"messages\":[{\"role\":\"user\",\"content\":\"What is 6 * 7?\"}]}";
+    signed_head(&head, "B", body);
+    CHECK(run(&inv, &owner, buf_str(&head), body) == NULL); /* instant: answered at once */
+    CHECK_INT(sent.status, 200);
+    CHECK_STR(sent.variant, "B");
+    cJSON *j = cJSON_Parse(buf_str(&sent.body));
+    const cJSON *msg =
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "choices"), 0), "message");
+    CHECK(msg && strcmp(cJSON_GetObjectItem(msg, "content")->valuestring, "42") == 0);
+    cJSON_Delete(j);
+
+    signed_head(&head, "\xff", body);
+    CHECK(run(&inv, &owner, buf_str(&head), body) == NULL);
+    CHECK_INT(sent.status, 400);
+    CHECK_STR(sent.type, "ValidationError");
+    CHECK_STR(buf_str(&sent.body), "{\"message\":\"Variant \xef\xbf\xbd not found for Endpoint ep "
+                                   "of account 123456789012.\"}");
+
+    invoke_refuse(&inv, &owner, INVOKE_TIMEOUT);
+    CHECK_INT(sent.status, 408);
+    CHECK_STR(buf_str(&sent.body), "{\"message\":\"Request Timeout\"}");
+
+    (void)!gate_open(&g);
+    g.n.head_timeouts = 1;
+    CHECK(run(&inv, &owner, "GET /emulator/stats HTTP/1.1\r\n\r\n", "") == NULL);
+    j = cJSON_Parse(buf_str(&sent.body));
+    const cJSON *totals = cJSON_GetObjectItem(j, "totals");
+    const cJSON *replies = cJSON_GetObjectItem(totals, "replies");
+    CHECK_INT(cJSON_GetObjectItem(totals, "requests")->valueint, 5);
+    CHECK_INT(cJSON_GetArraySize(replies), 4);
+    CHECK_INT(cJSON_GetObjectItem(replies, "200")->valueint, 2);
+    CHECK_INT(cJSON_GetObjectItem(replies, "408")->valueint, 1);
+    const cJSON *b = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "endpoints"), "ep"),
+                            "variants"),
+        "B");
+    CHECK_INT(cJSON_GetObjectItem(b, "completion_tokens")->valueint, 1);
+    CHECK_INT(cJSON_GetObjectItem(j, "connections")->valueint, 1);
+    CHECK_INT(cJSON_GetObjectItem(j, "open_connections")->valueint, 1);
+    CHECK_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "limits"), "head_timeouts")->valueint, 1);
+    cJSON_Delete(j);
+
+    invoke_stop(&inv);
+    auth_free(&inv.auth);
+    fleet_free(&f);
+    event_base_free(base);
+    buf_free(&head);
+    buf_free(&sent.body);
+    return check_exit();
+}
