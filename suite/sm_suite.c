@@ -281,7 +281,7 @@ static int sm_suite_out_dir(struct sm_suite_state *s) {
         s->out = strdup(s->o.resume);
     } else if (s->o.out) {
         s->out = strdup(s->o.out);
-        int st = suite_files_dir_state(s->out, NULL);
+        int st = suite_files_dir_state(s->out, SUITE_LOCK_FILE);
         if (st == SUITE_FILES_DIR_FULL)
             return sm_suite_fail("%s already holds files: continue that run with --resume %s, "
                                  "or choose another --out",
