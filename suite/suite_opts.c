@@ -203,23 +203,37 @@ static int suite_opts_set_target(struct suite_opts_parser *p, enum suite_opts_id
     return SUITE_OPTS_OK;
 }
 
+/* The options that only keep their value: the sides, the paths, the flags. */
+static void suite_opts_keep(struct suite_opts_parser *p, enum suite_opts_id id, const char *v) {
+    struct suite_opts *o = p->o;
+    if (id == SUITE_OPTS_O_BASELINE || id == SUITE_OPTS_O_CANDIDATE)
+        p->spec[0][id == SUITE_OPTS_O_CANDIDATE] = v;
+    else if (id == SUITE_OPTS_O_BVARIANT || id == SUITE_OPTS_O_CVARIANT)
+        p->spec[1][id == SUITE_OPTS_O_CVARIANT] = v;
+    else if (id == SUITE_OPTS_O_ENDPOINT)
+        p->endpoint = v;
+    else if (id == SUITE_OPTS_O_OUT)
+        o->out = v;
+    else if (id == SUITE_OPTS_O_RESUME)
+        o->resume = v;
+    else if (id == SUITE_OPTS_O_SCENARIO_DIR)
+        o->scenario_dir = v;
+    else if (id == SUITE_OPTS_O_FACTS_B || id == SUITE_OPTS_O_FACTS_C)
+        o->facts[id == SUITE_OPTS_O_FACTS_C] = v;
+    else if (id == SUITE_OPTS_O_DRY_RUN)
+        o->dry_run = true;
+    else if (id == SUITE_OPTS_O_HELP)
+        o->help = true;
+    else if (id == SUITE_OPTS_O_VERSION)
+        o->version = true;
+}
+
 static int suite_opts_set(struct suite_opts_parser *p, enum suite_opts_id id, const char *v) {
     struct suite_opts *o = p->o;
     switch (id) {
     case SUITE_OPTS_O_REGION:
     case SUITE_OPTS_O_URL:
         return suite_opts_set_target(p, id, v);
-    case SUITE_OPTS_O_BASELINE:
-    case SUITE_OPTS_O_CANDIDATE:
-        p->spec[0][id == SUITE_OPTS_O_CANDIDATE] = v;
-        break;
-    case SUITE_OPTS_O_BVARIANT:
-    case SUITE_OPTS_O_CVARIANT:
-        p->spec[1][id == SUITE_OPTS_O_CVARIANT] = v;
-        break;
-    case SUITE_OPTS_O_ENDPOINT:
-        p->endpoint = v;
-        break;
     case SUITE_OPTS_O_SCENARIOS:
         return suite_opts_set_scenarios(p, v);
     case SUITE_OPTS_O_LEVELS:
@@ -228,35 +242,15 @@ static int suite_opts_set(struct suite_opts_parser *p, enum suite_opts_id id, co
         if (strcmp(v, "ab") != 0 && strcmp(v, "aba") != 0)
             return buf_fail(p->err, SUITE_OPTS_ERR_USAGE, "--order must be ab or aba, got '%s'", v);
         o->aba = strcmp(v, "aba") == 0;
-        break;
+        return SUITE_OPTS_OK;
     case SUITE_OPTS_O_SCALE:
         return suite_opts_positive(p, "time-scale", v, &o->time_scale);
     case SUITE_OPTS_O_PRICE:
         return suite_opts_positive(p, "price-per-hour", v, &o->price);
-    case SUITE_OPTS_O_OUT:
-        o->out = v;
-        break;
-    case SUITE_OPTS_O_RESUME:
-        o->resume = v;
-        break;
-    case SUITE_OPTS_O_SCENARIO_DIR:
-        o->scenario_dir = v;
-        break;
-    case SUITE_OPTS_O_FACTS_B:
-    case SUITE_OPTS_O_FACTS_C:
-        o->facts[id == SUITE_OPTS_O_FACTS_C] = v;
-        break;
-    case SUITE_OPTS_O_DRY_RUN:
-        o->dry_run = true;
-        break;
-    case SUITE_OPTS_O_HELP:
-        o->help = true;
-        break;
-    case SUITE_OPTS_O_VERSION:
-        o->version = true;
-        break;
+    default:
+        suite_opts_keep(p, id, v);
+        return SUITE_OPTS_OK;
     }
-    return SUITE_OPTS_OK;
 }
 
 /* Whether the manifest keeps this option for a resume. */

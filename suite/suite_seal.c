@@ -122,7 +122,7 @@ static int suite_seal_of(const struct suite_seal *s, const char *text, size_t le
               &n) ||
         n * 2 != SUITE_SEAL_HEX_LEN)
         return SUITE_SEAL_ERR_NOMEM;
-    for (unsigned int i = 0; i < n; i++) snprintf(hex + 2 * i, 3, "%02x", mac[i]);
+    for (size_t i = 0; i < n; i++) snprintf(hex + 2 * i, 3, "%02x", mac[i]);
     return SUITE_SEAL_OK;
 }
 

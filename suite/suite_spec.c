@@ -94,8 +94,8 @@ static int suite_spec_option(const cJSON *e, size_t i, struct suite_spec_opt *o,
     o->many = cJSON_IsTrue(many);
     if (min && !cJSON_IsNull(min) && !(cJSON_IsNumber(min) && isfinite(min->valuedouble)))
         return buf_fail(err, SUITE_SPEC_ERR_FORMAT, "%s: \"min\" is not a number", o->name);
-    o->has_min = cJSON_IsNumber(min);
-    o->min = o->has_min ? min->valuedouble : 0;
+    o->has_min = min && cJSON_IsNumber(min);
+    o->min = min && o->has_min ? min->valuedouble : 0;
     if (!suite_spec_text(e, "arg", &o->arg, &nomem) ||
         !suite_spec_text(e, "help", &o->help, &nomem))
         return nomem ? SUITE_SPEC_ERR_NOMEM
@@ -132,14 +132,14 @@ static int suite_spec_options(const cJSON *list, struct suite_spec *s, struct bu
     s->opts = calloc(n ? (size_t)n : 1, sizeof *s->opts);
     if (!s->opts) return SUITE_SPEC_ERR_NOMEM;
     const cJSON *e;
-    cJSON_ArrayForEach(e, list) {
+    for (e = list->child; e && s->n < (size_t)n; e = e->next) {
         struct suite_spec_opt *o = &s->opts[s->n++];
         int rc = cJSON_IsObject(e)
                      ? suite_spec_option(e, s->n - 1, o, err)
                      : buf_fail(err, SUITE_SPEC_ERR_FORMAT, "option %zu is not an object", s->n);
         if (rc < 0) return rc;
-        for (size_t k = 0; k + 1 < s->n; k++)
-            if (strcmp(s->opts[k].name, o->name) == 0)
+        for (size_t k = 0; k + 1 < s->n && o->name; k++)
+            if (s->opts[k].name && strcmp(s->opts[k].name, o->name) == 0)
                 return buf_fail(err, SUITE_SPEC_ERR_FORMAT, "%s is there twice", o->name);
     }
     return SUITE_SPEC_OK;
@@ -148,7 +148,7 @@ static int suite_spec_options(const cJSON *list, struct suite_spec *s, struct bu
 int suite_spec_parse(const char *text, size_t len, struct suite_spec *s, struct buf *err) {
     memset(s, 0, sizeof *s);
     if (len > SUITE_SPEC_MAX_BYTES)
-        return buf_fail(err, SUITE_SPEC_ERR_FORMAT, "the list of options is larger than %d bytes",
+        return buf_fail(err, SUITE_SPEC_ERR_FORMAT, "the list of options is larger than %zu bytes",
                         SUITE_SPEC_MAX_BYTES);
     cJSON *root = cJSON_ParseWithLength(text, len);
     int rc = root ? suite_spec_header(root, s, err)

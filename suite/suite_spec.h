@@ -17,7 +17,7 @@
 #include "buf.h"
 
 #define SUITE_SPEC_FORMAT      "wrk-sagemaker-options"
-#define SUITE_SPEC_MAX_BYTES   (256 * 1024) /* the largest document read */
+#define SUITE_SPEC_MAX_BYTES   ((size_t)256 * 1024) /* the largest document read */
 #define SUITE_SPEC_MAX_OPTIONS 128
 #define SUITE_SPEC_NAME_MAX    64 /* an option's name with its "--", and a scenario's name */
 

@@ -169,7 +169,7 @@ static int suite_tools_run_probe(const struct suite_tools *t, const char *script
     if (status == 0 && !po->too_long) return SUITE_TOOLS_OK;
     if (po->too_long)
         return buf_fail(err, SUITE_TOOLS_ERR_PROBE,
-                        "%s did not give its options: it printed more than %d bytes", script,
+                        "%s did not give its options: it printed more than %zu bytes", script,
                         SUITE_SPEC_MAX_BYTES);
     return buf_fail(err, SUITE_TOOLS_ERR_PROBE,
                     "%s did not give its options: %s -t1 -c1 -d1s -s %s %s -- --options-json "

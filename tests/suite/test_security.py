@@ -93,8 +93,11 @@ def case_lock():
     proc = None
     try:
         proc, seen = start_endless(emu, e, tmp)
-        p = sl.suite(["--resume", "run", "--url", emu.url, "--region", "us-east-1"] + SIDES, e,
-                     tmp)
+        try:  # a second sm-suite that ran would run the endless step too
+            p = sl.suite(["--resume", "run", "--url", emu.url, "--region", "us-east-1"] + SIDES,
+                         e, tmp, timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            raise sl.Failure("a --resume ran beside the run in its directory")
         want = (f"sm-suite: --resume: the run directory run is in use by another sm-suite "
                 f"(pid {proc.pid}); wait for it to end, or stop it\n")
         check(p.returncode == 2 and p.stderr == want and not p.stdout,
