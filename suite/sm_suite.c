@@ -215,31 +215,40 @@ static int sm_suite_resume_line(const char *dir, const struct suite_argv *list, 
     return rc;
 }
 
-/* The words to read: a resume's saved options without those that choose code or
- * destination (they come from this command line only), then this command line. */
+/* Whether the words name a side (--baseline, --candidate, --endpoint, --*-variant). */
+static bool sm_suite_names_sides(const struct suite_argv *words) {
+    static const char *const sides[] = {"--baseline", "--candidate", "--endpoint"};
+    for (size_t i = 0; i < words->n; i++)
+        for (size_t k = 0; k < sizeof sides / sizeof sides[0]; k++)
+            if (strncmp(words->v[i], sides[k], strlen(sides[k])) == 0) return true;
+    return false;
+}
+
+/* The words to read on a resume: its saved options without those that choose
+ * code or destination (they come from this command line only), then this
+ * command line, which must name the sides at least. */
 static int sm_suite_words(struct sm_suite_state *s, int argc, char **argv) {
     const char *dir = s->scan.resume;
-    struct suite_argv given;
+    struct suite_argv given, mine;
+    struct buf line;
     suite_argv_init(&given);
-    int rc = suite_argv_addv(&given, argv + 1, (size_t)argc - 1) |
-             (dir ? suite_opts_guarded(&s->saved, false, &s->words) : 0) |
-             suite_argv_addv(&s->words, argv + 1, (size_t)argc - 1);
-    struct suite_argv mine;
     suite_argv_init(&mine);
-    rc |= dir ? suite_opts_guarded(&given, true, &mine) : 0;
-    if (rc == 0 && dir && mine.n == 0) {
-        struct buf b;
-        buf_init(&b, BUF_NO_CAP);
-        rc = sm_suite_resume_line(dir, &s->saved, &b) == BUF_OK
+    buf_init(&line, BUF_NO_CAP);
+    bool ok = suite_argv_addv(&given, argv + 1, (size_t)argc - 1) == 0 &&
+              suite_opts_guarded(&s->saved, false, &s->words) == 0 &&
+              suite_argv_addv(&s->words, argv + 1, (size_t)argc - 1) == 0 &&
+              suite_opts_guarded(&given, true, &mine) == 0;
+    int rc = ok ? 0 : sm_suite_fail("out of memory");
+    if (ok && !sm_suite_names_sides(&mine))
+        rc = sm_suite_resume_line(dir, &s->saved, &line) == BUF_OK
                  ? sm_suite_fail("--resume %s: give the run's target again, as %s/manifest.json "
                                  "says: %s",
-                                 dir, dir, buf_str(&b))
-                 : -1;
-        buf_free(&b);
-    }
+                                 dir, dir, buf_str(&line))
+                 : sm_suite_fail("out of memory");
     suite_argv_free(&given);
     suite_argv_free(&mine);
-    return rc < 0 ? sm_suite_fail("out of memory") : rc;
+    buf_free(&line);
+    return rc;
 }
 
 /* Reads the options: the suite's own first, then the scenarios' by what each

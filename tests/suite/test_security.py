@@ -231,8 +231,10 @@ def case_resume_guard():
                 f"--resume run: the run measured the baseline gemma-4-e2b labelled bf16, this "
                 f"command gemma-4-e2b (run/manifest.json): resume with the run's own, {again}, "
                 "or start a new run with --out")
-        attempt(None, False, ["--resume", "run"],
-                f"--resume run: give the run's target again, as run/manifest.json says: {again}")
+        for given in ([], ["--region", "us-east-1", "--url", emu.url]):
+            attempt(None, False, ["--resume", "run"] + given,
+                    f"--resume run: give the run's target again, as run/manifest.json says: "
+                    f"{again}")
         check(not os.path.exists(marker), "the attacker's scenario ran")
         try:
             evil_sock.accept()[0].close()
