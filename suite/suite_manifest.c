@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "readall.h"
 #include "suite_files.h"
@@ -68,7 +69,12 @@ int suite_manifest_verify(struct suite_manifest *m, struct suite_seal *seal, str
     struct buf why;
     buf_init(&why, 256);
     int rc = suite_seal_check(seal, m->seal_path, buf_str(&m->text), m->text.len, &why);
-    if (rc < 0)
+    if (rc < 0 && access(m->seal_path, F_OK) != 0)
+        buf_fail(err, SUITE_MANIFEST_ERR_SEAL,
+                 "%s has no seal (%s): the run could not keep the key that seals it, or sm-suite "
+                 "did not write it for this user: refusing to run what it says",
+                 m->path, m->seal_path);
+    else if (rc < 0)
         buf_fail(err, SUITE_MANIFEST_ERR_SEAL,
                  "%s was changed since sm-suite wrote it, or written by another user or on "
                  "another machine (%s, %s): refusing to run what it says",

@@ -845,6 +845,20 @@ static void test_manifest(void) {
              path, path);
     CHECK_STR(buf_str(&err), want);
     suite_manifest_free(&m);
+    /* Saved without a seal (the key could not be kept): refused as such. */
+    const char *dir2 = tmp_path(3, "run2");
+    CHECK_INT(mkdir(dir2, 0755), 0);
+    manifest_write(dir2, "--region|us-east-1|--baseline|a|--candidate|b|--scenarios|decode", NULL);
+    suite_manifest_init(&m);
+    CHECK_INT(suite_manifest_load(&m, dir2, &err), 0);
+    CHECK_INT(suite_manifest_verify(&m, &seal, &err), SUITE_MANIFEST_ERR_SEAL);
+    snprintf(want, sizeof want,
+             "%s/manifest.json has no seal (%s/manifest.json.seal): the run could not keep the "
+             "key that seals it, or sm-suite did not write it for this user: refusing to run "
+             "what it says",
+             dir2, dir2);
+    CHECK_STR(buf_str(&err), want);
+    suite_manifest_free(&m);
     /* Not a manifest; none at all. */
     write_file(path, "{\"format\":\"x\"}");
     suite_manifest_init(&m);
