@@ -1,29 +1,29 @@
 /* sm-suite: the reference suite (decode, the concurrency sweep, the quiz)
  * against two endpoints with plain wrk commands, then sm-compare. It knows wrk
- * and the scenarios' command lines; it does not load the plugin. */
+ * and the scenarios' command lines (each scenario says which options it takes);
+ * it does not load the plugin. */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <libgen.h>
 #include <stdarg.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "datadir.h"
 #include "readall.h"
 #include "suite_exec.h"
 #include "suite_files.h"
+#include "suite_lock.h"
 #include "suite_manifest.h"
 #include "suite_run.h"
+#include "suite_tools.h"
 
-static const char usage[] =
+static const char sm_suite_usage_head[] =
     "Usage: sm-suite --baseline NAME[=LABEL] --candidate NAME[=LABEL] [OPTIONS]\n"
     "       sm-suite --endpoint NAME --baseline-variant VARIANT[=LABEL]\n"
     "                --candidate-variant VARIANT[=LABEL] [OPTIONS]\n"
-    "       sm-suite --resume DIR [OPTIONS]\n"
+    "       sm-suite --resume DIR [the run's --url, --region, sides] [OPTIONS]\n"
     "\n"
     "Runs the reference suite of wrk-sagemaker against two SageMaker endpoints (or two\n"
     "production variants of one) and compares them: the fixed-length decode test, the\n"
@@ -34,9 +34,9 @@ static const char usage[] =
     "(candidate / baseline).\n"
     "\n"
     "Everything lands in the run directory: manifest.json (what ran, when, exit status,\n"
-    "files), commands.sh (every command, in order), output/ (wrk's output of each step),\n"
-    "one folder per side (LABEL/) with the result files and journals, and the comparison:\n"
-    "report.txt, report.md, report.json and chart.svg.\n"
+    "files) and its seal manifest.json.seal, commands.sh (every command, in order), output/\n"
+    "(wrk's output of each step), one folder per side (LABEL/) with the result files and\n"
+    "journals, and the comparison: report.txt, report.md, report.json and chart.svg.\n"
     "\n"
     "Sides:\n"
     "  --baseline NAME[=LABEL]   the baseline endpoint; LABEL names its folder and column\n"
@@ -67,9 +67,13 @@ static const char usage[] =
     "  --out DIR                 the run directory, new or empty (default\n"
     "                            runs/suite-YYYYMMDDTHHMMSSZ)\n"
     "  --resume DIR              go on with the run in DIR: its saved options, then the ones\n"
-    "                            given here (a later one wins, e.g. a new --url); steps whose\n"
-    "                            result files are complete are skipped, an unfinished step's\n"
-    "                            files are moved to DIR/interrupted/ and the step runs again\n"
+    "                            given here (a later one wins); steps whose result files are\n"
+    "                            complete are skipped, an unfinished step's files are moved to\n"
+    "                            DIR/interrupted/ and the step runs again. What chooses the\n"
+    "                            code and where the signed requests go (--url, --region, the\n"
+    "                            sides, --scenario-dir, wrk) is never taken from DIR: give it\n"
+    "                            again; it must be what the run used (a stopped run prints the\n"
+    "                            whole command)\n"
     "  --dry-run                 print the commands and exit\n"
     "  --scenario-dir DIR        the folder of decode.lua, sweep.lua and quiz.lua (default:\n"
     "                            PREFIX/share/wrk-sagemaker/scenarios of an installed\n"
@@ -82,18 +86,15 @@ static const char usage[] =
     "                            cache, load time); copied into the side's folder as\n"
     "                            container.log, where sm-compare finds it\n"
     "\n"
-    "Scenario options, passed to every scenario of the suite that takes them (see a\n"
-    "scenario's --help: wrk -t1 -c1 -d1s -s scenarios/decode.lua http://x -- --help);\n"
-    "prefix one with decode-, sweep- or quiz- to pass it to that scenario only, e.g.\n"
-    "--sweep-max-tokens 128 or --quiz-temperature 0.7:\n"
-    "  all three   --format FORMAT (vllm-chat, vllm-completions, tgi, lmi), --extra JSON,\n"
-    "              --seed N, --min-tokens N, --custom-attributes TEXT, --profile NAME,\n"
-    "              --refuse-after N, --temperature T\n"
-    "  decode      --lengths N,N,..., --repeats N\n"
-    "  decode and sweep   --prompt TEXT, --ignore-eos, --no-ignore-eos\n"
-    "  sweep       --mode batch|steady, --batches N, --duration SECONDS\n"
-    "  sweep and quiz     --max-tokens N\n"
-    "  quiz        --quiz FILE\n"
+    "Scenario options, passed to every scenario of the suite that takes them; prefix one\n"
+    "with decode-, sweep- or quiz- to pass it to that scenario only, e.g. --sweep-max-tokens\n"
+    "128 or --quiz-temperature 0.7. sm-suite asks each scenario it runs for its options\n"
+    "(wrk -t1 -c1 -d1s -s SCENARIO " SUITE_TOOLS_PROBE_URL " -- --options-json: the scenario\n"
+    "prints them and wrk exits before it connects) and checks every value's type before\n"
+    "anything runs; the scenario checks the rest when its step starts (a scenario's --help:\n"
+    "wrk -t1 -c1 -d1s -s scenarios/decode.lua http://x -- --help). The scenarios in\n";
+
+static const char sm_suite_usage_tail[] =
     "\n"
     "Each wrk run is -t N -c N (one connection per thread), -d a hard cap (every reply at\n"
     "SageMaker's 60-second limit divided by --time-scale, plus a minute; a step cut short\n"
@@ -106,7 +107,15 @@ static const char usage[] =
     "instance); sm-suite never reads them.\n"
     "\n"
     "Ctrl-C (or SIGTERM) stops the run: wrk gets SIGINT and writes its partial result\n"
-    "files; sm-suite prints how to resume and how to compare what is there.\n"
+    "files; sm-suite prints how to resume and how to compare what is there. wrk never\n"
+    "outlives sm-suite: if sm-suite is killed, the kernel sends wrk SIGTERM.\n"
+    "\n"
+    "One sm-suite at a time uses a run directory: it locks DIR/.sm-suite.lock (the kernel\n"
+    "releases the lock when sm-suite and its wrk end, however they end), and a second run\n"
+    "or a --resume of a directory in use is refused. manifest.json is sealed with an\n"
+    "HMAC-SHA-256 under a key of yours ($XDG_CONFIG_HOME or ~/.config, then\n"
+    "wrk-sagemaker/suite-seal.key, made on first use, mode 0600): --resume refuses a\n"
+    "manifest changed since sm-suite wrote it, or one sealed by another user.\n"
     "\n"
     "Programs: wrk is $WRK, else wrk on PATH. sm-compare is $SM_COMPARE, else the one of\n"
     "this build (../results/sm-compare beside sm-suite), else sm-compare on PATH. The\n"
@@ -117,20 +126,30 @@ static const char usage[] =
     "  --help, --version\n"
     "\n"
     "Exit status: 0 every step complete and compared; 1 a step failed or was cut short (wrk's\n"
-    "-d), or sm-compare failed; 2 bad usage (one line on standard error), or a scenario\n"
-    "refused its options; 130 stopped by Ctrl-C or SIGTERM.\n";
+    "-d), or sm-compare failed; 2 bad usage (one line on standard error), a run directory in\n"
+    "use, a --resume refused, or a scenario refused its options; 130 stopped by Ctrl-C or\n"
+    "SIGTERM.\n";
 
 /* Everything main owns. */
-struct main_state {
-    struct suite_opts o;
-    struct suite_argv merged;  /* a resume's saved options and this command line's */
+struct sm_suite_state {
+    struct suite_opts scan;    /* the suite's own options, read first */
+    struct suite_opts o;       /* everything, read with the scenarios' options */
+    struct suite_argv saved;   /* a resume's options, as its manifest has them */
+    struct suite_argv words;   /* those without the guarded ones, then this command line */
     struct suite_argv invoked; /* this command line */
-    struct suite_tools t;
-    char *wrk, *compare, *plugin, *out, *scenario_dir;
+    struct suite_tools tools;
+    struct suite_plan_tools t;
+    struct suite_manifest m; /* a resume's, loaded */
+    struct suite_seal seal;
+    bool sealed; /* seal holds a key */
+    struct suite_manifest_target target;
+    char *out;
+    int lock; /* the run directory's lock, -1: none */
     struct suite_plan p;
+    struct buf err;
 };
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...) {
+__attribute__((format(printf, 1, 2))) static int sm_suite_fail(const char *fmt, ...) {
     va_list ap;
     fputs("sm-suite: ", stderr);
     va_start(ap, fmt);
@@ -140,147 +159,130 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
     return 2;
 }
 
-static char *path_join(const char *a, const char *b) {
-    char *p;
-    return asprintf(&p, "%s/%s", a, b) < 0 ? NULL : p;
-}
-
-/* The folder of this program (resolved), or NULL. */
-static char *self_dir(void) {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return NULL;
-    exe[n] = '\0';
-    return strdup(dirname(exe));
-}
-
-/* name found in PATH (a copy of name), or NULL. */
-static char *in_path(const char *name) {
-    const char *path = getenv("PATH");
-    for (const char *d = path ? path : "/usr/bin:/bin"; *d;) {
-        size_t n = strcspn(d, ":");
-        char *full;
-        if (asprintf(&full, "%.*s/%s", (int)n, n ? d : ".", name) >= 0) {
-            bool found = access(full, X_OK) == 0;
-            free(full);
-            if (found) return strdup(name);
-        }
-        d += n + (d[n] == ':');
-    }
-    return NULL;
-}
-
-static char *env_or(const char *var) {
-    const char *v = getenv(var);
-    return v && *v ? strdup(v) : NULL;
-}
-
-/* wrk, sm-compare, the scenarios and the plugin (see --help, "Programs"). */
-static int find_tools(struct main_state *s) {
-    char *here = self_dir(), *beside = here ? path_join(here, "../results/sm-compare") : NULL;
-    if (beside && access(beside, X_OK) != 0) {
-        free(beside);
-        beside = path_join(here, "sm-compare"); /* installed: PREFIX/bin */
-    }
-    int rc = 2;
-    s->wrk = env_or("WRK");
-    if (!s->wrk) s->wrk = in_path("wrk");
-    s->compare = env_or("SM_COMPARE");
-    if (!s->compare && beside && access(beside, X_OK) == 0) s->compare = realpath(beside, NULL);
-    if (!s->compare) s->compare = in_path("sm-compare");
-    if (!s->o.scenario_dir) s->scenario_dir = datadir_path(SM_SOURCE_DIR, "scenarios");
-    s->t.scenario_dir = s->o.scenario_dir ? s->o.scenario_dir : s->scenario_dir;
-    char *decode = s->t.scenario_dir ? path_join(s->t.scenario_dir, "decode.lua") : NULL;
-    if (!s->wrk)
-        usage_error("wrk not found on PATH: install Debian's wrk (apt-get install wrk) or set WRK");
-    else if (strchr(s->wrk, '/') && access(s->wrk, X_OK) != 0)
-        usage_error("WRK=%s: not a program (%s)", s->wrk, strerror(errno));
-    else if (!s->compare)
-        usage_error("sm-compare not found beside sm-suite or on PATH: build it, or set SM_COMPARE");
-    else if (!s->t.scenario_dir)
-        usage_error("out of memory");
-    else if (!decode || access(decode, R_OK) != 0)
-        usage_error("no scenarios in %s (decode.lua): pass --scenario-dir", s->t.scenario_dir);
-    else
-        rc = 0;
-    if (rc == 0 && !getenv("SM_PLUGIN_PATH") && here) {
-        char *mine = path_join(here, "../plugin"),
-             *so = mine ? path_join(mine, "sagemaker.so") : NULL;
-        char *deflt = path_join(s->t.scenario_dir, "../build/plugin");
-        char *a = so && access(so, R_OK) == 0 ? realpath(mine, NULL) : NULL;
-        char *b = deflt ? realpath(deflt, NULL) : NULL;
-        if (a && (!b || strcmp(a, b) != 0) && setenv("SM_PLUGIN_PATH", a, 1) == 0) {
-            s->plugin = a;
-            a = NULL;
-        }
-        free(mine);
-        free(so);
-        free(deflt);
-        free(a);
-        free(b);
-    }
-    s->t.wrk = s->wrk;
-    s->t.compare = s->compare;
-    s->t.plugin_dir = s->plugin;
-    free(here);
-    free(beside);
-    free(decode);
-    return rc;
-}
-
-/* The number of questions of the quiz the suite runs (40 for the default one). */
-static int quiz_questions(const struct main_state *s, int *n) {
-    const char *given = suite_opts_value(&s->o, SUITE_QUIZ, "--quiz");
-    char *dflt = path_join(s->t.scenario_dir, "quiz-compare-py-40.json");
+/* --help: the text, with the scenario options the scenarios say they take. */
+static int sm_suite_help(struct sm_suite_state *s) {
     struct buf b;
+    int rc = suite_tools_find(&s->tools, s->scan.scenario_dir, &s->err);
+    for (unsigned k = 0; rc == 0 && k < SUITE_OPTS_NSCENARIOS; k++)
+        rc = suite_tools_probe(&s->tools, 1u << k, &s->err);
     buf_init(&b, BUF_NO_CAP);
-    int rc = readall_path(given ? given : dflt, &b);
-    cJSON *root = rc == 0 ? cJSON_ParseWithLength(buf_str(&b), b.len) : NULL;
-    const cJSON *q = cJSON_GetObjectItemCaseSensitive(root, "questions");
-    *n = cJSON_IsArray(q) ? cJSON_GetArraySize(q) : 0;
-    rc = 0;
-    if (*n == 0 && given)
-        rc = usage_error("--quiz: %s is not a quiz file (an object with a non-empty \"questions\" "
-                         "list)",
-                         given);
-    if (*n == 0) *n = 40;
-    cJSON_Delete(root);
+    int brc = buf_adds(&b, sm_suite_usage_head);
+    if (brc == BUF_OK && rc == 0) brc = buf_addf(&b, "%s take:\n", s->tools.scenario_real);
+    if (brc == BUF_OK && rc == 0) brc = suite_tools_help(&s->tools, &b);
+    if (brc == BUF_OK && rc < 0)
+        brc = buf_addf(&b, "the scenario folder cannot be asked here: %s\n", buf_str(&s->err));
+    if (brc == BUF_OK) brc = buf_adds(&b, sm_suite_usage_tail);
+    rc = brc == BUF_OK && fwrite(buf_str(&b), 1, b.len, stdout) == b.len ? 0 : 1;
     buf_free(&b);
-    free(dflt);
     return rc;
 }
 
-/* The DIR of --resume DIR (or --resume=DIR) among the words, or NULL. */
-static const char *resume_dir(int argc, char **argv) {
-    const char *dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
-            dir = argv[++i];
-        else if (strncmp(argv[i], "--resume=", 9) == 0)
-            dir = argv[i] + 9;
-    }
-    return dir;
+/* A resume's manifest: locked (unless a dry run), read, and its seal checked. */
+static int sm_suite_load(struct sm_suite_state *s, const char *dir) {
+    char *key = NULL, *manifest;
+    if (suite_files_dir_state(dir, NULL) != SUITE_FILES_DIR_FULL)
+        return sm_suite_fail("--resume %s: no such run directory", dir);
+    if (asprintf(&manifest, "%s/manifest.json", dir) < 0) return sm_suite_fail("out of memory");
+    bool lock = !s->scan.dry_run && access(manifest, F_OK) == 0;
+    free(manifest);
+    if (lock && suite_lock_take(dir, &s->lock, &s->err) < 0)
+        return sm_suite_fail("--resume: %s; wait for it to end, or stop it", buf_str(&s->err));
+    if (suite_manifest_load(&s->m, dir, &s->err) < 0)
+        return sm_suite_fail("--resume: %s", buf_str(&s->err));
+    int rc = suite_seal_key_path(&key, &s->err);
+    if (rc == 0) rc = suite_seal_open(&s->seal, key, false, &s->err);
+    free(key);
+    s->sealed = rc == 0;
+    if (rc < 0)
+        return sm_suite_fail("--resume %s: cannot check that its manifest is unchanged: %s", dir,
+                             buf_str(&s->err));
+    if (suite_manifest_verify(&s->m, &s->seal, &s->err) < 0 ||
+        suite_manifest_options(&s->m, &s->saved, &s->err) < 0)
+        return sm_suite_fail("--resume: %s", buf_str(&s->err));
+    return 0;
 }
 
-/* The options: this command line's, after a resume's saved ones. */
-static int parse(struct main_state *s, int argc, char **argv) {
-    char err[512];
-    const char *region = getenv("AWS_REGION"), *resume = resume_dir(argc, argv);
+/* "sm-suite --resume DIR" and the guarded options of list. */
+static int sm_suite_resume_line(const char *dir, const struct suite_argv *list, struct buf *b) {
+    struct suite_argv guarded;
+    suite_argv_init(&guarded);
+    int rc = suite_opts_guarded(list, true, &guarded) == 0 ? buf_adds(b, "sm-suite --resume ")
+                                                           : BUF_ERR_NOMEM;
+    if (rc == BUF_OK) rc = suite_argv_quote(b, dir);
+    if (rc == BUF_OK && guarded.n) rc = buf_addc(b, ' ');
+    if (rc == BUF_OK) rc = suite_argv_quote_all(b, &guarded);
+    suite_argv_free(&guarded);
+    return rc;
+}
+
+/* Whether the words name a side (--baseline, --candidate, --endpoint, --*-variant). */
+static bool sm_suite_names_sides(const struct suite_argv *words) {
+    static const char *const sides[] = {"--baseline", "--candidate", "--endpoint"};
+    for (size_t i = 0; i < words->n; i++)
+        for (size_t k = 0; k < sizeof sides / sizeof sides[0]; k++)
+            if (strncmp(words->v[i], sides[k], strlen(sides[k])) == 0) return true;
+    return false;
+}
+
+/* The words to read on a resume: its saved options without those that choose
+ * code or destination (they come from this command line only), then this
+ * command line, which must name the sides at least. */
+static int sm_suite_words(struct sm_suite_state *s, int argc, char **argv) {
+    const char *dir = s->scan.resume;
+    struct suite_argv given, mine;
+    struct buf line;
+    suite_argv_init(&given);
+    suite_argv_init(&mine);
+    buf_init(&line, BUF_NO_CAP);
+    bool ok = suite_argv_addv(&given, argv + 1, (size_t)argc - 1) == 0 &&
+              suite_opts_guarded(&s->saved, false, &s->words) == 0 &&
+              suite_argv_addv(&s->words, argv + 1, (size_t)argc - 1) == 0 &&
+              suite_opts_guarded(&given, true, &mine) == 0;
+    int rc = ok ? 0 : sm_suite_fail("out of memory");
+    if (ok && !sm_suite_names_sides(&mine))
+        rc = sm_suite_resume_line(dir, &s->saved, &line) == BUF_OK
+                 ? sm_suite_fail("--resume %s: give the run's target again, as %s/manifest.json "
+                                 "says: %s",
+                                 dir, dir, buf_str(&line))
+                 : sm_suite_fail("out of memory");
+    suite_argv_free(&given);
+    suite_argv_free(&mine);
+    buf_free(&line);
+    return rc;
+}
+
+/* Reads the options: the suite's own first, then the scenarios' by what each
+ * scenario says it takes. */
+static int sm_suite_parse(struct sm_suite_state *s, int argc, char **argv) {
+    const char *region = getenv("AWS_REGION");
+    int rc;
     if (!region || !*region) region = getenv("AWS_DEFAULT_REGION");
-    if (resume && suite_dir_state(resume) != 2)
-        return usage_error("--resume %s: no such run directory", resume);
-    if (resume && suite_manifest_options(resume, &s->merged, err, sizeof err) < 0)
-        return usage_error("--resume: %s", err);
-    if (suite_argv_addv(&s->merged, argv + 1, (size_t)argc - 1) < 0)
-        return usage_error("out of memory");
-    if (suite_opts_parse(s->merged.v, s->merged.n, region, &s->o, err, sizeof err) < 0)
-        return usage_error("%s%s%s%s", err, resume ? " (with the options saved in " : "",
-                           resume ? resume : "", resume ? "/manifest.json)" : "");
+    if (s->scan.resume &&
+        ((rc = sm_suite_load(s, s->scan.resume)) || (rc = sm_suite_words(s, argc, argv))))
+        return rc;
+    if (!s->scan.resume && suite_argv_addv(&s->words, argv + 1, (size_t)argc - 1) < 0)
+        return sm_suite_fail("out of memory");
+    suite_opts_free(&s->scan);
+    if (suite_opts_scan(s->words.v, s->words.n, &s->scan, &s->err) < 0)
+        return sm_suite_fail("%s", buf_str(&s->err));
+    if (suite_tools_find(&s->tools, s->scan.scenario_dir, &s->err) < 0)
+        return sm_suite_fail("%s", buf_str(&s->err));
+    const struct suite_spec *spec[SUITE_OPTS_NSCENARIOS] = {NULL, NULL, NULL};
+    for (int i = 0; i < s->scan.nscenarios; i++) {
+        int k = __builtin_ctz(s->scan.order[i]);
+        if (suite_tools_probe(&s->tools, s->scan.order[i], &s->err) < 0)
+            return sm_suite_fail("%s", buf_str(&s->err));
+        spec[k] = &s->tools.spec[k];
+    }
+    if (suite_opts_parse(s->words.v, s->words.n, region, spec, &s->o, &s->err) < 0)
+        return sm_suite_fail(
+            "%s%s%s%s", buf_str(&s->err), s->scan.resume ? " (with the options saved in " : "",
+            s->scan.resume ? s->scan.resume : "", s->scan.resume ? "/manifest.json)" : "");
     return 0;
 }
 
 /* The run directory: --resume's, --out's (new or empty), or a new one. */
-static int out_dir(struct main_state *s) {
+static int sm_suite_out_dir(struct sm_suite_state *s) {
     char stamp[32];
     time_t now = time(NULL);
     struct tm tm;
@@ -288,12 +290,12 @@ static int out_dir(struct main_state *s) {
         s->out = strdup(s->o.resume);
     } else if (s->o.out) {
         s->out = strdup(s->o.out);
-        int st = suite_dir_state(s->out);
-        if (st == 2)
-            return usage_error("%s already holds files: continue that run with --resume %s, or "
-                               "choose another --out",
-                               s->out, s->out);
-        if (st < 0) return usage_error("--out %s is not a folder", s->out);
+        int st = suite_files_dir_state(s->out, SUITE_LOCK_FILE);
+        if (st == SUITE_FILES_DIR_FULL)
+            return sm_suite_fail("%s already holds files: continue that run with --resume %s, "
+                                 "or choose another --out",
+                                 s->out, s->out);
+        if (st == SUITE_FILES_DIR_OTHER) return sm_suite_fail("--out %s is not a folder", s->out);
     } else {
         gmtime_r(&now, &tm);
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
@@ -301,18 +303,39 @@ static int out_dir(struct main_state *s) {
     }
     size_t n = s->out ? strlen(s->out) : 0;
     while (n > 1 && s->out[n - 1] == '/') s->out[--n] = '\0';
-    return s->out ? 0 : usage_error("out of memory");
+    return s->out ? 0 : sm_suite_fail("out of memory");
 }
 
-static int check_facts(const struct main_state *s) {
+static int sm_suite_check_facts(const struct sm_suite_state *s) {
     static const char *const opt[] = {"--facts-baseline", "--facts-candidate"};
     for (int k = 0; k < 2; k++)
         if (s->o.facts[k] && !s->o.resume && access(s->o.facts[k], R_OK) != 0)
-            return usage_error("%s: cannot read %s: %s", opt[k], s->o.facts[k], strerror(errno));
+            return sm_suite_fail("%s: cannot read %s: %s", opt[k], s->o.facts[k], strerror(errno));
     return 0;
 }
 
-static int dry_run(const struct main_state *s) {
+/* The number of questions of the quiz the suite runs (40 for the default one). */
+static int sm_suite_questions(const struct sm_suite_state *s, int *n) {
+    const char *given = suite_opts_value(&s->o, SUITE_OPTS_QUIZ, "--quiz");
+    const char *path = suite_opts_setting(&s->o, SUITE_OPTS_QUIZ, "--quiz");
+    struct buf b;
+    buf_init(&b, (size_t)64 << 20);
+    int rc = path ? readall_path(path, &b) : -1;
+    cJSON *root = rc == 0 ? cJSON_ParseWithLength(buf_str(&b), b.len) : NULL;
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(root, "questions");
+    *n = cJSON_IsArray(q) ? cJSON_GetArraySize(q) : 0;
+    rc = 0;
+    if (*n == 0 && given)
+        rc = sm_suite_fail("--quiz: %s is not a quiz file (an object with a non-empty "
+                           "\"questions\" list)",
+                           given);
+    if (*n == 0) *n = 40;
+    cJSON_Delete(root);
+    buf_free(&b);
+    return rc;
+}
+
+static int sm_suite_dry_run(const struct sm_suite_state *s) {
     const struct suite_plan *p = &s->p;
     struct buf b;
     buf_init(&b, BUF_NO_CAP);
@@ -320,14 +343,14 @@ static int dry_run(const struct main_state *s) {
                       p->n, s->out);
     for (size_t i = 0; rc == BUF_OK && i < p->n; i++) {
         int present;
-        bool done = s->o.resume && suite_step_complete(p, i, &present, NULL, 0);
+        bool done = s->o.resume && suite_run_step_complete(p, i, &present, NULL);
         rc = buf_addf(&b, "# [%zu/%zu] %s%s\n", i + 1, p->n, p->steps[i].title,
                       done ? ": complete, would be skipped" : "");
         if (rc == BUF_OK) rc = suite_plan_command_line(&s->t, &p->steps[i].cmd, true, &b);
         if (rc == BUF_OK) rc = buf_addc(&b, '\n');
     }
     if (rc == BUF_OK) rc = buf_adds(&b, "# the comparison\n");
-    for (int k = 0; rc == BUF_OK && k < SUITE_NCMP; k++) {
+    for (int k = 0; rc == BUF_OK && k < SUITE_PLAN_NCMP; k++) {
         rc = suite_plan_command_line(&s->t, &p->compare[k], false, &b);
         if (rc == BUF_OK) rc = buf_addc(&b, '\n');
     }
@@ -336,41 +359,105 @@ static int dry_run(const struct main_state *s) {
     return rc;
 }
 
-static int run(struct main_state *s, int argc, char **argv) {
-    int rc = parse(s, argc, argv), questions = 40;
-    if (rc) return rc;
-    if (s->o.help) return fputs(usage, stdout) == EOF;
-    if (s->o.version) return printf("sm-suite (wrk-sagemaker) %s\n", SM_VERSION) < 0;
-    if ((rc = find_tools(s)) || (rc = out_dir(s)) || (rc = check_facts(s))) return rc;
-    bool has_quiz = false;
-    for (int i = 0; i < s->o.nscenarios; i++) has_quiz |= s->o.order[i] == SUITE_QUIZ;
-    if (has_quiz && (rc = quiz_questions(s, &questions))) return rc;
+/* What this session runs and where it sends: the plan's, for the manifest. */
+static void sm_suite_target(struct sm_suite_state *s) {
+    struct suite_manifest_target *t = &s->target;
+    t->wrk = s->tools.wrk_path;
+    t->scenario_dir = s->tools.scenario_real;
+    t->url = s->p.url;
+    t->region = s->o.region;
+    for (int k = 0; k < 2; k++) {
+        t->endpoint[k] = s->o.side[k].name;
+        t->variant[k] = s->o.variants ? s->o.side[k].variant : NULL;
+        t->label[k] = s->o.side[k].label;
+    }
+}
+
+/* A resume must run the same code against the same target as the run did. */
+static int sm_suite_check_resume(struct sm_suite_state *s) {
+    struct buf line;
+    if (!s->o.resume || suite_manifest_check_target(&s->m, &s->target, &s->err) == 0) return 0;
+    buf_init(&line, BUF_NO_CAP);
+    int rc = sm_suite_resume_line(s->o.resume, &s->saved, &line) == BUF_OK
+                 ? sm_suite_fail("--resume %s: %s (%s/manifest.json): resume with the run's own, "
+                                 "%s, or start a new run with --out",
+                                 s->o.resume, buf_str(&s->err), s->o.resume, buf_str(&line))
+                 : sm_suite_fail("out of memory");
+    buf_free(&line);
+    return rc;
+}
+
+/* A new run's directory: made, locked, and still empty once locked. */
+static int sm_suite_lock_new(struct sm_suite_state *s) {
+    if (suite_files_mkdirs(s->out, &s->err) < 0) return sm_suite_fail("%s", buf_str(&s->err));
+    if (suite_lock_take(s->out, &s->lock, &s->err) < 0)
+        return sm_suite_fail("--out: %s; wait for it to end, or stop it", buf_str(&s->err));
+    if (suite_files_dir_state(s->out, SUITE_LOCK_FILE) == SUITE_FILES_DIR_FULL)
+        return sm_suite_fail("%s already holds files: continue that run with --resume %s, or "
+                             "choose another --out",
+                             s->out, s->out);
+    char *key = NULL;
+    int rc = suite_seal_key_path(&key, &s->err);
+    if (rc == 0) rc = suite_seal_open(&s->seal, key, true, &s->err);
+    free(key);
+    s->sealed = rc == 0;
+    if (rc < 0)
+        fprintf(stderr,
+                "sm-suite: warning: %s: manifest.json is not sealed, so --resume will "
+                "refuse this run\n",
+                buf_str(&s->err));
+    return 0;
+}
+
+static int sm_suite_run(struct sm_suite_state *s, int argc, char **argv) {
+    int rc, questions = 40;
+    if (suite_opts_scan(argv + 1, (size_t)argc - 1, &s->scan, &s->err) < 0)
+        return sm_suite_fail("%s", buf_str(&s->err));
+    if (s->scan.help) return sm_suite_help(s);
+    if (s->scan.version) return printf("sm-suite (wrk-sagemaker) %s\n", SM_VERSION) < 0;
+    if ((rc = sm_suite_parse(s, argc, argv)) || (rc = sm_suite_out_dir(s)) ||
+        (rc = sm_suite_check_facts(s)))
+        return rc;
+    s->t = (struct suite_plan_tools){s->tools.wrk, s->tools.compare, s->tools.scenario_dir,
+                                     s->tools.plugin};
+    for (int i = 0; i < s->o.nscenarios; i++)
+        if (s->o.order[i] == SUITE_OPTS_QUIZ && (rc = sm_suite_questions(s, &questions))) return rc;
     if (suite_argv_addv(&s->invoked, argv, (size_t)argc) < 0 ||
         suite_plan_build(&s->o, &s->t, questions, s->out, &s->p) < 0)
-        return usage_error("out of memory");
-    if (s->o.dry_run) return dry_run(s);
-    struct suite_job job = {&s->o, &s->t, &s->p, s->out, argv[0], &s->invoked};
+        return sm_suite_fail("out of memory");
+    sm_suite_target(s);
+    if ((rc = sm_suite_check_resume(s))) return rc;
+    if (s->o.dry_run) return sm_suite_dry_run(s);
+    if (!s->o.resume && (rc = sm_suite_lock_new(s))) return rc;
+    struct suite_run_job job = {&s->o,      &s->t,   &s->p,
+                                &s->target, &s->m,   s->sealed ? &s->seal : NULL,
+                                s->out,     argv[0], &s->invoked};
     return suite_run(&job);
 }
 
 int main(int argc, char **argv) {
-    struct main_state s;
+    struct sm_suite_state s;
     memset(&s, 0, sizeof s);
-    suite_argv_init(&s.merged);
+    suite_argv_init(&s.saved);
+    suite_argv_init(&s.words);
     suite_argv_init(&s.invoked);
-    if (suite_exec_init() < 0) {
-        perror("sm-suite: signals");
-        return 1;
-    }
-    int rc = run(&s, argc, argv);
+    suite_tools_init(&s.tools);
+    suite_manifest_init(&s.m);
+    buf_init(&s.err, 4096);
+    s.lock = -1;
+    int rc = suite_exec_init(&s.err) < 0 ? sm_suite_fail("%s", buf_str(&s.err))
+                                         : sm_suite_run(&s, argc, argv);
+    suite_lock_release(s.lock);
     suite_plan_free(&s.p);
     suite_opts_free(&s.o);
-    suite_argv_free(&s.merged);
+    suite_opts_free(&s.scan);
+    suite_argv_free(&s.saved);
+    suite_argv_free(&s.words);
     suite_argv_free(&s.invoked);
-    free(s.wrk);
-    free(s.compare);
-    free(s.plugin);
+    suite_tools_free(&s.tools);
+    suite_manifest_free(&s.m);
+    suite_seal_close(&s.seal);
     free(s.out);
-    free(s.scenario_dir);
+    buf_free(&s.err);
     return rc;
 }

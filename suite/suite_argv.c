@@ -15,26 +15,26 @@ void suite_argv_free(struct suite_argv *a) {
     suite_argv_init(a);
 }
 
-/* Takes ownership of s (freed on failure). */
-static int push(struct suite_argv *a, char *s) {
-    if (!s) return -1;
+/* Appends s, taking it (freed on failure). */
+static int suite_argv_push(struct suite_argv *a, char *s) {
+    if (!s) return SUITE_ARGV_ERR_NOMEM;
     if (a->n + 2 > a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 16;
         char **v = realloc(a->v, cap * sizeof *v);
         if (!v) {
             free(s);
-            return -1;
+            return SUITE_ARGV_ERR_NOMEM;
         }
         a->v = v;
         a->cap = cap;
     }
     a->v[a->n++] = s;
     a->v[a->n] = NULL;
-    return 0;
+    return SUITE_ARGV_OK;
 }
 
 int suite_argv_add(struct suite_argv *a, const char *s) {
-    return push(a, strdup(s));
+    return suite_argv_push(a, strdup(s));
 }
 
 int suite_argv_addf(struct suite_argv *a, const char *fmt, ...) {
@@ -43,16 +43,16 @@ int suite_argv_addf(struct suite_argv *a, const char *fmt, ...) {
     va_start(ap, fmt);
     int n = vasprintf(&s, fmt, ap);
     va_end(ap);
-    return push(a, n < 0 ? NULL : s);
+    return suite_argv_push(a, n < 0 ? NULL : s);
 }
 
 int suite_argv_addv(struct suite_argv *a, char *const *words, size_t n) {
     for (size_t i = 0; i < n; i++)
-        if (suite_argv_add(a, words[i]) < 0) return -1;
-    return 0;
+        if (suite_argv_add(a, words[i]) < 0) return SUITE_ARGV_ERR_NOMEM;
+    return SUITE_ARGV_OK;
 }
 
-int suite_quote(struct buf *out, const char *s) {
+int suite_argv_quote(struct buf *out, const char *s) {
     static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                "0123456789_@%+=:,./-";
     if (*s && strspn(s, safe) == strlen(s)) return buf_adds(out, s);
@@ -62,11 +62,11 @@ int suite_quote(struct buf *out, const char *s) {
     return rc == BUF_OK ? buf_addc(out, '\'') : rc;
 }
 
-int suite_quote_argv(struct buf *out, const struct suite_argv *a) {
+int suite_argv_quote_all(struct buf *out, const struct suite_argv *a) {
     int rc = BUF_OK;
     for (size_t i = 0; rc == BUF_OK && i < a->n; i++) {
         if (i) rc = buf_addc(out, ' ');
-        if (rc == BUF_OK) rc = suite_quote(out, a->v[i]);
+        if (rc == BUF_OK) rc = suite_argv_quote(out, a->v[i]);
     }
     return rc;
 }

@@ -11,15 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "readall.h"
 
-static long count_of(const cJSON *counts, const char *name) {
+static long suite_files_count(const cJSON *counts, const char *name) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(counts, name);
     return cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
 }
 
-static void errors_text(const cJSON *errors, char *out, size_t len) {
+static void suite_files_errors_text(const cJSON *errors, char *out, size_t len) {
     const cJSON *e;
     size_t at = 0;
     out[0] = '\0';
@@ -31,131 +30,141 @@ static void errors_text(const cJSON *errors, char *out, size_t len) {
     }
 }
 
-static int from_json(const cJSON *root, struct suite_result *r) {
+static int suite_files_from_json(const cJSON *root, struct suite_files_result *r) {
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(root, "counts");
     const cJSON *reason = cJSON_GetObjectItemCaseSensitive(root, "partial_reason");
     if (!cJSON_IsString(format) || strcmp(format->valuestring, "wrk-sagemaker-result") != 0 ||
-        !cJSON_IsObject(counts)) {
-        snprintf(r->reason, sizeof r->reason, "not a wrk-sagemaker result file");
-        return -1;
-    }
+        !cJSON_IsObject(counts))
+        return SUITE_FILES_ERR_FORMAT;
     r->partial = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(root, "partial"));
     if (cJSON_IsString(reason)) snprintf(r->reason, sizeof r->reason, "%s", reason->valuestring);
-    r->sent = count_of(counts, "sent");
-    r->ok = count_of(counts, "ok");
-    r->failed = count_of(counts, "failed");
-    errors_text(cJSON_GetObjectItemCaseSensitive(counts, "errors"), r->errors, sizeof r->errors);
-    return 0;
+    r->sent = suite_files_count(counts, "sent");
+    r->ok = suite_files_count(counts, "ok");
+    r->failed = suite_files_count(counts, "failed");
+    suite_files_errors_text(cJSON_GetObjectItemCaseSensitive(counts, "errors"), r->errors,
+                            sizeof r->errors);
+    return SUITE_FILES_OK;
 }
 
-int suite_result_read(const char *path, struct suite_result *r) {
+int suite_files_result_read(const char *path, struct suite_files_result *r, struct buf *err) {
     struct buf b;
     memset(r, 0, sizeof *r);
-    buf_init(&b, BUF_NO_CAP);
+    buf_init(&b, SUITE_FILES_RESULT_MAX);
     int rc = readall_path(path, &b);
-    if (rc == ENOENT) {
-        buf_free(&b);
-        return 1;
-    }
     cJSON *root = rc == 0 ? cJSON_ParseWithLength(buf_str(&b), b.len) : NULL;
     buf_free(&b);
-    if (!root) {
-        snprintf(r->reason, sizeof r->reason, "%s", rc ? "cannot be read" : "not JSON");
-        return -1;
-    }
-    rc = from_json(root, r);
+    if (rc == ENOENT) return SUITE_FILES_ABSENT;
+    if (rc > 0)
+        return buf_fail(err, SUITE_FILES_ERR_IO, "%s: cannot be read: %s", path, strerror(rc));
+    if (rc < 0 && rc != BUF_ERR_CAP) return buf_fail(err, SUITE_FILES_ERR_NOMEM, "out of memory");
+    rc = root ? suite_files_from_json(root, r) : SUITE_FILES_ERR_FORMAT;
     cJSON_Delete(root);
+    if (rc < 0) buf_fail(err, rc, "%s: not a wrk-sagemaker result file", path);
     return rc;
 }
 
-int suite_mkdirs(const char *path) {
+int suite_files_mkdirs(const char *path, struct buf *err) {
     char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
+    struct stat st;
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+        return buf_fail(err, SUITE_FILES_ERR_IO, "cannot create %.64s...: %s", path,
+                        strerror(ENAMETOOLONG));
     for (char *p = tmp + 1;; p++) {
         if (*p != '/' && *p) continue;
         char c = *p;
         *p = '\0';
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+            return buf_fail(err, SUITE_FILES_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
         *p = c;
         if (!c) break;
     }
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return SUITE_FILES_OK;
+    return buf_fail(err, SUITE_FILES_ERR_IO, "cannot create %s: %s", path, strerror(ENOTDIR));
 }
 
-int suite_dir_state(const char *path) {
+int suite_files_dir_state(const char *path, const char *ignore) {
     struct stat st;
-    if (stat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
-    if (!S_ISDIR(st.st_mode)) return -1;
-    int fd = open(path, O_RDONLY | O_DIRECTORY);
-    if (fd < 0) return -1;
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return -1;
-    }
-    int state = 1;
-    struct dirent *e;
-    while (state == 1 && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) state = 2;
+    if (stat(path, &st) != 0) return errno == ENOENT ? SUITE_FILES_DIR_NONE : SUITE_FILES_DIR_OTHER;
+    if (!S_ISDIR(st.st_mode)) return SUITE_FILES_DIR_OTHER;
+    DIR *d = opendir(path);
+    if (!d) return SUITE_FILES_DIR_OTHER;
+    int state = SUITE_FILES_DIR_EMPTY;
+    const struct dirent *e;
+    while (state == SUITE_FILES_DIR_EMPTY && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            (!ignore || strcmp(e->d_name, ignore) != 0))
+            state = SUITE_FILES_DIR_FULL;
     closedir(d);
     return state;
 }
 
-int suite_copy(const char *from, const char *to) {
+int suite_files_copy(const char *from, const char *to, struct buf *err) {
     struct buf b;
     buf_init(&b, BUF_NO_CAP);
     int rc = readall_path(from, &b);
     if (rc) {
         buf_free(&b);
-        errno = rc > 0 ? rc : ENOMEM;
-        return -1;
+        return rc > 0 ? buf_fail(err, SUITE_FILES_ERR_IO, "cannot read %s: %s", from, strerror(rc))
+                      : buf_fail(err, SUITE_FILES_ERR_NOMEM, "out of memory");
     }
-    rc = suite_write_atomic(to, buf_str(&b), b.len);
+    rc = suite_files_write_atomic(to, buf_str(&b), b.len, err);
     buf_free(&b);
     return rc;
 }
 
-int suite_move_into(const char *path, const char *dir) {
+int suite_files_move_into(const char *path, const char *dir, struct buf *err) {
     char *copy = strdup(path), *to = NULL;
-    int rc = -1;
+    int rc = SUITE_FILES_OK;
     if (!copy || asprintf(&to, "%s/%s", dir, basename(copy)) < 0) {
         to = NULL;
-        goto done;
+        rc = buf_fail(err, SUITE_FILES_ERR_NOMEM, "out of memory");
+    } else if (access(path, F_OK) != 0) {
+        if (errno != ENOENT)
+            rc = buf_fail(err, SUITE_FILES_ERR_IO, "cannot move %s: %s", path, strerror(errno));
+    } else if ((rc = suite_files_mkdirs(dir, err)) == SUITE_FILES_OK && rename(path, to) != 0) {
+        rc = buf_fail(err, SUITE_FILES_ERR_IO, "cannot move %s to %s: %s", path, dir,
+                      strerror(errno));
     }
-    if (access(path, F_OK) != 0) {
-        rc = errno == ENOENT ? 0 : -1;
-        goto done;
-    }
-    if (suite_mkdirs(dir) == 0 && rename(path, to) == 0) rc = 0;
-done:
     free(copy);
     free(to);
     return rc;
 }
 
-int suite_write_atomic(const char *path, const char *text, size_t len) {
+/* Writes all of text to fd. */
+static bool suite_files_write_all(int fd, const char *text, size_t len) {
+    while (len > 0) {
+        ssize_t w = write(fd, text, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        text += w;
+        len -= (size_t)w;
+    }
+    return true;
+}
+
+int suite_files_write_atomic(const char *path, const char *text, size_t len, struct buf *err) {
     char *tmp;
-    if (asprintf(&tmp, "%s.tmp%ld", path, (long)getpid()) < 0) return -1;
-    FILE *f = fopen(tmp, "wb");
-    int rc = -1;
-    if (f) {
-        bool ok = fwrite(text, 1, len, f) == len;
-        ok = fclose(f) == 0 && ok;
-        rc = ok && rename(tmp, path) == 0 ? 0 : -1;
-        if (rc) unlink(tmp);
+    if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+        return buf_fail(err, SUITE_FILES_ERR_NOMEM, "out of memory");
+    int fd = mkstemp(tmp), rc = SUITE_FILES_ERR_IO; /* O_EXCL: never through a link */
+    if (fd >= 0) {
+        bool ok = fchmod(fd, 0644) == 0 && suite_files_write_all(fd, text, len);
+        ok = close(fd) == 0 && ok;
+        rc = ok && rename(tmp, path) == 0 ? SUITE_FILES_OK : SUITE_FILES_ERR_IO;
+    }
+    if (rc < 0) {
+        buf_fail(err, rc, "cannot write %s: %s", path, strerror(errno));
+        if (fd >= 0) unlink(tmp);
     }
     free(tmp);
     return rc;
 }
 
-int suite_append(const char *path, const char *text) {
-    FILE *f = fopen(path, "a");
-    if (!f) return -1;
-    bool ok = fputs(text, f) >= 0;
-    return fclose(f) == 0 && ok ? 0 : -1;
+int suite_files_append(const char *path, const char *text, struct buf *err) {
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    bool ok = fd >= 0 && suite_files_write_all(fd, text, strlen(text));
+    if (fd >= 0) ok = close(fd) == 0 && ok;
+    return ok ? SUITE_FILES_OK
+              : buf_fail(err, SUITE_FILES_ERR_IO, "cannot write %s: %s", path, strerror(errno));
 }

@@ -1,6 +1,10 @@
-/* suite_opts: sm-suite's command line. The suite's own options, and the
- * scenarios' options it passes through (a table of what each scenario takes),
- * checked before anything runs so a typo costs no measurement. */
+/* suite_opts: sm-suite's command line: the suite's own options, and the
+ * scenarios' options it passes through, checked by each scenario's own list of
+ * options (suite_spec) before anything runs, so a typo costs no measurement.
+ *
+ * It is read twice: suite_opts_scan reads the suite's own options and steps
+ * over the rest, enough to find the scenarios and ask them for their options;
+ * suite_opts_parse then reads everything with those lists. */
 #ifndef SM_SUITE_OPTS_H
 #define SM_SUITE_OPTS_H
 
@@ -8,36 +12,45 @@
 #include <stddef.h>
 
 #include "suite_argv.h"
+#include "suite_spec.h"
 
-/* The scenarios of the suite, as bits. */
-enum suite_scenario { SUITE_DECODE = 1, SUITE_SWEEP = 2, SUITE_QUIZ = 4 };
+enum suite_opts_error {
+    SUITE_OPTS_OK = 0,
+    SUITE_OPTS_ERR_USAGE = -1, /* bad usage: the message says what */
+    SUITE_OPTS_ERR_NOMEM = -2,
+};
 
-#define SUITE_NAME_MAX   64 /* endpoint and variant names: SageMaker allows 63 */
-#define SUITE_MAX_LEVELS 16
+/* The scenarios of the suite, as bits: 1 << k for the k-th (decode, sweep, quiz). */
+enum suite_opts_scenario { SUITE_OPTS_DECODE = 1, SUITE_OPTS_SWEEP = 2, SUITE_OPTS_QUIZ = 4 };
+
+#define SUITE_OPTS_NSCENARIOS 3
+#define SUITE_OPTS_NAME_MAX   64 /* endpoint and variant names: SageMaker allows 63 */
+#define SUITE_OPTS_MAX_LEVELS 16
 
 /* One side: an endpoint, or a production variant of --endpoint. */
-struct suite_side {
-    char name[SUITE_NAME_MAX];    /* the endpoint */
-    char variant[SUITE_NAME_MAX]; /* "" for none */
-    char label[SUITE_NAME_MAX];   /* names the side's folder and column */
-    bool labelled;                /* the label was given (NAME=LABEL) */
+struct suite_opts_side {
+    char name[SUITE_OPTS_NAME_MAX];    /* the endpoint */
+    char variant[SUITE_OPTS_NAME_MAX]; /* "" for none */
+    char label[SUITE_OPTS_NAME_MAX];   /* names the side's folder and column */
+    bool labelled;                     /* the label was given (NAME=LABEL) */
 };
 
 /* A scenario option to pass through: the word(s) and the scenarios they go to. */
-struct suite_pass {
-    unsigned scenarios; /* SUITE_* bits */
-    const char *name;   /* the scenario's option, e.g. "--max-tokens" */
+struct suite_opts_pass {
+    unsigned scenarios; /* SUITE_OPTS_* bits */
+    const char *name;   /* the scenario's option, e.g. "--max-tokens" (its spec's) */
+    bool negated;       /* a flag given as --no-NAME */
     const char *value;  /* NULL for a flag */
 };
 
 struct suite_opts {
     const char *region;
-    const char *url;           /* NULL: https://runtime.sagemaker.REGION.amazonaws.com */
-    struct suite_side side[2]; /* baseline, candidate */
-    bool variants;             /* the sides are variants of side[0].name */
-    unsigned order[3];         /* the scenarios to run, in order */
+    const char *url;                /* NULL: https://runtime.sagemaker.REGION.amazonaws.com */
+    struct suite_opts_side side[2]; /* baseline, candidate */
+    bool variants;                  /* the sides are variants of side[0].name */
+    unsigned order[SUITE_OPTS_NSCENARIOS]; /* the scenarios to run, in order */
     int nscenarios;
-    int levels[SUITE_MAX_LEVELS];
+    int levels[SUITE_OPTS_MAX_LEVELS];
     int nlevels;
     bool aba;
     double time_scale;
@@ -45,25 +58,52 @@ struct suite_opts {
     const char *facts[2];
     double price; /* 0: none */
     bool dry_run, help, version;
-    struct suite_pass *pass; /* owned array; the strings belong to the words parsed */
-    size_t npass;
+    /* the lists of options of the scenarios run (borrowed; NULL for the others) */
+    const struct suite_spec *spec[SUITE_OPTS_NSCENARIOS];
+    struct suite_opts_pass *pass; /* owned array; the strings belong to the words and specs */
+    size_t npass, cap;
     struct suite_argv saved; /* the options to keep in the manifest (not --out, --resume,
-                                --dry-run): a resume parses them again */
+                                --dry-run): a resume reads them again */
 };
 
-/* Parses words (the command line without the program's name) into o.
- * env_region is the region from the environment (or NULL). The strings in o
- * point into words, which must outlive o. Returns 0, or -1 with a one-line
- * message in err. */
-SUITE_WUR int suite_opts_parse(char *const *words, size_t n, const char *env_region,
-                               struct suite_opts *o, char *err, size_t errlen);
-/* Frees what suite_opts_parse allocated. */
+/* Reads sm-suite's own options among words (the command line without the
+ * program's name) into o and steps over the others (a scenario option takes
+ * the next word as its value unless that starts with --); nothing else is
+ * checked. The strings in o point into words. Returns 0, or
+ * SUITE_OPTS_ERR_USAGE or _NOMEM with a one-line message in err. */
+__attribute__((warn_unused_result)) int suite_opts_scan(char *const *words, size_t n,
+                                                        struct suite_opts *o, struct buf *err);
+
+/* Reads words into o, the scenario options by spec[k], the options of scenario
+ * 1 << k (NULL: the suite does not run it); env_region is the region of the
+ * environment (or NULL). The strings in o point into words and the specs, which
+ * must outlive o. Returns as suite_opts_scan. */
+__attribute__((warn_unused_result)) int
+suite_opts_parse(char *const *words, size_t n, const char *env_region,
+                 const struct suite_spec *const spec[SUITE_OPTS_NSCENARIOS], struct suite_opts *o,
+                 struct buf *err);
+
+/* Frees what suite_opts_scan or suite_opts_parse allocated. */
 void suite_opts_free(struct suite_opts *o);
 
 /* The last value of a passed-through option for one scenario (e.g. "--repeats"
- * for SUITE_DECODE), or NULL when it is not given. */
+ * for SUITE_OPTS_DECODE), or NULL when it is not given. */
 const char *suite_opts_value(const struct suite_opts *o, unsigned scenario, const char *name);
+/* The value given, else the scenario's default, else NULL. */
+const char *suite_opts_setting(const struct suite_opts *o, unsigned scenario, const char *name);
+
+/* Whether word ("--label") is a scenario option sm-suite sets itself for every
+ * scenario, and so does not pass through. */
+bool suite_opts_reserved(const char *word);
+
 /* The scenario's name ("decode", "sweep", "quiz"). */
-const char *suite_scenario_name(unsigned scenario);
+const char *suite_opts_scenario_name(unsigned scenario);
+
+/* Copies to out the words of an option list (as suite_opts.saved keeps them)
+ * that choose the code that runs or where requests go (--url, --region,
+ * --scenario-dir and the sides) when keep, else all the others. Returns 0 or
+ * SUITE_OPTS_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int suite_opts_guarded(const struct suite_argv *words,
+                                                           bool keep, struct suite_argv *out);
 
 #endif

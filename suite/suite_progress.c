@@ -25,7 +25,7 @@ bool suite_progress_parse(const char *line, const char *scenario, long *done, lo
     return end != p && strncmp(end, " failed", 7) == 0;
 }
 
-bool suite_progress_eta(const struct suite_eta *e, double *left) {
+bool suite_progress_eta(const struct suite_progress_work *e, double *left) {
     double frac = e->step_frac > 0 && e->step_frac <= 1 ? e->step_frac : 0;
     double pace = NAN; /* seconds per unit of work */
     if (e->done_w > 0 && e->done_s > 0)

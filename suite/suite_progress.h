@@ -13,7 +13,7 @@ bool suite_progress_parse(const char *line, const char *scenario, long *done, lo
                           long *failed);
 
 /* What the time left is estimated from: the work (in any unit) of the steps. */
-struct suite_eta {
+struct suite_progress_work {
     double done_s, done_w; /* the finished steps: seconds they took, their work */
     double step_s, step_w; /* the running step: seconds so far, its work (0: none) */
     double step_frac;      /* the part of it done (0: unknown) */
@@ -22,7 +22,7 @@ struct suite_eta {
 
 /* The seconds left: the finished steps' pace (else the running step's own)
  * applied to the work left. True, or false while too little is done to tell. */
-bool suite_progress_eta(const struct suite_eta *e, double *left);
+bool suite_progress_eta(const struct suite_progress_work *e, double *left);
 
 /* "0:09", "12:34", "1:02:03" into out. */
 void suite_progress_clock(double seconds, char *out, size_t len);

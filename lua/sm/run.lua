@@ -239,10 +239,32 @@ local function notes(def, ctx)
   end
 end
 
+-- With --options-json among its words (sm-suite's probe), the scenario prints its
+-- name and every option it takes as one JSON document on stdout, before anything
+-- else is checked, and wrk exits before it connects anywhere:
+-- {"format": "wrk-sagemaker-options", "version": 1, "scenario": NAME,
+--  "options": [{name, arg, type, many, default, min, help}, ...]}
+local function options_json(def, wa)
+  local asked = false
+  for _, word in ipairs(wa.args) do asked = asked or word == "--options-json" end
+  if not asked then return end
+  local parts = {}
+  for _, opt in ipairs(spec_of(def)) do
+    parts[#parts + 1] = json(M.ordered({ { "name", opt.name }, { "arg", opt.arg },
+      { "type", opt.type }, { "many", opt.many == true }, { "default", opt.default },
+      { "min", opt.min }, { "help", opt.help } }))
+  end
+  io.stdout:write('{"format":"wrk-sagemaker-options","version":1,"scenario":', json(def.name),
+    ',"options":[', table.concat(parts, ","), "]}\n")
+  io.stdout:flush()
+  os.exit(0)
+end
+
 -- The main state: check everything, begin the run, open the result files.
 local function main_state(def)
   local wa, err = sm.wrk_args()
   if not wa then fail(def.name, err) end
+  options_json(def, wa)
   local ctx
   ctx, err = configure(def, wa)
   if not ctx then fail(def.name, err) end

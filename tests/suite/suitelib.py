@@ -49,8 +49,10 @@ def wrk_program(tmp):
 
 def env(tmp, token=True, **extra):
     """The environment of sm-suite and the emulator: the same throw-away credentials
-    (with a session token), nothing of the machine's AWS setup."""
-    e = isolated_env(AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET, WRK=wrk_program(tmp))
+    (with a session token), nothing of the machine's AWS setup, and the key that seals
+    manifests under tmp (XDG_CONFIG_HOME), not in the user's home."""
+    e = isolated_env(AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET, WRK=wrk_program(tmp),
+                     XDG_CONFIG_HOME=os.path.join(tmp, "config"))
     if token:
         e["AWS_SESSION_TOKEN"] = TOKEN
     e.update(extra)

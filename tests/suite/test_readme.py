@@ -18,7 +18,8 @@ parse.
 Commands for real endpoints run against the emulator: in the session, `wrk` sends what
 is addressed to https://runtime.sagemaker.REGION.amazonaws.com to the emulator (adding
 --region when the command has none), `sm-suite` and `sm-invoke` get --url (and
---time-scale) when they have none, and `aws` fails (blocks that need it are skipped).
+--time-scale, but for a resume: its run has it) when they have none, and `aws` fails (blocks
+that need it are skipped).
 
 Environment: see suitelib.py."""
 import json
@@ -59,7 +60,8 @@ wrk() {
 }
 sm-suite() {
     case " $* " in
-    *" --url "* | *" --resume "*) command sm-suite "$@" ;;
+    *" --url "*) command sm-suite "$@" ;;
+    *" --resume "*) command sm-suite "$@" --url "$README_EMU_URL" ;;
     *) command sm-suite "$@" --url "$README_EMU_URL" --time-scale "$README_SCALE" ;;
     esac
 }

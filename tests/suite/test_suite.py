@@ -1,17 +1,20 @@
 #!/usr/bin/python3
 """sm-suite end to end against sm-emulator: the whole suite, variants with A-B-A,
 --dry-run, bad usage, Ctrl-C and --resume, a refusing endpoint, the progress line on a
-terminal. Every case also checks that no secret reaches any output or file.
+terminal, the scenarios' --options-json, and an option only a scenario knows. Every case
+also checks that no secret reaches any output or file.
 
     test_suite.py CASE...     (CASE: see CASES at the bottom; "all" runs every one)
 
 Environment: see suitelib.py."""
+import json
 import os
 import pty
 import re
 import select
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 
@@ -296,7 +299,10 @@ def case_sigint_resume():
         ls = err.splitlines()
         check("sm-suite: [2/3] sweep c1: interrupted; wrk wrote its partial result files" in ls, err)
         at = ls.index("sm-suite: to resume (steps whose result files are complete are skipped):")
-        check(ls[at + 1] == f"{os.environ['SM_SUITE']} --resume run", ls[at + 1])
+        # the command names the run's target again: a resume never takes it from the run
+        resume = [os.environ["SM_SUITE"], "--resume", "run", "--url", emu.url, "--region",
+                  "us-east-1"] + SIDES
+        check(shlex.split(ls[at + 1]) == resume, ls[at + 1])
         at = ls.index("sm-suite: to compare what is there:")
         cmp = subprocess.run(shlex.split(ls[at + 1]), cwd=tmp, capture_output=True, text=True)
         check(cmp.returncode == 0 and "decode_tokens_per_second" in cmp.stdout,
@@ -308,10 +314,10 @@ def case_sigint_resume():
         check(not os.path.exists(os.path.join(run, "report.txt")), "compared after Ctrl-C")
         sl.check_no_secrets([("stdout", out), ("stderr", err), run])
 
-        dry = sl.suite(["--resume", "run", "--dry-run"], e, tmp)
+        dry = sl.suite(resume[1:] + ["--dry-run"], e, tmp)
         check(dry.returncode == 0 and "# [1/3] decode: complete, would be skipped\n" in dry.stdout
               and "# [2/3] sweep c1\n" in dry.stdout, dry.stdout + dry.stderr)
-        p = sl.suite(["--resume", "run"], e, tmp)
+        p = sl.suite(resume[1:], e, tmp)
         check(p.returncode == 0, f"resume: exit {p.returncode}\n{p.stderr}")
         check("sm-suite: 3 steps, 1 complete already" in p.stderr, "skipped steps")
         check("sm-suite: [1/3] decode" not in p.stderr, "decode ran again")
@@ -398,6 +404,135 @@ def case_tty():
         check("sm-suite: [2/2] sweep c1: done in" in out, "the end of the last step")
     finally:
         os.close(master)
+        emu.stop()
+
+
+def listener():
+    """A TCP socket listening on 127.0.0.1 that accepts nothing by itself, and its URL."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    sock.setblocking(False)
+    return sock, "http://127.0.0.1:%d" % sock.getsockname()[1]
+
+
+def check_no_connection(sock, what):
+    try:
+        conn, _ = sock.accept()
+        conn.close()
+        raise sl.Failure(f"{what} connected to the URL")
+    except BlockingIOError:
+        pass
+
+
+def case_options_json():
+    """A scenario given --options-json prints its name and every option it takes as JSON
+    and exits in wrk's main state: no connection to the URL, and wrk does not wait for its
+    -d of an hour."""
+    tmp = sl.tempdir("suite-optjson-")
+    e = sl.env(tmp)
+    sock, url = listener()
+    want = {  # scenario: (one of its own options with its spec, options it does not take)
+        "decode": ({"name": "--repeats", "arg": "N", "type": "int", "many": False, "default": 5,
+                    "min": 1}, ["--max-tokens", "--quiz"]),
+        "sweep": ({"name": "--max-tokens", "arg": "N", "type": "int", "many": False,
+                   "default": 256, "min": 1}, ["--repeats", "--lengths"]),
+        "quiz": ({"name": "--max-tokens", "arg": "N", "type": "int", "many": False,
+                  "default": 64, "min": 1}, ["--repeats", "--prompt"]),
+    }
+    try:
+        for name, (own, absent) in want.items():
+            script = os.path.join(sl.ROOT, "scenarios", name + ".lua")
+            p = subprocess.run([e["WRK"], "-t1", "-c1", "-d1h", "-s", script, url, "--",
+                                "--options-json"], env=e, capture_output=True, text=True,
+                               timeout=60)
+            check(p.returncode == 0 and p.stderr == "", f"{name}: exit {p.returncode}\n{p.stderr}")
+            doc = json.loads(p.stdout)
+            check(doc["format"] == "wrk-sagemaker-options" and doc["version"] == 1 and
+                  doc["scenario"] == name, f"{name}: {p.stdout[:200]}")
+            opts = {o["name"]: o for o in doc["options"]}
+            got = {k: opts.get(own["name"], {}).get(k) for k in own}
+            check(got == own, f"{name}: {got}")
+            check(opts["--endpoint"]["many"] is True and opts["--endpoint"]["type"] == "string",
+                  f"{name}: --endpoint {opts['--endpoint']}")
+            check(opts["--ignore-eos"]["type"] == "bool" if name != "quiz" else True, name)
+            check(all(o["help"] for o in doc["options"]), f"{name}: an option without help")
+            check(not any(a in opts for a in absent), f"{name}: {sorted(opts)}")
+            check_no_connection(sock, name + ".lua --options-json")
+    finally:
+        sock.close()
+
+
+NEW_SCENARIO = """-- decode.lua of a test: a scenario with options sm-suite never heard of.
+package.path = %(lua)s .. "/?.lua;" .. package.path
+local run = require "sm.run"
+run.scenario({
+  name = "decode",
+  summary = "a greeting to each endpoint, --greetings times",
+  usage = "wrk -t1 -c1 -d1h -s decode.lua URL -- --endpoint NAME",
+  options = {
+    { name = "--greeting", arg = "TEXT", type = "string", default = "hello", help = "what to say" },
+    { name = "--greetings", arg = "N", type = "int", min = 1, default = 2, help = "how often" },
+  },
+  settings = function(o) return { { "greeting", o.greeting }, { "greetings", o.greetings } } end,
+  plan = function(o, ctx)
+    local items = {}
+    for i = 0, o.greetings - 1 do
+      for _, side in ipairs(run.order(ctx.sides, i)) do
+        items[#items + 1] = { side = side, batch = i, max_tokens = 8, temperature = 0,
+          prompt = o.greeting }
+      end
+    end
+    return { { items = items } }
+  end,
+})
+"""
+
+
+def case_new_option():
+    """An option that only a scenario knows (in a folder given with --scenario-dir):
+    sm-suite accepts it, checks its type from the scenario's own spec, and passes it to
+    wrk; the scenario gets it in a real run."""
+    tmp = sl.tempdir("suite-newopt-")
+    scen = os.path.join(tmp, "scen")
+    os.makedirs(scen)
+    with open(os.path.join(scen, "decode.lua"), "w") as f:
+        f.write(NEW_SCENARIO % {"lua": json.dumps(os.path.join(sl.ROOT, "lua"))})
+    e = sl.env(tmp)
+    base = ["--scenario-dir", scen, "--scenarios", "decode", "--region", "us-east-1"] + SIDES
+    p = sl.suite(base + ["--greetings", "3", "--decode-greeting", "hi there", "--dry-run"], e, tmp)
+    check(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}")
+    cmd = [shlex.split(line) for line in p.stdout.splitlines() if not line.startswith("#")][0]
+    words = cmd[cmd.index("--") + 1:]
+    check(words[-4:] == ["--greetings", "3", "--greeting", "hi there"], str(words))
+    check(cmd[cmd.index("-s") + 1] == os.path.join(scen, "decode.lua"), str(cmd))
+    for value, want in (("x", "--greetings wants a whole number >= 1, got 'x'"),
+                        ("0", "--greetings wants a whole number >= 1, got '0'")):
+        p = sl.suite(base + ["--greetings", value, "--dry-run"], e, tmp)
+        check(p.returncode == 2 and p.stderr == "sm-suite: " + want + "\n" and not p.stdout,
+              f"--greetings {value}: exit {p.returncode}\n{p.stderr}")
+    p = sl.suite(base + ["--greeting", "", "--dry-run"], e, tmp)
+    check(p.returncode == 2 and p.stderr == "sm-suite: --greeting wants a value\n", p.stderr)
+    p = sl.suite(base + ["--repeats", "3", "--dry-run"], e, tmp)
+    check(p.returncode == 2 and p.stderr == "sm-suite: unknown option --repeats: decode, which "
+          "this suite runs, does not take it (see sm-suite --help)\n", p.stderr)
+
+    emu = sl.start_emulator(ARTICLE_ENDPOINTS + ["--time-scale", "50"], e)
+    try:
+        p = sl.suite(base + ["--url", emu.url, "--time-scale", "50", "--greetings", "3",
+                             "--greeting", "hi", "--out", "run"], e, tmp)
+        check(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}")
+        m = sl.load(os.path.join(tmp, "run", "manifest.json"))
+        check(m["steps"][0]["command"][-4:] == ["--greetings", "3", "--greeting", "hi"],
+              str(m["steps"][0]["command"]))
+        for label in ("bf16", "qat"):
+            res = sl.load(os.path.join(tmp, "run", label, "decode.json"))
+            check(res["settings"] == {"greeting": "hi", "greetings": 3}, str(res["settings"]))
+            check(res["counts"]["ok"] == 3 and not res["partial"], str(res["counts"]))
+        got = {k: v["requests"] for k, v in emu.stats()["endpoints"].items()}
+        check(got == {"gemma-4-e2b": 3, "gemma-4-e2b-qat": 3}, f"the emulator got {got}")
+        sl.check_no_secrets([("stdout", p.stdout), ("stderr", p.stderr), os.path.join(tmp, "run")])
+    finally:
         emu.stop()
 
 

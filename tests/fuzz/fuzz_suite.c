@@ -1,0 +1,86 @@
+/* Fuzzes what sm-suite reads from outside: a scenario's list of options (the
+ * output of `-- --options-json`) and a run's manifest.json. The first byte
+ * chooses: 'M' the rest is a manifest, anything else the rest is a list of
+ * options. Every option read takes a few values through its check, every
+ * message is one line, and a manifest's options and target are read. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suite_manifest.h"
+#include "suite_spec.h"
+#include "tmpdir.h"
+
+static const char *const fuzz_values[] = {"", "0", "3", "-1", "1.5", "16,512", "x", "1e3", ",,"};
+
+static void fuzz_one_line(const struct buf *err) {
+    if (memchr(buf_str(err), '\n', err->len)) abort();
+}
+
+static void fuzz_spec(const char *text, size_t len) {
+    struct suite_spec s;
+    struct buf err;
+    buf_init(&err, 4096);
+    if (suite_spec_parse(text, len, &s, &err) == 0) {
+        if (!s.scenario) abort();
+        for (size_t i = 0; i < s.n; i++) {
+            const struct suite_spec_opt *o = &s.opts[i];
+            if (strncmp(o->name, "--", 2) != 0 || suite_spec_find(&s, o->name) != o) abort();
+            if (o->type == SUITE_SPEC_BOOL) continue;
+            for (size_t v = 0; v < sizeof fuzz_values / sizeof *fuzz_values; v++) {
+                int rc = suite_spec_check(o, o->name + 2, fuzz_values[v], &err);
+                if (rc != 0 && rc != SUITE_SPEC_ERR_VALUE) abort();
+                fuzz_one_line(&err);
+            }
+        }
+    }
+    fuzz_one_line(&err);
+    suite_spec_free(&s);
+    buf_free(&err);
+}
+
+static void fuzz_manifest(const uint8_t *data, size_t size) {
+    const char *path = tmpdir_write("manifest.json", data, size);
+    char *dir = strdup(path);
+    struct suite_manifest m;
+    struct suite_seal seal;
+    struct suite_argv saved, guarded;
+    struct buf err;
+    if (!dir) abort();
+    *strrchr(dir, '/') = '\0';
+    memset(&seal, 0, sizeof seal);
+    buf_init(&err, 4096);
+    suite_argv_init(&saved);
+    suite_argv_init(&guarded);
+    suite_manifest_init(&m);
+    if (suite_manifest_load(&m, dir, &err) == 0) {
+        if (suite_manifest_verify(&m, &seal, &err) != SUITE_MANIFEST_ERR_SEAL) abort();
+        if (suite_manifest_options(&m, &saved, &err) == 0 &&
+            (suite_opts_guarded(&saved, true, &guarded) != 0 ||
+             suite_opts_guarded(&saved, false, &guarded) != 0 || guarded.n != saved.n))
+            abort();
+        struct suite_manifest_target t, now;
+        suite_manifest_target(&m, &t);
+        memset(&now, 0, sizeof now);
+        if (suite_manifest_check_target(&m, &t, &err) != 0) abort();
+        if (suite_manifest_check_target(&m, &now, &err) > 0) abort();
+        for (size_t i = 0; i < 4; i++) (void)suite_manifest_output(&m, i);
+    } else if (strncmp(buf_str(&err), path, strlen(path)) != 0) {
+        abort();
+    }
+    fuzz_one_line(&err);
+    suite_manifest_free(&m);
+    suite_argv_free(&saved);
+    suite_argv_free(&guarded);
+    buf_free(&err);
+    free(dir);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size == 0) return 0;
+    if (data[0] == 'M')
+        fuzz_manifest(data + 1, size - 1);
+    else
+        fuzz_spec((const char *)data + 1, size - 1);
+    return 0;
+}
