@@ -248,11 +248,16 @@ local function options_json(def, wa)
   local asked = false
   for _, word in ipairs(wa.args) do asked = asked or word == "--options-json" end
   if not asked then return end
+  local function json(v) return v == nil and "null" or assert(sm.json_encode(v)) end
   local parts = {}
   for _, opt in ipairs(spec_of(def)) do
-    parts[#parts + 1] = json(M.ordered({ { "name", opt.name }, { "arg", opt.arg },
-      { "type", opt.type }, { "many", opt.many == true }, { "default", opt.default },
-      { "min", opt.min }, { "help", opt.help } }))
+    local fields = {}
+    for _, kv in ipairs({ { "name", opt.name }, { "arg", opt.arg }, { "type", opt.type },
+      { "many", opt.many == true }, { "default", opt.default }, { "min", opt.min },
+      { "help", opt.help } }) do
+      fields[#fields + 1] = json(kv[1]) .. ":" .. json(kv[2])
+    end
+    parts[#parts + 1] = "{" .. table.concat(fields, ",") .. "}"
   end
   io.stdout:write('{"format":"wrk-sagemaker-options","version":1,"scenario":', json(def.name),
     ',"options":[', table.concat(parts, ","), "]}\n")

@@ -6,7 +6,7 @@ megabyte of text to a quiz, two Content-Length headers, a redirect, or gzip nobo
 asked for. Every run ends, nothing crashes, every record says what happened, and no
 secret (raw or URL-encoded) reaches a result file, a journal, stdout or stderr.
 
-usage: test_hostile.py CASE... | all"""
+usage: test_hostile_server.py CASE... | all"""
 import json
 import os
 import subprocess
