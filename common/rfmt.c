@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "field.h"
+
 #define RFMT_SCALE_MIN 1e-3 /* time_scale: slower than this is not an emulator setting */
 #define RFMT_SCALE_MAX 1e6
 
@@ -66,6 +68,8 @@ cJSON *rfmt_head_json(const struct rfmt_head *h) {
         rfmt_add(o, RFMT_LABEL, rfmt_str(h->label)) &&
         rfmt_add(o, RFMT_ENDPOINT, rfmt_endpoint(h)) && rfmt_add(o, RFMT_TARGET, rfmt_target(h)) &&
         rfmt_add(o, RFMT_CLIENT, rfmt_client(h)) &&
+        rfmt_add(o, RFMT_CLIENT_NAME, cJSON_CreateString(h->client_name ? h->client_name : "wrk")) &&
+        rfmt_add(o, RFMT_API, cJSON_CreateString(h->api ? h->api : "invoke")) &&
         rfmt_add(o, RFMT_TIME_SCALE, cJSON_CreateNumber(h->time_scale)) &&
         rfmt_add(o, RFMT_STARTED_AT, rfmt_str(h->started_at))) {
         if (rfmt_add(o, RFMT_SETTINGS, settings)) return o;
@@ -78,94 +82,117 @@ cJSON *rfmt_head_json(const struct rfmt_head *h) {
 
 /* ---- reading ------------------------------------------------------------ */
 
-struct rfmt_reader {
-    const cJSON *obj;
-    const char *where; /* "" or "endpoint." */
-    struct buf *err;
-    int rc;
+// clang-format off
+static const struct field_rule rfmt_head_rules[] = {
+    {RFMT_TOOL, FIELD_STR, 0, 0},
+    {RFMT_SCENARIO, FIELD_STR, 0, 0},
+    {RFMT_RUN_ID, FIELD_STR | FIELD_NULL, 0, 0},
+    {RFMT_LABEL, FIELD_STR | FIELD_NULL, 0, 0},
+    {RFMT_ENDPOINT, FIELD_OBJ, 0, 0},
+    {RFMT_TARGET, FIELD_OBJ | FIELD_NULL, 0, 0},
+    {RFMT_CLIENT, FIELD_OBJ | FIELD_NULL, 0, 0},
+    {RFMT_CLIENT_NAME, FIELD_STR | FIELD_NULL, 0, 0},
+    {RFMT_API, FIELD_STR | FIELD_NULL, 0, 0},
+    {RFMT_TIME_SCALE, FIELD_NUM, RFMT_SCALE_MIN, RFMT_SCALE_MAX},
+    {RFMT_STARTED_AT, FIELD_STR | FIELD_NULL, 0, 0},
+    {RFMT_SETTINGS, FIELD_OBJ, 0, 0},
 };
+static const struct field_rule rfmt_endpoint_rules[] = {
+    {"name", FIELD_STR, 0, 0},
+    {"variant", FIELD_STR | FIELD_NULL, 0, 0},
+    {"format", FIELD_STR | FIELD_NULL, 0, 0},
+    {"inference_component", FIELD_STR | FIELD_NULL, 0, 0},
+};
+static const struct field_rule rfmt_target_rules[] = {
+    {"url", FIELD_STR | FIELD_NULL, 0, 0},
+    {"host", FIELD_STR | FIELD_NULL, 0, 0},
+    {"region", FIELD_STR | FIELD_NULL, 0, 0},
+    {"service", FIELD_STR | FIELD_NULL, 0, 0},
+};
+static const struct field_rule rfmt_client_rules[] = {
+    {"threads", FIELD_INT | FIELD_NULL, 1, 1e7},
+    {"connections", FIELD_INT | FIELD_NULL, 1, 1e7},
+    {"duration_s", FIELD_NUM | FIELD_NULL, 0, 1e9},
+    {"timeout_s", FIELD_NUM | FIELD_NULL, 0, 1e9},
+};
+// clang-format on
+#define RFMT_N(rules) (sizeof(rules) / sizeof((rules)[0]))
 
-static void rfmt_bad(struct rfmt_reader *r, const char *name, const char *want) {
-    if (r->rc) return;
-    r->rc = buf_fail(r->err, RFMT_ERR_INPUT, "\"%s%s\" must be %s", r->where, name, want);
+static const char *rfmt_str_of(const cJSON *o, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* The string member name: NULL when absent or null (an error when required). */
-static const char *rfmt_get_str(struct rfmt_reader *r, const char *name, bool required) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->obj, name);
-    if (cJSON_IsString(v)) return v->valuestring;
-    if (required || (v && !cJSON_IsNull(v))) rfmt_bad(r, name, "a string");
-    return NULL;
+static double rfmt_num_of(const cJSON *o, const char *key, double dflt) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
-/* The number member name in [lo, hi], or dflt when absent or null. */
-static double rfmt_get_num(struct rfmt_reader *r, const char *name, double lo, double hi,
-                           double dflt) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->obj, name);
-    if (!v || cJSON_IsNull(v)) return dflt;
-    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= lo &&
-        v->valuedouble <= hi)
-        return v->valuedouble;
-    char want[96];
-    snprintf(want, sizeof want, "a number from %g to %g", lo, hi);
-    rfmt_bad(r, name, want);
-    return dflt;
+/* The format's name and a version this reader knows. */
+static int rfmt_check_version(const cJSON *obj, const char *path, struct buf *err) {
+    const char *name = rfmt_str_of(obj, RFMT_FORMAT);
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(obj, RFMT_FORMAT_VERSION);
+    if (!name || strcmp(name, RFMT_NAME) != 0)
+        return buf_fail(err, RFMT_ERR_INPUT, "%s: format is not \"%s\"", path, RFMT_NAME);
+    if (!cJSON_IsNumber(ver))
+        return buf_fail(err, RFMT_ERR_INPUT,
+                        "%s: no format version (a wrk-sagemaker result needs \"version\")", path);
+    if (ver->valuedouble != floor(ver->valuedouble) || ver->valuedouble < 1 ||
+        ver->valuedouble > RFMT_VERSION)
+        return buf_fail(err, RFMT_ERR_INPUT,
+                        "%s: unknown format version %g (this reader reads versions 1 to %d)", path,
+                        ver->valuedouble, RFMT_VERSION);
+    return RFMT_OK;
 }
 
-/* The object member name, or NULL when absent (an error when it is another type). */
-static const cJSON *rfmt_get_obj(struct rfmt_reader *r, const char *name) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->obj, name);
-    if (v && !cJSON_IsObject(v)) rfmt_bad(r, name, "an object");
-    return cJSON_IsObject(v) ? v : NULL;
+/* The fields of the head, all checked first. */
+static int rfmt_check_fields(const cJSON *obj, const char *path, struct buf *err) {
+    int rc = field_check(obj, rfmt_head_rules, RFMT_N(rfmt_head_rules), path, "", err);
+    const cJSON *part;
+    if (!rc && (part = cJSON_GetObjectItemCaseSensitive(obj, RFMT_ENDPOINT)))
+        rc = field_check(part, rfmt_endpoint_rules, RFMT_N(rfmt_endpoint_rules), path,
+                         RFMT_ENDPOINT ".", err);
+    if (!rc && (part = cJSON_GetObjectItemCaseSensitive(obj, RFMT_TARGET)))
+        rc = field_check(part, rfmt_target_rules, RFMT_N(rfmt_target_rules), path, RFMT_TARGET ".",
+                         err);
+    if (!rc && (part = cJSON_GetObjectItemCaseSensitive(obj, RFMT_CLIENT)))
+        rc = field_check(part, rfmt_client_rules, RFMT_N(rfmt_client_rules), path, RFMT_CLIENT ".",
+                         err);
+    if (!rc && !cJSON_GetObjectItemCaseSensitive(obj, RFMT_SCENARIO))
+        rc = buf_fail(err, RFMT_ERR_INPUT, "%s: no scenario", path);
+    return rc ? RFMT_ERR_INPUT : RFMT_OK;
 }
 
-static void rfmt_read_parts(struct rfmt_reader *r, struct rfmt_head *out) {
-    struct rfmt_reader part = *r;
-    if ((part.obj = rfmt_get_obj(r, RFMT_ENDPOINT))) {
-        part.where = RFMT_ENDPOINT ".";
-        out->endpoint.name = rfmt_get_str(&part, "name", true);
-        out->endpoint.variant = rfmt_get_str(&part, "variant", false);
-        out->endpoint.format = rfmt_get_str(&part, "format", false);
-        out->endpoint.component = rfmt_get_str(&part, "inference_component", false);
-    }
-    if (!part.rc && (part.obj = rfmt_get_obj(r, RFMT_TARGET))) {
-        part.where = RFMT_TARGET ".";
-        out->target.url = rfmt_get_str(&part, "url", false);
-        out->target.host = rfmt_get_str(&part, "host", false);
-        out->target.region = rfmt_get_str(&part, "region", false);
-        out->target.service = rfmt_get_str(&part, "service", false);
-    }
-    if (!part.rc && (part.obj = rfmt_get_obj(r, RFMT_CLIENT))) {
-        part.where = RFMT_CLIENT ".";
-        out->client.threads = (long)rfmt_get_num(&part, "threads", 1, 1e7, -1);
-        out->client.connections = (long)rfmt_get_num(&part, "connections", 1, 1e7, -1);
-        out->client.duration_s = rfmt_get_num(&part, "duration_s", 0, 1e9, -1);
-        out->client.timeout_s = rfmt_get_num(&part, "timeout_s", 0, 1e9, -1);
-    }
-    if (part.rc) r->rc = part.rc;
-}
-
-int rfmt_head_parse(const cJSON *obj, struct rfmt_head *out, struct buf *err) {
+int rfmt_head_parse(const cJSON *obj, const char *path, struct rfmt_head *out, struct buf *err) {
     *out = (struct rfmt_head){.client = {-1, -1, -1, -1}, .time_scale = 1};
-    struct rfmt_reader r = {.obj = obj, .where = "", .err = err};
     if (!cJSON_IsObject(obj))
-        return buf_fail(err, RFMT_ERR_INPUT, "not a JSON object (a result file is one)");
-    const char *name = rfmt_get_str(&r, RFMT_FORMAT, true);
-    if (r.rc || strcmp(name, RFMT_NAME) != 0)
-        return buf_fail(err, RFMT_ERR_INPUT, "\"format\" is not \"%s\"", RFMT_NAME);
-    double version = rfmt_get_num(&r, RFMT_FORMAT_VERSION, 1, RFMT_VERSION, 0);
-    if (r.rc || version != floor(version) || version < 1)
-        return buf_fail(err, RFMT_ERR_INPUT, "\"version\" must be 1 to %d (this reader's)",
-                        RFMT_VERSION);
-    out->tool = rfmt_get_str(&r, RFMT_TOOL, false);
-    out->scenario = rfmt_get_str(&r, RFMT_SCENARIO, true);
-    out->run_id = rfmt_get_str(&r, RFMT_RUN_ID, false);
-    out->label = rfmt_get_str(&r, RFMT_LABEL, true);
-    out->started_at = rfmt_get_str(&r, RFMT_STARTED_AT, false);
-    out->time_scale = rfmt_get_num(&r, RFMT_TIME_SCALE, RFMT_SCALE_MIN, RFMT_SCALE_MAX, 1);
-    out->settings = rfmt_get_obj(&r, RFMT_SETTINGS);
-    if (!r.rc) rfmt_read_parts(&r, out);
-    return r.rc;
+        return buf_fail(err, RFMT_ERR_INPUT, "%s: not a JSON object (a result file is one)", path);
+    int rc = rfmt_check_version(obj, path, err);
+    if (!rc) rc = rfmt_check_fields(obj, path, err);
+    if (rc) return rc;
+    const cJSON *ep = cJSON_GetObjectItemCaseSensitive(obj, RFMT_ENDPOINT);
+    const cJSON *tg = cJSON_GetObjectItemCaseSensitive(obj, RFMT_TARGET);
+    const cJSON *cl = cJSON_GetObjectItemCaseSensitive(obj, RFMT_CLIENT);
+    *out = (struct rfmt_head){
+        .tool = rfmt_str_of(obj, RFMT_TOOL),
+        .scenario = rfmt_str_of(obj, RFMT_SCENARIO),
+        .run_id = rfmt_str_of(obj, RFMT_RUN_ID),
+        .label = rfmt_str_of(obj, RFMT_LABEL),
+        .endpoint = {rfmt_str_of(ep, "name"), rfmt_str_of(ep, "variant"),
+                     rfmt_str_of(ep, "format"), rfmt_str_of(ep, "inference_component")},
+        .target = {rfmt_str_of(tg, "url"), rfmt_str_of(tg, "host"), rfmt_str_of(tg, "region"),
+                   rfmt_str_of(tg, "service")},
+        .client = {(long)rfmt_num_of(cl, "threads", -1), (long)rfmt_num_of(cl, "connections", -1),
+                   rfmt_num_of(cl, "duration_s", -1), rfmt_num_of(cl, "timeout_s", -1)},
+        .client_name = rfmt_str_of(obj, RFMT_CLIENT_NAME),
+        .api = rfmt_str_of(obj, RFMT_API),
+        .time_scale = rfmt_num_of(obj, RFMT_TIME_SCALE, 1),
+        .started_at = rfmt_str_of(obj, RFMT_STARTED_AT),
+        .settings = cJSON_GetObjectItemCaseSensitive(obj, RFMT_SETTINGS),
+    };
+    if (!out->client_name) out->client_name = "wrk";
+    if (!out->api) out->api = "invoke";
+    return RFMT_OK;
 }
 
 /* The [name, value] pairs of list as an object in their order (NULL: not pairs). */
@@ -205,7 +232,7 @@ int rfmt_head_make(const cJSON *given, const char *tool, cJSON **out, struct buf
     else if (rc)
         cJSON_Delete(settings);
     struct rfmt_head h;
-    if (!rc) rc = rfmt_head_parse(head, &h, err);
+    if (!rc) rc = rfmt_head_parse(head, "the head", &h, err);
     if (!rc && !(*out = rfmt_head_json(&h))) rc = RFMT_ERR_NOMEM;
     cJSON_Delete(head);
     return rc;

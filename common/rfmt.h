@@ -15,7 +15,7 @@
 #include "buf.h"
 
 #define RFMT_NAME    "wrk-sagemaker-result"
-#define RFMT_VERSION 1
+#define RFMT_VERSION 2 /* 2: the client and api fields, streamed records' times */
 
 /* Top-level field names. */
 #define RFMT_FORMAT         "format"
@@ -27,6 +27,8 @@
 #define RFMT_ENDPOINT       "endpoint"
 #define RFMT_TARGET         "target"
 #define RFMT_CLIENT         "wrk"
+#define RFMT_CLIENT_NAME    "client"
+#define RFMT_API            "api"
 #define RFMT_TIME_SCALE     "time_scale"
 #define RFMT_STARTED_AT     "started_at"
 #define RFMT_SETTINGS       "settings"
@@ -60,6 +62,8 @@ struct rfmt_head {
         long threads, connections;    /* < 0: null */
         double duration_s, timeout_s; /* < 0: null */
     } client;
+    const char *client_name; /* the load generator: "wrk" or "sm-stream" (absent in v1: wrk) */
+    const char *api;         /* "invoke", "stream" or "openai" (absent in v1: invoke) */
     double time_scale; /* > 0 */
     const char *started_at;
     const cJSON *settings; /* an object: the scenario's settings, in its order */
@@ -76,11 +80,13 @@ cJSON *rfmt_head_json(const struct rfmt_head *h);
 __attribute__((warn_unused_result)) int rfmt_head_make(const cJSON *given, const char *tool,
                                                        cJSON **out, struct buf *err);
 
-/* Reads the head of a result file or journal (the whole top-level object):
- * every field of the head checked for its type and range. Returns 0, or
- * RFMT_ERR_INPUT with a one-line message in err naming the field and what it
- * holds. */
-__attribute__((warn_unused_result)) int rfmt_head_parse(const cJSON *obj, struct rfmt_head *out,
-                                                        struct buf *err);
+/* Reads the head of a result file or journal (the whole top-level object) at
+ * path (named in messages): the format's name, a version from 1 to
+ * RFMT_VERSION, and every field of the head checked for its type and range
+ * (field.h). Fields a version-1 file lacks read as their defaults (time_scale
+ * 1, client "wrk", api "invoke"). Returns 0, or RFMT_ERR_INPUT with one line
+ * in err: "PATH: time_scale: \"fast\" is not a number". The strings point into obj. */
+__attribute__((warn_unused_result)) int rfmt_head_parse(const cJSON *obj, const char *path,
+                                                        struct rfmt_head *out, struct buf *err);
 
 #endif

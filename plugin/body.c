@@ -46,6 +46,13 @@ static bool body_add_number(cJSON *obj, const char *name, double v) {
     return cJSON_AddNumberToObject(obj, name, v) != NULL;
 }
 
+/* "stream": true, and for vLLM the usage in the stream's last chunk. */
+static bool body_stream_fields(cJSON *root, bool usage) {
+    cJSON *options = usage ? cJSON_AddObjectToObject(root, "stream_options") : NULL;
+    return cJSON_AddTrueToObject(root, "stream") &&
+           (!usage || (options && cJSON_AddTrueToObject(options, "include_usage")));
+}
+
 /* The vLLM fields, shared by chat and completions. */
 static bool body_vllm_fields(cJSON *root, const struct body_params *p) {
     if (p->max_tokens >= 0 && !body_add_number(root, "max_tokens", (double)p->max_tokens))
@@ -55,6 +62,7 @@ static bool body_vllm_fields(cJSON *root, const struct body_params *p) {
     if (p->min_tokens >= 0 && !body_add_number(root, "min_tokens", (double)p->min_tokens))
         return false;
     if (p->has_seed && !body_add_number(root, "seed", (double)p->seed)) return false;
+    if (p->stream && !body_stream_fields(root, true)) return false;
     return !p->extra || body_merge(root, p->extra);
 }
 
@@ -106,6 +114,7 @@ static cJSON *body_tgi(enum body_format f, const struct body_params *p) {
     if (!root || !cJSON_AddStringToObject(root, "inputs", p->prompt)) goto fail;
     params = cJSON_AddObjectToObject(root, "parameters");
     if (!params || !body_tgi_fields(params, f, p)) goto fail;
+    if (p->stream && !body_stream_fields(root, false)) goto fail;
     if (p->extra && !body_merge(params, p->extra)) goto fail;
     return root;
 fail:

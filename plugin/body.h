@@ -43,6 +43,8 @@ struct body_params {
     long seed;
     const cJSON *extra; /* NULL or an object; its fields are added last and win
                            (tgi, lmi: inside "parameters") */
+    bool stream;        /* ask for a streamed reply: vLLM "stream" with usage in its last
+                           chunk (stream_options.include_usage), TGI and LMI "stream" */
 };
 
 /* Parses "vllm-chat", "vllm-completions", "tgi", "lmi" or "raw"; returns 0 or BODY_ERR_INPUT. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scrub.h"
 #include "skew.h"
 
 struct call {
@@ -75,8 +76,28 @@ void call_result_clear(struct call_result *out) {
     call_result_init(out);
 }
 
+/* A streamed 2xx reply as a reply: its counts (the tokens received so far when
+ * the stream failed before saying), its text and how it failed. */
+static int call_reply_stream(const struct call_stream *s, bool want_text, struct reply *r) {
+    r->prompt_tokens = s->prompt_tokens;
+    r->completion_tokens = s->completion_tokens >= 0 ? s->completion_tokens
+                           : s->error_code          ? s->chunk_tokens
+                                                    : -1;
+    bool ok = (!want_text || (r->text = strdup(s->text ? s->text : ""))) &&
+              (!s->finish_reason || (r->finish_reason = strdup(s->finish_reason))) &&
+              (!s->error_code || ((r->error_code = strdup(s->error_code)) &&
+                                  (r->error_message = strdup(s->error_message ? s->error_message
+                                                                              : ""))));
+    if (ok && r->error_code) scrub_in_place(r->error_message);
+    return ok ? CALL_OK : CALL_ERR_NOMEM;
+}
+
 /* The reply, or the plugin's own "socket" failure when none came. */
 static int call_reply(const struct call_reply *in, bool want_text, struct reply *r) {
+    if (in->status >= 200 && in->status < 300 && in->stream) {
+        r->status = in->status;
+        return call_reply_stream(in->stream, want_text, r);
+    }
     if (in->status == 0) {
         r->error_code = strdup("socket");
         r->error_message = strdup("the connection closed before the reply");
@@ -152,6 +173,13 @@ int call_finish(const struct call *c, const struct call_reply *in, struct call_r
     rec->t_start_us = in->t_start_us;
     rec->t_end_us = in->t_end_us;
     rec->wall_start_us = in->wall_start_us;
+    if (in->stream) {
+        rec->t_headers_us = in->stream->t_headers_us > 0 ? in->stream->t_headers_us : in->t_end_us;
+        rec->t_first_token_us = in->stream->t_first_us;
+        rec->chunk_gaps_us = in->stream->gaps_us;
+        rec->chunk_tokens = in->stream->tokens;
+        rec->n_chunks = in->stream->n_chunks;
+    }
     if (rec->ok && s->expect_tokens >= 0) call_check_tokens(s, out);
     if (s->pattern) call_check_quiz(s, out);
     return CALL_OK;

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "quiz.h"
@@ -49,6 +50,24 @@ void call_free(struct call *c);
 /* The result file the call's records go to. */
 size_t call_file(const struct call *c);
 
+/* What a streamed reply said, as the streaming engine collected it while it
+ * arrived (common/sstream.h): the content it kept, the counts, how it ended,
+ * and when its parts came. Pointers are the caller's, valid during call_finish. */
+struct call_stream {
+    long long t_headers_us;    /* when the headers came, on the run's clock */
+    long long t_first_us;      /* when the first chunk with content came; 0: none came */
+    const uint32_t *gaps_us;   /* between content chunks: n_chunks - 1 of them */
+    const uint16_t *tokens;    /* tokens of each content chunk; NULL when each carried one */
+    size_t n_chunks;           /* chunks with content */
+    long chunk_tokens;         /* the chunks' tokens summed */
+    long prompt_tokens;        /* the stream's usage or details; -1 when it said none */
+    long completion_tokens;    /* the same */
+    const char *finish_reason; /* NULL when none came */
+    const char *error_code;    /* how the stream failed (an exception, a broken frame), or NULL */
+    const char *error_message; /* one line */
+    const char *text;          /* the content, when kept */
+};
+
 /* What came back for one sending of a call. */
 struct call_reply {
     int thread;                 /* the sender (a wrk thread, an engine connection) */
@@ -62,6 +81,7 @@ struct call_reply {
     bool want_text; /* keep the reply's text even when no pattern needs it */
     long long t_start_us, t_end_us, wall_start_us;
     time_t now; /* the local clock, for the skew offset */
+    const struct call_stream *stream; /* a streamed reply: a 2xx is read from this, not body */
 };
 
 /* A finished call: its record and whether to send it again. */

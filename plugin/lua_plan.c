@@ -151,7 +151,7 @@ static bool lsm_has(lua_State *L, int t, const char *name) {
 /* ---- the plan table --------------------------------------------------------- */
 
 static struct plan *lsm_plan_new(lua_State *L, int idx, struct buf *err) {
-    struct plan_request rq;
+    struct plan_request rq = {0};
     lua_getfield(L, idx, "request");
     luaL_argcheck(L, lua_istable(L, -1), idx, "plan.request must be a table");
     lsm_get(L, -1, &rq, lsm_request_fields, LSM_N(lsm_request_fields), true);
@@ -178,7 +178,7 @@ static struct plan *lsm_plan_new(lua_State *L, int idx, struct buf *err) {
 
 /* The item at the top of the stack (popped) added to p. */
 static int lsm_plan_item(lua_State *L, struct plan *p, struct buf *err) {
-    struct plan_item item;
+    struct plan_item item = {0};
     luaL_argcheck(L, lua_istable(L, -1), 1, "each item must be a table");
     lsm_get(L, -1, &item, lsm_item_fields, LSM_N(lsm_item_fields), true);
     item.has_temperature = lsm_has(L, -1, "temperature");

@@ -33,7 +33,7 @@ struct plan_req {
 };
 
 struct plan {
-    char *strings[6]; /* the copies plan_request points to */
+    char *strings[7]; /* the copies plan_request points to */
     struct plan_request rq;
     enum body_format format;
     cJSON *extra;
@@ -67,6 +67,7 @@ static int plan_copy_request(struct plan *p, const struct plan_request *rq, stru
     p->rq.user_agent = p->strings[3] = plan_dup(rq->user_agent, &ok);
     p->rq.raw_body = p->strings[4] = plan_dup(rq->raw_body, &ok);
     p->rq.custom_attributes = p->strings[5] = plan_dup(rq->custom_attributes, &ok);
+    p->rq.bearer = p->strings[6] = plan_dup(rq->bearer, &ok);
     p->rq.format = NULL;
     p->rq.extra = NULL;
     if (!ok) return PLAN_ERR_NOMEM;
@@ -75,6 +76,9 @@ static int plan_copy_request(struct plan *p, const struct plan_request *rq, stru
     if (body_format_parse(rq->format ? rq->format : "", &p->format))
         return buf_fail(err, PLAN_ERR_INPUT, "unknown body format '%s'",
                         rq->format ? rq->format : "");
+    if (rq->route == PLAN_ROUTE_OPENAI && p->format != BODY_VLLM_CHAT)
+        return buf_fail(err, PLAN_ERR_INPUT,
+                        "the OpenAI route takes chat bodies only (--format vllm-chat)");
     if ((p->format == BODY_RAW) != (rq->raw_body != NULL))
         return buf_fail(err, PLAN_ERR_INPUT, "a raw body goes with the raw format, and only there");
     if (rq->extra && !cJSON_IsObject(p->extra = cJSON_Parse(rq->extra)))
@@ -178,6 +182,7 @@ static int plan_body(struct plan *p, const struct plan_item *item, struct buf *e
         .has_seed = p->rq.has_seed,
         .seed = p->rq.seed,
         .extra = p->extra,
+        .stream = p->rq.route != PLAN_ROUTE_INVOKE,
     };
     buf_reset(&p->body);
     if (!bp.prompt) return buf_fail(err, PLAN_ERR_INPUT, "an item has no prompt");
@@ -186,6 +191,21 @@ static int plan_body(struct plan *p, const struct plan_item *item, struct buf *e
     if (rc && buf_adds(err, " (leave it out, or pass the container's own field with --extra)"))
         return PLAN_ERR_NOMEM;
     return rc ? PLAN_ERR_INPUT : PLAN_OK;
+}
+
+/* The request target of side on the plan's route. */
+static int plan_target(const struct plan *p, const struct plan_side *s, struct buf *out) {
+    switch (p->rq.route) {
+    case PLAN_ROUTE_STREAM:
+        return buf_addf(out, "/endpoints/%s/invocations-response-stream", s->name);
+    case PLAN_ROUTE_OPENAI:
+        if (s->component)
+            return buf_addf(out, "/endpoints/%s/inference-components/%s/openai/v1/chat/completions",
+                            s->name, s->component);
+        return buf_addf(out, "/endpoints/%s/openai/v1/chat/completions", s->name);
+    default:
+        return buf_addf(out, "/endpoints/%s/invocations", s->name);
+    }
 }
 
 static int plan_new_sreq(struct plan *p, size_t side, struct plan_req *r) {
@@ -198,18 +218,21 @@ static int plan_new_sreq(struct plan *p, size_t side, struct plan_req *r) {
     if (p->rq.custom_attributes)
         h[n++] = (struct sigv4_header){"X-Amzn-SageMaker-Custom-Attributes", 34,
                                        p->rq.custom_attributes, strlen(p->rq.custom_attributes)};
-    if (s->component)
+    if (s->component && p->rq.route != PLAN_ROUTE_OPENAI) /* that route's path names it */
         h[n++] = (struct sigv4_header){"X-Amzn-SageMaker-Inference-Component", 36, s->component,
                                        strlen(s->component)};
     struct buf target;
     buf_init(&target, BUF_NO_CAP);
-    if (buf_addf(&target, "/endpoints/%s/invocations", s->name)) return PLAN_ERR_NOMEM;
+    if (plan_target(p, s, &target)) return PLAN_ERR_NOMEM;
     struct sreq_params sp = {
         .method = "POST",
         .target = buf_str(&target),
         .host = p->rq.host,
         .content_type = "application/json",
-        .accept = "application/json",
+        .accept = p->rq.route == PLAN_ROUTE_STREAM ? NULL
+                  : p->rq.route == PLAN_ROUTE_OPENAI ? "text/event-stream"
+                                                     : "application/json",
+        .bearer = p->rq.route == PLAN_ROUTE_OPENAI ? p->rq.bearer : NULL,
         .extra = h,
         .n_extra = n,
         .user_agent = p->rq.user_agent,

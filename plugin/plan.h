@@ -28,8 +28,18 @@ enum plan_error {
     PLAN_ERR_INPUT = -2, /* err says what (a bad pattern, a field the format cannot take) */
 };
 
+/* How requests reach the endpoint. */
+enum plan_route {
+    PLAN_ROUTE_INVOKE = 0, /* InvokeEndpoint: POST /endpoints/NAME/invocations */
+    PLAN_ROUTE_STREAM,     /* InvokeEndpointWithResponseStream: .../invocations-response-stream,
+                              a streamed body, the reply an event stream */
+    PLAN_ROUTE_OPENAI,     /* the OpenAI-compatible route: .../openai/v1/chat/completions, a
+                              streamed vLLM chat body, the reply Server-Sent Events */
+};
+
 /* What every request of the run shares. The strings are copied. */
 struct plan_request {
+    enum plan_route route;
     const char *host;       /* the Host header */
     const char *region;     /* to sign for */
     const char *service;    /* "sagemaker" */
@@ -41,6 +51,7 @@ struct plan_request {
     bool has_seed;
     long seed;
     const char *custom_attributes; /* NULL: no X-Amzn-SageMaker-Custom-Attributes */
+    const char *bearer;            /* the OpenAI route: Authorization: Bearer, not SigV4 */
 };
 
 /* A side of the run: an endpoint (with a variant or inference component); its

@@ -127,6 +127,7 @@ int rec_add_file(struct recorder *r, const char *result_path, const char *journa
  * buffer is cut to what was written: room for each string (rec_str_room) and
  * for all the rest. */
 #define REC_ROOM_NUMBERS 1024 /* more than the names, numbers and punctuation of any record */
+#define REC_ROOM_CHUNK   24   /* a chunk's gap and tokens, with their commas */
 
 /* The most jsonw_put_cstr writes for s. */
 static size_t rec_str_room(const char *s) {
@@ -172,13 +173,37 @@ char *rec_fixed_json(const struct rec_record *rec) {
     return out;
 }
 
+/* A streamed reply's times, with their leading commas: when the headers and the
+ * first content came, and the gaps between content chunks (with each chunk's
+ * tokens when some carried more than one). */
+static char *rec_stream(char *p, const struct rec_record *rec) {
+    p = jsonw_put_int(JSONW_PUT(p, ",\"t_headers_us\":"), rec->t_headers_us);
+    p = JSONW_PUT(p, ",\"t_first_token_us\":");
+    p = rec->t_first_token_us > 0 ? jsonw_put_int(p, rec->t_first_token_us) : JSONW_PUT(p, "null");
+    p = jsonw_put_int(JSONW_PUT(p, ",\"chunks\":"), (long long)rec->n_chunks);
+    p = JSONW_PUT(p, ",\"chunk_gaps_us\":[");
+    for (size_t i = 0; i + 1 < rec->n_chunks; i++) {
+        if (i) *p++ = ',';
+        p = jsonw_put_int(p, rec->chunk_gaps_us[i]);
+    }
+    *p++ = ']';
+    if (!rec->chunk_tokens) return p;
+    p = JSONW_PUT(p, ",\"chunk_tokens\":[");
+    for (size_t i = 0; i < rec->n_chunks; i++) {
+        if (i) *p++ = ',';
+        p = jsonw_put_int(p, rec->chunk_tokens[i]);
+    }
+    *p++ = ']';
+    return p;
+}
+
 /* The record as one JSON line (with its newline), in the order of the format's table. */
 static int rec_serialize(struct buf *b, long long seq, const struct rec_record *rec) {
     size_t fixed = rec->fixed_json ? strlen(rec->fixed_json) : 0;
     size_t room = REC_ROOM_NUMBERS + (rec->fixed_json ? fixed : rec_fixed_room(rec)) +
                   rec_str_room(rec->finish_reason) + rec_str_room(rec->error_code) +
                   rec_str_room(rec->error_message) + rec_str_room(rec->text) +
-                  rec_str_room(rec->answer);
+                  rec_str_room(rec->answer) + REC_ROOM_CHUNK * rec->n_chunks;
     size_t at = b->len;
     char *start = buf_grow(b, room);
     if (!start) return BUF_ERR_NOMEM;
@@ -197,6 +222,7 @@ static int rec_serialize(struct buf *b, long long seq, const struct rec_record *
     if (rec->text) p = jsonw_put_cstr(JSONW_PUT(p, ",\"text\":"), rec->text);
     if (rec->answer) p = jsonw_put_cstr(JSONW_PUT(p, ",\"answer\":"), rec->answer);
     if (rec->correct >= 0) p = rec_bool(JSONW_PUT(p, ",\"correct\":"), rec->correct);
+    if (rec->t_headers_us > 0) p = rec_stream(p, rec);
     p = JSONW_PUT(p, "}\n");
     buf_truncate(b, at + (size_t)(p - start));
     return BUF_OK;

@@ -16,6 +16,8 @@
 
 #include <cjson/cJSON.h>
 
+#include <stdint.h>
+
 #include "buf.h"
 
 enum rec_error {
@@ -49,6 +51,13 @@ struct rec_record {
     const char *text;   /* NULL: omitted */
     const char *answer; /* NULL: omitted */
     int correct;        /* < 0: omitted; 0 or 1 */
+    /* A streamed reply (the streaming engine's): t_headers_us > 0. Times on the
+     * run's clock; the gaps between content chunks, n_chunks - 1 of them; the
+     * tokens of each chunk, or NULL when every chunk carried one. */
+    long long t_headers_us, t_first_token_us;
+    const uint32_t *chunk_gaps_us;
+    const uint16_t *chunk_tokens;
+    size_t n_chunks;
     /* Not NULL: the fields from endpoint to max_tokens as rec_fixed_json wrote
      * them, written in their place (a call's records share them). */
     const char *fixed_json;

@@ -16,6 +16,7 @@ struct sreq {
     bool built; /* raw holds a signature for signed_at and signed_gen */
     time_t signed_at;
     unsigned long signed_gen;
+    bool bearer;                /* head holds Authorization: Bearer: nothing to sign */
     unsigned long generation; /* signatures made so far */
 };
 
@@ -59,6 +60,10 @@ static int sreq_head(struct sreq *r, const struct sreq_params *p) {
         rc = SREQ_ERR_NOMEM;
     if (rc == SREQ_OK && buf_addf(&r->head, "Content-Length: %zu\r\n", p->body_len))
         rc = SREQ_ERR_NOMEM;
+    if (rc == SREQ_OK && p->bearer &&
+        (!sreq_clean(p->bearer) || buf_addf(&r->head, "Authorization: Bearer %s\r\n", p->bearer)))
+        rc = sreq_clean(p->bearer) ? SREQ_ERR_NOMEM : SREQ_ERR_INPUT;
+    r->bearer = p->bearer != NULL;
     if (rc == SREQ_OK && !(r->headers = calloc(n, sizeof *r->headers))) rc = SREQ_ERR_NOMEM;
     for (size_t i = 0; i < n && rc == SREQ_OK; i++)
         r->headers[i] = (struct sigv4_header){r->head.data + offsets[2 * i], h[i].name_len,
@@ -114,6 +119,13 @@ void sreq_free(struct sreq *r) {
 
 static int sreq_sign(struct sreq *r, struct sigv4_signer *signer,
                      const struct sigv4_credentials *creds, time_t now) {
+    if (r->bearer) { /* the bytes never change */
+        buf_reset(&r->raw);
+        int rc = buf_add(&r->raw, r->head.data, r->head.len);
+        if (!rc) rc = buf_add(&r->raw, "\r\n", 2);
+        if (!rc && r->body.len) rc = buf_add(&r->raw, r->body.data, r->body.len);
+        return rc ? SREQ_ERR_NOMEM : SREQ_OK;
+    }
     struct sigv4_params params = {.region = r->region, .service = r->service};
     char date[SIGV4_DATE_LEN + 1];
     if (sigv4_format_date(now, date)) return SREQ_ERR_INPUT;
@@ -142,7 +154,7 @@ static int sreq_sign(struct sreq *r, struct sigv4_signer *signer,
 
 int sreq_build(struct sreq *r, struct sigv4_signer *signer, const struct sigv4_credentials *creds,
                unsigned long creds_gen, time_t now, const char **raw, size_t *len) {
-    if (!r->built || r->signed_at != now || r->signed_gen != creds_gen) {
+    if (!r->built || (!r->bearer && (r->signed_at != now || r->signed_gen != creds_gen))) {
         r->built = false;
         int rc = sreq_sign(r, signer, creds, now);
         if (rc) return rc;

@@ -38,6 +38,7 @@ struct sreq_params {
     const char *service;
     const void *body;
     size_t body_len;
+    const char *bearer; /* not NULL: sent as Authorization: Bearer, never signed */
 };
 
 struct sreq;
@@ -48,7 +49,8 @@ __attribute__((warn_unused_result)) int sreq_new(const struct sreq_params *p, st
 void sreq_free(struct sreq *r);
 
 /* The request signed with creds at now (UTC seconds): *raw (owned by r, valid
- * until the next call) and *len. creds_gen must change whenever creds do. */
+ * until the next call) and *len. creds_gen must change whenever creds do. A
+ * request with a bearer token is not signed: its bytes never change. */
 __attribute__((warn_unused_result)) int sreq_build(struct sreq *r, struct sigv4_signer *signer,
                                                    const struct sigv4_credentials *creds,
                                                    unsigned long creds_gen, time_t now,

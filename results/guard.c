@@ -31,15 +31,22 @@ __attribute__((format(printf, 2, 3))) static int guard_differ(struct guard_ctx *
     return buf_fail(g->err, GUARD_ERR_MIXED, "%s (--allow-mixed compares them anyway)", msg);
 }
 
+/* The client without its version: every word that starts with a digit dropped
+ * ("wrk-sagemaker 0.1.0 via sm-stream" is "wrk-sagemaker via sm-stream"). */
 void guard_client(const char *tool, char *out, size_t cap) {
-    size_t n = tool ? strlen(tool) : 0;
-    const char *last = tool ? strrchr(tool, ' ') : NULL;
+    size_t k = 0;
     if (!tool) {
         snprintf(out, cap, "an unnamed client");
         return;
     }
-    if (last && isdigit((unsigned char)last[1])) n = (size_t)(last - tool);
-    snprintf(out, cap, "%.*s", (int)n, tool);
+    for (const char *p = tool; *p && k + 1 < cap;) {
+        size_t w = strcspn(p, " ");
+        if (!isdigit((unsigned char)*p) && w)
+            k += (size_t)snprintf(out + k, cap - k, "%s%.*s", k ? " " : "", (int)w, p);
+        p += w + (p[w] == ' ');
+    }
+    if (k >= cap) k = cap - 1;
+    out[k] = '\0';
 }
 
 /* Every input of both sides in order, with its role. */

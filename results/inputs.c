@@ -9,6 +9,7 @@
 
 #include "measure.h"
 #include "native.h"
+#include "rfmt.h"
 #include "rfile.h"
 
 /* The state of reading one side. */
@@ -74,7 +75,7 @@ static int inputs_not_input(struct inputs_ctx *c, const struct rfile *rf, const 
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(rf->head, "format");
     if (cJSON_IsString(fmt) && !in_dir)
         return buf_fail(c->err, INPUTS_ERR_INPUT, "%s: format \"%.60s\" is not %s", path,
-                        fmt->valuestring, NATIVE_FORMAT);
+                        fmt->valuestring, RFMT_NAME);
     if (in_dir) {
         warnings_add(c->w, "%s: not a result file, journal or compare.py measure file; left out",
                      path);

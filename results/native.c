@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "field.h"
+#include "rfmt.h"
 #include "smname.h"
 
 #define NATIVE_MAX_BATCHES 16000000 /* batch indices above this are bad input */
@@ -22,18 +23,10 @@ struct native_ctx {
 
 #define NATIVE_ANY_MAX 1e9
 
-static const struct field_rule native_head_rules[] = {
-    {"tool", FIELD_STR, 0, 0},
-    {"scenario", FIELD_STR, 0, 0},
-    {"run_id", FIELD_STR | FIELD_NULL, 0, 0},
-    {"label", FIELD_STR, 0, 0},
-    {"endpoint", FIELD_OBJ, 0, 0},
-    {"wrk", FIELD_OBJ | FIELD_NULL, 0, 0},
-    {"time_scale", FIELD_NUM, 0.001, 1e6},
-    {"started_at", FIELD_STR | FIELD_NULL, 0, 0},
+/* What the end of a run adds to the head (rfmt.h reads the head itself). */
+static const struct field_rule native_end_rules[] = {
     {"partial", FIELD_BOOL, 0, 0},
     {"partial_reason", FIELD_STR | FIELD_NULL, 0, 0},
-    {"settings", FIELD_OBJ, 0, 0},
 };
 
 /* What every scenario's settings may hold. */
@@ -76,7 +69,7 @@ static long native_long(const cJSON *o, const char *key, long dflt) {
 
 bool native_is_result(const struct rfile *rf) {
     const char *f = native_str(rf->head, "format");
-    return f && strcmp(f, NATIVE_FORMAT) == 0;
+    return f && strcmp(f, RFMT_NAME) == 0;
 }
 
 static int native_nomem(struct native_ctx *c) {
@@ -90,19 +83,6 @@ static int native_copy(struct native_ctx *c, const char *key, cJSON **out) {
     if (!v || cJSON_IsNull(v)) return 0;
     *out = cJSON_Duplicate(v, true);
     return *out ? 0 : native_nomem(c);
-}
-
-static int native_version(struct native_ctx *c) {
-    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(c->rf->head, "version");
-    const char *path = c->rf->path;
-    if (!cJSON_IsNumber(ver))
-        return buf_fail(c->err, NATIVE_ERR_INPUT,
-                        "%s: no format version (a wrk-sagemaker result needs \"version\")", path);
-    if (ver->valuedouble != NATIVE_VERSION)
-        return buf_fail(c->err, NATIVE_ERR_INPUT,
-                        "%s: unknown format version %g (this sm-compare reads version %d)", path,
-                        ver->valuedouble, NATIVE_VERSION);
-    return 0;
 }
 
 /* The label: "label", else the endpoint's name; it must follow the label rule. */
@@ -122,32 +102,38 @@ static int native_label(struct native_ctx *c) {
     return (c->s->label = strdup(label)) ? 0 : native_nomem(c);
 }
 
+/* "TOOL via CLIENT", malloc'ed, or NULL when out of memory. */
+static char *native_via(const char *tool, const char *client) {
+    char *out;
+    return asprintf(&out, "%s via %s", tool, client) < 0 ? NULL : out;
+}
+
 static int native_head(struct native_ctx *c) {
     const cJSON *h = c->rf->head;
     struct src *s = c->s;
-    int rc = native_version(c);
-    if (rc < 0) return rc;
-    if ((rc = field_check(h, native_head_rules,
-                          sizeof native_head_rules / sizeof native_head_rules[0], c->rf->path, "",
+    struct rfmt_head head;
+    int rc;
+    if (rfmt_head_parse(h, c->rf->path, &head, c->err)) return NATIVE_ERR_INPUT;
+    if ((rc = field_check(h, native_end_rules,
+                          sizeof native_end_rules / sizeof native_end_rules[0], c->rf->path, "",
                           c->err)) < 0)
         return rc;
-    const char *scenario = native_str(h, "scenario");
-    if (!scenario || !*scenario)
-        return buf_fail(c->err, NATIVE_ERR_INPUT, "%s: no scenario", c->rf->path);
     if ((rc = native_label(c)) < 0) return rc;
     s->kind = c->rf->journal ? SRC_JOURNAL : SRC_RESULT;
-    s->scenario = strdup(scenario);
-    s->tool = src_dup(native_str(h, "tool"));
-    s->run_id = src_dup(native_str(h, "run_id"));
-    s->started = src_dup(native_str(h, "started_at"));
-    if (!s->scenario || (native_str(h, "tool") && !s->tool) ||
-        (native_str(h, "run_id") && !s->run_id) || (native_str(h, "started_at") && !s->started) ||
-        native_copy(c, "endpoint", &s->endpoint) < 0 ||
+    s->scenario = strdup(head.scenario);
+    s->client = src_dup(head.client_name);
+    s->tool = head.tool && strcmp(head.client_name, "wrk") != 0
+                  ? native_via(head.tool, head.client_name) /* another load generator */
+                  : src_dup(head.tool);
+    s->run_id = src_dup(head.run_id);
+    s->started = src_dup(head.started_at);
+    if (!s->scenario || (head.tool && !s->tool) || !s->client || (head.run_id && !s->run_id) ||
+        (head.started_at && !s->started) || native_copy(c, "endpoint", &s->endpoint) < 0 ||
         native_copy(c, "settings", &s->settings) < 0)
         return native_nomem(c);
-    const cJSON *scale = cJSON_GetObjectItemCaseSensitive(h, "time_scale");
-    s->time_scale = scale ? scale->valuedouble : 1;
-    if (!scale) warnings_add(c->w, "%s: no time_scale; taken as 1 (real time)", c->rf->path);
+    s->time_scale = head.time_scale;
+    if (!cJSON_GetObjectItemCaseSensitive(h, "time_scale"))
+        warnings_add(c->w, "%s: no time_scale; taken as 1 (real time)", c->rf->path);
     s->partial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "partial")) || c->rf->journal;
     const char *why = c->rf->journal ? "recovered from the journal: the run ended without writing "
                                        "its result file"

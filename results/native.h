@@ -16,8 +16,6 @@
 #include "src.h"
 #include "warnings.h"
 
-#define NATIVE_FORMAT  "wrk-sagemaker-result"
-#define NATIVE_VERSION 1
 
 enum native_err { NATIVE_OK = 0, NATIVE_ERR_NOMEM = -1, NATIVE_ERR_INPUT = -3 };
 

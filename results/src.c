@@ -107,6 +107,7 @@ static void src_level_free(struct src_level *l) {
 void src_free(struct src *s) {
     free(s->path);
     free(s->tool);
+    free(s->client);
     free(s->label);
     free(s->run_id);
     free(s->scenario);

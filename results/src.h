@@ -96,6 +96,7 @@ struct src {
     char *path; /* owned */
     enum src_kind kind;
     char *tool;      /* the client that measured ("wrk-sagemaker 0.1.0"), or NULL */
+    char *client;    /* the load generator: "wrk" or "sm-stream" (NULL for imports) */
     char *label;     /* the side's label (result files) or endpoint name (compare.py) */
     char *run_id;    /* or NULL */
     char *scenario;  /* decode, sweep, quiz, ... ("measure" for compare.py) */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "readall.h"
+#include "rfmt.h"
 
 static long suite_files_count(const cJSON *counts, const char *name) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(counts, name);
@@ -30,14 +31,17 @@ static void suite_files_errors_text(const cJSON *errors, char *out, size_t len) 
     }
 }
 
-static int suite_files_from_json(const cJSON *root, struct suite_files_result *r) {
-    const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
-    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(root, "counts");
-    const cJSON *reason = cJSON_GetObjectItemCaseSensitive(root, "partial_reason");
-    if (!cJSON_IsString(format) || strcmp(format->valuestring, "wrk-sagemaker-result") != 0 ||
-        !cJSON_IsObject(counts))
-        return SUITE_FILES_ERR_FORMAT;
-    r->partial = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(root, "partial"));
+static int suite_files_from_json(const cJSON *root, const char *path,
+                                 struct suite_files_result *r) {
+    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(root, RFMT_COUNTS);
+    const cJSON *reason = cJSON_GetObjectItemCaseSensitive(root, RFMT_PARTIAL_REASON);
+    struct rfmt_head head;
+    struct buf why;
+    buf_init(&why, 512);
+    int rc = rfmt_head_parse(root, path, &head, &why);
+    buf_free(&why);
+    if (rc || !cJSON_IsObject(counts)) return SUITE_FILES_ERR_FORMAT;
+    r->partial = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(root, RFMT_PARTIAL));
     if (cJSON_IsString(reason)) snprintf(r->reason, sizeof r->reason, "%s", reason->valuestring);
     r->sent = suite_files_count(counts, "sent");
     r->ok = suite_files_count(counts, "ok");
@@ -58,7 +62,7 @@ int suite_files_result_read(const char *path, struct suite_files_result *r, stru
     if (rc > 0)
         return buf_fail(err, SUITE_FILES_ERR_IO, "%s: cannot be read: %s", path, strerror(rc));
     if (rc < 0 && rc != BUF_ERR_CAP) return buf_fail(err, SUITE_FILES_ERR_NOMEM, "out of memory");
-    rc = root ? suite_files_from_json(root, r) : SUITE_FILES_ERR_FORMAT;
+    rc = root ? suite_files_from_json(root, path, r) : SUITE_FILES_ERR_FORMAT;
     cJSON_Delete(root);
     if (rc < 0) buf_fail(err, rc, "%s: not a wrk-sagemaker result file", path);
     return rc;

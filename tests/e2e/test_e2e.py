@@ -135,10 +135,11 @@ def check_result_shape(run, scenario):
     seqs = []
     for label, res in run.results.items():
         for field in ("format", "version", "tool", "scenario", "run_id", "label", "endpoint",
-                      "target", "wrk", "time_scale", "started_at", "ended_at", "partial",
-                      "partial_reason", "settings", "counts", "records"):
+                      "target", "wrk", "client", "api", "time_scale", "started_at", "ended_at",
+                      "partial", "partial_reason", "settings", "counts", "records"):
             check(field in res, f"{label}: no {field}")
-        check(res["format"] == "wrk-sagemaker-result" and res["version"] == 1, "format/version")
+        check(res["format"] == "wrk-sagemaker-result" and res["version"] == 2, "format/version")
+        check(res["client"] == "wrk" and res["api"] == "invoke", "client/api")
         check(res["scenario"] == scenario, f"scenario {res['scenario']}")
         check(res["target"]["service"] == "sagemaker", "service")
         c = res["counts"]

@@ -185,11 +185,12 @@ eq(assert(sm.add_file(dir .. "/r.json", { scenario = "test", run_id = run_of.run
 local function journal()
   return assert(io.open(dir .. "/r.journal.jsonl")):read("*a")
 end
-check(journal():find('^{"format":"wrk%-sagemaker%-result","version":1,"tool":"wrk%-sagemaker [^"]+",'
+check(journal():find('^{"format":"wrk%-sagemaker%-result","version":2,"tool":"wrk%-sagemaker [^"]+",'
   .. '"scenario":"test","run_id":"[^"]+","label":"x","endpoint":{"name":"e","variant":"v",'
   .. '"format":"vllm%-chat","inference_component":null},"target":{"url":"http://h","host":"h",'
   .. '"region":"us%-east%-1","service":"sagemaker"},"wrk":{"threads":1,"connections":1,'
-  .. '"duration_s":null,"timeout_s":null},"time_scale":2,"started_at":"[^"]+",'
+  .. '"duration_s":null,"timeout_s":null},"client":"wrk","api":"invoke","time_scale":2,'
+  .. '"started_at":"[^"]+",'
   .. '"settings":{"z":1,"a":%[16,512%],"n":null}}\n%z*$'), "add_file: the head, in order: " .. journal())
 -- Misuse raises, naming what is wrong.
 for _, case in ipairs({

@@ -420,9 +420,9 @@ CASES = [
      None),
     ("bad_malformed_json", ["bad/truncated.json", "known/decode-fast.json"], 2,
      "sm-compare: bad/truncated.json:1:2087: malformed JSON: expected a member name\n", [], None),
-    ("bad_unknown_format_version", ["bad/version2.json", "known/decode-fast.json"], 2,
-     "sm-compare: bad/version2.json: unknown format version 2 (this sm-compare reads "
-     "version 1)\n", [], None),
+    ("bad_unknown_format_version", ["bad/version3.json", "known/decode-fast.json"], 2,
+     "sm-compare: bad/version3.json: unknown format version 3 (this reader reads versions 1 "
+     "to 2)\n", [], None),
     ("bad_file_of_wrong_kind", ["bad/other.json", "known/decode-fast.json"], 2,
      "sm-compare: bad/other.json: not a wrk-sagemaker result file, journal or compare.py "
      "measure file\n", [], None),

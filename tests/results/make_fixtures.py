@@ -297,9 +297,9 @@ def bad():
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "truncated.json"), "w") as f:
         f.write(text[: len(text) // 2])
-    v2 = copy.deepcopy(good)
-    v2["version"] = 2
-    write(os.path.join(d, "version2.json"), v2)
+    v3 = copy.deepcopy(good)
+    v3["version"] = 3
+    write(os.path.join(d, "version3.json"), v3)
     write(os.path.join(d, "other.json"), {"hello": "world", "records": []})
     other = copy.deepcopy(good)
     other["settings"]["lengths"] = [16, 256]

@@ -124,7 +124,9 @@ static void test_errors(void) {
     test_head_error("label", "\"a b\"",
                     "label: \"a b\" is not a label (1 to 64 letters, digits, '-', '_' and '.', "
                     "not starting with '.')");
-    test_head_error("version", "2", "unknown format version 2 (this sm-compare reads version 1)");
+    test_head_error("version", "3", "unknown format version 3 (this reader reads versions 1 to 2)");
+    test_head_error("version", "1.5",
+                    "unknown format version 1.5 (this reader reads versions 1 to 2)");
     test_head_error("tool", "7", "tool: 7 is not a string");
     test_head_error("partial", "\"yes\"", "partial: \"yes\" is not true or false");
     test_head_error("settings.lengths", "[16, \"x\"]",

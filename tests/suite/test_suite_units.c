@@ -621,13 +621,18 @@ static void test_result_read(void) {
     } cases[] = {
         {NULL, SUITE_FILES_ABSENT, false, 0, 0, 0, "", ""},
         {"[1]", SUITE_FILES_ERR_FORMAT, false, 0, 0, 0, "", ""},
-        {"{\"format\":\"wrk-sagemaker-result\",\"partial\":false,\"counts\":{\"sent\":4,\"ok\":4,"
+#define HEAD "\"format\":\"wrk-sagemaker-result\",\"version\":2,\"scenario\":\"decode\"," \
+             "\"endpoint\":{\"name\":\"e\"},\"time_scale\":1,\"settings\":{},"
+        {"{\"format\":\"wrk-sagemaker-result\",\"counts\":{}}", SUITE_FILES_ERR_FORMAT, false, 0, 0, 0, "",
+         ""}, /* no head: not one of ours */
+        {"{" HEAD "\"partial\":false,\"counts\":{\"sent\":4,\"ok\":4,"
          "\"failed\":0}}",
          0, false, 4, 4, 0, "", ""},
-        {"{\"format\":\"wrk-sagemaker-result\",\"partial\":true,\"partial_reason\":\"interrupted\","
+        {"{" HEAD "\"partial\":true,\"partial_reason\":\"interrupted\","
          "\"counts\":{\"sent\":3,\"ok\":1,\"failed\":2,\"errors\":{\"ModelError\":2}}}",
          0, true, 3, 1, 2, "interrupted", "2 ModelError"},
-        {"{\"format\":\"wrk-sagemaker-result\",\"counts\":{}}", 0, true, 0, 0, 0, "", ""},
+        {"{" HEAD "\"counts\":{}}", 0, true, 0, 0, 0, "", ""},
+#undef HEAD
     };
     struct buf err;
     buf_init(&err, 1024);
