@@ -66,6 +66,10 @@ size_t call_file(const struct call *c) {
     return c->spec.file;
 }
 
+bool call_scored(const struct call *c) {
+    return c->spec.pattern != NULL;
+}
+
 void call_result_init(struct call_result *out) {
     *out = (struct call_result){0};
     reply_init(&out->reply);

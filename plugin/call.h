@@ -49,6 +49,8 @@ __attribute__((warn_unused_result)) int call_new(const struct call_spec *spec, s
 void call_free(struct call *c);
 /* The result file the call's records go to. */
 size_t call_file(const struct call *c);
+/* Whether its reply is scored (a quiz pattern): its text must be kept. */
+bool call_scored(const struct call *c);
 
 /* What a streamed reply said, as the streaming engine collected it while it
  * arrived (common/sstream.h): the content it kept, the counts, how it ended,

@@ -156,6 +156,10 @@ static struct plan *lsm_plan_new(lua_State *L, int idx, struct buf *err) {
     luaL_argcheck(L, lua_istable(L, -1), idx, "plan.request must be a table");
     lsm_get(L, -1, &rq, lsm_request_fields, LSM_N(lsm_request_fields), true);
     rq.has_seed = lsm_has(L, -1, "seed");
+    if (lsm_client()) {
+        rq.route = lsm_client()->route;
+        rq.bearer = lsm_client()->bearer;
+    }
     lua_getfield(L, idx, "sides");
     luaL_argcheck(L, lua_istable(L, -1), idx, "plan.sides must be a list");
     size_t n = lua_objlen(L, -1);
@@ -221,12 +225,14 @@ int lsm_plan(lua_State *L, int idx, struct plan **slot, struct buf *err) {
 
 /* ---- wrk's hooks -------------------------------------------------------------- */
 
+
 /* disp_check_fn: check(item, reply, record) in Lua; the record table stays on the
  * stack (its strings anchor *rec) until response() returns. */
-static int lsm_check(void *ud, size_t number, const struct call_result *r, struct rec_record *rec,
-                     struct buf *err) {
-    lua_State *L = ((struct lsm_hooks *)ud)->L;
-    lua_getfenv(L, lua_upvalueindex(2));
+int lsm_check(void *ud, size_t number, const struct call_result *r, struct rec_record *rec,
+              struct buf *err) {
+    const struct lsm_hooks *h = ud;
+    lua_State *L = h->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, h->env);
     lsm_push(L, &r->rec, lsm_record_fields, LSM_N(lsm_record_fields));
     int t = lua_gettop(L);
     lua_getfield(L, t - 1, "check");
@@ -249,6 +255,7 @@ int lsm_hooks_gc(lua_State *L) {
         luaL_unref(L, LUA_REGISTRYINDEX, h->kept[i]);
     free(h->kept);
     free(h->kept_gen);
+    if (h->env) luaL_unref(L, LUA_REGISTRYINDEX, h->env);
     disp_free(h->disp);
     plan_free(h->plan);
     *h = (struct lsm_hooks){0};
@@ -291,6 +298,13 @@ static int lsm_hooks_request(lua_State *L) {
     lua_getfenv(L, lua_upvalueindex(2));
     lua_getfield(L, -1, "filler");
     return 1;
+}
+
+struct lsm_hooks *lsm_hooks_at(lua_State *L, int idx) {
+    if (lua_tocfunction(L, idx) != lsm_hooks_request || !lua_getupvalue(L, idx, 2)) return NULL;
+    struct lsm_hooks *h = luaL_checkudata(L, -1, LSM_HOOKS);
+    lua_pop(L, 1);
+    return h;
 }
 
 /* The headers a reply is read with, from wrk's table at idx (anchored by it). */
@@ -371,7 +385,9 @@ int lsm_hooks(lua_State *L) {
     if (lsm_plan(L, 1, &h->plan, &err)) return lsm_fail_buf(L, &err, "out of memory");
     buf_free(&err);
     lsm_hooks_env(L, 1, 2);
-    bool check = lsm_has(L, -1, "check");
+    bool check = h->check = lsm_has(L, -1, "check");
+    lua_pushvalue(L, -1);
+    h->env = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_setfenv(L, ud);
     lua_getfield(L, 2, "thread");
     int thread = (int)lua_tointeger(L, -1);

@@ -26,6 +26,15 @@
 #include "wrkhost.h"
 
 static int lsm_loads;             /* luaopen calls so far; only the main OS thread loads */
+static const struct lsm_client *lsm_host; /* NULL: wrk */
+
+void lsm_set_client(const struct lsm_client *c) {
+    lsm_host = c;
+}
+
+const struct lsm_client *lsm_client(void) {
+    return lsm_host;
+}
 static pthread_t lsm_main_thread; /* the OS thread of the first luaopen */
 
 struct lsm_state *lsm_state(lua_State *L) {
@@ -113,24 +122,27 @@ static void lsm_set_string(lua_State *L, const char *name, const char *v) {
 static int lsm_wrk_args(lua_State *L) {
     struct buf err;
     buf_init(&err, 512);
-    struct wrkargs a = {0};
-    if (wrkargs_read("/proc/self/cmdline", &a, &err))
+    struct wrkargs a = {0}, *own = &a;
+    if (lsm_host)
+        own = (struct wrkargs *)lsm_host->args; /* read only below */
+    else if (wrkargs_read("/proc/self/cmdline", &a, &err))
         return lsm_fail_buf(L, &err, "cannot read wrk's command line");
     buf_free(&err);
+    const struct wrkargs *w = own;
     lua_createtable(L, 0, 12);
-    lsm_set_number(L, "threads", (double)a.threads);
-    lsm_set_number(L, "connections", (double)a.connections);
-    lsm_set_number(L, "duration_s", (double)a.duration_s);
-    lsm_set_number(L, "timeout_s", (double)a.timeout_ms / 1000.0);
-    lua_pushboolean(L, a.connections_set);
+    lsm_set_number(L, "threads", (double)w->threads);
+    lsm_set_number(L, "connections", (double)w->connections);
+    lsm_set_number(L, "duration_s", (double)w->duration_s);
+    lsm_set_number(L, "timeout_s", (double)w->timeout_ms / 1000.0);
+    lua_pushboolean(L, w->connections_set);
     lua_setfield(L, -2, "connections_set");
-    lua_pushboolean(L, a.duration_set);
+    lua_pushboolean(L, w->duration_set);
     lua_setfield(L, -2, "duration_set");
-    lsm_set_string(L, "script", a.script);
-    lsm_set_string(L, "url", a.url);
-    lua_createtable(L, (int)a.n_args, 0);
-    for (size_t i = 0; i < a.n_args; i++) {
-        lua_pushstring(L, a.args[i]);
+    lsm_set_string(L, "script", w->script);
+    lsm_set_string(L, "url", w->url);
+    lua_createtable(L, (int)w->n_args, 0);
+    for (size_t i = 0; i < w->n_args; i++) {
+        lua_pushstring(L, w->args[i]);
         lua_rawseti(L, -2, (int)i + 1);
     }
     lua_setfield(L, -2, "args");
@@ -195,11 +207,11 @@ static int lsm_begin(lua_State *L) {
         .refuse_after = (int)lsm_opt_num(L, 2, "refuse_after", 3),
         .progress_s = lsm_opt_num(L, 2, "progress_s", 30),
         .profile = lsm_opt_str(L, 2, "profile"),
-        .host = wrkhost_host(),
+        .host = lsm_host ? lsm_host->host : wrkhost_host(),
     };
     int rc = rounds ? run_begin(&c, &err) : RUN_ERR_NOMEM;
     free(rounds);
-    if (rc == RUN_OK && wrkhost_start()) rc = RUN_ERR_NOMEM;
+    if (rc == RUN_OK && !lsm_host && wrkhost_start()) rc = RUN_ERR_NOMEM;
     if (rc == RUN_ERR_INPUT) return lsm_fail(L, "a round has no items, or threads < 1");
     if (rc == RUN_ERR_STATE) return lsm_fail(L, "the run has begun already");
     if (rc) return lsm_fail_buf(L, &err, "out of memory");
@@ -220,6 +232,11 @@ static int lsm_add_file(lua_State *L) {
     const char *why = "out of memory";
     cJSON *given = lsm_to_json(L, 2, 0, &why), *head = NULL;
     if (!given) return lsm_fail(L, why);
+    if (lsm_host && !(cJSON_AddStringToObject(given, RFMT_CLIENT_NAME, lsm_host->name) &&
+                      cJSON_AddStringToObject(given, RFMT_API, lsm_host->api))) {
+        cJSON_Delete(given);
+        return lsm_fail(L, "out of memory");
+    }
     struct buf err;
     buf_init(&err, 1024);
     int rc = rfmt_head_make(given, "wrk-sagemaker " SM_VERSION, &head, &err);
@@ -305,6 +322,8 @@ __attribute__((visibility("default"))) int luaopen_sagemaker(lua_State *L) {
     luaL_openlib(L, NULL, lsm_functions, 1);
     lua_pushstring(L, SM_VERSION);
     lua_setfield(L, -2, "version");
+    lua_pushstring(L, lsm_host ? lsm_host->name : "wrk");
+    lua_setfield(L, -2, "client");
     lua_pushlightuserdata(L, NULL);
     lua_setfield(L, -2, "null");
     return 1;

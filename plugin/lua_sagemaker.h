@@ -13,10 +13,34 @@
 #include "buf.h"
 #include "disp.h"
 #include "plan.h"
+#include "run.h"
 #include "sigcreds.h"
+#include "wrkargs.h"
 
 #define LSM_STATE "sagemaker.state"
 #define LSM_HOOKS "sagemaker.hooks"
+
+/* The client that hosts the module when it is not wrk (the streaming engine),
+ * set before any Lua state loads the module. NULL (the default): wrk. */
+struct lsm_client {
+    const char *name;          /* the result files' "client": "sm-stream" */
+    const struct wrkargs *args; /* what sagemaker.wrk_args() returns (threads: its senders) */
+    struct run_host host;      /* how a run ends */
+    enum plan_route route;     /* the route of every plan's requests */
+    const char *api;           /* the result files' "api": "stream" or "openai" */
+    const char *bearer;        /* the OpenAI route's bearer token, or NULL (SigV4) */
+};
+void lsm_set_client(const struct lsm_client *c);
+const struct lsm_client *lsm_client(void);
+
+/* The hooks behind the request() closure sagemaker.hooks returned, at idx of
+ * L's stack, or NULL when it is not one. */
+struct lsm_hooks *lsm_hooks_at(lua_State *L, int idx);
+
+/* disp_check_fn over a scenario's check in Lua: ud is the hooks (lsm_hooks_at),
+ * whose L must be set to the state to run it in. */
+int lsm_check(void *ud, size_t number, const struct call_result *r, struct rec_record *rec,
+              struct buf *err);
 
 /* The per-state upvalue of every function. */
 struct lsm_state {
@@ -43,6 +67,8 @@ struct lsm_hooks {
     struct plan *plan;
     struct disp *disp;
     lua_State *L; /* the state of the response() being run, for the check */
+    int env;      /* a registry reference to the hooks' environment (items, filler, check) */
+    bool check;   /* the scenario has a check */
     int *kept;    /* per request: the Lua string of its last signature, or LUA_NOREF */
     unsigned long *kept_gen;
 };

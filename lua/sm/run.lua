@@ -222,8 +222,8 @@ local function notes(def, ctx)
     n > 0 and (n .. " requests") or "", steady > 0 and string.format("%s%g s steady",
       n > 0 and " + " or "", steady) or "", wa.threads, table.concat(labels, ", ")))
   if not wa.duration_set then
-    io.stderr:write(def.name, ": note: wrk stops the run at -d, 10 s when not given; pass a "
-      .. "generous -d (e.g. -d 1h): the run ends by itself when its work is done\n")
+    io.stderr:write(def.name, ": note: ", sm.client, " stops the run at -d, 10 s when not given; "
+      .. "pass a generous -d (e.g. -d 1h): the run ends by itself when its work is done\n")
   elseif steady > wa.duration_s then
     io.stderr:write(string.format("%s: note: the steady rounds take %g s, more than -d %d s\n",
       def.name, steady, wa.duration_s))
@@ -232,7 +232,10 @@ local function notes(def, ctx)
     io.stderr:write(def.name, ": note: wrk's -H headers are not sent: the plugin builds and signs "
       .. "every request itself (see --custom-attributes)\n")
   end
-  if wa.timeout_s < SAGEMAKER_LIMIT_S then
+  if wa.timeout_s < SAGEMAKER_LIMIT_S and sm.client ~= "wrk" then
+    io.stderr:write(string.format("%s: note: %s cuts a reply slower than --timeout (%g s) and "
+      .. "records it as a timeout; SageMaker allows 60 s\n", def.name, sm.client, wa.timeout_s))
+  elseif wa.timeout_s < SAGEMAKER_LIMIT_S then
     io.stderr:write(string.format("%s: note: wrk counts replies slower than --timeout (%g s) as "
       .. "timeouts in its own summary (the result files are not affected); pass --timeout 60s\n",
       def.name, wa.timeout_s))
@@ -323,6 +326,8 @@ function M.scenario(def)
 
   if sm.is_main_state() then
     local ok, result = pcall(main_state, def)
+    -- An error that is no message is sm-stream's os.exit unwinding: it goes on.
+    if not ok and type(result) == "userdata" then error(result, 0) end
     if not ok then fail(def.name, "internal error: " .. tostring(result)) end
     ctx = result
   end

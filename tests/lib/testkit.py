@@ -1,14 +1,19 @@
 """What the Python end-to-end tests share (stdlib only).
 
-    from testkit import Failure, check, isolated_env
+    from testkit import Failure, check, isolated_env, run_cases, wait_for
     check(rc == 0, "wrk exited %d" % rc)          # raises Failure(what) when false
     env = isolated_env(AWS_ACCESS_KEY_ID="AKIDTEST", AWS_SECRET_ACCESS_KEY=secret)
+    wait_for("the server's log", lambda: os.path.exists(log), proc=server)
+    sys.exit(run_cases({"name": fn, ...}, sys.argv))   # a script of named cases
 
 isolated_env() is this process's environment without any AWS_ variable of the
 caller's, with the shared files pointed nowhere and instance metadata off, so a
 test sees only the credentials it sets.
 """
 import os
+import time
+
+POLL_S = 0.02  # between two looks at a condition being waited for (never a wait for time)
 
 
 class Failure(Exception):
@@ -26,3 +31,42 @@ def isolated_env(**extra):
              AWS_SHARED_CREDENTIALS_FILE="/nonexistent")
     e.update(extra)
     return e
+
+
+def wait_for(what, cond, timeout=60, proc=None):
+    """Polls cond() until it returns a true value, which is returned. Fails after
+    timeout seconds, or at once when proc (a Popen) has exited."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = cond()
+        if got:
+            return got
+        check(proc is None or proc.poll() is None,
+              "gave up waiting for %s: the process exited %s" % (what, proc and proc.returncode))
+        check(time.monotonic() < deadline, "gave up waiting for %s after %g s" % (what, timeout))
+        time.sleep(POLL_S)
+
+
+def run_cases(cases, argv, after=None):
+    """Runs the named cases (argv[1:], or "all"); after(failed), when given, runs
+    after each. Returns the exit status: 0 when all pass, 1 when one failed, 2 on
+    bad usage."""
+    names = list(cases) if argv[1:] == ["all"] else argv[1:]
+    if not names or any(n not in cases for n in names):
+        print("usage: %s CASE... | all   (cases: %s)" % (argv[0], ", ".join(cases)))
+        return 2
+    failed = 0
+    for name in names:
+        started = time.monotonic()
+        ok = False
+        try:
+            cases[name]()
+            ok = True
+            print("ok %s (%.1f s)" % (name, time.monotonic() - started))
+        except Failure as e:
+            failed += 1
+            print("FAIL %s: %s" % (name, e))
+        finally:
+            if after:
+                after(not ok)
+    return 1 if failed else 0

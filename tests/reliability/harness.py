@@ -14,57 +14,31 @@ import string
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 import emulator  # noqa: E402
 import secretscan  # noqa: E402
-from testkit import Failure, check, isolated_env  # noqa: E402, F401
+import testkit  # noqa: E402
+from testkit import Failure, check, isolated_env, wait_for  # noqa: E402, F401
 
 SCENARIOS = os.path.join(ROOT, "scenarios")
 QUIZ = os.path.join(SCENARIOS, "quiz-compare-py-40.json")
 TIMEOUT = 120
-POLL_S = 0.02  # between two looks at a condition being waited for (never a wait for time)
+
+
+def _after_case(failed):
+    for w in Work.alive:
+        if failed:
+            print("  kept for a look: %s" % w.root)
+        w.kill_processes()
+    Work.alive.clear()
 
 
 def run_cases(cases, argv):
     """Runs the named cases (argv[1:]); exit status 0 when all pass."""
-    names = list(cases) if argv[1:] == ["all"] else argv[1:]
-    if not names or any(n not in cases for n in names):
-        print("usage: %s CASE... | all   (cases: %s)" % (argv[0], ", ".join(cases)))
-        return 2
-    failed = 0
-    for name in names:
-        started = time.monotonic()
-        try:
-            cases[name]()
-            print("ok %s (%.1f s)" % (name, time.monotonic() - started))
-        except Failure as e:
-            failed += 1
-            print("FAIL %s: %s" % (name, e))
-            for w in Work.alive:
-                print("  kept for a look: %s" % w.root)
-        finally:
-            for w in Work.alive:
-                w.kill_processes()
-        Work.alive.clear()
-    return 1 if failed else 0
-
-
-def wait_for(what, cond, timeout=60, proc=None):
-    """Polls cond() until it returns a true value, which is returned. Fails after
-    timeout seconds, or at once when proc (a Popen) has exited."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = cond()
-        if got:
-            return got
-        check(proc is None or proc.poll() is None,
-              "gave up waiting for %s: the process exited %s" % (what, proc and proc.returncode))
-        check(time.monotonic() < deadline, "gave up waiting for %s after %g s" % (what, timeout))
-        time.sleep(POLL_S)
+    return testkit.run_cases(cases, argv, _after_case)
 
 
 def _random(n, alphabet=string.ascii_letters + string.digits + "/+"):

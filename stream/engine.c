@@ -1,0 +1,305 @@
+#include "engine.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <event2/thread.h>
+
+struct engine_thread {
+    size_t first;            /* the global number of its first slot */
+    struct lsm_hooks *hooks; /* its Lua state's plan and check */
+    struct sigcreds creds;
+    struct event_base *base;
+    CURLM *multi;
+    struct event *timer; /* libcurl's timeout */
+    struct event *wake;  /* a round started, or the run ends */
+    struct slot *slots;
+    struct disp **disps;
+    bool *waiting;
+    size_t n_slots, active, ended;
+    pthread_t tid;
+    bool started;
+};
+
+static struct {
+    atomic_bool ending;      /* drop what is in flight and stop */
+    atomic_bool interrupted; /* the user asked (Ctrl-C) */
+    struct engine_thread *threads;
+    size_t n_threads;
+    struct event *done; /* the main loop's: a worker finished */
+    atomic_size_t finished;
+} engine;
+
+/* ---- the run's host --------------------------------------------------------- */
+
+static void engine_wake_all(void) {
+    for (size_t i = 0; i < engine.n_threads; i++)
+        if (engine.threads[i].wake) event_active(engine.threads[i].wake, EV_READ, 0);
+}
+
+static void engine_end(void *unused) {
+    (void)unused;
+    atomic_store(&engine.ending, true);
+    engine_wake_all();
+}
+
+static void engine_wake(void *unused) {
+    (void)unused;
+    engine_wake_all();
+}
+
+static bool engine_interrupted(void *unused) {
+    (void)unused;
+    return atomic_load(&engine.interrupted);
+}
+
+struct run_host engine_host(void) {
+    return (struct run_host){
+        .end = engine_end, .wake = engine_wake, .interrupted = engine_interrupted};
+}
+
+/* ---- one worker ------------------------------------------------------------- */
+
+/* The next request of slot i, or why there is none. */
+static void engine_next(struct engine_thread *t, size_t i) {
+    struct slot *s = &t->slots[i];
+    const struct plan_entry *e;
+    if (atomic_load(&engine.ending)) {
+        t->ended++;
+        return;
+    }
+    int rc = disp_next(t->disps[i], false, &e);
+    if (rc == DISP_WAIT) {
+        t->waiting[i] = true;
+        return;
+    }
+    if (rc != DISP_SEND) {
+        t->ended++;
+        return;
+    }
+    struct buf err;
+    buf_init(&err, 512);
+    if (slot_prepare(s, e, &t->creds, &err) == SLOT_OK &&
+        curl_multi_add_handle(t->multi, s->easy) == CURLM_OK) {
+        disp_sent(t->disps[i], run_now_us(), run_wall_us());
+        t->active++;
+    } else {
+        disp_abort("cannot sign a request", err.len ? buf_str(&err) : "libcurl refused it");
+        t->ended++;
+    }
+    buf_free(&err);
+}
+
+/* Every transfer libcurl finished: its record, then the slot's next request. */
+static void engine_harvest(struct engine_thread *t) {
+    CURLMsg *m;
+    int left;
+    while ((m = curl_multi_info_read(t->multi, &left))) {
+        if (m->msg != CURLMSG_DONE) continue;
+        struct slot *s;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+        CURLcode result = m->data.result;
+        curl_multi_remove_handle(t->multi, m->easy_handle);
+        t->active--;
+        slot_done(s, result);
+        engine_next(t, (size_t)(s - t->slots));
+    }
+    if (t->ended == t->n_slots && t->active == 0) event_base_loopbreak(t->base);
+}
+
+static void engine_on_event(evutil_socket_t fd, short kind, void *ud) {
+    struct engine_thread *t = ud;
+    int running,
+        flags = (kind & EV_READ ? CURL_CSELECT_IN : 0) | (kind & EV_WRITE ? CURL_CSELECT_OUT : 0);
+    curl_multi_socket_action(t->multi, fd, flags, &running);
+    engine_harvest(t);
+}
+
+static void engine_on_timeout(evutil_socket_t fd, short kind, void *ud) {
+    struct engine_thread *t = ud;
+    int running;
+    (void)fd, (void)kind;
+    curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    engine_harvest(t);
+}
+
+/* libcurl's socket callback: one libevent event per socket it watches. */
+static int engine_on_socket(CURL *easy, curl_socket_t fd, int what, void *ud, void *sockp) {
+    struct engine_thread *t = ud;
+    struct event *ev = sockp;
+    (void)easy;
+    if (what == CURL_POLL_REMOVE) {
+        if (ev) event_free(ev);
+        curl_multi_assign(t->multi, fd, NULL);
+        return 0;
+    }
+    short kind = (short)((what & CURL_POLL_IN ? EV_READ : 0) |
+                         (what & CURL_POLL_OUT ? EV_WRITE : 0) | EV_PERSIST);
+    if (ev) {
+        event_del(ev);
+        event_assign(ev, t->base, fd, kind, engine_on_event, t);
+    } else if ((ev = event_new(t->base, fd, kind, engine_on_event, t))) {
+        curl_multi_assign(t->multi, fd, ev);
+    }
+    return ev && event_add(ev, NULL) == 0 ? 0 : -1;
+}
+
+static int engine_on_timer(CURLM *multi, long ms, void *ud) {
+    struct engine_thread *t = ud;
+    (void)multi;
+    if (ms < 0) return evtimer_del(t->timer);
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+    return evtimer_add(t->timer, &tv);
+}
+
+/* A round started, or the run ends: waiting slots go on, or everything stops. */
+static void engine_on_wake(evutil_socket_t fd, short kind, void *ud) {
+    struct engine_thread *t = ud;
+    (void)fd, (void)kind;
+    if (atomic_load(&engine.ending)) {
+        for (size_t i = 0; i < t->n_slots; i++)
+            if (t->slots[i].entry) curl_multi_remove_handle(t->multi, t->slots[i].easy);
+        event_base_loopbreak(t->base); /* what is in flight is dropped, as wrk drops it */
+        return;
+    }
+    for (size_t i = 0; i < t->n_slots; i++)
+        if (t->waiting[i]) {
+            t->waiting[i] = false;
+            engine_next(t, i);
+        }
+    engine_harvest(t);
+}
+
+static void *engine_worker(void *ud) {
+    struct engine_thread *t = ud;
+    for (size_t i = 0; i < t->n_slots; i++) engine_next(t, i);
+    engine_harvest(t);
+    /* The loop waits even with nothing to watch: slots at a barrier wait for wake. */
+    if (t->ended < t->n_slots || t->active) event_base_loop(t->base, EVLOOP_NO_EXIT_ON_EMPTY);
+    atomic_fetch_add(&engine.finished, 1);
+    event_active(engine.done, EV_READ, 0);
+    return NULL;
+}
+
+/* ---- setting up --------------------------------------------------------------- */
+
+static int engine_thread_init(struct engine_thread *t, const struct engine_config *cfg,
+                              struct lsm_hooks *hooks, size_t first, size_t n) {
+    *t = (struct engine_thread){.first = first, .hooks = hooks, .n_slots = n};
+    t->slots = calloc(n ? n : 1, sizeof *t->slots);
+    t->disps = calloc(n ? n : 1, sizeof *t->disps);
+    t->waiting = calloc(n ? n : 1, sizeof *t->waiting);
+    if (!t->slots || !t->disps || !t->waiting || !(t->base = event_base_new()) ||
+        !(t->multi = curl_multi_init()))
+        return ENGINE_ERR_NOMEM;
+    t->timer = evtimer_new(t->base, engine_on_timeout, t);
+    t->wake = event_new(t->base, -1, EV_PERSIST, engine_on_wake, t);
+    if (!t->timer || !t->wake) return ENGINE_ERR_NOMEM;
+    curl_multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, engine_on_socket);
+    curl_multi_setopt(t->multi, CURLMOPT_SOCKETDATA, t);
+    curl_multi_setopt(t->multi, CURLMOPT_TIMERFUNCTION, engine_on_timer);
+    curl_multi_setopt(t->multi, CURLMOPT_TIMERDATA, t);
+    curl_multi_setopt(t->multi, CURLMOPT_MAXCONNECTS, (long)n + 1);
+    for (size_t i = 0; i < n; i++) {
+        struct disp_config dc = {.plan = hooks->plan,
+                                 .thread = (int)(first + i),
+                                 .check = hooks->check ? lsm_check : NULL,
+                                 .check_ud = hooks,
+                                 .want_text = hooks->check};
+        if (disp_new(&dc, &t->disps[i]) ||
+            slot_init(&t->slots[i], &cfg->slot, t->disps[i], hooks->check))
+            return ENGINE_ERR_NOMEM;
+    }
+    return ENGINE_OK;
+}
+
+static void engine_thread_free(struct engine_thread *t) {
+    for (size_t i = 0; t->slots && i < t->n_slots; i++) {
+        if (t->slots[i].entry) curl_multi_remove_handle(t->multi, t->slots[i].easy);
+        slot_free(&t->slots[i]);
+        disp_free(t->disps ? t->disps[i] : NULL);
+    }
+    if (t->multi) curl_multi_cleanup(t->multi);
+    if (t->timer) event_free(t->timer);
+    if (t->wake) event_free(t->wake);
+    if (t->base) event_base_free(t->base);
+    sigcreds_clear(&t->creds);
+    free(t->slots);
+    free(t->disps);
+    free(t->waiting);
+}
+
+/* ---- the main thread ----------------------------------------------------------- */
+
+static void engine_on_signal(evutil_socket_t sig, short kind, void *ud) {
+    (void)sig, (void)kind, (void)ud;
+    atomic_store(&engine.interrupted, true);
+    engine_end(NULL);
+}
+
+static void engine_on_cap(evutil_socket_t fd, short kind, void *ud) {
+    (void)fd, (void)kind, (void)ud;
+    engine_end(NULL); /* the run says "duration cap": its clock passed -d */
+}
+
+static void engine_on_done(evutil_socket_t fd, short kind, void *ud) {
+    (void)fd, (void)kind;
+    if (atomic_load(&engine.finished) == engine.n_threads) event_base_loopbreak(ud);
+}
+
+/* The main loop: signals, the cap, and the workers' ends. */
+static int engine_wait(const struct engine_config *cfg, struct event_base *base, struct buf *err) {
+    struct event *sig_int = evsignal_new(base, SIGINT, engine_on_signal, NULL);
+    struct event *sig_term = evsignal_new(base, SIGTERM, engine_on_signal, NULL);
+    struct event *cap = evtimer_new(base, engine_on_cap, NULL);
+    struct timeval tv = {(time_t)(cfg->duration_us / 1000000), (long)(cfg->duration_us % 1000000)};
+    int rc = sig_int && sig_term && cap && !event_add(sig_int, NULL) &&
+                     !event_add(sig_term, NULL) && (cfg->duration_us <= 0 || !evtimer_add(cap, &tv))
+                 ? ENGINE_OK
+                 : buf_fail(err, ENGINE_ERR_START, "cannot watch signals and the -d cap");
+    for (size_t i = 0; rc == ENGINE_OK && i < engine.n_threads; i++)
+        if (pthread_create(&engine.threads[i].tid, NULL, engine_worker, &engine.threads[i]) == 0)
+            engine.threads[i].started = true;
+        else
+            rc = buf_fail(err, ENGINE_ERR_START, "cannot start engine thread %zu", i);
+    if (rc == ENGINE_OK)
+        event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY);
+    else
+        engine_end(NULL);
+    for (size_t i = 0; i < engine.n_threads; i++)
+        if (engine.threads[i].started) pthread_join(engine.threads[i].tid, NULL);
+    if (sig_int) event_free(sig_int);
+    if (sig_term) event_free(sig_term);
+    if (cap) event_free(cap);
+    return rc;
+}
+
+int engine_run(const struct engine_config *cfg, struct lsm_hooks *const *hooks, size_t n_threads,
+               struct buf *err) {
+    if (evthread_use_pthreads() != 0) return buf_fail(err, ENGINE_ERR_START, "libevent threads");
+    struct event_base *base = event_base_new();
+    engine.threads = calloc(n_threads, sizeof *engine.threads);
+    engine.n_threads = n_threads;
+    int rc = base && engine.threads &&
+                     (engine.done = event_new(base, -1, EV_PERSIST, engine_on_done, base))
+                 ? ENGINE_OK
+                 : ENGINE_ERR_NOMEM;
+    for (size_t i = 0, first = 0; rc == ENGINE_OK && i < n_threads; i++) {
+        size_t n = cfg->n_slots * (i + 1) / n_threads - first;
+        rc = engine_thread_init(&engine.threads[i], cfg, hooks[i], first, n);
+        first += n;
+    }
+    if (rc == ENGINE_OK) rc = engine_wait(cfg, base, err);
+    for (size_t i = 0; engine.threads && i < n_threads; i++) engine_thread_free(&engine.threads[i]);
+    free(engine.threads);
+    engine.threads = NULL;
+    engine.n_threads = 0;
+    if (engine.done) event_free(engine.done);
+    if (base) event_base_free(base);
+    if (rc == ENGINE_ERR_NOMEM) return buf_fail(err, rc, "out of memory");
+    return rc;
+}

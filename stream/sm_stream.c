@@ -1,0 +1,155 @@
+/* sm-stream: wrk's command line and wrk's scenarios, with libcurl in wrk's
+ * place, so that a reply's tokens are seen as they arrive (luahost.h runs the
+ * scenario, engine.h the senders). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "engine.h"
+#include "luahost.h"
+#include "sargs.h"
+
+#define STREAM_EXIT_USAGE 2
+#define STREAM_TIMEOUT_MS 70000ULL /* SageMaker gives the model 60 s */
+
+static const char stream_help[] =
+    "Usage: sm-stream [wrk's options] [engine options] -s SCENARIO.lua URL [-- scenario options]\n"
+    "\n"
+    "Runs a wrk-sagemaker scenario (scenarios/*.lua, or one you wrote for wrk) with a\n"
+    "streaming client in wrk's place: every request asks for a streamed reply, and the\n"
+    "result files record when the headers, the first token and every later chunk arrived\n"
+    "(time to first token, inter-token latency). The command is wrk's with one word changed.\n"
+    "\n"
+    "wrk's options:\n"
+    "  -t, --threads N      OS threads, each driving its share of the connections (default 2)\n"
+    "  -c, --connections N  concurrent streams, each on its own keep-alive connection; the\n"
+    "                       scenario sees one sender per connection (default 10)\n"
+    "  -d, --duration T     a cap on the run (default 10s); the run ends by itself when its\n"
+    "                       work is done, so give a generous one (e.g. -d 1h)\n"
+    "  --timeout T          a reply that takes longer is cut and recorded as a timeout\n"
+    "                       (default 70s, wrk's is 2s)\n"
+    "  -s, --script FILE    the scenario\n"
+    "  -H, --header H       accepted as wrk does and not sent: requests are built and signed\n"
+    "                       by the scenario\n"
+    "\n"
+    "engine options (anywhere before the '--'):\n"
+    "  --api stream         InvokeEndpointWithResponseStream:\n"
+    "                       POST /endpoints/NAME/invocations-response-stream (the default)\n"
+    "  --api openai         SageMaker's OpenAI-compatible route:\n"
+    "                       POST /endpoints/NAME/openai/v1/chat/completions (SSE)\n"
+    "  --bearer-token-env VAR  with --api openai: send 'Authorization: Bearer' with the token\n"
+    "                       in environment variable VAR instead of signing with SigV4\n"
+    "  --cacert FILE        HTTPS: trust the CA certificates in FILE (PEM)\n"
+    "  --insecure           HTTPS: do not verify the server's certificate\n"
+    "  -h, --help           this help; '-s SCENARIO URL -- --help' gives the scenario's\n"
+    "  -v, --version        the version\n"
+    "\n"
+    "Example (the local emulator):\n"
+    "  sm-stream -t1 -c4 -d1h -s scenarios/sweep.lua http://127.0.0.1:8080 \\\n"
+    "      -- --endpoint gemma-4-e2b --endpoint gemma-4-e2b-qat --out 'runs/{label}.json'\n"
+    "\n"
+    "Credentials come from the AWS chain (environment, ~/.aws, credential_process, the\n"
+    "container, the instance), as for wrk. Exit status: the scenario's (0 done, 2 bad usage,\n"
+    "3 stopped early, 4 partial: Ctrl-C or -d).\n";
+
+/* scheme://authority of url, without its path. */
+static char *stream_origin(const char *url) {
+    const char *p = strstr(url, "://");
+    size_t n = p ? (size_t)(p + 3 - url) + strcspn(p + 3, "/?#") : strlen(url);
+    char *out = malloc(n + 1);
+    if (out) {
+        memcpy(out, url, n);
+        out[n] = '\0';
+    }
+    return out;
+}
+
+struct stream_run {
+    struct sargs a;
+    struct wrkargs seen; /* what the scenario sees: one sender per connection */
+    struct lsm_client client;
+    struct luahost lua;
+    struct lsm_hooks **hooks;
+    char *origin;
+};
+
+/* The engine's reading of the command line, told to the module. */
+static int stream_client(struct stream_run *r, struct buf *err) {
+    const char *bearer = NULL;
+    if (r->a.bearer_env && !((bearer = getenv(r->a.bearer_env)) && *bearer))
+        return buf_fail(err, STREAM_EXIT_USAGE, "--bearer-token-env %s: the variable is not set",
+                        r->a.bearer_env);
+    if (!r->a.w.timeout_set) r->a.w.timeout_ms = STREAM_TIMEOUT_MS;
+    r->seen = r->a.w;
+    r->seen.threads = r->seen.connections;
+    r->client = (struct lsm_client){.name = "sm-stream",
+                                    .args = &r->seen,
+                                    .host = engine_host(),
+                                    .route = r->a.route,
+                                    .api = r->a.api,
+                                    .bearer = bearer};
+    lsm_set_client(&r->client);
+    if (!(r->origin = stream_origin(r->a.w.url))) return buf_fail(err, 1, "out of memory");
+    return 0;
+}
+
+/* The exit status after luahost's rc: the script's own (os.exit), else
+ * failed (the script failed) or 0. */
+static int stream_exit(const struct luahost *h, int rc, int failed) {
+    return rc == LUAHOST_EXIT ? h->exit_code : rc ? failed : 0;
+}
+
+/* The scenario in every state, then the engine. */
+static int stream_go(struct stream_run *r, struct buf *err) {
+    size_t n = (size_t)r->a.w.threads;
+    int rc = luahost_open(&r->lua, r->a.w.script, r->a.w.url, n, err);
+    if (!rc && !(r->hooks = calloc(n, sizeof *r->hooks))) return buf_fail(err, 1, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) rc = luahost_thread(&r->lua, i, &r->hooks[i], err);
+    if (rc) return stream_exit(&r->lua, rc, STREAM_EXIT_USAGE);
+    struct engine_config cfg = {
+        .slot = {.base_url = r->origin,
+                 .route = r->a.route,
+                 .cacert = r->a.cacert,
+                 .insecure = r->a.insecure,
+                 .timeout_ms = (long)r->a.w.timeout_ms},
+        .n_slots = (size_t)r->a.w.connections,
+        .duration_us = (long long)r->a.w.duration_s * 1000000,
+    };
+    if (engine_run(&cfg, r->hooks, n, err)) return 1;
+    return stream_exit(&r->lua, luahost_done(&r->lua, err), 1);
+}
+
+int main(int argc, char **argv) {
+    struct stream_run r = {0};
+    struct buf err;
+    buf_init(&err, 1024);
+    signal(SIGPIPE, SIG_IGN);
+    int rc = sargs_parse(argc, argv, &r.a, &err);
+    if (rc == SARGS_HELP) {
+        fputs(stream_help, stdout);
+        rc = 0;
+    } else if (rc == SARGS_VERSION) {
+        printf("sm-stream (wrk-sagemaker) %s, %s\n", SM_VERSION, curl_version());
+        rc = 0;
+    } else if (rc) {
+        fprintf(stderr, "sm-stream: %s (see sm-stream --help)\n",
+                rc == SARGS_ERR_NOMEM ? "out of memory" : buf_str(&err));
+        rc = STREAM_EXIT_USAGE;
+    } else if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        fputs("sm-stream: libcurl cannot start\n", stderr);
+        rc = 1;
+    } else {
+        if ((rc = stream_client(&r, &err)) == 0) rc = stream_go(&r, &err);
+        if (rc && err.len) fprintf(stderr, "sm-stream: %s\n", buf_str(&err));
+        luahost_close(&r.lua);
+        curl_global_cleanup();
+    }
+    free(r.hooks);
+    free(r.origin);
+    sargs_free(&r.a);
+    buf_free(&err);
+    return rc;
+}

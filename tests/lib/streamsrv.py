@@ -1,0 +1,257 @@
+"""A scripted streaming server for the engine's tests (stdlib only): it answers
+InvokeEndpointWithResponseStream (POST /endpoints/MODE/invocations-response-stream,
+AWS event stream frames of PayloadPart events) and the OpenAI-compatible route
+(POST /endpoints/MODE/openai/v1/chat/completions, Server-Sent Events in the body),
+both chunked, the way the endpoint name MODE says:
+
+    ok          five one-token vLLM chat chunks, then usage (prompt 7, completion 5)
+                and [DONE]; event stream frames are cut in the middle of the events
+    capital     "Can", "berra", then usage (completion 2) and [DONE]
+    tgi         four TGI token events, the last with details (generated_tokens 4)
+    lmi         three LMI JSON lines (application/jsonlines), the last with details
+    multi       three chunks of two tokens each (two logprobs entries), usage 6
+    gap         two one-token chunks sent GAP_S apart, then usage
+    modelerror  two tokens, then a ModelStreamError exception (ModelInvocationTimeExceeded);
+                on the OpenAI route an error event
+    internal    one token, then an InternalStreamFailure exception
+    badcrc      one token, then a frame whose message CRC is wrong
+    cut         two tokens, then half a frame and the connection closed
+    stall       one token, then nothing until the client goes away
+    refuse      400 ValidationError (a JSON body), nothing streamed
+
+The OpenAI route accepts a request signed with SigV4 or, when the server was
+given a bearer token, one with "Authorization: Bearer TOKEN" (else 401).
+
+    with streamsrv.Server(bearer="tok") as srv:
+        srv.url          # "http://127.0.0.1:PORT"
+        srv.requests     # every request: {"path", "head", "body", "sent": [times]}
+"""
+import json
+import socket
+import struct
+import threading
+import time
+import zlib
+
+GAP_S = 0.05
+
+
+def _header(name, value):
+    n, v = name.encode(), value.encode()
+    return struct.pack("!B", len(n)) + n + struct.pack("!BH", 7, len(v)) + v
+
+
+def frame(headers, payload, corrupt=False):
+    """One event stream message: prelude, its CRC, headers, payload, message CRC."""
+    h = b"".join(_header(k, v) for k, v in headers)
+    total = 12 + len(h) + len(payload) + 4
+    prelude = struct.pack("!II", total, len(h))
+    head = prelude + struct.pack("!I", zlib.crc32(prelude)) + h + payload
+    crc = zlib.crc32(head) ^ (0xFFFFFFFF if corrupt else 0)
+    return head + struct.pack("!I", crc)
+
+
+def part(data):
+    return frame([(":event-type", "PayloadPart"), (":content-type", "application/octet-stream"),
+                  (":message-type", "event")], data)
+
+
+def exception(kind, message, code=None):
+    body = {"Message": message}
+    if code:
+        body["ErrorCode"] = code
+    return frame([(":exception-type", kind), (":content-type", "application/json"),
+                  (":message-type", "exception")], json.dumps(body).encode())
+
+
+def chat(text, tokens=1):
+    c = {"id": "c", "object": "chat.completion.chunk", "model": "m",
+         "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+    if tokens > 1:
+        c["choices"][0]["logprobs"] = {"content": [{"token": "t", "logprob": 0.0}] * tokens}
+    return b"data: " + json.dumps(c).encode() + b"\n\n"
+
+
+def usage(prompt, completion):
+    return (b"data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "choices": [],
+                                    "usage": {"prompt_tokens": prompt,
+                                              "completion_tokens": completion}}).encode()
+            + b"\n\n")
+
+
+DONE = b"data: [DONE]\n\n"
+
+
+def tgi(i, text, last=False):
+    e = {"index": i, "token": {"id": i, "text": text, "logprob": 0.0, "special": False},
+         "generated_text": None, "details": None}
+    if last:
+        e["generated_text"], e["details"] = "x", {"finish_reason": "length",
+                                                   "generated_tokens": i + 1}
+    return b"data:" + json.dumps(e).encode() + b"\n\n"
+
+
+def lmi(i, text, last=False):
+    e = {"token": {"id": i, "text": text, "log_prob": 0.0}}
+    if last:
+        e["generated_text"], e["details"] = "x", {"finish_reason": "length",
+                                                   "generated_tokens": i + 1}
+    return json.dumps(e).encode() + b"\n"
+
+
+def script(mode, openai):
+    """(content type, [pieces]): a piece is bytes of container text, ("sleep", s),
+    ("raw", bytes) sent as is, ("exception", kind, msg, code), ("cut",) or ("stall",)."""
+    if mode == "ok":
+        return "text/event-stream", [chat(w) for w in ["One", " two", " three", " four", " five"]] + [
+            usage(7, 5), DONE]
+    if mode == "capital":
+        return "text/event-stream", [chat("Can"), chat("berra"), usage(7, 2), DONE]
+    if mode == "tgi":
+        return "text/event-stream", [tgi(i, w, i == 3) for i, w in enumerate(["a", "b", "c", "d"])]
+    if mode == "lmi":
+        return "application/jsonlines", [lmi(i, w, i == 2) for i, w in enumerate(["a", "b", "c"])]
+    if mode == "multi":
+        return "text/event-stream", [chat("ab", 2), chat("cd", 2), chat("ef", 2), usage(7, 6), DONE]
+    if mode == "gap":
+        return "text/event-stream", [chat("One"), ("sleep", GAP_S), chat(" two"), usage(7, 2), DONE]
+    if mode == "modelerror":
+        tail = (b'data: {"error": {"message": "took too long", "type": "ModelError", '
+                b'"code": "ModelInvocationTimeExceeded"}}\n\n') if openai else (
+            "exception", "ModelStreamError", "Model invocation time exceeded",
+            "ModelInvocationTimeExceeded")
+        return "text/event-stream", [chat("One"), chat(" two"), tail]
+    if mode == "internal":
+        return "text/event-stream", [chat("One"), ("exception", "InternalStreamFailure",
+                                                   "internal stream failure", None)]
+    if mode == "badcrc":
+        return "text/event-stream", [chat("One"), ("raw", frame(
+            [(":event-type", "PayloadPart"), (":message-type", "event")], chat(" two"), True))]
+    if mode == "cut":
+        return "text/event-stream", [chat("One"), chat(" two"), ("raw", part(chat(" three"))[:20]),
+                                     ("cut",)]
+    if mode == "stall":
+        return "text/event-stream", [chat("One"), ("stall",)]
+    return None, None
+
+
+class Server:
+    def __init__(self, bearer=None):
+        self.bearer = bearer
+        self.requests = []
+        self.lock = threading.Lock()
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.closing = threading.Event()
+
+    def __enter__(self):
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.closing.set()
+        self.sock.close()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        f = conn.makefile("rb")
+        try:
+            while self._one(conn, f):
+                pass
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def _one(self, conn, f):
+        head = b""
+        while not head.endswith(b"\r\n\r\n"):
+            line = f.readline(65536)
+            if not line:
+                return False
+            head += line
+        text = head.decode("latin-1")
+        length = 0
+        for line in text.split("\r\n"):
+            if line.lower().startswith("content-length:"):
+                length = int(line.split(":", 1)[1])
+        body = f.read(length)
+        path = text.split(" ")[1]
+        req = {"path": path, "head": text, "body": body, "sent": []}
+        with self.lock:
+            self.requests.append(req)
+        parts = path.split("/")
+        mode = parts[2] if len(parts) > 2 else ""
+        openai = path.endswith("/openai/v1/chat/completions")
+        if not openai and not path.endswith("/invocations-response-stream"):
+            return self._error(conn, 404, "UnknownOperationException", "no such route")
+        if openai and self.bearer is not None and "authorization: bearer" in text.lower():
+            if ("authorization: bearer " + self.bearer).lower() not in text.lower():
+                return self._error(conn, 401, "UnauthorizedException", "wrong bearer token")
+        elif "authorization: aws4-hmac-sha256" not in text.lower():
+            return self._error(conn, 403, "MissingAuthenticationTokenException", "not signed")
+        ctype, pieces = script(mode, openai)
+        if pieces is None:
+            return self._error(conn, 400, "ValidationError", "endpoint %s refuses" % mode)
+        return self._stream(conn, req, ctype, pieces, openai)
+
+    def _error(self, conn, status, kind, message):
+        body = json.dumps({"message": message}).encode()
+        conn.sendall(("HTTP/1.1 %d Error\r\nContent-Type: application/json\r\n"
+                      "x-amzn-ErrorType: %s\r\nContent-Length: %d\r\n\r\n"
+                      % (status, kind, len(body))).encode() + body)
+        return True
+
+    def _stream(self, conn, req, ctype, pieces, openai):
+        head = ["HTTP/1.1 200 OK", "Transfer-Encoding: chunked"]
+        if openai:
+            head.append("Content-Type: " + ctype)
+        else:
+            head += ["Content-Type: application/vnd.amazon.eventstream",
+                     "X-Amzn-SageMaker-Content-Type: " + ctype]
+        conn.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+        carry = b""  # event stream: a frame's second half goes with the next piece
+
+        def send(data):
+            if data:
+                conn.sendall(b"%x\r\n" % len(data) + data + b"\r\n")
+                req["sent"].append(time.monotonic())
+
+        for p in pieces:
+            if isinstance(p, bytes):
+                if openai:
+                    send(p)
+                else:
+                    f = part(p)
+                    cut = len(f) // 2
+                    send(carry + f[:cut])
+                    carry = f[cut:]
+                continue
+            send(carry)
+            carry = b""
+            if p[0] == "sleep":
+                time.sleep(p[1])
+            elif p[0] == "raw":
+                send(p[1])
+            elif p[0] == "exception":
+                send(exception(p[1], p[2], p[3]))
+            elif p[0] == "cut":
+                conn.shutdown(socket.SHUT_RDWR)
+                return False
+            elif p[0] == "stall":
+                conn.settimeout(None)
+                while conn.recv(4096):
+                    pass
+                return False
+        send(carry)
+        conn.sendall(b"0\r\n\r\n")
+        return True

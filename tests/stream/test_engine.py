@@ -1,0 +1,270 @@
+#!/usr/bin/python3
+"""sm-stream end to end against a scripted streaming server (tests/lib/streamsrv.py):
+what the engine records of each kind of streamed reply (event stream frames split
+anywhere, TGI and LMI containers, several tokens in a chunk, the errors SageMaker and
+the containers send mid-stream, a corrupt frame, a cut connection, a stall, a refusal),
+the OpenAI route signed or with a bearer token, the README's capital.lua run unchanged,
+concurrency, Ctrl-C and the -d cap. No secret reaches any output.
+
+usage: test_engine.py CASE... | all     (environment: SM_STREAM, the program)"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import secretscan  # noqa: E402
+import streamsrv  # noqa: E402
+from testkit import check, isolated_env, run_cases, wait_for  # noqa: E402
+
+SECRET = "streamSECRETkey/0123456789+abcdefghijklmno"
+TOKEN = "IQoJb3JpZ2luX2VjSTREAM+/sessionTOKEN0123456789abcdef=="
+BEARER = "bearer-TOKEN-0123456789abcdefghijkl"
+SMOKE = os.path.join(ROOT, "scenarios", "smoke.lua")
+SWEEP = os.path.join(ROOT, "scenarios", "sweep.lua")
+
+
+def env(**extra):
+    return isolated_env(AWS_ACCESS_KEY_ID="AKIDSTREAM", AWS_SECRET_ACCESS_KEY=SECRET,
+                        AWS_SESSION_TOKEN=TOKEN, **extra)
+
+
+def command(srv, scenario, engine_args, scenario_args):
+    return ([os.environ["SM_STREAM"]] + list(engine_args) + ["-s", scenario, srv.url, "--",
+                                                             "--region", "us-east-1"]
+            + list(scenario_args))
+
+
+def finish(p, stdout, stderr, out):
+    """The result files of out by label, after a scan of everything for secrets."""
+    found = secretscan.scan([SECRET, TOKEN, BEARER], [("stdout", stdout), ("stderr", stderr), out])
+    check(not found, secretscan.describe(found))
+    results = {}
+    for name in os.listdir(out):
+        if name.endswith(".json"):
+            with open(os.path.join(out, name)) as f:
+                results[name[:-5]] = json.load(f)
+    return results
+
+
+def run(scenario, modes, engine_args=("-t1", "-c1", "-d1m"), args=(), bearer=None,
+        want_rc=0):
+    """sm-stream with scenario against a fresh server, one side per mode: (server,
+    stdout, stderr, {label: result file})."""
+    out = tempfile.mkdtemp(prefix="stream-")
+    sides = [w for m in modes for w in ("--endpoint", m)]
+    with streamsrv.Server(bearer=bearer) as srv:
+        p = subprocess.run(command(srv, scenario, engine_args,
+                                   sides + ["--out", os.path.join(out, "{label}.json")]
+                                   + list(args)),
+                           env=env(TOK=BEARER), capture_output=True, text=True, timeout=120)
+    check(p.returncode == want_rc, f"exit {p.returncode}, want {want_rc}: {p.stderr}")
+    return srv, p.stdout, p.stderr, finish(p, p.stdout, p.stderr, out)
+
+
+def only(results, label):
+    check(label in results, f"no result file for {label}: {list(results)}")
+    records = results[label]["records"]
+    check(len(records) == 1, f"{label}: {len(records)} records")
+    return records[0]
+
+
+def times_in_order(r):
+    check(r["t_start_us"] <= r["t_headers_us"] <= r["t_end_us"], str(r))
+    if r["t_first_token_us"] is not None:
+        check(r["t_headers_us"] <= r["t_first_token_us"] <= r["t_end_us"], str(r))
+    check(len(r["chunk_gaps_us"]) == max(r["chunks"] - 1, 0), str(r))
+
+
+def case_eventstream():
+    """InvokeEndpointWithResponseStream: frames cut mid-event are reassembled; every chunk
+    timed; usage read; the request asked for a stream with usage, signed with SigV4."""
+    srv, out, err, res = run(SMOKE, ["ok"])
+    r = only(res, "ok")
+    check(r["ok"] and r["status"] == 200 and r["chunks"] == 5, str(r))
+    check(r["prompt_tokens"] == 7 and r["completion_tokens"] == 5, str(r))
+    check("chunk_tokens" not in r, "one token a chunk needs no chunk_tokens")
+    times_in_order(r)
+    head = res["ok"]
+    check(head["client"] == "sm-stream" and head["api"] == "stream" and head["version"] == 2,
+          str({k: head[k] for k in ("client", "api", "version")}))
+    req = srv.requests[0]
+    check(req["path"] == "/endpoints/ok/invocations-response-stream", req["path"])
+    body = json.loads(req["body"])
+    check(body["stream"] is True and body["stream_options"] == {"include_usage": True}, body)
+    check(re.search(r"(?im)^authorization: AWS4-HMAC-SHA256 Credential=AKIDSTREAM/\d{8}/"
+                    r"us-east-1/sagemaker/aws4_request", req["head"]), req["head"])
+    check("One two three four five" in out, "the check saw the text: " + out)
+
+
+def case_containers():
+    """TGI's token events and LMI's JSON lines: one chunk a token, counts from details."""
+    for mode, fmt, tokens in (("tgi", "tgi", 4), ("lmi", "lmi", 3)):
+        srv, out, err, res = run(SMOKE, [mode], args=["--format", fmt])
+        r = only(res, mode)
+        check(r["ok"] and r["chunks"] == tokens and r["completion_tokens"] == tokens, str(r))
+        check(r["finish_reason"] == "length", str(r))
+        times_in_order(r)
+        check(json.loads(srv.requests[0]["body"]).get("stream") is True, "asked for a stream")
+
+
+def case_multi_token():
+    """A chunk of two tokens (two logprobs entries) is recorded with its count."""
+    r = only(run(SMOKE, ["multi"])[3], "multi")
+    check(r["ok"] and r["chunks"] == 3 and r["chunk_tokens"] == [2, 2, 2], str(r))
+    check(r["completion_tokens"] == 6, str(r))
+
+
+def case_gap():
+    """A gap the server waited between two tokens is never seen shorter by the client."""
+    srv, out, err, res = run(SMOKE, ["gap"])
+    r = only(res, "gap")
+    check(r["ok"] and r["chunks"] == 2, str(r))
+    check(r["chunk_gaps_us"][0] >= streamsrv.GAP_S * 1e6, str(r["chunk_gaps_us"]))
+
+
+def case_stream_errors():
+    """Errors mid-stream keep the tokens received so far, with the error's code."""
+    for mode, code, chunks, words in (
+            ("modelerror", "ModelStreamError", 2, "ModelInvocationTimeExceeded"),
+            ("internal", "InternalStreamFailure", 1, "internal stream failure"),
+            ("badcrc", "stream_framing", 1, "CRC"),
+            ("cut", "socket", 2, ""),
+            ("refuse", "ValidationError", 0, "endpoint refuse refuses")):
+        r = only(run(SMOKE, [mode])[3], mode)
+        check(not r["ok"] and r["error"]["code"] == code and r["chunks"] == chunks, str(r))
+        check(words in r["error"]["message"], str(r["error"]))
+        check(r["completion_tokens"] == (chunks or None), f"{mode}: tokens so far: {r}")
+        times_in_order(r)
+        check((r["t_first_token_us"] is None) == (chunks == 0), str(r))
+
+
+def case_stall():
+    """A stream that stalls is cut at --timeout and recorded as a timeout, its token kept."""
+    r = only(run(SMOKE, ["stall"], engine_args=("-t1", "-c1", "-d1m", "--timeout", "1s"))[3],
+             "stall")
+    check(not r["ok"] and r["error"]["code"] == "timeout" and r["chunks"] == 1, str(r))
+    check(r["t_end_us"] - r["t_start_us"] >= 1e6, "cut at the timeout, not before: %s" % r)
+
+
+def case_openai_signed():
+    """The OpenAI-compatible route: SSE in the body, signed with SigV4."""
+    srv, out, err, res = run(SMOKE, ["ok"], engine_args=("--api", "openai", "-t1", "-c1", "-d1m"))
+    r = only(res, "ok")
+    check(r["ok"] and r["chunks"] == 5 and r["completion_tokens"] == 5, str(r))
+    check(res["ok"]["api"] == "openai", res["ok"]["api"])
+    req = srv.requests[0]
+    check(req["path"] == "/endpoints/ok/openai/v1/chat/completions", req["path"])
+    check("authorization: aws4-hmac-sha256" in req["head"].lower(), req["head"])
+
+
+def case_openai_bearer():
+    """With --bearer-token-env the token is sent as is, nothing is signed, and it is
+    never written; a wrong one is a 401 like any refusal."""
+    engine = ("--api", "openai", "--bearer-token-env", "TOK", "-t1", "-c1", "-d1m")
+    srv, out, err, res = run(SMOKE, ["ok"], engine_args=engine, bearer=BEARER)
+    check(only(res, "ok")["ok"], str(res["ok"]["records"]))
+    head = srv.requests[0]["head"]
+    check(f"Authorization: Bearer {BEARER}\r\n" in head, head)
+    check("x-amz-security-token" not in head.lower() and "aws4-hmac" not in head.lower(), head)
+    srv, out, err, res = run(SMOKE, ["ok"], engine_args=engine, bearer="another")
+    r = only(res, "ok")
+    check(r["status"] == 401 and r["error"]["code"] == "UnauthorizedException", str(r))
+
+
+def case_bad_usage():
+    """Bad usage is one line and exit 2, before anything is sent."""
+    out = tempfile.mkdtemp(prefix="stream-usage-")
+    with streamsrv.Server() as srv:
+        for engine, scenario, scenario_args, want in (
+                (["--api", "openai", "--bearer-token-env", "NOT_SET_ANYWHERE"], SMOKE, [],
+                 "--bearer-token-env NOT_SET_ANYWHERE: the variable is not set"),
+                (["--api", "grpc"], SMOKE, [], "--api wants stream or openai, got 'grpc'"),
+                (["-t2", "-c1"], SMOKE, [], "-t 2 is more threads than -c 1 connections"),
+                ([], SMOKE, ["--format", "nope"], "--format must be"),
+                ([], os.path.join(HERE, "test_engine.py"), [], "test_engine.py")):
+            p = subprocess.run(command(srv, scenario, engine, [
+                "--endpoint", "ok", "--out", os.path.join(out, "{label}.json")] + scenario_args),
+                env=env(), capture_output=True, text=True, timeout=60)
+            check(p.returncode == 2 and want in p.stderr, f"{engine}: exit {p.returncode}: "
+                  f"{p.stderr}")
+            check(len(p.stderr.strip().splitlines()) == 1, "one line: " + p.stderr)
+        check(srv.requests == [] and os.listdir(out) == [], "nothing sent, nothing written")
+
+
+def readme_scenario(name):
+    """The README's block written to scenarios/NAME.lua, in a copy of the scenarios'
+    layout (the block finds lua/ beside its folder)."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        m = re.search(r"<!-- readme-test: file scenarios/%s\.lua -->\n```lua\n(.*?)```" % name,
+                      f.read(), re.S)
+    check(m, f"the README has no scenarios/{name}.lua")
+    top = tempfile.mkdtemp(prefix="stream-readme-")
+    os.mkdir(os.path.join(top, "scenarios"))
+    os.symlink(os.path.join(ROOT, "lua"), os.path.join(top, "lua"))
+    path = os.path.join(top, "scenarios", name + ".lua")
+    with open(path, "w") as f:
+        f.write(m.group(1))
+    return path
+
+
+def case_readme_capital():
+    """The README's capital.lua, written for wrk, runs unchanged: its plan, its order of
+    sides and its check (the answer reassembled from the chunks it came in)."""
+    srv, out, err, res = run(readme_scenario("capital"), ["capital", "ok"], args=["--count", "3"],
+                             want_rc=3)
+    good, bad = res["capital"]["records"], res["ok"]["records"]
+    check(len(good) == 3 and all(r["ok"] and r["chunks"] == 2 for r in good), str(good))
+    check(len(bad) == 3 and all(r["error"]["code"] == "wrong_answer" for r in bad), str(bad))
+    order = [req["path"].split("/")[2] for req in srv.requests]
+    check(order == ["capital", "ok", "ok", "capital", "capital", "ok"], str(order))
+
+
+def case_concurrency():
+    """-t2 -c50: fifty senders over two threads, each its own connection; every batch
+    of the sweep complete on both sides."""
+    srv, out, err, res = run(SWEEP, ["ok", "multi"], engine_args=("-t2", "-c50", "-d1m"),
+                             args=["--batches", "2"])
+    for label in ("ok", "multi"):
+        records = res[label]["records"]
+        check(len(records) == 100 and all(r["ok"] for r in records), f"{label}: {len(records)}")
+        check({r["thread"] for r in records} == set(range(50)), "one record per sender a batch")
+        check(res[label]["wrk"]["connections"] == 50, str(res[label]["wrk"]))
+    check(len(srv.requests) == 200, str(len(srv.requests)))
+
+
+def interrupted(engine_args, stop):
+    """A sweep over streams that stall, ended by stop(proc): (exit, stderr, result)."""
+    out = tempfile.mkdtemp(prefix="stream-int-")
+    with streamsrv.Server() as srv:
+        proc = subprocess.Popen(command(srv, SWEEP, engine_args, [
+            "--endpoint", "stall", "--out", os.path.join(out, "{label}.json")]), env=env(),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for("four streams", lambda: len(srv.requests) == 4, proc=proc)
+        stop(proc)
+        stdout, stderr = proc.communicate(timeout=60)
+    return proc.returncode, stderr, finish(proc, stdout, stderr, out)["stall"]
+
+
+def case_ctrl_c():
+    """Ctrl-C ends the run at once: a valid result file marked partial, exit 4."""
+    rc, err, res = interrupted(("-t2", "-c4", "-d1h"), lambda p: p.send_signal(signal.SIGINT))
+    check(rc == 4 and res["partial"] is True and res["partial_reason"] == "interrupted",
+          f"exit {rc}: {err}")
+
+
+def case_duration_cap():
+    """-d caps the run: what is in flight is dropped, the result says so, exit 4."""
+    rc, err, res = interrupted(("-t1", "-c4", "-d2s"), lambda p: None)
+    check(rc == 4 and res["partial_reason"] == "duration cap", f"exit {rc}: {err}")
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+if __name__ == "__main__":
+    sys.exit(run_cases(CASES, sys.argv))
