@@ -16,7 +16,7 @@ run.scenario({
     { name = "--mode", arg = "batch|steady", type = "string", default = "batch",
       help = "batch: N requests start together, batch after batch; steady: back to back" },
     { name = "--batches", arg = "N", type = "int", min = 1,
-      help = "batch mode: batches per side (default 2); steady mode: rounds of --duration "
+      help = "batch mode: batches per side (default 8, the fewest that give the ratio's interval); steady mode: rounds of --duration "
         .. "per side (default 1)" },
     { name = "--duration", arg = "SECONDS", type = "number",
       help = "steady mode: seconds of load per round (required)" },
@@ -32,7 +32,7 @@ run.scenario({
     if (o.mode == "steady") ~= (o.duration ~= nil) then
       return "--duration goes with --mode steady, and --mode steady needs --duration"
     end
-    o.batches = o.batches or (o.mode == "batch" and 2 or 1)
+    o.batches = o.batches or (o.mode == "batch" and 8 or 1)
   end,
   settings = function(o, ctx)
     return { { "mode", o.mode }, { "concurrency", ctx.threads },

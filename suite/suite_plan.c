@@ -44,7 +44,7 @@ static void suite_plan_sizes_of(const struct suite_opts *o, int questions,
     }
     z->repeats = suite_plan_num(o, SUITE_OPTS_DECODE, "--repeats", 5);
     z->duration = suite_plan_num(o, SUITE_OPTS_SWEEP, "--duration", 0);
-    z->batches = suite_plan_num(o, SUITE_OPTS_SWEEP, "--batches", z->duration > 0 ? 1 : 2);
+    z->batches = suite_plan_num(o, SUITE_OPTS_SWEEP, "--batches", z->duration > 0 ? 1 : 8);
     z->sweep_tokens = suite_plan_num(o, SUITE_OPTS_SWEEP, "--max-tokens", 256);
     z->questions = questions;
 }

@@ -239,7 +239,7 @@ def case_sweep_batch():
         check_result_shape(run, "sweep")
         check_against_emulator(run, emu.stats())
         recs = run.records()
-        check(len(recs) == 16, f"{len(recs)} records, want 2 batches x 2 sides x 4")
+        check(len(recs) == 64, f"{len(recs)} records, want 8 batches (the default) x 2 sides x 4")
         groups = {}
         for r in recs:
             check(r["ok"] and r["completion_tokens"] == 256, f"record {r}")
@@ -338,7 +338,7 @@ def case_https_variants():
     try:
         check(emu.url.startswith("https://"), emu.url)
         run = run_wrk("sweep", emu.url, ["--endpoint", "gemma", "--variant", "bf16", "--variant",
-                                         "qat", "--max-tokens", "32"], threads=2)
+                                         "qat", "--max-tokens", "32", "--batches", "2"], threads=2)
         check_ok(run, "https")
         check_result_shape(run, "sweep")
         st = emu.stats()

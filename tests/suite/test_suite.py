@@ -87,7 +87,7 @@ def case_full():
               "commands.sh is not valid sh")
         check_result_files(run, ["bf16", "qat"], ["decode", "sweep-c1", "sweep-c4", "sweep-c16",
                                                   "quiz"])
-        check("sm-suite: requests: 184 sent, 184 ok, 0 failed; no errors" in p.stderr, "summary")
+        check("sm-suite: requests: 436 sent, 436 ok, 0 failed; no errors" in p.stderr, "summary")
         check("sm-suite: time-scaled: the server runs 20 times faster than real time" in p.stderr,
               "the time-scale note")
         check(f"sm-suite: the report: run/report.md (Markdown), run/chart.svg (chart)" in p.stderr,
@@ -117,7 +117,7 @@ def case_full():
         check_result_files(os.path.join(tmp, "again"), ["bf16", "qat"], ["sweep-c1"])
         st = emu.stats()["endpoints"]
         got = {k: v["requests"] for k, v in st.items()}
-        check(got == {"gemma-4-e2b": 92 + 2, "gemma-4-e2b-qat": 92 + 2}, f"the emulator got {got}")
+        check(got == {"gemma-4-e2b": 218 + 8, "gemma-4-e2b-qat": 218 + 8}, f"the emulator got {got}")
         sl.check_no_secrets([("stdout", p.stdout), ("stderr", p.stderr), run])
     finally:
         emu.stop()
@@ -159,7 +159,7 @@ def case_variants_aba():
         check(re.search(r"bf16 load_c4_tokens_per_second: 2 runs agree within [0-9.]+%", p.stdout),
               "the c4 runs' agreement")
         v = emu.stats()["endpoints"]["gemma"]["variants"]
-        check(v["bf16"]["requests"] == 2 * v["qat"]["requests"] == 2 * (6 + 2 + 8),
+        check(v["bf16"]["requests"] == 2 * v["qat"]["requests"] == 2 * (6 + 8 + 32),
               f"variants {v['bf16']['requests']} {v['qat']['requests']}")
         sl.check_no_secrets([("stdout", p.stdout), ("stderr", p.stderr), run])
     finally:
@@ -281,7 +281,7 @@ def case_sigint_resume():
     try:
         args = ["--url", emu.url, "--region", "us-east-1", "--scenarios", "decode,sweep",
                 "--levels", "1,4", "--repeats", "1", "--lengths", "16,64", "--time-scale", "5",
-                "--out", "run"] + SIDES
+                "--sweep-batches", "2", "--out", "run"] + SIDES
         proc = subprocess.Popen([os.environ["SM_SUITE"]] + args, env=e, cwd=tmp, text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         seen = []
@@ -383,7 +383,7 @@ def case_tty():
         proc = subprocess.Popen([os.environ["SM_SUITE"], "--url", emu.url, "--region", "us-east-1",
                                  "--scenarios", "decode,sweep", "--levels", "1", "--lengths",
                                  "16,32", "--repeats", "1", "--sweep-max-tokens", "48",
-                                 "--time-scale", "2", "--out", "run"]
+                                 "--sweep-batches", "2", "--time-scale", "2", "--out", "run"]
                                 + SIDES, env=e, cwd=tmp, stdout=subprocess.DEVNULL, stderr=slave)
         os.close(slave)
         text = b""
