@@ -274,10 +274,9 @@ static int cont_parse_openai_root(const struct model_profile *p, const cJSON *ro
         return CONT_REJECT(status, err, 400,
                            "[{'type': 'invalid', 'loc': ('body',), 'msg': 'Input should be a "
                            "valid ChatCompletionRequest'}]");
-    if (cJSON_IsString(model) && *model->valuestring &&
-        strcmp(model->valuestring, p->model_id) != 0)
-        return CONT_REJECT(status, err, 404, "The model `%.200s` does not exist.",
-                           model->valuestring);
+    const char *name = model && cJSON_IsString(model) ? model->valuestring : NULL;
+    if (name && *name && strcmp(name, p->model_id) != 0)
+        return CONT_REJECT(status, err, 404, "The model `%.200s` does not exist.", name);
     return cont_check_vllm(p, r, temperature, has_temperature, status, err);
 }
 

@@ -109,8 +109,8 @@ static void client(const struct buf *body, struct buf *content, long long *token
 static void test_framing(void) {
     struct buf want, out, content;
     struct decoded d;
-    enum rstream_next next[8];
-    bool token[8];
+    enum rstream_next next[8] = {RSTREAM_MORE};
+    bool token[8] = {false};
     size_t steps;
     long long tokens;
     buf_init(&want, BUF_NO_CAP);
@@ -166,8 +166,8 @@ static void check_exception(const struct decoded *d, const char *type, const cha
 static void test_faults(void) {
     struct buf out, clean;
     struct decoded d;
-    enum rstream_next next[8];
-    bool token[8];
+    enum rstream_next next[8] = {RSTREAM_MORE};
+    bool token[8] = {false};
     size_t steps;
     buf_init(&out, BUF_NO_CAP);
     buf_init(&clean, BUF_NO_CAP);
