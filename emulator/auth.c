@@ -43,6 +43,8 @@ void auth_free(struct auth *a) {
         auth_wipe(a->keys[i].session_token);
     }
     free(a->keys);
+    for (size_t i = 0; i < a->n_bearers; i++) auth_wipe(a->bearers[i]);
+    free(a->bearers);
     sigv4_signer_free(a->signer);
     sigv4_result_free(&a->result);
     memset(a, 0, sizeof *a);
@@ -163,6 +165,41 @@ int auth_add_file(struct auth *a, const char *path, time_t now, struct buf *err)
     cJSON_Delete(root);
     if (rc) smerr_one_line(err);
     return rc;
+}
+
+int auth_add_bearer(struct auth *a, const char *token, struct buf *err) {
+    size_t n = strlen(token);
+    for (size_t i = 0; i < n; i++)
+        if (token[i] <= ' ' || token[i] >= 0x7f) n = 0;
+    if (n == 0 || n > AUTH_BEARER_MAX)
+        return buf_fail(err, AUTH_ERR_INVALID,
+                        "--bearer-token: want 1 to %d visible ASCII characters (no spaces)",
+                        AUTH_BEARER_MAX);
+    char **list = realloc(a->bearers, (a->n_bearers + 1) * sizeof *list);
+    if (!list) return buf_fail(err, AUTH_ERR_NOMEM, "out of memory");
+    a->bearers = list;
+    if (!(list[a->n_bearers] = strdup(token)))
+        return buf_fail(err, AUTH_ERR_NOMEM, "out of memory");
+    a->n_bearers++;
+    return AUTH_OK;
+}
+
+bool auth_is_bearer(const char *value, size_t len) {
+    return len > 7 && strncasecmp(value, "bearer ", 7) == 0;
+}
+
+int auth_bearer(const struct auth *a, const char *value, size_t len, struct buf *err) {
+    bool ok = false;
+    if (auth_is_bearer(value, len)) {
+        const char *token = value + 7;
+        size_t n = len - 7;
+        while (n && *token == ' ') token++, n--;
+        for (size_t i = 0; i < a->n_bearers; i++)
+            if (strlen(a->bearers[i]) == n && CRYPTO_memcmp(a->bearers[i], token, n) == 0)
+                ok = true;
+    }
+    if (ok) return AUTH_OK;
+    return buf_fail(err, AUTH_ERR_BEARER, "The bearer token included in the request is invalid.");
 }
 
 const char *auth_error_type(int code) {

@@ -28,6 +28,8 @@ struct auth_key {
 struct auth {
     struct auth_key *keys;
     size_t n_keys;
+    char **bearers; /* --bearer-token values; wiped when freed */
+    size_t n_bearers;
     char region[64];
     struct sigv4_signer *signer;
     struct sigv4_result result; /* reused across requests (one thread) */
@@ -54,7 +56,10 @@ enum auth_error {
     AUTH_ERR_UNRECOGNIZED = -6, /* UnrecognizedClientException */
     AUTH_ERR_EXPIRED = -7,      /* ExpiredTokenException */
     AUTH_ERR_SIGNATURE = -8,    /* InvalidSignatureException */
+    AUTH_ERR_BEARER = -9,       /* a bearer token that was not given (the OpenAI route: 401) */
 };
+
+#define AUTH_BEARER_MAX 8192 /* bytes of a bearer token */
 
 /* Starts with no keys for region. Returns 0 or AUTH_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int auth_init(struct auth *a, const char *region);
@@ -79,6 +84,22 @@ __attribute__((warn_unused_result)) int auth_add_text(struct auth *a, const char
  * Returns 0, or AUTH_ERR_IO, AUTH_ERR_INVALID or AUTH_ERR_NOMEM with one line in err. */
 __attribute__((warn_unused_result)) int auth_add_file(struct auth *a, const char *path, time_t now,
                                                       struct buf *err);
+
+/* Accepts token as a bearer token (--bearer-token; copied, wiped when freed):
+ * 1 to AUTH_BEARER_MAX visible ASCII characters. Returns 0, or AUTH_ERR_INVALID
+ * (one line in err that does not quote the token) or AUTH_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int auth_add_bearer(struct auth *a, const char *token,
+                                                        struct buf *err);
+
+/* Whether an Authorization value uses the Bearer scheme ("Bearer TOKEN", the
+ * scheme in any case). */
+bool auth_is_bearer(const char *value, size_t len);
+
+/* Checks the Authorization value "Bearer TOKEN" against the tokens given, in
+ * constant time for a token of the right length. Returns 0, or AUTH_ERR_BEARER
+ * with a message in err that does not quote the token. */
+__attribute__((warn_unused_result)) int auth_bearer(const struct auth *a, const char *value,
+                                                    size_t len, struct buf *err);
 
 /* The SageMaker error type of one of auth_verify's refusals
  * ("InvalidSignatureException"), or NULL for another code. */

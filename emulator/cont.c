@@ -140,11 +140,18 @@ static void cont_float_repr(double d, char out[32]) {
     if (!strpbrk(out, ".eni")) strcat(out, ".0");
 }
 
+/* "stream_options": {"include_usage": bool}; false when it has the wrong type. */
+static bool cont_stream_options(const cJSON *obj, struct cont_request *r) {
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(obj, "stream_options");
+    if (!o || cJSON_IsNull(o)) return true;
+    r->stream_options = true;
+    return cJSON_IsObject(o) && cont_bool(o, "include_usage", &r->include_usage) != CONT_FIELD_BAD;
+}
+
 /* The sampling fields every kind shares; false when a field has the wrong type. */
 static bool cont_sampling(const cJSON *obj, struct cont_request *r, double *temperature,
                           bool *has_temperature) {
     long seed;
-    bool stream;
     enum cont_field f = cont_int(obj, "max_tokens", &r->max_tokens);
     if (f == CONT_FIELD_BAD) return false;
     if (r->kind == CONT_CHAT &&
@@ -153,7 +160,8 @@ static bool cont_sampling(const cJSON *obj, struct cont_request *r, double *temp
     if (cont_int(obj, "min_tokens", &r->min_tokens) == CONT_FIELD_BAD) return false;
     if (cont_bool(obj, "ignore_eos", &r->ignore_eos) == CONT_FIELD_BAD) return false;
     if (cont_int(obj, "seed", &seed) == CONT_FIELD_BAD) return false;
-    if (cont_bool(obj, "stream", &stream) == CONT_FIELD_BAD) return false;
+    if (cont_bool(obj, "stream", &r->stream) == CONT_FIELD_BAD) return false;
+    if (!cont_stream_options(obj, r)) return false;
     f = cont_num(obj, "temperature", temperature);
     *has_temperature = f == CONT_FIELD_OK;
     return f != CONT_FIELD_BAD;
@@ -216,6 +224,9 @@ static bool cont_completion(const cJSON *root, struct cont_request *r) {
 static int cont_check_vllm(const struct model_profile *p, struct cont_request *r,
                            double temperature, bool has_temperature, int *status, struct buf *err) {
     char repr[32];
+    if (r->stream_options && !r->stream)
+        return CONT_REJECT(status, err, 400,
+                           "Stream options can only be defined when `stream=True`.");
     if (r->max_tokens != CONT_NOT_GIVEN && r->max_tokens < 1)
         return CONT_REJECT(status, err, 400, "max_tokens must be at least 1, got %ld.",
                            r->max_tokens);
@@ -246,6 +257,27 @@ static int cont_check_vllm(const struct model_profile *p, struct cont_request *r
                            p->max_model_len, r->prompt_tokens + (size_t)r->max_tokens,
                            r->prompt_tokens, r->max_tokens);
     return CONT_OK;
+}
+
+/* vLLM's /v1/chat/completions: a chat body, and the served model if one is named. */
+static int cont_parse_openai_root(const struct model_profile *p, const cJSON *root,
+                                  struct cont_request *r, int *status, struct buf *err) {
+    double temperature = 1;
+    bool has_temperature = false;
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    if (!cJSON_IsObject(root) || !cJSON_HasObjectItem(root, "messages"))
+        return CONT_REJECT(status, err, 400,
+                           "[{'type': 'missing', 'loc': ('body', 'messages'), 'msg': 'Field "
+                           "required'}]");
+    if (!cont_chat(root, r) || !cont_sampling(root, r, &temperature, &has_temperature) ||
+        (model && !cJSON_IsNull(model) && !cJSON_IsString(model)))
+        return CONT_REJECT(status, err, 400,
+                           "[{'type': 'invalid', 'loc': ('body',), 'msg': 'Input should be a "
+                           "valid ChatCompletionRequest'}]");
+    const char *name = model && cJSON_IsString(model) ? model->valuestring : NULL;
+    if (name && *name && strcmp(name, p->model_id) != 0)
+        return CONT_REJECT(status, err, 404, "The model `%.200s` does not exist.", name);
+    return cont_check_vllm(p, r, temperature, has_temperature, status, err);
 }
 
 static int cont_parse_vllm(const struct model_profile *p, const cJSON *root, struct cont_request *r,
@@ -305,6 +337,7 @@ static int cont_parse_tgi(const struct model_profile *p, const cJSON *root, stru
                            "parameters: invalid type, expected struct GenerateParameters");
     if (cont_int(params, "max_new_tokens", &r->max_tokens) == CONT_FIELD_BAD ||
         cont_bool(params, "details", &r->details) == CONT_FIELD_BAD ||
+        cont_bool(root, "stream", &r->stream) == CONT_FIELD_BAD ||
         (lmi && cont_bool(params, "ignore_eos_token", &r->ignore_eos) == CONT_FIELD_BAD) ||
         cont_num(params, "temperature", &temperature) == CONT_FIELD_BAD)
         return CONT_REJECT(status, err, lmi ? 400 : 422,
@@ -316,7 +349,7 @@ static int cont_parse_tgi(const struct model_profile *p, const cJSON *root, stru
 }
 
 /* Python's json.JSONDecodeError text for the error at pos. */
-static int cont_json_error(const struct model_profile *p, const char *body, size_t len, size_t pos,
+static int cont_json_error(enum model_format f, const char *body, size_t len, size_t pos,
                            bool extra, int *status, struct buf *err) {
     size_t line = 1, col = 1;
     for (size_t i = 0; i < pos && i < len; i++) {
@@ -328,7 +361,7 @@ static int cont_json_error(const struct model_profile *p, const char *body, size
         }
     }
     const char *what = extra ? "Extra data" : "Expecting value";
-    if (p->format == MODEL_VLLM)
+    if (f == MODEL_VLLM)
         return CONT_REJECT(status, err, 400,
                            "JSON decode error: %s: line %zu column %zu (char %zu)", what, line, col,
                            pos);
@@ -344,29 +377,43 @@ static bool cont_is_json_type(const char *ct) {
     return n == 16 && strncasecmp(ct, "application/json", 16) == 0;
 }
 
-int cont_parse(const struct model_profile *p, const char *content_type, const char *body,
-               size_t len, struct cont_request *r, int *status, struct buf *err) {
+/* Parses body as format f reads it; openai: as vLLM's /v1/chat/completions. */
+static int cont_parse_as(const struct model_profile *p, enum model_format f, bool openai,
+                         const char *content_type, const char *body, size_t len,
+                         struct cont_request *r, int *status, struct buf *err) {
     const char *end = NULL;
-    if (p->format == MODEL_VLLM && !cont_is_json_type(content_type))
+    if (f == MODEL_VLLM && !cont_is_json_type(content_type))
         return CONT_REJECT(status, err, 415,
                            "Unsupported Media Type: Only 'application/json' is allowed");
     cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, false);
     size_t pos = end ? (size_t)(end - body) : 0;
-    if (!root) return cont_json_error(p, body, len, pos, false, status, err);
+    if (!root) return cont_json_error(f, body, len, pos, false, status, err);
     while (pos < len && body[pos] && strchr(" \t\r\n", body[pos])) pos++;
     int rc;
     if (pos < len)
-        rc = cont_json_error(p, body, len, pos, true, status, err);
-    else if (p->format == MODEL_VLLM)
+        rc = cont_json_error(f, body, len, pos, true, status, err);
+    else if (openai)
+        rc = cont_parse_openai_root(p, root, r, status, err);
+    else if (f == MODEL_VLLM)
         rc = cont_parse_vllm(p, root, r, status, err);
     else if (cJSON_IsObject(root))
         rc = cont_parse_tgi(p, root, r, status, err);
     else
-        rc = CONT_REJECT(status, err, p->format == MODEL_TGI ? 422 : 400,
+        rc = CONT_REJECT(status, err, f == MODEL_TGI ? 422 : 400,
                          "Failed to deserialize the JSON body into the target type: invalid type, "
                          "expected struct GenerateRequest");
     cJSON_Delete(root);
     return rc;
+}
+
+int cont_parse(const struct model_profile *p, const char *content_type, const char *body,
+               size_t len, struct cont_request *r, int *status, struct buf *err) {
+    return cont_parse_as(p, p->format, false, content_type, body, len, r, status, err);
+}
+
+int cont_parse_openai(const struct model_profile *p, const char *content_type, const char *body,
+                      size_t len, struct cont_request *r, int *status, struct buf *err) {
+    return cont_parse_as(p, MODEL_VLLM, true, content_type, body, len, r, status, err);
 }
 
 /* --- answers --- */

@@ -27,7 +27,10 @@ struct cont_request {
     long max_tokens; /* CONT_NOT_GIVEN when the body has none */
     long min_tokens;
     bool ignore_eos;
-    bool details; /* TGI/LMI: "details": true */
+    bool details;        /* TGI/LMI: "details": true */
+    bool stream;         /* "stream": true: the container streams its reply (cstream.h) */
+    bool include_usage;  /* vLLM: "stream_options": {"include_usage": true} */
+    bool stream_options; /* vLLM: the body gave stream_options */
 };
 
 struct cont_answer {
@@ -61,6 +64,15 @@ __attribute__((warn_unused_result)) int cont_parse(const struct model_profile *p
                                                    const char *content_type, const char *body,
                                                    size_t len, struct cont_request *r, int *status,
                                                    struct buf *err);
+
+/* Parses a body sent to the OpenAI-compatible route (.../openai/v1/chat/
+ * completions): a vLLM chat body whatever p's format, as the container's
+ * /v1/chat/completions reads it; a "model" other than p's model_id is refused
+ * (404). Returns as cont_parse; the error body is vLLM's (cont_error_body with
+ * MODEL_VLLM). */
+__attribute__((warn_unused_result)) int
+cont_parse_openai(const struct model_profile *p, const char *content_type, const char *body,
+                  size_t len, struct cont_request *r, int *status, struct buf *err);
 
 /* Appends the error body container format f answers status with, around message.
  * Returns 0 or BUF_ERR_*. */

@@ -7,7 +7,8 @@
 #include "rng.h"
 
 static const char *const fault_names[FAULT_KINDS] = {
-    "throttle", "unavailable", "internal", "model_error", "drop", "truncate", "slow",
+    "throttle", "unavailable",  "internal",       "model_error",  "drop",       "truncate",
+    "slow",     "stream_error", "stream_failure", "stream_stall", "stream_crc", "stream_cut",
 };
 
 const char *fault_name(int kind) {
@@ -37,13 +38,22 @@ fail:
                     "'%s' is not a fault rate (0 to 1) or 'every:N' (N >= 1)", value);
 }
 
-int fault_pick(const struct fault_spec specs[FAULT_KINDS], struct fault_state *st) {
+/* The first of the kinds [first, end) that fires for the n-th draw. */
+static int fault_draw(const struct fault_spec specs[FAULT_KINDS], int first, int end, uint64_t *rng,
+                      unsigned long n) {
     int picked = FAULT_NONE;
-    st->requests++;
-    for (int k = 0; k < FAULT_KINDS; k++) {
-        double u = rng_unit(&st->rng);
-        bool fires = specs[k].every ? st->requests % specs[k].every == 0 : u < specs[k].rate;
+    for (int k = first; k < end; k++) {
+        double u = rng_unit(rng);
+        bool fires = specs[k].every ? n % specs[k].every == 0 : u < specs[k].rate;
         if (fires && picked == FAULT_NONE) picked = k;
     }
     return picked;
+}
+
+int fault_pick(const struct fault_spec specs[FAULT_KINDS], struct fault_state *st) {
+    return fault_draw(specs, 0, FAULT_STREAM_FIRST, &st->rng, ++st->requests);
+}
+
+int fault_pick_stream(const struct fault_spec specs[FAULT_KINDS], struct fault_state *st) {
+    return fault_draw(specs, FAULT_STREAM_FIRST, FAULT_KINDS, &st->stream_rng, ++st->streams);
 }

@@ -1,10 +1,12 @@
 /* fault: seeded fault injection, decided per request.
  *
  * Each kind has a spec: a rate (probability per request, 0 = off) or "every N"
- * (requests N, 2N, ...). The kinds are tried in enum order on every request and
- * the first that fires wins; every kind draws its random number and advances
- * its counter on every request, so one kind's schedule does not depend on the
- * others. */
+ * (requests N, 2N, ...). The request kinds are tried in enum order on every
+ * request and the first that fires wins; every kind draws its random number
+ * and advances its counter on every request, so one kind's schedule does not
+ * depend on the others. The stream kinds are drawn the same way, from a
+ * generator and a count of their own, for streamed replies only (so adding
+ * streams leaves the request kinds' schedules as they were). */
 #ifndef EMU_FAULT_H
 #define EMU_FAULT_H
 
@@ -13,14 +15,20 @@
 #include "buf.h"
 
 enum fault_kind {
-    FAULT_THROTTLE,    /* 429 ThrottlingException */
-    FAULT_UNAVAILABLE, /* 503 ServiceUnavailable */
-    FAULT_INTERNAL,    /* 500 InternalFailure */
-    FAULT_MODEL_ERROR, /* 424 ModelError: the container answered 500 */
-    FAULT_DROP,        /* the connection is closed in the middle of the reply body */
-    FAULT_TRUNCATE,    /* a well-framed 200 whose body is cut in half */
-    FAULT_SLOW,        /* the first byte of the reply waits slow_first_byte_s */
+    FAULT_THROTTLE,       /* 429 ThrottlingException */
+    FAULT_UNAVAILABLE,    /* 503 ServiceUnavailable */
+    FAULT_INTERNAL,       /* 500 InternalFailure */
+    FAULT_MODEL_ERROR,    /* 424 ModelError: the container answered 500 */
+    FAULT_DROP,           /* the connection is closed in the middle of the reply body */
+    FAULT_TRUNCATE,       /* a well-framed 200 whose body is cut in half */
+    FAULT_SLOW,           /* the first byte of the reply waits slow_first_byte_s */
+    FAULT_STREAM_ERROR,   /* a stream ends with ModelStreamError (ErrorCode StreamBroken) */
+    FAULT_STREAM_FAILURE, /* a stream ends with InternalStreamFailure */
+    FAULT_STREAM_STALL,   /* a stream stalls stream_stall_s between two tokens */
+    FAULT_STREAM_CRC,     /* one event-stream message of a stream has a wrong CRC */
+    FAULT_STREAM_CUT,     /* the connection closes in the middle of a stream's frame */
     FAULT_KINDS,
+    FAULT_STREAM_FIRST = FAULT_STREAM_ERROR,
     FAULT_NONE = -1,
 };
 
@@ -32,6 +40,8 @@ struct fault_spec {
 struct fault_state {
     uint64_t rng;
     unsigned long requests; /* requests seen so far */
+    uint64_t stream_rng;    /* the stream kinds' */
+    unsigned long streams;  /* streamed replies seen so far */
 };
 
 /* The kind's name ("throttle", "model_error", ...), or NULL out of range. */
@@ -46,7 +56,10 @@ enum fault_error { FAULT_OK = 0, FAULT_ERR_INVALID = -1 };
 __attribute__((warn_unused_result)) int fault_parse_spec(const char *value, struct fault_spec *spec,
                                                          struct buf *err);
 
-/* Decides the fault of the next request: a kind, or FAULT_NONE. */
+/* Decides the fault of the next request: a request kind, or FAULT_NONE. */
 int fault_pick(const struct fault_spec specs[FAULT_KINDS], struct fault_state *st);
+
+/* Decides the stream fault of the next streamed reply: a stream kind, or FAULT_NONE. */
+int fault_pick_stream(const struct fault_spec specs[FAULT_KINDS], struct fault_state *st);
 
 #endif

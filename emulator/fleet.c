@@ -93,6 +93,7 @@ void fleet_seed(struct fleet *f, uint64_t seed) {
             var->ep = &f->eps[e];
             batch_init(&var->batch, &var->profile, base ^ 0x5c4ed);
             var->faults.rng = base ^ 0xfa017;
+            var->faults.stream_rng = base ^ 0x5f4ea3;
             var->rng = base ^ 0x1d5;
         }
     }
@@ -128,7 +129,7 @@ static int fleet_log_pattern(const struct fleet *f, const char *pattern, struct 
     return FLEET_OK;
 }
 
-int fleet_open_logs(struct fleet *f, const char *pattern, struct buf *err) {
+int fleet_open_logs(struct fleet *f, const char *pattern, bool subsecond, struct buf *err) {
     int rc = fleet_log_pattern(f, pattern, err);
     for (size_t e = 0; !rc && e < f->n_eps; e++) {
         for (size_t v = 0; !rc && v < f->eps[e].n_variants; v++) {
@@ -137,7 +138,8 @@ int fleet_open_logs(struct fleet *f, const char *pattern, struct buf *err) {
             if (fleet_log_path(pattern, f->eps[e].name, f->eps[e].variants[v].name, &path))
                 rc = buf_fail(err, FLEET_ERR_INVALID, "--log-file %s: the path is too long",
                               pattern);
-            else if (vlog_open(&f->eps[e].variants[v].log, buf_str(&path), err))
+            else if (vlog_open(&f->eps[e].variants[v].log, buf_str(&path), subsecond,
+                               f->eps[e].variants[v].name, err))
                 rc = FLEET_ERR_IO;
             buf_free(&path);
         }
@@ -202,4 +204,20 @@ void fleet_free(struct fleet *f) {
     free(f->eps);
     f->eps = NULL;
     f->n_eps = 0;
+}
+
+int fleet_stats_json(struct buf *out, const struct fleet *f, const struct tally *totals,
+                     const struct gate *gate, double time_scale) {
+    static const struct gate_counts none;
+    const struct gate_counts *n = gate ? &gate->n : &none;
+    int rc = buf_addf(out,
+                      "{\"emulator\":\"sm-emulator " SM_VERSION "\",\"time_scale\":%.17g,"
+                      "\"connections\":%lu,\"bad_requests\":%lu,\"totals\":",
+                      time_scale, n->accepted, n->bad_requests);
+    if (!rc) rc = tally_json_open(out, totals, false);
+    if (!rc) rc = buf_adds(out, "},\"endpoints\":");
+    if (!rc) rc = fleet_json(out, f);
+    if (!rc && gate) rc = buf_addc(out, ',');
+    if (!rc && gate) rc = gate_json(out, gate);
+    return rc ? rc : buf_addc(out, '}');
 }

@@ -6,12 +6,14 @@
 #ifndef EMU_FLEET_H
 #define EMU_FLEET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "batch.h"
 #include "buf.h"
 #include "fault.h"
+#include "gate.h"
 #include "model.h"
 #include "options.h"
 #include "tally.h"
@@ -67,9 +69,10 @@ __attribute__((warn_unused_result)) int fleet_set(struct fleet *f, const struct 
 void fleet_seed(struct fleet *f, uint64_t seed);
 
 /* Opens one container log per variant at pattern, {endpoint} and {variant}
- * replaced. Returns 0 or FLEET_ERR_* with err. */
+ * replaced; subsecond: lines carry CloudWatch timestamps (vlog.h). Returns 0
+ * or FLEET_ERR_* with err. */
 __attribute__((warn_unused_result)) int fleet_open_logs(struct fleet *f, const char *pattern,
-                                                        struct buf *err);
+                                                        bool subsecond, struct buf *err);
 
 /* The endpoint called name[0..n), or NULL. */
 struct fleet_endpoint *fleet_find(const struct fleet *f, const char *name, size_t n);
@@ -78,6 +81,14 @@ struct fleet_endpoint *fleet_find(const struct fleet *f, const char *name, size_
  * by the variants' weights from *rng. */
 struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, size_t want_len,
                                  uint64_t *rng);
+
+/* Appends the whole GET /emulator/stats document: the totals, the endpoints
+ * (fleet_json), and the HTTP layer's counts when gate is not NULL. Returns 0
+ * or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int fleet_stats_json(struct buf *out, const struct fleet *f,
+                                                         const struct tally *totals,
+                                                         const struct gate *gate,
+                                                         double time_scale);
 
 /* Appends the stats document's "endpoints" object. Returns 0 or BUF_ERR_*. */
 __attribute__((warn_unused_result)) int fleet_json(struct buf *out, const struct fleet *f);

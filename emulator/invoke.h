@@ -1,6 +1,8 @@
-/* invoke: SageMaker Runtime behind sm-emulator's HTTP layer: authentication,
- * routing to endpoints and variants, calls timed by each variant's continuous
- * batch, faults, the counts and the request log.
+/* invoke: SageMaker Runtime behind sm-emulator's HTTP layer: the front door
+ * (admit.h: authentication, routing to endpoints and variants), calls timed by
+ * each variant's continuous batch, streamed replies whose tokens leave at the
+ * end of the decode step that made them (rstream.h), faults, the counts and
+ * the request log.
  *
  * The calls run one way: the HTTP layer (server.c) calls invoke_request,
  * invoke_refuse and invoke_abort; invoke answers through the one function it
@@ -18,6 +20,7 @@
 #include "gate.h"
 #include "http.h"
 #include "reqlog.h"
+#include "rtpath.h"
 #include "tally.h"
 
 struct event_base; /* libevent's */
@@ -27,8 +30,20 @@ struct event;
 
 enum invoke_mode {
     INVOKE_FULL,
-    INVOKE_DROP,     /* headers and half the body, then the connection is closed */
+    INVOKE_DROP,     /* headers and half the body, then the connection is closed; a chunked
+                        part: its body, then the connection is closed */
     INVOKE_TRUNCATE, /* a well-framed reply carrying half the body */
+};
+
+/* Which part of a reply a send writes: a whole reply (Content-Length), or the
+ * parts of a streamed one (Transfer-Encoding: chunked; close-delimited for an
+ * HTTP/1.0 client), each body written and flushed as it is handed over. */
+enum invoke_part {
+    INVOKE_WHOLE = 0,
+    INVOKE_CHUNK_HEAD, /* the status line and headers, then body as the first chunk */
+    INVOKE_CHUNK,      /* body as the next chunk */
+    INVOKE_CHUNK_END,  /* body as the last chunk, then the end of the reply */
+    INVOKE_CHUNK_ALL,  /* head, body and end in one */
 };
 
 /* A reply for the HTTP layer to write. Strings are valid during the send call. */
@@ -41,9 +56,12 @@ struct invoke_reply {
     const char *body;
     size_t body_len;
     enum invoke_mode mode;
+    enum invoke_part part;
+    const char *sm_content_type; /* X-Amzn-SageMaker-Content-Type, or NULL */
 };
 
-/* Writes r on owner, the connection a request came on (the HTTP layer's). */
+/* Writes r on owner, the connection a request came on (the HTTP layer's). A
+ * streamed reply comes in several sends, the call alive until its last. */
 typedef void invoke_send_fn(void *owner, const struct invoke_reply *r);
 
 /* What the HTTP layer refuses before a request reaches an endpoint. */
@@ -61,6 +79,7 @@ enum invoke_refusal {
 struct invoke_origin {
     double received;                         /* wall clock, Unix seconds (authentication's too) */
     char access_key_id[INVOKE_AKID_MAX + 1]; /* from its Authorization header; "" when none */
+    enum rtpath_api api;                     /* the route its path names */
 };
 
 struct invoke_call; /* a request a variant's container is answering */
@@ -76,6 +95,7 @@ struct invoke {
     double time_scale;   /* model seconds per real second */
     double max_duration; /* model seconds; 0: no limit */
     double log_interval; /* model seconds */
+    size_t stream_split; /* bytes per PayloadPart of a stream; 0: one per container event */
     uint64_t rng;        /* request ids and variant draws */
     struct tally totals;
     struct invoke_origin cur; /* the request being handled (one at a time) */

@@ -58,6 +58,8 @@ static int main_auth(struct auth *a, const struct options *o, struct buf *err) {
     for (size_t i = 0; i < o->n_credentials; i++)
         if (auth_add_text(a, o->credentials[i], now, err)) return MAIN_ERR;
     if (o->credentials_file && auth_add_file(a, o->credentials_file, now, err)) return MAIN_ERR;
+    for (size_t i = 0; i < o->n_bearer_tokens; i++)
+        if (auth_add_bearer(a, o->bearer_tokens[i], err)) return MAIN_ERR;
     if (!o->no_env_credentials && main_env_credentials(a, now, err)) return MAIN_ERR;
     if (a->n_keys) return 0;
     return buf_fail(err, MAIN_ERR,
@@ -99,7 +101,8 @@ static int main_fleet(struct main_state *m, struct buf *err) {
     for (size_t i = 0; i < o->n_sets; i++)
         if (fleet_set(&m->fleet, &o->sets[i], err)) return MAIN_ERR;
     fleet_seed(&m->fleet, o->seed);
-    if (o->log_file && fleet_open_logs(&m->fleet, o->log_file, err)) return MAIN_ERR;
+    if (o->log_file && fleet_open_logs(&m->fleet, o->log_file, o->log_subsecond, err))
+        return MAIN_ERR;
     return 0;
 }
 
@@ -114,6 +117,7 @@ static int main_invoke(struct main_state *m, struct buf *err) {
     inv->time_scale = o->time_scale;
     inv->max_duration = o->max_duration;
     inv->log_interval = o->log_interval;
+    inv->stream_split = o->stream_split;
     if (o->request_log && reqlog_open(&inv->reqlog, o->request_log, err)) return MAIN_ERR;
     if (main_auth(&inv->auth, o, err)) return MAIN_ERR;
     char hex[SIGV4_HEX_LEN + 1]; /* warm up: the first digest loads OpenSSL's configuration */

@@ -67,6 +67,8 @@ static const struct model_param model_params[] = {
     MODEL_PARAM("dtype", MODEL_T_STR, dtype, "dtype for the log"),
     MODEL_PARAM("slow_first_byte_s", MODEL_T_SECONDS, slow_first_byte_s,
                 "delay of the first reply byte under the 'slow' fault, seconds"),
+    MODEL_PARAM("stream_stall_s", MODEL_T_SECONDS, stream_stall_s,
+                "pause between two tokens of a stream under the 'stream_stall' fault, seconds"),
 };
 
 /* The built-in profiles, as settings over the defaults. */
@@ -123,6 +125,7 @@ static void model_defaults(struct model_profile *p, const char *name) {
     p->default_tokens = 128;
     p->weight = 1;
     p->slow_first_byte_s = 5;
+    p->stream_stall_s = 5;
 }
 
 int model_builtin(const char *name, struct model_profile *p) {
@@ -279,7 +282,8 @@ static int model_set_text(struct model_profile *p, const char *key, const char *
         if (kind == FAULT_NONE)
             return buf_fail(err, MODEL_ERR_INVALID,
                             "unknown fault '%s' (throttle, unavailable, internal, "
-                            "model_error, drop, truncate, slow)",
+                            "model_error, drop, truncate, slow, stream_error, stream_failure, "
+                            "stream_stall, stream_crc, stream_cut)",
                             key + 6);
         return fault_parse_spec(value, &p->faults[kind], err) ? MODEL_ERR_INVALID : MODEL_OK;
     }
@@ -354,7 +358,11 @@ int model_help(struct buf *out) {
                            "                       mul:A:B, add:A:B:C or cap:COUNTRY\n"
                            "  fault.KIND           RATE (0..1) or every:N; KIND is throttle,\n"
                            "                       unavailable, internal, model_error, drop,\n"
-                           "                       truncate or slow\n");
+                           "                       truncate or slow; for streamed replies also\n"
+                           "                       stream_error (ModelStreamError StreamBroken),\n"
+                           "                       stream_failure (InternalStreamFailure),\n"
+                           "                       stream_stall, stream_crc or stream_cut, each\n"
+                           "                       at the reply's middle token\n");
     return rc;
 }
 

@@ -52,6 +52,7 @@ struct model_profile {
     size_t n_answers;
     struct fault_spec faults[FAULT_KINDS];
     double slow_first_byte_s;
+    double stream_stall_s; /* the pause of the stream_stall fault */
 };
 
 /* A set of named profiles (from --profile-file) searched before the built-ins. */

@@ -55,6 +55,9 @@ static const char options_usage[] =
     "                            reply that would take longer is a 424 ModelError after this\n"
     "                            (default 60; 0 = no limit)\n"
     "  --seed N                  seed of every random choice (default 1)\n"
+    "  --stream-split N          cut each streamed step's bytes into PayloadParts of at most N\n"
+    "                            bytes (anywhere: inside lines, strings, UTF-8 characters);\n"
+    "                            default 0: one PayloadPart per container event\n"
     "\n"
     "Profile parameters (KEY):\n"
     "%s"
@@ -70,20 +73,30 @@ static const char options_usage[] =
     "                            \"secret_access_key\", \"session_token\", \"expiration\"}\n"
     "  --no-env-credentials      do not accept the credentials that the AWS credential chain\n"
     "                            finds in this process's environment (accepted by default)\n"
+    "  --bearer-token TOKEN      accept 'Authorization: Bearer TOKEN' on the OpenAI-compatible\n"
+    "                            route (repeatable; never logged); SigV4 is accepted there too\n"
     "\n"
     "Logs:\n"
     "  --log-file PATH           write a vLLM-style container log per variant; PATH may hold\n"
     "                            {endpoint} and {variant}, and must when several would share it\n"
     "  --log-interval SECONDS    model seconds between 'Avg generation throughput' lines\n"
     "                            (default 10)\n"
+    "  --log-subsecond           start every container log line with a CloudWatch timestamp to\n"
+    "                            the microsecond, as 'aws logs tail' prints them (vLLM's own\n"
+    "                            prefix has whole seconds)\n"
     "  --request-log FILE        write (truncating FILE) one JSON line per request counted in\n"
     "                            the stats, when its reply is sent or its connection closes\n"
-    "                            first: id, received, replied, endpoint, variant,\n"
-    "                            access_key_id, status (0: closed first), error_type, fault,\n"
-    "                            prompt, prompt_tokens, completion_tokens\n"
+    "                            first: id, received, replied, first_token, last_token (a\n"
+    "                            stream's), api, endpoint, variant, access_key_id, status (0:\n"
+    "                            closed first), error_type, fault, prompt, prompt_tokens,\n"
+    "                            completion_tokens\n"
     "\n"
-    "Paths: POST /endpoints/NAME/invocations (InvokeEndpoint), GET /ping (200),\n"
-    "GET /emulator/stats (JSON counts; unsigned). See emulator/README.md.\n"
+    "Paths: POST /endpoints/NAME/invocations (InvokeEndpoint),\n"
+    "POST /endpoints/NAME/invocations-response-stream (InvokeEndpointWithResponseStream: with\n"
+    "\"stream\": true the container's events as PayloadParts, each token at the end of its\n"
+    "decode step), POST /endpoints/NAME[/inference-components/IC]/openai/v1/chat/completions\n"
+    "(the OpenAI-compatible route: vLLM chat, SSE when streamed; SigV4 or --bearer-token),\n"
+    "GET /ping (200), GET /emulator/stats (JSON counts; unsigned). See emulator/README.md.\n"
     "  --help, --version\n";
 
 static int options_double(const char *flag, const char *text, double lo, double *out,
@@ -159,11 +172,12 @@ static int options_set(struct options *o, const char *text, struct buf *err) {
     return OPTIONS_OK;
 }
 
-static int options_credential(struct options *o, const char *text, struct buf *err) {
-    const char **creds = realloc(o->credentials, (o->n_credentials + 1) * sizeof *creds);
-    if (!creds) return buf_fail(err, OPTIONS_ERR_NOMEM, "out of memory");
-    o->credentials = creds;
-    creds[o->n_credentials++] = text;
+/* Appends text to the list *list of *n (--credential, --bearer-token). */
+static int options_push(const char ***list, size_t *n, const char *text, struct buf *err) {
+    const char **grown = realloc(*list, (*n + 1) * sizeof *grown);
+    if (!grown) return buf_fail(err, OPTIONS_ERR_NOMEM, "out of memory");
+    *list = grown;
+    grown[(*n)++] = text;
     return OPTIONS_OK;
 }
 
@@ -200,6 +214,9 @@ enum {
     OPTIONS_MAX_CONNECTIONS,
     OPTIONS_MAX_BODY_BUFFER,
     OPTIONS_SEED,
+    OPTIONS_BEARER,
+    OPTIONS_STREAM_SPLIT,
+    OPTIONS_LOG_SUBSECOND,
     OPTIONS_ENDPOINT,
     OPTIONS_SET,
     OPTIONS_HELP,
@@ -229,6 +246,9 @@ static const struct option options_long[] = {
     {"max-connections", required_argument, NULL, OPTIONS_MAX_CONNECTIONS},
     {"max-body-buffer", required_argument, NULL, OPTIONS_MAX_BODY_BUFFER},
     {"seed", required_argument, NULL, OPTIONS_SEED},
+    {"bearer-token", required_argument, NULL, OPTIONS_BEARER},
+    {"stream-split", required_argument, NULL, OPTIONS_STREAM_SPLIT},
+    {"log-subsecond", no_argument, NULL, OPTIONS_LOG_SUBSECOND},
     {"endpoint", required_argument, NULL, OPTIONS_ENDPOINT},
     {"set", required_argument, NULL, OPTIONS_SET},
     {"help", no_argument, NULL, OPTIONS_HELP},
@@ -273,6 +293,8 @@ static int options_number(struct options *o, int c, const char *arg, struct buf 
         return options_size("--max-body-buffer", arg, OPTIONS_MAX_BODY, &o->max_body_buffer, err);
     case OPTIONS_TIME_SCALE:
         return options_double("--time-scale", arg, 1e-3, &o->time_scale, err);
+    case OPTIONS_STREAM_SPLIT:
+        return options_size("--stream-split", arg, 0, &o->stream_split, err);
     case OPTIONS_SEED:
         if (options_double("--seed", arg, 0, &d, err)) return OPTIONS_ERR_USAGE;
         o->seed = (uint64_t)d;
@@ -295,12 +317,17 @@ static int options_one(struct options *o, int c, const char *arg, struct buf *er
     case OPTIONS_BUSY_POLL:
         o->busy_poll = true;
         return OPTIONS_OK;
+    case OPTIONS_LOG_SUBSECOND:
+        o->log_subsecond = true;
+        return OPTIONS_OK;
     case OPTIONS_ENDPOINT:
         return options_endpoint(o, arg, err);
     case OPTIONS_SET:
         return options_set(o, arg, err);
     case OPTIONS_CRED:
-        return options_credential(o, arg, err);
+        return options_push(&o->credentials, &o->n_credentials, arg, err);
+    case OPTIONS_BEARER:
+        return options_push(&o->bearer_tokens, &o->n_bearer_tokens, arg, err);
     default:
         return options_number(o, c, arg, err);
     }
@@ -373,4 +400,5 @@ void options_free(struct options *o) {
     free(o->sets);
     free(o->endpoints);
     free(o->credentials);
+    free(o->bearer_tokens);
 }

@@ -49,6 +49,10 @@ struct options {
     char **set_texts;         /* copies the sets point into */
     const char **credentials; /* "AKID:SECRET[:TOKEN][@EXPIRY]" */
     size_t n_credentials;
+    const char **bearer_tokens; /* --bearer-token values (the OpenAI route) */
+    size_t n_bearer_tokens;
+    size_t stream_split; /* bytes per PayloadPart; 0: one per container event */
+    bool log_subsecond;  /* CloudWatch timestamps before the container log's lines */
 };
 
 enum options_error {

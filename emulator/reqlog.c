@@ -19,6 +19,12 @@ void reqlog_close(struct reqlog *l) {
     buf_free(&l->line);
 }
 
+/* ,"key":seconds, or null when seconds is 0. */
+static int reqlog_time(struct buf *out, const char *key, double seconds) {
+    return seconds > 0 ? buf_addf(out, ",\"%s\":%.6f", key, seconds)
+                       : buf_addf(out, ",\"%s\":null", key);
+}
+
 static int reqlog_num(struct buf *out, const char *key, long v) {
     return v < 0 ? buf_addf(out, ",\"%s\":null", key) : buf_addf(out, ",\"%s\":%ld", key, v);
 }
@@ -31,9 +37,12 @@ int reqlog_format(struct buf *out, const struct reqlog_entry *e) {
     }
     int rc = buf_adds(out, "{\"id\":");
     if (!rc) rc = jsonw_cstr(out, e->id);
-    if (!rc)
-        rc = buf_addf(out, ",\"received\":%.6f,\"replied\":%.6f,\"endpoint\":", e->received,
-                      e->replied);
+    if (!rc) rc = buf_addf(out, ",\"received\":%.6f,\"replied\":%.6f", e->received, e->replied);
+    if (!rc) rc = reqlog_time(out, "first_token", e->first_token);
+    if (!rc) rc = reqlog_time(out, "last_token", e->last_token);
+    if (!rc) rc = buf_adds(out, ",\"api\":");
+    if (!rc) rc = jsonw_cstr(out, e->api);
+    if (!rc) rc = buf_adds(out, ",\"endpoint\":");
     if (!rc) rc = jsonw_cstr(out, e->endpoint);
     if (!rc) rc = buf_adds(out, ",\"variant\":");
     if (!rc) rc = jsonw_cstr(out, e->variant);

@@ -17,9 +17,12 @@ struct reqlog_entry {
     const char *id;  /* x-amzn-RequestId of the reply */
     double received; /* wall clock, Unix seconds, when the request was complete */
     double replied;  /* wall clock when its reply was handed to the socket (or it was dropped) */
-    const char *endpoint;      /* the endpoint its path named, when served */
-    const char *variant;       /* the variant it was routed to */
-    const char *access_key_id; /* from its Authorization header */
+    double first_token, last_token; /* a streamed reply: when its first and last token were
+                                       handed to the socket (wall clock); 0: null */
+    const char *api;                /* "invoke", "stream", "openai" (rtpath_name), or NULL */
+    const char *endpoint;           /* the endpoint its path named, when served */
+    const char *variant;            /* the variant it was routed to */
+    const char *access_key_id;      /* from its Authorization header */
     size_t access_key_id_len;
     int status; /* the reply's status; 0: the connection closed before it was complete */
     const char *error_type; /* x-amzn-ErrorType code */

@@ -41,6 +41,7 @@ struct server_conn {
     const char *head_at;   /* where head was parsed; still valid if the buffer did not move */
     struct http_head head; /* the parsed head of the request being read */
     bool keep_alive;
+    bool raw_stream;        /* the streamed reply being written is close-delimited (HTTP/1.0) */
     bool processing;        /* inside server_conn_process */
     bool paused;            /* not reading: its replies wait to be sent */
     bool idle_read;         /* the idle timeout applies to reading (not while a call answers) */
@@ -174,32 +175,33 @@ static void server_conn_malformed(struct server_conn *c, enum invoke_refusal why
     server_conn_refuse(c, why);
 }
 
-/* Writes the status line and headers of r, with length bytes of body to come. */
+/* Writes the status line and headers of r: with length bytes of body to come,
+ * or (length SIZE_MAX) a chunked body, or a body ending when the connection closes. */
 static void server_conn_headers(struct server_conn *c, const struct invoke_reply *r, size_t length,
                                 bool close) {
     struct evbuffer *out = bufferevent_get_output(c->bev);
-    evbuffer_add_printf(out,
-                        "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-                        "Date: %s\r\nx-amzn-RequestId: %s\r\n",
-                        r->status, smerr_reason(r->status),
-                        r->content_type ? r->content_type : "application/json", length,
-                        server_date(c->srv), r->request_id);
+    evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n", r->status,
+                        smerr_reason(r->status),
+                        r->content_type ? r->content_type : "application/json");
+    if (length != SIZE_MAX)
+        evbuffer_add_printf(out, "Content-Length: %zu\r\n", length);
+    else if (!c->raw_stream)
+        evbuffer_add(out, "Transfer-Encoding: chunked\r\n", 28);
+    evbuffer_add_printf(out, "Date: %s\r\nx-amzn-RequestId: %s\r\n", server_date(c->srv),
+                        r->request_id);
     if (r->error_type)
         evbuffer_add_printf(out, "x-amzn-ErrorType: %s" SMERR_TYPE_SUFFIX "\r\n", r->error_type);
     if (r->variant)
         evbuffer_add_printf(out, "x-Amzn-Invoked-Production-Variant: %s\r\n", r->variant);
+    if (r->sm_content_type)
+        evbuffer_add_printf(out, "X-Amzn-SageMaker-Content-Type: %s\r\n", r->sm_content_type);
     evbuffer_add(out, close ? "Connection: close\r\n\r\n" : "\r\n", close ? 21 : 2);
 }
 
-void server_send(void *owner, const struct invoke_reply *r) {
-    struct server_conn *c = owner;
-    size_t length = r->mode == INVOKE_TRUNCATE ? r->body_len / 2 : r->body_len;
-    size_t sent = r->mode == INVOKE_DROP ? r->body_len / 2 : length;
-    bool close = !c->keep_alive || r->mode == INVOKE_DROP;
+/* The reply to the request on c is complete: reads the next request, or closes. */
+static void server_conn_replied(struct server_conn *c, bool close) {
     c->call = NULL;
     c->queued++;
-    server_conn_headers(c, r, length, close);
-    evbuffer_add(bufferevent_get_output(c->bev), r->body, sent);
     if (close) {
         c->state = SERVER_CLOSING;
         evtimer_del(c->deadline);
@@ -209,6 +211,38 @@ void server_send(void *owner, const struct invoke_reply *r) {
     c->state = SERVER_HEAD;
     server_conn_timeouts(c, true);
     if (!c->processing) server_conn_process(c);
+}
+
+/* A part of a streamed reply: its head, its body as a chunk, its end. */
+static void server_send_part(struct server_conn *c, const struct invoke_reply *r) {
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+    bool head = r->part == INVOKE_CHUNK_HEAD || r->part == INVOKE_CHUNK_ALL;
+    bool cut = r->mode == INVOKE_DROP;
+    bool end = cut || r->part == INVOKE_CHUNK_END || r->part == INVOKE_CHUNK_ALL;
+    if (head) {
+        c->raw_stream = c->head.minor == 0; /* HTTP/1.0 knows no chunks: the close ends it */
+        if (c->raw_stream) c->keep_alive = false;
+        server_conn_headers(c, r, SIZE_MAX, !c->keep_alive);
+    }
+    if (r->body_len && !c->raw_stream) evbuffer_add_printf(out, "%zx\r\n", r->body_len);
+    evbuffer_add(out, r->body, r->body_len);
+    if (r->body_len && !c->raw_stream) evbuffer_add(out, "\r\n", 2);
+    if (end && !cut && !c->raw_stream) evbuffer_add(out, "0\r\n\r\n", 5);
+    if (end) server_conn_replied(c, !c->keep_alive || cut);
+}
+
+void server_send(void *owner, const struct invoke_reply *r) {
+    struct server_conn *c = owner;
+    if (r->part != INVOKE_WHOLE) {
+        server_send_part(c, r);
+        return;
+    }
+    size_t length = r->mode == INVOKE_TRUNCATE ? r->body_len / 2 : r->body_len;
+    size_t sent = r->mode == INVOKE_DROP ? r->body_len / 2 : length;
+    bool close = !c->keep_alive || r->mode == INVOKE_DROP;
+    server_conn_headers(c, r, length, close);
+    evbuffer_add(bufferevent_get_output(c->bev), r->body, sent);
+    server_conn_replied(c, close);
 }
 
 /* Drops the blank lines a client may send between requests. */

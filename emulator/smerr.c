@@ -46,6 +46,49 @@ int smerr_model(struct buf *out, const char *region, const char *account, const 
     return rc;
 }
 
+/* "ThrottlingException" -> "throttling"; "ModelError" -> "model_error". */
+static int smerr_snake(struct buf *out, const char *type) {
+    size_t n = strlen(type), k = strlen("Exception");
+    if (n > k && strcmp(type + n - k, "Exception") == 0) n -= k;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        char c = type[i];
+        if (c >= 'A' && c <= 'Z') {
+            if (i > 0) rc = buf_addc(out, '_');
+            c = (char)(c - 'A' + 'a');
+        }
+        if (!rc) rc = buf_addc(out, c);
+    }
+    return rc;
+}
+
+int smerr_openai(struct buf *out, int status, const char *sm_type, const char *code,
+                 const char *message) {
+    struct buf snake;
+    buf_init(&snake, BUF_NO_CAP);
+    int rc = !code && sm_type ? smerr_snake(&snake, sm_type) : 0;
+    if (!code && sm_type && !rc) code = buf_str(&snake);
+    if (!rc) rc = buf_adds(out, "{\"error\":{\"message\":");
+    if (!rc) rc = jsonw_cstr(out, message ? message : "");
+    if (!rc)
+        rc = buf_addf(out, ",\"type\":\"%s\",\"param\":null,\"code\":",
+                      status < 500 ? "invalid_request_error" : "server_error");
+    if (!rc) rc = jsonw_cstr(out, code);
+    if (!rc) rc = buf_adds(out, "}}");
+    buf_free(&snake);
+    return rc;
+}
+
+int smerr_openai_model(struct buf *out, const char *region, const char *account,
+                       const char *endpoint, int orig_status, const char *orig, size_t orig_len) {
+    struct buf msg;
+    buf_init(&msg, BUF_NO_CAP);
+    int rc = smerr_model_message(&msg, region, account, endpoint, orig_status, orig, orig_len);
+    if (!rc) rc = smerr_openai(out, 424, "ModelError", NULL, buf_str(&msg));
+    buf_free(&msg);
+    return rc;
+}
+
 void smerr_one_line(struct buf *msg) {
     for (size_t i = 0; i < msg->len; i++)
         if ((unsigned char)msg->data[i] < ' ' || msg->data[i] == 0x7f) msg->data[i] = '?';

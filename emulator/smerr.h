@@ -27,6 +27,22 @@ __attribute__((warn_unused_result)) int smerr_model(struct buf *out, const char 
                                                     int orig_status, const char *orig,
                                                     size_t orig_len);
 
+/* Appends the OpenAI error envelope the OpenAI-compatible route answers with,
+ * {"error":{"message":M,"type":T,"param":null,"code":C}}: T is
+ * "invalid_request_error" below status 500, else "server_error"; C is code,
+ * else sm_type in snake case without "Exception" ("ValidationError" ->
+ * "validation_error"), else null. Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int smerr_openai(struct buf *out, int status,
+                                                     const char *sm_type, const char *code,
+                                                     const char *message);
+
+/* The OpenAI route's ModelError (424, code "model_error"), its message the one
+ * smerr_model writes. Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int smerr_openai_model(struct buf *out, const char *region,
+                                                           const char *account,
+                                                           const char *endpoint, int orig_status,
+                                                           const char *orig, size_t orig_len);
+
 /* Makes an error message one line: every control character (a newline in a
  * name from a file or the command line) becomes '?'. */
 void smerr_one_line(struct buf *msg);

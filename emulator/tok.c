@@ -29,6 +29,12 @@ size_t tok_prefix(const char *s, size_t len, size_t n) {
     return end;
 }
 
+size_t tok_next(const char *s, size_t len, size_t at) {
+    size_t i = at;
+    while (i < len && tok_space((unsigned char)s[i])) i++;
+    return i < len ? tok_skip(s, len, i) : at;
+}
+
 size_t tok_count(const char *s, size_t len) {
     size_t n = 0;
     for (size_t i = 0; i < len;) {

@@ -19,6 +19,11 @@ size_t tok_count(const char *s, size_t len);
  * (all of s when it has fewer). */
 size_t tok_prefix(const char *s, size_t len, size_t n);
 
+/* The end of the token that follows offset at in s[0..len) (the white space
+ * before it skipped), or at itself when only white space follows. A streamed
+ * reply sends s[at..tok_next(s, len, at)) as one token, its white space first. */
+size_t tok_next(const char *s, size_t len, size_t at);
+
 /* Appends filler prose of exactly n tokens; seed picks the words. Returns 0 or BUF_ERR_*. */
 __attribute__((warn_unused_result)) int tok_filler(struct buf *out, size_t n, uint64_t seed);
 

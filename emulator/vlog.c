@@ -3,14 +3,18 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
 
 #include "smerr.h"
 
 #define VLOG_API    "(APIServer pid=1) "
 #define VLOG_ENGINE "(EngineCore_DP0 pid=81) "
 
-int vlog_open(struct vlog *v, const char *path, struct buf *err) {
+int vlog_open(struct vlog *v, const char *path, bool subsecond, const char *variant,
+              struct buf *err) {
     memset(v, 0, sizeof *v);
+    v->subsecond = subsecond;
+    snprintf(v->stream, sizeof v->stream, "%s/i-emulator", variant);
     v->f = fopen(path, "a");
     if (v->f) return VLOG_OK;
     return buf_fail(err, VLOG_ERR_IO, "--log-file %s: %s", path, strerror(errno));
@@ -21,14 +25,29 @@ void vlog_close(struct vlog *v) {
     v->f = NULL;
 }
 
+/* With subsecond: the CloudWatch timestamp and stream that start a line. */
+static void vlog_cloudwatch(struct vlog *v, double now) {
+    time_t whole = (time_t)now;
+    long micros = (long)((now - (double)whole) * 1e6);
+    struct tm tm;
+    char stamp[32];
+    if (!v->subsecond) return;
+    if (micros > 999999) micros = 999999;
+    gmtime_r(&whole, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+    fprintf(v->f, "%s.%06ld+00:00 %s ", stamp, micros, v->stream);
+}
+
 /* One line: prefix, "INFO MM-DD HH:MM:SS [where] ", then the text. */
 __attribute__((format(printf, 5, 6))) static void
-vlog_line(struct vlog *v, const char *who, time_t now, const char *where, const char *fmt, ...) {
+vlog_line(struct vlog *v, const char *who, double now, const char *where, const char *fmt, ...) {
+    time_t whole = (time_t)now;
     struct tm tm;
     char stamp[32];
     va_list ap;
-    gmtime_r(&now, &tm);
+    gmtime_r(&whole, &tm);
     strftime(stamp, sizeof stamp, "%m-%d %H:%M:%S", &tm);
+    vlog_cloudwatch(v, now);
     fprintf(v->f, "%sINFO %s [%s] ", who, stamp, where);
     va_start(ap, fmt);
     vfprintf(v->f, fmt, ap);
@@ -48,7 +67,7 @@ static void vlog_thousands(unsigned long n, char out[32]) {
     out[o] = '\0';
 }
 
-void vlog_startup(struct vlog *v, const struct model_profile *p, time_t now) {
+void vlog_startup(struct vlog *v, const struct model_profile *p, double now) {
     char kv[32], len[32];
     const char *quant = *p->quantization ? p->quantization : "None";
     if (!v->f) return;
@@ -75,21 +94,25 @@ void vlog_startup(struct vlog *v, const struct model_profile *p, time_t now) {
               (double)p->kv_cache_tokens / p->max_model_len);
     vlog_line(v, VLOG_API, now, "api_server.py:1971",
               "Starting vLLM API server 0 on http://0.0.0.0:8080");
-    fprintf(v->f, VLOG_API "INFO:     Started server process [1]\n" VLOG_API
-                           "INFO:     Waiting for application startup.\n" VLOG_API
-                           "INFO:     Application startup complete.\n");
+    static const char *const uvicorn[] = {"Started server process [1]",
+                                          "Waiting for application startup.",
+                                          "Application startup complete."};
+    for (size_t i = 0; i < sizeof uvicorn / sizeof *uvicorn; i++) {
+        vlog_cloudwatch(v, now);
+        fprintf(v->f, VLOG_API "INFO:     %s\n", uvicorn[i]);
+    }
     fflush(v->f);
 }
 
-void vlog_access(struct vlog *v, time_t now, int status) {
-    (void)now;
+void vlog_access(struct vlog *v, double now, const char *path, int status) {
     if (!v->f) return;
-    fprintf(v->f, VLOG_API "INFO:     169.254.178.2:8080 - \"POST /invocations HTTP/1.1\" %d %s\n",
+    vlog_cloudwatch(v, now);
+    fprintf(v->f, VLOG_API "INFO:     169.254.178.2:8080 - \"POST %s HTTP/1.1\" %d %s\n", path,
             status, smerr_reason(status));
     fflush(v->f);
 }
 
-void vlog_metrics(struct vlog *v, time_t now, double model_seconds, unsigned long prompt_tokens,
+void vlog_metrics(struct vlog *v, double now, double model_seconds, unsigned long prompt_tokens,
                   unsigned long gen_tokens, size_t running, size_t waiting, double kv_usage) {
     double prompt_rate = model_seconds > 0 ? (double)prompt_tokens / model_seconds : 0;
     double gen_rate = model_seconds > 0 ? (double)gen_tokens / model_seconds : 0;

@@ -1,12 +1,18 @@
 /* vlog: a vLLM-style container log (the AWS vLLM container's CloudWatch
  * stream): start-up lines carrying the profile's facts in vLLM's formats, one
  * uvicorn access line per invocation, and the periodic "Avg generation
- * throughput" metrics line from what was really served. Every line is flushed. */
+ * throughput" metrics line from what was really served. Every line is flushed.
+ *
+ * vLLM's own line prefix is kept ("INFO MM-DD HH:MM:SS [file.py:N] ", whole
+ * seconds, UTC). With subsecond, every line also starts as `aws logs tail`
+ * prints CloudWatch's events, "2026-09-25T18:40:12.345678+00:00 STREAM ", so a
+ * reader of the log (sm-compare's cross-check) can place the lines to the
+ * microsecond. */
 #ifndef EMU_VLOG_H
 #define EMU_VLOG_H
 
+#include <stdbool.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "buf.h"
 #include "model.h"
@@ -14,25 +20,31 @@
 struct vlog {
     FILE *f;
     double last_prompt_rate, last_gen_rate; /* of the previous metrics line */
+    bool subsecond;                         /* CloudWatch timestamps before every line */
+    char stream[80];                        /* the log stream's name, with subsecond */
 };
 
 enum vlog_error { VLOG_OK = 0, VLOG_ERR_IO = -1 };
 
-/* Opens path for appending. Returns 0, or VLOG_ERR_IO with one line in err. */
-__attribute__((warn_unused_result)) int vlog_open(struct vlog *v, const char *path,
-                                                  struct buf *err);
+/* Opens path for appending; with subsecond, lines carry CloudWatch timestamps
+ * and the stream name "VARIANT/i-emulator". Returns 0, or VLOG_ERR_IO with one
+ * line in err. */
+__attribute__((warn_unused_result)) int vlog_open(struct vlog *v, const char *path, bool subsecond,
+                                                  const char *variant, struct buf *err);
 /* Closes the log, if open. */
 void vlog_close(struct vlog *v);
 
-/* Writes the start-up lines of a container running profile p. */
-void vlog_startup(struct vlog *v, const struct model_profile *p, time_t now);
+/* Writes the start-up lines of a container running profile p. Times: wall
+ * clock, Unix seconds. */
+void vlog_startup(struct vlog *v, const struct model_profile *p, double now);
 
-/* Writes one access line: "POST /invocations HTTP/1.1" status. */
-void vlog_access(struct vlog *v, time_t now, int status);
+/* Writes one access line: "POST PATH HTTP/1.1" status (PATH: /invocations, or
+ * /v1/chat/completions for the OpenAI route). */
+void vlog_access(struct vlog *v, double now, const char *path, int status);
 
 /* Writes a metrics line for tokens seen over model_seconds, unless this and the
  * previous line both had no traffic (vLLM logs those at debug level). */
-void vlog_metrics(struct vlog *v, time_t now, double model_seconds, unsigned long prompt_tokens,
+void vlog_metrics(struct vlog *v, double now, double model_seconds, unsigned long prompt_tokens,
                   unsigned long gen_tokens, size_t running, size_t waiting, double kv_usage);
 
 #endif

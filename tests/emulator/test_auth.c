@@ -164,8 +164,51 @@ static void test_expiry(void) {
     }
 }
 
+/* Bearer tokens (the OpenAI route): only a token given is accepted, the scheme
+ * in any case; a refusal never quotes the token; bad tokens are refused at start. */
+static void test_bearer(void) {
+    static const struct {
+        const char *value;
+        int rc;
+    } rows[] = {
+        {"Bearer sagemaker-api-key-abc", AUTH_OK},
+        {"bearer sagemaker-api-key-abc", AUTH_OK},
+        {"Bearer  other", AUTH_OK},
+        {"Bearer sagemaker-api-key-ab", AUTH_ERR_BEARER},
+        {"Bearer sagemaker-api-key-abcd", AUTH_ERR_BEARER},
+        {"Bearer ", AUTH_ERR_BEARER},
+        {"Basic sagemaker-api-key-abc", AUTH_ERR_BEARER},
+        {"AWS4-HMAC-SHA256 Credential=x", AUTH_ERR_BEARER},
+    };
+    struct auth a;
+    struct buf err;
+    buf_init(&err, 1024);
+    CHECK_INT(auth_init(&a, "us-east-1"), 0);
+    CHECK_INT(auth_add_bearer(&a, "sagemaker-api-key-abc", &err), 0);
+    CHECK_INT(auth_add_bearer(&a, "other", &err), 0);
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        buf_reset(&err);
+        const char *v = rows[i].value;
+        CHECK_INT(auth_bearer(&a, v, strlen(v), &err), rows[i].rc);
+        if (rows[i].rc)
+            CHECK_STR(buf_str(&err), "The bearer token included in the request is invalid.");
+    }
+    CHECK(auth_is_bearer("BEARER x", 8) && !auth_is_bearer("Bearer", 6));
+    static const char *const bad[] = {"", "two words", "tab\tin", "\xc3\xa9t\xc3\xa9"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        buf_reset(&err);
+        CHECK_INT(auth_add_bearer(&a, bad[i], &err), AUTH_ERR_INVALID);
+        CHECK(strncmp(buf_str(&err), "--bearer-token: want 1 to", 25) == 0);
+        CHECK(!*bad[i] || !strstr(buf_str(&err), bad[i]));
+    }
+    CHECK_INT(a.n_bearers, 2);
+    auth_free(&a);
+    buf_free(&err);
+}
+
 int main(void) {
     test_expiry();
+    test_bearer();
     struct auth a;
     struct sigv4_signer *signer = sigv4_signer_new();
     CHECK_INT(auth_init(&a, "us-east-1"), 0);

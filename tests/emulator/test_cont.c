@@ -68,6 +68,32 @@ static const struct body_case cases[] = {
     {"lmi", "lmi", NULL, "{\"inputs\":\"hi\",\"parameters\":{\"ignore_eos_token\":true}}", 0, NULL},
     {"lmi zero tokens", "lmi", NULL, "{\"inputs\":\"hi\",\"parameters\":{\"max_new_tokens\":0}}",
      400, "{\"code\":400,\"type\":\"BadRequestException\",\"message\":\"Input validation error"},
+    {"stream options without stream", "vllm", "application/json",
+     "{\"prompt\":\"hi\",\"stream_options\":{\"include_usage\":true}}", 400,
+     "Stream options can only be defined when `stream=True`."},
+    {"stream options not an object", "vllm", "application/json",
+     "{\"prompt\":\"hi\",\"stream\":true,\"stream_options\":7}", 400,
+     "Cannot find suitable handler"},
+    {"tgi stream not a boolean", "tgi", NULL, "{\"inputs\":\"hi\",\"stream\":\"maybe\"}", 422,
+     "parameters: invalid type"},
+};
+
+/* Bodies of the OpenAI-compatible route: vLLM chat only, whatever the profile's format. */
+static const struct body_case openai_cases[] = {
+    {"chat on a tgi endpoint", "tgi", "application/json",
+     "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}", 0, NULL},
+    {"the served model", "vllm", "application/json",
+     "{\"model\":\"emulated-model\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", 0,
+     NULL},
+    {"an empty model", "vllm", "application/json",
+     "{\"model\":\"\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", 0, NULL},
+    {"another model", "vllm", "application/json",
+     "{\"model\":\"my-endpoint\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", 404,
+     "\"The model `my-endpoint` does not exist.\""},
+    {"completions body", "vllm", "application/json", "{\"prompt\":\"hi\"}", 400,
+     "'loc': ('body', 'messages'), 'msg': 'Field required'"},
+    {"not json", "tgi", "application/json", "{x", 400, "JSON decode error"},
+    {"no content type", "vllm", NULL, "{}", 415, "Unsupported Media Type"},
 };
 
 static void profile(struct model_profile *p, const char *format) {
@@ -78,7 +104,7 @@ static void profile(struct model_profile *p, const char *format) {
     buf_free(&err);
 }
 
-static void run_case(const struct body_case *c) {
+static void run_case_on(const struct body_case *c, bool openai) {
     struct model_profile p;
     struct cont_request r;
     struct buf err, body;
@@ -87,9 +113,12 @@ static void run_case(const struct body_case *c) {
     cont_request_init(&r);
     buf_init(&err, BUF_NO_CAP);
     buf_init(&body, BUF_NO_CAP);
-    int rc = cont_parse(&p, c->content_type, c->body, strlen(c->body), &r, &status, &err);
+    int rc =
+        openai ? cont_parse_openai(&p, c->content_type, c->body, strlen(c->body), &r, &status, &err)
+               : cont_parse(&p, c->content_type, c->body, strlen(c->body), &r, &status, &err);
     if (rc == CONT_ERR_REJECTED)
-        CHECK_INT(cont_error_body(p.format, status, buf_str(&err), &body), 0);
+        CHECK_INT(cont_error_body(openai ? MODEL_VLLM : p.format, status, buf_str(&err), &body), 0);
+    if (openai && rc == CONT_OK) CHECK_INT(r.kind, CONT_CHAT);
     if ((rc == CONT_OK) != (c->status == 0) || (c->message && !strstr(buf_str(&body), c->message)))
         fprintf(stderr, "case '%s': rc %d status %d body %s\n", c->name, rc, status,
                 buf_str(&body));
@@ -104,6 +133,47 @@ static void run_case(const struct body_case *c) {
     buf_free(&err);
     buf_free(&body);
     model_free(&p);
+}
+
+static void run_case(const struct body_case *c) {
+    run_case_on(c, false);
+}
+
+/* "stream", "stream_options.include_usage" as each format reads them. */
+static void test_stream_fields(void) {
+    static const struct {
+        const char *format, *body;
+        bool stream, usage;
+    } rows[] = {
+        {"vllm", "{\"prompt\":\"hi\"}", false, false},
+        {"vllm", "{\"prompt\":\"hi\",\"stream\":true}", true, false},
+        {"vllm",
+         "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true,"
+         "\"stream_options\":{\"include_usage\":true}}",
+         true, true},
+        {"vllm", "{\"prompt\":\"hi\",\"stream\":1,\"stream_options\":{\"include_usage\":false}}",
+         true, false},
+        {"tgi", "{\"inputs\":\"hi\",\"stream\":true}", true, false},
+        {"lmi", "{\"inputs\":\"hi\",\"parameters\":{},\"stream\":true}", true, false},
+        {"lmi", "{\"inputs\":\"hi\",\"parameters\":{\"stream\":true}}", false, false},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        struct model_profile p;
+        struct cont_request r;
+        struct buf err;
+        int status = 0;
+        profile(&p, rows[i].format);
+        cont_request_init(&r);
+        buf_init(&err, BUF_NO_CAP);
+        CHECK_INT(cont_parse(&p, "application/json", rows[i].body, strlen(rows[i].body), &r,
+                             &status, &err),
+                  CONT_OK);
+        CHECK_INT(r.stream, rows[i].stream);
+        CHECK_INT(r.include_usage, rows[i].usage);
+        cont_request_free(&r);
+        buf_free(&err);
+        model_free(&p);
+    }
 }
 
 /* Sends body to profile p and returns the reply JSON and the answer. */
@@ -203,6 +273,9 @@ static void run_length(size_t i) {
 
 int main(void) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i]);
+    for (size_t i = 0; i < sizeof openai_cases / sizeof *openai_cases; i++)
+        run_case_on(&openai_cases[i], true);
+    test_stream_fields();
     for (size_t i = 0; i < sizeof lengths / sizeof *lengths; i++) run_length(i);
     struct buf e;
     buf_init(&e, BUF_NO_CAP);

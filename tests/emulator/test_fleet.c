@@ -77,10 +77,10 @@ static void test_logs(const char *dir) {
     add(&f, "b", "v1", "instant");
     add(&f, "b", "v2", "instant");
     snprintf(pattern, sizeof pattern, "%s/{endpoint}.log", dir);
-    CHECK_INT(fleet_open_logs(&f, pattern, &err), FLEET_ERR_INVALID);
+    CHECK_INT(fleet_open_logs(&f, pattern, false, &err), FLEET_ERR_INVALID);
     CHECK(strstr(buf_str(&err), ": 3 containers would share one file; put {endpoint}") != NULL);
     snprintf(pattern, sizeof pattern, "%s/{endpoint}-{variant}.log", dir);
-    CHECK_INT(fleet_open_logs(&f, pattern, &err), 0);
+    CHECK_INT(fleet_open_logs(&f, pattern, false, &err), 0);
     snprintf(path, sizeof path, "%s/b-v2.log", dir);
     CHECK(access(path, F_OK) == 0);
     fleet_free(&f);
@@ -90,9 +90,39 @@ static void test_logs(const char *dir) {
     snprintf(path, sizeof path, "%s/a-AllTraffic.log", dir);
     unlink(path);
     add(&f, "a", "AllTraffic", "instant");
-    CHECK_INT(fleet_open_logs(&f, "/nonexistent/dir/x.log", &err), FLEET_ERR_IO);
+    CHECK_INT(fleet_open_logs(&f, "/nonexistent/dir/x.log", false, &err), FLEET_ERR_IO);
     CHECK(strncmp(buf_str(&err), "--log-file /nonexistent/dir/x.log: ", 35) == 0);
     fleet_free(&f);
+    buf_free(&err);
+}
+
+/* With subsecond, every line starts with a CloudWatch timestamp to the
+ * microsecond (what sm-compare's cross-check reads), then vLLM's own line. */
+static void test_subsecond(const char *dir) {
+    struct fleet f = {0};
+    struct buf err;
+    char pattern[4096], line[1024];
+    buf_init(&err, 1024);
+    add(&f, "a", "AllTraffic", "instant");
+    snprintf(pattern, sizeof pattern, "%s/sub-{endpoint}.log", dir);
+    CHECK_INT(fleet_open_logs(&f, pattern, true, &err), 0);
+    struct vlog *v = &f.eps[0].variants[0].log;
+    vlog_metrics(v, 1790361612.345678, 10, 100, 512, 2, 0, 0.25);
+    vlog_access(v, 1790361613.5, "/v1/chat/completions", 200);
+    fleet_free(&f);
+    snprintf(pattern, sizeof pattern, "%s/sub-a.log", dir);
+    FILE *in = fopen(pattern, "r");
+    CHECK(in && fgets(line, sizeof line, in));
+    CHECK_STR(line, "2026-09-25T18:40:12.345678+00:00 AllTraffic/i-emulator (APIServer pid=1) "
+                    "INFO 09-25 18:40:12 [loggers.py:123] Engine 000: Avg prompt throughput: "
+                    "10.0 tokens/s, Avg generation throughput: 51.2 tokens/s, Running: 2 reqs, "
+                    "Waiting: 0 reqs, GPU KV cache usage: 25.0%, Prefix cache hit rate: 0.0%\n");
+    CHECK(in && fgets(line, sizeof line, in));
+    CHECK_STR(line, "2026-09-25T18:40:13.500000+00:00 AllTraffic/i-emulator (APIServer pid=1) "
+                    "INFO:     169.254.178.2:8080 - \"POST /v1/chat/completions HTTP/1.1\" 200 "
+                    "OK\n");
+    if (in) fclose(in);
+    unlink(pattern);
     buf_free(&err);
 }
 
@@ -100,5 +130,6 @@ int main(int argc, char **argv) {
     test_build();
     if (argc != 2) return 2;
     test_logs(argv[1]);
+    test_subsecond(argv[1]);
     return check_exit();
 }

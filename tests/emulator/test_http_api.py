@@ -419,6 +419,7 @@ def test_cli():
         (["--credential", "AK:s3cr3tvalue@99999999999999999999"], "--credential: want AKID:SECRET"),
         (["--no-env-credentials"], "no credentials to accept"),
         (["--busy-poll=x"], "unknown option or missing value: '--busy-poll=x'"),
+        (["--bearer-token", "two words s3cr3tvalue"], "--bearer-token: want 1 to 8192 visible ASCII"),
         (["--endpoint", "a=instant", "--endpoint", "b=instant", "--log-file", "/tmp/x.log"],
          "2 containers would share one file"),
     ]
@@ -433,7 +434,9 @@ def test_cli():
              "--endpoint", "--set", "--profile-file", "--time-scale", "--max-duration", "--seed",
              "--region", "--account-id", "--credential", "--credentials-file", "--no-env-credentials",
              "--log-file", "--log-interval", "--version", "/emulator/stats", "fault.KIND",
-             "answer.KEY", "step_ms", "slow_first_byte_s", "X-Amzn-SageMaker-Target-Variant"]
+             "answer.KEY", "step_ms", "slow_first_byte_s", "X-Amzn-SageMaker-Target-Variant",
+             "--bearer-token", "--stream-split", "--log-subsecond", "stream_stall_s",
+             "invocations-response-stream", "openai/v1/chat/completions", "first_token"]
     check(p.returncode == 0 and all(f in p.stdout for f in flags),
           "--help documents %s" % [f for f in flags if f not in p.stdout])
     with tempfile.TemporaryDirectory() as d:

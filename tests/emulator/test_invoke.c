@@ -2,7 +2,10 @@
  * through the send function it is handed (here one that keeps the reply), as
  * the server does. Requests signed with the project's signer at the real clock:
  * /ping, a refusal, a call routed by Target-Variant, a variant that is not UTF-8,
- * a refusal of the HTTP layer, and the stats document that counts them all. */
+ * a refusal of the HTTP layer, the stats document that counts them all; a
+ * streamed call handed over in parts (head, a chunk a token, the end) whose
+ * PayloadParts carry the container's events; the OpenAI route with a bearer
+ * token, and its refusals in the OpenAI envelope. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -11,18 +14,21 @@
 #include <event2/event.h>
 
 #include "check.h"
+#include "evs.h"
 #include "invoke.h"
 
 #define AKID   "AKIDINVOKETEST"
 #define SECRET "invoke-test-secret"
 
-/* The last reply sent, and to whom. */
+/* The last reply sent, and to whom; the parts of a streamed one. */
 static struct {
     int n;
     void *owner;
     int status;
-    char type[64], variant[64];
+    char type[64], variant[64], content_type[64], sm_content_type[64];
     struct buf body;
+    struct buf parts;  /* one letter a send: W whole, H head, C chunk, E end, A all */
+    struct buf stream; /* the bodies of a streamed reply's parts, joined */
 } sent;
 
 static void test_send(void *owner, const struct invoke_reply *r) {
@@ -31,8 +37,16 @@ static void test_send(void *owner, const struct invoke_reply *r) {
     sent.status = r->status;
     snprintf(sent.type, sizeof sent.type, "%s", r->error_type ? r->error_type : "");
     snprintf(sent.variant, sizeof sent.variant, "%s", r->variant ? r->variant : "");
+    snprintf(sent.content_type, sizeof sent.content_type, "%s",
+             r->content_type ? r->content_type : "");
+    snprintf(sent.sm_content_type, sizeof sent.sm_content_type, "%s",
+             r->sm_content_type ? r->sm_content_type : "");
     buf_reset(&sent.body);
     CHECK_INT(buf_add(&sent.body, r->body, r->body_len), 0);
+    if (r->part == INVOKE_WHOLE || r->part == INVOKE_CHUNK_HEAD || r->part == INVOKE_CHUNK_ALL)
+        buf_reset(&sent.stream);
+    CHECK_INT(buf_add(&sent.stream, r->body, r->body_len), 0);
+    CHECK_INT(buf_addc(&sent.parts, "WHCEA"[r->part]), 0);
 }
 
 /* Hands one request (head text and body) to inv, on owner; returns the call. */
@@ -43,9 +57,9 @@ static struct invoke_call *run(struct invoke *inv, void *owner, const char *head
     return invoke_request(inv, owner, &h, body, strlen(body));
 }
 
-/* A request signed with AKID at the clock's now, with a Target-Variant if given. */
-static void signed_head(struct buf *head, const char *variant, const char *body) {
-    static const char target[] = "/endpoints/ep/invocations";
+/* A request for target signed with AKID at the clock's now, with a Target-Variant if given. */
+static void signed_head_to(struct buf *head, const char *target, const char *variant,
+                           const char *body) {
     char date[SIGV4_DATE_LEN + 1];
     CHECK_INT(sigv4_format_date(time(NULL), date), 0);
     struct sigv4_header hs[] = {
@@ -73,6 +87,85 @@ static void signed_head(struct buf *head, const char *variant, const char *body)
     sigv4_signer_free(signer);
 }
 
+static void signed_head(struct buf *head, const char *variant, const char *body) {
+    signed_head_to(head, "/endpoints/ep/invocations", variant, body);
+}
+
+/* The event stream of the last streamed reply: its PayloadParts' payloads joined. */
+static int payloads(struct buf *out, size_t *messages) {
+    struct evs_decoder d;
+    struct evs_message m;
+    const uint8_t *p = (const uint8_t *)buf_str(&sent.stream);
+    size_t n = sent.stream.len;
+    int rc;
+    *messages = 0;
+    evs_decoder_init(&d, 0);
+    while ((rc = evs_decoder_next(&d, &p, &n, &m, NULL)) == 1) {
+        CHECK_INT(buf_add(out, m.payload, m.payload_len), 0);
+        ++*messages;
+    }
+    if (rc == 0) rc = evs_decoder_finish(&d, NULL);
+    evs_decoder_free(&d);
+    return rc;
+}
+
+static void test_streams(struct invoke *inv, struct buf *head) {
+    int owner = 9;
+    struct buf events;
+    size_t messages;
+    buf_init(&events, BUF_NO_CAP);
+    const char *body = "{\"messages\":[{\"role\":\"user\",\"content\":\"Write.\"}],"
+                       "\"max_tokens\":3,\"ignore_eos\":true,\"stream\":true}";
+    signed_head_to(head, "/endpoints/ep/invocations-response-stream", "A", body);
+    buf_reset(&sent.parts);
+    CHECK(run(inv, &owner, buf_str(head), body) == NULL); /* instant: every step at once */
+    CHECK_STR(buf_str(&sent.parts), "HCCE");              /* the head, then a chunk a token */
+    CHECK_STR(sent.content_type, "application/vnd.amazon.eventstream");
+    CHECK_STR(sent.sm_content_type, "text/event-stream");
+    CHECK_INT(payloads(&events, &messages), 0);
+    CHECK_INT(messages, 5); /* role, three tokens, [DONE] */
+    CHECK(strstr(buf_str(&events), "\"finish_reason\":\"length\"") != NULL);
+    CHECK(strstr(buf_str(&events), "data: [DONE]\n\n") != NULL);
+
+    /* the same body without "stream": the container's JSON as one PayloadPart */
+    body = "{\"messages\":[{\"role\":\"user\",\"content\":\"What is 6 * 7?\"}]}";
+    signed_head_to(head, "/endpoints/ep/invocations-response-stream", "A", body);
+    buf_reset(&sent.parts);
+    buf_reset(&events);
+    CHECK(run(inv, &owner, buf_str(head), body) == NULL);
+    CHECK_STR(buf_str(&sent.parts), "A");
+    CHECK_STR(sent.sm_content_type, "application/json");
+    CHECK_INT(payloads(&events, &messages), 0);
+    CHECK(messages == 1 && strstr(buf_str(&events), "\"content\":\"42\"") != NULL);
+
+    /* the OpenAI route: a bearer token given, SSE as it is; refusals in the envelope */
+    body = "{\"messages\":[{\"role\":\"user\",\"content\":\"What is 6 * 7?\"}],\"stream\":true}";
+    static const char openai[] = "POST /endpoints/ep/openai/v1/chat/completions HTTP/1.1\r\n"
+                                 "Content-Type: application/json\r\nAuthorization: Bearer %s\r\n"
+                                 "\r\n";
+    buf_reset(head);
+    CHECK_INT(buf_addf(head, openai, "tok-1"), 0);
+    buf_reset(&sent.parts);
+    CHECK(run(inv, &owner, buf_str(head), body) == NULL);
+    CHECK_STR(buf_str(&sent.parts), "HE"); /* one token: the head, then the last step */
+    CHECK_STR(sent.content_type, "text/event-stream");
+    CHECK(strncmp(buf_str(&sent.stream), "data: {\"id\":\"chatcmpl-", 22) == 0 &&
+          strstr(buf_str(&sent.stream), "\"content\":\"42\"") != NULL);
+    buf_reset(head);
+    CHECK_INT(buf_addf(head, openai, "tok-2"), 0);
+    CHECK(run(inv, &owner, buf_str(head), body) == NULL);
+    CHECK_INT(sent.status, 401);
+    CHECK_STR(buf_str(&sent.body), "{\"error\":{\"message\":\"The bearer token included in the "
+                                   "request is invalid.\",\"type\":\"invalid_request_error\","
+                                   "\"param\":null,\"code\":\"invalid_api_key\"}}");
+    CHECK(run(inv, &owner,
+              "POST /endpoints/ep/openai/v1/chat/completions HTTP/1.1\r\nHost: x\r\n\r\n",
+              body) == NULL);
+    CHECK_INT(sent.status, 401);
+    CHECK(strstr(buf_str(&sent.body), "\"code\":\"missing_authentication_token\"") != NULL);
+    buf_free(&events);
+}
+
 static void setup(struct invoke *inv, struct fleet *f, struct gate *g, struct event_base *base) {
     struct buf err;
     buf_init(&err, 1024);
@@ -88,6 +181,7 @@ static void setup(struct invoke *inv, struct fleet *f, struct gate *g, struct ev
     inv->max_duration = 60;
     CHECK_INT(auth_init(&inv->auth, "us-east-1"), 0);
     CHECK_INT(auth_add_key(&inv->auth, AKID, SECRET, NULL, 0), 0);
+    CHECK_INT(auth_add_bearer(&inv->auth, "tok-1", &err), 0);
     CHECK_INT(invoke_start(inv), 0);
     buf_free(&err);
 }
@@ -100,6 +194,8 @@ int main(void) {
     struct buf head;
     int owner = 7; /* the connection, opaque to invoke */
     buf_init(&sent.body, BUF_NO_CAP);
+    buf_init(&sent.parts, BUF_NO_CAP);
+    buf_init(&sent.stream, BUF_NO_CAP);
     buf_init(&head, BUF_NO_CAP);
     setup(&inv, &f, &g, base);
 
@@ -154,11 +250,15 @@ int main(void) {
     CHECK_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "limits"), "head_timeouts")->valueint, 1);
     cJSON_Delete(j);
 
+    test_streams(&inv, &head);
+
     invoke_stop(&inv);
     auth_free(&inv.auth);
     fleet_free(&f);
     event_base_free(base);
     buf_free(&head);
     buf_free(&sent.body);
+    buf_free(&sent.parts);
+    buf_free(&sent.stream);
     return check_exit();
 }

@@ -42,7 +42,9 @@ static void test_tally(void) {
     buf_reset(&out);
     CHECK_INT(tally_json_open(&out, &t, true), 0);
     CHECK(strstr(buf_str(&out), ",\"faults\":{\"throttle\":0,\"unavailable\":0,\"internal\":0,"
-                                "\"model_error\":0,\"drop\":2,\"truncate\":0,\"slow\":0}") != NULL);
+                                "\"model_error\":0,\"drop\":2,\"truncate\":0,\"slow\":0,"
+                                "\"stream_error\":0,\"stream_failure\":0,\"stream_stall\":0,"
+                                "\"stream_crc\":0,\"stream_cut\":0}") != NULL);
     /* more statuses than the table holds: the rest count with the last one */
     for (int s = 100; s < 100 + TALLY_STATUS_MAX + 5; s++) tally_reply(&t, s);
     CHECK_INT(t.n_statuses, TALLY_STATUS_MAX);
@@ -68,11 +70,20 @@ static void test_reqlog(void) {
     CHECK_INT(reqlog_format(&out, &e), 0);
     CHECK_STR(buf_str(&out),
               "{\"id\":\"id-1\",\"received\":1.500000,\"replied\":2.250000,"
-              "\"endpoint\":\"ep\",\"variant\":\"AllTraffic\",\"access_key_id\":"
+              "\"first_token\":null,\"last_token\":null,\"api\":null,\"endpoint\":\"ep\","
+              "\"variant\":\"AllTraffic\",\"access_key_id\":"
               "\"AKID\xef\xbf\xbd\",\"status\":200,\"error_type\":null,\"fault\":null,"
               "\"prompt\":\"hi \xef\xbf\xbd \\\"x\\\"\\u000a\",\"prompt_tokens\":4,"
               "\"completion_tokens\":null}");
     CHECK(json_ok(&out));
+    /* a streamed reply: the times its first and last token left, the api */
+    e.first_token = 1.75;
+    e.last_token = 2.125;
+    e.api = "stream";
+    buf_reset(&out);
+    CHECK_INT(reqlog_format(&out, &e), 0);
+    CHECK(strstr(buf_str(&out), "\"replied\":2.250000,\"first_token\":1.750000,"
+                                "\"last_token\":2.125000,\"api\":\"stream\",") != NULL);
     /* a prompt past REQLOG_PROMPT_MAX is cut at a character's start */
     memset(prompt, 'a', sizeof prompt);
     prompt[REQLOG_PROMPT_MAX - 1] = (char)0xc3; /* é across the cut */
@@ -94,6 +105,37 @@ static void test_smerr(void) {
     buf_init(&out, BUF_NO_CAP);
     CHECK_INT(smerr_message(&out, "Variant v\xff not found"), 0);
     CHECK_STR(buf_str(&out), "{\"message\":\"Variant v\xef\xbf\xbd not found\"}");
+    /* the OpenAI route's envelope: type by status, code from SageMaker's type */
+    static const struct {
+        int status;
+        const char *type, *code, *want;
+    } envelopes[] = {
+        {400, "ValidationError", NULL,
+         "{\"error\":{\"message\":\"m\",\"type\":\"invalid_request_error\",\"param\":null,"
+         "\"code\":\"validation_error\"}}"},
+        {429, "ThrottlingException", NULL,
+         "{\"error\":{\"message\":\"m\",\"type\":\"invalid_request_error\",\"param\":null,"
+         "\"code\":\"throttling\"}}"},
+        {503, "ServiceUnavailable", NULL,
+         "{\"error\":{\"message\":\"m\",\"type\":\"server_error\",\"param\":null,"
+         "\"code\":\"service_unavailable\"}}"},
+        {401, NULL, "invalid_api_key",
+         "{\"error\":{\"message\":\"m\",\"type\":\"invalid_request_error\",\"param\":null,"
+         "\"code\":\"invalid_api_key\"}}"},
+        {404, NULL, NULL,
+         "{\"error\":{\"message\":\"m\",\"type\":\"invalid_request_error\",\"param\":null,"
+         "\"code\":null}}"},
+    };
+    for (size_t i = 0; i < sizeof envelopes / sizeof *envelopes; i++) {
+        buf_reset(&out);
+        CHECK_INT(
+            smerr_openai(&out, envelopes[i].status, envelopes[i].type, envelopes[i].code, "m"), 0);
+        CHECK_STR(buf_str(&out), envelopes[i].want);
+    }
+    buf_reset(&out);
+    CHECK_INT(smerr_openai_model(&out, "us-east-1", "1", "ep", 400, "{}", 2), 0);
+    CHECK(json_ok(&out) && strstr(buf_str(&out), "\"code\":\"model_error\"") &&
+          strstr(buf_str(&out), "Received client error (400) from primary with message"));
     buf_reset(&out);
     CHECK_INT(smerr_model(&out, "us-east-1", "12\"34\xff", "ep", 400, "{\"error\":1}", 11), 0);
     CHECK(json_ok(&out));

@@ -41,6 +41,13 @@ int main(void) {
     CHECK_INT(o.max_body_buffer, 6291456);
     CHECK_INT(o.n_endpoints, 1);
     CHECK_STR(o.endpoints[0].variant, "v");
+    CHECK(o.n_bearer_tokens == 0 && o.stream_split == 0 && !o.log_subsecond);
+    options_free(&o);
+    CHECK_INT(parse(&o, &err, "--bearer-token", "t1", "--bearer-token", "t2", "--stream-split", "7",
+                    "--log-subsecond", (char *)NULL),
+              0);
+    CHECK(o.n_bearer_tokens == 2 && strcmp(o.bearer_tokens[1], "t2") == 0);
+    CHECK(o.stream_split == 7 && o.log_subsecond);
     options_free(&o);
     static const struct {
         const char *flag, *value, *error;
@@ -54,6 +61,7 @@ int main(void) {
         {"--max-body-buffer", "1e9", "--max-body-buffer: '1e9' is not a whole number from 6291456"},
         {"--endpoint", "a_b=instant", "--endpoint 'a_b=instant': want NAME[/VARIANT]=PROFILE"},
         {"--set", "nodot", "--set 'nodot': want TARGET.KEY=VALUE"},
+        {"--stream-split", "-1", "--stream-split: '-1' is not a whole number from 0"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         CHECK_INT(parse(&o, &err, bad[i].flag, bad[i].value, (char *)NULL), OPTIONS_ERR_USAGE);

@@ -25,6 +25,16 @@ int main(void) {
     for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
         CHECK_INT(tok_count(counts[i].text, strlen(counts[i].text)), counts[i].tokens);
 
+    /* tok_next: the end of the next token, its white space before it */
+    CHECK_INT(tok_next("a, bc ", 6, 0), 1);
+    CHECK_INT(tok_next("a, bc ", 6, 1), 2);
+    CHECK_INT(tok_next("a, bc ", 6, 2), 5);
+    CHECK_INT(tok_next("a, bc ", 6, 5), 5); /* only white space left */
+    CHECK_INT(tok_next(" Bras\xc3\xadlia.", 11, 0), 10);
+    const char *story = "Write a long, detailed story about a lighthouse keeper.";
+    size_t at = 0, n = 0;
+    for (size_t end; (end = tok_next(story, strlen(story), at)) != at; at = end) n++;
+    CHECK_INT(n, tok_count(story, strlen(story)));
     CHECK_INT(tok_prefix("a b c", 5, 2), 3);
     CHECK_INT(tok_prefix("a, b", 4, 2), 2);
     CHECK_INT(tok_prefix("ab", 2, 5), 2);

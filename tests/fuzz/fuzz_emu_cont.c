@@ -1,12 +1,17 @@
 /* Fuzzes the emulator's container body parsers (vLLM chat and completions,
- * TGI, LMI). Input: one control byte (bits 0-1 the format, 2-3 the
- * Content-Type, 4 a short context, 5 a short default length), then the body.
+ * TGI, LMI, and the OpenAI route's chat) and the streamed replies they lead
+ * to. Input: one control byte (bits 0-1 the format, 2-3 the Content-Type, 4 a
+ * short context, 5 a short default length, 6 the OpenAI route, 7 PayloadParts
+ * of 3 bytes), then the body.
  *
  * A rejected body gets the format's own status, a one-line message, and the
  * JSON error body cont_error_body writes around it. An
  * accepted one has lengths in range (max_tokens given and at least 1, or not
  * given at all; prompt plus completion within the context), its answer obeys
- * them, and the reply is JSON whose text and usage agree with the answer. */
+ * them, and the reply is JSON whose text and usage agree with the answer. Its
+ * stream, framed as event-stream messages and as plain bytes, reads back with
+ * the client's decoder (common/sstream.h) as the answer's text, a token a step,
+ * with the usage or details the body asked for. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +19,9 @@
 #include <cjson/cJSON.h>
 
 #include "cont.h"
+#include "fault.h"
+#include "rstream.h"
+#include "sstream.h"
 #include "tok.h"
 
 static const char *const fuzz_formats[] = {"vllm", "tgi", "lmi", "vllm"};
@@ -24,6 +32,7 @@ struct fuzz_case {
     struct model_profile p;
     const char *content_type;
     bool json_type;    /* one of the application/json types */
+    bool openai;       /* the OpenAI route's parser */
     const cJSON *root; /* the body as JSON, or NULL */
 };
 
@@ -59,7 +68,7 @@ static void fuzz_check_rejected(const struct fuzz_case *c, int status, const str
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
     switch (c->p.format) {
     case MODEL_VLLM:
-        if (status != 400 && status != 415) abort();
+        if (status != 400 && status != 415 && !(c->openai && status == 404)) abort();
         if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "message")) ||
             !fuzz_is_number(e, "code", status) || (status == 415) == c->json_type)
             abort();
@@ -154,6 +163,48 @@ static void fuzz_check_reply(const struct cont_request *r, const struct cont_ans
     buf_free(&out);
 }
 
+/* The stream of the answer on wire, read back by the client's decoder. */
+static void fuzz_check_stream(const struct cont_request *r, const struct cont_answer *a,
+                              enum rstream_wire wire, size_t split) {
+    struct cont_meta m = {"chatcmpl-fuzz", 1440938160, "emulated-model"};
+    struct rstream rs;
+    struct rstream_step st;
+    struct buf out, content;
+    struct sstream ss;
+    struct schunk c;
+    size_t steps = 0;
+    buf_init(&out, BUF_NO_CAP);
+    buf_init(&content, BUF_NO_CAP);
+    rstream_init(&rs, r, a, &m, wire, split, FAULT_NONE);
+    while (!rstream_done(&rs)) {
+        if (rstream_next(&rs, &out, &st) || !st.token) abort();
+        if (st.next != (rstream_done(&rs) ? RSTREAM_END : RSTREAM_MORE)) abort();
+        steps++;
+    }
+    rstream_free(&rs);
+    if (steps != (a->tokens ? a->tokens : 1)) abort();
+    const char *p = buf_str(&out);
+    size_t n = out.len;
+    int rc;
+    sstream_init(&ss, wire == RSTREAM_PLAIN ? SSTREAM_BODY_PLAIN : SSTREAM_BODY_EVENTSTREAM,
+                 SSTREAM_FRAMING_AUTO, NULL);
+    while ((rc = sstream_next(&ss, &p, &n, &c, NULL)) == 1)
+        if (buf_add(&content, c.content.s, c.content.n)) abort();
+    if (rc != 0) abort();
+    while ((rc = sstream_finish(&ss, &c, NULL)) == 1)
+        if (buf_add(&content, c.content.s, c.content.n)) abort();
+    if (rc != 0 || content.len != a->text.len ||
+        (content.len && memcmp(content.data, a->text.data, content.len) != 0))
+        abort();
+    bool vllm = r->kind == CONT_CHAT || r->kind == CONT_COMPLETION;
+    bool counted = vllm ? r->include_usage : r->details;
+    if (ss.totals.completion_tokens != (counted ? (int64_t)a->tokens : -1) || !ss.totals.done)
+        abort();
+    sstream_free(&ss);
+    buf_free(&out);
+    buf_free(&content);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;
     struct fuzz_case c;
@@ -170,14 +221,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cont_request_init(&r);
     cont_answer_init(&a);
     buf_init(&err, BUF_NO_CAP);
-    int rc = cont_parse(&c.p, c.content_type, body, size - 1, &r, &status, &err);
+    bool openai = data[0] & 64;
+    c.openai = openai;
+    int rc = openai ? cont_parse_openai(&c.p, c.content_type, body, size - 1, &r, &status, &err)
+                    : cont_parse(&c.p, c.content_type, body, size - 1, &r, &status, &err);
+    if (openai) c.p.format = MODEL_VLLM; /* the route's container speaks vLLM's chat */
     if (rc == CONT_ERR_REJECTED) {
         fuzz_check_rejected(&c, status, &err);
     } else if (rc == CONT_OK) {
+        if (openai && r.kind != CONT_CHAT) abort();
         fuzz_check_request(&c, &r);
         if (cont_answer(&c.p, &r, &a)) abort();
         fuzz_check_answer(&c, &r, &a);
         fuzz_check_reply(&r, &a);
+        fuzz_check_stream(&r, &a, RSTREAM_PLAIN, 0);
+        fuzz_check_stream(&r, &a, RSTREAM_EVENTSTREAM, data[0] & 128 ? 3 : 0);
     } else {
         abort();
     }

@@ -14,7 +14,8 @@ The binary is $SM_EMULATOR, else the first of build*/emulator/sm-emulator under 
 project root. --listen 127.0.0.1:0 is added unless the arguments have --listen.
 The emulator's stderr goes to this process's stderr unless stderr= is given; in that
 default case it is also searched for the secrets the emulator was given (from the
-environment and --credential): a leak makes stop() raise, in every test that uses this.
+environment, --credential and --bearer-token): a leak makes stop() raise, in every
+test that uses this.
 CLI: python3 emulator.py ARGS... starts one, prints its URL and waits for Ctrl-C.
 """
 import glob
@@ -94,6 +95,8 @@ class Emulator:
         for flag, value in zip(self.args, self.args[1:]):
             if flag == "--credential":
                 found += value.split("@")[0].split(":")[1:3]
+            if flag == "--bearer-token":
+                found.append(value)
         return [s for s in found if s and len(s) >= secretscan.PREFIX]
 
     def _check_captured(self):

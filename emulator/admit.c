@@ -1,0 +1,126 @@
+#include "admit.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "smname.h"
+
+#define ADMIT_NAME_MAX 63
+#define ADMIT_ECHO_MAX 200 /* bytes of a client's name quoted in a ValidationError */
+#define ADMIT_PATTERN  "Member must satisfy regular expression pattern: ^[a-zA-Z0-9](-*[a-zA-Z0-9])*"
+
+void admit_refusal_init(struct admit_refusal *no) {
+    *no = (struct admit_refusal){0};
+    buf_init(&no->text, BUF_NO_CAP);
+}
+
+void admit_refusal_free(struct admit_refusal *no) {
+    buf_free(&no->text);
+}
+
+/* Fills the refusal: status, type and a formatted message; returns NULL. */
+__attribute__((format(printf, 4, 5))) static struct fleet_variant *
+admit_refuse(struct admit_refusal *no, int status, const char *type, const char *fmt, ...) {
+    va_list ap;
+    no->status = status;
+    no->type = type;
+    buf_reset(&no->text);
+    va_start(ap, fmt);
+    if (buf_vaddf(&no->text, fmt, ap)) buf_reset(&no->text);
+    va_end(ap);
+    no->message = buf_str(&no->text);
+    return NULL;
+}
+
+/* SigV4: 0, or the refusal filled (403, or 500 out of memory). */
+static int admit_sigv4(struct auth *keys, const struct admit_request *r, struct admit_refusal *no) {
+    const struct http_head *h = r->h;
+    char method[64];
+    if (h->method_len >= sizeof method) {
+        admit_refuse(no, 400, "BadRequestException", "the method is too long");
+        return AUTH_ERR_INVALID;
+    }
+    snprintf(method, sizeof method, "%.*s", (int)h->method_len, h->method);
+    struct auth_request ar = {method,       h->target, h->target_len, h->headers,
+                              h->n_headers, r->body,   r->len};
+    struct buf why;
+    buf_init(&why, BUF_NO_CAP);
+    int rc = auth_verify(keys, &ar, r->now, &why);
+    if (rc == AUTH_ERR_NOMEM)
+        admit_refuse(no, 500, "InternalFailure", "out of memory");
+    else if (rc)
+        admit_refuse(no, 403, auth_error_type(rc), "%s", buf_str(&why));
+    buf_free(&why);
+    return rc;
+}
+
+/* The signature, or on the OpenAI route a bearer token: 0, or the refusal filled. */
+static int admit_authenticate(struct auth *keys, const struct admit_request *r,
+                              struct admit_refusal *no) {
+    const struct sigv4_header *a = http_header(r->h, "authorization");
+    bool openai = r->path && r->path->api == RTPATH_OPENAI;
+    if (!openai || (a && !auth_is_bearer(a->value, a->value_len))) return admit_sigv4(keys, r, no);
+    if (!a) {
+        admit_refuse(no, 401, "MissingAuthenticationTokenException",
+                     "Missing Authentication Token");
+        return AUTH_ERR_MISSING;
+    }
+    struct buf why;
+    buf_init(&why, BUF_NO_CAP);
+    int rc = auth_bearer(keys, a->value, a->value_len, &why);
+    if (rc) {
+        admit_refuse(no, 401, NULL, "%s", buf_str(&why));
+        no->code = "invalid_api_key";
+    }
+    buf_free(&why);
+    return rc;
+}
+
+/* A name against SageMaker's rule: true, or the refusal filled. */
+static bool admit_name(const char *name, size_t n, const char *member, struct admit_refusal *no) {
+    if (smname_endpoint_ok(name, n)) return true;
+    admit_refuse(no, 400, "ValidationError",
+                 "1 validation error detected: Value '%.*s' at '%s' failed to satisfy "
+                 "constraint: %s",
+                 (int)(n > ADMIT_ECHO_MAX ? ADMIT_ECHO_MAX : n), name, member,
+                 n > ADMIT_NAME_MAX ? "Member must have length less than or equal to 63"
+                                    : ADMIT_PATTERN);
+    return false;
+}
+
+struct fleet_variant *admit_request(struct auth *keys, struct fleet *f,
+                                    const struct admit_request *r, uint64_t *rng,
+                                    struct admit_refusal *no) {
+    const struct rtpath *p = r->path;
+    struct fleet_endpoint *ep = p ? fleet_find(f, p->name, p->name_len) : NULL;
+    no->ep = ep;
+    if (ep) ep->counts.requests++;
+    if (admit_authenticate(keys, r, no)) return NULL;
+    if (!p) {
+        no->status = 404;
+        no->type = "UnknownOperationException";
+        return NULL;
+    }
+    if (!admit_name(p->name, p->name_len, "endpointName", no)) {
+        no->ep = NULL;
+        return NULL;
+    }
+    if (!ep)
+        return admit_refuse(no, 400, "ValidationError", "Endpoint %.*s of account %s not found.",
+                            (int)p->name_len, p->name, r->account);
+    if (p->component && !admit_name(p->component, p->component_len, "inferenceComponentName", no))
+        return NULL;
+    const struct sigv4_header *want = http_header(r->h, "x-amzn-sagemaker-target-variant");
+    struct fleet_variant *var =
+        fleet_pick(ep, want ? want->value : NULL, want ? want->value_len : 0, rng);
+    if (!var) { /* only a named variant can be missing */
+        size_t n = want ? want->value_len : 0;
+        return admit_refuse(no, 400, "ValidationError",
+                            "Variant %.*s not found for Endpoint %s of account %s.",
+                            (int)(n > ADMIT_ECHO_MAX ? ADMIT_ECHO_MAX : n), want ? want->value : "",
+                            ep->name, r->account);
+    }
+    var->counts.requests++;
+    return var;
+}

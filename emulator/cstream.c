@@ -1,0 +1,169 @@
+#include "cstream.h"
+
+#include <stdint.h>
+
+#include "jsonw.h"
+#include "tok.h"
+
+/* A step's token: its text and made-up id and log probability. */
+struct cstream_token {
+    const char *text;
+    size_t len;
+    unsigned long id;
+    double logprob;
+    bool last;
+};
+
+void cstream_init(struct cstream *c, const struct cont_request *r, const struct cont_answer *a,
+                  const struct cont_meta *m) {
+    *c = (struct cstream){.req = r, .ans = a, .meta = *m};
+    c->steps = a->tokens ? a->tokens : 1;
+}
+
+const char *cstream_content_type(enum cont_kind k) {
+    return k == CONT_LMI ? "application/jsonlines" : "text/event-stream";
+}
+
+bool cstream_done(const struct cstream *c) {
+    return c->done >= c->steps;
+}
+
+/* The next token: up to the end of the next one, or all that is left on the last step. */
+static struct cstream_token cstream_next(struct cstream *c) {
+    const char *s = c->ans->text.data ? c->ans->text.data : "";
+    size_t len = c->ans->text.len;
+    bool last = c->done + 1 >= c->steps;
+    size_t end = last ? len : tok_next(s, len, c->at);
+    struct cstream_token t = {s + c->at, end - c->at, 0, 0, last};
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < t.len; i++) h = (h ^ (unsigned char)t.text[i]) * 0x100000001b3ULL;
+    t.id = (unsigned long)(h % 256000);
+    t.logprob = -(double)(1 + (h >> 32) % 2000) / 1000.0;
+    c->at = end;
+    return t;
+}
+
+static const char *cstream_finish(const struct cstream *c) {
+    return c->ans->hit_length ? "length" : "stop";
+}
+
+/* vLLM's chunk head: {"id":..,"object":..,"created":..,"model":..,"choices":[ */
+static int cstream_vllm_head(const struct cstream *c, struct buf *out) {
+    bool chat = c->req->kind == CONT_CHAT;
+    int rc = buf_adds(out, "data: {\"id\":");
+    if (!rc) rc = jsonw_cstr(out, c->meta.id);
+    if (!rc)
+        rc = buf_addf(out, ",\"object\":\"%s\",\"created\":%lld,\"model\":",
+                      chat ? "chat.completion.chunk" : "text_completion", c->meta.created);
+    if (!rc) rc = jsonw_cstr(out, c->meta.model);
+    return rc ? rc : buf_adds(out, ",\"choices\":[");
+}
+
+static int cstream_vllm_role(const struct cstream *c, struct buf *out) {
+    int rc = cstream_vllm_head(c, out);
+    return rc ? rc
+              : buf_adds(out, "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+                              "\"logprobs\":null,\"finish_reason\":null}],"
+                              "\"prompt_token_ids\":null}\n\n");
+}
+
+static int cstream_vllm_token(const struct cstream *c, const struct cstream_token *t,
+                              struct buf *out) {
+    bool chat = c->req->kind == CONT_CHAT;
+    int rc = cstream_vllm_head(c, out);
+    if (!rc)
+        rc =
+            buf_adds(out, chat ? "{\"index\":0,\"delta\":{\"content\":" : "{\"index\":0,\"text\":");
+    if (!rc) rc = jsonw_str(out, t->text, t->len);
+    if (!rc)
+        rc = buf_adds(out, chat ? "},\"logprobs\":null,\"finish_reason\":"
+                                : ",\"logprobs\":null,\"finish_reason\":");
+    if (!rc) rc = t->last ? buf_addf(out, "\"%s\"", cstream_finish(c)) : buf_adds(out, "null");
+    if (!rc && (t->last || !chat)) rc = buf_adds(out, ",\"stop_reason\":null");
+    if (!rc && !chat) rc = buf_adds(out, ",\"prompt_token_ids\":null");
+    if (!rc) rc = buf_adds(out, ",\"token_ids\":null}]");
+    if (!rc && !chat) rc = buf_adds(out, ",\"usage\":null");
+    return rc ? rc : buf_adds(out, "}\n\n");
+}
+
+static int cstream_vllm_usage(const struct cstream *c, struct buf *out) {
+    size_t p = c->req->prompt_tokens, n = c->ans->tokens;
+    int rc = cstream_vllm_head(c, out);
+    return rc ? rc
+              : buf_addf(out,
+                         "],\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu,"
+                         "\"completion_tokens\":%zu}}\n\n",
+                         p, p + n, n);
+}
+
+static int cstream_tgi_token(const struct cstream *c, const struct cstream_token *t,
+                             struct buf *out) {
+    int rc =
+        buf_addf(out, "data:{\"index\":%zu,\"token\":{\"id\":%lu,\"text\":", c->done + 1, t->id);
+    if (!rc) rc = jsonw_str(out, t->text, t->len);
+    if (!rc)
+        rc = buf_addf(out, ",\"logprob\":%.4f,\"special\":false},\"generated_text\":", t->logprob);
+    if (!rc)
+        rc = t->last ? jsonw_str(out, buf_str(&c->ans->text), c->ans->text.len)
+                     : buf_adds(out, "null");
+    if (!rc) rc = buf_adds(out, ",\"details\":");
+    if (!rc && t->last && c->req->details)
+        rc = buf_addf(out,
+                      "{\"finish_reason\":\"%s\",\"generated_tokens\":%zu,\"seed\":null,"
+                      "\"input_length\":%zu}",
+                      c->ans->hit_length ? "length" : "eos_token", c->ans->tokens,
+                      c->req->prompt_tokens);
+    else if (!rc)
+        rc = buf_adds(out, "null");
+    return rc ? rc : buf_adds(out, "}\n\n");
+}
+
+static int cstream_lmi_token(const struct cstream *c, const struct cstream_token *t,
+                             struct buf *out) {
+    int rc = buf_addf(out, "{\"token\": {\"id\": %lu, \"text\": ", t->id);
+    if (!rc) rc = jsonw_str(out, t->text, t->len);
+    if (!rc) rc = buf_addf(out, ", \"log_prob\": %.4f}", t->logprob);
+    if (!rc && t->last) rc = buf_adds(out, ", \"generated_text\": ");
+    if (!rc && t->last) rc = jsonw_str(out, buf_str(&c->ans->text), c->ans->text.len);
+    if (!rc && t->last && c->req->details)
+        rc = buf_addf(
+            out,
+            ", \"details\": {\"finish_reason\": \"%s\", \"generated_tokens\": %zu, \"inputs\": ",
+            c->ans->hit_length ? "length" : "eos_token", c->ans->tokens);
+    if (!rc && t->last && c->req->details)
+        rc = jsonw_str(out, buf_str(&c->req->prompt), c->req->prompt.len);
+    if (!rc && t->last && c->req->details) rc = buf_addc(out, '}');
+    return rc ? rc : buf_adds(out, "}\n");
+}
+
+/* Records the end of the event just appended. */
+static void cstream_mark(struct cstream_events *ev, const struct buf *out) {
+    if (ev && ev->n < CSTREAM_MAX_EVENTS) ev->ends[ev->n++] = out->len;
+}
+
+int cstream_step(struct cstream *c, struct buf *out, struct cstream_events *ev) {
+    bool vllm = c->req->kind == CONT_CHAT || c->req->kind == CONT_COMPLETION;
+    struct cstream_token t = cstream_next(c);
+    int rc = 0;
+    if (ev) ev->n = 0;
+    if (c->done == 0 && c->req->kind == CONT_CHAT) {
+        rc = cstream_vllm_role(c, out);
+        cstream_mark(ev, out);
+    }
+    if (!rc) {
+        rc = vllm                       ? cstream_vllm_token(c, &t, out)
+             : c->req->kind == CONT_TGI ? cstream_tgi_token(c, &t, out)
+                                        : cstream_lmi_token(c, &t, out);
+        cstream_mark(ev, out);
+    }
+    if (!rc && t.last && vllm && c->req->include_usage) {
+        rc = cstream_vllm_usage(c, out);
+        cstream_mark(ev, out);
+    }
+    if (!rc && t.last && vllm) {
+        rc = buf_adds(out, "data: [DONE]\n\n");
+        cstream_mark(ev, out);
+    }
+    c->done++;
+    return rc ? CSTREAM_ERR_NOMEM : CSTREAM_OK;
+}
