@@ -85,13 +85,13 @@ void call_result_clear(struct call_result *out) {
 static int call_reply_stream(const struct call_stream *s, bool want_text, struct reply *r) {
     r->prompt_tokens = s->prompt_tokens;
     r->completion_tokens = s->completion_tokens >= 0 ? s->completion_tokens
-                           : s->error_code          ? s->chunk_tokens
-                                                    : -1;
-    bool ok = (!want_text || (r->text = strdup(s->text ? s->text : ""))) &&
-              (!s->finish_reason || (r->finish_reason = strdup(s->finish_reason))) &&
-              (!s->error_code || ((r->error_code = strdup(s->error_code)) &&
-                                  (r->error_message = strdup(s->error_message ? s->error_message
-                                                                              : ""))));
+                           : s->error_code           ? s->chunk_tokens
+                                                     : -1;
+    bool ok =
+        (!want_text || (r->text = strdup(s->text ? s->text : ""))) &&
+        (!s->finish_reason || (r->finish_reason = strdup(s->finish_reason))) &&
+        (!s->error_code || ((r->error_code = strdup(s->error_code)) &&
+                            (r->error_message = strdup(s->error_message ? s->error_message : ""))));
     if (ok && r->error_code) scrub_in_place(r->error_message);
     return ok ? CALL_OK : CALL_ERR_NOMEM;
 }
@@ -177,6 +177,7 @@ int call_finish(const struct call *c, const struct call_reply *in, struct call_r
     rec->t_start_us = in->t_start_us;
     rec->t_end_us = in->t_end_us;
     rec->wall_start_us = in->wall_start_us;
+    rec->t_intended_us = in->t_due_us;
     if (in->stream) {
         rec->t_headers_us = in->stream->t_headers_us > 0 ? in->stream->t_headers_us : in->t_end_us;
         rec->t_first_token_us = in->stream->t_first_us;

@@ -82,7 +82,8 @@ struct call_reply {
     bool retried;   /* this sending was the retry after a signing-time refusal */
     bool want_text; /* keep the reply's text even when no pattern needs it */
     long long t_start_us, t_end_us, wall_start_us;
-    time_t now; /* the local clock, for the skew offset */
+    long long t_due_us;               /* an open-loop request's intended start, or <= 0 */
+    time_t now;                       /* the local clock, for the skew offset */
     const struct call_stream *stream; /* a streamed reply: a 2xx is read from this, not body */
 };
 

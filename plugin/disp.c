@@ -10,13 +10,15 @@ struct disp {
     bool verified;                 /* the verification call is behind (or never comes) */
     const struct plan_entry *next; /* what disp_next gave, until disp_sent */
     bool next_retried;             /* it is the retry after a signing-time refusal */
+    long long next_due;            /* its intended start (open loop), or -1 */
     const struct plan_entry *sent; /* on the wire */
     bool sent_retried;
-    long long sent_t, sent_wall;
+    long long sent_t, sent_wall, sent_due;
     const struct plan_entry *retry; /* to send again, signed with the server's clock */
-    bool interim;                   /* the entry on the wire got a 1xx reply */
-    int fillers_ahead;              /* replies of fillers due before the next entry's reply */
-    int fillers_behind;             /* replies of fillers sent after the entry on the wire */
+    long long retry_due;
+    bool interim;       /* the entry on the wire got a 1xx reply */
+    int fillers_ahead;  /* replies of fillers due before the next entry's reply */
+    int fillers_behind; /* replies of fillers sent after the entry on the wire */
 };
 
 int disp_new(const struct disp_config *c, struct disp **out) {
@@ -25,6 +27,7 @@ int disp_new(const struct disp_config *c, struct disp **out) {
     if (!d) return -1;
     d->c = *c;
     d->verified = !c->verification;
+    d->next_due = d->sent_due = d->retry_due = -1;
     return 0;
 }
 
@@ -40,19 +43,21 @@ void disp_abort(const char *what, const char *why) {
     buf_free(&reason);
 }
 
-/* The next item from the run: waits at barriers when blocking. */
+/* The next item from the run: waits at barriers, and for an open-loop item's
+ * time, when blocking. */
 static int disp_from_run(struct disp *d, const struct plan_entry **out) {
     size_t round;
     long index;
     int rc;
     for (;;) {
         unsigned long gen = run_generation();
-        rc = run_next(d->c.thread, &round, &index);
+        rc = run_next(d->c.thread, &round, &index, &d->next_due);
         if (rc != RUN_WAIT || !d->c.block) break;
         run_wait(gen);
     }
     if (rc == RUN_WAIT) return DISP_WAIT;
-    if (rc != RUN_ITEM) return DISP_END;
+    if (rc != RUN_ITEM || (d->c.block && d->next_due >= 0 && !run_wait_until(d->next_due)))
+        return DISP_END;
     *out = plan_entry(d->c.plan, round, index);
     if (*out) return DISP_SEND;
     disp_abort("internal error", "the schedule holds an item the plan has not");
@@ -78,6 +83,7 @@ int disp_next(struct disp *d, bool on_main_thread, const struct plan_entry **out
     }
     int rc = DISP_SEND;
     d->next_retried = d->retry != NULL;
+    d->next_due = d->retry_due;
     if (d->retry)
         *out = d->retry;
     else
@@ -93,6 +99,11 @@ void disp_sent(struct disp *d, long long t_us, long long wall_us) {
     d->next = NULL;
     d->sent_t = t_us;
     d->sent_wall = wall_us;
+    d->sent_due = d->next_due;
+}
+
+long long disp_due(const struct disp *d) {
+    return d->next_due;
 }
 
 bool disp_busy(const struct disp *d) {
@@ -143,6 +154,7 @@ void disp_finish(struct disp *d, struct call_reply *in) {
     in->t_start_us = d->sent_t;
     in->t_end_us = run_now_us();
     in->wall_start_us = d->sent_wall;
+    in->t_due_us = d->sent_due;
     in->retried = d->sent_retried;
     in->want_text = in->want_text || d->c.want_text;
     in->now = time(NULL);
@@ -155,6 +167,7 @@ void disp_finish(struct disp *d, struct call_reply *in) {
     if (r.retry) {
         run_set_skew(r.skew_offset);
         d->retry = e;
+        d->retry_due = d->sent_due;
     }
     if (d->c.check)
         disp_check(d, e, &r);

@@ -59,6 +59,10 @@ void disp_free(struct disp *d);
  * schedule that disagree (the run is stopped, saying so), give DISP_END. */
 int disp_next(struct disp *d, bool on_main_thread, const struct plan_entry **out);
 
+/* When the entry disp_next gave is meant to start, on run_now_us's clock (an
+ * open-loop round's; a blocking dispatcher has waited for it), or -1: now. */
+long long disp_due(const struct disp *d);
+
 /* The entry disp_next gave left at t_us (run_now_us) and wall_us. */
 void disp_sent(struct disp *d, long long t_us, long long wall_us);
 

@@ -195,6 +195,41 @@ static int lsm_plan_item(lua_State *L, struct plan *p, struct buf *err) {
     return rc;
 }
 
+/* The round at the top of the stack started in p: open loop when it has arrivals
+ * (process, rate, burstiness, seed, count or duration_s; count defaults to the
+ * number of its items). */
+static int lsm_plan_round(lua_State *L, struct plan *p, struct buf *err) {
+    lua_getfield(L, -1, "arrivals");
+    if (lua_isnil(L, -1)) {
+        lua_getfield(L, -2, "per_thread");
+        lua_getfield(L, -3, "duration_s");
+        int rc = plan_add_round(p, lua_isnil(L, -2) ? -1 : (long)lua_tonumber(L, -2),
+                                lua_tonumber(L, -1));
+        lua_pop(L, 3);
+        return rc;
+    }
+    luaL_argcheck(L, lua_istable(L, -1), 1, "a round's arrivals must be a table");
+    lua_getfield(L, -1, "process");
+    int process = arrivals_process_of(lua_tostring(L, -1));
+    lua_pop(L, 1);
+    if (process < 0)
+        return buf_fail(err, PLAN_ERR_INPUT, "arrivals.process must be constant, poisson or gamma");
+    lua_getfield(L, -2, "items");
+    long items = lua_istable(L, -1) ? (long)lua_objlen(L, -1) : 0;
+    lua_pop(L, 1);
+    struct arrivals_spec a = {
+        .process = (enum arrivals_process)process,
+        .rate = lsm_opt_num(L, -1, "rate", 0),
+        .burstiness = lsm_opt_num(L, -1, "burstiness", 1),
+        .seed = (uint64_t)lsm_opt_num(L, -1, "seed", 0),
+        .count = (long)lsm_opt_num(L, -1, "count", 0),
+        .duration_us = (long long)(lsm_opt_num(L, -1, "duration_s", 0) * 1e6),
+    };
+    if (!a.count && a.duration_us <= 0) a.count = items;
+    lua_pop(L, 1);
+    return plan_add_open_round(p, &a, err);
+}
+
 int lsm_plan(lua_State *L, int idx, struct plan **slot, struct buf *err) {
     luaL_checktype(L, idx, LUA_TTABLE);
     int rc = (*slot = lsm_plan_new(L, idx, err)) ? 0 : -1;
@@ -203,20 +238,17 @@ int lsm_plan(lua_State *L, int idx, struct plan **slot, struct buf *err) {
     for (size_t i = 0; !rc && i < lua_objlen(L, -1); i++) {
         lua_rawgeti(L, -1, (int)i + 1);
         luaL_argcheck(L, lua_istable(L, -1), idx, "each round must be a table");
-        lua_getfield(L, -1, "per_thread");
-        lua_getfield(L, -2, "duration_s");
-        rc = plan_add_round(*slot, lua_isnil(L, -2) ? -1 : (long)lua_tonumber(L, -2),
-                            lua_tonumber(L, -1));
-        lua_getfield(L, -3, "items");
+        rc = lsm_plan_round(L, *slot, err);
+        lua_getfield(L, -1, "items");
         for (size_t k = 0; !rc && lua_istable(L, -1) && k < lua_objlen(L, -1); k++) {
             lua_rawgeti(L, -1, (int)k + 1);
             rc = lsm_plan_item(L, *slot, err);
         }
         if (!rc && !lua_istable(L, -1)) {
-            lua_getfield(L, -4, "template");
+            lua_getfield(L, -2, "template");
             rc = lsm_plan_item(L, *slot, err);
         }
-        lua_pop(L, 4);
+        lua_pop(L, 2);
     }
     lua_pop(L, 1);
     if (rc && !err->len) (void)!buf_adds(err, "out of memory");
@@ -224,7 +256,6 @@ int lsm_plan(lua_State *L, int idx, struct plan **slot, struct buf *err) {
 }
 
 /* ---- wrk's hooks -------------------------------------------------------------- */
-
 
 /* disp_check_fn: check(item, reply, record) in Lua; the record table stays on the
  * stack (its strings anchor *rec) until response() returns. */

@@ -25,7 +25,7 @@
 #include "wrkargs.h"
 #include "wrkhost.h"
 
-static int lsm_loads;             /* luaopen calls so far; only the main OS thread loads */
+static int lsm_loads;                     /* luaopen calls so far; only the main OS thread loads */
 static const struct lsm_client *lsm_host; /* NULL: wrk */
 
 void lsm_set_client(const struct lsm_client *c) {
@@ -159,7 +159,7 @@ static const char *lsm_opt_str(lua_State *L, int t, const char *name) {
     return v;
 }
 
-static double lsm_opt_num(lua_State *L, int t, const char *name, double dflt) {
+double lsm_opt_num(lua_State *L, int t, const char *name, double dflt) {
     lua_getfield(L, t, name);
     double v = lua_isnil(L, -1) ? dflt : luaL_checknumber(L, -1);
     lua_pop(L, 1);

@@ -23,12 +23,12 @@
 /* The client that hosts the module when it is not wrk (the streaming engine),
  * set before any Lua state loads the module. NULL (the default): wrk. */
 struct lsm_client {
-    const char *name;          /* the result files' "client": "sm-stream" */
+    const char *name;           /* the result files' "client": "sm-stream" */
     const struct wrkargs *args; /* what sagemaker.wrk_args() returns (threads: its senders) */
-    struct run_host host;      /* how a run ends */
-    enum plan_route route;     /* the route of every plan's requests */
-    const char *api;           /* the result files' "api": "stream" or "openai" */
-    const char *bearer;        /* the OpenAI route's bearer token, or NULL (SigV4) */
+    struct run_host host;       /* how a run ends */
+    enum plan_route route;      /* the route of every plan's requests */
+    const char *api;            /* the result files' "api": "stream" or "openai" */
+    const char *bearer;         /* the OpenAI route's bearer token, or NULL (SigV4) */
 };
 void lsm_set_client(const struct lsm_client *c);
 const struct lsm_client *lsm_client(void);
@@ -51,6 +51,10 @@ struct lsm_state {
 struct lsm_state *lsm_state(lua_State *L);
 /* Whether the caller runs on the OS thread that loaded the module first (wrk's main). */
 bool lsm_on_main_thread(void);
+
+/* The number t.name of the table at t, or dflt when it is nil (raises when it is
+ * not a number). */
+double lsm_opt_num(lua_State *L, int t, const char *name, double dflt);
 
 /* nil, message: the way every function reports bad data (frees b). */
 int lsm_fail(lua_State *L, const char *msg);

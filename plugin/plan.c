@@ -21,6 +21,8 @@ struct plan_round {
     long per_thread;
     double duration_s;
     size_t first, n; /* its entries */
+    long long *at;   /* open loop: the arrivals (arrivals.h), n_at of them; items go round */
+    long n_at;
 };
 
 /* A distinct request: a side and a body. */
@@ -132,6 +134,7 @@ void plan_free(struct plan *p) {
     }
     for (size_t i = 0; i < p->n_patterns; i++) quiz_re_free(p->patterns[i]);
     free(p->patterns);
+    for (size_t i = 0; p->rounds && i < p->n_rounds; i++) free(p->rounds[i].at);
     free(p->rounds);
     free(p->entries);
     free(p->reqs);
@@ -144,7 +147,21 @@ int plan_add_round(struct plan *p, long per_thread, double duration_s) {
     struct plan_round *r = realloc(p->rounds, (p->n_rounds + 1) * sizeof *r);
     if (!r) return PLAN_ERR_NOMEM;
     p->rounds = r;
-    r[p->n_rounds++] = (struct plan_round){per_thread, duration_s, p->n_entries, 0};
+    r[p->n_rounds++] = (struct plan_round){per_thread, duration_s, p->n_entries, 0, NULL, 0};
+    return PLAN_OK;
+}
+
+int plan_add_open_round(struct plan *p, const struct arrivals_spec *a, struct buf *err) {
+    long long *at;
+    long n;
+    int rc = arrivals_draw(a, &at, &n, err);
+    if (rc) return rc == ARRIVALS_ERR_NOMEM ? PLAN_ERR_NOMEM : PLAN_ERR_INPUT;
+    if ((rc = plan_add_round(p, -1, 0))) {
+        free(at);
+        return rc;
+    }
+    p->rounds[p->n_rounds - 1].at = at;
+    p->rounds[p->n_rounds - 1].n_at = n;
     return PLAN_OK;
 }
 
@@ -229,7 +246,7 @@ static int plan_new_sreq(struct plan *p, size_t side, struct plan_req *r) {
         .target = buf_str(&target),
         .host = p->rq.host,
         .content_type = "application/json",
-        .accept = p->rq.route == PLAN_ROUTE_STREAM ? NULL
+        .accept = p->rq.route == PLAN_ROUTE_STREAM   ? NULL
                   : p->rq.route == PLAN_ROUTE_OPENAI ? "text/event-stream"
                                                      : "application/json",
         .bearer = p->rq.route == PLAN_ROUTE_OPENAI ? p->rq.bearer : NULL,
@@ -359,16 +376,19 @@ void plan_schedule(const struct plan *p, struct rounds_round *out) {
     for (size_t i = 0; i < p->n_rounds; i++) {
         const struct plan_round *r = &p->rounds[i];
         bool steady = r->duration_s > 0;
-        out[i] = (struct rounds_round){.items = steady ? -1 : (long)r->n,
+        out[i] = (struct rounds_round){.items = r->at ? r->n_at : steady ? -1 : (long)r->n,
                                        .per_thread = r->per_thread,
-                                       .duration_us = (long long)(r->duration_s * 1e6)};
+                                       .duration_us = (long long)(r->duration_s * 1e6),
+                                       .at_us = r->at};
     }
 }
 
 const struct plan_entry *plan_entry(const struct plan *p, size_t round, long index) {
     if (round >= p->n_rounds || index < 0) return NULL;
     const struct plan_round *r = &p->rounds[round];
-    size_t i = r->duration_s > 0 ? 0 : (size_t)index;
+    size_t i = r->duration_s > 0       ? 0
+               : r->at && r->n && index < r->n_at ? (size_t)index % r->n
+                                                : (size_t)index;
     return i < r->n ? &p->entries[r->first + i] : NULL;
 }
 

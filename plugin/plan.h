@@ -7,6 +7,8 @@
  *   queue (decode, quiz):  plan_add_round(p, -1, 0), then its items
  *   batch (sweep):         plan_add_round(p, 1, 0), then one item per thread
  *   steady (sweep):        plan_add_round(p, -1, D), then its one template item
+ *   open loop:             plan_add_open_round(p, arrivals), then its items, sent
+ *                          in turn at the arrivals' times (item i % n for arrival i)
  *
  * The schedule the run hands out (rounds.h) is plan_schedule's; an item it
  * hands out is plan_entry(round, index). Not thread-safe: a plan belongs to
@@ -17,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "arrivals.h"
 #include "buf.h"
 #include "call.h"
 #include "rounds.h"
@@ -92,6 +95,11 @@ void plan_free(struct plan *p);
  * limit) and duration_s (> 0: a steady round of its one template item). */
 __attribute__((warn_unused_result)) int plan_add_round(struct plan *p, long per_thread,
                                                        double duration_s);
+/* Starts an open-loop round whose arrivals are drawn from a (arrivals.h); err
+ * says what is wrong with a. */
+__attribute__((warn_unused_result)) int plan_add_open_round(struct plan *p,
+                                                            const struct arrivals_spec *a,
+                                                            struct buf *err);
 /* Adds an item to the last round (a steady round takes one); err says what is wrong. */
 __attribute__((warn_unused_result)) int plan_add_item(struct plan *p, const struct plan_item *item,
                                                       struct buf *err);

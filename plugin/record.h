@@ -48,9 +48,11 @@ struct rec_record {
     const char *error_message;
     int original_status; /* > 0: written as error.original_status */
     long long t_start_us, t_end_us, wall_start_us;
-    const char *text;   /* NULL: omitted */
-    const char *answer; /* NULL: omitted */
-    int correct;        /* < 0: omitted; 0 or 1 */
+    long long t_intended_us; /* an open-loop request's intended start; <= 0: omitted (the run's
+                              * clock starts before its first round) */
+    const char *text;        /* NULL: omitted */
+    const char *answer;      /* NULL: omitted */
+    int correct;             /* < 0: omitted; 0 or 1 */
     /* A streamed reply (the streaming engine's): t_headers_us > 0. Times on the
      * run's clock; the gaps between content chunks, n_chunks - 1 of them; the
      * tokens of each chunk, or NULL when every chunk carried one. */

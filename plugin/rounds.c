@@ -17,12 +17,22 @@ struct rounds {
     unsigned long generation;
 };
 
+/* A copy of an open-loop round's start times. */
+static long long *rounds_copy_at(const struct rounds_round *r) {
+    size_t n = r->items > 0 ? (size_t)r->items : 1;
+    long long *at = malloc(n * sizeof *at);
+    if (at && r->items > 0) memcpy(at, r->at_us, n * sizeof *at);
+    return at;
+}
+
 int rounds_new(int n_threads, const struct rounds_round *rounds, size_t n_rounds,
                struct rounds **out) {
     *out = NULL;
     if (n_threads < 1) return ROUNDS_ERR_INPUT;
     for (size_t r = 0; r < n_rounds; r++)
-        if (rounds[r].items < 0 && rounds[r].duration_us <= 0) return ROUNDS_ERR_INPUT;
+        if ((rounds[r].items < 0 && rounds[r].duration_us <= 0) ||
+            (rounds[r].at_us && rounds[r].items < 0))
+            return ROUNDS_ERR_INPUT;
     struct rounds *s = calloc(1, sizeof *s);
     if (!s) return ROUNDS_ERR_NOMEM;
     s->n_threads = n_threads;
@@ -35,13 +45,20 @@ int rounds_new(int n_threads, const struct rounds_round *rounds, size_t n_rounds
         return ROUNDS_ERR_NOMEM;
     }
     s->rounds[0] = (struct rounds_round){.items = 0, .per_thread = -1};
-    if (n_rounds) memcpy(s->rounds + 1, rounds, n_rounds * sizeof *rounds);
+    for (size_t r = 0; r < n_rounds; r++) {
+        s->rounds[r + 1] = rounds[r];
+        if (rounds[r].at_us && !(s->rounds[r + 1].at_us = rounds_copy_at(&rounds[r]))) {
+            rounds_free(s);
+            return ROUNDS_ERR_NOMEM;
+        }
+    }
     *out = s;
     return 0;
 }
 
 void rounds_free(struct rounds *s) {
     if (!s) return;
+    for (size_t r = 1; s->rounds && r < s->n_rounds; r++) free((long long *)s->rounds[r].at_us);
     free(s->rounds);
     free(s->thread_taken);
     free(s->arrived);
@@ -66,13 +83,16 @@ static void rounds_advance(struct rounds *s, long long now_us) {
     s->generation++;
 }
 
-int rounds_next(struct rounds *s, int t, long long now_us, size_t *round_out, long *index_out) {
+int rounds_next(struct rounds *s, int t, long long now_us, size_t *round_out, long *index_out,
+                long long *due_out) {
     if (t < 0 || t >= s->n_threads) return ROUNDS_ERR_INPUT;
     while (s->cur < s->n_rounds) {
         if (rounds_can_take(s, t, now_us)) {
+            const struct rounds_round *r = &s->rounds[s->cur];
             s->thread_taken[t]++;
             *round_out = s->cur - 1;
             *index_out = s->taken++;
+            *due_out = r->at_us ? s->started_us + r->at_us[*index_out] : -1;
             return ROUNDS_ITEM;
         }
         if (!s->arrived[t]) {

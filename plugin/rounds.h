@@ -8,6 +8,12 @@
  *   queue (decode, quiz):  items = N
  *   batch (sweep):         items = threads, per_thread = 1
  *   steady (sweep):        items = -1, duration_us = D
+ *   open loop:             items = N, at_us = the N intended starts (arrivals.h)
+ *
+ * An open-loop round hands its items out in order, each with the time it is
+ * meant to start: the thread that takes one waits until then, so a request
+ * starts late only when no thread was free at its time (the lateness the
+ * records show).
  *
  * Pure C with the clock injected; not thread-safe (the caller holds a lock). */
 #ifndef SM_ROUNDS_H
@@ -16,9 +22,10 @@
 #include <stddef.h>
 
 struct rounds_round {
-    long items;            /* items in the round; -1: unbounded (duration_us must be set) */
-    long per_thread;       /* most items one thread takes in the round; -1: no limit */
-    long long duration_us; /* > 0: nothing is handed out once the round is this old */
+    long items;             /* items in the round; -1: unbounded (duration_us must be set) */
+    long per_thread;        /* most items one thread takes in the round; -1: no limit */
+    long long duration_us;  /* > 0: nothing is handed out once the round is this old */
+    const long long *at_us; /* open loop: each item's start, us after the round's (copied) */
 };
 
 enum rounds_status {
@@ -37,9 +44,11 @@ __attribute__((warn_unused_result)) int rounds_new(int n_threads, const struct r
 void rounds_free(struct rounds *s);
 
 /* Thread t (0-based) asks at now_us for its next item. An item's round is
- * 0-based in the caller's list, its index 0-based within the round. */
+ * 0-based in the caller's list, its index 0-based within the round; *due_out
+ * is when an open-loop round's item is meant to start, -1 for another's. */
 __attribute__((warn_unused_result)) int rounds_next(struct rounds *s, int t, long long now_us,
-                                                    size_t *round_out, long *index_out);
+                                                    size_t *round_out, long *index_out,
+                                                    long long *due_out);
 
 /* Changes each time a round starts. */
 unsigned long rounds_generation(const struct rounds *s);

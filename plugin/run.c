@@ -141,12 +141,12 @@ static void run_progress(long long now, bool last) {
 }
 
 /* One look at the schedule for thread t, with the lock held. */
-static int run_step(int t, size_t *round, long *index) {
+static int run_step(int t, size_t *round, long *index, long long *due) {
     if (!run.begun || run.stopping || run_interrupted()) return RUN_STOP;
     long long now = run_now_us();
     if (run.cap_us > 0 && now >= run.cap_us) return RUN_STOP;
     unsigned long gen = rounds_generation(run.rounds);
-    int rc = rounds_next(run.rounds, t, now, round, index);
+    int rc = rounds_next(run.rounds, t, now, round, index, due);
     if (rounds_generation(run.rounds) != gen) run_changed();
     switch (rc) {
     case ROUNDS_ITEM:
@@ -162,9 +162,9 @@ static int run_step(int t, size_t *round, long *index) {
     }
 }
 
-int run_next(int t, size_t *round, long *index) {
+int run_next(int t, size_t *round, long *index, long long *due_us) {
     pthread_mutex_lock(&run.lock);
-    int rc = run_step(t, round, index);
+    int rc = run_step(t, round, index, due_us);
     pthread_mutex_unlock(&run.lock);
     if (rc == RUN_DONE) run_end_client();
     return rc;
@@ -186,6 +186,23 @@ void run_wait(unsigned long gen) {
     if (run.begun && run.generation == gen)
         pthread_cond_timedwait(&run.round_changed, &run.lock, &until);
     pthread_mutex_unlock(&run.lock);
+}
+
+bool run_wait_until(long long due_us) {
+    pthread_mutex_lock(&run.lock);
+    long long now;
+    while (!run.stopping && !run_interrupted() && (now = run_now_us()) < due_us) {
+        long long left_us =
+            due_us - now < RUN_STOP_CHECK_MS * 1000 ? due_us - now : RUN_STOP_CHECK_MS * 1000;
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += (long)(left_us * 1000);
+        while (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&run.round_changed, &run.lock, &until);
+    }
+    bool going = !run.stopping && !run_interrupted();
+    pthread_mutex_unlock(&run.lock);
+    return going;
 }
 
 /* Stops the run with reason unless it stops already; with the lock held. */

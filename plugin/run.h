@@ -89,8 +89,11 @@ time_t run_signing_time(void);
 /* Sets the offset (seconds, server minus local) signing adds to the clock. */
 void run_set_skew(long long offset);
 
-/* The next item for thread t, without waiting. */
-int run_next(int t, size_t *round, long *index);
+/* The next item for thread t, without waiting; *due_us is when it is meant to
+ * start on run_now_us's clock in an open-loop round (rounds.h), else -1. */
+int run_next(int t, size_t *round, long *index, long long *due_us);
+/* Waits until run_now_us() reaches due_us; false when the run stops first. */
+bool run_wait_until(long long due_us);
 /* Changes each time a round starts or the run stops. */
 unsigned long run_generation(void);
 /* Waits until run_generation is no longer gen, or RUN_STOP_CHECK_MS passed. */

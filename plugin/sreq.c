@@ -16,7 +16,7 @@ struct sreq {
     bool built; /* raw holds a signature for signed_at and signed_gen */
     time_t signed_at;
     unsigned long signed_gen;
-    bool bearer;                /* head holds Authorization: Bearer: nothing to sign */
+    bool bearer;              /* head holds Authorization: Bearer: nothing to sign */
     unsigned long generation; /* signatures made so far */
 };
 

@@ -16,8 +16,8 @@ run.scenario({
     { name = "--mode", arg = "batch|steady", type = "string", default = "batch",
       help = "batch: N requests start together, batch after batch; steady: back to back" },
     { name = "--batches", arg = "N", type = "int", min = 1,
-      help = "batch mode: batches per side (default 8, the fewest that give the ratio's interval); steady mode: rounds of --duration "
-        .. "per side (default 1)" },
+      help = "batch mode: batches per side (default 8, the fewest that give the ratio's "
+        .. "interval); steady mode: rounds of --duration per side (default 1)" },
     { name = "--duration", arg = "SECONDS", type = "number",
       help = "steady mode: seconds of load per round (required)" },
     run.max_tokens_option(256, "tokens per reply"),

@@ -9,6 +9,16 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
+struct engine_thread;
+
+/* A slot whose next request is due later (an open-loop arrival): its timer. */
+struct engine_due {
+    struct engine_thread *t;
+    size_t i;
+    const struct plan_entry *e;
+    struct event *timer;
+};
+
 struct engine_thread {
     size_t first;            /* the global number of its first slot */
     struct lsm_hooks *hooks; /* its Lua state's plan and check */
@@ -19,6 +29,7 @@ struct engine_thread {
     struct event *wake;  /* a round started, or the run ends */
     struct slot *slots;
     struct disp **disps;
+    struct engine_due *due;
     bool *waiting;
     size_t n_slots, active, ended;
     pthread_t tid;
@@ -64,9 +75,46 @@ struct run_host engine_host(void) {
 
 /* ---- one worker ------------------------------------------------------------- */
 
-/* The next request of slot i, or why there is none. */
-static void engine_next(struct engine_thread *t, size_t i) {
+/* Sends e on slot i now. */
+static void engine_send(struct engine_thread *t, size_t i, const struct plan_entry *e) {
     struct slot *s = &t->slots[i];
+    struct buf err;
+    buf_init(&err, 512);
+    if (slot_prepare(s, e, &t->creds, &err) == SLOT_OK &&
+        curl_multi_add_handle(t->multi, s->easy) == CURLM_OK) {
+        disp_sent(t->disps[i], run_now_us(), run_wall_us());
+        t->active++;
+    } else {
+        disp_abort("cannot sign a request", err.len ? buf_str(&err) : "libcurl refused it");
+        t->ended++;
+    }
+    buf_free(&err);
+}
+
+/* Sets d's timer for its entry's due time. libevent's clock is the one its loop
+ * read last: it is read again, or the timer would fire early. */
+static void engine_arm(struct engine_due *d) {
+    long long wait_us = disp_due(d->t->disps[d->i]) - run_now_us();
+    struct timeval tv = {(time_t)(wait_us / 1000000), (suseconds_t)(wait_us % 1000000)};
+    event_base_update_cache_time(d->t->base);
+    evtimer_add(d->timer, &tv);
+}
+
+/* An open-loop arrival came due: its request leaves (a timer that fired a little
+ * early is set again). */
+static void engine_on_due(evutil_socket_t fd, short kind, void *ud) {
+    struct engine_due *d = ud;
+    (void)fd, (void)kind;
+    if (atomic_load(&engine.ending))
+        d->t->ended++;
+    else if (disp_due(d->t->disps[d->i]) > run_now_us())
+        engine_arm(d);
+    else
+        engine_send(d->t, d->i, d->e);
+}
+
+/* The next request of slot i, now or when it is due, or why there is none. */
+static void engine_next(struct engine_thread *t, size_t i) {
     const struct plan_entry *e;
     if (atomic_load(&engine.ending)) {
         t->ended++;
@@ -81,17 +129,16 @@ static void engine_next(struct engine_thread *t, size_t i) {
         t->ended++;
         return;
     }
-    struct buf err;
-    buf_init(&err, 512);
-    if (slot_prepare(s, e, &t->creds, &err) == SLOT_OK &&
-        curl_multi_add_handle(t->multi, s->easy) == CURLM_OK) {
-        disp_sent(t->disps[i], run_now_us(), run_wall_us());
-        t->active++;
-    } else {
-        disp_abort("cannot sign a request", err.len ? buf_str(&err) : "libcurl refused it");
+    struct engine_due *d = &t->due[i];
+    d->e = e;
+    if (disp_due(t->disps[i]) <= run_now_us()) {
+        engine_send(t, i, e);
+    } else if (!d->timer && !(d->timer = evtimer_new(t->base, engine_on_due, d))) {
+        disp_abort("cannot wait for an arrival", "out of memory");
         t->ended++;
+    } else {
+        engine_arm(d);
     }
-    buf_free(&err);
 }
 
 /* Every transfer libcurl finished: its record, then the slot's next request. */
@@ -187,13 +234,24 @@ static void *engine_worker(void *ud) {
 
 /* ---- setting up --------------------------------------------------------------- */
 
+/* A loop whose timers fire to the microsecond (timerfd), for open-loop arrivals. */
+static struct event_base *engine_base(void) {
+    struct event_config *c = event_config_new();
+    if (!c) return NULL;
+    event_config_set_flag(c, EVENT_BASE_FLAG_PRECISE_TIMER);
+    struct event_base *base = event_base_new_with_config(c);
+    event_config_free(c);
+    return base;
+}
+
 static int engine_thread_init(struct engine_thread *t, const struct engine_config *cfg,
                               struct lsm_hooks *hooks, size_t first, size_t n) {
     *t = (struct engine_thread){.first = first, .hooks = hooks, .n_slots = n};
     t->slots = calloc(n ? n : 1, sizeof *t->slots);
     t->disps = calloc(n ? n : 1, sizeof *t->disps);
     t->waiting = calloc(n ? n : 1, sizeof *t->waiting);
-    if (!t->slots || !t->disps || !t->waiting || !(t->base = event_base_new()) ||
+    t->due = calloc(n ? n : 1, sizeof *t->due);
+    if (!t->slots || !t->disps || !t->waiting || !t->due || !(t->base = engine_base()) ||
         !(t->multi = curl_multi_init()))
         return ENGINE_ERR_NOMEM;
     t->timer = evtimer_new(t->base, engine_on_timeout, t);
@@ -205,6 +263,7 @@ static int engine_thread_init(struct engine_thread *t, const struct engine_confi
     curl_multi_setopt(t->multi, CURLMOPT_TIMERDATA, t);
     curl_multi_setopt(t->multi, CURLMOPT_MAXCONNECTS, (long)n + 1);
     for (size_t i = 0; i < n; i++) {
+        t->due[i] = (struct engine_due){.t = t, .i = i};
         struct disp_config dc = {.plan = hooks->plan,
                                  .thread = (int)(first + i),
                                  .check = hooks->check ? lsm_check : NULL,
@@ -222,6 +281,7 @@ static void engine_thread_free(struct engine_thread *t) {
         if (t->slots[i].entry) curl_multi_remove_handle(t->multi, t->slots[i].easy);
         slot_free(&t->slots[i]);
         disp_free(t->disps ? t->disps[i] : NULL);
+        if (t->due && t->due[i].timer) event_free(t->due[i].timer);
     }
     if (t->multi) curl_multi_cleanup(t->multi);
     if (t->timer) event_free(t->timer);
@@ -231,6 +291,7 @@ static void engine_thread_free(struct engine_thread *t) {
     free(t->slots);
     free(t->disps);
     free(t->waiting);
+    free(t->due);
 }
 
 /* ---- the main thread ----------------------------------------------------------- */

@@ -30,6 +30,16 @@ local function convert(opt, text)
         opt.min and (">= " .. opt.min) or "> 0", text)
     end
     return n
+  elseif opt.type == "numbers" then
+    local list = {}
+    for part in (text .. ","):gmatch("([^,]*),") do
+      local n = tonumber(part)
+      if not n or n ~= n or n <= 0 or n == math.huge then
+        return nil, string.format("wants numbers > 0 separated by commas, got '%s'", text)
+      end
+      list[#list + 1] = n
+    end
+    return list
   elseif opt.type == "ints" then
     local list = {}
     for part in (text .. ","):gmatch("([^,]*),") do

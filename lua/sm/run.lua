@@ -13,6 +13,11 @@
 --   { items = {item, ...} }                 any thread sends the next item
 --   { items = {item, ...}, per_thread = 1 } a batch: one item per thread, all together
 --   { template = item, duration_s = D }     steady: back to back for D seconds
+--   { template = item, arrivals = A }       open loop: each request at its arrival time
+--   { items = {item, ...}, arrivals = A }   open loop, the items in turn
+-- where A = { process = "constant"|"poisson"|"gamma", rate = R (per second),
+-- burstiness = B (gamma's shape), seed = N, count = N or duration_s = D (count
+-- defaults to the number of items) }: the arrival times are drawn before the run.
 -- Each round starts when every thread is done with the one before. An item is a
 -- table: side (from ctx.sides), batch, phase, prompt, max_tokens, temperature,
 -- ignore_eos, expect_tokens (a reply of another length fails), question, kind,
@@ -214,7 +219,7 @@ local function notes(def, ctx)
   local wa, n, steady = ctx.wa, 0, 0
   for _, r in ipairs(ctx.rounds) do
     n = n + (r.items and #r.items or 0)
-    steady = steady + (r.duration_s or 0)
+    steady = steady + (r.duration_s or r.arrivals and r.arrivals.duration_s or 0)
   end
   local labels = {}
   for _, side in ipairs(ctx.sides) do labels[#labels + 1] = side.label end

@@ -259,6 +259,43 @@ def case_sweep_batch():
         emu.stop()
 
 
+def case_open_loop():
+    """rate.lua: each rate and side a round of arrivals at their times. Constant
+    arrivals are exact gaps of 1 / rate; no request leaves before its time; Poisson
+    arrivals are the same on both sides (one seed); every record is in the emulator."""
+    emu = start_emulator("--endpoint", "a=instant", "--endpoint", "b=instant")
+    try:
+        run = run_wrk("rate", emu.url, ["--endpoint", "a", "--endpoint", "b", "--rates", "40,80",
+                                        "--duration", "0.5", "--arrivals", "constant",
+                                        "--max-tokens", "8"], threads=4)
+        check_ok(run, "rate")
+        check_result_shape(run, "rate")
+        check_against_emulator(run, emu.stats())
+        for label in ("a", "b"):
+            for batch, rate in ((0, 40), (1, 80)):
+                recs = sorted((r for r in run.records(label) if r["batch"] == batch),
+                              key=lambda r: r["t_intended_us"])
+                check(len(recs) == rate // 2, f"{label} at {rate}/s: {len(recs)} requests")
+                at = [r["t_intended_us"] for r in recs]
+                check(all(b - a == 1000000 // rate for a, b in zip(at, at[1:])),
+                      f"{label} at {rate}/s: gaps {[b - a for a, b in zip(at, at[1:])]}")
+                check(all(r["t_start_us"] >= r["t_intended_us"] for r in recs), "sent early")
+        settings = run.results["a"]["settings"]
+        check(settings["arrivals"] == "constant" and settings["rates"] == [40, 80], str(settings))
+        run = run_wrk("rate", emu.url, ["--endpoint", "a", "--endpoint", "b", "--rates", "100",
+                                        "--duration", "0.3", "--max-tokens", "8"], threads=4)
+        check_ok(run, "rate poisson")
+        offsets = []
+        for label in ("a", "b"):
+            at = sorted(r["t_intended_us"] for r in run.records(label))
+            offsets.append([t - at[0] for t in at])
+        check(offsets[0] == offsets[1] and len(set(b - a for a, b in
+                                                     zip(offsets[0], offsets[0][1:]))) > 3,
+              "Poisson arrivals: one schedule for both sides, gaps that vary")
+    finally:
+        emu.stop()
+
+
 def case_sweep_steady():
     emu = start_emulator("--endpoint", "a=instant", "--endpoint", "b=instant",
                          "--set", "*.overhead_s=0.002")

@@ -72,7 +72,8 @@ static void begin(const struct rounds_round *r, size_t n, long long cap_us, int 
 static bool next_item(int t, size_t *round, long *index) {
     for (;;) {
         unsigned long gen = run_generation();
-        int rc = run_next(t, round, index);
+        long long due;
+        int rc = run_next(t, round, index, &due);
         if (rc != RUN_WAIT) return rc == RUN_ITEM;
         run_wait(gen);
     }
@@ -114,7 +115,7 @@ static void start_workers(pthread_t *th, bool fail) {
 
 static void test_batches(void) {
     struct rounds_round r[BATCHES];
-    for (int b = 0; b < BATCHES; b++) r[b] = (struct rounds_round){THREADS, 1, 0};
+    for (int b = 0; b < BATCHES; b++) r[b] = (struct rounds_round){THREADS, 1, 0, NULL};
     wrk_stop = 0;
     install_wrk_handler();
     begin(r, BATCHES, 0, 3);
@@ -178,7 +179,7 @@ static void *stuck_worker(void *arg) {
 }
 
 static void run_stuck(long long cap_us, bool user_interrupts, const char *want_reason) {
-    const struct rounds_round r[] = {{THREADS, 1, 0}, {THREADS, 1, 0}};
+    const struct rounds_round r[] = {{THREADS, 1, 0, NULL}, {THREADS, 1, 0, NULL}};
     wrk_stop = 0;
     install_wrk_handler();
     begin(r, 2, cap_us, 3);
@@ -206,7 +207,7 @@ static void run_stuck(long long cap_us, bool user_interrupts, const char *want_r
 }
 
 static void test_refusal(void) {
-    const struct rounds_round r[] = {{1000, -1, 0}};
+    const struct rounds_round r[] = {{1000, -1, 0, NULL}};
     wrk_stop = 0;
     install_wrk_handler();
     begin(r, 1, 0, 3);
@@ -230,7 +231,7 @@ static void test_refusal(void) {
 
 /* A run that is over before wrk installs its SIGINT handler still ends it. */
 static void test_early_finish(void) {
-    const struct rounds_round r[] = {{1, -1, 0}};
+    const struct rounds_round r[] = {{1, -1, 0, NULL}};
     wrk_stop = 0;
     signal(SIGINT, SIG_IGN);
     begin(r, 1, 0, 3);
@@ -252,7 +253,7 @@ static void test_early_finish(void) {
 }
 
 static void test_no_credentials(void) {
-    const struct rounds_round r[] = {{1, -1, 0}};
+    const struct rounds_round r[] = {{1, -1, 0, NULL}};
     struct run_config c = {.scenario = "t", .n_threads = 1, .rounds = r, .n_rounds = 1};
     struct buf err;
     buf_init(&err, BUF_NO_CAP);
@@ -270,7 +271,7 @@ static void test_no_credentials(void) {
 /* wrk puts its handler in place only after its threads started: a Ctrl-C that
  * comes then, while no thread looks at the schedule, is still the user's. */
 static void test_ctrl_c_right_after_wrk_handler(void) {
-    const struct rounds_round r[] = {{THREADS, 1, 0}};
+    const struct rounds_round r[] = {{THREADS, 1, 0, NULL}};
     struct sigaction ignore = {.sa_handler = SIG_IGN}, cur;
     wrk_stop = 0;
     sigaction(SIGINT, &ignore, NULL);
@@ -289,7 +290,7 @@ static void test_ctrl_c_right_after_wrk_handler(void) {
 
 /* A run wrk ended before its -d cap, with no signal the plugin saw, was interrupted. */
 static void test_early_end_is_not_the_cap(void) {
-    const struct rounds_round r[] = {{THREADS, 1, 0}};
+    const struct rounds_round r[] = {{THREADS, 1, 0, NULL}};
     install_wrk_handler();
     begin(r, 1, 60000000, 3);
     end_partial("interrupted");

@@ -238,6 +238,30 @@ def case_concurrency():
     check(len(srv.requests) == 200, str(len(srv.requests)))
 
 
+RATE = os.path.join(ROOT, "scenarios", "rate.lua")
+
+
+def case_open_loop():
+    """rate.lua on the engine: constant arrivals leave at their times, never early, each
+    on a free connection; with one connection and slow replies the arrivals queue and
+    each record shows how late it left (latency counts from the intended start)."""
+    srv, out, err, res = run(RATE, ["ok"], engine_args=("-t2", "-c8", "-d1m"), args=[
+        "--rates", "200", "--duration", "0.25", "--arrivals", "constant"])
+    recs = sorted(res["ok"]["records"], key=lambda r: r["t_intended_us"])
+    at = [r["t_intended_us"] for r in recs]
+    check(len(recs) == 50 and all(r["ok"] for r in recs), f"{len(recs)} records")
+    check(all(b - a == 5000 for a, b in zip(at, at[1:])), "constant gaps of 5 ms")
+    check(all(r["t_start_us"] >= r["t_intended_us"] for r in recs), "sent early")
+    check(len(srv.requests) == 50, str(len(srv.requests)))
+    srv, out, err, res = run(RATE, ["gap"], engine_args=("-t1", "-c1", "-d1m"), args=[
+        "--rates", "100", "--duration", "0.1", "--arrivals", "constant"])
+    recs = sorted(res["gap"]["records"], key=lambda r: r["t_intended_us"])
+    late = [r["t_start_us"] - r["t_intended_us"] for r in recs]
+    check(len(recs) == 10, f"{len(recs)} records")
+    # Each reply takes at least GAP_S; the k-th arrival cannot leave before k of them.
+    check(all(late[k] >= k * (streamsrv.GAP_S * 1e6 - 10000) for k in range(10)), str(late))
+
+
 def interrupted(engine_args, stop):
     """A sweep over streams that stall, ended by stop(proc): (exit, stderr, result)."""
     out = tempfile.mkdtemp(prefix="stream-int-")

@@ -1,0 +1,63 @@
+-- rate.lua: open-loop load. Requests arrive at a rate whether or not the
+-- endpoint keeps up: at constant gaps, as a Poisson process, or with gamma gaps
+-- (--burstiness), drawn from --arrival-seed before the run. Each rate runs for
+-- --duration seconds on each side in turn. Every record carries its intended
+-- start, so latency counts from it and a request sent late (every connection
+-- busy) shows its lateness; -c is the most requests in flight at once.
+local dir = debug.getinfo(1, "S").source:match("^@(.-)[^/]*$")
+package.path = dir .. "../lua/?.lua;" .. package.path
+local run = require "sm.run"
+
+run.scenario({
+  name = "rate",
+  summary = "open-loop load at one or more request rates (constant, Poisson or gamma arrivals)",
+  usage = "wrk -t64 -c64 -d1h --timeout 70s -s scenarios/rate.lua URL -- --endpoint NAME "
+    .. "--rates 0.5,1,2 --duration 60 [options]",
+  options = {
+    { name = "--rates", arg = "R,...", type = "numbers",
+      help = "requests per second (real time), one round per rate and side (required)" },
+    { name = "--duration", arg = "SECONDS", type = "number",
+      help = "seconds of arrivals per rate and side (required)" },
+    { name = "--arrivals", arg = "constant|poisson|gamma", type = "string", default = "poisson",
+      help = "the arrival process" },
+    { name = "--burstiness", arg = "B", type = "number", default = 1,
+      help = "gamma arrivals: the gaps' shape; below 1 burstier than Poisson, above 1 steadier" },
+    { name = "--arrival-seed", arg = "N", type = "int", default = 1,
+      help = "the seed the arrival times are drawn from (the same seed, the same schedule)" },
+    run.max_tokens_option(128, "tokens per reply"),
+    run.prompt_option(run.STORY_PROMPT),
+    run.temperature_option,
+    run.ignore_eos_option,
+  },
+  validate = function(o)
+    if not o.rates or not o.duration then return "--rates and --duration are required" end
+    if not ({ constant = 1, poisson = 1, gamma = 1 })[o.arrivals] then
+      return "--arrivals must be constant, poisson or gamma, got '" .. o.arrivals .. "'"
+    end
+  end,
+  settings = function(o, ctx)
+    return { { "arrivals", o.arrivals }, { "rates", o.rates }, { "duration_s", o.duration },
+      { "burstiness", o.arrivals == "gamma" and o.burstiness or nil },
+      { "arrival_seed", o.arrival_seed }, { "max_concurrency", ctx.threads },
+      { "max_tokens", o.max_tokens }, { "prompt", o.prompt }, { "temperature", o.temperature },
+      { "ignore_eos", o.ignore_eos } }
+  end,
+  -- One round per rate and side, both sides with the same arrival times; the
+  -- schedule runs time_scale times faster on a time-scaled server, so that the
+  -- records, read in real units, keep the rate.
+  plan = function(o, ctx)
+    local rounds = {}
+    for i, rate in ipairs(o.rates) do
+      for _, side in ipairs(run.order(ctx.sides, i - 1)) do
+        rounds[#rounds + 1] = {
+          arrivals = { process = o.arrivals, rate = rate * o.time_scale,
+            burstiness = o.burstiness, seed = o.arrival_seed + i - 1,
+            duration_s = o.duration / o.time_scale },
+          template = { side = side, batch = i - 1, prompt = o.prompt, max_tokens = o.max_tokens,
+            temperature = o.temperature, ignore_eos = o.ignore_eos },
+        }
+      end
+    end
+    return rounds
+  end,
+})
