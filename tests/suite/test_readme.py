@@ -15,7 +15,7 @@ and is not run: the demo has tests of its own (test_demo.py), and ./scripts/test
 this test. Any other ```sh block without a marker fails the test; a ```json block must
 parse.
 
-Commands for real endpoints run against the emulator: in the session, `wrk` sends what
+Commands for real endpoints run against the emulator: in the session, `wrk` and `sm-stream` send what
 is addressed to https://runtime.sagemaker.REGION.amazonaws.com to the emulator (adding
 --region when the command has none), `sm-suite` and `sm-invoke` get --url (and
 --time-scale, but for a resume: its run has it) when they have none, and `aws` fails (blocks
@@ -43,8 +43,10 @@ MARKER = re.compile(r"<!-- readme-test(?:: (.*?))? -->")
 SHIMS = r'''
 set -euo pipefail
 __readme_wrk=$WRK
-wrk() {
-    local args=() a rewrote=0 region=0
+# PROGRAM ARGS...: what is addressed to SageMaker goes to the emulator, time-scaled.
+__readme_real() {
+    local prog=$1 args=() a rewrote=0 region=0
+    shift
     for a in "$@"; do
         case $a in
         https://runtime.sagemaker.*.amazonaws.com) args+=("$README_EMU_URL"); rewrote=1 ;;
@@ -56,8 +58,10 @@ wrk() {
         [ $region = 1 ] || args+=(--region us-east-2)
         args+=(--time-scale "$README_SCALE")
     fi
-    "$__readme_wrk" "${args[@]}"
+    "$prog" "${args[@]}"
 }
+wrk() { __readme_real "$__readme_wrk" "$@"; }
+sm-stream() { __readme_real "$(type -P sm-stream)" "$@"; }
 sm-suite() {
     case " $* " in
     *" --url "*) command sm-suite "$@" ;;
