@@ -290,8 +290,9 @@ double estim_cquantile(const struct estim_cval *sorted, size_t n, uint64_t total
 int estim_cshare_se(const struct estim_cval *x, size_t n, uint32_t m, double t, double q,
                     double *se) {
     if (m < 2) return -1;
-    double *y = calloc(2 * (size_t)m, sizeof *y), *tc = y + m, all = 0, ss = 0;
+    double *y = calloc(2 * (size_t)m, sizeof *y), all = 0, ss = 0;
     if (!y) return -1;
+    double *tc = y + m; /* each cluster's whole weight */
     for (size_t i = 0; i < n; i++) {
         if (x[i].cl >= m) continue; /* not one of the m clusters */
         tc[x[i].cl] += x[i].w;

@@ -12,9 +12,11 @@
  * - A quantile of a streaming figure (TTFT, ITL, TPOT, end-to-end latency)
  *   gets Woodruff's interval over the sample's clusters (the batches, whose
  *   requests share the server's steps; the requests of a measurement that ran
- *   one at a time), from INTERVAL_MIN_CLUSTERS; the ratio of two sides the log
- *   ratio of the quantiles +- t x their standard errors (Woodruff's interval's
- *   width on the log scale), degrees of freedom by Welch-Satterthwaite.
+ *   one at a time), from INTERVAL_MIN_CLUSTERS, with Korn and Graubard's
+ *   effective sample deciding how far t(m - 1) widens it; the ratio of two
+ *   sides the log ratio of the quantiles +- t x their standard errors
+ *   (Woodruff's interval's width on the log scale), degrees of freedom by
+ *   Welch-Satterthwaite.
  * A smaller sample gets no interval ("n = 2: no interval"). A time of a
  * time-scaled run may read up to time_scale x INTERVAL_SCALED_BIAS_S too long
  * (the client's and the loopback's own time, timer wake-ups): its intervals

@@ -374,7 +374,7 @@ static const char *rfile_missing(int have) {
 /* The first inconsistency among a streamed record's fields, into out; false when none. */
 static bool rfile_stream_bad(const struct rfile_ctx *c, const struct rfile_rec *r, int have,
                              char *out, size_t cap) {
-    const uint32_t *g = c->rf->gaps + r->gaps;
+    const uint32_t *g = c->rec_ngaps ? c->rf->gaps + r->gaps : NULL;
     const char *missing = !(have & RFILE_HAVE_FIRST)    ? "t_first_token_us"
                           : !(have & RFILE_HAVE_CHUNKS) ? "chunks"
                           : !(have & RFILE_HAVE_GAPS)   ? "chunk_gaps_us"

@@ -89,8 +89,9 @@ static void test_itl_per_token(void) {
     buf_free(&err);
 }
 
-/* Five requests (TTFT 100, 120, 140, 160 and 200 ms) and two that give no
- * figure: a failure (TTFT 10 ms) and a reply of one token (no TPOT, no ITL).
+/* Five requests (TTFT 100, 120, 140, 160 and 200 ms) and three that give
+ * fewer figures: a failure (TTFT 10 ms: none), a reply of one token (no TPOT,
+ * no ITL) and one without content (only its end-to-end latency).
  * Percentiles interpolate between ranks; time_scale 2 doubles every time. */
 static void test_percentiles(void) {
     char recs[4096];
@@ -102,11 +103,12 @@ static void test_percentiles(void) {
         snprintf(gaps, sizeof gaps, "[%d, %d]", 1000 * (i + 1), 1000 * (i + 1));
         k += (size_t)snprintf(
             recs + k, sizeof recs - k, "%s,",
-            test_rec("sweep", i, 3, start, first, first + 2000 * (i + 1), 3, gaps, NULL, 1));
+            test_rec("sweep", i, 3, start, first, first + 2000L * (i + 1), 3, gaps, NULL, 1));
     }
-    snprintf(recs + k, sizeof recs - k, "%s,%s",
+    snprintf(recs + k, sizeof recs - k, "%s,%s,%s",
              test_rec("sweep", 5, 3, 6000000, 6010000, 6020000, 3, "[5000, 5000]", NULL, 0),
-             test_rec("sweep", 6, 1, 7000000, 7100000, 7100000, 1, "[]", NULL, 1));
+             test_rec("sweep", 6, 1, 7000000, 7100000, 7100000, 1, "[]", NULL, 1),
+             test_rec("sweep", 7, 0, 8000000, -1, 8100000, 0, "[]", NULL, 1));
     struct side s;
     struct warnings w;
     struct buf err;
@@ -123,8 +125,10 @@ static void test_percentiles(void) {
         CHECK(f.ok && f.requests == 5 && f.tokens == 10 && test_near(f.q[0], 0.006));
         CHECK(test_near(f.q[1], 0.01) && test_near(f.q[2], 0.01));
         CHECK(!f.ci[0].ok && strcmp(f.ci[0].why, "n = 5: no interval") == 0);
+        stream_figures(m, STREAM_E2E, 2, &f);
+        CHECK(f.ok && f.requests == 7);
     }
-    CHECK(s.lv && s.lv[0].tally.failed == 1 && s.lv[0].tally.sent == 7);
+    CHECK(s.lv && s.lv[0].tally.failed == 1 && s.lv[0].tally.sent == 8);
     side_free(&s);
     warnings_free(&w);
     buf_free(&err);
@@ -233,7 +237,7 @@ static void test_clusters(void) {
     size_t k = 0;
     for (int b = 0; b < 8; b++)
         for (int i = 0; i < 2; i++) {
-            long start = b * 1000000L + i * 10, first = start + 100000 + 1000 * b;
+            long start = b * 1000000L + i * 10L, first = start + 100000 + 1000L * b;
             char gaps[256];
             size_t g = (size_t)snprintf(gaps, sizeof gaps, "[");
             for (int j = 0; j < 15; j++) /* the same spread in every batch, shifted a little */
