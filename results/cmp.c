@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "notes.h"
+#include "scmp.h"
 #include "verdict.h"
 
 #define CMP_MEASURE_DECIMALS 3 /* compare.py rounds its medians to 3 decimals */
@@ -30,9 +31,7 @@ const struct cmp_row *cmp_row(const struct cmp *m, const char *name) {
     return NULL;
 }
 
-/* A new row (its intervals say "no interval" until set); NULL out of memory. */
-static struct cmp_row *cmp_add_row(struct cmp *m, const char *name, enum cmp_group g,
-                                   int decimals) {
+struct cmp_row *cmp_add_row(struct cmp *m, const char *name, enum cmp_group g, int decimals) {
     struct cmp_row *r = realloc(m->rows, (m->nrows + 1) * sizeof *r);
     if (!r) return NULL;
     m->rows = r;
@@ -46,7 +45,7 @@ static struct cmp_row *cmp_add_row(struct cmp *m, const char *name, enum cmp_gro
     return r;
 }
 
-static void cmp_set_ratio(struct cmp_row *r) {
+void cmp_set_ratio(struct cmp_row *r) {
     if (r->no_ratio) return;
     if (!r->b.ok || !r->c.ok) {
         side_val_none(&r->ratio, "n/a on the %s side", r->b.ok ? "candidate" : "baseline");
@@ -422,7 +421,8 @@ int cmp_build(struct cmp *m, const struct side *b, const struct side *c, const s
     m->opts = *o;
     cmp_names(m);
     if (cmp_fact_rows(m) < 0 || cmp_decode_rows(m) < 0 || cmp_level_rows(m) < 0 ||
-        cmp_quiz_rows(m) < 0 || cmp_latency_rows(m) < 0 || cmp_cost_rows(m) < 0)
+        cmp_quiz_rows(m) < 0 || cmp_latency_rows(m) < 0 || cmp_cost_rows(m) < 0 ||
+        scmp_rows(m, w) < 0)
         return buf_fail(err, CMP_ERR_NOMEM, "out of memory");
     int rc = qcmp_build(&m->quiz, b, c, m->bname, m->cname, err);
     if (rc < 0 || (rc = xcheck_side(&m->xc, b, err)) < 0 || (rc = xcheck_side(&m->xc, c, err)) < 0)

@@ -28,6 +28,13 @@ enum cmp_group {
     CMP_LATENCY, /* per level p50/p90/p99 */
     CMP_COST,    /* per level, with --price-per-hour */
     CMP_KIND,    /* quiz correct per kind */
+    CMP_STREAM,  /* per streamed measurement: TTFT, ITL, TPOT, end-to-end p50/p90/p99 (scmp.h) */
+};
+
+/* The sample behind a streaming row's value. */
+struct cmp_n {
+    size_t requests;
+    uint64_t tokens; /* ITL: the tokens of those requests; 0 for other figures */
 };
 
 struct cmp_row {
@@ -44,6 +51,7 @@ struct cmp_row {
     struct interval_fig fig_b, fig_c; /* what the intervals rest on */
     size_t nb, nc;                    /* samples the intervals rest on (0: none) */
     const char *method;               /* how the intervals were computed, or NULL */
+    struct cmp_n n_b, n_c;            /* CMP_STREAM: the values' requests (and tokens) */
 };
 
 struct cmp_opts {
@@ -60,6 +68,7 @@ struct cmp {
     struct qcmp quiz;
     struct xcheck xc;
     char scale_note[400]; /* "" when both sides ran in real time */
+    bool stream_mixed;    /* one side streamed a measurement the other measured unstreamed */
     char verdict[2000];
 };
 
@@ -70,6 +79,11 @@ __attribute__((warn_unused_result)) int cmp_build(struct cmp *m, const struct si
                                                   const struct side *c, const struct cmp_opts *o,
                                                   struct warnings *w, struct buf *err);
 void cmp_free(struct cmp *m);
+/* A new row of m (its intervals say "no interval" until set), or NULL out of
+ * memory; the row is m's, valid until the next one is added. */
+struct cmp_row *cmp_add_row(struct cmp *m, const char *name, enum cmp_group g, int decimals);
+/* Sets r's ratio c / b from its values (or why there is none). */
+void cmp_set_ratio(struct cmp_row *r);
 /* v rounded to decimals (unchanged when decimals < 0). */
 double cmp_round(double v, int decimals);
 /* The row with this name, or NULL. */

@@ -222,6 +222,91 @@ int estim_log_median_se(const double *sorted, size_t n, double *se) {
     return 0;
 }
 
+/* ---- clustered samples ---- */
+
+/* The bits of x as an unsigned key that sorts as x does (NaN apart). */
+static uint64_t estim_key(double x) {
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u >> 63 ? ~u : u | (1ull << 63);
+}
+
+static void estim_cinsert(struct estim_cval *x, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        struct estim_cval v = x[i];
+        size_t k = i;
+        for (; k > 0 && x[k - 1].v > v.v; k--) x[k] = x[k - 1];
+        x[k] = v;
+    }
+}
+
+/* One pass of a least-significant-digit radix sort on byte b of the keys,
+ * from x into to; false (nothing moved) when every key has the same byte. */
+static bool estim_cpass(const struct estim_cval *x, struct estim_cval *to, size_t n, int b) {
+    size_t count[257] = {0};
+    for (size_t i = 0; i < n; i++) count[((estim_key(x[i].v) >> (8 * b)) & 0xff) + 1]++;
+    for (int d = 0; d < 256; d++)
+        if (count[d + 1] == n) return false;
+    for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+    for (size_t i = 0; i < n; i++) to[count[(estim_key(x[i].v) >> (8 * b)) & 0xff]++] = x[i];
+    return true;
+}
+
+static int estim_cmp_cval(const void *a, const void *b) {
+    double x = ((const struct estim_cval *)a)->v, y = ((const struct estim_cval *)b)->v;
+    return (x > y) - (x < y);
+}
+
+void estim_csort(struct estim_cval *x, size_t n) {
+    struct estim_cval *tmp = n > 64 ? malloc(n * sizeof *tmp) : NULL, *from = x, *to = tmp;
+    if (n <= 64) {
+        estim_cinsert(x, n);
+        return;
+    }
+    if (!tmp) { /* no room for the radix sort's copy */
+        qsort(x, n, sizeof *x, estim_cmp_cval);
+        return;
+    }
+    for (int b = 0; b < 8; b++) {
+        if (!estim_cpass(from, to, n, b)) continue;
+        struct estim_cval *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != x) memcpy(x, from, n * sizeof *x);
+    free(tmp);
+}
+
+double estim_cquantile(const struct estim_cval *sorted, size_t n, uint64_t total, double q) {
+    double h = (double)(total - 1) * q;
+    uint64_t i = (uint64_t)floor(h), before = 0;
+    size_t j = 0;
+    while (j + 1 < n && before + sorted[j].w <= i) before += sorted[j++].w;
+    double lo = sorted[j].v, hi = lo;
+    if (i + 1 >= before + sorted[j].w && j + 1 < n) hi = sorted[j + 1].v;
+    return i + 1 >= total ? lo : lo + (h - (double)i) * (hi - lo);
+}
+
+int estim_cshare_se(const struct estim_cval *x, size_t n, uint32_t m, double t, double q,
+                    double *se) {
+    if (m < 2) return -1;
+    double *y = calloc(2 * (size_t)m, sizeof *y), all = 0, ss = 0;
+    if (!y) return -1;
+    double *tc = y + m; /* each cluster's whole weight */
+    for (size_t i = 0; i < n; i++) {
+        if (x[i].cl >= m) continue; /* not one of the m clusters */
+        tc[x[i].cl] += x[i].w;
+        y[x[i].cl] += x[i].v < t ? x[i].w : x[i].v == t ? 0.5 * x[i].w : 0;
+    }
+    for (uint32_t c = 0; c < m; c++) {
+        all += tc[c];
+        ss += (y[c] - q * tc[c]) * (y[c] - q * tc[c]);
+    }
+    *se = all > 0 ? sqrt(ss * m / (m - 1.0)) / all : 0;
+    free(y);
+    return 0;
+}
+
 /* ---- normal-theory estimates ---- */
 
 int estim_mean(const double *x, size_t n, struct estim_norm *out) {
@@ -236,8 +321,7 @@ int estim_mean(const double *x, size_t n, struct estim_norm *out) {
     return 0;
 }
 
-/* Welch-Satterthwaite: the df of the sum of variances u + v with dfs du, dv. */
-static double estim_ws_df(double u, double du, double v, double dv) {
+double estim_ws_df(double u, double du, double v, double dv) {
     double den = (u > 0 ? u * u / du : 0) + (v > 0 ? v * v / dv : 0);
     return den > 0 ? (u + v) * (u + v) / den : INFINITY;
 }

@@ -60,6 +60,31 @@ void estim_median_ci(const double *sorted, size_t n, double level, double *lo, d
 __attribute__((warn_unused_result)) int estim_log_median_se(const double *sorted, size_t n,
                                                             double *se);
 
+/* A value of a clustered, weighted sample: it stands for w equal observations
+ * of cluster cl. The clusters are the sample's independent units (a batch of
+ * simultaneous requests, or one request); observations within one need not be. */
+struct estim_cval {
+    double v;
+    uint32_t w;  /* observations (>= 1) */
+    uint32_t cl; /* its cluster */
+};
+
+/* Sorts x by value. */
+void estim_csort(struct estim_cval *x, size_t n);
+/* The q-quantile (0..1) of sorted x with every value repeated w times, as
+ * estim_quantile computes it ("type 7"); total is the sum of the weights (> 0). */
+double estim_cquantile(const struct estim_cval *sorted, size_t n, uint64_t total, double q);
+/* The standard error over m clusters (x's cl from 0 to m - 1) of the share of
+ * x's weight below t (values equal to t count half), where the share should
+ * be q: the clusters' estimating functions u_c = y_c - q t_c (y_c the
+ * cluster's weight below t, t_c its whole weight) give the linearised variance
+ * m / (m - 1) sum_c u_c^2 / total^2. Returns -1 when m < 2 or out of memory. */
+__attribute__((warn_unused_result)) int estim_cshare_se(const struct estim_cval *x, size_t n,
+                                                        uint32_t m, double t, double q, double *se);
+/* The degrees of freedom of a sum of two variances u and v with dfs du and dv
+ * (Welch-Satterthwaite; INFINITY when both are 0). */
+double estim_ws_df(double u, double du, double v, double dv);
+
 /* An estimate with a normal-theory standard error. */
 struct estim_norm {
     double est; /* the value */

@@ -74,13 +74,48 @@ static bool guard_said(const struct guard_iter *all, size_t i) {
     return false;
 }
 
+/* Whether two clients differ only by one streaming ("wrk-sagemaker via
+ * sm-stream" against "wrk-sagemaker"): guard_streams says that louder. */
+static bool guard_stream_only(const struct src *a, const struct src *x, const char *ca,
+                              const char *cx) {
+    static const char via[] = " via sm-stream";
+    const char *s = a->streamed ? ca : cx, *w = a->streamed ? cx : ca;
+    size_t n = strlen(s), k = sizeof via - 1;
+    return a->streamed != x->streamed && n == strlen(w) + k && strcmp(s + n - k, via) == 0 &&
+           strncmp(s, w, n - k) == 0;
+}
+
+/* One side's inputs streamed (sm-stream) and another's did not (wrk): mixed,
+ * refused unless allow_mixed, and said loudly either way. */
+static int guard_streams(struct guard_ctx *g, const struct guard_iter *all, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        const struct guard_iter *a = &all[0], *x = &all[i];
+        if (a->src->streamed == x->src->streamed) continue;
+        const struct guard_iter *s = a->src->streamed ? a : x, *w = a->src->streamed ? x : a;
+        int rc = guard_differ(g,
+                              "%s %s streamed its replies (%s), %s %s did not (%s): TTFT and ITL "
+                              "exist only for streamed replies and cannot be compared",
+                              s->role, s->src->path, s->src->client ? s->src->client : "sm-stream",
+                              w->role, w->src->path, w->src->client ? w->src->client : "wrk");
+        if (rc < 0) return rc;
+        warnings_add(g->w,
+                     "MIXED COMPARISON: one side streamed its replies and the other did not: "
+                     "the streaming table gives TTFT, ITL and TPOT of the streamed side only; "
+                     "end-to-end latency and throughput are compared, but a streamed reply ends "
+                     "with its last chunk and a whole one with its last byte, over different "
+                     "routes");
+        return 0;
+    }
+    return 0;
+}
+
 static int guard_clients(struct guard_ctx *g, const struct guard_iter *all, size_t n) {
     char ref[128], cl[128];
     guard_client(all[0].src->tool, ref, sizeof ref);
     for (size_t i = 1; i < n; i++) {
         const struct src *a = all[0].src, *x = all[i].src;
         guard_client(x->tool, cl, sizeof cl);
-        if (guard_said(all, i)) continue;
+        if (guard_said(all, i) || guard_stream_only(a, x, ref, cl)) continue;
         if (strcmp(cl, ref) != 0) {
             int rc = guard_differ(g, "%s %s was measured by %s, %s %s by %s: different clients",
                                   all[0].role, a->path, a->tool ? a->tool : ref, all[i].role,
@@ -254,7 +289,8 @@ int guard_check(const struct side *b, const struct side *c, bool allow_mixed, st
     int rc;
     if (!all) return buf_fail(err, BUF_ERR_NOMEM, "out of memory");
     n = guard_all(&g, all, cap);
-    if ((rc = guard_quiz(&g)) == 0 && (!n || (rc = guard_clients(&g, all, n)) == 0) &&
+    if ((rc = guard_quiz(&g)) == 0 && (!n || (rc = guard_streams(&g, all, n)) == 0) &&
+        (!n || (rc = guard_clients(&g, all, n)) == 0) &&
         (!n || (rc = guard_scales(&g, all, n)) == 0) && (rc = guard_settings(&g, all, n)) == 0 &&
         (rc = guard_decode(&g)) == 0)
         rc = guard_levels(&g);

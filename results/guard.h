@@ -6,7 +6,9 @@
  * or compare.py via aws CLI), at different time scales, or with different
  * scenario settings (decode lengths, prompt, temperature, ignore_eos; a
  * level's tokens per request; the concurrency levels; the quiz's max_tokens).
- * The same holds among the files pooled on one side. With allow_mixed each
+ * The same holds among the files pooled on one side. One side streamed
+ * (sm-stream) and the other not (wrk) is such a difference, said louder: TTFT
+ * and ITL exist only for streamed replies. With allow_mixed each
  * difference is a warning instead. Always refused: a level measured in batches
  * on one side and steady on the other, and different quizzes (name, sha256,
  * questions, or no question in common). */

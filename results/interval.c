@@ -109,6 +109,61 @@ void interval_decode(int S, int L, const double *ws, size_t ns, const double *wl
     interval_set(fixed_ci, lo * (1 - fixed->down), hi);
 }
 
+/* The degrees of freedom whose t quantile at the interval's level is about
+ * mult (INFINITY when mult is the normal one's or less): the Cornish-Fisher
+ * expansion t = z + a / df + b / df^2 solved for df. */
+static double interval_df_of(double mult) {
+    double z = estim_t_quantile(0.5 + INTERVAL_LEVEL / 2, INFINITY), d = mult - z;
+    double a = (z * z * z + z) / 4, b = (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / 96;
+    if (!(d > 1e-12)) return INFINITY;
+    return 2 * b / (sqrt(a * a + 4 * b * d) - a);
+}
+
+/* The fewest independent observations that give quantile q a distribution-free
+ * interval at the level: neither q^n nor (1 - q)^n above its tail. */
+static double interval_fewest(double q) {
+    return ceil(log((1 - INTERVAL_LEVEL) / 2) / log(q > 0.5 ? q : 1 - q));
+}
+
+void interval_quantile(const struct estim_cval *x, size_t n, uint32_t m, uint64_t total, double q,
+                       double up, double down, struct interval_fig *fig, struct interval *ci) {
+    char why[96];
+    double se, p = 0.5 + INTERVAL_LEVEL / 2;
+    *fig =
+        (struct interval_fig){.ok = true, .kind = INTERVAL_CLUSTER, .n = m, .up = up, .down = down};
+    snprintf(why, sizeof why, "n = %u: no interval", (unsigned)m);
+    if (m < INTERVAL_MIN_CLUSTERS || !n || !total) {
+        interval_fig_none(fig, ci, why);
+        return;
+    }
+    double v = estim_cquantile(x, n, total, q);
+    if (estim_cshare_se(x, n, m, v, q, &se) < 0) {
+        interval_fig_none(fig, ci, "out of memory");
+        return;
+    }
+    /* Korn and Graubard: the effective sample n_eff = q (1 - q) / se^2, its
+     * variance known to m - 1 degrees of freedom */
+    double neff = se > 0 ? q * (1 - q) / (se * se) : INFINITY;
+    double tm = estim_t_quantile(p, m - 1.0), tn = estim_t_quantile(p, fmax(neff, m) - 1);
+    double mult = estim_t_quantile(p, INFINITY) * tm / tn;
+    double plo = q - mult * se, phi = q + mult * se;
+    if (plo < 0 || phi > 1 || neff * (tn / tm) * (tn / tm) < interval_fewest(q)) {
+        snprintf(why, sizeof why, "n = %u: too few for an interval of p%g", (unsigned)m, 100 * q);
+        interval_fig_none(fig, ci, why);
+        return;
+    }
+    double lo = estim_cquantile(x, n, total, plo), hi = estim_cquantile(x, n, total, phi);
+    interval_set(ci, fmax(0, lo * (1 - down)), hi * (1 + up));
+    if (!(lo > 0) || !(v > 0)) {
+        fig->ok = false;
+        snprintf(fig->why, sizeof fig->why, "the interval reaches 0");
+        return;
+    }
+    fig->log_median = log(v);
+    fig->log_se = (log(hi) - log(lo)) / (2 * mult);
+    fig->df = interval_df_of(mult);
+}
+
 void interval_ratio(const struct interval_fig *b, const struct interval_fig *c,
                     struct interval *ci) {
     double lo = 0, hi = 0, k = 1;
@@ -129,6 +184,11 @@ void interval_ratio(const struct interval_fig *b, const struct interval_fig *c,
         double se = sqrt(b->log_se * b->log_se + c->log_se * c->log_se);
         lo = exp(c->log_median - b->log_median - z * se);
         hi = exp(c->log_median - b->log_median + z * se);
+    } else if (b->kind == INTERVAL_CLUSTER) { /* the log ratio of two quantiles */
+        double u = b->log_se * b->log_se, v = c->log_se * c->log_se;
+        double t = estim_t_quantile(0.5 + INTERVAL_LEVEL / 2, estim_ws_df(u, b->df, v, c->df));
+        lo = exp(c->log_median - b->log_median - t * sqrt(u + v));
+        hi = exp(c->log_median - b->log_median + t * sqrt(u + v));
     } else if (b->inverse && c->inverse) { /* (kc / Nc) / (kb / Nb) */
         rc = estim_fieller(&b->norm, &c->norm, INTERVAL_LEVEL, &lo, &hi);
         k = c->k / b->k;

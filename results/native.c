@@ -114,14 +114,14 @@ static int native_head(struct native_ctx *c) {
     struct rfmt_head head;
     int rc;
     if (rfmt_head_parse(h, c->rf->path, &head, c->err)) return NATIVE_ERR_INPUT;
-    if ((rc = field_check(h, native_end_rules,
-                          sizeof native_end_rules / sizeof native_end_rules[0], c->rf->path, "",
-                          c->err)) < 0)
+    if ((rc = field_check(h, native_end_rules, sizeof native_end_rules / sizeof native_end_rules[0],
+                          c->rf->path, "", c->err)) < 0)
         return rc;
     if ((rc = native_label(c)) < 0) return rc;
     s->kind = c->rf->journal ? SRC_JOURNAL : SRC_RESULT;
     s->scenario = strdup(head.scenario);
     s->client = src_dup(head.client_name);
+    s->streamed = strcmp(head.client_name, "sm-stream") == 0;
     s->tool = head.tool && strcmp(head.client_name, "wrk") != 0
                   ? native_via(head.tool, head.client_name) /* another load generator */
                   : src_dup(head.tool);
@@ -153,6 +153,28 @@ static int native_settings(struct native_ctx *c, const struct field_rule *rules,
 
 static double native_wall(const struct src *s, const struct rfile_rec *r) {
     return (double)(r->t_end_us - r->t_start_us) * s->time_scale / 1e6;
+}
+
+/* A cluster id of a batch index or a record's position (the streaming figures' units). */
+static uint32_t native_cluster(int64_t v) {
+    return v < 0 ? 0 : v > NATIVE_MAX_BATCHES ? NATIVE_MAX_BATCHES : (uint32_t)v;
+}
+
+/* A successful record's streaming values (and, in a streamed file, one that has none). */
+static int native_stream(struct native_ctx *c, struct stream_meas *m, const struct rfile_rec *r,
+                         int64_t cluster) {
+    if (c->s->streamed && !r->stream) m->unstreamed++;
+    if (stream_add(m, c->rf, r, native_cluster(cluster), c->s->time_scale) < 0)
+        return native_nomem(c);
+    return 0;
+}
+
+static void native_unstreamed(struct native_ctx *c, const struct stream_meas *m) {
+    if (m->unstreamed)
+        warnings_add(c->w,
+                     "%s: %zu successful records of a streamed run carry no stream times "
+                     "(t_first_token_us, chunks, chunk_gaps_us); left out of TTFT, ITL and TPOT",
+                     c->rf->path, m->unstreamed);
 }
 
 static int native_count(struct native_ctx *c, struct src_tally *t, const struct rfile_rec *r) {
@@ -234,7 +256,9 @@ static int native_decode(struct native_ctx *c) {
         if (src_push(&p->tokens, &n_t, &cap_t, r->max_tokens) < 0 ||
             src_push(&p->walls, &p->n, &cap_w, native_wall(s, r)) < 0)
             return native_nomem(c);
+        if ((rc = native_stream(c, &p->stream, r, (int64_t)i)) < 0) return rc; /* one at a time */
     }
+    native_unstreamed(c, &p->stream);
     if (stray)
         warnings_add(c->w,
                      "%s: %zu decode records asked for a length not in settings.lengths; left out",
@@ -381,7 +405,9 @@ static int native_level_records(struct native_ctx *c, struct src_level *p) {
         if (!r->ok) continue;
         if (r->completion_tokens == RFILE_NONE) p->no_counts = true;
         if (src_push(&p->lat, &p->nlat, &cap, native_wall(c->s, r)) < 0) return native_nomem(c);
+        if ((rc = native_stream(c, &p->stream, r, native_batch_of(r))) < 0) return rc;
     }
+    native_unstreamed(c, &p->stream);
     return 0;
 }
 
@@ -523,6 +549,7 @@ int native_src(const struct rfile *rf, struct src *out, struct warnings *w, stru
     if (!(out->path = strdup(rf->path))) return native_nomem(&c);
     int rc = native_head(&c);
     if (rc < 0) return rc;
+    for (size_t i = 0; i < rf->nrecs && !out->streamed; i++) out->streamed = rf->recs[i].stream;
     if (rf->cut_tail)
         warnings_add(w,
                      "%s: the last line was incomplete (the run was killed while writing it); "

@@ -16,7 +16,6 @@
 #include "src.h"
 #include "warnings.h"
 
-
 enum native_err { NATIVE_OK = 0, NATIVE_ERR_NOMEM = -1, NATIVE_ERR_INPUT = -3 };
 
 /* True when the head says format "wrk-sagemaker-result". */

@@ -61,6 +61,18 @@ double notes_failure_rate(const struct side *s, long *failed, long *sent) {
     return *sent ? (double)*failed / (double)*sent : 0;
 }
 
+/* A streaming measurement's medians that get no interval, once per measurement
+ * and reason ("itl_c4_p50_seconds" is c4's); the tails need more batches still. */
+static void notes_small_stream(const struct cmp_row *r, const char *why, struct warnings *w) {
+    const char *what = strchr(r->name, '_'), *tail = strstr(r->name, "_p50_seconds");
+    if (!what || !tail || tail < what) return;
+    bool decode = strncmp(what + 1, "decode", 6) == 0;
+    warnings_add(w, "streaming figures of %.*s: %s (%d %s give the medians one: %s)",
+                 (int)(tail - what - 1), what + 1, why, INTERVAL_MIN_CLUSTERS,
+                 decode ? "replies" : "batches",
+                 decode ? "decode's --repeats" : "the sweep's --batches");
+}
+
 /* A row's intervals that its samples are too few for. */
 static void notes_small(const struct cmp_row *r, struct warnings *w) {
     const struct interval *cis[] = {&r->ci_b, &r->ci_c, &r->ci_r};
@@ -68,6 +80,10 @@ static void notes_small(const struct cmp_row *r, struct warnings *w) {
     for (int k = 0; k < 3 && !why; k++)
         if (!cis[k]->ok && strncmp(cis[k]->why, "n = ", 4) == 0) why = cis[k]->why;
     if (!why || r->group == CMP_COST) return;
+    if (r->group == CMP_STREAM) {
+        notes_small_stream(r, why, w);
+        return;
+    }
     if (r->load_c)
         warnings_add(w,
                      "%s: %zu and %zu batches: too few for an interval (%d give a side's, %d a "

@@ -50,6 +50,12 @@ static void out_csv_count(const struct src_tally *t, char *ok, char *sent) {
     snprintf(sent, 32, "%ld", t->sent);
 }
 
+static void out_csv_n(const struct side_val *v, const struct cmp_n *n, char *out, size_t cap) {
+    if (v->ok)
+        snprintf(out, cap, "%llu",
+                 n->tokens ? (unsigned long long)n->tokens : (unsigned long long)n->requests);
+}
+
 static int out_csv_row(struct buf *b, const struct cmp_row *r) {
     char v[3][FMT_CELL], lo[3][FMT_CELL], hi[3][FMT_CELL], note[600];
     char okb[32], sb[32], okc[32], sc[32], tb[32] = "", tc[32] = "";
@@ -63,6 +69,10 @@ static int out_csv_row(struct buf *b, const struct cmp_row *r) {
     out_csv_count(r->tc, okc, sc);
     if (r->b_total > 0) snprintf(tb, sizeof tb, "%ld", r->b_total);
     if (r->c_total > 0) snprintf(tc, sizeof tc, "%ld", r->c_total);
+    if (r->group == CMP_STREAM) { /* the sample: requests, or ITL's tokens */
+        out_csv_n(&r->b, &r->n_b, tb, sizeof tb);
+        out_csv_n(&r->c, &r->n_c, tc, sizeof tc);
+    }
     out_csv_note(r, note, sizeof note);
     const char *cells[OUT_CSV_COLS] = {r->name, v[0], v[1], v[2], lo[0], hi[0], lo[1], hi[1], lo[2],
                                        hi[2],   okb,  sb,   okc,  sc,    tb,    tc,    note};

@@ -54,6 +54,37 @@ static cJSON *out_json_rows(const struct cmp *m, enum cmp_group g) {
     return o;
 }
 
+static cJSON *out_json_n(const struct side_val *v, const struct cmp_n *n) {
+    if (!v->ok) return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "requests", (double)n->requests);
+    if (n->tokens) cJSON_AddNumberToObject(o, "tokens", (double)n->tokens);
+    return o;
+}
+
+/* The streaming rows (when some side streamed): values, samples, and whether mixed. */
+static void out_json_stream(cJSON *o, const struct cmp *m) {
+    cJSON *samples = cJSON_CreateObject();
+    bool any = false;
+    for (size_t i = 0; i < m->nrows; i++) {
+        const struct cmp_row *r = &m->rows[i];
+        if (r->group != CMP_STREAM) continue;
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddItemToObject(x, "baseline", out_json_n(&r->b, &r->n_b));
+        cJSON_AddItemToObject(x, "candidate", out_json_n(&r->c, &r->n_c));
+        cJSON_AddItemToObject(samples, r->name, x);
+        any = true;
+    }
+    if (!any) {
+        cJSON_Delete(samples);
+        return;
+    }
+    cJSON *st = cJSON_AddObjectToObject(o, "streaming_seconds");
+    cJSON_AddBoolToObject(st, "mixed", m->stream_mixed);
+    cJSON_AddItemToObject(st, "rows", out_json_rows(m, CMP_STREAM));
+    cJSON_AddItemToObject(st, "samples", samples);
+}
+
 static cJSON *out_json_fact(const struct facts_fact *f) {
     return f->have ? out_json_str(f->text) : cJSON_CreateNull();
 }
@@ -340,6 +371,7 @@ static cJSON *out_json_document(const struct cmp *m, const struct warnings *w) {
     cJSON_AddItemToObject(o, "intervals", out_json_intervals(m));
     cJSON_AddItemToObject(o, "decode", out_json_rows(m, CMP_DECODE));
     cJSON_AddItemToObject(o, "latency_seconds", out_json_rows(m, CMP_LATENCY));
+    out_json_stream(o, m);
     if (m->opts.have_price) {
         cJSON *c = cJSON_AddObjectToObject(o, "cost");
         cJSON_AddNumberToObject(c, "usd_per_hour", m->opts.price);

@@ -1,7 +1,10 @@
 /* out_svg: a chart of the main measurements, readable without the table: per
  * measurement one bar per side (scaled to the larger of the two, with the
  * 95% interval as a whisker where there is one), the values, and the ratio
- * candidate / baseline. Hand-written SVG 1.1, no scripts, no external files;
+ * candidate / baseline; when a side streamed, a panel of time to first token
+ * and one of inter-token latency: per measurement (decode, each concurrency
+ * level) each side's p50 with its interval and ticks at p90 and p99, on one
+ * scale per panel. Hand-written SVG 1.1, no scripts, no external files;
  * every text escaped for XML (esc_xml). */
 #ifndef SM_OUT_SVG_H
 #define SM_OUT_SVG_H

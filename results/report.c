@@ -175,17 +175,19 @@ static int report_methods(struct report *r, const struct cmp *m) {
         for (size_t k = 0; k < n; k++) dup |= seen[k] == w->method;
         if (dup || n == sizeof seen / sizeof seen[0]) continue;
         seen[n++] = w->method;
-        if (report_text(r, REPORT_ITEM, "%s: %s", w->load_c ? "load_cN_tokens_per_second" : w->name,
-                        w->method) < 0)
-            return -1;
+        const char *label = w->load_c                ? "load_cN_tokens_per_second"
+                            : w->group == CMP_STREAM ? "ttft, itl, tpot, e2e"
+                                                     : w->name;
+        if (report_text(r, REPORT_ITEM, "%s: %s", label, w->method) < 0) return -1;
     }
     return 0;
 }
 
 static int report_intervals(struct report *r, const struct cmp *m) {
-    bool any = false, some = false;
+    bool any = false, some = false, stream = false;
     for (size_t i = 0; i < m->nrows; i++) {
         any |= report_has_interval(&m->rows[i]);
+        stream |= m->rows[i].group == CMP_STREAM && report_has_interval(&m->rows[i]);
         some |= m->rows[i].method && (m->rows[i].b.ok || m->rows[i].c.ok);
     }
     if (!some) return 0;
@@ -198,8 +200,9 @@ static int report_intervals(struct report *r, const struct cmp *m) {
     struct report_block *t = report_table(r, REPORT_RIGHT13 | 0x10, 5, head);
     if (!t || report_interval_rows(t, m) < 0) return -1;
     if (report_text(r, REPORT_PARA,
-                    "Samples: replies of each length (decode), batches (load) per side. The "
-                    "methods (docs/compare.md):") < 0)
+                    "Samples: replies of each length (decode), batches (load%s) per side. The "
+                    "methods (docs/compare.md):",
+                    stream ? " and streaming; a streamed decode's: requests" : "") < 0)
         return -1;
     return report_methods(r, m);
 }
@@ -235,6 +238,76 @@ static int report_latency(struct report *r, const struct cmp *m) {
         return report_text(r, REPORT_PARA, "n/a: %s", w->b.ok ? w->c.why : w->b.why);
     }
     return report_rows(r, m, CMP_LATENCY) < 0 ? -1 : report_why(r, m, CMP_LATENCY);
+}
+
+/* ---- streaming ---- */
+
+/* A streaming value's sample: "8" requests, "2040 of 8" tokens of requests, "" for none. */
+static void report_n(const struct cmp_n *n, const struct side_val *v, char *out, size_t cap) {
+    if (!v->ok)
+        snprintf(out, cap, "%s", "");
+    else if (n->tokens)
+        snprintf(out, cap, "%llu of %zu", (unsigned long long)n->tokens, n->requests);
+    else
+        snprintf(out, cap, "%zu", n->requests);
+}
+
+/* Each side's reasons for a missing streaming value, each once. */
+static int report_stream_why(struct report *r, const struct cmp *m) {
+    const char *seen[32];
+    size_t nseen = 0;
+    for (size_t i = 0; i < m->nrows; i++) {
+        const struct cmp_row *w = &m->rows[i];
+        for (int k = 0; w->group == CMP_STREAM && k < 2; k++) {
+            const struct side_val *v = k ? &w->c : &w->b;
+            bool dup = v->ok;
+            for (size_t j = 0; j < nseen && !dup; j++) dup = strcmp(seen[j], v->why) == 0;
+            if (dup || nseen == sizeof seen / sizeof seen[0]) continue;
+            seen[nseen++] = v->why;
+            if (report_text(r, REPORT_ITEM, "%s: n/a where %s", k ? m->cname : m->bname, v->why) <
+                0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int report_stream(struct report *r, const struct cmp *m) {
+    char nb[200], nc[200];
+    if (!report_group_has_rows(m, CMP_STREAM)) return 0;
+    if (report_text(r, REPORT_HEADING, "Streaming (seconds; successful requests)") < 0) return -1;
+    if (m->stream_mixed &&
+        report_text(r, REPORT_PARA,
+                    "MIXED: one side did not stream its replies, so it has no TTFT, ITL or TPOT; "
+                    "its end-to-end latency is compared, but a whole reply ends with its last "
+                    "byte and a streamed one with its last chunk, over another route.") < 0)
+        return -1;
+    snprintf(nb, sizeof nb, "%s n", m->bname);
+    snprintf(nc, sizeof nc, "%s n", m->cname);
+    const char *head[] = {"measurement", m->bname, m->cname, "ratio", nb, nc};
+    struct report_block *t = report_table(r, REPORT_RIGHT15, 6, head);
+    if (!t) return -1;
+    for (size_t i = 0; i < m->nrows; i++) {
+        const struct cmp_row *w = &m->rows[i];
+        if (w->group != CMP_STREAM) continue;
+        char b[FMT_CELL], c[FMT_CELL], q[FMT_CELL], sb[64], sc[64];
+        fmt_val(w, &w->b, 0, 0, b, sizeof b);
+        fmt_val(w, &w->c, 0, 0, c, sizeof c);
+        fmt_ratio(w, q, sizeof q);
+        report_n(&w->n_b, &w->b, sb, sizeof sb);
+        report_n(&w->n_c, &w->c, sc, sizeof sc);
+        const char *cells[] = {w->name, b, c, q, sb, sc};
+        if (report_row(t, cells) < 0) return -1;
+    }
+    if (report_text(r, REPORT_PARA,
+                    "ttft: first content chunk - request sent; itl: the gaps between content "
+                    "chunks, per token (the gap before a chunk of k tokens counts k times, as "
+                    "gap / k); tpot: (end - first chunk) / (completion tokens - 1), requests of "
+                    "2 tokens or more; e2e: end - request sent. p50/p90/p99 over the successful "
+                    "requests (itl: over their tokens); n: requests (itl: tokens of requests).") <
+        0)
+        return -1;
+    return report_stream_why(r, m);
 }
 
 static int report_cost(struct report *r, const struct cmp *m) {
@@ -473,9 +546,9 @@ static int report_warnings(struct report *r, const struct warnings *w) {
 int report_build(const struct cmp *m, const struct warnings *w, struct report *out) {
     memset(out, 0, sizeof *out);
     if (report_main(out, m) < 0 || report_intervals(out, m) < 0 || report_decode(out, m) < 0 ||
-        report_latency(out, m) < 0 || report_cost(out, m) < 0 || report_requests(out, m) < 0 ||
-        report_runs(out, m) < 0 || report_quiz(out, m) < 0 || report_xcheck(out, m) < 0 ||
-        report_facts(out, m) < 0 || report_warnings(out, w) < 0 ||
+        report_latency(out, m) < 0 || report_stream(out, m) < 0 || report_cost(out, m) < 0 ||
+        report_requests(out, m) < 0 || report_runs(out, m) < 0 || report_quiz(out, m) < 0 ||
+        report_xcheck(out, m) < 0 || report_facts(out, m) < 0 || report_warnings(out, w) < 0 ||
         report_text(out, REPORT_HEADING, "Verdict") < 0 ||
         report_text(out, REPORT_PARA, "%s", m->verdict) < 0) {
         report_free(out);

@@ -22,6 +22,9 @@ struct rfile_ctx {
     const char *field; /* the record field being read, for messages */
     size_t line;       /* journal: the line being read (0 in a document) */
     size_t capr;       /* records allocated */
+    size_t capg, capt; /* gaps and chunk tokens allocated */
+    size_t rec_ngaps;  /* the record's chunk_gaps_us entries */
+    size_t rec_nctoks; /* the record's chunk_tokens entries */
 };
 
 /* Why a file that opened is not one to map, or NULL. */
@@ -180,6 +183,77 @@ static int rfile_error_value(struct rfile_ctx *c, uint32_t *id) {
     return rfile_keep_errmsg(c, *id);
 }
 
+/* Room for one more element of size size in *arr (of *cap); 0 or -1. */
+static int rfile_room(void **arr, size_t *cap, size_t n, size_t size) {
+    if (n < *cap) return 0;
+    size_t want = *cap ? *cap * 2 : 4096;
+    void *p = want < SIZE_MAX / size ? realloc(*arr, want * size) : NULL;
+    if (!p) return -1;
+    *arr = p;
+    *cap = want;
+    return 0;
+}
+
+/* An integer array whose elements are checked by bad(v) (why not, or NULL) and kept by keep. */
+static int rfile_ints(struct rfile_ctx *c, const char *(*bad)(int64_t),
+                      int (*keep)(struct rfile_ctx *, int64_t)) {
+    size_t count = 0;
+    int more;
+    int64_t v;
+    if (jscan_array(&c->s) < 0) return -1;
+    while ((more = jscan_item(&c->s, &count)) > 0) {
+        if (jscan_int(&c->s, &v) < 0) return -1;
+        if (bad(v)) return jscan_fail(&c->s, bad(v));
+        if (keep(c, v) < 0) return jscan_fail(&c->s, "out of memory");
+    }
+    return more;
+}
+
+static const char *rfile_gap_bad(int64_t v) {
+    return v < 0 ? "a gap is negative" : v > RFILE_MAX_GAP ? "a gap is over 71 minutes" : NULL;
+}
+
+static const char *rfile_ctok_bad(int64_t v) {
+    return v < 1 || v > UINT16_MAX ? "a chunk's tokens are not 1 to 65535" : NULL;
+}
+
+static int rfile_keep_gap(struct rfile_ctx *c, int64_t v) {
+    struct rfile *rf = c->rf;
+    if (rfile_room((void **)&rf->gaps, &c->capg, rf->ngaps, sizeof *rf->gaps) < 0) return -1;
+    rf->gaps[rf->ngaps++] = (uint32_t)v;
+    c->rec_ngaps++;
+    return 0;
+}
+
+static int rfile_keep_ctok(struct rfile_ctx *c, int64_t v) {
+    struct rfile *rf = c->rf;
+    if (rfile_room((void **)&rf->ctoks, &c->capt, rf->nctoks, sizeof *rf->ctoks) < 0) return -1;
+    rf->ctoks[rf->nctoks++] = (uint16_t)v;
+    c->rec_nctoks++;
+    return 0;
+}
+
+/* chunk_gaps_us: whole microseconds, 0 to RFILE_MAX_GAP. */
+static int rfile_gaps(struct rfile_ctx *c, struct rfile_rec *r) {
+    r->gaps = c->rf->ngaps;
+    c->rec_ngaps = 0;
+    return rfile_ints(c, rfile_gap_bad, rfile_keep_gap);
+}
+
+/* chunk_tokens: each chunk's tokens, 1 to 65535. */
+static int rfile_ctoks(struct rfile_ctx *c, struct rfile_rec *r) {
+    r->ctoks = c->rf->nctoks;
+    c->rec_nctoks = 0;
+    return rfile_ints(c, rfile_ctok_bad, rfile_keep_ctok);
+}
+
+/* A time or null (RFILE_NONE). */
+static int rfile_time_or_null(struct rfile_ctx *c, int64_t *v) {
+    int n = jscan_null(&c->s);
+    *v = RFILE_NONE;
+    return n ? (n == 1 ? 0 : -1) : rfile_time(c, v);
+}
+
 static int rfile_correct(struct rfile_ctx *c, int8_t *v) {
     int n = jscan_null(&c->s);
     bool b = false;
@@ -189,7 +263,23 @@ static int rfile_correct(struct rfile_ctx *c, int8_t *v) {
     return 0;
 }
 
-enum { RFILE_HAVE_PHASE = 1, RFILE_HAVE_OK = 2, RFILE_HAVE_START = 4, RFILE_HAVE_END = 8 };
+enum {
+    RFILE_HAVE_PHASE = 1,
+    RFILE_HAVE_OK = 2,
+    RFILE_HAVE_START = 4,
+    RFILE_HAVE_END = 8,
+    RFILE_HAVE_FIRST = 16, /* the streamed record's fields */
+    RFILE_HAVE_CHUNKS = 32,
+    RFILE_HAVE_GAPS = 64,
+    RFILE_HAVE_CTOKS = 128,
+    RFILE_HAVE_HEADERS = 256,
+    RFILE_HAVE_STREAM = 496, /* any of them */
+};
+
+/* The value of a member that sets a bit: bit, or -1 when it failed. */
+static int rfile_bit(int rc, int bit) {
+    return rc < 0 ? -1 : bit;
+}
 
 /* Reads the value of one record member; returns the RFILE_HAVE_* bit it sets, or -1. */
 static int rfile_member(struct rfile_ctx *c, const struct jstr *k, struct rfile_rec *r) {
@@ -219,6 +309,7 @@ static int rfile_member(struct rfile_ctx *c, const struct jstr *k, struct rfile_
     case 6:
         if (RFILE_IS("status")) return rfile_int32(c, &r->status);
         if (RFILE_IS("answer")) return rfile_text_value(c, &r->answer);
+        if (RFILE_IS("chunks")) return rfile_bit(rfile_int32(c, &r->chunks), RFILE_HAVE_CHUNKS);
         break;
     case 7:
         if (RFILE_IS("correct")) return rfile_correct(c, &r->correct);
@@ -232,8 +323,18 @@ static int rfile_member(struct rfile_ctx *c, const struct jstr *k, struct rfile_
         if (RFILE_IS("t_start_us"))
             return rfile_time(c, &r->t_start_us) < 0 ? -1 : RFILE_HAVE_START;
         break;
+    case 12:
+        if (RFILE_IS("t_headers_us"))
+            return rfile_bit(rfile_time(c, &r->t_headers_us), RFILE_HAVE_HEADERS);
+        if (RFILE_IS("chunk_tokens")) return rfile_bit(rfile_ctoks(c, r), RFILE_HAVE_CTOKS);
+        break;
     case 13:
         if (RFILE_IS("wall_start_us")) return rfile_int(c, &r->wall_start_us);
+        if (RFILE_IS("chunk_gaps_us")) return rfile_bit(rfile_gaps(c, r), RFILE_HAVE_GAPS);
+        break;
+    case 16:
+        if (RFILE_IS("t_first_token_us"))
+            return rfile_bit(rfile_time_or_null(c, &r->t_first_us), RFILE_HAVE_FIRST);
         break;
     case 17:
         if (RFILE_IS("completion_tokens")) return rfile_int32(c, &r->completion_tokens);
@@ -270,6 +371,50 @@ static const char *rfile_missing(int have) {
     return NULL;
 }
 
+/* The first inconsistency among a streamed record's fields, into out; false when none. */
+static bool rfile_stream_bad(const struct rfile_ctx *c, const struct rfile_rec *r, int have,
+                             char *out, size_t cap) {
+    const uint32_t *g = c->rec_ngaps ? c->rf->gaps + r->gaps : NULL;
+    const char *missing = !(have & RFILE_HAVE_FIRST)    ? "t_first_token_us"
+                          : !(have & RFILE_HAVE_CHUNKS) ? "chunks"
+                          : !(have & RFILE_HAVE_GAPS)   ? "chunk_gaps_us"
+                                                        : NULL;
+    uint64_t sum = 0;
+    for (size_t i = 0; !missing && i < c->rec_ngaps; i++) sum += g[i];
+    if (missing)
+        snprintf(out, cap,
+                 "%s is missing (a streamed record has t_first_token_us, chunks and "
+                 "chunk_gaps_us)",
+                 missing);
+    else if (r->chunks < 0)
+        snprintf(out, cap, "chunks is not a count of chunks");
+    else if (c->rec_ngaps != (size_t)(r->chunks ? r->chunks - 1 : 0))
+        snprintf(out, cap, "chunk_gaps_us: %zu gaps for %d chunks (chunks - 1 expected)",
+                 c->rec_ngaps, (int)r->chunks);
+    else if ((have & RFILE_HAVE_CTOKS) && c->rec_nctoks != (size_t)r->chunks)
+        snprintf(out, cap, "chunk_tokens: %zu counts for %d chunks (one a chunk expected)",
+                 c->rec_nctoks, (int)r->chunks);
+    else if ((r->t_first_us == RFILE_NONE) != (r->chunks == 0))
+        snprintf(out, cap, "t_first_token_us is %s but chunks is %d",
+                 r->t_first_us == RFILE_NONE ? "null" : "set", (int)r->chunks);
+    else if (r->t_first_us != RFILE_NONE &&
+             (r->t_first_us < r->t_start_us || r->t_first_us > r->t_end_us))
+        snprintf(out, cap, "t_first_token_us is %s",
+                 r->t_first_us < r->t_start_us ? "before t_start_us" : "after t_end_us");
+    else if (r->t_headers_us != RFILE_NONE &&
+             (r->t_headers_us < r->t_start_us || r->t_headers_us > r->t_end_us))
+        snprintf(out, cap, "t_headers_us is %s",
+                 r->t_headers_us < r->t_start_us ? "before t_start_us" : "after t_end_us");
+    else if (r->chunks > 1 && sum > (uint64_t)(r->t_end_us - r->t_first_us))
+        snprintf(out, cap,
+                 "chunk_gaps_us add up to %llu, past t_end_us (%lld after the first "
+                 "token)",
+                 (unsigned long long)sum, (long long)(r->t_end_us - r->t_first_us));
+    else
+        return false;
+    return true;
+}
+
 /* Reads one record object at the scanner's position. */
 static int rfile_record(struct rfile_ctx *c) {
     struct rfile_rec r = {.seq = RFILE_NONE,
@@ -277,10 +422,15 @@ static int rfile_record(struct rfile_ctx *c) {
                           .batch = RFILE_NONE,
                           .max_tokens = RFILE_NONE,
                           .completion_tokens = RFILE_NONE,
-                          .correct = -1};
+                          .correct = -1,
+                          .chunks = RFILE_NONE,
+                          .t_headers_us = RFILE_NONE,
+                          .t_first_us = RFILE_NONE,
+                          .ctoks = RFILE_NO_CTOKS};
     struct jstr key;
     size_t count = 0;
     int more, have = 0;
+    c->rec_ngaps = c->rec_nctoks = 0;
     if (jscan_peek(&c->s) != '{') return rfile_record_error(c, "not an object");
     if (jscan_object(&c->s) < 0) return rfile_syntax_error(c);
     while ((more = jscan_member(&c->s, &count, &key)) > 0) {
@@ -293,6 +443,11 @@ static int rfile_record(struct rfile_ctx *c) {
     const char *missing = rfile_missing(have);
     if (missing) return rfile_record_error(c, missing);
     if (r.t_end_us < r.t_start_us) return rfile_record_error(c, "t_end_us is before t_start_us");
+    char why[160];
+    r.stream = (have & RFILE_HAVE_STREAM) != 0;
+    if (r.stream && rfile_stream_bad(c, &r, have, why, sizeof why))
+        return rfile_record_error(c, why);
+    if (!(have & RFILE_HAVE_CTOKS)) r.ctoks = RFILE_NO_CTOKS;
     return rfile_add_record(c, &r);
 }
 
@@ -469,6 +624,8 @@ void rfile_free(struct rfile *rf) {
     free(rf->recs);
     strtab_free(&rf->strs);
     buf_free(&rf->texts);
+    free(rf->gaps);
+    free(rf->ctoks);
     free(rf);
 }
 

@@ -17,7 +17,9 @@
 #include "buf.h"
 #include "strtab.h"
 
-#define RFILE_NONE (-1) /* an integer field that was null or absent */
+#define RFILE_NONE     (-1)       /* an integer field that was null or absent */
+#define RFILE_NO_CTOKS SIZE_MAX   /* a streamed record without chunk_tokens */
+#define RFILE_MAX_GAP  UINT32_MAX /* microseconds: a larger gap is bad input */
 
 enum rfile_err {
     RFILE_OK = 0,
@@ -39,6 +41,13 @@ struct rfile_rec {
     uint32_t text, answer;                 /* offsets + 1 into rfile.texts, 0 when absent */
     bool ok;
     int8_t correct; /* 1, 0, or -1 when absent */
+    /* A streamed reply's fields, checked against each other (docs/result-format.md). */
+    bool stream;          /* the record has them: t_first_token_us, chunks, chunk_gaps_us */
+    int32_t chunks;       /* content chunks (RFILE_NONE when not streamed) */
+    int64_t t_headers_us; /* RFILE_NONE when absent */
+    int64_t t_first_us;   /* t_first_token_us; RFILE_NONE when null (no content came) */
+    size_t gaps;          /* its chunks - 1 gaps (microseconds) start at rfile.gaps[gaps] */
+    size_t ctoks;         /* its chunks' tokens start at rfile.ctoks[ctoks], or RFILE_NO_CTOKS */
 };
 
 struct rfile {
@@ -53,6 +62,10 @@ struct rfile {
     char **errmsg;      /* errmsg[id - 1]: first message seen for error code id, or NULL */
     size_t nerrmsg;
     struct buf texts; /* texts and answers, each NUL-terminated */
+    uint32_t *gaps;   /* owned: the streamed records' chunk_gaps_us, one after another */
+    size_t ngaps;
+    uint16_t *ctoks; /* owned: their chunk_tokens (1 to 65535 each) */
+    size_t nctoks;
 };
 
 /* Reads path: a journal when the name ends in ".jsonl", else one JSON

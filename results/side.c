@@ -192,7 +192,9 @@ static int side_pool_decode(struct side *s, struct side_medians *m, size_t *nsrc
             return rc;
         }
         (*nsrc)++;
-        if (src_tally_merge(&dc->tally, &p->tally) < 0) return side_nomem(err);
+        dc->streamed |= src->streamed;
+        if (src_tally_merge(&dc->tally, &p->tally) < 0 || stream_merge(&dc->stream, &p->stream) < 0)
+            return side_nomem(err);
         if (p->medians_only)
             side_keep_medians(m, p);
         else if (dc->nlengths >= 2 && side_pool_walls(dc, p, caps) < 0)
@@ -237,6 +239,7 @@ static int side_build_decode(struct side *s, struct warnings *w, struct buf *err
         return 0;
     }
     dc->medians_only = m.n == nsrc;
+    if (stream_finish(&dc->stream) < 0) return side_nomem(err);
     side_decode_figures(s, &m, w);
     if ((rc = side_least_squares(s, err)) < 0) return rc;
     for (size_t i = 0; nsrc > 1 && dc->nlengths >= 2 && i < s->in.n; i++)
@@ -327,8 +330,10 @@ static int side_build_levels(struct side *s, struct buf *err) {
             if (side_append(&l->tps, &l->nb, p->tps, p->nb) < 0 ||
                 side_append(&l->bwall, &nb, p->bwall, p->nb) < 0 ||
                 side_append(&l->lat, &l->nlat, p->lat, p->nlat) < 0 ||
-                src_tally_merge(&l->tally, &p->tally) < 0)
+                src_tally_merge(&l->tally, &p->tally) < 0 ||
+                stream_merge(&l->stream, &p->stream) < 0)
                 return side_nomem(err);
+            l->streamed |= src->streamed;
             l->batches += p->batches;
             l->batches_failed += p->batches_failed;
             l->batches_short += p->batches_short;
@@ -337,7 +342,10 @@ static int side_build_levels(struct side *s, struct buf *err) {
         }
     }
     if (s->nlv) qsort(s->lv, s->nlv, sizeof *s->lv, side_cmp_level);
-    for (size_t i = 0; i < s->nlv; i++) side_level_figures(&s->lv[i]);
+    for (size_t i = 0; i < s->nlv; i++) {
+        side_level_figures(&s->lv[i]);
+        if (stream_finish(&s->lv[i].stream) < 0) return side_nomem(err);
+    }
     return 0;
 }
 
@@ -417,11 +425,13 @@ int side_build(struct side *s, const char *role, struct inputs *in, struct warni
 void side_free(struct side *s) {
     free(s->dec.ws);
     free(s->dec.wl);
+    stream_free(&s->dec.stream);
     src_tally_free(&s->dec.tally);
     for (size_t i = 0; i < s->nlv; i++) {
         free(s->lv[i].tps);
         free(s->lv[i].bwall);
         free(s->lv[i].lat);
+        stream_free(&s->lv[i].stream);
         src_tally_free(&s->lv[i].tally);
     }
     free(s->lv);

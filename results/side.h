@@ -36,6 +36,8 @@ struct side_decode {
     struct side_val rate, fixed;       /* the reference's two-length figures */
     struct side_val med_s, med_l;      /* median walls */
     struct side_val ls_rate, ls_fixed; /* least squares over every reply (3+ lengths) */
+    bool streamed;                     /* some decode input streamed its replies */
+    struct stream_meas stream;         /* pooled, finished (stream.h) */
     struct src_tally tally;
 };
 
@@ -53,6 +55,8 @@ struct side_level {
     size_t nlat;
     bool no_counts;
     struct side_val tput, p50, p90, p99;
+    bool streamed;             /* some input of the level streamed its replies */
+    struct stream_meas stream; /* pooled, finished (stream.h) */
     struct src_tally tally;
 };
 

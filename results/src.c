@@ -73,6 +73,7 @@ static void src_decode_free(struct src_decode *p) {
     free(p->prompt);
     free(p->tokens);
     free(p->walls);
+    stream_free(&p->stream);
     src_tally_free(&p->tally);
     free(p);
 }
@@ -101,6 +102,7 @@ static void src_level_free(struct src_level *l) {
     free(l->bwall);
     free(l->lat);
     free(l->spans);
+    stream_free(&l->stream);
     src_tally_free(&l->tally);
 }
 

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "facts.h"
+#include "stream.h"
 
 #define SRC_MAX_LENGTHS  32
 #define SRC_MEASURE_TOOL "compare.py via aws CLI" /* the client of compare.py's files */
@@ -40,6 +41,7 @@ struct src_decode {
     double rate, fixed;         /* medians_only: the saved decode rate and fixed cost */
     double med_short, med_long; /* medians_only: the saved median walls, or NAN */
     bool unverified;            /* some replies carried no token count */
+    struct stream_meas stream;  /* the successful replies' streaming figures (one cluster each) */
     struct src_tally tally;
 };
 
@@ -65,6 +67,7 @@ struct src_level {
     struct src_span *spans;
     size_t nspans;
     double wall_first, wall_last; /* the level's records on the wall clock; 0 when unknown */
+    struct stream_meas stream;    /* the successful requests' streaming figures (batch clusters) */
     struct src_tally tally;
 };
 
@@ -97,6 +100,7 @@ struct src {
     enum src_kind kind;
     char *tool;      /* the client that measured ("wrk-sagemaker 0.1.0"), or NULL */
     char *client;    /* the load generator: "wrk" or "sm-stream" (NULL for imports) */
+    bool streamed;   /* its replies were streamed (sm-stream): they have TTFT and ITL */
     char *label;     /* the side's label (result files) or endpoint name (compare.py) */
     char *run_id;    /* or NULL */
     char *scenario;  /* decode, sweep, quiz, ... ("measure" for compare.py) */

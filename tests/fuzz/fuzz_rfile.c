@@ -2,7 +2,11 @@
  * result file (.json) and as a journal (.jsonl), and each is read as a named
  * input (rfile, then native or measure). An error must be one line that names
  * the file and never claims to be out of memory; every tally must add up, and
- * a sweep level's batches must add up too. */
+ * a sweep level's batches must add up too, and the streaming figures of each
+ * measurement must come from its successful requests only, in order (p50 <=
+ * p90 <= p99) and inside their intervals. */
+#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +20,36 @@ static void fuzz_tally(const struct src_tally *t) {
     if (t->sent != t->ok + t->failed || failed != t->failed || t->ok < 0 || t->failed < 0) abort();
 }
 
-static void fuzz_check(const struct src *s) {
+/* The streaming values of a measurement whose tally is t (sorted here). */
+static void fuzz_stream(struct stream_meas *m, const struct src_tally *t) {
+    if ((long)m->s[STREAM_E2E].requests != t->ok) abort();
+    for (int k = 0; k < STREAM_METRICS; k++) {
+        const struct stream_sample *x = &m->s[k];
+        if (x->requests > m->s[STREAM_E2E].requests || x->total < x->n) abort();
+        for (size_t i = 0; i < x->n; i++)
+            if (!(x->x[i].v >= 0) || !isfinite(x->x[i].v) || x->x[i].cl >= m->clusters) abort();
+    }
+    if (stream_finish(m) < 0) return;
+    for (int k = 0; k < STREAM_METRICS; k++) {
+        struct stream_fig f;
+        stream_figures(m, (enum stream_metric)k, 2, &f);
+        for (int i = 0; f.ok && i < STREAM_QUANTILES; i++) {
+            if ((i && f.q[i] < f.q[i - 1]) || (f.ci[i].ok && !(f.ci[i].lo <= f.ci[i].hi))) abort();
+            if (f.ci[i].ok &&
+                (f.q[i] < f.ci[i].lo * (1 - 1e-9) || f.q[i] > f.ci[i].hi * (1 + 1e-9)))
+                abort();
+        }
+    }
+}
+
+static void fuzz_check(struct src *s) {
+    bool native = s->kind != SRC_MEASURE; /* compare.py's files keep no requests */
     if (s->decode) fuzz_tally(&s->decode->tally);
+    if (s->decode && native) fuzz_stream(&s->decode->stream, &s->decode->tally);
     for (size_t i = 0; i < s->nlevels; i++) {
-        const struct src_level *l = &s->levels[i];
+        struct src_level *l = &s->levels[i];
         fuzz_tally(&l->tally);
+        if (native) fuzz_stream(&l->stream, &l->tally);
         if (l->batches_failed + l->batches_short + (long)l->nb != l->batches) abort();
         for (size_t k = 0; k < l->nb; k++)
             if (!(l->tps[k] >= 0)) abort();
@@ -29,6 +58,12 @@ static void fuzz_check(const struct src *s) {
         fuzz_tally(&s->quiz->tally);
         if (s->quiz->answered > (long)s->quiz->n || s->quiz->correct > s->quiz->answered) abort();
     }
+}
+
+/* Whether an error says it ran out of memory (not a file's text echoed in it). */
+static bool fuzz_nomem(const char *msg) {
+    size_t n = strlen(msg), k = strlen("out of memory");
+    return n >= k && strcmp(msg + n - k, "out of memory") == 0;
 }
 
 static void fuzz_read(const char *path) {
@@ -42,7 +77,7 @@ static void fuzz_read(const char *path) {
         if (err.len || in.n > 1) abort();
         for (size_t i = 0; i < in.n; i++) fuzz_check(&in.srcs[i]);
     } else if (strncmp(buf_str(&err), path, strlen(path)) != 0 || strchr(buf_str(&err), '\n') ||
-               strstr(buf_str(&err), "out of memory")) {
+               fuzz_nomem(buf_str(&err))) {
         abort();
     }
     inputs_free(&in);

@@ -156,6 +156,7 @@ def check_native(out, _):
            "cost %r" % cost)
     for key in ("latency_seconds", "intervals"):
         expect(doc[key], "no %s" % key)
+    expect("streaming_seconds" not in doc, "wrk's files gave streaming figures")
 
 
 def check_not_twice(out, _):
@@ -313,6 +314,91 @@ def check_escaped(out, args):
            "JSON keeps the code, escaped as JSON does")
 
 
+STREAM = ["stream/a", "stream/b"]
+
+
+def stream_rows(doc):
+    return doc["streaming_seconds"]["rows"]
+
+
+def check_stream(out, _):
+    """a and b streamed: b's steps are half as long (its chunks of one and two tokens count
+    per token), the first token as early; medians and ITL's p90 get intervals, the tails of
+    requests and every p99 none, each with its reason."""
+    doc = as_json(out)
+    st = doc["streaming_seconds"]
+    expect(st["mixed"] is False, "mixed %r" % st["mixed"])
+    rows = st["rows"]
+    for what in ("decode", "c1", "c4"):
+        for metric, ratio in (("itl", 0.5), ("tpot", 0.5), ("ttft", 1.0)):
+            r = rows["%s_%s_p50_seconds" % (metric, what)]
+            expect(near(r[2], ratio, 2e-3), "%s %s ratio %r" % (metric, what, r))
+        for metric in ("ttft", "itl", "tpot") + (("e2e",) if what != "decode" else ()):
+            for side in (0, 1):
+                p = [rows["%s_%s_p%d_seconds" % (metric, what, q)][side] for q in (50, 90, 99)]
+                expect(None not in p and p[0] <= p[1] <= p[2], "%s %s %r" % (metric, what, p))
+    expect("e2e_decode_p50_seconds" not in rows, "e2e of decode (its lengths differ)")
+    iv = doc["intervals"]["rows"]
+    lo, hi = iv["itl_c1_p50_seconds"]["ratio"]
+    expect(lo <= 0.5 <= hi and hi - lo < 0.01, "itl c1 ratio interval %r" % [lo, hi])
+    expect(iv["itl_c4_p90_seconds"]["ratio"] is not None, "no interval for ITL's p90")
+    why = iv["itl_c4_p99_seconds"]["no_interval"]
+    expect(why["ratio"] == "no interval for a p99 (a tail needs more batches)", "p99 %r" % why)
+    why = iv["ttft_c4_p90_seconds"]["no_interval"]
+    expect("p90 of requests" in why["baseline"], "ttft p90 %r" % why)
+    expect(iv["ttft_decode_p50_seconds"]["samples"] == [10, 10], "decode: a cluster a request")
+    sm = st["samples"]
+    expect(sm["itl_c1_p50_seconds"]["baseline"] == {"requests": 8, "tokens": 248} and
+           sm["itl_c1_p50_seconds"]["candidate"] == {"requests": 8, "tokens": 248},
+           "itl samples %r" % sm["itl_c1_p50_seconds"])
+    expect(sm["ttft_c4_p50_seconds"]["candidate"] == {"requests": 32}, "ttft samples")
+    expect(not any("median ITL" in w for w in doc["warnings"]), "ITL check fired: %r" %
+           doc["warnings"])
+
+
+def check_stream_text(out, _):
+    text = out.decode()
+    for want in ("Streaming (seconds; successful requests)",
+                 "itl_c1_p50_seconds         0.02    0.01  0.5000   248 of 8   248 of 8",
+                 "tpot: (end - first chunk) / (completion tokens - 1)"):
+        expect(want in text, "no %r in:\n%s" % (want, text))
+
+
+def check_svg_panels(out, args):
+    svg = open([a for a in args if a.endswith(".svg")][0]).read()
+    for want in ("Time to first token, seconds", "Inter-token latency per token, seconds",
+                 ">c4</text>", ">decode</text>", ">0.500x</text>"):
+        expect(want in svg, "no %r in the SVG" % want)
+
+
+def check_itl_warns(out, _):
+    warned = [w for w in as_json(out)["warnings"] if "median ITL" in w]
+    expect(warned == ["itloff c1 (sweep): 1 / median ITL is 47.61 tokens/s (n = 248 tokens of "
+                      "8 requests), the decode rate from length differencing 50 tokens/s "
+                      "(n = 5 and 5 replies of 16 and 64 tokens): they differ by 4.8%, more "
+                      "than 2%"], "ITL check warnings %r" % warned)
+
+
+def check_mixed(out, args):
+    doc = as_json(out)
+    st = doc["streaming_seconds"]
+    expect(st["mixed"] is True, "not said to be mixed")
+    w = doc["warnings"]
+    expect(any(x.startswith("MIXED COMPARISON: one side streamed its replies") for x in w) and
+           any("did not (wrk): TTFT and ITL exist only for streamed replies" in x for x in w),
+           "warnings %r" % w)
+    expect(not any("different clients" in x for x in w), "the clients warned twice: %r" % w)
+    rows = st["rows"]
+    expect(rows["ttft_c1_p50_seconds"][0] is None and rows["ttft_c1_p50_seconds"][1] > 0,
+           "ttft %r" % rows["ttft_c1_p50_seconds"])
+    expect("not streamed" in doc["not_available"]["ttft_c1_p50_seconds"]["baseline"],
+           "reason %r" % doc["not_available"]["ttft_c1_p50_seconds"])
+    e2e = rows["e2e_c4_p50_seconds"]
+    expect(None not in e2e and near(e2e[2], e2e[1] / e2e[0]), "e2e %r" % e2e)
+    text = run([a for a in args if a not in ("-f", "json")])[1].decode()
+    expect("MIXED: one side did not stream its replies" in text, "no MIXED in the text")
+
+
 # name, arguments, exit code, standard error (exact; None: anything), golden files, check.
 # A golden "-" is standard output; another name is a file the case writes (the argument
 # after -o / --svg, relative to a temporary folder given as {tmp}).
@@ -467,6 +553,33 @@ CASES = [
     ("usage_unknown_option", ["--colour"] + KNOWN, 2,
      "sm-compare: unknown option: --colour (see sm-compare --help)\n", [], None),
     ("help_lists_every_option", ["--help"], 0, "", ["help.txt"], None),
+    ("stream_table_and_intervals_text", STREAM, 0, "", ["stream.txt"], check_stream_text),
+    ("stream_figures_json", ["-f", "json"] + STREAM, 0, "", [], check_stream),
+    ("stream_table_markdown", ["-f", "markdown"] + STREAM, 0, "", ["stream.md"], None),
+    ("stream_rows_csv", ["-f", "csv"] + STREAM, 0, "", ["stream.csv"], None),
+    ("stream_svg_ttft_and_itl_panels", STREAM + ["-o", "{tmp}/stream.txt", "--svg",
+                                                 "{tmp}/stream.svg"], 0, "",
+     ["stream.txt", "stream.svg"], check_svg_panels),
+    ("stream_itl_check_warns_above_2_percent", ["-f", "json", "stream/a", "stream/itloff"], 0, "",
+     [], check_itl_warns),
+    ("stream_mixed_with_wrk_refused", ["stream/wrk", "stream/a"], 2,
+     "sm-compare: candidate stream/a/decode.json streamed its replies (sm-stream), baseline "
+     "stream/wrk/decode.json did not (wrk): TTFT and ITL exist only for streamed replies and "
+     "cannot be compared" + GUARD_SUFFIX, [], None),
+    ("stream_mixed_allowed_says_so", ["-f", "json", "--allow-mixed", "stream/wrk", "stream/a"], 0,
+     "", [], check_mixed),
+    ("bad_stream_gaps_not_chunks_minus_one", ["stream/bad-gaps-count.json", "stream/a"], 2,
+     "sm-compare: stream/bad-gaps-count.json: record 2: chunk_gaps_us: 20 gaps for 22 chunks "
+     "(chunks - 1 expected)\n", [], None),
+    ("bad_stream_negative_gap", ["stream/bad-gap-negative.json", "stream/a"], 2,
+     "sm-compare: stream/bad-gap-negative.json:141:7: record 2, field chunk_gaps_us: a gap is "
+     "negative\n", [], None),
+    ("bad_stream_first_token_before_start", ["stream/bad-first-before-start.json", "stream/a"], 2,
+     "sm-compare: stream/bad-first-before-start.json: record 2: t_first_token_us is before "
+     "t_start_us\n", [], None),
+    ("bad_stream_chunk_tokens_not_chunks", ["stream/bad-tokens-count.json", "stream/a"], 2,
+     "sm-compare: stream/bad-tokens-count.json: record 2: chunk_tokens: 21 counts for 22 chunks "
+     "(one a chunk expected)\n", [], None),
 ]
 
 

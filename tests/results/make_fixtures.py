@@ -32,6 +32,11 @@ evil/      files whose strings hold control characters, and fields of the wrong
            type or range.
 special/   a FIFO, a directory named like a result file, a file that starts
            with a NUL byte.
+stream/    sm-stream's files (format 2, streamed records): a and b (b twice as
+           fast, its chunks of one and two tokens) with decode and sweeps of 8
+           batches at c1 and c4; itloff, whose c1 inter-token latency is 5%
+           slower than its decode rate says; wrk, b's runs by wrk (not
+           streamed); bad-*.json, records whose stream fields disagree.
 """
 
 import copy
@@ -512,6 +517,84 @@ def special():
         f.write(b"\0{\"format\": \"wrk-sagemaker-result\"}")
 
 
+def stream_head(side, scenario, settings, streamed=True):
+    head = header(side, scenario, settings)
+    if streamed:
+        head.update(version=2, client="sm-stream", api="stream")
+    return head
+
+
+def stream_gaps(tokens, step, seed, multi):
+    """The gaps (microseconds) after the first chunk, and each chunk's tokens (multi: chunks
+    of 1 and 2 tokens in turn; the gap before a chunk of k tokens spans k steps)."""
+    sizes, left = [1], tokens - 1
+    while left > 0:
+        k = min(left, 2 if multi and len(sizes) % 2 == 0 else 1)
+        sizes.append(k)
+        left -= k
+    gaps = [round(k * step * 1e6 * (1 + 0.02 * (((j * 37 + seed * 53) % 101) / 100 - 0.5)))
+            for j, k in enumerate(sizes[1:], 1)]
+    return gaps, sizes
+
+
+def stream_rec(seq, phase, batch, tokens, start, ttft, step, seed, multi=False, thread=0,
+               streamed=True):
+    gaps, sizes = stream_gaps(tokens, step, seed, multi)
+    first = start + round(ttft * 1e6)
+    end = first + sum(gaps) + 200
+    r = record(seq, phase, batch, tokens, start, end, thread=thread)
+    if streamed:
+        r.update(t_headers_us=start + 1000, t_first_token_us=first, chunks=len(sizes),
+                 chunk_gaps_us=gaps)
+        if multi:
+            r["chunk_tokens"] = sizes
+    return r
+
+
+def stream_side(d, side, step, multi, c1_step=None, streamed=True, salt=0):
+    dec = {"prompt": STORY, "lengths": [16, 64], "repeats": 5, "temperature": 0.0,
+           "ignore_eos": True}
+    recs, t = [], 1000
+    for rep in range(5):
+        for n in (16, 64):
+            r = stream_rec(len(recs), "decode", rep, n, t, 0.2 + 0.001 * (rep % 3), step,
+                           rep + n + salt, multi, streamed=streamed)
+            recs.append(r)
+            t = r["t_end_us"] + 1000
+    write(os.path.join(d, "decode.json"), result(stream_head(side, "decode", dec, streamed), recs))
+    for c in (1, 4):
+        recs, t = [], 5000
+        for b in range(8):
+            for k in range(c):
+                recs.append(stream_rec(len(recs), "sweep", b, 32, t + 50 * k,
+                                       0.25 + 0.004 * k + 0.002 * (b % 3),
+                                       (c1_step if c == 1 and c1_step else step) * (1 + 0.1 * (c > 1)),
+                                       b + salt, multi, thread=k, streamed=streamed))
+            t = max(r["t_end_us"] for r in recs) + 20000
+        st = {"mode": "batch", "concurrency": c, "batches": 8, "max_tokens": 32, "prompt": STORY,
+              "temperature": 0.0, "ignore_eos": True}
+        write(os.path.join(d, "sweep-c%d.json" % c),
+              result(stream_head(side, "sweep", st, streamed), recs))
+
+
+def stream():
+    d = os.path.join(OUT, "stream")
+    stream_side(os.path.join(d, "a"), "a", 0.02, False)
+    stream_side(os.path.join(d, "b"), "b", 0.01, True, salt=1)
+    stream_side(os.path.join(d, "itloff"), "itloff", 0.02, False, c1_step=0.021)
+    stream_side(os.path.join(d, "wrk"), "b", 0.01, True, streamed=False, salt=1)
+    st = {"mode": "batch", "concurrency": 1, "batches": 1, "max_tokens": 32, "prompt": STORY,
+          "temperature": 0.0, "ignore_eos": True}
+    good = stream_rec(0, "sweep", 0, 32, 5000, 0.25, 0.02, 0, multi=True)
+    for name, change in (("gaps-count", {"chunk_gaps_us": good["chunk_gaps_us"][1:]}),
+                         ("gap-negative", {"chunk_gaps_us": [-5] + good["chunk_gaps_us"][1:]}),
+                         ("first-before-start", {"t_first_token_us": 4000}),
+                         ("tokens-count", {"chunk_tokens": good["chunk_tokens"][1:]})):
+        r = dict(good, **change)
+        write(os.path.join(d, "bad-%s.json" % name),
+              result(stream_head("x", "sweep", st), [dict(good, seq=1), r]))
+
+
 for s in ("bf16", "qat"):
     write(os.path.join(OUT, "article", "measure-%s.json" % NAMES[s]), measure_file(s))
 native("bf16")
@@ -530,3 +613,4 @@ xcheck()
 mixed()
 evil()
 special()
+stream()

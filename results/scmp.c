@@ -1,0 +1,180 @@
+#include "scmp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "stream.h"
+
+#define SCMP_MAX_LEVELS 256
+
+static const char scmp_method[] =
+    "Woodruff's interval of the quantile over the batches (the requests, when they ran one at "
+    "a time); the log ratio of the quantiles +- t x their standard errors";
+
+/* One measurement of both sides. */
+struct scmp_meas {
+    char what[16];                  /* "decode" or "c4" */
+    const struct stream_meas *x[2]; /* NULL: the side did not measure it */
+    bool streamed[2];
+    const struct side *s[2];
+    const struct src_tally *tally[2];
+};
+
+/* Why a side has no value of metric k, into v. */
+static void scmp_none(struct side_val *v, const struct scmp_meas *me, int k, enum stream_metric m) {
+    static const char *const empty[STREAM_METRICS] = {
+        "no successful request with content", "no successful request of 2 chunks or more",
+        "no successful request of 2 tokens or more", "no successful request"};
+    if (!me->x[k])
+        side_val_none(v, "%s not measured on the %s side", me->what, me->s[k]->role);
+    else if (m != STREAM_E2E && !me->streamed[k])
+        side_val_none(v, "not streamed (the %s side's client sees a reply only when it is whole)",
+                      me->s[k]->role);
+    else
+        side_val_none(v, "%s", empty[m]);
+}
+
+/* One side's value, interval and sample of quantile qi. */
+static void scmp_side(struct cmp_row *r, int k, const struct scmp_meas *me, enum stream_metric m,
+                      const struct stream_fig *f, int qi) {
+    struct side_val *v = k ? &r->c : &r->b;
+    struct interval *ci = k ? &r->ci_c : &r->ci_b;
+    struct interval_fig *fig = k ? &r->fig_c : &r->fig_b;
+    bool have = me->x[k] && f->ok && (m == STREAM_E2E || me->streamed[k]);
+    if (!have) {
+        scmp_none(v, me, k, m);
+        interval_none(ci, "%s", v->why);
+        *fig = (struct interval_fig){.ok = false};
+        snprintf(fig->why, sizeof fig->why, "%.95s", v->why);
+        return;
+    }
+    side_val_set(v, f->q[qi]);
+    *ci = f->ci[qi];
+    *fig = f->fig[qi];
+    *(k ? &r->nc : &r->nb) = f->clusters;
+    *(k ? &r->n_c : &r->n_b) = (struct cmp_n){f->requests, f->tokens};
+    *(k ? &r->tc : &r->tb) = me->tally[k];
+}
+
+static int scmp_metric(struct cmp *m, const struct scmp_meas *me, enum stream_metric k) {
+    struct stream_fig f[2];
+    for (int s = 0; s < 2; s++) {
+        memset(&f[s], 0, sizeof f[s]);
+        if (me->x[s]) stream_figures(me->x[s], k, me->s[s]->scale_hi, &f[s]);
+    }
+    for (int qi = 0; qi < STREAM_QUANTILES; qi++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s_%s_p%.0f_seconds", stream_name(k), me->what,
+                 100 * stream_quantiles[qi]);
+        struct cmp_row *r =
+            cmp_add_row(m, name, CMP_STREAM, k == STREAM_ITL || k == STREAM_TPOT ? 4 : 3);
+        if (!r) return -1;
+        scmp_side(r, 0, me, k, &f[0], qi);
+        scmp_side(r, 1, me, k, &f[1], qi);
+        cmp_set_ratio(r);
+        interval_ratio(&r->fig_b, &r->fig_c, &r->ci_r);
+        r->method = scmp_method;
+    }
+    return 0;
+}
+
+/* The rows of one measurement, when either side streamed it. */
+static int scmp_measurement(struct cmp *m, struct scmp_meas *me, bool decode) {
+    if (!me->streamed[0] && !me->streamed[1]) return 0;
+    if (me->x[0] && me->x[1] && me->streamed[0] != me->streamed[1]) m->stream_mixed = true;
+    for (int k = 0; k < STREAM_METRICS; k++) {
+        if (decode && k == STREAM_E2E) continue; /* its requests mix two lengths */
+        if (scmp_metric(m, me, (enum stream_metric)k) < 0) return -1;
+    }
+    return 0;
+}
+
+static int scmp_decode(struct cmp *m) {
+    struct scmp_meas me = {.what = "decode", .s = {m->b, m->c}};
+    for (int k = 0; k < 2; k++) {
+        const struct side_decode *d = &me.s[k]->dec;
+        if (!d->have) continue;
+        me.x[k] = &d->stream;
+        me.streamed[k] = d->streamed;
+        me.tally[k] = &d->tally;
+    }
+    return scmp_measurement(m, &me, true);
+}
+
+static const struct side_level *scmp_level(const struct side *s, int c) {
+    for (size_t i = 0; i < s->nlv; i++)
+        if (s->lv[i].c == c) return &s->lv[i];
+    return NULL;
+}
+
+static int scmp_levels(struct cmp *m) {
+    int lv[SCMP_MAX_LEVELS];
+    size_t n = 0;
+    for (int k = 0; k < 2; k++) /* the union of both sides' levels, ascending */
+        for (size_t i = 0; i < (k ? m->c : m->b)->nlv && n < SCMP_MAX_LEVELS; i++) {
+            int c = (k ? m->c : m->b)->lv[i].c;
+            size_t j = 0;
+            while (j < n && lv[j] != c) j++;
+            if (j < n) continue;
+            for (j = n++; j > 0 && lv[j - 1] > c; j--) lv[j] = lv[j - 1];
+            lv[j] = c;
+        }
+    for (size_t i = 0; i < n; i++) {
+        struct scmp_meas me = {.s = {m->b, m->c}};
+        snprintf(me.what, sizeof me.what, "c%d", lv[i]);
+        for (int k = 0; k < 2; k++) {
+            const struct side_level *l = scmp_level(me.s[k], lv[i]);
+            if (!l || l->measure) continue;
+            me.x[k] = &l->stream;
+            me.streamed[k] = l->streamed;
+            me.tally[k] = &l->tally;
+        }
+        if (scmp_measurement(m, &me, false) < 0) return -1;
+    }
+    return 0;
+}
+
+/* The check of one c1 measurement what of side s against its decode rate. */
+static bool scmp_check_one(const struct side *s, const char *name, const char *what,
+                           const struct stream_meas *x, struct warnings *w) {
+    const struct side_decode *dc = &s->dec;
+    struct stream_fig f;
+    char itl[FMT_CELL], rate[FMT_CELL], n[120];
+    if (!dc->rate.ok) return false;
+    stream_figures(x, STREAM_ITL, s->scale_hi, &f);
+    if (!f.ok || !(f.q[0] > 0)) return false;
+    double diff = 1 / f.q[0] / dc->rate.v - 1;
+    if (fabs(diff) <= SCMP_ITL_TOLERANCE) return false;
+    fmt_num(1 / f.q[0], 2, itl, sizeof itl);
+    fmt_num(dc->rate.v, 2, rate, sizeof rate);
+    if (dc->medians_only)
+        snprintf(n, sizeof n, "compare.py's medians");
+    else
+        snprintf(n, sizeof n, "n = %zu and %zu replies of %d and %d tokens", dc->ns, dc->nl,
+                 dc->lengths[0], dc->lengths[dc->nlengths - 1]);
+    warnings_add(w,
+                 "%s c1 (%s): 1 / median ITL is %s tokens/s (n = %llu tokens of %zu requests), "
+                 "the decode rate from length differencing %s tokens/s (%s): they differ by "
+                 "%.1f%%, more than %.0f%%",
+                 name, what, itl, (unsigned long long)f.tokens, f.requests, rate, n,
+                 100 * fabs(diff), 100 * SCMP_ITL_TOLERANCE);
+    return true;
+}
+
+bool scmp_check(const struct side *s, const char *name, struct warnings *w) {
+    bool warned = false;
+    if (s->dec.have && s->dec.streamed)
+        warned |= scmp_check_one(s, name, "decode", &s->dec.stream, w);
+    const struct side_level *l = scmp_level(s, 1);
+    if (l && l->streamed) warned |= scmp_check_one(s, name, "sweep", &l->stream, w);
+    return warned;
+}
+
+int scmp_rows(struct cmp *m, struct warnings *w) {
+    if (scmp_decode(m) < 0 || scmp_levels(m) < 0) return -1;
+    scmp_check(m->b, m->bname, w);
+    scmp_check(m->c, m->cname, w);
+    return 0;
+}

@@ -1,0 +1,185 @@
+#include "stream.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const double stream_quantiles[STREAM_QUANTILES] = {0.50, 0.90, 0.99};
+
+const char *stream_name(enum stream_metric k) {
+    static const char *const names[STREAM_METRICS] = {"ttft", "itl", "tpot", "e2e"};
+    return names[k];
+}
+
+static int stream_push(struct stream_sample *s, double v, uint32_t w, uint32_t cl) {
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        struct estim_cval *x = realloc(s->x, cap * sizeof *x);
+        if (!x) return -1;
+        s->x = x;
+        s->cap = cap;
+    }
+    s->x[s->n++] = (struct estim_cval){v, w, cl};
+    s->total += w;
+    return 0;
+}
+
+/* The per-token gaps of r: the gap before a chunk of k tokens, k times gap / k. */
+static int stream_itl(struct stream_meas *m, const struct rfile *rf, const struct rfile_rec *r,
+                      uint32_t cluster, double k) {
+    for (int32_t j = 1; j < r->chunks; j++) {
+        uint32_t tokens = r->ctoks == RFILE_NO_CTOKS ? 1 : rf->ctoks[r->ctoks + (size_t)j];
+        double gap = rf->gaps[r->gaps + (size_t)j - 1] * k;
+        if (stream_push(&m->s[STREAM_ITL], gap / tokens, tokens, cluster) < 0) return -1;
+    }
+    m->s[STREAM_ITL].requests += r->chunks > 1;
+    return 0;
+}
+
+int stream_add(struct stream_meas *m, const struct rfile *rf, const struct rfile_rec *r,
+               uint32_t cluster, double scale) {
+    double k = scale / 1e6; /* real seconds per microsecond as measured */
+    if (cluster >= m->clusters) m->clusters = cluster + 1;
+    if (stream_push(&m->s[STREAM_E2E], (double)(r->t_end_us - r->t_start_us) * k, 1, cluster) < 0)
+        return -1;
+    m->s[STREAM_E2E].requests++;
+    if (!r->stream || r->t_first_us == RFILE_NONE) return 0;
+    if (stream_push(&m->s[STREAM_TTFT], (double)(r->t_first_us - r->t_start_us) * k, 1, cluster) <
+        0)
+        return -1;
+    m->s[STREAM_TTFT].requests++;
+    if (r->completion_tokens >= 2) {
+        double tpot = (double)(r->t_end_us - r->t_first_us) * k / (r->completion_tokens - 1);
+        if (stream_push(&m->s[STREAM_TPOT], tpot, 1, cluster) < 0) return -1;
+        m->s[STREAM_TPOT].requests++;
+        if (!m->tpot_fewest || r->completion_tokens < m->tpot_fewest)
+            m->tpot_fewest = r->completion_tokens;
+    }
+    return stream_itl(m, rf, r, cluster, k);
+}
+
+int stream_merge(struct stream_meas *into, const struct stream_meas *from) {
+    uint32_t offset = into->clusters;
+    for (int k = 0; k < STREAM_METRICS; k++) {
+        const struct stream_sample *f = &from->s[k];
+        for (size_t i = 0; i < f->n; i++)
+            if (stream_push(&into->s[k], f->x[i].v, f->x[i].w, f->x[i].cl + offset) < 0) return -1;
+        into->s[k].requests += f->requests;
+    }
+    into->clusters += from->clusters;
+    if (from->tpot_fewest && (!into->tpot_fewest || from->tpot_fewest < into->tpot_fewest))
+        into->tpot_fewest = from->tpot_fewest;
+    into->unstreamed += from->unstreamed;
+    return 0;
+}
+
+static int stream_cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Numbers the clusters of s in use 0 to k - 1 (ids below most); returns k,
+ * or -1 out of memory. Ids are batch indices or record positions: a table
+ * of most entries unless they are far more than the values, else a sort. */
+static long stream_dense(struct stream_sample *s, uint32_t most) {
+    bool table = most <= 2 * s->n + 1024;
+    size_t len = table ? most : s->n;
+    uint32_t *ids = malloc((len ? len : 1) * sizeof *ids);
+    uint32_t k = 0;
+    if (!ids) return -1;
+    if (table) {
+        memset(ids, 0xff, len * sizeof *ids);
+        for (size_t i = 0; i < s->n; i++) ids[s->x[i].cl] = 0;
+        for (size_t i = 0; i < len; i++)
+            if (ids[i] == 0) ids[i] = k++;
+        for (size_t i = 0; i < s->n; i++) s->x[i].cl = ids[s->x[i].cl];
+        free(ids);
+        return (long)k;
+    }
+    for (size_t i = 0; i < s->n; i++) ids[i] = s->x[i].cl;
+    qsort(ids, s->n, sizeof *ids, stream_cmp_u32);
+    for (size_t i = 0; i < s->n; i++)
+        if (!k || ids[k - 1] != ids[i]) ids[k++] = ids[i];
+    for (size_t i = 0; i < s->n; i++) {
+        const uint32_t *at = bsearch(&s->x[i].cl, ids, k, sizeof *ids, stream_cmp_u32);
+        s->x[i].cl = (uint32_t)(at - ids);
+    }
+    free(ids);
+    return (long)k;
+}
+
+int stream_finish(struct stream_meas *m) {
+    uint32_t most = 0;
+    for (int k = 0; k < STREAM_METRICS; k++) {
+        long n = stream_dense(&m->s[k], m->clusters);
+        if (n < 0) return -1;
+        m->s[k].clusters = (uint32_t)n;
+        if ((uint32_t)n > most) most = (uint32_t)n;
+        estim_csort(m->s[k].x, m->s[k].n);
+    }
+    m->clusters = most;
+    return 0;
+}
+
+bool stream_streamed(const struct stream_meas *m) {
+    return m->s[STREAM_TTFT].n || m->s[STREAM_ITL].n || m->s[STREAM_TPOT].n;
+}
+
+void stream_free(struct stream_meas *m) {
+    for (int k = 0; k < STREAM_METRICS; k++) free(m->s[k].x);
+    memset(m, 0, sizeof *m);
+}
+
+/* The relative bias bounds of a quantile q (seconds) of metric k: a time of a
+ * time-scaled run may read up to scale x INTERVAL_SCALED_BIAS_S long. */
+static void stream_bias(const struct stream_meas *m, enum stream_metric k, double scale, double q,
+                        double *up, double *down) {
+    double b = scale != 1 && q > 0 ? scale * INTERVAL_SCALED_BIAS_S / q : 0;
+    *up = *down = 0;
+    if (k == STREAM_TTFT || k == STREAM_E2E) {
+        *down = b; /* one late time: the truth is shorter */
+    } else if (k == STREAM_ITL) {
+        *up = *down = b; /* a difference of two late times: either way */
+    } else if (m->tpot_fewest > 1) {
+        *up = *down = b / (double)(m->tpot_fewest - 1); /* spread over the tokens after the first */
+    }
+}
+
+/* Whether quantile i of metric k goes without an interval (why in ci): only
+ * those whose coverage tests/results/test_results_coverage.c shows get one,
+ * every median and ITL's p90. A p90 of requests rests on too few of them (and
+ * a batch's requests come in one or two steps: nearly discrete values); a p99
+ * on too few batches (its intervals over- or under-cover). */
+static bool stream_no_interval(enum stream_metric k, int i, struct interval *ci) {
+    if (i == 0 || (i == 1 && k == STREAM_ITL)) return false;
+    interval_none(ci, i == 1 ? "no interval for a p90 of requests (too few for a tail)"
+                             : "no interval for a p99 (a tail needs more batches)");
+    return true;
+}
+
+void stream_figures(const struct stream_meas *m, enum stream_metric k, double scale,
+                    struct stream_fig *out) {
+    const struct stream_sample *s = &m->s[k];
+    memset(out, 0, sizeof *out);
+    out->requests = s->requests;
+    out->tokens = k == STREAM_ITL ? s->total : 0;
+    out->ok = s->n > 0 && s->total > 0;
+    for (int i = 0; i < STREAM_QUANTILES; i++) {
+        double up, down;
+        if (!out->ok) {
+            interval_none(&out->ci[i], "no value");
+            snprintf(out->fig[i].why, sizeof out->fig[i].why, "no value");
+            continue;
+        }
+        out->q[i] = estim_cquantile(s->x, s->n, s->total, stream_quantiles[i]);
+        if (stream_no_interval(k, i, &out->ci[i])) {
+            snprintf(out->fig[i].why, sizeof out->fig[i].why, "%s", out->ci[i].why);
+            continue;
+        }
+        stream_bias(m, k, scale, out->q[i], &up, &down);
+        interval_quantile(s->x, s->n, s->clusters, s->total, stream_quantiles[i], up, down,
+                          &out->fig[i], &out->ci[i]);
+    }
+    out->clusters = s->clusters;
+}
