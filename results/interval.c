@@ -199,6 +199,10 @@ void interval_ratio(const struct interval_fig *b, const struct interval_fig *c,
         interval_none(ci, "the interval has no upper end");
         return;
     }
+    if (!(c->down < 1)) { /* a ratio is never below 0: the bias bound swamps the figure */
+        interval_none(ci, "the time scale's bias bound is larger than the figure");
+        return;
+    }
     interval_set(ci, k * lo * (1 - c->down) / (1 + b->up), k * hi * (1 + c->up) / (1 - b->down));
 }
 

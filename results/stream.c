@@ -53,8 +53,6 @@ int stream_add(struct stream_meas *m, const struct rfile *rf, const struct rfile
         double tpot = (double)(r->t_end_us - r->t_first_us) * k / (r->completion_tokens - 1);
         if (stream_push(&m->s[STREAM_TPOT], tpot, 1, cluster) < 0) return -1;
         m->s[STREAM_TPOT].requests++;
-        if (!m->tpot_fewest || r->completion_tokens < m->tpot_fewest)
-            m->tpot_fewest = r->completion_tokens;
     }
     return stream_itl(m, rf, r, cluster, k);
 }
@@ -68,8 +66,6 @@ int stream_merge(struct stream_meas *into, const struct stream_meas *from) {
         into->s[k].requests += f->requests;
     }
     into->clusters += from->clusters;
-    if (from->tpot_fewest && (!into->tpot_fewest || from->tpot_fewest < into->tpot_fewest))
-        into->tpot_fewest = from->tpot_fewest;
     into->unstreamed += from->unstreamed;
     return 0;
 }
@@ -132,18 +128,14 @@ void stream_free(struct stream_meas *m) {
 }
 
 /* The relative bias bounds of a quantile q (seconds) of metric k: a time of a
- * time-scaled run may read up to scale x INTERVAL_SCALED_BIAS_S long. */
-static void stream_bias(const struct stream_meas *m, enum stream_metric k, double scale, double q,
-                        double *up, double *down) {
+ * time-scaled run may read up to scale x INTERVAL_SCALED_BIAS_S long. ITL and
+ * TPOT are differences of two arrival times of one stream, both read by the same
+ * client the same way: the client's share cancels out of them (its jitter is in
+ * their spread, which the intervals measure), so they carry no bias bound. */
+static void stream_bias(enum stream_metric k, double scale, double q, double *up, double *down) {
     double b = scale != 1 && q > 0 ? scale * INTERVAL_SCALED_BIAS_S / q : 0;
     *up = *down = 0;
-    if (k == STREAM_TTFT || k == STREAM_E2E) {
-        *down = b; /* one late time: the truth is shorter */
-    } else if (k == STREAM_ITL) {
-        *up = *down = b; /* a difference of two late times: either way */
-    } else if (m->tpot_fewest > 1) {
-        *up = *down = b / (double)(m->tpot_fewest - 1); /* spread over the tokens after the first */
-    }
+    if (k == STREAM_TTFT || k == STREAM_E2E) *down = b; /* one late time: the truth is shorter */
 }
 
 /* Whether quantile i of metric k goes without an interval (why in ci): only
@@ -177,7 +169,7 @@ void stream_figures(const struct stream_meas *m, enum stream_metric k, double sc
             snprintf(out->fig[i].why, sizeof out->fig[i].why, "%s", out->ci[i].why);
             continue;
         }
-        stream_bias(m, k, scale, out->q[i], &up, &down);
+        stream_bias(k, scale, out->q[i], &up, &down);
         interval_quantile(s->x, s->n, s->clusters, s->total, stream_quantiles[i], up, down,
                           &out->fig[i], &out->ci[i]);
     }

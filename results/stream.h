@@ -47,7 +47,6 @@ struct stream_sample {
 struct stream_meas {
     struct stream_sample s[STREAM_METRICS];
     uint32_t clusters; /* before stream_finish: one past the largest id; after: how many */
-    long tpot_fewest;  /* the fewest completion tokens of a TPOT request (0: none) */
     size_t unstreamed; /* successful requests of a streamed file without stream fields */
 };
 

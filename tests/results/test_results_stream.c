@@ -340,7 +340,39 @@ static void test_mixed(void) {
     buf_free(&err);
 }
 
+/* A time-scaled run: TTFT (one time read late) is widened by the time scale's
+ * bias bound, ITL (a difference of two times read alike) is not: eight batches
+ * of gaps 2.000 to 2.007 ms at time_scale 10 keep ITL's interval within 20.00
+ * to 20.07 ms, where a bias of 10 ms would have swamped it. */
+static void test_scaled_bias(void) {
+    char recs[4096];
+    size_t k = 0;
+    for (int i = 0; i < 8; i++) {
+        char gaps[64];
+        long start = i * 1000000L, first = start + 5000;
+        snprintf(gaps, sizeof gaps, "[%d, %d]", 2000 + i, 2000 + i);
+        k += (size_t)snprintf(
+            recs + k, sizeof recs - k, "%s%s", i ? "," : "",
+            test_rec("sweep", i, 3, start, first, first + 2 * (2000 + i), 3, gaps, NULL, 1));
+    }
+    struct side s;
+    struct warnings w;
+    struct buf err;
+    struct stream_fig f;
+    CHECK(test_side(&s, test_file("scaled.json", "sweep", "10", TEST_C1, recs), &w, &err) == 0);
+    if (s.nlv == 1) {
+        stream_figures(&s.lv[0].stream, STREAM_ITL, 10, &f);
+        CHECK(f.ci[0].ok && f.ci[0].lo >= 0.02 - 1e-12 && f.ci[0].hi <= 0.02007 + 1e-12);
+        stream_figures(&s.lv[0].stream, STREAM_TTFT, 10, &f);
+        CHECK(f.ci[0].ok && f.ci[0].lo < 0.05 * (1 - 0.19)); /* 10 ms of 50: widened below */
+    }
+    side_free(&s);
+    warnings_free(&w);
+    buf_free(&err);
+}
+
 int main(void) {
+    test_scaled_bias();
     test_itl_per_token();
     test_percentiles();
     test_refused();
