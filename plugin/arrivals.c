@@ -4,48 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* splitmix64 (Steele, Lea and Flood): a full-period 64-bit generator. */
-static uint64_t arrivals_next(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-/* Uniform on (0, 1): 53 random bits, never 0. */
-static double arrivals_uniform(uint64_t *state) {
-    return ((double)(arrivals_next(state) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double arrivals_normal(uint64_t *state) {
-    double u = arrivals_uniform(state), v = arrivals_uniform(state);
-    return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
-}
-
-/* Gamma(shape, 1) by Marsaglia and Tsang's method; shape < 1 boosted by U^(1/shape). */
-static double arrivals_gamma(uint64_t *state, double shape) {
-    double boost = 1.0;
-    if (shape < 1.0) {
-        boost = pow(arrivals_uniform(state), 1.0 / shape);
-        shape += 1.0;
-    }
-    double d = shape - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
-    for (;;) {
-        double x = arrivals_normal(state), v = 1.0 + c * x;
-        if (v <= 0) continue;
-        v = v * v * v;
-        double u = arrivals_uniform(state);
-        if (log(u) < 0.5 * x * x + d - d * v + d * log(v)) return boost * d * v;
-    }
-}
+#include "rng.h"
 
 /* The gap before the next arrival, in seconds. */
 static double arrivals_gap(const struct arrivals_spec *s, uint64_t *state) {
     switch (s->process) {
     case ARRIVALS_POISSON:
-        return -log(arrivals_uniform(state)) / s->rate;
+        return -log(rng_uniform(state)) / s->rate;
     case ARRIVALS_GAMMA:
-        return arrivals_gamma(state, s->burstiness) / (s->rate * s->burstiness);
+        return rng_gamma(state, s->burstiness) / (s->rate * s->burstiness);
     default:
         return 1.0 / s->rate;
     }

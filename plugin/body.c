@@ -69,7 +69,13 @@ static bool body_vllm_fields(cJSON *root, const struct body_params *p) {
 static cJSON *body_vllm(enum body_format f, const struct body_params *p) {
     cJSON *root = cJSON_CreateObject();
     if (!root) return NULL;
-    if (f == BODY_VLLM_CHAT) {
+    if (f == BODY_VLLM_CHAT && p->messages) {
+        cJSON *copy = cJSON_Duplicate(p->messages, true);
+        if (!copy || !cJSON_AddItemToObject(root, "messages", copy)) {
+            cJSON_Delete(copy);
+            goto fail;
+        }
+    } else if (f == BODY_VLLM_CHAT) {
         cJSON *messages = cJSON_AddArrayToObject(root, "messages");
         cJSON *msg = cJSON_CreateObject();
         if (!messages || !msg || !cJSON_AddItemToArray(messages, msg)) {
@@ -124,6 +130,7 @@ fail:
 
 /* Names the first field p asks for that f cannot carry, or NULL. */
 static const char *body_unsupported(enum body_format f, const struct body_params *p) {
+    if (f != BODY_VLLM_CHAT && p->messages) return "messages (a conversation needs vllm-chat)";
     if (f == BODY_TGI && p->ignore_eos) return "ignore_eos";
     if ((f == BODY_TGI || f == BODY_LMI) && p->min_tokens >= 0) return "min_tokens";
     return NULL;
@@ -137,6 +144,18 @@ static bool body_finite(const cJSON *v) {
     if (cJSON_IsNumber(v)) return isfinite(v->valuedouble);
     cJSON_ArrayForEach(child, v) {
         if (!body_finite(child)) return false;
+    }
+    return true;
+}
+
+/* Whether m is a non-empty array of objects with a string role and content. */
+static bool body_conversation(const cJSON *m) {
+    const cJSON *msg;
+    if (!cJSON_IsArray(m) || !cJSON_GetArraySize(m)) return false;
+    cJSON_ArrayForEach(msg, m) {
+        if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(msg, "role")) ||
+            !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(msg, "content")))
+            return false;
     }
     return true;
 }
@@ -155,6 +174,10 @@ int body_build(enum body_format f, const struct body_params *p, struct buf *out,
     const char *bad = body_unsupported(f, p);
     if (bad) {
         return buf_fail(err, BODY_ERR_UNSUPPORTED, "the %s format has no %s", body_names[f], bad);
+    }
+    if (p->messages && !body_conversation(p->messages)) {
+        return buf_fail(err, BODY_ERR_INPUT,
+                        "messages must be a list of {\"role\": ..., \"content\": ...} objects");
     }
     if (p->extra && !cJSON_IsObject(p->extra)) {
         return buf_fail(err, BODY_ERR_INPUT, "the extra fields must be a JSON object");

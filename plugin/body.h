@@ -1,6 +1,7 @@
 /* body: request bodies for the containers SageMaker hosts.
  *
  *   vllm-chat         {"messages":[{"role":"user","content":P}],"max_tokens":N,...}
+ *                     (or the messages of a conversation given whole)
  *   vllm-completions  {"prompt":P,"max_tokens":N,...}
  *   tgi               {"inputs":P,"parameters":{"max_new_tokens":N,"details":true,...}}
  *   lmi               as tgi, with "ignore_eos_token" (DJL LMI, vLLM backend)
@@ -33,8 +34,10 @@ enum body_error {
 };
 
 struct body_params {
-    const char *prompt; /* the user message, prompt or inputs; raw: the whole body */
-    long max_tokens;    /* < 0: not sent */
+    const char *prompt;    /* the user message, prompt or inputs; raw: the whole body */
+    const cJSON *messages; /* vllm-chat: a conversation ([{"role", "content"}, ...]) sent
+                              instead of the prompt; the other formats have none */
+    long max_tokens;       /* < 0: not sent */
     bool has_temperature;
     double temperature;
     bool ignore_eos; /* sent only when true */

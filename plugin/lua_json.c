@@ -101,6 +101,7 @@ fail:
 
 /* The value at idx as cJSON, or NULL with *why set (never raises). */
 cJSON *lsm_to_json(lua_State *L, int idx, int depth, const char **why) {
+    if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1; /* it pushes */
     if (depth > LSM_JSON_DEPTH) {
         *why = "tables nested too deeply (or a cycle)";
         return NULL;

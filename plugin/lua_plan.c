@@ -190,8 +190,15 @@ static int lsm_plan_item(lua_State *L, struct plan *p, struct buf *err) {
     luaL_argcheck(L, lua_istable(L, -1), 1, "an item's side must be a table");
     lua_getfield(L, -1, "index");
     item.side = (size_t)lua_tointeger(L, -1) - 1;
-    int rc = plan_add_item(p, &item, err);
-    lua_pop(L, 3);
+    lua_getfield(L, -3, "messages");
+    const char *why = "out of memory";
+    cJSON *messages = lua_isnil(L, -1) ? NULL : lsm_to_json(L, -1, 0, &why);
+    item.messages = messages;
+    int rc = !lua_isnil(L, -1) && !messages
+                 ? buf_fail(err, PLAN_ERR_INPUT, "an item's messages: %s", why)
+                 : plan_add_item(p, &item, err);
+    cJSON_Delete(messages);
+    lua_pop(L, 4);
     return rc;
 }
 

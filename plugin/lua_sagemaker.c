@@ -17,9 +17,11 @@
 #include <cjson/cJSON.h>
 #include <openssl/rand.h>
 
+#include "dist.h"
 #include "lua_sagemaker.h"
 #include "record.h"
 #include "rfmt.h"
+#include "rng.h"
 #include "run.h"
 #include "smname.h"
 #include "wrkargs.h"
@@ -72,6 +74,53 @@ static int lsm_sha256_hex(lua_State *L) {
     char hex[SIGV4_HEX_LEN + 1];
     if (sigv4_sha256_hex(s, len, hex)) return lsm_fail(L, "SHA-256 failed");
     lua_pushstring(L, hex);
+    return 1;
+}
+
+#define LSM_DRAWS_MAX 10000000 /* numbers one call of sample or lengths draws */
+
+/* Pushes the n numbers of v (1-based indices when one is true) as a list. */
+static void lsm_push_list(lua_State *L, const long *v, const size_t *idx, size_t n) {
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushnumber(L, idx ? (double)idx[i] + 1 : (double)v[i]);
+        lua_rawseti(L, -2, (int)i + 1);
+    }
+}
+
+/* sagemaker.sample(n, k, seed, replace) -> k indices of 1..n drawn from seed (rng.h),
+ * each at most once unless replace | nil, message. */
+static int lsm_sample(lua_State *L) {
+    lua_Number n = luaL_checknumber(L, 1), k = luaL_checknumber(L, 2);
+    bool replace = lua_toboolean(L, 4);
+    if (!(n >= 1 && k >= 0 && k <= LSM_DRAWS_MAX && n <= LSM_DRAWS_MAX))
+        return lsm_fail(L, "sample: n from 1 and k from 0, both at most 10,000,000");
+    if (!replace && k > n) return lsm_fail(L, "sample: more than n without replacement");
+    size_t *idx = malloc(((size_t)k + 1) * sizeof *idx);
+    if (!idx || rng_sample((size_t)n, (size_t)k, (uint64_t)luaL_checknumber(L, 3), replace, idx)) {
+        free(idx);
+        return lsm_fail(L, "out of memory");
+    }
+    lsm_push_list(L, NULL, idx, (size_t)k);
+    free(idx);
+    return 1;
+}
+
+/* sagemaker.lengths(distribution, k, seed) -> k lengths (dist.h) | nil, message. */
+static int lsm_lengths(lua_State *L) {
+    const char *text = luaL_checkstring(L, 1);
+    lua_Number k = luaL_checknumber(L, 2);
+    struct dist d;
+    struct buf err;
+    buf_init(&err, 256);
+    if (dist_parse(text, &d, &err)) return lsm_fail_buf(L, &err, "out of memory");
+    buf_free(&err);
+    if (!(k >= 0 && k <= LSM_DRAWS_MAX)) return lsm_fail(L, "lengths: k from 0 to 10,000,000");
+    long *v = malloc(((size_t)k + 1) * sizeof *v);
+    if (!v) return lsm_fail(L, "out of memory");
+    dist_draw(&d, (size_t)k, (uint64_t)luaL_checknumber(L, 3), v);
+    lsm_push_list(L, v, NULL, (size_t)k);
+    free(v);
     return 1;
 }
 
@@ -292,6 +341,8 @@ static const luaL_Reg lsm_functions[] = {
     {"json_decode", lsm_json_decode},
     {"json_encode", lsm_json_encode},
     {"sha256_hex", lsm_sha256_hex},
+    {"sample", lsm_sample},
+    {"lengths", lsm_lengths},
     {"is_main_state", lsm_is_main_state},
     {"endpoint_ok", lsm_endpoint_ok},
     {"label_ok", lsm_label_ok},

@@ -191,6 +191,7 @@ static int plan_grow_table(struct plan *p) {
 static int plan_body(struct plan *p, const struct plan_item *item, struct buf *err) {
     struct body_params bp = {
         .prompt = p->format == BODY_RAW ? p->rq.raw_body : item->prompt,
+        .messages = item->messages,
         .max_tokens = item->max_tokens,
         .has_temperature = item->has_temperature,
         .temperature = item->temperature,
@@ -202,7 +203,8 @@ static int plan_body(struct plan *p, const struct plan_item *item, struct buf *e
         .stream = p->rq.route != PLAN_ROUTE_INVOKE,
     };
     buf_reset(&p->body);
-    if (!bp.prompt) return buf_fail(err, PLAN_ERR_INPUT, "an item has no prompt");
+    if (!bp.prompt && !bp.messages) return buf_fail(err, PLAN_ERR_INPUT, "an item has no prompt");
+    if (!bp.prompt) bp.prompt = "";
     int rc = body_build(p->format, &bp, &p->body, err);
     if (rc == BODY_ERR_NOMEM) return PLAN_ERR_NOMEM;
     if (rc && buf_adds(err, " (leave it out, or pass the container's own field with --extra)"))
@@ -376,7 +378,9 @@ void plan_schedule(const struct plan *p, struct rounds_round *out) {
     for (size_t i = 0; i < p->n_rounds; i++) {
         const struct plan_round *r = &p->rounds[i];
         bool steady = r->duration_s > 0;
-        out[i] = (struct rounds_round){.items = r->at ? r->n_at : steady ? -1 : (long)r->n,
+        out[i] = (struct rounds_round){.items = r->at    ? r->n_at
+                                                : steady ? -1
+                                                         : (long)r->n,
                                        .per_thread = r->per_thread,
                                        .duration_us = (long long)(r->duration_s * 1e6),
                                        .at_us = r->at};
@@ -386,9 +390,9 @@ void plan_schedule(const struct plan *p, struct rounds_round *out) {
 const struct plan_entry *plan_entry(const struct plan *p, size_t round, long index) {
     if (round >= p->n_rounds || index < 0) return NULL;
     const struct plan_round *r = &p->rounds[round];
-    size_t i = r->duration_s > 0       ? 0
+    size_t i = r->duration_s > 0                  ? 0
                : r->at && r->n && index < r->n_at ? (size_t)index % r->n
-                                                : (size_t)index;
+                                                  : (size_t)index;
     return i < r->n ? &p->entries[r->first + i] : NULL;
 }
 

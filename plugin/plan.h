@@ -75,8 +75,9 @@ struct plan_item {
     const char *answer;   /* quiz: the expected answer, else NULL */
     const char *pattern;  /* quiz: the pattern the stripped reply is searched with */
     const char *prompt;
-    long max_tokens;    /* < 0: not sent */
-    long expect_tokens; /* >= 0: a reply of another length fails */
+    const cJSON *messages; /* or a conversation (body.h), copied */
+    long max_tokens;       /* < 0: not sent */
+    long expect_tokens;    /* >= 0: a reply of another length fails */
     bool has_temperature;
     double temperature;
     bool ignore_eos;
@@ -97,9 +98,8 @@ __attribute__((warn_unused_result)) int plan_add_round(struct plan *p, long per_
                                                        double duration_s);
 /* Starts an open-loop round whose arrivals are drawn from a (arrivals.h); err
  * says what is wrong with a. */
-__attribute__((warn_unused_result)) int plan_add_open_round(struct plan *p,
-                                                            const struct arrivals_spec *a,
-                                                            struct buf *err);
+__attribute__((warn_unused_result)) int
+plan_add_open_round(struct plan *p, const struct arrivals_spec *a, struct buf *err);
 /* Adds an item to the last round (a steady round takes one); err says what is wrong. */
 __attribute__((warn_unused_result)) int plan_add_item(struct plan *p, const struct plan_item *item,
                                                       struct buf *err);

@@ -7,6 +7,7 @@
 local dir = debug.getinfo(1, "S").source:match("^@(.-)[^/]*$")
 package.path = dir .. "../lua/?.lua;" .. package.path
 local run = require "sm.run"
+local workload = require "sm.workload"
 
 run.scenario({
   name = "rate",
@@ -28,34 +29,46 @@ run.scenario({
     run.prompt_option(run.STORY_PROMPT),
     run.temperature_option,
     run.ignore_eos_option,
+    unpack(workload.options),
   },
   validate = function(o)
     if not o.rates or not o.duration then return "--rates and --duration are required" end
     if not ({ constant = 1, poisson = 1, gamma = 1 })[o.arrivals] then
       return "--arrivals must be constant, poisson or gamma, got '" .. o.arrivals .. "'"
     end
+    return workload.validate(o)
   end,
   settings = function(o, ctx)
-    return { { "arrivals", o.arrivals }, { "rates", o.rates }, { "duration_s", o.duration },
+    local s = { { "arrivals", o.arrivals }, { "rates", o.rates }, { "duration_s", o.duration },
       { "burstiness", o.arrivals == "gamma" and o.burstiness or nil },
       { "arrival_seed", o.arrival_seed }, { "max_concurrency", ctx.threads },
       { "max_tokens", o.max_tokens }, { "prompt", o.prompt }, { "temperature", o.temperature },
       { "ignore_eos", o.ignore_eos } }
+    for _, kv in ipairs(workload.settings(o)) do s[#s + 1] = kv end
+    return s
   end,
-  -- One round per rate and side, both sides with the same arrival times; the
-  -- schedule runs time_scale times faster on a time-scaled server, so that the
-  -- records, read in real units, keep the rate.
+  -- One round per rate and side, both sides with the same arrival times and
+  -- prompts; the schedule runs time_scale times faster on a time-scaled server,
+  -- so that the records, read in real units, keep the rate. A workload gives
+  -- the round the expected number of arrivals' items, which go round.
   plan = function(o, ctx)
     local rounds = {}
     for i, rate in ipairs(o.rates) do
+      local base = { batch = i - 1, prompt = o.prompt, max_tokens = o.max_tokens,
+        temperature = o.temperature, ignore_eos = o.ignore_eos }
+      local items = workload.given(o) and workload.items(o, math.max(1,
+        math.ceil(rate * o.duration)), o.workload_seed * 7919 + i, base)
       for _, side in ipairs(run.order(ctx.sides, i - 1)) do
-        rounds[#rounds + 1] = {
-          arrivals = { process = o.arrivals, rate = rate * o.time_scale,
-            burstiness = o.burstiness, seed = o.arrival_seed + i - 1,
-            duration_s = o.duration / o.time_scale },
-          template = { side = side, batch = i - 1, prompt = o.prompt, max_tokens = o.max_tokens,
-            temperature = o.temperature, ignore_eos = o.ignore_eos },
-        }
+        local round = { arrivals = { process = o.arrivals, rate = rate * o.time_scale,
+          burstiness = o.burstiness, seed = o.arrival_seed + i - 1,
+          duration_s = o.duration / o.time_scale } }
+        if items then
+          round.items = {}
+          for k, item in ipairs(items) do round.items[k] = run.with(item, { side = side }) end
+        else
+          round.template = run.with(base, { side = side })
+        end
+        rounds[#rounds + 1] = round
       end
     end
     return rounds

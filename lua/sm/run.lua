@@ -105,6 +105,14 @@ local function each_item(rounds)
   end)
 end
 
+-- A copy of t with the fields of more added (more's win).
+function M.with(t, more)
+  local out = {}
+  for k, v in pairs(t) do out[k] = v end
+  for k, v in pairs(more) do out[k] = v end
+  return out
+end
+
 -- The list rotated by i (0-based): with two sides, even i gives A, B and odd i
 -- gives B, A, so drift over the run lands on both.
 function M.order(list, i)
@@ -218,7 +226,7 @@ end
 local function notes(def, ctx)
   local wa, n, steady = ctx.wa, 0, 0
   for _, r in ipairs(ctx.rounds) do
-    n = n + (r.items and #r.items or 0)
+    n = n + (r.items and not r.arrivals and #r.items or 0)
     steady = steady + (r.duration_s or r.arrivals and r.arrivals.duration_s or 0)
   end
   local labels = {}

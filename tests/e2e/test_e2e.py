@@ -296,6 +296,41 @@ def case_open_loop():
         emu.stop()
 
 
+def case_workload():
+    """rate.lua's workloads: synthetic prompts of exactly the tokens asked for (by the
+    emulator's count: 200 and its chat template's 6), reply lengths drawn and sent with
+    ignore_eos; a dataset of prompts and conversations; a dataset's bad line refused
+    with its number, exit 2."""
+    emu = start_emulator("--endpoint", "a=instant")
+    try:
+        run = run_wrk("rate", emu.url, ["--endpoint", "a", "--rates", "50", "--duration", "0.2", "--arrivals", "constant",
+                                        "--input-tokens", "200", "--output-tokens",
+                                        "uniform:3:6"], threads=2)
+        check_ok(run, "synthetic")
+        recs = run.records("a")
+        check(len(recs) == 10 and {r["prompt_tokens"] for r in recs} == {206}, str(
+            [r["prompt_tokens"] for r in recs]))
+        check(all(3 <= r["max_tokens"] == r["completion_tokens"] <= 6 for r in recs),
+              str([(r["max_tokens"], r["completion_tokens"]) for r in recs]))
+        data = os.path.join(tempfile.mkdtemp(prefix="e2e-ds-"), "prompts.jsonl")
+        with open(data, "w") as f:
+            f.write('{"prompt": "one two three"}\n{"messages": [{"role": "system", "content": '
+                    '"Be brief."}, {"role": "user", "content": "four five"}], "max_tokens": 5}\n')
+        run = run_wrk("rate", emu.url, ["--endpoint", "a", "--rates", "50", "--duration", "0.2", "--arrivals", "constant",
+                                        "--dataset", data, "--max-tokens", "9"], threads=2)
+        check_ok(run, "dataset")
+        got = {(r["prompt_tokens"], r["max_tokens"]) for r in run.records("a")}
+        check(got == {(9, 9), (15, 5)}, str(got))  # the emulator counts its chat template too
+        with open(data, "a") as f:
+            f.write('{"prompt": "six", "max_tokens": 0}\n')
+        run = run_wrk("rate", emu.url, ["--endpoint", "a", "--rates", "50", "--duration", "0.2", "--arrivals", "constant",
+                                        "--dataset", data], threads=2)
+        check(run.rc == 2 and f"{data}:3: \"max_tokens\" must be a whole number from 1"
+              in run.stderr, f"exit {run.rc}: {run.stderr}")
+    finally:
+        emu.stop()
+
+
 def case_sweep_steady():
     emu = start_emulator("--endpoint", "a=instant", "--endpoint", "b=instant",
                          "--set", "*.overhead_s=0.002")

@@ -126,6 +126,48 @@ static void test_cases(void) {
     }
 }
 
+/* A conversation goes into vllm-chat whole, in its order; another format, or a
+ * conversation that is no list of role and content, is refused in one line. */
+static void test_messages(void) {
+    static const struct {
+        const char *format, *messages;
+        int rc;
+        const char *want;
+    } cases[] = {
+        {"vllm-chat",
+         "[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":"
+         "\"Hi\"},{\"role\":\"assistant\",\"content\":\"Hello.\"},{\"role\":\"user\","
+         "\"content\":\"Bye\"}]",
+         BODY_OK,
+         "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\","
+         "\"content\":\"Hi\"},{\"role\":\"assistant\",\"content\":\"Hello.\"},{\"role\":"
+         "\"user\",\"content\":\"Bye\"}],\"max_tokens\":8}"},
+        {"vllm-completions", "[{\"role\":\"user\",\"content\":\"Hi\"}]", BODY_ERR_UNSUPPORTED,
+         "the vllm-completions format has no messages (a conversation needs vllm-chat)"},
+        {"tgi", "[{\"role\":\"user\",\"content\":\"Hi\"}]", BODY_ERR_UNSUPPORTED,
+         "the tgi format has no messages (a conversation needs vllm-chat)"},
+        {"vllm-chat", "[]", BODY_ERR_INPUT,
+         "messages must be a list of {\"role\": ..., \"content\": ...} objects"},
+        {"vllm-chat", "[{\"role\":\"user\",\"content\":3}]", BODY_ERR_INPUT,
+         "messages must be a list of {\"role\": ..., \"content\": ...} objects"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        enum body_format f;
+        struct buf out, err;
+        buf_init(&out, BUF_NO_CAP);
+        buf_init(&err, BUF_NO_CAP);
+        cJSON *m = cJSON_Parse(cases[i].messages);
+        struct body_params p = {.prompt = "", .messages = m, .max_tokens = 8, .min_tokens = -1};
+        CHECK_INT(body_format_parse(cases[i].format, &f), BODY_OK);
+        int rc = body_build(f, &p, &out, &err);
+        CHECK_INT(rc, cases[i].rc);
+        CHECK_STR(rc ? buf_str(&err) : buf_str(&out), cases[i].want);
+        cJSON_Delete(m);
+        buf_free(&out);
+        buf_free(&err);
+    }
+}
+
 static void test_unknown_format(void) {
     enum body_format f;
     CHECK_INT(body_format_parse("openai", &f), BODY_ERR_INPUT);
@@ -133,6 +175,7 @@ static void test_unknown_format(void) {
 
 int main(void) {
     test_cases();
+    test_messages();
     test_unknown_format();
     return check_exit();
 }

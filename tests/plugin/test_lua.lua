@@ -245,6 +245,54 @@ eq(out.files[1].sent, 2, "every record counts")
 eq(out.partial, true, "a run with a request on the wire at its end is partial")
 os.execute("rm -rf " .. dir)
 
+-- sm.workload: sampling without replacement uses each entry once before any
+-- comes again; synthetic prompts have the tokens asked for (one a word), the
+-- first --prefix-tokens shared within a group and not across groups; reply
+-- lengths go with ignore_eos; a dataset's bad line is named.
+local workload = require "sm.workload"
+local picks = workload.picks(5, 12, 3, false)
+local seen = {}
+for i = 1, 10 do seen[picks[i]] = (seen[picks[i]] or 0) + 1 end
+eq(#picks, 12, "picks: as many as asked")
+check(seen[1] == 2 and seen[2] == 2 and seen[3] == 2 and seen[4] == 2 and seen[5] == 2,
+  "picks without replacement: two passes over five")
+local o = { input_tokens = "uniform:30:40", output_tokens = "7", prefix_tokens = 20,
+  dataset_sampling = "with", prefix_groups = 2, workload_seed = 4 }
+eq(workload.validate(o), nil, "workload options")
+local items = workload.items(o, 6, 11, { batch = 0, max_tokens = 99, prompt = "x" })
+for k, item in ipairs(items) do
+  local n = select(2, item.prompt:gsub("%S+", ""))
+  check(n >= 30 and n <= 40, "a synthetic prompt of 30 to 40 words: " .. n)
+  check(item.max_tokens == 7 and item.ignore_eos == true and item.batch == 0, "item " .. k)
+end
+local function head(s) return s:match("^(" .. string.rep("%S+%s+", 19) .. "%S+)") end
+eq(head(items[1].prompt), head(items[3].prompt), "a group's prefix")
+check(head(items[1].prompt) ~= head(items[2].prompt), "the other group's prefix differs")
+check(items[1].prompt ~= items[3].prompt, "a group's prompts differ after the prefix")
+eq(workload.validate({ input_tokens = "normal:5", prefix_tokens = 0, dataset_sampling = "with" }),
+  "--input-tokens: 'normal:5' is not a length distribution (N, fixed:N, uniform:A:B, "
+  .. "normal:MEAN:SD[:MIN:MAX] or lognormal:MEAN:SD[:MIN:MAX])", "a bad distribution")
+local ds = os.tmpname()
+local f = assert(io.open(ds, "w"))
+f:write('{"prompt": "a"}\n\n{"messages": [{"role": "user", "content": "b"}], "max_tokens": 3}\n'
+  .. '{"prompt": 5}\n')
+f:close()
+local data, why = workload.load(ds)
+eq(data, nil, "a dataset with a bad line")
+eq(why, ds .. ":4: needs a \"prompt\" string or a non-empty \"messages\" list", "its line")
+f = assert(io.open(ds, "w"))
+f:write('{"prompt": "a"}\n{"messages": [{"role": "user", "content": "b"}], "max_tokens": 3}\n')
+f:close()
+o = { dataset = ds, dataset_sampling = "without", prefix_tokens = 0, workload_seed = 1 }
+eq(workload.validate(o), nil, "a good dataset")
+items = workload.items(o, 2, 5, { max_tokens = 9 })
+check((items[1].prompt == "a") ~= (items[2].prompt == "a"), "each entry once")
+for _, item in ipairs(items) do
+  check(item.prompt == "a" and item.max_tokens == 9 or item.messages and item.max_tokens == 3,
+    "an entry's own max_tokens")
+end
+os.remove(ds)
+
 if failed > 0 then
   io.stderr:write(failed, " check(s) failed\n")
   os.exit(1)

@@ -1,0 +1,186 @@
+-- sm.workload: what a scenario sends besides one fixed prompt. Either prompts
+-- from a dataset (JSON lines of {"prompt": TEXT | "messages": [{role, content},
+-- ...], "max_tokens": N?, "answer": TEXT?}), sampled with a seed, with or
+-- without replacement; or synthetic prompts whose lengths in tokens are drawn
+-- from a distribution (sm.lengths: N, uniform:A:B, normal:MEAN:SD[:MIN:MAX],
+-- lognormal:MEAN:SD[:MIN:MAX]), the first --prefix-tokens of them shared within
+-- each of --prefix-groups groups (what a prefix cache can reuse). Reply lengths
+-- may be drawn the same way (sent as max_tokens with ignore_eos).
+--
+-- A synthetic prompt is made of common English words, one token each by the
+-- emulator's count and for most tokenizers; a real server adds its chat
+-- template's tokens (about 10 for Gemma's): the records' prompt_tokens say what
+-- the server counted.
+local sm = require "sm.plugin"
+local run = require "sm.run"
+
+local M = {}
+
+M.options = {
+  { name = "--dataset", arg = "FILE", type = "string",
+    help = "prompts from FILE, JSON lines of {\"prompt\": TEXT} or {\"messages\": [...]} "
+      .. "(with \"max_tokens\" and \"answer\" optional)" },
+  { name = "--dataset-sampling", arg = "with|without", type = "string", default = "with",
+    help = "draw the dataset's prompts with or without replacement" },
+  { name = "--input-tokens", arg = "DIST", type = "string",
+    help = "synthetic prompts of this many tokens: N, uniform:A:B, normal:MEAN:SD[:MIN:MAX] "
+      .. "or lognormal:MEAN:SD[:MIN:MAX]" },
+  { name = "--output-tokens", arg = "DIST", type = "string",
+    help = "reply lengths drawn the same way (max_tokens, sent with ignore_eos)" },
+  { name = "--prefix-tokens", arg = "N", type = "int", min = 0, default = 0,
+    help = "synthetic prompts: the first N tokens are shared within a group" },
+  { name = "--prefix-groups", arg = "G", type = "int", min = 1, default = 1,
+    help = "synthetic prompts: the number of groups that share a prefix" },
+  { name = "--workload-seed", arg = "N", type = "int", default = 1,
+    help = "the seed of the sampling and the lengths" },
+}
+
+local WORDS = {
+  "the", "of", "and", "to", "in", "is", "was", "for", "on", "that", "with", "as", "at",
+  "by", "from", "his", "her", "they", "we", "you", "it", "this", "not", "but", "or",
+  "an", "be", "are", "had", "have", "one", "all", "new", "more", "time", "day", "year",
+  "people", "city", "water", "light", "house", "road", "world", "small", "long", "old",
+  "good", "first", "last", "great", "little", "own", "other", "right", "high", "life",
+  "work", "part", "place", "case", "week", "hand", "night",
+}
+
+local MAX_DATASET_BYTES = 256 * 1024 * 1024
+
+-- One line of a dataset as an item's fields, or nil and why.
+local function dataset_entry(obj)
+  if type(obj) ~= "table" then return nil, "is not a JSON object" end
+  local e = {}
+  if type(obj.prompt) == "string" then
+    e.prompt = obj.prompt
+  elseif type(obj.messages) == "table" and #obj.messages > 0 then
+    e.messages = obj.messages
+  else
+    return nil, "needs a \"prompt\" string or a non-empty \"messages\" list"
+  end
+  if obj.max_tokens ~= nil then
+    local n = obj.max_tokens
+    if type(n) ~= "number" or n < 1 or n ~= math.floor(n) then
+      return nil, "\"max_tokens\" must be a whole number from 1"
+    end
+    e.max_tokens = n
+  end
+  if obj.answer ~= nil and type(obj.answer) ~= "string" then
+    return nil, "\"answer\" must be a string"
+  end
+  e.answer = obj.answer
+  return e
+end
+
+-- The entries of a dataset file, or nil and a one-line message naming the line.
+function M.load(path)
+  local f, err = io.open(path, "rb")
+  if not f then return nil, "cannot read the dataset: " .. err end
+  local size = f:seek("end")
+  f:seek("set")
+  if size > MAX_DATASET_BYTES then
+    f:close()
+    return nil, string.format("%s: %d bytes, more than a dataset may have (256 MiB)", path, size)
+  end
+  local entries, n = {}, 0
+  for line in f:lines() do
+    n = n + 1
+    if line:match("%S") then
+      local e, why = dataset_entry(sm.json_decode(line))
+      if not e then
+        f:close()
+        return nil, string.format("%s:%d: %s", path, n, why)
+      end
+      entries[#entries + 1] = e
+    end
+  end
+  f:close()
+  if #entries == 0 then return nil, path .. ": no prompts (one JSON object a line)" end
+  return entries
+end
+
+-- Checks the workload options; loads the dataset into o. Returns nil or a message.
+function M.validate(o)
+  if o.dataset and o.input_tokens then return "--dataset and --input-tokens exclude each other" end
+  if o.dataset_sampling ~= "with" and o.dataset_sampling ~= "without" then
+    return "--dataset-sampling must be with or without, got '" .. o.dataset_sampling .. "'"
+  end
+  if o.prefix_tokens > 0 and not o.input_tokens then
+    return "--prefix-tokens goes with --input-tokens"
+  end
+  for _, name in ipairs({ "input_tokens", "output_tokens" }) do
+    if o[name] then
+      local ok, err = sm.lengths(o[name], 0, 0)
+      if not ok then return "--" .. name:gsub("_", "-") .. ": " .. err end
+    end
+  end
+  if o.dataset then
+    local data, err = M.load(o.dataset)
+    if not data then return err end
+    o.workload_data = data
+  end
+end
+
+-- The settings the result files record.
+function M.settings(o)
+  return { { "dataset", o.dataset }, { "dataset_sampling", o.dataset and o.dataset_sampling },
+    { "input_tokens", o.input_tokens }, { "output_tokens", o.output_tokens },
+    { "prefix_tokens", o.input_tokens and o.prefix_tokens or nil },
+    { "prefix_groups", o.input_tokens and o.prefix_tokens > 0 and o.prefix_groups or nil },
+    { "workload_seed", (o.dataset or o.input_tokens or o.output_tokens) and o.workload_seed } }
+end
+
+-- Whether the options ask for a workload at all.
+function M.given(o)
+  return o.dataset ~= nil or o.input_tokens ~= nil or o.output_tokens ~= nil
+end
+
+-- n indices of 1..size drawn from seed: with replacement, or without it pass
+-- after pass (each entry once before any comes again).
+function M.picks(size, n, seed, replace)
+  if replace then return assert(sm.sample(size, n, seed, true)) end
+  local out, pass = {}, 0
+  while #out < n do
+    for _, k in ipairs(assert(sm.sample(size, math.min(size, n - #out), seed + pass, false))) do
+      out[#out + 1] = k
+    end
+    pass = pass + 1
+  end
+  return out
+end
+
+-- n words drawn from seed, as text.
+local function words(n, seed)
+  if n <= 0 then return "" end
+  local out = {}
+  for i, k in ipairs(sm.sample(#WORDS, n, seed, true)) do out[i] = WORDS[k] end
+  return table.concat(out, " ")
+end
+
+-- n items' fields (prompt or messages, max_tokens, ignore_eos, answer), the k-th
+-- of a round drawn with seed + k; base holds the fields of an item without a
+-- workload (prompt, max_tokens, ...), which the workload's replace.
+function M.items(o, n, seed, base)
+  local items = {}
+  local picks = o.workload_data and M.picks(#o.workload_data, n, seed,
+    o.dataset_sampling == "with")
+  local inputs = o.input_tokens and assert(sm.lengths(o.input_tokens, n, seed))
+  local outputs = o.output_tokens and assert(sm.lengths(o.output_tokens, n, seed + 1))
+  for k = 1, n do
+    local item = run.with(base, {})
+    if picks then
+      local e = o.workload_data[picks[k]]
+      item.prompt, item.messages, item.answer = e.prompt, e.messages, e.answer
+      item.max_tokens = e.max_tokens or item.max_tokens
+    elseif inputs then
+      local prefix = math.min(o.prefix_tokens, inputs[k])
+      local group = (k - 1) % o.prefix_groups
+      item.prompt = words(prefix, o.workload_seed * 1000003 + group) .. (prefix > 0 and " " or "")
+        .. words(inputs[k] - prefix, seed * 1000003 + k)
+    end
+    if outputs then item.max_tokens, item.ignore_eos = outputs[k], true end
+    items[k] = item
+  end
+  return items
+end
+
+return M
