@@ -2,7 +2,10 @@
  * eventstream decoding with both CRCs, SSE parsing and chunk parsing, on
  * realistic vLLM chat chunks, one PayloadPart per token as SageMaker relays
  * the container's flushes. Prints ns/token for several slicings of the body.
- * Usage: stream_bench [TOKENS]   (default 1000000) */
+ * With --file, the eventstream body in FILE (a reply captured from sm-emulator)
+ * instead, fed one message at a time, read again until TOKENS tokens.
+ * Usage: stream_bench [TOKENS]   (default 1000000)
+ *        stream_bench --file FILE [TOKENS] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,7 +124,61 @@ static double run_evs(const struct body *b, long rounds) {
     return t * 1e9 / (double)messages;
 }
 
+/* The eventstream body in path, as the engine reads it: one message per slice.
+ * Prints its tokens per reading and the ns/token over rounds readings. */
+static int run_file(const char *path, long want) {
+    struct buf body;
+    buf_init(&body, 64 << 20);
+    FILE *f = fopen(path, "rb");
+    char block[65536];
+    size_t n;
+    while (f && (n = fread(block, 1, sizeof block, f)) > 0)
+        if (buf_add(&body, block, n) != BUF_OK) break;
+    if (!f || ferror(f) || !feof(f) || body.len < 16) {
+        fprintf(stderr, "stream_bench: cannot read the eventstream body %s\n", path);
+        if (f) fclose(f);
+        buf_free(&body);
+        return 2;
+    }
+    fclose(f);
+    uint64_t tokens = 0, per_reading = 0;
+    double seconds = 0;
+    for (long r = 0; r == 0 || (long)tokens < want; r++) {
+        struct sstream s;
+        struct schunk c;
+        const uint8_t *at = (const uint8_t *)body.data, *end = at + body.len;
+        int rc = 0;
+        sstream_init(&s, SSTREAM_BODY_EVENTSTREAM, SSTREAM_FRAMING_AUTO, NULL);
+        double t0 = cpu_seconds();
+        while (rc >= 0 && end - at >= 4) { /* the prelude's total length: one message */
+            size_t len = (size_t)at[0] << 24 | (size_t)at[1] << 16 | (size_t)at[2] << 8 | at[3];
+            if (len < 16 || len > (size_t)(end - at)) len = (size_t)(end - at);
+            const char *p = (const char *)at;
+            size_t left = len;
+            while ((rc = sstream_next(&s, &p, &left, &c, NULL)) == 1) continue;
+            at += len;
+        }
+        seconds += cpu_seconds() - t0;
+        per_reading = s.totals.content_chunks;
+        tokens += per_reading;
+        bool bad = rc < 0 || per_reading == 0;
+        if (bad) fprintf(stderr, "stream_bench: %s: %s\n", path, rc < 0 ? s.msg : "no content");
+        sstream_free(&s);
+        if (bad) {
+            buf_free(&body);
+            return 1;
+        }
+    }
+    printf("file %s: %zu bytes, %llu tokens a reading, %llu tokens, %.1f ns/token\n", path,
+           body.len, (unsigned long long)per_reading, (unsigned long long)tokens,
+           seconds * 1e9 / (double)tokens);
+    buf_free(&body);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 2 && strcmp(argv[1], "--file") == 0)
+        return run_file(argv[2], argc > 3 ? strtol(argv[3], NULL, 10) : 1000000);
     long want = argc > 1 ? strtol(argv[1], NULL, 10) : 1000000;
     long rounds = want / DISTINCT > 0 ? want / DISTINCT : 1, tokens;
     struct body es_vllm, es_tgi, sse_vllm;

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """bench_quick: tests/bench/run --quick must produce every row of its table with
 a number (timings neither pass nor fail), keep the client-cost rounds (and take
-the quietest of them), and refuse bad usage with one line.
+the quietest of them), refuse bad usage with one line, and merge a run of one
+part into the report of all of them, keeping the other parts' rows and sections.
 
     test_quick.py BUILD_DIR
 
@@ -28,7 +29,57 @@ EXPECTED = {
     "scale": [f"scale_{n}_{what}" for n in (1, 16, 256) for what in ("memory", "cpu", "lost")],
     "compare": ["compare_seconds"],
     "peers": ["peers_curl", "peers_botocore"],
+    "stream": [f"stream_{fig}_{cfg}" for cfg in ("stream-set", "stream-file")
+               for fig in ("ttft", "itl1", "itl4")]
+    + ["stream_share_batch", "stream_share_fleet", "stream_scale_memory", "stream_scale_cpu",
+       "stream_scale_failed", "stream_codec_c", "stream_codec_botocore", "stream_codec_ratio",
+       "stream_codec_synthetic"],
+    "openloop": [f"openloop_{client}_{fig}" for client in ("stream", "wrk")
+                 for fig in ("within", "p50", "p99", "rate")],
 }
+
+
+def blocks(text):
+    """The report's sections by title, and its result rows by part number."""
+    out, rows, title = {}, {}, None
+    for line in text.split("\n"):
+        if line.startswith("## "):
+            title = line[3:]
+            out[title] = []
+        elif title:
+            out[title].append(line)
+        if title == "Results" and line[:2] == "| " and line[2:3].isdigit():
+            rows.setdefault(int(line[2:].split(".")[0].split(" ")[0]), []).append(line)
+    return out, rows
+
+
+def merge_problems(md, text):
+    """run --parts compare into the quick report (its row marked stale first): its row
+    replaced, the rest kept."""
+    with open(md, "w") as f:
+        f.write("\n".join(line + " STALE" if line.startswith("| 5.1 |") else line
+                          for line in text.split("\n")))
+    p = subprocess.run([os.path.join(HERE, "run"), "--quick", "--build", sys.argv[1],
+                        "--parts", "compare", "--out", md], capture_output=True, text=True)
+    with open(md) as f:
+        merged = f.read()
+    (old, old_rows), (new, new_rows) = blocks(text), blocks(merged)
+    problems = []
+    if p.returncode != 0:
+        problems.append(f"run --parts compare exited {p.returncode}: {p.stderr[-500:]}")
+    for k in old_rows:
+        if k != 5 and old_rows[k] != new_rows.get(k):
+            problems.append(f"the merge changed the rows of part {k}")
+    if len(new_rows.get(5, [])) != 1 or "STALE" in merged:
+        problems.append(f"the merge did not replace the compare row: {new_rows.get(5)}")
+    for title in old:
+        if title not in ("Machine", "Results") and old[title] != new.get(title):
+            problems.append(f"the merge changed the section '{title}'")
+    if not any(line.startswith("- Parts compare from a later run") for line in new["Machine"]):
+        problems.append("the merged report does not say which parts ran later")
+    for msg in problems:
+        print(msg)
+    return len(problems)
 
 
 def main():
@@ -46,7 +97,7 @@ def main():
             rows = {r["id"]: r for r in json.load(f)["rows"]}
         with open(md) as f:
             text = f.read()
-    failed = 0
+        failed = merge_problems(md, text)
     for part, ids in EXPECTED.items():
         for rid in ids:
             r = rows.get(rid)
@@ -73,7 +124,8 @@ def main():
         failed += 1
         print(f"run --reps 41: exit {p.returncode}, stderr {p.stderr!r}")
     for header in ("## Machine", "## Results", "## Client cost per request", "## Accuracy",
-                   "## Scale", "load average"):
+                   "## Scale", "## Streaming (sm-stream)", "## Open-loop schedule adherence",
+                   "load average"):
         if header not in text:
             failed += 1
             print(f"BENCHMARKS.md has no '{header}'")

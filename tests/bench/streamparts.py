@@ -1,0 +1,682 @@
+"""tests/bench/run's parts for the streaming engine (issue 20) and open-loop load
+(issue 21): a mixin of the Bench class, which gives it row(), say(), fail(),
+start_emulator(), the CPUs, the build's programs and a temporary folder.
+
+  stream    (a) TTFT and median ITL at K=1 against the timing model, on emulator
+            configurations that are no built-in profile; (b) the client's own
+            share of TTFT at 1,000 concurrent streams, each record matched to the
+            emulator's request-log line by a tag in its prompt; (c) memory per
+            stream and CPU per received token at 10,000 streams in one process;
+            (d) CPU per token of botocore's event-stream parser on a captured
+            reply, beside the C codec's.
+  openloop  schedule adherence of rate.lua at 1,000 requests/s against the
+            instant profile, on sm-stream and on wrk: the share of requests sent
+            within 1 ms of their intended time, the lateness, the achieved rate.
+"""
+import json
+import os
+import re
+import resource
+import statistics
+import subprocess
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TAG = re.compile(r"\(request (\d+\.\d+)\)$")  # tagged.lua's mark at the end of a prompt
+
+
+def quantile(values, q):
+    """The q-quantile of values, nearest rank (values need not be sorted)."""
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, int(round(q * (len(s) - 1)))))]
+
+
+def read_records(path):
+    with open(path) as f:
+        return json.load(f)["records"]
+
+
+class StreamParts:
+    # ------------------------------------------------------------ helpers
+
+    def realtime(self):
+        """chrt's words for a latency-sensitive client (SCHED_FIFO, so that the shared
+        host's other jobs cannot hold it off its CPU), or none when not allowed."""
+        if getattr(self, "_rt", None) is None:
+            ok = not self.o.no_rt and subprocess.run(
+                ["chrt", "-f", "10", "true"], capture_output=True).returncode == 0
+            self._rt = ["chrt", "-f", "10"] if ok else []
+        return self._rt
+
+    def open_files(self, need):
+        """Raises this process's open-file limit (inherited by the emulator and the
+        clients) to need, as far as the hard limit allows."""
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < need:
+            if hard != resource.RLIM_INFINITY and hard < need:
+                self.fail(f"{need} open files needed, the hard limit (ulimit -Hn) is {hard}")
+            resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
+
+    def sm_stream(self, conns, script, url, args, rt=False):
+        """sm-stream -t1 -cN on the client CPU (at real-time priority when rt)."""
+        cmd = [self.bin["stream"], "-t1", f"-c{conns}", "-d1h", "-s", script, url, "--",
+               "--region", "us-east-1", "--progress", "0"] + list(args)
+        if rt:
+            cmd = self.realtime() + cmd
+        if self.client_cpu is not None:
+            cmd = ["taskset", "-c", str(self.client_cpu)] + cmd
+        return subprocess.Popen(cmd, env=self.env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+
+    def rt_emulator(self, args):
+        """sm-emulator on the server CPU, at real-time priority when allowed (it sleeps
+        in epoll between events, so it takes no CPU from the host's other jobs that it
+        does not use), for figures that time its replies to the millisecond."""
+        emu = self.start_emulator(args)
+        if self.realtime():
+            try:
+                os.sched_setscheduler(emu.proc.pid, os.SCHED_FIFO, os.sched_param(10))
+            except OSError as e:
+                emu.stop()
+                self.fail(f"cannot give sm-emulator real-time priority: {e}")
+        return emu
+
+    def prio_text(self):
+        return ("both at real-time priority (SCHED_FIFO, the emulator sleeping in epoll between "
+                "events): the shared host's other jobs cannot hold either off its CPU." if
+                self.realtime() else "both at normal priority (real-time priority was not "
+                "allowed): the shared host's other jobs add to every delay.")
+
+    @staticmethod
+    def hwm_kib(pid, peak=0):
+        """The larger of peak and the process's resident high-water mark (VmHWM: its own
+        since its exec, unlike getrusage's ru_maxrss, which keeps the forked Python's)."""
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        return max(peak, int(line.split()[1]))
+        except OSError:
+            pass
+        return peak
+
+    def watch(self, p):
+        """Waits for p, sampling its VmHWM every 20 ms: (exit status, rusage, peak KiB)."""
+        peak = 0
+        while True:
+            pid, status, use = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                return status, use, peak
+            peak = self.hwm_kib(p.pid, peak)
+            time.sleep(0.02)
+
+    def finished(self, p, what):
+        err = self.stop_when_done(p)
+        if p.returncode != 0:
+            self.fail(f"{what}: exit {p.returncode}: {err.strip()[-300:]}")
+
+    def pinned(self, cmd):
+        return (["taskset", "-c", str(self.client_cpu)] if self.client_cpu is not None
+                else []) + cmd
+
+    # ------------------------------------------------------------ 7. streaming
+
+    def part_stream(self):
+        self.lines = []
+        try:
+            self.stream_accuracy()
+            self.stream_share()
+            self.stream_scale()
+            self.stream_codecs()
+        finally:
+            self.details.append(("Streaming (sm-stream)", "\n".join(self.lines)))
+
+    def stream_configs(self):
+        """Emulator configurations that are no built-in profile, without jitter."""
+        return [
+            {"name": "stream-set", "overhead_s": 0.15, "prefill_s_per_token": 0.0002,
+             "steps": [(1, 25), (4, 28), (16, 40)], "jitter": 0.0},
+            {"name": "stream-file", "overhead_s": 0.08, "prefill_s_per_token": 0.0005,
+             "steps": [(1, 15), (8, 18)], "jitter": 0.0, "file": True},
+        ]
+
+    def stream_accuracy(self):
+        """(a) TTFT at concurrency 1 and median ITL at 1 and 4, K = 1."""
+        quick = self.quick
+        tokens, reps = (8, 2) if quick else (48, 8)
+        cfgs = self.stream_configs()
+        out = os.path.join(self.tmp, "stream-accuracy")
+        emu = self.rt_emulator(self.accuracy_emulator_args(cfgs, 1))
+        try:
+            for c, batches in ((1, reps), (4, max(1, reps // 4))):
+                self.say(f"stream: accuracy at {c}")
+                sides = [w for cfg in cfgs for w in ("--endpoint", cfg["name"])]
+                self.finished(self.sm_stream(c, os.path.join(ROOT, "scenarios", "sweep.lua"),
+                                             emu.url, sides + [
+                                                 "--max-tokens", str(tokens), "--batches",
+                                                 str(batches), "--out",
+                                                 os.path.join(out, f"c{c}-{{label}}.json")],
+                                             rt=True), f"sm-stream sweep.lua -c{c}")
+        finally:
+            emu.stop()
+        self.lines += [
+            "### (a) Accuracy at K = 1", "",
+            f"sm-emulator at --time-scale 1 (real time), two configurations that are "
+            "no built-in profile, without jitter; sm-stream -t1 -cN scenarios/sweep.lua "
+            f"--max-tokens {tokens}, {reps} requests a side at N = 1 and {max(1, reps // 4)} "
+            "batches of 4; " + self.prio_text() + " Model TTFT = overhead "
+            "+ prompt_tokens x prefill_s_per_token + step(1) (the batch is idle when a request "
+            "arrives alone; prompt_tokens from the record's usage); model ITL = step(N), the step "
+            "at N sequences in flight. TTFT error = client TTFT (t_first_token_us - t_start_us) "
+            "minus the model's, median over the requests; target: within 1 ms + 1% of the "
+            "model's TTFT. ITL: the median of every chunk gap of every record at that "
+            "concurrency; target: within 1% of step(N).", "",
+            "| configuration | overhead_s | prefill_s_per_token | step_ms | figure | model | "
+            "measured (median) | error | n |", "|---|---|---|---|---|---|---|---|---|"]
+        for cfg in cfgs:
+            name, steps = cfg["name"], cfg["steps"]
+            src = "profile file (base qat-l4)" if cfg.get("file") else "--set on instant"
+            step_txt = ",".join(f"{b}:{ms:g}" for b, ms in steps)
+            recs = {c: [r for r in read_records(os.path.join(out, f"c{c}-{name}.json"))
+                        if r["ok"]] for c in (1, 4)}
+            if len(recs[1]) != reps or any(r["t_first_token_us"] is None for r in recs[1]):
+                self.fail(f"stream accuracy {name}: {len(recs[1])} of {reps} streams at 1 ok")
+            model = [(cfg["overhead_s"] + r["prompt_tokens"] * cfg["prefill_s_per_token"]
+                      + self.step_s(steps, 1)) * 1e3 for r in recs[1]]
+            ttft = [(r["t_first_token_us"] - r["t_start_us"]) / 1e3 for r in recs[1]]
+            errs = [t - m for t, m in zip(ttft, model)]
+            err, m_ms = statistics.median(errs), statistics.median(model)
+            limit = 1 + 0.01 * m_ms
+            self.lines.append(f"| {name} ({src}) | {cfg['overhead_s']:g} | "
+                              f"{cfg['prefill_s_per_token']:g} | {step_txt} | TTFT at 1 | "
+                              f"{m_ms:.2f} ms | {statistics.median(ttft):.2f} ms | "
+                              f"{err:+.2f} ms (range {min(errs):+.2f} to {max(errs):+.2f}) | "
+                              f"{len(errs)} |")
+            self.row("stream", f"stream_ttft_{name}", f"TTFT error at 1, {name}",
+                     f"client TTFT less the model's overhead + prefill + step(1) = {m_ms:.2f} "
+                     "ms, median over the requests (K = 1, no jitter)", err, "ms",
+                     f"within {limit:.2f} ms (1 ms + 1%)", abs(err) <= limit,
+                     f"median TTFT {statistics.median(ttft):.2f} ms, range of errors "
+                     f"{min(errs):+.2f} to {max(errs):+.2f} ms, n={len(errs)}")
+            for c in (1, 4):
+                gaps = [g / 1e3 for r in recs[c] for g in r["chunk_gaps_us"]]
+                if not gaps:
+                    self.fail(f"stream accuracy {name}: no chunk gaps at {c}")
+                want = self.step_s(steps, c) * 1e3
+                med = statistics.median(gaps)
+                e = (med / want - 1) * 100
+                self.lines.append(f"| {name} ({src}) | | | | median ITL at {c} | {want:.3f} ms "
+                                  f"| {med:.3f} ms | {e:+.2f}% | {len(gaps)} gaps |")
+                self.row("stream", f"stream_itl{c}_{name}", f"median ITL at {c}, {name}",
+                         f"median gap between content chunks at concurrency {c} against the "
+                         f"model's step({c}) = {want:.3f} ms", e, "%", "within 1%",
+                         abs(e) <= 1, f"measured {med:.3f} ms, n={len(gaps)} gaps of "
+                         f"{len(recs[c])} streams")
+
+    def share_runs(self):
+        """(b)'s two loads: one batch of n streams on one variant (every step's tokens
+        leave in one burst), and n streams in flight on a fleet of variants (Poisson
+        arrivals; each variant's steps at its own phase)."""
+        if self.quick:
+            return 100, {"batch": {"tokens": 8, "batches": 2},
+                         "fleet": {"variants": 10, "tokens": 8, "step_ms": 100, "seconds": 3}}
+        return 1000, {"batch": {"tokens": 16, "batches": 4},
+                      "fleet": {"variants": 50, "tokens": 30, "step_ms": 200, "seconds": 16}}
+
+    def stream_share(self):
+        """(b) The client's own share of TTFT at n concurrent streams."""
+        n, runs = self.share_runs()
+        fl = runs["fleet"]
+        overhead = 0.5
+        duration = overhead + fl["tokens"] * fl["step_ms"] / 1e3  # one stream, alone
+        rate = round(0.97 * n / duration, 1)  # about n in flight
+        count = int(rate * fl["seconds"])
+        self.open_files(n + 256)
+        log = os.path.join(self.tmp, "share-requests.jsonl")
+        args = ["--max-connections", str(n + 100), "--request-log", log,
+                "--endpoint", "burst=instant", "--set", "burst.overhead_s=0.2", "--set",
+                f"burst.step_ms=1:20,{n}:40", "--set", f"burst.max_seqs={n + 24}"]
+        for v in range(fl["variants"]):
+            args += ["--endpoint", f"fleet/v{v:02d}=instant"]
+        args += ["--set", f"fleet.overhead_s={overhead}", "--set",
+                 f"fleet.step_ms=1:{fl['step_ms']}", "--set", "fleet.max_seqs=256"]
+        out = os.path.join(self.tmp, "share")
+        tagged = os.path.join(HERE, "tagged.lua")
+        emu = self.rt_emulator(args)
+        try:
+            self.say(f"stream: {n} streams in one batch")
+            self.finished(self.sm_stream(n, tagged, emu.url, [
+                "--endpoint", "burst", "--max-tokens", str(runs["batch"]["tokens"]),
+                "--batches", str(runs["batch"]["batches"]), "--out",
+                os.path.join(out, "{label}.json")], rt=True), f"sm-stream tagged.lua -c{n}")
+            self.say(f"stream: {n} streams in flight on {fl['variants']} variants")
+            self.finished(self.sm_stream(n, tagged, emu.url, [
+                "--endpoint", "fleet", "--max-tokens", str(fl["tokens"]), "--rate", str(rate),
+                "--count", str(count), "--out", os.path.join(out, "{label}.json")], rt=True),
+                f"sm-stream tagged.lua --rate {rate} -c{n}")
+        finally:
+            emu.stop()
+        served = {}
+        with open(log) as f:
+            for line in f:
+                e = json.loads(line)
+                m = TAG.search(e.get("prompt") or "")
+                if e.get("endpoint") in ("burst", "fleet") and m:
+                    key = (e["endpoint"], m.group(1))
+                    if key in served:
+                        self.fail(f"stream share: two request-log lines for {key}")
+                    served[key] = e
+        self.lines += [
+            "", f"### (b) The client's share of TTFT at {n:,} streams", "",
+            f"sm-stream -t1 -c{n} (one process) against sm-emulator with --request-log; " +
+            self.prio_text() + " Each request carries a tag of its own "
+            "(tests/bench/tagged.lua: the prompt ends in \"(request B.K)\" and the record's "
+            "`question` is \"B.K\"), so every record is matched to the one request-log line "
+            "whose prompt ends in its tag (one to one: a record without its line, or a line "
+            "without its record, fails the run). Share = (t_first_token_us - t_start_us) - "
+            "(first_token - received): each difference is on one clock. It splits into the "
+            "send side (received - wall_start_us: the request leaving the client, crossing the "
+            "loopback, waiting in the emulator's queue until it is handled) and the receive "
+            "side (the client's wall clock at the first token - first_token: the emulator "
+            "stamps first_token when it queues the bytes for its socket, so the rest of its "
+            "loop turn, its write, the loopback and the client's read and parse are in it).",
+            "", "| load | streams | n | share p50 | share p99 | share max | send side p99 | "
+            "receive side p99 | in flight at first token (median) |",
+            "|---|---|---|---|---|---|---|---|---|"]
+        first = None
+        for kind in ("batch", "fleet"):
+            ep = "burst" if kind == "batch" else "fleet"
+            recs = read_records(os.path.join(out, f"{ep}.json"))
+            if any(not r["ok"] for r in recs):
+                self.fail(f"stream share ({kind}): {sum(not r['ok'] for r in recs)} streams failed")
+            keys = {(ep, r["question"]) for r in recs}
+            logged = {k for k in served if k[0] == ep}
+            if len(keys) != len(recs) or keys != logged:
+                self.fail(f"stream share ({kind}): {len(recs)} records, {len(logged)} logged "
+                          f"requests, {len(keys ^ logged)} unmatched")
+            spans = sorted((r["t_start_us"], r["t_end_us"]) for r in recs)
+            if kind == "batch":  # the first batch opens the connections: apart
+                first = self.share_figures([r for r in recs if r["batch"] == 0], served, ep,
+                                           spans)
+                recs = [r for r in recs if r["batch"] > 0]
+                what = (f"one variant, batches of {n} (step 20 ms at 1 to 40 ms at {n}, "
+                        f"{runs['batch']['tokens']} tokens): every step's {n} tokens leave "
+                        f"together; batches 2 to {runs['batch']['batches']} (keep-alive)")
+                self.lines.append(f"| one variant, the first batch of {n} (every connection "
+                                  f"opened then) | {n} | " + first["cells"])
+            else:  # the steady state: after the first streams' lifetime
+                t0 = spans[0][0] + duration * 1e6
+                recs = [r for r in recs if r["t_start_us"] >= t0]
+                what = (f"{n} in flight on {fl['variants']} variants of one endpoint (step "
+                        f"{fl['step_ms']} ms, {fl['tokens']} tokens, Poisson arrivals at "
+                        f"{rate:g}/s for {fl['seconds']} s), the streams sent after the first "
+                        f"{duration:g} s (the ramp)")
+            f = self.share_figures(recs, served, ep, spans)
+            self.lines.append(f"| {what} | {n} | " + f["cells"])
+            self.row("stream", f"stream_share_{kind}",
+                     f"client's share of TTFT, p99, {n} streams ({kind})",
+                     "client TTFT less the emulator's logged first_token - received, same "
+                     "request (matched by a tag in the prompt): " + (
+                         "batches of all the streams on one variant, every step's tokens in one "
+                         "burst, connections open" if kind == "batch" else
+                         "streams spread over a fleet of variants, steady state"), f["p99"],
+                     "ms", "<= 1 ms", f["p99"] <= 1, f"p50 {f['p50']:.2f} ms, n={f['n']}, "
+                     f"send side p99 {f['send99']:.2f} ms, receive side p99 {f['recv99']:.2f} "
+                     f"ms, median {f['flight']:.0f} in flight" + (
+                         f"; the first batch, opening its connections: p99 {first['p99']:.2f} ms"
+                         if kind == "batch" else ""))
+
+    def share_figures(self, recs, served, ep, spans):
+        """The client's share of TTFT of recs (ms): percentiles, sides, the table's cells."""
+        share, send, recv, flight = [], [], [], []
+        for r in recs:
+            e = served[(ep, r["question"])]
+            client = r["t_first_token_us"] - r["t_start_us"]
+            share.append((client - (e["first_token"] - e["received"]) * 1e6) / 1e3)
+            send.append((e["received"] * 1e6 - r["wall_start_us"]) / 1e3)
+            recv.append((r["wall_start_us"] + client - e["first_token"] * 1e6) / 1e3)
+            t = r["t_first_token_us"]
+            flight.append(sum(1 for a, b in spans if a <= t < b))
+        if not share:
+            self.fail(f"stream share ({ep}): no request in the measured window")
+        f = {"n": len(share), "p50": quantile(share, 0.5), "p99": quantile(share, 0.99),
+             "send99": quantile(send, 0.99), "recv99": quantile(recv, 0.99),
+             "flight": statistics.median(flight)}
+        f["cells"] = (f"{f['n']} | {f['p50']:.2f} ms | {f['p99']:.2f} ms | {max(share):.2f} ms | "
+                      f"{f['send99']:.2f} ms | {f['recv99']:.2f} ms | {f['flight']:.0f} |")
+        return f
+
+    def stream_scale(self):
+        """(c) Memory per stream and CPU per received token at n streams."""
+        n = 100 if self.quick else 10000
+        tokens = 10 if self.quick else 20
+        overhead, step_ms = (0.3, 100) if self.quick else (2.0, 1000)
+        self.open_files(n + 256)
+        emu = self.start_emulator([
+            "--busy-poll", "--max-connections", str(n + 100),
+            "--endpoint", "scale=instant", "--set", f"scale.overhead_s={overhead}", "--set",
+            f"scale.step_ms=1:{step_ms}", "--set", f"scale.max_seqs={n + 24}",
+            "--endpoint", "one=instant", "--set", "one.overhead_s=0.1", "--set",
+            "one.step_ms=1:50"])
+        out = os.path.join(self.tmp, "stream-scale")
+        sweep = os.path.join(ROOT, "scenarios", "sweep.lua")
+        try:
+            self.say("stream: 1 stream")
+            one = self.sm_stream(1, sweep, emu.url, [
+                "--endpoint", "one", "--max-tokens", str(tokens), "--batches", "1", "--out",
+                os.path.join(out, "one-{label}.json")])
+            status, _, rss1 = self.watch(one)
+            if status:
+                self.fail(f"stream scale: 1 stream: exit {status}: {one.stderr.read()[-300:]}")
+            self.say(f"stream: {n} streams")
+            p = self.sm_stream(n, sweep, emu.url, [
+                "--endpoint", "scale", "--max-tokens", str(tokens), "--batches", "1", "--out",
+                os.path.join(out, "n-{label}.json")])
+            rss = 0
+
+            def begun():
+                nonlocal rss
+                rss = self.hwm_kib(p.pid, rss)
+                return emu.stats()["endpoints"]["scale"]["requests"] >= n
+
+            try:
+                self.wait_for(p, begun, f"stream scale {n}", timeout=300)
+                c0, (u0, s0), w0 = self.proc_cpu_ns(p.pid), self.proc_cpu(p.pid), time.time()
+                status, use, peak = self.watch(p)
+                rss = max(rss, peak)
+            except BaseException:
+                self.stop(p)
+                raise
+            if status:
+                self.fail(f"stream scale {n}: exit {status}: {p.stderr.read()[-300:]}")
+            stats = emu.stats()["endpoints"]["scale"]
+        finally:
+            emu.stop()
+        recs = read_records(os.path.join(out, "n-scale.json"))
+        failed = sum(not r["ok"] for r in recs) + n - len(recs)
+        cpu = use.ru_utime + use.ru_stime - c0 / 1e9
+        user, sys_ = use.ru_utime - u0, use.ru_stime - s0
+        got = after = 0
+        for r in recs:  # each chunk's arrival on the wall clock: those after w0 count
+            t = r["wall_start_us"] + ((r["t_first_token_us"] or r["t_start_us"]) - r["t_start_us"])
+            times = [t] if r["t_first_token_us"] is not None else []
+            for g in r["chunk_gaps_us"]:
+                t += g
+                times.append(t)
+            got += len(times)
+            after += sum(1 for x in times if x >= w0 * 1e6)
+        if after == 0:
+            self.fail(f"stream scale {n}: no token arrived after every stream had begun")
+        per_stream = (rss - rss1) / n
+        per_token = cpu / after * 1e6
+        self.lines += [
+            "", f"### (c) Scale: {n:,} streams in one process", "",
+            f"sm-stream -t1 -c{n} scenarios/sweep.lua --batches 1 --max-tokens {tokens} on CPU "
+            f"{self.client_cpu}, sm-emulator --busy-poll on CPU {self.server_cpu} (overhead "
+            f"{overhead:g} s, a step of {step_ms} ms whatever the batch: {n:,} tokens every "
+            f"{step_ms / 1000:g} s, which the emulator keeps up with). Memory: the peak "
+            "resident set (VmHWM of /proc/PID/status, read every 20 ms to the exit) less "
+            f"that of a one-stream run of the same scenario and length, over {n:,}. CPU: the "
+            "process's CPU (schedstat, then getrusage at its exit: user + system) from the "
+            "moment the emulator had received "
+            "every request to the end (the result file written), over the tokens that arrived "
+            "in that time (the chunks' arrival times from the records). Open files: the "
+            "script raises its limit for both processes.", "",
+            "| streams | peak RSS | 1-stream RSS | per stream | CPU in the window | user | "
+            "system | tokens in the window | CPU per token | failed |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+            f"| {n:,} | {rss / 1024:.1f} MiB | {rss1 / 1024:.1f} MiB | "
+            f"{per_stream:.1f} KiB | {cpu:.2f} s | {user:.2f} s | {sys_:.2f} s | {after:,} of "
+            f"{got:,} | {per_token:.2f} us | {failed} |"]
+        self.row("stream", "stream_scale_memory", f"memory per stream at {n:,}",
+                 "sm-stream's peak resident memory less a one-stream run's, per stream",
+                 per_stream, "KiB", "<= 64 KiB", per_stream <= 64,
+                 f"peak RSS {rss / 1024:.1f} MiB, 1 stream {rss1 / 1024:.1f} MiB")
+        self.row("stream", "stream_scale_cpu", f"CPU per received token at {n:,} streams",
+                 "sm-stream's CPU (user + system) over the tokens received, once every stream "
+                 "has begun, emulator busy-polling on the other core", per_token, "us",
+                 "<= 1 us", per_token <= 1,
+                 f"{cpu:.2f} s (user {user:.2f}, system {sys_:.2f}) for {after:,} tokens")
+        self.row("stream", "stream_scale_failed", f"failed streams at {n:,}",
+                 "streams without a complete, successful record (of the emulator's "
+                 f"{stats['requests']:,} requests)", failed, "requests", "0", failed == 0,
+                 f"{len(recs):,} recorded")
+
+    def stream_codecs(self):
+        """(d) botocore's event-stream parser and the C codec on one captured reply."""
+        tokens = 100 if self.quick else 1000
+        seconds = "0.3" if self.quick else "2"
+        loops = "100000" if self.quick else "1000000"
+        body = os.path.join(self.tmp, "stream-body.json")
+        reply = os.path.join(self.tmp, "stream-reply.bin")
+        with open(body, "w") as f:
+            json.dump({"messages": [{"role": "user", "content": "Write a long, detailed story "
+                                     "about a lighthouse keeper on a remote island."}],
+                       "max_tokens": tokens, "temperature": 0, "ignore_eos": True,
+                       "stream": True, "stream_options": {"include_usage": True}}, f)
+        emu = self.start_emulator(["--endpoint", "bench=instant", "--set",
+                                   "bench.max_model_len=100000"])
+        try:
+            subprocess.run([
+                "curl", "-s", "--fail", "--aws-sigv4", "aws:amz:us-east-1:sagemaker", "--user",
+                f"{self.env['AWS_ACCESS_KEY_ID']}:{self.env['AWS_SECRET_ACCESS_KEY']}", "-H",
+                "Content-Type: application/json", "-H",
+                "Accept: application/vnd.amazon.eventstream", "--data-binary", "@" + body, "-o",
+                reply, f"{emu.url}/endpoints/bench/invocations-response-stream"], check=True,
+                env=self.env)
+        finally:
+            emu.stop()
+        self.say("stream: codecs")
+        c = subprocess.run(self.pinned([self.bin["stream_bench"], "--file", reply, loops]),
+                           capture_output=True, text=True)
+        py = subprocess.run(self.pinned([self.python, os.path.join(HERE, "stream_vs_botocore.py"),
+                                         reply, seconds]), capture_output=True, text=True)
+        syn = subprocess.run(self.pinned([self.bin["stream_bench"], loops]), capture_output=True,
+                             text=True)
+        if c.returncode or py.returncode or syn.returncode:
+            self.fail("stream_bench / stream_vs_botocore.py: " +
+                      (c.stderr + py.stderr + syn.stderr).strip()[-300:])
+        m = re.search(r"(\d+) tokens a reading, \d+ tokens, ([\d.]+) ns/token", c.stdout)
+        got = dict(line.split() for line in py.stdout.splitlines())
+        if not m or int(got["tokens_per_reading"]) != int(m.group(1)):
+            self.fail(f"stream codecs: the C codec and botocore read different token counts: "
+                      f"{c.stdout.strip()} / {py.stdout.strip()}")
+        c_us, py_us = float(m.group(2)) / 1e3, float(got["botocore_us_per_token"])
+        rows = {}
+        for line in syn.stdout.splitlines():
+            s = re.match(r"(.+?)\s+(\d+)\s+([\d.]+)$", line)
+            if s:
+                rows[s.group(1).strip()] = float(s.group(3)) / 1e3
+        synthetic = rows.get("eventstream vLLM chat, one message per slice")
+        evs_only = rows.get("eventstream layer alone (vLLM chat messages)")
+        if synthetic is None or evs_only is None:
+            self.fail("stream_bench: its table changed: " + syn.stdout.strip()[-300:])
+        size = os.path.getsize(reply)
+        self.lines += [
+            "", "### (d) Decoding cost per token, for the record", "",
+            f"One streamed reply captured from sm-emulator (instant profile, vLLM chat, "
+            f"{m.group(1)} tokens, {size:,} bytes of event stream: one PayloadPart per token, as "
+            "SageMaker relays the container's flushes), decoded one message at a time, over and "
+            "over, on one core: by the engine's codec (common/sstream: both CRCs, the SSE "
+            "events, the chunk's JSON; `stream_bench --file`), and in Python by botocore's "
+            "`EventStreamBuffer` (what boto3's invoke_endpoint_with_response_stream reads with; "
+            "CRCs checked) with the SSE payloads joined, cut into events and parsed with "
+            "`json.loads` for the delta's content (tests/bench/stream_vs_botocore.py). "
+            "stream_bench's own synthetic rows beside them.", "",
+            "| decoder | CPU per token |", "|---|---|",
+            f"| C codec, the captured reply | {c_us:.3f} us |",
+            f"| botocore EventStreamBuffer + SSE + json.loads, the captured reply | "
+            f"{py_us:.2f} us |",
+            f"| C codec, stream_bench's synthetic vLLM chat body, one message per slice | "
+            f"{synthetic:.3f} us |",
+            f"| C, the event-stream layer alone (stream_bench) | {evs_only:.3f} us |"]
+        self.row("stream", "stream_codec_c", "C codec, CPU per token",
+                 f"the engine's decoder (event stream, SSE, chunk JSON) on a captured "
+                 f"{m.group(1)}-token reply, one message at a time", c_us, "us")
+        self.row("stream", "stream_codec_botocore", "botocore, CPU per token",
+                 "botocore.eventstream.EventStreamBuffer and the vLLM SSE payloads parsed in "
+                 "Python (json.loads), the same reply", py_us, "us")
+        self.row("stream", "stream_codec_ratio", "botocore / C codec",
+                 "CPU per token of the Python decoder over the C one", py_us / c_us, "x")
+        self.row("stream", "stream_codec_synthetic", "C codec, stream_bench body",
+                 "stream_bench's synthetic vLLM chat body, one message per slice", synthetic,
+                 "us", detail=f"event-stream layer alone {evs_only:.3f} us")
+
+    # ------------------------------------------------------------ 8. open loop
+
+    def part_openloop(self):
+        rate = 1000
+        seconds = 1 if self.quick else 10
+        conns = 16
+        rt = bool(self.realtime())
+        emu = self.rt_emulator(["--endpoint", "ol=instant"])
+        out = os.path.join(self.tmp, "openloop")
+        rate_lua = os.path.join(ROOT, "scenarios", "rate.lua")
+        args = ["--endpoint", "ol", "--rates", str(rate), "--duration", str(seconds),
+                "--arrivals", "constant", "--max-tokens", "16"]
+        runs = [(client, prio) for prio in (["rt", "plain"] if rt else ["plain"])
+                for client in ("stream", "wrk")]
+        try:
+            for client, prio in runs:
+                self.say(f"openloop: {client}, {prio}")
+                path = os.path.join(out, f"{client}-{prio}-{{label}}.json")
+                if client == "stream":
+                    p = self.sm_stream(conns, rate_lua, emu.url, args + ["--out", path],
+                                       rt=prio == "rt")
+                else:
+                    cmd = ["wrk", f"-t{conns}", f"-c{conns}", "-d1h", "--timeout", "60s", "-s",
+                           rate_lua, emu.url, "--"] + args + [
+                        "--region", "us-east-1", "--progress", "0", "--out", path]
+                    if prio == "rt":
+                        cmd = self.realtime() + cmd
+                    p = subprocess.Popen(self.pinned(cmd), env=self.wrk_env,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                         text=True)
+                self.finished(p, f"openloop {client} {prio}")
+        finally:
+            emu.stop()
+        lines = [
+            f"scenarios/rate.lua --rates {rate} --duration {seconds} --arrivals constant "
+            f"--max-tokens 16 against sm-emulator's instant profile (on CPU "
+            f"{self.server_cpu}; " + ("real-time priority" if rt else "normal priority") +
+            f"), the client on CPU {self.client_cpu}: sm-stream -t1 -c{conns} "
+            f"(streamed replies; libevent timers at each arrival) and wrk -t{conns} -c{conns} "
+            "(each thread blocks in request() until its arrival's time; one connection per "
+            "thread, so a thread waiting for a reply sends nothing). Lateness = t_start_us - "
+            "t_intended_us of every record; achieved rate = (requests - 1) / (last start - "
+            "first start). " + ("Each client runs twice: at real-time priority (SCHED_FIFO: the "
+                                "shared host's other jobs cannot hold it off its CPU; the "
+                                "target rows) and at normal priority." if rt else
+                                "Real-time priority was not available: normal priority only."),
+            "", "| client | priority | requests | within 1 ms | p50 | p99 | max | achieved "
+            "rate |", "|---|---|---|---|---|---|---|---|"]
+        figures = {}
+        for client, prio in runs:
+            recs = read_records(os.path.join(out, f"{client}-{prio}-ol.json"))
+            if abs(len(recs) - rate * seconds) > 1 or any(not r["ok"] for r in recs):
+                self.fail(f"openloop {client} {prio}: {len(recs)} records, "
+                          f"{sum(not r['ok'] for r in recs)} failed; {rate * seconds} planned")
+            late = [r["t_start_us"] - r["t_intended_us"] for r in recs]
+            starts = sorted(r["t_start_us"] for r in recs)
+            got = (len(starts) - 1) / (starts[-1] - starts[0]) * 1e6
+            f = {"within": 100 * sum(x <= 1000 for x in late) / len(late),
+                 "p50": quantile(late, 0.5), "p99": quantile(late, 0.99), "max": max(late),
+                 "rate": got, "n": len(recs)}
+            figures[(client, prio)] = f
+            lines.append(f"| {'sm-stream' if client == 'stream' else 'wrk'} | "
+                         f"{'real-time' if prio == 'rt' else 'normal'} | {f['n']:,} | "
+                         f"{f['within']:.2f}% | {f['p50']:,} us | {f['p99']:,} us | "
+                         f"{f['max']:,} us | {f['rate']:.1f}/s |")
+        self.details.append(("Open-loop schedule adherence", "\n".join(lines)))
+        main = "rt" if rt else "plain"
+        why = {"stream": "", "wrk": ". No target: wrk's threads block in request() until the "
+               "arrival time and hold one connection each, so a request is late when every "
+               "thread is still waiting for a reply or its thread wakes late"}
+        for client, name in (("stream", "sm-stream"), ("wrk", "wrk")):
+            f = figures[(client, main)]
+            prio = "real-time priority" if main == "rt" else "normal priority"
+            self.row("openloop", f"openloop_{client}_within", f"{name}: sent within 1 ms",
+                     f"share of requests sent at most 1 ms after their intended time, "
+                     f"{rate:,}/s constant arrivals, {prio}" + why[client], f["within"],
+                     "% of requests", ">= 99%" if client == "stream" else "",
+                     f["within"] >= 99 if client == "stream" else None,
+                     f"n={f['n']:,}, max {f['max']:,} us")
+            self.row("openloop", f"openloop_{client}_p50", f"{name}: lateness p50",
+                     f"median of t_start_us - t_intended_us, {prio}", f["p50"], "us")
+            self.row("openloop", f"openloop_{client}_p99", f"{name}: lateness p99",
+                     f"99th percentile of t_start_us - t_intended_us, {prio}", f["p99"], "us")
+            err = (f["rate"] / rate - 1) * 100
+            self.row("openloop", f"openloop_{client}_rate", f"{name}: achieved rate",
+                     f"error of the achieved arrival rate against the {rate:,}/s asked", err,
+                     "%", "within 2%", abs(err) <= 2, f"{f['rate']:.1f} requests/s")
+            if rt:
+                g = figures[(client, "plain")]
+                self.row("openloop", f"openloop_{client}_within_plain",
+                         f"{name}: sent within 1 ms, normal priority",
+                         "the same at normal priority, sharing its CPU with the host's other "
+                         "jobs", g["within"], "% of requests",
+                         detail=f"p50 {g['p50']:,} us, p99 {g['p99']:,} us, max {g['max']:,} us")
+
+    # ------------------------------------------------------------ notes
+
+    @staticmethod
+    def stream_notes(v):
+        """The notes' bullets of the stream and openloop parts (v: the rows' values)."""
+        def val(key, fmt):
+            return fmt % v[key] if key in v else "n/a"
+
+        return [
+            "- **Streaming.** (a) The client's TTFT reads high by its own round trip (" +
+            val("stream_ttft_stream-set", "%+.2f ms") + ", " +
+            val("stream_ttft_stream-file", "%+.2f ms") + ": the request crossing the loopback "
+            "and being read and checked before the emulator's clock starts, and the first "
+            "token's way back); the median ITL is the model's step to a few hundredths of a "
+            "percent (steps without jitter, each chunk stamped when its read returns). "
+            "(b) With the streams spread over a fleet of variants (as a remote endpoint's "
+            "instances and their steps spread them) the client's share is the loopback and "
+            "the two processes' per-request work, p99 " + val("stream_share_fleet", "%.2f ms") +
+            ", at the target's edge. In batches of 1,000 on one variant it is not the "
+            "client's alone, and three causes add up (measured on the tags' request-log lines): "
+            "sm-stream stamps t_start_us when it hands a request to libcurl "
+            "(stream/engine.c, engine_send: disp_sent right after curl_multi_add_handle), but "
+            "libcurl writes it only when the loop next runs its timer, after every request of "
+            "the batch has been signed and handed over, about 7 ms for 1,000 tagged requests "
+            "(the first request reaches the emulator 7 ms after its stamp; by hand, from the "
+            "records and the log); the 1,000 requests "
+            "then reach the emulator about 28 us apart (both processes' per-request work; the "
+            "emulator stamps received when it handles each); and every decode step's 1,000 "
+            "tokens leave in one burst, so the last stream of a burst reads its token about "
+            "10 ms after the emulator queued it. (c) About " +
+            val("stream_scale_memory", "%.0f KiB") + " a stream. CPU per token is " +
+            val("stream_scale_cpu", "%.1f us") + " against 1 us. perf (by hand, once: 10 s of "
+            "10,000 streams, 2 kHz) puts 42% in libcurl, 32% in the kernel, 13% in "
+            "sm-stream's own code (the decoder and the recording: 1 to 1.5 us a token, near "
+            "stream_bench's codec figure), 5% in libc and 3% in libevent. At slow token rates "
+            "every token arrives alone on its own connection, so each costs an epoll event, "
+            "a recvfrom and "
+            "a poll (libcurl looks at the socket again after each read: strace counts one of "
+            "each per token) and libcurl's per-transfer work, of which 18% of the samples sit "
+            "in one hash-chain walk (most likely its socket hash, which has a fixed 911 "
+            "buckets in libcurl 7.88: with 10,000 sockets a lookup walks about 11 entries). "
+            "The target holds for the decoding and recording the issue names, not for a "
+            "process that reads one "
+            "socket per token. (d) botocore's decoder and Python's json take " +
+            val("stream_codec_botocore", "%.1f us") + " a token, " +
+            val("stream_codec_ratio", "%.0f") + " times the C codec's " +
+            val("stream_codec_c", "%.2f us") + ".",
+            "- **Open loop.** At 1,000 requests/s both clients send on time when they have "
+            "their CPU (real-time priority: sm-stream " +
+            val("openloop_stream_within", "%.2f%%") + " within 1 ms, wrk " +
+            val("openloop_wrk_within", "%.2f%%") + "); at normal priority the host's other "
+            "jobs delay their wake-ups (sm-stream " +
+            val("openloop_stream_within_plain", "%.2f%%") + ", wrk " +
+            val("openloop_wrk_within_plain", "%.2f%%") + "). wrk keeps up here because an "
+            "instant reply frees its thread within a fraction of a millisecond and 16 threads "
+            "share 1 ms gaps. Each wrk thread blocks in request() until its arrival's time and "
+            "has one connection, so it sends nothing while it waits for a reply: once replies "
+            "take longer than threads x gap (16 ms), every thread is waiting and later "
+            "arrivals leave late, whereas sm-stream's slots are "
+            "bounded only by -c. The achieved rates are the asked one (the schedule is drawn "
+            "before the run and each request leaves at its time).",
+        ]
