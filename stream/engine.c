@@ -82,8 +82,7 @@ static void engine_send(struct engine_thread *t, size_t i, const struct plan_ent
     buf_init(&err, 512);
     if (slot_prepare(s, e, &t->creds, &err) == SLOT_OK &&
         curl_multi_add_handle(t->multi, s->easy) == CURLM_OK) {
-        disp_sent(t->disps[i], run_now_us(), run_wall_us());
-        t->active++;
+        t->active++; /* its send time is stamped as it leaves (slot.h) */
     } else {
         disp_abort("cannot sign a request", err.len ? buf_str(&err) : "libcurl refused it");
         t->ended++;

@@ -35,6 +35,16 @@ static void slot_headers_end(struct slot *s) {
     sstream_init(&s->ss, es ? SSTREAM_BODY_EVENTSTREAM : SSTREAM_BODY_PLAIN, framing, NULL);
 }
 
+/* libcurl's prerequest callback: the request is about to be written on its
+ * connection (new or reused): its start. */
+static int slot_on_prereq(void *ud, char *ip, char *local_ip, int port, int local_port) {
+    struct slot *s = ud;
+    (void)ip, (void)local_ip, (void)port, (void)local_port;
+    if (!s->left) disp_sent(s->disp, run_now_us(), run_wall_us());
+    s->left = true;
+    return CURL_PREREQFUNC_OK;
+}
+
 /* libcurl's header callback: the status line, the headers a record needs. */
 static size_t slot_on_header(char *line, size_t size, size_t n_items, void *ud) {
     struct slot *s = ud;
@@ -140,6 +150,8 @@ int slot_init(struct slot *s, const struct slot_config *cfg, struct disp *disp, 
     rc |= curl_easy_setopt(s->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     rc |= curl_easy_setopt(s->easy, CURLOPT_NOSIGNAL, 1L);
     rc |= curl_easy_setopt(s->easy, CURLOPT_TCP_NODELAY, 1L);
+    rc |= curl_easy_setopt(s->easy, CURLOPT_PREREQFUNCTION, slot_on_prereq);
+    rc |= curl_easy_setopt(s->easy, CURLOPT_PREREQDATA, s);
     rc |= curl_easy_setopt(s->easy, CURLOPT_HEADERFUNCTION, slot_on_header);
     rc |= curl_easy_setopt(s->easy, CURLOPT_HEADERDATA, s);
     rc |= curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, slot_on_body);
@@ -230,6 +242,9 @@ int slot_prepare(struct slot *s, const struct plan_entry *e, struct sigcreds *cr
     if (c != CURLE_OK) return buf_fail(err, SLOT_ERR_CURL, "libcurl refused the request");
     slot_reset(s);
     s->entry = e;
+    s->left = false;
+    s->t_handed_us = run_now_us();
+    s->wall_handed_us = run_wall_us();
     s->want_text = s->keep_text || call_scored(plan_entry_call(e));
     return SLOT_OK;
 }
@@ -250,6 +265,7 @@ static void slot_finish_stream(struct slot *s, CURLcode result) {
 }
 
 void slot_done(struct slot *s, CURLcode result) {
+    if (!s->left) disp_sent(s->disp, s->t_handed_us, s->wall_handed_us); /* never written */
     struct call_stream st = {
         .t_headers_us = s->t_headers_us, .prompt_tokens = -1, .completion_tokens = -1};
     struct call_reply in = {.status = s->status, .body = "", .stream = &st};

@@ -1,9 +1,12 @@
 /* slot: one stream of the engine: a sender with its dispatcher (disp.h) and
  * its libcurl easy handle, kept from request to request (and with it the
  * connection). A slot turns the plan's next entry into a libcurl request (the
- * signed request's headers and body), watches the reply arrive (the headers'
- * time, every content chunk's time and tokens, through common/sstream.h), and
- * makes what came back the entry's record (call.h's call_stream).
+ * signed request's headers and body), stamps its start when libcurl is about
+ * to write it on a connection (not when it was handed over: libcurl sends on
+ * its next turn, after the other requests handed over meanwhile), watches the
+ * reply arrive (the headers' time, every content chunk's time and tokens,
+ * through common/sstream.h), and makes what came back the entry's record
+ * (call.h's call_stream).
  *
  * Not thread-safe: a slot belongs to its engine thread. */
 #ifndef SM_SLOT_H
@@ -45,9 +48,11 @@ struct slot {
     struct disp *disp;
     CURL *easy;
     struct curl_slist *headers;
-    const struct plan_entry *entry; /* on the wire, or NULL */
-    int status;                     /* of the reply's status line (the last, after a 1xx) */
-    bool streaming;                 /* a 2xx: its body goes through ss */
+    const struct plan_entry *entry;        /* on the wire, or NULL */
+    bool left;                             /* its start is stamped (it was about to be written) */
+    long long t_handed_us, wall_handed_us; /* when it was handed to libcurl */
+    int status;                            /* of the reply's status line (the last, after a 1xx) */
+    bool streaming;                        /* a 2xx: its body goes through ss */
     struct sstream ss;
     struct buf error_body; /* a non-2xx reply's body */
     struct buf text;       /* the content, for a scored reply */

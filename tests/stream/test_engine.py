@@ -11,6 +11,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -195,6 +196,25 @@ def case_bad_usage():
                   f"{p.stderr}")
             check(len(p.stderr.strip().splitlines()) == 1, "one line: " + p.stderr)
         check(srv.requests == [] and os.listdir(out) == [], "nothing sent, nothing written")
+
+
+def case_unreachable():
+    """A request that never reaches a server (nothing listens) is still recorded once,
+    as a socket failure, its start the moment it was handed to libcurl."""
+    out = tempfile.mkdtemp(prefix="stream-unreach-")
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))  # a port of ours that nothing listens on
+    port = sock.getsockname()[1]
+    try:
+        p = subprocess.run([os.environ["SM_STREAM"], "-t1", "-c1", "-d1m", "-s", SMOKE,
+                            "http://127.0.0.1:%d" % port, "--", "--region", "us-east-1",
+                            "--endpoint", "ok", "--out", os.path.join(out, "{label}.json")],
+                           env=env(), capture_output=True, text=True, timeout=60)
+    finally:
+        sock.close()
+    r = only(finish(p, p.stdout, p.stderr, out), "ok")
+    check(r["status"] == 0 and r["error"]["code"] == "socket" and "chunks" not in r, str(r))
+    check(0 < r["t_start_us"] <= r["t_end_us"], str(r))
 
 
 def readme_scenario(name):
