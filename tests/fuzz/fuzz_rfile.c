@@ -73,7 +73,7 @@ static void fuzz_read(const char *path) {
     char *paths[] = {(char *)path};
     warnings_init(&w);
     buf_init(&err, 4096);
-    if (inputs_read(paths, 1, NULL, NULL, &in, &w, &err) == 0) {
+    if (inputs_read(paths, 1, NULL, NULL, NULL, &in, &w, &err) == 0) {
         if (err.len || in.n > 1) abort();
         for (size_t i = 0; i < in.n; i++) fuzz_check(&in.srcs[i]);
     } else if (strncmp(buf_str(&err), path, strlen(path)) != 0 || strchr(buf_str(&err), '\n') ||
