@@ -10,7 +10,7 @@
 #include "estim.h"
 #include "fmt.h"
 
-#define OCMP_MAX_RATES (2 * ORATE_MAX_RATES)
+#define OCMP_MAX_RATES ((size_t)2 * ORATE_MAX_RATES)
 
 const enum stream_metric ocmp_order[STREAM_METRICS] = {STREAM_E2E, STREAM_TTFT, STREAM_TPOT,
                                                        STREAM_ITL};
@@ -232,7 +232,7 @@ static void ocmp_ratio(struct ocmp *o) {
     int ic = c->rel == OCMP_EQ ? 0 : c->rel == OCMP_GE ? 1 : 2;
     o->ratio_rel = table[ic][ib];
     if (o->ratio_rel == OCMP_NONE) {
-        snprintf(o->ratio_why, sizeof o->ratio_why, "both capacities are bounded the same way (%s)",
+        snprintf(o->ratio_why, sizeof o->ratio_why, "both capacities are bounded the same way: %s",
                  b->rel == OCMP_GE ? "every rate held on both sides" : "no rate held on either");
         return;
     }

@@ -50,14 +50,16 @@ static int orate_rates(struct orate_ctx *c) {
     c->last_at = c->first_at + n;
     c->last_end = c->last_at + n;
     c->o->n = (size_t)n;
+    for (size_t i = 0; i < c->o->n; i++) {
+        c->first_at[i] = INT64_MAX;
+        c->last_at[i] = c->last_end[i] = INT64_MIN;
+    }
     size_t i = 0;
     cJSON_ArrayForEach(v, arr) {
         snprintf(name, sizeof name, "settings.rates[%zu]", i);
         int rc = field_check_value(v, &one, c->rf->path, name, c->err);
         if (rc < 0) return rc;
         c->o->r[i].rate = v->valuedouble;
-        c->first_at[i] = INT64_MAX;
-        c->last_at[i] = c->last_end[i] = INT64_MIN;
         i++;
     }
     return 0;
@@ -179,12 +181,11 @@ static int orate_record(struct orate_ctx *c, const struct rfile_rec *rec, size_t
 static void orate_spans(struct orate_ctx *c, struct warnings *w) {
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(c->s->settings, "duration_s");
     double duration = cJSON_IsNumber(d) ? d->valuedouble : NAN;
-    size_t none = 0, late = 0;
+    size_t none = 0;
     for (size_t b = 0; b < c->o->n; b++) {
         struct orate_round *r = &c->o->r[b];
         r->streamed = c->s->streamed;
         none += r->no_intended;
-        late += (size_t)r->late;
         if (!r->tally.sent) {
             warnings_add(w, "%s: no records at %g requests/s (the run stopped before it?)",
                          c->rf->path, r->rate);

@@ -75,13 +75,16 @@ static int osvg_axes(struct buf *b, const struct osvg_frame *f, const char *ylab
     double bottom = f->y0 + OSVG_PLOT_H;
     int rc = buf_addf(b, "<path d=\"M%d %.1fV%.1fH%d\" stroke=\"#222\" fill=\"none\"/>\n",
                       OSVG_LEFT, f->y0, bottom, OSVG_RIGHT);
-    for (double x = 0; !rc && x <= f->xmax * (1 + 1e-9); x += f->xstep) {
+    long nx = lround(f->xmax / f->xstep), ny = lround(f->ymax / f->ystep);
+    for (long i = 0; !rc && i <= nx; i++) {
+        double x = (double)i * f->xstep;
         fmt_num(x, -1, t, sizeof t);
         rc = buf_addf(b, "<path d=\"M%.1f %.1fV%.1f\" stroke=\"#222\"/>\n", osvg_px(f, x), bottom,
                       bottom + 4) ||
              osvg_text(b, osvg_px(f, x), bottom + 16, "font-size=\"11\" text-anchor=\"middle\"", t);
     }
-    for (double y = 0; !rc && y <= f->ymax * (1 + 1e-9); y += f->ystep) {
+    for (long i = 0; !rc && i <= ny; i++) {
+        double y = (double)i * f->ystep;
         fmt_num(y, 6, t, sizeof t);
         rc = buf_addf(b,
                       "<path d=\"M%d %.1fH%d\" stroke=\"#eee\"/>\n"

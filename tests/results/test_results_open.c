@@ -356,8 +356,8 @@ static void test_capacity_interpolated_and_bounded(void) {
     CHECK(p.m.open.x[0].cap.rel == OCMP_LT && p.m.open.x[0].cap.v == 1 &&
           p.m.open.x[0].cap.fail == 1 && p.m.open.x[0].cap.by == 0);
     CHECK(p.m.open.ratio_rel == OCMP_NONE &&
-          strcmp(p.m.open.ratio_why, "both capacities are bounded the same way (no rate held on "
-                                     "either)") == 0);
+          strcmp(p.m.open.ratio_why, "both capacities are bounded the same way: no rate held on "
+                                     "either") == 0);
     open_pair_free(&p);
 
     /* the candidate fails at 2: against a baseline that held everywhere, the ratio is "<=" */
