@@ -292,7 +292,8 @@ static void ocmp_val(struct side_val *v, const struct ocmp_side *x, double rate,
         side_val_set(v, value);
 }
 
-typedef double (*ocmp_pick)(const struct ocmp_point *p, int arg);
+/* A figure of a point (arg: which). */
+typedef double ocmp_pick(const struct ocmp_point *p, int arg);
 
 static double ocmp_pick_field(const struct ocmp_point *p, int arg) {
     const double *f[] = {&p->arrival, &p->completion, &p->tokens,  &p->goodput,
@@ -311,7 +312,7 @@ static double ocmp_pick_held(const struct ocmp_point *p, int arg) {
 }
 
 /* One row of rate: each side's value pick(p, arg), the ratio unless no_ratio. */
-static int ocmp_row(struct cmp *m, double rate, const char *what, int decimals, ocmp_pick pick,
+static int ocmp_row(struct cmp *m, double rate, const char *what, int decimals, ocmp_pick *pick,
                     int arg, const char *none, bool no_ratio) {
     char name[64];
     snprintf(name, sizeof name, "rate_%g_%s", rate, what);
