@@ -424,7 +424,9 @@ int cmp_build(struct cmp *m, const struct side *b, const struct side *c, const s
         cmp_quiz_rows(m) < 0 || cmp_latency_rows(m) < 0 || cmp_cost_rows(m) < 0 ||
         scmp_rows(m, w) < 0)
         return buf_fail(err, CMP_ERR_NOMEM, "out of memory");
-    int rc = qcmp_build(&m->quiz, b, c, m->bname, m->cname, err);
+    int rc = ocmp_build(m, w, err);
+    if (rc < 0) return rc;
+    rc = qcmp_build(&m->quiz, b, c, m->bname, m->cname, err);
     if (rc < 0 || (rc = xcheck_side(&m->xc, b, err)) < 0 || (rc = xcheck_side(&m->xc, c, err)) < 0)
         return rc;
     cmp_scale_note(m);
@@ -435,6 +437,7 @@ int cmp_build(struct cmp *m, const struct side *b, const struct side *c, const s
 
 void cmp_free(struct cmp *m) {
     free(m->rows);
+    ocmp_free(&m->open);
     qcmp_free(&m->quiz);
     xcheck_free(&m->xc);
     memset(m, 0, sizeof *m);

@@ -15,12 +15,13 @@
 
 #include "buf.h"
 #include "interval.h"
+#include "ocmp.h"
 #include "qcmp.h"
 #include "side.h"
 #include "warnings.h"
 #include "xcheck.h"
 
-enum cmp_err { CMP_OK = 0, CMP_ERR_NOMEM = -1 };
+enum cmp_err { CMP_OK = 0, CMP_ERR_NOMEM = -1, CMP_ERR_INPUT = -3 };
 
 enum cmp_group {
     CMP_MAIN,    /* the reference table */
@@ -29,6 +30,7 @@ enum cmp_group {
     CMP_COST,    /* per level, with --price-per-hour */
     CMP_KIND,    /* quiz correct per kind */
     CMP_STREAM,  /* per streamed measurement: TTFT, ITL, TPOT, end-to-end p50/p90/p99 (scmp.h) */
+    CMP_OPEN,    /* per asked rate of an open-loop run, and the capacity (ocmp.h; CSV only) */
 };
 
 /* The sample behind a streaming row's value. */
@@ -52,11 +54,13 @@ struct cmp_row {
     size_t nb, nc;                    /* samples the intervals rest on (0: none) */
     const char *method;               /* how the intervals were computed, or NULL */
     struct cmp_n n_b, n_c;            /* CMP_STREAM: the values' requests (and tokens) */
+    char note[160];                   /* more to say (a bounded value), or "" */
 };
 
 struct cmp_opts {
     bool have_price;
-    double price; /* USD per hour */
+    double price;              /* USD per hour */
+    const struct slo_set *slo; /* open-loop SLOs, or NULL */
 };
 
 struct cmp {
@@ -69,11 +73,13 @@ struct cmp {
     struct xcheck xc;
     char scale_note[400]; /* "" when both sides ran in real time */
     bool stream_mixed;    /* one side streamed a measurement the other measured unstreamed */
+    struct ocmp open;     /* the open-loop runs (ocmp.h) */
     char verdict[2000];
 };
 
-/* Compares b and c (which must outlive m). Returns 0, or CMP_ERR_NOMEM with
- * err; what the reader should know (failure rates, samples too small for an
+/* Compares b and c (which must outlive m; so must o->slo). Returns 0, or
+ * CMP_ERR_NOMEM or CMP_ERR_INPUT (SLOs that do not apply) with err; what the
+ * reader should know (failure rates, samples too small for an
  * interval, time scales, server-log differences) goes to w. */
 __attribute__((warn_unused_result)) int cmp_build(struct cmp *m, const struct side *b,
                                                   const struct side *c, const struct cmp_opts *o,

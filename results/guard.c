@@ -145,7 +145,10 @@ static int guard_scales(struct guard_ctx *g, const struct guard_iter *all, size_
 
 /* Whether src has the part a scenario's settings describe. */
 static bool guard_has(const struct src *s, int part) {
-    return part == 0 ? s->decode != NULL : part == 1 ? s->nlevels > 0 : s->quiz != NULL;
+    return part == 0   ? s->decode != NULL
+           : part == 1 ? s->nlevels > 0
+           : part == 2 ? s->quiz != NULL
+                       : s->rate != NULL;
 }
 
 /* One setting of two inputs of one part; both must have it to be compared. */
@@ -167,11 +170,14 @@ static int guard_setting(struct guard_ctx *g, const struct guard_iter *a,
 }
 
 static int guard_settings(struct guard_ctx *g, const struct guard_iter *all, size_t n) {
-    static const char *const parts[] = {"decode", "sweep", "quiz"};
-    static const char *const keys[3][4] = {{"prompt", "temperature", "ignore_eos", NULL},
-                                           {"prompt", "temperature", "ignore_eos", NULL},
-                                           {"max_tokens", "temperature", NULL, NULL}};
-    for (int p = 0; p < 3; p++) {
+    static const char *const parts[] = {"decode", "sweep", "quiz", "open-loop"};
+    static const char *const keys[4][11] = {{"prompt", "temperature", "ignore_eos", NULL},
+                                            {"prompt", "temperature", "ignore_eos", NULL},
+                                            {"max_tokens", "temperature", NULL},
+                                            {"arrivals", "rates", "duration_s", "burstiness",
+                                             "arrival_seed", "max_concurrency", "max_tokens",
+                                             "prompt", "temperature", "ignore_eos", NULL}};
+    for (int p = 0; p < 4; p++) {
         const struct guard_iter *ref = NULL;
         for (size_t i = 0; i < n; i++) {
             if (!guard_has(all[i].src, p)) continue;

@@ -5,7 +5,9 @@
  * different clients (the "tool" field without its version: wrk-sagemaker,
  * or compare.py via aws CLI), at different time scales, or with different
  * scenario settings (decode lengths, prompt, temperature, ignore_eos; a
- * level's tokens per request; the concurrency levels; the quiz's max_tokens).
+ * level's tokens per request; the concurrency levels; the quiz's max_tokens;
+ * an open-loop run's arrivals, rates, duration, burstiness, seed, maximum
+ * concurrency and tokens per request).
  * The same holds among the files pooled on one side. One side streamed
  * (sm-stream) and the other not (wrk) is such a difference, said louder: TTFT
  * and ITL exist only for streamed replies. With allow_mixed each

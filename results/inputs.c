@@ -16,6 +16,7 @@
 struct inputs_ctx {
     struct inputs *in;
     const struct quizfile *qz;
+    const struct slo_set *slo;
     struct warnings *w;
     struct buf *err;
     size_t cap;
@@ -93,7 +94,7 @@ static int inputs_json(struct inputs_ctx *c, const char *path, bool in_dir) {
     int rc = rfile_read(path, &rf, c->err);
     if (rc < 0) return rc;
     if (native_is_result(rf)) {
-        rc = native_src(rf, &s, c->w, c->err);
+        rc = native_src(rf, c->slo, &s, c->w, c->err);
     } else if (!rf->journal && !rf->has_records && measure_is(rf->head)) {
         rc = measure_src(rf->head, path, c->qz, &s, c->w, c->err);
     } else {
@@ -240,8 +241,9 @@ static int inputs_merge_facts(struct inputs_ctx *c, const char *facts_log) {
 }
 
 int inputs_read(char *const *paths, size_t npaths, const char *facts_log, const struct quizfile *qz,
-                struct inputs *out, struct warnings *w, struct buf *err) {
-    struct inputs_ctx c = {.in = out, .qz = qz, .w = w, .err = err};
+                const struct slo_set *slo, struct inputs *out, struct warnings *w,
+                struct buf *err) {
+    struct inputs_ctx c = {.in = out, .qz = qz, .slo = slo, .w = w, .err = err};
     int rc = 0;
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < npaths && rc == 0; i++) {

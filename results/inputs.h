@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "facts.h"
 #include "quizfile.h"
+#include "slo.h"
 #include "src.h"
 #include "srvlog.h"
 #include "warnings.h"
@@ -34,13 +35,13 @@ struct inputs {
 };
 
 /* Reads the paths of one side, and facts_log (--facts-ROLE, may be NULL). qz
- * (may be NULL) scores compare.py replies. Returns 0, or a negative code (of
+ * (may be NULL) scores compare.py replies; slo (may be NULL) decides which
+ * requests of an open-loop run were good. Returns 0, or a negative code (of
  * inputs_err, or of the reader that failed) with one line in err; warnings go
  * to w. The caller frees *out with inputs_free, also after an error. */
-__attribute__((warn_unused_result)) int inputs_read(char *const *paths, size_t npaths,
-                                                    const char *facts_log,
-                                                    const struct quizfile *qz, struct inputs *out,
-                                                    struct warnings *w, struct buf *err);
+__attribute__((warn_unused_result)) int
+inputs_read(char *const *paths, size_t npaths, const char *facts_log, const struct quizfile *qz,
+            const struct slo_set *slo, struct inputs *out, struct warnings *w, struct buf *err);
 void inputs_free(struct inputs *in);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "field.h"
+#include "orate.h"
 #include "rfmt.h"
 #include "smname.h"
 
@@ -18,7 +19,8 @@ struct native_ctx {
     struct src *s;
     struct warnings *w;
     struct buf *err;
-    uint32_t phase; /* the string id of the scenario's phase (UINT32_MAX: none) */
+    uint32_t phase;            /* the string id of the scenario's phase (UINT32_MAX: none) */
+    const struct slo_set *slo; /* may be NULL */
 };
 
 #define NATIVE_ANY_MAX 1e9
@@ -530,6 +532,13 @@ static int native_quiz(struct native_ctx *c) {
     return 0;
 }
 
+/* ---- rate ---- */
+
+static int native_rate(struct native_ctx *c) {
+    int rc = native_settings(c, orate_rules, orate_nrules);
+    return rc < 0 ? rc : orate_read(c->rf, c->phase, c->s, c->slo, &c->s->rate, c->w, c->err);
+}
+
 /* ---- the file ---- */
 
 /* The string id of name in rf, or UINT32_MAX when no record has it. */
@@ -539,12 +548,16 @@ static uint32_t native_phase(const struct rfile *rf, const char *name) {
     return UINT32_MAX;
 }
 
-int native_src(const struct rfile *rf, struct src *out, struct warnings *w, struct buf *err) {
+int native_src(const struct rfile *rf, const struct slo_set *slo, struct src *out,
+               struct warnings *w, struct buf *err) {
     static const struct {
         const char *scenario;
         int (*build)(struct native_ctx *);
-    } kinds[] = {{"decode", native_decode}, {"sweep", native_sweep}, {"quiz", native_quiz}};
-    struct native_ctx c = {.rf = rf, .s = out, .w = w, .err = err};
+    } kinds[] = {{"decode", native_decode},
+                 {"sweep", native_sweep},
+                 {"quiz", native_quiz},
+                 {"rate", native_rate}};
+    struct native_ctx c = {.rf = rf, .s = out, .w = w, .err = err, .slo = slo};
     memset(out, 0, sizeof *out);
     if (!(out->path = strdup(rf->path))) return native_nomem(&c);
     int rc = native_head(&c);
@@ -566,7 +579,7 @@ int native_src(const struct rfile *rf, struct src *out, struct warnings *w, stru
         return kinds[i].build(&c);
     }
     warnings_add(w,
-                 "%s: scenario \"%s\" has no comparison (only decode, sweep and quiz have); "
+                 "%s: scenario \"%s\" has no comparison (only decode, sweep, quiz and rate have); "
                  "left out",
                  rf->path, out->scenario);
     return 0;

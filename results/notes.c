@@ -44,6 +44,11 @@ static void notes_side_failures(const struct side *s, const char *name, struct w
     if (s->quiz)
         notes_failures(name, "quiz", &s->quiz->tally,
                        "those questions are unanswered: in neither score nor comparison", w);
+    for (size_t i = 0; i < s->rate.n; i++) {
+        snprintf(what, sizeof what, "rate %g/s", s->rate.r[i].rate);
+        notes_failures(name, what, &s->rate.r[i].tally,
+                       "the figures use the successful requests; the error rate counts them", w);
+    }
 }
 
 double notes_failure_rate(const struct side *s, long *failed, long *sent) {
@@ -54,6 +59,10 @@ double notes_failure_rate(const struct side *s, long *failed, long *sent) {
     for (size_t i = 0; i < s->nlv && n < sizeof all / sizeof all[0]; i++)
         all[n++] = &s->lv[i].tally;
     if (s->quiz && n < sizeof all / sizeof all[0]) all[n++] = &s->quiz->tally;
+    for (size_t i = 0; i < s->rate.n; i++) {
+        *failed += s->rate.r[i].tally.failed;
+        *sent += s->rate.r[i].tally.sent;
+    }
     for (size_t i = 0; i < n; i++) {
         *failed += all[i]->failed;
         *sent += all[i]->sent;

@@ -40,7 +40,8 @@ static void out_csv_note(const struct cmp_row *r, char *out, size_t cap) {
     if (!r->no_ratio && !r->ratio.ok && r->b.ok && r->c.ok && k < cap)
         k += (size_t)snprintf(out + k, cap - k, "ratio: %s", r->ratio.why);
     if (r->method && !r->ci_r.ok && k < cap)
-        snprintf(out + k, cap - k, "%sinterval: %s", k ? "; " : "", r->ci_r.why);
+        k += (size_t)snprintf(out + k, cap - k, "%sinterval: %s", k ? "; " : "", r->ci_r.why);
+    if (r->note[0] && k < cap) snprintf(out + k, cap - k, "%s%s", k ? "; " : "", r->note);
 }
 
 static void out_csv_count(const struct src_tally *t, char *ok, char *sent) {

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "esc.h"
+#include "ojson.h"
 
 /* A string from a file: ill-formed UTF-8 becomes U+FFFD, so the output is valid JSON. */
 static cJSON *out_json_str(const char *s) {
@@ -209,7 +210,7 @@ static cJSON *out_json_counts(const struct cmp *m) {
     cJSON *o = cJSON_CreateObject();
     for (size_t i = 0; i < m->nrows; i++) {
         const struct cmp_row *r = &m->rows[i];
-        if (!r->tb && !r->tc) continue;
+        if ((!r->tb && !r->tc) || r->group == CMP_OPEN) continue; /* open_loop has its own */
         cJSON *x = cJSON_CreateObject();
         cJSON_AddItemToObject(x, "baseline", r->tb ? out_json_count(r->tb) : cJSON_CreateNull());
         cJSON_AddItemToObject(x, "candidate", r->tc ? out_json_count(r->tc) : cJSON_CreateNull());
@@ -222,7 +223,7 @@ static cJSON *out_json_not_available(const struct cmp *m) {
     cJSON *o = cJSON_CreateObject();
     for (size_t i = 0; i < m->nrows; i++) {
         const struct cmp_row *r = &m->rows[i];
-        if (r->b.ok && r->c.ok && (r->no_ratio || r->ratio.ok)) continue;
+        if ((r->b.ok && r->c.ok && (r->no_ratio || r->ratio.ok)) || r->group == CMP_OPEN) continue;
         cJSON *x = cJSON_CreateObject();
         if (!r->b.ok) out_json_add_str(x, "baseline", r->b.why);
         if (!r->c.ok) out_json_add_str(x, "candidate", r->c.why);
@@ -261,6 +262,11 @@ static cJSON *out_json_requests(const struct cmp *m) {
             cJSON_AddItemToArray(a, out_json_tally(role, what, &s->lv[i].tally));
         }
         if (s->quiz) cJSON_AddItemToArray(a, out_json_tally(role, "quiz", &s->quiz->tally));
+        for (size_t i = 0; i < s->rate.n; i++) {
+            char what[64];
+            snprintf(what, sizeof what, "rate %g/s", s->rate.r[i].rate);
+            cJSON_AddItemToArray(a, out_json_tally(role, what, &s->rate.r[i].tally));
+        }
     }
     return a;
 }
@@ -372,6 +378,8 @@ static cJSON *out_json_document(const struct cmp *m, const struct warnings *w) {
     cJSON_AddItemToObject(o, "decode", out_json_rows(m, CMP_DECODE));
     cJSON_AddItemToObject(o, "latency_seconds", out_json_rows(m, CMP_LATENCY));
     out_json_stream(o, m);
+    cJSON *open = ojson_build(m);
+    if (open) cJSON_AddItemToObject(o, "open_loop", open);
     if (m->opts.have_price) {
         cJSON *c = cJSON_AddObjectToObject(o, "cost");
         cJSON_AddNumberToObject(c, "usd_per_hour", m->opts.price);

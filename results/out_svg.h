@@ -4,7 +4,8 @@
  * candidate / baseline; when a side streamed, a panel of time to first token
  * and one of inter-token latency: per measurement (decode, each concurrency
  * level) each side's p50 with its interval and ticks at p90 and p99, on one
- * scale per panel. Hand-written SVG 1.1, no scripts, no external files;
+ * scale per panel; with an open-loop run, its latency against achieved rate
+ * (osvg.h). Hand-written SVG 1.1, no scripts, no external files;
  * every text escaped for XML (esc_xml). */
 #ifndef SM_OUT_SVG_H
 #define SM_OUT_SVG_H

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "oreport.h"
 
 #define REPORT_REPLY   60   /* bytes of a reply shown in a table */
 #define REPORT_RIGHT13 0xe  /* columns 1 to 3 right-aligned */
@@ -22,8 +23,7 @@ static struct report_block *report_add(struct report *r, enum report_kind kind) 
     return b;
 }
 
-__attribute__((format(printf, 3, 4))) static int
-report_text(struct report *r, enum report_kind kind, const char *fmt, ...) {
+int report_text(struct report *r, enum report_kind kind, const char *fmt, ...) {
     struct report_block *b = report_add(r, kind);
     if (!b) return -1;
     va_list ap;
@@ -37,9 +37,8 @@ report_text(struct report *r, enum report_kind kind, const char *fmt, ...) {
     return 0;
 }
 
-/* Starts a table with the given header (ncols strings). */
-static struct report_block *report_table(struct report *r, unsigned right, size_t ncols,
-                                         const char *const *head) {
+struct report_block *report_table(struct report *r, unsigned right, size_t ncols,
+                                  const char *const *head) {
     struct report_block *b = report_add(r, REPORT_TABLE);
     if (!b) return NULL;
     b->ncols = ncols;
@@ -51,7 +50,7 @@ static struct report_block *report_table(struct report *r, unsigned right, size_
     return b;
 }
 
-static int report_row(struct report_block *b, const char *const *cells) {
+int report_row(struct report_block *b, const char *const *cells) {
     char **c = realloc(b->cells, (b->nrows + 1) * b->ncols * sizeof *c);
     if (!c) return -1;
     b->cells = c;
@@ -311,7 +310,7 @@ static int report_stream(struct report *r, const struct cmp *m) {
 }
 
 static int report_cost(struct report *r, const struct cmp *m) {
-    if (!m->opts.have_price) return 0;
+    if (!m->opts.have_price || !report_group_has_rows(m, CMP_COST)) return 0;
     if (report_text(r, REPORT_HEADING, "Cost per million output tokens (USD %g per hour)",
                     m->opts.price) < 0 ||
         report_rows(r, m, CMP_COST) < 0)
@@ -358,6 +357,11 @@ static int report_requests(struct report *r, const struct cmp *m) {
             if (report_tally(t, name, what, &s->lv[i].tally) < 0) return -1;
         }
         if (s->quiz && report_tally(t, name, "quiz", &s->quiz->tally) < 0) return -1;
+        for (size_t i = 0; i < s->rate.n; i++) {
+            char what[64];
+            snprintf(what, sizeof what, "rate %g/s", s->rate.r[i].rate);
+            if (report_tally(t, name, what, &s->rate.r[i].tally) < 0) return -1;
+        }
     }
     return 0;
 }
@@ -546,10 +550,10 @@ static int report_warnings(struct report *r, const struct warnings *w) {
 int report_build(const struct cmp *m, const struct warnings *w, struct report *out) {
     memset(out, 0, sizeof *out);
     if (report_main(out, m) < 0 || report_intervals(out, m) < 0 || report_decode(out, m) < 0 ||
-        report_latency(out, m) < 0 || report_stream(out, m) < 0 || report_cost(out, m) < 0 ||
-        report_requests(out, m) < 0 || report_runs(out, m) < 0 || report_quiz(out, m) < 0 ||
-        report_xcheck(out, m) < 0 || report_facts(out, m) < 0 || report_warnings(out, w) < 0 ||
-        report_text(out, REPORT_HEADING, "Verdict") < 0 ||
+        report_latency(out, m) < 0 || report_stream(out, m) < 0 || oreport_build(out, m) < 0 ||
+        report_cost(out, m) < 0 || report_requests(out, m) < 0 || report_runs(out, m) < 0 ||
+        report_quiz(out, m) < 0 || report_xcheck(out, m) < 0 || report_facts(out, m) < 0 ||
+        report_warnings(out, w) < 0 || report_text(out, REPORT_HEADING, "Verdict") < 0 ||
         report_text(out, REPORT_PARA, "%s", m->verdict) < 0) {
         report_free(out);
         return REPORT_ERR_NOMEM;

@@ -38,4 +38,16 @@ __attribute__((warn_unused_result)) int report_build(const struct cmp *m, const 
                                                      struct report *out);
 void report_free(struct report *r);
 
+/* Adds a block of text (printf format; a heading, paragraph, item or title).
+ * Returns 0, or -1 out of memory. */
+__attribute__((format(printf, 3, 4), warn_unused_result)) int
+report_text(struct report *r, enum report_kind kind, const char *fmt, ...);
+/* Starts a table with the header head (ncols strings); right: its right-aligned
+ * columns (bit i for column i). Returns the table, or NULL out of memory. */
+__attribute__((warn_unused_result)) struct report_block *
+report_table(struct report *r, unsigned right, size_t ncols, const char *const *head);
+/* Adds a row of t->ncols cells (copied; NULL is ""). Returns 0, or -1. */
+__attribute__((warn_unused_result)) int report_row(struct report_block *t,
+                                                   const char *const *cells);
+
 #endif

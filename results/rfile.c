@@ -331,6 +331,7 @@ static int rfile_member(struct rfile_ctx *c, const struct jstr *k, struct rfile_
     case 13:
         if (RFILE_IS("wall_start_us")) return rfile_int(c, &r->wall_start_us);
         if (RFILE_IS("chunk_gaps_us")) return rfile_bit(rfile_gaps(c, r), RFILE_HAVE_GAPS);
+        if (RFILE_IS("t_intended_us")) return rfile_time_or_null(c, &r->t_intended_us);
         break;
     case 16:
         if (RFILE_IS("t_first_token_us"))
@@ -418,6 +419,7 @@ static bool rfile_stream_bad(const struct rfile_ctx *c, const struct rfile_rec *
 /* Reads one record object at the scanner's position. */
 static int rfile_record(struct rfile_ctx *c) {
     struct rfile_rec r = {.seq = RFILE_NONE,
+                          .t_intended_us = RFILE_NONE,
                           .wall_start_us = RFILE_NONE,
                           .batch = RFILE_NONE,
                           .max_tokens = RFILE_NONE,
@@ -443,6 +445,9 @@ static int rfile_record(struct rfile_ctx *c) {
     const char *missing = rfile_missing(have);
     if (missing) return rfile_record_error(c, missing);
     if (r.t_end_us < r.t_start_us) return rfile_record_error(c, "t_end_us is before t_start_us");
+    if (r.t_intended_us > r.t_start_us)
+        return rfile_record_error(c, "t_intended_us is after t_start_us (a request never leaves "
+                                     "before its intended start)");
     char why[160];
     r.stream = (have & RFILE_HAVE_STREAM) != 0;
     if (r.stream && rfile_stream_bad(c, &r, have, why, sizeof why))

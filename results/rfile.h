@@ -32,10 +32,11 @@ enum rfile_err {
 struct rfile_rec {
     int64_t seq;
     int64_t t_start_us, t_end_us; /* as measured (not time-scaled) */
-    int64_t wall_start_us;        /* Unix microseconds, RFILE_NONE when absent */
-    int64_t batch;                /* RFILE_NONE when absent */
-    int32_t max_tokens;           /* RFILE_NONE when null */
-    int32_t completion_tokens;    /* RFILE_NONE when the reply did not say */
+    int64_t t_intended_us;     /* an open-loop request's intended start, RFILE_NONE when absent */
+    int64_t wall_start_us;     /* Unix microseconds, RFILE_NONE when absent */
+    int64_t batch;             /* RFILE_NONE when absent */
+    int32_t max_tokens;        /* RFILE_NONE when null */
+    int32_t completion_tokens; /* RFILE_NONE when the reply did not say */
     int32_t status;
     uint32_t phase, kind, question, error; /* ids in rfile.strs, 0 when null */
     uint32_t text, answer;                 /* offsets + 1 into rfile.texts, 0 when absent */

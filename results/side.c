@@ -369,6 +369,15 @@ static int side_level_runs(struct side *s, struct buf *err) {
     return 0;
 }
 
+/* ---- open loop ---- */
+
+static int side_build_rate(struct side *s, struct buf *err) {
+    for (size_t i = 0; i < s->in.n; i++)
+        if (s->in.srcs[i].rate && orate_pool(&s->rate, s->in.srcs[i].rate, &s->in.srcs[i]) < 0)
+            return side_nomem(err);
+    return orate_finish(&s->rate) < 0 ? side_nomem(err) : 0;
+}
+
 /* ---- quiz ---- */
 
 static int side_build_quiz(struct side *s, struct warnings *w, struct buf *err) {
@@ -417,7 +426,8 @@ int side_build(struct side *s, const char *role, struct inputs *in, struct warni
     memset(in, 0, sizeof *in);
     side_describe(s, w);
     if ((rc = side_build_decode(s, w, err)) < 0 || (rc = side_build_levels(s, err)) < 0 ||
-        (rc = side_level_runs(s, err)) < 0 || (rc = side_build_quiz(s, w, err)) < 0)
+        (rc = side_level_runs(s, err)) < 0 || (rc = side_build_rate(s, err)) < 0 ||
+        (rc = side_build_quiz(s, w, err)) < 0)
         return rc;
     return 0;
 }
@@ -435,6 +445,7 @@ void side_free(struct side *s) {
         src_tally_free(&s->lv[i].tally);
     }
     free(s->lv);
+    orate_free(&s->rate);
     free(s->runs);
     inputs_free(&s->in);
     memset(s, 0, sizeof *s);

@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "inputs.h"
+#include "orate.h"
 #include "src.h"
 #include "warnings.h"
 
@@ -76,6 +77,7 @@ struct side {
     size_t nlv;
     const struct src_quiz *quiz; /* the first quiz input's */
     const struct src *quiz_src;
+    struct orate rate; /* open-loop rounds of every input, pooled by rate, finished */
     struct side_run *runs;
     size_t nruns;
     double scale_lo, scale_hi; /* the smallest and largest time_scale of its inputs */

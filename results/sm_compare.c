@@ -20,6 +20,7 @@
 #include "quizfile.h"
 #include "report.h"
 #include "side.h"
+#include "slo.h"
 #include "warnings.h"
 
 #define COMPARE_QUIZ_REL "scenarios/quiz-compare-py-40.json"
@@ -35,7 +36,7 @@ static const char compare_usage[] =
     "Ratios are candidate / baseline.\n"
     "\n"
     "Each side is a run directory or one or more files:\n"
-    "  *.json           result files of the decode, sweep and quiz scenarios\n"
+    "  *.json           result files of the decode, sweep, quiz and rate scenarios\n"
     "                   (docs/result-format.md), or compare.py measure-*.json files\n"
     "  *.journal.jsonl  the journal of a run that never wrote its result file (killed):\n"
     "                   every completed record is recovered and the run marked partial;\n"
@@ -54,6 +55,13 @@ static const char compare_usage[] =
     "      --facts-candidate LOG  the same for the candidate (overrides facts found elsewhere)\n"
     "      --price-per-hour USD   instance price: adds the cost per million output tokens\n"
     "                           at each concurrency level\n"
+    "      --slo METRIC:pQ:SECONDS  an open-loop run's objective (repeatable): METRIC e2e,\n"
+    "                           ttft, tpot or itl, measured from the intended start, at its\n"
+    "                           Q-th percentile at most SECONDS (--slo ttft:p90:1 --slo\n"
+    "                           tpot:p50:0.05): gives each rate's verdict, goodput and the\n"
+    "                           capacity at the SLOs\n"
+    "      --max-error-rate F   the share of a rate's requests that may fail, 0 to 1 (default\n"
+    "                           0.01 when --slo is given)\n"
     "      --allow-mixed        compare files measured by different clients, at different\n"
     "                           time scales or with different settings (a warning each)\n"
     "  -f, --format FORMAT      text (default), markdown, json or csv\n"
@@ -84,6 +92,18 @@ static const char compare_usage[] =
     "        end - sent. p50/p90/p99 with n (requests; itl: tokens). 1 / median itl at c1 is\n"
     "        checked against decode_tokens_per_second (a warning above 2%). A side that did\n"
     "        not stream has no ttft, itl or tpot: comparing it is mixed (--allow-mixed).\n"
+    "  open loop (rate.lua)  per side and asked rate: arrivals/s (requests over the seconds\n"
+    "        of arrivals), done/s, tokens/s and goodput/s (successful requests, their tokens,\n"
+    "        those that met every SLO, over first intended start to last reply), ok/sent, the\n"
+    "        share of successful requests sent more than 1 ms late (client clock) and their\n"
+    "        p99 lateness, and e2e (and ttft, tpot, itl when streamed) p50/p90/p99 measured\n"
+    "        from the intended start. With --slo: whether every SLO holds at each rate (the\n"
+    "        percentile of the successful requests within its bound, the failures within\n"
+    "        --max-error-rate); capacity = the highest rate where they hold, interpolated\n"
+    "        between the last rate that held and the first that failed, or \">= R\" (every\n"
+    "        rate held) or \"< R\" (none did); its ratio; tokens/s and (--price-per-hour) USD\n"
+    "        per million tokens at it. No interval: a round's requests queue behind each\n"
+    "        other (docs/compare.md).\n"
     "  weights_gib, kv_cache_tokens, load_seconds  from the vLLM logs (or compare.py's\n"
     "        load_facts).\n"
     "  quality_correct  correct replies of the questions answered (a failed request leaves\n"
@@ -109,18 +129,21 @@ static const char compare_usage[] =
     "Output (text and markdown): the reference table (weights_gib, kv_cache_tokens,\n"
     "load_seconds, decode_tokens_per_second, load_cN_tokens_per_second, quality_correct,\n"
     "identical answers), the intervals, decode details, latency, streaming (when a side\n"
-    "streamed), cost, requests, agreement of runs, quiz by kind, disagreements, the server\n"
-    "log cross-check, container facts, warnings and a verdict. JSON keeps the reference's\n"
-    "keys (a, b, columns, rows as [baseline, candidate, ratio], identical_answers,\n"
-    "disagreements, quality_by_kind) at full precision and adds the rest (streaming_seconds:\n"
-    "rows, samples, mixed). CSV is one row per measurement (a streaming row's n in its\n"
-    "_total columns), the warnings first as comment lines. --svg adds TTFT and ITL panels.\n"
+    "streamed), open loop, cost, requests, agreement of runs, quiz by kind, disagreements,\n"
+    "the server log cross-check, container facts, warnings and a verdict. JSON keeps the\n"
+    "reference's keys (a, b, columns, rows as [baseline, candidate, ratio],\n"
+    "identical_answers, disagreements, quality_by_kind) at full precision and adds the rest\n"
+    "(streaming_seconds: rows, samples, mixed; open_loop: settings, slos, per side each\n"
+    "rate's figures and verdicts and the capacity, capacity_ratio). CSV is one row per\n"
+    "measurement (a streaming row's n in its _total columns; rate_R_... and capacity_...\n"
+    "rows, a bound in the note), the warnings first as comment lines. --svg adds TTFT and\n"
+    "ITL panels, and open loop's latency against achieved rate with the SLO's bound.\n"
     "\n"
     "Exit status: 0 on success; 2 on bad input or usage (one line on standard error naming\n"
     "the file and the problem: malformed JSON, a field of the wrong type or out of range,\n"
     "unknown format version, a file of the wrong kind, sides measured with different\n"
-    "lengths, levels, quiz, clients, time scales or settings); 1 when the output cannot be\n"
-    "written.\n";
+    "lengths, levels, quiz, clients, time scales or settings; an --slo without an open-loop\n"
+    "run, or on a metric a side did not measure); 1 when the output cannot be written.\n";
 
 /* The command line. */
 struct compare_args {
@@ -130,6 +153,7 @@ struct compare_args {
     const char *format, *output, *svg, *quiz;
     bool have_price, allow_mixed;
     double price;
+    struct slo_set slo; /* --slo, --max-error-rate */
 };
 
 /* Prints "sm-compare: LINE" with everything from a file escaped. */
@@ -173,7 +197,20 @@ enum {
     COMPARE_OPT_SVG,
     COMPARE_OPT_QUIZ,
     COMPARE_OPT_MIXED,
+    COMPARE_OPT_SLO,
+    COMPARE_OPT_ERRORS,
 };
+
+/* --slo and --max-error-rate: their one-line error, as a usage error. */
+static int compare_slo(struct compare_args *a, int c, const char *arg) {
+    struct buf err;
+    buf_init(&err, COMPARE_ERR_MAX);
+    int rc = c == COMPARE_OPT_SLO ? slo_parse(&a->slo, arg, &err)
+                                  : slo_parse_error_rate(&a->slo, arg, &err);
+    if (rc < 0) compare_usage_error(err.len ? buf_str(&err) : "out of memory", NULL);
+    buf_free(&err);
+    return rc < 0 ? -1 : 0;
+}
 
 static int compare_format(struct compare_args *a, const char *arg) {
     static const char *const formats[] = {"text", "markdown", "json", "csv"};
@@ -203,6 +240,9 @@ static int compare_option(struct compare_args *a, int c, char *arg) {
     case COMPARE_OPT_MIXED:
         a->allow_mixed = true;
         return 0;
+    case COMPARE_OPT_SLO:
+    case COMPARE_OPT_ERRORS:
+        return compare_slo(a, c, arg);
     case 'f':
         return compare_format(a, arg);
     case 'o':
@@ -260,6 +300,8 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
         {"facts-candidate", required_argument, NULL, COMPARE_OPT_FACTS_C},
         {"price-per-hour", required_argument, NULL, COMPARE_OPT_PRICE},
         {"allow-mixed", no_argument, NULL, COMPARE_OPT_MIXED},
+        {"slo", required_argument, NULL, COMPARE_OPT_SLO},
+        {"max-error-rate", required_argument, NULL, COMPARE_OPT_ERRORS},
         {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},
         {"svg", required_argument, NULL, COMPARE_OPT_SVG},
@@ -344,8 +386,8 @@ struct compare_job {
 static void *compare_read_side(void *arg) {
     static const char *const roles[] = {"baseline", "candidate"};
     struct compare_job *j = arg;
-    j->rc = inputs_read(j->a->paths[j->k], j->a->npaths[j->k], j->a->facts[j->k], j->qz, &j->in,
-                        &j->w, &j->err);
+    j->rc = inputs_read(j->a->paths[j->k], j->a->npaths[j->k], j->a->facts[j->k], j->qz, &j->a->slo,
+                        &j->in, &j->w, &j->err);
     if (j->rc == 0) j->rc = side_build(&j->side, roles[j->k], &j->in, &j->w, &j->err);
     return NULL;
 }
@@ -370,7 +412,7 @@ static int compare_run(const struct compare_args *a, struct buf *out, struct buf
                        struct compare_job *jobs, struct warnings *w, struct buf *err) {
     struct quizfile *qz = NULL;
     struct cmp m = {0};
-    struct cmp_opts o = {a->have_price, a->price};
+    struct cmp_opts o = {a->have_price, a->price, &a->slo};
     int status = 2;
     if (compare_load_quiz(a, &qz, err) < 0) goto done;
     jobs[0].qz = jobs[1].qz = qz;
@@ -424,6 +466,7 @@ static int compare_main(const struct compare_args *a) {
 
 int main(int argc, char **argv) {
     struct compare_args a = {.format = "text"};
+    slo_init(&a.slo);
     int rc = compare_parse(argc, argv, &a);
     int status = rc != 0 ? (rc < 0 ? 2 : 0) : compare_main(&a);
     free(a.paths[0]);

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "orate.h"
+
 char *src_dup(const char *s) {
     return s ? strdup(s) : NULL;
 }
@@ -121,6 +123,8 @@ void src_free(struct src *s) {
     for (size_t i = 0; i < s->nlevels; i++) src_level_free(&s->levels[i]);
     free(s->levels);
     src_quiz_free(s->quiz);
+    if (s->rate) orate_free(s->rate);
+    free(s->rate);
     free(s->facts);
     memset(s, 0, sizeof *s);
 }

@@ -1,11 +1,11 @@
 /* src: what one input of a side measured, in one shape for every reader.
  *
- * A result file or journal of the decode, sweep or quiz scenario, or a
- * compare.py measure file (all three at once), becomes a struct src holding
- * "parts": the decode walls, the batches of each concurrency level, the quiz
- * replies, and the container facts. Times are in real seconds: a time-scaled
- * file's times are already multiplied by its time_scale (wall-clock times of
- * the requests, for the server-log cross-check, are Unix seconds as measured). */
+ * A result file or journal of the decode, sweep, quiz or rate scenario, or a
+ * compare.py measure file (the first three at once), becomes a struct src
+ * holding "parts": the decode walls, the batches of each concurrency level, the
+ * quiz replies, an open-loop run's rounds, and the container facts. Times are in real seconds: a
+ * time-scaled file's times are already multiplied by its time_scale (wall-clock times of the
+ * requests, for the server-log cross-check, are Unix seconds as measured). */
 #ifndef SM_SRC_H
 #define SM_SRC_H
 
@@ -95,6 +95,8 @@ struct src_quiz {
 
 enum src_kind { SRC_RESULT, SRC_JOURNAL, SRC_MEASURE };
 
+struct orate; /* orate.h */
+
 struct src {
     char *path; /* owned */
     enum src_kind kind;
@@ -114,6 +116,7 @@ struct src {
     struct src_level *levels;
     size_t nlevels;
     struct src_quiz *quiz;
+    struct orate *rate;  /* an open-loop run's rounds (orate.h), or NULL */
     struct facts *facts; /* compare.py's load_facts */
 };
 

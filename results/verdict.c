@@ -96,8 +96,17 @@ static void verdict_failures(struct verdict_out *o, const struct cmp *m) {
     if (xc)
         verdict_add(o, "%.1f%% of %s's%s (%ld of %ld)", 100 * rc, m->cname, xb ? "" : " requests",
                     fc, sc);
-    verdict_add(o, " failed; batches with a failure are left out and failed quiz questions are "
-                   "unanswered (see Warnings).");
+    bool lv = m->b->nlv || m->c->nlv, quiz = m->b->quiz || m->c->quiz;
+    bool open = m->b->rate.n || m->c->rate.n;
+    verdict_add(o, "%s", lv || quiz || open ? " failed;" : " failed");
+    if (lv) verdict_add(o, " batches with a failure are left out");
+    if (quiz) verdict_add(o, "%s failed quiz questions are unanswered", lv ? " and" : "");
+    if (open)
+        verdict_add(o,
+                    "%s the open-loop figures count the successful requests and the error rate "
+                    "the failed",
+                    lv || quiz ? "; " : "");
+    verdict_add(o, " (see Warnings).");
 }
 
 void verdict_build(const struct cmp *m, char *out, size_t cap) {
@@ -106,6 +115,9 @@ void verdict_build(const struct cmp *m, char *out, size_t cap) {
     out[0] = '\0';
     verdict_decode(&o, m);
     verdict_load(&o, m);
+    char open[1200];
+    ocmp_verdict(m, open, sizeof open);
+    if (open[0]) verdict_add(&o, "%s ", open);
     if ((r = cmp_row(m, "weights_gib")) && r->ratio.ok) {
         char w[FMT_CELL];
         fmt_sig(r->ratio.v, w, sizeof w);

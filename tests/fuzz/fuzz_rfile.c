@@ -4,7 +4,9 @@
  * the file and never claims to be out of memory; every tally must add up, and
  * a sweep level's batches must add up too, and the streaming figures of each
  * measurement must come from its successful requests only, in order (p50 <=
- * p90 <= p99) and inside their intervals. */
+ * p90 <= p99) and inside their intervals. An open-loop run is read with an SLO
+ * on every metric: each round's good and late requests are among its
+ * successful ones, and its rates are numbers from 0 or none. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "inputs.h"
+#include "orate.h"
 #include "tmpdir.h"
 
 static void fuzz_tally(const struct src_tally *t) {
@@ -42,6 +45,20 @@ static void fuzz_stream(struct stream_meas *m, const struct src_tally *t) {
     }
 }
 
+static void fuzz_rate(struct orate *o) {
+    for (size_t i = 0; i < o->n; i++) {
+        struct orate_round *r = &o->r[i];
+        double x[] = {orate_arrival_rate(r), orate_completion_rate(r), orate_tokens_rate(r),
+                      orate_goodput(r),      orate_error_share(r),     orate_late_share(r)};
+        fuzz_tally(&r->tally);
+        if (r->good > r->tally.ok || r->late > (long)r->nlate || (long)r->nlate > r->tally.ok)
+            abort();
+        for (size_t k = 0; k < sizeof x / sizeof x[0]; k++)
+            if (!isnan(x[k]) && !(x[k] >= 0)) abort();
+        fuzz_stream(&r->stream, &r->tally);
+    }
+}
+
 static void fuzz_check(struct src *s) {
     bool native = s->kind != SRC_MEASURE; /* compare.py's files keep no requests */
     if (s->decode) fuzz_tally(&s->decode->tally);
@@ -54,6 +71,7 @@ static void fuzz_check(struct src *s) {
         for (size_t k = 0; k < l->nb; k++)
             if (!(l->tps[k] >= 0)) abort();
     }
+    if (s->rate) fuzz_rate(s->rate);
     if (s->quiz) {
         fuzz_tally(&s->quiz->tally);
         if (s->quiz->answered > (long)s->quiz->n || s->quiz->correct > s->quiz->answered) abort();
@@ -67,13 +85,18 @@ static bool fuzz_nomem(const char *msg) {
 }
 
 static void fuzz_read(const char *path) {
+    static const char *const slos[] = {"e2e:p90:1", "ttft:p50:0.5", "tpot:p99:0.1", "itl:p90:0.05"};
     struct inputs in;
     struct warnings w;
     struct buf err;
+    struct slo_set slo;
     char *paths[] = {(char *)path};
     warnings_init(&w);
     buf_init(&err, 4096);
-    if (inputs_read(paths, 1, NULL, NULL, &in, &w, &err) == 0) {
+    slo_init(&slo);
+    for (size_t i = 0; i < sizeof slos / sizeof slos[0]; i++)
+        if (slo_parse(&slo, slos[i], &err) < 0) abort();
+    if (inputs_read(paths, 1, NULL, NULL, &slo, &in, &w, &err) == 0) {
         if (err.len || in.n > 1) abort();
         for (size_t i = 0; i < in.n; i++) fuzz_check(&in.srcs[i]);
     } else if (strncmp(buf_str(&err), path, strlen(path)) != 0 || strchr(buf_str(&err), '\n') ||

@@ -399,6 +399,147 @@ def check_mixed(out, args):
     expect("MIXED: one side did not stream its replies" in text, "no MIXED in the text")
 
 
+OPEN = ["--slo", "ttft:p90:0.6", "--price-per-hour", "1.1267", "open/a", "open/b"]
+
+
+def quantile(xs, q):
+    """Type 7: linear interpolation between closest ranks (estim_quantile)."""
+    xs = sorted(xs)
+    h = q * (len(xs) - 1)
+    lo = int(h)
+    return xs[lo] + (h - lo) * (xs[min(lo + 1, len(xs) - 1)] - xs[lo])
+
+
+def open_rounds(side):
+    """The fixture's rounds, recomputed from its records: per asked rate the records."""
+    doc = json.load(open(os.path.join(FIXTURES, "open", side, "rate.json")))
+    rates = doc["settings"]["rates"]
+    return {rates[b]: [r for r in doc["records"] if r["batch"] == b] for b in range(len(rates))}
+
+
+def crossing(rounds, metric, q, bound):
+    """The capacity by the definition: last rate held, first failed, linear in between."""
+    rates = sorted(rounds)
+    vals = [quantile([metric(r) for r in rounds[x] if r["ok"]], q) for x in rates]
+    errs = [sum(not r["ok"] for r in rounds[x]) / len(rounds[x]) for x in rates]
+    held = [v <= bound and e <= 0.01 for v, e in zip(vals, errs)]
+    f = held.index(False)
+    cands = []
+    if vals[f] > bound:
+        cands.append(rates[f - 1] + (rates[f] - rates[f - 1]) * (bound - vals[f - 1]) /
+                     (vals[f] - vals[f - 1]))
+    if errs[f] > 0.01:
+        cands.append(rates[f - 1] + (rates[f] - rates[f - 1]) * (0.01 - errs[f - 1]) /
+                     (errs[f] - errs[f - 1]))
+    return min(cands), rates[f - 1], rates[f]
+
+
+def ttft(r):
+    return (r["t_first_token_us"] - r["t_intended_us"]) / 1e6
+
+
+def e2e(r):
+    return (r["t_end_us"] - r["t_intended_us"]) / 1e6
+
+
+def check_open(out, _):
+    """Every figure of the open-loop JSON against the fixture's records: arrivals over the
+    10 s of arrivals, completions over first intended start to last reply, late sends over
+    1 ms, p90 TTFT from the intended start, each rate's verdict, the capacity crossed on the
+    line between 2 and 4 requests/s, ">=" where every rate held, the ratio and the cost."""
+    doc = as_json(out)
+    ol = doc["open_loop"]
+    expect(ol["slos"] == [{"slo": "ttft:p90", "metric": "ttft", "percentile": 90, "seconds": 0.6}]
+           and ol["max_error_rate"] == 0.01 and ol["late_threshold_seconds"] == 0.001,
+           "slos %r" % ol["slos"])
+    expect(ol["settings"]["rates"] == [1, 2, 4] and ol["settings"]["arrival_seed"] == 1,
+           "settings %r" % ol["settings"])
+    a = open_rounds("a")
+    pts = ol["sides"]["baseline"]["rates"]
+    expect([p["rate"] for p in pts] == [1, 2, 4], "rates %r" % [p["rate"] for p in pts])
+    for p in pts:
+        recs = a[p["rate"]]
+        ok = [r for r in recs if r["ok"]]
+        span = (max(r["t_end_us"] for r in recs) - min(r["t_intended_us"] for r in recs)) / 1e6
+        late = [r["t_start_us"] - r["t_intended_us"] for r in ok]
+        want = {"sent": len(recs), "ok": len(ok), "failed": len(recs) - len(ok),
+                "arrivals_per_second": len(recs) / 10, "completions_per_second": len(ok) / span,
+                "tokens_per_second": 16 * len(ok) / span,
+                "late_share": sum(x > 1000 for x in late) / len(ok),
+                "late_p99_seconds": quantile(late, 0.99) / 1e6}
+        for k, v in want.items():
+            expect(near(p[k], v), "a at %g: %s %r, want %r" % (p["rate"], k, p[k], v))
+        lat = p["latency_seconds"]
+        for q in (50, 90, 99):
+            expect(near(lat["ttft"]["p%d" % q], quantile([ttft(r) for r in ok], q / 100)) and
+                   near(lat["e2e"]["p%d" % q], quantile([e2e(r) for r in ok], q / 100)),
+                   "a at %g: latency %r" % (p["rate"], lat))
+        expect(lat["itl"]["tokens"] == 15 * len(ok) and lat["ttft"]["requests"] == len(ok),
+               "samples %r" % lat)
+        held = p["rate"] < 4
+        expect(p["slos"]["held"] == held and p["slos"]["checks"][0]["held"] == held and
+               p["slos"]["checks"][1]["held"] == held, "verdict at %g: %r" % (p["rate"], p))
+        expect(near(p["goodput_per_second"],
+                    sum(ttft(r) <= 0.6 for r in ok) / span), "goodput %r" % p)
+    cap, held, failed = crossing(a, ttft, 0.9, 0.6)
+    ca = ol["sides"]["baseline"]["capacity"]
+    expect(near(ca["requests_per_second"], cap) and ca["relation"] == "=" and
+           ca["last_held"] == held == 2 and ca["first_failed"] == failed == 4 and
+           ca["limited_by"] == "ttft:p90", "capacity a %r, want %r" % (ca, cap))
+    expect(near(ca["usd_per_million_tokens"], 1.1267e6 / 3600 / (cap * 16)) and
+           ca["usd_relation"] == "=", "cost %r" % ca)
+    cb = ol["sides"]["candidate"]["capacity"]
+    expect(cb["requests_per_second"] == 4 and cb["relation"] == ">=" and
+           cb["first_failed"] is None and cb["usd_relation"] == "<=", "capacity b %r" % cb)
+    ratio = ol["capacity_ratio"]
+    expect(near(ratio["value"], 4 / cap) and ratio["relation"] == ">=", "ratio %r" % ratio)
+    expect("at least 4 requests/s vs 2.49 for a (at least 1.61x)" in doc["verdict"],
+           "verdict %r" % doc["verdict"])
+    expect("open_loop" in doc and not any(k.startswith("rate_") for k in doc["not_available"]),
+           "rate rows in not_available")
+
+
+def check_open_text(out, _):
+    text = out.decode()
+    for want in ("Open-loop load (rate.lua)",
+                 "SLOs, checked at each rate: p90 TTFT <= 0.6 s with at most 1% failed",
+                 "a          4          4    3.52    39/40  10.3%",
+                 "failed: p90 ttft 0.940 s, 2.5% failed",
+                 "a               2.49  held at 2, failed at 4       p90 TTFT <= 0.6 s",
+                 "b               >= 4  held at every rate, up to 4",
+                 "Capacity b / a: >= 1.61.", "No 95% interval"):
+        expect(want in text, "no %r in:\n%s" % (want, text))
+
+
+def check_open_svg(out, args):
+    svg = open([a for a in args if a.endswith(".svg")][0]).read()
+    for want in ("Latency against achieved rate: p90 TTFT from the intended start",
+                 "stroke-dasharray", ">SLO 0.6 s</text>", "achieved rate: successful requests"):
+        expect(want in svg, "no %r in the SVG" % want)
+    expect(svg.count("<circle") == 6, "%d points, want 6" % svg.count("<circle"))
+
+
+def check_open_wrk(out, _):
+    """wrk's runs: end-to-end latency only; the capacity on p99 e2e from the records."""
+    ol = as_json(out)["open_loop"]
+    p = ol["sides"]["baseline"]["rates"][0]
+    expect(p["latency_seconds"]["ttft"] is None and not ol["sides"]["baseline"]["streamed"],
+           "wrk gave a TTFT: %r" % p["latency_seconds"])
+    cap = crossing(open_rounds("wrk-a"), e2e, 0.99, 1.0)[0]
+    got = ol["sides"]["baseline"]["capacity"]["requests_per_second"]
+    expect(near(got, cap), "capacity %r, want %r" % (got, cap))
+
+
+def check_open_no_slo(out, _):
+    text = out.decode()
+    expect("Open-loop load (rate.lua)" in text and "Capacity" not in text and "SLOs" not in text,
+           "a capacity without SLOs:\n%s" % text)
+    doc = as_json(run(["-f", "json", "open/a", "open/b"])[1])
+    expect(doc["open_loop"]["sides"]["baseline"]["capacity"] is None and
+           doc["open_loop"]["capacity_ratio"]["relation"] is None and
+           doc["open_loop"]["sides"]["baseline"]["rates"][0]["slos"] is None, "json without SLOs")
+
+
 # name, arguments, exit code, standard error (exact; None: anything), golden files, check.
 # A golden "-" is standard output; another name is a file the case writes (the argument
 # after -o / --svg, relative to a temporary folder given as {tmp}).
@@ -577,6 +718,31 @@ CASES = [
     ("bad_stream_first_token_before_start", ["stream/bad-first-before-start.json", "stream/a"], 2,
      "sm-compare: stream/bad-first-before-start.json: record 2: t_first_token_us is before "
      "t_start_us\n", [], None),
+    ("open_loop_curve_and_capacity_text", OPEN, 0, "", ["open.txt"], check_open_text),
+    ("open_loop_figures_json", ["-f", "json"] + OPEN, 0, "", ["open.json"], check_open),
+    ("open_loop_markdown", ["-f", "markdown"] + OPEN, 0, "", ["open.md"], None),
+    ("open_loop_rows_csv", ["-f", "csv"] + OPEN, 0, "", ["open.csv"], None),
+    ("open_loop_svg_latency_against_achieved_rate", OPEN + ["-o", "{tmp}/open.txt", "--svg",
+                                                          "{tmp}/open.svg"], 0, "",
+     ["open.txt", "open.svg"], check_open_svg),
+    ("open_loop_wrk_end_to_end_capacity", ["-f", "json", "--slo", "e2e:p99:1", "open/wrk-a",
+                                           "open/wrk-b"], 0, "", [], check_open_wrk),
+    ("open_loop_without_slo_no_capacity", ["open/a", "open/b"], 0, "", [], check_open_no_slo),
+    ("open_loop_other_seed_refused", ["open/a", "open/seed2"], 2,
+     "sm-compare: baseline open/a/rate.json and candidate open/seed2/rate.json: open-loop "
+     "arrival_seed 1 and 2 differ" + GUARD_SUFFIX, [], None),
+    ("open_loop_ttft_slo_on_wrk_refused", ["--slo", "ttft:p90:1", "open/wrk-a", "open/wrk-b"], 2,
+     "sm-compare: --slo ttft:p90: the baseline open/wrk-a/rate.json did not stream its replies "
+     "(wrk): it has no TTFT (measure with sm-stream)\n", [], None),
+    ("open_loop_slo_without_open_loop_refused", ["--slo", "e2e:p90:1"] + KNOWN, 2,
+     "sm-compare: --slo and --max-error-rate judge open-loop runs (rate.lua), and neither side "
+     "has one\n", [], None),
+    ("usage_bad_slo", ["--slo", "ttft:90:1"] + OPEN[2:], 2,
+     "sm-compare: --slo ttft:90:1: the percentile must be p and a number above 0 and below 100 "
+     "(p50, p90, p99.9) (see sm-compare --help)\n", [], None),
+    ("usage_bad_max_error_rate", ["--max-error-rate", "5%"] + OPEN[2:], 2,
+     "sm-compare: --max-error-rate 5%: give a fraction from 0 to 1 (0.01 allows 1% of a "
+     "round's requests to fail) (see sm-compare --help)\n", [], None),
     ("bad_stream_chunk_tokens_not_chunks", ["stream/bad-tokens-count.json", "stream/a"], 2,
      "sm-compare: stream/bad-tokens-count.json: record 2: chunk_tokens: 21 counts for 22 chunks "
      "(one a chunk expected)\n", [], None),

@@ -37,6 +37,11 @@ stream/    sm-stream's files (format 2, streamed records): a and b (b twice as
            batches at c1 and c4; itloff, whose c1 inter-token latency is 5%
            slower than its decode rate says; wrk, b's runs by wrk (not
            streamed); bad-*.json, records whose stream fields disagree.
+open/      open-loop runs (rate.lua, constant arrivals at 1, 2 and 4 requests/s
+           for 10 s): a and b by sm-stream (a's first token slows with the rate
+           and crosses 0.6 s at p90 between 2 and 4; at 4 a few of a's sends
+           left late and one request failed), wrk-a and wrk-b the same by wrk,
+           seed2 b's run from another arrival seed.
 """
 
 import copy
@@ -595,6 +600,58 @@ def stream():
               result(stream_head("x", "sweep", st), [dict(good, seq=1), r]))
 
 
+OPEN_RATES = (1, 2, 4)
+OPEN = {  # per rate: first-token base (s), decode step (s)
+    "a": {1: (0.30, 0.020), 2: (0.45, 0.022), 4: (0.90, 0.026)},
+    "b": {1: (0.25, 0.010), 2: (0.30, 0.011), 4: (0.40, 0.013)},
+}
+
+
+def open_records(side, streamed):
+    """Constant arrivals for 10 s at each rate; TTFT and steps of OPEN with a small,
+    deterministic spread; a's rate 4 has every 10th send 2 ms late and its 7th failed."""
+    recs, t0 = [], 1000000
+    for b, rate in enumerate(OPEN_RATES):
+        ttft0, step = OPEN[side][rate]
+        for j in range(10 * rate):
+            at = t0 + j * 1000000 // rate
+            late = 2000 if side == "a" and rate == 4 and j % 10 == 3 else 150
+            ttft = ttft0 + 0.04 * ((j * 7) % 5) / 4
+            gaps = [round(step * 1e6 * (1 + 0.05 * (((i * 13 + j) % 7) - 3) / 3))
+                    for i in range(15)]
+            first = at + round(ttft * 1e6)
+            end = first + sum(gaps) + 200
+            failed = side == "a" and rate == 4 and j == 7
+            r = record(len(recs), "rate", b, 16, at + late, end, thread=j % 8, ok=not failed,
+                       tokens=None if failed else 16, status=424 if failed else 200,
+                       error={"code": "ModelError", "message": "container answered 500"}
+                       if failed else None)
+            r["t_intended_us"] = at
+            if streamed:
+                r.update(t_headers_us=at + late + 1000, t_first_token_us=first, chunks=16,
+                         chunk_gaps_us=gaps)
+            recs.append(r)
+        t0 = max(r["t_end_us"] for r in recs) + 500000
+    return recs
+
+
+def open_loop():
+    d = os.path.join(OUT, "open")
+    st = {"arrivals": "constant", "rates": list(OPEN_RATES), "duration_s": 10,
+          "burstiness": None, "arrival_seed": 1, "max_concurrency": 16, "max_tokens": 16,
+          "prompt": STORY, "temperature": 0.0, "ignore_eos": True}
+    for side in ("a", "b"):
+        for streamed in (True, False):
+            head = stream_head(side, "rate", st, streamed)
+            if not streamed:
+                head.update(version=2, client="wrk", api="invoke")
+            write(os.path.join(d, side if streamed else "wrk-" + side, "rate.json"),
+                  result(head, open_records(side, streamed)))
+    other = dict(st, arrival_seed=2)
+    write(os.path.join(d, "seed2", "rate.json"),
+          result(stream_head("b", "rate", other), open_records("b", True)))
+
+
 for s in ("bf16", "qat"):
     write(os.path.join(OUT, "article", "measure-%s.json" % NAMES[s]), measure_file(s))
 native("bf16")
@@ -614,3 +671,4 @@ mixed()
 evil()
 special()
 stream()
+open_loop()

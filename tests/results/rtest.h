@@ -79,7 +79,7 @@ static inline const char *rtest_rec(const char *phase, int batch, int tokens, lo
 static inline int rtest_side(struct side *s, const char *role, char **paths, size_t n,
                              struct warnings *w, struct buf *err) {
     struct inputs in;
-    int rc = inputs_read(paths, n, NULL, NULL, &in, w, err);
+    int rc = inputs_read(paths, n, NULL, NULL, NULL, &in, w, err);
     if (rc == 0) return side_build(s, role, &in, w, err);
     inputs_free(&in);
     memset(s, 0, sizeof *s);

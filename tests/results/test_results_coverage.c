@@ -21,7 +21,15 @@
  * no interval. A second model correlates a request's tokens on purpose (a
  * speed of its own, chunks of 1 to 3 tokens): clustered by request its
  * medians hold, while taking the chunks as independent covers under 90%, as
- * does taking c16's requests (not its batches) as independent. */
+ * does taking c16's requests (not its batches) as independent.
+ *
+ * Open loop (rate.lua): Poisson arrivals into the same batching, 30 s rounds
+ * at 2 and 20 requests/s of 128 tokens (bf16-l4 serves about 27): the
+ * requests of a round share the batch they decode in, so their latencies move
+ * together. Woodruff's interval with the requests, or with 10 blocks of time,
+ * as independent units falls short of 93% for the median end-to-end latency
+ * (and, over requests, TTFT's at 20/s): why sm-compare gives the open-loop
+ * figures no interval (ocmp.h). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,10 +59,15 @@
 #ifndef COV_MIN
 #define COV_MIN INTERVAL_MIN_BATCHES /* the fewest batches that get an interval */
 #endif
-#define COV_PRICE   1.1267
-#define COV_NLEVELS 3
-#define COV_MAX_C   16
-#define COV_NFIGS   256
+#define COV_PRICE       1.1267
+#define COV_OPEN_RUNS   1000 /* open-loop rounds per rate */
+#define COV_OPEN_TRUTH  400  /* rounds pooled for the true quantiles */
+#define COV_OPEN_S      30   /* seconds of arrivals a round */
+#define COV_OPEN_TOKENS 128
+#define COV_OPEN_BLOCKS 10
+#define COV_NLEVELS     3
+#define COV_MAX_C       16
+#define COV_NFIGS       256
 
 static const int cov_levels[COV_NLEVELS] = {1, 4, 16};
 
@@ -355,7 +368,10 @@ static void cov_band(const char *name, double *lo, double *hi) {
     bool itl = strstr(name, "itl_") != NULL;
     *lo = 0.93;
     *hi = 0.97;
-    if (strstr(name, "as independent")) { /* the wrong unit: far below its level */
+    if (strstr(name, "time blocks")) { /* short of the level every interval holds */
+        *lo = 0;
+        *hi = 0.93;
+    } else if (strstr(name, "as independent")) { /* the wrong unit: far below its level */
         *lo = 0;
         *hi = 0.9;
     } else if (stream && (strstr(name, "_p99_") || (strstr(name, "_p90_") && !itl))) {
@@ -433,6 +449,144 @@ static void cov_correlated(void) {
     }
 }
 
+/* ---- open loop ---- */
+
+/* One open-loop request: when it arrived, its first token and its end (model seconds). */
+struct cov_oreq {
+    double at, first, end;
+    bool got;
+};
+
+struct cov_ready {
+    double t;
+    size_t i;
+};
+
+static int cov_cmp_oready(const void *a, const void *b) {
+    const struct cov_ready *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+/* A round of Poisson arrivals at rate for COV_OPEN_S seconds into s's batching
+ * (each request ready after its overhead, admitted at the next step, as the
+ * emulator's loop does), on a server idle at 0; returns the requests in rq (at
+ * most cap). */
+static size_t cov_open_round(struct cov_side *s, double rate, uint64_t *rng, struct cov_oreq *rq,
+                             struct batch_seq *seqs, struct cov_ready *rd, size_t cap) {
+    size_t n = 0, k = 0, fin = 0;
+    for (double t = 0; t < COV_OPEN_S && n < cap; t += -log(1 - rng_unit(rng)) / rate)
+        rq[n++] = (struct cov_oreq){.at = t};
+    for (size_t i = 0; i < n; i++) {
+        rd[i] = (struct cov_ready){rq[i].at + cov_overhead(s), i};
+        seqs[i] = (struct batch_seq){
+            .prompt_tokens = COV_PROMPT, .want_tokens = COV_OPEN_TOKENS, .owner = &rq[i]};
+    }
+    qsort(rd, n, sizeof *rd, cov_cmp_oready);
+    s->b.step_end = 0;
+    double start = 0;
+    while (fin < n) {
+        if (!batch_busy(&s->b)) {
+            batch_add(&s->b, &seqs[rd[k].i]);
+            start = rd[k].t > s->b.step_end ? rd[k].t : s->b.step_end;
+            k++;
+        }
+        double end = batch_begin(&s->b, start);
+        for (; k < n && rd[k].t <= end; k++) batch_add(&s->b, &seqs[rd[k].i]);
+        for (struct batch_seq *q = s->b.running.head; q; q = q->next) {
+            struct cov_oreq *r = q->owner;
+            if (!r->got) r->first = end;
+            r->got = true;
+        }
+        struct batch_list done = {0};
+        batch_end(&s->b, &done);
+        for (struct batch_seq *q; (q = batch_pop(&done)); fin++)
+            ((struct cov_oreq *)q->owner)->end = end;
+        start = end;
+    }
+    return n;
+}
+
+/* Adds the requests' TTFT and e2e from their arrivals to m: each request its
+ * own cluster (blocks 0), else one cluster a block of time. */
+static void cov_open_add(struct stream_meas *m, const struct cov_oreq *rq, size_t n, int blocks) {
+    for (size_t i = 0; i < n; i++) {
+        struct rfile rf = {0};
+        struct rfile_rec rec = {.ok = true,
+                                .stream = true,
+                                .t_start_us = cov_us(rq[i].at),
+                                .t_first_us = cov_us(rq[i].first),
+                                .t_end_us = cov_us(rq[i].end),
+                                .chunks = 1,
+                                .completion_tokens = 1,
+                                .ctoks = RFILE_NO_CTOKS};
+        uint32_t cl = blocks ? (uint32_t)(rq[i].at / COV_OPEN_S * blocks) : (uint32_t)i;
+        if (stream_add(m, &rf, &rec, cl, 1) < 0) abort();
+    }
+}
+
+/* Woodruff's interval of quantile q of metric k of the finished m (its clusters as units). */
+static void cov_open_ci(const struct stream_meas *m, enum stream_metric k, double q,
+                        struct interval *ci) {
+    const struct stream_sample *x = &m->s[k];
+    struct interval_fig fig;
+    interval_quantile(x->x, x->n, x->clusters, x->total, q, 0, 0, &fig, ci);
+}
+
+static double cov_open_q(const struct stream_meas *m, enum stream_metric k, double q) {
+    const struct stream_sample *x = &m->s[k];
+    return estim_cquantile(x->x, x->n, x->total, q);
+}
+
+/* One round's intervals over requests and over blocks of time at rate, each
+ * counted against the truth t (e2e p50, TTFT p50). */
+static void cov_open_run(double rate, const struct cov_oreq *rq, size_t n, const double *t) {
+    struct stream_meas byreq = {0}, byblock = {0};
+    struct interval ci;
+    char name[96];
+    cov_open_add(&byreq, rq, n, 0);
+    cov_open_add(&byblock, rq, n, COV_OPEN_BLOCKS);
+    if (stream_finish(&byreq) < 0 || stream_finish(&byblock) < 0) abort();
+    cov_open_ci(&byreq, STREAM_E2E, 0.5, &ci);
+    snprintf(name, sizeof name, "open loop %g/s e2e_p50, requests as independent", rate);
+    cov_count(name, &ci, t[0]);
+    cov_open_ci(&byblock, STREAM_E2E, 0.5, &ci);
+    snprintf(name, sizeof name, "open loop %g/s e2e_p50, %d time blocks as independent", rate,
+             COV_OPEN_BLOCKS);
+    cov_count(name, &ci, t[0]);
+    if (rate > 10) {
+        cov_open_ci(&byreq, STREAM_TTFT, 0.5, &ci);
+        snprintf(name, sizeof name, "open loop %g/s ttft_p50, requests as independent", rate);
+        cov_count(name, &ci, t[1]);
+    }
+    stream_free(&byreq);
+    stream_free(&byblock);
+}
+
+/* Open-loop rounds at rate: the true quantiles pooled over COV_OPEN_TRUTH
+ * rounds, then COV_OPEN_RUNS rounds' intervals. */
+static void cov_open_rate(double rate) {
+    size_t cap = (size_t)(rate * COV_OPEN_S * 3 + 100);
+    struct cov_oreq *rq = malloc(cap * sizeof *rq);
+    struct batch_seq *seqs = malloc(cap * sizeof *seqs);
+    struct cov_ready *rd = malloc(cap * sizeof *rd);
+    struct stream_meas truth = {0};
+    struct cov_side s;
+    uint64_t rng = 0x09e41ULL + (uint64_t)rate;
+    if (!rq || !seqs || !rd) abort();
+    cov_side_init(&s, "bf16-l4", 0x0be11ULL + (uint64_t)rate);
+    for (int r = 0; r < COV_OPEN_TRUTH; r++)
+        cov_open_add(&truth, rq, cov_open_round(&s, rate, &rng, rq, seqs, rd, cap), 1);
+    if (stream_finish(&truth) < 0) abort();
+    double t[2] = {cov_open_q(&truth, STREAM_E2E, 0.5), cov_open_q(&truth, STREAM_TTFT, 0.5)};
+    for (int run = 0; run < COV_OPEN_RUNS; run++)
+        cov_open_run(rate, rq, cov_open_round(&s, rate, &rng, rq, seqs, rd, cap), t);
+    stream_free(&truth);
+    model_free(&s.p);
+    free(rq);
+    free(seqs);
+    free(rd);
+}
+
 int main(void) {
     struct cov_truth tb, tq;
     cov_truth_of("bf16-l4", &tb);
@@ -464,6 +618,8 @@ int main(void) {
         model_free(&a.p);
     }
     cov_correlated();
+    cov_open_rate(2);
+    cov_open_rate(20);
     for (size_t i = 0; i < cov_nfigs; i++) {
         const struct cov_fig *f = &cov_figs[i];
         double cover = (double)f->hit / (double)f->n, lo, hi;
@@ -478,7 +634,8 @@ int main(void) {
                     100 * cover, 100 * lo, 100 * hi);
             CHECK(cover >= lo && cover <= hi);
         }
+        if (strstr(f->name, "open loop")) CHECK(f->have == f->n); /* short, not missing */
     }
-    CHECK(cov_nfigs == 2 * 11 + 2 * 8 + 4 * 36 + 1 + 9);
+    CHECK(cov_nfigs == 2 * 11 + 2 * 8 + 4 * 36 + 1 + 9 + 5);
     return check_exit();
 }

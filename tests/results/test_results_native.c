@@ -13,7 +13,7 @@ static int test_read(const char *path, struct src *s, struct warnings *w, struct
     struct rfile *rf;
     int rc = rfile_read(path, &rf, err);
     memset(s, 0, sizeof *s);
-    if (rc == 0) rc = native_src(rf, s, w, err);
+    if (rc == 0) rc = native_src(rf, NULL, s, w, err);
     rfile_free(rf);
     return rc;
 }

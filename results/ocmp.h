@@ -1,0 +1,128 @@
+/* ocmp: the open-loop part of a comparison (rate.lua's runs; docs/compare.md,
+ * Open-loop runs).
+ *
+ * Per side and asked rate: the achieved arrival rate (the intended starts'),
+ * the achieved completion rate, tokens and goodput per second, the share of
+ * failed requests, the share of late sends and the p99 lateness, and the
+ * latency figures from the intended start (end-to-end; TTFT, TPOT and ITL when
+ * streamed) at p50, p90 and p99 of the successful requests, with their n. With
+ * SLOs (slo.h): each SLO's value and whether it holds at each rate, and the
+ * capacity at the SLOs: the highest rate whose SLOs hold, interpolated between
+ * the last rate that held and the first that did not, or bounded (">= the
+ * highest rate" when every rate held, "< the lowest" when none did); its ratio
+ * candidate / baseline, and its cost per million tokens.
+ *
+ * No figure here gets a confidence interval: a round's requests queue behind
+ * each other (one slow step delays every request in flight and those that
+ * arrive during it), so they are not the independent samples, nor the
+ * independent batches, that the intervals of interval.h assume (taking the
+ * requests, or blocks of time, as independent covers 14% to 87% in
+ * tests/results/test_results_coverage.c); and the capacity is read where a
+ * curve measured at a few rates crosses a bound. The
+ * bracket [last rate held, first rate failed] is the probes' resolution, not a
+ * confidence interval. */
+#ifndef SM_OCMP_H
+#define SM_OCMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "orate.h"
+#include "side.h"
+#include "slo.h"
+#include "stream.h"
+#include "warnings.h"
+
+struct cmp; /* cmp.h */
+
+/* The order the latency metrics are shown in: e2e, ttft, tpot, itl. */
+extern const enum stream_metric ocmp_order[STREAM_METRICS];
+
+/* How a bounded figure relates to its value. */
+enum ocmp_rel { OCMP_NONE, OCMP_EQ, OCMP_GE, OCMP_GT, OCMP_LE, OCMP_LT };
+
+/* One latency metric of one round. */
+struct ocmp_lat {
+    bool ok;                    /* some value */
+    double q[STREAM_QUANTILES]; /* seconds at p50, p90, p99 */
+    size_t requests;            /* requests behind them */
+    uint64_t tokens;            /* ITL: the tokens; others 0 */
+};
+
+/* One SLO at one round. */
+struct ocmp_check {
+    bool have; /* a value (no successful request with the metric: none, and it fails) */
+    double v;  /* seconds, or the share of failed requests */
+    bool ok;
+};
+
+/* One side at one asked rate (NAN: no figure). */
+struct ocmp_point {
+    const struct orate_round *r;
+    double rate;                 /* asked, requests per second */
+    double arrival, completion;  /* achieved, requests per second */
+    double tokens, goodput;      /* per second (goodput NAN without SLOs) */
+    double errors;               /* failed / sent */
+    double late_share, late_p99; /* late sends / sends with an intended start; seconds */
+    struct ocmp_lat lat[STREAM_METRICS];
+    struct ocmp_check check[SLO_MAX]; /* the SLOs of ocmp.slo, in order */
+    struct ocmp_check err;            /* the error rate */
+    bool held;                        /* every SLO held */
+};
+
+/* The capacity at the SLOs of one side. */
+struct ocmp_cap {
+    enum ocmp_rel rel;         /* EQ interpolated, GE every rate held, LT none; NONE: no SLO */
+    double v;                  /* requests per second (the bound when rel is GE or LT) */
+    double pass, fail;         /* the last rate that held and the first that failed (NAN: none) */
+    int by;                    /* what failed first: an SLO's index, -1 the error rate, -2 none */
+    bool nonmonotone;          /* a rate above the first failure held again */
+    double tokens_per_request; /* completion tokens of the successful requests, mean */
+    double tokens;             /* per second at the capacity (v x tokens_per_request) */
+    double usd;                /* per million tokens at the capacity (--price-per-hour) */
+};
+
+struct ocmp_side {
+    const struct side *s;
+    const char *name;
+    struct ocmp_point *p; /* owned, ascending rate */
+    size_t n;
+    bool streamed;
+    struct ocmp_cap cap;
+};
+
+struct ocmp {
+    bool have;          /* some side measured open-loop */
+    bool any_slo;       /* SLOs were given: verdicts and capacity */
+    bool streamed;      /* some side streamed: TTFT, TPOT and ITL */
+    struct slo_set slo; /* a copy of the options' */
+    struct ocmp_side x[2];
+    enum ocmp_rel ratio_rel; /* the capacity's ratio candidate / baseline */
+    double ratio;
+    char ratio_why[160]; /* when ratio_rel is OCMP_NONE */
+};
+
+/* Fills m->open from m's sides and options, and adds its rows (group
+ * CMP_OPEN, for CSV) to m. Returns 0, CMP_ERR_NOMEM, or CMP_ERR_INPUT with one
+ * line in err (SLOs without an open-loop run, or on a metric a side lacks);
+ * warnings go to w. */
+__attribute__((warn_unused_result)) int ocmp_build(struct cmp *m, struct warnings *w,
+                                                   struct buf *err);
+void ocmp_free(struct ocmp *o);
+/* The point of x at rate, or NULL. */
+const struct ocmp_point *ocmp_point(const struct ocmp_side *x, double rate);
+/* The sorted union of both sides' rates into out (cap of them); returns how many. */
+size_t ocmp_rates(const struct ocmp *o, double *out, size_t cap);
+/* "", ">=", ">", "<=" or "<". */
+const char *ocmp_rel_text(enum ocmp_rel rel);
+/* The SLOs as a phrase: "p90 TTFT <= 1 s and at most 1% failed". */
+void ocmp_slo_phrase(const struct ocmp *o, char *out, size_t cap);
+/* A rate's verdict: "held", or "failed: p90 TTFT 1.52 s > 1 s, ...". */
+void ocmp_verdict_cell(const struct ocmp *o, const struct ocmp_point *p, char *out, size_t cap);
+/* A capacity (or its ratio) as text: "6.3", ">= 8", "< 1". */
+void ocmp_bound_text(enum ocmp_rel rel, double v, int decimals, char *out, size_t cap);
+/* The verdict's sentence on capacity ("" without SLOs). */
+void ocmp_verdict(const struct cmp *m, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,216 @@
+#include "oreport.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt.h"
+
+/* The first open-loop input's settings, for the heading. */
+static void oreport_settings(const struct cmp *m, char *out, size_t cap) {
+    const struct src *s = m->b->rate.first ? m->b->rate.first : m->c->rate.first;
+    const cJSON *st = s ? s->settings : NULL;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(st, "arrivals");
+    const cJSON *seed = cJSON_GetObjectItemCaseSensitive(st, "arrival_seed");
+    const cJSON *burst = cJSON_GetObjectItemCaseSensitive(st, "burstiness");
+    const cJSON *dur = cJSON_GetObjectItemCaseSensitive(st, "duration_s");
+    const cJSON *conc = cJSON_GetObjectItemCaseSensitive(st, "max_concurrency");
+    const cJSON *tok = cJSON_GetObjectItemCaseSensitive(st, "max_tokens");
+    size_t k = (size_t)snprintf(out, cap, "%s arrivals",
+                                cJSON_IsString(arr) ? arr->valuestring : "unnamed");
+    if (cJSON_IsNumber(burst) && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, " (burstiness %g)", burst->valuedouble);
+    if (cJSON_IsNumber(seed) && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, " drawn from seed %.0f", seed->valuedouble);
+    if (cJSON_IsNumber(dur) && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, ", %g s of arrivals per rate and side",
+                              dur->valuedouble);
+    if (cJSON_IsNumber(conc) && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, ", at most %.0f requests in flight",
+                              conc->valuedouble);
+    if (cJSON_IsNumber(tok) && k < cap)
+        snprintf(out + k, cap - k, ", %.0f tokens asked per request", tok->valuedouble);
+}
+
+static void oreport_pct(double x, char *out, size_t cap) {
+    if (isfinite(x))
+        snprintf(out, cap, "%.1f%%", 100 * x);
+    else
+        snprintf(out, cap, "n/a");
+}
+
+static void oreport_sig(double x, char *out, size_t cap) {
+    if (isfinite(x))
+        fmt_sig(x, out, cap);
+    else
+        snprintf(out, cap, "n/a");
+}
+
+/* ---- the load table ---- */
+
+static int oreport_load_row(struct report_block *t, const struct ocmp *o, const struct ocmp_side *x,
+                            const struct ocmp_point *p) {
+    char rate[FMT_CELL], arr[FMT_CELL], done[FMT_CELL], ok[64], late[32], p99[FMT_CELL],
+        tok[FMT_CELL], good[FMT_CELL], slo[400];
+    fmt_num(p->rate, -1, rate, sizeof rate);
+    fmt_num(p->arrival, 2, arr, sizeof arr);
+    fmt_num(p->completion, 2, done, sizeof done);
+    fmt_requests(&p->r->tally, ok, sizeof ok);
+    oreport_pct(p->late_share, late, sizeof late);
+    oreport_sig(p->late_p99, p99, sizeof p99);
+    fmt_num(p->tokens, 2, tok, sizeof tok);
+    fmt_num(p->goodput, 2, good, sizeof good);
+    if (o->any_slo) ocmp_verdict_cell(o, p, slo, sizeof slo);
+    const char *cells[] = {x->name, rate, arr, done, ok, late, p99, tok, good, slo};
+    return report_row(t, cells);
+}
+
+static int oreport_load(struct report *r, const struct ocmp *o) {
+    const char *head[] = {"side", "rate/s",     "arrived/s", "done/s",    "ok/sent",
+                          "late", "p99 late s", "tokens/s",  "goodput/s", "SLOs"};
+    struct report_block *t = report_table(r, 0x1fe, o->any_slo ? 10 : 8, head);
+    if (!t) return -1;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < o->x[k].n; i++)
+            if (oreport_load_row(t, o, &o->x[k], &o->x[k].p[i]) < 0) return -1;
+    return 0;
+}
+
+/* ---- the latency table ---- */
+
+/* "p50 / p90 / p99" of one metric, or "n/a". */
+static void oreport_triple(const struct ocmp_lat *l, int decimals, char *out, size_t cap) {
+    char q[STREAM_QUANTILES][FMT_CELL];
+    if (!l->ok) {
+        snprintf(out, cap, "n/a");
+        return;
+    }
+    for (int i = 0; i < STREAM_QUANTILES; i++) fmt_num(l->q[i], decimals, q[i], sizeof q[i]);
+    snprintf(out, cap, "%s / %s / %s", q[0], q[1], q[2]);
+}
+
+static int oreport_lat_row(struct report_block *t, const struct ocmp *o, const struct ocmp_side *x,
+                           const struct ocmp_point *p) {
+    char rate[FMT_CELL], c[4][3 * FMT_CELL + 8], n[96];
+    fmt_num(p->rate, -1, rate, sizeof rate);
+    for (int i = 0; i < 4; i++)
+        oreport_triple(&p->lat[ocmp_order[i]],
+                       ocmp_order[i] == STREAM_TPOT || ocmp_order[i] == STREAM_ITL ? 4 : 3, c[i],
+                       sizeof c[i]);
+    const struct ocmp_lat *itl = &p->lat[STREAM_ITL];
+    if (itl->ok)
+        snprintf(n, sizeof n, "%zu (itl: %llu tokens)", p->lat[STREAM_E2E].requests,
+                 (unsigned long long)itl->tokens);
+    else
+        snprintf(n, sizeof n, "%zu", p->lat[STREAM_E2E].requests);
+    const char *all[] = {x->name, rate, c[0], c[1], c[2], c[3], n};
+    const char *e2e[] = {x->name, rate, c[0], n};
+    return report_row(t, o->streamed ? all : e2e);
+}
+
+static int oreport_latency(struct report *r, const struct ocmp *o) {
+    const char *all[] = {"side", "rate/s", "e2e", "ttft", "tpot", "itl", "n"};
+    const char *e2e[] = {"side", "rate/s", "e2e", "n"};
+    struct report_block *t =
+        o->streamed ? report_table(r, 0x7e, 7, all) : report_table(r, 0xe, 4, e2e);
+    if (!t) return -1;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < o->x[k].n; i++)
+            if (oreport_lat_row(t, o, &o->x[k], &o->x[k].p[i]) < 0) return -1;
+    return 0;
+}
+
+/* ---- capacity ---- */
+
+static void oreport_by(const struct ocmp *o, int by, char *out, size_t cap) {
+    if (by >= 0)
+        slo_text(&o->slo.s[by], out, cap);
+    else if (by == -1)
+        snprintf(out, cap, "at most %g%% failed", 100 * o->slo.max_error);
+    else
+        snprintf(out, cap, "%s", "");
+}
+
+static int oreport_cap_row(struct report_block *t, const struct cmp *m, const struct ocmp_side *x) {
+    const struct ocmp_cap *c = &x->cap;
+    char v[FMT_CELL], where[200], by[120], tok[FMT_CELL], usd[FMT_CELL];
+    enum ocmp_rel cost = c->rel == OCMP_GE ? OCMP_LE : c->rel == OCMP_LT ? OCMP_GT : c->rel;
+    ocmp_bound_text(c->rel, c->v, 2, v, sizeof v);
+    ocmp_bound_text(c->rel, c->tokens, 2, tok, sizeof tok);
+    ocmp_bound_text(cost, c->usd, 2, usd, sizeof usd);
+    oreport_by(&m->open, c->by, by, sizeof by);
+    if (c->rel == OCMP_EQ)
+        snprintf(where, sizeof where, "held at %g, failed at %g", c->pass, c->fail);
+    else if (c->rel == OCMP_GE)
+        snprintf(where, sizeof where, "held at every rate, up to %g", c->pass);
+    else if (c->rel == OCMP_LT)
+        snprintf(where, sizeof where, "failed already at %g", c->fail);
+    else
+        snprintf(where, sizeof where, "no open-loop run");
+    const char *cells[] = {x->name, v, where, by, tok, usd};
+    return report_row(t, cells);
+}
+
+static int oreport_capacity(struct report *r, const struct cmp *m) {
+    const struct ocmp *o = &m->open;
+    const char *head[] = {"side",       "capacity req/s", "rates",
+                          "limited by", "tokens/s",       "USD per M tokens"};
+    char ratio[FMT_CELL];
+    if (report_text(r, REPORT_PARA,
+                    "Capacity at the SLOs: the highest rate at which they hold, interpolated "
+                    "between the last rate that held them and the first that did not (on the "
+                    "first SLO to fail, linear in the rate); \">=\" when every rate held, \"<\" "
+                    "when none did.") < 0)
+        return -1;
+    struct report_block *t = report_table(r, 0x32, m->opts.have_price ? 6 : 5, head);
+    if (!t) return -1;
+    for (int k = 0; k < 2; k++)
+        if (oreport_cap_row(t, m, &o->x[k]) < 0) return -1;
+    if (o->ratio_rel == OCMP_NONE) {
+        if (report_text(r, REPORT_PARA, "Capacity %s / %s: n/a, %s.", m->cname, m->bname,
+                        o->ratio_why) < 0)
+            return -1;
+    } else {
+        ocmp_bound_text(o->ratio_rel, o->ratio, -1, ratio, sizeof ratio);
+        if (report_text(r, REPORT_PARA, "Capacity %s / %s: %s.", m->cname, m->bname, ratio) < 0)
+            return -1;
+    }
+    return report_text(r, REPORT_PARA,
+                       "No 95%% interval: a round's requests queue behind each other, so they are "
+                       "not independent samples, and the capacity is read where a curve measured "
+                       "at a few rates crosses a bound; the rates that held and failed bracket "
+                       "it only as finely as the rates were spaced.");
+}
+
+int oreport_build(struct report *r, const struct cmp *m) {
+    const struct ocmp *o = &m->open;
+    char settings[400], slo[600];
+    if (!o->have) return 0;
+    oreport_settings(m, settings, sizeof settings);
+    if (report_text(r, REPORT_HEADING, "Open-loop load (rate.lua)") < 0 ||
+        report_text(r, REPORT_PARA, "%s. Rates in requests per second, times in seconds.",
+                    settings) < 0)
+        return -1;
+    if (o->any_slo) {
+        ocmp_slo_phrase(o, slo, sizeof slo);
+        if (report_text(r, REPORT_PARA,
+                        "SLOs, checked at each rate: %s (percentiles of the successful requests, "
+                        "failures of all those sent).",
+                        slo) < 0)
+            return -1;
+    }
+    if (oreport_load(r, o) < 0 ||
+        report_text(r, REPORT_PARA,
+                    "arrived/s: the requests over the seconds of arrivals (their intended "
+                    "starts); done/s, tokens/s, goodput/s: successful requests, their tokens, "
+                    "those that met every SLO, over first intended start to last reply; late: "
+                    "successful requests sent more than %d ms after their intended start (the "
+                    "client's clock), p99 late: their lateness at p99.",
+                    ORATE_LATE_US / 1000) < 0 ||
+        report_text(r, REPORT_PARA,
+                    "Latency from the intended start (p50 / p90 / p99 of the successful "
+                    "requests; itl over their tokens):") < 0 ||
+        oreport_latency(r, o) < 0)
+        return -1;
+    return o->any_slo ? oreport_capacity(r, m) : 0;
+}
