@@ -20,6 +20,11 @@ struct options_set {
     const char *value;
 };
 
+/* A control-plane option as given (cpconf.h reads it): "--capacity", "us-east-1/ml.g6.xlarge=0". */
+struct options_cp {
+    const char *flag, *value;
+};
+
 struct options {
     bool done; /* --help or --version was printed: exit 0 */
     const char *listen;
@@ -33,6 +38,8 @@ struct options {
     const char *credentials_file;
     bool no_env_credentials;
     bool busy_poll; /* poll the sockets without sleeping (one CPU at 100%) */
+    bool
+        no_endpoints; /* no --endpoint and no default ones: endpoints come from the control plane */
     double time_scale;
     double max_duration;
     double log_interval;
@@ -49,6 +56,8 @@ struct options {
     char **set_texts;         /* copies the sets point into */
     const char **credentials; /* "AKID:SECRET[:TOKEN][@EXPIRY]" */
     size_t n_credentials;
+    struct options_cp *cp; /* the control plane's options, in order */
+    size_t n_cp;
 };
 
 enum options_error {
