@@ -340,6 +340,11 @@ int epops_wait(struct epops *o, const char *region, const char *name, const char
 
 /* ---- deploying ---- */
 
+/* An epreq result as an epops_error. */
+static int epops_req(int rc) {
+    return rc == EPREQ_ERR_INPUT ? EPOPS_ERR_INPUT : rc ? EPOPS_ERR_NOMEM : EPOPS_OK;
+}
+
 /* Deletes name's endpoint, config and model from the first of the three
  * (0: all) in region, quietly (best effort). */
 static void epops_cleanup_from(struct epops *o, struct awsj_client *c, const char *name,
@@ -371,16 +376,14 @@ static int epops_create(struct epops *o, struct awsj_client *c, const struct epr
     size_t made = 0; /* 1: the model, 2: and the config */
     buf_init(&req, BUF_NO_CAP);
     buf_init(&reply, EPOPS_REPLY_MAX);
-    int rc = epreq_create_model(d, &req, err);
+    int rc = epops_req(epreq_create_model(d, &req, err));
     if (!rc) rc = epops_sm(o, c, "CreateModel", buf_str(&req), &reply, err);
     made += !rc;
-    if (!rc) rc = epreq_create_config(d, &req, err);
+    if (!rc) rc = epops_req(epreq_create_config(d, &req, err));
     if (!rc) rc = epops_sm(o, c, "CreateEndpointConfig", buf_str(&req), &reply, err);
     made += !rc;
-    if (!rc) rc = epreq_endpoint(d->name, d->name, &req) ? EPOPS_ERR_NOMEM : EPOPS_OK;
+    if (!rc) rc = epops_req(epreq_endpoint(d->name, d->name, &req));
     if (!rc) rc = epops_sm(o, c, "CreateEndpoint", buf_str(&req), &reply, err);
-    if (rc == EPREQ_ERR_INPUT) rc = EPOPS_ERR_INPUT;
-    if (rc == EPREQ_ERR_NOMEM) rc = EPOPS_ERR_NOMEM;
     if (rc && made) epops_cleanup_from(o, c, d->name, 3 - made);
     if (rc && strstr(buf_str(err), "already existing"))
         (void)!buf_addf(err, " (sm-endpoint delete %s removes it)", d->name);
@@ -538,13 +541,12 @@ static int epops_swap_create(struct epops *o, struct awsj_client *c, const char 
     for (size_t i = 0; i < v->n_types; i++) d.types[i] = v->types[i];
     buf_init(&req, BUF_NO_CAP);
     buf_init(&reply, EPOPS_REPLY_MAX);
-    int rc = epreq_model_like(model_desc, len, new_name, model_id, &req, err);
+    int rc = epops_req(epreq_model_like(model_desc, len, new_name, model_id, &req, err));
     if (!rc) rc = epops_sm(o, c, "CreateModel", buf_str(&req), &reply, err);
     if (rc == EPOPS_ERR_AWS && strstr(buf_str(err), "already existing")) rc = EPOPS_OK;
-    if (!rc) rc = epreq_create_config(&d, &req, err);
+    if (!rc) rc = epops_req(epreq_create_config(&d, &req, err));
     if (!rc) rc = epops_sm(o, c, "CreateEndpointConfig", buf_str(&req), &reply, err);
     if (rc == EPOPS_ERR_AWS && strstr(buf_str(err), "already existing")) rc = EPOPS_OK;
-    if (rc == EPREQ_ERR_INPUT) rc = EPOPS_ERR_INPUT;
     buf_free(&req);
     buf_free(&reply);
     return rc;
@@ -703,8 +705,9 @@ int epops_delete(struct epops *o, const char *region, const char *name, bool wai
         return buf_fail(err, EPOPS_ERR_INPUT, "'%s' is not an endpoint name", name ? name : "");
     int rc = epops_client(o, region, &c, err);
     if (!rc) rc = epops_describe(o, c, name, &d, err);
-    bool exists = rc == EPOPS_OK;
+    bool exists = rc == EPOPS_OK, deleting = exists && strcmp(d.status, "Deleting") == 0;
     if (rc == EPOPS_ERR_NOT_FOUND) rc = EPOPS_OK;
+    if (deleting) exists = false; /* asked already: only its config and model may be left */
     if (!rc && exists && wait) rc = epops_delete_wait(o, c, region, name, &d, err);
     if (!rc && exists && !wait &&
         (strcmp(d.status, "Creating") == 0 || strcmp(d.status, "Updating") == 0))
@@ -734,9 +737,17 @@ int epops_delete(struct epops *o, const char *region, const char *name, bool wai
         rc = epops_delete_cost(o, &d, p, j, out);
     }
     if (!rc) epops_delete_list(o, c, name, exists ? d.config : "", configs, &nc, models, &nm);
-    if (!rc)
+    if (!rc && deleting) {
+        char label[96];
+        snprintf(label, sizeof label, "endpoint %s", name);
+        rc = cJSON_AddStringToObject(results, label, "already being deleted") &&
+                     !buf_addf(&out->text, "%s: already being deleted\n", label)
+                 ? EPOPS_OK
+                 : EPOPS_ERR_NOMEM;
+    } else if (!rc) {
         rc = epops_delete_one(o, c, "DeleteEndpoint", "EndpointName", "endpoint", name, results,
                               out, err);
+    }
     for (size_t i = 0; !rc && i < nc; i++)
         rc = epops_delete_one(o, c, "DeleteEndpointConfig", "EndpointConfigName", "endpoint config",
                               configs[i], results, out, err);
