@@ -328,7 +328,7 @@ static int sm_suite_out_dir(struct sm_suite_state *s) {
 static int sm_suite_check_facts(const struct sm_suite_state *s) {
     static const char *const opt[] = {"--facts-baseline", "--facts-candidate"};
     for (int k = 0; k < 2; k++)
-        if (s->o.facts[k] && !s->o.resume && access(s->o.facts[k], R_OK) != 0)
+        if (s->o.facts[k] && !s->o.resume && !s->o.deploy && access(s->o.facts[k], R_OK) != 0)
             return sm_suite_fail("%s: cannot read %s: %s", opt[k], s->o.facts[k], strerror(errno));
     return 0;
 }

@@ -285,11 +285,13 @@ int epops_wait(struct epops *o, const char *region, const char *name, const char
         bool old_config = config && strcmp(d.config, config) != 0;
         if (v == EPWAIT_IN_SERVICE && old_config && !d.failure[0])
             v = EPWAIT_ON; /* the update has not begun yet: the old config still serves */
+        /* Told since the creation (a wait that began later, as sm-suite's second, says the
+           endpoint's age), or since the wait began for an update. */
+        double billed = d.created > 0 ? epops_wall(o) - d.created : elapsed;
+        double since = config ? elapsed : billed;
         if (strcmp(last, d.status) != 0 || elapsed - shown >= 60 / scale || v != EPWAIT_ON) {
             buf_reset(&line);
-            double billed = d.created > 0 ? epops_wall(o) - d.created : elapsed;
-            if (epwait_line(&line, name, region, d.status, elapsed, billed, scale, price, NULL) ==
-                0)
+            if (epwait_line(&line, name, region, d.status, since, billed, scale, price, NULL) == 0)
                 epops_progress(o, buf_str(&line), timeout > 0 ? elapsed / timeout : -1);
             snprintf(last, sizeof last, "%s", d.status);
             shown = elapsed;
@@ -301,9 +303,9 @@ int epops_wait(struct epops *o, const char *region, const char *name, const char
         }
         if (v == EPWAIT_IN_SERVICE) {
             cJSON_Delete(out->json);
-            out->json = epops_state_json(region, &d, elapsed * scale, 0, 0);
+            out->json = epops_state_json(region, &d, since * scale, 0, 0);
             char clock[32];
-            epwait_clock(elapsed * scale, clock);
+            epwait_clock(since * scale, clock);
             rc = buf_addf(&out->text, "%s is InService in %s after %s%s%s%s\n", name, region, clock,
                           scale != 1 ? " emulated" : "", d.n_v && d.v[0].placed[0] ? " on " : "",
                           d.n_v ? d.v[0].placed : "")

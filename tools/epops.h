@@ -105,7 +105,9 @@ __attribute__((warn_unused_result)) int epops_deploy(struct epops *o,
                                                      struct epops_out *out, struct buf *err);
 
 /* Waits until name in region is InService (with config, when not NULL, live),
- * Failed, or timeout_s (emulated; 0: 2700) has passed. */
+ * Failed, or timeout_s (emulated; 0: 2700) has passed since the wait began. The
+ * progress lines and the result tell the time since the endpoint's creation
+ * (since the wait began for an update, config not NULL). */
 __attribute__((warn_unused_result)) int epops_wait(struct epops *o, const char *region,
                                                    const char *name, const char *config,
                                                    double timeout_s, double price,
