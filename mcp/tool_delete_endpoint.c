@@ -24,7 +24,8 @@ const struct mcp_tool tool_delete_endpoint = {
     .input_schema =
         "{\"type\":\"object\",\"properties\":{" MCP_AWS_NAME_PROP "," MCP_AWS_REGION_PROP
         ",\"wait\":{\"type\":\"boolean\",\"description\":\"Wait while it is Creating "
-        "or Updating, then delete\"},\"price_per_hour\":{\"type\":\"number\","
+        "or Updating, then delete, then wait until it is "
+        "gone\"},\"price_per_hour\":{\"type\":\"number\","
         "\"minimum\":0.0001,\"maximum\":10000},\"confirm\":{\"type\":\"boolean\","
         "\"description\":\"true once the user agreed to delete it\"}},"
         "\"required\":[\"endpoint_name\",\"confirm\"],\"additionalProperties\":false}",

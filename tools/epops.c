@@ -660,6 +660,45 @@ static int epops_delete_wait(struct epops *o, struct awsj_client *c, const char 
     }
 }
 
+/* After DeleteEndpoint: waits until name is gone (Deleting takes minutes on AWS,
+ * and the name is taken until then); "gone" in the results and the text. */
+static int epops_delete_gone(struct epops *o, struct awsj_client *c, const char *region,
+                             const char *name, cJSON *results, struct epops_out *out,
+                             struct buf *err) {
+    double scale = o->cfg.time_scale, t0 = epops_mono(o);
+    struct epdesc_endpoint d;
+    char label[96], clock[32];
+    snprintf(label, sizeof label, "endpoint %s", name);
+    for (;;) {
+        int rc = epops_describe(o, c, name, &d, err);
+        double elapsed = epops_mono(o) - t0;
+        epwait_clock(elapsed * scale, clock);
+        if (rc == EPOPS_ERR_NOT_FOUND) {
+            buf_reset(err);
+            cJSON *gone = cJSON_CreateString("gone");
+            bool had = cJSON_HasObjectItem(results, label);
+            bool ok = gone && (had ? cJSON_ReplaceItemInObjectCaseSensitive(results, label, gone)
+                                   : cJSON_AddItemToObject(results, label, gone));
+            if (!ok) cJSON_Delete(gone);
+            return ok && !buf_addf(&out->text, "%s: gone after %s%s\n", label, clock,
+                                   scale != 1 ? " emulated" : "")
+                       ? EPOPS_OK
+                       : EPOPS_ERR_NOMEM;
+        }
+        if (rc) return rc;
+        if (strcmp(d.status, "Deleting") != 0)
+            return buf_fail(err, EPOPS_ERR_FAILED, "%s in %s is %s after DeleteEndpoint%s%s", name,
+                            region, d.status, d.failure[0] ? ": " : "", d.failure);
+        if (elapsed * scale > EPOPS_TIMEOUT_S)
+            return buf_fail(err, EPOPS_ERR_TIMEOUT, "%s in %s is still Deleting after %s", name,
+                            region, clock);
+        if (epops_stopped(o))
+            return buf_fail(err, EPOPS_ERR_STOPPED,
+                            "stopped waiting: %s in %s is Deleting (that goes on)", name, region);
+        o->cfg.hooks.sleep(o->cfg.hooks.ud, o->cfg.poll_s);
+    }
+}
+
 /* The endpoint's cost since its creation, into the out. */
 static int epops_delete_cost(struct epops *o, const struct epdesc_endpoint *d, double price,
                              cJSON *j, struct epops_out *out) {
@@ -756,6 +795,8 @@ int epops_delete(struct epops *o, const char *region, const char *name, bool wai
     for (size_t i = 0; !rc && i < nm; i++)
         rc = epops_delete_one(o, c, "DeleteModel", "ModelName", "model", models[i], results, out,
                               err);
+    if (!rc && wait && (exists || deleting))
+        rc = epops_delete_gone(o, c, region, name, results, out, err);
     if (rc) {
         cJSON_Delete(j);
         return rc;

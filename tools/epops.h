@@ -130,7 +130,8 @@ __attribute__((warn_unused_result)) int epops_swap(struct epops *o, const struct
 /* Deletes endpoint name, its config(s) and model(s) (those named like it and
  * those its config names); what is not there is skipped. While it is Creating
  * or Updating: EPOPS_ERR_IN_PROGRESS, unless wait (it then waits for that to
- * end). The text and the JSON say what it cost since its creation. */
+ * end, and at the end until the endpoint is gone: its name is free again). The
+ * text and the JSON say what it cost since its creation. */
 __attribute__((warn_unused_result)) int epops_delete(struct epops *o, const char *region,
                                                      const char *name, bool wait, double price,
                                                      struct epops_out *out, struct buf *err);

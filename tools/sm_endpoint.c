@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "epfacts.h"
 #include "epinfo.h"
 #include "epops.h"
 
@@ -56,6 +57,8 @@ static const char epcli_usage[] =
     "                            tools/endpoint-facts.json)\n"
     "  --json                    the result as one JSON object on standard output\n"
     "  --poll SECONDS            between status calls while waiting (default 15 / K)\n"
+    "  -h, --help                this text\n"
+    "  --version                 the version and the default facts file\n"
     "\n"
     "deploy, config:\n"
     "  --instance-type T[,T...]  the instance type, or a priority list of up to 5 "
@@ -80,7 +83,8 @@ static const char epcli_usage[] =
     "swap: --as NAME2, --no-wait.  list: --name-contains TEXT, --regions.\n"
     "logs: --since SECONDS (default 3600), --limit N (default 50).\n"
     "verify, query: --variant V.  query: --prompt TEXT, --system TEXT, --max-tokens N,\n"
-    "--temperature T.  delete: --yes, --wait (for Creating or Updating to end first).\n"
+    "--temperature T.  delete: --yes, --wait (for Creating or Updating to end first, then\n"
+    "until the endpoint is gone).\n"
     "quotas: --instance-type T[,T...] (default the L4 types), --regions.\n"
     "\n"
     "Every deploy prints the hourly price it was told and the cost so far: an endpoint bills\n"
@@ -673,9 +677,12 @@ int main(int argc, char **argv) {
     int rc = epcli_read(&a, argc, argv);
     if (!rc && a.help)
         fputs(epcli_usage, stdout);
-    else if (!rc && a.version)
-        printf("sm-endpoint (wrk-sagemaker) %s\n", SM_VERSION);
-    else if (!rc)
+    else if (!rc && a.version) {
+        char *facts = epfacts_default_path();
+        printf("sm-endpoint (wrk-sagemaker) %s\ndefault facts: %s\n", SM_VERSION,
+               facts ? facts : "?");
+        free(facts);
+    } else if (!rc)
         rc = epcli_check(&a);
     if (!rc && !a.help && !a.version) rc = epcli_run(&a);
     free(a.type_list);

@@ -19,6 +19,7 @@ interrupt  Ctrl-C during a deploy's wait: exit 130, the endpoint is left Creatin
 import json
 import os
 import pty
+import re
 import select
 import signal
 import subprocess
@@ -174,8 +175,13 @@ def test_lifecycle():
                  "gemma-b in us-east-1 is Creating: SageMaker deletes an endpoint once it is "
                  "InService or Failed; wait for that, or delete with --wait", code=1)
         r = se(u, "delete", "gemma-b", "--yes", "--wait")
-        check(r.rc == 0 and "endpoint gemma-b: deleted\nendpoint config gemma-b: deleted\n"
-              "model gemma-b: deleted\n" in r.out, "delete --wait: %s %s" % (r.out, r.err))
+        check(r.rc == 0 and re.search(r"^endpoint gemma-b: deleted\nendpoint config gemma-b: "
+                                      r"deleted\nmodel gemma-b: deleted\nendpoint gemma-b: gone "
+                                      r"after \d+:\d\d emulated\n\Z", r.out, re.M),
+              "delete --wait: %s %s" % (r.out, r.err))
+        one_line(se(u, "status", "gemma-b"), 'sagemaker DescribeEndpoint: ValidationException: '
+                 'Could not find endpoint "arn:aws:sagemaker:us-east-1:123456789012:endpoint/'
+                 'gemma-b". (HTTP 400)', code=1)  # --wait returned once it was gone
         r = se(u, "delete", "gemma-4-e2b", "--yes", "--price-per-hour", "1.5", "--json")
         d = r.json() if r.rc == 0 else {}
         check(d.get("results", {}).get("endpoint gemma-4-e2b") == "deleted" and d.get("usd", 0) > 0
