@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jsonw.h"
 #include "rng.h"
 #include "smerr.h"
 #include "squota.h"
@@ -210,10 +211,24 @@ static void awsapi_answer(struct awsapi *a, void *owner, const struct http_head 
                           const struct awsapi_service *s, const char *op, const char *body,
                           size_t len) {
     char region[CPCONF_REGION_MAX];
-    if (!s) {
-        static const char unknown[] = "{\"__type\":\"UnknownOperationException\"}";
+    if (!s) { /* AWS says no more than the type; the emulator also says what it got */
+        const struct sigv4_header *t = http_header(h, "x-amz-target");
+        struct buf msg, out;
+        buf_init(&msg, 512);
+        buf_init(&out, 1024);
+        int rc = t ? buf_addf(&msg,
+                              "sm-emulator serves no X-Amz-Target %.*s (its README, "
+                              "\"Control plane\", lists what it serves)",
+                              (int)(t->value_len < 128 ? t->value_len : 128), t->value)
+                   : buf_adds(&msg, "sm-emulator serves no AWS API for this form post");
+        if (!rc) rc = buf_adds(&out, "{\"__type\":\"UnknownOperationException\",\"message\":");
+        if (!rc) rc = jsonw_str(&out, buf_str(&msg), msg.len);
+        if (!rc) rc = buf_adds(&out, "}");
+        if (rc) buf_reset(&out);
         awsapi_send(a, owner, 400, "UnknownOperationException", "application/x-amz-json-1.1",
-                    unknown, sizeof unknown - 1);
+                    buf_str(&out), out.len);
+        buf_free(&msg);
+        buf_free(&out);
         return;
     }
     if (awsapi_verify(a, owner, h, s, body, len, region)) return;

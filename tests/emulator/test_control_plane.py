@@ -94,7 +94,10 @@ def test_sigv4():
         st, d, _ = api(u, "DescribeAlgorithm", {})
         check(st == 400 and d.get("__type") == "UnknownOperationException", "unknown op: %s" % d)
         st, d, _ = api(u, "X", {}, prefix="Unknown_20990101")
-        check(st == 400 and d.get("__type") == "UnknownOperationException", "unknown service")
+        check(st == 400 and d == {"__type": "UnknownOperationException", "message":
+                                  "sm-emulator serves no X-Amz-Target Unknown_20990101.X (its "
+                                  "README, \"Control plane\", lists what it serves)"},
+              "unknown service: %s" % d)
         # each served region has its own endpoints
         create(u, "west", "google/gemma-4-E2B-it", region="us-west-2")
         st, d, _ = api(u, "DescribeEndpoint", {"EndpointName": "west"}, region="us-west-2")
