@@ -32,7 +32,7 @@ void cplane_init(struct cplane *cp, const struct cpconf *conf, const char *accou
 
 static void cplane_model_free(struct cplane_model *m) {
     if (!m) return;
-    for (size_t i = 0; i < m->n_env; i++) {
+    for (size_t i = 0; m->env_keys && m->env_values && i < m->n_env; i++) {
         free(m->env_keys[i]);
         free(m->env_values[i]);
     }
@@ -329,7 +329,7 @@ static void cplane_settle(struct cplane *cp, struct cplane_endpoint *ep, struct 
 
 static void cplane_remove_ep(struct cplane *cp, size_t i) {
     free(cp->eps[i]);
-    memmove(&cp->eps[i], &cp->eps[i + 1], (cp->n_eps - i - 1) * sizeof cp->eps[0]);
+    for (size_t j = i; j + 1 < cp->n_eps; j++) cp->eps[j] = cp->eps[j + 1];
     cp->n_eps--;
 }
 
@@ -357,12 +357,12 @@ static double cplane_due(const struct cplane *cp, size_t *e, size_t *k) {
 }
 
 double cplane_next(const struct cplane *cp) {
-    size_t e, k;
+    size_t e = 0, k = 0;
     return cplane_due(cp, &e, &k);
 }
 
 void cplane_advance(struct cplane *cp, struct cplane_now now) {
-    size_t e, k;
+    size_t e = 0, k = 0;
     double t;
     while ((t = cplane_due(cp, &e, &k)) >= 0 && t <= now.model) {
         struct cplane_endpoint *ep = cp->eps[e];
@@ -449,7 +449,7 @@ static int cplane_model_op(struct cplane *cp, const cJSON *req, const char *regi
                                 "model", name);
     if (del) {
         cplane_model_free(cp->models[i]);
-        memmove(&cp->models[i], &cp->models[i + 1], (cp->n_models - i - 1) * sizeof cp->models[0]);
+        for (size_t j = i; j + 1 < cp->n_models; j++) cp->models[j] = cp->models[j + 1];
         cp->n_models--;
         return cplane_ok_empty(r);
     }
@@ -526,8 +526,7 @@ static int cplane_config_op(struct cplane *cp, const cJSON *req, const char *reg
                                 name);
     if (del) {
         free(cp->configs[i]);
-        memmove(&cp->configs[i], &cp->configs[i + 1],
-                (cp->n_configs - i - 1) * sizeof cp->configs[0]);
+        for (size_t j = i; j + 1 < cp->n_configs; j++) cp->configs[j] = cp->configs[j + 1];
         cp->n_configs--;
         return cplane_ok_empty(r);
     }

@@ -82,6 +82,7 @@ int cpreq_name(const cJSON *req, const char *member, const char *field, char out
 
 /* arn:aws[a-z-]*:iam::<12 digits>:role/... */
 static bool cpreq_role_ok(const char *s) {
+    if (!s) return false;
     size_t n = strlen(s);
     if (n < 20 || n > 2048 || strncmp(s, "arn:aws", 7) != 0) return false;
     const char *p = s + 7;
@@ -177,10 +178,10 @@ int cpreq_model(const cJSON *req, struct cpreq_model *out, struct buf *err) {
     if (!rc) rc = cpreq_str(c, "Image", &out->image, err);
     snprintf(field, sizeof field, "%s.image", rc ? "" : at);
     if (!rc && !out->image) rc = cpreq_invalid(err, field, NULL, NULL);
-    if (!rc && strlen(out->image) > 255)
+    if (!rc && out->image && strlen(out->image) > 255)
         rc = cpreq_invalid(err, field, out->image,
                            "Member must have length less than or equal to 255");
-    if (!rc && (!*out->image || strpbrk(out->image, " \t\r\n\f\v")))
+    if (!rc && out->image && (!*out->image || strpbrk(out->image, " \t\r\n\f\v")))
         rc = cpreq_invalid(err, field, out->image,
                            "Member must satisfy regular expression pattern: [\\S]+");
     return rc ? rc : cpreq_env(c, at, out, err);
@@ -326,7 +327,7 @@ static int cpreq_variant(const cJSON *pv, size_t i, struct cpreq_variant *v, str
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(pv, "InitialVariantWeight");
     if (!rc && w && !cJSON_IsNull(w) && !cJSON_IsNumber(w))
         rc = cpreq_type(err, "InitialVariantWeight", "a number");
-    if (!rc && cJSON_IsNumber(w)) {
+    if (!rc && w && cJSON_IsNumber(w)) {
         v->weight = w->valuedouble;
         snprintf(field, sizeof field, "%s.initialVariantWeight", at);
         snprintf(num, sizeof num, "%g", v->weight);

@@ -90,7 +90,7 @@ static int squota_quota(struct buf *out, const struct cplane *cp, const char *re
 static const char *squota_str(const cJSON *req, const char *key, bool *bad) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, key);
     if (v && !cJSON_IsString(v) && !cJSON_IsNull(v)) *bad = true;
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return v && cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 /* ServiceCode: sagemaker, or a refusal in r (*ok false). */

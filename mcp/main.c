@@ -124,7 +124,7 @@ static int parse(int argc, char **argv, struct mcp_main *m) {
             m->aws.profile = optarg;
             break;
         case 'u':
-            if (strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8))
+            if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0)
                 return usage_error("--endpoint-url wants an http:// or https:// URL", optarg);
             m->aws.endpoint_url = optarg;
             break;

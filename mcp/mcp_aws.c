@@ -27,8 +27,9 @@ static bool mcp_aws_stopped(void *ud) {
 
 /* Sleeps in short steps, waking when the client cancels. */
 static void mcp_aws_sleep(void *ud, double s) {
-    for (double left = s; left > 0 && !mcp_aws_stopped(ud); left -= 0.05) {
-        double d = left < 0.05 ? left : 0.05;
+    long steps = s > 0 ? (long)ceil(s / 0.05) : 0;
+    for (long i = 0; i < steps && !mcp_aws_stopped(ud); i++) {
+        double left = s - (double)i * 0.05, d = left < 0.05 ? left : 0.05;
         struct timespec ts = {0, (long)(d * 1e9)};
         nanosleep(&ts, NULL);
     }

@@ -598,7 +598,9 @@ static void suite_run_warn_limit(struct suite_run_state *r, size_t i) {
             unsigned scen = p->steps[s].scenario;
             const char *v =
                 scen == SUITE_OPTS_DECODE ? NULL : suite_opts_setting(j->o, scen, "--max-tokens");
-            long tokens = v ? atol(v) : 0;
+            char *end = NULL;
+            long tokens = v ? strtol(v, &end, 10) : 0; /* checked as a whole number already */
+            if (v && (end == v || *end)) tokens = 0;
             if (!v || tokens < 1 || (warned & scen) || r->complete[s]) continue;
             double secs = suite_rate_seconds(&rate, tokens);
             if (secs <= SUITE_RATE_LIMIT_S) continue;

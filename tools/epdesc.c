@@ -57,7 +57,7 @@ static int epdesc_num(const cJSON *o, const char *key, double dflt, double *out,
 }
 
 static int epdesc_long(const cJSON *o, const char *key, long *out, struct buf *err) {
-    double d;
+    double d = -1;
     int rc = epdesc_num(o, key, -1, &d, err);
     if (!rc && d != -1 && (d < 0 || d > 1e9 || d != floor(d)))
         return buf_fail(err, EPDESC_ERR_REPLY, "%s is not a count", key);
@@ -85,7 +85,7 @@ static cJSON *epdesc_parse(const char *json, size_t len, struct buf *err) {
 }
 
 static int epdesc_variant(const cJSON *pv, struct epdesc_variant *v, struct buf *err) {
-    const cJSON *images, *pools, *p;
+    const cJSON *images = NULL, *pools = NULL, *p;
     if (!cJSON_IsObject(pv))
         return buf_fail(err, EPDESC_ERR_REPLY, "ProductionVariants holds a non-object");
     int rc = epdesc_need(pv, "VariantName", v->name, sizeof v->name, err);
@@ -99,7 +99,7 @@ static int epdesc_variant(const cJSON *pv, struct epdesc_variant *v, struct buf 
     if (!rc) rc = epdesc_array(pv, "InstancePools", &pools, err);
     cJSON_ArrayForEach(p, pools) {
         char type[EPDESC_TYPE_MAX];
-        long count;
+        long count = 0;
         if (rc) break;
         if (!cJSON_IsObject(p))
             return buf_fail(err, EPDESC_ERR_REPLY, "InstancePools holds a non-object");
@@ -113,7 +113,7 @@ static int epdesc_variant(const cJSON *pv, struct epdesc_variant *v, struct buf 
 int epdesc_endpoint(const char *json, size_t len, struct epdesc_endpoint *out, struct buf *err) {
     memset(out, 0, sizeof *out);
     cJSON *root = epdesc_parse(json, len, err);
-    const cJSON *list, *pv;
+    const cJSON *list = NULL, *pv;
     if (!root) return EPDESC_ERR_REPLY;
     int rc = epdesc_need(root, "EndpointName", out->name, sizeof out->name, err);
     if (!rc) rc = epdesc_str(root, "EndpointConfigName", out->config, sizeof out->config, err);
@@ -165,7 +165,7 @@ static int epdesc_cvariant(const cJSON *pv, struct epdesc_cvariant *v, struct bu
 int epdesc_config(const char *json, size_t len, struct epdesc_config *out, struct buf *err) {
     memset(out, 0, sizeof *out);
     cJSON *root = epdesc_parse(json, len, err);
-    const cJSON *list, *pv;
+    const cJSON *list = NULL, *pv;
     if (!root) return EPDESC_ERR_REPLY;
     int rc = epdesc_need(root, "EndpointConfigName", out->name, sizeof out->name, err);
     if (!rc) rc = epdesc_array(root, "ProductionVariants", &list, err);
@@ -275,7 +275,7 @@ int epdesc_chat(const char *json, size_t len, size_t max, struct buf *text, stru
         rc = buf_fail(err, EPDESC_ERR_REPLY, "usage is not an object");
     if (!rc && usage) rc = epdesc_long(usage, "prompt_tokens", &out->prompt_tokens, err);
     if (!rc && usage) rc = epdesc_long(usage, "completion_tokens", &out->completion_tokens, err);
-    if (!rc && cJSON_IsString(content)) {
+    if (!rc && content && cJSON_IsString(content) && content->valuestring) {
         size_t n = strlen(content->valuestring);
         if (n > max) n = max;
         while (n < strlen(content->valuestring) && n > 0 &&

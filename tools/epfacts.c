@@ -29,7 +29,7 @@ static int epfacts_str(const cJSON *o, const char *key, const char *where, char 
         dst[0] = '\0';
         return EPFACTS_OK;
     }
-    if (!cJSON_IsString(v) || strlen(v->valuestring) >= size)
+    if (!v || !cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) >= size)
         return buf_fail(err, EPFACTS_ERR_FORMAT, "%s.%s: want a string of at most %zu bytes", where,
                         key, size - 1);
     for (const char *p = v->valuestring; *p; p++)
@@ -142,8 +142,9 @@ int epfacts_parse(const char *text, size_t len, const char *name, struct epfacts
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
     int rc = EPFACTS_OK;
-    if (!cJSON_IsObject(root) || !cJSON_IsString(fmt) || strcmp(fmt->valuestring, EPFACTS_FORMAT) ||
-        !cJSON_IsNumber(ver) || ver->valuedouble != 1)
+    if (!cJSON_IsObject(root) || !fmt || !cJSON_IsString(fmt) || !fmt->valuestring ||
+        strcmp(fmt->valuestring, EPFACTS_FORMAT) != 0 || !ver || !cJSON_IsNumber(ver) ||
+        ver->valuedouble != 1)
         rc = buf_fail(err, EPFACTS_ERR_FORMAT,
                       "%s: not a facts file (JSON with \"format\": \"" EPFACTS_FORMAT
                       "\", \"version\": 1)",

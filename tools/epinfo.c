@@ -91,7 +91,7 @@ static cJSON *epinfo_status_json(const char *region, const struct epdesc_endpoin
 
 int epinfo_status(struct epops *o, const char *region, const char *name, double price,
                   struct epops_out *out, struct buf *err) {
-    struct awsj_client *c;
+    struct awsj_client *c = NULL;
     struct epdesc_endpoint d;
     struct epdesc_config cfg;
     char model_id[256], clock[32];
@@ -151,7 +151,7 @@ int epinfo_list(struct epops *o, const char *const *regions, size_t n_regions,
     int rc = p.list && list && !epreq_list(name_contains, &req) ? EPOPS_OK : epinfo_nomem(err);
     size_t total = 0;
     for (size_t r = 0; !rc && r < n_regions; r++) {
-        struct awsj_client *c;
+        struct awsj_client *c = NULL;
         p.n = 0;
         rc = epops_client(o, regions[r], &c, err);
         if (!rc)
@@ -216,7 +216,7 @@ static int epinfo_log_page(void *ud, const char *page, size_t len, struct buf *e
 
 int epinfo_logs(struct epops *o, const char *region, const char *name, double since_s, long limit,
                 struct epops_out *out, struct buf *err) {
-    struct awsj_client *c;
+    struct awsj_client *c = NULL;
     struct buf req;
     if (!region) region = epops_config(o)->region;
     if (!epinfo_name_ok(name))
@@ -440,7 +440,7 @@ static int epinfo_usage(struct epops *o, struct awsj_client *c, const char *type
 static int epinfo_region_quotas(struct epops *o, const char *region, const char *const *types,
                                 size_t n_types, cJSON *rows, struct epops_out *out,
                                 struct buf *err) {
-    struct awsj_client *c;
+    struct awsj_client *c = NULL;
     struct epinfo_quota_pages q = {calloc(EPINFO_MAX_QUOTAS, sizeof *q.list), 0, EPINFO_MAX_QUOTAS};
     int rc = q.list ? epops_client(o, region, &c, err) : epinfo_nomem(err);
     if (!rc && (rc = awsj_paginate(c, AWSJ_SERVICE_QUOTAS, "ListServiceQuotas",
@@ -486,9 +486,10 @@ int epinfo_quotas(struct epops *o, const char *const *regions, size_t n_regions,
     if (!n_types) {
         int rc = epops_facts(o, &f, err);
         if (rc) return rc;
-        for (size_t i = 0; i < f->n_l4 && i < EPINFO_MAX_TYPES; i++) l4[i] = f->l4[i];
+        _Static_assert(EPFACTS_MAX_TYPES <= EPINFO_MAX_TYPES, "every L4 type of the facts fits");
+        n_types = f->n_l4 < EPFACTS_MAX_TYPES ? f->n_l4 : EPFACTS_MAX_TYPES;
+        for (size_t i = 0; i < n_types; i++) l4[i] = f->l4[i];
         types = l4;
-        n_types = f->n_l4 < EPINFO_MAX_TYPES ? f->n_l4 : EPINFO_MAX_TYPES;
     }
     cJSON *rows = cJSON_CreateArray();
     int rc = rows ? EPOPS_OK : epinfo_nomem(err);

@@ -57,11 +57,11 @@ static int epinvoke_url(const struct epinvoke *c, const char *endpoint, struct b
     CURLU *u = curl_url();
     if (rc || !u || curl_url_set(u, CURLUPART_URL, buf_str(&base), 0) ||
         curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) || curl_url_get(u, CURLUPART_HOST, &h, 0) ||
-        curl_url_get(u, CURLUPART_PATH, &p, 0))
+        curl_url_get(u, CURLUPART_PATH, &p, 0) || !scheme || !h || !p)
         rc = buf_fail(err, EPINVOKE_ERR_INPUT, "%s is not a URL such as http://127.0.0.1:8080",
                       buf_str(&base));
-    if (!rc) {
-        curl_url_get(u, CURLUPART_PORT, &port, 0);
+    if (!rc && scheme && h && p) {
+        (void)curl_url_get(u, CURLUPART_PORT, &port, 0); /* none: the scheme's */
         bool dflt = !port || strcmp(port, strcmp(scheme, "https") == 0 ? "443" : "80") == 0;
         size_t plen = strlen(p);
         while (plen && p[plen - 1] == '/') plen--;

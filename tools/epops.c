@@ -269,7 +269,7 @@ static cJSON *epops_state_json(const char *region, const struct epdesc_endpoint 
 
 int epops_wait(struct epops *o, const char *region, const char *name, const char *config,
                double timeout_s, double price, struct epops_out *out, struct buf *err) {
-    struct awsj_client *c;
+    struct awsj_client *c = NULL;
     struct epdesc_endpoint d;
     struct buf line;
     int rc = epops_client(o, region, &c, err);
@@ -424,7 +424,7 @@ static int epops_deploy_region(struct epops *o, const struct epops_deploy_req *r
                                struct epreq_deploy *d, const char *region, bool last,
                                struct epops_out *out, struct buf *err) {
     const struct epfacts *f;
-    struct awsj_client *c;
+    struct awsj_client *c = NULL;
     struct buf image;
     const char *source;
     buf_init(&image, 1024);
@@ -557,7 +557,7 @@ static int epops_swap_create(struct epops *o, struct awsj_client *c, const char 
 int epops_swap(struct epops *o, const struct epops_swap_req *r, struct epops_out *out,
                struct buf *err) {
     const char *region = r->region ? r->region : o->region;
-    struct awsj_client *c;
+    struct awsj_client *c = NULL;
     struct epdesc_endpoint d;
     struct epdesc_config cfg;
     struct buf reply, model;
@@ -737,7 +737,7 @@ static void epops_delete_list(struct epops *o, struct awsj_client *c, const char
 
 int epops_delete(struct epops *o, const char *region, const char *name, bool wait, double price,
                  struct epops_out *out, struct buf *err) {
-    struct awsj_client *c;
+    struct awsj_client *c = NULL;
     struct epdesc_endpoint d;
     char configs[2][64], models[12][64];
     size_t nc = 0, nm = 0;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,9 +159,11 @@ enum {
     O_END
 };
 
+_Static_assert(O_END - O_REGION <= 64, "an option is a bit of epcli.given");
+
 /* Which commands take each option. */
 static const unsigned epcli_takes[O_END - O_REGION] = {
-    [O_REGION - O_REGION] = ALL,
+    [0] = ALL, /* O_REGION */
     [O_PROFILE - O_REGION] = ALL,
     [O_URL - O_REGION] = ALL,
     [O_SCALE - O_REGION] = ALL,
@@ -244,7 +247,7 @@ struct epcli {
     char *type_list, *region_list; /* strdup'ed, split in place */
     const char *as, *contains, *variant, *prompt, *system;
     long limit, max_tokens;
-    unsigned given; /* the options given, as bits of O_* - O_REGION */
+    uint64_t given; /* the options given, as bits of O_* - O_REGION */
 };
 
 static volatile sig_atomic_t epcli_stop;
@@ -408,15 +411,19 @@ static int epcli_words(struct epcli *a, int argc, char **argv) {
 }
 
 static int epcli_parse(struct epcli *a, int argc, char **argv) {
-    int opt, idx;
+    int opt, idx = 0;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "+:h", epcli_options, &idx)) != -1) {
-        if (opt == 'h') opt = O_HELP;
+        if (opt == 'h') { /* the short option: idx is not set */
+            a->given |= UINT64_C(1) << (O_HELP - O_REGION);
+            epcli_flag(a, O_HELP);
+            continue;
+        }
         if (opt == '?')
             return epcli_fail("unknown option '%s' (see sm-endpoint --help)", argv[optind - 1]);
         if (opt == ':')
             return epcli_fail("%s needs a value (see sm-endpoint --help)", argv[optind - 1]);
-        a->given |= 1u << (opt - O_REGION);
+        a->given |= UINT64_C(1) << (opt - O_REGION);
         int rc =
             epcli_options[idx].has_arg ? epcli_value(a, opt, epcli_options[idx].name, optarg) : 0;
         if (!epcli_options[idx].has_arg) epcli_flag(a, opt);
@@ -430,9 +437,13 @@ static int epcli_read(struct epcli *a, int argc, char **argv) {
     char **words = calloc((size_t)argc + 1, sizeof *words),
          **opts = calloc((size_t)argc + 1, sizeof *opts);
     int nw = 1, no = 1, rc = 0;
-    if (!words || !opts) rc = epcli_fail("out of memory");
-    words[0] = opts ? (opts[0] = argv[0]) : argv[0];
-    for (int i = 1; !rc && i < argc; i++) {
+    if (!words || !opts) {
+        free(words);
+        free(opts);
+        return epcli_fail("out of memory");
+    }
+    words[0] = opts[0] = argv[0];
+    for (int i = 1; i < argc; i++) {
         const char *w = argv[i];
         bool is_opt = w[0] == '-' && w[1];
         if (strcmp(w, "--") == 0) {
@@ -466,7 +477,7 @@ static int epcli_read(struct epcli *a, int argc, char **argv) {
 /* Refuses an option the command does not take. */
 static int epcli_check(const struct epcli *a) {
     for (int k = 0; k < O_END - O_REGION; k++)
-        if ((a->given & (1u << k)) && !(epcli_takes[k] & B(a->cmd))) {
+        if ((a->given & (UINT64_C(1) << k)) && !(epcli_takes[k] & B(a->cmd))) {
             const char *name = "?";
             for (const struct option *o = epcli_options; o->name; o++)
                 if (o->val == k + O_REGION) name = o->name;

@@ -134,6 +134,13 @@ def test_usage():
     r = se(None, "--help", region=None)
     check(r.rc == 0 and r.out.startswith("Usage: sm-endpoint") and "delete NAME" in r.out,
           "--help")
+    r2 = se(None, "status", "e", "-h", region=None)  # the short one, after a command
+    check(r2.rc == 0 and r2.out == r.out, "-h: %d %s" % (r2.rc, r2.err))
+    # --version is bit 32 of the options given: past an unsigned int
+    r = se(None, "list", "--json", "--version", region=None)
+    check(r.rc == 0 and r.out.startswith("sm-endpoint (wrk-sagemaker) ") and
+          "\ndefault facts: /" in r.out and r.out.rstrip().endswith("endpoint-facts.json"),
+          "--version: %r" % r.out)
 
 
 def test_lifecycle():
