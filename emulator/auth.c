@@ -278,12 +278,12 @@ static int auth_token(const struct auth_key *k, const struct auth_request *req, 
 }
 
 /* The scope's service and region. Returns 0 or the refusal. */
-static int auth_scope(const struct auth *a, const struct sigv4_authorization *az, struct buf *err) {
-    if (az->service_len != strlen(AUTH_SERVICE) ||
-        memcmp(az->service, AUTH_SERVICE, az->service_len) != 0)
+static int auth_scope(const char *service, const char *region, const struct sigv4_authorization *az,
+                      struct buf *err) {
+    if (az->service_len != strlen(service) || memcmp(az->service, service, az->service_len) != 0)
         return buf_fail(err, AUTH_ERR_SIGNATURE,
-                        "Credential should be scoped to correct service: '" AUTH_SERVICE "'. ");
-    if (az->region_len != strlen(a->region) || memcmp(az->region, a->region, az->region_len) != 0)
+                        "Credential should be scoped to correct service: '%s'. ", service);
+    if (az->region_len != strlen(region) || memcmp(az->region, region, az->region_len) != 0)
         return buf_fail(err, AUTH_ERR_SIGNATURE,
                         "Credential should be scoped to a valid region, not '%.*s'. ",
                         (int)az->region_len, az->region);
@@ -330,9 +330,9 @@ static bool auth_in_list(const char *list, size_t len, const char *name, size_t 
 }
 
 /* Recomputes the signature over exactly the signed headers. */
-static int auth_signature(struct auth *a, const struct auth_request *req,
-                          const struct sigv4_authorization *az, const struct auth_key *k,
-                          const char *date, bool *match) {
+static int auth_signature(struct auth *a, const struct auth_request *req, const char *service,
+                          const char *region, const struct sigv4_authorization *az,
+                          const struct auth_key *k, const char *date, bool *match) {
     struct sigv4_header signed_headers[AUTH_MAX_SIGNED];
     size_t n = 0;
     *match = false;
@@ -346,7 +346,7 @@ static int auth_signature(struct auth *a, const struct auth_request *req,
     struct sigv4_request sreq = {req->method, req->target, req->target_len, signed_headers,
                                  n,           req->body,   req->body_len,   NULL};
     struct sigv4_credentials creds = {k->access_key_id, k->secret_access_key, NULL};
-    struct sigv4_params params = {a->region, AUTH_SERVICE, date, false, true};
+    struct sigv4_params params = {region, service, date, false, true};
     int rc = sigv4_sign(a->signer, &sreq, &creds, &params, &a->result);
     if (rc == SIGV4_ERR_NOMEM || rc == SIGV4_ERR_CRYPTO) return AUTH_ERR_NOMEM;
     *match =
@@ -355,6 +355,11 @@ static int auth_signature(struct auth *a, const struct auth_request *req,
 }
 
 int auth_verify(struct auth *a, const struct auth_request *req, time_t now, struct buf *err) {
+    return auth_verify_scope(a, req, NULL, NULL, now, err);
+}
+
+int auth_verify_scope(struct auth *a, const struct auth_request *req, const char *service,
+                      const char *region, time_t now, struct buf *err) {
     struct sigv4_authorization az;
     char date[64];
     bool match;
@@ -369,14 +374,16 @@ int auth_verify(struct auth *a, const struct auth_request *req, time_t now, stru
                         "The security token included in the request is invalid.");
     snprintf(date, sizeof date, "%.*s", (int)d->value_len, d->value);
     int rc = auth_token(k, req, now, err);
-    if (!rc) rc = auth_scope(a, &az, err);
+    if (!service) service = AUTH_SERVICE;
+    if (!region) region = a->region;
+    if (!rc) rc = auth_scope(service, region, &az, err);
     if (!rc) rc = auth_date(&az, date, now, err);
     if (rc) return rc;
     if (!auth_in_list(az.signed_headers, az.signed_headers_len, "host", 4))
         return buf_fail(err, AUTH_ERR_SIGNATURE,
                         "'Host' or ':authority' must be a 'SignedHeader' in the AWS "
                         "Authorization.");
-    if (auth_signature(a, req, &az, k, date, &match))
+    if (auth_signature(a, req, service, region, &az, k, date, &match))
         return buf_fail(err, AUTH_ERR_NOMEM, "out of memory");
     return match ? AUTH_OK : buf_fail(err, AUTH_ERR_SIGNATURE, AUTH_BAD_SIGNATURE);
 }

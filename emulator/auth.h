@@ -111,4 +111,12 @@ const char *auth_error_type(int code);
 __attribute__((warn_unused_result)) int auth_verify(struct auth *a, const struct auth_request *req,
                                                     time_t now, struct buf *err);
 
+/* auth_verify for another scope: the signing service (NULL: sagemaker) and
+ * region (NULL: the auth's) the request's credential scope must name, as the
+ * control plane's services check theirs (servicequotas, ...). */
+__attribute__((warn_unused_result)) int auth_verify_scope(struct auth *a,
+                                                          const struct auth_request *req,
+                                                          const char *service, const char *region,
+                                                          time_t now, struct buf *err);
+
 #endif

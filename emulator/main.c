@@ -9,6 +9,7 @@
 
 #include <event2/event.h>
 
+#include "awsapi.h"
 #include "creds.h"
 #include "fleet.h"
 #include "invoke.h"
@@ -25,6 +26,7 @@ struct main_state {
     struct fleet fleet;
     struct invoke inv;
     struct server srv;
+    struct awsapi api; /* the control plane, ahead of SageMaker Runtime */
     struct event_base *base;
     struct event *sigint_ev, *sigterm_ev;
 };
@@ -148,9 +150,18 @@ static int main_serve(struct main_state *m, struct buf *err) {
     return invoke_start(&m->inv) ? buf_fail(err, MAIN_ERR, "out of memory") : 0;
 }
 
+/* The control plane (awsapi.h): it sees every request first. */
+static int main_control(struct main_state *m, struct buf *err) {
+    if (awsapi_init(&m->api, &m->inv, &m->opts, &m->lib, err)) return MAIN_ERR;
+    m->srv.route = awsapi_route;
+    m->srv.route_ud = &m->api;
+    return 0;
+}
+
 static void main_teardown(struct main_state *m) {
     server_close(&m->srv);
     if (m->base) event_base_loop(m->base, EVLOOP_NONBLOCK); /* finishes the freed bufferevents */
+    awsapi_free(&m->api);
     invoke_stop(&m->inv);
     fleet_free(&m->fleet);
     if (m->sigint_ev) event_free(m->sigint_ev);
@@ -171,7 +182,8 @@ int main(int argc, char **argv) {
     int rc = options_parse(argc, argv, &m.opts, &err);
     if (rc || m.opts.done) {
         code = rc ? 2 : 0;
-    } else if (main_fleet(&m, &err) || main_invoke(&m, &err) || main_serve(&m, &err)) {
+    } else if (main_fleet(&m, &err) || main_invoke(&m, &err) || main_serve(&m, &err) ||
+               main_control(&m, &err)) {
         if (!err.len) (void)buf_fail(&err, MAIN_ERR, "out of memory");
     } else {
         printf("%s\n", m.srv.url);

@@ -45,6 +45,8 @@ static const char options_usage[] =
     "                            'weight'. VARIANT defaults to AllTraffic. PROFILE: bf16-l4,\n"
     "                            qat-l4, instant, or one from --profile-file. Default:\n"
     "                            gemma-4-e2b=bf16-l4 and gemma-4-e2b-qat=qat-l4.\n"
+    "  --no-endpoints            none from the command line, not even the default ones: the\n"
+    "                            endpoints are those the control plane creates\n"
     "  --set TARGET.KEY=VALUE    set one profile parameter (repeatable, applied in order);\n"
     "                            TARGET is NAME (all its variants), NAME/VARIANT or '*' (all)\n"
     "  --profile-file FILE       JSON: {\"profiles\": {\"NAME\": {\"base\": \"bf16-l4\", KEY: "
@@ -91,7 +93,23 @@ static const char options_usage[] =
     "                            closed first), error_type, fault, prompt, prompt_tokens,\n"
     "                            completion_tokens\n"
     "\n"
-    "Paths: POST /endpoints/NAME/invocations (InvokeEndpoint),\n"
+    "Control plane (POST / with X-Amz-Target: SageMaker.CreateModel, CreateEndpointConfig,\n"
+    "CreateEndpoint, UpdateEndpoint, Describe*, ListEndpoints, Delete*, and\n"
+    "ServiceQuotasV20190624.ListServiceQuotas, GetServiceQuota; times in model seconds):\n"
+    "  --control-region REGION   serve the control plane of REGION too (repeatable); only\n"
+    "                            --region's endpoints serve InvokeEndpoint\n"
+    "  --create-time SECONDS     Creating to InService once placed (default 594)\n"
+    "  --capacity-wait SECONDS   InsufficientInstanceCapacity comes this long after a placement\n"
+    "                            without capacity (default 1800); then the next instance pool\n"
+    "  --delete-time SECONDS     Deleting to gone (default 10)\n"
+    "  --capacity REGION/TYPE=N  instances of TYPE free in REGION (default unlimited; '*' for\n"
+    "                            any region or type; repeatable, later ones win)\n"
+    "  --quota REGION/TYPE=N     the 'TYPE for endpoint usage' quota (default 2)\n"
+    "  --model MODEL_ID=PROFILE  the profile that serves SM_VLLM_MODEL=MODEL_ID (built in:\n"
+    "                            google/gemma-4-E2B-it=bf16-l4,\n"
+    "                            google/gemma-4-E2B-it-qat-w4a16-ct=qat-l4)\n"
+    "\n"
+    "Paths: POST /endpoints/NAME/invocations (InvokeEndpoint), POST / (the control plane),\n"
     "POST /endpoints/NAME/invocations-response-stream (InvokeEndpointWithResponseStream: with\n"
     "\"stream\": true the container's events as PayloadParts, each token at the end of its\n"
     "decode step), POST /endpoints/NAME[/inference-components/IC]/openai/v1/chat/completions\n"
@@ -181,6 +199,15 @@ static int options_push(const char ***list, size_t *n, const char *text, struct 
     return OPTIONS_OK;
 }
 
+/* A control-plane option, kept with its flag for cpconf. */
+static int options_cp(struct options *o, const char *flag, const char *value, struct buf *err) {
+    struct options_cp *cp = realloc(o->cp, (o->n_cp + 1) * sizeof *cp);
+    if (!cp) return buf_fail(err, OPTIONS_ERR_NOMEM, "out of memory");
+    o->cp = cp;
+    cp[o->n_cp++] = (struct options_cp){flag, value};
+    return OPTIONS_OK;
+}
+
 static int options_help(struct options *o, struct buf *err) {
     struct buf params;
     buf_init(&params, BUF_NO_CAP);
@@ -221,6 +248,8 @@ enum {
     OPTIONS_SET,
     OPTIONS_HELP,
     OPTIONS_VERSION,
+    OPTIONS_CP, /* the control plane's options (cpconf.h), kept as given */
+    OPTIONS_NO_ENDPOINTS,
 };
 
 static const struct option options_long[] = {
@@ -253,6 +282,14 @@ static const struct option options_long[] = {
     {"set", required_argument, NULL, OPTIONS_SET},
     {"help", no_argument, NULL, OPTIONS_HELP},
     {"version", no_argument, NULL, OPTIONS_VERSION},
+    {"no-endpoints", no_argument, NULL, OPTIONS_NO_ENDPOINTS},
+    {"control-region", required_argument, NULL, OPTIONS_CP},
+    {"create-time", required_argument, NULL, OPTIONS_CP},
+    {"capacity-wait", required_argument, NULL, OPTIONS_CP},
+    {"delete-time", required_argument, NULL, OPTIONS_CP},
+    {"capacity", required_argument, NULL, OPTIONS_CP},
+    {"quota", required_argument, NULL, OPTIONS_CP},
+    {"model", required_argument, NULL, OPTIONS_CP},
     {NULL, 0, NULL, 0},
 };
 
@@ -320,6 +357,9 @@ static int options_one(struct options *o, int c, const char *arg, struct buf *er
     case OPTIONS_LOG_SUBSECOND:
         o->log_subsecond = true;
         return OPTIONS_OK;
+    case OPTIONS_NO_ENDPOINTS:
+        o->no_endpoints = true;
+        return OPTIONS_OK;
     case OPTIONS_ENDPOINT:
         return options_endpoint(o, arg, err);
     case OPTIONS_SET:
@@ -345,7 +385,9 @@ static int options_unknown(char **argv, struct buf *err) {
 /* What the arguments do not say. */
 static int options_finish(struct options *o, struct buf *err) {
     static const char *const defaults[] = {"gemma-4-e2b=bf16-l4", "gemma-4-e2b-qat=qat-l4"};
-    for (size_t i = 0; !o->n_endpoints && i < 2; i++) {
+    if (o->no_endpoints && o->n_endpoints)
+        return buf_fail(err, OPTIONS_ERR_USAGE, "--no-endpoints and --endpoint do not go together");
+    for (size_t i = 0; !o->n_endpoints && !o->no_endpoints && i < 2; i++) {
         int rc = options_endpoint(o, defaults[0], err);
         if (!rc) rc = options_endpoint(o, defaults[1], err);
         if (rc) return rc;
@@ -368,10 +410,15 @@ static int options_args(int argc, char **argv, struct options *o, struct buf *er
                           .max_connections = 1024,
                           .max_body_buffer = (size_t)64 << 20,
                           .seed = 1};
-    int c;
+    int c, at;
     opterr = 0;
     optind = 0; /* 0, not 1: glibc forgets a half-read "-ab" of an earlier parse */
-    while ((c = getopt_long(argc, argv, "", options_long, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "", options_long, &at)) != -1) {
+        if (c == OPTIONS_CP) {
+            int rc = options_cp(o, options_long[at].name, optarg, err);
+            if (rc) return rc;
+            continue;
+        }
         if (c == OPTIONS_HELP) return options_help(o, err);
         if (c == OPTIONS_VERSION) {
             printf("sm-emulator " SM_VERSION "\n");
@@ -401,4 +448,5 @@ void options_free(struct options *o) {
     free(o->endpoints);
     free(o->credentials);
     free(o->bearer_tokens);
+    free(o->cp);
 }

@@ -20,6 +20,11 @@ struct options_set {
     const char *value;
 };
 
+/* A control-plane option as given (cpconf.h reads it): "--capacity", "us-east-1/ml.g6.xlarge=0". */
+struct options_cp {
+    const char *flag, *value;
+};
+
 struct options {
     bool done; /* --help or --version was printed: exit 0 */
     const char *listen;
@@ -33,6 +38,8 @@ struct options {
     const char *credentials_file;
     bool no_env_credentials;
     bool busy_poll; /* poll the sockets without sleeping (one CPU at 100%) */
+    bool
+        no_endpoints; /* no --endpoint and no default ones: endpoints come from the control plane */
     double time_scale;
     double max_duration;
     double log_interval;
@@ -53,6 +60,8 @@ struct options {
     size_t n_bearer_tokens;
     size_t stream_split; /* bytes per PayloadPart; 0: one per container event */
     bool log_subsecond;  /* CloudWatch timestamps before the container log's lines */
+    struct options_cp *cp; /* the control plane's options, in order */
+    size_t n_cp;
 };
 
 enum options_error {

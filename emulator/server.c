@@ -318,8 +318,10 @@ static bool server_conn_body(struct server_conn *c, struct evbuffer *in) {
         return false;
     }
     c->state = SERVER_BUSY;
-    struct invoke_call *call =
-        invoke_request(c->srv->inv, c, &c->head, data + c->head_len, c->body_len);
+    struct invoke_call *call = NULL;
+    struct server *s = c->srv;
+    if (!s->route || !s->route(s->route_ud, c, &c->head, data + c->head_len, c->body_len, &call))
+        call = invoke_request(s->inv, c, &c->head, data + c->head_len, c->body_len);
     evbuffer_drain(in, total);
     server_conn_release(c);
     if (call) { /* answered later: reads on only to see the client leave */

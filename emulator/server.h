@@ -41,6 +41,13 @@ struct server_config {
 
 struct server_conn; /* one connection (server.c) */
 
+/* Looks at a complete request before SageMaker Runtime does (the control
+ * plane, awsapi.h): returns false to leave it to invoke_request; true when it
+ * took it, with *call NULL when answered (through the invoke send function,
+ * on owner) or the call that will answer it. */
+typedef bool server_route_fn(void *ud, void *owner, const struct http_head *h, const char *body,
+                             size_t len, struct invoke_call **call);
+
 struct server {
     struct event_base *base; /* not owned */
     struct invoke *inv;      /* answers the requests; not owned */
@@ -55,6 +62,8 @@ struct server {
     char url[300];
     char date[64]; /* the Date header value, refreshed each second */
     time_t date_at;
+    server_route_fn *route; /* may be NULL */
+    void *route_ud;
 };
 
 enum server_error {

@@ -1,16 +1,25 @@
 /* sm-mcp: the MCP server of wrk-sagemaker, for AI coding agents (stdio). */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "creds.h"
+#include "mcp_aws.h"
 #include "mcp_server.h"
 #include "tools.h"
 
 static const char usage[] =
-    "Usage: sm-mcp [--help | --version]\n"
+    "Usage: sm-mcp [--region REGION] [--profile NAME] [--endpoint-url URL] [--time-scale K]\n"
+    "              [--facts FILE] | --help | --version\n"
     "\n"
     "An MCP (Model Context Protocol) server over stdio: an AI coding agent starts it\n"
     "and drives wrk-sagemaker's SageMaker endpoint tools and benchmark through it.\n"
@@ -23,11 +32,21 @@ static const char usage[] =
     "Tools that change or delete AWS resources run only with \"confirm\": true.\n"
     "\n"
     "A client configuration (e.g. in an agent's MCP settings):\n"
-    "  {\"command\": \"/path/to/sm-mcp\"}\n"
+    "  {\"command\": \"/path/to/sm-mcp\", \"args\": [\"--region\", \"us-east-2\"]}\n"
     "\n"
     "Options:\n"
-    "  -h, --help     this text\n"
-    "  -V, --version  the version and the protocol versions\n"
+    "  --region REGION     the tools' default region (default: AWS_REGION,\n"
+    "                      AWS_DEFAULT_REGION, then the profile's region)\n"
+    "  --profile NAME      the AWS profile whose credentials sign the calls\n"
+    "  --endpoint-url URL  send every AWS call (control plane and InvokeEndpoint) there:\n"
+    "                      sm-emulator's URL, to try it all offline\n"
+    "  --time-scale K      sm-emulator's --time-scale: times and costs told emulated\n"
+    "  --facts FILE        the facts file (images, prices; default the installed one)\n"
+    "  -h, --help          this text\n"
+    "  -V, --version       the version and the protocol versions\n"
+    "\n"
+    "run_benchmark runs sm-suite, compare_results sm-compare: $SM_SUITE and $SM_COMPARE,\n"
+    "else those beside sm-mcp (this build's or the install's), else on the PATH.\n"
     "\n"
     "Exit status: 0 when the input ended; 1 when reading or writing failed; 2 on bad\n"
     "usage.\n";
@@ -48,26 +67,111 @@ static int usage_error(const char *msg, const char *arg) {
     return 2;
 }
 
-int main(int argc, char **argv) {
-    if (argc > 1) {
-        const char *a = argv[1];
-        bool help = strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
-        bool version = strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0;
-        if (!help && !version)
-            return usage_error(a[0] == '-' ? "unknown option" : "unexpected argument", a);
-        if (argc > 2) return usage_error("unexpected argument", argv[2]);
-        if (help)
-            fputs(usage, stdout);
-        else
-            printf("sm-mcp %s (MCP %s, 2025-06-18, 2025-03-26, 2024-11-05)\n", SM_VERSION,
-                   MCP_SERVER_LATEST_VERSION);
-        return 0;
+/* A program: $var, else beside this one (rel), else installed beside it (name), else PATH. */
+static char *find_program(const char *var, const char *rel, const char *name) {
+    const char *v = getenv(var);
+    if (v && *v) return strdup(v);
+    char exe[PATH_MAX], *path = NULL;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        const char *dir = dirname(exe);
+        for (int i = 0; i < 2 && !path; i++) {
+            char *p;
+            if (asprintf(&p, "%s/%s", dir, i ? name : rel) < 0) continue;
+            if (access(p, X_OK) == 0) path = realpath(p, NULL);
+            free(p);
+        }
     }
-    signal(SIGPIPE, SIG_IGN); /* a closed stdout is a write error, not a silent death */
+    const char *env_path = getenv("PATH");
+    for (const char *d = env_path ? env_path : "/usr/bin:/bin"; !path && *d;) {
+        size_t k = strcspn(d, ":");
+        char *p;
+        if (asprintf(&p, "%.*s/%s", (int)k, k ? d : ".", name) >= 0) {
+            if (access(p, X_OK) == 0) path = realpath(p, NULL);
+            free(p);
+        }
+        d += k + (d[k] == ':');
+    }
+    return path;
+}
+
+struct mcp_main {
+    struct mcp_aws aws;
+    struct buf region;
+    char *suite, *compare;
+    bool help, version;
+};
+
+static int parse(int argc, char **argv, struct mcp_main *m) {
+    static const struct option opts[] = {{"region", required_argument, NULL, 'r'},
+                                         {"profile", required_argument, NULL, 'p'},
+                                         {"endpoint-url", required_argument, NULL, 'u'},
+                                         {"time-scale", required_argument, NULL, 't'},
+                                         {"facts", required_argument, NULL, 'f'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"version", no_argument, NULL, 'V'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'r':
+            m->aws.region = optarg;
+            break;
+        case 'p':
+            m->aws.profile = optarg;
+            break;
+        case 'u':
+            if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0)
+                return usage_error("--endpoint-url wants an http:// or https:// URL", optarg);
+            m->aws.endpoint_url = optarg;
+            break;
+        case 't':
+            m->aws.time_scale = strtod(optarg, &end);
+            if (end == optarg || *end || !(m->aws.time_scale >= 0.001) || m->aws.time_scale > 1e6)
+                return usage_error("--time-scale wants a number from 0.001 to 1000000", optarg);
+            break;
+        case 'f':
+            m->aws.facts = optarg;
+            break;
+        case 'h':
+            m->help = true;
+            break;
+        case 'V':
+            m->version = true;
+            break;
+        case ':':
+            return usage_error("a value is needed", argv[optind - 1]);
+        default:
+            return usage_error(argv[optind - 1][0] == '-' ? "unknown option"
+                                                          : "unexpected argument",
+                               argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return usage_error("unexpected argument", argv[optind]);
+    if (m->aws.region && !creds_name_ok(m->aws.region))
+        return usage_error("--region wants a region such as us-east-2", m->aws.region);
+    return 0;
+}
+
+/* The default region when --region is not given: the environment's or the profile's. */
+static void default_region(struct mcp_main *m) {
+    struct creds_options co = {.profile = m->aws.profile};
+    struct buf err;
+    buf_init(&err, 1024);
+    if (!m->aws.region && creds_region(&co, &m->region, &err) == 0 && m->region.len &&
+        creds_name_ok(buf_str(&m->region)))
+        m->aws.region = buf_str(&m->region);
+    buf_free(&err);
+}
+
+static int serve(struct mcp_main *m) {
     struct buf err;
     buf_init(&err, 1024);
     struct mcp_server *s = mcp_server_new(&info);
-    int rc = s ? tools_register(s, NULL, &err) : MCP_SERVER_ERR_NOMEM;
+    int rc = s ? tools_register(s, &m->aws, &err) : MCP_SERVER_ERR_NOMEM;
     if (!rc) {
         mcp_server_set_log(s, stderr);
         rc = mcp_server_run(s, STDIN_FILENO, STDOUT_FILENO, &err);
@@ -76,4 +180,27 @@ int main(int argc, char **argv) {
     mcp_server_free(s);
     buf_free(&err);
     return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+    struct mcp_main m = {.aws = {.time_scale = 1}};
+    buf_init(&m.region, 64);
+    int rc = parse(argc, argv, &m);
+    if (!rc && m.help) {
+        fputs(usage, stdout);
+    } else if (!rc && m.version) {
+        printf("sm-mcp %s (MCP %s, 2025-06-18, 2025-03-26, 2024-11-05)\n", SM_VERSION,
+               MCP_SERVER_LATEST_VERSION);
+    } else if (!rc) {
+        signal(SIGPIPE, SIG_IGN); /* a closed stdout is a write error, not a silent death */
+        default_region(&m);
+        m.aws.suite = m.suite = find_program("SM_SUITE", "../suite/sm-suite", "sm-suite");
+        m.aws.compare = m.compare =
+            find_program("SM_COMPARE", "../results/sm-compare", "sm-compare");
+        rc = serve(&m);
+    }
+    free(m.suite);
+    free(m.compare);
+    buf_free(&m.region);
+    return rc;
 }

@@ -3,7 +3,20 @@
 /* The tools sm-mcp serves, in tools/list order. To add a tool: write
  * tool_<name>.c defining `const struct mcp_tool tool_<name>` (see
  * mcp_tool.h), add X(<name>) here and the file to CMakeLists.txt. */
-#define SM_MCP_TOOLS(X) X(get_help)
+#define SM_MCP_TOOLS(X)                                                                            \
+    X(get_help)                                                                                    \
+    X(check_quotas)                                                                                \
+    X(find_vllm_image)                                                                             \
+    X(get_deployment_config)                                                                       \
+    X(deploy_endpoint)                                                                             \
+    X(get_endpoint_status)                                                                         \
+    X(get_endpoint_logs)                                                                           \
+    X(verify_model_health)                                                                         \
+    X(query_model)                                                                                 \
+    X(list_endpoints)                                                                              \
+    X(delete_endpoint)                                                                             \
+    X(run_benchmark)                                                                               \
+    X(compare_results)
 
 #define DECLARE(name) extern const struct mcp_tool tool_##name;
 SM_MCP_TOOLS(DECLARE)

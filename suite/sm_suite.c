@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "readall.h"
+#include "suite_deploy.h"
 #include "suite_exec.h"
 #include "suite_files.h"
 #include "suite_lock.h"
@@ -96,6 +97,24 @@ static const char sm_suite_usage_head[] =
 
 static const char sm_suite_usage_tail[] =
     "\n"
+    "The endpoints' life (by running sm-endpoint, as wrk is run):\n"
+    "  --deploy                  create both endpoints first (sm-endpoint deploy: CreateModel "
+    "with\n"
+    "                            SM_VLLM_MODEL, CreateEndpointConfig, CreateEndpoint) and wait "
+    "for\n"
+    "                            them, with --baseline-model ID and --candidate-model ID (their\n"
+    "                            SM_VLLM_MODEL), --role ARN and --instance-type T[,T...]\n"
+    "  --delete-after            delete them at the end, however the run ends (a failure, Ctrl-C,\n"
+    "                            SIGTERM; a delete waits out Creating, which SageMaker does not\n"
+    "                            stop); not after kill -9\n"
+    "  --endpoint-url URL        where sm-endpoint sends the control-plane calls (sm-emulator's\n"
+    "                            URL; default AWS)\n"
+    "  --no-endpoint-check       before a run against AWS (no --url) or with --endpoint-url,\n"
+    "                            sm-suite checks that each endpoint is InService with the "
+    "variants\n"
+    "                            it targets (sm-endpoint status --json); this skips it\n"
+    "After the decode step, sm-suite warns before the other steps when a reply of their asked\n"
+    "length would pass SageMaker's 60 s at a side's measured rate.\n"
     "Each wrk run is -t N -c N (one connection per thread), -d a hard cap (every reply at\n"
     "SageMaker's 60-second limit divided by --time-scale, plus a minute; a step cut short\n"
     "by it is partial and the suite goes on), --timeout 70s (above that limit),\n"
@@ -309,7 +328,7 @@ static int sm_suite_out_dir(struct sm_suite_state *s) {
 static int sm_suite_check_facts(const struct sm_suite_state *s) {
     static const char *const opt[] = {"--facts-baseline", "--facts-candidate"};
     for (int k = 0; k < 2; k++)
-        if (s->o.facts[k] && !s->o.resume && access(s->o.facts[k], R_OK) != 0)
+        if (s->o.facts[k] && !s->o.resume && !s->o.deploy && access(s->o.facts[k], R_OK) != 0)
             return sm_suite_fail("%s: cannot read %s: %s", opt[k], s->o.facts[k], strerror(errno));
     return 0;
 }
@@ -335,12 +354,30 @@ static int sm_suite_questions(const struct sm_suite_state *s, int *n) {
     return rc;
 }
 
+/* The sm-endpoint commands of verb for both sides, for --dry-run. */
+static int sm_suite_dry_endpoints(const struct sm_suite_state *s, const char *verb, struct buf *b) {
+    struct suite_argv cmd;
+    suite_argv_init(&cmd);
+    int rc = buf_addf(b, "# %s the endpoints\n", verb);
+    for (int k = 0; rc == BUF_OK && k < 2; k++) {
+        if (suite_deploy_command(&s->o, s->tools.endpoint ? s->tools.endpoint : "sm-endpoint", verb,
+                                 k, &cmd))
+            rc = BUF_ERR_NOMEM;
+        if (rc == BUF_OK) rc = suite_argv_quote_all(b, &cmd);
+        if (rc == BUF_OK) rc = buf_addc(b, '\n');
+    }
+    suite_argv_free(&cmd);
+    return rc;
+}
+
 static int sm_suite_dry_run(const struct sm_suite_state *s) {
     const struct suite_plan *p = &s->p;
     struct buf b;
     buf_init(&b, BUF_NO_CAP);
     int rc = buf_addf(&b, "# sm-suite --dry-run: %zu steps, then sm-compare; run directory %s\n",
                       p->n, s->out);
+    if (rc == BUF_OK && s->o.deploy) rc = sm_suite_dry_endpoints(s, "deploy", &b);
+    if (rc == BUF_OK && s->o.deploy) rc = sm_suite_dry_endpoints(s, "wait", &b);
     for (size_t i = 0; rc == BUF_OK && i < p->n; i++) {
         int present;
         bool done = s->o.resume && suite_run_step_complete(p, i, &present, NULL);
@@ -354,6 +391,7 @@ static int sm_suite_dry_run(const struct sm_suite_state *s) {
         rc = suite_plan_command_line(&s->t, &p->compare[k], false, &b);
         if (rc == BUF_OK) rc = buf_addc(&b, '\n');
     }
+    if (rc == BUF_OK && s->o.delete_after) rc = sm_suite_dry_endpoints(s, "delete", &b);
     rc = rc == BUF_OK && fwrite(buf_str(&b), 1, b.len, stdout) == b.len ? 0 : 1;
     buf_free(&b);
     return rc;
@@ -432,7 +470,17 @@ static int sm_suite_run(struct sm_suite_state *s, int argc, char **argv) {
     struct suite_run_job job = {&s->o,      &s->t,   &s->p,
                                 &s->target, &s->m,   s->sealed ? &s->seal : NULL,
                                 s->out,     argv[0], &s->invoked};
-    return suite_run(&job);
+    struct suite_deploy dep = {&s->o, s->tools.endpoint, {false, false}};
+    rc = s->o.deploy ? suite_deploy_up(&dep, &s->err) : 0;
+    if (!rc) rc = suite_deploy_check(&s->o, s->tools.endpoint, &s->err);
+    if (rc) {
+        fprintf(stderr, "sm-suite: %s\n", buf_str(&s->err));
+        rc = rc == SUITE_DEPLOY_ERR_STOPPED ? 130 : 1;
+    } else {
+        rc = suite_run(&job);
+    }
+    if (s->o.delete_after && suite_deploy_down(&dep) && rc == 0) rc = 1;
+    return rc;
 }
 
 int main(int argc, char **argv) {

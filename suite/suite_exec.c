@@ -126,7 +126,7 @@ static void suite_exec_pump(pid_t pid, struct suite_exec_stream *s,
         int r = ppoll(fds, 2, &wait, &suite_exec_wait_mask);
         if (r < 0 && errno != EINTR) return; /* cannot wait: the caller reaps the child */
         double now = suite_exec_now();
-        if (suite_exec_stop_asked && (sent < 0 || now - sent >= 1)) {
+        if (suite_exec_stop_asked && !io->shielded && (sent < 0 || now - sent >= 1)) {
             kill(pid, SIGINT);
             sent = now;
         }

@@ -21,6 +21,7 @@ struct suite_exec_io {
     void (*on_line)(void *ctx, const char *line, bool is_stderr); /* each line, without '\n' */
     void (*on_tick)(void *ctx); /* about once a second while it runs (may be NULL) */
     void *ctx;
+    bool shielded; /* a stop is not passed on: it runs to its end (the clean-up after a stop) */
 };
 
 /* Installs the stop handlers and blocks those signals outside the waits. Call

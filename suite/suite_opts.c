@@ -32,6 +32,14 @@ enum suite_opts_id {
     SUITE_OPTS_O_DRY_RUN,
     SUITE_OPTS_O_HELP,
     SUITE_OPTS_O_VERSION,
+    SUITE_OPTS_O_DEPLOY,
+    SUITE_OPTS_O_DELETE_AFTER,
+    SUITE_OPTS_O_NO_CHECK,
+    SUITE_OPTS_O_BMODEL,
+    SUITE_OPTS_O_CMODEL,
+    SUITE_OPTS_O_ITYPE,
+    SUITE_OPTS_O_ROLE,
+    SUITE_OPTS_O_ENDPOINT_URL,
 };
 
 static const struct suite_opts_own {
@@ -60,6 +68,14 @@ static const struct suite_opts_own {
     {"dry-run", SUITE_OPTS_O_DRY_RUN, false, false},
     {"help", SUITE_OPTS_O_HELP, false, false},
     {"version", SUITE_OPTS_O_VERSION, false, false},
+    {"deploy", SUITE_OPTS_O_DEPLOY, false, false},
+    {"delete-after", SUITE_OPTS_O_DELETE_AFTER, false, false},
+    {"no-endpoint-check", SUITE_OPTS_O_NO_CHECK, false, false},
+    {"baseline-model", SUITE_OPTS_O_BMODEL, true, false},
+    {"candidate-model", SUITE_OPTS_O_CMODEL, true, false},
+    {"instance-type", SUITE_OPTS_O_ITYPE, true, false},
+    {"role", SUITE_OPTS_O_ROLE, true, false},
+    {"endpoint-url", SUITE_OPTS_O_ENDPOINT_URL, true, true},
 };
 
 static const char *const suite_opts_names[SUITE_OPTS_NSCENARIOS] = {"decode", "sweep", "quiz"};
@@ -226,6 +242,20 @@ static void suite_opts_keep(struct suite_opts_parser *p, enum suite_opts_id id, 
         o->help = true;
     else if (id == SUITE_OPTS_O_VERSION)
         o->version = true;
+    else if (id == SUITE_OPTS_O_DEPLOY)
+        o->deploy = true;
+    else if (id == SUITE_OPTS_O_DELETE_AFTER)
+        o->delete_after = true;
+    else if (id == SUITE_OPTS_O_NO_CHECK)
+        o->no_endpoint_check = true;
+    else if (id == SUITE_OPTS_O_BMODEL || id == SUITE_OPTS_O_CMODEL)
+        o->model[id == SUITE_OPTS_O_CMODEL] = v;
+    else if (id == SUITE_OPTS_O_ITYPE)
+        o->instance_type = v;
+    else if (id == SUITE_OPTS_O_ROLE)
+        o->role = v;
+    else if (id == SUITE_OPTS_O_ENDPOINT_URL)
+        o->endpoint_url = v;
 }
 
 static int suite_opts_set(struct suite_opts_parser *p, enum suite_opts_id id, const char *v) {
@@ -256,7 +286,9 @@ static int suite_opts_set(struct suite_opts_parser *p, enum suite_opts_id id, co
 /* Whether the manifest keeps this option for a resume. */
 static bool suite_opts_kept(enum suite_opts_id id) {
     return id != SUITE_OPTS_O_OUT && id != SUITE_OPTS_O_RESUME && id != SUITE_OPTS_O_DRY_RUN &&
-           id != SUITE_OPTS_O_HELP && id != SUITE_OPTS_O_VERSION;
+           id != SUITE_OPTS_O_HELP && id != SUITE_OPTS_O_VERSION && id != SUITE_OPTS_O_DEPLOY &&
+           id != SUITE_OPTS_O_DELETE_AFTER && id != SUITE_OPTS_O_BMODEL &&
+           id != SUITE_OPTS_O_CMODEL && id != SUITE_OPTS_O_ITYPE && id != SUITE_OPTS_O_ROLE;
 }
 
 static const struct suite_opts_own *suite_opts_own_find(const char *name, size_t len) {
@@ -524,6 +556,37 @@ static int suite_opts_check_run(struct suite_opts_parser *p) {
                     "--NAME=VALUE");
 }
 
+/* --deploy and its company. */
+static int suite_opts_check_deploy(const struct suite_opts *o, struct buf *err) {
+    if (o->endpoint_url && strncmp(o->endpoint_url, "http://", 7) != 0 &&
+        strncmp(o->endpoint_url, "https://", 8) != 0)
+        return buf_fail(err, SUITE_OPTS_ERR_USAGE,
+                        "--endpoint-url wants an http:// or https:// URL, got '%s'",
+                        o->endpoint_url);
+    if (!o->deploy) {
+        const char *stray = o->delete_after    ? "--delete-after"
+                            : o->model[0]      ? "--baseline-model"
+                            : o->model[1]      ? "--candidate-model"
+                            : o->instance_type ? "--instance-type"
+                            : o->role          ? "--role"
+                                               : NULL;
+        return stray ? buf_fail(err, SUITE_OPTS_ERR_USAGE, "%s goes with --deploy", stray)
+                     : SUITE_OPTS_OK;
+    }
+    if (o->resume)
+        return buf_fail(err, SUITE_OPTS_ERR_USAGE,
+                        "--deploy and --resume do not go together: a resume measures the "
+                        "endpoints that are there");
+    if (!o->model[0] || !o->model[1])
+        return buf_fail(err, SUITE_OPTS_ERR_USAGE,
+                        "--deploy needs --baseline-model and --candidate-model (their "
+                        "SM_VLLM_MODEL, e.g. google/gemma-4-E2B-it)");
+    if (!o->role)
+        return buf_fail(err, SUITE_OPTS_ERR_USAGE,
+                        "--deploy needs --role ARN, the execution role of the endpoints");
+    return SUITE_OPTS_OK;
+}
+
 static void suite_opts_start(struct suite_opts *o) {
     memset(o, 0, sizeof *o);
     suite_argv_init(&o->saved);
@@ -556,7 +619,12 @@ int suite_opts_parse(char *const *words, size_t n, const char *env_region,
     if (rc < 0 || o->help || o->version) return rc;
     if (o->out && o->resume)
         return buf_fail(err, SUITE_OPTS_ERR_USAGE, "--out and --resume do not go together");
+    if ((rc = suite_opts_check_deploy(o, err)) < 0) return rc;
     if ((rc = suite_opts_make_sides(&p)) < 0 || (rc = suite_opts_check_run(&p)) < 0) return rc;
+    if (o->deploy && o->variants)
+        return buf_fail(err, SUITE_OPTS_ERR_USAGE,
+                        "--deploy deploys two endpoints: name them with --baseline and "
+                        "--candidate, not --endpoint and its variants");
     if (!o->region) o->region = env_region && *env_region ? env_region : NULL;
     if (!o->region)
         return buf_fail(err, SUITE_OPTS_ERR_USAGE,

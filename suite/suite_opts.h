@@ -58,6 +58,14 @@ struct suite_opts {
     const char *facts[2];
     double price; /* 0: none */
     bool dry_run, help, version;
+    /* the endpoints' life (suite_deploy.h, by running sm-endpoint) */
+    bool deploy;               /* --deploy: create both endpoints first */
+    bool delete_after;         /* --delete-after: delete them at the end, however it ends */
+    bool no_endpoint_check;    /* --no-endpoint-check: no DescribeEndpoint before the run */
+    const char *model[2];      /* --baseline-model, --candidate-model: their SM_VLLM_MODEL */
+    const char *instance_type; /* --instance-type T[,T...] (a list: instance pools) */
+    const char *role;          /* --role ARN */
+    const char *endpoint_url;  /* --endpoint-url: the control plane sm-endpoint calls */
     /* the lists of options of the scenarios run (borrowed; NULL for the others) */
     const struct suite_spec *spec[SUITE_OPTS_NSCENARIOS];
     struct suite_opts_pass *pass; /* owned array; the strings belong to the words and specs */

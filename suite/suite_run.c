@@ -14,6 +14,7 @@
 #include "suite_exec.h"
 #include "suite_files.h"
 #include "suite_progress.h"
+#include "suite_rate.h"
 
 #define SUITE_RUN_PROGRESS_EVERY_S 10 /* between progress lines when stderr is not a terminal */
 #define SUITE_RUN_REASON_MAX       1200
@@ -403,7 +404,7 @@ static enum suite_run_outcome suite_run_step(struct suite_run_state *r, size_t i
     r->step_t0 = r->shown_at = t;
     r->shown_done = false;
     buf_init(&reason, SUITE_RUN_REASON_MAX);
-    struct suite_exec_io io = {fd, fd, suite_run_on_line, suite_run_on_tick, r};
+    struct suite_exec_io io = {fd, fd, suite_run_on_line, suite_run_on_tick, r, false};
     if (suite_exec_run(s->cmd.v, &io, &status, &reason) < 0) {
         suite_run_say(r, "%s", buf_str(&reason));
         status = -1;
@@ -491,7 +492,7 @@ static int suite_run_compare_commands(struct suite_run_state *r) {
             suite_run_note_command(r, titles[k], buf_str(&line));
         }
         buf_free(&line);
-        struct suite_exec_io io = {-1, -1, suite_run_on_compare_line, NULL, r};
+        struct suite_exec_io io = {-1, -1, suite_run_on_compare_line, NULL, r, false};
         if (suite_exec_run(j->p->compare[k].v, &io, &status, &r->err) < 0) {
             suite_run_say(r, "%s", buf_str(&r->err));
             status = 1;
@@ -582,6 +583,39 @@ static void suite_run_intro(struct suite_run_state *r, size_t skipped) {
                       j->o->time_scale, j->o->time_scale);
 }
 
+/* After decode step i: warns, once per side and scenario, when a later step
+ * asks for replies that would pass SageMaker's 60 s at the side's measured rate. */
+static void suite_run_warn_limit(struct suite_run_state *r, size_t i) {
+    const struct suite_run_job *j = r->job;
+    const struct suite_plan *p = j->p;
+    for (int k = 0; k < p->steps[i].nsides; k++) {
+        struct suite_rate rate;
+        char *path = suite_plan_result(p, &p->steps[i], k);
+        int rc = path ? suite_rate_read(path, &rate, &r->err) : -1;
+        free(path);
+        unsigned warned = 0;
+        for (size_t s = i + 1; rc == 0 && s < p->n; s++) {
+            unsigned scen = p->steps[s].scenario;
+            const char *v =
+                scen == SUITE_OPTS_DECODE ? NULL : suite_opts_setting(j->o, scen, "--max-tokens");
+            char *end = NULL;
+            long tokens = v ? strtol(v, &end, 10) : 0; /* checked as a whole number already */
+            if (v && (end == v || *end)) tokens = 0;
+            if (!v || tokens < 1 || (warned & scen) || r->complete[s]) continue;
+            double secs = suite_rate_seconds(&rate, tokens);
+            if (secs <= SUITE_RATE_LIMIT_S) continue;
+            warned |= scen;
+            const char *name = suite_opts_scenario_name(scen);
+            suite_run_say(r,
+                          "warning: at %s's measured %.1f tokens/s and %.2f s a call, a %s reply "
+                          "of %ld tokens takes about %.0f s, past SageMaker's %.0f s: it will fail "
+                          "as 424 ModelError; --%s-max-tokens %ld fits",
+                          j->o->side[k].label, rate.rate, rate.fixed, name, tokens, secs,
+                          SUITE_RATE_LIMIT_S, name, suite_rate_fits(&rate, SUITE_RATE_LIMIT_S));
+        }
+    }
+}
+
 /* Runs the steps; returns the outcome that ended them (SUITE_RUN_DONE or
  * SUITE_RUN_PARTIAL when all ran). */
 static enum suite_run_outcome suite_run_steps(struct suite_run_state *r) {
@@ -592,6 +626,7 @@ static enum suite_run_outcome suite_run_steps(struct suite_run_state *r) {
         if (suite_exec_stopping()) return SUITE_RUN_INTERRUPTED;
         enum suite_run_outcome st = suite_run_step(r, i);
         if (st != SUITE_RUN_DONE && st != SUITE_RUN_PARTIAL) return st;
+        if (r->job->p->steps[i].scenario == SUITE_OPTS_DECODE) suite_run_warn_limit(r, i);
         if (st == SUITE_RUN_PARTIAL) worst = SUITE_RUN_PARTIAL;
     }
     return worst;

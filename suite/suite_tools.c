@@ -21,6 +21,7 @@ void suite_tools_free(struct suite_tools *t) {
     free(t->wrk);
     free(t->wrk_path);
     free(t->compare);
+    free(t->endpoint);
     free(t->scenario_dir);
     free(t->scenario_real);
     free(t->plugin);
@@ -99,6 +100,19 @@ static int suite_tools_find_compare(struct suite_tools *t, const char *here, str
                     "sm-compare not found beside sm-suite or on PATH: build it, or set SM_COMPARE");
 }
 
+/* sm-endpoint: $SM_ENDPOINT, else the build's (beside sm-suite), else the PATH's; NULL is fine. */
+static void suite_tools_find_endpoint(struct suite_tools *t, const char *here) {
+    char *beside = here ? suite_tools_join(here, "../tools/sm-endpoint") : NULL;
+    if (beside && access(beside, X_OK) != 0) {
+        free(beside);
+        beside = suite_tools_join(here, "sm-endpoint"); /* installed: PREFIX/bin */
+    }
+    t->endpoint = suite_tools_env("SM_ENDPOINT");
+    if (!t->endpoint && beside && access(beside, X_OK) == 0) t->endpoint = realpath(beside, NULL);
+    if (!t->endpoint) t->endpoint = suite_tools_in_path("sm-endpoint");
+    free(beside);
+}
+
 static int suite_tools_find_scenarios(struct suite_tools *t, const char *given, struct buf *err) {
     t->scenario_dir = given ? strdup(given) : datadir_path(SM_SOURCE_DIR, "scenarios");
     char *decode = t->scenario_dir ? suite_tools_join(t->scenario_dir, "decode.lua") : NULL;
@@ -136,6 +150,7 @@ int suite_tools_find(struct suite_tools *t, const char *scenario_dir, struct buf
     char *here = suite_tools_self_dir();
     int rc = suite_tools_find_wrk(t, err);
     if (rc == SUITE_TOOLS_OK) rc = suite_tools_find_compare(t, here, err);
+    if (rc == SUITE_TOOLS_OK) suite_tools_find_endpoint(t, here);
     if (rc == SUITE_TOOLS_OK) rc = suite_tools_find_scenarios(t, scenario_dir, err);
     if (rc == SUITE_TOOLS_OK) suite_tools_find_plugin(t, here);
     free(here);
@@ -163,7 +178,7 @@ static int suite_tools_run_probe(const struct suite_tools *t, const char *script
     char *argv[] = {
         t->wrk,           "-t1", "-c1", "-d1s", "-s", (char *)script, SUITE_TOOLS_PROBE_URL, "--",
         "--options-json", NULL};
-    struct suite_exec_io io = {-1, -1, suite_tools_on_line, NULL, po};
+    struct suite_exec_io io = {-1, -1, suite_tools_on_line, NULL, po, false};
     int status = -1;
     if (suite_exec_run(argv, &io, &status, err) < 0) return SUITE_TOOLS_ERR_PROBE;
     if (status == 0 && !po->too_long) return SUITE_TOOLS_OK;

@@ -45,7 +45,7 @@ def check_prefix(prefix, work):
     for rel in ("scenarios/decode.lua", "scenarios/quiz-compare-py-40.json", "lua/sm/run.lua",
                 "lua/sm/where.lua"):
         check(os.path.isfile(os.path.join(share, rel)), f"{rel} not installed under {share}")
-    for prog in ("sm-compare", "sm-suite", "sm-emulator", "sm-invoke"):
+    for prog in ("sm-compare", "sm-suite", "sm-emulator", "sm-invoke", "sm-endpoint", "sm-mcp"):
         check(os.access(os.path.join(prefix, "bin", prog), os.X_OK), f"{prog} not installed")
     elsewhere = tempfile.mkdtemp(prefix="elsewhere-", dir=work)
     with emulator.Emulator(["--endpoint", "ep=instant"], binary=os.environ["SM_EMULATOR"],
@@ -74,6 +74,16 @@ def check_prefix(prefix, work):
     decode = os.path.realpath(os.path.join(share, "scenarios", "decode.lua"))
     check(p.returncode == 0 and f"-s {decode} " in p.stdout,
           f"installed sm-suite does not run the installed scenarios:\n{p.stdout}{p.stderr}")
+    p = run([os.path.join(prefix, "bin", "sm-endpoint"), "--version"], cwd=elsewhere)
+    facts = os.path.realpath(os.path.join(share, "tools", "endpoint-facts.json"))
+    named = p.stdout.split("default facts: ", 1)[-1].strip()
+    check(p.returncode == 0 and os.path.realpath(named) == facts,
+          f"sm-endpoint --version names {named!r}, not the installed facts {facts}")
+    p = run([os.path.join(prefix, "bin", "sm-endpoint"), "images", "--region", "us-east-2"],
+            cwd=elsewhere)
+    check(p.returncode == 0 and p.stdout.startswith("763104351884.dkr.ecr.us-east-2.amazonaws.com/"
+                                                    "vllm:"),
+          f"installed sm-endpoint images exited {p.returncode}:\n{p.stdout}{p.stderr}")
 
 
 def case_tree(build, work):

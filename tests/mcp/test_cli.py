@@ -9,6 +9,10 @@ import subprocess
 import sys
 
 failures = []
+# The seed's eleven tools and the benchmark's two, in tools/list order.
+TOOLS = ["get_help", "check_quotas", "find_vllm_image", "get_deployment_config", "deploy_endpoint",
+         "get_endpoint_status", "get_endpoint_logs", "verify_model_health", "query_model",
+         "list_endpoints", "delete_endpoint", "run_benchmark", "compare_results"]
 
 
 def check(cond, what):
@@ -37,7 +41,11 @@ def main():
 
     for args, msg in ((["--port", "1"], "unknown option: --port"),
                       (["stdio"], "unexpected argument: stdio"),
-                      (["--help", "x"], "unexpected argument: x")):
+                      (["--help", "x"], "unexpected argument: x"),
+                      (["--region", "US"], "--region wants a region such as us-east-2: US"),
+                      (["--endpoint-url", "x"], "--endpoint-url wants an http:// or https:// URL: x"),
+                      (["--time-scale", "0"], "--time-scale wants a number from 0.001 to 1000000: 0"),
+                      (["--region"], "a value is needed: --region")):
         r = run(binary, args)
         check(r.returncode == 2, "%s exits 2" % args)
         check(r.stdout == b"", "%s writes nothing on stdout" % args)
@@ -66,9 +74,10 @@ def main():
         check(replies[0]["result"]["serverInfo"] == {"name": "sm-mcp", "title": "wrk-sagemaker",
                                                      "version": version}, "serverInfo")
         names = [t["name"] for t in replies[1]["result"]["tools"]]
-        check(names == ["get_help"], "the tools of this build: %r" % names)
+        check(names == TOOLS, "the tools of this build: %r" % names)
         text = replies[2]["result"]["content"][0]["text"]
-        check("Workflow of a benchmark" in text and "[not in this build]" in text, "get_help's text")
+        check("Workflow of a benchmark" in text and "[not in this build]" not in text,
+              "get_help's text: every step of the workflow has its tool")
         check(replies[3]["error"]["code"] == -32700, "a bad line gets a parse error")
     log = r.stderr.decode()
     check("sm-mcp: client cli-test asked for 2025-06-18; speaking 2025-06-18" in log,

@@ -6,6 +6,10 @@ stop the emulator when done and on Ctrl-C.
 
     test_demo.py table        the whole demo (--time-scale 10, as the README's command)
     test_demo.py interrupt    Ctrl-C to the demo's process group in the middle
+    test_demo.py lifecycle    --lifecycle: both endpoints deployed from their SM_VLLM_MODEL,
+                              the same table, both deleted, the cost in emulated hours
+    test_demo.py lifecycle_interrupt   Ctrl-C while the endpoints are Creating: both
+                              deleted all the same, the demo's output complete
 
 Environment: see suitelib.py."""
 import json
@@ -158,7 +162,82 @@ def case_interrupt():
         check(res["counts"]["sent"] == len(res["records"]), f"{label}: counts")
 
 
-CASES = {"table": case_table, "interrupt": case_interrupt}
+def check_deleted(err, price):
+    """Both endpoints deleted, their costs printed, and the demo's sum of them."""
+    hours, usd = 0.0, 0.0
+    for name in ("gemma-4-e2b", "gemma-4-e2b-qat"):
+        for what in ("endpoint", "endpoint config", "model"):
+            check(f"  {what} {name}: deleted" in err, f"{what} {name} not deleted:\n{err}")
+        m = re.search(r"^  %s existed ([0-9.]+) emulated hours: USD ([0-9.]+) at USD %s/h$"
+                      % (re.escape(name), re.escape(price)), err, re.M)
+        check(m, f"no cost line for {name}:\n{err}")
+        check(abs(float(m[2]) - float(m[1]) * float(price)) <= 0.005 + 0.0005 * float(price),
+              f"{name}: {m[0]}")
+        hours, usd = hours + float(m[1]), usd + float(m[2])
+    m = re.search(r"^demo: what the endpoints cost: 2 of them, ([0-9.]+) emulated instance-hours "
+                  r"in all \(from CreateEndpoint to deleted\): USD ([0-9.]+)$", err, re.M)
+    check(m, f"no total:\n{err}")
+    check(abs(float(m[1]) - hours) <= 0.0015 and abs(float(m[2]) - usd) <= 0.015, m[0])
+    return hours
+
+
+def case_lifecycle():
+    tmp = sl.tempdir("suite-demo-lc-")
+    e = demo_env(tmp)
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                           "article-2026-09-25.json")) as f:
+        article = json.load(f)
+    run = os.path.join(tmp, "run")
+    p = subprocess.run([DEMO, "--no-setup", "--lifecycle", "--build", os.environ["SUITE_BUILD"],
+                        "--time-scale", "10", "--out", run], env=e, cwd=tmp, capture_output=True,
+                       text=True, timeout=sl.TIMEOUT)
+    err = p.stderr
+    check(p.returncode == 0, f"exit {p.returncode}\n{err}")
+    check_stopped(e)
+    check("serves the SageMaker control plane at http://127.0.0.1:" in err, err)
+    for name, model in (("gemma-4-e2b", "google/gemma-4-E2B-it"),
+                        ("gemma-4-e2b-qat", "google/gemma-4-E2B-it-qat-w4a16-ct")):
+        check(re.search(r"^\S+/sm-endpoint --endpoint-url http://127\.0\.0\.1:\d+ --region us-east-2 "
+                        r"--time-scale 10 deploy %s --model %s --role arn:aws:iam::123456789012:"
+                        r"role/wrk-sagemaker-demo --instance-type ml\.g6\.xlarge --no-wait "
+                        % (re.escape(name), re.escape(model)), err, re.M),
+              f"no deploy of {name}:\n{err}")
+        check(re.search(r"^  %s is InService in us-east-2 after " % re.escape(name), err, re.M),
+              f"{name} never InService:\n{err}")
+    check("sm-suite: checked: gemma-4-e2b and gemma-4-e2b-qat InService" in err, "the check")
+    check_table(p.stdout, article)  # the profiles chosen by SM_VLLM_MODEL
+    # Creating alone takes the emulator's 594 emulated seconds for each endpoint.
+    check(check_deleted(err, "1.1267") >= 2 * 594 / 3600, "the hours include Creating")
+    for name in ("report.md", "chart.svg"):
+        check(os.path.getsize(os.path.join(run, name)) > 0, name)
+    sl.check_no_secrets([("stdout", p.stdout), ("stderr", err), run])
+
+
+def case_lifecycle_interrupt():
+    tmp = sl.tempdir("suite-demo-lc-int-")
+    e = demo_env(tmp)
+    proc = subprocess.Popen([DEMO, "--no-setup", "--lifecycle", "--build",
+                             os.environ["SUITE_BUILD"], "--time-scale", "20", "--out",
+                             os.path.join(tmp, "run")], env=e, cwd=tmp, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    seen = []
+    for line in proc.stderr:  # until the waits have begun
+        seen.append(line)
+        if re.match(r"  sm-endpoint: gemma-4-e2b in us-east-2: Creating, [1-9]", line):
+            break
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=sl.TIMEOUT)
+    err = "".join(seen) + err
+    check(proc.returncode == 130, f"exit {proc.returncode}\n{err}")
+    check("sm-suite: deleting the endpoints of the run (--delete-after); stopping does not stop "
+          "this" in err, err)
+    check_deleted(err, "1.1267")
+    check("demo: interrupted; the emulator is stopped." in err, err)
+    check_stopped(e)
+
+
+CASES = {"table": case_table, "interrupt": case_interrupt, "lifecycle": case_lifecycle,
+         "lifecycle_interrupt": case_lifecycle_interrupt}
 
 if __name__ == "__main__":
     sys.exit(sl.run_cases(CASES, sys.argv[1:]))

@@ -18,8 +18,9 @@ parse.
 Commands for real endpoints run against the emulator: in the session, `wrk` and `sm-stream` send what
 is addressed to https://runtime.sagemaker.REGION.amazonaws.com to the emulator (adding
 --region when the command has none), `sm-suite` and `sm-invoke` get --url (and
---time-scale, but for a resume: its run has it) when they have none, and `aws` fails (blocks
-that need it are skipped).
+--time-scale, but for a resume: its run has it) when they have none, `sm-suite --deploy`
+and `sm-endpoint` send the control plane's calls to the emulator (--endpoint-url, with
+--time-scale), and `aws` fails (blocks that need it are skipped).
 
 Environment: see suitelib.py."""
 import json
@@ -66,7 +67,15 @@ sm-suite() {
     case " $* " in
     *" --url "*) command sm-suite "$@" ;;
     *" --resume "*) command sm-suite "$@" --url "$README_EMU_URL" ;;
+    *" --deploy "*) command sm-suite "$@" --url "$README_EMU_URL" --endpoint-url "$README_EMU_URL" \
+        --time-scale "$README_SCALE" ;;
     *) command sm-suite "$@" --url "$README_EMU_URL" --time-scale "$README_SCALE" ;;
+    esac
+}
+sm-endpoint() {
+    case " $* " in
+    *" --endpoint-url "*) command sm-endpoint "$@" ;;
+    *) command sm-endpoint --endpoint-url "$README_EMU_URL" --time-scale "$README_SCALE" "$@" ;;
     esac
 }
 sm-invoke() {
@@ -258,7 +267,9 @@ def run_session(script, tmp):
     emu = sl.start_emulator(["--endpoint", "gemma-4-e2b=bf16-l4", "--endpoint",
                              "gemma-4-e2b-qat=qat-l4", "--endpoint", "gemma-4-e2b-ab/bf16=bf16-l4",
                              "--endpoint", "gemma-4-e2b-ab/qat=qat-l4", "--region", "us-east-2",
-                             "--time-scale", SCALE], e)
+                             "--time-scale", SCALE,
+                             # room for the four above and the two the README deploys
+                             "--quota", "us-east-2/ml.g6.xlarge=8"], e)
     try:
         e.update(README_EMU_URL=emu.url, README_SCALE=SCALE)
         p = subprocess.run(["bash", "-c", script], env=e, cwd=tmp, capture_output=True, text=True,
@@ -280,6 +291,7 @@ def case_readme():
     p = run_session(script, tmp)
     ran = len(re.findall(r"^### README", p.stderr, re.M))
     for path in ("runs/first/report.md", "runs/first/chart.svg", "runs/aba/bf16/rerun-decode.json",
+                 "runs/deployed/bench-qat/quiz.json",
                  "runs/variants/qat/quiz.json", "runs/emulated/gemma-4-e2b/container.log",
                  "runs/capital-gemma-4-e2b.json", "report.md", "chart.svg"):
         check(os.path.exists(os.path.join(tmp, path)), f"{path} was not written")

@@ -12,12 +12,14 @@
 
 #include "../check.h"
 #include "readall.h"
+#include "suite_deploy.h"
 #include "suite_files.h"
 #include "suite_lock.h"
 #include "suite_manifest.h"
 #include "suite_opts.h"
 #include "suite_plan.h"
 #include "suite_progress.h"
+#include "suite_rate.h"
 #include "suite_seal.h"
 #include "suite_spec.h"
 
@@ -352,6 +354,21 @@ static void test_usage_errors(void) {
          "--url wants an http:// or https:// URL, got 'ftp://x'"},
         {"--region|r|--baseline|a|--candidate|b|--out|x|--resume|y", 7,
          "--out and --resume do not go together"},
+        /* the endpoints' life */
+        {"--region|r|--baseline|a|--candidate|b|--delete-after", 7,
+         "--delete-after goes with --deploy"},
+        {"--region|r|--baseline|a|--candidate|b|--deploy|--role|arn:x|--baseline-model|m", 7,
+         "--deploy needs --baseline-model and --candidate-model (their SM_VLLM_MODEL, e.g. "
+         "google/gemma-4-E2B-it)"},
+        {"--region|r|--baseline|a|--candidate|b|--deploy|--baseline-model|m|--candidate-model|n", 7,
+         "--deploy needs --role ARN, the execution role of the endpoints"},
+        {"--region|r|--endpoint|e|--baseline-variant|x|--candidate-variant|y|--deploy|--role|"
+         "arn:x|--baseline-model|m|--candidate-model|n",
+         7,
+         "--deploy deploys two endpoints: name them with --baseline and --candidate, not "
+         "--endpoint and its variants"},
+        {"--region|r|--baseline|a|--candidate|b|--endpoint-url|emulator", 7,
+         "--endpoint-url wants an http:// or https:// URL, got 'emulator'"},
         /* the scenarios whose options were read must be those run */
         {"--region|r|--baseline|a|--candidate|b|--scenarios|decode", 3,
          "the scenarios to run are unclear: write a value that starts with -- as --NAME=VALUE"},
@@ -621,10 +638,11 @@ static void test_result_read(void) {
     } cases[] = {
         {NULL, SUITE_FILES_ABSENT, false, 0, 0, 0, "", ""},
         {"[1]", SUITE_FILES_ERR_FORMAT, false, 0, 0, 0, "", ""},
-#define HEAD "\"format\":\"wrk-sagemaker-result\",\"version\":2,\"scenario\":\"decode\"," \
-             "\"endpoint\":{\"name\":\"e\"},\"time_scale\":1,\"settings\":{},"
-        {"{\"format\":\"wrk-sagemaker-result\",\"counts\":{}}", SUITE_FILES_ERR_FORMAT, false, 0, 0, 0, "",
-         ""}, /* no head: not one of ours */
+#define HEAD                                                                                       \
+    "\"format\":\"wrk-sagemaker-result\",\"version\":2,\"scenario\":\"decode\","                   \
+    "\"endpoint\":{\"name\":\"e\"},\"time_scale\":1,\"settings\":{},"
+        {"{\"format\":\"wrk-sagemaker-result\",\"counts\":{}}", SUITE_FILES_ERR_FORMAT, false, 0, 0,
+         0, "", ""}, /* no head: not one of ours */
         {"{" HEAD "\"partial\":false,\"counts\":{\"sent\":4,\"ok\":4,"
          "\"failed\":0}}",
          0, false, 4, 4, 0, "", ""},
@@ -941,6 +959,91 @@ static void test_progress(void) {
     }
 }
 
+/* The sm-endpoint commands of --deploy, --delete-after and the check, and what
+ * sm-endpoint status --json says of an endpoint. */
+static void test_deploy(void) {
+    struct suite_opts o;
+    struct buf err, line;
+    char *copy;
+    struct suite_argv cmd;
+    buf_init(&err, 1024);
+    buf_init(&line, BUF_NO_CAP);
+    suite_argv_init(&cmd);
+    CHECK_INT(parse_run("--region|us-east-2|--baseline|a=bf16|--candidate|b|--deploy|--role|arn:r|"
+                        "--baseline-model|org/m|--candidate-model|org/q|--instance-type|"
+                        "ml.g6.xlarge,ml.g6.2xlarge|--endpoint-url|http://e:1|--time-scale|10|"
+                        "--price-per-hour|1.5|--delete-after",
+                        7, &o, &err, &copy),
+              0);
+    CHECK(o.deploy && o.delete_after && o.time_scale == 10);
+    CHECK_INT(suite_deploy_command(&o, "sm-endpoint", "deploy", 0, &cmd), 0);
+    CHECK_INT(suite_argv_quote_all(&line, &cmd), 0);
+    CHECK_STR(buf_str(&line), "sm-endpoint --endpoint-url http://e:1 --region us-east-2 "
+                              "--time-scale 10 deploy a --model org/m --role arn:r "
+                              "--instance-type ml.g6.xlarge,ml.g6.2xlarge --no-wait "
+                              "--price-per-hour 1.5");
+    buf_reset(&line);
+    CHECK_INT(suite_deploy_command(&o, "sm-endpoint", "delete", 1, &cmd), 0);
+    CHECK_INT(suite_argv_quote_all(&line, &cmd), 0);
+    CHECK_STR(buf_str(&line), "sm-endpoint --endpoint-url http://e:1 --region us-east-2 "
+                              "--time-scale 10 delete b --yes --wait --price-per-hour 1.5");
+    buf_reset(&line);
+    CHECK_INT(suite_deploy_command(&o, "sm-endpoint", "status", 1, &cmd), 0);
+    CHECK_INT(suite_argv_quote_all(&line, &cmd), 0);
+    CHECK_STR(buf_str(&line), "sm-endpoint --endpoint-url http://e:1 --region us-east-2 "
+                              "--time-scale 10 status b --json");
+    /* the saved options bring nothing of the deploy back on a resume */
+    for (size_t i = 0; i < o.saved.n; i++)
+        CHECK(strcmp(o.saved.v[i], "--deploy") != 0 && strcmp(o.saved.v[i], "--role") != 0);
+    static const struct {
+        const char *json, *variant, *why;
+    } rows[] = {
+        {"{\"status\":\"InService\",\"variants\":[{\"name\":\"AllTraffic\"}]}", NULL, ""},
+        {"{\"status\":\"InService\",\"variants\":[{\"name\":\"bf16\"}]}", "bf16", ""},
+        {"{\"status\":\"InService\",\"variants\":[{\"name\":\"bf16\"}]}", "qat",
+         "endpoint e has no production variant qat"},
+        {"{\"status\":\"Creating\"}", NULL, "endpoint e is Creating, not InService"},
+        {"{\"status\":\"Failed\",\"failure_reason\":\"no capacity\"}", NULL,
+         "endpoint e is Failed, not InService: no capacity"},
+        {"nonsense", NULL, "sm-endpoint status e gave no status"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        buf_reset(&err);
+        int rc = suite_deploy_judge(rows[i].json, strlen(rows[i].json), "e", rows[i].variant, &err);
+        CHECK_INT(rc, rows[i].why[0] ? SUITE_DEPLOY_ERR_NOT_READY : 0);
+        CHECK_STR(buf_str(&err), rows[i].why);
+    }
+    suite_argv_free(&cmd);
+    suite_opts_free(&o);
+    free(copy);
+    buf_free(&err);
+    buf_free(&line);
+}
+
+/* A side's decode rate from its records, and what it says of a longer reply. */
+static void test_rate(void) {
+    struct suite_rate r;
+    struct buf err;
+    buf_init(&err, 1024);
+    /* 16 tokens in 1.0 s, 512 in 10.92 s (median of three each; one failed record ignored):
+     * 50 tokens/s and 0.68 s a call, at time scale 2 (walls are half the model's) */
+    const char *json = "{\"time_scale\":2,\"records\":["
+                       "{\"ok\":true,\"max_tokens\":16,\"t_start_us\":0,\"t_end_us\":400000},"
+                       "{\"ok\":true,\"max_tokens\":16,\"t_start_us\":0,\"t_end_us\":500000},"
+                       "{\"ok\":true,\"max_tokens\":16,\"t_start_us\":0,\"t_end_us\":600000},"
+                       "{\"ok\":true,\"max_tokens\":512,\"t_start_us\":0,\"t_end_us\":5460000},"
+                       "{\"ok\":true,\"max_tokens\":512,\"t_start_us\":0,\"t_end_us\":5000000},"
+                       "{\"ok\":true,\"max_tokens\":512,\"t_start_us\":0,\"t_end_us\":6000000},"
+                       "{\"ok\":false,\"max_tokens\":512,\"t_start_us\":0,\"t_end_us\":99000000}]}";
+    CHECK_INT(suite_rate_parse(json, strlen(json), &r, &err), 0);
+    CHECK(fabs(r.rate - 50) < 1e-9 && fabs(r.fixed - 0.68) < 1e-9);
+    CHECK(fabs(suite_rate_seconds(&r, 256) - 5.8) < 1e-9);
+    CHECK_INT(suite_rate_fits(&r, 60), 2966);
+    CHECK_INT(suite_rate_parse("{\"records\":[]}", 14, &r, &err), SUITE_RATE_ERR_FORMAT);
+    CHECK_STR(buf_str(&err), "no successful decode records");
+    buf_free(&err);
+}
+
 int main(void) {
     if (!mkdtemp(tmp_root)) {
         perror("mkdtemp");
@@ -959,6 +1062,8 @@ int main(void) {
     test_lock();
     test_manifest();
     test_progress();
+    test_deploy();
+    test_rate();
     for (int k = 0; k < 3; k++) suite_spec_free(&specs[k]);
     int rc = check_exit();
     if (rc == 0) {

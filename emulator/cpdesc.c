@@ -1,0 +1,164 @@
+#include "cpdesc.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jsonw.h"
+#include "sigv4.h"
+
+int cpdesc_arn(struct buf *out, const struct cplane *cp, const char *region, const char *kind,
+               const char *name) {
+    int rc = buf_addf(out, "arn:aws:sagemaker:%s:%s:%s/", region, cp->account, kind);
+    for (const char *p = name; !rc && *p; p++) rc = buf_addc(out, (char)tolower((unsigned char)*p));
+    return rc;
+}
+
+int cpdesc_arn_json(struct buf *out, const struct cplane *cp, const char *region, const char *kind,
+                    const char *name) {
+    struct buf arn;
+    buf_init(&arn, 1024);
+    int rc = cpdesc_arn(&arn, cp, region, kind, name);
+    if (!rc) rc = jsonw_str(out, buf_str(&arn), arn.len);
+    buf_free(&arn);
+    return rc;
+}
+
+/* ,"key":"value" (first: no comma) */
+static int cpdesc_str(struct buf *out, bool first, const char *key, const char *value) {
+    int rc = buf_addf(out, "%s\"%s\":", first ? "" : ",", key);
+    return rc ? rc : jsonw_cstr(out, value);
+}
+
+/* ,"key":number as a timestamp (milliseconds kept) */
+static int cpdesc_time(struct buf *out, const char *key, double t) {
+    return buf_addf(out, ",\"%s\":%.3f", key, t);
+}
+
+int cpdesc_model(struct buf *out, const struct cplane *cp, const struct cplane_model *m) {
+    int rc = cpdesc_str(out, true, "ModelName", m->name);
+    if (!rc) rc = buf_adds(out, ",\"PrimaryContainer\":{");
+    if (!rc) rc = cpdesc_str(out, true, "Image", m->image);
+    if (!rc) rc = buf_adds(out, ",\"Mode\":\"SingleModel\",\"Environment\":{");
+    for (size_t i = 0; !rc && i < m->n_env; i++) {
+        rc = jsonw_cstr(out, m->env_keys[i]);
+        if (!rc) rc = buf_addc(out, ':');
+        if (!rc) rc = jsonw_cstr(out, m->env_values[i]);
+        if (!rc && i + 1 < m->n_env) rc = buf_addc(out, ',');
+    }
+    if (!rc) rc = buf_adds(out, "}}");
+    if (!rc) rc = cpdesc_str(out, false, "ExecutionRoleArn", m->role);
+    if (!rc) rc = cpdesc_time(out, "CreationTime", m->created);
+    if (!rc) rc = buf_adds(out, ",\"ModelArn\":");
+    if (!rc) rc = cpdesc_arn_json(out, cp, m->region, "model", m->name);
+    return rc ? rc : buf_adds(out, ",\"EnableNetworkIsolation\":false");
+}
+
+/* One production variant of a config. */
+static int cpdesc_config_variant(struct buf *out, const struct cpreq_variant *v) {
+    int rc = buf_addc(out, '{');
+    if (!rc) rc = cpdesc_str(out, true, "VariantName", v->name);
+    if (!rc) rc = cpdesc_str(out, false, "ModelName", v->model);
+    if (!rc) rc = buf_addf(out, ",\"InitialInstanceCount\":%ld", v->count);
+    if (!rc && !v->pools_given) rc = cpdesc_str(out, false, "InstanceType", v->pools[0].type);
+    if (!rc && v->pools_given) rc = buf_adds(out, ",\"InstancePools\":[");
+    for (size_t i = 0; !rc && v->pools_given && i < v->n_pools; i++) {
+        rc = buf_addf(out, "%s{", i ? "," : "");
+        if (!rc) rc = cpdesc_str(out, true, "InstanceType", v->pools[i].type);
+        if (!rc && v->pools[i].model[0])
+            rc = cpdesc_str(out, false, "ModelNameOverride", v->pools[i].model);
+        if (!rc) rc = buf_addf(out, ",\"Priority\":%d}", v->pools[i].priority);
+    }
+    if (!rc && v->pools_given) rc = buf_addc(out, ']');
+    if (!rc && v->provision_timeout_s)
+        rc = buf_addf(out, ",\"VariantInstanceProvisionTimeoutInSeconds\":%ld",
+                      v->provision_timeout_s);
+    if (!rc) rc = buf_addf(out, ",\"InitialVariantWeight\":%.17g}", v->weight);
+    return rc;
+}
+
+int cpdesc_config(struct buf *out, const struct cplane *cp, const struct cplane_config *c) {
+    int rc = cpdesc_str(out, true, "EndpointConfigName", c->spec.name);
+    if (!rc) rc = buf_adds(out, ",\"EndpointConfigArn\":");
+    if (!rc) rc = cpdesc_arn_json(out, cp, c->region, "endpoint-config", c->spec.name);
+    if (!rc) rc = buf_adds(out, ",\"ProductionVariants\":[");
+    for (size_t i = 0; !rc && i < c->spec.n_v; i++) {
+        if (i) rc = buf_addc(out, ',');
+        if (!rc) rc = cpdesc_config_variant(out, &c->spec.v[i]);
+    }
+    if (!rc) rc = buf_addc(out, ']');
+    return rc ? rc : cpdesc_time(out, "CreationTime", c->created);
+}
+
+/* DeployedImages: the image and a digest made from it. */
+static int cpdesc_images(struct buf *out, const struct cplane_placement *p, double when) {
+    char hex[SIGV4_HEX_LEN + 1];
+    const char *at = strchr(p->image, '@');
+    size_t base = at ? (size_t)(at - p->image) : strlen(p->image);
+    const char *colon = memchr(p->image, ':', base);
+    const char *slash = memchr(p->image, '/', base);
+    if (colon && slash && colon > slash) base = (size_t)(colon - p->image); /* drop the tag */
+    if (sigv4_sha256_hex(p->image, strlen(p->image), hex)) return BUF_ERR_NOMEM;
+    int rc = buf_adds(out, ",\"DeployedImages\":[{");
+    if (!rc) rc = cpdesc_str(out, true, "SpecifiedImage", p->image);
+    if (!rc) rc = buf_addf(out, ",\"ResolvedImage\":");
+    struct buf resolved;
+    buf_init(&resolved, 1024);
+    if (!rc) rc = buf_addf(&resolved, "%.*s@sha256:%s", (int)base, p->image, hex);
+    if (!rc) rc = jsonw_str(out, buf_str(&resolved), resolved.len);
+    buf_free(&resolved);
+    if (!rc) rc = cpdesc_time(out, "ResolutionTime", when);
+    return rc ? rc : buf_adds(out, "}]");
+}
+
+/* One ProductionVariantSummary of a deployment that serves. */
+static int cpdesc_summary_variant(struct buf *out, const struct cplane_deploy *d, size_t i) {
+    const struct cpreq_variant *v = &d->cfg.v[i];
+    const struct cplane_placement *p = &d->p[i];
+    int rc = buf_addc(out, '{');
+    if (!rc) rc = cpdesc_str(out, true, "VariantName", v->name);
+    if (!rc) rc = cpdesc_images(out, p, d->started_wall);
+    if (!rc)
+        rc = buf_addf(out,
+                      ",\"CurrentWeight\":%.17g,\"DesiredWeight\":%.17g,"
+                      "\"CurrentInstanceCount\":%ld,\"DesiredInstanceCount\":%ld",
+                      v->weight, v->weight, v->count, v->count);
+    if (!rc && v->pools_given) rc = buf_adds(out, ",\"InstancePools\":[");
+    for (size_t k = 0; !rc && v->pools_given && k < v->n_pools; k++) {
+        rc = buf_addf(out, "%s{", k ? "," : "");
+        if (!rc) rc = cpdesc_str(out, true, "InstanceType", v->pools[k].type);
+        if (!rc) rc = buf_addf(out, ",\"CurrentInstanceCount\":%ld}", k == p->pool ? v->count : 0);
+    }
+    if (!rc && v->pools_given) rc = buf_addc(out, ']');
+    return rc ? rc : buf_addc(out, '}');
+}
+
+int cpdesc_endpoint(struct buf *out, const struct cplane *cp, const struct cplane_endpoint *ep) {
+    bool serving = ep->state == CPLANE_IN_SERVICE || ep->state == CPLANE_UPDATING ||
+                   ep->state == CPLANE_DELETING;
+    int rc = cpdesc_str(out, true, "EndpointName", ep->name);
+    if (!rc) rc = buf_adds(out, ",\"EndpointArn\":");
+    if (!rc) rc = cpdesc_arn_json(out, cp, ep->region, "endpoint", ep->name);
+    if (!rc) rc = cpdesc_str(out, false, "EndpointConfigName", ep->live.cfg.name);
+    if (!rc && serving) rc = buf_adds(out, ",\"ProductionVariants\":[");
+    for (size_t i = 0; !rc && serving && i < ep->live.cfg.n_v; i++) {
+        if (i) rc = buf_addc(out, ',');
+        if (!rc) rc = cpdesc_summary_variant(out, &ep->live, i);
+    }
+    if (!rc && serving) rc = buf_addc(out, ']');
+    if (!rc) rc = cpdesc_str(out, false, "EndpointStatus", cplane_state_name(ep->state));
+    if (!rc && ep->failure[0]) rc = cpdesc_str(out, false, "FailureReason", ep->failure);
+    if (!rc) rc = cpdesc_time(out, "CreationTime", ep->created);
+    return rc ? rc : cpdesc_time(out, "LastModifiedTime", ep->modified);
+}
+
+int cpdesc_summary(struct buf *out, const struct cplane *cp, const struct cplane_endpoint *ep) {
+    int rc = buf_addc(out, '{');
+    if (!rc) rc = cpdesc_str(out, true, "EndpointName", ep->name);
+    if (!rc) rc = buf_adds(out, ",\"EndpointArn\":");
+    if (!rc) rc = cpdesc_arn_json(out, cp, ep->region, "endpoint", ep->name);
+    if (!rc) rc = cpdesc_time(out, "CreationTime", ep->created);
+    if (!rc) rc = cpdesc_time(out, "LastModifiedTime", ep->modified);
+    if (!rc) rc = cpdesc_str(out, false, "EndpointStatus", cplane_state_name(ep->state));
+    return rc ? rc : buf_addc(out, '}');
+}

@@ -1,0 +1,864 @@
+#include "cplane.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cpdesc.h"
+#include "jsonw.h"
+
+#define CPLANE_ICE_REASON                                                                          \
+    "Unable to provision requested ML compute capacity due to InsufficientInstanceCapacity error."
+#define CPLANE_STATIC_ROLE  "arn:aws:iam::%s:role/sm-emulator"
+#define CPLANE_STATIC_IMAGE "763104351884.dkr.ecr.%s.amazonaws.com/vllm:sm-emulator"
+#define CPLANE_STATIC_TYPE  "ml.g6.xlarge"
+
+const char *cplane_state_name(enum cplane_state s) {
+    static const char *const names[] = {"Creating", "Updating", "InService", "Deleting", "Failed"};
+    return names[s];
+}
+
+void cplane_init(struct cplane *cp, const struct cpconf *conf, const char *account,
+                 cplane_event_fn *on_event, void *ud) {
+    memset(cp, 0, sizeof *cp);
+    cp->conf = conf;
+    snprintf(cp->account, sizeof cp->account, "%s", account);
+    cp->on_event = on_event;
+    cp->ud = ud;
+}
+
+static void cplane_model_free(struct cplane_model *m) {
+    if (!m) return;
+    for (size_t i = 0; m->env_keys && m->env_values && i < m->n_env; i++) {
+        free(m->env_keys[i]);
+        free(m->env_values[i]);
+    }
+    free(m->env_keys);
+    free(m->env_values);
+    free(m->role);
+    free(m);
+}
+
+void cplane_free(struct cplane *cp) {
+    for (size_t i = 0; i < cp->n_models; i++) cplane_model_free(cp->models[i]);
+    for (size_t i = 0; i < cp->n_configs; i++) free(cp->configs[i]);
+    for (size_t i = 0; i < cp->n_eps; i++) free(cp->eps[i]);
+    cp->n_models = cp->n_configs = cp->n_eps = 0;
+}
+
+/* ---- replies ---- */
+
+int cplane_error(struct cplane_reply *r, int status, const char *type, const char *msg) {
+    buf_reset(&r->body);
+    r->status = status;
+    r->type = type;
+    int rc = buf_adds(&r->body, "{\"__type\":");
+    if (!rc) rc = jsonw_cstr(&r->body, type);
+    if (!rc && msg) rc = buf_adds(&r->body, ",\"message\":");
+    if (!rc && msg) rc = jsonw_cstr(&r->body, msg);
+    return rc ? rc : buf_addc(&r->body, '}');
+}
+
+/* An error reply with a formatted message; returns 0 or CPLANE_ERR_NOMEM. */
+__attribute__((format(printf, 4, 5))) static int
+cplane_fail(struct cplane_reply *r, int status, const char *type, const char *fmt, ...) {
+    struct buf msg;
+    va_list ap;
+    buf_init(&msg, BUF_NO_CAP);
+    va_start(ap, fmt);
+    int rc = buf_vaddf(&msg, fmt, ap);
+    va_end(ap);
+    if (!rc) rc = cplane_error(r, status, type, buf_str(&msg));
+    buf_free(&msg);
+    return rc ? CPLANE_ERR_NOMEM : CPLANE_OK;
+}
+
+/* A ValidationException naming a resource by its ARN: PREFIX "ARN". */
+static int cplane_arn_error(struct cplane *cp, struct cplane_reply *r, const char *type,
+                            const char *prefix, const char *region, const char *kind,
+                            const char *name) {
+    struct buf arn;
+    buf_init(&arn, 1024);
+    int rc = cpdesc_arn(&arn, cp, region, kind, name)
+                 ? CPLANE_ERR_NOMEM
+                 : cplane_fail(r, 400, type, "%s \"%s\".", prefix, buf_str(&arn));
+    buf_free(&arn);
+    return rc;
+}
+
+/* 200 with {"KEY":"ARN"}. */
+static int cplane_arn_reply(struct cplane *cp, struct cplane_reply *r, const char *key,
+                            const char *region, const char *kind, const char *name) {
+    buf_reset(&r->body);
+    r->status = 200;
+    r->type = NULL;
+    int rc = buf_addf(&r->body, "{\"%s\":", key);
+    if (!rc) rc = cpdesc_arn_json(&r->body, cp, region, kind, name);
+    if (!rc) rc = buf_addc(&r->body, '}');
+    return rc ? CPLANE_ERR_NOMEM : CPLANE_OK;
+}
+
+static int cplane_ok_empty(struct cplane_reply *r) {
+    buf_reset(&r->body);
+    r->status = 200;
+    r->type = NULL;
+    return buf_adds(&r->body, "{}") ? CPLANE_ERR_NOMEM : CPLANE_OK;
+}
+
+/* ---- lookups ---- */
+
+static size_t cplane_find_model(const struct cplane *cp, const char *region, const char *name) {
+    for (size_t i = 0; i < cp->n_models; i++)
+        if (strcmp(cp->models[i]->region, region) == 0 &&
+            strcasecmp(cp->models[i]->name, name) == 0)
+            return i;
+    return cp->n_models;
+}
+
+static size_t cplane_find_config(const struct cplane *cp, const char *region, const char *name) {
+    for (size_t i = 0; i < cp->n_configs; i++)
+        if (strcmp(cp->configs[i]->region, region) == 0 &&
+            strcasecmp(cp->configs[i]->spec.name, name) == 0)
+            return i;
+    return cp->n_configs;
+}
+
+static size_t cplane_find_ep(const struct cplane *cp, const char *region, const char *name) {
+    for (size_t i = 0; i < cp->n_eps; i++)
+        if (strcmp(cp->eps[i]->region, region) == 0 && strcasecmp(cp->eps[i]->name, name) == 0)
+            return i;
+    return cp->n_eps;
+}
+
+const struct cplane_endpoint *cplane_endpoint(const struct cplane *cp, const char *region,
+                                              const char *name) {
+    size_t i = cplane_find_ep(cp, region, name);
+    return i < cp->n_eps ? cp->eps[i] : NULL;
+}
+
+/* ---- instances: capacity and quota ---- */
+
+/* Whether the deployment d of ep counts (it holds or reserves instances). */
+static bool cplane_holds(const struct cplane_endpoint *ep, const struct cplane_deploy *d) {
+    if (ep->state == CPLANE_DELETING || ep->state == CPLANE_FAILED) return false;
+    return d == &ep->live || ep->state == CPLANE_UPDATING;
+}
+
+/* Instances of type placed in region (what capacity is left for). */
+static long cplane_placed(const struct cplane *cp, const char *region, const char *type) {
+    long n = 0;
+    for (size_t e = 0; e < cp->n_eps; e++) {
+        const struct cplane_endpoint *ep = cp->eps[e];
+        const struct cplane_deploy *ds[] = {&ep->live, &ep->next};
+        if (strcmp(ep->region, region) != 0) continue;
+        for (size_t k = 0; k < 2; k++) {
+            if (!cplane_holds(ep, ds[k])) continue;
+            for (size_t i = 0; i < ds[k]->cfg.n_v; i++) {
+                const struct cplane_placement *p = &ds[k]->p[i];
+                if ((p->st == CPLANE_PLACED || p->st == CPLANE_READY) &&
+                    strcmp(ds[k]->cfg.v[i].pools[p->pool].type, type) == 0)
+                    n += ds[k]->cfg.v[i].count;
+            }
+        }
+    }
+    return n;
+}
+
+long cplane_usage(const struct cplane *cp, const char *region, const char *type) {
+    long n = 0;
+    for (size_t e = 0; e < cp->n_eps; e++) {
+        const struct cplane_endpoint *ep = cp->eps[e];
+        const struct cplane_deploy *ds[] = {&ep->live, &ep->next};
+        if (strcmp(ep->region, region) != 0) continue;
+        for (size_t k = 0; k < 2; k++) {
+            if (!cplane_holds(ep, ds[k])) continue;
+            for (size_t i = 0; i < ds[k]->cfg.n_v; i++) {
+                const struct cpreq_variant *v = &ds[k]->cfg.v[i];
+                const struct cplane_placement *p = &ds[k]->p[i];
+                bool placed = p->st == CPLANE_PLACED || p->st == CPLANE_READY;
+                for (size_t q = 0; q < v->n_pools; q++)
+                    if ((placed ? q == p->pool : p->st != CPLANE_LOST) &&
+                        strcmp(v->pools[q].type, type) == 0)
+                        n += v->count;
+            }
+        }
+    }
+    return n;
+}
+
+/* The quota check of a new deployment of cfg in region: 0 when it fits, else a
+ * ResourceLimitExceeded reply. */
+static int cplane_quota_check(struct cplane *cp, const struct cpreq_config *cfg, const char *region,
+                              struct cplane_reply *r, bool *fits) {
+    *fits = true;
+    for (size_t i = 0; i < cfg->n_v; i++) {
+        for (size_t q = 0; q < cfg->v[i].n_pools; q++) {
+            const char *type = cfg->v[i].pools[q].type;
+            long delta = 0;
+            for (size_t j = 0; j < cfg->n_v; j++)
+                for (size_t k = 0; k < cfg->v[j].n_pools; k++)
+                    if (strcmp(cfg->v[j].pools[k].type, type) == 0) delta += cfg->v[j].count;
+            long used = cplane_usage(cp, region, type),
+                 quota = cpconf_quota(cp->conf, region, type);
+            if (used + delta <= quota) continue;
+            *fits = false;
+            return cplane_fail(
+                r, 400, "ResourceLimitExceeded",
+                "The account-level service limit '%s for endpoint usage' is %ld "
+                "Instances, with current utilization of %ld Instances and a request "
+                "delta of %ld Instances. Please use AWS Service Quotas to request an "
+                "increase for this quota.",
+                type, quota, used, delta);
+        }
+    }
+    return CPLANE_OK;
+}
+
+/* ---- deployments and the state machine ---- */
+
+/* Starts a deployment of cfg at now: every variant tries its first pool. The
+ * models are looked up here (their SM_VLLM_MODEL and image). Returns 0, or
+ * the variant index + 1 whose model (name in *missing) does not exist. */
+static size_t cplane_deploy_start(struct cplane *cp, struct cplane_deploy *d,
+                                  const struct cpreq_config *cfg, const char *region,
+                                  struct cplane_now now, const char **missing) {
+    memset(d, 0, sizeof *d);
+    d->cfg = *cfg;
+    d->started = now.model;
+    d->started_wall = now.wall;
+    for (size_t i = 0; i < cfg->n_v; i++) {
+        d->p[i] = (struct cplane_placement){.st = CPLANE_TRYING, .pool = 0, .at = now.model};
+        for (size_t q = 0; q < cfg->v[i].n_pools; q++) {
+            const char *name =
+                cfg->v[i].pools[q].model[0] ? cfg->v[i].pools[q].model : cfg->v[i].model;
+            if (cplane_find_model(cp, region, name) == cp->n_models) {
+                *missing = name;
+                return i + 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The model of variant i on the pool it was placed on: its image and SM_VLLM_MODEL. */
+static void cplane_bind_model(struct cplane *cp, const char *region, struct cplane_deploy *d,
+                              size_t i) {
+    struct cplane_placement *p = &d->p[i];
+    const struct cpreq_variant *v = &d->cfg.v[i];
+    const char *name = v->pools[p->pool].model[0] ? v->pools[p->pool].model : v->model;
+    size_t m = cplane_find_model(cp, region, name);
+    p->model_id[0] = p->image[0] = p->profile[0] = '\0';
+    if (m == cp->n_models) return; /* deleted since: it fails its health check */
+    const struct cplane_model *model = cp->models[m];
+    snprintf(p->image, sizeof p->image, "%s", model->image);
+    for (size_t k = 0; k < model->n_env; k++)
+        if (strcmp(model->env_keys[k], "SM_VLLM_MODEL") == 0)
+            snprintf(p->model_id, sizeof p->model_id, "%s", model->env_values[k]);
+    const char *profile = p->model_id[0] ? cpconf_profile(cp->conf, p->model_id) : NULL;
+    if (profile) snprintf(p->profile, sizeof p->profile, "%s", profile);
+}
+
+/* Runs one due change of placement i of deployment d of ep, at its time. */
+static void cplane_step_placement(struct cplane *cp, struct cplane_endpoint *ep,
+                                  struct cplane_deploy *d, size_t i) {
+    struct cplane_placement *p = &d->p[i];
+    const struct cpreq_variant *v = &d->cfg.v[i];
+    const struct cpconf *c = cp->conf;
+    double t = p->at,
+           deadline = v->provision_timeout_s ? d->started + (double)v->provision_timeout_s : -1;
+    if (p->st == CPLANE_PLACED) { /* the container's start-up is over */
+        cplane_bind_model(cp, ep->region, d, i);
+        if (p->profile[0]) {
+            p->st = CPLANE_READY;
+        } else {
+            char why[sizeof p->reason];
+            p->st = CPLANE_LOST;
+            snprintf(why, sizeof why,
+                     "The primary container for production variant %s did not pass the ping health "
+                     "check. Please check CloudWatch logs for this endpoint.",
+                     v->name);
+            memcpy(p->reason, why, sizeof why);
+        }
+        return;
+    }
+    const char *type = v->pools[p->pool].type;
+    long cap = cpconf_capacity(c, ep->region, type);
+    if (p->reason[0] == '\0') { /* an attempt begins at t */
+        if (cap == CPCONF_UNLIMITED || cplane_placed(cp, ep->region, type) + v->count <= cap) {
+            p->st = CPLANE_PLACED;
+            p->at = t + c->create_s;
+            return;
+        }
+        strcpy(p->reason, CPLANE_ICE_REASON); /* the failure arrives after the wait */
+        p->at =
+            deadline >= 0 && deadline < t + c->capacity_wait_s ? deadline : t + c->capacity_wait_s;
+        return;
+    }
+    /* InsufficientInstanceCapacity on this pool: the next one, if any and in time */
+    if (p->pool + 1 < v->n_pools && (deadline < 0 || t < deadline)) {
+        p->pool++;
+        p->reason[0] = '\0';
+        return; /* at stays t: the next attempt begins now */
+    }
+    p->st = CPLANE_LOST;
+}
+
+/* The endpoint's state once a placement changed: InService, Failed, or on. */
+static void cplane_settle(struct cplane *cp, struct cplane_endpoint *ep, struct cplane_now now) {
+    struct cplane_deploy *d = ep->state == CPLANE_UPDATING ? &ep->next : &ep->live;
+    size_t ready = 0;
+    for (size_t i = 0; i < d->cfg.n_v; i++) {
+        if (d->p[i].st == CPLANE_LOST) {
+            snprintf(ep->failure, sizeof ep->failure, "%s", d->p[i].reason);
+            ep->state = ep->state == CPLANE_UPDATING ? CPLANE_IN_SERVICE : CPLANE_FAILED;
+            ep->modified = now.wall;
+            return;
+        }
+        ready += d->p[i].st == CPLANE_READY;
+    }
+    if (ready < d->cfg.n_v) return;
+    if (ep->state == CPLANE_UPDATING) ep->live = ep->next;
+    ep->state = CPLANE_IN_SERVICE;
+    ep->failure[0] = '\0';
+    ep->modified = now.wall;
+    if (cp->on_event) cp->on_event(cp->ud, CPLANE_SERVE, ep);
+}
+
+static void cplane_remove_ep(struct cplane *cp, size_t i) {
+    free(cp->eps[i]);
+    for (size_t j = i; j + 1 < cp->n_eps; j++) cp->eps[j] = cp->eps[j + 1];
+    cp->n_eps--;
+}
+
+/* The earliest due change: *e endpoint, *k placement (or SIZE_MAX: deletion). */
+static double cplane_due(const struct cplane *cp, size_t *e, size_t *k) {
+    double best = -1;
+    for (size_t i = 0; i < cp->n_eps; i++) {
+        const struct cplane_endpoint *ep = cp->eps[i];
+        if (ep->state == CPLANE_DELETING && (best < 0 || ep->gone_at < best)) {
+            best = ep->gone_at;
+            *e = i;
+            *k = (size_t)-1;
+        }
+        if (ep->state != CPLANE_CREATING && ep->state != CPLANE_UPDATING) continue;
+        const struct cplane_deploy *d = ep->state == CPLANE_UPDATING ? &ep->next : &ep->live;
+        for (size_t v = 0; v < d->cfg.n_v; v++)
+            if ((d->p[v].st == CPLANE_TRYING || d->p[v].st == CPLANE_PLACED) &&
+                (best < 0 || d->p[v].at < best)) {
+                best = d->p[v].at;
+                *e = i;
+                *k = v;
+            }
+    }
+    return best;
+}
+
+double cplane_next(const struct cplane *cp) {
+    size_t e = 0, k = 0;
+    return cplane_due(cp, &e, &k);
+}
+
+void cplane_advance(struct cplane *cp, struct cplane_now now) {
+    size_t e = 0, k = 0;
+    double t;
+    while ((t = cplane_due(cp, &e, &k)) >= 0 && t <= now.model) {
+        struct cplane_endpoint *ep = cp->eps[e];
+        if (k == (size_t)-1) {
+            cplane_remove_ep(cp, e);
+            continue;
+        }
+        struct cplane_deploy *d = ep->state == CPLANE_UPDATING ? &ep->next : &ep->live;
+        cplane_step_placement(cp, ep, d, k);
+        cplane_settle(cp, ep, now);
+    }
+}
+
+/* ---- models ---- */
+
+static char *cplane_dup(const char *s, bool *nomem) {
+    char *d = strdup(s);
+    if (!d) *nomem = true;
+    return d;
+}
+
+static int cplane_create_model(struct cplane *cp, const cJSON *req, const char *region,
+                               struct cplane_now now, struct cplane_reply *r) {
+    struct cpreq_model m;
+    struct buf why;
+    buf_init(&why, 2048);
+    int rc = cpreq_model(req, &m, &why);
+    if (rc) {
+        rc = cplane_fail(r, 400,
+                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
+                                                       : "ValidationException",
+                         "%s", buf_str(&why));
+        buf_free(&why);
+        return rc;
+    }
+    buf_free(&why);
+    if (cplane_find_model(cp, region, m.name) < cp->n_models)
+        return cplane_arn_error(cp, r, "ValidationException",
+                                "Cannot create already existing model", region, "model", m.name);
+    if (cp->n_models == CPLANE_MAX_EACH)
+        return cplane_fail(r, 400, "ResourceLimitExceeded",
+                           "sm-emulator holds at most %d models: delete some", CPLANE_MAX_EACH);
+    struct cplane_model *mod = calloc(1, sizeof *mod);
+    bool nomem = !mod;
+    if (mod) {
+        snprintf(mod->name, sizeof mod->name, "%s", m.name);
+        snprintf(mod->region, sizeof mod->region, "%s", region);
+        snprintf(mod->image, sizeof mod->image, "%s", m.image);
+        mod->created = now.wall;
+        mod->role = cplane_dup(m.role, &nomem);
+        mod->env_keys = calloc(m.n_env ? m.n_env : 1, sizeof(char *));
+        mod->env_values = calloc(m.n_env ? m.n_env : 1, sizeof(char *));
+        nomem |= !mod->env_keys || !mod->env_values;
+        for (size_t i = 0; !nomem && i < m.n_env; i++, mod->n_env++) {
+            mod->env_keys[i] = cplane_dup(m.env[i].key, &nomem);
+            mod->env_values[i] = cplane_dup(m.env[i].value, &nomem);
+        }
+    }
+    if (nomem) {
+        cplane_model_free(mod);
+        return CPLANE_ERR_NOMEM;
+    }
+    cp->models[cp->n_models++] = mod;
+    return cplane_arn_reply(cp, r, "ModelArn", region, "model", m.name);
+}
+
+/* DescribeModel / DeleteModel. */
+static int cplane_model_op(struct cplane *cp, const cJSON *req, const char *region, bool del,
+                           struct cplane_reply *r) {
+    char name[CPREQ_NAME_MAX];
+    struct buf why;
+    buf_init(&why, 1024);
+    int rc = cpreq_name(req, "ModelName", "modelName", name, &why);
+    if (rc)
+        rc = cplane_fail(r, 400,
+                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
+                                                       : "ValidationException",
+                         "%s", buf_str(&why));
+    buf_free(&why);
+    if (rc || r->type) return rc;
+    size_t i = cplane_find_model(cp, region, name);
+    if (i == cp->n_models)
+        return cplane_arn_error(cp, r, "ValidationException", "Could not find model", region,
+                                "model", name);
+    if (del) {
+        cplane_model_free(cp->models[i]);
+        for (size_t j = i; j + 1 < cp->n_models; j++) cp->models[j] = cp->models[j + 1];
+        cp->n_models--;
+        return cplane_ok_empty(r);
+    }
+    buf_reset(&r->body);
+    r->status = 200;
+    rc = buf_addc(&r->body, '{') || cpdesc_model(&r->body, cp, cp->models[i]) ||
+         buf_addc(&r->body, '}');
+    return rc ? CPLANE_ERR_NOMEM : CPLANE_OK;
+}
+
+/* ---- endpoint configs ---- */
+
+static int cplane_create_config(struct cplane *cp, const cJSON *req, const char *region,
+                                struct cplane_now now, struct cplane_reply *r) {
+    struct cplane_config *c = calloc(1, sizeof *c);
+    struct buf why;
+    if (!c) return CPLANE_ERR_NOMEM;
+    buf_init(&why, 2048);
+    int rc = cpreq_config(req, &c->spec, &why);
+    if (rc)
+        rc = cplane_fail(r, 400,
+                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
+                                                       : "ValidationException",
+                         "%s", buf_str(&why));
+    buf_free(&why);
+    if (rc || r->type) {
+        free(c);
+        return rc;
+    }
+    if (cplane_find_config(cp, region, c->spec.name) < cp->n_configs) {
+        rc = cplane_arn_error(cp, r, "ValidationException",
+                              "Cannot create already existing endpoint configuration", region,
+                              "endpoint-config", c->spec.name);
+        free(c);
+        return rc;
+    }
+    for (size_t i = 0; i < c->spec.n_v; i++) {
+        if (cplane_find_model(cp, region, c->spec.v[i].model) == cp->n_models) {
+            rc = cplane_arn_error(cp, r, "ValidationException", "Could not find model", region,
+                                  "model", c->spec.v[i].model);
+            free(c);
+            return rc;
+        }
+    }
+    if (cp->n_configs == CPLANE_MAX_EACH) {
+        free(c);
+        return cplane_fail(r, 400, "ResourceLimitExceeded",
+                           "sm-emulator holds at most %d endpoint configs: delete some",
+                           CPLANE_MAX_EACH);
+    }
+    snprintf(c->region, sizeof c->region, "%s", region);
+    c->created = now.wall;
+    cp->configs[cp->n_configs++] = c;
+    return cplane_arn_reply(cp, r, "EndpointConfigArn", region, "endpoint-config", c->spec.name);
+}
+
+static int cplane_config_op(struct cplane *cp, const cJSON *req, const char *region, bool del,
+                            struct cplane_reply *r) {
+    char name[CPREQ_NAME_MAX];
+    struct buf why;
+    buf_init(&why, 1024);
+    int rc = cpreq_name(req, "EndpointConfigName", "endpointConfigName", name, &why);
+    if (rc)
+        rc = cplane_fail(r, 400,
+                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
+                                                       : "ValidationException",
+                         "%s", buf_str(&why));
+    buf_free(&why);
+    if (rc || r->type) return rc;
+    size_t i = cplane_find_config(cp, region, name);
+    if (i == cp->n_configs)
+        return cplane_arn_error(cp, r, "ValidationException",
+                                "Could not find endpoint configuration", region, "endpoint-config",
+                                name);
+    if (del) {
+        free(cp->configs[i]);
+        for (size_t j = i; j + 1 < cp->n_configs; j++) cp->configs[j] = cp->configs[j + 1];
+        cp->n_configs--;
+        return cplane_ok_empty(r);
+    }
+    buf_reset(&r->body);
+    r->status = 200;
+    rc = buf_addc(&r->body, '{') || cpdesc_config(&r->body, cp, cp->configs[i]) ||
+         buf_addc(&r->body, '}');
+    return rc ? CPLANE_ERR_NOMEM : CPLANE_OK;
+}
+
+/* ---- endpoints ---- */
+
+/* The two names of CreateEndpoint / UpdateEndpoint. */
+static int cplane_ep_names(const cJSON *req, char ep[CPREQ_NAME_MAX], char cfg[CPREQ_NAME_MAX],
+                           struct cplane_reply *r) {
+    struct buf why;
+    buf_init(&why, 1024);
+    int rc = cpreq_name(req, "EndpointName", "endpointName", ep, &why);
+    if (!rc) rc = cpreq_name(req, "EndpointConfigName", "endpointConfigName", cfg, &why);
+    if (rc)
+        rc = cplane_fail(r, 400,
+                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
+                                                       : "ValidationException",
+                         "%s", buf_str(&why));
+    buf_free(&why);
+    return rc;
+}
+
+/* The config to deploy, its models and the quota: 0 with *cfg, or a reply. */
+static int cplane_deployable(struct cplane *cp, const char *region, const char *cfg_name,
+                             struct cplane_deploy *d, struct cplane_now now,
+                             struct cplane_reply *r) {
+    size_t c = cplane_find_config(cp, region, cfg_name);
+    if (c == cp->n_configs)
+        return cplane_arn_error(cp, r, "ValidationException",
+                                "Could not find endpoint configuration", region, "endpoint-config",
+                                cfg_name);
+    const char *missing = NULL;
+    if (cplane_deploy_start(cp, d, &cp->configs[c]->spec, region, now, &missing))
+        return cplane_arn_error(cp, r, "ValidationException", "Could not find model", region,
+                                "model", missing);
+    bool fits;
+    return cplane_quota_check(cp, &d->cfg, region, r, &fits);
+}
+
+static int cplane_create_endpoint(struct cplane *cp, const cJSON *req, const char *region,
+                                  struct cplane_now now, struct cplane_reply *r) {
+    char name[CPREQ_NAME_MAX], cfg[CPREQ_NAME_MAX];
+    int rc = cplane_ep_names(req, name, cfg, r);
+    if (rc || r->type) return rc;
+    if (cplane_find_ep(cp, region, name) < cp->n_eps)
+        return cplane_arn_error(cp, r, "ValidationException",
+                                "Cannot create already existing endpoint", region, "endpoint",
+                                name);
+    if (cp->n_eps == CPLANE_MAX_EACH)
+        return cplane_fail(r, 400, "ResourceLimitExceeded",
+                           "sm-emulator holds at most %d endpoints: delete some", CPLANE_MAX_EACH);
+    struct cplane_endpoint *ep = calloc(1, sizeof *ep);
+    if (!ep) return CPLANE_ERR_NOMEM;
+    rc = cplane_deployable(cp, region, cfg, &ep->live, now, r);
+    if (rc || r->type) {
+        free(ep);
+        return rc;
+    }
+    snprintf(ep->name, sizeof ep->name, "%s", name);
+    snprintf(ep->region, sizeof ep->region, "%s", region);
+    ep->state = CPLANE_CREATING;
+    ep->created = ep->modified = now.wall;
+    cp->eps[cp->n_eps++] = ep;
+    return cplane_arn_reply(cp, r, "EndpointArn", region, "endpoint", name);
+}
+
+/* Refuses a change to an endpoint that is not InService (or a static one);
+ * *ok when it may change. */
+static int cplane_changeable(struct cplane *cp, const struct cplane_endpoint *ep, bool deleting,
+                             struct cplane_reply *r, bool *ok) {
+    *ok = false;
+    if (ep->is_static)
+        return cplane_fail(r, 400, "ValidationException",
+                           "Endpoint %s was given on sm-emulator's command line (--endpoint): it "
+                           "cannot be %s",
+                           ep->name, deleting ? "deleted" : "updated");
+    if (ep->state == CPLANE_CREATING || ep->state == CPLANE_UPDATING)
+        return cplane_arn_error(cp, r, "ValidationException", "Cannot update in-progress endpoint",
+                                ep->region, "endpoint", ep->name);
+    if (!deleting && ep->state == CPLANE_FAILED)
+        return cplane_arn_error(cp, r, "ValidationException", "Cannot update failed endpoint",
+                                ep->region, "endpoint", ep->name);
+    if (!deleting && ep->state == CPLANE_DELETING)
+        return cplane_arn_error(cp, r, "ValidationException", "Cannot update in-progress endpoint",
+                                ep->region, "endpoint", ep->name);
+    *ok = true;
+    return CPLANE_OK;
+}
+
+static int cplane_update_endpoint(struct cplane *cp, const cJSON *req, const char *region,
+                                  struct cplane_now now, struct cplane_reply *r) {
+    char name[CPREQ_NAME_MAX], cfg[CPREQ_NAME_MAX];
+    bool ok;
+    int rc = cplane_ep_names(req, name, cfg, r);
+    if (rc || r->type) return rc;
+    size_t i = cplane_find_ep(cp, region, name);
+    if (i == cp->n_eps)
+        return cplane_arn_error(cp, r, "ValidationException", "Could not find endpoint", region,
+                                "endpoint", name);
+    struct cplane_endpoint *ep = cp->eps[i];
+    if ((rc = cplane_changeable(cp, ep, false, r, &ok)) || !ok) return rc;
+    struct cplane_deploy *next = malloc(sizeof *next);
+    if (!next) return CPLANE_ERR_NOMEM;
+    rc = cplane_deployable(cp, region, cfg, next, now, r);
+    if (!rc && !r->type) {
+        ep->next = *next;
+        ep->state = CPLANE_UPDATING;
+        ep->failure[0] = '\0';
+        ep->modified = now.wall;
+        rc = cplane_arn_reply(cp, r, "EndpointArn", region, "endpoint", name);
+    }
+    free(next);
+    return rc;
+}
+
+static int cplane_endpoint_op(struct cplane *cp, const cJSON *req, const char *region, bool del,
+                              struct cplane_now now, struct cplane_reply *r) {
+    char name[CPREQ_NAME_MAX];
+    struct buf why;
+    bool ok;
+    buf_init(&why, 1024);
+    int rc = cpreq_name(req, "EndpointName", "endpointName", name, &why);
+    if (rc)
+        rc = cplane_fail(r, 400,
+                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
+                                                       : "ValidationException",
+                         "%s", buf_str(&why));
+    buf_free(&why);
+    if (rc || r->type) return rc;
+    size_t i = cplane_find_ep(cp, region, name);
+    if (i == cp->n_eps)
+        return cplane_arn_error(cp, r, "ValidationException", "Could not find endpoint", region,
+                                "endpoint", name);
+    struct cplane_endpoint *ep = cp->eps[i];
+    if (!del) {
+        buf_reset(&r->body);
+        r->status = 200;
+        rc =
+            buf_addc(&r->body, '{') || cpdesc_endpoint(&r->body, cp, ep) || buf_addc(&r->body, '}');
+        return rc ? CPLANE_ERR_NOMEM : CPLANE_OK;
+    }
+    if (ep->state == CPLANE_DELETING) return cplane_ok_empty(r);
+    if ((rc = cplane_changeable(cp, ep, true, r, &ok)) || !ok) return rc;
+    if (ep->state == CPLANE_IN_SERVICE && cp->on_event) cp->on_event(cp->ud, CPLANE_STOP, ep);
+    ep->state = CPLANE_DELETING;
+    ep->modified = now.wall;
+    ep->gone_at = now.model + cp->conf->delete_s;
+    return cplane_ok_empty(r);
+}
+
+/* ---- ListEndpoints ---- */
+
+static bool cplane_contains(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    for (const char *p = hay; *p; p++)
+        if (strncasecmp(p, needle, n) == 0) return true;
+    return n == 0;
+}
+
+/* Whether a comes before b in the listing's order. */
+static bool cplane_before(const struct cplane_endpoint *a, const struct cplane_endpoint *b,
+                          const struct cpreq_list *l) {
+    int c = l->by_name     ? strcmp(a->name, b->name)
+            : l->by_status ? strcmp(cplane_state_name(a->state), cplane_state_name(b->state))
+                           : (a->created > b->created) - (a->created < b->created);
+    if (c == 0) c = strcmp(a->name, b->name);
+    return l->ascending ? c < 0 : c > 0;
+}
+
+static int cplane_list(struct cplane *cp, const cJSON *req, const char *region,
+                       struct cplane_reply *r) {
+    struct cpreq_list l;
+    struct buf why;
+    const struct cplane_endpoint *sel[CPLANE_MAX_EACH];
+    size_t n = 0;
+    buf_init(&why, 1024);
+    int rc = cpreq_list(req, &l, &why);
+    if (rc)
+        rc = cplane_fail(r, 400,
+                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
+                                                       : "ValidationException",
+                         "%s", buf_str(&why));
+    buf_free(&why);
+    if (rc || r->type) return rc;
+    for (size_t i = 0; i < cp->n_eps; i++) {
+        const struct cplane_endpoint *ep = cp->eps[i];
+        if (strcmp(ep->region, region) != 0 ||
+            (l.name_contains && !cplane_contains(ep->name, l.name_contains)) ||
+            (l.status && strcmp(l.status, cplane_state_name(ep->state)) != 0))
+            continue;
+        size_t j = n++;
+        for (; j > 0 && cplane_before(ep, sel[j - 1], &l); j--) sel[j] = sel[j - 1];
+        sel[j] = ep;
+    }
+    buf_reset(&r->body);
+    r->status = 200;
+    rc = buf_adds(&r->body, "{\"Endpoints\":[");
+    size_t end = (size_t)l.start + (size_t)l.max_results;
+    for (size_t i = (size_t)l.start; !rc && i < n && i < end; i++)
+        rc = (i > (size_t)l.start && buf_addc(&r->body, ',')) ||
+             cpdesc_summary(&r->body, cp, sel[i]);
+    if (!rc) rc = buf_addc(&r->body, ']');
+    if (!rc && end < n) rc = buf_addf(&r->body, ",\"NextToken\":\"t%zu\"", end);
+    if (!rc) rc = buf_addc(&r->body, '}');
+    return rc ? CPLANE_ERR_NOMEM : CPLANE_OK;
+}
+
+/* ---- the command line's endpoints ---- */
+
+static int cplane_static_model(struct cplane *cp, const char *region, const char *name,
+                               const char *model_id, struct cplane_now now) {
+    char role[96];
+    snprintf(role, sizeof role, CPLANE_STATIC_ROLE, cp->account);
+    struct cplane_model *m = calloc(1, sizeof *m);
+    bool nomem = !m;
+    if (m) {
+        snprintf(m->name, sizeof m->name, "%s", name);
+        snprintf(m->region, sizeof m->region, "%s", region);
+        snprintf(m->image, sizeof m->image, CPLANE_STATIC_IMAGE, region);
+        m->role = cplane_dup(role, &nomem);
+        m->env_keys = calloc(1, sizeof(char *));
+        m->env_values = calloc(1, sizeof(char *));
+        nomem |= !m->env_keys || !m->env_values;
+        if (!nomem) {
+            m->env_keys[0] = cplane_dup("SM_VLLM_MODEL", &nomem);
+            m->env_values[0] = cplane_dup(model_id, &nomem);
+            m->n_env = 1;
+        }
+        m->created = now.wall;
+    }
+    if (nomem || cp->n_models == CPLANE_MAX_EACH) {
+        cplane_model_free(m);
+        return CPLANE_ERR_NOMEM;
+    }
+    cp->models[cp->n_models++] = m;
+    return CPLANE_OK;
+}
+
+int cplane_add_static(struct cplane *cp, const char *region, const char *name,
+                      const struct cplane_static_variant *v, size_t n, struct cplane_now now) {
+    struct cplane_config *c = calloc(1, sizeof *c);
+    struct cplane_endpoint *ep = calloc(1, sizeof *ep);
+    if (!c || !ep || n == 0 || n > CPREQ_MAX_VARIANTS || cp->n_configs == CPLANE_MAX_EACH ||
+        cp->n_eps == CPLANE_MAX_EACH) {
+        free(c);
+        free(ep);
+        return CPLANE_ERR_NOMEM;
+    }
+    snprintf(c->spec.name, sizeof c->spec.name, "%s", name);
+    snprintf(c->region, sizeof c->region, "%s", region);
+    c->created = now.wall;
+    for (size_t i = 0; i < n; i++) {
+        struct cpreq_variant *cv = &c->spec.v[c->spec.n_v++];
+        char model[CPREQ_NAME_MAX];
+        snprintf(model, sizeof model, "%s%s%.*s", name, n > 1 ? "-" : "",
+                 n > 1 ? (int)(62 - strlen(name)) : 0, n > 1 ? v[i].name : "");
+        snprintf(cv->name, sizeof cv->name, "%s", v[i].name);
+        snprintf(cv->model, sizeof cv->model, "%s", model);
+        cv->count = 1;
+        cv->weight = v[i].weight;
+        cv->n_pools = 1;
+        cv->pools[0].priority = 1;
+        strcpy(cv->pools[0].type, CPLANE_STATIC_TYPE);
+        if (cplane_find_model(cp, region, model) == cp->n_models &&
+            cplane_static_model(cp, region, model, v[i].model_id, now)) {
+            free(c);
+            free(ep);
+            return CPLANE_ERR_NOMEM;
+        }
+    }
+    snprintf(ep->name, sizeof ep->name, "%s", name);
+    snprintf(ep->region, sizeof ep->region, "%s", region);
+    ep->state = CPLANE_IN_SERVICE;
+    ep->is_static = true;
+    ep->created = ep->modified = now.wall;
+    ep->live.cfg = c->spec;
+    ep->live.started = now.model;
+    ep->live.started_wall = now.wall;
+    for (size_t i = 0; i < n; i++) {
+        struct cplane_placement *p = &ep->live.p[i];
+        p->st = CPLANE_READY;
+        cplane_bind_model(cp, region, &ep->live, i);
+        snprintf(p->profile, sizeof p->profile, "%s", v[i].profile);
+    }
+    cp->configs[cp->n_configs++] = c;
+    cp->eps[cp->n_eps++] = ep;
+    return CPLANE_OK;
+}
+
+/* ---- dispatch ---- */
+
+int cplane_call(struct cplane *cp, const char *op, const char *body, size_t len, const char *region,
+                struct cplane_now now, struct cplane_reply *r) {
+    cJSON *req = len ? cJSON_ParseWithLength(body, len) : cJSON_CreateObject();
+    int rc = CPLANE_OK;
+    r->type = NULL;
+    r->status = 200;
+    buf_reset(&r->body);
+    cplane_advance(cp, now);
+    if (!cJSON_IsObject(req))
+        rc = cplane_fail(r, 400, "SerializationException", "the request body is not a JSON object");
+    else if (strcmp(op, "CreateModel") == 0)
+        rc = cplane_create_model(cp, req, region, now, r);
+    else if (strcmp(op, "DescribeModel") == 0 || strcmp(op, "DeleteModel") == 0)
+        rc = cplane_model_op(cp, req, region, op[1] == 'e' && op[2] == 'l', r);
+    else if (strcmp(op, "CreateEndpointConfig") == 0)
+        rc = cplane_create_config(cp, req, region, now, r);
+    else if (strcmp(op, "DescribeEndpointConfig") == 0 || strcmp(op, "DeleteEndpointConfig") == 0)
+        rc = cplane_config_op(cp, req, region, op[2] == 'l', r);
+    else if (strcmp(op, "CreateEndpoint") == 0)
+        rc = cplane_create_endpoint(cp, req, region, now, r);
+    else if (strcmp(op, "UpdateEndpoint") == 0)
+        rc = cplane_update_endpoint(cp, req, region, now, r);
+    else if (strcmp(op, "DescribeEndpoint") == 0 || strcmp(op, "DeleteEndpoint") == 0)
+        rc = cplane_endpoint_op(cp, req, region, op[2] == 'l', now, r);
+    else if (strcmp(op, "ListEndpoints") == 0)
+        rc = cplane_list(cp, req, region, r);
+    else
+        rc = cplane_error(r, 400, "UnknownOperationException", NULL) ? CPLANE_ERR_NOMEM : 0;
+    cJSON_Delete(req);
+    cplane_advance(cp, now);
+    if (rc == CPLANE_ERR_NOMEM) {
+        buf_reset(&r->body);
+        r->status = 500;
+        r->type = "InternalFailure";
+        (void)!buf_adds(&r->body, "{\"__type\":\"InternalFailure\",\"message\":\"out of memory\"}");
+    }
+    return rc;
+}

@@ -1,0 +1,179 @@
+/* cplane: the SageMaker control plane sm-emulator serves (README, "Control
+ * plane"): models, endpoint configs and endpoints per region, and the state
+ * machine of an endpoint over an injected clock.
+ *
+ * CreateEndpoint starts each production variant on its first instance pool
+ * (InstanceType is a pool of one). A pool with free capacity (cpconf) places
+ * the variant: InService create_s later. A pool without it gives
+ * InsufficientInstanceCapacity capacity_wait_s later and the next pool is
+ * tried; with none left, or past VariantInstanceProvisionTimeoutInSeconds, the
+ * endpoint is Failed ("Unable to provision requested ML compute capacity due to
+ * InsufficientInstanceCapacity error."). A model whose SM_VLLM_MODEL no profile
+ * serves fails its health check once placed. CreateEndpoint and UpdateEndpoint
+ * are refused with ResourceLimitExceeded when a type the variant may use lacks
+ * quota: a variant being placed holds its instances against the quota of every
+ * type of its pools, a placed one against its type's. UpdateEndpoint keeps
+ * serving the old config until the new one is InService (or, when it fails,
+ * stays InService with its FailureReason). DeleteEndpoint: Deleting for
+ * delete_s, then gone; refused while Creating or Updating, as SageMaker does.
+ *
+ * Pure: no I/O and no clock of its own. Every call takes the model time (state
+ * transitions, scaled by --time-scale by the caller) and the wall time (the
+ * timestamps of replies). What the caller must host changes through the event
+ * function: SERVE when an endpoint of a region becomes InService or finishes
+ * an update (its live deployment is what to serve), STOP when it stops. */
+#ifndef EMU_CPLANE_H
+#define EMU_CPLANE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "cpconf.h"
+#include "cpreq.h"
+
+#define CPLANE_MAX_EACH 256 /* models, configs and endpoints, each, across regions */
+
+enum cplane_state {
+    CPLANE_CREATING,
+    CPLANE_UPDATING,
+    CPLANE_IN_SERVICE,
+    CPLANE_DELETING,
+    CPLANE_FAILED,
+};
+
+struct cplane_model {
+    char name[CPREQ_NAME_MAX];
+    char region[CPCONF_REGION_MAX];
+    char image[256];
+    char *role;                    /* malloc'ed */
+    char **env_keys, **env_values; /* malloc'ed, n_env each */
+    size_t n_env;
+    double created; /* wall clock */
+};
+
+struct cplane_config {
+    struct cpreq_config spec; /* the request's (strings copied: names only) */
+    char region[CPCONF_REGION_MAX];
+    double created;
+};
+
+/* One production variant of a deployment: where it is in its placement. */
+enum cplane_place { CPLANE_TRYING, CPLANE_PLACED, CPLANE_READY, CPLANE_LOST };
+
+struct cplane_placement {
+    enum cplane_place st;
+    size_t pool;                     /* the pool tried or placed on */
+    double at;                       /* model time of its next change */
+    char model_id[CPCONF_MODEL_MAX]; /* SM_VLLM_MODEL of the model placed ("" when none) */
+    char image[256];
+    char profile[64]; /* the profile serving model_id (cpconf), "" when none does */
+    char reason[256]; /* CPLANE_LOST: why */
+};
+
+struct cplane_deploy {
+    struct cpreq_config cfg; /* the config as it was when the deployment began */
+    struct cplane_placement p[CPREQ_MAX_VARIANTS];
+    double started; /* model time */
+    double started_wall;
+};
+
+struct cplane_endpoint {
+    char name[CPREQ_NAME_MAX];
+    char region[CPCONF_REGION_MAX];
+    enum cplane_state state;
+    struct cplane_deploy live; /* Creating: being placed; then what serves */
+    struct cplane_deploy next; /* Updating: the new config being placed */
+    char failure[1024];        /* FailureReason, "" when none */
+    double created, modified;  /* wall clock */
+    double gone_at;            /* Deleting: model time it disappears */
+    bool is_static;            /* from the command line (--endpoint): never deleted */
+};
+
+enum cplane_event_kind { CPLANE_SERVE, CPLANE_STOP };
+typedef void cplane_event_fn(void *ud, enum cplane_event_kind kind,
+                             const struct cplane_endpoint *ep);
+
+struct cplane_now {
+    double model; /* seconds on the model clock */
+    double wall;  /* Unix seconds */
+};
+
+struct cplane {
+    const struct cpconf *conf; /* borrowed */
+    char account[32];
+    struct cplane_model *models[CPLANE_MAX_EACH];
+    size_t n_models;
+    struct cplane_config *configs[CPLANE_MAX_EACH];
+    size_t n_configs;
+    struct cplane_endpoint *eps[CPLANE_MAX_EACH];
+    size_t n_eps;
+    cplane_event_fn *on_event; /* may be NULL */
+    void *ud;
+};
+
+/* A reply to a control-plane call: 200 with a JSON body, or an error (status,
+ * type, and the body {"__type":TYPE,"message":...}). */
+struct cplane_reply {
+    int status;
+    const char *type; /* error code, NULL on success (static storage) */
+    struct buf body;
+};
+
+enum cplane_error { CPLANE_OK = 0, CPLANE_ERR_NOMEM = -1 };
+
+/* Starts an empty control plane over conf (borrowed; must outlive cp). */
+void cplane_init(struct cplane *cp, const struct cpconf *conf, const char *account,
+                 cplane_event_fn *on_event, void *ud);
+/* Frees every model, config and endpoint. */
+void cplane_free(struct cplane *cp);
+
+/* A variant of a command-line endpoint. */
+struct cplane_static_variant {
+    const char *name;
+    const char *model_id; /* its profile's model id */
+    const char *profile;
+    double weight;
+};
+
+/* Registers an endpoint the emulator serves from its command line as
+ * InService in region, with a model and a config of its own name (instance
+ * type ml.g6.xlarge, image from the runtime's facts): DescribeEndpoint and
+ * ListEndpoints show it; it cannot be deleted or updated. Returns 0 or
+ * CPLANE_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int cplane_add_static(struct cplane *cp, const char *region,
+                                                          const char *name,
+                                                          const struct cplane_static_variant *v,
+                                                          size_t n, struct cplane_now now);
+
+/* Answers SageMaker.<op> with request body[0..len) for region at now into r
+ * (r->body emptied first; init it with buf_init). Returns 0, or
+ * CPLANE_ERR_NOMEM (r then holds a 500). */
+__attribute__((warn_unused_result)) int cplane_call(struct cplane *cp, const char *op,
+                                                    const char *body, size_t len,
+                                                    const char *region, struct cplane_now now,
+                                                    struct cplane_reply *r);
+
+/* Runs every transition due at or before now (in time order), calling the
+ * event function for each endpoint to serve or stop. */
+void cplane_advance(struct cplane *cp, struct cplane_now now);
+
+/* The model time of the next transition, or a negative value when none is pending. */
+double cplane_next(const struct cplane *cp);
+
+/* Instances of type that count against its quota in region (see above). */
+long cplane_usage(const struct cplane *cp, const char *region, const char *type);
+
+/* The endpoint name of region, or NULL. */
+const struct cplane_endpoint *cplane_endpoint(const struct cplane *cp, const char *region,
+                                              const char *name);
+
+/* "Creating", "InService", ... */
+const char *cplane_state_name(enum cplane_state s);
+
+/* Writes the error body {"__type":type,"message":msg} into r with status. Returns 0 or BUF_ERR_*.
+ */
+__attribute__((warn_unused_result)) int cplane_error(struct cplane_reply *r, int status,
+                                                     const char *type, const char *msg);
+
+#endif

@@ -1,0 +1,130 @@
+#include "mcp_aws.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "creds.h"
+
+/* The hooks' argument: the call, and the progress sent so far. */
+struct mcp_aws_call {
+    struct mcp_call *call;
+    double sent;
+};
+
+static void mcp_aws_progress(void *ud, const char *line, double fraction) {
+    struct mcp_aws_call *c = ud;
+    (void)fraction;
+    c->sent += 1;
+    (void)!mcp_tool_progress(c->call, c->sent, -1, line);
+}
+
+static bool mcp_aws_stopped(void *ud) {
+    return mcp_tool_cancelled(((struct mcp_aws_call *)ud)->call);
+}
+
+/* Sleeps in short steps, waking when the client cancels. */
+static void mcp_aws_sleep(void *ud, double s) {
+    long steps = s > 0 ? (long)ceil(s / 0.05) : 0;
+    for (long i = 0; i < steps && !mcp_aws_stopped(ud); i++) {
+        double left = s - (double)i * 0.05, d = left < 0.05 ? left : 0.05;
+        struct timespec ts = {0, (long)(d * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+const char *mcp_aws_string(const cJSON *args, const char *key, const char *dflt) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+    return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+double mcp_aws_number(const cJSON *args, const char *key, double dflt) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+bool mcp_aws_bool(const cJSON *args, const char *key, bool dflt) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+    return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}
+
+size_t mcp_aws_strings(const cJSON *args, const char *key, const char **list, size_t max) {
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(args, key), *e;
+    const cJSON *list_arr = cJSON_IsArray(arr) ? arr : NULL;
+    size_t n = 0;
+    cJSON_ArrayForEach(e, list_arr) {
+        if (cJSON_IsString(e) && n < max) list[n++] = e->valuestring;
+    }
+    return n;
+}
+
+int mcp_aws_open(const struct mcp_aws *a, struct mcp_call *call, const cJSON *args,
+                 struct epops **ops, const char **region) {
+    const char *r = mcp_aws_string(args, "region", a->region);
+    struct buf err;
+    *ops = NULL;
+    *region = r;
+    if (!r)
+        return mcp_tool_fail(call, "no region: give \"region\" (e.g. us-east-2), or start sm-mcp "
+                                   "with --region");
+    if (!creds_name_ok(r))
+        return mcp_tool_fail(call, "\"%.40s\" is not a region such as us-east-2", r);
+    struct mcp_aws_call *c = calloc(1, sizeof *c);
+    if (!c) return MCP_TOOL_INTERNAL;
+    c->call = call;
+    struct epops_config cfg = {r,
+                               a->endpoint_url,
+                               a->profile,
+                               a->facts,
+                               a->time_scale,
+                               0,
+                               {mcp_aws_progress, mcp_aws_stopped, mcp_aws_sleep, NULL, NULL, c}};
+    buf_init(&err, 1024);
+    int rc = epops_new(&cfg, ops, &err);
+    if (rc) {
+        free(c);
+        rc = rc == EPOPS_ERR_NOMEM ? MCP_TOOL_INTERNAL : mcp_tool_fail(call, "%s", buf_str(&err));
+    }
+    buf_free(&err);
+    return rc;
+}
+
+int mcp_aws_close(struct mcp_call *call, struct epops *ops, int rc, struct epops_out *out,
+                  const struct buf *err) {
+    int status;
+    if (rc == EPOPS_ERR_STOPPED && mcp_tool_cancelled(call))
+        status = MCP_TOOL_CANCELLED;
+    else if (rc == EPOPS_ERR_NOMEM)
+        status = MCP_TOOL_INTERNAL;
+    else if (rc)
+        status = mcp_tool_fail(call, "%s", err->len ? buf_str(err) : "the operation failed");
+    else {
+        status = mcp_tool_text_n(call, buf_str(&out->text), out->text.len);
+        if (!status && out->json) {
+            status = mcp_tool_structured(call, out->json);
+            out->json = NULL; /* taken */
+        }
+    }
+    void *hooks = ops ? epops_config(ops)->hooks.ud : NULL;
+    epops_out_free(out);
+    epops_free(ops);
+    free(hooks);
+    return status;
+}
+
+int mcp_aws_run(void *user, struct mcp_call *call, const cJSON *args, mcp_aws_op_fn *op) {
+    struct epops *ops;
+    const char *region;
+    struct epops_out out;
+    struct buf err;
+    int rc = mcp_aws_open(user, call, args, &ops, &region);
+    if (rc) return rc;
+    epops_out_init(&out);
+    buf_init(&err, 4096);
+    rc = op(ops, region, args, &out, &err);
+    rc = mcp_aws_close(call, ops, rc, &out, &err);
+    buf_free(&err);
+    return rc;
+}

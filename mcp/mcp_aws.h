@@ -1,0 +1,68 @@
+/* mcp_aws: what sm-mcp's AWS tools share: the session's settings (region,
+ * profile, --endpoint-url, --time-scale, the facts file; sm-suite and
+ * sm-compare for the benchmark tools), an epops context per call whose hooks
+ * are the call's (progress lines become MCP progress notifications, a
+ * cancellation stops a wait), common arguments (region, regions, instance
+ * types), and the result of an operation as the tool's text and structured
+ * content. The tools are the seed's eleven and two more (tool_*.c). */
+#ifndef MCP_AWS_H
+#define MCP_AWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "epops.h"
+#include "mcp_tool.h"
+
+/* The session's settings; the user pointer of every tool. Strings borrowed. */
+struct mcp_aws {
+    const char *region;       /* the default region, or NULL (a tool then needs one) */
+    const char *profile;      /* or NULL */
+    const char *endpoint_url; /* the emulator's URL: the control plane and the runtime */
+    const char *facts;        /* or NULL: the installed facts file */
+    double time_scale;        /* sm-emulator's --time-scale (1 for AWS) */
+    const char *suite;        /* sm-suite to run, or NULL when not found */
+    const char *compare;      /* sm-compare to run, or NULL */
+};
+
+/* The epops context of a call: progress and cancellation through call. Returns
+ * 0, or MCP_TOOL_FAILED after mcp_tool_fail (e.g. no region). */
+__attribute__((warn_unused_result)) int mcp_aws_open(const struct mcp_aws *a, struct mcp_call *call,
+                                                     const cJSON *args, struct epops **ops,
+                                                     const char **region);
+
+/* Ends a call: 0 puts out's text and JSON in the call's result; an error its
+ * line (isError), a stop MCP_TOOL_CANCELLED. Frees ops. Returns the tool's status. */
+__attribute__((warn_unused_result)) int mcp_aws_close(struct mcp_call *call, struct epops *ops,
+                                                      int rc, struct epops_out *out,
+                                                      const struct buf *err);
+
+/* An operation of a tool: args validated by the tool's schema. */
+typedef int mcp_aws_op_fn(struct epops *ops, const char *region, const cJSON *args,
+                          struct epops_out *out, struct buf *err);
+
+/* Runs op for a tool call: mcp_aws_open, op, mcp_aws_close. user: the struct
+ * mcp_aws. Returns the tool's status. */
+__attribute__((warn_unused_result)) int mcp_aws_run(void *user, struct mcp_call *call,
+                                                    const cJSON *args, mcp_aws_op_fn *op);
+
+/* The string array argument key (at most max) into list; its count. */
+size_t mcp_aws_strings(const cJSON *args, const char *key, const char **list, size_t max);
+/* The string argument key, or dflt. */
+const char *mcp_aws_string(const cJSON *args, const char *key, const char *dflt);
+/* The number argument key, or dflt. */
+double mcp_aws_number(const cJSON *args, const char *key, double dflt);
+/* The boolean argument key, or dflt. */
+bool mcp_aws_bool(const cJSON *args, const char *key, bool dflt);
+
+/* The JSON Schema text of the "region" property, for the tools' schemas. */
+#define MCP_AWS_REGION_PROP                                                                        \
+    "\"region\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":31,\"description\":"            \
+    "\"The AWS region, e.g. us-east-2 (default: sm-mcp's --region)\"}"
+#define MCP_AWS_NAME_PROP                                                                          \
+    "\"endpoint_name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63,\"description\":"     \
+    "\"The SageMaker endpoint's name\"}"
+
+#endif

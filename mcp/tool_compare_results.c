@@ -1,0 +1,93 @@
+/* compare_results: sm-compare -f json on two sides (run directories or
+ * result files): the ratios with their intervals. Read-only, local. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mcp_aws.h"
+#include "mcp_proc.h"
+
+struct cmp_state {
+    struct mcp_call *call;
+    struct buf out;
+    char last[1024];
+};
+
+static void on_line(void *ud, const char *line, bool is_stderr) {
+    struct cmp_state *c = ud;
+    if (is_stderr)
+        snprintf(c->last, sizeof c->last, "%s", line);
+    else if (buf_adds(&c->out, line) || buf_addc(&c->out, '\n'))
+        buf_reset(&c->out);
+}
+
+static bool cancelled(void *ud) {
+    return mcp_tool_cancelled(((struct cmp_state *)ud)->call);
+}
+
+static int call(const cJSON *args, struct mcp_call *call, void *user) {
+    const struct mcp_aws *a = user;
+    const char *base = mcp_aws_string(args, "baseline", ""),
+               *cand = mcp_aws_string(args, "candidate", "");
+    char price[32];
+    char *argv[8] = {(char *)a->compare, "-f", "json"};
+    int n = 3;
+    if (!a->compare)
+        return mcp_tool_fail(call, "sm-compare was not found beside sm-mcp or on PATH");
+    if (base[0] == '-' || cand[0] == '-')
+        return mcp_tool_fail(call, "a side may not start with '-'");
+    double p = mcp_aws_number(args, "price_per_hour", 0);
+    if (p > 0) {
+        snprintf(price, sizeof price, "%g", p);
+        argv[n++] = "--price-per-hour";
+        argv[n++] = price;
+    }
+    argv[n++] = (char *)base;
+    argv[n++] = (char *)cand;
+    argv[n] = NULL;
+    struct cmp_state c = {.call = call};
+    struct buf err;
+    buf_init(&c.out, (size_t)16 << 20);
+    buf_init(&err, 1024);
+    struct mcp_proc_io io = {on_line, cancelled, &c};
+    int status, rc;
+    bool stopped;
+    rc = mcp_proc_run(argv, &io, &status, &stopped, &err);
+    cJSON *j = !rc && status == 0 ? cJSON_ParseWithLength(buf_str(&c.out), c.out.len) : NULL;
+    if (rc)
+        rc = mcp_tool_fail(call, "%s", buf_str(&err));
+    else if (stopped)
+        rc = MCP_TOOL_CANCELLED;
+    else if (status != 0)
+        rc = mcp_tool_fail(call, "sm-compare exited with status %d: %s", status, c.last);
+    else if (!cJSON_IsObject(j))
+        rc = mcp_tool_fail(call, "sm-compare did not print a JSON object");
+    else {
+        rc = mcp_tool_text_n(call, buf_str(&c.out), c.out.len);
+        if (!rc) {
+            rc = mcp_tool_structured(call, j);
+            j = NULL;
+        }
+    }
+    cJSON_Delete(j);
+    buf_free(&c.out);
+    buf_free(&err);
+    return rc;
+}
+
+const struct mcp_tool tool_compare_results = {
+    .name = "compare_results",
+    .title = "Compare two runs",
+    .description = "Compares two sides (run directories or result files of run_benchmark, e.g. "
+                   "bf16 and QAT) with sm-compare: ratios candidate / baseline with 95% intervals, "
+                   "latency, cost per million tokens, the quiz's disagreements, as JSON.",
+    .input_schema = "{\"type\":\"object\",\"properties\":{\"baseline\":{\"type\":\"string\","
+                    "\"minLength\":1,\"maxLength\":4096,\"description\":\"A run's side folder, "
+                    "e.g. runs/x/bf16\"},\"candidate\":{\"type\":\"string\",\"minLength\":1,"
+                    "\"maxLength\":4096},\"price_per_hour\":{\"type\":\"number\",\"minimum\":"
+                    "0.0001,\"maximum\":10000}},\"required\":[\"baseline\",\"candidate\"],"
+                    "\"additionalProperties\":false}",
+    .annotations = {.read_only = MCP_HINT_YES,
+                    .idempotent = MCP_HINT_YES,
+                    .open_world = MCP_HINT_NO},
+    .call = call,
+};

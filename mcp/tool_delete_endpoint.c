@@ -1,0 +1,37 @@
+/* delete_endpoint: the endpoint, its config and its model; stops the billing.
+ * Destructive: runs only with "confirm": true. */
+#include "epops.h"
+#include "mcp_aws.h"
+
+static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
+              struct buf *err) {
+    return epops_delete(ops, region, mcp_aws_string(args, "endpoint_name", ""),
+                        mcp_aws_bool(args, "wait", false),
+                        mcp_aws_number(args, "price_per_hour", 0), out, err);
+}
+
+static int call(const cJSON *args, struct mcp_call *call, void *user) {
+    return mcp_aws_run(user, call, args, op);
+}
+
+const struct mcp_tool tool_delete_endpoint = {
+    .name = "delete_endpoint",
+    .title = "Delete endpoint",
+    .description = "Deletes a SageMaker endpoint, its endpoint config(s) and model(s), which stops "
+                   "its billing, and says what it cost. SageMaker refuses while it is Creating or "
+                   "Updating: pass wait to wait that out. Ask the user first, then call with "
+                   "confirm: true.",
+    .input_schema =
+        "{\"type\":\"object\",\"properties\":{" MCP_AWS_NAME_PROP "," MCP_AWS_REGION_PROP
+        ",\"wait\":{\"type\":\"boolean\",\"description\":\"Wait while it is Creating "
+        "or Updating, then delete, then wait until it is "
+        "gone\"},\"price_per_hour\":{\"type\":\"number\","
+        "\"minimum\":0.0001,\"maximum\":10000},\"confirm\":{\"type\":\"boolean\","
+        "\"description\":\"true once the user agreed to delete it\"}},"
+        "\"required\":[\"endpoint_name\",\"confirm\"],\"additionalProperties\":false}",
+    .annotations = {.read_only = MCP_HINT_NO,
+                    .destructive = MCP_HINT_YES,
+                    .idempotent = MCP_HINT_YES,
+                    .open_world = MCP_HINT_YES},
+    .call = call,
+};

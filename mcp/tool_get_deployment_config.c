@@ -1,0 +1,42 @@
+/* get_deployment_config: the requests and aws CLI commands of a deploy,
+ * sending nothing. Read-only. */
+#include "epinfo.h"
+#include "mcp_aws.h"
+
+static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
+              struct buf *err) {
+    struct epops_deploy_req r = {
+        .name = mcp_aws_string(args, "endpoint_name", ""),
+        .model_id = mcp_aws_string(args, "model_id", ""),
+        .role = mcp_aws_string(args, "role_arn", NULL),
+        .image = mcp_aws_string(args, "image", NULL),
+    };
+    r.n_types = mcp_aws_strings(args, "instance_types", r.types, EPREQ_MAX_TYPES);
+    r.regions[0] = region;
+    r.n_regions = 1;
+    return epinfo_config(ops, &r, out, err);
+}
+
+static int call(const cJSON *args, struct mcp_call *call, void *user) {
+    return mcp_aws_run(user, call, args, op);
+}
+
+const struct mcp_tool tool_get_deployment_config = {
+    .name = "get_deployment_config",
+    .title = "Deployment requests and aws CLI commands",
+    .description = "What deploy_endpoint would send (CreateModel with SM_VLLM_MODEL, "
+                   "CreateEndpointConfig, CreateEndpoint) and the aws CLI commands that do the "
+                   "same by hand, without changing anything.",
+    .input_schema =
+        "{\"type\":\"object\",\"properties\":{" MCP_AWS_NAME_PROP ",\"model_id\":{"
+        "\"type\":\"string\",\"minLength\":1,\"maxLength\":255},\"role_arn\":{\"type\":"
+        "\"string\",\"maxLength\":2048},\"instance_types\":{\"type\":\"array\","
+        "\"items\":{\"type\":\"string\",\"maxLength\":47},\"minItems\":1,"
+        "\"maxItems\":5},\"image\":{\"type\":\"string\",\"maxLength\":255}," MCP_AWS_REGION_PROP
+        "},\"required\":[\"endpoint_name\",\"model_id\"],"
+        "\"additionalProperties\":false}",
+    .annotations = {.read_only = MCP_HINT_YES,
+                    .idempotent = MCP_HINT_YES,
+                    .open_world = MCP_HINT_NO},
+    .call = call,
+};

@@ -1,0 +1,207 @@
+#include "suite_deploy.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "suite_exec.h"
+
+#define SUITE_DEPLOY_OUT_MAX ((size_t)1 << 20)
+
+int suite_deploy_command(const struct suite_opts *o, const char *program, const char *verb, int k,
+                         struct suite_argv *out) {
+    const char *name = o->side[o->variants ? 0 : k].name;
+    suite_argv_free(out);
+    suite_argv_init(out);
+    int rc = suite_argv_add(out, program);
+    if (!rc && o->endpoint_url)
+        rc = suite_argv_add(out, "--endpoint-url") || suite_argv_add(out, o->endpoint_url);
+    if (!rc) rc = suite_argv_add(out, "--region") || suite_argv_add(out, o->region);
+    if (!rc && o->time_scale != 1)
+        rc = suite_argv_add(out, "--time-scale") || suite_argv_addf(out, "%g", o->time_scale);
+    if (!rc) rc = suite_argv_add(out, verb) || suite_argv_add(out, name);
+    bool deploy = strcmp(verb, "deploy") == 0;
+    if (!rc && deploy)
+        rc = suite_argv_add(out, "--model") || suite_argv_add(out, o->model[k]) ||
+             suite_argv_add(out, "--role") || suite_argv_add(out, o->role);
+    if (!rc && deploy && o->instance_type)
+        rc = suite_argv_add(out, "--instance-type") || suite_argv_add(out, o->instance_type);
+    if (!rc && deploy) rc = suite_argv_add(out, "--no-wait");
+    if (!rc && strcmp(verb, "delete") == 0)
+        rc = suite_argv_add(out, "--yes") || suite_argv_add(out, "--wait");
+    if (!rc && strcmp(verb, "status") == 0) rc = suite_argv_add(out, "--json");
+    if (!rc && o->price > 0 && strcmp(verb, "status") != 0)
+        rc = suite_argv_add(out, "--price-per-hour") || suite_argv_addf(out, "%g", o->price);
+    return rc ? SUITE_DEPLOY_ERR_NOMEM : SUITE_DEPLOY_OK;
+}
+
+int suite_deploy_judge(const char *json, size_t len, const char *endpoint, const char *variant,
+                       struct buf *why) {
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "status");
+    const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "variants"), *v;
+    const cJSON *fr = cJSON_GetObjectItemCaseSensitive(root, "failure_reason");
+    int rc = SUITE_DEPLOY_OK;
+    if (!cJSON_IsString(st))
+        rc = buf_fail(why, SUITE_DEPLOY_ERR_NOT_READY, "sm-endpoint status %s gave no status",
+                      endpoint);
+    else if (strcmp(st->valuestring, "InService") != 0)
+        rc = buf_fail(why, SUITE_DEPLOY_ERR_NOT_READY,
+                      "endpoint %s is %.32s, not InService%s%.300s", endpoint, st->valuestring,
+                      cJSON_IsString(fr) ? ": " : "", cJSON_IsString(fr) ? fr->valuestring : "");
+    bool found = !variant;
+    const cJSON *list = cJSON_IsArray(vs) ? vs : NULL;
+    cJSON_ArrayForEach(v, list) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(v, "name");
+        if (variant && cJSON_IsString(n) && strcmp(n->valuestring, variant) == 0) found = true;
+    }
+    if (!rc && !found)
+        rc = buf_fail(why, SUITE_DEPLOY_ERR_NOT_READY, "endpoint %s has no production variant %s",
+                      endpoint, variant);
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* ---- running sm-endpoint ---- */
+
+struct suite_deploy_run {
+    struct buf out;  /* its standard output */
+    char last[1024]; /* its last line on standard error */
+    bool echo;       /* shows its standard output too */
+};
+
+static void suite_deploy_on_line(void *ctx, const char *line, bool is_stderr) {
+    struct suite_deploy_run *r = ctx;
+    if (!is_stderr) {
+        if (buf_adds(&r->out, line) || buf_addc(&r->out, '\n')) buf_reset(&r->out);
+        if (r->echo) fprintf(stderr, "  %s\n", line);
+        return;
+    }
+    fprintf(stderr, "  %s\n", line);
+    snprintf(r->last, sizeof r->last, "%s", line);
+}
+
+/* Runs the command (printed first); *status its exit status. */
+static int suite_deploy_exec(const struct suite_argv *cmd, bool shielded, bool quiet,
+                             struct suite_deploy_run *r, int *status, struct buf *err) {
+    struct buf line;
+    buf_init(&line, BUF_NO_CAP);
+    if (!quiet && suite_argv_quote_all(&line, cmd) == BUF_OK)
+        fprintf(stderr, "%s\n", buf_str(&line));
+    buf_free(&line);
+    struct suite_exec_io io = {-1, -1, suite_deploy_on_line, NULL, r, shielded};
+    r->echo = !quiet;
+    buf_reset(&r->out);
+    r->last[0] = '\0';
+    return suite_exec_run(cmd->v, &io, status, err) < 0 ? SUITE_DEPLOY_ERR_FAILED : SUITE_DEPLOY_OK;
+}
+
+/* Runs verb for side k; 0 when it exited 0. */
+static int suite_deploy_step(struct suite_deploy *d, const char *verb, int k, bool shielded,
+                             struct buf *err) {
+    struct suite_argv cmd;
+    struct suite_deploy_run r;
+    int status = -1;
+    suite_argv_init(&cmd);
+    buf_init(&r.out, SUITE_DEPLOY_OUT_MAX);
+    int rc = suite_deploy_command(d->o, d->program, verb, k, &cmd);
+    if (!rc) rc = suite_deploy_exec(&cmd, shielded, false, &r, &status, err);
+    if (!rc && status != 0)
+        rc = buf_fail(err, status == 130 ? SUITE_DEPLOY_ERR_STOPPED : SUITE_DEPLOY_ERR_FAILED,
+                      "sm-endpoint %s %s exited with status %d%s%s", verb, d->o->side[k].name,
+                      status, r.last[0] ? ": " : "", r.last);
+    suite_argv_free(&cmd);
+    buf_free(&r.out);
+    return rc;
+}
+
+int suite_deploy_up(struct suite_deploy *d, struct buf *err) {
+    if (!d->program)
+        return buf_fail(err, SUITE_DEPLOY_ERR_FAILED,
+                        "--deploy runs sm-endpoint: not found beside sm-suite or on PATH (build "
+                        "it, or set SM_ENDPOINT)");
+    fprintf(stderr,
+            "sm-suite: deploying %s (%s) and %s (%s) with sm-endpoint; they bill from "
+            "now until they are deleted%s\n",
+            d->o->side[0].name, d->o->model[0], d->o->side[1].name, d->o->model[1],
+            d->o->delete_after ? " (--delete-after: at the end of the run)" : "");
+    int rc = SUITE_DEPLOY_OK;
+    for (int k = 0; !rc && k < 2; k++) {
+        if (suite_exec_stopping()) return buf_fail(err, SUITE_DEPLOY_ERR_STOPPED, "interrupted");
+        d->made[k] = true;
+        rc = suite_deploy_step(d, "deploy", k, false, err);
+    }
+    for (int k = 0; !rc && k < 2; k++) rc = suite_deploy_step(d, "wait", k, false, err);
+    if (rc && suite_exec_stopping()) rc = buf_fail(err, SUITE_DEPLOY_ERR_STOPPED, "interrupted");
+    return rc;
+}
+
+int suite_deploy_down(struct suite_deploy *d) {
+    int status = 0;
+    struct buf err;
+    buf_init(&err, 4096);
+    if (d->made[0] || d->made[1])
+        fprintf(stderr, "sm-suite: deleting the endpoints of the run (--delete-after)%s\n",
+                suite_exec_stopping() ? "; stopping does not stop this" : "");
+    for (int k = 0; k < 2; k++) {
+        if (!d->made[k]) continue;
+        if (suite_deploy_step(d, "delete", k, true, &err) < 0) {
+            fprintf(stderr, "sm-suite: %s: delete it by hand (sm-endpoint delete %s --region %s)\n",
+                    buf_str(&err), d->o->side[k].name, d->o->region);
+            status = 1;
+        }
+    }
+    buf_free(&err);
+    return status;
+}
+
+/* Checks one endpoint (and variant); 0, NOT_READY or STOPPED. */
+static int suite_deploy_check_one(const struct suite_opts *o, const char *program, int k,
+                                  struct buf *err) {
+    struct suite_argv cmd;
+    struct suite_deploy_run r;
+    int status = -1;
+    const char *name = o->side[o->variants ? 0 : k].name;
+    suite_argv_init(&cmd);
+    buf_init(&r.out, SUITE_DEPLOY_OUT_MAX);
+    int rc = suite_deploy_command(o, program, "status", k, &cmd);
+    if (!rc) rc = suite_deploy_exec(&cmd, false, true, &r, &status, err);
+    if (!rc && status == 0)
+        rc = suite_deploy_judge(buf_str(&r.out), r.out.len, name,
+                                o->variants ? o->side[k].variant : NULL, err);
+    else if (!rc && suite_exec_stopping())
+        rc = buf_fail(err, SUITE_DEPLOY_ERR_STOPPED, "interrupted");
+    else if (!rc && strstr(r.last, "Could not find endpoint"))
+        rc = buf_fail(err, SUITE_DEPLOY_ERR_NOT_READY, "endpoint %s does not exist in %s (%s)",
+                      name, o->region, r.last);
+    else if (!rc)
+        fprintf(stderr,
+                "sm-suite: warning: endpoint %s not checked before the run (%s); going on\n", name,
+                r.last[0] ? r.last : "sm-endpoint could not ask");
+    if (rc == SUITE_DEPLOY_ERR_FAILED) {
+        fprintf(stderr,
+                "sm-suite: warning: endpoint %s not checked before the run (%s); going on\n", name,
+                buf_str(err));
+        rc = SUITE_DEPLOY_OK;
+    }
+    suite_argv_free(&cmd);
+    buf_free(&r.out);
+    return rc;
+}
+
+int suite_deploy_check(const struct suite_opts *o, const char *program, struct buf *err) {
+    if (o->no_endpoint_check || (o->url && !o->endpoint_url)) return SUITE_DEPLOY_OK;
+    if (!program) {
+        fprintf(stderr, "sm-suite: warning: sm-endpoint not found: the endpoints are not checked "
+                        "before the run (--no-endpoint-check says so quietly)\n");
+        return SUITE_DEPLOY_OK;
+    }
+    int rc = suite_deploy_check_one(o, program, 0, err);
+    if (!rc && (o->variants || strcmp(o->side[0].name, o->side[1].name) != 0))
+        rc = suite_deploy_check_one(o, program, 1, err);
+    if (!rc)
+        fprintf(stderr, "sm-suite: checked: %s%s%s InService%s\n", o->side[0].name,
+                o->variants ? "" : " and ", o->variants ? "" : o->side[1].name,
+                o->variants ? " with both variants" : "");
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* suite_deploy: the endpoints' life around a run, by running sm-endpoint as
+ * sm-suite runs wrk (sm-suite links only common/): --deploy creates both
+ * endpoints (both CreateEndpoint calls first, then both waits), --delete-after
+ * deletes what it created however the run ends (a failure, Ctrl-C or SIGTERM:
+ * the deletes run shielded from the stop, and wait out Creating, which
+ * SageMaker does not interrupt), and before a run against a real control
+ * plane (no --url, or --endpoint-url) each endpoint is checked to be InService
+ * with the variants the run targets (sm-endpoint status --json). */
+#ifndef SM_SUITE_DEPLOY_H
+#define SM_SUITE_DEPLOY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "suite_argv.h"
+#include "suite_opts.h"
+
+enum suite_deploy_error {
+    SUITE_DEPLOY_OK = 0,
+    SUITE_DEPLOY_ERR_FAILED = -1,    /* an sm-endpoint command failed: err says which */
+    SUITE_DEPLOY_ERR_STOPPED = -2,   /* Ctrl-C or SIGTERM */
+    SUITE_DEPLOY_ERR_NOT_READY = -3, /* an endpoint is not InService, or lacks a variant */
+    SUITE_DEPLOY_ERR_NOMEM = -4,
+};
+
+/* The sm-endpoint command of verb ("deploy", "wait", "delete", "status") for
+ * side k (0 baseline, 1 candidate) into out (emptied first). Pure. Returns 0
+ * or SUITE_DEPLOY_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int suite_deploy_command(const struct suite_opts *o,
+                                                             const char *program, const char *verb,
+                                                             int k, struct suite_argv *out);
+
+/* Reads sm-endpoint status --json's output for endpoint: 0 when it is
+ * InService and has variant (NULL: any), else SUITE_DEPLOY_ERR_NOT_READY with
+ * one line in why. Pure. */
+__attribute__((warn_unused_result)) int suite_deploy_judge(const char *json, size_t len,
+                                                           const char *endpoint,
+                                                           const char *variant, struct buf *why);
+
+/* The endpoints a run deployed. */
+struct suite_deploy {
+    const struct suite_opts *o;
+    const char *program; /* sm-endpoint */
+    bool made[2];        /* its deploy of side k started: delete it after */
+};
+
+/* Deploys both sides' endpoints and waits for them. Returns 0 or a
+ * SUITE_DEPLOY_ERR_* with one line in err. */
+__attribute__((warn_unused_result)) int suite_deploy_up(struct suite_deploy *d, struct buf *err);
+
+/* Deletes what suite_deploy_up made, shielded from a stop. Returns 0, or 1
+ * when a delete failed (each says why on stderr). */
+int suite_deploy_down(struct suite_deploy *d);
+
+/* The check before a run (see above): returns 0 (also when it could not ask:
+ * it then warns), or SUITE_DEPLOY_ERR_NOT_READY / _STOPPED with one line in err. */
+__attribute__((warn_unused_result)) int suite_deploy_check(const struct suite_opts *o,
+                                                           const char *program, struct buf *err);
+
+#endif

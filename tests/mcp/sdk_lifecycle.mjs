@@ -1,0 +1,105 @@
+// The official MCP TypeScript SDK client drives sm-mcp's AWS tools against
+// sm-emulator's control plane: the tools' annotations as a client sees them, a
+// read-only call (get_endpoint_status), a destructive one (delete_endpoint)
+// refused without confirmation and run with it, a long one (deploy_endpoint)
+// reporting progress, and a cancelled wait.
+// Usage: node sdk_lifecycle.mjs SM_MCP VERSION EMULATOR_URL
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const [server, , url] = process.argv.slice(2);
+assert.ok(server && url, "usage: node sdk_lifecycle.mjs SM_MCP VERSION EMULATOR_URL");
+const ROLE = "arn:aws:iam::123456789012:role/sm-mcp-test";
+
+const transport = new StdioClientTransport({
+  command: server,
+  args: ["--region", "us-east-1", "--endpoint-url", url, "--time-scale", "1000"],
+  env: { ...process.env },
+  stderr: "pipe",
+});
+const client = new Client({ name: "sm-mcp-lifecycle-test", version: "1.0.0" });
+await client.connect(transport);
+
+// tools/list: the annotations a client sees.
+const { tools } = await client.listTools();
+const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+for (const name of ["check_quotas", "delete_endpoint", "deploy_endpoint", "find_vllm_image",
+  "get_deployment_config", "get_endpoint_logs", "get_endpoint_status", "get_help",
+  "list_endpoints", "query_model", "verify_model_health", "run_benchmark", "compare_results"]) {
+  assert.ok(byName[name], `${name} is listed`);
+  assert.equal(byName[name].annotations.title, byName[name].title, `${name}'s title`);
+}
+assert.deepEqual(byName.delete_endpoint.annotations, {
+  title: "Delete endpoint", readOnlyHint: false, destructiveHint: true, idempotentHint: true,
+  openWorldHint: true,
+});
+assert.deepEqual(byName.get_endpoint_status.annotations, {
+  title: "Endpoint status", readOnlyHint: true, destructiveHint: false, idempotentHint: true,
+  openWorldHint: true,
+});
+assert.deepEqual(byName.deploy_endpoint.annotations, {
+  title: "Deploy endpoint", readOnlyHint: false, destructiveHint: false, idempotentHint: false,
+  openWorldHint: true,
+});
+assert.equal(byName.find_vllm_image.annotations.openWorldHint, false);
+assert.deepEqual(byName.delete_endpoint.inputSchema.required, ["endpoint_name", "confirm"]);
+assert.equal(byName.delete_endpoint.inputSchema.properties.confirm.type, "boolean");
+assert.deepEqual(byName.deploy_endpoint.inputSchema.required, ["endpoint_name", "model_id", "role_arn"]);
+
+// A long tool: deploy_endpoint reports progress while it waits.
+const progress = [];
+const deployed = await client.callTool(
+  { name: "deploy_endpoint", arguments: { endpoint_name: "e", model_id: "google/gemma-4-E2B-it",
+    role_arn: ROLE, price_per_hour: 1.1267 } },
+  undefined, { onprogress: (p) => progress.push(p) });
+assert.ok(!deployed.isError, JSON.stringify(deployed.content));
+assert.match(deployed.content[0].text, /^e is InService in us-east-1 after /);
+assert.ok(progress.length >= 2, `progress notifications: ${progress.length}`);
+assert.match(progress[0].message, /^deploying e \(google\/gemma-4-E2B-it\) in us-east-1 on ml\.g6\.xlarge: USD 1\.1267 an hour/);
+assert.ok(progress.some((p) => / Creating, /.test(p.message)), "the status while Creating");
+for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress);
+
+// A read-only tool.
+const status = await client.callTool({ name: "get_endpoint_status", arguments: { endpoint_name: "e" } });
+assert.ok(!status.isError, JSON.stringify(status.content));
+assert.equal(status.structuredContent.status, "InService");
+assert.equal(status.structuredContent.model_id, "google/gemma-4-E2B-it");
+const health = await client.callTool({ name: "verify_model_health", arguments: { endpoint_name: "e" } });
+assert.equal(health.structuredContent.reply, "1512");
+
+// A destructive tool: refused without the confirmation, run with it.
+const noConfirm = await client.callTool({ name: "delete_endpoint", arguments: { endpoint_name: "e" } });
+assert.equal(noConfirm.isError, true);
+assert.match(noConfirm.content[0].text, /missing required argument "confirm"/);
+const refused = await client.callTool({ name: "delete_endpoint",
+  arguments: { endpoint_name: "e", confirm: false } });
+assert.equal(refused.isError, true);
+assert.match(refused.content[0].text, /^delete_endpoint is destructive and was not run/);
+const still = await client.callTool({ name: "get_endpoint_status", arguments: { endpoint_name: "e" } });
+assert.equal(still.structuredContent.status, "InService", "not deleted without confirmation");
+const deleted = await client.callTool({ name: "delete_endpoint",
+  arguments: { endpoint_name: "e", confirm: true } });
+assert.ok(!deleted.isError, JSON.stringify(deleted.content));
+assert.equal(deleted.structuredContent.results["endpoint e"], "deleted");
+assert.equal(deleted.structuredContent.results["model e"], "deleted");
+const after = await client.callTool({ name: "list_endpoints", arguments: {} });
+assert.ok(after.structuredContent.endpoints.every((x) => x.status === "Deleting"));
+
+// An AWS error comes back as a tool error the model can read.
+const missing = await client.callTool({ name: "get_endpoint_status", arguments: { endpoint_name: "nope" } });
+assert.equal(missing.isError, true);
+assert.match(missing.content[0].text, /Could not find endpoint/);
+
+// Cancelling a long wait: the request ends, the endpoint goes on being created.
+const abort = new AbortController();
+const slow = client.callTool(
+  { name: "deploy_endpoint", arguments: { endpoint_name: "slow", model_id: "google/gemma-4-E2B-it",
+    role_arn: ROLE, instance_types: ["ml.g6.4xlarge"], wait_timeout_s: 86400 } },
+  undefined, { signal: abort.signal, onprogress: (p) => { if (/Creating/.test(p.message)) abort.abort(); } });
+await assert.rejects(slow);
+const left = await client.callTool({ name: "get_endpoint_status", arguments: { endpoint_name: "slow" } });
+assert.ok(!left.isError && left.structuredContent.status === "Creating", JSON.stringify(left.content));
+
+await client.close();
+console.log("sm-mcp's AWS tools passed the MCP TypeScript SDK client checks");

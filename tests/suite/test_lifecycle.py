@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+"""sm-suite and the endpoints' life (issue 23), against sm-emulator's control plane.
+
+    test_lifecycle.py CASE... | all
+
+deploy_delete       --deploy creates both endpoints from their SM_VLLM_MODEL (the price and
+                    the sm-endpoint commands shown), the run measures them, --delete-after
+                    deletes them
+sigint_measuring    Ctrl-C during a step: wrk stops, and both endpoints are deleted anyway
+sigint_creating     Ctrl-C while the endpoints are Creating: the deletes wait that out (the
+                    emulator, as SageMaker, refuses to delete an endpoint in progress)
+check               before a run against a control plane, an endpoint that does not exist or
+                    lacks a variant stops sm-suite (exit 1) before anything is measured
+slow_warning        after decode, a sweep whose replies would pass 60 s at the measured rate
+                    is warned of before it runs, with a length that fits
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+
+import suitelib as sl
+from suitelib import check
+
+ROLE = "arn:aws:iam::123456789012:role/sm-suite-test"
+BF16, QAT = "google/gemma-4-E2B-it", "google/gemma-4-E2B-it-qat-w4a16-ct"
+SMALL = ["--scenarios", "decode", "--repeats", "1", "--lengths", "16,32"]
+
+
+def endpoints(url, e):
+    """{name: status} of the emulator's endpoints in us-east-1 (sm-endpoint list --json)."""
+    p = subprocess.run([os.environ["SM_ENDPOINT"], "--endpoint-url", url, "--region", "us-east-1",
+                        "list", "--json"], env=e, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "sm-endpoint list: %s" % p.stderr)
+    return {x["endpoint"]: x["status"] for x in json.loads(p.stdout)["endpoints"]}
+
+
+def gone(url, e):
+    """True when every endpoint is deleted (or being deleted)."""
+    return all(s == "Deleting" for s in endpoints(url, e).values())
+
+
+def deploy_args(url, scale):
+    return ["--url", url, "--endpoint-url", url, "--region", "us-east-1", "--time-scale", str(scale),
+            "--baseline", "gemma-4-e2b=bf16", "--candidate", "gemma-4-e2b-qat=qat", "--deploy",
+            "--baseline-model", BF16, "--candidate-model", QAT, "--role", ROLE, "--delete-after",
+            "--price-per-hour", "1.1267", "--out", "run"]
+
+
+def emulator(e, scale, *extra):
+    return sl.start_emulator(["--no-endpoints", "--time-scale", str(scale), "--create-time", "60",
+                              "--delete-time", "30"] + list(extra), e)
+
+
+def case_deploy_delete():
+    tmp = sl.tempdir("suite-deploy-")
+    e = sl.env(tmp)
+    emu = emulator(e, 50)
+    try:
+        p = sl.suite(deploy_args(emu.url, 50) + SMALL, e, tmp)
+        check(p.returncode == 0, "exit %d\n%s" % (p.returncode, p.stderr))
+        err = p.stderr
+        check("sm-suite: deploying gemma-4-e2b (%s) and gemma-4-e2b-qat (%s) with sm-endpoint; "
+              "they bill from now until they are deleted (--delete-after: at the end of the run)"
+              % (BF16, QAT) in err, err)
+        check("deploy gemma-4-e2b --model %s --role %s --no-wait --price-per-hour 1.1267" % (BF16, ROLE)
+              in err, "the deploy command is shown: %s" % err)
+        check("USD 1.1267 an hour (--price-per-hour)" in err, "the price it was told")
+        check("sm-suite: checked: gemma-4-e2b and gemma-4-e2b-qat InService" in err, "the check")
+        check("decode_tokens_per_second" in p.stdout, "the table")
+        check("sm-suite: deleting the endpoints of the run (--delete-after)" in err and
+              "  endpoint gemma-4-e2b-qat: deleted" in err, "the deletes: %s" % err)
+        check(gone(emu.url, e), "both deleted: %s" % endpoints(emu.url, e))
+        res = sl.load(os.path.join(tmp, "run", "qat", "decode.json"))
+        check(all(r["ok"] for r in res["records"]), "the QAT endpoint answered")
+        sl.check_no_secrets([("stdout", p.stdout), ("stderr", err), os.path.join(tmp, "run")])
+    finally:
+        emu.stop()
+
+
+def run_until(args, e, cwd, marker):
+    """Starts sm-suite and reads its stderr until a line holds marker; returns (proc, seen)."""
+    proc = subprocess.Popen([os.environ["SM_SUITE"]] + args, env=e, cwd=cwd, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if marker in line:
+            break
+    return proc, seen
+
+
+def case_sigint_measuring():
+    tmp = sl.tempdir("suite-deploy-int-")
+    e = sl.env(tmp)
+    emu = emulator(e, 5)
+    try:
+        args = deploy_args(emu.url, 5) + ["--scenarios", "decode,sweep", "--levels", "1",
+                                          "--repeats", "1", "--lengths", "16,64"]
+        proc, seen = run_until(args, e, tmp, "[2/2] sweep c1: 1/")
+        proc.send_signal(signal.SIGINT)
+        out, rest = proc.communicate(timeout=sl.TIMEOUT)
+        err = "".join(seen) + rest
+        check(proc.returncode == 130, "exit %d\n%s" % (proc.returncode, err))
+        check("sm-suite: deleting the endpoints of the run (--delete-after); stopping does not "
+              "stop this" in err, err)
+        check(gone(emu.url, e), "both deleted after Ctrl-C: %s" % endpoints(emu.url, e))
+    finally:
+        emu.stop()
+
+
+def case_sigint_creating():
+    tmp = sl.tempdir("suite-deploy-create-")
+    e = sl.env(tmp)
+    emu = sl.start_emulator(["--no-endpoints", "--time-scale", "100", "--create-time", "300",
+                             "--delete-time", "30"], e)
+    try:
+        proc, seen = run_until(deploy_args(emu.url, 100) + SMALL, e, tmp, "Creating, ")
+        proc.send_signal(signal.SIGINT)
+        out, rest = proc.communicate(timeout=sl.TIMEOUT)
+        err = "".join(seen) + rest
+        check(proc.returncode == 130, "exit %d\n%s" % (proc.returncode, err))
+        check("SageMaker deletes an endpoint once it is InService or Failed; waiting" in err,
+              "the delete waits out Creating: %s" % err)
+        check(gone(emu.url, e), "both deleted: %s" % endpoints(emu.url, e))
+        check(not os.path.exists(os.path.join(tmp, "run", "bf16", "decode.json")), "nothing measured")
+    finally:
+        emu.stop()
+
+
+def case_check():
+    tmp = sl.tempdir("suite-check-")
+    e = sl.env(tmp)
+    emu = sl.start_emulator(["--endpoint", "one=instant", "--endpoint", "ab/bf16=instant",
+                             "--endpoint", "ab/qat=instant"], e)
+    try:
+        base = ["--url", emu.url, "--endpoint-url", emu.url, "--region", "us-east-1", "--out", "run"]
+        p = sl.suite(base + ["--baseline", "one", "--candidate", "two"] + SMALL, e, tmp)
+        check(p.returncode == 1 and "sm-suite: endpoint two does not exist in us-east-1 (sm-endpoint: "
+              "sagemaker DescribeEndpoint: ValidationException: Could not find endpoint" in p.stderr,
+              "a missing endpoint: %d %s" % (p.returncode, p.stderr))
+        check(not os.path.exists(os.path.join(tmp, "run", "manifest.json")), "nothing ran")
+        p = sl.suite(base + ["--endpoint", "ab", "--baseline-variant", "bf16", "--candidate-variant",
+                             "int8"] + SMALL, e, tmp)
+        check(p.returncode == 1 and "sm-suite: endpoint ab has no production variant int8" in p.stderr,
+              "a missing variant: %s" % p.stderr)
+        p = sl.suite(base[:-1] + ["run2", "--endpoint", "ab", "--baseline-variant", "bf16",
+                                  "--candidate-variant", "qat"] + SMALL, e, tmp)
+        check(p.returncode == 0 and "sm-suite: checked: ab InService with both variants" in p.stderr,
+              "both variants there: %s" % p.stderr)
+        p = sl.suite(base[:-1] + ["run3", "--baseline", "one", "--candidate", "two",
+                                  "--no-endpoint-check", "--dry-run"], e, tmp)
+        check(p.returncode == 0, "--no-endpoint-check: %s" % p.stderr)
+    finally:
+        emu.stop()
+
+
+def case_slow_warning():
+    tmp = sl.tempdir("suite-slow-")
+    e = sl.env(tmp)
+    emu = sl.start_emulator(["--endpoint", "slow=instant", "--endpoint", "fast=instant",
+                             "--set", "slow.step_ms=1:300", "--time-scale", "50"], e)
+    try:
+        args = ["--url", emu.url, "--region", "us-east-1", "--time-scale", "50", "--baseline",
+                "slow", "--candidate", "fast", "--scenarios", "decode,sweep", "--levels", "1",
+                "--repeats", "1", "--lengths", "16,64", "--sweep-max-tokens", "256",
+                "--batches", "1", "--out", "run"]
+        p = sl.suite(args, e, tmp)
+        lines = p.stderr.splitlines()
+        warn = [i for i, l in enumerate(lines) if l.startswith("sm-suite: warning: at slow's measured")]
+        sweep = [i for i, l in enumerate(lines) if l.startswith("sm-suite: [2/2] sweep c1")]
+        check(len(warn) == 1 and sweep and warn[0] < sweep[0], "one warning before the sweep: %s"
+              % p.stderr)
+        if warn:  # the profile decodes 1 token / 300 ms: 256 tokens take about 77 s
+            w = lines[warn[0]]
+            m = re.search(r"measured ([0-9.]+) tokens/s and [0-9.]+ s a call, a sweep reply of 256 "
+                          r"tokens takes about ([0-9]+) s, past SageMaker's 60 s: it will fail as "
+                          r"424 ModelError; --sweep-max-tokens ([0-9]+) fits$", w)
+            check(m and 3.0 < float(m.group(1)) < 3.7 and 70 <= int(m.group(2)) <= 85 and
+                  170 <= int(m.group(3)) <= 220, "its text: %s" % w)
+        check(not any("at fast's measured" in l for l in lines), "no warning for the fast side")
+    finally:
+        emu.stop()
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+if __name__ == "__main__":
+    sys.exit(sl.run_cases(CASES, sys.argv[1:]))

@@ -1,0 +1,368 @@
+#!/usr/bin/python3
+"""sm-endpoint against sm-emulator's control plane (and a fake CloudWatch Logs).
+
+    test_sm_endpoint.py GROUP
+
+usage      every command's bad input: one line "sm-endpoint: ...", exit 2
+lifecycle  deploy (progress with the price and the cost so far), status, verify, query,
+           list, swap (UpdateEndpoint and --as), delete: refused without a terminal and
+           while Creating, then with --yes --wait; what is gone is "not found"
+fallback   instance pools (the next type on InsufficientInstanceCapacity), regions (the
+           next on a want of capacity or of quota), Failed when none has capacity, the
+           wait's timeout
+quotas     the endpoint-usage quota of each type and what the endpoints hold
+logs       FilterLogEvents on /aws/sagemaker/Endpoints/NAME, paged; no log group yet
+confirm    delete on a terminal asks first: "n" keeps the endpoint, "y" deletes it
+interrupt  Ctrl-C during a deploy's wait: exit 130, the endpoint is left Creating and the
+           message says how to delete it
+"""
+import json
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import emulator  # noqa: E402
+from testkit import isolated_env  # noqa: E402
+
+ROLE = "arn:aws:iam::123456789012:role/sm-test"
+BF16, QAT = "google/gemma-4-E2B-it", "google/gemma-4-E2B-it-qat-w4a16-ct"
+KEY = dict(AWS_ACCESS_KEY_ID="AKIDENDPOINTTEST", AWS_SECRET_ACCESS_KEY="endpoint-test-secret-key")
+ENV = isolated_env(**KEY)
+FAILED = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print("FAIL:", what, file=sys.stderr)
+    return cond
+
+
+def binary():
+    return os.environ.get("SM_ENDPOINT", "sm-endpoint")
+
+
+class Run:
+    def __init__(self, p):
+        self.rc, self.out, self.err = p.returncode, p.stdout.decode(), p.stderr.decode()
+
+    def json(self):
+        return json.loads(self.out)
+
+
+def se(url, *args, region="us-east-1", scale=1000, stdin=subprocess.DEVNULL):
+    cmd = [binary()]
+    if url:
+        cmd += ["--endpoint-url", url, "--time-scale", str(scale)]
+    if region:
+        cmd += ["--region", region]
+    p = subprocess.run(cmd + list(args), stdin=stdin, capture_output=True, env=ENV, timeout=60)
+    return Run(p)
+
+
+def emu(*args):
+    return emulator.Emulator(["--no-endpoints", "--time-scale", "1000", "--create-time", "300",
+                              "--capacity-wait", "600"] + list(args), env=ENV)
+
+
+def deploy(url, name, *extra, model=BF16):
+    return se(url, "deploy", name, "--model", model, "--role", ROLE, *extra)
+
+
+def one_line(r, want, code=2):
+    lines = r.err.splitlines()
+    return check(r.rc == code and lines == ["sm-endpoint: " + want],
+                 "want exit %d and [%s], got %d %r" % (code, want, r.rc, lines))
+
+
+def test_usage():
+    rows = [
+        ([], "no command (see sm-endpoint --help)"),
+        (["launch"], "unknown command 'launch' (see sm-endpoint --help)"),
+        (["status"], "status: which endpoint? (sm-endpoint status NAME)"),
+        (["status", "a", "b"], "status: unexpected argument 'b'"),
+        (["list", "--bogus"], "unknown option '--bogus' (see sm-endpoint --help)"),
+        (["status", "e", "--region"], "--region needs a value (see sm-endpoint --help)"),
+        (["deploy", "e", "--role", ROLE],
+         "deploy: which checkpoint? pass --model MODEL_ID (SM_VLLM_MODEL), e.g. "
+         "google/gemma-4-E2B-it"),
+        (["deploy", "e", "--model", BF16],
+         "deploy: pass --role ARN, the execution role SageMaker runs the container with "
+         "(arn:aws:iam::ACCOUNT:role/NAME)"),
+        (["deploy", "e_1", "--model", BF16, "--role", ROLE],
+         "'e_1' is not an endpoint name (letters, digits and inner '-', at most 63)"),
+        (["deploy", "e", "--model", BF16, "--role", "me"],
+         "no execution role: pass --role arn:aws:iam::ACCOUNT:role/NAME (SageMaker runs the "
+         "container with it)"),
+        (["deploy", "e", "--model", BF16, "--role", ROLE, "--instance-type", "g6.xlarge"],
+         "'g6.xlarge' is not an instance type such as ml.g6.xlarge"),
+        (["deploy", "e", "--model", BF16, "--role", ROLE, "--provision-timeout", "60"],
+         "--provision-timeout: '60' is not a number from 300 to 3600"),
+        (["deploy", "e", "--model", BF16, "--role", ROLE, "--instance-type",
+          "ml.a,ml.b,ml.c,ml.d,ml.e,ml.f"], "--instance-type: at most 5 of them"),
+        (["deploy", "e", "--model", BF16, "--role", ROLE, "--env", "NOEQUALS"],
+         "--env 'NOEQUALS': want KEY=VALUE"),
+        (["status", "e", "--yes"], "--yes does not go with status (see sm-endpoint --help)"),
+        (["list", "--model", BF16], "--model does not go with list (see sm-endpoint --help)"),
+        (["query", "e"], "query: pass --prompt TEXT"),
+        (["query", "e", "--prompt", "hi", "--temperature", "3"],
+         "--temperature: '3' is not a number from 0 to 2"),
+        (["logs", "e", "--limit", "0"], "--limit: '0' is not a number from 1 to 10000"),
+        (["status", "e", "--endpoint-url", "ftp://x"],
+         "--endpoint-url: 'ftp://x' is not an http:// or https:// URL"),
+        (["status", "e", "--time-scale", "0"], "--time-scale: '0' is not a number from 0.001 to 1e+06"),
+        (["delete", "e"], "delete e: standard input is not a terminal to ask on: pass --yes to "
+                          "delete the endpoint, its config and model"),
+        (["swap", "e", "--as", "f"], "swap: which checkpoint? pass --model MODEL_ID "
+                                     "(SM_VLLM_MODEL), e.g. google/gemma-4-E2B-it"),
+        (["images", "--region", "us-west-9"],
+         "no Deep Learning Containers account known for region us-west-9: pass --image URI"),
+    ]
+    for args, want in rows:
+        r = se(None, *args, region="us-east-1" if "--region" not in args else None)
+        one_line(r, want)
+    r = se(None, "status", "e", region=None)
+    one_line(r, "no region: pass --region REGION (or set AWS_REGION)")
+    r = se(None, "--help", region=None)
+    check(r.rc == 0 and r.out.startswith("Usage: sm-endpoint") and "delete NAME" in r.out,
+          "--help")
+    r2 = se(None, "status", "e", "-h", region=None)  # the short one, after a command
+    check(r2.rc == 0 and r2.out == r.out, "-h: %d %s" % (r2.rc, r2.err))
+    # --version is bit 32 of the options given: past an unsigned int
+    r = se(None, "list", "--json", "--version", region=None)
+    check(r.rc == 0 and r.out.startswith("sm-endpoint (wrk-sagemaker) ") and
+          "\ndefault facts: /" in r.out and r.out.rstrip().endswith("endpoint-facts.json"),
+          "--version: %r" % r.out)
+
+
+def test_lifecycle():
+    with emu("--quota", "us-east-1/*=4") as e:
+        u = e.url
+        r = deploy(u, "gemma-4-e2b", "--price-per-hour", "1.5")
+        check(r.rc == 0 and r.out.startswith("gemma-4-e2b is InService in us-east-1 after "),
+              "deploy: %d %s %s" % (r.rc, r.out, r.err))
+        check("deploying gemma-4-e2b (google/gemma-4-E2B-it) in us-east-1 on ml.g6.xlarge: USD "
+              "1.5 an hour (--price-per-hour) from its creation until it is deleted" in r.err,
+              "the price it was told: %s" % r.err)
+        check("gemma-4-e2b in us-east-1: Creating, 0:00 emulated elapsed, USD 0.00 so far at USD "
+              "1.5/h" in r.err and ": InService, " in r.err, "progress lines: %s" % r.err)
+        r = se(u, "status", "gemma-4-e2b", "--json")
+        s = r.json() if r.rc == 0 else {}
+        check(s.get("status") == "InService" and s.get("model_id") == BF16 and
+              s.get("variants", [{}])[0].get("instance_types") == ["ml.g6.xlarge"],
+              "status --json: %s %s" % (r.out, r.err))
+        r = se(u, "verify", "gemma-4-e2b")
+        check(r.rc == 0 and r.out.startswith("gemma-4-e2b is healthy: gemma-4-e2b answered 1512"),
+              "verify: %s %s" % (r.out, r.err))
+        r = se(u, "query", "gemma-4-e2b", "--prompt", "What is the capital of Brazil?", "--json")
+        check(r.rc == 0 and r.json()["reply"] == "Brasília" and r.json()["model"] == BF16,
+              "query: %s %s" % (r.out, r.err))
+        r = se(u, "verify", "nowhere")
+        check(r.rc == 1 and "Endpoint nowhere of account 123456789012 not found" in r.err,
+              "verify of no endpoint: %s" % r.err)
+        r = se(u, "swap", "gemma-4-e2b", "--model", QAT)
+        check(r.rc == 0 and "updating gemma-4-e2b: %s" % QAT in r.err, "swap: %s" % r.err)
+        r = se(u, "query", "gemma-4-e2b", "--prompt", "hi", "--max-tokens", "4", "--json")
+        check(r.rc == 0 and r.json()["model"] == QAT, "the swap serves QAT: %s" % r.out)
+        r = se(u, "swap", "gemma-4-e2b", "--model", BF16, "--as", "gemma-b", "--no-wait")
+        check(r.rc == 0 and r.out == "gemma-b is Creating in us-east-1 with %s\n" % BF16,
+              "swap --as: %s %s" % (r.out, r.err))
+        r = se(u, "list", "--json")
+        names = sorted(x["endpoint"] for x in r.json()["endpoints"]) if r.rc == 0 else []
+        check(names == ["gemma-4-e2b", "gemma-b"], "list: %s" % r.out)
+        one_line(se(u, "delete", "gemma-b", "--yes"),
+                 "gemma-b in us-east-1 is Creating: SageMaker deletes an endpoint once it is "
+                 "InService or Failed; wait for that, or delete with --wait", code=1)
+        r = se(u, "delete", "gemma-b", "--yes", "--wait")
+        check(r.rc == 0 and re.search(r"^endpoint gemma-b: deleted\nendpoint config gemma-b: "
+                                      r"deleted\nmodel gemma-b: deleted\nendpoint gemma-b: gone "
+                                      r"after \d+:\d\d emulated\n\Z", r.out, re.M),
+              "delete --wait: %s %s" % (r.out, r.err))
+        one_line(se(u, "status", "gemma-b"), 'sagemaker DescribeEndpoint: ValidationException: '
+                 'Could not find endpoint "arn:aws:sagemaker:us-east-1:123456789012:endpoint/'
+                 'gemma-b". (HTTP 400)', code=1)  # --wait returned once it was gone
+        r = se(u, "delete", "gemma-4-e2b", "--yes", "--price-per-hour", "1.5", "--json")
+        d = r.json() if r.rc == 0 else {}
+        check(d.get("results", {}).get("endpoint gemma-4-e2b") == "deleted" and d.get("usd", 0) > 0
+              and len(d.get("results", {})) == 5, "delete after a swap: %s %s" % (r.out, r.err))
+        r = se(u, "delete", "gemma-4-e2b", "--yes")
+        check(r.rc == 0 and ("endpoint gemma-4-e2b: not found" in r.out or
+                             "endpoint gemma-4-e2b: already being deleted" in r.out) and
+              "model gemma-4-e2b: not found" in r.out, "again: %s" % r.out)
+        r = se(u, "status", "gemma-4-e2b")
+        check(r.rc in (0, 1), "status of a deleted endpoint answers")
+
+
+def test_fallback():
+    with emu("--capacity", "us-east-1/ml.g6.xlarge=0", "--quota", "eu-west-1/ml.g6.xlarge=0",
+             "--control-region", "us-east-2", "--capacity", "us-west-2/*=0") as e:
+        u = e.url
+        r = deploy(u, "pools", "--instance-type", "ml.g6.xlarge,ml.g6.2xlarge")
+        check(r.rc == 0 and r.out.startswith("pools is InService in us-east-1 after ") and
+              r.out.endswith(" on ml.g6.2xlarge\n"), "pools: %s %s" % (r.out, r.err))
+        check(se(u, "status", "pools", "--json").json()["variants"][0]["placed_type"] ==
+              "ml.g6.2xlarge", "the placed pool")
+        r = deploy(u, "regions", "--regions", "us-east-1,us-east-2")
+        check(r.rc == 0 and "regions is InService in us-east-2" in r.out, "regions: %s" % r.err)
+        check("regions in us-east-1 is Failed: Unable to provision requested ML compute capacity "
+              "due to InsufficientInstanceCapacity error. (deleting it there, and trying the next "
+              "region)" in r.err, "the fallback says why: %s" % r.err)
+        check(se(u, "status", "regions", region="us-east-1").rc == 1, "nothing left in us-east-1")
+        r = deploy(u, "quota", "--regions", "eu-west-1,us-east-2")
+        check(r.rc == 0 and "quota is InService in us-east-2" in r.out and
+              "quota: no quota in eu-west-1 (sagemaker CreateEndpoint: ResourceLimitExceeded" in r.err,
+              "quota fallback: %s" % r.err)
+        r = se(u, "list", region="eu-west-1")
+        check(r.out.startswith("0 endpoint"), "nothing left in eu-west-1: %s" % r.out)
+        r = deploy(u, "nowhere", "--regions", "us-west-2")
+        check(r.rc == 1 and r.err.splitlines()[-1] == "sm-endpoint: nowhere in us-west-2 is Failed: "
+              "Unable to provision requested ML compute capacity due to InsufficientInstanceCapacity "
+              "error.", "no capacity anywhere: %s" % r.err)
+        r = deploy(u, "slow", "--wait-timeout", "100")
+        check(r.rc == 1 and "slow in us-east-1 is still Creating after 1:4" in r.err,
+              "the wait's timeout: %s" % r.err)
+
+
+def test_quotas():
+    with emu("--quota", "us-east-1/ml.g6.xlarge=3", "--quota", "us-east-1/ml.g6.2xlarge=1") as e:
+        u = e.url
+        check(deploy(u, "a").rc == 0, "a deployed")
+        r = se(u, "quotas", "--json")
+        rows = {q["instance_type"]: q for q in r.json()["quotas"]} if r.rc == 0 else {}
+        check(rows.get("ml.g6.xlarge", {}).get("quota") == 3 and
+              rows["ml.g6.xlarge"]["in_use"] == 1 and rows["ml.g6.2xlarge"]["quota"] == 1 and
+              rows["ml.g6.4xlarge"]["quota"] == 2, "quotas: %s %s" % (r.out, r.err))
+        r = se(u, "quotas", "--instance-type", "ml.g6.xlarge")
+        check(r.out.startswith("ml.g6.xlarge     us-east-1      quota    3  in use    1  free    2"),
+              "the table: %r" % r.out)
+
+
+class FakeLogs(BaseHTTPRequestHandler):
+    seen = []
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        FakeLogs.seen.append((self.headers["X-Amz-Target"], body))
+        group = body.get("logGroupName", "")
+        if group.endswith("/nope"):
+            reply, status = {"__type": "ResourceNotFoundException",
+                             "message": "The specified log group does not exist."}, 400
+        elif "nextToken" not in body:
+            reply, status = {"events": [{"timestamp": 1000, "message": "first\n"}],
+                             "nextToken": "p2"}, 200
+        else:
+            reply, status = {"events": [{"timestamp": 2000, "message": "vLLM API server version "
+                                         "0.30.0"}]}, 200
+        data = json.dumps(reply).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/x-amz-json-1.1")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_logs():
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), FakeLogs)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    u = "http://127.0.0.1:%d" % srv.server_address[1]
+    try:
+        r = se(u, "logs", "gemma-4-e2b", "--since", "600")
+        check(r.rc == 0 and r.out == "first \nvLLM API server version 0.30.0\n",
+              "logs: %r %s" % (r.out, r.err))
+        target, body = FakeLogs.seen[0]
+        check(target == "Logs_20140328.FilterLogEvents" and
+              body["logGroupName"] == "/aws/sagemaker/Endpoints/gemma-4-e2b" and
+              body["startTime"] > 0 and len(FakeLogs.seen) == 2, "the request: %s" % FakeLogs.seen)
+        r = se(u, "logs", "gemma-4-e2b", "--limit", "1")
+        check(r.out == "vLLM API server version 0.30.0\n", "the last lines: %r" % r.out)
+        one_line(se(u, "logs", "nope"), "no log group /aws/sagemaker/Endpoints/nope in us-east-1 "
+                 "yet: the container has not started (a capacity wait has no log)", code=1)
+    finally:
+        srv.shutdown()
+
+
+def pty_run(args, answer):
+    """Runs sm-endpoint on a terminal, answers its question; returns (rc, what it wrote)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(binary(), [binary()] + args, ENV)
+    out = b""
+    end = time.monotonic() + 30
+    while b"[y/N]" not in out and time.monotonic() < end:
+        ready, _, _ = select.select([fd], [], [], 1)
+        if ready:
+            out += os.read(fd, 4096)
+    os.write(fd, answer + b"\n")
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
+
+
+def test_confirm():
+    with emu() as e:
+        u = e.url
+        check(deploy(u, "keep").rc == 0, "deployed")
+        base = ["--endpoint-url", u, "--time-scale", "1000", "--region", "us-east-1", "delete", "keep"]
+        rc, out = pty_run(base, b"n")
+        check(rc == 1 and "Delete endpoint keep in us-east-1, its endpoint config and model? It "
+              "stops the billing. [y/N]" in out and "not deleted" in out, "asked, no: %s" % out)
+        check(se(u, "status", "keep").rc == 0, "still there")
+        rc, out = pty_run(base, b"y")
+        check(rc == 0 and "endpoint keep: deleted" in out, "asked, yes: %s" % out)
+
+
+def test_interrupt():
+    with emu("--create-time", "600000") as e:
+        p = subprocess.Popen([binary(), "--endpoint-url", e.url, "--time-scale", "1000", "--region",
+                              "us-east-1", "deploy", "long", "--model", BF16, "--role", ROLE],
+                             stderr=subprocess.PIPE, stdout=subprocess.PIPE, env=ENV)
+        err = b""
+        while b"Creating" not in err:
+            line = p.stderr.readline()
+            if not line:
+                break
+            err += line
+        p.send_signal(signal.SIGINT)
+        out, rest = p.communicate(timeout=30)
+        err += rest
+        check(p.returncode == 130, "exit 130 on Ctrl-C: %d" % p.returncode)
+        check(b"sm-endpoint: stopped waiting: long in us-east-1 is still Creating and goes on "
+              b"(billed once placed): delete it with sm-endpoint delete long --region us-east-1 "
+              b"--wait" in err, "says what is left: %s" % err)
+        check(json.loads(se(e.url, "status", "long", "--json").out)["status"] == "Creating",
+              "the endpoint goes on")
+
+
+def main():
+    tests = {"usage": test_usage, "lifecycle": test_lifecycle, "fallback": test_fallback,
+             "quotas": test_quotas, "logs": test_logs, "confirm": test_confirm,
+             "interrupt": test_interrupt}
+    group = sys.argv[1] if len(sys.argv) > 1 else ""
+    if group not in tests:
+        print(__doc__, file=sys.stderr)
+        return 2
+    tests[group]()
+    print("%d failed checks" % len(FAILED))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
