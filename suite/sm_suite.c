@@ -62,6 +62,10 @@ static const char sm_suite_usage_head[] =
     "  --order ab|aba            ab (default): every step measures both sides, alternating;\n"
     "                            aba: then every step again for the baseline alone, and\n"
     "                            sm-compare reports how well its two runs agree\n"
+    "  --stream                  run decode and sweep with sm-stream (streamed replies: time to\n"
+    "                            first token, inter-token latency; -t1 -c N); the quiz stays\n"
+    "                            on wrk. sm-stream is $SM_STREAM, else beside sm-suite, else\n"
+    "                            on PATH\n"
     "  --time-scale K            the server runs K times faster than real time (sm-emulator's\n"
     "                            --time-scale): recorded in the result files, so sm-compare\n"
     "                            reports every time and rate in real units (default 1)\n"
@@ -457,7 +461,10 @@ static int sm_suite_run(struct sm_suite_state *s, int argc, char **argv) {
         (rc = sm_suite_check_facts(s)))
         return rc;
     s->t = (struct suite_plan_tools){s->tools.wrk, s->tools.compare, s->tools.scenario_dir,
-                                     s->tools.plugin};
+                                     s->tools.plugin, s->tools.stream};
+    if (s->o.stream && !s->tools.stream)
+        return sm_suite_fail("--stream: sm-stream not found beside sm-suite or on PATH: build it, "
+                             "or set SM_STREAM");
     for (int i = 0; i < s->o.nscenarios; i++)
         if (s->o.order[i] == SUITE_OPTS_QUIZ && (rc = sm_suite_questions(s, &questions))) return rc;
     if (suite_argv_addv(&s->invoked, argv, (size_t)argc) < 0 ||

@@ -110,8 +110,9 @@ static int suite_plan_step_command(struct suite_plan_step *st, const struct suit
                                    const char *out, double cap) {
     struct suite_argv *c = &st->cmd;
     const char *sc = suite_opts_scenario_name(st->scenario);
-    int rc = suite_argv_add(c, t->wrk);
-    rc |= suite_argv_addf(c, "-t%d", st->level);
+    bool stream = o->stream && st->scenario != SUITE_OPTS_QUIZ;
+    int rc = suite_argv_add(c, stream ? t->stream : t->wrk);
+    rc |= suite_argv_addf(c, "-t%d", stream ? 1 : st->level);
     rc |= suite_argv_addf(c, "-c%d", st->level);
     rc |= suite_argv_addf(c, "-d%.0fm", ceil(cap / 60));
     rc |= suite_plan_opt2(c, "--timeout", SUITE_PLAN_WRK_TIMEOUT);

@@ -336,6 +336,20 @@ static void test_mixed(void) {
     CHECK(w.n == 2 && strncmp(w.items[1], "MIXED COMPARISON:", 17) == 0);
     side_free(&b);
     side_free(&c);
+    /* A streamed sweep beside a quiz measured by wrk, on both sides: each measurement
+     * agrees with itself, so nothing is mixed (sm-suite --stream's run). */
+    const char *qs = "{\"max_tokens\": 32}";
+    char *mine[] = {streamed[0], (char *)rtest_result("q.json", "quiz", "s", "1", qs,
+                                                      rtest_rec("quiz", 0, 3, 0, 300, 1))};
+    warnings_free(&w);
+    warnings_init(&w);
+    buf_reset(&err);
+    CHECK(rtest_side(&b, "baseline", mine, 2, &w, &err) == 0);
+    CHECK(rtest_side(&c, "candidate", mine, 2, &w, &err) == 0);
+    size_t before = w.n; /* the readers' own warnings */
+    CHECK(guard_check(&b, &c, false, &w, &err) == 0 && w.n == before);
+    side_free(&b);
+    side_free(&c);
     warnings_free(&w);
     buf_free(&err);
 }

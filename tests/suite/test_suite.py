@@ -166,6 +166,35 @@ def case_variants_aba():
         emu.stop()
 
 
+def case_stream():
+    """--stream: decode and the sweep run with sm-stream, the quiz with wrk; every result
+    file says its client; the report compares both sides' streams (TTFT, ITL) and the
+    quiz without calling the run mixed."""
+    tmp = sl.tempdir("suite-stream-")
+    e = sl.env(tmp)
+    emu = sl.start_emulator(ARTICLE_ENDPOINTS + ["--region", "us-east-1", "--time-scale", "20"], e)
+    try:
+        p = sl.suite(["--url", emu.url, "--region", "us-east-1", "--time-scale", "20", "--stream",
+                      "--levels", "1,4", "--repeats", "2", "--sweep-batches", "2", "--out", "run"]
+                     + SIDES, e, tmp)
+        check(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}")
+        run = os.path.join(tmp, "run")
+        m = sl.load(os.path.join(run, "manifest.json"))
+        programs = {s["id"]: os.path.basename(s["command"][0]) for s in m["steps"]}
+        check(programs == {"decode": "sm-stream", "sweep-c1": "sm-stream", "sweep-c4": "sm-stream",
+                           "quiz": os.path.basename(e["WRK"])}, str(programs))
+        for label in ("bf16", "qat"):
+            for step, client in (("decode", "sm-stream"), ("sweep-c4", "sm-stream"),
+                                 ("quiz", "wrk")):
+                res = sl.load(os.path.join(run, label, step + ".json"))
+                check(res["client"] == client, f"{label}/{step}: client {res['client']}")
+        check("Streaming (seconds; successful requests)" in p.stdout and "itl_c4_p50_seconds"
+              in p.stdout, "no streaming table:\n" + p.stdout)
+        check("MIXED" not in p.stdout and "compared although" not in p.stdout, "called mixed")
+    finally:
+        emu.stop()
+
+
 def case_dry_run():
     """--dry-run prints every command, creates nothing, and routes each scenario option
     to the scenarios that take it."""

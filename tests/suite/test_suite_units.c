@@ -475,7 +475,7 @@ static char *plan_text(const char *words, const char *out) {
     struct suite_plan p;
     struct buf err;
     char *copy;
-    struct suite_plan_tools t = {"wrk", "sm-compare", "/s", NULL};
+    struct suite_plan_tools t = {"wrk", "sm-compare", "/s", NULL, "sm-stream"};
     struct buf b;
     buf_init(&b, BUF_NO_CAP);
     buf_init(&err, 1024);
@@ -540,6 +540,21 @@ static void test_plan(void) {
          "sm-compare --svg r/chart.svg --output r/report.txt r/A r/qat\n"
          "sm-compare --format markdown --output r/report.md r/A r/qat\n"
          "sm-compare --format json --output r/report.json r/A r/qat\n"},
+        /* --stream: decode and sweep with sm-stream (-t1, the level's -c), the quiz with wrk */
+        {"--region|r|--baseline|a|--candidate|b|--scenarios|decode,sweep,quiz|--levels|4|--stream|"
+         "--repeats|1|--lengths|8,16|--sweep-batches|1",
+         "sm-stream -t1 -c1 -d5m --timeout 70s -s /s/decode.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a --endpoint b --region r "
+         "--out 'r/{label}/decode.json' --progress 1 --repeats 1 --lengths 8,16  # decode decode\n"
+         "sm-stream -t1 -c4 -d3m --timeout 70s -s /s/sweep.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a --endpoint b --region r "
+         "--out 'r/{label}/sweep-c4.json' --progress 1 --batches 1  # sweep-c4 sweep c4\n"
+         "wrk -t1 -c1 -d81m --timeout 70s -s /s/quiz.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a --endpoint b --region r "
+         "--out 'r/{label}/quiz.json' --progress 1  # quiz quiz\n"
+         "sm-compare --svg r/chart.svg --output r/report.txt r/a r/b\n"
+         "sm-compare --format markdown --output r/report.md r/a r/b\n"
+         "sm-compare --format json --output r/report.json r/a r/b\n"},
         /* a count beyond an int still gives a cap of every reply at the limit */
         {"--region|r|--baseline|a|--candidate|b|--scenarios|decode|--repeats|3000000000",
          "wrk -t1 -c1 -d12000000001m --timeout 70s -s /s/decode.lua "
@@ -768,7 +783,7 @@ static void manifest_write(const char *dir, const char *words, struct suite_seal
     struct suite_argv inv;
     struct buf err;
     char *copy;
-    struct suite_plan_tools tools = {"wrk", "sm-compare", "/s", NULL};
+    struct suite_plan_tools tools = {"wrk", "sm-compare", "/s", NULL, "sm-stream"};
     buf_init(&err, 1024);
     suite_argv_init(&inv);
     CHECK_INT(parse(words, &o, &err, &copy), 0);
