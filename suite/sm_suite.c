@@ -66,6 +66,8 @@ static const char sm_suite_usage_head[] =
     "                            first token, inter-token latency; -t1 -c N); the quiz stays\n"
     "                            on wrk. sm-stream is $SM_STREAM, else beside sm-suite, else\n"
     "                            on PATH\n"
+    "  --cacert FILE             with --stream over HTTPS: the CA certificates (PEM) sm-stream\n"
+    "                            trusts (wrk checks no certificate)\n"
     "  --time-scale K            the server runs K times faster than real time (sm-emulator's\n"
     "                            --time-scale): recorded in the result files, so sm-compare\n"
     "                            reports every time and rate in real units (default 1)\n"

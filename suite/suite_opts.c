@@ -41,6 +41,7 @@ enum suite_opts_id {
     SUITE_OPTS_O_ROLE,
     SUITE_OPTS_O_ENDPOINT_URL,
     SUITE_OPTS_O_STREAM,
+    SUITE_OPTS_O_CACERT,
 };
 
 static const struct suite_opts_own {
@@ -78,6 +79,7 @@ static const struct suite_opts_own {
     {"role", SUITE_OPTS_O_ROLE, true, false},
     {"endpoint-url", SUITE_OPTS_O_ENDPOINT_URL, true, true},
     {"stream", SUITE_OPTS_O_STREAM, false, true},
+    {"cacert", SUITE_OPTS_O_CACERT, true, true},
 };
 
 static const char *const suite_opts_names[SUITE_OPTS_NSCENARIOS] = {"decode", "sweep", "quiz"};
@@ -260,6 +262,8 @@ static void suite_opts_keep(struct suite_opts_parser *p, enum suite_opts_id id, 
         o->endpoint_url = v;
     else if (id == SUITE_OPTS_O_STREAM)
         o->stream = true;
+    else if (id == SUITE_OPTS_O_CACERT)
+        o->cacert = v;
 }
 
 static int suite_opts_set(struct suite_opts_parser *p, enum suite_opts_id id, const char *v) {

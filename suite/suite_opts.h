@@ -58,7 +58,8 @@ struct suite_opts {
     const char *facts[2];
     double price; /* 0: none */
     bool dry_run, help, version;
-    bool stream; /* --stream: decode and sweep through sm-stream (the quiz stays on wrk) */
+    bool stream;        /* --stream: decode and sweep through sm-stream (the quiz stays on wrk) */
+    const char *cacert; /* --cacert: the CA certificates sm-stream trusts, or NULL */
     /* the endpoints' life (suite_deploy.h, by running sm-endpoint) */
     bool deploy;               /* --deploy: create both endpoints first */
     bool delete_after;         /* --delete-after: delete them at the end, however it ends */

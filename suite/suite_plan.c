@@ -113,6 +113,7 @@ static int suite_plan_step_command(struct suite_plan_step *st, const struct suit
     bool stream = o->stream && st->scenario != SUITE_OPTS_QUIZ;
     int rc = suite_argv_add(c, stream ? t->stream : t->wrk);
     rc |= suite_argv_addf(c, "-t%d", stream ? 1 : st->level);
+    if (stream && o->cacert) rc |= suite_plan_opt2(c, "--cacert", o->cacert);
     rc |= suite_argv_addf(c, "-c%d", st->level);
     rc |= suite_argv_addf(c, "-d%.0fm", ceil(cap / 60));
     rc |= suite_plan_opt2(c, "--timeout", SUITE_PLAN_WRK_TIMEOUT);

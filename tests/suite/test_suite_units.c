@@ -542,11 +542,11 @@ static void test_plan(void) {
          "sm-compare --format json --output r/report.json r/A r/qat\n"},
         /* --stream: decode and sweep with sm-stream (-t1, the level's -c), the quiz with wrk */
         {"--region|r|--baseline|a|--candidate|b|--scenarios|decode,sweep,quiz|--levels|4|--stream|"
-         "--repeats|1|--lengths|8,16|--sweep-batches|1",
-         "sm-stream -t1 -c1 -d5m --timeout 70s -s /s/decode.lua "
+         "--repeats|1|--lengths|8,16|--sweep-batches|1|--cacert|ca.pem",
+         "sm-stream -t1 --cacert ca.pem -c1 -d5m --timeout 70s -s /s/decode.lua "
          "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a --endpoint b --region r "
          "--out 'r/{label}/decode.json' --progress 1 --repeats 1 --lengths 8,16  # decode decode\n"
-         "sm-stream -t1 -c4 -d3m --timeout 70s -s /s/sweep.lua "
+         "sm-stream -t1 --cacert ca.pem -c4 -d3m --timeout 70s -s /s/sweep.lua "
          "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a --endpoint b --region r "
          "--out 'r/{label}/sweep-c4.json' --progress 1 --batches 1  # sweep-c4 sweep c4\n"
          "wrk -t1 -c1 -d81m --timeout 70s -s /s/quiz.lua "
