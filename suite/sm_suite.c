@@ -55,8 +55,12 @@ static const char sm_suite_usage_head[] =
     "                            sm-emulator prints\n"
     "\n"
     "The suite:\n"
-    "  --scenarios LIST          which of decode,sweep,quiz to run, in this order (default all\n"
-    "                            three)\n"
+    "  --scenarios LIST          which of decode,sweep,quiz,rate to run, in this order (default\n"
+    "                            decode,sweep,quiz; rate is open-loop load at --rates R,...,\n"
+    "                            -t64 -c64, for the capacity at an SLO)\n"
+    "  --slo METRIC:pQ:SECONDS   passed to sm-compare (repeatable, at most 8): with rate, the\n"
+    "                            report gives the capacity at these SLOs\n"
+    "  --max-error-rate F        passed to sm-compare with --slo\n"
     "  --levels N,N,...          the sweep's concurrency levels, one wrk run of -t N -c N each\n"
     "                            (default 1,4,16)\n"
     "  --order ab|aba            ab (default): every step measures both sides, alternating;\n"
@@ -292,7 +296,7 @@ static int sm_suite_parse(struct sm_suite_state *s, int argc, char **argv) {
         return sm_suite_fail("%s", buf_str(&s->err));
     if (suite_tools_find(&s->tools, s->scan.scenario_dir, &s->err) < 0)
         return sm_suite_fail("%s", buf_str(&s->err));
-    const struct suite_spec *spec[SUITE_OPTS_NSCENARIOS] = {NULL, NULL, NULL};
+    const struct suite_spec *spec[SUITE_OPTS_NSCENARIOS] = {NULL};
     for (int i = 0; i < s->scan.nscenarios; i++) {
         int k = __builtin_ctz(s->scan.order[i]);
         if (suite_tools_probe(&s->tools, s->scan.order[i], &s->err) < 0)

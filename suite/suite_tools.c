@@ -253,28 +253,24 @@ static int suite_tools_help_group(const struct suite_tools *t, unsigned bits, co
             unsigned takers = suite_tools_takers(t, o->name);
             if (takers != bits || __builtin_ctz(takers) != k || suite_opts_reserved(o->name))
                 continue;
-            if (first) rc = buf_addf(out, "  %-18s ", label);
+            if (first) /* a long label on a line of its own */
+                rc = strlen(label) > 18 ? buf_addf(out, "  %s\n%21s", label, "")
+                                        : buf_addf(out, "  %-18s ", label);
             if (rc == BUF_OK) rc = suite_tools_help_item(o, first, &col, out);
             first = false;
         }
     return rc == BUF_OK && !first ? buf_addc(out, '\n') : rc;
 }
 
+/* Each group of scenarios that take the same options, the most scenarios first. */
 int suite_tools_help(const struct suite_tools *t, struct buf *out) {
-    static const struct {
-        unsigned bits;
-        const char *label;
-    } groups[] = {
-        {SUITE_OPTS_DECODE | SUITE_OPTS_SWEEP | SUITE_OPTS_QUIZ, "all three"},
-        {SUITE_OPTS_DECODE, "decode"},
-        {SUITE_OPTS_DECODE | SUITE_OPTS_SWEEP, "decode and sweep"},
-        {SUITE_OPTS_DECODE | SUITE_OPTS_QUIZ, "decode and quiz"},
-        {SUITE_OPTS_SWEEP, "sweep"},
-        {SUITE_OPTS_SWEEP | SUITE_OPTS_QUIZ, "sweep and quiz"},
-        {SUITE_OPTS_QUIZ, "quiz"},
-    };
     int rc = BUF_OK;
-    for (size_t g = 0; rc == BUF_OK && g < sizeof groups / sizeof groups[0]; g++)
-        rc = suite_tools_help_group(t, groups[g].bits, groups[g].label, out);
+    for (int n = SUITE_OPTS_NSCENARIOS; rc == BUF_OK && n > 0; n--)
+        for (unsigned bits = 1; rc == BUF_OK && bits < 1u << SUITE_OPTS_NSCENARIOS; bits++) {
+            char label[64];
+            if (__builtin_popcount(bits) != n) continue;
+            suite_opts_list(bits, label, sizeof label);
+            rc = suite_tools_help_group(t, bits, label, out);
+        }
     return rc;
 }

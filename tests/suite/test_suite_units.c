@@ -37,7 +37,7 @@
     "{\"name\":\"--help\",\"type\":\"bool\",\"default\":false},"                                   \
     "{\"name\":\"--temperature\",\"arg\":\"T\",\"type\":\"number\",\"min\":0,\"default\":0}"
 
-static const char *const spec_json[3] = {
+static const char *const spec_json[SUITE_OPTS_NSCENARIOS] = {
     "{\"format\":\"wrk-sagemaker-options\",\"version\":1,\"scenario\":\"decode\",\"options\":"
     "[" COMMON_OPTS
     ",{\"name\":\"--lengths\",\"arg\":\"N,N,...\",\"type\":\"ints\",\"default\":[16,"
@@ -54,10 +54,15 @@ static const char *const spec_json[3] = {
     "{\"format\":\"wrk-sagemaker-options\",\"version\":1,\"scenario\":\"quiz\",\"options\":"
     "[" COMMON_OPTS ",{\"name\":\"--quiz\",\"type\":\"string\",\"default\":\"/s/q.json\"},"
     "{\"name\":\"--max-tokens\",\"type\":\"int\",\"min\":1,\"default\":64}]}",
+    "{\"format\":\"wrk-sagemaker-options\",\"version\":1,\"scenario\":\"rate\",\"options\":"
+    "[" COMMON_OPTS ",{\"name\":\"--rates\",\"type\":\"numbers\"},"
+    "{\"name\":\"--duration\",\"type\":\"number\"},"
+    "{\"name\":\"--max-tokens\",\"type\":\"int\",\"min\":1,\"default\":128}]}",
 };
 
-static struct suite_spec specs[3];
-static const struct suite_spec *all_specs[3] = {&specs[0], &specs[1], &specs[2]};
+static struct suite_spec specs[SUITE_OPTS_NSCENARIOS];
+static const struct suite_spec *all_specs[SUITE_OPTS_NSCENARIOS] = {&specs[0], &specs[1], &specs[2],
+                                                                    &specs[3]};
 
 static char tmp_root[] = "/tmp/suite-units-XXXXXX";
 
@@ -138,7 +143,7 @@ static void test_argv(void) {
 static void test_spec_parse(void) {
     struct buf err;
     buf_init(&err, 1024);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < SUITE_OPTS_NSCENARIOS; k++) {
         CHECK_INT(suite_spec_parse(spec_json[k], strlen(spec_json[k]), &specs[k], &err), 0);
         CHECK_STR(buf_str(&err), "");
     }
@@ -177,7 +182,7 @@ static void test_spec_parse(void) {
          "option 1: \"name\" is not an option name such as --max-tokens"},
         {"{\"format\":\"wrk-sagemaker-options\",\"version\":1,\"scenario\":\"d\",\"options\":"
          "[{\"name\":\"--x\",\"type\":\"float\"}]}",
-         "--x: \"type\" is not one of string, int, number, bool, ints"},
+         "--x: \"type\" is not one of string, int, number, bool, ints, numbers"},
         {"{\"format\":\"wrk-sagemaker-options\",\"version\":1,\"scenario\":\"d\",\"options\":"
          "[{\"name\":\"--x\",\"type\":\"int\",\"min\":\"1\"}]}",
          "--x: \"min\" is not a number"},
@@ -259,8 +264,8 @@ static int parse_run(const char *line, unsigned run, struct suite_opts *o, struc
                      char **copy) {
     char *words[64];
     size_t n = 0;
-    const struct suite_spec *spec[3];
-    for (int k = 0; k < 3; k++) spec[k] = run & (1u << k) ? all_specs[k] : NULL;
+    const struct suite_spec *spec[SUITE_OPTS_NSCENARIOS];
+    for (int k = 0; k < SUITE_OPTS_NSCENARIOS; k++) spec[k] = run & (1u << k) ? all_specs[k] : NULL;
     *copy = strdup(line);
     for (char *w = strtok(*copy, "|"); w && n < 64; w = strtok(NULL, "|")) words[n++] = w;
     return suite_opts_parse(words, n, NULL, spec, o, err);
@@ -329,7 +334,8 @@ static void test_usage_errors(void) {
         {"--region|r|--baseline|a|--candidate|b|--scenarios|decode|--quiz-max-tokens|3", 1,
          "--quiz-max-tokens: quiz is not among the scenarios this suite runs (--scenarios)"},
         {"--region|r|--baseline|a|--candidate|b|--scenarios|decode,decode", 7,
-         "--scenarios wants decode, sweep and quiz, each at most once, separated by commas; got "
+         "--scenarios wants decode, sweep, quiz and rate, each at most once, separated by commas; "
+         "got "
          "'decode,decode'"},
         {"--region|r|--baseline|a|--candidate|b|--quiz-repeats|3", 7,
          "unknown option --quiz-repeats (see sm-suite --help)"},
