@@ -14,7 +14,10 @@ const char *const suite_plan_report_files[SUITE_PLAN_NCMP + 1] = {"report.txt", 
 #define SUITE_PLAN_LIMIT_S      60   /* SageMaker's limit on a reply */
 #define SUITE_PLAN_WRK_TIMEOUT  "70s"
 #define SUITE_PLAN_PROGRESS_S   "1"
-#define SUITE_PLAN_RATE_CONNS   64 /* rate.lua's -c: the most requests in flight at once */
+/* rate.lua's -c, the most requests in flight at once: wrk needs a thread each,
+ * sm-stream's connections are cheap (so the client is not what limits). */
+#define SUITE_PLAN_RATE_CONNS        64
+#define SUITE_PLAN_RATE_STREAM_CONNS 512
 
 /* What a step's size depends on: the options given, else the scenarios' own
  * defaults (their lists of options), else these, for a scenario that lacks the
@@ -186,9 +189,10 @@ static int suite_plan_add_pass(struct suite_plan *p, size_t *cap, const struct s
             if (!s) return SUITE_PLAN_ERR_NOMEM;
             s->scenario = sc;
             s->nsides = nsides;
-            s->level = sc == SUITE_OPTS_SWEEP  ? o->levels[l]
-                       : sc == SUITE_OPTS_RATE ? SUITE_PLAN_RATE_CONNS
-                                               : 1;
+            s->level = sc == SUITE_OPTS_SWEEP ? o->levels[l]
+                       : sc == SUITE_OPTS_RATE
+                           ? (o->stream ? SUITE_PLAN_RATE_STREAM_CONNS : SUITE_PLAN_RATE_CONNS)
+                           : 1;
             suite_plan_name_step(s);
             double cap_s;
             suite_plan_step_size(z, sc, nsides, o->time_scale, &cap_s, &s->weight);

@@ -134,6 +134,8 @@ def case_table():
         rate = float(re.search(r"^decode_tokens_per_second\s+([\d.]+)\s+([\d.]+)", p.stdout,
                                re.M).group(k))
         check(abs(1 / float(m.group(k)) / rate - 1) < 0.05, f"{side}: 1 / ITL vs decode {rate}")
+    check(re.search(r"At p90 TTFT <= 1 s\s+with at most 1% failed, qat serves", p.stdout),
+          "no capacity in the verdict:\n" + p.stdout)
     check("sm-suite: time-scaled: the server runs 10 times faster than real time" in p.stderr,
           "sm-suite's time-scale note")
     check(f"demo: the Markdown report is {run}/report.md, the chart {run}/chart.svg." in p.stderr,
