@@ -62,9 +62,11 @@ size_t mcp_aws_strings(const cJSON *args, const char *key, const char **list, si
 
 int mcp_aws_open(const struct mcp_aws *a, struct mcp_call *call, const cJSON *args,
                  struct epops **ops, const char **region) {
-    const char *r = mcp_aws_string(args, "region", a->region);
     struct buf err;
     *ops = NULL;
+    *region = NULL;
+    if (!a) return mcp_tool_fail(call, "this server reaches no AWS API (registered without one)");
+    const char *r = mcp_aws_string(args, "region", a->region);
     *region = r;
     if (!r)
         return mcp_tool_fail(call, "no region: give \"region\" (e.g. us-east-2), or start sm-mcp "

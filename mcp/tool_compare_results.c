@@ -26,6 +26,7 @@ static bool cancelled(void *ud) {
 
 static int call(const cJSON *args, struct mcp_call *call, void *user) {
     const struct mcp_aws *a = user;
+    if (!a) return mcp_tool_fail(call, "this server runs no program (registered without one)");
     const char *base = mcp_aws_string(args, "baseline", ""),
                *cand = mcp_aws_string(args, "candidate", "");
     char price[32];

@@ -43,6 +43,7 @@ static bool word_ok(const char *s) {
 
 static int call(const cJSON *args, struct mcp_call *call, void *user) {
     const struct mcp_aws *a = user;
+    if (!a) return mcp_tool_fail(call, "this server runs no program (registered without one)");
     const char *region = mcp_aws_string(args, "region", a->region);
     const char *words[] = {
         mcp_aws_string(args, "baseline", NULL), mcp_aws_string(args, "candidate", NULL),
