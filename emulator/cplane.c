@@ -199,13 +199,6 @@ static int cplane_named(struct cplane *cp, const cJSON *req, const char *region,
                                     : cplane_find_ep(cp, region, name);
     return *at < n ? CPLANE_OK : cplane_arn_error(cp, r, "Could not find", k, region, name);
 }
-/* Removes entry i of a list of n entries of size bytes. */
-static void cplane_drop(void *list, size_t size, size_t *n, size_t i) {
-    char *p = list;
-    memmove(p + i * size, p + (i + 1) * size, (*n - i - 1) * size);
-    --*n;
-}
-
 /* ---- instances: capacity and quota ---- */
 
 /* Whether the deployment d of ep counts (it holds or reserves instances). */
@@ -421,7 +414,8 @@ void cplane_advance(struct cplane *cp, struct cplane_now now) {
         struct cplane_endpoint *ep = cp->eps[e];
         if (k == (size_t)-1) {
             free(ep);
-            cplane_drop(cp->eps, sizeof cp->eps[0], &cp->n_eps, e);
+            for (size_t j = e; j + 1 < cp->n_eps; j++) cp->eps[j] = cp->eps[j + 1];
+            cp->n_eps--;
             continue;
         }
         struct cplane_deploy *d = ep->state == CPLANE_UPDATING ? &ep->next : &ep->live;
@@ -633,10 +627,12 @@ static int cplane_resource_op(struct cplane *cp, const cJSON *req, const char *r
     if (k == CPLANE_KIND_ENDPOINT) return cplane_delete_endpoint(cp, cp->eps[i], now, r);
     if (k == CPLANE_KIND_MODEL) {
         cplane_model_free(cp->models[i]);
-        cplane_drop(cp->models, sizeof cp->models[0], &cp->n_models, i);
+        for (size_t j = i; j + 1 < cp->n_models; j++) cp->models[j] = cp->models[j + 1];
+        cp->n_models--;
     } else {
         free(cp->configs[i]);
-        cplane_drop(cp->configs, sizeof cp->configs[0], &cp->n_configs, i);
+        for (size_t j = i; j + 1 < cp->n_configs; j++) cp->configs[j] = cp->configs[j + 1];
+        cp->n_configs--;
     }
     return cplane_ok_empty(r);
 }

@@ -364,7 +364,7 @@ static void test_scaled_bias(void) {
         snprintf(gaps, sizeof gaps, "[%d, %d]", 2000 + i, 2000 + i);
         k += (size_t)snprintf(
             recs + k, sizeof recs - k, "%s%s", i ? "," : "",
-            test_rec("sweep", i, 3, start, first, first + 2 * (2000 + i), 3, gaps, NULL, 1));
+            test_rec("sweep", i, 3, start, first, first + 2L * (2000 + i), 3, gaps, NULL, 1));
     }
     struct test_read r;
     struct stream_fig f;
