@@ -219,17 +219,24 @@ double epops_price(struct epops *o, double given, const char *type, const char *
 
 int epops_describe(struct epops *o, struct awsj_client *c, const char *name,
                    struct epdesc_endpoint *d, struct buf *err) {
-    struct buf req, reply, why;
-    buf_init(&req, BUF_NO_CAP);
+    struct buf reply, why;
     buf_init(&reply, EPOPS_REPLY_MAX);
     buf_init(&why, 1024);
-    int rc = epreq_named("EndpointName", name, &req) ? EPOPS_ERR_NOMEM : EPOPS_OK;
-    if (!rc) rc = epops_sm(o, c, "DescribeEndpoint", buf_str(&req), &reply, err);
+    int rc = epops_get(o, c, "DescribeEndpoint", "EndpointName", name, &reply, err);
     if (!rc && epdesc_endpoint(buf_str(&reply), reply.len, d, &why))
         rc = buf_fail(err, EPOPS_ERR_AWS, "sagemaker DescribeEndpoint: %s", buf_str(&why));
-    buf_free(&req);
     buf_free(&reply);
     buf_free(&why);
+    return rc;
+}
+
+int epops_describe_config(struct epops *o, struct awsj_client *c, const char *name,
+                          struct epdesc_config *cfg, struct buf *err) {
+    struct buf reply;
+    buf_init(&reply, EPOPS_REPLY_MAX);
+    int rc = epops_get(o, c, "DescribeEndpointConfig", "EndpointConfigName", name, &reply, err);
+    if (!rc && epdesc_config(buf_str(&reply), reply.len, cfg, err)) rc = EPOPS_ERR_AWS;
+    buf_free(&reply);
     return rc;
 }
 
@@ -477,22 +484,27 @@ static int epops_deploy_region(struct epops *o, const struct epops_deploy_req *r
     return rc;
 }
 
+void epops_deploy_of(const struct epops_deploy_req *r, struct epreq_deploy *d) {
+    *d = (struct epreq_deploy){.name = r->name,
+                               .model_id = r->model_id,
+                               .role = r->role,
+                               .n_env = r->n_env,
+                               .n_types = r->n_types,
+                               .pools = r->pools,
+                               .count = r->count,
+                               .provision_timeout_s = r->provision_timeout_s,
+                               .max_model_len = r->max_model_len};
+    memcpy(d->env, r->env, sizeof d->env);
+    memcpy(d->types, r->types, sizeof d->types);
+}
+
 int epops_deploy(struct epops *o, const struct epops_deploy_req *r, struct epops_out *out,
                  struct buf *err) {
     const struct epfacts *f;
+    struct epreq_deploy d;
     int rc = epops_deploy_check(r, err);
     if (rc) return rc;
-    struct epreq_deploy d = {.name = r->name,
-                             .model_id = r->model_id,
-                             .role = r->role,
-                             .n_env = r->n_env,
-                             .n_types = r->n_types,
-                             .pools = r->pools,
-                             .count = r->count,
-                             .provision_timeout_s = r->provision_timeout_s,
-                             .max_model_len = r->max_model_len};
-    memcpy(d.env, r->env, sizeof d.env);
-    memcpy(d.types, r->types, sizeof d.types);
+    epops_deploy_of(r, &d);
     if (!d.n_types) {
         if ((rc = epops_facts(o, &f, err))) return rc;
         if (!f->n_l4)
@@ -571,9 +583,7 @@ int epops_swap(struct epops *o, const struct epops_swap_req *r, struct epops_out
     if (!rc) rc = epops_describe(o, c, r->name, &d, err);
     buf_init(&reply, EPOPS_REPLY_MAX);
     buf_init(&model, EPOPS_REPLY_MAX);
-    if (!rc)
-        rc = epops_get(o, c, "DescribeEndpointConfig", "EndpointConfigName", d.config, &reply, err);
-    if (!rc && epdesc_config(buf_str(&reply), reply.len, &cfg, err)) rc = EPOPS_ERR_AWS;
+    if (!rc) rc = epops_describe_config(o, c, d.config, &cfg, err);
     if (!rc && (cfg.n_v != 1 || !cfg.v[0].n_types))
         rc = buf_fail(err, EPOPS_ERR_INPUT, "%s has %zu production variants: swap handles one",
                       r->name, cfg.n_v);
@@ -719,19 +729,15 @@ static int epops_delete_cost(struct epops *o, const struct epdesc_endpoint *d, d
 static void epops_delete_list(struct epops *o, struct awsj_client *c, const char *name,
                               const char *config, char configs[][64], size_t *nc, char models[][64],
                               size_t *nm) {
-    struct buf reply, ignored;
+    struct buf ignored;
     struct epdesc_config cfg;
-    buf_init(&reply, EPOPS_REPLY_MAX);
     buf_init(&ignored, 4096);
     epops_add_name(configs, nc, 2, config);
     epops_add_name(configs, nc, 2, name);
     for (size_t i = 0; i < *nc; i++)
-        if (epops_get(o, c, "DescribeEndpointConfig", "EndpointConfigName", configs[i], &reply,
-                      &ignored) == 0 &&
-            epdesc_config(buf_str(&reply), reply.len, &cfg, &ignored) == 0)
+        if (epops_describe_config(o, c, configs[i], &cfg, &ignored) == 0)
             for (size_t v = 0; v < cfg.n_v; v++) epops_add_name(models, nm, 12, cfg.v[v].model);
     epops_add_name(models, nm, 12, name);
-    buf_free(&reply);
     buf_free(&ignored);
 }
 
@@ -764,16 +770,12 @@ int epops_delete(struct epops *o, const char *region, const char *name, bool wai
     if (!rc && exists) {
         const char *source;
         struct epdesc_config cfg;
-        struct buf reply, ignored;
-        buf_init(&reply, EPOPS_REPLY_MAX);
+        struct buf ignored;
         buf_init(&ignored, 4096);
         const char *type = NULL;
-        if (epops_get(o, c, "DescribeEndpointConfig", "EndpointConfigName", d.config, &reply,
-                      &ignored) == 0 &&
-            epdesc_config(buf_str(&reply), reply.len, &cfg, &ignored) == 0 && cfg.n_v)
+        if (epops_describe_config(o, c, d.config, &cfg, &ignored) == 0 && cfg.n_v)
             type = d.n_v && d.v[0].placed[0] ? d.v[0].placed : cfg.v[0].types[0];
         double p = epops_price(o, price, type, region, &source);
-        buf_free(&reply);
         buf_free(&ignored);
         rc = epops_delete_cost(o, &d, p, j, out);
     }
