@@ -639,49 +639,14 @@ static int cplane_resource_op(struct cplane *cp, const cJSON *req, const char *r
 
 /* ---- ListEndpoints ---- */
 
-static bool cplane_contains(const char *hay, const char *needle) {
-    size_t n = strlen(needle);
-    for (const char *p = hay; *p; p++)
-        if (strncasecmp(p, needle, n) == 0) return true;
-    return n == 0;
-}
-
-/* Whether a comes before b in the listing's order. */
-static bool cplane_before(const struct cplane_endpoint *a, const struct cplane_endpoint *b,
-                          const struct cpreq_list *l) {
-    int c = l->by_name     ? strcmp(a->name, b->name)
-            : l->by_status ? strcmp(cplane_state_name(a->state), cplane_state_name(b->state))
-                           : (a->created > b->created) - (a->created < b->created);
-    if (c == 0) c = strcmp(a->name, b->name);
-    return l->ascending ? c < 0 : c > 0;
-}
-
 static int cplane_list(struct cplane *cp, const cJSON *req, const char *region,
                        struct cplane_reply *r) {
     struct cpreq_list l;
     struct buf why;
-    const struct cplane_endpoint *sel[CPLANE_MAX_EACH];
-    size_t n = 0;
     buf_init(&why, 1024);
     int rc = cplane_checked(r, cpreq_list(req, &l, &why), &why);
     if (rc || r->type) return rc;
-    for (size_t i = 0; i < cp->n_eps; i++) {
-        const struct cplane_endpoint *ep = cp->eps[i];
-        if (strcmp(ep->region, region) != 0 ||
-            (l.name_contains && !cplane_contains(ep->name, l.name_contains)) ||
-            (l.status && strcmp(l.status, cplane_state_name(ep->state)) != 0))
-            continue;
-        size_t j = n++;
-        for (; j > 0 && cplane_before(ep, sel[j - 1], &l); j--) sel[j] = sel[j - 1];
-        sel[j] = ep;
-    }
-    rc = cplane_ok_open(r) || buf_adds(&r->body, "\"Endpoints\":[");
-    size_t end = (size_t)l.start + (size_t)l.max_results;
-    for (size_t i = (size_t)l.start; !rc && i < n && i < end; i++)
-        rc = (i > (size_t)l.start && buf_addc(&r->body, ',')) ||
-             cpdesc_summary(&r->body, cp, sel[i]);
-    if (!rc) rc = buf_addc(&r->body, ']');
-    if (!rc && end < n) rc = buf_addf(&r->body, ",\"NextToken\":\"t%zu\"", end);
+    rc = cplane_ok_open(r) || cpdesc_list(&r->body, cp, region, &l);
     return cplane_ok_close(r, rc);
 }
 
