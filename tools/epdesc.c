@@ -286,3 +286,27 @@ int epdesc_chat(const char *json, size_t len, size_t max, struct buf *text, stru
     cJSON_Delete(root);
     return rc;
 }
+
+cJSON *epdesc_endpoint_json(const struct epdesc_endpoint *d, const char *region, double elapsed_s) {
+    cJSON *j = cJSON_CreateObject();
+    cJSON *vs =
+        j && cJSON_AddStringToObject(j, "endpoint", d->name) &&
+                cJSON_AddStringToObject(j, "region", region) &&
+                cJSON_AddStringToObject(j, "status", d->status) &&
+                cJSON_AddStringToObject(j, "config", d->config) &&
+                (!d->failure[0] || cJSON_AddStringToObject(j, "failure_reason", d->failure)) &&
+                cJSON_AddNumberToObject(j, "elapsed_s", elapsed_s)
+            ? cJSON_AddArrayToObject(j, "variants")
+            : NULL;
+    for (size_t i = 0; vs && i < d->n_v; i++) {
+        cJSON *v = cJSON_CreateObject();
+        cJSON_AddItemToArray(vs, v);
+        if (!v || !cJSON_AddStringToObject(v, "name", d->v[i].name) ||
+            !cJSON_AddNumberToObject(v, "instances", (double)d->v[i].current_count) ||
+            (d->v[i].placed[0] && !cJSON_AddStringToObject(v, "placed_type", d->v[i].placed)))
+            vs = NULL;
+    }
+    if (vs) return j;
+    cJSON_Delete(j);
+    return NULL;
+}

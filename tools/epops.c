@@ -242,38 +242,6 @@ int epops_describe_config(struct epops *o, struct awsj_client *c, const char *na
 
 /* ---- waiting ---- */
 
-/* The JSON of an endpoint's state for the out object. */
-static cJSON *epops_state_json(const char *region, const struct epdesc_endpoint *d,
-                               double elapsed_emulated, double cost, double price) {
-    cJSON *j = cJSON_CreateObject();
-    if (!j || !cJSON_AddStringToObject(j, "endpoint", d->name) ||
-        !cJSON_AddStringToObject(j, "region", region) ||
-        !cJSON_AddStringToObject(j, "status", d->status) ||
-        !cJSON_AddStringToObject(j, "config", d->config) ||
-        (d->failure[0] && !cJSON_AddStringToObject(j, "failure_reason", d->failure)) ||
-        !cJSON_AddNumberToObject(j, "elapsed_s", elapsed_emulated) ||
-        (price > 0 && (!cJSON_AddNumberToObject(j, "usd_per_hour", price) ||
-                       !cJSON_AddNumberToObject(j, "usd_so_far", cost)))) {
-        cJSON_Delete(j);
-        return NULL;
-    }
-    cJSON *vs = cJSON_AddArrayToObject(j, "variants");
-    for (size_t i = 0; vs && i < d->n_v; i++) {
-        cJSON *v = cJSON_CreateObject();
-        cJSON_AddItemToArray(vs, v);
-        if (!v || !cJSON_AddStringToObject(v, "name", d->v[i].name) ||
-            !cJSON_AddNumberToObject(v, "instances", (double)d->v[i].current_count) ||
-            (d->v[i].placed[0] && !cJSON_AddStringToObject(v, "placed_type", d->v[i].placed))) {
-            vs = NULL;
-        }
-    }
-    if (!vs) {
-        cJSON_Delete(j);
-        return NULL;
-    }
-    return j;
-}
-
 int epops_wait(struct epops *o, const char *region, const char *name, const char *config,
                double timeout_s, double price, struct epops_out *out, struct buf *err) {
     struct awsj_client *c = NULL;
@@ -310,7 +278,7 @@ int epops_wait(struct epops *o, const char *region, const char *name, const char
         }
         if (v == EPWAIT_IN_SERVICE) {
             cJSON_Delete(out->json);
-            out->json = epops_state_json(region, &d, since * scale, 0, 0);
+            out->json = epdesc_endpoint_json(&d, region, since * scale);
             char clock[32];
             epwait_clock(since * scale, clock);
             rc = buf_addf(&out->text, "%s is InService in %s after %s%s%s%s\n", name, region, clock,
