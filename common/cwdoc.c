@@ -180,7 +180,7 @@ int cwdoc_time(const char *s, size_t n, double *out) {
     return CWDOC_OK;
 }
 
-void cwdoc_time_format(double t, char out[CWDOC_TIME_LEN]) {
+void cwdoc_time_format(double t, bool with_ms, char out[CWDOC_TIME_LEN]) {
     if (!(t >= 0 && t < CWDOC_TIME_MAX)) t = 0;
     double whole = floor(t);
     long ms = lround((t - whole) * 1000);
@@ -193,7 +193,7 @@ void cwdoc_time_format(double t, char out[CWDOC_TIME_LEN]) {
     char day[24];
     gmtime_r(&w, &tm);
     strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (ms)
+    if (ms || with_ms)
         snprintf(out, CWDOC_TIME_LEN, "%s.%03ld+00:00", day, ms);
     else
         snprintf(out, CWDOC_TIME_LEN, "%s+00:00", day);
@@ -306,7 +306,7 @@ int cwdoc_series_json(struct buf *out, const struct cwdoc_series *s, bool iso) {
     if (!rc) rc = buf_adds(out, ",\"Timestamps\":[");
     for (size_t i = 0; !rc && i < s->n; i++) {
         char when[CWDOC_TIME_LEN];
-        if (iso) cwdoc_time_format(s->t[i], when);
+        if (iso) cwdoc_time_format(s->t[i], false, when);
         rc = iso ? buf_addf(out, "%s\"%s\"", i ? "," : "", when)
                  : buf_addf(out, "%s%.17g", i ? "," : "", s->t[i]);
     }

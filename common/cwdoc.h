@@ -104,8 +104,8 @@ int cwdoc_metric_find(const char *id);
  * the T) in s[0..n) as epoch seconds. Returns 0 or CWDOC_ERR_FORMAT. */
 __attribute__((warn_unused_result)) int cwdoc_time(const char *s, size_t n, double *out);
 /* t as the aws CLI prints timestamps, "2026-09-25T18:40:00+00:00", with
- * milliseconds (".250") when t is not a whole second. */
-void cwdoc_time_format(double t, char out[CWDOC_TIME_LEN]);
+ * milliseconds (".250") when ms or when t is not a whole second. */
+void cwdoc_time_format(double t, bool ms, char out[CWDOC_TIME_LEN]);
 
 /* Appends one event as FilterLogEvents writes it (an object). Returns 0 or BUF_ERR_*. */
 __attribute__((warn_unused_result)) int cwdoc_event_json(struct buf *out,

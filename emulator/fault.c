@@ -7,8 +7,9 @@
 #include "rng.h"
 
 static const char *const fault_names[FAULT_KINDS] = {
-    "throttle", "unavailable",  "internal",       "model_error",  "drop",       "truncate",
-    "slow",     "stream_error", "stream_failure", "stream_stall", "stream_crc", "stream_cut",
+    "throttle",     "unavailable", "internal",   "model_error",  "drop",
+    "truncate",     "slow",        "lose",       "stream_error", "stream_failure",
+    "stream_stall", "stream_crc",  "stream_cut",
 };
 
 const char *fault_name(int kind) {

@@ -22,6 +22,8 @@ enum fault_kind {
     FAULT_DROP,           /* the connection is closed in the middle of the reply body */
     FAULT_TRUNCATE,       /* a well-framed 200 whose body is cut in half */
     FAULT_SLOW,           /* the first byte of the reply waits slow_first_byte_s */
+    FAULT_LOSE,           /* counted by the front end, never reaches the container: the
+                             connection closes with nothing sent */
     FAULT_STREAM_ERROR,   /* a stream ends with ModelStreamError (ErrorCode StreamBroken) */
     FAULT_STREAM_FAILURE, /* a stream ends with InternalStreamFailure */
     FAULT_STREAM_STALL,   /* a stream stalls stream_stall_s between two tokens */
