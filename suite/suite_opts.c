@@ -40,6 +40,7 @@ enum suite_opts_id {
     SUITE_OPTS_O_ITYPE,
     SUITE_OPTS_O_ROLE,
     SUITE_OPTS_O_ENDPOINT_URL,
+    SUITE_OPTS_O_NO_CLOUDWATCH,
 };
 
 static const struct suite_opts_own {
@@ -76,6 +77,7 @@ static const struct suite_opts_own {
     {"instance-type", SUITE_OPTS_O_ITYPE, true, false},
     {"role", SUITE_OPTS_O_ROLE, true, false},
     {"endpoint-url", SUITE_OPTS_O_ENDPOINT_URL, true, true},
+    {"no-cloudwatch", SUITE_OPTS_O_NO_CLOUDWATCH, false, false},
 };
 
 static const char *const suite_opts_names[SUITE_OPTS_NSCENARIOS] = {"decode", "sweep", "quiz"};
@@ -256,6 +258,8 @@ static void suite_opts_keep(struct suite_opts_parser *p, enum suite_opts_id id, 
         o->role = v;
     else if (id == SUITE_OPTS_O_ENDPOINT_URL)
         o->endpoint_url = v;
+    else if (id == SUITE_OPTS_O_NO_CLOUDWATCH)
+        o->no_cloudwatch = true;
 }
 
 static int suite_opts_set(struct suite_opts_parser *p, enum suite_opts_id id, const char *v) {
