@@ -75,6 +75,7 @@ int cwmetrics_request(const struct cwmetrics_query *q, struct buf *out, struct b
 
 struct cwmetrics_point {
     double t, v;
+    size_t at; /* the order it came in: of two at one time, the later wins */
 };
 
 /* Every query's points so far, and its label and status. */
@@ -100,7 +101,8 @@ static int cwmetrics_series(void *ud, const struct cwdoc_series *s) {
             m->p[k] = p;
             m->cap[k] = cap;
         }
-        m->p[k][m->n[k]++] = (struct cwmetrics_point){s->t[i], s->v[i]};
+        m->p[k][m->n[k]] = (struct cwmetrics_point){s->t[i], s->v[i], m->n[k]};
+        m->n[k]++;
     }
     return 0;
 }
@@ -120,15 +122,16 @@ static int cwmetrics_page(void *ud, const char *page, size_t len, struct buf *er
 }
 
 static int cwmetrics_cmp(const void *a, const void *b) {
-    double x = ((const struct cwmetrics_point *)a)->t, y = ((const struct cwmetrics_point *)b)->t;
-    return (x > y) - (x < y);
+    const struct cwmetrics_point *x = a, *y = b;
+    if (x->t != y->t) return (x->t > y->t) - (x->t < y->t);
+    return (x->at > y->at) - (x->at < y->at);
 }
 
 /* Sorts query k's points by time; a time that came twice keeps its last value. */
 static size_t cwmetrics_sort(struct cwmetrics_merge *m, int k) {
     struct cwmetrics_point *p = m->p[k];
     size_t n = m->n[k], out = 0;
-    if (n > 1) qsort(p, n, sizeof *p, cwmetrics_cmp); /* stable enough: equal times merge */
+    if (n > 1) qsort(p, n, sizeof *p, cwmetrics_cmp);
     for (size_t i = 0; i < n; i++) {
         if (out && p[out - 1].t == p[i].t)
             p[out - 1] = p[i];
