@@ -12,19 +12,18 @@ static int cwside_fail(struct buf *err, int rc, const struct buf *why) {
 
 /* ---- log events ---- */
 
-/* "ISO STREAM MESSAGE" with the message's control characters as spaces. */
+/* "ISO STREAM MESSAGE" with the stream's and the message's control characters as spaces. */
 static char *cwside_line(const struct cwdoc_event *e) {
     char when[CWDOC_TIME_LEN];
     cwdoc_time_format((double)e->timestamp_ms / 1000, true, when);
-    size_t head = strlen(when) + strlen(e->stream) + 2;
-    char *line = malloc(head + e->message_len + 1);
+    size_t head = strlen(when) + strlen(e->stream) + 2, n = head + e->message_len;
+    char *line = malloc(n + 1);
     if (!line) return NULL;
     snprintf(line, head + 1, "%s %s ", when, e->stream);
-    for (size_t i = 0; i < e->message_len; i++) {
-        unsigned char c = (unsigned char)e->message[i];
-        line[head + i] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
-    }
-    line[head + e->message_len] = '\0';
+    memcpy(line + head, e->message, e->message_len);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f) line[i] = ' ';
+    line[n] = '\0';
     return line;
 }
 

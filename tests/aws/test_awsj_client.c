@@ -553,14 +553,15 @@ static void test_cwlogs(void) {
     CHECK_INT(cwlogs_fetch_doc(c, &q, 0, &doc, &n, &cut, &err), 0);
     CHECK_INT(n, 4);
     CHECK(!cut);
-    CHECK_STR(buf_str(&doc),
-              "{\"events\":[{\"logStreamName\":\"s/1\",\"timestamp\":1000,\"message\":\"first\","
-              "\"ingestionTime\":1005,\"eventId\":\"e1000\"},{\"logStreamName\":\"s/1\",\"timestamp\":"
-              "2000,\"message\":\"second\",\"ingestionTime\":2005,\"eventId\":\"e2000\"},"
-              "{\"logStreamName\":\"s/2\",\"timestamp\":2500,\"message\":\"third \\\"quoted\\\"\","
-              "\"ingestionTime\":2505,\"eventId\":\"e2500\"},{\"logStreamName\":\"s/1\",\"timestamp\":"
-              "3000,\"message\":\"last\",\"ingestionTime\":3005,\"eventId\":\"e3000\"}],"
-              "\"searchedLogStreams\":[]}\n");
+    CHECK_STR(
+        buf_str(&doc),
+        "{\"events\":[{\"logStreamName\":\"s/1\",\"timestamp\":1000,\"message\":\"first\","
+        "\"ingestionTime\":1005,\"eventId\":\"e1000\"},{\"logStreamName\":\"s/1\",\"timestamp\":"
+        "2000,\"message\":\"second\",\"ingestionTime\":2005,\"eventId\":\"e2000\"},"
+        "{\"logStreamName\":\"s/2\",\"timestamp\":2500,\"message\":\"third \\\"quoted\\\"\","
+        "\"ingestionTime\":2505,\"eventId\":\"e2500\"},{\"logStreamName\":\"s/1\",\"timestamp\":"
+        "3000,\"message\":\"last\",\"ingestionTime\":3005,\"eventId\":\"e3000\"}],"
+        "\"searchedLogStreams\":[]}\n");
     CHECK_INT(server_count("logpages"), 3);
     /* at most 2 events: the second page is cut, the third never asked for */
     CHECK_INT(cwlogs_fetch_doc(c, &q, 2, &doc, &n, &cut, &err), 0);
@@ -574,7 +575,8 @@ static void test_cwlogs(void) {
     struct cwlogs_query denied = {"cw-denied", NULL, 0, 0, NULL, 0};
     CHECK_INT(cwlogs_fetch_doc(c, &denied, 0, &doc, &n, &cut, &err), AWSJ_ERR_SERVICE);
     CHECK_STR(awsj_last(c)->code, "AccessDeniedException");
-    CHECK_STR(buf_str(&err), "logs FilterLogEvents: AccessDeniedException: " DENIED_MSG " (HTTP 400)");
+    CHECK_STR(buf_str(&err),
+              "logs FilterLogEvents: AccessDeniedException: " DENIED_MSG " (HTTP 400)");
     struct cwlogs_query noname = {"not a name", NULL, 0, 0, NULL, 0};
     CHECK_INT(cwlogs_fetch_doc(c, &noname, 0, &doc, &n, &cut, &err), AWSJ_ERR_INPUT);
     CHECK_STR(buf_str(&err), "'not a name' is not an endpoint name");

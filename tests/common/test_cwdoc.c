@@ -29,10 +29,11 @@ static void test_events(void) {
     buf_init(&got, BUF_NO_CAP);
     buf_init(&err, 1024);
     /* a reply page: as FilterLogEvents answers */
-    const char *page = "{\"events\":[{\"logStreamName\":\"AllTraffic/i-1\",\"timestamp\":"
-                       "1796144083418,\"message\":\"vLLM API server version 0.30.0\","
-                       "\"ingestionTime\":1796144083420,\"eventId\":\"3711\"},{\"timestamp\":5,"
-                       "\"message\":\"two\\nlines\"}],\"searchedLogStreams\":[],\"nextToken\":\"x\"}";
+    const char *page =
+        "{\"events\":[{\"logStreamName\":\"AllTraffic/i-1\",\"timestamp\":"
+        "1796144083418,\"message\":\"vLLM API server version 0.30.0\","
+        "\"ingestionTime\":1796144083420,\"eventId\":\"3711\"},{\"timestamp\":5,"
+        "\"message\":\"two\\nlines\"}],\"searchedLogStreams\":[],\"nextToken\":\"x\"}";
     CHECK_INT(cwdoc_events(page, strlen(page), collect, &got, &err), 0);
     CHECK_STR(buf_str(&got), "1796144083418|AllTraffic/i-1|3711|vLLM API server version 0.30.0;"
                              "5|||two\nlines;");
@@ -96,8 +97,9 @@ static void test_metrics(void) {
                        "\"StatusCode\":\"Complete\"},{\"Id\":\"gpu\",\"Timestamps\":[],"
                        "\"Values\":[]}],\"Messages\":[],\"NextToken\":\"n\"}";
     CHECK_INT(cwdoc_metrics(page, strlen(page), series, &got, &err), 0);
-    CHECK_STR(buf_str(&got), "invocations|Invocations|Complete|1796144040.000=3,1796144046.500=4.5,;"
-                             "gpu|||;");
+    CHECK_STR(buf_str(&got),
+              "invocations|Invocations|Complete|1796144040.000=3,1796144046.500=4.5,;"
+              "gpu|||;");
     /* what the aws CLI prints: ISO 8601, any zone, the same Id from two pages */
     const char *cli = "{\"MetricDataResults\":[{\"Id\":\"inv\",\"Label\":\"Invocations\","
                       "\"Timestamps\":[\"2026-12-01T16:54:00+00:00\"],\"Values\":[3.0],"
@@ -178,9 +180,10 @@ static void test_round_trip(void) {
     CHECK_INT(buf_adds(&doc, "{\"events\":["), 0);
     CHECK_INT(cwdoc_event_json(&doc, &e), 0);
     CHECK_INT(buf_adds(&doc, "]}"), 0);
-    CHECK_STR(buf_str(&doc), "{\"events\":[{\"logStreamName\":\"v/i\",\"timestamp\":1000,\"message\":"
-                             "\"q\\\"uote\\u0001\xef\xbf\xbd\",\"ingestionTime\":1001,\"eventId\":"
-                             "\"7\"}]}");
+    CHECK_STR(buf_str(&doc),
+              "{\"events\":[{\"logStreamName\":\"v/i\",\"timestamp\":1000,\"message\":"
+              "\"q\\\"uote\\u0001\xef\xbf\xbd\",\"ingestionTime\":1001,\"eventId\":"
+              "\"7\"}]}");
     CHECK_INT(cwdoc_events(doc.data, doc.len, collect, &got, &err), 0);
     CHECK_STR(buf_str(&got), "1000|v/i|7|q\"uote\x01\xef\xbf\xbd;");
     double t[] = {1790361600, 1790361606.5}, v[] = {1, 0.25};

@@ -41,10 +41,15 @@ static void test_logs(void) {
     struct cplane_reply r = reply();
     char got[512], token[32];
     cwlog_init(&l, "us-east-1");
-    CHECK_INT(cwlog_add(&l, "ep", "bf16/i-emulator", T0, "vLLM API server version 0.30.0", 30, true), 0);
-    CHECK_INT(cwlog_add(&l, "ep", "bf16/i-emulator", T0 + 1, "POST /invocations 200", 21, false), 0);
-    CHECK_INT(cwlog_add(&l, "ep", "qat/i-emulator", T0 + 2, "GPU KV cache size: 9 tokens", 27, true), 0);
-    CHECK_INT(cwlog_add(&l, "ep", "bf16/i-emulator", T0 + 3, "Avg generation throughput: 1", 28, false), 0);
+    CHECK_INT(
+        cwlog_add(&l, "ep", "bf16/i-emulator", T0, "vLLM API server version 0.30.0", 30, true), 0);
+    CHECK_INT(cwlog_add(&l, "ep", "bf16/i-emulator", T0 + 1, "POST /invocations 200", 21, false),
+              0);
+    CHECK_INT(
+        cwlog_add(&l, "ep", "qat/i-emulator", T0 + 2, "GPU KV cache size: 9 tokens", 27, true), 0);
+    CHECK_INT(
+        cwlog_add(&l, "ep", "bf16/i-emulator", T0 + 3, "Avg generation throughput: 1", 28, false),
+        0);
     static const struct {
         const char *req, *want, *token;
     } rows[] = {
@@ -59,7 +64,8 @@ static void test_logs(void) {
         {"{\"logGroupIdentifier\":\"arn:aws:logs:us-east-1:1:log-group:/aws/sagemaker/Endpoints/"
          "ep:*\",\"logStreamNamePrefix\":\"qat/\"}",
          "GPU KV cache size: 9 tokens|", ""},
-        {"{\"logGroupName\":\"/aws/sagemaker/Endpoints/ep\",\"logStreamNames\":[\"bf16/i-emulator\"],"
+        {"{\"logGroupName\":\"/aws/sagemaker/Endpoints/ep\",\"logStreamNames\":[\"bf16/"
+         "i-emulator\"],"
          "\"filterPattern\":\"-POST\"}",
          "vLLM API server version 0.30.0|Avg generation throughput: 1|", ""},
         {"{\"logGroupName\":\"/aws/sagemaker/Endpoints/ep\",\"filterPattern\":"
@@ -74,9 +80,9 @@ static void test_logs(void) {
          "GPU KV cache size: 9 tokens|Avg generation throughput: 1|", ""},
     };
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-        CHECK_INT(cwlog_call(&l, "FilterLogEvents", rows[i].req, strlen(rows[i].req), "us-east-1",
-                             &r),
-                  0);
+        CHECK_INT(
+            cwlog_call(&l, "FilterLogEvents", rows[i].req, strlen(rows[i].req), "us-east-1", &r),
+            0);
         CHECK_INT(r.status, 200);
         messages(&r, got, sizeof got, token);
         CHECK_STR(got, rows[i].want);
@@ -92,8 +98,9 @@ static void test_logs(void) {
         {"FilterLogEvents", "{}", "us-east-1", "InvalidParameterException"},
         {"FilterLogEvents", "{\"logGroupName\":\"/aws/sagemaker/Endpoints/ep\",\"limit\":0}",
          "us-east-1", "InvalidParameterException"},
-        {"FilterLogEvents", "{\"logGroupName\":\"/aws/sagemaker/Endpoints/ep\",\"nextToken\":\"x\"}",
-         "us-east-1", "InvalidParameterException"},
+        {"FilterLogEvents",
+         "{\"logGroupName\":\"/aws/sagemaker/Endpoints/ep\",\"nextToken\":\"x\"}", "us-east-1",
+         "InvalidParameterException"},
         {"FilterLogEvents",
          "{\"logGroupName\":\"/aws/sagemaker/Endpoints/ep\",\"filterPattern\":\"{ $.a = 1 }\"}",
          "us-east-1", "InvalidParameterException"},
@@ -111,7 +118,8 @@ static void test_logs(void) {
     l.max_bytes = 4000;
     char line[100];
     memset(line, 'x', sizeof line);
-    for (int i = 0; i < 100; i++) CHECK_INT(cwlog_add(&l, "ep", "bf16/i-emulator", T0 + 10 + i, line, sizeof line, false), 0);
+    for (int i = 0; i < 100; i++)
+        CHECK_INT(cwlog_add(&l, "ep", "bf16/i-emulator", T0 + 10 + i, line, sizeof line, false), 0);
     CHECK(l.groups[0].bytes <= 4000 && l.groups[0].bytes >= 2900);
     const char *facts = "{\"logGroupName\":\"/aws/sagemaker/Endpoints/ep\",\"filterPattern\":"
                         "\"?version ?KV ?POST\"}";
@@ -130,17 +138,19 @@ static void test_logs(void) {
 /* A GetMetricData JSON request of one query over [T0, T0 + span). */
 static void metric_req(char *out, size_t cap, const char *ns, const char *name, const char *stat,
                        const char *dims, int period, double span, const char *more) {
-    snprintf(out, cap,
-             "{\"MetricDataQueries\":[{\"Id\":\"q\",\"MetricStat\":{\"Metric\":{\"Namespace\":\"%s\","
-             "\"MetricName\":\"%s\",\"Dimensions\":[%s]},\"Period\":%d,\"Stat\":\"%s\"}}],"
-             "\"StartTime\":%.3f,\"EndTime\":%.3f%s}",
-             ns, name, dims, period, stat, T0, T0 + span, more);
+    snprintf(
+        out, cap,
+        "{\"MetricDataQueries\":[{\"Id\":\"q\",\"MetricStat\":{\"Metric\":{\"Namespace\":\"%s\","
+        "\"MetricName\":\"%s\",\"Dimensions\":[%s]},\"Period\":%d,\"Stat\":\"%s\"}}],"
+        "\"StartTime\":%.3f,\"EndTime\":%.3f%s}",
+        ns, name, dims, period, stat, T0, T0 + span, more);
 }
 
 /* The reply's only result as "t=v,..." (t relative to T0), and its status. */
 static void points(const struct cplane_reply *r, char *out, size_t cap, char *status) {
     cJSON *d = cJSON_Parse(buf_str(&r->body));
-    const cJSON *res = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "MetricDataResults"), 0);
+    const cJSON *res =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "MetricDataResults"), 0);
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(res, "Timestamps")->child;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "Values")->child;
     size_t n = 0;
@@ -160,9 +170,9 @@ static void test_metrics(void) {
     cwmetric_init(&m, "us-east-1", 10); /* a period of 60 model s is 6 wall s */
     CHECK_INT(cwmetric_start(&m, "ep", "bf16", T0), 0);
     const struct cwmetric_call calls[] = {
-        {T0 + 1, 200, false, true, 2e6, 5e5},   {T0 + 2, 200, false, true, 4e6, 5e5},
-        {T0 + 3, 429, false, false, 0, 0},      {T0 + 7, 424, true, true, 1e6, 5e5},
-        {T0 + 8, 503, false, false, 0, 0},      {T0 + 9, 0, false, false, 0, 0}, /* lost */
+        {T0 + 1, 200, false, true, 2e6, 5e5}, {T0 + 2, 200, false, true, 4e6, 5e5},
+        {T0 + 3, 429, false, false, 0, 0},    {T0 + 7, 424, true, true, 1e6, 5e5},
+        {T0 + 8, 503, false, false, 0, 0},    {T0 + 9, 0, false, false, 0, 0}, /* lost */
     };
     for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
         CHECK_INT(cwmetric_count(&m, "ep", "bf16", &calls[i]), 0);
@@ -177,8 +187,10 @@ static void test_metrics(void) {
         const char *more, *want;
     } rows[] = {
         {"AWS/SageMaker", "Invocations", "Sum", 0, "", "6=3,0=3,"},
-        {"AWS/SageMaker", "Invocations", "Sum", 0, ",\"ScanBy\":\"TimestampAscending\"", "0=3,6=3,"},
-        {"AWS/SageMaker", "Invocations", "Sum", 1, ",\"ScanBy\":\"TimestampAscending\"", "0=4,6=3,"},
+        {"AWS/SageMaker", "Invocations", "Sum", 0, ",\"ScanBy\":\"TimestampAscending\"",
+         "0=3,6=3,"},
+        {"AWS/SageMaker", "Invocations", "Sum", 1, ",\"ScanBy\":\"TimestampAscending\"",
+         "0=4,6=3,"},
         {"AWS/SageMaker", "Invocations", "Sum", 2, "", ""},
         {"AWS/SageMaker", "Invocation4XXErrors", "Sum", 0, "", "6=1,0=1,"},
         {"AWS/SageMaker", "Invocation5XXErrors", "Sum", 0, "", "6=1,0=0,"},
@@ -203,10 +215,12 @@ static void test_metrics(void) {
                                                  "{\"Name\":\"Host\",\"Value\":\"i\"}";
         metric_req(req, sizeof req, rows[i].ns, rows[i].name, rows[i].stat, dims, 60, 12,
                    rows[i].more);
-        CHECK_INT(cwmetric_call(&m, "GetMetricData", req, strlen(req), "us-east-1", T0 + 12, &r), 0);
+        CHECK_INT(cwmetric_call(&m, "GetMetricData", req, strlen(req), "us-east-1", T0 + 12, &r),
+                  0);
         CHECK_INT(r.status, 200);
         points(&r, got, sizeof got, status);
-        if (strcmp(got, rows[i].want) != 0) fprintf(stderr, "row %zu: %s %s\n", i, rows[i].name, rows[i].stat);
+        if (strcmp(got, rows[i].want) != 0)
+            fprintf(stderr, "row %zu: %s %s\n", i, rows[i].name, rows[i].stat);
         CHECK_STR(got, rows[i].want);
     }
     /* a page of one data point, then the rest from its token */
@@ -286,11 +300,13 @@ static void test_query(void) {
         "MetricDataQueries.member.1.MetricStat.Metric.Dimensions.member.1.Name=EndpointName&"
         "MetricDataQueries.member.1.MetricStat.Metric.Dimensions.member.1.Value=ep&"
         "MetricDataQueries.member.1.MetricStat.Metric.Dimensions.member.2.Name=VariantName&"
-        "MetricDataQueries.member.1.MetricStat.Period=60&MetricDataQueries.member.1.MetricStat.Stat=Sum&"
+        "MetricDataQueries.member.1.MetricStat.Period=60&MetricDataQueries.member.1.MetricStat."
+        "Stat=Sum&"
         "MetricDataQueries.member.2.Id=hidden&MetricDataQueries.member.2.ReturnData=false&"
         "MetricDataQueries.member.2.MetricStat.Metric.Namespace=AWS%2FSageMaker&"
         "MetricDataQueries.member.2.MetricStat.Metric.MetricName=Invocations&"
-        "MetricDataQueries.member.2.MetricStat.Period=60&MetricDataQueries.member.2.MetricStat.Stat=Sum&"
+        "MetricDataQueries.member.2.MetricStat.Period=60&MetricDataQueries.member.2.MetricStat."
+        "Stat=Sum&"
         "StartTime=2026-12-01T16%3A54%3A00Z&EndTime=2026-12-01T16%3A55%3A00Z";
     CHECK_INT(cwquery_read(form, strlen(form), req), 0);
     CHECK_INT((int)req->n, 2);
@@ -301,19 +317,21 @@ static void test_query(void) {
     CHECK(req->q[1].hidden && req->start == T0 && req->end == T0 + 60);
     CHECK_INT(cwquery_call(&m, "GetMetricData", form, strlen(form), "us-east-1", T0 + 60, &r), 0);
     CHECK_INT(r.status, 200);
-    const char *want = "<GetMetricDataResponse xmlns=\"http://monitoring.amazonaws.com/doc/2010-08-01/\">"
-                       "<GetMetricDataResult><MetricDataResults><member><Id>inv</Id><Label>all calls!"
-                       "</Label><Timestamps><member>2026-12-01T16:54:00+00:00</member></Timestamps>"
-                       "<Values><member>1</member></Values><StatusCode>Complete</StatusCode>"
-                       "<Messages/></member></MetricDataResults><Messages/></GetMetricDataResult>"
-                       "<ResponseMetadata><RequestId>";
+    const char *want =
+        "<GetMetricDataResponse xmlns=\"http://monitoring.amazonaws.com/doc/2010-08-01/\">"
+        "<GetMetricDataResult><MetricDataResults><member><Id>inv</Id><Label>all calls!"
+        "</Label><Timestamps><member>2026-12-01T16:54:00+00:00</member></Timestamps>"
+        "<Values><member>1</member></Values><StatusCode>Complete</StatusCode>"
+        "<Messages/></member></MetricDataResults><Messages/></GetMetricDataResult>"
+        "<ResponseMetadata><RequestId>";
     CHECK(strncmp(buf_str(&r.body), want, strlen(want)) == 0);
     const char *no_time = "Action=GetMetricData&MetricDataQueries.member.1.Id=a";
     CHECK_INT(cwquery_call(&m, "GetMetricData", no_time, strlen(no_time), "us-east-1", T0, &r), 0);
     CHECK_INT(r.status, 400);
     CHECK_STR(r.type, "MissingParameter");
-    CHECK(strstr(buf_str(&r.body), "<Error><Type>Sender</Type><Code>MissingParameter</Code>"
-                                   "<Message>The parameter StartTime is required.</Message>") != NULL);
+    CHECK(strstr(buf_str(&r.body),
+                 "<Error><Type>Sender</Type><Code>MissingParameter</Code>"
+                 "<Message>The parameter StartTime is required.</Message>") != NULL);
     CHECK_INT(cwquery_call(&m, "ListMetrics", "", 0, "us-east-1", T0, &r), 0);
     CHECK_STR(r.type, "InvalidAction");
     /* escaping: markup, quotes, control characters and bytes that are not UTF-8 */
@@ -321,8 +339,9 @@ static void test_query(void) {
     buf_init(&x, BUF_NO_CAP);
     const char *markup = "<a href='x'>&\"\x01\xff\xc3\xa9\t</a>";
     CHECK_INT(cwquery_text(&x, markup, strlen(markup)), 0);
-    CHECK_STR(buf_str(&x), "&lt;a href=&apos;x&apos;&gt;&amp;&quot;\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9\t"
-                           "&lt;/a&gt;");
+    CHECK_STR(buf_str(&x),
+              "&lt;a href=&apos;x&apos;&gt;&amp;&quot;\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9\t"
+              "&lt;/a&gt;");
     buf_free(&x);
     free(req);
     buf_free(&r.body);
