@@ -462,18 +462,22 @@ static double cwmetric_json_time(const cJSON *o, const char *key) {
     return t;
 }
 
+void cwmetric_dimension(struct cwmetric_q *q, const char *name, const char *value) {
+    if (strcmp(name, "EndpointName") == 0)
+        snprintf(q->endpoint, sizeof q->endpoint, "%s", value);
+    else if (strcmp(name, "VariantName") == 0)
+        snprintf(q->variant, sizeof q->variant, "%s", value);
+    else
+        q->other_dims = true;
+}
+
 static void cwmetric_json_dims(struct cwmetric_q *q, const cJSON *dims) {
     const cJSON *d;
     cJSON_ArrayForEach(d, dims) {
         char name[CWMETRIC_TEXT], value[CWMETRIC_NAME_MAX];
         cwmetric_copy(name, sizeof name, d, "Name");
         cwmetric_copy(value, sizeof value, d, "Value");
-        if (strcmp(name, "EndpointName") == 0)
-            snprintf(q->endpoint, sizeof q->endpoint, "%s", value);
-        else if (strcmp(name, "VariantName") == 0)
-            snprintf(q->variant, sizeof q->variant, "%s", value);
-        else
-            q->other_dims = true;
+        cwmetric_dimension(q, name, value);
     }
 }
 
@@ -546,40 +550,41 @@ static int cwmetric_json_page(const struct cwmetric_page *p, struct buf *b) {
     return rc ? rc : buf_addc(b, '}');
 }
 
+int cwmetric_answer(const struct cwmetric *m, const struct cwmetric_req *req, const char *region,
+                    double now, struct cwmetric_page *page, struct cwmetric_refusal *why) {
+    memset(page, 0, sizeof *page);
+    if (!cwmetric_check(req, why)) return 1;
+    return cwmetric_eval(m, req, region, now, page) ? CWMETRIC_ERR_NOMEM : 0;
+}
+
+/* The JSON 1.0 error type of a refusal (the error shape's name). */
+static const char *cwmetric_json_type(const char *code) {
+    if (strcmp(code, "MissingParameter") == 0) return "MissingRequiredParameterException";
+    return strcmp(code, "InvalidNextToken") == 0 ? code : "InvalidParameterValueException";
+}
+
 int cwmetric_call(const struct cwmetric *m, const char *op, const char *body, size_t len,
                   const char *region, double now, struct cplane_reply *r) {
-    struct cwmetric_req *req = malloc(sizeof *req);
+    struct cwmetric_req *req = calloc(1, sizeof *req);
     struct cwmetric_refusal why;
     struct cwmetric_page page = {0};
-    int rc = req ? CPLANE_OK : CPLANE_ERR_NOMEM;
-    buf_reset(&r->body);
+    int rc = req ? 0 : CWMETRIC_ERR_NOMEM;
     r->status = 200;
     r->type = NULL;
+    buf_reset(&r->body);
     if (req) cwmetric_req_init(req);
-    if (rc) {
-    } else if (strcmp(op, "GetMetricData") != 0) {
+    if (!rc && strcmp(op, "GetMetricData") != 0)
         rc = cplane_error(r, 400, "UnknownOperationException",
                           "sm-emulator serves GetMetricData of CloudWatch only.");
-    } else if (!cwmetric_json_req(body, len, req)) {
+    else if (!rc && !cwmetric_json_req(body, len, req))
         rc = cplane_error(r, 400, "SerializationException", "The request is not a JSON object.");
-    } else if (!cwmetric_check(req, &why)) {
-        rc = cplane_error(r, 400,
-                          strcmp(why.code, "InvalidNextToken") == 0 ? "InvalidNextToken"
-                          : strcmp(why.code, "MissingParameter") == 0
-                              ? "MissingRequiredParameterException"
-                              : "InvalidParameterValueException",
-                          why.message);
-    } else {
-        rc = cwmetric_eval(m, req, region, now, &page) || cwmetric_json_page(&page, &r->body);
-    }
+    else if (!rc && (rc = cwmetric_answer(m, req, region, now, &page, &why)) == 1)
+        rc = cplane_error(r, 400, cwmetric_json_type(why.code), why.message);
+    else if (!rc)
+        rc = cwmetric_json_page(&page, &r->body);
     cwmetric_page_free(&page);
     free(req);
-    if (rc) {
-        r->status = 500;
-        r->type = "InternalFailure";
-        buf_reset(&r->body);
-        (void)!buf_adds(&r->body, "{\"__type\":\"InternalFailure\",\"message\":\"out of memory\"}");
-        return CPLANE_ERR_NOMEM;
-    }
-    return CPLANE_OK;
+    if (!rc) return CPLANE_OK;
+    (void)!cplane_error(r, 500, "InternalFailure", "out of memory");
+    return CPLANE_ERR_NOMEM;
 }

@@ -141,11 +141,22 @@ struct cwmetric_page {
     long next; /* the NextToken's data points, or -1 when none */
 };
 
+/* Sets the dimension name=value of q: EndpointName and VariantName are read,
+ * any other makes q ask for no metric the emulator has. */
+void cwmetric_dimension(struct cwmetric_q *q, const char *name, const char *value);
+
 /* Empties req (start and end not given). */
 void cwmetric_req_init(struct cwmetric_req *req);
 
 /* Checks req; returns true, or false with why. Pure. */
 bool cwmetric_check(const struct cwmetric_req *req, struct cwmetric_refusal *why);
+
+/* Checks req, then evaluates its page (as cwmetric_eval). Returns 0 with the
+ * page (free it with cwmetric_page_free), 1 with why it is refused, or
+ * CWMETRIC_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int
+cwmetric_answer(const struct cwmetric *m, const struct cwmetric_req *req, const char *region,
+                double now, struct cwmetric_page *page, struct cwmetric_refusal *why);
 
 /* The page of req (checked) for region at now. Returns 0 or
  * CWMETRIC_ERR_NOMEM. Free the page with cwmetric_page_free. */

@@ -94,13 +94,7 @@ static void cwquery_dim(struct cwmetric_q *q, const struct cwquery_form *f, cons
     if (n < 4 || n >= sizeof vkey) return;
     snprintf(vkey, sizeof vkey, "%.*sValue", (int)(n - 4), key);
     const char *value = cwquery_get(f, vkey);
-    if (!value) value = "";
-    if (strcmp(name, "EndpointName") == 0)
-        snprintf(q->endpoint, sizeof q->endpoint, "%s", value);
-    else if (strcmp(name, "VariantName") == 0)
-        snprintf(q->variant, sizeof q->variant, "%s", value);
-    else
-        q->other_dims = true;
+    cwmetric_dimension(q, name, value ? value : "");
 }
 
 static void cwquery_period(struct cwmetric_q *q, const char *v) {
@@ -248,30 +242,32 @@ static int cwquery_error(struct cplane_reply *r, const char *code, const char *m
 
 int cwquery_call(const struct cwmetric *m, const char *op, const char *body, size_t len,
                  const char *region, double now, struct cplane_reply *r) {
-    struct cwmetric_req *req = malloc(sizeof *req);
+    struct cwmetric_req *req = NULL;
     struct cwmetric_refusal why;
     struct cwmetric_page page = {0};
     char id[40], msg[200];
     snprintf(id, sizeof id, "%08lx-0000-4000-8000-%012llx", (unsigned long)len,
              (unsigned long long)(now * 1e6) & 0xffffffffffffULL);
-    int rc = req ? 0 : -1;
-    buf_reset(&r->body);
     r->status = 200;
     r->type = NULL;
-    if (rc) {
-    } else if (strcmp(op, "GetMetricData") != 0) {
+    buf_reset(&r->body);
+    int rc;
+    if (strcmp(op, "GetMetricData") != 0) {
         snprintf(msg, sizeof msg, "The action %.64s is not valid for this web service.", op);
         rc = cwquery_error(r, "InvalidAction", msg, id);
-    } else if ((rc = cwquery_read(body, len, req)) == 0) {
-        if (!cwmetric_check(req, &why))
+    } else {
+        req = malloc(sizeof *req);
+        rc = !req || cwquery_read(body, len, req)
+                 ? -1
+                 : cwmetric_answer(m, req, region, now, &page, &why);
+        if (rc == 1)
             rc = cwquery_error(r, why.code, why.message, id);
-        else
-            rc = cwmetric_eval(m, req, region, now, &page) || cwquery_page(&r->body, &page, id);
+        else if (rc == 0)
+            rc = cwquery_page(&r->body, &page, id);
     }
     cwmetric_page_free(&page);
     free(req);
-    if (!rc) return CPLANE_OK;
-    buf_reset(&r->body);
+    if (rc == 0) return CPLANE_OK;
     (void)!cwquery_error(r, "InternalFailure", "out of memory", id);
     r->status = 500;
     return CPLANE_ERR_NOMEM;

@@ -37,15 +37,24 @@ static char *cwside_key(const struct cwdoc_event *e) {
     return key;
 }
 
+/* Room for one more of n items of size bytes in *items (capacity *cap). */
+static bool cwside_room(void **items, size_t size, size_t n, size_t *cap) {
+    if (n < *cap) return true;
+    size_t grown = *cap ? 2 * *cap : 64;
+    void *p = realloc(*items, grown * size);
+    if (p) {
+        *items = p;
+        *cap = grown;
+    }
+    return p != NULL;
+}
+
 static int cwside_event(void *ud, const struct cwdoc_event *e) {
     struct cwside *s = ud;
-    if (s->nev == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 256;
-        struct cwside_event *ev = realloc(s->ev, cap * sizeof *ev);
-        if (!ev) return CWDOC_ERR_NOMEM;
-        s->ev = ev;
-        s->cap = cap;
-    }
+    void *ev = s->ev;
+    bool room = cwside_room(&ev, sizeof *s->ev, s->nev, &s->cap);
+    s->ev = ev;
+    if (!room) return CWDOC_ERR_NOMEM;
     struct cwside_event *x = &s->ev[s->nev];
     x->t_ms = e->timestamp_ms;
     x->key = cwside_key(e);
@@ -77,15 +86,14 @@ static int cwside_series(void *ud, const struct cwdoc_series *x) {
     if (k < 0) return 0;
     struct cwside_points *p = &s->m[k];
     for (size_t i = 0; i < x->n; i++) {
-        if (p->n == p->cap) {
-            size_t cap = p->cap ? 2 * p->cap : 64;
-            double *t = realloc(p->t, cap * sizeof *t);
-            if (t) p->t = t;
-            double *v = t ? realloc(p->v, cap * sizeof *v) : NULL;
-            if (!v) return CWDOC_ERR_NOMEM;
-            p->v = v;
-            p->cap = cap;
-        }
+        size_t cap_t = p->cap, cap_v = p->cap;
+        void *t = p->t, *v = p->v;
+        bool room = cwside_room(&t, sizeof *p->t, p->n, &cap_t);
+        p->t = t;
+        room = room && cwside_room(&v, sizeof *p->v, p->n, &cap_v);
+        p->v = v;
+        if (!room) return CWDOC_ERR_NOMEM;
+        p->cap = cap_v;
         p->t[p->n] = x->t[i];
         p->v[p->n++] = x->v[i];
     }

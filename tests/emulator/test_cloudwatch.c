@@ -224,20 +224,21 @@ static void test_metrics(void) {
         CHECK_STR(got, rows[i].want);
     }
     /* a page of one data point, then the rest from its token */
-    metric_req(req, sizeof req, "AWS/SageMaker", "Invocations", "Sum", both, 60, 12,
-               ",\"MaxDatapoints\":1");
-    CHECK_INT(cwmetric_call(&m, "GetMetricData", req, strlen(req), "us-east-1", T0 + 12, &r), 0);
-    points(&r, got, sizeof got, status);
-    CHECK_STR(got, "6=3,");
-    CHECK_STR(status, "PartialData");
-    CHECK(strstr(buf_str(&r.body), "\"NextToken\":\"1\"") != NULL);
-    metric_req(req, sizeof req, "AWS/SageMaker", "Invocations", "Sum", both, 60, 12,
-               ",\"MaxDatapoints\":1,\"NextToken\":\"1\"");
-    CHECK_INT(cwmetric_call(&m, "GetMetricData", req, strlen(req), "us-east-1", T0 + 12, &r), 0);
-    points(&r, got, sizeof got, status);
-    CHECK_STR(got, "0=3,");
-    CHECK_STR(status, "Complete");
-    CHECK(strstr(buf_str(&r.body), "NextToken") == NULL);
+    static const struct {
+        const char *more, *want, *status;
+        bool next;
+    } pages[] = {{",\"MaxDatapoints\":1", "6=3,", "PartialData", true},
+                 {",\"MaxDatapoints\":1,\"NextToken\":\"1\"", "0=3,", "Complete", false}};
+    for (size_t i = 0; i < 2; i++) {
+        metric_req(req, sizeof req, "AWS/SageMaker", "Invocations", "Sum", both, 60, 12,
+                   pages[i].more);
+        CHECK_INT(cwmetric_call(&m, "GetMetricData", req, strlen(req), "us-east-1", T0 + 12, &r),
+                  0);
+        points(&r, got, sizeof got, status);
+        CHECK_STR(got, pages[i].want);
+        CHECK_STR(status, pages[i].status);
+        CHECK((strstr(buf_str(&r.body), "\"NextToken\":\"1\"") != NULL) == pages[i].next);
+    }
     /* the start is rounded down to its period; the end is left out */
     metric_req(req, sizeof req, "AWS/SageMaker", "Invocations", "Sum", both, 60, 6, "");
     double start_late = T0 + 5;

@@ -24,7 +24,8 @@ import tempfile
 import time
 import urllib.parse
 
-from emutest import AKID, SECRET, amz_now, chat, check, emulator, finish, invoke, request
+from emutest import (AKID, SECRET, amz_now, aws_cli_setup, chat, check, emulator, invoke,
+                     request, run_group)
 
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
@@ -163,20 +164,11 @@ def test_lose():
         shutil.rmtree(tmp)
 
 
-def aws_cli():
-    return "/usr/bin/aws" if os.path.exists("/usr/bin/aws") else shutil.which("aws")
-
-
 def test_awscli():
-    aws = aws_cli()
-    if not aws:
-        print("SKIP: the aws command is not installed (Debian: apt-get install awscli)")
+    found = aws_cli_setup()  # None: skipped
+    if not found:
         return 77
-    env = dict(os.environ, AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET,
-               AWS_DEFAULT_REGION="us-east-1", AWS_PAGER="", AWS_CONFIG_FILE="/dev/null",
-               AWS_SHARED_CREDENTIALS_FILE="/dev/null")
-    for k in [k for k, v in env.items() if k.startswith("AWS_") and not v]:
-        env.pop(k)
+    aws, env = found
     tmp = tempfile.mkdtemp()
     try:
         with emulator.Emulator(["--endpoint", "e=bf16-l4", "--time-scale", "50"]) as emu:
@@ -225,16 +217,5 @@ def test_awscli():
     return None
 
 
-def main():
-    group = sys.argv[1] if len(sys.argv) > 1 else ""
-    tests = {"sigv4": test_sigv4, "lose": test_lose, "awscli": test_awscli}
-    if group not in tests:
-        print(__doc__, file=sys.stderr)
-        return 2
-    if tests[group]() == 77:
-        return 77
-    return finish()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_group({"sigv4": test_sigv4, "lose": test_lose, "awscli": test_awscli}, __doc__))
