@@ -634,8 +634,22 @@ static int invoke_call_prepare(struct invoke_call *call, const struct http_head 
     return CONT_OK;
 }
 
+/* Loses a request (its log line e so far): the front end counted it, the container
+ * never sees it, and the connection closes with nothing sent. */
+static void invoke_fault_lose(struct invoke *inv, void *owner, struct fleet_variant *var,
+                              struct reqlog_entry *e) {
+    char id[INVOKE_ID_LEN];
+    invoke_request_id(inv, id);
+    e->id = id;
+    e->status = 0;
+    invoke_count(inv, var->ep, var, e, NULL);
+    struct invoke_reply r = invoke_whole(0, NULL, NULL, id, "", 0, INVOKE_CLOSE);
+    inv->send(owner, &r);
+}
+
 /* Answers a request with an injected fault at once (SageMaker's front end, before the
- * container); the log still names the prompt the container would have been asked. */
+ * container), or for lose closes its connection unanswered; the log still names the
+ * prompt the container would have been asked. */
 static void invoke_fault_refuse(struct invoke *inv, void *owner, struct fleet_variant *var,
                                 const struct http_head *h, const char *body, size_t len,
                                 int fault) {
@@ -646,6 +660,7 @@ static void invoke_fault_refuse(struct invoke *inv, void *owner, struct fleet_va
         [FAULT_THROTTLE] = {429, "ThrottlingException", "Rate exceeded"},
         [FAULT_UNAVAILABLE] = {503, "ServiceUnavailable", "Service Unavailable"},
         [FAULT_INTERNAL] = {500, "InternalFailure", "An internal failure occurred."},
+        [FAULT_LOSE] = {0, NULL, NULL}, /* no reply at all */
     };
     struct reqlog_entry e = invoke_entry(&inv->cur, NULL, at_once[fault].status);
     struct cont_request req;
@@ -661,22 +676,13 @@ static void invoke_fault_refuse(struct invoke *inv, void *owner, struct fleet_va
         e.prompt_len = req.prompt.len;
     }
     e.fault = fault_name(fault);
-    invoke_error_logged(inv, owner, var->ep, var, at_once[fault].status, at_once[fault].type, NULL,
-                        at_once[fault].message, &e);
+    if (fault == FAULT_LOSE)
+        invoke_fault_lose(inv, owner, var, &e);
+    else
+        invoke_error_logged(inv, owner, var->ep, var, at_once[fault].status, at_once[fault].type,
+                            NULL, at_once[fault].message, &e);
     buf_free(&ignored);
     cont_request_free(&req);
-}
-
-/* Loses a request: the front end counted it, the container never sees it, and
- * the connection closes with nothing sent. */
-static void invoke_fault_lose(struct invoke *inv, void *owner, struct fleet_variant *var) {
-    char id[INVOKE_ID_LEN];
-    invoke_request_id(inv, id);
-    struct reqlog_entry e = invoke_entry(&inv->cur, id, 0);
-    e.fault = fault_name(FAULT_LOSE);
-    invoke_count(inv, var->ep, var, &e, NULL);
-    struct invoke_reply r = invoke_whole(0, NULL, NULL, id, "", 0, INVOKE_CLOSE);
-    inv->send(owner, &r);
 }
 
 /* A new call on var; NULL when out of memory (answered already). */
@@ -712,12 +718,9 @@ static struct invoke_call *invoke_call(struct invoke *inv, void *owner, struct f
         var->counts.faults[fault]++;
         var->ep->counts.faults[fault]++;
     }
-    if (fault == FAULT_THROTTLE || fault == FAULT_UNAVAILABLE || fault == FAULT_INTERNAL) {
+    if (fault == FAULT_THROTTLE || fault == FAULT_UNAVAILABLE || fault == FAULT_INTERNAL ||
+        fault == FAULT_LOSE) {
         invoke_fault_refuse(inv, owner, var, h, body, len, fault);
-        return NULL;
-    }
-    if (fault == FAULT_LOSE) {
-        invoke_fault_lose(inv, owner, var);
         return NULL;
     }
     struct invoke_call *call = invoke_call_new(inv, owner, var, fault);
