@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <cjson/cJSON.h>
@@ -17,8 +18,23 @@
 
 #define SUITE_CW_MAX_EVENTS 200000 /* events of one file, at most */
 
+/* Whether url's host is AWS's (*.amazonaws.com or .com.cn): a runtime URL of AWS
+ * given as --url says nothing of where CloudWatch is. */
+static bool suite_cw_aws_host(const char *url) {
+    const char *host = strstr(url, "://");
+    host = host ? host + 3 : url;
+    size_t n = strcspn(host, ":/");
+    static const char *const tails[] = {".amazonaws.com", ".amazonaws.com.cn"};
+    for (size_t i = 0; i < 2; i++) {
+        size_t t = strlen(tails[i]);
+        if (n > t && strncasecmp(host + n - t, tails[i], t) == 0) return true;
+    }
+    return false;
+}
+
 const char *suite_cw_url(const struct suite_opts *o) {
-    return o->endpoint_url ? o->endpoint_url : o->url;
+    if (o->endpoint_url) return o->endpoint_url;
+    return o->url && !suite_cw_aws_host(o->url) ? o->url : NULL;
 }
 
 char *suite_cw_path(const char *side_dir, const char *id, const char *kind) {

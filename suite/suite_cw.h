@@ -44,7 +44,8 @@ struct suite_cw_job {
     void *ud;
 };
 
-/* Where the calls go: --endpoint-url, else --url, else NULL (AWS). Pure. */
+/* Where the calls go: --endpoint-url, else --url unless its host is AWS's
+ * (*.amazonaws.com: a runtime or VPC endpoint), else NULL (AWS). Pure. */
 const char *suite_cw_url(const struct suite_opts *o);
 
 /* DIR/cloudwatch/ID.KIND.json (KIND "logs" or "metrics"; NULL: ID.json); the
