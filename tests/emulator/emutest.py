@@ -17,23 +17,10 @@ from botocore.auth import SigV4Auth  # noqa: E402
 from botocore.awsrequest import AWSRequest  # noqa: E402
 from botocore.credentials import Credentials  # noqa: E402
 
+from testkit import expect as check, finish  # noqa: E402,F401 (the tests import them from here)
+
 AKID = os.environ.get("AWS_ACCESS_KEY_ID", "AKIDEMULATORTEST")
 SECRET = os.environ.get("AWS_SECRET_ACCESS_KEY", "emulator-test-secret")
-FAILED = []
-
-
-def check(cond, what):
-    """Records a failed expectation (the test goes on) and returns cond."""
-    if not cond:
-        FAILED.append(what)
-        print("FAIL:", what, file=sys.stderr)
-    return cond
-
-
-def finish():
-    """Exit code of the test: 1 when any check failed."""
-    print("%d failed checks" % len(FAILED))
-    return 1 if FAILED else 0
 
 
 def amz_now(offset=0):

@@ -127,6 +127,15 @@ def case_table():
     check_stopped(e)
     check_table(p.stdout, article)
     check("both sides ran 10 times faster than real" in p.stdout, "the table's time-scale note")
+    # decode and the sweep streamed: both profiles' TTFT and ITL, ITL at c1 the decode rate's
+    m = re.search(r"^itl_c1_p50_seconds\s+([\d.]+)\s+([\d.]+)\s", p.stdout, re.M)
+    check(m and "ttft_c16_p50_seconds" in p.stdout, "no streaming table:\n" + p.stdout)
+    for k, side in ((1, "bf16"), (2, "qat")):
+        rate = float(re.search(r"^decode_tokens_per_second\s+([\d.]+)\s+([\d.]+)", p.stdout,
+                               re.M).group(k))
+        check(abs(1 / float(m.group(k)) / rate - 1) < 0.05, f"{side}: 1 / ITL vs decode {rate}")
+    check(re.search(r"At p90 TTFT <= 1 s\s+with at most 1% failed, qat serves", p.stdout),
+          "no capacity in the verdict:\n" + p.stdout)
     check("sm-suite: time-scaled: the server runs 10 times faster than real time" in p.stderr,
           "sm-suite's time-scale note")
     check(f"demo: the Markdown report is {run}/report.md, the chart {run}/chart.svg." in p.stderr,
