@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cwdoc.h"
 #include "scrub.h"
 
 void epdesc_clean(char *dst, size_t size, const char *src, size_t n) {
@@ -225,29 +226,25 @@ int epdesc_quotas(const char *json, size_t len, struct epdesc_quota *list, size_
     return rc;
 }
 
+/* The caller's callback, for events read by cwdoc. */
 struct epdesc_events {
     epdesc_event_fn *fn;
     void *ud;
+    int rc; /* what fn returned last */
 };
 
-static int epdesc_event(const cJSON *e, size_t i, void *ud, struct buf *err) {
-    const struct epdesc_events *ev = ud;
+static int epdesc_event(void *ud, const struct cwdoc_event *e) {
+    struct epdesc_events *x = ud;
     char msg[4096];
-    double t;
-    (void)i;
-    int rc = epdesc_str(e, "message", msg, sizeof msg, err);
-    if (!rc) rc = epdesc_num(e, "timestamp", 0, &t, err);
-    return rc ? rc : ev->fn(ev->ud, t / 1000, msg);
+    epdesc_clean(msg, sizeof msg, e->message, e->message_len);
+    return x->rc = x->fn(x->ud, (double)e->timestamp_ms / 1000, msg);
 }
 
 int epdesc_logs(const char *json, size_t len, epdesc_event_fn *fn, void *ud, struct buf *err) {
-    cJSON *root = epdesc_parse(json, len, err);
-    struct epdesc_events ev = {fn, ud};
-    size_t n = 0;
-    if (!root) return EPDESC_ERR_REPLY;
-    int rc = epdesc_each(root, "events", SIZE_MAX, NULL, &n, epdesc_event, &ev, err);
-    cJSON_Delete(root);
-    return rc;
+    struct epdesc_events x = {fn, ud, 0};
+    int rc = cwdoc_events(json, len, epdesc_event, &x, err);
+    if (!rc || x.rc) return x.rc;
+    return rc == CWDOC_ERR_NOMEM ? EPDESC_ERR_NOMEM : EPDESC_ERR_REPLY;
 }
 
 int epdesc_chat(const char *json, size_t len, size_t max, struct buf *text, struct epdesc_chat *out,

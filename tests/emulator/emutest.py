@@ -130,6 +130,41 @@ def raw(url, data, read=True):
         return out
 
 
+def aws_cli():
+    """Debian's aws CLI (the awscli package) when installed, else the first on PATH."""
+    if os.path.exists("/usr/bin/aws"):
+        return "/usr/bin/aws"
+    import shutil
+    return shutil.which("aws")
+
+
+def aws_cli_env():
+    """The aws CLI's environment: the test's keys, us-east-1, no pager, none of the
+    machine's files, and no empty AWS_ variable (an empty AWS_PROFILE names a profile "")."""
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET,
+               AWS_DEFAULT_REGION="us-east-1", AWS_PAGER="", AWS_CONFIG_FILE="/dev/null",
+               AWS_SHARED_CREDENTIALS_FILE="/dev/null")
+    return {k: v for k, v in env.items() if v or not k.startswith("AWS_")}
+
+
+def aws_cli_setup():
+    """(the aws command, its environment), or None after saying the test is skipped."""
+    aws = aws_cli()
+    if not aws:
+        print("SKIP: the aws command is not installed (Debian: apt-get install awscli)")
+    return (aws, aws_cli_env()) if aws else None
+
+
+def run_group(tests, doc):
+    """Runs the test named by argv[1] (a dict name -> function); the exit status: 2 for
+    bad usage, 77 when the test says it was skipped, else finish()'s."""
+    group = sys.argv[1] if len(sys.argv) > 1 else ""
+    if group not in tests:
+        print(doc, file=sys.stderr)
+        return 2
+    return 77 if tests[group]() == 77 else finish()
+
+
 def chat(prompt, max_tokens=64, **extra):
     body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens,
             "temperature": 0}
