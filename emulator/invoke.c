@@ -116,6 +116,7 @@ static void invoke_count(struct invoke *inv, struct fleet_endpoint *ep, struct f
 static void invoke_origin(struct invoke *inv, const struct http_head *h) {
     struct invoke_origin *o = &inv->cur;
     o->received = reqlog_now();
+    o->received_real = mclock_real();
     o->arrival = inv->arrival;
     inv->arrival = 0;
     o->access_key_id[0] = '\0';
@@ -225,11 +226,12 @@ static struct reqlog_entry invoke_call_entry(const struct invoke_call *call, int
     e.first_token = call->first_token;
     e.last_token = call->last_token;
     e.error_type = call->exception;
-    if (call->seq.admitted >= 0) { /* model seconds since the monotonic clock's start */
-        e.admitted = mclock_wall(call->seq.admitted, call->inv->time_scale);
-        e.queue_s = call->seq.queue_s / call->inv->time_scale;
-        e.cached_tokens = (long)call->seq.cached_tokens;
-    }
+    double scale = call->inv->time_scale; /* model time: the monotonic clock x the scale */
+    if (call->seq.admitted >= 0) e.cached_tokens = (long)call->seq.cached_tokens;
+    if (call->seq.admitted >= 0) e.queue_s = call->seq.queue_s / scale;
+    if (call->seq.admitted >= 0)
+        e.admitted =
+            call->origin.received + call->seq.admitted / scale - call->origin.received_real;
     e.session = *call->sess.session ? call->sess.session : NULL;
     e.session_len = strlen(call->sess.session);
     return e;
@@ -585,11 +587,10 @@ static int invoke_session(struct invoke_call *call, const struct http_head *h, c
                     &var->rng, &call->sess))
         return CONT_ERR_NOMEM;
     int st = call->sess.status;
-    if (!st || st == 200) return CONT_OK;
-    call->container_status = st;
-    return cont_error_body(var->profile.format, st, buf_str(&call->sess.text), &call->body)
-               ? CONT_ERR_NOMEM
-               : CONT_OK;
+    call->container_status = st == 200 ? 0 : st; /* an error: the container's reply */
+    bool fail = st && st != 200 &&
+                cont_error_body(var->profile.format, st, buf_str(&call->sess.text), &call->body);
+    return fail ? CONT_ERR_NOMEM : CONT_OK;
 }
 
 /* Parses the body as the container would and plans the answer. Returns 0 or

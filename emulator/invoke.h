@@ -81,6 +81,7 @@ enum invoke_refusal {
 struct invoke_origin {
     double arrival;                          /* wall clock its head began to arrive; 0: unknown */
     double received;                         /* wall clock, Unix seconds (authentication's too) */
+    double received_real;                    /* the same moment on the monotonic clock */
     char access_key_id[INVOKE_AKID_MAX + 1]; /* from its Authorization header; "" when none */
     enum rtpath_api api;                     /* the route its path names */
 };

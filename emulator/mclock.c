@@ -4,8 +4,6 @@
 
 #include <event2/event.h>
 
-#include "reqlog.h"
-
 double mclock_real(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -25,8 +23,4 @@ void mclock_arm(struct event *ev, double due_real) {
 void mclock_wait_until(double due_real) {
     while (mclock_real() < due_real) {
     }
-}
-
-double mclock_wall(double model_s, double time_scale) {
-    return reqlog_now() - mclock_real() + model_s / time_scale;
 }

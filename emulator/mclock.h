@@ -1,6 +1,7 @@
 /* mclock: the emulator's clocks and its early timers. The timing model runs
  * on model seconds, the monotonic clock times the time scale; the request log
- * writes the wall clock (reqlog_now). A timer fires MCLOCK_WAKE_LEAD before it
+ * writes the wall clock (reqlog_now), a model time as a monotonic interval from
+ * a wall-clock reading. A timer fires MCLOCK_WAKE_LEAD before it
  * is due, and the callback that sends a reply spins out the rest: a machine
  * that wakes an idle process late (virtual CPUs take a few hundred
  * microseconds) does not delay replies. */
@@ -19,8 +20,5 @@ void mclock_arm(struct event *ev, double due_real);
 
 /* Returns at due_real: spins out the rest of the lead (at most MCLOCK_WAKE_LEAD). */
 void mclock_wait_until(double due_real);
-
-/* The wall clock (Unix seconds, as reqlog_now) of model time model_s at time_scale. */
-double mclock_wall(double model_s, double time_scale);
 
 #endif
