@@ -1,8 +1,8 @@
 /* invoke: SageMaker Runtime behind sm-emulator's HTTP layer: the front door
- * (admit.h: authentication, routing to endpoints and variants), calls timed by
- * each variant's continuous batch, streamed replies whose tokens leave at the
- * end of the decode step that made them (rstream.h), faults, the counts and
- * the request log.
+ * (admit.h: authentication, routing to endpoints and variants), the container's
+ * session manager (sess.h), calls timed by each variant's continuous batch and
+ * prefix cache, streamed replies whose tokens leave at the end of the decode
+ * step that made them (rstream.h), faults, the counts and the request log.
  *
  * The calls run one way: the HTTP layer (server.c) calls invoke_request,
  * invoke_refuse and invoke_abort; invoke answers through the one function it

@@ -17,7 +17,7 @@
 
 #include "buf.h"
 
-#define PCACHE_MAX_TOKENS 8388608 /* the largest capacity kept (512 Ki blocks, about 12 MiB) */
+#define PCACHE_MAX_TOKENS 8388608 /* the largest capacity kept (512 Ki blocks, 16 MiB) */
 
 struct pcache_slot {
     uint64_t key;

@@ -171,7 +171,7 @@ def turn_body(messages, max_tokens):
 
 
 def test_cache():
-    words = " ".join("w%d" % i for i in range(150))
+    words = " ".join("w%d" % i for i in range(154))  # 160 prompt tokens: a whole block last
     with tempfile.TemporaryDirectory() as d:
         log = os.path.join(d, "requests.jsonl")
         args = ["--endpoint", "pc=instant", "--set", "pc.step_ms=1:1", "--set",
