@@ -68,7 +68,8 @@ cJSON *rfmt_head_json(const struct rfmt_head *h) {
         rfmt_add(o, RFMT_LABEL, rfmt_str(h->label)) &&
         rfmt_add(o, RFMT_ENDPOINT, rfmt_endpoint(h)) && rfmt_add(o, RFMT_TARGET, rfmt_target(h)) &&
         rfmt_add(o, RFMT_CLIENT, rfmt_client(h)) &&
-        rfmt_add(o, RFMT_CLIENT_NAME, cJSON_CreateString(h->client_name ? h->client_name : "wrk")) &&
+        rfmt_add(o, RFMT_CLIENT_NAME,
+                 cJSON_CreateString(h->client_name ? h->client_name : "wrk")) &&
         rfmt_add(o, RFMT_API, cJSON_CreateString(h->api ? h->api : "invoke")) &&
         rfmt_add(o, RFMT_TIME_SCALE, cJSON_CreateNumber(h->time_scale)) &&
         rfmt_add(o, RFMT_STARTED_AT, rfmt_str(h->started_at))) {
@@ -178,8 +179,8 @@ int rfmt_head_parse(const cJSON *obj, const char *path, struct rfmt_head *out, s
         .scenario = rfmt_str_of(obj, RFMT_SCENARIO),
         .run_id = rfmt_str_of(obj, RFMT_RUN_ID),
         .label = rfmt_str_of(obj, RFMT_LABEL),
-        .endpoint = {rfmt_str_of(ep, "name"), rfmt_str_of(ep, "variant"),
-                     rfmt_str_of(ep, "format"), rfmt_str_of(ep, "inference_component")},
+        .endpoint = {rfmt_str_of(ep, "name"), rfmt_str_of(ep, "variant"), rfmt_str_of(ep, "format"),
+                     rfmt_str_of(ep, "inference_component")},
         .target = {rfmt_str_of(tg, "url"), rfmt_str_of(tg, "host"), rfmt_str_of(tg, "region"),
                    rfmt_str_of(tg, "service")},
         .client = {(long)rfmt_num_of(cl, "threads", -1), (long)rfmt_num_of(cl, "connections", -1),

@@ -64,7 +64,7 @@ struct rfmt_head {
     } client;
     const char *client_name; /* the load generator: "wrk" or "sm-stream" (absent in v1: wrk) */
     const char *api;         /* "invoke", "stream" or "openai" (absent in v1: invoke) */
-    double time_scale; /* > 0 */
+    double time_scale;       /* > 0 */
     const char *started_at;
     const cJSON *settings; /* an object: the scenario's settings, in its order */
 };

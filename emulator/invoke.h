@@ -16,6 +16,8 @@
 #include <stdint.h>
 
 #include "auth.h"
+#include "cwlog.h"
+#include "cwmetric.h"
 #include "fleet.h"
 #include "gate.h"
 #include "http.h"
@@ -33,6 +35,7 @@ enum invoke_mode {
     INVOKE_DROP,     /* headers and half the body, then the connection is closed; a chunked
                         part: its body, then the connection is closed */
     INVOKE_TRUNCATE, /* a well-framed reply carrying half the body */
+    INVOKE_CLOSE,    /* nothing: the connection is closed (after what was sent before) */
 };
 
 /* Which part of a reply a send writes: a whole reply (Content-Length), or the
@@ -106,6 +109,8 @@ struct invoke {
     double arrival;           /* set by the HTTP layer before it hands a request in: the wall clock
                                  (reqlog_now) when its head's first bytes were read; 0: unknown */
     struct event *log_ev;
+    struct cwlog *cwlogs;       /* CloudWatch Logs: every container line, or NULL (borrowed) */
+    struct cwmetric *cwmetrics; /* CloudWatch metrics: every request's end, or NULL (borrowed) */
 };
 
 enum invoke_error { INVOKE_OK = 0, INVOKE_ERR_NOMEM = -1 };

@@ -126,6 +126,7 @@ void src_free(struct src *s) {
     if (s->rate) orate_free(s->rate);
     free(s->rate);
     free(s->facts);
+    free(s->calls);
     memset(s, 0, sizeof *s);
 }
 

@@ -44,6 +44,7 @@ enum suite_opts_id {
     SUITE_OPTS_O_CACERT,
     SUITE_OPTS_O_SLO,
     SUITE_OPTS_O_MAX_ERRORS,
+    SUITE_OPTS_O_NO_CLOUDWATCH,
 };
 
 static const struct suite_opts_own {
@@ -84,6 +85,7 @@ static const struct suite_opts_own {
     {"cacert", SUITE_OPTS_O_CACERT, true, true},
     {"slo", SUITE_OPTS_O_SLO, true, false},
     {"max-error-rate", SUITE_OPTS_O_MAX_ERRORS, true, false},
+    {"no-cloudwatch", SUITE_OPTS_O_NO_CLOUDWATCH, false, false},
 };
 
 static const char *const suite_opts_names[SUITE_OPTS_NSCENARIOS] = {"decode", "sweep", "quiz",
@@ -269,6 +271,8 @@ static void suite_opts_keep(struct suite_opts_parser *p, enum suite_opts_id id, 
         o->cacert = v;
     else if (id == SUITE_OPTS_O_MAX_ERRORS)
         o->max_error_rate = v;
+    else if (id == SUITE_OPTS_O_NO_CLOUDWATCH)
+        o->no_cloudwatch = true;
 }
 
 static int suite_opts_set(struct suite_opts_parser *p, enum suite_opts_id id, const char *v) {

@@ -77,6 +77,7 @@ struct suite_opts {
     const char *instance_type; /* --instance-type T[,T...] (a list: instance pools) */
     const char *role;          /* --role ARN */
     const char *endpoint_url;  /* --endpoint-url: the control plane sm-endpoint calls */
+    bool no_cloudwatch;        /* --no-cloudwatch: no logs and metrics fetched (suite_cw.h) */
     /* the lists of options of the scenarios run (borrowed; NULL for the others) */
     const struct suite_spec *spec[SUITE_OPTS_NSCENARIOS];
     struct suite_opts_pass *pass; /* owned array; the strings belong to the words and specs */

@@ -153,11 +153,13 @@ def case_interrupt():
     proc = subprocess.Popen([DEMO, "--no-setup", "--build", os.environ["SUITE_BUILD"],
                              "--time-scale", "20", "--out", run], env=e, cwd=tmp, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    seen = []
+    seen, replied = [], False
     for line in proc.stderr:  # until a reply is in
         seen.append(line)
-        if re.match(r"sm-suite: \[1/5\] decode: [1-9]\d*/20 requests", line):
+        replied = re.match(r"sm-suite: \[1/\d+\] decode: [1-9]\d*/20 requests", line)
+        if replied:
             break
+    check(replied, "no progress line of the first step:\n" + "".join(seen))
     check(processes_under(e["TMPDIR"]) != [], "the emulator does not run")
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
     out, err = proc.communicate(timeout=sl.TIMEOUT)

@@ -12,6 +12,7 @@
 
 #include "../check.h"
 #include "readall.h"
+#include "suite_cw.h"
 #include "suite_deploy.h"
 #include "suite_files.h"
 #include "suite_lock.h"
@@ -1065,6 +1066,41 @@ static void test_rate(void) {
     buf_free(&err);
 }
 
+/* Where the CloudWatch calls go and where their files are; a result file's window. */
+static void test_cloudwatch(void) {
+    static const struct {
+        const char *url, *endpoint_url, *want; /* want NULL: AWS */
+    } rows[] = {
+        {NULL, NULL, NULL},
+        {"http://127.0.0.1:8080", NULL, "http://127.0.0.1:8080"},
+        {"http://127.0.0.1:8080", "http://127.0.0.1:9", "http://127.0.0.1:9"},
+        {"https://runtime.sagemaker.us-east-2.amazonaws.com", NULL, NULL},
+        {"https://vpce-1.runtime.sagemaker.us-east-2.vpce.AMAZONAWS.com:443/x", NULL, NULL},
+        {"https://runtime.sagemaker.cn-north-1.amazonaws.com.cn", NULL, NULL},
+        {"https://amazonaws.com.example", NULL, "https://amazonaws.com.example"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        struct suite_opts o = {.url = rows[i].url, .endpoint_url = rows[i].endpoint_url};
+        const char *got = suite_cw_url(&o);
+        CHECK((got == NULL) == (rows[i].want == NULL));
+        if (got && rows[i].want) CHECK_STR(got, rows[i].want);
+    }
+    char *p = suite_cw_path("run/bf16", "sweep-c4", "metrics");
+    CHECK_STR(p, "run/bf16/cloudwatch/sweep-c4.metrics.json");
+    free(p);
+    p = suite_cw_path("run/bf16", "queries", NULL);
+    CHECK_STR(p, "run/bf16/cloudwatch/queries.json");
+    free(p);
+    const char *path = tmp_path(0, "window.json");
+    write_file(path, "{\"format\":\"wrk-sagemaker-result\",\"version\":2,\"scenario\":"
+                     "\"decode\",\"endpoint\":{\"name\":\"e\"},\"time_scale\":1,\"settings\":"
+                     "{},\"started_at\":\"2026-11-30T10:28:46.250000Z\",\"ended_at\":"
+                     "\"2026-11-30T10:29:46Z\",\"partial\":false,\"counts\":{}}");
+    struct suite_files_result r;
+    CHECK_INT(suite_files_result_read(path, &r, NULL), 0);
+    CHECK(fabs(r.started - 1796034526.25) < 1e-6 && r.ended == 1796034586);
+}
+
 int main(void) {
     if (!mkdtemp(tmp_root)) {
         perror("mkdtemp");
@@ -1085,6 +1121,7 @@ int main(void) {
     test_progress();
     test_deploy();
     test_rate();
+    test_cloudwatch();
     for (int k = 0; k < 3; k++) suite_spec_free(&specs[k]);
     int rc = check_exit();
     if (rc == 0) {
