@@ -1,0 +1,146 @@
+/* ireply: the front door's replies and counts (ireply.h). */
+#include "ireply.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "mclock.h"
+#include "rng.h"
+#include "smerr.h"
+
+void ireply_request_id(struct invoke *inv, char out[IREPLY_ID_LEN]) {
+    uint64_t a = rng_next(&inv->rng), b = rng_next(&inv->rng);
+    snprintf(out, IREPLY_ID_LEN, "%08x-%04x-4%03x-a%03x-%012llx", (unsigned)(a >> 32),
+             (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff, (unsigned)(b >> 52) & 0xfff,
+             (unsigned long long)(b & 0xffffffffffffULL));
+}
+
+struct invoke_reply ireply_whole(int status, const char *type, const char *variant, const char *id,
+                                 const char *body, size_t len, enum invoke_mode mode) {
+    return (struct invoke_reply){.status = status,
+                                 .error_type = type,
+                                 .variant = variant,
+                                 .request_id = id,
+                                 .body = body,
+                                 .body_len = len,
+                                 .mode = mode};
+}
+
+struct reqlog_entry ireply_entry(const struct invoke_origin *o, const char *id, int status) {
+    return (struct reqlog_entry){.id = id,
+                                 .arrival = o->arrival,
+                                 .received = o->received,
+                                 .queue_s = -1,
+                                 .cached_tokens = -1,
+                                 .api = rtpath_name(o->api),
+                                 .access_key_id = *o->access_key_id ? o->access_key_id : NULL,
+                                 .access_key_id_len = strlen(o->access_key_id),
+                                 .status = status,
+                                 .prompt_tokens = -1,
+                                 .completion_tokens = -1};
+}
+
+/* Counts the end of request e of var for CloudWatch's metrics (cwmetric.h). */
+static void ireply_metric(struct invoke *inv, const struct fleet_variant *var,
+                          const struct reqlog_entry *e, const struct ireply_timing *timing) {
+    struct cwmetric_call c = {e->received, (short)e->status, false, timing != NULL, 0, 0};
+    c.model_error = e->status == 424 || (timing && timing->failed);
+    if (timing) {
+        double overhead = timing->overhead < timing->total ? timing->overhead : timing->total;
+        c.model_us = (float)((timing->total - overhead) * 1e6);
+        c.overhead_us = (float)(overhead * 1e6);
+    }
+    if (inv->cwmetrics) (void)!cwmetric_count(inv->cwmetrics, var->ep->name, var->name, &c);
+}
+
+void ireply_count(struct invoke *inv, struct fleet_endpoint *ep, struct fleet_variant *var,
+                  struct reqlog_entry *e, const struct ireply_timing *timing) {
+    struct tally *ts[] = {&inv->totals, ep ? &ep->counts : NULL, var ? &var->counts : NULL};
+    for (size_t i = 0; i < 3; i++) {
+        if (!ts[i]) continue;
+        if (e->status == 0)
+            ts[i]->dropped++;
+        else
+            tally_reply(ts[i], e->status);
+    }
+    e->endpoint = ep ? ep->name : NULL;
+    e->variant = var ? var->name : NULL;
+    if (var) ireply_metric(inv, var, e, timing);
+    reqlog_write(&inv->reqlog, e);
+}
+
+void ireply_origin(struct invoke *inv, const struct http_head *h) {
+    struct invoke_origin *o = &inv->cur;
+    o->received = reqlog_now();
+    o->received_real = mclock_real();
+    o->arrival = inv->arrival;
+    inv->arrival = 0;
+    o->access_key_id[0] = '\0';
+    o->api = RTPATH_NONE;
+    const struct sigv4_header *a = h && inv->reqlog.f ? http_header(h, "authorization") : NULL;
+    struct sigv4_authorization az;
+    if (a && sigv4_parse_authorization(a->value, a->value_len, &az) == 0)
+        snprintf(
+            o->access_key_id, sizeof o->access_key_id, "%.*s",
+            (int)(az.access_key_id_len > INVOKE_AKID_MAX ? INVOKE_AKID_MAX : az.access_key_id_len),
+            az.access_key_id);
+}
+
+void ireply_error_logged(struct invoke *inv, void *owner, struct fleet_endpoint *ep,
+                         struct fleet_variant *var, int status, const char *type, const char *code,
+                         const char *message, struct reqlog_entry *log) {
+    struct buf body;
+    char id[IREPLY_ID_LEN];
+    buf_init(&body, BUF_NO_CAP);
+    ireply_request_id(inv, id);
+    if (inv->cur.api == RTPATH_OPENAI ? smerr_openai(&body, status, type, code, message)
+                                      : smerr_message(&body, message))
+        buf_reset(&body);
+    struct reqlog_entry e = log ? *log : ireply_entry(&inv->cur, NULL, 0);
+    e.id = id;
+    e.status = status;
+    e.error_type = type;
+    ireply_count(inv, ep, var, &e, NULL);
+    struct invoke_reply r = ireply_whole(status, type, var ? var->name : NULL, id, buf_str(&body),
+                                         body.len, INVOKE_FULL);
+    inv->send(owner, &r);
+    buf_free(&body);
+}
+
+void ireply_error(struct invoke *inv, void *owner, struct fleet_endpoint *ep,
+                  struct fleet_variant *var, int status, const char *type, const char *message) {
+    ireply_error_logged(inv, owner, ep, var, status, type, NULL, message, NULL);
+}
+
+void ireply_stats(struct invoke *inv, void *owner) {
+    struct buf body;
+    char id[IREPLY_ID_LEN];
+    buf_init(&body, BUF_NO_CAP);
+    ireply_request_id(inv, id);
+    if (fleet_stats_json(&body, inv->fleet, &inv->totals, inv->gate, inv->time_scale))
+        buf_reset(&body);
+    struct invoke_reply r =
+        ireply_whole(body.len ? 200 : 500, NULL, NULL, id, buf_str(&body), body.len, INVOKE_FULL);
+    inv->send(owner, &r);
+    buf_free(&body);
+}
+
+void ireply_lose(struct invoke *inv, void *owner, struct fleet_variant *var,
+                 struct reqlog_entry *e) {
+    char id[IREPLY_ID_LEN];
+    ireply_request_id(inv, id);
+    e->id = id;
+    e->status = 0;
+    ireply_count(inv, var->ep, var, e, NULL);
+    struct invoke_reply r = ireply_whole(0, NULL, NULL, id, "", 0, INVOKE_CLOSE);
+    inv->send(owner, &r);
+}
+
+void ireply_ping(struct invoke *inv, void *owner) {
+    char id[IREPLY_ID_LEN];
+    ireply_request_id(inv, id);
+    struct reqlog_entry e = ireply_entry(&inv->cur, id, 200);
+    ireply_count(inv, NULL, NULL, &e, NULL);
+    struct invoke_reply r = ireply_whole(200, NULL, NULL, id, "", 0, INVOKE_FULL);
+    inv->send(owner, &r);
+}
