@@ -95,7 +95,8 @@ struct src_quiz {
 
 enum src_kind { SRC_RESULT, SRC_JOURNAL, SRC_MEASURE };
 
-struct orate; /* orate.h */
+struct orate;       /* orate.h */
+struct shards_info; /* shards.h */
 
 struct src {
     char *path; /* owned */
@@ -116,8 +117,9 @@ struct src {
     struct src_level *levels;
     size_t nlevels;
     struct src_quiz *quiz;
-    struct orate *rate;  /* an open-loop run's rounds (orate.h), or NULL */
-    struct facts *facts; /* compare.py's load_facts */
+    struct orate *rate;         /* an open-loop run's rounds (orate.h), or NULL */
+    struct facts *facts;        /* compare.py's load_facts */
+    struct shards_info *shards; /* a sharded run's shards (merged into this input), or NULL */
 };
 
 /* Frees what s owns and zeroes it. */
