@@ -24,8 +24,8 @@ int main(int argc, char **argv) {
     struct buf body;
     buf_init(&body, BUF_NO_CAP);
     if (readall_fd(0, &body)) return 2;
-    struct s3_request r = {argv[1], argv[2], opt(argv[3]), opt(argv[4]), body.data, body.len,
-                           opt(argv[8])};
+    struct s3_request r = {argv[1],   argv[2],  opt(argv[3]), opt(argv[4]),
+                           body.data, body.len, opt(argv[8])};
     struct sigv4_credentials creds = {getenv("AKID"), getenv("SECRET"), getenv("TOKEN")};
     struct sigv4_signer *signer = sigv4_signer_new();
     struct s3_signed s;
