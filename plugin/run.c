@@ -367,5 +367,6 @@ void run_free(void) {
     run.signer = NULL;
     run.host = (struct run_host){0};
     run.begun = run.done = run.stopping = run.ended = false;
+    atomic_store(&run_start, RUN_NO_START);
     pthread_mutex_unlock(&run.lock);
 }

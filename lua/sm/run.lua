@@ -208,7 +208,7 @@ local function run_id_of(o, shard)
     end
     return o.run_id
   end
-  if shard.count < 2 then return nil end
+  if shard.count < 2 or (o.print_schedule and not o.start_at) then return nil end
   if not o.start_at then
     return nil, "a sharded run needs --run-id (every shard the same) or --start-at"
   end
