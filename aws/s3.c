@@ -200,7 +200,7 @@ static void s3_clean(char *dst, size_t size, const char *s, size_t n) {
 
 void s3_parse_error(const char *xml, size_t len, char code[128], char message[512]) {
     struct buf t;
-    buf_init(&t, 64 * 1024);
+    buf_init(&t, (size_t)64 * 1024);
     code[0] = message[0] = '\0';
     if (s3xml_text(xml, len, "Code", &t) == S3XML_OK) s3_clean(code, 128, buf_str(&t), t.len);
     buf_reset(&t);
@@ -515,7 +515,7 @@ int s3_put(struct s3_client *c, const char *bucket, const char *key, const void 
         return buf_fail(err, S3_ERR_INPUT, "s3: %zu bytes are more than one PutObject takes", len);
     struct s3_request r = {"PUT", bucket, key, NULL, body, len, content_type};
     struct buf reply;
-    buf_init(&reply, 64 * 1024);
+    buf_init(&reply, (size_t)64 * 1024);
     int rc = s3_do(c, &r, &reply, NULL, 0, err);
     buf_free(&reply);
     return rc;
@@ -526,7 +526,7 @@ int s3_get(struct s3_client *c, const char *bucket, const char *key, FILE *out,
     if (!s3_key_ok(key)) return buf_fail(err, S3_ERR_INPUT, "s3: '%.200s' is not a key", key);
     struct s3_request r = {"GET", bucket, key, NULL, NULL, 0, NULL};
     struct buf reply;
-    buf_init(&reply, 64 * 1024);
+    buf_init(&reply, (size_t)64 * 1024);
     int rc = s3_do(c, &r, &reply, out, max, err);
     buf_free(&reply);
     return rc;
@@ -555,7 +555,7 @@ int s3_list(struct s3_client *c, const char *bucket, const char *prefix, s3_obje
             struct buf *err) {
     struct buf q, page, token, next;
     buf_init(&q, BUF_NO_CAP);
-    buf_init(&page, S3_REPLY_MAX);
+    buf_init(&page, (size_t)S3_REPLY_MAX);
     buf_init(&token, 4096);
     buf_init(&next, 4096);
     int rc = S3_OK;

@@ -332,8 +332,8 @@ int rfmt_head_make(const cJSON *given, const char *tool, cJSON **out, struct buf
         rc = RFMT_ERR_NOMEM;
     else if (rc)
         cJSON_Delete(settings);
-    struct rfmt_head h;
-    char hash[65];
+    struct rfmt_head h = {0};
+    char hash[65] = "";
     if (!rc) rc = rfmt_head_parse(head, "the head", &h, err);
     if (!rc) rc = rfmt_settings_hash(&h, hash);
     h.settings_sha256 = hash;
@@ -374,7 +374,8 @@ int rfmt_settings_hash(const struct rfmt_head *h, char hex[65]) {
     int rc = text && EVP_Digest(text, strlen(text), md, &n, EVP_sha256(), NULL) == 1 && n == 32
                  ? RFMT_OK
                  : RFMT_ERR_NOMEM;
-    for (unsigned i = 0; rc == RFMT_OK && i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    for (unsigned i = 0; rc == RFMT_OK && i < 32; i++)
+        snprintf(hex + (size_t)2 * i, 3, "%02x", md[i]);
     cJSON_free(text);
     cJSON_Delete(load);
     return rc;

@@ -268,7 +268,7 @@ static void s3srv_md5(const char *data, size_t len, char out[33]) {
     unsigned int n = 0;
     out[0] = '\0';
     if (EVP_Digest(data, len, md, &n, EVP_md5(), NULL) != 1) return;
-    for (unsigned i = 0; i < n && i < 16; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
+    for (unsigned i = 0; i < n && i < 16; i++) snprintf(out + (size_t)2 * i, 3, "%02x", md[i]);
 }
 
 static int s3srv_put(struct s3srv *s, const struct s3srv_req *q, const struct http_head *h,
@@ -421,7 +421,7 @@ static int s3srv_list(struct s3srv *s, const struct s3srv_req *q, struct s3srv_r
     struct buf page;
     buf_init(&l.prefix, S3SRV_KEYMAX + 1);
     buf_init(&l.delim, 64);
-    buf_init(&l.token, 4 * S3SRV_KEYMAX);
+    buf_init(&l.token, (size_t)4 * S3SRV_KEYMAX);
     buf_init(&l.after, S3SRV_KEYMAX + 1);
     buf_init(&l.max, 32);
     buf_init(&l.common, BUF_NO_CAP);
@@ -505,8 +505,8 @@ int s3srv_call(struct s3srv *s, struct auth *auth, const struct http_head *h, co
     memset(&q, 0, sizeof q);
     buf_init(&q.bucket, 256);
     buf_init(&q.key, S3SRV_KEYMAX + 1);
-    buf_init(&q.path, 4 * S3SRV_KEYMAX);
-    buf_init(&q.query, 16 * S3SRV_KEYMAX);
+    buf_init(&q.path, (size_t)4 * S3SRV_KEYMAX);
+    buf_init(&q.query, (size_t)16 * S3SRV_KEYMAX);
     buf_reset(&r->body);
     r->status = 200;
     r->content_type = S3SRV_XML;

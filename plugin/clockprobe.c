@@ -10,9 +10,11 @@
 #include "clockoff.h"
 #include "skew.h"
 
-#define CLOCKPROBE_DATE_MAX 64          /* bytes of a Date header kept */
-#define CLOCKPROBE_BODY_MAX (64 * 1024) /* a reply's body is read and dropped up to this */
-#define CLOCKPROBE_TIMEOUT  2000L       /* milliseconds per probe */
+#define CLOCKPROBE_DATE_MAX 64 /* bytes of a Date header kept */
+#define CLOCKPROBE_BODY_MAX                                                                        \
+    ((size_t)64 * 1024)          /* a reply's body is read and dropped up to this                  \
+                                  */
+#define CLOCKPROBE_TIMEOUT 2000L /* milliseconds per probe */
 
 struct clockprobe_reply {
     char date[CLOCKPROBE_DATE_MAX];

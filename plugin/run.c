@@ -250,7 +250,7 @@ bool run_wait_until(long long due_us) {
     long long now;
     while (!run.stopping && !run_interrupted() && (now = run_now_us()) < due_us) {
         long long left_us =
-            due_us - now < RUN_STOP_CHECK_MS * 1000 ? due_us - now : RUN_STOP_CHECK_MS * 1000;
+            due_us - now < RUN_STOP_CHECK_MS * 1000LL ? due_us - now : RUN_STOP_CHECK_MS * 1000LL;
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_nsec += (long)(left_us * 1000);

@@ -42,7 +42,8 @@ bool shards_is_shard(const struct rfile *rf) {
 int shards_hold(struct shards_pending *p, struct rfile *rf, struct buf *err) {
     if (p->n == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 8;
-        struct rfile **f = realloc(p->files, cap * sizeof *f);
+        struct rfile **f =
+            realloc(p->files, cap * sizeof *f); // NOLINT(bugprone-sizeof-expression): pointers
         if (!f) {
             rfile_free(rf);
             return shards_nomem(err);
@@ -77,6 +78,8 @@ void shards_info_free(struct shards_info *info) {
  * count that differs, a shard twice, another settings hash, a missing shard. */
 static int shards_order(struct shards_ctx *c, struct rfile *const *files, size_t n,
                         struct rfile **slots) {
+    if (!n || !files || !slots || !c->heads)
+        return buf_fail(c->err, SHARDS_ERR_INPUT, "no shard files");
     for (size_t i = 0; i < n; i++) {
         struct rfmt_head h;
         if (rfmt_head_parse(files[i]->head, files[i]->path, &h, c->err)) return SHARDS_ERR_INPUT;
@@ -102,6 +105,7 @@ static int shards_complete(struct shards_ctx *c, struct rfile **slots) {
     const char *run = c->heads[0].run_id ? c->heads[0].run_id : "?";
     struct rfile *any = NULL;
     for (long k = 0; k < c->n && !any; k++) any = slots[k];
+    if (!any) return buf_fail(c->err, SHARDS_ERR_INPUT, "no shard files");
     for (long k = 0; k < c->n; k++) {
         if (!slots[k])
             return buf_fail(c->err, SHARDS_ERR_INPUT,
@@ -138,6 +142,7 @@ static int shards_deltas(struct shards_ctx *c) {
     bool any = false;
     for (long k = 0; k < c->n; k++) {
         const struct rfile *rf = c->files[k];
+        if (!rf) return SHARDS_ERR_INPUT; /* shards_complete saw every shard */
         int64_t *d = malloc((rf->nrecs ? rf->nrecs : 1) * sizeof *d);
         size_t m = 0;
         if (!d) return shards_nomem(c->err);
@@ -284,6 +289,7 @@ static int shards_head(struct shards_ctx *c) {
 
 static int shards_build(struct shards_ctx *c) {
     size_t total = 0, cap_gaps = 0, cap_ctoks = 0;
+    if (c->n < 1 || !c->files[0]) return buf_fail(c->err, SHARDS_ERR_INPUT, "no shard files");
     for (long k = 0; k < c->n; k++) total += c->files[k]->nrecs;
     struct rfile *o = c->out = calloc(1, sizeof *o);
     if (!o) return shards_nomem(c->err);
@@ -354,6 +360,7 @@ bool shards_common_window(const struct rfile *rf, int64_t *from_us, int64_t *to_
 static int shards_window(struct shards_ctx *c, int64_t a, int64_t b) {
     struct shards_info *in = c->info;
     double tokens = 0;
+    if (!c->out) return SHARDS_ERR_INPUT; /* shards_build made it */
     cJSON *w = b > a ? cJSON_AddArrayToObject(c->out->head, SHARDS_WINDOW) : NULL;
     if (b > a && !(w && cJSON_AddItemToArray(w, cJSON_CreateNumber((double)a)) &&
                    cJSON_AddItemToArray(w, cJSON_CreateNumber((double)b))))
@@ -401,7 +408,7 @@ static int shards_report(struct shards_ctx *c) {
     in->count = c->n;
     in->run_id = strdup(h->run_id ? h->run_id : "?");
     in->label = strdup(h->label ? h->label : "?");
-    in->scenario = strdup(h->scenario);
+    in->scenario = strdup(h->scenario ? h->scenario : "?");
     in->start_at = h->start_at ? strdup(h->start_at) : NULL;
     in->shards = calloc((size_t)c->n, sizeof *in->shards);
     if (!in->run_id || !in->label || !in->scenario || (h->start_at && !in->start_at) || !in->shards)
@@ -426,24 +433,32 @@ static int shards_report(struct shards_ctx *c) {
     return rc;
 }
 
+/* The merge's steps once its arrays are there. */
+static int shards_steps(struct shards_ctx *c, struct rfile *const *files, size_t n,
+                        struct rfile **slots) {
+    int rc = shards_order(c, files, n, slots);
+    if (!rc) rc = shards_complete(c, slots);
+    if (rc) return rc;
+    c->files = slots;
+    if (!(c->delta = calloc((size_t)c->n, sizeof *c->delta)) ||
+        !(c->timed = calloc((size_t)c->n, sizeof *c->timed)))
+        return shards_nomem(c->err);
+    if (!rc) rc = shards_deltas(c);
+    if (!rc) rc = shards_build(c);
+    if (!rc) rc = shards_report(c);
+    return rc;
+}
+
 int shards_merge(struct rfile *const *files, size_t n, struct rfile **out,
                  struct shards_info **info, struct warnings *w, struct buf *err) {
     struct shards_ctx c = {.w = w, .err = err};
-    struct rfile **slots = NULL;
     *out = NULL;
     *info = NULL;
-    int rc = n ? SHARDS_OK : buf_fail(err, SHARDS_ERR_INPUT, "no shard files");
-    if (!rc && !(c.heads = calloc(n + RFMT_SHARDS_MAX, sizeof *c.heads))) rc = shards_nomem(err);
-    if (!rc && !(slots = calloc(RFMT_SHARDS_MAX, sizeof *slots))) rc = shards_nomem(err);
-    if (!rc) rc = shards_order(&c, files, n, slots);
-    if (!rc) rc = shards_complete(&c, slots);
-    c.files = slots;
-    if (!rc && (!(c.delta = calloc((size_t)c.n, sizeof *c.delta)) ||
-                !(c.timed = calloc((size_t)c.n, sizeof *c.timed))))
-        rc = shards_nomem(err);
-    if (!rc) rc = shards_deltas(&c);
-    if (!rc) rc = shards_build(&c);
-    if (!rc) rc = shards_report(&c);
+    if (!n) return buf_fail(err, SHARDS_ERR_INPUT, "no shard files");
+    struct rfile **slots =
+        calloc(RFMT_SHARDS_MAX, sizeof *slots); // NOLINT(bugprone-sizeof-expression): pointers
+    c.heads = calloc(RFMT_SHARDS_MAX, sizeof *c.heads);
+    int rc = slots && c.heads ? shards_steps(&c, files, n, slots) : shards_nomem(err);
     if (rc) {
         rfile_free(c.out);
         shards_info_free(c.info);
@@ -468,9 +483,16 @@ static bool shards_same_run(const struct rfile *a, const struct rfile *b) {
 
 int shards_flush(struct shards_pending *p, shards_add_fn *add, void *ud, struct warnings *w,
                  struct buf *err) {
-    struct rfile **group = calloc(p->n ? p->n : 1, sizeof *group);
+    struct rfile **group =
+        calloc(p->n ? p->n : 1, sizeof *group); // NOLINT(bugprone-sizeof-expression): pointers
     bool *taken = calloc(p->n ? p->n : 1, sizeof *taken);
-    int rc = group && taken ? SHARDS_OK : shards_nomem(err);
+    if (!group || !taken) {
+        free(group);
+        free(taken);
+        shards_pending_free(p);
+        return shards_nomem(err);
+    }
+    int rc = SHARDS_OK;
     for (size_t i = 0; !rc && i < p->n; i++) {
         if (taken[i]) continue;
         size_t m = 0;

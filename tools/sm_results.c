@@ -376,9 +376,9 @@ int main(int argc, char **argv) {
     buf_init(&r.prefix, S3_KEY_MAX);
     buf_init(&r.err, 2048);
     int rc = res_options(argc, argv, &r.o);
-    const char *cmd = optind < argc ? argv[optind] : NULL;
+    if (!rc && optind >= argc) rc = res_fail("no command (push, fetch or list; see --help)");
+    const char *cmd = rc ? "" : argv[optind];
     int rest = argc - optind - 1;
-    if (!rc && !cmd) rc = res_fail("no command (push, fetch or list; see --help)");
     if (!rc &&
         !((strcmp(cmd, "push") == 0 && rest >= 2) || (strcmp(cmd, "fetch") == 0 && rest == 3) ||
           (strcmp(cmd, "list") == 0 && rest == 1)))

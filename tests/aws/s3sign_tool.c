@@ -30,7 +30,8 @@ int main(int argc, char **argv) {
     struct sigv4_signer *signer = sigv4_signer_new();
     struct s3_signed s;
     s3_signed_init(&s);
-    int rc = s3_sign(signer, argv[5], opt(argv[6]), &r, &creds, (time_t)atoll(argv[7]), &s);
+    int rc =
+        s3_sign(signer, argv[5], opt(argv[6]), &r, &creds, (time_t)strtoll(argv[7], NULL, 10), &s);
     if (rc == S3_OK) {
         printf("url: %s\n", buf_str(&s.url));
         for (size_t i = 0; i < s.n_headers; i++)

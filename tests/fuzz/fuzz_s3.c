@@ -14,7 +14,7 @@
 
 static int fuzz_key(void *ud, const char *key, long long size, struct buf *err) {
     (void)err;
-    if (!key || size < 0 || strlen(key) > 6 * S3_KEY_MAX) abort();
+    if (!key || size < 0 || strlen(key) > (size_t)6 * S3_KEY_MAX) abort();
     return ++*(int *)ud > 100000; /* stop a runaway page */
 }
 
@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct buf next, err, text;
     buf_init(&next, 4096);
     buf_init(&err, 1024);
-    buf_init(&text, 64 * 1024);
+    buf_init(&text, (size_t)64 * 1024);
     bool truncated = false;
     int n = 0;
     int rc = s3_parse_list(xml, size, fuzz_key, &n, &truncated, &next, &err);

@@ -301,7 +301,7 @@ static void test_early_end_is_not_the_cap(void) {
  * whose senders are all up in time starts at the start time, not before, and
  * another shard's sender is never handed anything. */
 static void test_start_barrier(void) {
-    const struct rounds_round r[] = {{2 * THREADS, 1, 0, NULL}};
+    const struct rounds_round r[] = {{2L * THREADS, 1, 0, NULL}};
     struct run_config c = {.scenario = "test",
                            .n_threads = THREADS,
                            .rounds = r,

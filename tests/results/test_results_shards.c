@@ -23,7 +23,7 @@ static const char *shard_file(const char *name, const char *run, int k, int n,
     long long start_at = 1777636800000000LL; /* 2026-05-01T12:00:00Z */
     for (int b = 0; b < 2; b++)
         for (int i = 0; i < 2; i++) {
-            long long t = start_at - origin_wall + late_us + b * 1000000LL + i * 10;
+            long long t = start_at - origin_wall + late_us + b * 1000000LL + i * 10LL;
             off += (size_t)snprintf(
                 recs + off, sizeof recs - off,
                 "%s{\"seq\":%d,\"thread\":%d,\"endpoint\":\"ep\",\"variant\":null,\"phase\":"
@@ -46,8 +46,8 @@ static const char *shard_file(const char *name, const char *run, int k, int n,
     return rtest_write(name, text);
 }
 
-#define HASH_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-#define HASH_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define HASH_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define HASH_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 
 static struct rfile *read_file(const char *path) {
     struct rfile *rf = NULL;
@@ -63,10 +63,10 @@ static void test_merge(void) {
      * sent its first request 2 ms after --start-at, shard 0 at it. */
     struct rfile *f[2] = {
         read_file(
-            shard_file("m1.json", "run-m", 1, 2, 1777636795000000LL, 2000, HASH_A + 2,
+            shard_file("m1.json", "run-m", 1, 2, 1777636795000000LL, 2000, HASH_A,
                        "\"clock\":{\"offset_us\":-1000,\"uncertainty_us\":500,\"probes\":9},")),
         read_file(
-            shard_file("m0.json", "run-m", 0, 2, 1777636790000000LL, 0, HASH_A + 2,
+            shard_file("m0.json", "run-m", 0, 2, 1777636790000000LL, 0, HASH_A,
                        "\"clock\":{\"offset_us\":14000,\"uncertainty_us\":500,\"probes\":9},"))};
     struct rfile *out;
     struct shards_info *info;
@@ -132,14 +132,14 @@ static void refused(struct rfile **f, size_t n, const char *want) {
 }
 
 static void test_refusals(void) {
-    struct rfile *s0 = read_file(shard_file("r0.json", "run-r", 0, 3, 1, 0, HASH_A + 2, NULL));
-    struct rfile *s1 = read_file(shard_file("r1.json", "run-r", 1, 3, 1, 0, HASH_A + 2, NULL));
-    struct rfile *s1b = read_file(shard_file("r1b.json", "run-r", 1, 3, 7, 0, HASH_A + 2, NULL));
-    struct rfile *s2 = read_file(shard_file("r2.json", "run-r", 2, 3, 1, 0, HASH_A + 2, NULL));
-    struct rfile *x2 = read_file(shard_file("x2.json", "run-r", 2, 3, 1, 0, HASH_B + 2, NULL));
-    struct rfile *four = read_file(shard_file("f2.json", "run-r", 2, 4, 1, 0, HASH_A + 2, NULL));
+    struct rfile *s0 = read_file(shard_file("r0.json", "run-r", 0, 3, 1, 0, HASH_A, NULL));
+    struct rfile *s1 = read_file(shard_file("r1.json", "run-r", 1, 3, 1, 0, HASH_A, NULL));
+    struct rfile *s1b = read_file(shard_file("r1b.json", "run-r", 1, 3, 7, 0, HASH_A, NULL));
+    struct rfile *s2 = read_file(shard_file("r2.json", "run-r", 2, 3, 1, 0, HASH_A, NULL));
+    struct rfile *x2 = read_file(shard_file("x2.json", "run-r", 2, 3, 1, 0, HASH_B, NULL));
+    struct rfile *four = read_file(shard_file("f2.json", "run-r", 2, 4, 1, 0, HASH_A, NULL));
     struct rfile *late = read_file(shard_file(
-        "l2.json", "run-r", 2, 3, 1, 0, HASH_A + 2,
+        "l2.json", "run-r", 2, 3, 1, 0, HASH_A,
         "\"partial\":true,\"partial_reason\":\"late start: the first round started 1.5 s after "
         "--start-at (tolerance 1 s)\","));
     struct rfile *missing[] = {s0, s2}, *twice[] = {s0, s1, s1b, s2}, *other[] = {s0, s1, x2},
@@ -172,9 +172,9 @@ static void test_side(void) {
      * inputs, the shards one run of 12 requests at c6 (2 batches of 6), never a
      * repeat of each other; a side missing a shard is refused. */
     char *paths[4] = {
-        (char *)shard_file("s0.json", "run-s", 0, 3, 1777636790000000LL, 0, HASH_A + 2, NULL),
-        (char *)shard_file("s1.json", "run-s", 1, 3, 1777636791000000LL, 0, HASH_A + 2, NULL),
-        (char *)shard_file("s2.json", "run-s", 2, 3, 1777636792000000LL, 0, HASH_A + 2, NULL)};
+        (char *)shard_file("s0.json", "run-s", 0, 3, 1777636790000000LL, 0, HASH_A, NULL),
+        (char *)shard_file("s1.json", "run-s", 1, 3, 1777636791000000LL, 0, HASH_A, NULL),
+        (char *)shard_file("s2.json", "run-s", 2, 3, 1777636792000000LL, 0, HASH_A, NULL)};
     struct inputs in;
     struct warnings w;
     struct buf err;
