@@ -430,7 +430,8 @@ def case_s3_push_fetch():
 def case_s3_botocore():
     """The emulator's S3 serves botocore (Debian's python3-botocore, path-style) as S3
     does: PutObject, GetObject, ListObjectsV2 paged by continuation tokens with a prefix
-    and a delimiter; NoSuchKey for a missing key; and sm-results fetches what botocore put."""
+    and a delimiter; NoSuchKey for a missing key; a body other than the one signed refused
+    (XAmzContentSHA256Mismatch); and sm-results fetches what botocore put."""
     emu = start_emulator("--endpoint", "ep=instant")
     try:
         code = r"""
@@ -466,8 +467,19 @@ try:
     missing = "found"
 except ClientError as e:
     missing = e.response["Error"]["Code"]
+# A body that is not the one signed: S3 checks the payload's hash.
+import http.client, urllib.parse
+from botocore.auth import S3SigV4Auth
+from botocore.awsrequest import AWSRequest
+req = AWSRequest(method="PUT", url=sys.argv[1] + "/bench/p/tampered.json", data=b"{}")
+S3SigV4Auth(s.get_credentials(), "s3", "us-east-1").add_auth(req)
+u = urllib.parse.urlsplit(sys.argv[1])
+conn = http.client.HTTPConnection(u.hostname, u.port)
+conn.request("PUT", "/bench/p/tampered.json", body=b"[]", headers=dict(req.headers.items()))
+reply = conn.getresponse()
+tampered = (reply.status, reply.read().decode())
 print(json.dumps({"keys": keys, "prefixes": [p["Prefix"] for p in top.get("CommonPrefixes", [])],
-                  "got": got.decode(), "missing": missing}))
+                  "got": got.decode(), "missing": missing, "tampered": tampered}))
 """
         p = subprocess.run(["/usr/bin/python3", "-c", code, emu.url], env=env(), text=True,
                            capture_output=True, timeout=TIMEOUT)
@@ -476,6 +488,8 @@ print(json.dumps({"keys": keys, "prefixes": [p["Prefix"] for p in top.get("Commo
         check(r["keys"] == [f"p/r-boto/ep/f{i}.json" for i in range(5)], str(r["keys"]))
         check(r["prefixes"] == ["p/other/", "p/r-boto/"], str(r["prefixes"]))
         check(r["got"] == "{}" and r["missing"] == "NoSuchKey", str(r))
+        check(r["tampered"][0] == 400 and
+              "<Code>XAmzContentSHA256Mismatch</Code>" in r["tampered"][1], str(r["tampered"]))
         got = tempfile.mkdtemp(prefix="shards-boto-")
         run_results(emu, "fetch", "s3://bench/p", "r-boto", got)
         check(sorted(os.listdir(os.path.join(got, "ep"))) == [f"f{i}.json" for i in range(5)],
