@@ -251,6 +251,7 @@ __attribute__((format(printf, 5, 6))) static int awsj_fail(struct buf *err, int 
 
 struct awsj_client {
     char *region;
+    char *ca_bundle; /* CURLOPT_CAINFO, or NULL */
     struct creds_cache *cache;
     bool own_cache;
     struct sigv4_signer *signer;
@@ -343,6 +344,8 @@ static int awsj_client_setup(struct awsj_client *c, const struct awsj_config *cf
         int rc = awsj_parse_override(c, cfg->endpoint_url, err);
         if (rc) return rc;
     }
+    const char *ca = cfg->ca_bundle ? cfg->ca_bundle : getenv("AWS_CA_BUNDLE");
+    if (ca && *ca && !(c->ca_bundle = strdup(ca))) return AWSJ_ERR_NOMEM;
     if (!(c->region = strdup(cfg->region)) || !(c->signer = sigv4_signer_new()) ||
         !(c->curl = curl_easy_init()))
         return AWSJ_ERR_NOMEM;
@@ -391,6 +394,7 @@ void awsj_client_free(struct awsj_client *c) {
     buf_free(&c->override_url);
     buf_free(&c->override_path);
     free(c->region);
+    free(c->ca_bundle);
     free(c);
     curl_global_cleanup();
 }
@@ -573,6 +577,7 @@ static int awsj_send(struct awsj_client *c, const struct awsj_req *r, struct aws
     curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, list);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "wrk-sagemaker/" SM_VERSION);
+    if (c->ca_bundle) curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_bundle);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                      c->timeout_ms < AWSJ_CONNECT_MS ? c->timeout_ms : AWSJ_CONNECT_MS);

@@ -109,6 +109,8 @@ struct awsj_config {
     const char *endpoint_url;   /* NULL: https://{prefix}.{region}.amazonaws.com for each
                                    service; else http(s)://host[:port][/path] for every
                                    service (the emulator, a test server); copied */
+    const char *ca_bundle;      /* certificates to trust (PEM file); NULL: $AWS_CA_BUNDLE as
+                                   the AWS CLI reads it, else the system's; copied */
     struct creds_options creds; /* the credential chain's options (profile, ...); copied */
     struct creds_cache *cache;  /* NULL: the client makes its own from creds; else
                                    borrowed (it may be shared) and must outlive the client */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cwquery.h"
 #include "jsonw.h"
 #include "rng.h"
 #include "smerr.h"
@@ -33,10 +34,29 @@ static int awsapi_quotas(struct awsapi *a, const char *op, const char *body, siz
     return squota_call(&a->cp, op, body, len, region, r);
 }
 
+/* CloudWatch Logs and metrics (cwlog.h, cwmetric.h, cwquery.h) of the runtime's containers. */
+static int awsapi_logs(struct awsapi *a, const char *op, const char *body, size_t len,
+                       const char *region, struct cplane_reply *r) {
+    return cwlog_call(a->main->cwlogs, op, body, len, region, r);
+}
+
+static int awsapi_metrics(struct awsapi *a, const char *op, const char *body, size_t len,
+                          const char *region, struct cplane_reply *r) {
+    return cwmetric_call(a->main->cwmetrics, op, body, len, region, reqlog_now(), r);
+}
+
+static int awsapi_metrics_query(struct awsapi *a, const char *op, const char *body, size_t len,
+                                const char *region, struct cplane_reply *r) {
+    return cwquery_call(a->main->cwmetrics, op, body, len, region, reqlog_now(), r);
+}
+
 /* The services served, by X-Amz-Target prefix (see awsapi.h to add one). */
 static const struct awsapi_service awsapi_services[] = {
     {"SageMaker", "sagemaker", "application/x-amz-json-1.1", awsapi_sagemaker},
     {"ServiceQuotasV20190624", "servicequotas", "application/x-amz-json-1.1", awsapi_quotas},
+    {"Logs_20140328", "logs", "application/x-amz-json-1.1", awsapi_logs},
+    {"GraniteServiceVersion20100801", "monitoring", "application/x-amz-json-1.0", awsapi_metrics},
+    {NULL, "monitoring", "text/xml", awsapi_metrics_query},
 };
 
 #define AWSAPI_N_SERVICES (sizeof awsapi_services / sizeof awsapi_services[0])

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "jsonw.h"
 #include "sigv4.h"
@@ -161,4 +162,44 @@ int cpdesc_summary(struct buf *out, const struct cplane *cp, const struct cplane
     if (!rc) rc = cpdesc_time(out, "LastModifiedTime", ep->modified);
     if (!rc) rc = cpdesc_str(out, false, "EndpointStatus", cplane_state_name(ep->state));
     return rc ? rc : buf_addc(out, '}');
+}
+
+static bool cpdesc_contains(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    for (const char *p = hay; *p; p++)
+        if (strncasecmp(p, needle, n) == 0) return true;
+    return n == 0;
+}
+
+/* Whether a comes before b in the listing's order. */
+static bool cpdesc_before(const struct cplane_endpoint *a, const struct cplane_endpoint *b,
+                          const struct cpreq_list *l) {
+    int c = l->by_name     ? strcmp(a->name, b->name)
+            : l->by_status ? strcmp(cplane_state_name(a->state), cplane_state_name(b->state))
+                           : (a->created > b->created) - (a->created < b->created);
+    if (c == 0) c = strcmp(a->name, b->name);
+    return l->ascending ? c < 0 : c > 0;
+}
+
+int cpdesc_list(struct buf *out, const struct cplane *cp, const char *region,
+                const struct cpreq_list *l) {
+    const struct cplane_endpoint *sel[CPLANE_MAX_EACH];
+    size_t n = 0;
+    for (size_t i = 0; i < cp->n_eps; i++) {
+        const struct cplane_endpoint *ep = cp->eps[i];
+        if (strcmp(ep->region, region) != 0 ||
+            (l->name_contains && !cpdesc_contains(ep->name, l->name_contains)) ||
+            (l->status && strcmp(l->status, cplane_state_name(ep->state)) != 0))
+            continue;
+        size_t j = n++;
+        for (; j > 0 && cpdesc_before(ep, sel[j - 1], l); j--) sel[j] = sel[j - 1];
+        sel[j] = ep;
+    }
+    int rc = buf_adds(out, "\"Endpoints\":[");
+    size_t end = (size_t)l->start + (size_t)l->max_results;
+    for (size_t i = (size_t)l->start; !rc && i < n && i < end; i++)
+        rc = (i > (size_t)l->start && buf_addc(out, ',')) || cpdesc_summary(out, cp, sel[i]);
+    if (!rc) rc = buf_addc(out, ']');
+    if (!rc && end < n) rc = buf_addf(out, ",\"NextToken\":\"t%zu\"", end);
+    return rc;
 }

@@ -1,5 +1,5 @@
 /* cpdesc: the JSON of the control plane's replies (DescribeModel,
- * DescribeEndpointConfig, DescribeEndpoint, ListEndpoints' summaries) and its
+ * DescribeEndpointConfig, DescribeEndpoint, ListEndpoints) and its
  * ARNs, from cplane's state. Everything goes through common/jsonw.h, so a
  * reply is valid UTF-8 JSON whatever a client stored. Timestamps are Unix
  * seconds (JSON numbers), as AWS JSON 1.1 writes them. Each function appends
@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "cplane.h"
+#include "cpreq.h"
 
 /* arn:aws:sagemaker:REGION:ACCOUNT:KIND/name (the name lower-cased, as
  * SageMaker writes it); KIND is model, endpoint-config or endpoint. */
@@ -30,5 +31,10 @@ __attribute__((warn_unused_result)) int cpdesc_endpoint(struct buf *out, const s
 /* ListEndpoints' EndpointSummary. */
 __attribute__((warn_unused_result)) int cpdesc_summary(struct buf *out, const struct cplane *cp,
                                                        const struct cplane_endpoint *ep);
+
+/* ListEndpoints' members: "Endpoints" (the region's endpoints l selects, in its
+ * order, its page) and "NextToken" when more follow. */
+__attribute__((warn_unused_result)) int cpdesc_list(struct buf *out, const struct cplane *cp,
+                                                    const char *region, const struct cpreq_list *l);
 
 #endif

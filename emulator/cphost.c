@@ -134,6 +134,8 @@ static int cphost_invoke(struct cphost *h, struct cphost_ep *e) {
     inv->time_scale = m->time_scale;
     inv->max_duration = m->max_duration;
     inv->log_interval = m->log_interval;
+    inv->cwlogs = m->cwlogs;
+    inv->cwmetrics = m->cwmetrics;
     inv->rng = h->opts->seed ^ rng_hash(e->name);
     if (auth_init(&inv->auth, m->auth.region)) return -1;
     for (size_t i = 0; i < m->auth.n_keys; i++) {

@@ -51,6 +51,22 @@ void cplane_free(struct cplane *cp) {
 
 /* ---- replies ---- */
 
+/* The resources a request names, and how SageMaker words them. */
+enum cplane_kind { CPLANE_KIND_MODEL, CPLANE_KIND_CONFIG, CPLANE_KIND_ENDPOINT };
+
+static const struct {
+    const char *member, *field; /* the request's member and its name in a validation message */
+    const char *arn;            /* the ARN's resource type */
+    const char *what;           /* in a message: "Could not find WHAT" */
+    const char *arn_key;        /* the reply's member of the ARN */
+} cplane_kinds[] = {
+    [CPLANE_KIND_MODEL] = {"ModelName", "modelName", "model", "model", "ModelArn"},
+    [CPLANE_KIND_CONFIG] = {"EndpointConfigName", "endpointConfigName", "endpoint-config",
+                            "endpoint configuration", "EndpointConfigArn"},
+    [CPLANE_KIND_ENDPOINT] = {"EndpointName", "endpointName", "endpoint", "endpoint",
+                              "EndpointArn"},
+};
+
 int cplane_error(struct cplane_reply *r, int status, const char *type, const char *msg) {
     buf_reset(&r->body);
     r->status = status;
@@ -76,36 +92,56 @@ cplane_fail(struct cplane_reply *r, int status, const char *type, const char *fm
     return rc ? CPLANE_ERR_NOMEM : CPLANE_OK;
 }
 
-/* A ValidationException naming a resource by its ARN: PREFIX "ARN". */
-static int cplane_arn_error(struct cplane *cp, struct cplane_reply *r, const char *type,
-                            const char *prefix, const char *region, const char *kind,
-                            const char *name) {
+/* What cpreq said of the request (rc, with why), as the reply: 0 when it
+ * passed, else its SerializationException or ValidationException (r->type
+ * set), or CPLANE_ERR_NOMEM. Frees why. */
+static int cplane_checked(struct cplane_reply *r, int rc, struct buf *why) {
+    if (rc)
+        rc = cplane_fail(r, 400,
+                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
+                                                       : "ValidationException",
+                         "%s", buf_str(why));
+    buf_free(why);
+    return rc;
+}
+
+/* A ValidationException naming a resource of kind k by its ARN:
+ * PREFIX WHAT "ARN". */
+static int cplane_arn_error(struct cplane *cp, struct cplane_reply *r, const char *prefix,
+                            enum cplane_kind k, const char *region, const char *name) {
     struct buf arn;
     buf_init(&arn, 1024);
-    int rc = cpdesc_arn(&arn, cp, region, kind, name)
+    int rc = cpdesc_arn(&arn, cp, region, cplane_kinds[k].arn, name)
                  ? CPLANE_ERR_NOMEM
-                 : cplane_fail(r, 400, type, "%s \"%s\".", prefix, buf_str(&arn));
+                 : cplane_fail(r, 400, "ValidationException", "%s %s \"%s\".", prefix,
+                               cplane_kinds[k].what, buf_str(&arn));
     buf_free(&arn);
     return rc;
 }
 
-/* 200 with {"KEY":"ARN"}. */
-static int cplane_arn_reply(struct cplane *cp, struct cplane_reply *r, const char *key,
-                            const char *region, const char *kind, const char *name) {
+/* A 200 reply's '{' (0, or nonzero when out of memory); cplane_ok_close ends it. */
+static int cplane_ok_open(struct cplane_reply *r) {
     buf_reset(&r->body);
     r->status = 200;
     r->type = NULL;
-    int rc = buf_addf(&r->body, "{\"%s\":", key);
-    if (!rc) rc = cpdesc_arn_json(&r->body, cp, region, kind, name);
-    if (!rc) rc = buf_addc(&r->body, '}');
-    return rc ? CPLANE_ERR_NOMEM : CPLANE_OK;
+    return buf_addc(&r->body, '{');
+}
+
+/* The '}' of a reply whose members were written with rc. */
+static int cplane_ok_close(struct cplane_reply *r, int rc) {
+    return rc || buf_addc(&r->body, '}') ? CPLANE_ERR_NOMEM : CPLANE_OK;
 }
 
 static int cplane_ok_empty(struct cplane_reply *r) {
-    buf_reset(&r->body);
-    r->status = 200;
-    r->type = NULL;
-    return buf_adds(&r->body, "{}") ? CPLANE_ERR_NOMEM : CPLANE_OK;
+    return cplane_ok_close(r, cplane_ok_open(r));
+}
+
+/* 200 with the ARN of a resource of kind k: {"ModelArn":"ARN"}. */
+static int cplane_arn_reply(struct cplane *cp, struct cplane_reply *r, enum cplane_kind k,
+                            const char *region, const char *name) {
+    int rc = cplane_ok_open(r) || buf_addf(&r->body, "\"%s\":", cplane_kinds[k].arn_key) ||
+             cpdesc_arn_json(&r->body, cp, region, cplane_kinds[k].arn, name);
+    return cplane_ok_close(r, rc);
 }
 
 /* ---- lookups ---- */
@@ -139,6 +175,30 @@ const struct cplane_endpoint *cplane_endpoint(const struct cplane *cp, const cha
     return i < cp->n_eps ? cp->eps[i] : NULL;
 }
 
+/* The name of the resource of kind k a request names: 0, or a refusal in r. */
+static int cplane_name(const cJSON *req, enum cplane_kind k, char name[CPREQ_NAME_MAX],
+                       struct cplane_reply *r) {
+    struct buf why;
+    buf_init(&why, 1024);
+    return cplane_checked(
+        r, cpreq_name(req, cplane_kinds[k].member, cplane_kinds[k].field, name, &why), &why);
+}
+
+/* The resource of kind k a Describe or Delete names in region: 0 with *at its
+ * index, or a reply (r->type set: a bad name, or none of that name). */
+static int cplane_named(struct cplane *cp, const cJSON *req, const char *region, enum cplane_kind k,
+                        size_t *at, struct cplane_reply *r) {
+    char name[CPREQ_NAME_MAX];
+    int rc = cplane_name(req, k, name, r);
+    if (rc || r->type) return rc;
+    size_t n = k == CPLANE_KIND_MODEL    ? cp->n_models
+               : k == CPLANE_KIND_CONFIG ? cp->n_configs
+                                         : cp->n_eps;
+    *at = k == CPLANE_KIND_MODEL    ? cplane_find_model(cp, region, name)
+          : k == CPLANE_KIND_CONFIG ? cplane_find_config(cp, region, name)
+                                    : cplane_find_ep(cp, region, name);
+    return *at < n ? CPLANE_OK : cplane_arn_error(cp, r, "Could not find", k, region, name);
+}
 /* ---- instances: capacity and quota ---- */
 
 /* Whether the deployment d of ep counts (it holds or reserves instances). */
@@ -147,27 +207,10 @@ static bool cplane_holds(const struct cplane_endpoint *ep, const struct cplane_d
     return d == &ep->live || ep->state == CPLANE_UPDATING;
 }
 
-/* Instances of type placed in region (what capacity is left for). */
-static long cplane_placed(const struct cplane *cp, const char *region, const char *type) {
-    long n = 0;
-    for (size_t e = 0; e < cp->n_eps; e++) {
-        const struct cplane_endpoint *ep = cp->eps[e];
-        const struct cplane_deploy *ds[] = {&ep->live, &ep->next};
-        if (strcmp(ep->region, region) != 0) continue;
-        for (size_t k = 0; k < 2; k++) {
-            if (!cplane_holds(ep, ds[k])) continue;
-            for (size_t i = 0; i < ds[k]->cfg.n_v; i++) {
-                const struct cplane_placement *p = &ds[k]->p[i];
-                if ((p->st == CPLANE_PLACED || p->st == CPLANE_READY) &&
-                    strcmp(ds[k]->cfg.v[i].pools[p->pool].type, type) == 0)
-                    n += ds[k]->cfg.v[i].count;
-            }
-        }
-    }
-    return n;
-}
-
-long cplane_usage(const struct cplane *cp, const char *region, const char *type) {
+/* Instances of type that region's endpoints hold: those placed on it, and with
+ * reserved those being placed that may take it (a pool of theirs is of type). */
+static long cplane_held(const struct cplane *cp, const char *region, const char *type,
+                        bool reserved) {
     long n = 0;
     for (size_t e = 0; e < cp->n_eps; e++) {
         const struct cplane_endpoint *ep = cp->eps[e];
@@ -180,13 +223,22 @@ long cplane_usage(const struct cplane *cp, const char *region, const char *type)
                 const struct cplane_placement *p = &ds[k]->p[i];
                 bool placed = p->st == CPLANE_PLACED || p->st == CPLANE_READY;
                 for (size_t q = 0; q < v->n_pools; q++)
-                    if ((placed ? q == p->pool : p->st != CPLANE_LOST) &&
+                    if ((placed ? q == p->pool : reserved && p->st != CPLANE_LOST) &&
                         strcmp(v->pools[q].type, type) == 0)
                         n += v->count;
             }
         }
     }
     return n;
+}
+
+/* Instances of type placed in region (what capacity is left for). */
+static long cplane_placed(const struct cplane *cp, const char *region, const char *type) {
+    return cplane_held(cp, region, type, false);
+}
+
+long cplane_usage(const struct cplane *cp, const char *region, const char *type) {
+    return cplane_held(cp, region, type, true);
 }
 
 /* The quota check of a new deployment of cfg in region: 0 when it fits, else a
@@ -327,12 +379,6 @@ static void cplane_settle(struct cplane *cp, struct cplane_endpoint *ep, struct 
     if (cp->on_event) cp->on_event(cp->ud, CPLANE_SERVE, ep);
 }
 
-static void cplane_remove_ep(struct cplane *cp, size_t i) {
-    free(cp->eps[i]);
-    for (size_t j = i; j + 1 < cp->n_eps; j++) cp->eps[j] = cp->eps[j + 1];
-    cp->n_eps--;
-}
-
 /* The earliest due change: *e endpoint, *k placement (or SIZE_MAX: deletion). */
 static double cplane_due(const struct cplane *cp, size_t *e, size_t *k) {
     double best = -1;
@@ -367,7 +413,9 @@ void cplane_advance(struct cplane *cp, struct cplane_now now) {
     while ((t = cplane_due(cp, &e, &k)) >= 0 && t <= now.model) {
         struct cplane_endpoint *ep = cp->eps[e];
         if (k == (size_t)-1) {
-            cplane_remove_ep(cp, e);
+            free(ep);
+            for (size_t j = e; j + 1 < cp->n_eps; j++) cp->eps[j] = cp->eps[j + 1];
+            cp->n_eps--;
             continue;
         }
         struct cplane_deploy *d = ep->state == CPLANE_UPDATING ? &ep->next : &ep->live;
@@ -389,19 +437,11 @@ static int cplane_create_model(struct cplane *cp, const cJSON *req, const char *
     struct cpreq_model m;
     struct buf why;
     buf_init(&why, 2048);
-    int rc = cpreq_model(req, &m, &why);
-    if (rc) {
-        rc = cplane_fail(r, 400,
-                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
-                                                       : "ValidationException",
-                         "%s", buf_str(&why));
-        buf_free(&why);
-        return rc;
-    }
-    buf_free(&why);
+    int rc = cplane_checked(r, cpreq_model(req, &m, &why), &why);
+    if (rc || r->type) return rc;
     if (cplane_find_model(cp, region, m.name) < cp->n_models)
-        return cplane_arn_error(cp, r, "ValidationException",
-                                "Cannot create already existing model", region, "model", m.name);
+        return cplane_arn_error(cp, r, "Cannot create already existing", CPLANE_KIND_MODEL, region,
+                                m.name);
     if (cp->n_models == CPLANE_MAX_EACH)
         return cplane_fail(r, 400, "ResourceLimitExceeded",
                            "sm-emulator holds at most %d models: delete some", CPLANE_MAX_EACH);
@@ -426,38 +466,7 @@ static int cplane_create_model(struct cplane *cp, const cJSON *req, const char *
         return CPLANE_ERR_NOMEM;
     }
     cp->models[cp->n_models++] = mod;
-    return cplane_arn_reply(cp, r, "ModelArn", region, "model", m.name);
-}
-
-/* DescribeModel / DeleteModel. */
-static int cplane_model_op(struct cplane *cp, const cJSON *req, const char *region, bool del,
-                           struct cplane_reply *r) {
-    char name[CPREQ_NAME_MAX];
-    struct buf why;
-    buf_init(&why, 1024);
-    int rc = cpreq_name(req, "ModelName", "modelName", name, &why);
-    if (rc)
-        rc = cplane_fail(r, 400,
-                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
-                                                       : "ValidationException",
-                         "%s", buf_str(&why));
-    buf_free(&why);
-    if (rc || r->type) return rc;
-    size_t i = cplane_find_model(cp, region, name);
-    if (i == cp->n_models)
-        return cplane_arn_error(cp, r, "ValidationException", "Could not find model", region,
-                                "model", name);
-    if (del) {
-        cplane_model_free(cp->models[i]);
-        for (size_t j = i; j + 1 < cp->n_models; j++) cp->models[j] = cp->models[j + 1];
-        cp->n_models--;
-        return cplane_ok_empty(r);
-    }
-    buf_reset(&r->body);
-    r->status = 200;
-    rc = buf_addc(&r->body, '{') || cpdesc_model(&r->body, cp, cp->models[i]) ||
-         buf_addc(&r->body, '}');
-    return rc ? CPLANE_ERR_NOMEM : CPLANE_OK;
+    return cplane_arn_reply(cp, r, CPLANE_KIND_MODEL, region, m.name);
 }
 
 /* ---- endpoint configs ---- */
@@ -468,73 +477,26 @@ static int cplane_create_config(struct cplane *cp, const cJSON *req, const char 
     struct buf why;
     if (!c) return CPLANE_ERR_NOMEM;
     buf_init(&why, 2048);
-    int rc = cpreq_config(req, &c->spec, &why);
-    if (rc)
-        rc = cplane_fail(r, 400,
-                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
-                                                       : "ValidationException",
-                         "%s", buf_str(&why));
-    buf_free(&why);
+    int rc = cplane_checked(r, cpreq_config(req, &c->spec, &why), &why);
+    if (!rc && !r->type && cplane_find_config(cp, region, c->spec.name) < cp->n_configs)
+        rc = cplane_arn_error(cp, r, "Cannot create already existing", CPLANE_KIND_CONFIG, region,
+                              c->spec.name);
+    for (size_t i = 0; !rc && !r->type && i < c->spec.n_v; i++)
+        if (cplane_find_model(cp, region, c->spec.v[i].model) == cp->n_models)
+            rc = cplane_arn_error(cp, r, "Could not find", CPLANE_KIND_MODEL, region,
+                                  c->spec.v[i].model);
+    if (!rc && !r->type && cp->n_configs == CPLANE_MAX_EACH)
+        rc = cplane_fail(r, 400, "ResourceLimitExceeded",
+                         "sm-emulator holds at most %d endpoint configs: delete some",
+                         CPLANE_MAX_EACH);
     if (rc || r->type) {
         free(c);
         return rc;
     }
-    if (cplane_find_config(cp, region, c->spec.name) < cp->n_configs) {
-        rc = cplane_arn_error(cp, r, "ValidationException",
-                              "Cannot create already existing endpoint configuration", region,
-                              "endpoint-config", c->spec.name);
-        free(c);
-        return rc;
-    }
-    for (size_t i = 0; i < c->spec.n_v; i++) {
-        if (cplane_find_model(cp, region, c->spec.v[i].model) == cp->n_models) {
-            rc = cplane_arn_error(cp, r, "ValidationException", "Could not find model", region,
-                                  "model", c->spec.v[i].model);
-            free(c);
-            return rc;
-        }
-    }
-    if (cp->n_configs == CPLANE_MAX_EACH) {
-        free(c);
-        return cplane_fail(r, 400, "ResourceLimitExceeded",
-                           "sm-emulator holds at most %d endpoint configs: delete some",
-                           CPLANE_MAX_EACH);
-    }
     snprintf(c->region, sizeof c->region, "%s", region);
     c->created = now.wall;
     cp->configs[cp->n_configs++] = c;
-    return cplane_arn_reply(cp, r, "EndpointConfigArn", region, "endpoint-config", c->spec.name);
-}
-
-static int cplane_config_op(struct cplane *cp, const cJSON *req, const char *region, bool del,
-                            struct cplane_reply *r) {
-    char name[CPREQ_NAME_MAX];
-    struct buf why;
-    buf_init(&why, 1024);
-    int rc = cpreq_name(req, "EndpointConfigName", "endpointConfigName", name, &why);
-    if (rc)
-        rc = cplane_fail(r, 400,
-                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
-                                                       : "ValidationException",
-                         "%s", buf_str(&why));
-    buf_free(&why);
-    if (rc || r->type) return rc;
-    size_t i = cplane_find_config(cp, region, name);
-    if (i == cp->n_configs)
-        return cplane_arn_error(cp, r, "ValidationException",
-                                "Could not find endpoint configuration", region, "endpoint-config",
-                                name);
-    if (del) {
-        free(cp->configs[i]);
-        for (size_t j = i; j + 1 < cp->n_configs; j++) cp->configs[j] = cp->configs[j + 1];
-        cp->n_configs--;
-        return cplane_ok_empty(r);
-    }
-    buf_reset(&r->body);
-    r->status = 200;
-    rc = buf_addc(&r->body, '{') || cpdesc_config(&r->body, cp, cp->configs[i]) ||
-         buf_addc(&r->body, '}');
-    return rc ? CPLANE_ERR_NOMEM : CPLANE_OK;
+    return cplane_arn_reply(cp, r, CPLANE_KIND_CONFIG, region, c->spec.name);
 }
 
 /* ---- endpoints ---- */
@@ -542,17 +504,8 @@ static int cplane_config_op(struct cplane *cp, const cJSON *req, const char *reg
 /* The two names of CreateEndpoint / UpdateEndpoint. */
 static int cplane_ep_names(const cJSON *req, char ep[CPREQ_NAME_MAX], char cfg[CPREQ_NAME_MAX],
                            struct cplane_reply *r) {
-    struct buf why;
-    buf_init(&why, 1024);
-    int rc = cpreq_name(req, "EndpointName", "endpointName", ep, &why);
-    if (!rc) rc = cpreq_name(req, "EndpointConfigName", "endpointConfigName", cfg, &why);
-    if (rc)
-        rc = cplane_fail(r, 400,
-                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
-                                                       : "ValidationException",
-                         "%s", buf_str(&why));
-    buf_free(&why);
-    return rc;
+    int rc = cplane_name(req, CPLANE_KIND_ENDPOINT, ep, r);
+    return rc || r->type ? rc : cplane_name(req, CPLANE_KIND_CONFIG, cfg, r);
 }
 
 /* The config to deploy, its models and the quota: 0 with *cfg, or a reply. */
@@ -561,13 +514,10 @@ static int cplane_deployable(struct cplane *cp, const char *region, const char *
                              struct cplane_reply *r) {
     size_t c = cplane_find_config(cp, region, cfg_name);
     if (c == cp->n_configs)
-        return cplane_arn_error(cp, r, "ValidationException",
-                                "Could not find endpoint configuration", region, "endpoint-config",
-                                cfg_name);
+        return cplane_arn_error(cp, r, "Could not find", CPLANE_KIND_CONFIG, region, cfg_name);
     const char *missing = NULL;
     if (cplane_deploy_start(cp, d, &cp->configs[c]->spec, region, now, &missing))
-        return cplane_arn_error(cp, r, "ValidationException", "Could not find model", region,
-                                "model", missing);
+        return cplane_arn_error(cp, r, "Could not find", CPLANE_KIND_MODEL, region, missing);
     bool fits;
     return cplane_quota_check(cp, &d->cfg, region, r, &fits);
 }
@@ -578,9 +528,8 @@ static int cplane_create_endpoint(struct cplane *cp, const cJSON *req, const cha
     int rc = cplane_ep_names(req, name, cfg, r);
     if (rc || r->type) return rc;
     if (cplane_find_ep(cp, region, name) < cp->n_eps)
-        return cplane_arn_error(cp, r, "ValidationException",
-                                "Cannot create already existing endpoint", region, "endpoint",
-                                name);
+        return cplane_arn_error(cp, r, "Cannot create already existing", CPLANE_KIND_ENDPOINT,
+                                region, name);
     if (cp->n_eps == CPLANE_MAX_EACH)
         return cplane_fail(r, 400, "ResourceLimitExceeded",
                            "sm-emulator holds at most %d endpoints: delete some", CPLANE_MAX_EACH);
@@ -596,7 +545,7 @@ static int cplane_create_endpoint(struct cplane *cp, const cJSON *req, const cha
     ep->state = CPLANE_CREATING;
     ep->created = ep->modified = now.wall;
     cp->eps[cp->n_eps++] = ep;
-    return cplane_arn_reply(cp, r, "EndpointArn", region, "endpoint", name);
+    return cplane_arn_reply(cp, r, CPLANE_KIND_ENDPOINT, region, name);
 }
 
 /* Refuses a change to an endpoint that is not InService (or a static one);
@@ -609,15 +558,13 @@ static int cplane_changeable(struct cplane *cp, const struct cplane_endpoint *ep
                            "Endpoint %s was given on sm-emulator's command line (--endpoint): it "
                            "cannot be %s",
                            ep->name, deleting ? "deleted" : "updated");
-    if (ep->state == CPLANE_CREATING || ep->state == CPLANE_UPDATING)
-        return cplane_arn_error(cp, r, "ValidationException", "Cannot update in-progress endpoint",
-                                ep->region, "endpoint", ep->name);
+    if (ep->state == CPLANE_CREATING || ep->state == CPLANE_UPDATING ||
+        (!deleting && ep->state == CPLANE_DELETING))
+        return cplane_arn_error(cp, r, "Cannot update in-progress", CPLANE_KIND_ENDPOINT,
+                                ep->region, ep->name);
     if (!deleting && ep->state == CPLANE_FAILED)
-        return cplane_arn_error(cp, r, "ValidationException", "Cannot update failed endpoint",
-                                ep->region, "endpoint", ep->name);
-    if (!deleting && ep->state == CPLANE_DELETING)
-        return cplane_arn_error(cp, r, "ValidationException", "Cannot update in-progress endpoint",
-                                ep->region, "endpoint", ep->name);
+        return cplane_arn_error(cp, r, "Cannot update failed", CPLANE_KIND_ENDPOINT, ep->region,
+                                ep->name);
     *ok = true;
     return CPLANE_OK;
 }
@@ -630,8 +577,7 @@ static int cplane_update_endpoint(struct cplane *cp, const cJSON *req, const cha
     if (rc || r->type) return rc;
     size_t i = cplane_find_ep(cp, region, name);
     if (i == cp->n_eps)
-        return cplane_arn_error(cp, r, "ValidationException", "Could not find endpoint", region,
-                                "endpoint", name);
+        return cplane_arn_error(cp, r, "Could not find", CPLANE_KIND_ENDPOINT, region, name);
     struct cplane_endpoint *ep = cp->eps[i];
     if ((rc = cplane_changeable(cp, ep, false, r, &ok)) || !ok) return rc;
     struct cplane_deploy *next = malloc(sizeof *next);
@@ -642,38 +588,17 @@ static int cplane_update_endpoint(struct cplane *cp, const cJSON *req, const cha
         ep->state = CPLANE_UPDATING;
         ep->failure[0] = '\0';
         ep->modified = now.wall;
-        rc = cplane_arn_reply(cp, r, "EndpointArn", region, "endpoint", name);
+        rc = cplane_arn_reply(cp, r, CPLANE_KIND_ENDPOINT, region, name);
     }
     free(next);
     return rc;
 }
 
-static int cplane_endpoint_op(struct cplane *cp, const cJSON *req, const char *region, bool del,
-                              struct cplane_now now, struct cplane_reply *r) {
-    char name[CPREQ_NAME_MAX];
-    struct buf why;
+/* DeleteEndpoint of ep: Deleting, then gone (refused while it changes). */
+static int cplane_delete_endpoint(struct cplane *cp, struct cplane_endpoint *ep,
+                                  struct cplane_now now, struct cplane_reply *r) {
     bool ok;
-    buf_init(&why, 1024);
-    int rc = cpreq_name(req, "EndpointName", "endpointName", name, &why);
-    if (rc)
-        rc = cplane_fail(r, 400,
-                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
-                                                       : "ValidationException",
-                         "%s", buf_str(&why));
-    buf_free(&why);
-    if (rc || r->type) return rc;
-    size_t i = cplane_find_ep(cp, region, name);
-    if (i == cp->n_eps)
-        return cplane_arn_error(cp, r, "ValidationException", "Could not find endpoint", region,
-                                "endpoint", name);
-    struct cplane_endpoint *ep = cp->eps[i];
-    if (!del) {
-        buf_reset(&r->body);
-        r->status = 200;
-        rc =
-            buf_addc(&r->body, '{') || cpdesc_endpoint(&r->body, cp, ep) || buf_addc(&r->body, '}');
-        return rc ? CPLANE_ERR_NOMEM : CPLANE_OK;
-    }
+    int rc;
     if (ep->state == CPLANE_DELETING) return cplane_ok_empty(r);
     if ((rc = cplane_changeable(cp, ep, true, r, &ok)) || !ok) return rc;
     if (ep->state == CPLANE_IN_SERVICE && cp->on_event) cp->on_event(cp->ud, CPLANE_STOP, ep);
@@ -683,61 +608,46 @@ static int cplane_endpoint_op(struct cplane *cp, const cJSON *req, const char *r
     return cplane_ok_empty(r);
 }
 
+/* DescribeModel / DeleteModel, DescribeEndpointConfig / DeleteEndpointConfig and
+ * DescribeEndpoint / DeleteEndpoint: the resource of kind k the request names. */
+static int cplane_resource_op(struct cplane *cp, const cJSON *req, const char *region,
+                              enum cplane_kind k, bool del, struct cplane_now now,
+                              struct cplane_reply *r) {
+    size_t i;
+    int rc = cplane_named(cp, req, region, k, &i, r);
+    if (rc || r->type) return rc;
+    if (!del) {
+        rc = cplane_ok_open(r);
+        if (!rc)
+            rc = k == CPLANE_KIND_MODEL    ? cpdesc_model(&r->body, cp, cp->models[i])
+                 : k == CPLANE_KIND_CONFIG ? cpdesc_config(&r->body, cp, cp->configs[i])
+                                           : cpdesc_endpoint(&r->body, cp, cp->eps[i]);
+        return cplane_ok_close(r, rc);
+    }
+    if (k == CPLANE_KIND_ENDPOINT) return cplane_delete_endpoint(cp, cp->eps[i], now, r);
+    if (k == CPLANE_KIND_MODEL) {
+        cplane_model_free(cp->models[i]);
+        for (size_t j = i; j + 1 < cp->n_models; j++) cp->models[j] = cp->models[j + 1];
+        cp->n_models--;
+    } else {
+        free(cp->configs[i]);
+        for (size_t j = i; j + 1 < cp->n_configs; j++) cp->configs[j] = cp->configs[j + 1];
+        cp->n_configs--;
+    }
+    return cplane_ok_empty(r);
+}
+
 /* ---- ListEndpoints ---- */
-
-static bool cplane_contains(const char *hay, const char *needle) {
-    size_t n = strlen(needle);
-    for (const char *p = hay; *p; p++)
-        if (strncasecmp(p, needle, n) == 0) return true;
-    return n == 0;
-}
-
-/* Whether a comes before b in the listing's order. */
-static bool cplane_before(const struct cplane_endpoint *a, const struct cplane_endpoint *b,
-                          const struct cpreq_list *l) {
-    int c = l->by_name     ? strcmp(a->name, b->name)
-            : l->by_status ? strcmp(cplane_state_name(a->state), cplane_state_name(b->state))
-                           : (a->created > b->created) - (a->created < b->created);
-    if (c == 0) c = strcmp(a->name, b->name);
-    return l->ascending ? c < 0 : c > 0;
-}
 
 static int cplane_list(struct cplane *cp, const cJSON *req, const char *region,
                        struct cplane_reply *r) {
     struct cpreq_list l;
     struct buf why;
-    const struct cplane_endpoint *sel[CPLANE_MAX_EACH];
-    size_t n = 0;
     buf_init(&why, 1024);
-    int rc = cpreq_list(req, &l, &why);
-    if (rc)
-        rc = cplane_fail(r, 400,
-                         rc == CPREQ_ERR_SERIALIZATION ? "SerializationException"
-                                                       : "ValidationException",
-                         "%s", buf_str(&why));
-    buf_free(&why);
+    int rc = cplane_checked(r, cpreq_list(req, &l, &why), &why);
     if (rc || r->type) return rc;
-    for (size_t i = 0; i < cp->n_eps; i++) {
-        const struct cplane_endpoint *ep = cp->eps[i];
-        if (strcmp(ep->region, region) != 0 ||
-            (l.name_contains && !cplane_contains(ep->name, l.name_contains)) ||
-            (l.status && strcmp(l.status, cplane_state_name(ep->state)) != 0))
-            continue;
-        size_t j = n++;
-        for (; j > 0 && cplane_before(ep, sel[j - 1], &l); j--) sel[j] = sel[j - 1];
-        sel[j] = ep;
-    }
-    buf_reset(&r->body);
-    r->status = 200;
-    rc = buf_adds(&r->body, "{\"Endpoints\":[");
-    size_t end = (size_t)l.start + (size_t)l.max_results;
-    for (size_t i = (size_t)l.start; !rc && i < n && i < end; i++)
-        rc = (i > (size_t)l.start && buf_addc(&r->body, ',')) ||
-             cpdesc_summary(&r->body, cp, sel[i]);
-    if (!rc) rc = buf_addc(&r->body, ']');
-    if (!rc && end < n) rc = buf_addf(&r->body, ",\"NextToken\":\"t%zu\"", end);
-    if (!rc) rc = buf_addc(&r->body, '}');
-    return rc ? CPLANE_ERR_NOMEM : CPLANE_OK;
+    rc = cplane_ok_open(r) || cpdesc_list(&r->body, cp, region, &l);
+    return cplane_ok_close(r, rc);
 }
 
 /* ---- the command line's endpoints ---- */
@@ -837,17 +747,17 @@ int cplane_call(struct cplane *cp, const char *op, const char *body, size_t len,
     else if (strcmp(op, "CreateModel") == 0)
         rc = cplane_create_model(cp, req, region, now, r);
     else if (strcmp(op, "DescribeModel") == 0 || strcmp(op, "DeleteModel") == 0)
-        rc = cplane_model_op(cp, req, region, op[1] == 'e' && op[2] == 'l', r);
+        rc = cplane_resource_op(cp, req, region, CPLANE_KIND_MODEL, op[2] == 'l', now, r);
     else if (strcmp(op, "CreateEndpointConfig") == 0)
         rc = cplane_create_config(cp, req, region, now, r);
     else if (strcmp(op, "DescribeEndpointConfig") == 0 || strcmp(op, "DeleteEndpointConfig") == 0)
-        rc = cplane_config_op(cp, req, region, op[2] == 'l', r);
+        rc = cplane_resource_op(cp, req, region, CPLANE_KIND_CONFIG, op[2] == 'l', now, r);
     else if (strcmp(op, "CreateEndpoint") == 0)
         rc = cplane_create_endpoint(cp, req, region, now, r);
     else if (strcmp(op, "UpdateEndpoint") == 0)
         rc = cplane_update_endpoint(cp, req, region, now, r);
     else if (strcmp(op, "DescribeEndpoint") == 0 || strcmp(op, "DeleteEndpoint") == 0)
-        rc = cplane_endpoint_op(cp, req, region, op[2] == 'l', now, r);
+        rc = cplane_resource_op(cp, req, region, CPLANE_KIND_ENDPOINT, op[2] == 'l', now, r);
     else if (strcmp(op, "ListEndpoints") == 0)
         rc = cplane_list(cp, req, region, r);
     else

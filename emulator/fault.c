@@ -7,8 +7,9 @@
 #include "rng.h"
 
 static const char *const fault_names[FAULT_KINDS] = {
-    "throttle", "unavailable",  "internal",       "model_error",  "drop",       "truncate",
-    "slow",     "stream_error", "stream_failure", "stream_stall", "stream_crc", "stream_cut",
+    "throttle",     "unavailable", "internal",   "model_error",  "drop",
+    "truncate",     "slow",        "lose",       "stream_error", "stream_failure",
+    "stream_stall", "stream_crc",  "stream_cut",
 };
 
 const char *fault_name(int kind) {
@@ -51,7 +52,9 @@ static int fault_draw(const struct fault_spec specs[FAULT_KINDS], int first, int
 }
 
 int fault_pick(const struct fault_spec specs[FAULT_KINDS], struct fault_state *st) {
-    return fault_draw(specs, 0, FAULT_STREAM_FIRST, &st->rng, ++st->requests);
+    int early = fault_draw(specs, 0, FAULT_LATE_FIRST, &st->rng, ++st->requests);
+    int late = fault_draw(specs, FAULT_LATE_FIRST, FAULT_STREAM_FIRST, &st->late_rng, st->requests);
+    return early != FAULT_NONE ? early : late;
 }
 
 int fault_pick_stream(const struct fault_spec specs[FAULT_KINDS], struct fault_state *st) {

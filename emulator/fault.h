@@ -6,7 +6,9 @@
  * and advances its counter on every request, so one kind's schedule does not
  * depend on the others. The stream kinds are drawn the same way, from a
  * generator and a count of their own, for streamed replies only (so adding
- * streams leaves the request kinds' schedules as they were). */
+ * streams leaves the request kinds' schedules as they were). A request kind
+ * added later (lose) draws last, from a generator of its own, for the same
+ * reason: the earlier kinds' schedules stay as they were. */
 #ifndef EMU_FAULT_H
 #define EMU_FAULT_H
 
@@ -22,6 +24,8 @@ enum fault_kind {
     FAULT_DROP,           /* the connection is closed in the middle of the reply body */
     FAULT_TRUNCATE,       /* a well-framed 200 whose body is cut in half */
     FAULT_SLOW,           /* the first byte of the reply waits slow_first_byte_s */
+    FAULT_LOSE,           /* counted by the front end, never reaches the container: the
+                             connection closes with nothing sent */
     FAULT_STREAM_ERROR,   /* a stream ends with ModelStreamError (ErrorCode StreamBroken) */
     FAULT_STREAM_FAILURE, /* a stream ends with InternalStreamFailure */
     FAULT_STREAM_STALL,   /* a stream stalls stream_stall_s between two tokens */
@@ -29,6 +33,7 @@ enum fault_kind {
     FAULT_STREAM_CUT,     /* the connection closes in the middle of a stream's frame */
     FAULT_KINDS,
     FAULT_STREAM_FIRST = FAULT_STREAM_ERROR,
+    FAULT_LATE_FIRST = FAULT_LOSE,
     FAULT_NONE = -1,
 };
 
@@ -41,6 +46,7 @@ struct fault_state {
     uint64_t rng;
     unsigned long requests; /* requests seen so far */
     uint64_t stream_rng;    /* the stream kinds' */
+    uint64_t late_rng;      /* the request kinds added later (FAULT_LATE_FIRST on) */
     unsigned long streams;  /* streamed replies seen so far */
 };
 

@@ -94,6 +94,7 @@ void fleet_seed(struct fleet *f, uint64_t seed) {
             batch_init(&var->batch, &var->profile, base ^ 0x5c4ed);
             var->faults.rng = base ^ 0xfa017;
             var->faults.stream_rng = base ^ 0x5f4ea3;
+            var->faults.late_rng = base ^ 0x1a7e;
             var->rng = base ^ 0x1d5;
         }
     }

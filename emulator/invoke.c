@@ -32,6 +32,8 @@ struct invoke_call {
     int fault;
     int container_status; /* 0: the container answers 200; else its error status */
     double ready_at;      /* model time the fixed overhead ends (the decode may start) */
+    double begun_at;      /* model time it came (monotonic) */
+    double overhead;      /* model seconds of the fixed overhead */
     double stage_due, limit_due, hold_due; /* real times the timers are due (hold 0: none) */
     struct buf body;                       /* the container's error body, then the reply body */
     char id[INVOKE_ID_LEN];
@@ -112,10 +114,26 @@ static struct reqlog_entry invoke_entry(const struct invoke_origin *o, const cha
                                  .completion_tokens = -1};
 }
 
+/* Counts the end of request e of var for CloudWatch's metrics (cwmetric.h);
+ * answered: the call whose container answered it (its latencies), or NULL. */
+static void invoke_metric(struct invoke *inv, const struct fleet_variant *var,
+                          const struct reqlog_entry *e, const struct invoke_call *answered) {
+    struct cwmetric_call c = {e->received, (short)e->status, false, answered != NULL, 0, 0};
+    c.model_error = e->status == 424 || (answered && answered->exception);
+    if (answered) {
+        double total = invoke_now_real() * inv->time_scale - answered->begun_at;
+        double overhead = answered->overhead < total ? answered->overhead : total;
+        c.model_us = (float)((total - overhead) * 1e6);
+        c.overhead_us = (float)(overhead * 1e6);
+    }
+    if (inv->cwmetrics) (void)!cwmetric_count(inv->cwmetrics, var->ep->name, var->name, &c);
+}
+
 /* Counts the end of request e (its reply, or e->status 0: its connection closed
- * first) for the totals, ep and var (either may be NULL), and logs it. */
+ * first) for the totals, ep and var (either may be NULL), and logs it;
+ * answered as invoke_metric's. */
 static void invoke_count(struct invoke *inv, struct fleet_endpoint *ep, struct fleet_variant *var,
-                         struct reqlog_entry *e) {
+                         struct reqlog_entry *e, const struct invoke_call *answered) {
     struct tally *ts[] = {&inv->totals, ep ? &ep->counts : NULL, var ? &var->counts : NULL};
     for (size_t i = 0; i < 3; i++) {
         if (!ts[i]) continue;
@@ -126,6 +144,7 @@ static void invoke_count(struct invoke *inv, struct fleet_endpoint *ep, struct f
     }
     e->endpoint = ep ? ep->name : NULL;
     e->variant = var ? var->name : NULL;
+    if (var) invoke_metric(inv, var, e, answered);
     reqlog_write(&inv->reqlog, e);
 }
 
@@ -167,7 +186,7 @@ static void invoke_error_logged(struct invoke *inv, void *owner, struct fleet_en
     e.id = id;
     e.status = status;
     e.error_type = type;
-    invoke_count(inv, ep, var, &e);
+    invoke_count(inv, ep, var, &e, NULL);
     struct invoke_reply r = invoke_whole(status, type, var ? var->name : NULL, id, buf_str(&body),
                                          body.len, INVOKE_FULL);
     inv->send(owner, &r);
@@ -243,7 +262,7 @@ static struct reqlog_entry invoke_call_entry(const struct invoke_call *call, int
 
 void invoke_abort(struct invoke_call *call) {
     struct reqlog_entry e = invoke_call_entry(call, 0);
-    invoke_count(call->inv, call->var->ep, call->var, &e);
+    invoke_count(call->inv, call->var->ep, call->var, &e, NULL);
     invoke_call_free(call);
 }
 
@@ -267,7 +286,7 @@ static void invoke_call_reply(struct invoke_call *call, const struct invoke_repl
         e.completion_tokens = (long)call->ans.tokens;
         invoke_call_tokens(call);
     }
-    invoke_count(call->inv, call->var->ep, call->var, &e);
+    invoke_count(call->inv, call->var->ep, call->var, &e, call);
     call->inv->send(call->owner, r);
     invoke_call_free(call);
 }
@@ -482,7 +501,12 @@ static void invoke_kick(struct fleet_variant *var, double start) {
     struct invoke *inv = var->runner;
     if (var->batch.stepping || !batch_busy(&var->batch)) return;
     if (start < var->batch.step_end) start = var->batch.step_end;
-    invoke_arm(var->step_ev, batch_begin(&var->batch, start) / inv->time_scale);
+    double end = batch_begin(&var->batch, start);
+    invoke_arm(var->step_ev, end / inv->time_scale);
+    if (!inv->cwmetrics) return; /* the step's span on the wall clock, for GPUUtilization */
+    double wall = reqlog_now() - invoke_now_real();
+    (void)!cwmetric_busy(inv->cwmetrics, var->ep->name, var->name, wall + start / inv->time_scale,
+                         wall + end / inv->time_scale);
 }
 
 /* Whether a sequence of list is a stream's (its tokens leave at each step). */
@@ -610,8 +634,22 @@ static int invoke_call_prepare(struct invoke_call *call, const struct http_head 
     return CONT_OK;
 }
 
+/* Loses a request (its log line e so far): the front end counted it, the container
+ * never sees it, and the connection closes with nothing sent. */
+static void invoke_fault_lose(struct invoke *inv, void *owner, struct fleet_variant *var,
+                              struct reqlog_entry *e) {
+    char id[INVOKE_ID_LEN];
+    invoke_request_id(inv, id);
+    e->id = id;
+    e->status = 0;
+    invoke_count(inv, var->ep, var, e, NULL);
+    struct invoke_reply r = invoke_whole(0, NULL, NULL, id, "", 0, INVOKE_CLOSE);
+    inv->send(owner, &r);
+}
+
 /* Answers a request with an injected fault at once (SageMaker's front end, before the
- * container); the log still names the prompt the container would have been asked. */
+ * container), or for lose closes its connection unanswered; the log still names the
+ * prompt the container would have been asked. */
 static void invoke_fault_refuse(struct invoke *inv, void *owner, struct fleet_variant *var,
                                 const struct http_head *h, const char *body, size_t len,
                                 int fault) {
@@ -622,6 +660,7 @@ static void invoke_fault_refuse(struct invoke *inv, void *owner, struct fleet_va
         [FAULT_THROTTLE] = {429, "ThrottlingException", "Rate exceeded"},
         [FAULT_UNAVAILABLE] = {503, "ServiceUnavailable", "Service Unavailable"},
         [FAULT_INTERNAL] = {500, "InternalFailure", "An internal failure occurred."},
+        [FAULT_LOSE] = {0, NULL, NULL}, /* no reply at all */
     };
     struct reqlog_entry e = invoke_entry(&inv->cur, NULL, at_once[fault].status);
     struct cont_request req;
@@ -637,8 +676,11 @@ static void invoke_fault_refuse(struct invoke *inv, void *owner, struct fleet_va
         e.prompt_len = req.prompt.len;
     }
     e.fault = fault_name(fault);
-    invoke_error_logged(inv, owner, var->ep, var, at_once[fault].status, at_once[fault].type, NULL,
-                        at_once[fault].message, &e);
+    if (fault == FAULT_LOSE)
+        invoke_fault_lose(inv, owner, var, &e);
+    else
+        invoke_error_logged(inv, owner, var->ep, var, at_once[fault].status, at_once[fault].type,
+                            NULL, at_once[fault].message, &e);
     buf_free(&ignored);
     cont_request_free(&req);
 }
@@ -651,8 +693,12 @@ static struct invoke_call *invoke_call_new(struct invoke *inv, void *owner,
         invoke_error(inv, owner, var->ep, var, 500, "InternalFailure", "out of memory");
         return NULL;
     }
-    *call = (struct invoke_call){
-        .inv = inv, .owner = owner, .var = var, .fault = fault, .origin = inv->cur};
+    *call = (struct invoke_call){.inv = inv,
+                                 .owner = owner,
+                                 .var = var,
+                                 .fault = fault,
+                                 .origin = inv->cur,
+                                 .begun_at = invoke_now_real() * inv->time_scale};
     call->seq.owner = call;
     cont_request_init(&call->req);
     cont_answer_init(&call->ans);
@@ -672,7 +718,8 @@ static struct invoke_call *invoke_call(struct invoke *inv, void *owner, struct f
         var->counts.faults[fault]++;
         var->ep->counts.faults[fault]++;
     }
-    if (fault == FAULT_THROTTLE || fault == FAULT_UNAVAILABLE || fault == FAULT_INTERNAL) {
+    if (fault == FAULT_THROTTLE || fault == FAULT_UNAVAILABLE || fault == FAULT_INTERNAL ||
+        fault == FAULT_LOSE) {
         invoke_fault_refuse(inv, owner, var, h, body, len, fault);
         return NULL;
     }
@@ -693,6 +740,7 @@ static struct invoke_call *invoke_call(struct invoke *inv, void *owner, struct f
                           invoke_call_limit_cb);
     double u = 2 * rng_unit(&var->rng) - 1, overhead = p->overhead_s * (1 + p->jitter * u);
     call->ready_at = invoke_now_real() * inv->time_scale + overhead;
+    call->overhead = overhead;
     invoke_call_timer(call, &call->stage_ev, &call->stage_due, overhead, invoke_call_overhead_cb);
     return call;
 }
@@ -711,7 +759,7 @@ static bool invoke_unsigned(struct invoke *inv, void *owner, const struct http_h
     char id[INVOKE_ID_LEN];
     invoke_request_id(inv, id);
     struct reqlog_entry e = invoke_entry(&inv->cur, id, 200);
-    invoke_count(inv, NULL, NULL, &e);
+    invoke_count(inv, NULL, NULL, &e, NULL);
     struct invoke_reply r = invoke_whole(200, NULL, NULL, id, "", 0, INVOKE_FULL);
     inv->send(owner, &r);
     return true;
@@ -769,8 +817,12 @@ int invoke_start(struct invoke *inv) {
             var->runner = inv;
             var->step_ev = evtimer_new(inv->base, invoke_step_cb, var);
             if (!var->step_ev) return INVOKE_ERR_NOMEM;
+            const char *ep = inv->fleet->eps[e].name;
+            if (inv->cwlogs) vlog_attach(&var->log, inv->cwlogs, ep, var->name);
+            if (inv->cwmetrics && cwmetric_start(inv->cwmetrics, ep, var->name, reqlog_now()))
+                return INVOKE_ERR_NOMEM;
             vlog_startup(&var->log, &var->profile, reqlog_now());
-            any_log = any_log || var->log.f;
+            any_log = any_log || var->log.f || var->log.cw;
         }
     }
     if (!any_log || inv->log_interval <= 0) return INVOKE_OK;

@@ -16,6 +16,8 @@
 #include <stdint.h>
 
 #include "auth.h"
+#include "cwlog.h"
+#include "cwmetric.h"
 #include "fleet.h"
 #include "gate.h"
 #include "http.h"
@@ -33,6 +35,7 @@ enum invoke_mode {
     INVOKE_DROP,     /* headers and half the body, then the connection is closed; a chunked
                         part: its body, then the connection is closed */
     INVOKE_TRUNCATE, /* a well-framed reply carrying half the body */
+    INVOKE_CLOSE,    /* nothing: the connection is closed (after what was sent before) */
 };
 
 /* Which part of a reply a send writes: a whole reply (Content-Length), or the
@@ -100,6 +103,8 @@ struct invoke {
     struct tally totals;
     struct invoke_origin cur; /* the request being handled (one at a time) */
     struct event *log_ev;
+    struct cwlog *cwlogs;       /* CloudWatch Logs: every container line, or NULL (borrowed) */
+    struct cwmetric *cwmetrics; /* CloudWatch metrics: every request's end, or NULL (borrowed) */
 };
 
 /* A timer fires this long before it is due, and the callback that sends a reply

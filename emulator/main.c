@@ -26,7 +26,9 @@ struct main_state {
     struct fleet fleet;
     struct invoke inv;
     struct server srv;
-    struct awsapi api; /* the control plane, ahead of SageMaker Runtime */
+    struct awsapi api;         /* the control plane, ahead of SageMaker Runtime */
+    struct cwlog cwlogs;       /* CloudWatch Logs of every container */
+    struct cwmetric cwmetrics; /* CloudWatch metrics of every variant */
     struct event_base *base;
     struct event *sigint_ev, *sigterm_ev;
 };
@@ -120,6 +122,10 @@ static int main_invoke(struct main_state *m, struct buf *err) {
     inv->max_duration = o->max_duration;
     inv->log_interval = o->log_interval;
     inv->stream_split = o->stream_split;
+    cwlog_init(&m->cwlogs, o->region);
+    cwmetric_init(&m->cwmetrics, o->region, o->time_scale);
+    inv->cwlogs = &m->cwlogs;
+    inv->cwmetrics = &m->cwmetrics;
     if (o->request_log && reqlog_open(&inv->reqlog, o->request_log, err)) return MAIN_ERR;
     if (main_auth(&inv->auth, o, err)) return MAIN_ERR;
     char hex[SIGV4_HEX_LEN + 1]; /* warm up: the first digest loads OpenSSL's configuration */
@@ -169,6 +175,8 @@ static void main_teardown(struct main_state *m) {
     if (m->base) event_base_free(m->base);
     auth_free(&m->inv.auth);
     reqlog_close(&m->inv.reqlog);
+    cwlog_free(&m->cwlogs);
+    cwmetric_free(&m->cwmetrics);
     model_library_free(&m->lib);
     options_free(&m->opts);
 }

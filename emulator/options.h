@@ -58,8 +58,8 @@ struct options {
     size_t n_credentials;
     const char **bearer_tokens; /* --bearer-token values (the OpenAI route) */
     size_t n_bearer_tokens;
-    size_t stream_split; /* bytes per PayloadPart; 0: one per container event */
-    bool log_subsecond;  /* CloudWatch timestamps before the container log's lines */
+    size_t stream_split;   /* bytes per PayloadPart; 0: one per container event */
+    bool log_subsecond;    /* CloudWatch timestamps before the container log's lines */
     struct options_cp *cp; /* the control plane's options, in order */
     size_t n_cp;
 };

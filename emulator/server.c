@@ -231,10 +231,17 @@ static void server_send_part(struct server_conn *c, const struct invoke_reply *r
     if (end) server_conn_replied(c, !c->keep_alive || cut);
 }
 
+static void server_conn_linger(struct server_conn *c);
+
 void server_send(void *owner, const struct invoke_reply *r) {
     struct server_conn *c = owner;
     if (r->part != INVOKE_WHOLE) {
         server_send_part(c, r);
+        return;
+    }
+    if (r->mode == INVOKE_CLOSE) {
+        server_conn_replied(c, true);
+        if (!evbuffer_get_length(bufferevent_get_output(c->bev))) server_conn_linger(c);
         return;
     }
     size_t length = r->mode == INVOKE_TRUNCATE ? r->body_len / 2 : r->body_len;

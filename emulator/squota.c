@@ -93,16 +93,27 @@ static const char *squota_str(const cJSON *req, const char *key, bool *bad) {
     return v && cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* The string member key the request must give (field: its name in the
+ * message): *out, or a refusal in r (*out NULL). */
+static int squota_need(const cJSON *req, const char *key, const char *field, struct cplane_reply *r,
+                       const char **out) {
+    bool bad = false;
+    *out = squota_str(req, key, &bad);
+    if (bad) return squota_fail(r, 400, "SerializationException", "%s: expected a string", key);
+    if (!*out)
+        return squota_fail(r, 400, "ValidationException",
+                           "1 validation error detected: Value null at '%s' failed to satisfy "
+                           "constraint: Member must not be null",
+                           field);
+    return CPLANE_OK;
+}
+
 /* ServiceCode: sagemaker, or a refusal in r (*ok false). */
 static int squota_service(const cJSON *req, struct cplane_reply *r, bool *ok) {
-    bool bad = false;
-    const char *sc = squota_str(req, "ServiceCode", &bad);
+    const char *sc;
     *ok = false;
-    if (bad) return squota_fail(r, 400, "SerializationException", "ServiceCode: expected a string");
-    if (!sc)
-        return squota_fail(r, 400, "ValidationException",
-                           "1 validation error detected: Value null at 'serviceCode' failed to "
-                           "satisfy constraint: Member must not be null");
+    int rc = squota_need(req, "ServiceCode", "serviceCode", r, &sc);
+    if (rc || !sc) return rc;
     if (strcmp(sc, "sagemaker") != 0)
         return squota_fail(r, 400, "NoSuchResourceException",
                            "The request failed because the specified service does not exist "
@@ -153,16 +164,11 @@ static int squota_list(const struct cplane *cp, const cJSON *req, const char *re
 
 static int squota_get(const struct cplane *cp, const cJSON *req, const char *region,
                       struct cplane_reply *r) {
-    const char *types[SQUOTA_MAX_TYPES];
-    bool ok, bad = false;
+    const char *types[SQUOTA_MAX_TYPES], *code;
+    bool ok;
     int rc = squota_service(req, r, &ok);
     if (rc || !ok) return rc;
-    const char *code = squota_str(req, "QuotaCode", &bad);
-    if (bad) return squota_fail(r, 400, "SerializationException", "QuotaCode: expected a string");
-    if (!code)
-        return squota_fail(r, 400, "ValidationException",
-                           "1 validation error detected: Value null at 'quotaCode' failed to "
-                           "satisfy constraint: Member must not be null");
+    if ((rc = squota_need(req, "QuotaCode", "quotaCode", r, &code)) || !code) return rc;
     size_t n = squota_types(cp->conf, types);
     for (size_t i = 0; i < n; i++) {
         char c[12];

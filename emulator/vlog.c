@@ -25,6 +25,16 @@ void vlog_close(struct vlog *v) {
     v->f = NULL;
 }
 
+void vlog_attach(struct vlog *v, struct cwlog *cw, const char *endpoint, const char *variant) {
+    v->cw = cw;
+    snprintf(v->endpoint, sizeof v->endpoint, "%s", endpoint);
+    snprintf(v->stream, sizeof v->stream, "%s/i-emulator", variant);
+}
+
+static bool vlog_on(const struct vlog *v) {
+    return v->f || v->cw;
+}
+
 /* With subsecond: the CloudWatch timestamp and stream that start a line. */
 static void vlog_cloudwatch(struct vlog *v, double now) {
     time_t whole = (time_t)now;
@@ -38,22 +48,38 @@ static void vlog_cloudwatch(struct vlog *v, double now) {
     fprintf(v->f, "%s.%06ld+00:00 %s ", stamp, micros, v->stream);
 }
 
+/* Writes one line, text[0..n), written at now: to the file (after the
+ * CloudWatch prefix, with subsecond) and as an event of CloudWatch Logs
+ * (pinned: a start-up line, kept for good). */
+static void vlog_emit(struct vlog *v, double now, const char *text, size_t n, bool pinned) {
+    if (v->f) {
+        vlog_cloudwatch(v, now);
+        fwrite(text, 1, n, v->f);
+        fputc('\n', v->f);
+        fflush(v->f);
+    }
+    if (v->cw) (void)!cwlog_add(v->cw, v->endpoint, v->stream, now, text, n, pinned);
+}
+
 /* One line: prefix, "INFO MM-DD HH:MM:SS [where] ", then the text. */
-__attribute__((format(printf, 5, 6))) static void
-vlog_line(struct vlog *v, const char *who, double now, const char *where, const char *fmt, ...) {
+__attribute__((format(printf, 6, 7))) static void vlog_line(struct vlog *v, const char *who,
+                                                            double now, bool pinned,
+                                                            const char *where, const char *fmt,
+                                                            ...) {
     time_t whole = (time_t)now;
     struct tm tm;
     char stamp[32];
+    struct buf line;
     va_list ap;
     gmtime_r(&whole, &tm);
     strftime(stamp, sizeof stamp, "%m-%d %H:%M:%S", &tm);
-    vlog_cloudwatch(v, now);
-    fprintf(v->f, "%sINFO %s [%s] ", who, stamp, where);
+    buf_init(&line, BUF_NO_CAP);
+    int rc = buf_addf(&line, "%sINFO %s [%s] ", who, stamp, where);
     va_start(ap, fmt);
-    vfprintf(v->f, fmt, ap);
+    if (!rc) rc = buf_vaddf(&line, fmt, ap);
     va_end(ap);
-    fputc('\n', v->f);
-    fflush(v->f);
+    if (!rc) vlog_emit(v, now, buf_str(&line), line.len, pinned);
+    buf_free(&line);
 }
 
 /* 723484 -> "723,484". */
@@ -70,46 +96,48 @@ static void vlog_thousands(unsigned long n, char out[32]) {
 void vlog_startup(struct vlog *v, const struct model_profile *p, double now) {
     char kv[32], len[32];
     const char *quant = *p->quantization ? p->quantization : "None";
-    if (!v->f) return;
+    if (!vlog_on(v)) return;
     vlog_thousands(p->kv_cache_tokens, kv);
     vlog_thousands(p->max_model_len, len);
-    vlog_line(v, VLOG_API, now, "api_server.py:1885", "vLLM API server version %s",
+    vlog_line(v, VLOG_API, now, true, "api_server.py:1885", "vLLM API server version %s",
               p->vllm_version);
-    vlog_line(v, VLOG_API, now, "utils.py:326",
+    vlog_line(v, VLOG_API, now, true, "utils.py:326",
               "non-default args: {'model': '%s', 'port': 8080, "
               "'max_model_len': %u}",
               p->model_id, p->max_model_len);
-    vlog_line(v, VLOG_ENGINE, now, "core.py:77",
+    vlog_line(v, VLOG_ENGINE, now, true, "core.py:77",
               "Initializing a V1 LLM engine (v%s) with config: model='%s', tokenizer='%s', "
               "dtype=%s, max_seq_len=%u, tensor_parallel_size=1, quantization=%s, "
               "enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, seed=0, "
               "served_model_name=%s, enable_prefix_caching=True",
               p->vllm_version, p->model_id, p->model_id, p->dtype, p->max_model_len, quant,
               p->model_id);
-    vlog_line(v, VLOG_ENGINE, now, "gpu_model_runner.py:2345",
+    vlog_line(v, VLOG_ENGINE, now, true, "gpu_model_runner.py:2345",
               "Model loading took %.2f GiB memory and %.6f seconds", p->weights_gib, p->load_s);
-    vlog_line(v, VLOG_ENGINE, now, "kv_cache_utils.py:1087", "GPU KV cache size: %s tokens", kv);
-    vlog_line(v, VLOG_ENGINE, now, "kv_cache_utils.py:1091",
+    vlog_line(v, VLOG_ENGINE, now, true, "kv_cache_utils.py:1087", "GPU KV cache size: %s tokens",
+              kv);
+    vlog_line(v, VLOG_ENGINE, now, true, "kv_cache_utils.py:1091",
               "Maximum concurrency for %s tokens per request: %.2fx", len,
               (double)p->kv_cache_tokens / p->max_model_len);
-    vlog_line(v, VLOG_API, now, "api_server.py:1971",
+    vlog_line(v, VLOG_API, now, true, "api_server.py:1971",
               "Starting vLLM API server 0 on http://0.0.0.0:8080");
     static const char *const uvicorn[] = {"Started server process [1]",
                                           "Waiting for application startup.",
                                           "Application startup complete."};
     for (size_t i = 0; i < sizeof uvicorn / sizeof *uvicorn; i++) {
-        vlog_cloudwatch(v, now);
-        fprintf(v->f, VLOG_API "INFO:     %s\n", uvicorn[i]);
+        char text[128];
+        int n = snprintf(text, sizeof text, VLOG_API "INFO:     %s", uvicorn[i]);
+        vlog_emit(v, now, text, (size_t)n, true);
     }
-    fflush(v->f);
 }
 
 void vlog_access(struct vlog *v, double now, const char *path, int status) {
-    if (!v->f) return;
-    vlog_cloudwatch(v, now);
-    fprintf(v->f, VLOG_API "INFO:     169.254.178.2:8080 - \"POST %s HTTP/1.1\" %d %s\n", path,
-            status, smerr_reason(status));
-    fflush(v->f);
+    char text[256];
+    if (!vlog_on(v)) return;
+    int n = snprintf(text, sizeof text,
+                     VLOG_API "INFO:     169.254.178.2:8080 - \"POST %s HTTP/1.1\" %d %s", path,
+                     status, smerr_reason(status));
+    vlog_emit(v, now, text, n < (int)sizeof text ? (size_t)n : sizeof text - 1, false);
 }
 
 void vlog_metrics(struct vlog *v, double now, double model_seconds, unsigned long prompt_tokens,
@@ -119,8 +147,8 @@ void vlog_metrics(struct vlog *v, double now, double model_seconds, unsigned lon
     bool idle = !prompt_rate && !gen_rate && !v->last_prompt_rate && !v->last_gen_rate;
     v->last_prompt_rate = prompt_rate;
     v->last_gen_rate = gen_rate;
-    if (!v->f || idle) return;
-    vlog_line(v, VLOG_API, now, "loggers.py:123",
+    if (!vlog_on(v) || idle) return;
+    vlog_line(v, VLOG_API, now, false, "loggers.py:123",
               "Engine 000: Avg prompt throughput: %.1f tokens/s, Avg generation throughput: %.1f "
               "tokens/s, Running: %zu reqs, Waiting: %zu reqs, GPU KV cache usage: %.1f%%, Prefix "
               "cache hit rate: %.1f%%",

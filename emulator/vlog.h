@@ -7,7 +7,12 @@
  * seconds, UTC). With subsecond, every line also starts as `aws logs tail`
  * prints CloudWatch's events, "2026-09-25T18:40:12.345678+00:00 STREAM ", so a
  * reader of the log (sm-compare's cross-check) can place the lines to the
- * microsecond. */
+ * microsecond.
+ *
+ * Attached to CloudWatch Logs (cwlog.h), every line is also an event of the
+ * endpoint's log group, stream "VARIANT/i-emulator", with or without a file:
+ * the line as vLLM writes it (without the subsecond prefix), stamped with its
+ * wall clock; the start-up lines are kept there for good. */
 #ifndef EMU_VLOG_H
 #define EMU_VLOG_H
 
@@ -15,13 +20,16 @@
 #include <stdio.h>
 
 #include "buf.h"
+#include "cwlog.h"
 #include "model.h"
 
 struct vlog {
     FILE *f;
     double last_prompt_rate, last_gen_rate; /* of the previous metrics line */
     bool subsecond;                         /* CloudWatch timestamps before every line */
-    char stream[80];                        /* the log stream's name, with subsecond */
+    char stream[80];                        /* the log stream's name */
+    struct cwlog *cw;                       /* also every line there, or NULL (borrowed) */
+    char endpoint[CWLOG_NAME_MAX];          /* its log group's endpoint */
 };
 
 enum vlog_error { VLOG_OK = 0, VLOG_ERR_IO = -1 };
@@ -31,6 +39,10 @@ enum vlog_error { VLOG_OK = 0, VLOG_ERR_IO = -1 };
  * line in err. */
 __attribute__((warn_unused_result)) int vlog_open(struct vlog *v, const char *path, bool subsecond,
                                                   const char *variant, struct buf *err);
+/* Sends every line to cw too (borrowed; must outlive v), as endpoint's
+ * variant's stream; with or without a file. */
+void vlog_attach(struct vlog *v, struct cwlog *cw, const char *endpoint, const char *variant);
+
 /* Closes the log, if open. */
 void vlog_close(struct vlog *v);
 

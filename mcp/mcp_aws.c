@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "creds.h"
+#include "mcp_proc.h"
 
 /* The hooks' argument: the call, and the progress sent so far. */
 struct mcp_aws_call {
@@ -60,11 +61,75 @@ size_t mcp_aws_strings(const cJSON *args, const char *key, const char **list, si
     return n;
 }
 
+size_t mcp_aws_regions(const cJSON *args, const char *region, const char **list) {
+    size_t n = mcp_aws_strings(args, "regions", list, EPOPS_MAX_REGIONS);
+    if (!n) list[n++] = region;
+    return n;
+}
+
+void mcp_aws_deploy_req(const cJSON *args, const char *region, struct epops_deploy_req *r) {
+    *r = (struct epops_deploy_req){
+        .name = mcp_aws_string(args, "endpoint_name", ""),
+        .model_id = mcp_aws_string(args, "model_id", ""),
+        .image = mcp_aws_string(args, "image", NULL),
+        .role = mcp_aws_string(args, "role_arn", NULL),
+        .wait = mcp_aws_bool(args, "wait", true),
+        .wait_timeout_s = mcp_aws_number(args, "wait_timeout_s", 0),
+        .price = mcp_aws_number(args, "price_per_hour", 0),
+        .max_model_len = (long)mcp_aws_number(args, "max_model_len", 0),
+    };
+    r->n_types = mcp_aws_strings(args, "instance_types", r->types, EPREQ_MAX_TYPES);
+    r->n_regions = mcp_aws_regions(args, region, r->regions);
+}
+
+void mcp_aws_price_arg(const cJSON *args, char **argv, int *n, char text[32]) {
+    double p = mcp_aws_number(args, "price_per_hour", 0);
+    if (!(p > 0)) return;
+    snprintf(text, 32, "%g", p);
+    argv[(*n)++] = "--price-per-hour";
+    argv[(*n)++] = text;
+}
+
+/* The hooks' argument of a program: the call, and the tool's line handler. */
+struct mcp_aws_program {
+    struct mcp_call *call;
+    void (*on_line)(void *ud, const char *line, bool is_stderr);
+    void *ud;
+};
+
+static void mcp_aws_program_line(void *ud, const char *line, bool is_stderr) {
+    const struct mcp_aws_program *p = ud;
+    p->on_line(p->ud, line, is_stderr);
+}
+
+static bool mcp_aws_program_cancelled(void *ud) {
+    return mcp_tool_cancelled(((const struct mcp_aws_program *)ud)->call);
+}
+
+int mcp_aws_program(struct mcp_call *call, char *const argv[],
+                    void (*on_line)(void *ud, const char *line, bool is_stderr), void *ud,
+                    int *status) {
+    struct mcp_aws_program p = {call, on_line, ud};
+    struct mcp_proc_io io = {mcp_aws_program_line, mcp_aws_program_cancelled, &p};
+    struct buf err;
+    bool stopped;
+    buf_init(&err, 1024);
+    int rc = mcp_proc_run(argv, &io, status, &stopped, &err);
+    if (rc)
+        rc = mcp_tool_fail(call, "%s", buf_str(&err));
+    else if (stopped)
+        rc = MCP_TOOL_CANCELLED;
+    buf_free(&err);
+    return rc;
+}
+
 int mcp_aws_open(const struct mcp_aws *a, struct mcp_call *call, const cJSON *args,
                  struct epops **ops, const char **region) {
-    const char *r = mcp_aws_string(args, "region", a->region);
     struct buf err;
     *ops = NULL;
+    *region = NULL;
+    if (!a) return mcp_tool_fail(call, "this server reaches no AWS API (registered without one)");
+    const char *r = mcp_aws_string(args, "region", a->region);
     *region = r;
     if (!r)
         return mcp_tool_fail(call, "no region: give \"region\" (e.g. us-east-2), or start sm-mcp "

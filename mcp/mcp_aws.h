@@ -57,6 +57,23 @@ double mcp_aws_number(const cJSON *args, const char *key, double dflt);
 /* The boolean argument key, or dflt. */
 bool mcp_aws_bool(const cJSON *args, const char *key, bool dflt);
 
+/* The regions argument, or else the call's region: their count (at least 1). */
+size_t mcp_aws_regions(const cJSON *args, const char *region, const char **list);
+/* A deployment's arguments (get_deployment_config's, deploy_endpoint's) into r,
+ * in region when they give no regions. r's strings are borrowed from args. */
+void mcp_aws_deploy_req(const cJSON *args, const char *region, struct epops_deploy_req *r);
+
+/* Appends "--price-per-hour VALUE" to argv at *n when args give price_per_hour
+ * (text holds VALUE). */
+void mcp_aws_price_arg(const cJSON *args, char **argv, int *n, char text[32]);
+/* Runs argv (sm-suite, sm-compare) for call: its output lines go to on_line
+ * with ud, the client's cancellation stops it. Returns 0 with *status its exit
+ * status, MCP_TOOL_CANCELLED, or the tool's status after mcp_tool_fail when it
+ * could not run. */
+__attribute__((warn_unused_result)) int
+mcp_aws_program(struct mcp_call *call, char *const argv[],
+                void (*on_line)(void *ud, const char *line, bool is_stderr), void *ud, int *status);
+
 /* The JSON Schema text of the "region" property, for the tools' schemas. */
 #define MCP_AWS_REGION_PROP                                                                        \
     "\"region\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":31,\"description\":"            \

@@ -5,9 +5,8 @@
 static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
               struct buf *err) {
     const char *regions[EPOPS_MAX_REGIONS], *types[EPREQ_MAX_TYPES];
-    size_t nr = mcp_aws_strings(args, "regions", regions, EPOPS_MAX_REGIONS);
+    size_t nr = mcp_aws_regions(args, region, regions);
     size_t nt = mcp_aws_strings(args, "instance_types", types, EPREQ_MAX_TYPES);
-    if (!nr) regions[nr++] = region;
     return epinfo_quotas(ops, regions, nr, types, nt, out, err);
 }
 

@@ -4,10 +4,8 @@
 #include <string.h>
 
 #include "mcp_aws.h"
-#include "mcp_proc.h"
 
 struct cmp_state {
-    struct mcp_call *call;
     struct buf out;
     char last[1024];
 };
@@ -20,48 +18,31 @@ static void on_line(void *ud, const char *line, bool is_stderr) {
         buf_reset(&c->out);
 }
 
-static bool cancelled(void *ud) {
-    return mcp_tool_cancelled(((struct cmp_state *)ud)->call);
-}
-
 static int call(const cJSON *args, struct mcp_call *call, void *user) {
     const struct mcp_aws *a = user;
+    if (!a) return mcp_tool_fail(call, "this server runs no program (registered without one)");
     const char *base = mcp_aws_string(args, "baseline", ""),
                *cand = mcp_aws_string(args, "candidate", "");
     char price[32];
     char *argv[8] = {(char *)a->compare, "-f", "json"};
-    int n = 3;
+    int n = 3, status;
     if (!a->compare)
         return mcp_tool_fail(call, "sm-compare was not found beside sm-mcp or on PATH");
     if (base[0] == '-' || cand[0] == '-')
         return mcp_tool_fail(call, "a side may not start with '-'");
-    double p = mcp_aws_number(args, "price_per_hour", 0);
-    if (p > 0) {
-        snprintf(price, sizeof price, "%g", p);
-        argv[n++] = "--price-per-hour";
-        argv[n++] = price;
-    }
+    mcp_aws_price_arg(args, argv, &n, price);
     argv[n++] = (char *)base;
     argv[n++] = (char *)cand;
     argv[n] = NULL;
-    struct cmp_state c = {.call = call};
-    struct buf err;
+    struct cmp_state c = {.last = ""};
     buf_init(&c.out, (size_t)16 << 20);
-    buf_init(&err, 1024);
-    struct mcp_proc_io io = {on_line, cancelled, &c};
-    int status, rc;
-    bool stopped;
-    rc = mcp_proc_run(argv, &io, &status, &stopped, &err);
+    int rc = mcp_aws_program(call, argv, on_line, &c, &status);
     cJSON *j = !rc && status == 0 ? cJSON_ParseWithLength(buf_str(&c.out), c.out.len) : NULL;
-    if (rc)
-        rc = mcp_tool_fail(call, "%s", buf_str(&err));
-    else if (stopped)
-        rc = MCP_TOOL_CANCELLED;
-    else if (status != 0)
+    if (!rc && status != 0)
         rc = mcp_tool_fail(call, "sm-compare exited with status %d: %s", status, c.last);
-    else if (!cJSON_IsObject(j))
+    else if (!rc && !cJSON_IsObject(j))
         rc = mcp_tool_fail(call, "sm-compare did not print a JSON object");
-    else {
+    else if (!rc) {
         rc = mcp_tool_text_n(call, buf_str(&c.out), c.out.len);
         if (!rc) {
             rc = mcp_tool_structured(call, j);
@@ -70,7 +51,6 @@ static int call(const cJSON *args, struct mcp_call *call, void *user) {
     }
     cJSON_Delete(j);
     buf_free(&c.out);
-    buf_free(&err);
     return rc;
 }
 

@@ -7,22 +7,8 @@
 
 static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
               struct buf *err) {
-    struct epops_deploy_req r = {
-        .name = mcp_aws_string(args, "endpoint_name", ""),
-        .model_id = mcp_aws_string(args, "model_id", ""),
-        .image = mcp_aws_string(args, "image", NULL),
-        .role = mcp_aws_string(args, "role_arn", NULL),
-        .wait = mcp_aws_bool(args, "wait", true),
-        .wait_timeout_s = mcp_aws_number(args, "wait_timeout_s", 0),
-        .price = mcp_aws_number(args, "price_per_hour", 0),
-        .max_model_len = (long)mcp_aws_number(args, "max_model_len", 0),
-    };
-    r.n_types = mcp_aws_strings(args, "instance_types", r.types, EPREQ_MAX_TYPES);
-    r.n_regions = mcp_aws_strings(args, "regions", r.regions, EPOPS_MAX_REGIONS);
-    if (!r.n_regions) {
-        r.regions[0] = region;
-        r.n_regions = 1;
-    }
+    struct epops_deploy_req r;
+    mcp_aws_deploy_req(args, region, &r);
     return epops_deploy(ops, &r, out, err);
 }
 

@@ -5,15 +5,8 @@
 
 static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
               struct buf *err) {
-    struct epops_deploy_req r = {
-        .name = mcp_aws_string(args, "endpoint_name", ""),
-        .model_id = mcp_aws_string(args, "model_id", ""),
-        .role = mcp_aws_string(args, "role_arn", NULL),
-        .image = mcp_aws_string(args, "image", NULL),
-    };
-    r.n_types = mcp_aws_strings(args, "instance_types", r.types, EPREQ_MAX_TYPES);
-    r.regions[0] = region;
-    r.n_regions = 1;
+    struct epops_deploy_req r;
+    mcp_aws_deploy_req(args, region, &r); /* its schema has no regions: region */
     return epinfo_config(ops, &r, out, err);
 }
 

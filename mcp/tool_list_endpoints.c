@@ -5,8 +5,7 @@
 static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
               struct buf *err) {
     const char *regions[EPOPS_MAX_REGIONS];
-    size_t n = mcp_aws_strings(args, "regions", regions, EPOPS_MAX_REGIONS);
-    if (!n) regions[n++] = region;
+    size_t n = mcp_aws_regions(args, region, regions);
     return epinfo_list(ops, regions, n, mcp_aws_string(args, "name_contains", NULL), out, err);
 }
 

@@ -7,7 +7,6 @@
 #include <time.h>
 
 #include "mcp_aws.h"
-#include "mcp_proc.h"
 
 #define RUN_MAX_ARGS 40
 
@@ -32,10 +31,6 @@ static void on_line(void *ud, const char *line, bool is_stderr) {
     }
 }
 
-static bool cancelled(void *ud) {
-    return mcp_tool_cancelled(((struct run_state *)ud)->call);
-}
-
 /* A value that will follow an option: never one that looks like an option. */
 static bool word_ok(const char *s) {
     return s && *s && s[0] != '-';
@@ -43,6 +38,7 @@ static bool word_ok(const char *s) {
 
 static int call(const cJSON *args, struct mcp_call *call, void *user) {
     const struct mcp_aws *a = user;
+    if (!a) return mcp_tool_fail(call, "this server runs no program (registered without one)");
     const char *region = mcp_aws_string(args, "region", a->region);
     const char *words[] = {
         mcp_aws_string(args, "baseline", NULL), mcp_aws_string(args, "candidate", NULL),
@@ -85,29 +81,16 @@ static int call(const cJSON *args, struct mcp_call *call, void *user) {
             argv[n++] = (char *)flags[i];
             argv[n++] = (char *)words[i];
         }
-    double p = mcp_aws_number(args, "price_per_hour", 0);
-    if (p > 0) {
-        snprintf(price, sizeof price, "%g", p);
-        argv[n++] = "--price-per-hour";
-        argv[n++] = price;
-    }
+    mcp_aws_price_arg(args, argv, &n, price);
     argv[n] = NULL;
     struct run_state r = {.call = call};
     buf_init(&r.out, (size_t)1 << 20);
-    struct buf err;
-    buf_init(&err, 1024);
-    struct mcp_proc_io io = {on_line, cancelled, &r};
     int status;
-    bool stopped;
-    int rc = mcp_proc_run(argv, &io, &status, &stopped, &err);
-    if (rc)
-        rc = mcp_tool_fail(call, "%s", buf_str(&err));
-    else if (stopped)
-        rc = MCP_TOOL_CANCELLED;
-    else if (status != 0)
+    int rc = mcp_aws_program(call, argv, on_line, &r, &status);
+    if (!rc && status != 0)
         rc = mcp_tool_fail(call, "sm-suite exited with status %d: %s %s %s (the run: %s)", status,
                            r.last[0], r.last[1], r.last[2], words[2]);
-    else {
+    else if (!rc) {
         cJSON *j = cJSON_CreateObject();
         char report[128];
         snprintf(report, sizeof report, "%s/report.json", words[2]);
@@ -123,7 +106,6 @@ static int call(const cJSON *args, struct mcp_call *call, void *user) {
             cJSON_Delete(j);
     }
     buf_free(&r.out);
-    buf_free(&err);
     return rc;
 }
 

@@ -6,8 +6,10 @@
 #include "mcp_server.h"
 
 /* Registers every tool of the table with s, in table order; user goes to
- * every handler (the context the AWS tools share). Returns MCP_SERVER_OK or
- * the first refusal of mcp_server_add, with err naming the tool. */
+ * every handler (the struct mcp_aws the AWS tools share). With user NULL (the
+ * fuzz target's server) a tool that would reach AWS or run a program answers
+ * with an isError result instead. Returns MCP_SERVER_OK or the first refusal
+ * of mcp_server_add, with err naming the tool. */
 __attribute__((warn_unused_result)) int tools_register(struct mcp_server *s, void *user,
                                                        struct buf *err);
 

@@ -429,6 +429,8 @@ int cmp_build(struct cmp *m, const struct side *b, const struct side *c, const s
     rc = qcmp_build(&m->quiz, b, c, m->bname, m->cname, err);
     if (rc < 0 || (rc = xcheck_side(&m->xc, b, err)) < 0 || (rc = xcheck_side(&m->xc, c, err)) < 0)
         return rc;
+    if ((rc = cwcheck_side(&m->cw, b, err)) < 0 || (rc = cwcheck_side(&m->cw, c, err)) < 0)
+        return rc;
     cmp_scale_note(m);
     notes_add(m, w);
     verdict_build(m, m->verdict, sizeof m->verdict);
@@ -440,5 +442,6 @@ void cmp_free(struct cmp *m) {
     ocmp_free(&m->open);
     qcmp_free(&m->quiz);
     xcheck_free(&m->xc);
+    cwcheck_free(&m->cw);
     memset(m, 0, sizeof *m);
 }

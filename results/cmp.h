@@ -4,7 +4,8 @@
  * quiz-kind rows that follow it), each with both values, the ratio candidate /
  * baseline, the requests behind each value and 95% intervals where the data
  * allow one (interval.h); the quiz comparison (qcmp.h), the server-log
- * cross-check (xcheck.h) and a short verdict. A value that cannot be given
+ * cross-check (xcheck.h), the CloudWatch cross-check (cwcheck.h) and a short
+ * verdict. A value that cannot be given
  * carries the reason instead. Whether the sides may be compared at all is
  * guard.h's to say, before. */
 #ifndef SM_CMP_H
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "cwcheck.h"
 #include "interval.h"
 #include "ocmp.h"
 #include "qcmp.h"
@@ -71,6 +73,7 @@ struct cmp {
     size_t nrows;
     struct qcmp quiz;
     struct xcheck xc;
+    struct cwcheck cw;    /* the CloudWatch cross-check (cwcheck.h) */
     char scale_note[400]; /* "" when both sides ran in real time */
     bool stream_mixed;    /* one side streamed a measurement the other measured unstreamed */
     struct ocmp open;     /* the open-loop runs (ocmp.h) */

@@ -122,8 +122,35 @@ static int inputs_add_log(struct inputs_ctx *c, const char *path) {
     return 0;
 }
 
+/* A CloudWatch document: FilterLogEvents' (*.logs.json) or GetMetricData's (*.metrics.json). */
+static int inputs_cloudwatch(struct inputs_ctx *c, const char *path, bool logs) {
+    struct rfile_map m;
+    struct buf why;
+    int rc = rfile_map_open(path, &m, c->err);
+    if (rc < 0) return rc;
+    buf_init(&why, 1024);
+    rc = logs ? cwside_logs(&c->in->cw, m.data, m.len, &why)
+              : cwside_metrics(&c->in->cw, m.data, m.len, &why);
+    rfile_map_close(&m);
+    if (rc == CWSIDE_ERR_INPUT)
+        rc =
+            buf_fail(c->err, INPUTS_ERR_INPUT, "%s: not what aws %s prints: %s", path,
+                     logs ? "logs filter-log-events" : "cloudwatch get-metric-data", buf_str(&why));
+    else if (rc)
+        rc = inputs_nomem(c);
+    buf_free(&why);
+    if (!rc && !c->in->cw_path[0]) {
+        const char *slash = strrchr(path, '/');
+        snprintf(c->in->cw_path, sizeof c->in->cw_path, "%.*s", slash ? (int)(slash - path) : 1,
+                 slash ? path : ".");
+    }
+    return rc;
+}
+
 static int inputs_file(struct inputs_ctx *c, const char *path, bool in_dir) {
     if (inputs_ends_with(path, ".log")) return inputs_add_log(c, path);
+    if (inputs_ends_with(path, ".logs.json")) return inputs_cloudwatch(c, path, true);
+    if (inputs_ends_with(path, ".metrics.json")) return inputs_cloudwatch(c, path, false);
     return inputs_json(c, path, in_dir);
 }
 
@@ -144,16 +171,47 @@ static bool inputs_wanted(struct dirent **ents, int n, const char *name) {
     return inputs_ends_with(name, ".json") || inputs_ends_with(name, ".log");
 }
 
+/* The CloudWatch documents of a run directory's cloudwatch/ folder. */
+static int inputs_cw_dir(struct inputs_ctx *c, const char *dir, int *used) {
+    struct dirent **ents;
+    int n = scandir(dir, &ents, NULL, alphasort), rc = 0;
+    if (n < 0)
+        return buf_fail(c->err, INPUTS_ERR_READ, "%s: cannot read: %s", dir, strerror(errno));
+    for (int i = 0; i < n && rc == 0; i++) {
+        const char *e = ents[i]->d_name;
+        bool logs = inputs_ends_with(e, ".logs.json");
+        if (e[0] == '.' || (!logs && !inputs_ends_with(e, ".metrics.json"))) continue;
+        char path[4096];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e) >= (int)sizeof path ||
+            stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+            warnings_add(c->w, "%s: not a regular file; left out", path);
+            continue;
+        }
+        rc = inputs_cloudwatch(c, path, logs);
+        (*used)++;
+    }
+    for (int i = 0; i < n; i++) free(ents[i]);
+    free(ents);
+    return rc;
+}
+
 /* Reads the wanted entries of a directory; *used counts those read. */
 static int inputs_entries(struct inputs_ctx *c, const char *dir, struct dirent **ents, int n,
                           int *used) {
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/') len--;
     for (int i = 0; i < n; i++) {
-        if (!inputs_wanted(ents, n, ents[i]->d_name)) continue;
         char path[4096];
         struct stat st;
         snprintf(path, sizeof path, "%.*s/%s", (int)len, dir, ents[i]->d_name);
+        if (strcmp(ents[i]->d_name, "cloudwatch") == 0 && stat(path, &st) == 0 &&
+            S_ISDIR(st.st_mode)) {
+            int rc = inputs_cw_dir(c, path, used);
+            if (rc < 0) return rc;
+            continue;
+        }
+        if (!inputs_wanted(ents, n, ents[i]->d_name)) continue;
         if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
             warnings_add(c->w, "%s: not a regular file; left out", path);
             continue;
@@ -229,13 +287,41 @@ static double inputs_first_request(const struct inputs *in) {
     return first;
 }
 
+/* CloudWatch's log events, as a log: facts over those of the log files, and
+ * their throughput lines instead of the files' when they have any. */
+static int inputs_cw_log(struct inputs_ctx *c) {
+    struct buf text;
+    struct facts f;
+    struct srvlog lines = {0};
+    memset(&f, 0, sizeof f);
+    cwside_finish(&c->in->cw);
+    if (!c->in->cw.nev) return 0;
+    buf_init(&text, BUF_NO_CAP);
+    int rc = cwside_log_text(&c->in->cw, &text) ? inputs_nomem(c) : 0;
+    if (!rc) rc = facts_scan(text.data, text.len, &f, c->err);
+    if (!rc) rc = srvlog_scan(&lines, text.data ? text.data : "", text.len, c->err);
+    buf_free(&text);
+    if (rc < 0) {
+        srvlog_free(&lines);
+        return rc;
+    }
+    snprintf(f.source, sizeof f.source, "%.160s (CloudWatch Logs, %zu events)", c->in->cw_path,
+             c->in->cw.nev);
+    inputs_overlay(c->in, &f);
+    if (lines.n) {
+        srvlog_free(&c->in->log);
+        c->in->log = lines;
+    }
+    return 0;
+}
+
 static int inputs_merge_facts(struct inputs_ctx *c, const char *facts_log) {
     for (size_t i = 0; i < c->in->n; i++)
         if (c->in->srcs[i].facts) inputs_overlay(c->in, c->in->srcs[i].facts);
-    for (size_t i = 0; i <= c->nlogs; i++) {
-        const char *path = i < c->nlogs ? c->logs[i] : facts_log;
-        if (!path) continue;
-        int rc = inputs_log(c, path);
+    for (size_t i = 0; i <= c->nlogs + 1; i++) {
+        int rc = i == c->nlogs ? inputs_cw_log(c) : 0;
+        const char *path = i < c->nlogs ? c->logs[i] : i > c->nlogs ? facts_log : NULL;
+        if (rc == 0 && path) rc = inputs_log(c, path);
         if (rc < 0) return rc;
     }
     /* vLLM's own stamps have no year: the year of the run */
@@ -284,5 +370,6 @@ void inputs_free(struct inputs *in) {
     for (size_t i = 0; i < in->n; i++) src_free(&in->srcs[i]);
     free(in->srcs);
     srvlog_free(&in->log);
+    cwside_free(&in->cw);
     memset(in, 0, sizeof *in);
 }

@@ -1,16 +1,21 @@
 /* inputs: finds and reads every input of one side.
  *
  * A path is a run directory (every result file, every journal without its
- * result file, every compare.py measure file and every vLLM log in it) or a
- * file. Bad input in a named file is an error; a JSON file of another kind in
- * a directory is left out with a warning. A log gives the container's
- * start-up facts and its throughput lines (srvlog.h). */
+ * result file, every compare.py measure file and every vLLM log in it, and
+ * the CloudWatch documents *.logs.json and *.metrics.json in it or in its
+ * cloudwatch/ folder) or a file. Bad input in a named file is an error; a
+ * JSON file of another kind in a directory is left out with a warning. A log
+ * gives the container's start-up facts and its throughput lines (srvlog.h);
+ * so do CloudWatch's log events (cwside.h), read as `aws logs tail` prints
+ * them, and when they hold throughput lines those are the ones kept (their
+ * times are finer than a log file's). */
 #ifndef SM_INPUTS_H
 #define SM_INPUTS_H
 
 #include <stdbool.h>
 
 #include "buf.h"
+#include "cwside.h"
 #include "facts.h"
 #include "quizfile.h"
 #include "slo.h"
@@ -32,6 +37,8 @@ struct inputs {
     bool have_facts;
     struct srvlog log; /* the throughput lines of every log of the side */
     size_t nlogs;      /* logs read */
+    struct cwside cw;  /* CloudWatch's log events and metrics, finished */
+    char cw_path[512]; /* the first CloudWatch document's folder, "" without one */
 };
 
 /* Reads the paths of one side, and facts_log (--facts-ROLE, may be NULL). qz

@@ -544,6 +544,28 @@ static int native_rate(struct native_ctx *c) {
     return rc < 0 ? rc : orate_read(c->rf, c->phase, c->s, c->slo, &c->s->rate, c->w, c->err);
 }
 
+/* ---- every request on the wall clock ---- */
+
+/* The records of the phase that carry wall_start_us, as src_calls. */
+static int native_calls(struct native_ctx *c) {
+    const struct rfile *rf = c->rf;
+    struct src *s = c->s;
+    size_t n = 0;
+    for (size_t i = 0; i < rf->nrecs; i++)
+        n += rf->recs[i].phase == c->phase && rf->recs[i].wall_start_us >= 0;
+    if (!n) return 0;
+    if (!(s->calls = malloc(n * sizeof *s->calls))) return native_nomem(c);
+    for (size_t i = 0; i < rf->nrecs; i++) {
+        const struct rfile_rec *r = &rf->recs[i];
+        if (r->phase != c->phase || r->wall_start_us < 0) continue;
+        double start = (double)r->wall_start_us / 1e6;
+        s->calls[s->ncalls++] =
+            (struct src_call){start, start + (double)(r->t_end_us - r->t_start_us) / 1e6, r->status,
+                              native_wall(s, r)};
+    }
+    return 0;
+}
+
 /* ---- the file ---- */
 
 /* The string id of name in rf, or UINT32_MAX when no record has it. */
@@ -581,7 +603,8 @@ int native_src(const struct rfile *rf, const struct slo_set *slo, struct src *ou
         if (other)
             warnings_add(w, "%s: %zu records of other phases than \"%s\" left out", rf->path, other,
                          kinds[i].scenario);
-        return kinds[i].build(&c);
+        rc = native_calls(&c);
+        return rc < 0 ? rc : kinds[i].build(&c);
     }
     warnings_add(w,
                  "%s: scenario \"%s\" has no comparison (only decode, sweep, quiz and rate have); "

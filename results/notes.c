@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cwreport.h"
 #include "estim.h"
 #include "fmt.h"
 
@@ -172,4 +173,5 @@ void notes_add(const struct cmp *m, struct warnings *w) {
     notes_scaled(m, w);
     notes_measure(m, w);
     notes_xcheck(m, w);
+    cwreport_notes(m, w);
 }

@@ -20,7 +20,10 @@ const char *ocmp_rel_text(enum ocmp_rel rel) {
     return text[rel];
 }
 
-void ocmp_bound_text(enum ocmp_rel rel, double v, int decimals, char *out, size_t cap) {
+/* A bounded figure after prefix: v with decimals (< 0: significant digits),
+ * or "n/a" when there is none. */
+static void ocmp_bound(const char *prefix, enum ocmp_rel rel, double v, int decimals, char *out,
+                       size_t cap) {
     char num[FMT_CELL];
     if (rel == OCMP_NONE || !isfinite(v)) {
         snprintf(out, cap, "n/a");
@@ -30,7 +33,13 @@ void ocmp_bound_text(enum ocmp_rel rel, double v, int decimals, char *out, size_
         fmt_sig(v, num, sizeof num);
     else
         fmt_num(v, decimals, num, sizeof num);
-    snprintf(out, cap, "%s%s%s", ocmp_rel_text(rel), rel == OCMP_EQ ? "" : " ", num);
+    snprintf(out, cap, "%s%s", prefix, num);
+}
+
+void ocmp_bound_text(enum ocmp_rel rel, double v, int decimals, char *out, size_t cap) {
+    char mark[8];
+    snprintf(mark, sizeof mark, "%s%s", ocmp_rel_text(rel), rel == OCMP_EQ ? "" : " ");
+    ocmp_bound(mark, rel, v, decimals, out, cap);
 }
 
 const struct ocmp_point *ocmp_point(const struct ocmp_side *x, double rate) {
@@ -503,16 +512,7 @@ void ocmp_verdict_cell(const struct ocmp *o, const struct ocmp_point *p, char *o
 static void ocmp_bound_words(enum ocmp_rel rel, double v, int decimals, char *out, size_t cap) {
     static const char *const words[] = {"",           "",         "at least ",
                                         "more than ", "at most ", "less than "};
-    char num[FMT_CELL];
-    if (rel == OCMP_NONE || !isfinite(v)) {
-        snprintf(out, cap, "n/a");
-        return;
-    }
-    if (decimals < 0)
-        fmt_sig(v, num, sizeof num);
-    else
-        fmt_num(v, decimals, num, sizeof num);
-    snprintf(out, cap, "%s%s", words[rel], num);
+    ocmp_bound(words[rel], rel, v, decimals, out, cap);
 }
 
 void ocmp_verdict(const struct cmp *m, char *out, size_t cap) {

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cwreport.h"
 #include "esc.h"
 #include "ojson.h"
 #include "shreport.h"
@@ -397,6 +398,7 @@ static cJSON *out_json_document(const struct cmp *m, const struct warnings *w) {
     if (shards) cJSON_AddItemToObject(o, "shards", shards);
     cJSON_AddItemToObject(o, "mcnemar", out_json_mcnemar(m));
     cJSON_AddItemToObject(o, "server_log", out_json_xcheck(m));
+    if (m->cw.n) cJSON_AddItemToObject(o, "cloudwatch", cwreport_json(m));
     cJSON_AddItemToObject(o, "warnings", out_json_strings(w->items, w->n));
     cJSON_AddItemToObject(o, "verdict", out_json_str(m->verdict));
     return o;

@@ -128,6 +128,7 @@ void src_free(struct src *s) {
     free(s->rate);
     free(s->facts);
     shards_info_free(s->shards);
+    free(s->calls);
     memset(s, 0, sizeof *s);
 }
 

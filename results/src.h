@@ -93,6 +93,14 @@ struct src_quiz {
     struct src_tally tally;
 };
 
+/* A request of the file on the wall clock, whatever came of it (the CloudWatch
+ * cross-check, cwcheck.h, counts them). */
+struct src_call {
+    double start, end; /* Unix seconds, as measured (end: start + its duration) */
+    int status;        /* HTTP status; 0: no reply */
+    double wall;       /* end-to-end seconds, real units (time_scale applied) */
+};
+
 enum src_kind { SRC_RESULT, SRC_JOURNAL, SRC_MEASURE };
 
 struct orate;       /* orate.h */
@@ -120,6 +128,8 @@ struct src {
     struct orate *rate;         /* an open-loop run's rounds (orate.h), or NULL */
     struct facts *facts;        /* compare.py's load_facts */
     struct shards_info *shards; /* a sharded run's shards (merged into this input), or NULL */
+    struct src_call *calls;     /* owned: the records of its phase with wall_start_us, file order */
+    size_t ncalls;
 };
 
 /* Frees what s owns and zeroes it. */

@@ -1,10 +1,13 @@
 #include "engine.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 #include <event2/thread.h>
@@ -43,6 +46,7 @@ static struct {
     size_t n_threads;
     struct event *done; /* the main loop's: a worker finished */
     atomic_size_t finished;
+    int sig_pipe[2]; /* the signal handler's wake-up for the main loop */
 } engine;
 
 /* ---- the run's host --------------------------------------------------------- */
@@ -295,9 +299,22 @@ static void engine_thread_free(struct engine_thread *t) {
 
 /* ---- the main thread ----------------------------------------------------------- */
 
-static void engine_on_signal(evutil_socket_t sig, short kind, void *ud) {
-    (void)sig, (void)kind, (void)ud;
+/* The flag is set in the handler itself, not later in the loop: a run whose requests all
+   fail at the same moment (the server got the same Ctrl-C) still ends as interrupted. */
+static void engine_on_sigint(int sig) {
+    (void)sig;
+    int saved = errno;
     atomic_store(&engine.interrupted, true);
+    ssize_t n = write(engine.sig_pipe[1], "", 1);
+    (void)n; /* a full pipe already holds a wake-up */
+    errno = saved;
+}
+
+static void engine_on_signal(evutil_socket_t fd, short kind, void *ud) {
+    (void)kind, (void)ud;
+    char drain[16];
+    while (read(fd, drain, sizeof drain) > 0) {
+    }
     engine_end(NULL);
 }
 
@@ -311,16 +328,35 @@ static void engine_on_done(evutil_socket_t fd, short kind, void *ud) {
     if (atomic_load(&engine.finished) == engine.n_threads) event_base_loopbreak(ud);
 }
 
+/* SIGINT and SIGTERM set the flag and wake the main loop; old receives what was there. */
+static bool engine_catch_signals(struct sigaction old[2]) {
+    struct sigaction mine = {.sa_handler = engine_on_sigint};
+    sigemptyset(&mine.sa_mask);
+    return pipe2(engine.sig_pipe, O_NONBLOCK | O_CLOEXEC) == 0 &&
+           sigaction(SIGINT, &mine, &old[0]) == 0 && sigaction(SIGTERM, &mine, &old[1]) == 0;
+}
+
+static void engine_release_signals(const struct sigaction old[2]) {
+    sigaction(SIGINT, &old[0], NULL);
+    sigaction(SIGTERM, &old[1], NULL);
+    for (int i = 0; i < 2; i++)
+        if (engine.sig_pipe[i] >= 0) close(engine.sig_pipe[i]);
+}
+
 /* The main loop: signals, the cap, and the workers' ends. */
 static int engine_wait(const struct engine_config *cfg, struct event_base *base, struct buf *err) {
-    struct event *sig_int = evsignal_new(base, SIGINT, engine_on_signal, NULL);
-    struct event *sig_term = evsignal_new(base, SIGTERM, engine_on_signal, NULL);
+    struct sigaction old[2] = {{.sa_handler = SIG_DFL}, {.sa_handler = SIG_DFL}};
+    engine.sig_pipe[0] = engine.sig_pipe[1] = -1;
+    bool caught = engine_catch_signals(old);
+    struct event *sig =
+        caught ? event_new(base, engine.sig_pipe[0], EV_READ | EV_PERSIST, engine_on_signal, NULL)
+               : NULL;
     struct event *cap = evtimer_new(base, engine_on_cap, NULL);
     struct timeval tv = {(time_t)(cfg->duration_us / 1000000), (long)(cfg->duration_us % 1000000)};
-    int rc = sig_int && sig_term && cap && !event_add(sig_int, NULL) &&
-                     !event_add(sig_term, NULL) && (cfg->duration_us <= 0 || !evtimer_add(cap, &tv))
-                 ? ENGINE_OK
-                 : buf_fail(err, ENGINE_ERR_START, "cannot watch signals and the -d cap");
+    int rc =
+        sig && cap && !event_add(sig, NULL) && (cfg->duration_us <= 0 || !evtimer_add(cap, &tv))
+            ? ENGINE_OK
+            : buf_fail(err, ENGINE_ERR_START, "cannot watch signals and the -d cap");
     for (size_t i = 0; rc == ENGINE_OK && i < engine.n_threads; i++)
         if (pthread_create(&engine.threads[i].tid, NULL, engine_worker, &engine.threads[i]) == 0)
             engine.threads[i].started = true;
@@ -332,9 +368,9 @@ static int engine_wait(const struct engine_config *cfg, struct event_base *base,
         engine_end(NULL);
     for (size_t i = 0; i < engine.n_threads; i++)
         if (engine.threads[i].started) pthread_join(engine.threads[i].tid, NULL);
-    if (sig_int) event_free(sig_int);
-    if (sig_term) event_free(sig_term);
+    if (sig) event_free(sig);
     if (cap) event_free(cap);
+    engine_release_signals(old);
     return rc;
 }
 

@@ -55,13 +55,25 @@ static const char sm_suite_usage_head[] =
     "                            sm-emulator prints\n"
     "\n"
     "The suite:\n"
-    "  --scenarios LIST          which of decode,sweep,quiz to run, in this order (default all\n"
-    "                            three)\n"
+    "  --scenarios LIST          which of decode,sweep,quiz,rate to run, in this order (default\n"
+    "                            decode,sweep,quiz; rate is open-loop load at --rates R,...,\n"
+    "                            -t64 -c64, or sm-stream -t1 -c512 with --stream, for the\n"
+    "                            capacity at an SLO)\n"
+    "  --slo METRIC:pQ:SECONDS   passed to sm-compare (repeatable, at most 8): with rate, the\n"
+    "                            report gives the capacity at these SLOs\n"
+    "  --max-error-rate F        passed to sm-compare with --slo\n"
     "  --levels N,N,...          the sweep's concurrency levels, one wrk run of -t N -c N each\n"
     "                            (default 1,4,16)\n"
     "  --order ab|aba            ab (default): every step measures both sides, alternating;\n"
     "                            aba: then every step again for the baseline alone, and\n"
     "                            sm-compare reports how well its two runs agree\n"
+    "  --stream                  run decode and sweep with sm-stream (streamed replies: time to\n"
+    "                            first token, inter-token latency; -t1 -c N); the quiz stays\n"
+    "                            on wrk. sm-stream is $SM_STREAM, else beside sm-suite, else\n"
+    "                            on PATH\n"
+    "  --cacert FILE             with --stream over HTTPS: the CA certificates (PEM) sm-stream\n"
+    "                            trusts (wrk checks no certificate); the CloudWatch calls too\n"
+    "                            (else $AWS_CA_BUNDLE, as for the AWS CLI)\n"
     "  --time-scale K            the server runs K times faster than real time (sm-emulator's\n"
     "                            --time-scale): recorded in the result files, so sm-compare\n"
     "                            reports every time and rate in real units (default 1)\n"
@@ -113,6 +125,13 @@ static const char sm_suite_usage_tail[] =
     "                            sm-suite checks that each endpoint is InService with the "
     "variants\n"
     "                            it targets (sm-endpoint status --json); this skips it\n"
+    "CloudWatch: after the steps, sm-suite fetches each side's container log (CloudWatch\n"
+    "Logs FilterLogEvents) and metrics (GetMetricData, 1-minute periods) for each step's\n"
+    "window into OUT/LABEL/cloudwatch/ (against AWS after waiting 150 s for the last\n"
+    "minute to be published; with --url and no --endpoint-url it asks --url, as\n"
+    "sm-emulator serves both); sm-compare reads them. A missing permission\n"
+    "(logs:FilterLogEvents, cloudwatch:GetMetricData) is a warning, never a failure.\n"
+    "  --no-cloudwatch           fetch nothing\n"
     "After the decode step, sm-suite warns before the other steps when a reply of their asked\n"
     "length would pass SageMaker's 60 s at a side's measured rate.\n"
     "Each wrk run is -t N -c N (one connection per thread), -d a hard cap (every reply at\n"
@@ -123,7 +142,7 @@ static const char sm_suite_usage_tail[] =
     "line when the step's first reply is in and then every 10 seconds. At the end: the\n"
     "errors counted in the result files, then the table.\n"
     "Credentials come from the AWS chain in wrk (environment, ~/.aws, container,\n"
-    "instance); sm-suite never reads them.\n"
+    "instance), and in sm-suite for the CloudWatch calls; neither prints or writes them.\n"
     "\n"
     "Ctrl-C (or SIGTERM) stops the run: wrk gets SIGINT and writes its partial result\n"
     "files; sm-suite prints how to resume and how to compare what is there. wrk never\n"
@@ -286,7 +305,7 @@ static int sm_suite_parse(struct sm_suite_state *s, int argc, char **argv) {
         return sm_suite_fail("%s", buf_str(&s->err));
     if (suite_tools_find(&s->tools, s->scan.scenario_dir, &s->err) < 0)
         return sm_suite_fail("%s", buf_str(&s->err));
-    const struct suite_spec *spec[SUITE_OPTS_NSCENARIOS] = {NULL, NULL, NULL};
+    const struct suite_spec *spec[SUITE_OPTS_NSCENARIOS] = {NULL};
     for (int i = 0; i < s->scan.nscenarios; i++) {
         int k = __builtin_ctz(s->scan.order[i]);
         if (suite_tools_probe(&s->tools, s->scan.order[i], &s->err) < 0)
@@ -457,7 +476,10 @@ static int sm_suite_run(struct sm_suite_state *s, int argc, char **argv) {
         (rc = sm_suite_check_facts(s)))
         return rc;
     s->t = (struct suite_plan_tools){s->tools.wrk, s->tools.compare, s->tools.scenario_dir,
-                                     s->tools.plugin};
+                                     s->tools.plugin, s->tools.stream};
+    if (s->o.stream && !s->tools.stream)
+        return sm_suite_fail("--stream: sm-stream not found beside sm-suite or on PATH: build it, "
+                             "or set SM_STREAM");
     for (int i = 0; i < s->o.nscenarios; i++)
         if (s->o.order[i] == SUITE_OPTS_QUIZ && (rc = sm_suite_questions(s, &questions))) return rc;
     if (suite_argv_addv(&s->invoked, argv, (size_t)argc) < 0 ||

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cwdoc.h"
 #include "readall.h"
 #include "rfmt.h"
 
@@ -48,6 +49,12 @@ static int suite_files_from_json(const cJSON *root, const char *path,
     r->failed = suite_files_count(counts, "failed");
     suite_files_errors_text(cJSON_GetObjectItemCaseSensitive(counts, "errors"), r->errors,
                             sizeof r->errors);
+    const cJSON *ended = cJSON_GetObjectItemCaseSensitive(root, RFMT_ENDED_AT);
+    if (head.started_at && cwdoc_time(head.started_at, strlen(head.started_at), &r->started))
+        r->started = 0;
+    if (!cJSON_IsString(ended) ||
+        cwdoc_time(ended->valuestring, strlen(ended->valuestring), &r->ended))
+        r->ended = 0;
     return SUITE_FILES_OK;
 }
 

@@ -35,7 +35,8 @@ struct suite_files_result {
     bool partial;
     char reason[1024]; /* partial_reason ("" when none) */
     long sent, ok, failed;
-    char errors[512]; /* "2 ThrottlingException, 1 ModelError" ("" when none) */
+    char errors[512];      /* "2 ThrottlingException, 1 ModelError" ("" when none) */
+    double started, ended; /* started_at and ended_at, Unix seconds; 0 when not given */
 };
 
 /* Reads the result file at path into r. Returns 0, SUITE_FILES_ABSENT when it

@@ -8,7 +8,7 @@
 
 #include "smname.h"
 
-#define SUITE_OPTS_ALL (SUITE_OPTS_DECODE | SUITE_OPTS_SWEEP | SUITE_OPTS_QUIZ)
+#define SUITE_OPTS_DEFAULT (SUITE_OPTS_DECODE | SUITE_OPTS_SWEEP | SUITE_OPTS_QUIZ)
 
 /* sm-suite's own options. */
 enum suite_opts_id {
@@ -40,6 +40,11 @@ enum suite_opts_id {
     SUITE_OPTS_O_ITYPE,
     SUITE_OPTS_O_ROLE,
     SUITE_OPTS_O_ENDPOINT_URL,
+    SUITE_OPTS_O_STREAM,
+    SUITE_OPTS_O_CACERT,
+    SUITE_OPTS_O_SLO,
+    SUITE_OPTS_O_MAX_ERRORS,
+    SUITE_OPTS_O_NO_CLOUDWATCH,
 };
 
 static const struct suite_opts_own {
@@ -76,9 +81,15 @@ static const struct suite_opts_own {
     {"instance-type", SUITE_OPTS_O_ITYPE, true, false},
     {"role", SUITE_OPTS_O_ROLE, true, false},
     {"endpoint-url", SUITE_OPTS_O_ENDPOINT_URL, true, true},
+    {"stream", SUITE_OPTS_O_STREAM, false, true},
+    {"cacert", SUITE_OPTS_O_CACERT, true, true},
+    {"slo", SUITE_OPTS_O_SLO, true, false},
+    {"max-error-rate", SUITE_OPTS_O_MAX_ERRORS, true, false},
+    {"no-cloudwatch", SUITE_OPTS_O_NO_CLOUDWATCH, false, false},
 };
 
-static const char *const suite_opts_names[SUITE_OPTS_NSCENARIOS] = {"decode", "sweep", "quiz"};
+static const char *const suite_opts_names[SUITE_OPTS_NSCENARIOS] = {"decode", "sweep", "quiz",
+                                                                    "rate"};
 
 /* The scenarios' options sm-suite sets itself for every scenario. */
 static const char *const suite_opts_reserved_words[] = {
@@ -97,9 +108,7 @@ struct suite_opts_parser {
 };
 
 const char *suite_opts_scenario_name(unsigned scenario) {
-    return scenario == SUITE_OPTS_DECODE  ? "decode"
-           : scenario == SUITE_OPTS_SWEEP ? "sweep"
-                                          : "quiz";
+    return suite_opts_names[__builtin_ctz(scenario) % SUITE_OPTS_NSCENARIOS];
 }
 
 static int suite_opts_number(const char *s, double *out) {
@@ -170,7 +179,7 @@ static int suite_opts_set_scenarios(struct suite_opts_parser *p, const char *v) 
                 bit = 1u << i;
         if (!bit || (seen & bit))
             return buf_fail(p->err, SUITE_OPTS_ERR_USAGE,
-                            "--scenarios wants decode, sweep and quiz, each at most once, "
+                            "--scenarios wants decode, sweep, quiz and rate, each at most once, "
                             "separated by commas; got '%s'",
                             v);
         seen |= bit;
@@ -256,6 +265,14 @@ static void suite_opts_keep(struct suite_opts_parser *p, enum suite_opts_id id, 
         o->role = v;
     else if (id == SUITE_OPTS_O_ENDPOINT_URL)
         o->endpoint_url = v;
+    else if (id == SUITE_OPTS_O_STREAM)
+        o->stream = true;
+    else if (id == SUITE_OPTS_O_CACERT)
+        o->cacert = v;
+    else if (id == SUITE_OPTS_O_MAX_ERRORS)
+        o->max_error_rate = v;
+    else if (id == SUITE_OPTS_O_NO_CLOUDWATCH)
+        o->no_cloudwatch = true;
 }
 
 static int suite_opts_set(struct suite_opts_parser *p, enum suite_opts_id id, const char *v) {
@@ -277,6 +294,11 @@ static int suite_opts_set(struct suite_opts_parser *p, enum suite_opts_id id, co
         return suite_opts_positive(p, "time-scale", v, &o->time_scale);
     case SUITE_OPTS_O_PRICE:
         return suite_opts_positive(p, "price-per-hour", v, &o->price);
+    case SUITE_OPTS_O_SLO:
+        if (o->nslo == SUITE_OPTS_MAX_SLOS)
+            return buf_fail(p->err, SUITE_OPTS_ERR_USAGE, "at most %d --slo", SUITE_OPTS_MAX_SLOS);
+        o->slo[o->nslo++] = v;
+        return SUITE_OPTS_OK;
     default:
         suite_opts_keep(p, id, v);
         return SUITE_OPTS_OK;
@@ -320,17 +342,16 @@ static const struct suite_spec_opt *suite_opts_spec_opt(const struct suite_opts 
     return *negated ? s : NULL;
 }
 
-/* "decode", "decode and sweep", "decode, sweep and quiz". */
-static void suite_opts_list(unsigned bits, char *out, size_t len) {
-    const char *names[SUITE_OPTS_NSCENARIOS] = {"", "", ""};
-    int n = 0;
-    for (unsigned k = 0; k < SUITE_OPTS_NSCENARIOS; k++)
-        if (bits & (1u << k)) names[n++] = suite_opts_names[k];
-    snprintf(out, len, "%s%s%s%s%s", names[0],
-             n == 3   ? ", "
-             : n == 2 ? " and "
-                      : "",
-             n > 1 ? names[1] : "", n == 3 ? " and " : "", n == 3 ? names[2] : "");
+void suite_opts_list(unsigned bits, char *out, size_t len) {
+    int n = __builtin_popcount(bits), i = 0;
+    size_t k = 0;
+    out[0] = '\0';
+    for (unsigned s = 0; s < SUITE_OPTS_NSCENARIOS && k < len; s++) {
+        if (!(bits & (1u << s))) continue;
+        const char *sep = i == 0 ? "" : i == n - 1 ? " and " : ", ";
+        k += (size_t)snprintf(out + k, len - k, "%s%s", sep, suite_opts_names[s]);
+        i++;
+    }
 }
 
 /* The scenarios of scope that take word (the same way: a flag or a value). */
@@ -381,7 +402,7 @@ static int suite_opts_resolve(struct suite_opts_parser *p, const char *given,
         if (rc < 0) return rc;
     }
     if (pass->scenarios) return SUITE_OPTS_OK;
-    if (run == SUITE_OPTS_ALL)
+    if ((run & SUITE_OPTS_DEFAULT) == SUITE_OPTS_DEFAULT)
         return buf_fail(p->err, SUITE_OPTS_ERR_USAGE, "unknown option --%s (see sm-suite --help)",
                         given);
     suite_opts_list(run, list, sizeof list);

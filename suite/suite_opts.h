@@ -21,9 +21,15 @@ enum suite_opts_error {
 };
 
 /* The scenarios of the suite, as bits: 1 << k for the k-th (decode, sweep, quiz). */
-enum suite_opts_scenario { SUITE_OPTS_DECODE = 1, SUITE_OPTS_SWEEP = 2, SUITE_OPTS_QUIZ = 4 };
+enum suite_opts_scenario {
+    SUITE_OPTS_DECODE = 1,
+    SUITE_OPTS_SWEEP = 2,
+    SUITE_OPTS_QUIZ = 4,
+    SUITE_OPTS_RATE = 8, /* open loop (rate.lua): only when --scenarios names it */
+};
 
-#define SUITE_OPTS_NSCENARIOS 3
+#define SUITE_OPTS_NSCENARIOS 4
+#define SUITE_OPTS_MAX_SLOS   8  /* sm-compare takes as many */
 #define SUITE_OPTS_NAME_MAX   64 /* endpoint and variant names: SageMaker allows 63 */
 #define SUITE_OPTS_MAX_LEVELS 16
 
@@ -58,6 +64,11 @@ struct suite_opts {
     const char *facts[2];
     double price; /* 0: none */
     bool dry_run, help, version;
+    bool stream;        /* --stream: decode and sweep through sm-stream (the quiz stays on wrk) */
+    const char *cacert; /* --cacert: the CA certificates sm-stream trusts, or NULL */
+    const char *slo[SUITE_OPTS_MAX_SLOS]; /* --slo, passed to sm-compare (it checks them) */
+    int nslo;
+    const char *max_error_rate; /* --max-error-rate, passed to sm-compare, or NULL */
     /* the endpoints' life (suite_deploy.h, by running sm-endpoint) */
     bool deploy;               /* --deploy: create both endpoints first */
     bool delete_after;         /* --delete-after: delete them at the end, however it ends */
@@ -66,6 +77,7 @@ struct suite_opts {
     const char *instance_type; /* --instance-type T[,T...] (a list: instance pools) */
     const char *role;          /* --role ARN */
     const char *endpoint_url;  /* --endpoint-url: the control plane sm-endpoint calls */
+    bool no_cloudwatch;        /* --no-cloudwatch: no logs and metrics fetched (suite_cw.h) */
     /* the lists of options of the scenarios run (borrowed; NULL for the others) */
     const struct suite_spec *spec[SUITE_OPTS_NSCENARIOS];
     struct suite_opts_pass *pass; /* owned array; the strings belong to the words and specs */
@@ -90,6 +102,9 @@ __attribute__((warn_unused_result)) int
 suite_opts_parse(char *const *words, size_t n, const char *env_region,
                  const struct suite_spec *const spec[SUITE_OPTS_NSCENARIOS], struct suite_opts *o,
                  struct buf *err);
+
+/* "decode", "decode and sweep", "decode, sweep and quiz": the scenarios of bits. */
+void suite_opts_list(unsigned bits, char *out, size_t len);
 
 /* Frees what suite_opts_scan or suite_opts_parse allocated. */
 void suite_opts_free(struct suite_opts *o);

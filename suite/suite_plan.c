@@ -14,6 +14,10 @@ const char *const suite_plan_report_files[SUITE_PLAN_NCMP + 1] = {"report.txt", 
 #define SUITE_PLAN_LIMIT_S      60   /* SageMaker's limit on a reply */
 #define SUITE_PLAN_WRK_TIMEOUT  "70s"
 #define SUITE_PLAN_PROGRESS_S   "1"
+/* rate.lua's -c, the most requests in flight at once: wrk needs a thread each,
+ * sm-stream's connections are cheap (so the client is not what limits). */
+#define SUITE_PLAN_RATE_CONNS        64
+#define SUITE_PLAN_RATE_STREAM_CONNS 512
 
 /* What a step's size depends on: the options given, else the scenarios' own
  * defaults (their lists of options), else these, for a scenario that lacks the
@@ -23,6 +27,7 @@ struct suite_plan_sizes {
     double repeats, batches, sweep_tokens;
     double duration; /* steady mode: seconds per round; 0 in batch mode */
     int questions;
+    double nrates, rate_sum, rate_duration, rate_tokens; /* rate.lua's rates (per second) */
 };
 
 /* A number setting (checked by the scenario's spec), or dflt when there is none. */
@@ -47,6 +52,16 @@ static void suite_plan_sizes_of(const struct suite_opts *o, int questions,
     z->batches = suite_plan_num(o, SUITE_OPTS_SWEEP, "--batches", z->duration > 0 ? 1 : 8);
     z->sweep_tokens = suite_plan_num(o, SUITE_OPTS_SWEEP, "--max-tokens", 256);
     z->questions = questions;
+    const char *rates = suite_opts_setting(o, SUITE_OPTS_RATE, "--rates");
+    z->nrates = z->rate_sum = 0;
+    for (const char *c = rates ? rates : ""; *c;) {
+        z->nrates++;
+        z->rate_sum += strtod(c, NULL);
+        c += strcspn(c, ",");
+        c += *c == ',';
+    }
+    z->rate_duration = suite_plan_num(o, SUITE_OPTS_RATE, "--duration", 0);
+    z->rate_tokens = suite_plan_num(o, SUITE_OPTS_RATE, "--max-tokens", 128);
 }
 
 /* The -d cap in seconds: every reply at SageMaker's limit, plus a minute;
@@ -62,6 +77,10 @@ static void suite_plan_step_size(const struct suite_plan_sizes *z, unsigned sc, 
         *weight = nsides * z->batches *
                   (z->duration > 0 ? z->duration * SUITE_PLAN_TOKENS_PER_S * scale
                                    : z->sweep_tokens + SUITE_PLAN_CALL_TOKENS);
+    } else if (sc == SUITE_OPTS_RATE) {
+        *cap = nsides * z->nrates * (z->rate_duration / scale + limit);
+        *weight =
+            nsides * z->rate_sum * z->rate_duration * (z->rate_tokens + SUITE_PLAN_CALL_TOKENS);
     } else {
         *cap = nsides * z->questions * limit;
         *weight = nsides * z->questions * (SUITE_PLAN_QUIZ_TOKENS + SUITE_PLAN_CALL_TOKENS);
@@ -110,8 +129,10 @@ static int suite_plan_step_command(struct suite_plan_step *st, const struct suit
                                    const char *out, double cap) {
     struct suite_argv *c = &st->cmd;
     const char *sc = suite_opts_scenario_name(st->scenario);
-    int rc = suite_argv_add(c, t->wrk);
-    rc |= suite_argv_addf(c, "-t%d", st->level);
+    bool stream = o->stream && st->scenario != SUITE_OPTS_QUIZ;
+    int rc = suite_argv_add(c, stream ? t->stream : t->wrk);
+    rc |= suite_argv_addf(c, "-t%d", stream ? 1 : st->level);
+    if (stream && o->cacert) rc |= suite_plan_opt2(c, "--cacert", o->cacert);
     rc |= suite_argv_addf(c, "-c%d", st->level);
     rc |= suite_argv_addf(c, "-d%.0fm", ceil(cap / 60));
     rc |= suite_plan_opt2(c, "--timeout", SUITE_PLAN_WRK_TIMEOUT);
@@ -168,7 +189,10 @@ static int suite_plan_add_pass(struct suite_plan *p, size_t *cap, const struct s
             if (!s) return SUITE_PLAN_ERR_NOMEM;
             s->scenario = sc;
             s->nsides = nsides;
-            s->level = sc == SUITE_OPTS_SWEEP ? o->levels[l] : 1;
+            s->level = sc == SUITE_OPTS_SWEEP ? o->levels[l]
+                       : sc == SUITE_OPTS_RATE
+                           ? (o->stream ? SUITE_PLAN_RATE_STREAM_CONNS : SUITE_PLAN_RATE_CONNS)
+                           : 1;
             suite_plan_name_step(s);
             double cap_s;
             suite_plan_step_size(z, sc, nsides, o->time_scale, &cap_s, &s->weight);
@@ -191,6 +215,8 @@ static int suite_plan_compare_commands(struct suite_plan *p, const struct suite_
         else
             rc |= suite_argv_add(c, "--svg") |
                   suite_argv_addf(c, "%s/%s", out, suite_plan_report_files[SUITE_PLAN_NCMP]);
+        for (int i = 0; i < o->nslo; i++) rc |= suite_plan_opt2(c, "--slo", o->slo[i]);
+        if (o->max_error_rate) rc |= suite_plan_opt2(c, "--max-error-rate", o->max_error_rate);
         rc |= suite_argv_add(c, "--output") |
               suite_argv_addf(c, "%s/%s", out, suite_plan_report_files[k]);
         rc |= suite_argv_add(c, p->side_dir[0]);

@@ -1,5 +1,6 @@
 /* suite_plan: the steps of a suite and the exact commands each runs (pure: no
- * I/O). One wrk run per scenario and concurrency level; with --order aba the
+ * I/O). One wrk run per scenario and concurrency level (with --stream, decode
+ * and sweep run with sm-stream: -t1 and the level's -c); with --order aba the
  * same steps again for the baseline alone; then sm-compare three times (the
  * text table with the chart, Markdown, JSON). */
 #ifndef SM_SUITE_PLAN_H
@@ -19,6 +20,7 @@ struct suite_plan_tools {
     const char *compare;      /* sm-compare */
     const char *scenario_dir; /* the folder of decode.lua, sweep.lua, quiz.lua */
     const char *plugin_dir;   /* SM_PLUGIN_PATH when sm-suite sets it for wrk, else NULL */
+    const char *stream;       /* sm-stream (--stream), or NULL */
 };
 
 struct suite_plan_step {

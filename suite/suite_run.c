@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "readall.h"
+#include "suite_cw.h"
 #include "suite_exec.h"
 #include "suite_files.h"
 #include "suite_progress.h"
@@ -632,6 +633,18 @@ static enum suite_run_outcome suite_run_steps(struct suite_run_state *r) {
     return worst;
 }
 
+static void suite_run_on_cw_line(void *ud, const char *line) {
+    suite_run_say(ud, "%s", line);
+}
+
+/* Each side's CloudWatch logs and metrics of each step (suite_cw.h), unless --no-cloudwatch. */
+static void suite_run_cloudwatch(struct suite_run_state *r) {
+    if (r->job->o->no_cloudwatch) return;
+    struct suite_cw_job cw = {r->job->o, r->job->p, -1, suite_run_on_cw_line, r};
+    suite_run_say(r, "fetching each side's log and metrics from CloudWatch (--no-cloudwatch: not)");
+    (void)suite_cw_fetch(&cw);
+}
+
 static int suite_run_finish(struct suite_run_state *r, enum suite_run_outcome st) {
     char now[32];
     int status = st == SUITE_RUN_DONE          ? 0
@@ -640,6 +653,7 @@ static int suite_run_finish(struct suite_run_state *r, enum suite_run_outcome st
                                                : 1;
     suite_run_summary(r);
     if (st == SUITE_RUN_DONE || st == SUITE_RUN_PARTIAL) {
+        suite_run_cloudwatch(r);
         if (suite_run_compare(r) != 0) status = 1;
         if (st == SUITE_RUN_PARTIAL) suite_run_hints(r);
     } else {

@@ -8,7 +8,8 @@
 
 #define SUITE_SPEC_TEXT_MAX 4096 /* an arg, a help text or a default */
 
-static const char *const suite_spec_types[] = {"string", "int", "number", "bool", "ints"};
+static const char *const suite_spec_types[] = {"string", "int",  "number",
+                                               "bool",   "ints", "numbers"};
 
 const char *suite_spec_type_name(enum suite_spec_type t) {
     return suite_spec_types[t];
@@ -88,7 +89,8 @@ static int suite_spec_option(const cJSON *e, size_t i, struct suite_spec_opt *o,
     if (!(o->name = strdup(name->valuestring))) return SUITE_SPEC_ERR_NOMEM;
     if (suite_spec_type_of(cJSON_GetObjectItemCaseSensitive(e, "type"), &o->type) < 0)
         return buf_fail(err, SUITE_SPEC_ERR_FORMAT,
-                        "%s: \"type\" is not one of string, int, number, bool, ints", o->name);
+                        "%s: \"type\" is not one of string, int, number, bool, ints, numbers",
+                        o->name);
     if (many && !cJSON_IsBool(many) && !cJSON_IsNull(many))
         return buf_fail(err, SUITE_SPEC_ERR_FORMAT, "%s: \"many\" is not true or false", o->name);
     o->many = cJSON_IsTrue(many);
@@ -186,8 +188,8 @@ static bool suite_spec_number(const char *text, double *out) {
     return *end == '\0' && isfinite(*out);
 }
 
-/* Whole numbers >= 1 separated by commas. */
-static bool suite_spec_ints(const char *text) {
+/* Numbers separated by commas: whole ones >= 1, or any > 0. */
+static bool suite_spec_list(const char *text, bool whole) {
     for (const char *p = text;;) {
         size_t k = strcspn(p, ",");
         char part[64];
@@ -195,7 +197,8 @@ static bool suite_spec_ints(const char *text) {
         if (k == 0 || k >= sizeof part) return false;
         memcpy(part, p, k);
         part[k] = '\0';
-        if (!suite_spec_number(part, &v) || v != floor(v) || v < 1) return false;
+        if (!suite_spec_number(part, &v) || (whole ? v != floor(v) || v < 1 : !(v > 0)))
+            return false;
         if (!p[k]) return true;
         p += k + 1;
     }
@@ -218,10 +221,14 @@ int suite_spec_check(const struct suite_spec_opt *o, const char *given, const ch
         return buf_fail(err, SUITE_SPEC_ERR_VALUE, "--%s wants a number %s %g, got '%s'", given,
                         o->has_min ? ">=" : ">", min, value);
     case SUITE_SPEC_INTS:
-        if (suite_spec_ints(value)) return SUITE_SPEC_OK;
+        if (suite_spec_list(value, true)) return SUITE_SPEC_OK;
         return buf_fail(err, SUITE_SPEC_ERR_VALUE,
                         "--%s wants whole numbers >= 1 separated by commas, got '%s'", given,
                         value);
+    case SUITE_SPEC_NUMBERS:
+        if (suite_spec_list(value, false)) return SUITE_SPEC_OK;
+        return buf_fail(err, SUITE_SPEC_ERR_VALUE,
+                        "--%s wants numbers > 0 separated by commas, got '%s'", given, value);
     case SUITE_SPEC_BOOL:
         break;
     }

@@ -30,11 +30,12 @@ enum suite_spec_error {
 
 /* What an option's value must be (lua/sm/args.lua's types). */
 enum suite_spec_type {
-    SUITE_SPEC_STRING, /* any text but "" */
-    SUITE_SPEC_INT,    /* a whole number >= min (0 when none) */
-    SUITE_SPEC_NUMBER, /* a number >= min, or > 0 when there is no min */
-    SUITE_SPEC_BOOL,   /* a flag: --NAME, or --no-NAME to turn it off */
-    SUITE_SPEC_INTS,   /* whole numbers >= 1 separated by commas */
+    SUITE_SPEC_STRING,  /* any text but "" */
+    SUITE_SPEC_INT,     /* a whole number >= min (0 when none) */
+    SUITE_SPEC_NUMBER,  /* a number >= min, or > 0 when there is no min */
+    SUITE_SPEC_BOOL,    /* a flag: --NAME, or --no-NAME to turn it off */
+    SUITE_SPEC_INTS,    /* whole numbers >= 1 separated by commas */
+    SUITE_SPEC_NUMBERS, /* numbers > 0 separated by commas */
 };
 
 struct suite_spec_opt {

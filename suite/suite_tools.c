@@ -22,6 +22,7 @@ void suite_tools_free(struct suite_tools *t) {
     free(t->wrk_path);
     free(t->compare);
     free(t->endpoint);
+    free(t->stream);
     free(t->scenario_dir);
     free(t->scenario_real);
     free(t->plugin);
@@ -84,33 +85,18 @@ static int suite_tools_find_wrk(struct suite_tools *t, struct buf *err) {
     return t->wrk ? SUITE_TOOLS_OK : buf_fail(err, SUITE_TOOLS_ERR_NOMEM, "out of memory");
 }
 
-/* sm-compare: $SM_COMPARE, else the build's (beside sm-suite), else the PATH's. */
-static int suite_tools_find_compare(struct suite_tools *t, const char *here, struct buf *err) {
-    char *beside = here ? suite_tools_join(here, "../results/sm-compare") : NULL;
-    if (beside && access(beside, X_OK) != 0) {
-        free(beside);
-        beside = suite_tools_join(here, "sm-compare"); /* installed: PREFIX/bin */
+/* A program of the project: $ENV, else the build's (at build_rel from sm-suite's
+ * folder), else beside sm-suite (an install: PREFIX/bin), else on the PATH; NULL
+ * when none is. */
+static char *suite_tools_find_ours(const char *here, const char *env, const char *build_rel,
+                                   const char *name) {
+    char *found = suite_tools_env(env);
+    for (int k = 0; !found && here && k < 2; k++) {
+        char *p = suite_tools_join(here, k == 0 ? build_rel : name);
+        if (p && access(p, X_OK) == 0) found = realpath(p, NULL);
+        free(p);
     }
-    t->compare = suite_tools_env("SM_COMPARE");
-    if (!t->compare && beside && access(beside, X_OK) == 0) t->compare = realpath(beside, NULL);
-    if (!t->compare) t->compare = suite_tools_in_path("sm-compare");
-    free(beside);
-    if (t->compare) return SUITE_TOOLS_OK;
-    return buf_fail(err, SUITE_TOOLS_ERR_NOT_FOUND,
-                    "sm-compare not found beside sm-suite or on PATH: build it, or set SM_COMPARE");
-}
-
-/* sm-endpoint: $SM_ENDPOINT, else the build's (beside sm-suite), else the PATH's; NULL is fine. */
-static void suite_tools_find_endpoint(struct suite_tools *t, const char *here) {
-    char *beside = here ? suite_tools_join(here, "../tools/sm-endpoint") : NULL;
-    if (beside && access(beside, X_OK) != 0) {
-        free(beside);
-        beside = suite_tools_join(here, "sm-endpoint"); /* installed: PREFIX/bin */
-    }
-    t->endpoint = suite_tools_env("SM_ENDPOINT");
-    if (!t->endpoint && beside && access(beside, X_OK) == 0) t->endpoint = realpath(beside, NULL);
-    if (!t->endpoint) t->endpoint = suite_tools_in_path("sm-endpoint");
-    free(beside);
+    return found ? found : suite_tools_in_path(name);
 }
 
 static int suite_tools_find_scenarios(struct suite_tools *t, const char *given, struct buf *err) {
@@ -149,8 +135,16 @@ static void suite_tools_find_plugin(struct suite_tools *t, const char *here) {
 int suite_tools_find(struct suite_tools *t, const char *scenario_dir, struct buf *err) {
     char *here = suite_tools_self_dir();
     int rc = suite_tools_find_wrk(t, err);
-    if (rc == SUITE_TOOLS_OK) rc = suite_tools_find_compare(t, here, err);
-    if (rc == SUITE_TOOLS_OK) suite_tools_find_endpoint(t, here);
+    if (rc == SUITE_TOOLS_OK && !(t->compare = suite_tools_find_ours(
+                                      here, "SM_COMPARE", "../results/sm-compare", "sm-compare")))
+        rc = buf_fail(err, SUITE_TOOLS_ERR_NOT_FOUND,
+                      "sm-compare not found beside sm-suite or on PATH: build it, or set "
+                      "SM_COMPARE");
+    if (rc == SUITE_TOOLS_OK) {
+        t->endpoint =
+            suite_tools_find_ours(here, "SM_ENDPOINT", "../tools/sm-endpoint", "sm-endpoint");
+        t->stream = suite_tools_find_ours(here, "SM_STREAM", "../stream/sm-stream", "sm-stream");
+    }
     if (rc == SUITE_TOOLS_OK) rc = suite_tools_find_scenarios(t, scenario_dir, err);
     if (rc == SUITE_TOOLS_OK) suite_tools_find_plugin(t, here);
     free(here);
@@ -259,28 +253,24 @@ static int suite_tools_help_group(const struct suite_tools *t, unsigned bits, co
             unsigned takers = suite_tools_takers(t, o->name);
             if (takers != bits || __builtin_ctz(takers) != k || suite_opts_reserved(o->name))
                 continue;
-            if (first) rc = buf_addf(out, "  %-18s ", label);
+            if (first) /* a long label on a line of its own */
+                rc = strlen(label) > 18 ? buf_addf(out, "  %s\n%21s", label, "")
+                                        : buf_addf(out, "  %-18s ", label);
             if (rc == BUF_OK) rc = suite_tools_help_item(o, first, &col, out);
             first = false;
         }
     return rc == BUF_OK && !first ? buf_addc(out, '\n') : rc;
 }
 
+/* Each group of scenarios that take the same options, the most scenarios first. */
 int suite_tools_help(const struct suite_tools *t, struct buf *out) {
-    static const struct {
-        unsigned bits;
-        const char *label;
-    } groups[] = {
-        {SUITE_OPTS_DECODE | SUITE_OPTS_SWEEP | SUITE_OPTS_QUIZ, "all three"},
-        {SUITE_OPTS_DECODE, "decode"},
-        {SUITE_OPTS_DECODE | SUITE_OPTS_SWEEP, "decode and sweep"},
-        {SUITE_OPTS_DECODE | SUITE_OPTS_QUIZ, "decode and quiz"},
-        {SUITE_OPTS_SWEEP, "sweep"},
-        {SUITE_OPTS_SWEEP | SUITE_OPTS_QUIZ, "sweep and quiz"},
-        {SUITE_OPTS_QUIZ, "quiz"},
-    };
     int rc = BUF_OK;
-    for (size_t g = 0; rc == BUF_OK && g < sizeof groups / sizeof groups[0]; g++)
-        rc = suite_tools_help_group(t, groups[g].bits, groups[g].label, out);
+    for (int n = SUITE_OPTS_NSCENARIOS; rc == BUF_OK && n > 0; n--)
+        for (unsigned bits = 1; rc == BUF_OK && bits < 1u << SUITE_OPTS_NSCENARIOS; bits++) {
+            char label[64];
+            if (__builtin_popcount(bits) != n) continue;
+            suite_opts_list(bits, label, sizeof label);
+            rc = suite_tools_help_group(t, bits, label, out);
+        }
     return rc;
 }

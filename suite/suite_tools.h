@@ -24,6 +24,7 @@ struct suite_tools {
     char *wrk_path;      /* its full path, resolved (what a resume must match) */
     char *compare;       /* sm-compare */
     char *endpoint;      /* sm-endpoint, or NULL when not found (suite_deploy.h needs it) */
+    char *stream;        /* sm-stream, or NULL when not found (--stream needs it) */
     char *scenario_dir;  /* --scenario-dir, else the default */
     char *scenario_real; /* the same, resolved */
     char *plugin;        /* SM_PLUGIN_PATH as sm-suite set it for wrk, or NULL */

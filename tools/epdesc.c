@@ -1,11 +1,13 @@
 #include "epdesc.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
+#include "cwdoc.h"
 #include "scrub.h"
 
 void epdesc_clean(char *dst, size_t size, const char *src, size_t n) {
@@ -84,10 +86,44 @@ static cJSON *epdesc_parse(const char *json, size_t len, struct buf *err) {
     return NULL;
 }
 
-static int epdesc_variant(const cJSON *pv, struct epdesc_variant *v, struct buf *err) {
-    const cJSON *images = NULL, *pools = NULL, *p;
-    if (!cJSON_IsObject(pv))
-        return buf_fail(err, EPDESC_ERR_REPLY, "ProductionVariants holds a non-object");
+/* Reads object i of a list. */
+typedef int epdesc_item_fn(const cJSON *item, size_t i, void *ud, struct buf *err);
+
+/* Hands each object of the optional list member key of o to fn, counting them
+ * in *n (read so far); past max of them the rest is an error, "more than MAX
+ * MANY", or, with many NULL, left out. A member that is no object is an error. */
+static int epdesc_each(const cJSON *o, const char *key, size_t max, const char *many, size_t *n,
+                       epdesc_item_fn *fn, void *ud, struct buf *err) {
+    const cJSON *list, *e;
+    int rc = epdesc_array(o, key, &list, err);
+    cJSON_ArrayForEach(e, list) {
+        if (rc || (*n == max && !many)) break;
+        if (*n == max) return buf_fail(err, EPDESC_ERR_REPLY, "more than %zu %s", max, many);
+        if (!cJSON_IsObject(e))
+            return buf_fail(err, EPDESC_ERR_REPLY, "%s holds a non-object", key);
+        rc = fn(e, *n, ud, err);
+        if (!rc) ++*n;
+    }
+    return rc;
+}
+
+/* An instance pool of a DescribeEndpoint variant: the type holding instances. */
+static int epdesc_pool(const cJSON *p, size_t i, void *ud, struct buf *err) {
+    struct epdesc_variant *v = ud;
+    char type[EPDESC_TYPE_MAX];
+    long count = 0;
+    (void)i;
+    int rc = epdesc_need(p, "InstanceType", type, sizeof type, err);
+    if (!rc) rc = epdesc_long(p, "CurrentInstanceCount", &count, err);
+    if (!rc && count > 0) memcpy(v->placed, type, sizeof type);
+    return rc;
+}
+
+/* Variant i of DescribeEndpoint (ud: the struct epdesc_endpoint). */
+static int epdesc_variant(const cJSON *pv, size_t i, void *ud, struct buf *err) {
+    struct epdesc_variant *v = &((struct epdesc_endpoint *)ud)->v[i];
+    const cJSON *images = NULL;
+    size_t n_pools = 0;
     int rc = epdesc_need(pv, "VariantName", v->name, sizeof v->name, err);
     if (!rc) rc = epdesc_long(pv, "CurrentInstanceCount", &v->current_count, err);
     if (!rc) rc = epdesc_long(pv, "DesiredInstanceCount", &v->desired_count, err);
@@ -96,24 +132,13 @@ static int epdesc_variant(const cJSON *pv, struct epdesc_variant *v, struct buf 
     if (!rc && images && cJSON_IsObject(cJSON_GetArrayItem(images, 0)))
         rc = epdesc_str(cJSON_GetArrayItem(images, 0), "SpecifiedImage", v->image, sizeof v->image,
                         err);
-    if (!rc) rc = epdesc_array(pv, "InstancePools", &pools, err);
-    cJSON_ArrayForEach(p, pools) {
-        char type[EPDESC_TYPE_MAX];
-        long count = 0;
-        if (rc) break;
-        if (!cJSON_IsObject(p))
-            return buf_fail(err, EPDESC_ERR_REPLY, "InstancePools holds a non-object");
-        rc = epdesc_need(p, "InstanceType", type, sizeof type, err);
-        if (!rc) rc = epdesc_long(p, "CurrentInstanceCount", &count, err);
-        if (!rc && count > 0) memcpy(v->placed, type, sizeof type);
-    }
+    if (!rc) rc = epdesc_each(pv, "InstancePools", SIZE_MAX, NULL, &n_pools, epdesc_pool, v, err);
     return rc;
 }
 
 int epdesc_endpoint(const char *json, size_t len, struct epdesc_endpoint *out, struct buf *err) {
     memset(out, 0, sizeof *out);
     cJSON *root = epdesc_parse(json, len, err);
-    const cJSON *list = NULL, *pv;
     if (!root) return EPDESC_ERR_REPLY;
     int rc = epdesc_need(root, "EndpointName", out->name, sizeof out->name, err);
     if (!rc) rc = epdesc_str(root, "EndpointConfigName", out->config, sizeof out->config, err);
@@ -121,24 +146,17 @@ int epdesc_endpoint(const char *json, size_t len, struct epdesc_endpoint *out, s
     if (!rc) rc = epdesc_str(root, "FailureReason", out->failure, sizeof out->failure, err);
     if (!rc) rc = epdesc_num(root, "CreationTime", 0, &out->created, err);
     if (!rc) rc = epdesc_num(root, "LastModifiedTime", 0, &out->modified, err);
-    if (!rc) rc = epdesc_array(root, "ProductionVariants", &list, err);
-    cJSON_ArrayForEach(pv, list) {
-        if (rc) break;
-        if (out->n_v == EPDESC_MAX_VARIANTS) {
-            rc = buf_fail(err, EPDESC_ERR_REPLY, "more than %d production variants",
-                          EPDESC_MAX_VARIANTS);
-            break;
-        }
-        rc = epdesc_variant(pv, &out->v[out->n_v++], err);
-    }
+    if (!rc)
+        rc = epdesc_each(root, "ProductionVariants", EPDESC_MAX_VARIANTS, "production variants",
+                         &out->n_v, epdesc_variant, out, err);
     cJSON_Delete(root);
     return rc;
 }
 
-static int epdesc_cvariant(const cJSON *pv, struct epdesc_cvariant *v, struct buf *err) {
+/* Variant i of DescribeEndpointConfig (ud: the struct epdesc_config). */
+static int epdesc_cvariant(const cJSON *pv, size_t i, void *ud, struct buf *err) {
+    struct epdesc_cvariant *v = &((struct epdesc_config *)ud)->v[i];
     const cJSON *pools, *p;
-    if (!cJSON_IsObject(pv))
-        return buf_fail(err, EPDESC_ERR_REPLY, "ProductionVariants holds a non-object");
     int rc = epdesc_need(pv, "VariantName", v->name, sizeof v->name, err);
     if (!rc) rc = epdesc_str(pv, "ModelName", v->model, sizeof v->model, err);
     if (!rc) rc = epdesc_long(pv, "InitialInstanceCount", &v->count, err);
@@ -165,90 +183,68 @@ static int epdesc_cvariant(const cJSON *pv, struct epdesc_cvariant *v, struct bu
 int epdesc_config(const char *json, size_t len, struct epdesc_config *out, struct buf *err) {
     memset(out, 0, sizeof *out);
     cJSON *root = epdesc_parse(json, len, err);
-    const cJSON *list = NULL, *pv;
     if (!root) return EPDESC_ERR_REPLY;
     int rc = epdesc_need(root, "EndpointConfigName", out->name, sizeof out->name, err);
-    if (!rc) rc = epdesc_array(root, "ProductionVariants", &list, err);
-    cJSON_ArrayForEach(pv, list) {
-        if (rc) break;
-        if (out->n_v == EPDESC_MAX_VARIANTS) {
-            rc = buf_fail(err, EPDESC_ERR_REPLY, "more than %d production variants",
-                          EPDESC_MAX_VARIANTS);
-            break;
-        }
-        rc = epdesc_cvariant(pv, &out->v[out->n_v++], err);
-    }
+    if (!rc)
+        rc = epdesc_each(root, "ProductionVariants", EPDESC_MAX_VARIANTS, "production variants",
+                         &out->n_v, epdesc_cvariant, out, err);
     cJSON_Delete(root);
+    return rc;
+}
+
+static int epdesc_summary(const cJSON *e, size_t i, void *ud, struct buf *err) {
+    struct epdesc_summary *s = (struct epdesc_summary *)ud + i;
+    int rc = epdesc_need(e, "EndpointName", s->name, sizeof s->name, err);
+    if (!rc) rc = epdesc_need(e, "EndpointStatus", s->status, sizeof s->status, err);
+    if (!rc) rc = epdesc_num(e, "CreationTime", 0, &s->created, err);
     return rc;
 }
 
 int epdesc_list(const char *json, size_t len, struct epdesc_summary *list, size_t max, size_t *n,
                 struct buf *err) {
     cJSON *root = epdesc_parse(json, len, err);
-    const cJSON *eps, *e;
     if (!root) return EPDESC_ERR_REPLY;
-    int rc = epdesc_array(root, "Endpoints", &eps, err);
-    cJSON_ArrayForEach(e, eps) {
-        if (rc) break;
-        if (*n == max) {
-            rc = buf_fail(err, EPDESC_ERR_REPLY, "more than %zu endpoints", max);
-            break;
-        }
-        struct epdesc_summary *s = &list[*n];
-        if (!cJSON_IsObject(e)) {
-            rc = buf_fail(err, EPDESC_ERR_REPLY, "Endpoints holds a non-object");
-            break;
-        }
-        rc = epdesc_need(e, "EndpointName", s->name, sizeof s->name, err);
-        if (!rc) rc = epdesc_need(e, "EndpointStatus", s->status, sizeof s->status, err);
-        if (!rc) rc = epdesc_num(e, "CreationTime", 0, &s->created, err);
-        if (!rc) ++*n;
-    }
+    int rc = epdesc_each(root, "Endpoints", max, "endpoints", n, epdesc_summary, list, err);
     cJSON_Delete(root);
+    return rc;
+}
+
+static int epdesc_quota(const cJSON *q, size_t i, void *ud, struct buf *err) {
+    struct epdesc_quota *e = (struct epdesc_quota *)ud + i;
+    int rc = epdesc_need(q, "QuotaName", e->name, sizeof e->name, err);
+    if (!rc) rc = epdesc_str(q, "QuotaCode", e->code, sizeof e->code, err);
+    if (!rc) rc = epdesc_num(q, "Value", -1, &e->value, err);
     return rc;
 }
 
 int epdesc_quotas(const char *json, size_t len, struct epdesc_quota *list, size_t max, size_t *n,
                   struct buf *err) {
     cJSON *root = epdesc_parse(json, len, err);
-    const cJSON *qs, *q;
     if (!root) return EPDESC_ERR_REPLY;
-    int rc = epdesc_array(root, "Quotas", &qs, err);
-    cJSON_ArrayForEach(q, qs) {
-        if (rc || *n == max) break;
-        struct epdesc_quota *e = &list[*n];
-        if (!cJSON_IsObject(q)) {
-            rc = buf_fail(err, EPDESC_ERR_REPLY, "Quotas holds a non-object");
-            break;
-        }
-        rc = epdesc_need(q, "QuotaName", e->name, sizeof e->name, err);
-        if (!rc) rc = epdesc_str(q, "QuotaCode", e->code, sizeof e->code, err);
-        if (!rc) rc = epdesc_num(q, "Value", -1, &e->value, err);
-        if (!rc) ++*n;
-    }
+    int rc = epdesc_each(root, "Quotas", max, NULL, n, epdesc_quota, list, err);
     cJSON_Delete(root);
     return rc;
 }
 
+/* The caller's callback, for events read by cwdoc. */
+struct epdesc_events {
+    epdesc_event_fn *fn;
+    void *ud;
+    int rc; /* what fn returned last */
+};
+
+static int epdesc_event(void *ud, const struct cwdoc_event *e) {
+    struct epdesc_events *x = ud;
+    char msg[4096];
+    epdesc_clean(msg, sizeof msg, e->message, e->message_len);
+    return x->rc = x->fn(x->ud, (double)e->timestamp_ms / 1000, msg);
+}
+
 int epdesc_logs(const char *json, size_t len, epdesc_event_fn *fn, void *ud, struct buf *err) {
-    cJSON *root = epdesc_parse(json, len, err);
-    const cJSON *events, *e;
-    if (!root) return EPDESC_ERR_REPLY;
-    int rc = epdesc_array(root, "events", &events, err);
-    cJSON_ArrayForEach(e, events) {
-        char msg[4096];
-        double t;
-        if (rc) break;
-        if (!cJSON_IsObject(e)) {
-            rc = buf_fail(err, EPDESC_ERR_REPLY, "events holds a non-object");
-            break;
-        }
-        rc = epdesc_str(e, "message", msg, sizeof msg, err);
-        if (!rc) rc = epdesc_num(e, "timestamp", 0, &t, err);
-        if (!rc) rc = fn(ud, t / 1000, msg);
-    }
-    cJSON_Delete(root);
-    return rc;
+    struct epdesc_events x = {fn, ud, 0};
+    int rc = cwdoc_events(json, len, epdesc_event, &x, err);
+    if (!rc || x.rc) return x.rc;
+    return rc == CWDOC_ERR_NOMEM ? EPDESC_ERR_NOMEM : EPDESC_ERR_REPLY;
 }
 
 int epdesc_chat(const char *json, size_t len, size_t max, struct buf *text, struct epdesc_chat *out,
@@ -286,4 +282,28 @@ int epdesc_chat(const char *json, size_t len, size_t max, struct buf *text, stru
     }
     cJSON_Delete(root);
     return rc;
+}
+
+cJSON *epdesc_endpoint_json(const struct epdesc_endpoint *d, const char *region, double elapsed_s) {
+    cJSON *j = cJSON_CreateObject();
+    cJSON *vs =
+        j && cJSON_AddStringToObject(j, "endpoint", d->name) &&
+                cJSON_AddStringToObject(j, "region", region) &&
+                cJSON_AddStringToObject(j, "status", d->status) &&
+                cJSON_AddStringToObject(j, "config", d->config) &&
+                (!d->failure[0] || cJSON_AddStringToObject(j, "failure_reason", d->failure)) &&
+                cJSON_AddNumberToObject(j, "elapsed_s", elapsed_s)
+            ? cJSON_AddArrayToObject(j, "variants")
+            : NULL;
+    for (size_t i = 0; vs && i < d->n_v; i++) {
+        cJSON *v = cJSON_CreateObject();
+        cJSON_AddItemToArray(vs, v);
+        if (!v || !cJSON_AddStringToObject(v, "name", d->v[i].name) ||
+            !cJSON_AddNumberToObject(v, "instances", (double)d->v[i].current_count) ||
+            (d->v[i].placed[0] && !cJSON_AddStringToObject(v, "placed_type", d->v[i].placed)))
+            vs = NULL;
+    }
+    if (vs) return j;
+    cJSON_Delete(j);
+    return NULL;
 }

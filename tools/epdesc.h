@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "buf.h"
 
 #define EPDESC_NAME_MAX     64
@@ -105,5 +107,10 @@ __attribute__((warn_unused_result)) int epdesc_chat(const char *json, size_t len
 /* Copies n bytes of outside text into dst (size bytes): scrubbed, one line,
  * cut before a UTF-8 character with "..." when longer. */
 void epdesc_clean(char *dst, size_t size, const char *src, size_t n);
+
+/* An endpoint's state as JSON (endpoint, region, status, config, failure_reason,
+ * elapsed_s, variants with their instances and placed type), for a tool's
+ * result; NULL when out of memory. */
+cJSON *epdesc_endpoint_json(const struct epdesc_endpoint *d, const char *region, double elapsed_s);
 
 #endif

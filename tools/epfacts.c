@@ -44,6 +44,21 @@ static bool epfacts_region_ok(const char *s) {
     return n > 0 && n < 32 && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
 }
 
+/* At most 40 bytes of s for a message: a byte outside printable ASCII becomes '?'. */
+static const char *epfacts_shown(const char *s, char out[41]) {
+    size_t i = 0;
+    for (; s && s[i] && i < 40; i++) out[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+    out[i] = '\0';
+    return out;
+}
+
+/* An instance type: "ml." and lowercase letters, digits and dots, under 48 bytes. */
+static bool epfacts_type_ok(const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    return n > 3 && n < 48 && strncmp(s, "ml.", 3) == 0 &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789.") == n;
+}
+
 static int epfacts_accounts(const cJSON *images, const char *name, struct epfacts *f,
                             struct buf *err) {
     const cJSON *acc = cJSON_GetObjectItemCaseSensitive(images, "accounts"), *a;
@@ -54,10 +69,12 @@ static int epfacts_accounts(const cJSON *images, const char *name, struct epfact
             return buf_fail(err, EPFACTS_ERR_FORMAT, "%s: images.accounts: more than %d regions",
                             name, EPFACTS_MAX_REGIONS);
         if (!epfacts_region_ok(a->string) || !cJSON_IsString(a) || strlen(a->valuestring) != 12 ||
-            strspn(a->valuestring, "0123456789") != 12)
+            strspn(a->valuestring, "0123456789") != 12) {
+            char shown[41];
             return buf_fail(err, EPFACTS_ERR_FORMAT,
-                            "%s: images.accounts: \"%.40s\": want a region and a 12-digit account",
-                            name, a->string);
+                            "%s: images.accounts: \"%s\": want a region and a 12-digit account",
+                            name, epfacts_shown(a->string, shown));
+        }
         struct epfacts_account *e = &f->accounts[f->n_accounts++];
         snprintf(e->region, sizeof e->region, "%s", a->string);
         snprintf(e->account, sizeof e->account, "%s", a->valuestring);
@@ -97,8 +114,7 @@ static int epfacts_types(const cJSON *root, const char *name, struct epfacts *f,
         return buf_fail(err, EPFACTS_ERR_FORMAT,
                         "%s: instance_types.l4_single_gpu: want a list of instance types", name);
     cJSON_ArrayForEach(t, l4) {
-        if (!cJSON_IsString(t) || strncmp(t->valuestring, "ml.", 3) != 0 ||
-            strlen(t->valuestring) >= 48 || f->n_l4 == EPFACTS_MAX_TYPES)
+        if (!cJSON_IsString(t) || !epfacts_type_ok(t->valuestring) || f->n_l4 == EPFACTS_MAX_TYPES)
             return buf_fail(err, EPFACTS_ERR_FORMAT,
                             "%s: instance_types.l4_single_gpu: want at most %d types such as "
                             "ml.g6.xlarge",

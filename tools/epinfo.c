@@ -21,6 +21,17 @@ static int epinfo_nomem(struct buf *err) {
     return buf_fail(err, EPOPS_ERR_NOMEM, "out of memory");
 }
 
+/* Sets out's JSON to {key: *item}, taking *item (NULL after). Returns 0 or
+ * EPOPS_ERR_NOMEM with err. */
+static int epinfo_out_json(struct epops_out *out, const char *key, cJSON **item, struct buf *err) {
+    cJSON_Delete(out->json);
+    out->json = cJSON_CreateObject();
+    if (!out->json) return epinfo_nomem(err);
+    cJSON_AddItemToObject(out->json, key, *item);
+    *item = NULL;
+    return EPOPS_OK;
+}
+
 static bool epinfo_name_ok(const char *name) {
     return name && smname_endpoint_ok(name, strlen(name));
 }
@@ -35,10 +46,7 @@ static void epinfo_config_facts(struct epops *o, struct awsj_client *c, const ch
     buf_init(&ignored, 4096);
     model_id[0] = '\0';
     memset(cfg, 0, sizeof *cfg);
-    if (config[0] &&
-        epops_get(o, c, "DescribeEndpointConfig", "EndpointConfigName", config, &reply, &ignored) ==
-            0 &&
-        epdesc_config(buf_str(&reply), reply.len, cfg, &ignored) == 0 && cfg->n_v &&
+    if (config[0] && epops_describe_config(o, c, config, cfg, &ignored) == 0 && cfg->n_v &&
         epops_get(o, c, "DescribeModel", "ModelName", cfg->v[0].model, &reply, &ignored) == 0) {
         cJSON *m = cJSON_ParseWithLength(buf_str(&reply), reply.len);
         const cJSON *env = cJSON_GetObjectItemCaseSensitive(
@@ -130,35 +138,49 @@ int epinfo_status(struct epops *o, const char *region, const char *name, double 
 
 /* ---- list ---- */
 
+/* A listing read page by page: ListEndpoints' into list, or ListServiceQuotas'
+ * into quotas (the other NULL); n of max so far. */
 struct epinfo_pages {
     struct epdesc_summary *list;
+    struct epdesc_quota *quotas;
     size_t n, max;
 };
 
-static int epinfo_list_page(void *ud, const char *page, size_t len, struct buf *err) {
+static int epinfo_page(void *ud, const char *page, size_t len, struct buf *err) {
     struct epinfo_pages *p = ud;
-    return epdesc_list(page, len, p->list, p->max, &p->n, err) ? AWSJ_ERR_REPLY : 0;
+    int rc = p->list ? epdesc_list(page, len, p->list, p->max, &p->n, err)
+                     : epdesc_quotas(page, len, p->quotas, p->max, &p->n, err);
+    return rc ? AWSJ_ERR_REPLY : 0;
+}
+
+/* The endpoints of c's region whose name contains name_contains (NULL: all)
+ * into p->list (p->n of them). */
+static int epinfo_endpoints(struct awsj_client *c, const char *name_contains,
+                            struct epinfo_pages *p, struct buf *err) {
+    struct buf req;
+    buf_init(&req, BUF_NO_CAP);
+    p->n = 0;
+    int rc = epreq_list(name_contains, &req) ? epinfo_nomem(err)
+             : awsj_paginate(c, AWSJ_SAGEMAKER, "ListEndpoints", buf_str(&req), "NextToken",
+                             EPINFO_MAX_PAGES, epinfo_page, p, err)
+                 ? EPOPS_ERR_AWS
+                 : EPOPS_OK;
+    buf_free(&req);
+    return rc;
 }
 
 int epinfo_list(struct epops *o, const char *const *regions, size_t n_regions,
                 const char *name_contains, struct epops_out *out, struct buf *err) {
     const char *one[1] = {epops_config(o)->region};
     if (!n_regions) regions = one, n_regions = 1;
-    struct epinfo_pages p = {calloc(EPINFO_MAX_LIST, sizeof *p.list), 0, EPINFO_MAX_LIST};
-    struct buf req;
-    buf_init(&req, BUF_NO_CAP);
+    struct epinfo_pages p = {calloc(EPINFO_MAX_LIST, sizeof *p.list), NULL, 0, EPINFO_MAX_LIST};
     cJSON *list = cJSON_CreateArray();
-    int rc = p.list && list && !epreq_list(name_contains, &req) ? EPOPS_OK : epinfo_nomem(err);
+    int rc = p.list && list ? EPOPS_OK : epinfo_nomem(err);
     size_t total = 0;
     for (size_t r = 0; !rc && r < n_regions; r++) {
         struct awsj_client *c = NULL;
-        p.n = 0;
         rc = epops_client(o, regions[r], &c, err);
-        if (!rc)
-            rc = awsj_paginate(c, AWSJ_SAGEMAKER, "ListEndpoints", buf_str(&req), "NextToken",
-                               EPINFO_MAX_PAGES, epinfo_list_page, &p, err)
-                     ? EPOPS_ERR_AWS
-                     : EPOPS_OK;
+        if (!rc) rc = epinfo_endpoints(c, name_contains, &p, err);
         for (size_t i = 0; !rc && i < p.n; i++) {
             cJSON *e = cJSON_CreateObject();
             if (e) cJSON_AddItemToArray(list, e);
@@ -178,15 +200,7 @@ int epinfo_list(struct epops *o, const char *const *regions, size_t n_regions,
                         name_contains ? name_contains : "", name_contains ? "'" : ""))
         rc = epinfo_nomem(err);
     free(p.list);
-    buf_free(&req);
-    if (!rc) {
-        cJSON_Delete(out->json);
-        out->json = cJSON_CreateObject();
-        if (!out->json)
-            rc = epinfo_nomem(err);
-        else
-            cJSON_AddItemToObject(out->json, "endpoints", list), list = NULL;
-    }
+    if (!rc) rc = epinfo_out_json(out, "endpoints", &list, err);
     cJSON_Delete(list);
     return rc;
 }
@@ -251,14 +265,7 @@ int epinfo_logs(struct epops *o, const char *region, const char *name, double si
         if (s) cJSON_AddItemToArray(lines, s);
         if (!lines || !s || buf_addf(&out->text, "%s\n", line)) rc = epinfo_nomem(err);
     }
-    if (!rc) {
-        cJSON_Delete(out->json);
-        out->json = cJSON_CreateObject();
-        if (out->json)
-            cJSON_AddItemToObject(out->json, "lines", lines), lines = NULL;
-        else
-            rc = epinfo_nomem(err);
-    }
+    if (!rc) rc = epinfo_out_json(out, "lines", &lines, err);
     cJSON_Delete(lines);
     for (long i = 0; l.ring && i < limit; i++) free(l.ring[i]);
     free(l.ring);
@@ -381,41 +388,22 @@ int epinfo_query(struct epops *o, const char *region, const char *name,
 
 /* ---- quotas ---- */
 
-struct epinfo_quota_pages {
-    struct epdesc_quota *list;
-    size_t n, max;
-};
-
-static int epinfo_quota_page(void *ud, const char *page, size_t len, struct buf *err) {
-    struct epinfo_quota_pages *p = ud;
-    return epdesc_quotas(page, len, p->list, p->max, &p->n, err) ? AWSJ_ERR_REPLY : 0;
-}
-
 /* Instances of type the region's endpoints hold: placed ones on their type,
  * those being placed on each type they may take. */
 static int epinfo_usage(struct epops *o, struct awsj_client *c, const char *type, long *used,
                         struct buf *err) {
-    struct epinfo_pages p = {calloc(EPINFO_MAX_LIST, sizeof *p.list), 0, EPINFO_MAX_LIST};
-    struct buf req, reply, ignored;
-    buf_init(&req, BUF_NO_CAP);
-    buf_init(&reply, EPINFO_REPLY_MAX);
+    struct epinfo_pages p = {calloc(EPINFO_MAX_LIST, sizeof *p.list), NULL, 0, EPINFO_MAX_LIST};
+    struct buf ignored;
     buf_init(&ignored, 4096);
     *used = 0;
-    int rc = p.list && !epreq_list(NULL, &req) ? EPOPS_OK : epinfo_nomem(err);
-    if (!rc)
-        rc = awsj_paginate(c, AWSJ_SAGEMAKER, "ListEndpoints", buf_str(&req), "NextToken",
-                           EPINFO_MAX_PAGES, epinfo_list_page, &p, err)
-                 ? EPOPS_ERR_AWS
-                 : EPOPS_OK;
+    int rc = p.list ? epinfo_endpoints(c, NULL, &p, err) : epinfo_nomem(err);
     for (size_t i = 0; !rc && i < p.n; i++) {
         struct epdesc_endpoint d;
         struct epdesc_config cfg;
         const char *st = p.list[i].status;
         if (strcmp(st, "Failed") == 0 || strcmp(st, "Deleting") == 0) continue;
         if (epops_describe(o, c, p.list[i].name, &d, &ignored) ||
-            epops_get(o, c, "DescribeEndpointConfig", "EndpointConfigName", d.config, &reply,
-                      &ignored) ||
-            epdesc_config(buf_str(&reply), reply.len, &cfg, &ignored))
+            epops_describe_config(o, c, d.config, &cfg, &ignored))
             continue; /* gone meanwhile */
         for (size_t v = 0; v < cfg.n_v; v++) {
             const char *placed = NULL;
@@ -430,8 +418,6 @@ static int epinfo_usage(struct epops *o, struct awsj_client *c, const char *type
         }
     }
     free(p.list);
-    buf_free(&req);
-    buf_free(&reply);
     buf_free(&ignored);
     return rc;
 }
@@ -441,11 +427,12 @@ static int epinfo_region_quotas(struct epops *o, const char *region, const char 
                                 size_t n_types, cJSON *rows, struct epops_out *out,
                                 struct buf *err) {
     struct awsj_client *c = NULL;
-    struct epinfo_quota_pages q = {calloc(EPINFO_MAX_QUOTAS, sizeof *q.list), 0, EPINFO_MAX_QUOTAS};
-    int rc = q.list ? epops_client(o, region, &c, err) : epinfo_nomem(err);
+    struct epinfo_pages q = {NULL, calloc(EPINFO_MAX_QUOTAS, sizeof *q.quotas), 0,
+                             EPINFO_MAX_QUOTAS};
+    int rc = q.quotas ? epops_client(o, region, &c, err) : epinfo_nomem(err);
     if (!rc && (rc = awsj_paginate(c, AWSJ_SERVICE_QUOTAS, "ListServiceQuotas",
                                    "{\"ServiceCode\":\"sagemaker\",\"MaxResults\":100}",
-                                   "NextToken", EPINFO_MAX_PAGES, epinfo_quota_page, &q, err)))
+                                   "NextToken", EPINFO_MAX_PAGES, epinfo_page, &q, err)))
         rc = epops_aws_error(o, c, rc);
     for (size_t t = 0; !rc && t < n_types; t++) {
         char want[128];
@@ -453,7 +440,7 @@ static int epinfo_region_quotas(struct epops *o, const char *region, const char 
         long used = 0;
         snprintf(want, sizeof want, "%s for endpoint usage", types[t]);
         for (size_t i = 0; i < q.n; i++)
-            if (strcmp(q.list[i].name, want) == 0) quota = q.list[i].value;
+            if (strcmp(q.quotas[i].name, want) == 0) quota = q.quotas[i].value;
         rc = epinfo_usage(o, c, types[t], &used, err);
         cJSON *row = rc ? NULL : cJSON_CreateObject();
         if (row) cJSON_AddItemToArray(rows, row);
@@ -473,7 +460,7 @@ static int epinfo_region_quotas(struct epops *o, const char *region, const char 
                                    types[t], region)))
             rc = epinfo_nomem(err);
     }
-    free(q.list);
+    free(q.quotas);
     return rc;
 }
 
@@ -498,14 +485,7 @@ int epinfo_quotas(struct epops *o, const char *const *regions, size_t n_regions,
     if (!rc && buf_adds(&out->text, "A quota lets you ask for instances; whether a region has one "
                                     "free is another matter (InsufficientInstanceCapacity).\n"))
         rc = epinfo_nomem(err);
-    if (!rc) {
-        cJSON_Delete(out->json);
-        out->json = cJSON_CreateObject();
-        if (out->json)
-            cJSON_AddItemToObject(out->json, "quotas", rows), rows = NULL;
-        else
-            rc = epinfo_nomem(err);
-    }
+    if (!rc) rc = epinfo_out_json(out, "quotas", &rows, err);
     cJSON_Delete(rows);
     return rc;
 }
@@ -544,21 +524,12 @@ int epinfo_config(struct epops *o, const struct epops_deploy_req *r, struct epop
     const struct epfacts *f;
     const char *region = r->n_regions ? r->regions[0] : epops_config(o)->region;
     struct buf image, model, config, cli;
-    struct epreq_deploy d = {.name = r->name,
-                             .model_id = r->model_id,
-                             .role = r->role,
-                             .n_env = r->n_env,
-                             .n_types = r->n_types,
-                             .pools = r->pools,
-                             .count = r->count,
-                             .provision_timeout_s = r->provision_timeout_s,
-                             .max_model_len = r->max_model_len};
+    struct epreq_deploy d;
     if (!epinfo_name_ok(r->name) || !r->model_id || !*r->model_id)
         return buf_fail(err, EPOPS_ERR_INPUT, "want an endpoint name and a model id");
     int rc = epops_facts(o, &f, err);
     if (rc) return rc;
-    memcpy(d.env, r->env, sizeof d.env);
-    memcpy(d.types, r->types, sizeof d.types);
+    epops_deploy_of(r, &d);
     if (!d.n_types && f->n_l4) d.types[0] = f->l4[0], d.n_types = 1;
     buf_init(&image, 1024);
     buf_init(&model, BUF_NO_CAP);

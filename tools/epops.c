@@ -219,53 +219,28 @@ double epops_price(struct epops *o, double given, const char *type, const char *
 
 int epops_describe(struct epops *o, struct awsj_client *c, const char *name,
                    struct epdesc_endpoint *d, struct buf *err) {
-    struct buf req, reply, why;
-    buf_init(&req, BUF_NO_CAP);
+    struct buf reply, why;
     buf_init(&reply, EPOPS_REPLY_MAX);
     buf_init(&why, 1024);
-    int rc = epreq_named("EndpointName", name, &req) ? EPOPS_ERR_NOMEM : EPOPS_OK;
-    if (!rc) rc = epops_sm(o, c, "DescribeEndpoint", buf_str(&req), &reply, err);
+    int rc = epops_get(o, c, "DescribeEndpoint", "EndpointName", name, &reply, err);
     if (!rc && epdesc_endpoint(buf_str(&reply), reply.len, d, &why))
         rc = buf_fail(err, EPOPS_ERR_AWS, "sagemaker DescribeEndpoint: %s", buf_str(&why));
-    buf_free(&req);
     buf_free(&reply);
     buf_free(&why);
     return rc;
 }
 
-/* ---- waiting ---- */
-
-/* The JSON of an endpoint's state for the out object. */
-static cJSON *epops_state_json(const char *region, const struct epdesc_endpoint *d,
-                               double elapsed_emulated, double cost, double price) {
-    cJSON *j = cJSON_CreateObject();
-    if (!j || !cJSON_AddStringToObject(j, "endpoint", d->name) ||
-        !cJSON_AddStringToObject(j, "region", region) ||
-        !cJSON_AddStringToObject(j, "status", d->status) ||
-        !cJSON_AddStringToObject(j, "config", d->config) ||
-        (d->failure[0] && !cJSON_AddStringToObject(j, "failure_reason", d->failure)) ||
-        !cJSON_AddNumberToObject(j, "elapsed_s", elapsed_emulated) ||
-        (price > 0 && (!cJSON_AddNumberToObject(j, "usd_per_hour", price) ||
-                       !cJSON_AddNumberToObject(j, "usd_so_far", cost)))) {
-        cJSON_Delete(j);
-        return NULL;
-    }
-    cJSON *vs = cJSON_AddArrayToObject(j, "variants");
-    for (size_t i = 0; vs && i < d->n_v; i++) {
-        cJSON *v = cJSON_CreateObject();
-        cJSON_AddItemToArray(vs, v);
-        if (!v || !cJSON_AddStringToObject(v, "name", d->v[i].name) ||
-            !cJSON_AddNumberToObject(v, "instances", (double)d->v[i].current_count) ||
-            (d->v[i].placed[0] && !cJSON_AddStringToObject(v, "placed_type", d->v[i].placed))) {
-            vs = NULL;
-        }
-    }
-    if (!vs) {
-        cJSON_Delete(j);
-        return NULL;
-    }
-    return j;
+int epops_describe_config(struct epops *o, struct awsj_client *c, const char *name,
+                          struct epdesc_config *cfg, struct buf *err) {
+    struct buf reply;
+    buf_init(&reply, EPOPS_REPLY_MAX);
+    int rc = epops_get(o, c, "DescribeEndpointConfig", "EndpointConfigName", name, &reply, err);
+    if (!rc && epdesc_config(buf_str(&reply), reply.len, cfg, err)) rc = EPOPS_ERR_AWS;
+    buf_free(&reply);
+    return rc;
 }
+
+/* ---- waiting ---- */
 
 int epops_wait(struct epops *o, const char *region, const char *name, const char *config,
                double timeout_s, double price, struct epops_out *out, struct buf *err) {
@@ -303,7 +278,7 @@ int epops_wait(struct epops *o, const char *region, const char *name, const char
         }
         if (v == EPWAIT_IN_SERVICE) {
             cJSON_Delete(out->json);
-            out->json = epops_state_json(region, &d, since * scale, 0, 0);
+            out->json = epdesc_endpoint_json(&d, region, since * scale);
             char clock[32];
             epwait_clock(since * scale, clock);
             rc = buf_addf(&out->text, "%s is InService in %s after %s%s%s%s\n", name, region, clock,
@@ -477,22 +452,27 @@ static int epops_deploy_region(struct epops *o, const struct epops_deploy_req *r
     return rc;
 }
 
+void epops_deploy_of(const struct epops_deploy_req *r, struct epreq_deploy *d) {
+    *d = (struct epreq_deploy){.name = r->name,
+                               .model_id = r->model_id,
+                               .role = r->role,
+                               .n_env = r->n_env,
+                               .n_types = r->n_types,
+                               .pools = r->pools,
+                               .count = r->count,
+                               .provision_timeout_s = r->provision_timeout_s,
+                               .max_model_len = r->max_model_len};
+    memcpy(d->env, r->env, sizeof d->env);
+    memcpy(d->types, r->types, sizeof d->types);
+}
+
 int epops_deploy(struct epops *o, const struct epops_deploy_req *r, struct epops_out *out,
                  struct buf *err) {
     const struct epfacts *f;
+    struct epreq_deploy d;
     int rc = epops_deploy_check(r, err);
     if (rc) return rc;
-    struct epreq_deploy d = {.name = r->name,
-                             .model_id = r->model_id,
-                             .role = r->role,
-                             .n_env = r->n_env,
-                             .n_types = r->n_types,
-                             .pools = r->pools,
-                             .count = r->count,
-                             .provision_timeout_s = r->provision_timeout_s,
-                             .max_model_len = r->max_model_len};
-    memcpy(d.env, r->env, sizeof d.env);
-    memcpy(d.types, r->types, sizeof d.types);
+    epops_deploy_of(r, &d);
     if (!d.n_types) {
         if ((rc = epops_facts(o, &f, err))) return rc;
         if (!f->n_l4)
@@ -571,9 +551,7 @@ int epops_swap(struct epops *o, const struct epops_swap_req *r, struct epops_out
     if (!rc) rc = epops_describe(o, c, r->name, &d, err);
     buf_init(&reply, EPOPS_REPLY_MAX);
     buf_init(&model, EPOPS_REPLY_MAX);
-    if (!rc)
-        rc = epops_get(o, c, "DescribeEndpointConfig", "EndpointConfigName", d.config, &reply, err);
-    if (!rc && epdesc_config(buf_str(&reply), reply.len, &cfg, err)) rc = EPOPS_ERR_AWS;
+    if (!rc) rc = epops_describe_config(o, c, d.config, &cfg, err);
     if (!rc && (cfg.n_v != 1 || !cfg.v[0].n_types))
         rc = buf_fail(err, EPOPS_ERR_INPUT, "%s has %zu production variants: swap handles one",
                       r->name, cfg.n_v);
@@ -719,19 +697,15 @@ static int epops_delete_cost(struct epops *o, const struct epdesc_endpoint *d, d
 static void epops_delete_list(struct epops *o, struct awsj_client *c, const char *name,
                               const char *config, char configs[][64], size_t *nc, char models[][64],
                               size_t *nm) {
-    struct buf reply, ignored;
+    struct buf ignored;
     struct epdesc_config cfg;
-    buf_init(&reply, EPOPS_REPLY_MAX);
     buf_init(&ignored, 4096);
     epops_add_name(configs, nc, 2, config);
     epops_add_name(configs, nc, 2, name);
     for (size_t i = 0; i < *nc; i++)
-        if (epops_get(o, c, "DescribeEndpointConfig", "EndpointConfigName", configs[i], &reply,
-                      &ignored) == 0 &&
-            epdesc_config(buf_str(&reply), reply.len, &cfg, &ignored) == 0)
+        if (epops_describe_config(o, c, configs[i], &cfg, &ignored) == 0)
             for (size_t v = 0; v < cfg.n_v; v++) epops_add_name(models, nm, 12, cfg.v[v].model);
     epops_add_name(models, nm, 12, name);
-    buf_free(&reply);
     buf_free(&ignored);
 }
 
@@ -764,16 +738,12 @@ int epops_delete(struct epops *o, const char *region, const char *name, bool wai
     if (!rc && exists) {
         const char *source;
         struct epdesc_config cfg;
-        struct buf reply, ignored;
-        buf_init(&reply, EPOPS_REPLY_MAX);
+        struct buf ignored;
         buf_init(&ignored, 4096);
         const char *type = NULL;
-        if (epops_get(o, c, "DescribeEndpointConfig", "EndpointConfigName", d.config, &reply,
-                      &ignored) == 0 &&
-            epdesc_config(buf_str(&reply), reply.len, &cfg, &ignored) == 0 && cfg.n_v)
+        if (epops_describe_config(o, c, d.config, &cfg, &ignored) == 0 && cfg.n_v)
             type = d.n_v && d.v[0].placed[0] ? d.v[0].placed : cfg.v[0].types[0];
         double p = epops_price(o, price, type, region, &source);
-        buf_free(&reply);
         buf_free(&ignored);
         rc = epops_delete_cost(o, &d, p, j, out);
     }

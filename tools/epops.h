@@ -138,6 +138,9 @@ __attribute__((warn_unused_result)) int epops_delete(struct epops *o, const char
 
 /* ---- for epinfo and the programs ---- */
 
+/* The requests' view of deployment r: its strings borrowed, its types as
+ * given, no image yet. */
+void epops_deploy_of(const struct epops_deploy_req *r, struct epreq_deploy *d);
 /* The client of region (made at the first use). */
 __attribute__((warn_unused_result)) int epops_client(struct epops *o, const char *region,
                                                      struct awsj_client **c, struct buf *err);
@@ -165,6 +168,12 @@ __attribute__((warn_unused_result)) int epops_get(struct epops *o, struct awsj_c
 __attribute__((warn_unused_result)) int epops_describe(struct epops *o, struct awsj_client *c,
                                                        const char *name, struct epdesc_endpoint *d,
                                                        struct buf *err);
+struct epdesc_config;
+/* DescribeEndpointConfig of name, read (a reply not read: EPOPS_ERR_AWS with
+ * epdesc's line). */
+__attribute__((warn_unused_result)) int
+epops_describe_config(struct epops *o, struct awsj_client *c, const char *name,
+                      struct epdesc_config *cfg, struct buf *err);
 /* An AWS call's failure as an epops_error. */
 int epops_aws_error(struct epops *o, struct awsj_client *c, int rc);
 /* The hourly price: given, else the facts' for type in region, else 0; *source says which. */

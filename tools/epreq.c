@@ -6,6 +6,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "cwlogs.h"
+
 #define EPREQ_STARTUP_S 1800 /* the seed's: model download and vLLM start-up */
 
 /* Writes the tree as compact JSON into out and frees it. */
@@ -131,16 +133,9 @@ int epreq_list(const char *name_contains, struct buf *out) {
 }
 
 int epreq_logs(const char *endpoint, long long start_ms, int limit, struct buf *out) {
-    char group[128];
-    snprintf(group, sizeof group, "/aws/sagemaker/Endpoints/%s", endpoint);
-    cJSON *root = cJSON_CreateObject();
-    if (!root || !cJSON_AddStringToObject(root, "logGroupName", group) ||
-        !cJSON_AddNumberToObject(root, "startTime", (double)start_ms) ||
-        !cJSON_AddNumberToObject(root, "limit", limit)) {
-        cJSON_Delete(root);
-        return EPREQ_ERR_NOMEM;
-    }
-    return epreq_emit(root, out);
+    struct cwlogs_query q = {endpoint, NULL, start_ms, 0, NULL, limit};
+    int rc = cwlogs_request(&q, out, NULL);
+    return rc == AWSJ_ERR_INPUT ? EPREQ_ERR_INPUT : rc ? EPREQ_ERR_NOMEM : EPREQ_OK;
 }
 
 int epreq_model_like(const char *describe, size_t len, const char *name, const char *model_id,

@@ -18,7 +18,10 @@ Botocore 1.29.27 (Debian 12) models CloudWatch with the query protocol only;
 for it the JSON 1.0 facts are taken from AWS's CloudWatch protocol FAQ and the
 SDKs (see aws/awsj.h) unless the installed model has a "json" protocol.
 
-The body's "case" picks the reply ("ok" when absent); counts per case are kept:
+The body's "case" picks the reply ("ok" when absent; for FilterLogEvents and
+GetMetricData an endpoint named cw-CASE picks CASE: the log group
+/aws/sagemaker/Endpoints/cw-CASE, the EndpointName dimension); counts per case
+are kept:
   ok            200, what arrived: target, amz_date, scope, query_mode, attempt
   empty         200 with an empty body
   pages         three pages by token (nextToken for logs, NextToken otherwise)
@@ -35,6 +38,10 @@ The body's "case" picks the reply ("ok" when absent); counts per case are kept:
   big           200 with a body of --big bytes
   query-error   400 with x-amzn-query-error: ResourceNotFound;Sender
   counts        200 {"counts": {case: requests}}
+  logpages      FilterLogEvents: three pages of events (nextToken l1, l2)
+  noevents      200 with an object that has no "events"
+  metricpages   GetMetricData: two pages (NextToken m1), a query's points across
+                both and out of order, one time twice, an Id that was not asked
 """
 import argparse
 import calendar
@@ -94,6 +101,22 @@ def parse_authorization(value):
     if len(scope) != 5 or "SignedHeaders" not in fields or "Signature" not in fields:
         return None
     return scope, fields["SignedHeaders"].split(";"), fields["Signature"]
+
+
+def case_of(request):
+    """The reply the request asks for: its "case", else the CASE of an endpoint cw-CASE."""
+    if "case" in request:
+        return request["case"]
+    names = [request.get("logGroupName", "").rpartition("/")[2]]
+    for q in request.get("MetricDataQueries", []):
+        names += [d["Value"] for d in q["MetricStat"]["Metric"]["Dimensions"]
+                  if d["Name"] == "EndpointName"]
+    return next((n[3:] for n in names if n.startswith("cw-")), "ok")
+
+
+LOG_PAGES = {None: ("l1", [(1000, "s/1", "first")]),
+             "l1": ("l2", [(2000, "s/1", "second"), (2500, "s/2", "third \"quoted\"")]),
+             "l2": (None, [(3000, "s/1", "last")])}
 
 
 class Refused(Exception):
@@ -192,7 +215,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             svc, request = self.check_protocol(body)
             akid, amz_date, scope = self.check_signature(body, svc)
-            case = request.get("case", "ok")
+            case = case_of(request)
             with counts_lock:
                 attempt = counts[case] = counts.get(case, 0) + 1
             self.check_time(amz_date)
@@ -212,6 +235,30 @@ class Handler(BaseHTTPRequestHandler):
             if nxt:
                 page[key] = nxt
             return self.reply(200, page)
+        if case == "logpages":
+            nxt, events = LOG_PAGES[got]
+            page = {"events": [{"logStreamName": s, "timestamp": t, "message": m,
+                                "ingestionTime": t + 5, "eventId": "e%d" % t}
+                               for t, s, m in events], "searchedLogStreams": []}
+            if nxt:
+                page[key] = nxt
+            return self.reply(200, page)
+        if case == "noevents":
+            return self.reply(200, {"nothing": []})
+        if case == "metricpages":
+            asked = [q["Id"] for q in request["MetricDataQueries"]]
+            if got is None:
+                res = [{"Id": "invocations", "Label": "Invocations", "Timestamps": [1796034480],
+                        "Values": [3], "StatusCode": "PartialData"},
+                       {"Id": "unasked", "Timestamps": [1], "Values": [9], "StatusCode": "Complete"}]
+                return self.reply(200, {"MetricDataResults": res, "Messages": [], key: "m1",
+                                        "asked": asked})
+            res = [{"Id": "invocations", "Label": "Invocations",
+                    "Timestamps": [1796034420, 1796034480], "Values": [2, 4],
+                    "StatusCode": "Complete"},
+                   {"Id": "gpu", "Label": "GPUUtilization", "Timestamps": [1796034420],
+                    "Values": [37.5], "StatusCode": "Complete"}]
+            return self.reply(200, {"MetricDataResults": res, "Messages": []})
         if case == "endless":
             return self.reply(200, {"got": got, key: "t%d" % attempt})
         if case == "repeat":

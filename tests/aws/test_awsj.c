@@ -7,6 +7,8 @@
 
 #include "../check.h"
 #include "awsj.h"
+#include "cwlogs.h"
+#include "cwmetrics.h"
 #include "scrub.h"
 
 #define SECRET "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
@@ -365,6 +367,54 @@ static void test_bad_config(void) {
     buf_free(&err);
 }
 
+/* The CloudWatch requests, exactly: FilterLogEvents' members (only those given),
+ * GetMetricData's queries with their dimensions, period and statistic. */
+static void test_cloudwatch_requests(void) {
+    struct buf out, err;
+    buf_init(&out, BUF_NO_CAP);
+    buf_init(&err, BUF_NO_CAP);
+    struct cwlogs_query q = {"gemma-4-e2b", "bf16/", 1000, 2000, "?\"a b\" ?c", 50};
+    CHECK_INT(cwlogs_request(&q, &out, &err), 0);
+    CHECK_STR(buf_str(&out), "{\"logGroupName\":\"/aws/sagemaker/Endpoints/gemma-4-e2b\","
+                             "\"startTime\":1000,\"endTime\":2000,\"logStreamNamePrefix\":"
+                             "\"bf16/\",\"filterPattern\":\"?\\\"a b\\\" ?c\",\"limit\":50}");
+    struct cwlogs_query plain = {"e", NULL, 0, 0, NULL, 0};
+    CHECK_INT(cwlogs_request(&plain, &out, &err), 0);
+    CHECK_STR(buf_str(&out), "{\"logGroupName\":\"/aws/sagemaker/Endpoints/e\",\"startTime\":0,"
+                             "\"limit\":10000}");
+    static const struct cwlogs_query bad[] = {
+        {"e_1", NULL, 0, 0, NULL, 0}, {"e", NULL, 5, 4, NULL, 0}, {"e", NULL, 0, 0, NULL, 10001}};
+    static const char *const why[] = {"'e_1' is not an endpoint name",
+                                      "the log window 5 to 4 ms is not a window",
+                                      "10001 events a page is not 1 to 10000"};
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_INT(cwlogs_request(&bad[i], &out, &err), AWSJ_ERR_INPUT);
+        CHECK_STR(buf_str(&err), why[i]);
+    }
+    struct cwmetrics_query m = {"gemma-4-e2b", NULL, 1790361600, 1790361660.5, 0};
+    CHECK_INT(cwmetrics_request(&m, &out, &err), 0);
+    const char *inv = "{\"MetricDataQueries\":[{\"Id\":\"invocations\",\"MetricStat\":{\"Metric\":{"
+                      "\"Namespace\":\"AWS/SageMaker\",\"MetricName\":\"Invocations\","
+                      "\"Dimensions\":[{\"Name\":\"EndpointName\",\"Value\":\"gemma-4-e2b\"},"
+                      "{\"Name\":\"VariantName\",\"Value\":\"AllTraffic\"}]},\"Period\":60,"
+                      "\"Stat\":\"Sum\"},\"ReturnData\":true},";
+    CHECK(strncmp(buf_str(&out), inv, strlen(inv)) == 0);
+    CHECK(strstr(buf_str(&out), "\"MetricName\":\"GPUUtilization\",") != NULL);
+    CHECK(strstr(buf_str(&out), "\"MetricName\":\"OverheadLatency\",") != NULL);
+    const char *tail = "],\"StartTime\":1790361600.000,\"EndTime\":1790361660.500,"
+                       "\"ScanBy\":\"TimestampAscending\"}";
+    CHECK_STR(buf_str(&out) + out.len - strlen(tail), tail);
+    struct cwmetrics_query v = {"e", "bf16", 0, 0, 300};
+    CHECK_INT(cwmetrics_queries(&v, &out, &err), 0);
+    CHECK(out.data[0] == '[' && strstr(buf_str(&out), "\"Value\":\"bf16\"}]},\"Period\":300,"));
+    CHECK_INT(cwmetrics_request(&v, &out, &err), AWSJ_ERR_INPUT); /* no window */
+    struct cwmetrics_query badv = {"e", "b f", 0, 1, 0};
+    CHECK_INT(cwmetrics_request(&badv, &out, &err), AWSJ_ERR_INPUT);
+    CHECK_STR(buf_str(&err), "'b f' is not a variant name");
+    buf_free(&out);
+    buf_free(&err);
+}
+
 int main(void) {
     if (scrub_add(SECRET) || scrub_add(TOKEN)) return 1; /* as the credential chain does */
     test_services();
@@ -376,5 +426,6 @@ int main(void) {
     test_error_line();
     test_tokens();
     test_bad_config();
+    test_cloudwatch_requests();
     return check_exit();
 }

@@ -15,6 +15,8 @@
 
 #include "../check.h"
 #include "awsj.h"
+#include "cwlogs.h"
+#include "cwmetrics.h"
 
 #define CLOCK     1796034526 /* 2026-11-30T10:28:46Z, the fake server's time */
 #define CLOCK_AMZ "20261130T102846Z"
@@ -537,6 +539,93 @@ static void test_shared_cache(void) {
     buf_free(&err);
 }
 
+/* cwlogs: every page's events, in order, in the aws CLI's document; a cap on
+ * events; a reply that is not FilterLogEvents'; a refusal with its code. */
+static void test_cwlogs(void) {
+    struct fake f;
+    struct awsj_client *c = client(&f, CLOCK, NULL, 0);
+    struct buf doc, err;
+    size_t n = 0;
+    bool cut = true;
+    buf_init(&doc, BUF_NO_CAP);
+    buf_init(&err, BUF_NO_CAP);
+    struct cwlogs_query q = {"cw-logpages", "s/", 0, 5000, NULL, 2};
+    CHECK_INT(cwlogs_fetch_doc(c, &q, 0, &doc, &n, &cut, &err), 0);
+    CHECK_INT(n, 4);
+    CHECK(!cut);
+    CHECK_STR(
+        buf_str(&doc),
+        "{\"events\":[{\"logStreamName\":\"s/1\",\"timestamp\":1000,\"message\":\"first\","
+        "\"ingestionTime\":1005,\"eventId\":\"e1000\"},{\"logStreamName\":\"s/1\",\"timestamp\":"
+        "2000,\"message\":\"second\",\"ingestionTime\":2005,\"eventId\":\"e2000\"},"
+        "{\"logStreamName\":\"s/2\",\"timestamp\":2500,\"message\":\"third \\\"quoted\\\"\","
+        "\"ingestionTime\":2505,\"eventId\":\"e2500\"},{\"logStreamName\":\"s/1\",\"timestamp\":"
+        "3000,\"message\":\"last\",\"ingestionTime\":3005,\"eventId\":\"e3000\"}],"
+        "\"searchedLogStreams\":[]}\n");
+    CHECK_INT(server_count("logpages"), 3);
+    /* at most 2 events: the second page is cut, the third never asked for */
+    CHECK_INT(cwlogs_fetch_doc(c, &q, 2, &doc, &n, &cut, &err), 0);
+    CHECK(n == 2 && cut);
+    CHECK_INT(server_count("logpages"), 5);
+    struct cwlogs_query bad = {"cw-noevents", NULL, 0, 0, NULL, 0};
+    CHECK_INT(cwlogs_fetch_doc(c, &bad, 0, &doc, &n, &cut, &err), AWSJ_ERR_REPLY);
+    CHECK_STR(buf_str(&err), "logs FilterLogEvents: the reply is not FilterLogEvents': no "
+                             "\"events\" list in the object");
+    CHECK(doc.len == 0 && n == 0);
+    struct cwlogs_query denied = {"cw-denied", NULL, 0, 0, NULL, 0};
+    CHECK_INT(cwlogs_fetch_doc(c, &denied, 0, &doc, &n, &cut, &err), AWSJ_ERR_SERVICE);
+    CHECK_STR(awsj_last(c)->code, "AccessDeniedException");
+    CHECK_STR(buf_str(&err),
+              "logs FilterLogEvents: AccessDeniedException: " DENIED_MSG " (HTTP 400)");
+    struct cwlogs_query noname = {"not a name", NULL, 0, 0, NULL, 0};
+    CHECK_INT(cwlogs_fetch_doc(c, &noname, 0, &doc, &n, &cut, &err), AWSJ_ERR_INPUT);
+    CHECK_STR(buf_str(&err), "'not a name' is not an endpoint name");
+    buf_free(&doc);
+    buf_free(&err);
+    awsj_client_free(c);
+}
+
+/* cwmetrics: the JSON 1.0 request the fake checks (target, content type,
+ * x-amzn-query-mode, signing name monitoring), two pages merged per query,
+ * sorted, a time given twice kept once with its later value, an Id not asked
+ * for left out, every query in the document even without points. */
+static void test_cwmetrics(void) {
+    struct fake f;
+    struct awsj_client *c = client(&f, CLOCK, NULL, 0);
+    struct buf doc, err;
+    size_t points = 0;
+    buf_init(&doc, BUF_NO_CAP);
+    buf_init(&err, BUF_NO_CAP);
+    struct cwmetrics_query q = {"cw-metricpages", "bf16", CLOCK - 600, CLOCK, 0};
+    CHECK_INT(cwmetrics_fetch_doc(c, &q, &doc, &points, &err), 0);
+    CHECK_INT(points, 3);
+    CHECK_INT(server_count("metricpages"), 2);
+    cJSON *d = cJSON_Parse(buf_str(&doc));
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(d, "MetricDataResults");
+    CHECK_INT(cJSON_GetArraySize(res), CWDOC_N_METRICS);
+    const cJSON *inv = cJSON_GetArrayItem(res, CWDOC_INVOCATIONS);
+    char *text = cJSON_PrintUnformatted(inv);
+    CHECK_STR(text, "{\"Id\":\"invocations\",\"Label\":\"Invocations\",\"Timestamps\":["
+                    "\"2026-11-30T10:27:00+00:00\",\"2026-11-30T10:28:00+00:00\"],\"Values\":[2,4],"
+                    "\"StatusCode\":\"Complete\"}");
+    free(text);
+    const cJSON *gpu = cJSON_GetArrayItem(res, CWDOC_GPU);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(gpu, "Values")) == 1);
+    const cJSON *cpu = cJSON_GetArrayItem(res, CWDOC_CPU);
+    CHECK_STR(cJSON_GetObjectItemCaseSensitive(cpu, "Id")->valuestring, "cpu");
+    CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cpu, "Values")), 0);
+    cJSON_Delete(d);
+    struct cwmetrics_query denied = {"cw-denied", NULL, CLOCK - 600, CLOCK, 0};
+    CHECK_INT(cwmetrics_fetch_doc(c, &denied, &doc, &points, &err), AWSJ_ERR_SERVICE);
+    CHECK_STR(awsj_last(c)->code, "AccessDeniedException");
+    CHECK(doc.len == 0 && points == 0);
+    struct cwmetrics_query notjson = {"cw-notjson-page", NULL, CLOCK - 600, CLOCK, 0};
+    CHECK_INT(cwmetrics_fetch_doc(c, &notjson, &doc, &points, &err), AWSJ_ERR_REPLY);
+    buf_free(&doc);
+    buf_free(&err);
+    awsj_client_free(c);
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: test_awsj_client PYTHON FAKE_AWSJSON_PY\n");
@@ -555,6 +644,8 @@ int main(int argc, char **argv) {
     test_secrets_and_size();
     test_refused_and_no_creds();
     test_shared_cache();
+    test_cwlogs();
+    test_cwmetrics();
     close(in_fd);
     int status;
     waitpid(pid, &status, 0);

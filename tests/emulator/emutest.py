@@ -17,23 +17,10 @@ from botocore.auth import SigV4Auth  # noqa: E402
 from botocore.awsrequest import AWSRequest  # noqa: E402
 from botocore.credentials import Credentials  # noqa: E402
 
+from testkit import expect as check, finish  # noqa: E402,F401 (the tests import them from here)
+
 AKID = os.environ.get("AWS_ACCESS_KEY_ID", "AKIDEMULATORTEST")
 SECRET = os.environ.get("AWS_SECRET_ACCESS_KEY", "emulator-test-secret")
-FAILED = []
-
-
-def check(cond, what):
-    """Records a failed expectation (the test goes on) and returns cond."""
-    if not cond:
-        FAILED.append(what)
-        print("FAIL:", what, file=sys.stderr)
-    return cond
-
-
-def finish():
-    """Exit code of the test: 1 when any check failed."""
-    print("%d failed checks" % len(FAILED))
-    return 1 if FAILED else 0
 
 
 def amz_now(offset=0):
@@ -141,6 +128,41 @@ def raw(url, data, read=True):
                 break
             out += chunk
         return out
+
+
+def aws_cli():
+    """Debian's aws CLI (the awscli package) when installed, else the first on PATH."""
+    if os.path.exists("/usr/bin/aws"):
+        return "/usr/bin/aws"
+    import shutil
+    return shutil.which("aws")
+
+
+def aws_cli_env():
+    """The aws CLI's environment: the test's keys, us-east-1, no pager, none of the
+    machine's files, and no empty AWS_ variable (an empty AWS_PROFILE names a profile "")."""
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET,
+               AWS_DEFAULT_REGION="us-east-1", AWS_PAGER="", AWS_CONFIG_FILE="/dev/null",
+               AWS_SHARED_CREDENTIALS_FILE="/dev/null")
+    return {k: v for k, v in env.items() if v or not k.startswith("AWS_")}
+
+
+def aws_cli_setup():
+    """(the aws command, its environment), or None after saying the test is skipped."""
+    aws = aws_cli()
+    if not aws:
+        print("SKIP: the aws command is not installed (Debian: apt-get install awscli)")
+    return (aws, aws_cli_env()) if aws else None
+
+
+def run_group(tests, doc):
+    """Runs the test named by argv[1] (a dict name -> function); the exit status: 2 for
+    bad usage, 77 when the test says it was skipped, else finish()'s."""
+    group = sys.argv[1] if len(sys.argv) > 1 else ""
+    if group not in tests:
+        print(doc, file=sys.stderr)
+        return 2
+    return 77 if tests[group]() == 77 else finish()
 
 
 def chat(prompt, max_tokens=64, **extra):

@@ -22,7 +22,8 @@ import sys
 import tempfile
 import time
 
-from emutest import AKID, SECRET, amz_now, check, emulator, finish, request, invoke, chat
+from emutest import (AKID, SECRET, amz_now, aws_cli_setup, check, emulator, request,
+                     invoke, chat, run_group)
 
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
@@ -161,23 +162,11 @@ def test_serve():
         shutil.rmtree(tmp)
 
 
-def aws_cli():
-    """Debian's aws CLI (the awscli package) when installed, else the first on PATH."""
-    if os.path.exists("/usr/bin/aws"):
-        return "/usr/bin/aws"
-    return shutil.which("aws")
-
-
 def test_awscli():
-    aws = aws_cli()
-    if not aws:
-        print("SKIP: the aws command is not installed (Debian: apt-get install awscli)")
+    setup = aws_cli_setup()
+    if not setup:
         return 77
-    env = dict(os.environ, AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET,
-               AWS_DEFAULT_REGION="us-east-1", AWS_PAGER="", AWS_CONFIG_FILE="/dev/null",
-               AWS_SHARED_CREDENTIALS_FILE="/dev/null")
-    for k in [k for k, v in env.items() if k.startswith("AWS_") and not v]:
-        env.pop(k)  # the test environment's empty AWS_PROFILE would name a profile ""
+    aws, env = setup
     args = ["--no-endpoints", "--time-scale", "1000", "--create-time", "100",
             "--quota", "us-east-1/ml.g6.xlarge=3"]
     with emulator.Emulator(args) as emu:
@@ -225,16 +214,5 @@ def test_awscli():
     return None
 
 
-def main():
-    group = sys.argv[1] if len(sys.argv) > 1 else ""
-    tests = {"sigv4": test_sigv4, "serve": test_serve, "awscli": test_awscli}
-    if group not in tests:
-        print(__doc__, file=sys.stderr)
-        return 2
-    if tests[group]() == 77:
-        return 77
-    return finish()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_group({"sigv4": test_sigv4, "serve": test_serve, "awscli": test_awscli}, __doc__))

@@ -49,17 +49,57 @@ static int call(struct cplane *cp, const char *op, const char *body, double t, c
     return status;
 }
 
+/* Calls Service Quotas' op with body; as call. */
+static int quota_call(const struct cplane *cp, const char *op, const char *body, cJSON **out) {
+    struct cplane_reply r;
+    buf_init(&r.body, BUF_NO_CAP);
+    CHECK_INT(squota_call(cp, op, body, strlen(body), "us-east-2", &r), 0);
+    *out = cJSON_Parse(buf_str(&r.body));
+    CHECK(cJSON_IsObject(*out));
+    buf_free(&r.body);
+    return r.status;
+}
+
 static const char *str(const cJSON *j, const char *key) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
     return cJSON_IsString(v) ? v->valuestring : "(none)";
 }
 
-/* The status of endpoint name at t. */
-static const char *status_at(struct cplane *cp, const char *name, double t, char out[64]) {
+/* A request the control plane refuses: 400 with its __type and message (NULL: none). */
+struct refusal {
+    const char *op, *body, *type, *message;
+};
+
+/* Each of the n requests refused as its row says (by Service Quotas when
+ * quotas, whose member is "Message"). */
+static void check_refusals(struct cplane *cp, bool quotas, const struct refusal *rows, size_t n) {
+    const char *member = quotas ? "Message" : "message";
+    for (size_t i = 0; i < n; i++) {
+        cJSON *j;
+        CHECK_INT(quotas ? quota_call(cp, rows[i].op, rows[i].body, &j)
+                         : call(cp, rows[i].op, rows[i].body, 0, &j),
+                  400);
+        CHECK_STR(str(j, "__type"), rows[i].type);
+        if (rows[i].message)
+            CHECK_STR(str(j, member), rows[i].message);
+        else
+            CHECK(!cJSON_GetObjectItem(j, member));
+        cJSON_Delete(j);
+    }
+}
+
+/* DescribeEndpoint of name at t: the reply's JSON (freed by the caller). */
+static cJSON *describe(struct cplane *cp, const char *name, double t) {
     char body[128];
     cJSON *j;
     snprintf(body, sizeof body, "{\"EndpointName\":\"%s\"}", name);
     call(cp, "DescribeEndpoint", body, t, &j);
+    return j;
+}
+
+/* The status of endpoint name at t. */
+static const char *status_at(struct cplane *cp, const char *name, double t, char out[64]) {
+    cJSON *j = describe(cp, name, t);
     snprintf(out, 64, "%s",
              str(j, cJSON_GetObjectItem(j, "EndpointStatus") ? "EndpointStatus" : "__type"));
     cJSON_Delete(j);
@@ -104,6 +144,20 @@ static void conf_set(struct cpconf *c, const char *flag, const char *value) {
     buf_init(&err, 1024);
     CHECK_INT(cpconf_option(c, flag, value, &err), 0);
     buf_free(&err);
+}
+
+/* A control plane of account 123456789012 serving region, with the settings
+ * ("--flag=value", NULL-ended; NULL: none); ev counts its events (NULL: none). */
+static void plane(struct cpconf *c, struct cplane *cp, const char *region, struct events *ev,
+                  const char *const *settings) {
+    cpconf_init(c, region);
+    for (size_t i = 0; settings && settings[i]; i++) {
+        char flag[32];
+        size_t n = strcspn(settings[i], "=");
+        snprintf(flag, sizeof flag, "%.*s", (int)n, settings[i]);
+        conf_set(c, flag, settings[i] + n + 1);
+    }
+    cplane_init(cp, c, "123456789012", ev ? on_event : NULL, ev);
 }
 
 /* ---- cpconf ---- */
@@ -181,11 +235,8 @@ static void test_conf(void) {
 static void test_validation(void) {
     struct cpconf c;
     struct cplane cp;
-    cpconf_init(&c, "us-east-1");
-    cplane_init(&cp, &c, "123456789012", NULL, NULL);
-    static const struct {
-        const char *op, *body, *type, *message;
-    } rows[] = {
+    plane(&c, &cp, "us-east-1", NULL, NULL);
+    static const struct refusal rows[] = {
         {"CreateModel", "{\"ModelName\":\"a_b\"}", "ValidationException",
          "1 validation error detected: Value 'a_b' at 'modelName' failed to satisfy constraint: "
          "Member must satisfy regular expression pattern: ^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"},
@@ -253,16 +304,7 @@ static void test_validation(void) {
          "the request body is not a JSON object"},
         {"StopEverything", "{}", "UnknownOperationException", NULL},
     };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        cJSON *j;
-        CHECK_INT(call(&cp, rows[i].op, rows[i].body, 0, &j), 400);
-        CHECK_STR(str(j, "__type"), rows[i].type);
-        if (rows[i].message)
-            CHECK_STR(str(j, "message"), rows[i].message);
-        else
-            CHECK(!cJSON_GetObjectItem(j, "message"));
-        cJSON_Delete(j);
-    }
+    check_refusals(&cp, false, rows, sizeof rows / sizeof rows[0]);
     cplane_free(&cp);
 }
 
@@ -274,11 +316,9 @@ static void test_create_and_capacity_fallback(void) {
     struct events ev = {0};
     char st[64];
     cJSON *j;
-    cpconf_init(&c, "us-east-1");
-    conf_set(&c, "--create-time", "100");
-    conf_set(&c, "--capacity-wait", "1000");
-    conf_set(&c, "--capacity", "us-east-1/ml.g6.xlarge=0");
-    cplane_init(&cp, &c, "123456789012", on_event, &ev);
+    plane(&c, &cp, "us-east-1", &ev,
+          (const char *const[]){"--create-time=100", "--capacity-wait=1000",
+                                "--capacity=us-east-1/ml.g6.xlarge=0", NULL});
     model_and_config(&cp, "plain", "google/gemma-4-E2B-it", "ml.g6.2xlarge");
     model_and_config(&cp, "pools", "google/gemma-4-E2B-it", "ml.g6.xlarge,ml.g6.2xlarge");
     model_and_config(&cp, "none", "google/gemma-4-E2B-it", "ml.g6.xlarge");
@@ -296,7 +336,7 @@ static void test_create_and_capacity_fallback(void) {
     CHECK_STR(status_at(&cp, "b", 1199, st), "Creating");
     CHECK_STR(status_at(&cp, "b", 1299, st), "Creating");
     CHECK_STR(status_at(&cp, "b", 1300, st), "InService");
-    call(&cp, "DescribeEndpoint", "{\"EndpointName\":\"b\"}", 1300, &j);
+    j = describe(&cp, "b", 1300);
     const cJSON *pools = cJSON_GetObjectItem(
         cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ProductionVariants"), 0), "InstancePools");
     CHECK_STR(str(cJSON_GetArrayItem(pools, 1), "InstanceType"), "ml.g6.2xlarge");
@@ -308,7 +348,7 @@ static void test_create_and_capacity_fallback(void) {
     /* one pool without capacity: Failed with SageMaker's reason, after the wait */
     CHECK_INT(create_endpoint(&cp, "c", "none", 2000, NULL), 200);
     CHECK_STR(status_at(&cp, "c", 2999, st), "Creating");
-    call(&cp, "DescribeEndpoint", "{\"EndpointName\":\"c\"}", 3000, &j);
+    j = describe(&cp, "c", 3000);
     CHECK_STR(str(j, "EndpointStatus"), "Failed");
     CHECK_STR(str(j, "FailureReason"), "Unable to provision requested ML compute capacity due to "
                                        "InsufficientInstanceCapacity error.");
@@ -323,12 +363,10 @@ static void test_capacity_is_taken_and_timeout(void) {
     struct cplane cp;
     char st[64];
     cJSON *j;
-    cpconf_init(&c, "us-east-1");
-    conf_set(&c, "--create-time", "10");
-    conf_set(&c, "--capacity-wait", "1800");
-    conf_set(&c, "--capacity", "us-east-1/ml.g6.xlarge=1");
-    conf_set(&c, "--capacity", "us-east-1/ml.g6.2xlarge=0");
-    cplane_init(&cp, &c, "123456789012", NULL, NULL);
+    plane(&c, &cp, "us-east-1", NULL,
+          (const char *const[]){"--create-time=10", "--capacity-wait=1800",
+                                "--capacity=us-east-1/ml.g6.xlarge=1",
+                                "--capacity=us-east-1/ml.g6.2xlarge=0", NULL});
     model_and_config(&cp, "one", "google/gemma-4-E2B-it", "ml.g6.xlarge");
     CHECK_INT(create_endpoint(&cp, "a", "one", 0, NULL), 200);
     CHECK_INT(create_endpoint(&cp, "b", "one", 0, NULL), 200); /* the one instance is a's */
@@ -346,7 +384,7 @@ static void test_capacity_is_taken_and_timeout(void) {
     CHECK_INT(call(&cp, "DeleteEndpoint", "{\"EndpointName\":\"a\"}", 2000, NULL), 200);
     CHECK_INT(create_endpoint(&cp, "t", "t", 2000, NULL), 200);
     CHECK_STR(status_at(&cp, "t", 2599, st), "Creating");
-    call(&cp, "DescribeEndpoint", "{\"EndpointName\":\"t\"}", 2600, &j);
+    j = describe(&cp, "t", 2600);
     CHECK_STR(str(j, "EndpointStatus"), "Failed");
     cJSON_Delete(j);
     cplane_free(&cp);
@@ -356,13 +394,11 @@ static void test_quota(void) {
     struct cpconf c;
     struct cplane cp;
     cJSON *j;
-    cpconf_init(&c, "us-east-1");
-    conf_set(&c, "--quota", "us-east-1/ml.g6.xlarge=1");
-    conf_set(&c, "--quota", "us-east-1/ml.g6.2xlarge=1");
-    conf_set(&c, "--capacity", "us-east-1/ml.g6.xlarge=0");
-    conf_set(&c, "--create-time", "10");
-    conf_set(&c, "--capacity-wait", "100");
-    cplane_init(&cp, &c, "123456789012", NULL, NULL);
+    plane(&c, &cp, "us-east-1", NULL,
+          (const char *const[]){"--quota=us-east-1/ml.g6.xlarge=1",
+                                "--quota=us-east-1/ml.g6.2xlarge=1",
+                                "--capacity=us-east-1/ml.g6.xlarge=0", "--create-time=10",
+                                "--capacity-wait=100", NULL});
     model_and_config(&cp, "pools", "google/gemma-4-E2B-it", "ml.g6.xlarge,ml.g6.2xlarge");
     model_and_config(&cp, "big", "google/gemma-4-E2B-it", "ml.g6.2xlarge");
     CHECK_INT(create_endpoint(&cp, "a", "pools", 0, NULL), 200);
@@ -389,10 +425,8 @@ static void test_delete_update_and_health(void) {
     struct events ev = {0};
     char st[64];
     cJSON *j;
-    cpconf_init(&c, "us-east-1");
-    conf_set(&c, "--create-time", "10");
-    conf_set(&c, "--delete-time", "5");
-    cplane_init(&cp, &c, "123456789012", on_event, &ev);
+    plane(&c, &cp, "us-east-1", &ev,
+          (const char *const[]){"--create-time=10", "--delete-time=5", NULL});
     model_and_config(&cp, "bf16", "google/gemma-4-E2B-it", "ml.g6.xlarge");
     model_and_config(&cp, "qat", "google/gemma-4-E2B-it-qat-w4a16-ct", "ml.g6.xlarge");
     model_and_config(&cp, "who", "org/unknown-model", "ml.g6.xlarge");
@@ -412,11 +446,11 @@ static void test_delete_update_and_health(void) {
     CHECK_INT(call(&cp, "UpdateEndpoint", "{\"EndpointName\":\"E\",\"EndpointConfigName\":\"qat\"}",
                    20, NULL),
               200);
-    call(&cp, "DescribeEndpoint", "{\"EndpointName\":\"E\"}", 25, &j);
+    j = describe(&cp, "E", 25);
     CHECK_STR(str(j, "EndpointStatus"), "Updating");
     CHECK_STR(str(j, "EndpointConfigName"), "bf16"); /* the old config serves meanwhile */
     cJSON_Delete(j);
-    call(&cp, "DescribeEndpoint", "{\"EndpointName\":\"E\"}", 30, &j);
+    j = describe(&cp, "E", 30);
     CHECK_STR(str(j, "EndpointStatus"), "InService");
     CHECK_STR(str(j, "EndpointConfigName"), "qat");
     cJSON_Delete(j);
@@ -426,7 +460,7 @@ static void test_delete_update_and_health(void) {
     CHECK_STR(ep->live.p[0].model_id, "google/gemma-4-E2B-it-qat-w4a16-ct");
     /* a model no profile serves fails its health check */
     CHECK_INT(create_endpoint(&cp, "w", "who", 40, NULL), 200);
-    call(&cp, "DescribeEndpoint", "{\"EndpointName\":\"w\"}", 50, &j);
+    j = describe(&cp, "w", 50);
     CHECK_STR(str(j, "EndpointStatus"), "Failed");
     CHECK_STR(str(j, "FailureReason"),
               "The primary container for production variant AllTraffic did not pass the ping "
@@ -452,10 +486,8 @@ static void test_list_and_static(void) {
     struct cpconf c;
     struct cplane cp;
     cJSON *j;
-    cpconf_init(&c, "us-east-1");
-    conf_set(&c, "--quota", "us-east-1/*=9");
-    conf_set(&c, "--create-time", "0");
-    cplane_init(&cp, &c, "123456789012", NULL, NULL);
+    plane(&c, &cp, "us-east-1", NULL,
+          (const char *const[]){"--quota=us-east-1/*=9", "--create-time=0", NULL});
     struct cplane_static_variant v = {"AllTraffic", "google/gemma-4-E2B-it", "bf16-l4", 1};
     CHECK_INT(cplane_add_static(&cp, "us-east-1", "gemma-4-e2b", &v, 1, at(0)), 0);
     model_and_config(&cp, "m", "google/gemma-4-E2B-it", "ml.g6.xlarge");
@@ -500,24 +532,13 @@ static void test_list_and_static(void) {
 
 /* ---- Service Quotas ---- */
 
-static int quota_call(const struct cplane *cp, const char *op, const char *body, cJSON **out) {
-    struct cplane_reply r;
-    buf_init(&r.body, BUF_NO_CAP);
-    CHECK_INT(squota_call(cp, op, body, strlen(body), "us-east-2", &r), 0);
-    *out = cJSON_Parse(buf_str(&r.body));
-    CHECK(cJSON_IsObject(*out));
-    buf_free(&r.body);
-    return r.status;
-}
-
 static void test_service_quotas(void) {
     struct cpconf c;
     struct cplane cp;
     cJSON *j;
-    cpconf_init(&c, "us-east-2");
-    conf_set(&c, "--quota", "us-east-2/ml.g6.xlarge=1");
-    conf_set(&c, "--quota", "us-east-2/ml.x9.huge=7");
-    cplane_init(&cp, &c, "123456789012", NULL, NULL);
+    plane(&c, &cp, "us-east-2", NULL,
+          (const char *const[]){"--quota=us-east-2/ml.g6.xlarge=1",
+                                "--quota=us-east-2/ml.x9.huge=7", NULL});
     char code[12];
     squota_code("ml.g6.xlarge", code);
     CHECK(strlen(code) == 10 && strncmp(code, "L-", 2) == 0);
@@ -554,15 +575,25 @@ static void test_service_quotas(void) {
     CHECK_INT(quota_call(&cp, "GetServiceQuota", body, &j), 200);
     CHECK_STR(str(cJSON_GetObjectItem(j, "Quota"), "QuotaName"), "ml.g6.xlarge for endpoint usage");
     cJSON_Delete(j);
-    CHECK_INT(quota_call(&cp, "GetServiceQuota",
-                         "{\"ServiceCode\":\"sagemaker\",\"QuotaCode\":\"L-00000000\"}", &j),
-              400);
-    CHECK_STR(str(j, "__type"), "NoSuchResourceException");
-    CHECK(cJSON_GetObjectItem(j, "Message") != NULL); /* the service's own member name */
-    cJSON_Delete(j);
-    CHECK_INT(quota_call(&cp, "ListServiceQuotas", "{\"ServiceCode\":\"ec2\"}", &j), 400);
-    CHECK_STR(str(j, "__type"), "NoSuchResourceException");
-    cJSON_Delete(j);
+    static const struct refusal refused[] = {
+        {"GetServiceQuota", "{\"ServiceCode\":\"sagemaker\",\"QuotaCode\":\"L-00000000\"}",
+         "NoSuchResourceException",
+         "The request failed because the specified quota does not exist: L-00000000"},
+        {"ListServiceQuotas", "{\"ServiceCode\":\"ec2\"}", "NoSuchResourceException",
+         "The request failed because the specified service does not exist (sm-emulator knows "
+         "service code sagemaker only): ec2"},
+        {"ListServiceQuotas", "{}", "ValidationException",
+         "1 validation error detected: Value null at 'serviceCode' failed to satisfy constraint: "
+         "Member must not be null"},
+        {"ListServiceQuotas", "{\"ServiceCode\":1}", "SerializationException",
+         "ServiceCode: expected a string"},
+        {"GetServiceQuota", "{\"ServiceCode\":\"sagemaker\"}", "ValidationException",
+         "1 validation error detected: Value null at 'quotaCode' failed to satisfy constraint: "
+         "Member must not be null"},
+        {"GetServiceQuota", "{\"ServiceCode\":\"sagemaker\",\"QuotaCode\":[]}",
+         "SerializationException", "QuotaCode: expected a string"},
+    };
+    check_refusals(&cp, true, refused, sizeof refused / sizeof refused[0]); /* "Message" */
     cplane_free(&cp);
 }
 

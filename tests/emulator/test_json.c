@@ -42,7 +42,7 @@ static void test_tally(void) {
     buf_reset(&out);
     CHECK_INT(tally_json_open(&out, &t, true), 0);
     CHECK(strstr(buf_str(&out), ",\"faults\":{\"throttle\":0,\"unavailable\":0,\"internal\":0,"
-                                "\"model_error\":0,\"drop\":2,\"truncate\":0,\"slow\":0,"
+                                "\"model_error\":0,\"drop\":2,\"truncate\":0,\"slow\":0,\"lose\":0,"
                                 "\"stream_error\":0,\"stream_failure\":0,\"stream_stall\":0,"
                                 "\"stream_crc\":0,\"stream_cut\":0}") != NULL);
     /* more statuses than the table holds: the rest count with the last one */

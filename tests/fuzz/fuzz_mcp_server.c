@@ -1,8 +1,10 @@
 /* Fuzzes sm-mcp's message reader and JSON-RPC validator through whole
  * sessions: the input is what a client writes to the server's stdin (lines
  * of at most 256 bytes here, so the overlong-line path is near). The server
- * has the real tools plus a destructive one and one that reports progress
- * and polls for its cancellation.
+ * has the real tools (registered without their AWS context: those that would
+ * reach AWS or run a program answer with an isError result) plus a
+ * destructive one and one that reports progress and polls for its
+ * cancellation.
  * Invariants: the session ends cleanly at the end of the input, and every
  * line written is one JSON-RPC 2.0 message object (or a batch array of them)
  * with no embedded newline. */

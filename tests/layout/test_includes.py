@@ -20,7 +20,7 @@ LAYOUT = {
     "stream": ["plugin", "aws", "signer", "common"],
     "results": ["common"],
     "emulator": ["signer", "common"],
-    "suite": ["common"],
+    "suite": ["aws", "signer", "common"],
     "tools": ["aws", "signer", "common"],
     "mcp": ["tools", "aws", "signer", "common"],
 }

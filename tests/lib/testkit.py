@@ -2,6 +2,8 @@
 
     from testkit import Failure, check, isolated_env, run_cases, wait_for
     check(rc == 0, "wrk exited %d" % rc)          # raises Failure(what) when false
+    expect(rc == 0, "wrk exited %d" % rc)         # counts it in FAILED and goes on
+    sys.exit(finish())                            # 1 when an expectation failed
     env = isolated_env(AWS_ACCESS_KEY_ID="AKIDTEST", AWS_SECRET_ACCESS_KEY=secret)
     wait_for("the server's log", lambda: os.path.exists(log), proc=server)
     sys.exit(run_cases({"name": fn, ...}, sys.argv))   # a script of named cases
@@ -11,6 +13,7 @@ caller's, with the shared files pointed nowhere and instance metadata off, so a
 test sees only the credentials it sets.
 """
 import os
+import sys
 import time
 
 POLL_S = 0.02  # between two looks at a condition being waited for (never a wait for time)
@@ -23,6 +26,23 @@ class Failure(Exception):
 def check(cond, what):
     if not cond:
         raise Failure(what)
+
+
+FAILED = []  # what expect() found false, in order
+
+
+def expect(cond, what):
+    """A soft check: records a false expectation (the test goes on) and returns cond."""
+    if not cond:
+        FAILED.append(what)
+        print("FAIL:", what, file=sys.stderr)
+    return cond
+
+
+def finish():
+    """Says how many expectations failed; the exit status: 1 when any did."""
+    print("%d failed checks" % len(FAILED))
+    return 1 if FAILED else 0
 
 
 def isolated_env(**extra):

@@ -21,15 +21,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "suite"))
 import emulator  # noqa: E402
 import suitelib  # noqa: E402
-
-FAILED = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILED.append(what)
-        print("FAIL:", what, file=sys.stderr)
-    return cond
+from testkit import FAILED, expect as check, finish  # noqa: E402
 
 
 class Session:
@@ -110,8 +102,7 @@ def main():
     finally:
         if not FAILED:
             shutil.rmtree(tmp, ignore_errors=True)
-    print("%d failed checks" % len(FAILED))
-    return 1 if FAILED else 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from harness import check
 
 SCALE = 10  # model seconds per real second
 SLOW_S = 2.0  # model seconds the slow fault holds the first byte (0.2 s real)
-KINDS = ["throttle", "unavailable", "internal", "model_error", "drop", "truncate", "slow"]
+KINDS = ["throttle", "unavailable", "internal", "model_error", "drop", "truncate", "slow", "lose"]
 # What a record of each fault must say: (status, error code).
 EXPECT = {
     "throttle": (429, "ThrottlingException"),
@@ -39,6 +39,7 @@ EXPECT = {
     "drop": (0, "socket"),
     "truncate": (200, "parse"),
     "slow": (200, None),
+    "lose": (0, "socket"),
 }
 
 

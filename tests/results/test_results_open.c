@@ -76,7 +76,18 @@ struct open_pair {
     struct cmp m;
     struct warnings w;
     struct buf err;
+    struct slo_set slo;
 };
+
+/* A set of the given SLO arguments and --max-error-rate (NULL: the default). */
+static void open_slos(struct slo_set *set, const char *const *args, const char *errors) {
+    struct buf err;
+    buf_init(&err, 512);
+    slo_init(set);
+    for (size_t i = 0; args && args[i]; i++) CHECK(slo_parse(set, args[i], &err) == 0);
+    if (errors) CHECK(slo_parse_error_rate(set, errors, &err) == 0);
+    buf_free(&err);
+}
 
 static int open_side(struct side *s, const char *role, const char *path, const struct slo_set *slo,
                      struct warnings *w, struct buf *err) {
@@ -89,11 +100,14 @@ static int open_side(struct side *s, const char *role, const char *path, const s
     return rc;
 }
 
-/* Compares the files b and c with slo (may be NULL) at USD 3.6 per hour. */
-static int open_compare(struct open_pair *p, const char *b, const char *c,
-                        const struct slo_set *slo) {
-    struct cmp_opts o = {true, 3.6, slo};
+/* Compares the files b and c at USD 3.6 per hour with the SLO arguments slos
+ * and --max-error-rate errors (both NULL: no SLO). */
+static int open_compare(struct open_pair *p, const char *b, const char *c, const char *const *slos,
+                        const char *errors) {
     memset(p, 0, sizeof *p);
+    if (slos || errors) open_slos(&p->slo, slos, errors);
+    const struct slo_set *slo = slos || errors ? &p->slo : NULL;
+    struct cmp_opts o = {true, 3.6, slo};
     warnings_init(&p->w);
     buf_init(&p->err, 2048);
     if (open_side(&p->b, "baseline", b, slo, &p->w, &p->err) < 0 ||
@@ -114,16 +128,6 @@ static bool open_warned(const struct warnings *w, const char *part) {
     for (size_t i = 0; i < w->n; i++)
         if (strstr(w->items[i], part)) return true;
     return false;
-}
-
-/* A set of the given SLO arguments and --max-error-rate (NULL: the default). */
-static void open_slos(struct slo_set *set, const char *const *args, const char *errors) {
-    struct buf err;
-    buf_init(&err, 512);
-    slo_init(set);
-    for (size_t i = 0; args && args[i]; i++) CHECK(slo_parse(set, args[i], &err) == 0);
-    if (errors) CHECK(slo_parse_error_rate(set, errors, &err) == 0);
-    buf_free(&err);
 }
 
 /* --slo and --max-error-rate: what is accepted, and each refusal's one line. */
@@ -238,7 +242,7 @@ static void test_latency_from_intended_start_and_late_sends(void) {
         snprintf(name, sizeof name, "late-%d.json", s);
         const char *path = open_file(name, "a", "wrk", scales[s], OPEN_SETTINGS, recs);
         struct open_pair p;
-        CHECK(open_compare(&p, path, path, NULL) == 0);
+        CHECK(open_compare(&p, path, path, NULL, NULL) == 0);
         const struct ocmp_point *x = ocmp_point(&p.m.open.x[0], 2);
         CHECK(p.m.open.have && p.m.open.x[0].n == 1 && x);
         if (x) {
@@ -263,7 +267,7 @@ static void test_records_without_intended_start(void) {
     const char *path = open_file("noat.json", "a", "wrk", "1", OPEN_SETTINGS,
                                  open_rec(0, -1, 2000000, 3500000, true, NULL));
     struct open_pair p;
-    CHECK(open_compare(&p, path, path, NULL) == 0);
+    CHECK(open_compare(&p, path, path, NULL, NULL) == 0);
     const struct ocmp_point *x = ocmp_point(&p.m.open.x[0], 1);
     CHECK(x && open_near(x->lat[STREAM_E2E].q[0], 1.5) && isnan(x->late_share));
     CHECK(open_warned(&p.w, "1 records without t_intended_us: their latency counts from when"));
@@ -301,10 +305,8 @@ static void test_goodput_per_request(void) {
              open_rec(0, at[3], at[3] + 100, at[3] + 2000000, false, NULL));
     const char *path = open_file("good.json", "s", "sm-stream", "1", OPEN_SETTINGS, recs);
     static const char *const slos[] = {"ttft:p50:0.5", "itl:p90:0.02", NULL};
-    struct slo_set set;
-    open_slos(&set, slos, NULL);
     struct open_pair p;
-    CHECK(open_compare(&p, path, path, &set) == 0);
+    CHECK(open_compare(&p, path, path, slos, NULL) == 0);
     const struct ocmp_point *x = ocmp_point(&p.m.open.x[0], 1);
     CHECK(x != NULL);
     if (x) {
@@ -329,10 +331,8 @@ static void test_capacity_interpolated_and_bounded(void) {
     const char *a = open_rounds("cap-a.json", "a", ea, NULL),
                *b = open_rounds("cap-b.json", "b", eb, NULL);
     static const char *const slos[] = {"e2e:p90:4", NULL};
-    struct slo_set set;
-    open_slos(&set, slos, NULL);
     struct open_pair p;
-    CHECK(open_compare(&p, a, b, &set) == 0);
+    CHECK(open_compare(&p, a, b, slos, NULL) == 0);
     const struct ocmp_cap *ca = &p.m.open.x[0].cap, *cb = &p.m.open.x[1].cap;
     CHECK(ca->rel == OCMP_EQ && open_near(ca->v, 3) && ca->pass == 2 && ca->fail == 4 &&
           ca->by == 0 && !ca->nonmonotone);
@@ -351,8 +351,7 @@ static void test_capacity_interpolated_and_bounded(void) {
 
     /* none holds on either side: "< 1" both, no ratio */
     static const char *const tight[] = {"e2e:p90:0.5", NULL};
-    open_slos(&set, tight, NULL);
-    CHECK(open_compare(&p, a, b, &set) == 0);
+    CHECK(open_compare(&p, a, b, tight, NULL) == 0);
     CHECK(p.m.open.x[0].cap.rel == OCMP_LT && p.m.open.x[0].cap.v == 1 &&
           p.m.open.x[0].cap.fail == 1 && p.m.open.x[0].cap.by == 0);
     CHECK(p.m.open.ratio_rel == OCMP_NONE &&
@@ -362,8 +361,7 @@ static void test_capacity_interpolated_and_bounded(void) {
 
     /* the candidate fails at 2: against a baseline that held everywhere, the ratio is "<=" */
     static const char *const mid[] = {"e2e:p90:2.6", NULL};
-    open_slos(&set, mid, NULL);
-    CHECK(open_compare(&p, b, a, &set) == 0);
+    CHECK(open_compare(&p, b, a, mid, NULL) == 0);
     CHECK(p.m.open.x[0].cap.rel == OCMP_GE && p.m.open.x[1].cap.rel == OCMP_EQ);
     CHECK(open_near(p.m.open.x[1].cap.v, 1.6)); /* 2 s at 1, 3 s at 2: 2.6 s at 1.6 */
     CHECK(p.m.open.ratio_rel == OCMP_LE && open_near(p.m.open.ratio, 1.6 / 4));
@@ -375,10 +373,8 @@ static void test_capacity_on_the_error_rate(void) {
     const double e[3] = {1, 1, 1};
     const int fail[3] = {0, 0, 2}; /* 2 of 8 failed at 4 req/s */
     const char *a = open_rounds("err-a.json", "a", e, fail);
-    struct slo_set set;
-    open_slos(&set, NULL, "0.1");
     struct open_pair p;
-    CHECK(open_compare(&p, a, a, &set) == 0);
+    CHECK(open_compare(&p, a, a, NULL, "0.1") == 0);
     const struct ocmp_cap *c = &p.m.open.x[0].cap;
     CHECK(c->rel == OCMP_EQ && c->by == -1 && open_near(c->v, 2 + 2 * 0.1 / 0.25));
     const struct ocmp_point *x = ocmp_point(&p.m.open.x[0], 4);
@@ -395,10 +391,8 @@ static void test_capacity_not_monotone_warns(void) {
     const double e[3] = {2, 5, 3};
     const char *a = open_rounds("mono-a.json", "a", e, NULL);
     static const char *const slos[] = {"e2e:p50:4", NULL};
-    struct slo_set set;
-    open_slos(&set, slos, NULL);
     struct open_pair p;
-    CHECK(open_compare(&p, a, a, &set) == 0);
+    CHECK(open_compare(&p, a, a, slos, NULL) == 0);
     const struct ocmp_cap *c = &p.m.open.x[0].cap;
     CHECK(c->rel == OCMP_EQ && c->nonmonotone && open_near(c->v, 1 + 2.0 / 3));
     CHECK(open_warned(&p.w, "the SLOs held again at a rate above the first that failed them (2 "
@@ -411,10 +405,8 @@ static void test_slo_refused_without_its_metric(void) {
     const double e[3] = {1, 1, 1};
     const char *a = open_rounds("wrk-a.json", "a", e, NULL);
     static const char *const ttft[] = {"ttft:p90:1", NULL};
-    struct slo_set set;
-    open_slos(&set, ttft, NULL);
     struct open_pair p;
-    CHECK(open_compare(&p, a, a, &set) == CMP_ERR_INPUT);
+    CHECK(open_compare(&p, a, a, ttft, NULL) == CMP_ERR_INPUT);
     char want[600];
     snprintf(want, sizeof want,
              "--slo ttft:p90: the baseline %s did not stream its replies (wrk): it has no TTFT "
@@ -424,8 +416,7 @@ static void test_slo_refused_without_its_metric(void) {
     open_pair_free(&p);
     const char *dec = rtest_result("dec.json", "decode", "d", "1", "{\"lengths\": [4, 8]}",
                                    rtest_rec("decode", 0, 4, 0, 100, 1));
-    open_slos(&set, NULL, "0.05");
-    CHECK(open_compare(&p, dec, dec, &set) == CMP_ERR_INPUT);
+    CHECK(open_compare(&p, dec, dec, NULL, "0.05") == CMP_ERR_INPUT);
     CHECK_STR(buf_str(&p.err), "--slo and --max-error-rate judge open-loop runs (rate.lua), and "
                                "neither side has one");
     open_pair_free(&p);
@@ -436,7 +427,7 @@ static void test_batch_without_rate_refused(void) {
     const char *path = open_file("batch.json", "a", "wrk", "1", OPEN_SETTINGS,
                                  open_rec(3, 1000, 1100, 2000, true, NULL));
     struct open_pair p;
-    CHECK(open_compare(&p, path, path, NULL) < 0);
+    CHECK(open_compare(&p, path, path, NULL, NULL) < 0);
     char want[600];
     snprintf(want, sizeof want, "%s: record 1: batch 3 has no rate (settings.rates lists 3)", path);
     CHECK_STR(buf_str(&p.err), want);

@@ -48,12 +48,25 @@ static const char *test_rec(const char *phase, int batch, int tokens, long start
     return r;
 }
 
-/* Reads one file as the baseline side; returns the code. */
-static int test_side(struct side *s, const char *path, struct warnings *w, struct buf *err) {
+/* One file read as the baseline side, with the reader's warnings and error. */
+struct test_read {
+    struct side s;
+    struct warnings w;
+    struct buf err;
+};
+
+/* Reads path into r (freed by test_read_free); returns the code. */
+static int test_side(struct test_read *r, const char *path) {
     char *paths[] = {(char *)path};
-    warnings_init(w);
-    buf_init(err, 1024);
-    return rtest_side(s, "baseline", paths, 1, w, err);
+    warnings_init(&r->w);
+    buf_init(&r->err, 1024);
+    return rtest_side(&r->s, "baseline", paths, 1, &r->w, &r->err);
+}
+
+static void test_read_free(struct test_read *r) {
+    side_free(&r->s);
+    warnings_free(&r->w);
+    buf_free(&r->err);
 }
 
 static bool test_near(double got, double want) {
@@ -67,26 +80,22 @@ static void test_itl_per_token(void) {
     const char *path =
         test_file("itl.json", "sweep", "1", TEST_C1,
                   test_rec("sweep", 0, 5, 0, 100000, 101000, 3, "[300, 600]", "[1, 1, 3]", 1));
-    struct side s;
-    struct warnings w;
-    struct buf err;
+    struct test_read r;
     struct stream_fig f;
-    CHECK(test_side(&s, path, &w, &err) == 0);
-    CHECK(s.nlv == 1 && s.lv[0].streamed);
-    if (s.nlv == 1) {
-        stream_figures(&s.lv[0].stream, STREAM_ITL, 1, &f);
+    CHECK(test_side(&r, path) == 0);
+    CHECK(r.s.nlv == 1 && r.s.lv[0].streamed);
+    if (r.s.nlv == 1) {
+        stream_figures(&r.s.lv[0].stream, STREAM_ITL, 1, &f);
         CHECK(f.ok && f.tokens == 4 && f.requests == 1);
         CHECK(test_near(f.q[0], 200e-6) && test_near(f.q[1], 270e-6) && test_near(f.q[2], 297e-6));
-        stream_figures(&s.lv[0].stream, STREAM_TPOT, 1, &f);
+        stream_figures(&r.s.lv[0].stream, STREAM_TPOT, 1, &f);
         CHECK(f.ok && f.requests == 1 && test_near(f.q[0], 250e-6));
-        stream_figures(&s.lv[0].stream, STREAM_TTFT, 1, &f);
+        stream_figures(&r.s.lv[0].stream, STREAM_TTFT, 1, &f);
         CHECK(f.ok && test_near(f.q[0], 0.1));
-        stream_figures(&s.lv[0].stream, STREAM_E2E, 1, &f);
+        stream_figures(&r.s.lv[0].stream, STREAM_E2E, 1, &f);
         CHECK(f.ok && test_near(f.q[0], 0.101));
     }
-    side_free(&s);
-    warnings_free(&w);
-    buf_free(&err);
+    test_read_free(&r);
 }
 
 /* Five requests (TTFT 100, 120, 140, 160 and 200 ms) and three that give
@@ -109,13 +118,11 @@ static void test_percentiles(void) {
              test_rec("sweep", 5, 3, 6000000, 6010000, 6020000, 3, "[5000, 5000]", NULL, 0),
              test_rec("sweep", 6, 1, 7000000, 7100000, 7100000, 1, "[]", NULL, 1),
              test_rec("sweep", 7, 0, 8000000, -1, 8100000, 0, "[]", NULL, 1));
-    struct side s;
-    struct warnings w;
-    struct buf err;
+    struct test_read r;
     struct stream_fig f;
-    CHECK(test_side(&s, test_file("pct.json", "sweep", "2", TEST_C1, recs), &w, &err) == 0);
-    if (s.nlv == 1) {
-        const struct stream_meas *m = &s.lv[0].stream;
+    CHECK(test_side(&r, test_file("pct.json", "sweep", "2", TEST_C1, recs)) == 0);
+    if (r.s.nlv == 1) {
+        const struct stream_meas *m = &r.s.lv[0].stream;
         stream_figures(m, STREAM_TTFT, 2, &f); /* 6 requests: 100 ... 200 and 100 ms (x2) */
         CHECK(f.ok && f.requests == 6 && f.clusters == 6);
         CHECK(test_near(f.q[0], 0.26) && test_near(f.q[1], 0.36) && test_near(f.q[2], 0.396));
@@ -128,10 +135,8 @@ static void test_percentiles(void) {
         stream_figures(m, STREAM_E2E, 2, &f);
         CHECK(f.ok && f.requests == 7);
     }
-    CHECK(s.lv && s.lv[0].tally.failed == 1 && s.lv[0].tally.sent == 8);
-    side_free(&s);
-    warnings_free(&w);
-    buf_free(&err);
+    CHECK(r.s.lv && r.s.lv[0].tally.failed == 1 && r.s.lv[0].tally.sent == 8);
+    test_read_free(&r);
 }
 
 /* Each inconsistency of a streamed record is refused in one line naming the
@@ -190,22 +195,18 @@ static void test_unstreamed(void) {
     snprintf(recs, sizeof recs, "%s,%s",
              test_rec("sweep", 0, 3, 0, 100, 300, 3, "[100, 100]", NULL, 1),
              rtest_rec("sweep", 1, 3, 1000, 2000, 1));
-    struct side s;
-    struct warnings w;
-    struct buf err;
+    struct test_read r;
     struct stream_fig f;
-    CHECK(test_side(&s, test_file("some.json", "sweep", "1", TEST_C1, recs), &w, &err) == 0);
-    if (s.nlv == 1) {
-        stream_figures(&s.lv[0].stream, STREAM_TTFT, 1, &f);
+    CHECK(test_side(&r, test_file("some.json", "sweep", "1", TEST_C1, recs)) == 0);
+    if (r.s.nlv == 1) {
+        stream_figures(&r.s.lv[0].stream, STREAM_TTFT, 1, &f);
         CHECK(f.requests == 1);
-        stream_figures(&s.lv[0].stream, STREAM_E2E, 1, &f);
+        stream_figures(&r.s.lv[0].stream, STREAM_E2E, 1, &f);
         CHECK(f.requests == 2);
     }
-    CHECK(w.n == 1 && strstr(w.items[0], "1 successful records of a streamed run carry no "
-                                         "stream times"));
-    side_free(&s);
-    warnings_free(&w);
-    buf_free(&err);
+    CHECK(r.w.n == 1 && strstr(r.w.items[0], "1 successful records of a streamed run carry no "
+                                             "stream times"));
+    test_read_free(&r);
 }
 
 /* The clustered quantile and its share's standard error, by hand: values 1, 2
@@ -249,23 +250,19 @@ static void test_clusters(void) {
                 test_rec("sweep", b, 16, start, first, first + 400000, 16, gaps, NULL, 1));
         }
     const char *st = "{\"mode\": \"batch\", \"concurrency\": 2, \"max_tokens\": 16}";
-    struct side s;
-    struct warnings w;
-    struct buf err;
+    struct test_read r;
     struct stream_fig f;
-    CHECK(test_side(&s, test_file("c2.json", "sweep", "1", st, recs), &w, &err) == 0);
-    if (s.nlv == 1) {
-        stream_figures(&s.lv[0].stream, STREAM_ITL, 1, &f);
+    CHECK(test_side(&r, test_file("c2.json", "sweep", "1", st, recs)) == 0);
+    if (r.s.nlv == 1) {
+        stream_figures(&r.s.lv[0].stream, STREAM_ITL, 1, &f);
         CHECK(f.clusters == 8 && f.requests == 16 && f.tokens == 240);
         CHECK(f.ci[0].ok && f.ci[0].lo <= f.q[0] && f.q[0] <= f.ci[0].hi);
-        CHECK(f.ci[1].ok);                                   /* ITL's p90 has one */
-        CHECK(!f.ci[2].ok && strstr(f.ci[2].why, "p99"));    /* a p99 none */
-        stream_figures(&s.lv[0].stream, STREAM_TTFT, 1, &f); /* a p90 of requests none */
+        CHECK(f.ci[1].ok);                                     /* ITL's p90 has one */
+        CHECK(!f.ci[2].ok && strstr(f.ci[2].why, "p99"));      /* a p99 none */
+        stream_figures(&r.s.lv[0].stream, STREAM_TTFT, 1, &f); /* a p90 of requests none */
         CHECK(f.ci[0].ok && !f.ci[1].ok && strstr(f.ci[1].why, "p90 of requests"));
     }
-    side_free(&s);
-    warnings_free(&w);
-    buf_free(&err);
+    test_read_free(&r);
 }
 
 /* A side with a decode of rate 50 tokens/s and a c1 sweep whose ITL says
@@ -336,6 +333,20 @@ static void test_mixed(void) {
     CHECK(w.n == 2 && strncmp(w.items[1], "MIXED COMPARISON:", 17) == 0);
     side_free(&b);
     side_free(&c);
+    /* A streamed sweep beside a quiz measured by wrk, on both sides: each measurement
+     * agrees with itself, so nothing is mixed (sm-suite --stream's run). */
+    const char *qs = "{\"max_tokens\": 32}";
+    char *mine[] = {streamed[0], (char *)rtest_result("q.json", "quiz", "s", "1", qs,
+                                                      rtest_rec("quiz", 0, 3, 0, 300, 1))};
+    warnings_free(&w);
+    warnings_init(&w);
+    buf_reset(&err);
+    CHECK(rtest_side(&b, "baseline", mine, 2, &w, &err) == 0);
+    CHECK(rtest_side(&c, "candidate", mine, 2, &w, &err) == 0);
+    size_t before = w.n; /* the readers' own warnings */
+    CHECK(guard_check(&b, &c, false, &w, &err) == 0 && w.n == before);
+    side_free(&b);
+    side_free(&c);
     warnings_free(&w);
     buf_free(&err);
 }
@@ -353,22 +364,18 @@ static void test_scaled_bias(void) {
         snprintf(gaps, sizeof gaps, "[%d, %d]", 2000 + i, 2000 + i);
         k += (size_t)snprintf(
             recs + k, sizeof recs - k, "%s%s", i ? "," : "",
-            test_rec("sweep", i, 3, start, first, first + 2 * (2000 + i), 3, gaps, NULL, 1));
+            test_rec("sweep", i, 3, start, first, first + 2L * (2000 + i), 3, gaps, NULL, 1));
     }
-    struct side s;
-    struct warnings w;
-    struct buf err;
+    struct test_read r;
     struct stream_fig f;
-    CHECK(test_side(&s, test_file("scaled.json", "sweep", "10", TEST_C1, recs), &w, &err) == 0);
-    if (s.nlv == 1) {
-        stream_figures(&s.lv[0].stream, STREAM_ITL, 10, &f);
+    CHECK(test_side(&r, test_file("scaled.json", "sweep", "10", TEST_C1, recs)) == 0);
+    if (r.s.nlv == 1) {
+        stream_figures(&r.s.lv[0].stream, STREAM_ITL, 10, &f);
         CHECK(f.ci[0].ok && f.ci[0].lo >= 0.02 - 1e-12 && f.ci[0].hi <= 0.02007 + 1e-12);
-        stream_figures(&s.lv[0].stream, STREAM_TTFT, 10, &f);
+        stream_figures(&r.s.lv[0].stream, STREAM_TTFT, 10, &f);
         CHECK(f.ci[0].ok && f.ci[0].lo < 0.05 * (1 - 0.19)); /* 10 ms of 50: widened below */
     }
-    side_free(&s);
-    warnings_free(&w);
-    buf_free(&err);
+    test_read_free(&r);
 }
 
 int main(void) {

@@ -75,6 +75,35 @@ static void test_copying(void) {
     unlink(path);
 }
 
+/* What a script did: the code of luahost_open or, with in_thread, of the
+ * first thread's luahost_thread (once the open succeeded); os.exit's code;
+ * the error line. */
+struct outcome {
+    int rc, exit_code;
+    char err[4096];
+};
+
+static struct outcome run_script(const char *text, bool in_thread) {
+    char path[64];
+    write_script(path, text);
+    struct luahost h;
+    struct buf err;
+    struct lsm_hooks *hooks;
+    struct outcome o;
+    buf_init(&err, BUF_NO_CAP);
+    o.rc = luahost_open(&h, path, "http://h", 1, &err);
+    if (in_thread) {
+        CHECK_INT(o.rc, LUAHOST_OK);
+        o.rc = luahost_thread(&h, 0, &hooks, &err);
+    }
+    o.exit_code = h.exit_code;
+    snprintf(o.err, sizeof o.err, "%s", buf_str(&err));
+    luahost_close(&h);
+    buf_free(&err);
+    unlink(path);
+    return o;
+}
+
 /* A script that does not load, or whose setup fails, says where in one line. */
 static void test_failures(void) {
     static const struct {
@@ -86,25 +115,10 @@ static void test_failures(void) {
         {"function init(a) error('init broke') end", NULL, "init: "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char path[64];
-        write_script(path, cases[i].text);
-        struct luahost h;
-        struct buf err;
-        buf_init(&err, BUF_NO_CAP);
-        int rc = luahost_open(&h, path, "http://h", 1, &err);
-        struct lsm_hooks *hooks;
-        if (cases[i].in_main) {
-            CHECK_INT(rc, LUAHOST_ERR_SCRIPT);
-            CHECK(strstr(buf_str(&err), cases[i].in_main) != NULL);
-        } else {
-            CHECK_INT(rc, LUAHOST_OK);
-            CHECK_INT(luahost_thread(&h, 0, &hooks, &err), LUAHOST_ERR_SCRIPT);
-            CHECK(strstr(buf_str(&err), cases[i].in_thread) != NULL);
-        }
-        CHECK(strchr(buf_str(&err), '\n') == NULL || !"one line");
-        luahost_close(&h);
-        buf_free(&err);
-        unlink(path);
+        struct outcome o = run_script(cases[i].text, !cases[i].in_main);
+        CHECK_INT(o.rc, LUAHOST_ERR_SCRIPT);
+        CHECK(strstr(o.err, cases[i].in_main ? cases[i].in_main : cases[i].in_thread) != NULL);
+        CHECK(strchr(o.err, '\n') == NULL || !"one line");
     }
 }
 
@@ -122,23 +136,10 @@ static void test_exit(void) {
         {"function setup(t) os.exit(4) end", 4, true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char path[64];
-        write_script(path, cases[i].text);
-        struct luahost h;
-        struct buf err;
-        buf_init(&err, BUF_NO_CAP);
-        int rc = luahost_open(&h, path, "http://h", 1, &err);
-        struct lsm_hooks *hooks;
-        if (cases[i].in_thread) {
-            CHECK_INT(rc, LUAHOST_OK);
-            rc = luahost_thread(&h, 0, &hooks, &err);
-        }
-        CHECK_INT(rc, LUAHOST_EXIT);
-        CHECK_INT(h.exit_code, cases[i].code);
-        CHECK_INT(err.len, 0);
-        luahost_close(&h);
-        buf_free(&err);
-        unlink(path);
+        struct outcome o = run_script(cases[i].text, cases[i].in_thread);
+        CHECK_INT(o.rc, LUAHOST_EXIT);
+        CHECK_INT(o.exit_code, cases[i].code);
+        CHECK_STR(o.err, "");
     }
 }
 

@@ -127,6 +127,15 @@ def case_table():
     check_stopped(e)
     check_table(p.stdout, article)
     check("both sides ran 10 times faster than real" in p.stdout, "the table's time-scale note")
+    # decode and the sweep streamed: both profiles' TTFT and ITL, ITL at c1 the decode rate's
+    m = re.search(r"^itl_c1_p50_seconds\s+([\d.]+)\s+([\d.]+)\s", p.stdout, re.M)
+    check(m and "ttft_c16_p50_seconds" in p.stdout, "no streaming table:\n" + p.stdout)
+    for k, side in ((1, "bf16"), (2, "qat")):
+        rate = float(re.search(r"^decode_tokens_per_second\s+([\d.]+)\s+([\d.]+)", p.stdout,
+                               re.M).group(k))
+        check(abs(1 / float(m.group(k)) / rate - 1) < 0.05, f"{side}: 1 / ITL vs decode {rate}")
+    check(re.search(r"At p90 TTFT <= 1 s\s+with at most 1% failed, qat serves", p.stdout),
+          "no capacity in the verdict:\n" + p.stdout)
     check("sm-suite: time-scaled: the server runs 10 times faster than real time" in p.stderr,
           "sm-suite's time-scale note")
     check(f"demo: the Markdown report is {run}/report.md, the chart {run}/chart.svg." in p.stderr,
@@ -144,11 +153,13 @@ def case_interrupt():
     proc = subprocess.Popen([DEMO, "--no-setup", "--build", os.environ["SUITE_BUILD"],
                              "--time-scale", "20", "--out", run], env=e, cwd=tmp, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    seen = []
+    seen, replied = [], False
     for line in proc.stderr:  # until a reply is in
         seen.append(line)
-        if re.match(r"sm-suite: \[1/5\] decode: [1-9]\d*/20 requests", line):
+        replied = re.match(r"sm-suite: \[1/\d+\] decode: [1-9]\d*/20 requests", line)
+        if replied:
             break
+    check(replied, "no progress line of the first step:\n" + "".join(seen))
     check(processes_under(e["TMPDIR"]) != [], "the emulator does not run")
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
     out, err = proc.communicate(timeout=sl.TIMEOUT)

@@ -5,8 +5,9 @@
 
 deploy_delete       --deploy creates both endpoints from their SM_VLLM_MODEL (the price and
                     the sm-endpoint commands shown), the run measures them, --delete-after
-                    deletes them
+                    deletes them and waits until they are gone
 sigint_measuring    Ctrl-C during a step: wrk stops, and both endpoints are deleted anyway
+sigterm_measuring   the same for SIGTERM
 sigint_creating     Ctrl-C while the endpoints are Creating: the deletes wait that out (the
                     emulator, as SageMaker, refuses to delete an endpoint in progress)
 check               before a run against a control plane, an endpoint that does not exist or
@@ -35,11 +36,6 @@ def endpoints(url, e):
                         "list", "--json"], env=e, capture_output=True, text=True, timeout=60)
     check(p.returncode == 0, "sm-endpoint list: %s" % p.stderr)
     return {x["endpoint"]: x["status"] for x in json.loads(p.stdout)["endpoints"]}
-
-
-def gone(url, e):
-    """True when every endpoint is deleted (or being deleted)."""
-    return all(s == "Deleting" for s in endpoints(url, e).values())
 
 
 def deploy_args(url, scale):
@@ -72,7 +68,7 @@ def case_deploy_delete():
         check("decode_tokens_per_second" in p.stdout, "the table")
         check("sm-suite: deleting the endpoints of the run (--delete-after)" in err and
               "  endpoint gemma-4-e2b-qat: deleted" in err, "the deletes: %s" % err)
-        check(gone(emu.url, e), "both deleted: %s" % endpoints(emu.url, e))
+        check(endpoints(emu.url, e) == {}, "both gone (delete --wait): %s" % endpoints(emu.url, e))
         res = sl.load(os.path.join(tmp, "run", "qat", "decode.json"))
         check(all(r["ok"] for r in res["records"]), "the QAT endpoint answered")
         sl.check_no_secrets([("stdout", p.stdout), ("stderr", err), os.path.join(tmp, "run")])
@@ -92,7 +88,7 @@ def run_until(args, e, cwd, marker):
     return proc, seen
 
 
-def case_sigint_measuring():
+def stop_measuring(sig):
     tmp = sl.tempdir("suite-deploy-int-")
     e = sl.env(tmp)
     emu = emulator(e, 5)
@@ -100,15 +96,24 @@ def case_sigint_measuring():
         args = deploy_args(emu.url, 5) + ["--scenarios", "decode,sweep", "--levels", "1",
                                           "--repeats", "1", "--lengths", "16,64"]
         proc, seen = run_until(args, e, tmp, "[2/2] sweep c1: 1/")
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         out, rest = proc.communicate(timeout=sl.TIMEOUT)
         err = "".join(seen) + rest
         check(proc.returncode == 130, "exit %d\n%s" % (proc.returncode, err))
         check("sm-suite: deleting the endpoints of the run (--delete-after); stopping does not "
               "stop this" in err, err)
-        check(gone(emu.url, e), "both deleted after Ctrl-C: %s" % endpoints(emu.url, e))
+        check(endpoints(emu.url, e) == {}, "both gone after %s: %s" % (sig.name,
+                                                                       endpoints(emu.url, e)))
     finally:
         emu.stop()
+
+
+def case_sigint_measuring():
+    stop_measuring(signal.SIGINT)
+
+
+def case_sigterm_measuring():
+    stop_measuring(signal.SIGTERM)
 
 
 def case_sigint_creating():
@@ -124,7 +129,7 @@ def case_sigint_creating():
         check(proc.returncode == 130, "exit %d\n%s" % (proc.returncode, err))
         check("SageMaker deletes an endpoint once it is InService or Failed; waiting" in err,
               "the delete waits out Creating: %s" % err)
-        check(gone(emu.url, e), "both deleted: %s" % endpoints(emu.url, e))
+        check(endpoints(emu.url, e) == {}, "both gone: %s" % endpoints(emu.url, e))
         check(not os.path.exists(os.path.join(tmp, "run", "bf16", "decode.json")), "nothing measured")
     finally:
         emu.stop()

@@ -166,6 +166,65 @@ def case_variants_aba():
         emu.stop()
 
 
+def case_stream():
+    """--stream: decode and the sweep run with sm-stream, the quiz with wrk; every result
+    file says its client; the report compares both sides' streams (TTFT, ITL) and the
+    quiz without calling the run mixed."""
+    tmp = sl.tempdir("suite-stream-")
+    e = sl.env(tmp)
+    emu = sl.start_emulator(ARTICLE_ENDPOINTS + ["--region", "us-east-1", "--time-scale", "20"], e)
+    try:
+        p = sl.suite(["--url", emu.url, "--region", "us-east-1", "--time-scale", "20", "--stream",
+                      "--levels", "1,4", "--repeats", "2", "--sweep-batches", "2", "--out", "run"]
+                     + SIDES, e, tmp)
+        check(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}")
+        run = os.path.join(tmp, "run")
+        m = sl.load(os.path.join(run, "manifest.json"))
+        programs = {s["id"]: os.path.basename(s["command"][0]) for s in m["steps"]}
+        check(programs == {"decode": "sm-stream", "sweep-c1": "sm-stream", "sweep-c4": "sm-stream",
+                           "quiz": os.path.basename(e["WRK"])}, str(programs))
+        for label in ("bf16", "qat"):
+            for step, client in (("decode", "sm-stream"), ("sweep-c4", "sm-stream"),
+                                 ("quiz", "wrk")):
+                res = sl.load(os.path.join(run, label, step + ".json"))
+                check(res["client"] == client, f"{label}/{step}: client {res['client']}")
+        check("Streaming (seconds; successful requests)" in p.stdout and "itl_c4_p50_seconds"
+              in p.stdout, "no streaming table:\n" + p.stdout)
+        check("MIXED" not in p.stdout and "compared although" not in p.stdout, "called mixed")
+    finally:
+        emu.stop()
+
+
+def case_capacity():
+    """--scenarios rate: one open-loop step at the rates given (each side in turn, the
+    same arrival times), --slo and --max-error-rate passed to every sm-compare: the
+    report's verdict names the capacity at the SLO, and report.json has it per side."""
+    tmp = sl.tempdir("suite-capacity-")
+    e = sl.env(tmp)
+    emu = sl.start_emulator(ARTICLE_ENDPOINTS + ["--region", "us-east-1", "--time-scale", "20"], e)
+    try:
+        p = sl.suite(["--url", emu.url, "--region", "us-east-1", "--time-scale", "20",
+                      "--scenarios", "rate", "--rates", "0.5,40", "--rate-duration", "8",
+                      "--max-tokens", "16", "--slo", "e2e:p90:2", "--max-error-rate", "0.05",
+                      "--out", "run"] + SIDES, e, tmp)
+        check(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}")
+        run = os.path.join(tmp, "run")
+        m = sl.load(os.path.join(run, "manifest.json"))
+        check([s["id"] for s in m["steps"]] == ["rate"], str([s["id"] for s in m["steps"]]))
+        cmd = m["steps"][0]["command"]
+        check(cmd[1:3] == ["-t64", "-c64"] and "--rates" in cmd and "0.5,40" in cmd, str(cmd))
+        with open(os.path.join(run, "commands.sh")) as f:
+            compares = [l for l in f if "sm-compare" in l]
+        check(compares and all("--slo e2e:p90:2 --max-error-rate 0.05" in l for l in compares),
+              "".join(compares))
+        check("At p90 end-to-end latency <= 2 s with at most 5% failed, qat serves" in p.stdout,
+              "no capacity verdict:\n" + p.stdout)
+        report = sl.load(os.path.join(run, "report.json"))
+        check("open_loop" in report, "report.json has no open_loop: " + str(list(report)))
+    finally:
+        emu.stop()
+
+
 def case_dry_run():
     """--dry-run prints every command, creates nothing, and routes each scenario option
     to the scenarios that take it."""

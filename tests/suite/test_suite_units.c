@@ -12,6 +12,7 @@
 
 #include "../check.h"
 #include "readall.h"
+#include "suite_cw.h"
 #include "suite_deploy.h"
 #include "suite_files.h"
 #include "suite_lock.h"
@@ -37,7 +38,7 @@
     "{\"name\":\"--help\",\"type\":\"bool\",\"default\":false},"                                   \
     "{\"name\":\"--temperature\",\"arg\":\"T\",\"type\":\"number\",\"min\":0,\"default\":0}"
 
-static const char *const spec_json[3] = {
+static const char *const spec_json[SUITE_OPTS_NSCENARIOS] = {
     "{\"format\":\"wrk-sagemaker-options\",\"version\":1,\"scenario\":\"decode\",\"options\":"
     "[" COMMON_OPTS
     ",{\"name\":\"--lengths\",\"arg\":\"N,N,...\",\"type\":\"ints\",\"default\":[16,"
@@ -54,10 +55,15 @@ static const char *const spec_json[3] = {
     "{\"format\":\"wrk-sagemaker-options\",\"version\":1,\"scenario\":\"quiz\",\"options\":"
     "[" COMMON_OPTS ",{\"name\":\"--quiz\",\"type\":\"string\",\"default\":\"/s/q.json\"},"
     "{\"name\":\"--max-tokens\",\"type\":\"int\",\"min\":1,\"default\":64}]}",
+    "{\"format\":\"wrk-sagemaker-options\",\"version\":1,\"scenario\":\"rate\",\"options\":"
+    "[" COMMON_OPTS ",{\"name\":\"--rates\",\"type\":\"numbers\"},"
+    "{\"name\":\"--duration\",\"type\":\"number\"},"
+    "{\"name\":\"--max-tokens\",\"type\":\"int\",\"min\":1,\"default\":128}]}",
 };
 
-static struct suite_spec specs[3];
-static const struct suite_spec *all_specs[3] = {&specs[0], &specs[1], &specs[2]};
+static struct suite_spec specs[SUITE_OPTS_NSCENARIOS];
+static const struct suite_spec *all_specs[SUITE_OPTS_NSCENARIOS] = {&specs[0], &specs[1], &specs[2],
+                                                                    &specs[3]};
 
 static char tmp_root[] = "/tmp/suite-units-XXXXXX";
 
@@ -138,7 +144,7 @@ static void test_argv(void) {
 static void test_spec_parse(void) {
     struct buf err;
     buf_init(&err, 1024);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < SUITE_OPTS_NSCENARIOS; k++) {
         CHECK_INT(suite_spec_parse(spec_json[k], strlen(spec_json[k]), &specs[k], &err), 0);
         CHECK_STR(buf_str(&err), "");
     }
@@ -177,7 +183,7 @@ static void test_spec_parse(void) {
          "option 1: \"name\" is not an option name such as --max-tokens"},
         {"{\"format\":\"wrk-sagemaker-options\",\"version\":1,\"scenario\":\"d\",\"options\":"
          "[{\"name\":\"--x\",\"type\":\"float\"}]}",
-         "--x: \"type\" is not one of string, int, number, bool, ints"},
+         "--x: \"type\" is not one of string, int, number, bool, ints, numbers"},
         {"{\"format\":\"wrk-sagemaker-options\",\"version\":1,\"scenario\":\"d\",\"options\":"
          "[{\"name\":\"--x\",\"type\":\"int\",\"min\":\"1\"}]}",
          "--x: \"min\" is not a number"},
@@ -259,8 +265,8 @@ static int parse_run(const char *line, unsigned run, struct suite_opts *o, struc
                      char **copy) {
     char *words[64];
     size_t n = 0;
-    const struct suite_spec *spec[3];
-    for (int k = 0; k < 3; k++) spec[k] = run & (1u << k) ? all_specs[k] : NULL;
+    const struct suite_spec *spec[SUITE_OPTS_NSCENARIOS];
+    for (int k = 0; k < SUITE_OPTS_NSCENARIOS; k++) spec[k] = run & (1u << k) ? all_specs[k] : NULL;
     *copy = strdup(line);
     for (char *w = strtok(*copy, "|"); w && n < 64; w = strtok(NULL, "|")) words[n++] = w;
     return suite_opts_parse(words, n, NULL, spec, o, err);
@@ -329,7 +335,8 @@ static void test_usage_errors(void) {
         {"--region|r|--baseline|a|--candidate|b|--scenarios|decode|--quiz-max-tokens|3", 1,
          "--quiz-max-tokens: quiz is not among the scenarios this suite runs (--scenarios)"},
         {"--region|r|--baseline|a|--candidate|b|--scenarios|decode,decode", 7,
-         "--scenarios wants decode, sweep and quiz, each at most once, separated by commas; got "
+         "--scenarios wants decode, sweep, quiz and rate, each at most once, separated by commas; "
+         "got "
          "'decode,decode'"},
         {"--region|r|--baseline|a|--candidate|b|--quiz-repeats|3", 7,
          "unknown option --quiz-repeats (see sm-suite --help)"},
@@ -475,7 +482,7 @@ static char *plan_text(const char *words, const char *out) {
     struct suite_plan p;
     struct buf err;
     char *copy;
-    struct suite_plan_tools t = {"wrk", "sm-compare", "/s", NULL};
+    struct suite_plan_tools t = {"wrk", "sm-compare", "/s", NULL, "sm-stream"};
     struct buf b;
     buf_init(&b, BUF_NO_CAP);
     buf_init(&err, 1024);
@@ -540,6 +547,21 @@ static void test_plan(void) {
          "sm-compare --svg r/chart.svg --output r/report.txt r/A r/qat\n"
          "sm-compare --format markdown --output r/report.md r/A r/qat\n"
          "sm-compare --format json --output r/report.json r/A r/qat\n"},
+        /* --stream: decode and sweep with sm-stream (-t1, the level's -c), the quiz with wrk */
+        {"--region|r|--baseline|a|--candidate|b|--scenarios|decode,sweep,quiz|--levels|4|--stream|"
+         "--repeats|1|--lengths|8,16|--sweep-batches|1|--cacert|ca.pem",
+         "sm-stream -t1 --cacert ca.pem -c1 -d5m --timeout 70s -s /s/decode.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a --endpoint b --region r "
+         "--out 'r/{label}/decode.json' --progress 1 --repeats 1 --lengths 8,16  # decode decode\n"
+         "sm-stream -t1 --cacert ca.pem -c4 -d3m --timeout 70s -s /s/sweep.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a --endpoint b --region r "
+         "--out 'r/{label}/sweep-c4.json' --progress 1 --batches 1  # sweep-c4 sweep c4\n"
+         "wrk -t1 -c1 -d81m --timeout 70s -s /s/quiz.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a --endpoint b --region r "
+         "--out 'r/{label}/quiz.json' --progress 1  # quiz quiz\n"
+         "sm-compare --svg r/chart.svg --output r/report.txt r/a r/b\n"
+         "sm-compare --format markdown --output r/report.md r/a r/b\n"
+         "sm-compare --format json --output r/report.json r/a r/b\n"},
         /* a count beyond an int still gives a cap of every reply at the limit */
         {"--region|r|--baseline|a|--candidate|b|--scenarios|decode|--repeats|3000000000",
          "wrk -t1 -c1 -d12000000001m --timeout 70s -s /s/decode.lua "
@@ -768,7 +790,7 @@ static void manifest_write(const char *dir, const char *words, struct suite_seal
     struct suite_argv inv;
     struct buf err;
     char *copy;
-    struct suite_plan_tools tools = {"wrk", "sm-compare", "/s", NULL};
+    struct suite_plan_tools tools = {"wrk", "sm-compare", "/s", NULL, "sm-stream"};
     buf_init(&err, 1024);
     suite_argv_init(&inv);
     CHECK_INT(parse(words, &o, &err, &copy), 0);
@@ -1044,6 +1066,41 @@ static void test_rate(void) {
     buf_free(&err);
 }
 
+/* Where the CloudWatch calls go and where their files are; a result file's window. */
+static void test_cloudwatch(void) {
+    static const struct {
+        const char *url, *endpoint_url, *want; /* want NULL: AWS */
+    } rows[] = {
+        {NULL, NULL, NULL},
+        {"http://127.0.0.1:8080", NULL, "http://127.0.0.1:8080"},
+        {"http://127.0.0.1:8080", "http://127.0.0.1:9", "http://127.0.0.1:9"},
+        {"https://runtime.sagemaker.us-east-2.amazonaws.com", NULL, NULL},
+        {"https://vpce-1.runtime.sagemaker.us-east-2.vpce.AMAZONAWS.com:443/x", NULL, NULL},
+        {"https://runtime.sagemaker.cn-north-1.amazonaws.com.cn", NULL, NULL},
+        {"https://amazonaws.com.example", NULL, "https://amazonaws.com.example"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        struct suite_opts o = {.url = rows[i].url, .endpoint_url = rows[i].endpoint_url};
+        const char *got = suite_cw_url(&o);
+        CHECK((got == NULL) == (rows[i].want == NULL));
+        if (got && rows[i].want) CHECK_STR(got, rows[i].want);
+    }
+    char *p = suite_cw_path("run/bf16", "sweep-c4", "metrics");
+    CHECK_STR(p, "run/bf16/cloudwatch/sweep-c4.metrics.json");
+    free(p);
+    p = suite_cw_path("run/bf16", "queries", NULL);
+    CHECK_STR(p, "run/bf16/cloudwatch/queries.json");
+    free(p);
+    const char *path = tmp_path(0, "window.json");
+    write_file(path, "{\"format\":\"wrk-sagemaker-result\",\"version\":2,\"scenario\":"
+                     "\"decode\",\"endpoint\":{\"name\":\"e\"},\"time_scale\":1,\"settings\":"
+                     "{},\"started_at\":\"2026-11-30T10:28:46.250000Z\",\"ended_at\":"
+                     "\"2026-11-30T10:29:46Z\",\"partial\":false,\"counts\":{}}");
+    struct suite_files_result r;
+    CHECK_INT(suite_files_result_read(path, &r, NULL), 0);
+    CHECK(fabs(r.started - 1796034526.25) < 1e-6 && r.ended == 1796034586);
+}
+
 int main(void) {
     if (!mkdtemp(tmp_root)) {
         perror("mkdtemp");
@@ -1064,6 +1121,7 @@ int main(void) {
     test_progress();
     test_deploy();
     test_rate();
+    test_cloudwatch();
     for (int k = 0; k < 3; k++) suite_spec_free(&specs[k]);
     int rc = check_exit();
     if (rc == 0) {

@@ -60,6 +60,7 @@ int main(void) {
     CHECK_INT(epdesc_list(l1, strlen(l1), list, 2, &n, &err), 0);
     CHECK_INT(n, 2);
     CHECK_INT(epdesc_list(l1, strlen(l1), list, 2, &n, &err), EPDESC_ERR_REPLY); /* full */
+    CHECK_STR(buf_str(&err), "more than 2 endpoints");
 
     struct epdesc_quota q[4];
     n = 0;
@@ -67,6 +68,48 @@ int main(void) {
                      "\"QuotaCode\":\"L-1\",\"Value\":2.0}]}";
     CHECK_INT(epdesc_quotas(q1, strlen(q1), q, 4, &n, &err), 0);
     CHECK(n == 1 && q[0].value == 2);
+    const char *q2 = "{\"Quotas\":[{\"QuotaName\":\"a\"},{\"QuotaName\":\"b\"}]}";
+    n = 0;
+    CHECK_INT(epdesc_quotas(q2, strlen(q2), q, 1, &n, &err), 0); /* past max: skipped */
+    CHECK(n == 1 && strcmp(q[0].name, "a") == 0);
+
+    /* a list holding what it should not, in one line naming it */
+    static const struct {
+        int kind; /* 0 endpoint, 1 config, 2 list, 3 quotas, 4 logs */
+        const char *json, *want;
+    } bad[] = {
+        {0, "{\"EndpointName\":\"e\",\"EndpointStatus\":\"s\",\"ProductionVariants\":[1]}",
+         "ProductionVariants holds a non-object"},
+        {0,
+         "{\"EndpointName\":\"e\",\"EndpointStatus\":\"s\",\"ProductionVariants\":[{"
+         "\"VariantName\":\"v\",\"InstancePools\":[[]]}]}",
+         "InstancePools holds a non-object"},
+        {0,
+         "{\"EndpointName\":\"e\",\"EndpointStatus\":\"s\",\"ProductionVariants\":[{"
+         "\"VariantName\":\"v\"},{\"VariantName\":\"v\"},{\"VariantName\":\"v\"},{"
+         "\"VariantName\":\"v\"},{\"VariantName\":\"v\"},{\"VariantName\":\"v\"},{"
+         "\"VariantName\":\"v\"},{\"VariantName\":\"v\"},{\"VariantName\":\"v\"},{"
+         "\"VariantName\":\"v\"},{\"VariantName\":\"v\"}]}",
+         "more than 10 production variants"},
+        {1, "{\"EndpointConfigName\":\"c\",\"ProductionVariants\":[\"v\"]}",
+         "ProductionVariants holds a non-object"},
+        {2, "{\"Endpoints\":[null]}", "Endpoints holds a non-object"},
+        {3, "{\"Quotas\":{}}", "Quotas is not a list"},
+        {3, "{\"Quotas\":[2]}", "Quotas holds a non-object"},
+        {4, "{\"events\":[true]}", "events holds a non-object"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *j = bad[i].json;
+        size_t len = strlen(j);
+        n = 0;
+        int rc = bad[i].kind == 0   ? epdesc_endpoint(j, len, &d, &err)
+                 : bad[i].kind == 1 ? epdesc_config(j, len, &c, &err)
+                 : bad[i].kind == 2 ? epdesc_list(j, len, list, 2, &n, &err)
+                 : bad[i].kind == 3 ? epdesc_quotas(j, len, q, 4, &n, &err)
+                                    : epdesc_logs(j, len, collect, NULL, &err);
+        CHECK_INT(rc, EPDESC_ERR_REPLY);
+        CHECK_STR(buf_str(&err), bad[i].want);
+    }
 
     struct buf lines;
     buf_init(&lines, BUF_NO_CAP);

@@ -35,6 +35,16 @@ int main(int argc, char **argv) {
          "\"vllm\",\"tag\":\"t\",\"tag_source\":\"s\",\"accounts_source\":\"s\",\"accounts\":{"
          "\"us-east-1\":\"12\"}}}",
          "x: images.accounts: \"us-east-1\": want a region and a 12-digit account"},
+        /* a key with control characters is shown without them (found by fuzz_endpoint) */
+        {"{\"format\":\"wrk-sagemaker-endpoint-facts\",\"version\":1,\"images\":{\"repository\":"
+         "\"vllm\",\"tag\":\"t\",\"tag_source\":\"s\",\"accounts_source\":\"s\",\"accounts\":{"
+         "\"us-\\n\\u001b[2J\":\"123456789012\"}}}",
+         "x: images.accounts: \"us-??[2J\": want a region and a 12-digit account"},
+        {"{\"format\":\"wrk-sagemaker-endpoint-facts\",\"version\":1,\"images\":{\"repository\":"
+         "\"vllm\",\"tag\":\"t\",\"tag_source\":\"s\",\"accounts_source\":\"s\",\"accounts\":{}},"
+         "\"instance_types\":{"
+         "\"l4_single_gpu\":[\"ml.g6.xlarge\",\"ml.g6\\n\"]}}",
+         "x: instance_types.l4_single_gpu: want at most 8 types such as ml.g6.xlarge"},
         {"{\"format\":\"wrk-sagemaker-endpoint-facts\",\"version\":1,\"images\":{\"repository\":"
          "\"vllm\",\"tag\":5}}",
          "x: images.tag: want a string of at most 127 bytes"},

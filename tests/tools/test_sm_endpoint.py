@@ -30,20 +30,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import emulator  # noqa: E402
-from testkit import isolated_env  # noqa: E402
+from testkit import expect as check, finish, isolated_env  # noqa: E402
 
 ROLE = "arn:aws:iam::123456789012:role/sm-test"
 BF16, QAT = "google/gemma-4-E2B-it", "google/gemma-4-E2B-it-qat-w4a16-ct"
 KEY = dict(AWS_ACCESS_KEY_ID="AKIDENDPOINTTEST", AWS_SECRET_ACCESS_KEY="endpoint-test-secret-key")
 ENV = isolated_env(**KEY)
-FAILED = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILED.append(what)
-        print("FAIL:", what, file=sys.stderr)
-    return cond
 
 
 def binary():
@@ -360,8 +352,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     tests[group]()
-    print("%d failed checks" % len(FAILED))
-    return 1 if FAILED else 0
+    return finish()
 
 
 if __name__ == "__main__":
