@@ -89,6 +89,41 @@ static bool admit_name(const char *name, size_t n, const char *member, struct ad
     return false;
 }
 
+/* The header X-Amzn-SageMaker-Session-Id of a SageMaker Runtime call (the
+ * OpenAI route has no sessions), or NULL; an empty one is none. */
+static const struct sigv4_header *admit_session(const struct admit_request *r) {
+    const struct sigv4_header *sid = http_header(r->h, SESS_HEADER);
+    return sid && sid->value_len && r->path->api != RTPATH_OPENAI ? sid : NULL;
+}
+
+/* SessionId against its constraints (InvokeEndpoint's pattern also allows
+ * NEW_SESSION, InvokeEndpointWithResponseStream's does not): true, or the
+ * refusal filled. */
+static bool admit_session_id(const struct sigv4_header *sid, bool invoke,
+                             struct admit_refusal *no) {
+    size_t n = sid->value_len;
+    if (sess_id_ok(sid->value, n, invoke)) return true;
+    admit_refuse(no, 400, "ValidationError",
+                 "1 validation error detected: Value '%.*s' at 'sessionId' failed to satisfy "
+                 "constraint: %s",
+                 (int)(n > ADMIT_ECHO_MAX ? ADMIT_ECHO_MAX : n), sid->value,
+                 n > SESS_ID_MAX ? "Member must have length less than or equal to 256"
+                 : invoke        ? "Member must satisfy regular expression pattern: "
+                                   "^(NEW_SESSION)$|^[a-zA-Z0-9](-*[a-zA-Z0-9])*$"
+                                 : "Member must satisfy regular expression pattern: "
+                                   "^[a-zA-Z0-9](-*[a-zA-Z0-9])*$");
+    return false;
+}
+
+/* The variant of ep whose container holds the session sid names, or NULL. */
+static struct fleet_variant *admit_session_variant(struct fleet_endpoint *ep,
+                                                   const struct sigv4_header *sid) {
+    for (size_t i = 0; sid && i < ep->n_variants; i++)
+        if (sess_holds(&ep->variants[i].sessions, sid->value, sid->value_len))
+            return &ep->variants[i];
+    return NULL;
+}
+
 struct fleet_variant *admit_request(struct auth *keys, struct fleet *f,
                                     const struct admit_request *r, uint64_t *rng,
                                     struct admit_refusal *no) {
@@ -106,14 +141,16 @@ struct fleet_variant *admit_request(struct auth *keys, struct fleet *f,
         no->ep = NULL;
         return NULL;
     }
+    const struct sigv4_header *sid = admit_session(r);
+    if (sid && !admit_session_id(sid, p->api == RTPATH_INVOKE, no)) return NULL;
     if (!ep)
         return admit_refuse(no, 400, "ValidationError", "Endpoint %.*s of account %s not found.",
                             (int)p->name_len, p->name, r->account);
     if (p->component && !admit_name(p->component, p->component_len, "inferenceComponentName", no))
         return NULL;
     const struct sigv4_header *want = http_header(r->h, "x-amzn-sagemaker-target-variant");
-    struct fleet_variant *var =
-        fleet_pick(ep, want ? want->value : NULL, want ? want->value_len : 0, rng);
+    struct fleet_variant *var = want ? NULL : admit_session_variant(ep, sid); /* sticky */
+    if (!var) var = fleet_pick(ep, want ? want->value : NULL, want ? want->value_len : 0, rng);
     if (!var) { /* only a named variant can be missing */
         size_t n = want ? want->value_len : 0;
         return admit_refuse(no, 400, "ValidationError",

@@ -5,9 +5,11 @@
  * caller gives the clock and the random state, and sends the refusal.
  *
  * Order: the signature or token first (403, or 401 on the OpenAI route),
- * then the endpoint name (400 ValidationError), the endpoint (400 "Endpoint
- * NAME of account ACCOUNT not found."), an inference component's name, the
- * variant (X-Amzn-SageMaker-Target-Variant, else drawn by weight). A request
+ * then the endpoint name (400 ValidationError), X-Amzn-SageMaker-Session-Id
+ * against SessionId's pattern (400 ValidationError; sess.h), the endpoint (400
+ * "Endpoint NAME of account ACCOUNT not found."), an inference component's
+ * name, the variant (X-Amzn-SageMaker-Target-Variant, else the one whose
+ * container holds the session named, else drawn by weight). A request
  * whose path is none of SageMaker Runtime's is 404 UnknownOperationException
  * once signed. The emulator has no inference components: a name in the path
  * or in X-Amzn-SageMaker-Inference-Component is checked against the naming

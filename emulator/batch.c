@@ -33,13 +33,25 @@ struct batch_seq *batch_pop(struct batch_list *list) {
 }
 
 void batch_init(struct batch *s, const struct model_profile *p, uint64_t seed) {
-    *s = (struct batch){.profile = p, .rng = seed};
+    *s = (struct batch){.profile = p, .rng = seed}; /* a zeroed cache is none */
+}
+
+int batch_start_cache(struct batch *s) {
+    pcache_free(&s->cache);
+    return pcache_init(&s->cache, s->profile->prefix_cache_tokens);
+}
+
+void batch_free(struct batch *s) {
+    pcache_free(&s->cache);
 }
 
 void batch_add(struct batch *s, struct batch_seq *seq) {
     seq->produced = 0;
     seq->running = false;
     seq->queued = true;
+    seq->cached_tokens = 0;
+    seq->admitted = seq->blocked = -1;
+    seq->queue_s = 0;
     batch_push(&s->waiting, seq);
 }
 
@@ -55,17 +67,29 @@ bool batch_busy(const struct batch *s) {
     return s->waiting.n > 0 || s->running.n > 0;
 }
 
+/* Admits q to the step that starts at start; returns its prefill time. */
+static double batch_admit(struct batch *s, struct batch_seq *q, double start) {
+    q->queued = false;
+    q->running = true;
+    q->admitted = start;
+    q->queue_s = q->blocked >= 0 ? start - q->blocked : 0;
+    batch_push(&s->running, q);
+    s->prompt_tokens += q->prompt_tokens;
+    if (q->blocks && pcache_on(&s->cache)) {
+        q->cached_tokens = pcache_lookup(&s->cache, q->blocks, q->prompt_blocks, q->prompt_tokens);
+        pcache_insert(&s->cache, q->blocks, q->prompt_blocks);
+    }
+    return (double)(q->prompt_tokens - q->cached_tokens) * s->profile->prefill_s_per_token;
+}
+
 double batch_begin(struct batch *s, double start) {
     const struct model_profile *p = s->profile;
     double prefill = 0;
-    while (s->waiting.n > 0 && s->running.n < p->max_seqs) {
-        struct batch_seq *q = batch_pop(&s->waiting);
-        q->queued = false;
-        q->running = true;
-        batch_push(&s->running, q);
-        prefill += (double)q->prompt_tokens * p->prefill_s_per_token;
-        s->prompt_tokens += q->prompt_tokens;
-    }
+    while (s->waiting.n > 0 && s->running.n < p->max_seqs)
+        prefill += batch_admit(s, batch_pop(&s->waiting), start);
+    /* no room for the rest: they wait behind max_seqs from now on (the newest at the tail) */
+    for (struct batch_seq *q = s->waiting.tail; q && q->blocked < 0; q = q->prev)
+        q->blocked = start;
     double u = 2 * rng_unit(&s->rng) - 1;
     double step = model_step_s(p, (unsigned)s->running.n) * (1 + p->jitter * u);
     s->stepping = true;
@@ -81,6 +105,7 @@ void batch_end(struct batch *s, struct batch_list *done) {
         q->produced++;
         s->generated_tokens++;
         if (q->produced >= q->want_tokens) {
+            if (q->blocks) pcache_insert(&s->cache, q->blocks, q->done_blocks);
             batch_unlink(&s->running, q);
             q->running = false;
             batch_push(done, q);

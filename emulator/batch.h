@@ -5,7 +5,13 @@
  * model_step_s(b) (with jitter) plus the prefill of the sequences it admits,
  * and gives every sequence in flight one token. The caller runs the clock:
  * batch_begin() plans a step and returns when it ends; batch_end() closes it
- * and hands back the finished sequences. Times are model seconds. */
+ * and hands back the finished sequences. Times are model seconds.
+ *
+ * With the profile's prefix cache (pcache.h), a sequence admitted looks its
+ * prompt's blocks up: the prompt tokens the cache holds are not prefilled
+ * again, and the prompt's blocks are cached from then on; the blocks of its
+ * reply (all the tokens the KV cache holds once it is done: prompt and reply
+ * less the last token, never fed back) when it leaves. */
 #ifndef EMU_BATCH_H
 #define EMU_BATCH_H
 
@@ -14,6 +20,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "pcache.h"
 
 struct batch_seq {
     size_t prompt_tokens;
@@ -21,6 +28,15 @@ struct batch_seq {
     size_t produced;
     bool running;
     bool queued;
+    const uint64_t *blocks; /* the hashes of its token blocks (pfx.h), prompt then reply; not
+                               owned (valid while it is in the batch); NULL: none */
+    size_t prompt_blocks;   /* the prompt's full blocks */
+    size_t done_blocks;     /* the full blocks the KV cache holds once it is done */
+    /* what batch_begin says of it */
+    size_t cached_tokens;          /* prompt tokens the prefix cache held when it was admitted */
+    double admitted;               /* when the step that admitted it started; < 0: not yet */
+    double blocked;                /* the first step start that had no room for it; < 0: none */
+    double queue_s;                /* admitted - blocked: its wait behind max_seqs (0: none) */
     struct batch_seq *prev, *next; /* in the waiting or running list */
     void *owner;                   /* the caller's */
 };
@@ -37,11 +53,21 @@ struct batch {
     bool stepping;                                 /* a step is planned and not yet closed */
     double step_end;                               /* when the planned step ends */
     unsigned long prompt_tokens, generated_tokens; /* since the start */
+    struct pcache cache;                           /* the prefix cache; owned */
 };
 
+/* Starts an empty batch for p (not owned) without a prefix cache. */
 void batch_init(struct batch *s, const struct model_profile *p, uint64_t seed);
 
-/* Queues seq (want_tokens >= 1). The caller starts a step when none is planned. */
+/* Starts the profile's prefix cache (prefix_cache_tokens; none: nothing to do).
+ * Returns 0 or PCACHE_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int batch_start_cache(struct batch *s);
+
+/* Frees the prefix cache. The sequences are the caller's. */
+void batch_free(struct batch *s);
+
+/* Queues seq (want_tokens >= 1; blocks, prompt_blocks, done_blocks set or 0).
+ * The caller starts a step when none is planned. */
 void batch_add(struct batch *s, struct batch_seq *seq);
 
 /* Takes seq out wherever it is (waiting or running); a planned step keeps its length. */
@@ -50,8 +76,9 @@ void batch_remove(struct batch *s, struct batch_seq *seq);
 /* Whether any sequence is waiting or running. */
 bool batch_busy(const struct batch *s);
 
-/* Plans the next step starting at start: admits waiting sequences and returns
- * the time the step ends. Requires batch_busy() and no planned step. */
+/* Plans the next step starting at start: admits waiting sequences (each its
+ * admitted time, queue_s and cached_tokens) and returns the time the step ends.
+ * Requires batch_busy() and no planned step. */
 double batch_begin(struct batch *s, double start);
 
 /* Closes the planned step: every running sequence gains one token; those that

@@ -201,12 +201,14 @@ static bool cont_chat(const cJSON *root, struct cont_request *r) {
             break;
         }
         r->prompt_tokens += tok_count(text.data, text.len) + CONT_CHAT_TOKENS_PER_MESSAGE;
+        pfx_chat_message(r->pfx, role->valuestring, text.data ? text.data : "", text.len);
         if (strcmp(role->valuestring, "user") == 0) {
             buf_reset(&r->prompt);
             ok = buf_add(&r->prompt, buf_str(&text), text.len) == 0;
         }
     }
     buf_free(&text);
+    if (ok) pfx_chat_end(r->pfx);
     return ok;
 }
 
@@ -217,6 +219,7 @@ static bool cont_completion(const cJSON *root, struct cont_request *r) {
         prompt = cJSON_GetArrayItem(prompt, 0);
     if (!cJSON_IsString(prompt)) return false;
     r->prompt_tokens = tok_count(prompt->valuestring, strlen(prompt->valuestring)) + 1;
+    pfx_plain(r->pfx, prompt->valuestring, strlen(prompt->valuestring));
     return buf_adds(&r->prompt, prompt->valuestring) == 0;
 }
 
@@ -287,8 +290,11 @@ static int cont_parse_vllm(const struct model_profile *p, const cJSON *root, str
     bool is_chat = cJSON_IsObject(root) && cJSON_HasObjectItem(root, "messages") &&
                    cont_chat(root, r) && cont_sampling(root, r, &temperature, &has_temperature);
     if (!is_chat) {
+        struct pfx *pfx = r->pfx;
         cont_request_free(r);
         cont_request_init(r);
+        r->pfx = pfx;
+        pfx_reset(pfx);
         bool is_completion = cJSON_IsObject(root) && cont_completion(root, r) &&
                              cont_sampling(root, r, &temperature, &has_temperature);
         if (!is_completion)
@@ -344,6 +350,7 @@ static int cont_parse_tgi(const struct model_profile *p, const cJSON *root, stru
                            "Failed to deserialize the JSON body into the target type: "
                            "parameters: invalid type");
     r->prompt_tokens = tok_count(inputs->valuestring, strlen(inputs->valuestring)) + 1;
+    pfx_plain(r->pfx, inputs->valuestring, strlen(inputs->valuestring));
     if (buf_adds(&r->prompt, inputs->valuestring)) return CONT_ERR_NOMEM;
     return cont_check_tgi(p, r, temperature, status, err);
 }
@@ -414,6 +421,22 @@ int cont_parse(const struct model_profile *p, const char *content_type, const ch
 int cont_parse_openai(const struct model_profile *p, const char *content_type, const char *body,
                       size_t len, struct cont_request *r, int *status, struct buf *err) {
     return cont_parse_as(p, MODEL_VLLM, true, content_type, body, len, r, status, err);
+}
+
+int cont_parse_reply(const struct model_profile *p, bool openai, const char *ct, size_t ct_len,
+                     const char *body, size_t len, struct cont_request *r, int *status,
+                     struct buf *err_body) {
+    char type[256] = "";
+    struct buf why;
+    if (ct) snprintf(type, sizeof type, "%.*s", (int)(ct_len < 255 ? ct_len : 255), ct);
+    buf_init(&why, BUF_NO_CAP);
+    int rc = openai ? cont_parse_openai(p, ct ? type : NULL, body, len, r, status, &why)
+                    : cont_parse(p, ct ? type : NULL, body, len, r, status, &why);
+    if (rc == CONT_ERR_REJECTED &&
+        cont_error_body(openai ? MODEL_VLLM : p->format, *status, buf_str(&why), err_body))
+        rc = CONT_ERR_NOMEM;
+    buf_free(&why);
+    return rc;
 }
 
 /* --- answers --- */

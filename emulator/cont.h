@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "model.h"
+#include "pfx.h"
 
 enum cont_kind { CONT_CHAT, CONT_COMPLETION, CONT_TGI, CONT_LMI };
 
@@ -31,6 +32,8 @@ struct cont_request {
     bool stream;         /* "stream": true: the container streams its reply (cstream.h) */
     bool include_usage;  /* vLLM: "stream_options": {"include_usage": true} */
     bool stream_options; /* vLLM: the body gave stream_options */
+    struct pfx *pfx;     /* set by the caller before parsing: gets the prompt's tokens (the
+                            prefix cache's blocks); NULL: none. Not owned */
 };
 
 struct cont_answer {
@@ -73,6 +76,16 @@ __attribute__((warn_unused_result)) int cont_parse(const struct model_profile *p
 __attribute__((warn_unused_result)) int
 cont_parse_openai(const struct model_profile *p, const char *content_type, const char *body,
                   size_t len, struct cont_request *r, int *status, struct buf *err);
+
+/* cont_parse (openai: cont_parse_openai) with the Content-Type header's value
+ * ct[0..ct_len) (NULL: no header); on CONT_ERR_REJECTED, *status and err_body
+ * hold the container's whole error reply (cont_error_body). Returns 0,
+ * CONT_ERR_NOMEM or CONT_ERR_REJECTED. */
+__attribute__((warn_unused_result)) int cont_parse_reply(const struct model_profile *p, bool openai,
+                                                         const char *ct, size_t ct_len,
+                                                         const char *body, size_t len,
+                                                         struct cont_request *r, int *status,
+                                                         struct buf *err_body);
 
 /* Appends the error body container format f answers status with, around message.
  * Returns 0 or BUF_ERR_*. */

@@ -167,6 +167,27 @@ struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, si
     return &ep->variants[ep->n_variants - 1];
 }
 
+/* The metrics line of one variant's container log. */
+static void fleet_log_variant(struct fleet_variant *var, double now, double interval_s) {
+    struct batch *b = &var->batch;
+    double kv = 0;
+    for (struct batch_seq *q = b->running.head; q; q = q->next)
+        kv += (double)(q->prompt_tokens + q->produced);
+    if (var->profile.kv_cache_tokens) kv /= (double)var->profile.kv_cache_tokens;
+    const struct pcache_counts *pc = &b->cache.n;
+    double hit = pc->prompt_tokens ? (double)pc->cached_tokens / (double)pc->prompt_tokens : 0;
+    vlog_metrics(&var->log, now, interval_s, b->prompt_tokens - var->logged_prompt,
+                 b->generated_tokens - var->logged_gen, b->running.n, b->waiting.n, kv, hit);
+    var->logged_prompt = b->prompt_tokens;
+    var->logged_gen = b->generated_tokens;
+}
+
+void fleet_log_metrics(struct fleet *f, double now, double interval_s) {
+    for (size_t e = 0; e < f->n_eps; e++)
+        for (size_t i = 0; i < f->eps[e].n_variants; i++)
+            fleet_log_variant(&f->eps[e].variants[i], now, interval_s);
+}
+
 /* One variant's member: "NAME":{counts...,"profile":"..."}. */
 static int fleet_variant_json(struct buf *out, const struct fleet_variant *var, bool first) {
     int rc = buf_adds(out, first ? "" : ",");
@@ -175,6 +196,10 @@ static int fleet_variant_json(struct buf *out, const struct fleet_variant *var, 
     if (!rc) rc = tally_json_open(out, &var->counts, true);
     if (!rc) rc = buf_adds(out, ",\"profile\":");
     if (!rc) rc = jsonw_cstr(out, var->profile.name);
+    if (!rc) rc = buf_adds(out, ",\"prefix_cache\":");
+    if (!rc) rc = pcache_json(out, &var->batch.cache);
+    if (!rc) rc = buf_adds(out, ",\"sessions\":");
+    if (!rc) rc = sess_json(out, &var->sessions);
     return rc ? rc : buf_addc(out, '}');
 }
 
@@ -199,6 +224,8 @@ void fleet_free(struct fleet *f) {
         for (size_t v = 0; v < f->eps[e].n_variants; v++) {
             model_free(&f->eps[e].variants[v].profile);
             vlog_close(&f->eps[e].variants[v].log);
+            batch_free(&f->eps[e].variants[v].batch);
+            sess_free(&f->eps[e].variants[v].sessions);
         }
         free(f->eps[e].variants);
     }

@@ -16,6 +16,7 @@
 #include "gate.h"
 #include "model.h"
 #include "options.h"
+#include "sess.h"
 #include "tally.h"
 #include "vlog.h"
 
@@ -32,6 +33,7 @@ struct fleet_variant {
     struct tally counts;
     struct vlog log;
     unsigned long logged_prompt, logged_gen; /* batch counters at the last metrics line */
+    struct sess sessions;                    /* the container's stateful sessions */
     struct event *step_ev;                   /* ends the planned decode step: the runner's */
     void *runner;                            /* what runs the variant's timers (invoke) */
 };
@@ -81,6 +83,10 @@ struct fleet_endpoint *fleet_find(const struct fleet *f, const char *name, size_
  * by the variants' weights from *rng. */
 struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, size_t want_len,
                                  uint64_t *rng);
+
+/* Writes each variant's metrics line (vlog_metrics) for the interval_s model
+ * seconds since the last one, at now (wall clock). */
+void fleet_log_metrics(struct fleet *f, double now, double interval_s);
 
 /* Appends the whole GET /emulator/stats document: the totals, the endpoints
  * (fleet_json), and the HTTP layer's counts when gate is not NULL. Returns 0

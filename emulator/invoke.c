@@ -10,6 +10,8 @@
 
 #include "admit.h"
 #include "cont.h"
+#include "mclock.h"
+#include "pfx.h"
 #include "rng.h"
 #include "rstream.h"
 #include "smerr.h"
@@ -27,6 +29,8 @@ struct invoke_call {
     struct event *limit_ev; /* the 60-second limit */
     struct event *hold_ev;  /* a stream's held bytes go */
     struct batch_seq seq;
+    struct pfx pfx;         /* the prompt's and the reply's token blocks, for the prefix cache */
+    struct sess_reply sess; /* what the container's session manager said */
     struct cont_request req;
     struct cont_answer ans;
     int fault;
@@ -55,30 +59,6 @@ struct invoke_call {
 
 /* --- the clock and the timers --- */
 
-/* The monotonic clock, in real seconds. */
-static double invoke_now_real(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Arms the timer ev for due_real (monotonic seconds) less INVOKE_WAKE_LEAD. */
-static void invoke_arm(struct event *ev, double due_real) {
-    double delay = due_real - INVOKE_WAKE_LEAD - invoke_now_real();
-    struct timeval tv = {0, 0};
-    if (delay > 0) {
-        tv.tv_sec = (time_t)delay;
-        tv.tv_usec = (suseconds_t)((delay - (double)tv.tv_sec) * 1e6);
-    }
-    evtimer_add(ev, &tv);
-}
-
-/* Returns at due_real: spins out the rest of the lead (at most INVOKE_WAKE_LEAD). */
-static void invoke_wait_until(double due_real) {
-    while (invoke_now_real() < due_real) {
-    }
-}
-
 /* A new x-amzn-RequestId (a UUID from the seeded generator). */
 static void invoke_request_id(struct invoke *inv, char out[INVOKE_ID_LEN]) {
     uint64_t a = rng_next(&inv->rng), b = rng_next(&inv->rng);
@@ -105,7 +85,10 @@ static struct invoke_reply invoke_whole(int status, const char *type, const char
 /* A request-log line for a request of origin o answered status (0: closed first). */
 static struct reqlog_entry invoke_entry(const struct invoke_origin *o, const char *id, int status) {
     return (struct reqlog_entry){.id = id,
+                                 .arrival = o->arrival,
                                  .received = o->received,
+                                 .queue_s = -1,
+                                 .cached_tokens = -1,
                                  .api = rtpath_name(o->api),
                                  .access_key_id = *o->access_key_id ? o->access_key_id : NULL,
                                  .access_key_id_len = strlen(o->access_key_id),
@@ -121,7 +104,7 @@ static void invoke_metric(struct invoke *inv, const struct fleet_variant *var,
     struct cwmetric_call c = {e->received, (short)e->status, false, answered != NULL, 0, 0};
     c.model_error = e->status == 424 || (answered && answered->exception);
     if (answered) {
-        double total = invoke_now_real() * inv->time_scale - answered->begun_at;
+        double total = mclock_real() * inv->time_scale - answered->begun_at;
         double overhead = answered->overhead < total ? answered->overhead : total;
         c.model_us = (float)((total - overhead) * 1e6);
         c.overhead_us = (float)(overhead * 1e6);
@@ -152,6 +135,9 @@ static void invoke_count(struct invoke *inv, struct fleet_endpoint *ep, struct f
 static void invoke_origin(struct invoke *inv, const struct http_head *h) {
     struct invoke_origin *o = &inv->cur;
     o->received = reqlog_now();
+    o->received_real = mclock_real();
+    o->arrival = inv->arrival;
+    inv->arrival = 0;
     o->access_key_id[0] = '\0';
     o->api = RTPATH_NONE;
     const struct sigv4_header *a = h && inv->reqlog.f ? http_header(h, "authorization") : NULL;
@@ -243,6 +229,8 @@ static void invoke_call_free(struct invoke_call *call) {
     if (call->streaming) rstream_free(&call->rs);
     cont_request_free(&call->req);
     cont_answer_free(&call->ans);
+    pfx_free(&call->pfx);
+    sess_reply_free(&call->sess);
     buf_free(&call->body);
     buf_free(&call->out);
     free(call);
@@ -257,6 +245,14 @@ static struct reqlog_entry invoke_call_entry(const struct invoke_call *call, int
     e.first_token = call->first_token;
     e.last_token = call->last_token;
     e.error_type = call->exception;
+    double scale = call->inv->time_scale; /* model time: the monotonic clock x the scale */
+    if (call->seq.admitted >= 0) e.cached_tokens = (long)call->seq.cached_tokens;
+    if (call->seq.admitted >= 0) e.queue_s = call->seq.queue_s / scale;
+    if (call->seq.admitted >= 0)
+        e.admitted =
+            call->origin.received + call->seq.admitted / scale - call->origin.received_real;
+    e.session = *call->sess.session ? call->sess.session : NULL;
+    e.session_len = strlen(call->sess.session);
     return e;
 }
 
@@ -316,10 +312,14 @@ static void invoke_call_send_ok(struct invoke_call *call) {
         r.content_type = INVOKE_EVENTSTREAM;
         r.part = INVOKE_CHUNK_ALL;
         r.sm_content_type = "application/json";
+    } else if (call->sess.status) { /* the session manager's reply, not the model's */
+        r.content_type = "text/plain; charset=utf-8";
+        r.new_session = *call->sess.new_session ? call->sess.new_session : NULL;
+        r.closed_session = call->sess.closed ? call->sess.session : NULL;
     } else if (call->req.stream) { /* a stream sent to /invocations, gathered */
         r.content_type = cstream_content_type(call->req.kind);
     }
-    invoke_call_reply(call, &r, mode == INVOKE_FULL);
+    invoke_call_reply(call, &r, mode == INVOKE_FULL && !call->sess.status);
     buf_free(&framed);
 }
 
@@ -345,15 +345,15 @@ static void invoke_call_timer(struct invoke_call *call, struct event **ev, doubl
                               double model_s, event_callback_fn fn) {
     if (*ev) event_free(*ev);
     *ev = evtimer_new(call->inv->base, fn, call);
-    *due = invoke_now_real() + model_s / call->inv->time_scale;
-    if (*ev) invoke_arm(*ev, *due);
+    *due = mclock_real() + model_s / call->inv->time_scale;
+    if (*ev) mclock_arm(*ev, *due);
 }
 
 static void invoke_call_slow_cb(evutil_socket_t fd, short what, void *arg) {
     struct invoke_call *call = arg;
     (void)fd;
     (void)what;
-    invoke_wait_until(call->stage_due);
+    mclock_wait_until(call->stage_due);
     invoke_call_send_ok(call);
 }
 
@@ -381,8 +381,9 @@ static void invoke_call_done(struct invoke_call *call) {
     }
     struct cont_meta meta = {call->reply_id, call->created, var->profile.model_id};
     buf_reset(&call->body);
-    if (call->req.stream ? invoke_gathered(call, &meta)
-                         : cont_reply(&call->req, &call->ans, &meta, &call->body)) {
+    if (call->sess.status  ? buf_add(&call->body, call->sess.text.data, call->sess.text.len)
+        : call->req.stream ? invoke_gathered(call, &meta)
+                           : cont_reply(&call->req, &call->ans, &meta, &call->body)) {
         invoke_call_model_error(call, 500, "out of memory", 13);
         return;
     }
@@ -434,18 +435,18 @@ static void invoke_stream_hold_cb(evutil_socket_t fd, short what, void *arg) {
     struct invoke_call *call = arg;
     (void)fd;
     (void)what;
-    invoke_wait_until(call->hold_due);
+    mclock_wait_until(call->hold_due);
     call->hold_due = 0;
     (void)invoke_stream_send(call, call->pending);
 }
 
 /* Holds the stream's bytes back for model_s model seconds from now. */
 static void invoke_stream_hold(struct invoke_call *call, double model_s) {
-    double due = invoke_now_real() + model_s / call->inv->time_scale;
+    double due = mclock_real() + model_s / call->inv->time_scale;
     if (!call->hold_ev) call->hold_ev = evtimer_new(call->inv->base, invoke_stream_hold_cb, call);
     if (!call->hold_ev || due <= call->hold_due) return;
     call->hold_due = due;
-    invoke_arm(call->hold_ev, due);
+    mclock_arm(call->hold_ev, due);
 }
 
 /* The overhead is over: the stream's head goes (after the slow fault's delay). */
@@ -502,9 +503,9 @@ static void invoke_kick(struct fleet_variant *var, double start) {
     if (var->batch.stepping || !batch_busy(&var->batch)) return;
     if (start < var->batch.step_end) start = var->batch.step_end;
     double end = batch_begin(&var->batch, start);
-    invoke_arm(var->step_ev, end / inv->time_scale);
+    mclock_arm(var->step_ev, end / inv->time_scale);
     if (!inv->cwmetrics) return; /* the step's span on the wall clock, for GPUUtilization */
-    double wall = reqlog_now() - invoke_now_real();
+    double wall = reqlog_now() - mclock_real();
     (void)!cwmetric_busy(inv->cwmetrics, var->ep->name, var->name, wall + start / inv->time_scale,
                          wall + end / inv->time_scale);
 }
@@ -527,7 +528,7 @@ static void invoke_step_cb(evutil_socket_t fd, short what, void *arg) {
     batch_end(&var->batch, &done);
     bool streams = invoke_streams(&var->batch.running) || invoke_streams(&done);
     invoke_kick(var, planned_end); /* back to back: the next step starts when this one ended */
-    if (done.n || streams) invoke_wait_until(planned_end / inv->time_scale);
+    if (done.n || streams) mclock_wait_until(planned_end / inv->time_scale);
     for (q = var->batch.running.head; streams && q; q = next) { /* admitted now: nothing yet */
         next = q->next;
         struct invoke_call *call = q->owner;
@@ -546,8 +547,8 @@ static void invoke_call_overhead_cb(evutil_socket_t fd, short what, void *arg) {
     struct invoke_call *call = arg;
     (void)fd;
     (void)what;
-    if (call->container_status) {
-        invoke_wait_until(call->stage_due);
+    if (call->container_status || call->sess.status) { /* no decoding */
+        mclock_wait_until(call->stage_due);
         invoke_call_done(call);
         return;
     }
@@ -560,7 +561,7 @@ static void invoke_call_limit_cb(evutil_socket_t fd, short what, void *arg) {
     struct invoke_call *call = arg;
     (void)fd;
     (void)what;
-    invoke_wait_until(call->limit_due);
+    mclock_wait_until(call->limit_due);
     if (call->streaming && call->stream_begun)
         invoke_stream_fail(call, RSTREAM_TIME_EXCEEDED);
     else
@@ -569,25 +570,13 @@ static void invoke_call_limit_cb(evutil_socket_t fd, short what, void *arg) {
 
 /* --- starting a call --- */
 
-/* Parses the body as p's container would (cont_parse; on the OpenAI route
- * cont_parse_openai); on CONT_ERR_REJECTED, *status and err_body hold the
- * container's reply. */
+/* Parses the body as p's container would on route api (cont_parse_reply). */
 static int invoke_parse(const struct model_profile *p, enum rtpath_api api,
                         const struct http_head *h, const char *body, size_t len,
                         struct cont_request *req, int *status, struct buf *err_body) {
     const struct sigv4_header *ct = http_header(h, "content-type");
-    char type[256] = "";
-    struct buf why;
-    bool openai = api == RTPATH_OPENAI;
-    if (ct) snprintf(type, sizeof type, "%.*s", (int)ct->value_len, ct->value);
-    buf_init(&why, BUF_NO_CAP);
-    int rc = openai ? cont_parse_openai(p, ct ? type : NULL, body, len, req, status, &why)
-                    : cont_parse(p, ct ? type : NULL, body, len, req, status, &why);
-    if (rc == CONT_ERR_REJECTED &&
-        cont_error_body(openai ? MODEL_VLLM : p->format, *status, buf_str(&why), err_body))
-        rc = CONT_ERR_NOMEM;
-    buf_free(&why);
-    return rc;
+    return cont_parse_reply(p, api == RTPATH_OPENAI, ct ? ct->value : NULL, ct ? ct->value_len : 0,
+                            body, len, req, status, err_body);
 }
 
 /* A streamed reply: the stream fault, if none struck the request, and the framing. */
@@ -608,14 +597,36 @@ static void invoke_stream_prepare(struct invoke_call *call) {
     call->streaming = true;
 }
 
+/* The container's session manager (sess.h) on the request: its reply or its
+ * error planned (call->sess.status), else the request goes on to the model.
+ * The OpenAI route has no sessions. Returns 0 or CONT_ERR_NOMEM. */
+static int invoke_session(struct invoke_call *call, const struct http_head *h, const char *body,
+                          size_t len) {
+    struct fleet_variant *var = call->var;
+    const struct sigv4_header *sid = http_header(h, SESS_HEADER);
+    if (call->origin.api == RTPATH_OPENAI) return CONT_OK;
+    if (sid && !sid->value_len) sid = NULL;
+    if (sess_handle(&var->sessions, var->profile.session_ttl_s / call->inv->time_scale,
+                    sid ? sid->value : NULL, sid ? sid->value_len : 0, body, len, reqlog_now(),
+                    &var->rng, &call->sess))
+        return CONT_ERR_NOMEM;
+    int st = call->sess.status;
+    call->container_status = st == 200 ? 0 : st; /* an error: the container's reply */
+    bool fail = st && st != 200 &&
+                cont_error_body(var->profile.format, st, buf_str(&call->sess.text), &call->body);
+    return fail ? CONT_ERR_NOMEM : CONT_OK;
+}
+
 /* Parses the body as the container would and plans the answer. Returns 0 or
  * CONT_ERR_NOMEM. */
 static int invoke_call_prepare(struct invoke_call *call, const struct http_head *h,
                                const char *body, size_t len) {
     struct fleet_variant *var = call->var;
     const struct model_profile *p = &var->profile;
-    int rc = invoke_parse(p, call->origin.api, h, body, len, &call->req, &call->container_status,
-                          &call->body);
+    int rc = invoke_session(call, h, body, len);
+    if (rc || call->sess.status) return rc;
+    rc = invoke_parse(p, call->origin.api, h, body, len, &call->req, &call->container_status,
+                      &call->body);
     if (rc == CONT_ERR_NOMEM) return rc;
     if (rc == CONT_ERR_REJECTED) return CONT_OK;
     if (call->fault == FAULT_MODEL_ERROR) {
@@ -625,6 +636,13 @@ static int invoke_call_prepare(struct invoke_call *call, const struct http_head 
     if (cont_answer(p, &call->req, &call->ans)) return CONT_ERR_NOMEM;
     call->seq.prompt_tokens = call->req.prompt_tokens;
     call->seq.want_tokens = call->ans.tokens ? call->ans.tokens : 1;
+    if (call->req.pfx) { /* the reply's tokens follow the prompt's in the KV cache */
+        pfx_text(&call->pfx, call->ans.text.data, call->ans.text.len);
+        call->seq.blocks = call->pfx.blocks;
+        call->seq.prompt_blocks = pfx_blocks_of(&call->pfx, call->req.prompt_tokens);
+        call->seq.done_blocks =
+            pfx_blocks_of(&call->pfx, call->req.prompt_tokens + call->seq.want_tokens - 1);
+    }
     uint64_t a = rng_next(&var->rng), b = rng_next(&var->rng);
     snprintf(call->reply_id, sizeof call->reply_id, "%s-%016llx%016llx",
              call->req.kind == CONT_CHAT ? "chatcmpl" : "cmpl", (unsigned long long)a,
@@ -698,10 +716,14 @@ static struct invoke_call *invoke_call_new(struct invoke *inv, void *owner,
                                  .var = var,
                                  .fault = fault,
                                  .origin = inv->cur,
-                                 .begun_at = invoke_now_real() * inv->time_scale};
+                                 .begun_at = mclock_real() * inv->time_scale};
     call->seq.owner = call;
+    call->seq.admitted = -1;
     cont_request_init(&call->req);
     cont_answer_init(&call->ans);
+    sess_reply_init(&call->sess);
+    pfx_init(&call->pfx, var->profile.max_model_len);
+    if (pcache_on(&var->batch.cache)) call->req.pfx = &call->pfx;
     buf_init(&call->body, BUF_NO_CAP);
     buf_init(&call->out, BUF_NO_CAP);
     invoke_request_id(inv, call->id);
@@ -739,7 +761,7 @@ static struct invoke_call *invoke_call(struct invoke *inv, void *owner, struct f
         invoke_call_timer(call, &call->limit_ev, &call->limit_due, inv->max_duration,
                           invoke_call_limit_cb);
     double u = 2 * rng_unit(&var->rng) - 1, overhead = p->overhead_s * (1 + p->jitter * u);
-    call->ready_at = invoke_now_real() * inv->time_scale + overhead;
+    call->ready_at = mclock_real() * inv->time_scale + overhead;
     call->overhead = overhead;
     invoke_call_timer(call, &call->stage_ev, &call->stage_due, overhead, invoke_call_overhead_cb);
     return call;
@@ -787,26 +809,11 @@ struct invoke_call *invoke_request(struct invoke *inv, void *owner, const struct
 
 /* --- start and stop --- */
 
-/* The metrics line of one variant's container log. */
-static void invoke_log_variant(struct invoke *inv, struct fleet_variant *var) {
-    struct batch *b = &var->batch;
-    double kv = 0;
-    for (struct batch_seq *q = b->running.head; q; q = q->next)
-        kv += (double)(q->prompt_tokens + q->produced);
-    if (var->profile.kv_cache_tokens) kv /= (double)var->profile.kv_cache_tokens;
-    vlog_metrics(&var->log, reqlog_now(), inv->log_interval, b->prompt_tokens - var->logged_prompt,
-                 b->generated_tokens - var->logged_gen, b->running.n, b->waiting.n, kv);
-    var->logged_prompt = b->prompt_tokens;
-    var->logged_gen = b->generated_tokens;
-}
-
 static void invoke_log_cb(evutil_socket_t fd, short what, void *arg) {
     struct invoke *inv = arg;
     (void)fd;
     (void)what;
-    for (size_t e = 0; e < inv->fleet->n_eps; e++)
-        for (size_t i = 0; i < inv->fleet->eps[e].n_variants; i++)
-            invoke_log_variant(inv, &inv->fleet->eps[e].variants[i]);
+    fleet_log_metrics(inv->fleet, reqlog_now(), inv->log_interval);
 }
 
 int invoke_start(struct invoke *inv) {
@@ -816,7 +823,7 @@ int invoke_start(struct invoke *inv) {
             struct fleet_variant *var = &inv->fleet->eps[e].variants[i];
             var->runner = inv;
             var->step_ev = evtimer_new(inv->base, invoke_step_cb, var);
-            if (!var->step_ev) return INVOKE_ERR_NOMEM;
+            if (!var->step_ev || batch_start_cache(&var->batch)) return INVOKE_ERR_NOMEM;
             const char *ep = inv->fleet->eps[e].name;
             if (inv->cwlogs) vlog_attach(&var->log, inv->cwlogs, ep, var->name);
             if (inv->cwmetrics && cwmetric_start(inv->cwmetrics, ep, var->name, reqlog_now()))

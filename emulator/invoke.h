@@ -1,8 +1,8 @@
 /* invoke: SageMaker Runtime behind sm-emulator's HTTP layer: the front door
- * (admit.h: authentication, routing to endpoints and variants), calls timed by
- * each variant's continuous batch, streamed replies whose tokens leave at the
- * end of the decode step that made them (rstream.h), faults, the counts and
- * the request log.
+ * (admit.h: authentication, routing to endpoints and variants), the container's
+ * session manager (sess.h), calls timed by each variant's continuous batch and
+ * prefix cache, streamed replies whose tokens leave at the end of the decode
+ * step that made them (rstream.h), faults, the counts and the request log.
  *
  * The calls run one way: the HTTP layer (server.c) calls invoke_request,
  * invoke_refuse and invoke_abort; invoke answers through the one function it
@@ -61,6 +61,8 @@ struct invoke_reply {
     enum invoke_mode mode;
     enum invoke_part part;
     const char *sm_content_type; /* X-Amzn-SageMaker-Content-Type, or NULL */
+    const char *new_session;     /* X-Amzn-SageMaker-New-Session-Id, or NULL */
+    const char *closed_session;  /* X-Amzn-SageMaker-Closed-Session-Id, or NULL */
 };
 
 /* Writes r on owner, the connection a request came on (the HTTP layer's). A
@@ -80,7 +82,9 @@ enum invoke_refusal {
 
 /* What the request log says of a request besides its reply (reqlog.h). */
 struct invoke_origin {
+    double arrival;                          /* wall clock its head began to arrive; 0: unknown */
     double received;                         /* wall clock, Unix seconds (authentication's too) */
+    double received_real;                    /* the same moment on the monotonic clock */
     char access_key_id[INVOKE_AKID_MAX + 1]; /* from its Authorization header; "" when none */
     enum rtpath_api api;                     /* the route its path names */
 };
@@ -102,15 +106,12 @@ struct invoke {
     uint64_t rng;        /* request ids and variant draws */
     struct tally totals;
     struct invoke_origin cur; /* the request being handled (one at a time) */
+    double arrival;           /* set by the HTTP layer before it hands a request in: the wall clock
+                                 (reqlog_now) when its head's first bytes were read; 0: unknown */
     struct event *log_ev;
     struct cwlog *cwlogs;       /* CloudWatch Logs: every container line, or NULL (borrowed) */
     struct cwmetric *cwmetrics; /* CloudWatch metrics: every request's end, or NULL (borrowed) */
 };
-
-/* A timer fires this long before it is due, and the callback that sends a reply
- * waits out the rest: a machine that wakes an idle process late (virtual CPUs
- * take a few hundred microseconds) does not delay replies. Real seconds. */
-#define INVOKE_WAKE_LEAD 0.0003
 
 enum invoke_error { INVOKE_OK = 0, INVOKE_ERR_NOMEM = -1 };
 

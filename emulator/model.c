@@ -69,6 +69,11 @@ static const struct model_param model_params[] = {
                 "delay of the first reply byte under the 'slow' fault, seconds"),
     MODEL_PARAM("stream_stall_s", MODEL_T_SECONDS, stream_stall_s,
                 "pause between two tokens of a stream under the 'stream_stall' fault, seconds"),
+    MODEL_PARAM("prefix_cache_tokens", MODEL_T_ULONG, prefix_cache_tokens,
+                "prefix cache capacity, tokens in blocks of 16 (vLLM's automatic prefix "
+                "caching; 0: off; at most 8388608)"),
+    MODEL_PARAM("session_ttl_s", MODEL_T_SECONDS, session_ttl_s,
+                "lifetime of a stateful session, seconds (0: the container has sessions off)"),
 };
 
 /* The built-in profiles, as settings over the defaults. */
@@ -126,6 +131,7 @@ static void model_defaults(struct model_profile *p, const char *name) {
     p->weight = 1;
     p->slow_first_byte_s = 5;
     p->stream_stall_s = 5;
+    p->session_ttl_s = 1200;
 }
 
 int model_builtin(const char *name, struct model_profile *p) {

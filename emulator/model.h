@@ -52,7 +52,9 @@ struct model_profile {
     size_t n_answers;
     struct fault_spec faults[FAULT_KINDS];
     double slow_first_byte_s;
-    double stream_stall_s; /* the pause of the stream_stall fault */
+    double stream_stall_s;             /* the pause of the stream_stall fault */
+    unsigned long prefix_cache_tokens; /* the prefix cache's capacity (pcache.h); 0: none */
+    double session_ttl_s; /* stateful sessions' lifetime (sess.h); 0: sessions not enabled */
 };
 
 /* A set of named profiles (from --profile-file) searched before the built-ins. */

@@ -37,7 +37,13 @@ int reqlog_format(struct buf *out, const struct reqlog_entry *e) {
     }
     int rc = buf_adds(out, "{\"id\":");
     if (!rc) rc = jsonw_cstr(out, e->id);
-    if (!rc) rc = buf_addf(out, ",\"received\":%.6f,\"replied\":%.6f", e->received, e->replied);
+    if (!rc) rc = buf_addf(out, ",\"arrival\":%.6f", e->arrival > 0 ? e->arrival : e->received);
+    if (!rc) rc = buf_addf(out, ",\"received\":%.6f", e->received);
+    if (!rc) rc = reqlog_time(out, "admitted", e->admitted);
+    if (!rc)
+        rc = e->queue_s < 0 ? buf_adds(out, ",\"queue_s\":null")
+                            : buf_addf(out, ",\"queue_s\":%.6f", e->queue_s);
+    if (!rc) rc = buf_addf(out, ",\"replied\":%.6f", e->replied);
     if (!rc) rc = reqlog_time(out, "first_token", e->first_token);
     if (!rc) rc = reqlog_time(out, "last_token", e->last_token);
     if (!rc) rc = buf_adds(out, ",\"api\":");
@@ -58,6 +64,9 @@ int reqlog_format(struct buf *out, const struct reqlog_entry *e) {
     if (!rc) rc = e->prompt ? jsonw_str(out, e->prompt, prompt_len) : buf_adds(out, "null");
     if (!rc) rc = reqlog_num(out, "prompt_tokens", e->prompt_tokens);
     if (!rc) rc = reqlog_num(out, "completion_tokens", e->completion_tokens);
+    if (!rc) rc = reqlog_num(out, "cached_tokens", e->cached_tokens);
+    if (!rc) rc = buf_adds(out, ",\"session\":");
+    if (!rc) rc = e->session ? jsonw_str(out, e->session, e->session_len) : buf_adds(out, "null");
     return rc ? rc : buf_addc(out, '}');
 }
 

@@ -15,7 +15,10 @@
 /* One request's line. Strings may be NULL (written as null). */
 struct reqlog_entry {
     const char *id;  /* x-amzn-RequestId of the reply */
+    double arrival;  /* wall clock when the first bytes of its head were read; 0: as received */
     double received; /* wall clock, Unix seconds, when the request was complete */
+    double admitted; /* wall clock when the batch admitted it (its prefill step began); 0: null */
+    double queue_s;  /* seconds it waited for room in the batch (max_seqs); < 0: null */
     double replied;  /* wall clock when its reply was handed to the socket (or it was dropped) */
     double first_token, last_token; /* a streamed reply: when its first and last token were
                                        handed to the socket (wall clock); 0: null */
@@ -30,6 +33,9 @@ struct reqlog_entry {
     const char *prompt;     /* the text the container answered */
     size_t prompt_len;
     long prompt_tokens, completion_tokens; /* of a complete 2xx reply; < 0: null */
+    long cached_tokens;                    /* prompt tokens the prefix cache served; < 0: null */
+    const char *session;                   /* the stateful session it named or made, or NULL */
+    size_t session_len;
 };
 
 struct reqlog {

@@ -40,6 +40,7 @@ struct server_conn {
     size_t reserved;       /* bytes of the gate's body budget the request being read holds */
     const char *head_at;   /* where head was parsed; still valid if the buffer did not move */
     struct http_head head; /* the parsed head of the request being read */
+    double arrival;        /* wall clock its first bytes were read (reqlog_now); 0: none yet */
     bool keep_alive;
     bool raw_stream;        /* the streamed reply being written is close-delimited (HTTP/1.0) */
     bool processing;        /* inside server_conn_process */
@@ -195,6 +196,10 @@ static void server_conn_headers(struct server_conn *c, const struct invoke_reply
         evbuffer_add_printf(out, "x-Amzn-Invoked-Production-Variant: %s\r\n", r->variant);
     if (r->sm_content_type)
         evbuffer_add_printf(out, "X-Amzn-SageMaker-Content-Type: %s\r\n", r->sm_content_type);
+    if (r->new_session)
+        evbuffer_add_printf(out, "X-Amzn-SageMaker-New-Session-Id: %s\r\n", r->new_session);
+    if (r->closed_session)
+        evbuffer_add_printf(out, "X-Amzn-SageMaker-Closed-Session-Id: %s\r\n", r->closed_session);
     evbuffer_add(out, close ? "Connection: close\r\n\r\n" : "\r\n", close ? 21 : 2);
 }
 
@@ -282,6 +287,7 @@ static bool server_conn_expect_body(struct server_conn *c, struct evbuffer *in) 
 static bool server_conn_head(struct server_conn *c, struct evbuffer *in) {
     server_skip_blank(in);
     size_t have = evbuffer_get_length(in);
+    if (have && !c->arrival) c->arrival = reqlog_now();
     ev_ssize_t end = have ? evbuffer_search(in, "\r\n\r\n", 4, NULL).pos : -1;
     if (end < 0 || (size_t)end + 4 > HTTP_MAX_HEAD) {
         if (have > HTTP_MAX_HEAD)
@@ -327,8 +333,11 @@ static bool server_conn_body(struct server_conn *c, struct evbuffer *in) {
     c->state = SERVER_BUSY;
     struct invoke_call *call = NULL;
     struct server *s = c->srv;
-    if (!s->route || !s->route(s->route_ud, c, &c->head, data + c->head_len, c->body_len, &call))
+    if (!s->route || !s->route(s->route_ud, c, &c->head, data + c->head_len, c->body_len, &call)) {
+        s->inv->arrival = c->arrival;
         call = invoke_request(s->inv, c, &c->head, data + c->head_len, c->body_len);
+    }
+    c->arrival = 0;
     evbuffer_drain(in, total);
     server_conn_release(c);
     if (call) { /* answered later: reads on only to see the client leave */
@@ -382,6 +391,7 @@ static void server_conn_linger(struct server_conn *c) {
 
 static void server_read_cb(struct bufferevent *bev, void *arg) {
     struct server_conn *c = arg;
+    if (!c->arrival && c->state != SERVER_LINGER) c->arrival = reqlog_now(); /* its next request */
     if (c->state == SERVER_LINGER)
         evbuffer_drain(bufferevent_get_input(bev), SIZE_MAX);
     else

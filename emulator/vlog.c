@@ -141,7 +141,8 @@ void vlog_access(struct vlog *v, double now, const char *path, int status) {
 }
 
 void vlog_metrics(struct vlog *v, double now, double model_seconds, unsigned long prompt_tokens,
-                  unsigned long gen_tokens, size_t running, size_t waiting, double kv_usage) {
+                  unsigned long gen_tokens, size_t running, size_t waiting, double kv_usage,
+                  double prefix_hit_rate) {
     double prompt_rate = model_seconds > 0 ? (double)prompt_tokens / model_seconds : 0;
     double gen_rate = model_seconds > 0 ? (double)gen_tokens / model_seconds : 0;
     bool idle = !prompt_rate && !gen_rate && !v->last_prompt_rate && !v->last_gen_rate;
@@ -152,5 +153,5 @@ void vlog_metrics(struct vlog *v, double now, double model_seconds, unsigned lon
               "Engine 000: Avg prompt throughput: %.1f tokens/s, Avg generation throughput: %.1f "
               "tokens/s, Running: %zu reqs, Waiting: %zu reqs, GPU KV cache usage: %.1f%%, Prefix "
               "cache hit rate: %.1f%%",
-              prompt_rate, gen_rate, running, waiting, kv_usage * 100, 0.0);
+              prompt_rate, gen_rate, running, waiting, kv_usage * 100, prefix_hit_rate * 100);
 }

@@ -55,8 +55,10 @@ void vlog_startup(struct vlog *v, const struct model_profile *p, double now);
 void vlog_access(struct vlog *v, double now, const char *path, int status);
 
 /* Writes a metrics line for tokens seen over model_seconds, unless this and the
- * previous line both had no traffic (vLLM logs those at debug level). */
+ * previous line both had no traffic (vLLM logs those at debug level);
+ * prefix_hit_rate: the prefix cache's cached over looked-up prompt tokens, 0 to 1. */
 void vlog_metrics(struct vlog *v, double now, double model_seconds, unsigned long prompt_tokens,
-                  unsigned long gen_tokens, size_t running, size_t waiting, double kv_usage);
+                  unsigned long gen_tokens, size_t running, size_t waiting, double kv_usage,
+                  double prefix_hit_rate);
 
 #endif

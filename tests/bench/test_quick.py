@@ -37,6 +37,7 @@ EXPECTED = {
     "openloop": [f"openloop_{client}_{fig}" for client in ("stream", "wrk")
                  for fig in ("within", "p50", "p99", "rate")],
     "shards": ["shards_c16_ratio", "shards_start_skew"],
+    "capacity": ["capacity_error", "capacity_derived", "capacity_rate_error"],
 }
 
 
@@ -128,6 +129,7 @@ def main():
                    "## Scale", "## Streaming (sm-stream)", "## Open-loop schedule adherence",
                    "## Shards (one load over several clients)",
                    "load average"):
+                   "## Capacity at an SLO (accuracy)", "load average"):
         if header not in text:
             failed += 1
             print(f"BENCHMARKS.md has no '{header}'")

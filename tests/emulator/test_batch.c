@@ -1,5 +1,8 @@
 /* Continuous batching over a fake clock: step times by batch size, prefill,
- * the max_seqs queue, joining at step boundaries, and removal. */
+ * the max_seqs queue, joining at step boundaries, and removal; each sequence's
+ * admission time and its wait behind max_seqs (none when there was room, even
+ * for one that waited for the step boundary); the prefix cache's tokens taken
+ * off the prefill, prompt blocks cached at admission and reply blocks when done. */
 #include <math.h>
 
 #include "batch.h"
@@ -17,6 +20,63 @@ static struct model_profile profile(void) {
     CHECK_INT(model_set(&p, "prefill_s_per_token", "0.001", &err), 0);
     buf_free(&err);
     return p;
+}
+
+/* The prefix cache in the batch: max_seqs 1, prefill 1 ms a token, steps 10 ms. */
+static void test_cache(void) {
+    struct model_profile p = profile();
+    struct buf err;
+    buf_init(&err, 256);
+    CHECK_INT(model_set(&p, "max_seqs", "1", &err), 0);
+    CHECK_INT(model_set(&p, "prefix_cache_tokens", "1024", &err), 0);
+    buf_free(&err);
+    struct batch b;
+    struct batch_list done = {0};
+    const uint64_t blocks[] = {1, 2, 3, 4, 5, 6};
+    batch_init(&b, &p, 1);
+    CHECK(!pcache_on(&b.cache)); /* started apart */
+    CHECK_INT(batch_start_cache(&b), 0);
+    CHECK(pcache_on(&b.cache));
+    /* 50 prompt tokens (3 blocks), 40 reply tokens: 89 in the KV cache once done, 5 blocks */
+    struct batch_seq s1 = {.prompt_tokens = 50,
+                           .want_tokens = 40,
+                           .blocks = blocks,
+                           .prompt_blocks = 3,
+                           .done_blocks = 5},
+                     s2 = s1,
+                     s3 = {.prompt_tokens = 90,
+                           .want_tokens = 1,
+                           .blocks = blocks,
+                           .prompt_blocks = 5,
+                           .done_blocks = 5};
+    batch_add(&b, &s1);
+    batch_add(&b, &s2);
+    NEAR(batch_begin(&b, 0), 0.010 + 0.050); /* nothing cached yet */
+    CHECK_INT(s1.cached_tokens, 0);
+    batch_end(&b, &done);
+    for (int i = 1; i < 40; i++) {
+        (void)batch_begin(&b, 0.060 + 0.010 * (i - 1));
+        batch_end(&b, &done);
+    }
+    CHECK(batch_pop(&done) == &s1);
+    /* s2 waited behind max_seqs 1 from 0 and finds the prompt's 3 blocks */
+    NEAR(batch_begin(&b, 0.450), 0.450 + 0.010 + 0.002);
+    CHECK_INT(s2.cached_tokens, 48);
+    NEAR(s2.queue_s, 0.450);
+    batch_remove(&b, &s2); /* gone before its reply blocks: they are not cached */
+    batch_end(&b, &done);
+    /* s3 repeats s1's reply: 5 blocks cached by s1 when it left, (90 - 1) / 16 = 5 allowed */
+    batch_add(&b, &s3);
+    NEAR(batch_begin(&b, 1), 1 + 0.010 + 0.010);
+    CHECK_INT(s3.cached_tokens, 80);
+    batch_end(&b, &done);
+    CHECK_INT(b.cache.n.lookups, 3);
+    CHECK_INT(b.cache.n.hits, 2);
+    CHECK_INT(b.cache.n.cached_tokens, 128);
+    CHECK_INT(b.prompt_tokens, 190); /* prompt tokens seen, cached or not */
+    batch_free(&b);
+    CHECK(!pcache_on(&b.cache));
+    model_free(&p);
 }
 
 int main(void) {
@@ -63,6 +123,28 @@ int main(void) {
     CHECK(batch_pop(&done) == &c);
     CHECK(batch_pop(&done) == &d);
 
+    /* the times: a and c admitted at once, d behind max_seqs from 1 until 1.012 */
+    NEAR(a.admitted, 1);
+    NEAR(c.admitted, 1);
+    NEAR(d.admitted, 1.012);
+    NEAR(a.queue_s, 0);
+    NEAR(c.queue_s, 0);
+    NEAR(d.queue_s, 0.012);
+
+    /* waiting for the next step boundary with room is no queueing */
+    struct batch_seq h = {.want_tokens = 2}, k = {.want_tokens = 1};
+    batch_add(&b, &h);
+    NEAR(batch_begin(&b, 3), 3.010);
+    batch_add(&b, &k); /* mid-step: joins at 3.010 */
+    batch_end(&b, &done);
+    NEAR(batch_begin(&b, 3.010), 3.022);
+    NEAR(k.admitted, 3.010);
+    NEAR(k.queue_s, 0);
+    batch_end(&b, &done);
+    CHECK_INT(done.n, 2);
+    while (batch_pop(&done)) {
+    }
+
     /* removal: a waiting sequence never runs, a running one stops */
     struct batch_seq e = {.want_tokens = 5}, f = {.want_tokens = 5}, g = {.want_tokens = 1};
     batch_add(&b, &e);
@@ -100,5 +182,6 @@ int main(void) {
         }
     }
     model_free(&p);
+    test_cache();
     return check_exit();
 }

@@ -107,7 +107,7 @@ static void test_subsecond(const char *dir) {
     snprintf(pattern, sizeof pattern, "%s/sub-{endpoint}.log", dir);
     CHECK_INT(fleet_open_logs(&f, pattern, true, &err), 0);
     struct vlog *v = &f.eps[0].variants[0].log;
-    vlog_metrics(v, 1790361612.345678, 10, 100, 512, 2, 0, 0.25);
+    vlog_metrics(v, 1790361612.345678, 10, 100, 512, 2, 0, 0.25, 0.875);
     vlog_access(v, 1790361613.5, "/v1/chat/completions", 200);
     fleet_free(&f);
     snprintf(pattern, sizeof pattern, "%s/sub-a.log", dir);
@@ -116,7 +116,7 @@ static void test_subsecond(const char *dir) {
     CHECK_STR(line, "2026-09-25T18:40:12.345678+00:00 AllTraffic/i-emulator (APIServer pid=1) "
                     "INFO 09-25 18:40:12 [loggers.py:123] Engine 000: Avg prompt throughput: "
                     "10.0 tokens/s, Avg generation throughput: 51.2 tokens/s, Running: 2 reqs, "
-                    "Waiting: 0 reqs, GPU KV cache usage: 25.0%, Prefix cache hit rate: 0.0%\n");
+                    "Waiting: 0 reqs, GPU KV cache usage: 25.0%, Prefix cache hit rate: 87.5%\n");
     CHECK(in && fgets(line, sizeof line, in));
     CHECK_STR(line, "2026-09-25T18:40:13.500000+00:00 AllTraffic/i-emulator (APIServer pid=1) "
                     "INFO:     169.254.178.2:8080 - \"POST /v1/chat/completions HTTP/1.1\" 200 "

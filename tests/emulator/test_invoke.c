@@ -5,7 +5,9 @@
  * a refusal of the HTTP layer, the stats document that counts them all; a
  * streamed call handed over in parts (head, a chunk a token, the end) whose
  * PayloadParts carry the container's events; the OpenAI route with a bearer
- * token, and its refusals in the OpenAI envelope. */
+ * token, and its refusals in the OpenAI envelope; stateful sessions: made on a
+ * variant, every later call in them routed there (sticky), the stream route
+ * unable to make one, closed, then unknown to the container. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -26,6 +28,7 @@ static struct {
     void *owner;
     int status;
     char type[64], variant[64], content_type[64], sm_content_type[64];
+    char new_session[128], closed_session[64];
     struct buf body;
     struct buf parts;  /* one letter a send: W whole, H head, C chunk, E end, A all */
     struct buf stream; /* the bodies of a streamed reply's parts, joined */
@@ -41,6 +44,9 @@ static void test_send(void *owner, const struct invoke_reply *r) {
              r->content_type ? r->content_type : "");
     snprintf(sent.sm_content_type, sizeof sent.sm_content_type, "%s",
              r->sm_content_type ? r->sm_content_type : "");
+    snprintf(sent.new_session, sizeof sent.new_session, "%s", r->new_session ? r->new_session : "");
+    snprintf(sent.closed_session, sizeof sent.closed_session, "%s",
+             r->closed_session ? r->closed_session : "");
     buf_reset(&sent.body);
     CHECK_INT(buf_add(&sent.body, r->body, r->body_len), 0);
     if (r->part == INVOKE_WHOLE || r->part == INVOKE_CHUNK_HEAD || r->part == INVOKE_CHUNK_ALL)
@@ -166,6 +172,75 @@ static void test_streams(struct invoke *inv, struct buf *head) {
     buf_free(&events);
 }
 
+/* head with the header X-Amzn-SageMaker-Session-Id: id added (not signed, as SageMaker allows). */
+static void with_session(struct buf *head, const char *id) {
+    char *auth = strstr(buf_str(head), "Authorization: ");
+    struct buf rest;
+    buf_init(&rest, BUF_NO_CAP);
+    CHECK_INT(buf_adds(&rest, auth), 0);
+    buf_truncate(head, (size_t)(auth - buf_str(head)));
+    CHECK_INT(buf_addf(head, "X-Amzn-SageMaker-Session-Id: %s\r\n%s", id, buf_str(&rest)), 0);
+    buf_free(&rest);
+}
+
+static void test_sessions(struct invoke *inv, struct buf *head) {
+    int owner = 11;
+    char id[64];
+    const char *open = "{\"requestType\":\"NEW_SESSION\"}", *close = "{\"requestType\":\"CLOSE\"}";
+    const char *body = "{\"messages\":[{\"role\":\"user\",\"content\":\"What is 6 * 7?\"}]}";
+    inv->fleet->eps[0].variants[0].profile.weight = 1e9; /* A unless a session says B */
+    signed_head(head, "B", open);
+    with_session(head, "NEW_SESSION");
+    CHECK(run(inv, &owner, buf_str(head), open) == NULL);
+    CHECK_INT(sent.status, 200);
+    CHECK_STR(sent.variant, "B");
+    CHECK_STR(sent.content_type, "text/plain; charset=utf-8");
+    CHECK(strlen(sent.new_session) == 36 + 30 && strstr(sent.new_session, "; Expires=20"));
+    snprintf(id, sizeof id, "%.36s", sent.new_session);
+    for (int i = 0; i < 10; i++) {
+        signed_head(head, NULL, body);
+        with_session(head, id);
+        CHECK(run(inv, &owner, buf_str(head), body) == NULL);
+        CHECK_INT(sent.status, 200);
+        CHECK_STR(sent.variant, "B");
+        CHECK_STR(sent.new_session, "");
+    }
+    signed_head(head, NULL, body); /* without the session: A */
+    CHECK(run(inv, &owner, buf_str(head), body) == NULL);
+    CHECK_STR(sent.variant, "A");
+    /* the stream route cannot make a session; it can use one */
+    signed_head_to(head, "/endpoints/ep/invocations-response-stream", NULL, open);
+    with_session(head, "NEW_SESSION");
+    CHECK(run(inv, &owner, buf_str(head), open) == NULL);
+    CHECK_INT(sent.status, 400);
+    CHECK_STR(sent.type, "ValidationError");
+    CHECK_STR(buf_str(&sent.body),
+              "{\"message\":\"1 validation error detected: Value 'NEW_SESSION' at 'sessionId' "
+              "failed to satisfy constraint: Member must satisfy regular expression pattern: "
+              "^[a-zA-Z0-9](-*[a-zA-Z0-9])*$\"}");
+    signed_head_to(head, "/endpoints/ep/invocations-response-stream", NULL, body);
+    with_session(head, id);
+    CHECK(run(inv, &owner, buf_str(head), body) == NULL);
+    CHECK_INT(sent.status, 200);
+    CHECK_STR(sent.variant, "B");
+    /* closed: the header names it; then the container knows it no more (a ModelError) */
+    signed_head(head, NULL, close);
+    with_session(head, id);
+    CHECK(run(inv, &owner, buf_str(head), close) == NULL);
+    CHECK_INT(sent.status, 200);
+    CHECK_STR(sent.closed_session, id);
+    CHECK_STR(sent.variant, "B");
+    signed_head(head, NULL, body);
+    with_session(head, id);
+    CHECK(run(inv, &owner, buf_str(head), body) == NULL);
+    CHECK_INT(sent.status, 424);
+    CHECK_STR(sent.type, "ModelError");
+    CHECK(strstr(buf_str(&sent.body), "Bad request: session not found: ") != NULL);
+    CHECK_INT(inv->fleet->eps[0].variants[1].sessions.c.created, 1);
+    CHECK_INT(inv->fleet->eps[0].variants[1].sessions.c.closed, 1);
+    inv->fleet->eps[0].variants[0].profile.weight = 1;
+}
+
 static void setup(struct invoke *inv, struct fleet *f, struct gate *g, struct event_base *base) {
     struct buf err;
     buf_init(&err, 1024);
@@ -251,6 +326,7 @@ int main(void) {
     cJSON_Delete(j);
 
     test_streams(&inv, &head);
+    test_sessions(&inv, &head);
 
     invoke_stop(&inv);
     auth_free(&inv.auth);

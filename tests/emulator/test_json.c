@@ -65,17 +65,35 @@ static void test_reqlog(void) {
                              .prompt = "hi \xff \"x\"\n",
                              .prompt_len = 9,
                              .prompt_tokens = 4,
-                             .completion_tokens = -1};
+                             .completion_tokens = -1,
+                             .queue_s = -1,
+                             .cached_tokens = -1};
     buf_init(&out, BUF_NO_CAP);
     CHECK_INT(reqlog_format(&out, &e), 0);
     CHECK_STR(buf_str(&out),
-              "{\"id\":\"id-1\",\"received\":1.500000,\"replied\":2.250000,"
-              "\"first_token\":null,\"last_token\":null,\"api\":null,\"endpoint\":\"ep\","
+              "{\"id\":\"id-1\",\"arrival\":1.500000,\"received\":1.500000,\"admitted\":null,"
+              "\"queue_s\":null,\"replied\":2.250000,\"first_token\":null,\"last_token\":null,"
+              "\"api\":null,\"endpoint\":\"ep\","
               "\"variant\":\"AllTraffic\",\"access_key_id\":"
               "\"AKID\xef\xbf\xbd\",\"status\":200,\"error_type\":null,\"fault\":null,"
               "\"prompt\":\"hi \xef\xbf\xbd \\\"x\\\"\\u000a\",\"prompt_tokens\":4,"
-              "\"completion_tokens\":null}");
+              "\"completion_tokens\":null,\"cached_tokens\":null,\"session\":null}");
     CHECK(json_ok(&out));
+    /* the batch's times, the prefix cache's tokens and the session */
+    e.arrival = 1.25;
+    e.admitted = 1.75;
+    e.queue_s = 0.125;
+    e.cached_tokens = 32;
+    e.session = "c0ffee-1\xff";
+    e.session_len = 9;
+    buf_reset(&out);
+    CHECK_INT(reqlog_format(&out, &e), 0);
+    CHECK(strstr(buf_str(&out), "{\"id\":\"id-1\",\"arrival\":1.250000,\"received\":1.500000,"
+                                "\"admitted\":1.750000,\"queue_s\":0.125000,") != NULL);
+    CHECK(strstr(buf_str(&out), ",\"cached_tokens\":32,\"session\":\"c0ffee-1\xef\xbf\xbd\"}") !=
+          NULL);
+    CHECK(json_ok(&out));
+    e.session = NULL;
     /* a streamed reply: the times its first and last token left, the api */
     e.first_token = 1.75;
     e.last_token = 2.125;
@@ -163,7 +181,11 @@ static void test_fleet_json(void) {
     f.eps[0].counts.requests = 2;
     CHECK_INT(fleet_json(&out, &f), 0);
     CHECK(json_ok(&out));
-    CHECK(strstr(buf_str(&out), ",\"profile\":\"odd\xef\xbf\xbd\\\"name\"}}}}") != NULL);
+    CHECK(strstr(buf_str(&out), ",\"profile\":\"odd\xef\xbf\xbd\\\"name\",\"prefix_cache\":{"
+                                "\"capacity_tokens\":0,\"blocks\":0,\"lookups\":0,\"hits\":0,"
+                                "\"prompt_tokens\":0,\"cached_tokens\":0,\"hit_rate\":0.000000,"
+                                "\"evicted\":0},\"sessions\":{\"open\":0,\"created\":0,"
+                                "\"closed\":0,\"expired\":0}}}}}") != NULL);
     CHECK(strncmp(buf_str(&out), "{\"ep\":{\"requests\":2,", 20) == 0);
     fleet_free(&f);
     buf_free(&out);

@@ -11,7 +11,8 @@
  * them, and the reply is JSON whose text and usage agree with the answer. Its
  * stream, framed as event-stream messages and as plain bytes, reads back with
  * the client's decoder (common/sstream.h) as the answer's text, a token a step,
- * with the usage or details the body asked for. */
+ * with the usage or details the body asked for. The prompt's token blocks for
+ * the prefix cache (pfx.h) cover exactly the tokens usage counts. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 
 #include "cont.h"
 #include "fault.h"
+#include "pfx.h"
 #include "rstream.h"
 #include "sstream.h"
 #include "tok.h"
@@ -211,15 +213,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct cont_request r;
     struct cont_answer a;
     struct buf err;
+    struct pfx blocks;
     int status = 0;
     const char *body = (const char *)data + 1;
     fuzz_profile(data[0], &c.p);
+    pfx_init(&blocks, c.p.max_model_len);
     c.content_type = fuzz_types[(data[0] >> 2) & 3];
     c.json_type = ((data[0] >> 2) & 3) < 2;
     cJSON *root = cJSON_ParseWithLength(body, size - 1);
     c.root = root;
     cont_request_init(&r);
     cont_answer_init(&a);
+    r.pfx = &blocks;
     buf_init(&err, BUF_NO_CAP);
     bool openai = data[0] & 64;
     c.openai = openai;
@@ -230,6 +235,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_check_rejected(&c, status, &err);
     } else if (rc == CONT_OK) {
         if (openai && r.kind != CONT_CHAT) abort();
+        if (blocks.tokens != r.prompt_tokens || blocks.n_blocks != r.prompt_tokens / PFX_BLOCK)
+            abort(); /* accepted: within max_model_len, every block kept */
         fuzz_check_request(&c, &r);
         if (cont_answer(&c.p, &r, &a)) abort();
         fuzz_check_answer(&c, &r, &a);
@@ -243,6 +250,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     buf_free(&err);
     cont_answer_free(&a);
     cont_request_free(&r);
+    pfx_free(&blocks);
     model_free(&c.p);
     return 0;
 }

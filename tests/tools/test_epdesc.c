@@ -96,7 +96,7 @@ int main(void) {
         {2, "{\"Endpoints\":[null]}", "Endpoints holds a non-object"},
         {3, "{\"Quotas\":{}}", "Quotas is not a list"},
         {3, "{\"Quotas\":[2]}", "Quotas holds a non-object"},
-        {4, "{\"events\":[true]}", "events holds a non-object"},
+        {4, "{\"events\":[true]}", "events[0] is not an object"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *j = bad[i].json;

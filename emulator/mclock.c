@@ -1,0 +1,26 @@
+#include "mclock.h"
+
+#include <time.h>
+
+#include <event2/event.h>
+
+double mclock_real(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void mclock_arm(struct event *ev, double due_real) {
+    double delay = due_real - MCLOCK_WAKE_LEAD - mclock_real();
+    struct timeval tv = {0, 0};
+    if (delay > 0) {
+        tv.tv_sec = (time_t)delay;
+        tv.tv_usec = (suseconds_t)((delay - (double)tv.tv_sec) * 1e6);
+    }
+    evtimer_add(ev, &tv);
+}
+
+void mclock_wait_until(double due_real) {
+    while (mclock_real() < due_real) {
+    }
+}

@@ -1,0 +1,24 @@
+/* mclock: the emulator's clocks and its early timers. The timing model runs
+ * on model seconds, the monotonic clock times the time scale; the request log
+ * writes the wall clock (reqlog_now), a model time as a monotonic interval from
+ * a wall-clock reading. A timer fires MCLOCK_WAKE_LEAD before it
+ * is due, and the callback that sends a reply spins out the rest: a machine
+ * that wakes an idle process late (virtual CPUs take a few hundred
+ * microseconds) does not delay replies. */
+#ifndef EMU_MCLOCK_H
+#define EMU_MCLOCK_H
+
+struct event; /* libevent's */
+
+#define MCLOCK_WAKE_LEAD 0.0003 /* real seconds */
+
+/* The monotonic clock, in real seconds. */
+double mclock_real(void);
+
+/* Arms the timer ev for due_real (monotonic seconds) less MCLOCK_WAKE_LEAD. */
+void mclock_arm(struct event *ev, double due_real);
+
+/* Returns at due_real: spins out the rest of the lead (at most MCLOCK_WAKE_LEAD). */
+void mclock_wait_until(double due_real);
+
+#endif
