@@ -31,17 +31,34 @@
 #define RFMT_API            "api"
 #define RFMT_TIME_SCALE     "time_scale"
 #define RFMT_STARTED_AT     "started_at"
+#define RFMT_SEED           "seed"
+#define RFMT_SHARD          "shard"
+#define RFMT_START_AT       "start_at"
+#define RFMT_START_TOL      "start_tolerance_s"
+#define RFMT_CLOCK          "clock"
+#define RFMT_SETTINGS_HASH  "settings_sha256"
 #define RFMT_SETTINGS       "settings"
 #define RFMT_ENDED_AT       "ended_at"
 #define RFMT_PARTIAL        "partial"
 #define RFMT_PARTIAL_REASON "partial_reason"
 #define RFMT_COUNTS         "counts"
 #define RFMT_RECORDS        "records"
+#define RFMT_START_LATE_US  "start_late_us" /* added at the end: how late the first request left */
+
+#define RFMT_SHARDS_MAX 10000 /* shards of one run */
 
 enum rfmt_error {
     RFMT_OK = 0,
     RFMT_ERR_NOMEM = -1,
     RFMT_ERR_INPUT = -2, /* not a head of this format: err names the field */
+};
+
+/* The host's clock against the endpoint's, measured before a run ("clock"). */
+struct rfmt_clock {
+    bool have;                /* measured (absent from the head: not) */
+    long long offset_us;      /* the endpoint's clock minus this host's */
+    long long uncertainty_us; /* +- around offset_us */
+    long probes;              /* replies it was measured from */
 };
 
 /* A head. Strings may be NULL where the format allows null (variant,
@@ -66,19 +83,45 @@ struct rfmt_head {
     const char *api;         /* "invoke", "stream" or "openai" (absent in v1: invoke) */
     double time_scale;       /* > 0 */
     const char *started_at;
-    const cJSON *settings; /* an object: the scenario's settings, in its order */
+    bool has_seed;
+    long long seed; /* the seed the schedule was drawn from ("seed"; null: none) */
+    struct {
+        long index, count; /* "shard": this file's shard of count; count 0: not sharded (absent) */
+    } shard;
+    const char *start_at;     /* "start_at": the start barrier's wall-clock time, or NULL */
+    double start_tolerance_s; /* "start_tolerance_s": how late a start may be; < 0: absent */
+    struct rfmt_clock clock;
+    const char *settings_sha256; /* rfmt_settings_hash of the head; NULL when absent (older) */
+    const cJSON *settings;       /* an object: the scenario's settings, in its order */
 };
 
 /* The head as a JSON object, its fields in the format's order (malloc'ed cJSON;
- * settings copied). NULL when out of memory. */
+ * settings copied). The optional fields (seed, shard, start_at, start_tolerance_s,
+ * clock, settings_sha256) are written only when set. NULL when out of memory. */
 cJSON *rfmt_head_json(const struct rfmt_head *h);
 
-/* The head from what a scenario gives: the head's fields but format, version
- * and tool, with settings as a list of [name, value] pairs in their order.
- * Checked as rfmt_head_parse checks a head; *out is the head in the format's
- * order (malloc'ed cJSON). Returns 0, RFMT_ERR_INPUT with err, or RFMT_ERR_NOMEM. */
+/* The head from what a scenario gives: the head's fields but format, version,
+ * tool and settings_sha256, with settings as a list of [name, value] pairs in
+ * their order. Checked as rfmt_head_parse checks a head; *out is the head in
+ * the format's order with its settings_sha256 (malloc'ed cJSON). Returns 0,
+ * RFMT_ERR_INPUT with err, or RFMT_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int rfmt_head_make(const cJSON *given, const char *tool,
                                                        cJSON **out, struct buf *err);
+
+/* The SHA-256 (lower-case hex) of what defines a run's load, for telling whether
+ * result files may be shards of one run: scenario, label, endpoint, target,
+ * the client's senders (wrk.connections), client, api, time_scale, seed, the
+ * shard count and settings, printed as unformatted JSON in that order. Not in
+ * it: the run id, times, the shard's index, threads, durations. Returns 0 or
+ * RFMT_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int rfmt_settings_hash(const struct rfmt_head *h, char hex[65]);
+
+/* Reads an ISO 8601 UTC time as the format writes it ("2026-11-30T10:28:46Z",
+ * with up to 6 digits of fraction): microseconds since the Unix epoch.
+ * Returns 0, or RFMT_ERR_INPUT for anything else. */
+__attribute__((warn_unused_result)) int rfmt_time_parse(const char *s, long long *us);
+/* Writes us (microseconds since the epoch) as "2026-11-30T10:28:46.123456Z". */
+void rfmt_time_format(long long us, char out[32]);
 
 /* Reads the head of a result file or journal (the whole top-level object) at
  * path (named in messages): the format's name, a version from 1 to

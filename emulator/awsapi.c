@@ -110,6 +110,7 @@ static int awsapi_statics(struct awsapi *a, struct buf *err) {
 int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
                 const struct model_library *lib, struct buf *err) {
     memset(a, 0, sizeof *a);
+    s3srv_init(&a->s3);
     a->main = main;
     a->rng = o->seed ^ 0xa7a9ULL;
     int rc = awsapi_conf(a, o, lib, err);
@@ -121,6 +122,7 @@ int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
 }
 
 void awsapi_free(struct awsapi *a) {
+    s3srv_free(&a->s3);
     cphost_free(&a->host);
     cplane_free(&a->cp);
 }
@@ -266,6 +268,16 @@ static void awsapi_answer(struct awsapi *a, void *owner, const struct http_head 
     cphost_arm(&a->host);
 }
 
+/* An S3 request (s3srv.h), answered. */
+static void awsapi_s3(struct awsapi *a, void *owner, const struct http_head *h, const char *body,
+                      size_t len) {
+    struct s3srv_reply r;
+    buf_init(&r.body, BUF_NO_CAP);
+    (void)!s3srv_call(&a->s3, &a->main->auth, h, body, len, time(NULL), &r); /* r: a 500 */
+    awsapi_send(a, owner, r.status, NULL, r.content_type, buf_str(&r.body), r.body.len);
+    buf_free(&r.body);
+}
+
 /* NAME of "/endpoints/NAME/..." */
 static bool awsapi_endpoint_path(const struct http_head *h, const char **name, size_t *n) {
     static const char prefix[] = "/endpoints/";
@@ -286,6 +298,10 @@ bool awsapi_route(void *ud, void *owner, const struct http_head *h, const char *
     size_t n;
     *call = NULL;
     char op[AWSAPI_OP_MAX + 1];
+    if (s3srv_is(h)) {
+        awsapi_s3(a, owner, h, body, len);
+        return true;
+    }
     if (target && http_is(h, "POST", "/")) {
         awsapi_answer(a, owner, h, awsapi_target(target, op), op, body, len);
         return true;

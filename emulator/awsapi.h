@@ -13,6 +13,9 @@
  * form posts, no X-Amz-Target) goes to the entry whose target_prefix is NULL
  * and whose signing name is the scope's service, with op the Action.
  *
+ * A request signed for S3 (its credential scope's service) goes to s3srv.h,
+ * before anything else.
+ *
  * Requests for an endpoint the control plane created (/endpoints/NAME/...) go
  * to its own runtime (cphost); everything else to SageMaker Runtime as before. */
 #ifndef EMU_AWSAPI_H
@@ -29,13 +32,15 @@
 #include "invoke.h"
 #include "model.h"
 #include "options.h"
+#include "s3srv.h"
 
 struct awsapi {
     struct invoke *main; /* SageMaker Runtime: its keys (verification), send, settings */
     struct cpconf conf;
     struct cplane cp;
     struct cphost host;
-    uint64_t rng; /* request ids */
+    uint64_t rng;    /* request ids */
+    struct s3srv s3; /* S3 (s3srv.h): requests signed for s3, path-style */
 };
 
 enum awsapi_error { AWSAPI_OK = 0, AWSAPI_ERR_INVALID = -1, AWSAPI_ERR_NOMEM = -2 };

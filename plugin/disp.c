@@ -56,7 +56,8 @@ static int disp_from_run(struct disp *d, const struct plan_entry **out) {
         run_wait(gen);
     }
     if (rc == RUN_WAIT) return DISP_WAIT;
-    if (rc != RUN_ITEM || (d->c.block && d->next_due >= 0 && !run_wait_until(d->next_due)))
+    if (rc == RUN_NONE) return DISP_NONE;
+    if (rc != RUN_ITEM || (d->c.block && disp_due(d) >= 0 && !run_wait_until(disp_due(d))))
         return DISP_END;
     *out = plan_entry(d->c.plan, round, index);
     if (*out) return DISP_SEND;
@@ -103,7 +104,8 @@ void disp_sent(struct disp *d, long long t_us, long long wall_us) {
 }
 
 long long disp_due(const struct disp *d) {
-    return d->next_due;
+    long long start = run_start_us();
+    return d->next_due > start ? d->next_due : start;
 }
 
 bool disp_busy(const struct disp *d) {

@@ -30,6 +30,7 @@ enum disp_next {
     DISP_END = 2,    /* nothing more to send: the run is ending */
     DISP_WAIT = 3,   /* (without blocking only) nothing until the round changes */
     DISP_FILLER = 4, /* after an interim reply: send the filler, whose reply is dropped */
+    DISP_NONE = 5,   /* the sender is another shard's (rounds.h): it never sends anything */
 };
 
 /* The scenario's check of a finished request: it may change the record r->rec;
@@ -59,8 +60,9 @@ void disp_free(struct disp *d);
  * schedule that disagree (the run is stopped, saying so), give DISP_END. */
 int disp_next(struct disp *d, bool on_main_thread, const struct plan_entry **out);
 
-/* When the entry disp_next gave is meant to start, on run_now_us's clock (an
- * open-loop round's; a blocking dispatcher has waited for it), or -1: now. */
+/* When the entry disp_next gave may leave, on run_now_us's clock: an open-loop
+ * round's time, and never before the run's start time (run_set_start); -1:
+ * now. A blocking dispatcher has waited for it. */
 long long disp_due(const struct disp *d);
 
 /* The entry disp_next gave left at t_us (run_now_us) and wall_us. */

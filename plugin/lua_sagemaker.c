@@ -5,6 +5,7 @@
  *
  * Per lua_State: the credentials requests of that state are signed with (the
  * upvalue of every function). Shared by all of wrk's threads: run.h. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <cjson/cJSON.h>
 #include <openssl/rand.h>
 
+#include "clockprobe.h"
 #include "dist.h"
 #include "lua_sagemaker.h"
 #include "record.h"
@@ -155,12 +157,12 @@ static int lsm_region_of(lua_State *L) {
     return 1;
 }
 
-static void lsm_set_number(lua_State *L, const char *name, double v) {
+void lsm_set_number(lua_State *L, const char *name, double v) {
     lua_pushnumber(L, (lua_Number)v);
     lua_setfield(L, -2, name);
 }
 
-static void lsm_set_string(lua_State *L, const char *name, const char *v) {
+void lsm_set_string(lua_State *L, const char *name, const char *v) {
     lua_pushstring(L, v);
     lua_setfield(L, -2, name);
 }
@@ -199,9 +201,7 @@ static int lsm_wrk_args(lua_State *L) {
     return 1;
 }
 
-/* ---- the run -------------------------------------------------------------- */
-
-static const char *lsm_opt_str(lua_State *L, int t, const char *name) {
+const char *lsm_opt_str(lua_State *L, int t, const char *name) {
     lua_getfield(L, t, name);
     const char *v = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
     lua_pop(L, 1); /* anchored by the table */
@@ -213,128 +213,6 @@ double lsm_opt_num(lua_State *L, int t, const char *name, double dflt) {
     double v = lua_isnil(L, -1) ? dflt : luaL_checknumber(L, -1);
     lua_pop(L, 1);
     return v;
-}
-
-/* Pushes {run_id, started_at} for a run begun at wall_us. */
-static void lsm_push_identity(lua_State *L, long long wall_us) {
-    char started[32], id[40];
-    unsigned char r[3] = {0};
-    rec_iso8601(wall_us, started);
-    time_t s = (time_t)(wall_us / 1000000);
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    size_t n = strftime(id, sizeof id, "%Y%m%dT%H%M%SZ", &tm);
-    if (RAND_bytes(r, sizeof r) != 1) r[0] = (unsigned char)getpid();
-    snprintf(id + n, sizeof id - n, "-%02x%02x%02x", r[0], r[1], r[2]);
-    lua_createtable(L, 0, 2);
-    lsm_set_string(L, "run_id", id);
-    lsm_set_string(L, "started_at", started);
-}
-
-/* sagemaker.begin(plan, {scenario, threads, cap_s, refuse_after, progress_s,
- * profile}) -> {run_id, started_at} | nil, message: checks the plan (as every
- * thread will make it) and begins the run with its schedule. Main state only, once. */
-static int lsm_begin(lua_State *L) {
-    luaL_checktype(L, 2, LUA_TTABLE);
-    luaL_argcheck(L, lsm_state(L)->main, 1, "begin belongs in wrk's main state");
-    struct buf err;
-    buf_init(&err, 1024);
-    struct lsm_hooks *box = lua_newuserdata(L, sizeof *box); /* frees the plan */
-    *box = (struct lsm_hooks){0};
-    luaL_getmetatable(L, LSM_HOOKS);
-    lua_setmetatable(L, -2);
-    if (lsm_plan(L, 1, &box->plan, &err)) return lsm_fail_buf(L, &err, "out of memory");
-    struct plan *p = box->plan;
-    struct rounds_round *rounds = calloc(plan_n_rounds(p) + 1, sizeof *rounds);
-    if (rounds) plan_schedule(p, rounds);
-    struct run_config c = {
-        .scenario = lsm_opt_str(L, 2, "scenario"),
-        .n_threads = (int)lsm_opt_num(L, 2, "threads", 1),
-        .cap_us = (long long)(lsm_opt_num(L, 2, "cap_s", 0) * 1e6),
-        .rounds = rounds,
-        .n_rounds = plan_n_rounds(p),
-        .refuse_after = (int)lsm_opt_num(L, 2, "refuse_after", 3),
-        .progress_s = lsm_opt_num(L, 2, "progress_s", 30),
-        .profile = lsm_opt_str(L, 2, "profile"),
-        .host = lsm_host ? lsm_host->host : wrkhost_host(),
-    };
-    int rc = rounds ? run_begin(&c, &err) : RUN_ERR_NOMEM;
-    free(rounds);
-    if (rc == RUN_OK && !lsm_host && wrkhost_start()) rc = RUN_ERR_NOMEM;
-    if (rc == RUN_ERR_INPUT) return lsm_fail(L, "a round has no items, or threads < 1");
-    if (rc == RUN_ERR_STATE) return lsm_fail(L, "the run has begun already");
-    if (rc) return lsm_fail_buf(L, &err, "out of memory");
-    buf_free(&err);
-    lsm_push_identity(L, run_wall_us());
-    return 1;
-}
-
-/* sagemaker.add_file(result_path, head, force) -> index (1-based) | nil, message:
- * a result file of the run and its journal beside it. head: the result file's
- * head (rfmt.h, docs/result-format.md) but format, version and tool, its
- * settings a list of {name, value} pairs in their order. An existing result or
- * journal is refused unless force (then replaced). */
-static int lsm_add_file(lua_State *L) {
-    const char *path = luaL_checkstring(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    bool force = lua_toboolean(L, 3);
-    const char *why = "out of memory";
-    cJSON *given = lsm_to_json(L, 2, 0, &why), *head = NULL;
-    if (!given) return lsm_fail(L, why);
-    if (lsm_host && !(cJSON_AddStringToObject(given, RFMT_CLIENT_NAME, lsm_host->name) &&
-                      cJSON_AddStringToObject(given, RFMT_API, lsm_host->api))) {
-        cJSON_Delete(given);
-        return lsm_fail(L, "out of memory");
-    }
-    struct buf err;
-    buf_init(&err, 1024);
-    int rc = rfmt_head_make(given, "wrk-sagemaker " SM_VERSION, &head, &err);
-    cJSON_Delete(given);
-    size_t index;
-    if (!rc) rc = run_add_file(path, head, force, &index, &err);
-    cJSON_Delete(head);
-    if (rc == RUN_ERR_STATE) return lsm_fail_buf(L, &err, "the run has not begun");
-    if (rc) return lsm_fail_buf(L, &err, "out of memory");
-    buf_free(&err);
-    lua_pushinteger(L, (lua_Integer)index + 1);
-    return 1;
-}
-
-static void lsm_push_counts(lua_State *L, const struct rec_counts *c) {
-    lua_createtable(L, 0, 5);
-    lsm_set_number(L, "sent", (double)c->sent);
-    lsm_set_number(L, "ok", (double)c->ok);
-    lsm_set_number(L, "failed", (double)c->failed);
-    if (c->first_error) lsm_set_string(L, "first_error", c->first_error);
-    lua_createtable(L, 0, (int)c->n_errors);
-    for (size_t i = 0; i < c->n_errors; i++)
-        lsm_set_number(L, c->errors[i].code, (double)c->errors[i].count);
-    lua_setfield(L, -2, "errors");
-}
-
-/* sagemaker.finish() -> {partial, reason, files = {counts, ...}} | nil, message:
- * in done(), says how the run ended and writes the result files. */
-static int lsm_finish(lua_State *L) {
-    struct run_outcome out;
-    struct buf err;
-    buf_init(&err, 1024);
-    wrkhost_stop();
-    int rc = run_end(&out, &err);
-    if (rc == RUN_ERR_STATE) return lsm_fail_buf(L, &err, "the run has not begun");
-    lua_createtable(L, 0, 3);
-    lua_pushboolean(L, out.partial);
-    lua_setfield(L, -2, "partial");
-    if (out.partial) lsm_set_string(L, "reason", out.reason);
-    lua_newtable(L);
-    for (size_t i = 0; i < run_n_files(); i++) {
-        lsm_push_counts(L, run_counts(i));
-        lua_rawseti(L, -2, (int)i + 1);
-    }
-    lua_setfield(L, -2, "files");
-    run_free();
-    if (rc) return lsm_fail_buf(L, &err, "cannot write the result files");
-    buf_free(&err);
-    return 1;
 }
 
 static const luaL_Reg lsm_functions[] = {
@@ -349,6 +227,7 @@ static const luaL_Reg lsm_functions[] = {
     {"region_of", lsm_region_of},
     {"wrk_args", lsm_wrk_args},
     {"begin", lsm_begin},
+    {"schedule", lsm_schedule},
     {"add_file", lsm_add_file},
     {"hooks", lsm_hooks},
     {"finish", lsm_finish},

@@ -56,6 +56,18 @@ bool lsm_on_main_thread(void);
  * not a number). */
 double lsm_opt_num(lua_State *L, int t, const char *name, double dflt);
 
+/* The string t.name of the table at t (anchored by it), or NULL when nil. */
+const char *lsm_opt_str(lua_State *L, int t, const char *name);
+/* Sets t.name = v in the table at the top of the stack. */
+void lsm_set_number(lua_State *L, const char *name, double v);
+void lsm_set_string(lua_State *L, const char *name, const char *v);
+
+/* The run's functions (lua_run.c): sagemaker.begin, schedule, add_file, finish. */
+int lsm_begin(lua_State *L);
+int lsm_schedule(lua_State *L);
+int lsm_add_file(lua_State *L);
+int lsm_finish(lua_State *L);
+
 /* nil, message: the way every function reports bad data (frees b). */
 int lsm_fail(lua_State *L, const char *msg);
 int lsm_fail_buf(lua_State *L, struct buf *b, const char *fallback);

@@ -294,7 +294,7 @@ static cJSON *rec_counts_json(const struct rec_counts *c) {
 
 /* The top-level object of f's result file, without records, printed (malloc'ed). */
 static char *rec_top(const struct rec_file *f, const char *ended_at, bool partial,
-                     const char *partial_reason) {
+                     const char *partial_reason, const cJSON *more) {
     cJSON *top = cJSON_Duplicate(f->header, true);
     cJSON *counts = rec_counts_json(&f->counts);
     char *text = NULL;
@@ -303,10 +303,15 @@ static char *rec_top(const struct rec_file *f, const char *ended_at, bool partia
               (partial_reason ? cJSON_AddStringToObject(top, "partial_reason", partial_reason)
                               : cJSON_AddNullToObject(top, "partial_reason")) &&
               cJSON_AddItemToObject(top, "counts", counts);
-    if (ok)
-        text = cJSON_Print(top);
-    else
-        cJSON_Delete(counts);
+    const cJSON *m;
+    if (ok) counts = NULL;
+    cJSON_ArrayForEach(m, more) {
+        cJSON *copy = ok ? cJSON_Duplicate(m, true) : NULL;
+        ok = copy && cJSON_AddItemToObject(top, m->string, copy);
+        if (!ok) cJSON_Delete(copy);
+    }
+    if (ok) text = cJSON_Print(top);
+    cJSON_Delete(counts); /* NULL when top owns it */
     cJSON_Delete(top);
     return text;
 }
@@ -330,8 +335,8 @@ static int rec_copy_records(const struct jmap *journal, FILE *out) {
 }
 
 static int rec_finish_file(struct rec_file *f, const char *ended_at, bool partial,
-                           const char *partial_reason, struct buf *err) {
-    char *top = rec_top(f, ended_at, partial, partial_reason);
+                           const char *partial_reason, const cJSON *more, struct buf *err) {
+    char *top = rec_top(f, ended_at, partial, partial_reason, more);
     struct buf tmp;
     buf_init(&tmp, BUF_NO_CAP);
     FILE *out = NULL;
@@ -368,9 +373,9 @@ done:
 }
 
 int rec_finish(struct recorder *r, const char *ended_at, bool partial, const char *partial_reason,
-               struct buf *err) {
+               const cJSON *more, struct buf *err) {
     for (size_t i = 0; i < r->n_files; i++) {
-        int rc = rec_finish_file(&r->files[i], ended_at, partial, partial_reason, err);
+        int rc = rec_finish_file(&r->files[i], ended_at, partial, partial_reason, more, err);
         if (rc) return rc;
     }
     return REC_OK;

@@ -106,10 +106,11 @@ const struct rec_counts *rec_counts(const struct recorder *r, size_t file);
 size_t rec_n_files(const struct recorder *r);
 
 /* Writes every result file: the header plus ended_at, partial, partial_reason
- * (NULL: null), counts and records. Stops at the first failure. */
+ * (NULL: null), the members of more (NULL: none; copied), counts and records.
+ * Stops at the first failure. */
 __attribute__((warn_unused_result)) int rec_finish(struct recorder *r, const char *ended_at,
                                                    bool partial, const char *partial_reason,
-                                                   struct buf *err);
+                                                   const cJSON *more, struct buf *err);
 
 /* "2026-11-30T10:28:46.123456Z" for wall_us microseconds since the epoch. */
 void rec_iso8601(long long wall_us, char out[32]);

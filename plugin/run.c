@@ -7,6 +7,7 @@
 
 #include "progress.h"
 #include "refuse.h"
+#include "rfmt.h"
 
 #define RUN_WAIT_SLICE_NS (RUN_STOP_CHECK_MS * 1000000L)
 
@@ -28,9 +29,14 @@ static struct {
     bool stopping;            /* run_abort was called */
     bool ended;               /* host.end was called */
     char reason[600];
+    long long start_tol_us;  /* the start barrier's tolerance */
+    bool released;           /* the first round has started */
+    long long released_us;   /* when (run_now_us) */
+    long long first_send_us; /* the earliest send recorded; -1: none */
 } run = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Atomic long long run_skew;
+static _Atomic long long run_start = RUN_NO_START; /* the start barrier's time */
 
 static long long run_mono_us(const struct timespec *t) {
     return (long long)t->tv_sec * 1000000 + t->tv_nsec / 1000;
@@ -54,6 +60,28 @@ time_t run_signing_time(void) {
 
 void run_set_skew(long long offset) {
     atomic_store(&run_skew, offset);
+}
+
+void run_set_start(long long start_wall_us) {
+    pthread_mutex_lock(&run.lock);
+    clock_gettime(CLOCK_MONOTONIC, &run.origin);
+    long long start_us = start_wall_us - run_wall_us();
+    if (run.rounds) rounds_set_start(run.rounds, start_us);
+    atomic_store(&run_start, start_us);
+    pthread_mutex_unlock(&run.lock);
+}
+
+long long run_start_us(void) {
+    return atomic_load(&run_start);
+}
+
+bool run_start_late(long long *late_us) {
+    pthread_mutex_lock(&run.lock);
+    long long start = atomic_load(&run_start);
+    bool known = start != RUN_NO_START && run.released;
+    if (known) *late_us = (run.first_send_us >= 0 ? run.first_send_us : run.released_us) - start;
+    pthread_mutex_unlock(&run.lock);
+    return known;
 }
 
 static bool run_interrupted(void) {
@@ -82,6 +110,12 @@ static int run_setup(const struct run_config *c, struct buf *err) {
     struct creds probe = {0};
     int rc = rounds_new(c->n_threads, c->rounds, c->n_rounds, &run.rounds);
     if (rc) return rc == ROUNDS_ERR_NOMEM ? RUN_ERR_NOMEM : RUN_ERR_INPUT;
+    if (rounds_set_shard(run.rounds, c->shard_index, c->shard_count))
+        return buf_fail(err, RUN_ERR_INPUT,
+                        "shard %ld of %ld has no sender: the run has %d (sender t belongs to "
+                        "shard t mod %ld); give at least %ld",
+                        c->shard_index, c->shard_count, c->n_threads, c->shard_count,
+                        c->shard_count);
     if (rec_new(&run.rec) || !(run.signer = sigv4_signer_new()) ||
         !(run.creds = creds_cache_new(&o)))
         return RUN_ERR_NOMEM;
@@ -107,6 +141,10 @@ int run_begin(const struct run_config *c, struct buf *err) {
         run.cap_us = c->cap_us;
         run.refuse_after = c->refuse_after;
         run.host = c->host;
+        run.start_tol_us = (long long)(c->start_tolerance_s * 1e6);
+        run.released = false;
+        run.first_send_us = -1;
+        atomic_store(&run_start, RUN_NO_START);
         progress_init(&run.progress, c->scenario, c->progress_s);
         run.begun = true;
     }
@@ -140,14 +178,33 @@ static void run_progress(long long now, bool last) {
     progress_show(&run.progress, now, last, sent, failed, rounds_total(run.rounds));
 }
 
+static void run_stop(const char *reason);
+
+/* The first round started at now (the lock held): a start later than the
+ * tolerance stops the run before anything is sent. */
+static void run_release(long long now) {
+    long long start = atomic_load(&run_start);
+    run.released = true;
+    run.released_us = start != RUN_NO_START && now < start ? start : now;
+    if (start == RUN_NO_START || now - start <= run.start_tol_us) return;
+    char reason[200];
+    snprintf(reason, sizeof reason,
+             RUN_LATE_REASON ": the first round started %.3f s after --start-at (tolerance %.3f s)",
+             (double)(now - start) / 1e6, (double)run.start_tol_us / 1e6);
+    run_stop(reason);
+}
+
 /* One look at the schedule for thread t, with the lock held. */
 static int run_step(int t, size_t *round, long *index, long long *due) {
     if (!run.begun || run.stopping || run_interrupted()) return RUN_STOP;
+    if (!rounds_is_sender(run.rounds, t)) return RUN_NONE;
     long long now = run_now_us();
     if (run.cap_us > 0 && now >= run.cap_us) return RUN_STOP;
     unsigned long gen = rounds_generation(run.rounds);
     int rc = rounds_next(run.rounds, t, now, round, index, due);
     if (rounds_generation(run.rounds) != gen) run_changed();
+    if (!run.released && rounds_generation(run.rounds) > 0) run_release(now);
+    if (run.stopping) return RUN_STOP;
     switch (rc) {
     case ROUNDS_ITEM:
         return RUN_ITEM;
@@ -193,7 +250,7 @@ bool run_wait_until(long long due_us) {
     long long now;
     while (!run.stopping && !run_interrupted() && (now = run_now_us()) < due_us) {
         long long left_us =
-            due_us - now < RUN_STOP_CHECK_MS * 1000 ? due_us - now : RUN_STOP_CHECK_MS * 1000;
+            due_us - now < RUN_STOP_CHECK_MS * 1000LL ? due_us - now : RUN_STOP_CHECK_MS * 1000LL;
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_nsec += (long)(left_us * 1000);
@@ -222,6 +279,8 @@ int run_record(size_t file, const struct rec_record *rec, bool retried, struct b
                 refuse_check(rec_counts(run.rec, file), run.refuse_after, rec->endpoint, reason,
                              sizeof reason);
     if (stop) run_stop(reason);
+    if (rc == RUN_OK && (run.first_send_us < 0 || rec->t_start_us < run.first_send_us))
+        run.first_send_us = rec->t_start_us;
     if (rc == RUN_OK) run_progress(rec->t_end_us, false);
     pthread_mutex_unlock(&run.lock);
     if (stop) run_end_client();
@@ -278,9 +337,18 @@ int run_end(struct run_outcome *out, struct buf *err) {
         run_outcome(out);
         run_progress(run_now_us(), true);
         rec_iso8601(run_wall_us(), ended);
-        rc = rec_finish(run.rec, ended, out->partial, out->partial ? out->reason : NULL, err)
+        long long start = atomic_load(&run_start);
+        cJSON *more = start != RUN_NO_START ? cJSON_CreateObject() : NULL;
+        if (more && run.released)
+            cJSON_AddNumberToObject(
+                more, RFMT_START_LATE_US,
+                (double)((run.first_send_us >= 0 ? run.first_send_us : run.released_us) - start));
+        else if (more)
+            cJSON_AddNullToObject(more, RFMT_START_LATE_US);
+        rc = rec_finish(run.rec, ended, out->partial, out->partial ? out->reason : NULL, more, err)
                  ? RUN_ERR_IO
                  : RUN_OK;
+        cJSON_Delete(more);
     }
     pthread_mutex_unlock(&run.lock);
     return rc;
@@ -299,5 +367,6 @@ void run_free(void) {
     run.signer = NULL;
     run.host = (struct run_host){0};
     run.begun = run.done = run.stopping = run.ended = false;
+    atomic_store(&run_start, RUN_NO_START);
     pthread_mutex_unlock(&run.lock);
 }

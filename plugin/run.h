@@ -56,6 +56,8 @@ struct run_config {
     double progress_s;   /* seconds between progress lines when stderr is not a terminal; 0: none */
     const char *profile; /* AWS profile, or NULL */
     struct run_host host;
+    long shard_index, shard_count; /* this process's shard of the run (rounds.h); count <= 1: all */
+    double start_tolerance_s;      /* with a start time: a later first round stops the run */
 };
 
 enum run_next {
@@ -63,7 +65,10 @@ enum run_next {
     RUN_WAIT = 1, /* nothing for this thread until the round changes (run_wait) */
     RUN_DONE = 2, /* the run's work is done */
     RUN_STOP = 3, /* the run is ending early (Ctrl-C, the cap, an endpoint refusing) */
+    RUN_NONE = 4, /* the sender is another shard's: nothing is ever handed to it */
 };
+
+#define RUN_LATE_REASON "late start" /* how a run stopped for starting too late begins */
 
 /* How a run ended. */
 struct run_outcome {
@@ -72,7 +77,8 @@ struct run_outcome {
 };
 
 /* Sets up the run: schedule, recorder, credentials (found once now:
- * RUN_ERR_CREDS with err when there are none) and the clock origin. */
+ * RUN_ERR_CREDS with err when there are none) and the clock origin.
+ * RUN_ERR_INPUT with err when the shard has no sender. */
 __attribute__((warn_unused_result)) int run_begin(const struct run_config *c, struct buf *err);
 
 /* Adds a result file with its head (rfmt.h; copied) and its journal beside it;
@@ -88,6 +94,20 @@ long long run_wall_us(void);
 time_t run_signing_time(void);
 /* Sets the offset (seconds, server minus local) signing adds to the clock. */
 void run_set_skew(long long offset);
+
+#define RUN_NO_START (-9223372036854775807LL - 1) /* run_start_us without a start time */
+
+/* The start barrier at start_wall_us (the wall clock): the run's clock
+ * restarts now (run_now_us reads 0), and the first round starts at the start
+ * time on it, not before; a first round that starts more than the tolerance
+ * later stops the run ("late start: ..."). Before any sender asks for an item. */
+void run_set_start(long long start_wall_us);
+/* The start time on run_now_us's clock, or RUN_NO_START. */
+long long run_start_us(void);
+/* How late the run started after its start time: its first request's send
+ * (else the first round's start) minus the start time, in microseconds.
+ * False when there is no start time or the first round has not started. */
+bool run_start_late(long long *late_us);
 
 /* The next item for thread t, without waiting; *due_us is when it is meant to
  * start on run_now_us's clock in an open-loop round (rounds.h), else -1. */

@@ -11,6 +11,7 @@
 #include "native.h"
 #include "rfmt.h"
 #include "rfile.h"
+#include "shards.h"
 
 /* The state of reading one side. */
 struct inputs_ctx {
@@ -22,6 +23,7 @@ struct inputs_ctx {
     size_t cap;
     char **logs; /* owned paths of the logs found, in order */
     size_t nlogs;
+    struct shards_pending pending; /* shards of sharded runs, merged once all are read */
 };
 
 static int inputs_nomem(struct inputs_ctx *c) {
@@ -93,6 +95,7 @@ static int inputs_json(struct inputs_ctx *c, const char *path, bool in_dir) {
     struct src s = {0};
     int rc = rfile_read(path, &rf, c->err);
     if (rc < 0) return rc;
+    if (native_is_result(rf) && shards_is_shard(rf)) return shards_hold(&c->pending, rf, c->err);
     if (native_is_result(rf)) {
         rc = native_src(rf, c->slo, &s, c->w, c->err);
     } else if (!rf->journal && !rf->has_records && measure_is(rf->head)) {
@@ -326,6 +329,20 @@ static int inputs_merge_facts(struct inputs_ctx *c, const char *facts_log) {
     return 0;
 }
 
+/* shards_add_fn: a merged sharded run becomes one input. */
+static int inputs_add_merged(void *ud, struct rfile *merged, struct shards_info *info) {
+    struct inputs_ctx *c = ud;
+    struct src s = {0};
+    int rc = native_src(merged, c->slo, &s, c->w, c->err);
+    rfile_free(merged);
+    s.shards = info;
+    if (rc < 0) {
+        src_free(&s);
+        return rc;
+    }
+    return inputs_add_src(c, &s);
+}
+
 int inputs_read(char *const *paths, size_t npaths, const char *facts_log, const struct quizfile *qz,
                 const struct slo_set *slo, struct inputs *out, struct warnings *w,
                 struct buf *err) {
@@ -341,6 +358,8 @@ int inputs_read(char *const *paths, size_t npaths, const char *facts_log, const 
         else
             rc = inputs_file(&c, paths[i], false);
     }
+    if (rc == 0) rc = shards_flush(&c.pending, inputs_add_merged, &c, w, err);
+    shards_pending_free(&c.pending);
     if (rc == 0) rc = inputs_merge_facts(&c, facts_log);
     for (size_t i = 0; i < c.nlogs; i++) free(c.logs[i]);
     free(c.logs);

@@ -8,6 +8,7 @@
 #include "field.h"
 #include "orate.h"
 #include "rfmt.h"
+#include "shards.h"
 #include "smname.h"
 
 #define NATIVE_MAX_BATCHES 16000000 /* batch indices above this are bad input */
@@ -340,18 +341,22 @@ static int native_batches(struct native_ctx *c, struct src_level *p) {
     return rc;
 }
 
-/* Steady mode: the successful requests' tokens over the span of all requests. */
+/* Steady mode: the successful requests' tokens over the span of all requests
+ * (a merged sharded run: those that ended in its common window, over it). */
 static int native_window(struct native_ctx *c, struct src_level *p) {
-    int64_t first = INT64_MAX, last = 0;
+    int64_t first = INT64_MAX, last = 0, from, to;
     double tokens = 0;
     size_t cap = 0, capw = 0, nw = 0;
+    bool common = shards_common_window(c->rf, &from, &to);
     for (size_t i = 0; i < c->rf->nrecs; i++) {
         const struct rfile_rec *r = &c->rf->recs[i];
         if (r->phase != c->phase) continue;
         if (r->t_start_us < first) first = r->t_start_us;
         if (r->t_end_us > last) last = r->t_end_us;
+        if (common && (r->t_end_us < from || r->t_end_us > to)) continue;
         if (r->ok && r->completion_tokens > 0) tokens += r->completion_tokens;
     }
+    if (common) first = from, last = to;
     if (last <= first) return 0;
     p->batches = 1;
     double wall = (double)(last - first) * c->s->time_scale / 1e6;

@@ -10,6 +10,7 @@
 #include "cwreport.h"
 #include "esc.h"
 #include "ojson.h"
+#include "shreport.h"
 
 /* A string from a file: ill-formed UTF-8 becomes U+FFFD, so the output is valid JSON. */
 static cJSON *out_json_str(const char *s) {
@@ -393,6 +394,8 @@ static cJSON *out_json_document(const struct cmp *m, const struct warnings *w) {
     cJSON_AddItemToObject(o, "not_available", out_json_not_available(m));
     cJSON_AddItemToObject(o, "requests", out_json_requests(m));
     cJSON_AddItemToObject(o, "runs", out_json_runs(m));
+    cJSON *shards = shreport_json(m);
+    if (shards) cJSON_AddItemToObject(o, "shards", shards);
     cJSON_AddItemToObject(o, "mcnemar", out_json_mcnemar(m));
     cJSON_AddItemToObject(o, "server_log", out_json_xcheck(m));
     if (m->cw.n) cJSON_AddItemToObject(o, "cloudwatch", cwreport_json(m));

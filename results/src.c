@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "orate.h"
+#include "shards.h"
 
 char *src_dup(const char *s) {
     return s ? strdup(s) : NULL;
@@ -126,6 +127,7 @@ void src_free(struct src *s) {
     if (s->rate) orate_free(s->rate);
     free(s->rate);
     free(s->facts);
+    shards_info_free(s->shards);
     free(s->calls);
     memset(s, 0, sizeof *s);
 }

@@ -103,7 +103,8 @@ struct src_call {
 
 enum src_kind { SRC_RESULT, SRC_JOURNAL, SRC_MEASURE };
 
-struct orate; /* orate.h */
+struct orate;       /* orate.h */
+struct shards_info; /* shards.h */
 
 struct src {
     char *path; /* owned */
@@ -124,9 +125,10 @@ struct src {
     struct src_level *levels;
     size_t nlevels;
     struct src_quiz *quiz;
-    struct orate *rate;     /* an open-loop run's rounds (orate.h), or NULL */
-    struct facts *facts;    /* compare.py's load_facts */
-    struct src_call *calls; /* owned: the records of its phase with wall_start_us, file order */
+    struct orate *rate;         /* an open-loop run's rounds (orate.h), or NULL */
+    struct facts *facts;        /* compare.py's load_facts */
+    struct shards_info *shards; /* a sharded run's shards (merged into this input), or NULL */
+    struct src_call *calls;     /* owned: the records of its phase with wall_start_us, file order */
     size_t ncalls;
 };
 

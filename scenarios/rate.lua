@@ -47,6 +47,7 @@ run.scenario({
     for _, kv in ipairs(workload.settings(o)) do s[#s + 1] = kv end
     return s
   end,
+  seed = function(o) return o.arrival_seed end,
   -- One round per rate and side, both sides with the same arrival times and
   -- prompts; the schedule runs time_scale times faster on a time-scaled server,
   -- so that the records, read in real units, keep the rate. A workload gives

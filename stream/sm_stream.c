@@ -53,7 +53,7 @@ static const char stream_help[] =
     "\n"
     "Credentials come from the AWS chain (environment, ~/.aws, credential_process, the\n"
     "container, the instance), as for wrk. Exit status: the scenario's (0 done, 2 bad usage,\n"
-    "3 stopped early, 4 partial: Ctrl-C or -d).\n";
+    "3 stopped early, 4 partial: Ctrl-C or -d, 5 started later than --start-at allows).\n";
 
 /* scheme://authority of url, without its path. */
 static char *stream_origin(const char *url) {

@@ -73,6 +73,25 @@ M.common = {
     help = "stop the run when an endpoint's first N requests all fail (0: never)" },
   { name = "--progress", arg = "SECONDS", type = "number", min = 0, default = 30,
     help = "seconds between progress lines when stderr is not a terminal (0: none)" },
+  { name = "--shard", arg = "K/N", type = "string",
+    help = "run shard K (0-based) of N client processes: each builds the whole schedule and "
+      .. "keeps its stripe (sender t and request i of a round belong to shard t mod N and i mod N: "
+      .. "-c names the whole run's senders); default: $JOB_COMPLETION_INDEX/$SM_SHARDS when "
+      .. "SM_SHARDS is set" },
+  { name = "--run-id", arg = "ID", type = "string",
+    help = "the run's id in its result files (the shards of one run share it); default: made up, "
+      .. "or run-START for a sharded run with --start-at" },
+  { name = "--start-at", arg = "TIME", type = "string",
+    help = "start the first round at this UTC time (2026-05-01T12:00:00Z), not before: the "
+      .. "shards' common start" },
+  { name = "--start-tolerance", arg = "SECONDS", type = "number", min = 0, default = 1,
+    help = "with --start-at: a run that would start later than this fails (exit 5) instead "
+      .. "of measuring another load" },
+  { name = "--clock-probe", type = "bool", default = true,
+    help = "with --start-at: before waiting, measure this host's clock against the endpoint's "
+      .. "Date header (a few seconds of GET /ping) and record it" },
+  { name = "--print-schedule", type = "bool", default = false,
+    help = "print what this shard would send (JSON lines) and exit without sending" },
   { name = "--help", type = "bool", default = false, help = "print this help and exit" },
 }
 
@@ -147,7 +166,7 @@ local function help_text(def, spec)
     args.help(spec),
     "",
     "exit status: 0 done, 2 bad usage, 3 stopped early (an endpoint failed every request),",
-    "4 partial (Ctrl-C or wrk's -d)",
+    "4 partial (Ctrl-C or wrk's -d), 5 started later than --start-at allows",
   }, "\n") .. "\n"
 end
 
@@ -158,6 +177,42 @@ local function check_wrk(wa)
       wa.connections, wa.connections_set and "" or ", wrk's default -c is 10")
   end
   return true
+end
+
+-- The shard {index, count, given} of --shard K/N, else of JOB_COMPLETION_INDEX
+-- and SM_SHARDS (a Kubernetes Indexed Job's index and the job's completions),
+-- else the whole run {index = 0, count = 1}.
+local function shard_of(o)
+  local text, from = o.shard, "--shard"
+  local env_n, env_k = os.getenv("SM_SHARDS"), os.getenv("JOB_COMPLETION_INDEX")
+  if not text and env_n and env_n ~= "" then
+    if not env_k or env_k == "" then
+      return nil, "SM_SHARDS is set but JOB_COMPLETION_INDEX is not: give --shard K/N"
+    end
+    text, from = env_k .. "/" .. env_n, "JOB_COMPLETION_INDEX/SM_SHARDS"
+  end
+  if not text then return { index = 0, count = 1 } end
+  local k, n = text:match("^(%d+)/(%d+)$")
+  k, n = tonumber(k), tonumber(n)
+  if not k or n < 1 or n > 10000 or k >= n then
+    return nil, string.format("%s wants K/N with 0 <= K < N <= 10000, got '%s'", from, text)
+  end
+  return { index = k, count = n, given = true }
+end
+
+-- The run id: --run-id, else for a sharded run "run-" and --start-at's digits.
+local function run_id_of(o, shard)
+  if o.run_id then
+    if not sm.label_ok(o.run_id) then
+      return nil, "--run-id may hold only letters, digits, '.', '_' and '-' (at most 64)"
+    end
+    return o.run_id
+  end
+  if shard.count < 2 or (o.print_schedule and not o.start_at) then return nil end
+  if not o.start_at then
+    return nil, "a sharded run needs --run-id (every shard the same) or --start-at"
+  end
+  return "run-" .. o.start_at:gsub("[^%dTZ]", "")
 end
 
 -- Options, target, sides and plan from the scenario's words: the same in every state.
@@ -173,6 +228,15 @@ local function configure(def, wa)
   url, err = target.parse_url(wa.url)
   if not url then return nil, "the URL " .. err end
   local ctx = { o = o, wa = wa, url = url, name = def.name, threads = wa.threads }
+  ctx.shard, err = shard_of(o)
+  if not ctx.shard then return nil, err end
+  if ctx.shard.count > wa.threads then
+    return nil, string.format("a run over %d shards needs at least %d senders (-c), one a shard "
+      .. "at least (sender t belongs to shard t mod %d); it has %d", ctx.shard.count,
+      ctx.shard.count, ctx.shard.count, wa.threads)
+  end
+  ctx.run_id, err = run_id_of(o, ctx.shard)
+  if err then return nil, err end
   ctx.region, err = target.region(url, o.region)
   if not ctx.region then return nil, err end
   ctx.sides, err = target.sides(o, url)
@@ -219,6 +283,11 @@ local function head_of(def, ctx, side, run)
       timeout_s = wa.timeout_s },
     time_scale = o.time_scale,
     started_at = run.started_at,
+    seed = def.seed and def.seed(o) or nil,
+    shard = ctx.shard.given and { index = ctx.shard.index, count = ctx.shard.count } or nil,
+    start_at = run.start_at,
+    start_tolerance_s = run.start_at and o.start_tolerance or nil,
+    clock = run.clock,
     settings = def.settings(o, ctx),
   }
 end
@@ -293,20 +362,53 @@ local function main_state(def)
     io.stdout:write(ctx.help)
     os.exit(0)
   end
-  local run
-  run, err = sm.begin(ctx.plan, {
+  local shard = ctx.shard
+  if ctx.o.print_schedule then
+    local text
+    text, err = sm.schedule(ctx.plan, { threads = wa.threads, shard_index = shard.index,
+      shard_count = shard.count })
+    if not text then fail(def.name, err) end
+    io.stdout:write(text)
+    io.stdout:flush()
+    os.exit(0)
+  end
+  if shard.given then
+    io.stderr:write(string.format("%s: shard %d of %d (run %s)%s\n", def.name, shard.index,
+      shard.count, ctx.run_id or "?", ctx.o.start_at and ", waiting for " .. ctx.o.start_at or ""))
+  elseif ctx.o.start_at then
+    io.stderr:write(def.name, ": waiting for ", ctx.o.start_at, "\n")
+  end
+  local run, kind
+  run, err, kind = sm.begin(ctx.plan, {
     scenario = def.name,
     threads = wa.threads,
     cap_s = wa.duration_s,
     refuse_after = ctx.o.refuse_after,
     progress_s = ctx.o.progress,
     profile = ctx.o.profile,
+    run_id = ctx.run_id,
+    shard_index = shard.index,
+    shard_count = shard.count,
+    start_at = ctx.o.start_at,
+    start_tolerance_s = ctx.o.start_tolerance,
+    probe_url = ctx.o.clock_probe and ctx.url.origin .. "/ping" or nil,
   })
+  if not run and kind == "late" then
+    io.stderr:write(def.name, ": ", err, "\n")
+    os.exit(5)
+  end
   if not run then fail(def.name, err) end
+  if run.clock then
+    io.stderr:write(string.format("%s: clock: the endpoint's is %+.3f ms from this host's "
+      .. "(+- %.3f ms, %d replies)\n", def.name, run.clock.offset_us / 1000,
+      run.clock.uncertainty_us / 1000, run.clock.probes))
+  elseif run.clock_note then
+    io.stderr:write(def.name, ": note: clock not measured: ", run.clock_note, "\n")
+  end
   ctx.paths = {}
   for i, side in ipairs(ctx.sides) do
     local path
-    path, err = target.out_path(ctx.o.out, def.name, side.label, #ctx.sides)
+    path, err = target.out_path(ctx.o.out, def.name, side.label, #ctx.sides, shard.index)
     if not path then fail(def.name, err) end
     for j = 1, i - 1 do
       if ctx.paths[j] == path then fail(def.name, "two sides would write " .. path) end
@@ -330,6 +432,7 @@ end
 --   options                the scenario's own options (sm.args specs)
 --   validate(o, ctx)       nil, or a message refusing the options
 --   settings(o, ctx)       {{key, value}, ...}: the result file's "settings"
+--   seed(o)                optional: the seed the schedule is drawn from (the head's "seed")
 --   plan(o, ctx)           the rounds (see above)
 --   check(item, reply, rec) optional: adjust a record (rec.ok, rec.error_code, ...)
 --   finish(outcome, ctx)   optional: print something in done()
@@ -382,7 +485,7 @@ function M.scenario(def)
     if out.partial then
       io.stderr:write(def.name, ": partial result: ", out.reason, "\n")
       io.stdout:flush()
-      os.exit(out.reason:match("^refused") and 3 or 4)
+      os.exit(out.reason:match("^refused") and 3 or out.reason:match("^late start") and 5 or 4)
     end
   end
 end

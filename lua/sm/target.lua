@@ -123,13 +123,15 @@ function M.sides(o, url)
   return sides
 end
 
--- The result path of a side: {label} and {scenario} replaced. With several
--- sides the pattern must hold {label}.
-function M.out_path(pattern, scenario, label, n_sides)
+-- The result path of a side: {label}, {scenario} and {shard} (the shard's
+-- index, 0 when the run is not sharded) replaced. With several sides the
+-- pattern must hold {label}.
+function M.out_path(pattern, scenario, label, n_sides, shard)
   if n_sides > 1 and not pattern:find("{label}", 1, true) then
     return nil, "--out must contain {label} when the run has several endpoints"
   end
-  return (pattern:gsub("{label}", label):gsub("{scenario}", scenario))
+  return (pattern:gsub("{label}", label):gsub("{scenario}", scenario)
+    :gsub("{shard}", tostring(shard or 0)))
 end
 
 return M

@@ -36,6 +36,7 @@ EXPECTED = {
        "stream_codec_synthetic"],
     "openloop": [f"openloop_{client}_{fig}" for client in ("stream", "wrk")
                  for fig in ("within", "p50", "p99", "rate")],
+    "shards": ["shards_c16_ratio", "shards_start_skew"],
     "capacity": ["capacity_error", "capacity_derived", "capacity_rate_error"],
 }
 
@@ -126,6 +127,7 @@ def main():
         print(f"run --reps 41: exit {p.returncode}, stderr {p.stderr!r}")
     for header in ("## Machine", "## Results", "## Client cost per request", "## Accuracy",
                    "## Scale", "## Streaming (sm-stream)", "## Open-loop schedule adherence",
+                   "## Shards (one load over several clients)",
                    "## Capacity at an SLO (accuracy)", "load average"):
         if header not in text:
             failed += 1

@@ -190,7 +190,7 @@ check(journal():find('^{"format":"wrk%-sagemaker%-result","version":2,"tool":"wr
   .. '"format":"vllm%-chat","inference_component":null},"target":{"url":"http://h","host":"h",'
   .. '"region":"us%-east%-1","service":"sagemaker"},"wrk":{"threads":1,"connections":1,'
   .. '"duration_s":null,"timeout_s":null},"client":"wrk","api":"invoke","time_scale":2,'
-  .. '"started_at":"[^"]+",'
+  .. '"started_at":"[^"]+","settings_sha256":"' .. string.rep("%x", 64) .. '",'
   .. '"settings":{"z":1,"a":%[16,512%],"n":null}}\n%z*$'), "add_file: the head, in order: " .. journal())
 -- Misuse raises, naming what is wrong.
 for _, case in ipairs({

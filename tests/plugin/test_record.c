@@ -153,7 +153,8 @@ static void test_run(void) {
     CHECK(journal && strstr(journal, "\"wall_start_us\":1796035639023045}\n"));
     free(journal);
 
-    CHECK_INT(rec_finish(r, "2026-11-30T10:28:46.123456Z", true, "interrupted", &err), REC_OK);
+    CHECK_INT(rec_finish(r, "2026-11-30T10:28:46.123456Z", true, "interrupted", NULL, &err),
+              REC_OK);
     char *text = slurp(path_in("out/sub/a.json"));
     cJSON *res = text ? cJSON_Parse(text) : NULL;
     CHECK(res != NULL);
@@ -369,9 +370,12 @@ static void test_complete_run(void) {
     size_t a;
     struct recorder *r = recorder_in("c", &a);
     buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(rec_finish(r, "2026-01-01T00:00:00.000000Z", false, NULL, &err), REC_OK);
+    cJSON *more = cJSON_Parse("{\"start_late_us\": 412}"); /* what the end adds, as given */
+    CHECK_INT(rec_finish(r, "2026-01-01T00:00:00.000000Z", false, NULL, more, &err), REC_OK);
+    cJSON_Delete(more);
     char *text = slurp(path_in("c.json"));
     cJSON *res = text ? cJSON_Parse(text) : NULL;
+    CHECK_INT(cJSON_GetObjectItem(res, "start_late_us")->valueint, 412);
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(res, "partial")));
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(res, "partial_reason")));
     CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(res, "records")), 0);

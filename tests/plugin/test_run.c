@@ -296,6 +296,47 @@ static void test_early_end_is_not_the_cap(void) {
     end_partial("interrupted");
 }
 
+/* A shard whose first round would start past its start time by more than the
+ * tolerance stops before it sends (a "late start"), and says how late; one
+ * whose senders are all up in time starts at the start time, not before, and
+ * another shard's sender is never handed anything. */
+static void test_start_barrier(void) {
+    const struct rounds_round r[] = {{2L * THREADS, 1, 0, NULL}};
+    struct run_config c = {.scenario = "test",
+                           .n_threads = THREADS,
+                           .rounds = r,
+                           .n_rounds = 1,
+                           .refuse_after = 3,
+                           .start_tolerance_s = 0.5,
+                           .shard_index = 1,
+                           .shard_count = 2};
+    struct buf err;
+    size_t round;
+    long index;
+    long long due, late;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(run_begin(&c, &err), RUN_OK);
+    run_set_start(run_wall_us() - 2000000); /* 2 s ago */
+    CHECK_INT(run_next(0, &round, &index, &due), RUN_NONE);
+    CHECK_INT(run_next(1, &round, &index, &due), RUN_WAIT);
+    CHECK_INT(run_next(3, &round, &index, &due), RUN_STOP); /* the barrier: released late */
+    CHECK(run_start_late(&late) && late >= 2000000);
+    struct run_outcome out;
+    CHECK_INT(run_end(&out, &err), RUN_OK);
+    CHECK(out.partial && strncmp(out.reason, "late start: the first round started 2.0", 39) == 0 &&
+          strstr(out.reason, "s after --start-at (tolerance 0.500 s)"));
+    run_free();
+    CHECK_INT(run_begin(&c, &err), RUN_OK);
+    run_set_start(run_wall_us() + 50000); /* in 50 ms */
+    CHECK_INT(run_next(1, &round, &index, &due), RUN_WAIT);
+    CHECK_INT(run_next(3, &round, &index, &due), RUN_ITEM);
+    CHECK(run_start_us() > run_now_us() && due == -1 && index == 1);
+    CHECK(!run_start_late(&late) || late <= 0); /* released before its time */
+    run_free();
+    CHECK_INT(run_start_us(), RUN_NO_START);
+    buf_free(&err);
+}
+
 int main(void) {
     if (!mkdtemp(dir)) return 1;
     setenv("AWS_ACCESS_KEY_ID", "AKIDTEST", 1);
@@ -310,6 +351,7 @@ int main(void) {
     test_early_finish();
     test_ctrl_c_right_after_wrk_handler();
     test_early_end_is_not_the_cap();
+    test_start_barrier();
     test_no_credentials();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
