@@ -17,6 +17,7 @@
 #include "suite_files.h"
 #include "suite_lock.h"
 #include "suite_manifest.h"
+#include "suite_probe.h"
 #include "suite_run.h"
 #include "suite_tools.h"
 
@@ -389,6 +390,32 @@ static int sm_suite_dry_endpoints(const struct sm_suite_state *s, const char *ve
     return rc;
 }
 
+/* A probe of the capacity search: the first two (LO, HI) with their commands
+ * and the verdict's; the later ones' rates depend on the verdicts. */
+static int sm_suite_dry_probe(const struct sm_suite_state *s, size_t i, struct buf *b) {
+    const struct suite_plan *p = &s->p;
+    const struct suite_plan_step *st = &p->steps[i];
+    if (st->probe > 2)
+        return buf_addf(b,
+                        "# [%zu/%zu] %s: bisection between the highest rate of %s that held and "
+                        "the lowest that failed, unless the search ended\n",
+                        i + 1, p->n, st->title, s->o.side[st->side].label);
+    int rc = buf_addf(b, "# [%zu/%zu] %s: %s%s\n", i + 1, p->n, st->title,
+                      st->probe == 1 ? "LO" : "HI", st->probe == 2 ? ", if LO held" : "");
+    if (rc == BUF_OK) rc = suite_plan_command_line(&s->t, &st->cmd, true, b);
+    if (rc == BUF_OK) rc = buf_adds(b, "\n# its verdict\n");
+    struct suite_argv cmd;
+    char *file = suite_plan_result(p, st, st->side);
+    suite_argv_init(&cmd);
+    if (rc == BUF_OK && (!file || suite_probe_command(&s->o, s->t.compare, file, &cmd) < 0))
+        rc = BUF_ERR_NOMEM;
+    if (rc == BUF_OK) rc = suite_plan_command_line(&s->t, &cmd, false, b);
+    if (rc == BUF_OK) rc = buf_addc(b, '\n');
+    suite_argv_free(&cmd);
+    free(file);
+    return rc;
+}
+
 static int sm_suite_dry_run(const struct sm_suite_state *s) {
     const struct suite_plan *p = &s->p;
     struct buf b;
@@ -399,6 +426,10 @@ static int sm_suite_dry_run(const struct sm_suite_state *s) {
     if (rc == BUF_OK && s->o.deploy) rc = sm_suite_dry_endpoints(s, "wait", &b);
     for (size_t i = 0; rc == BUF_OK && i < p->n; i++) {
         int present;
+        if (p->steps[i].probe) {
+            rc = sm_suite_dry_probe(s, i, &b);
+            continue;
+        }
         bool done = s->o.resume && suite_run_step_complete(p, i, &present, NULL);
         rc = buf_addf(&b, "# [%zu/%zu] %s%s\n", i + 1, p->n, p->steps[i].title,
                       done ? ": complete, would be skipped" : "");

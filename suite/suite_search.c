@@ -16,9 +16,8 @@ int suite_search_init(struct suite_search *s, double lo, double hi, int max_prob
         return buf_fail(err, SUITE_SEARCH_ERR_USAGE,
                         "--capacity-search: the range must have 0 < LO < HI, got %g:%g", lo, hi);
     if (max_probes < 2 || max_probes > SUITE_SEARCH_MAX_PROBES)
-        return buf_fail(err, SUITE_SEARCH_ERR_USAGE,
-                        "--search-probes must be from 2 to %d, got %d", SUITE_SEARCH_MAX_PROBES,
-                        max_probes);
+        return buf_fail(err, SUITE_SEARCH_ERR_USAGE, "--search-probes must be from 2 to %d, got %d",
+                        SUITE_SEARCH_MAX_PROBES, max_probes);
     if (!(tol > 0))
         return buf_fail(err, SUITE_SEARCH_ERR_USAGE, "the search's tolerance must be above 0");
     s->lo = lo;

@@ -31,19 +31,19 @@ enum suite_search_error {
 /* How a search stands. */
 enum suite_search_end {
     SUITE_SEARCH_RUNNING,
-    SUITE_SEARCH_BELOW,   /* LO failed: the capacity is below LO */
-    SUITE_SEARCH_ABOVE,   /* HI held: the capacity is at least HI */
-    SUITE_SEARCH_NARROW,  /* the bracket is within the tolerance (or its rounding) */
-    SUITE_SEARCH_SPENT,   /* every probe used; the bracket is what it is */
+    SUITE_SEARCH_BELOW,  /* LO failed: the capacity is below LO */
+    SUITE_SEARCH_ABOVE,  /* HI held: the capacity is at least HI */
+    SUITE_SEARCH_NARROW, /* the bracket is within the tolerance (or its rounding) */
+    SUITE_SEARCH_SPENT,  /* every probe used; the bracket is what it is */
 };
 
 struct suite_search {
-    double lo, hi;            /* the range asked */
-    double tol;               /* the bracket's relative width that ends the search */
-    int max_probes;           /* probes at most (>= 2) */
-    int probes;               /* recorded so far */
-    double held, failed;      /* the bracket: the highest rate that held, the lowest that
-                                 failed (NAN: none yet) */
+    double lo, hi;       /* the range asked */
+    double tol;          /* the bracket's relative width that ends the search */
+    int max_probes;      /* probes at most (>= 2) */
+    int probes;          /* recorded so far */
+    double held, failed; /* the bracket: the highest rate that held, the lowest that
+                            failed (NAN: none yet) */
     enum suite_search_end end;
 };
 

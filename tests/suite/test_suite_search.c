@@ -42,11 +42,11 @@ static void test_thresholds(void) {
         {5.13, 1, 64, 6, SUITE_SEARCH_SPENT, 6},
         {0.37, 0.1, 1000, 20, SUITE_SEARCH_NARROW, 0},
         {999, 0.1, 1000, 20, SUITE_SEARCH_NARROW, 0},
-        {0.5, 1, 64, 6, SUITE_SEARCH_BELOW, 1},  /* LO fails */
-        {64, 1, 64, 6, SUITE_SEARCH_ABOVE, 2},   /* HI holds (at the bound: held) */
-        {100, 1, 64, 6, SUITE_SEARCH_ABOVE, 2},  /* HI holds */
-        {1, 1, 64, 20, SUITE_SEARCH_NARROW, 0},  /* LO holds at its bound */
-        {20, 10, 30, 2, SUITE_SEARCH_SPENT, 2},  /* two probes: LO and HI only */
+        {0.5, 1, 64, 6, SUITE_SEARCH_BELOW, 1}, /* LO fails */
+        {64, 1, 64, 6, SUITE_SEARCH_ABOVE, 2},  /* HI holds (at the bound: held) */
+        {100, 1, 64, 6, SUITE_SEARCH_ABOVE, 2}, /* HI holds */
+        {1, 1, 64, 20, SUITE_SEARCH_NARROW, 0}, /* LO holds at its bound */
+        {20, 10, 30, 2, SUITE_SEARCH_SPENT, 2}, /* two probes: LO and HI only */
     };
     struct buf err;
     buf_init(&err, 512);
@@ -118,9 +118,9 @@ static void test_usage(void) {
         const char *arg;
         double lo, hi; /* 0: refused */
     } rows[] = {
-        {"1:16", 1, 16}, {"0.5:2.5", 0.5, 2.5}, {"16:1", 0, 0}, {"0:4", 0, 0}, {"4:4", 0, 0},
-        {"a:b", 0, 0},   {"4", 0, 0},           {"1:2:3", 0, 0}, {":3", 0, 0}, {"1:inf", 0, 0},
-        {"-1:3", 0, 0},  {"1:nan", 0, 0},
+        {"1:16", 1, 16}, {"0.5:2.5", 0.5, 2.5}, {"16:1", 0, 0}, {"0:4", 0, 0},
+        {"4:4", 0, 0},   {"a:b", 0, 0},         {"4", 0, 0},    {"1:2:3", 0, 0},
+        {":3", 0, 0},    {"1:inf", 0, 0},       {"-1:3", 0, 0}, {"1:nan", 0, 0},
     };
     struct buf err;
     buf_init(&err, 512);
