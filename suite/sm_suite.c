@@ -17,6 +17,7 @@
 #include "suite_files.h"
 #include "suite_lock.h"
 #include "suite_manifest.h"
+#include "suite_probe.h"
 #include "suite_run.h"
 #include "suite_tools.h"
 
@@ -62,6 +63,16 @@ static const char sm_suite_usage_head[] =
     "  --slo METRIC:pQ:SECONDS   passed to sm-compare (repeatable, at most 8): with rate, the\n"
     "                            report gives the capacity at these SLOs\n"
     "  --max-error-rate F        passed to sm-compare with --slo\n"
+    "  --capacity-search LO:HI   with rate (and --slo): instead of --rates, search each side\n"
+    "                            on its own for the highest rate at which the SLOs hold, by\n"
+    "                            probes of rate.lua at one rate each (--rate-duration\n"
+    "                            seconds): LO (failing: capacity < LO), HI (holding: >= HI),\n"
+    "                            then the geometric middle of the bracket [highest rate held,\n"
+    "                            lowest failed] until it is within 2%; the sides' probes\n"
+    "                            alternate. sm-compare --format json --slo ... judges each\n"
+    "                            probe's file, LABEL/rate-search-K.json; the report reads a\n"
+    "                            side's probes as one curve, its capacity from the bracket\n"
+    "  --search-probes N         probes per side at most, 2 to 20 (default 6)\n"
     "  --levels N,N,...          the sweep's concurrency levels, one wrk run of -t N -c N each\n"
     "                            (default 1,4,16)\n"
     "  --order ab|aba            ab (default): every step measures both sides, alternating;\n"
@@ -389,6 +400,32 @@ static int sm_suite_dry_endpoints(const struct sm_suite_state *s, const char *ve
     return rc;
 }
 
+/* A probe of the capacity search: the first two (LO, HI) with their commands
+ * and the verdict's; the later ones' rates depend on the verdicts. */
+static int sm_suite_dry_probe(const struct sm_suite_state *s, size_t i, struct buf *b) {
+    const struct suite_plan *p = &s->p;
+    const struct suite_plan_step *st = &p->steps[i];
+    if (st->probe > 2)
+        return buf_addf(b,
+                        "# [%zu/%zu] %s: bisection between the highest rate of %s that held and "
+                        "the lowest that failed, unless the search ended\n",
+                        i + 1, p->n, st->title, s->o.side[st->side].label);
+    int rc = buf_addf(b, "# [%zu/%zu] %s: %s%s\n", i + 1, p->n, st->title,
+                      st->probe == 1 ? "LO" : "HI", st->probe == 2 ? ", if LO held" : "");
+    if (rc == BUF_OK) rc = suite_plan_command_line(&s->t, &st->cmd, true, b);
+    if (rc == BUF_OK) rc = buf_adds(b, "\n# its verdict\n");
+    struct suite_argv cmd;
+    char *file = suite_plan_result(p, st, st->side);
+    suite_argv_init(&cmd);
+    if (rc == BUF_OK && (!file || suite_probe_command(&s->o, s->t.compare, file, &cmd) < 0))
+        rc = BUF_ERR_NOMEM;
+    if (rc == BUF_OK) rc = suite_plan_command_line(&s->t, &cmd, false, b);
+    if (rc == BUF_OK) rc = buf_addc(b, '\n');
+    suite_argv_free(&cmd);
+    free(file);
+    return rc;
+}
+
 static int sm_suite_dry_run(const struct sm_suite_state *s) {
     const struct suite_plan *p = &s->p;
     struct buf b;
@@ -399,6 +436,10 @@ static int sm_suite_dry_run(const struct sm_suite_state *s) {
     if (rc == BUF_OK && s->o.deploy) rc = sm_suite_dry_endpoints(s, "wait", &b);
     for (size_t i = 0; rc == BUF_OK && i < p->n; i++) {
         int present;
+        if (p->steps[i].probe) {
+            rc = sm_suite_dry_probe(s, i, &b);
+            continue;
+        }
         bool done = s->o.resume && suite_run_step_complete(p, i, &present, NULL);
         rc = buf_addf(&b, "# [%zu/%zu] %s%s\n", i + 1, p->n, p->steps[i].title,
                       done ? ": complete, would be skipped" : "");

@@ -198,7 +198,8 @@ static void suite_cw_side(struct suite_cw_run *r, int k) {
     snprintf(prefix, sizeof prefix, "%s/", s->variant);
     for (size_t i = 0; i < p->n && !suite_exec_stopping(); i++) {
         double t0, t1;
-        if (p->steps[i].nsides <= k || !suite_cw_window(r, k, &p->steps[i], &t0, &t1)) continue;
+        if (!suite_plan_measures(&p->steps[i], k) || !suite_cw_window(r, k, &p->steps[i], &t0, &t1))
+            continue;
         if (!first || t0 < first) first = t0;
         if (t1 > last) last = t1;
         events += suite_cw_logs(r, k, p->steps[i].id, t0, t1, NULL, *s->variant ? prefix : NULL);
@@ -227,7 +228,8 @@ static void suite_cw_settle(struct suite_cw_run *r, double settle) {
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < r->j->p->n; i++) {
             double t0, t1;
-            if (r->j->p->steps[i].nsides > k && suite_cw_window(r, k, &r->j->p->steps[i], &t0, &t1))
+            if (suite_plan_measures(&r->j->p->steps[i], k) &&
+                suite_cw_window(r, k, &r->j->p->steps[i], &t0, &t1))
                 last = fmax(last, t1);
         }
     clock_gettime(CLOCK_REALTIME, &now);
@@ -246,8 +248,8 @@ static void suite_cw_settle(struct suite_cw_run *r, double settle) {
 int suite_cw_fetch(const struct suite_cw_job *j) {
     struct suite_cw_run r = {.j = j};
     const char *url = suite_cw_url(j->o);
-    struct awsj_config cfg = {.region = j->o->region, .endpoint_url = url,
-                              .ca_bundle = j->o->cacert};
+    struct awsj_config cfg = {
+        .region = j->o->region, .endpoint_url = url, .ca_bundle = j->o->cacert};
     buf_init(&r.doc, BUF_NO_CAP);
     buf_init(&r.err, 4096);
     if (awsj_client_new(&cfg, &r.c, &r.err)) {

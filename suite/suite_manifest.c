@@ -200,7 +200,7 @@ static cJSON *suite_manifest_files(const struct suite_plan *p, const struct suit
                                    const char *dir, const char *output) {
     cJSON *files = cJSON_CreateArray();
     size_t skip = strlen(dir) + 1;
-    for (int k = 0; files && k < s->nsides; k++) {
+    for (int k = s->side; files && k < s->side + s->nsides; k++) {
         char *r = suite_plan_result(p, s, k), *j = NULL;
         if (!r || asprintf(&j, "%.*s.journal.jsonl", (int)(strlen(r) - 5), r) < 0) j = NULL;
         bool ok = r && j && cJSON_AddItemToArray(files, cJSON_CreateString(r + skip)) &&
@@ -365,6 +365,16 @@ int suite_manifest_step_end(struct suite_manifest *m, size_t i, const char *stat
                                                  : cJSON_CreateNumber(exit_status)) &&
               suite_manifest_put_str(e, "reason", reason);
     return ok ? SUITE_MANIFEST_OK : SUITE_MANIFEST_ERR_NOMEM;
+}
+
+int suite_manifest_step_probe(struct suite_manifest *m, size_t i, double rate, bool held) {
+    cJSON *e = suite_manifest_step(m, i), *probe = cJSON_CreateObject();
+    bool ok = e && probe && cJSON_AddNumberToObject(probe, "rate", rate) &&
+              cJSON_AddBoolToObject(probe, "held", held);
+    if (ok)
+        return suite_manifest_put(e, "probe", probe) ? SUITE_MANIFEST_OK : SUITE_MANIFEST_ERR_NOMEM;
+    cJSON_Delete(probe);
+    return SUITE_MANIFEST_ERR_NOMEM;
 }
 
 int suite_manifest_step_moved(struct suite_manifest *m, size_t i, const char *dir) {

@@ -102,6 +102,10 @@ __attribute__((warn_unused_result)) int suite_manifest_step_end(struct suite_man
                                                                 const char *state, int exit_status,
                                                                 const char *reason,
                                                                 const char *now);
+/* Records the verdict of capacity-search probe step i: "probe": {"rate": rate,
+ * "held": held}. Returns 0 or SUITE_MANIFEST_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int suite_manifest_step_probe(struct suite_manifest *m,
+                                                                  size_t i, double rate, bool held);
 /* Records that step i's earlier, unfinished files were moved to dir (relative).
  * Returns 0 or SUITE_MANIFEST_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int suite_manifest_step_moved(struct suite_manifest *m,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "smname.h"
+#include "suite_search.h"
 
 #define SUITE_OPTS_DEFAULT (SUITE_OPTS_DECODE | SUITE_OPTS_SWEEP | SUITE_OPTS_QUIZ)
 
@@ -45,6 +46,8 @@ enum suite_opts_id {
     SUITE_OPTS_O_SLO,
     SUITE_OPTS_O_MAX_ERRORS,
     SUITE_OPTS_O_NO_CLOUDWATCH,
+    SUITE_OPTS_O_SEARCH,
+    SUITE_OPTS_O_SEARCH_PROBES,
 };
 
 static const struct suite_opts_own {
@@ -86,6 +89,8 @@ static const struct suite_opts_own {
     {"slo", SUITE_OPTS_O_SLO, true, false},
     {"max-error-rate", SUITE_OPTS_O_MAX_ERRORS, true, false},
     {"no-cloudwatch", SUITE_OPTS_O_NO_CLOUDWATCH, false, false},
+    {"capacity-search", SUITE_OPTS_O_SEARCH, true, false},
+    {"search-probes", SUITE_OPTS_O_SEARCH_PROBES, true, false},
 };
 
 static const char *const suite_opts_names[SUITE_OPTS_NSCENARIOS] = {"decode", "sweep", "quiz",
@@ -211,6 +216,17 @@ static int suite_opts_positive(struct suite_opts_parser *p, const char *name, co
     return SUITE_OPTS_OK;
 }
 
+/* --search-probes: a whole number from 2 to SUITE_SEARCH_MAX_PROBES. */
+static int suite_opts_probes(struct suite_opts_parser *p, const char *v) {
+    double n;
+    if (suite_opts_number(v, &n) < 0 || n != floor(n) || n < 2 || n > SUITE_SEARCH_MAX_PROBES)
+        return buf_fail(p->err, SUITE_OPTS_ERR_USAGE,
+                        "--search-probes wants a whole number from 2 to %d, got '%s'",
+                        SUITE_SEARCH_MAX_PROBES, v);
+    p->o->search_probes = (int)n;
+    return SUITE_OPTS_OK;
+}
+
 /* The target: --region and --url. */
 static int suite_opts_set_target(struct suite_opts_parser *p, enum suite_opts_id id,
                                  const char *v) {
@@ -299,6 +315,12 @@ static int suite_opts_set(struct suite_opts_parser *p, enum suite_opts_id id, co
             return buf_fail(p->err, SUITE_OPTS_ERR_USAGE, "at most %d --slo", SUITE_OPTS_MAX_SLOS);
         o->slo[o->nslo++] = v;
         return SUITE_OPTS_OK;
+    case SUITE_OPTS_O_SEARCH:
+        return suite_search_parse_range(v, &o->search_lo, &o->search_hi, p->err) < 0
+                   ? SUITE_OPTS_ERR_USAGE
+                   : SUITE_OPTS_OK;
+    case SUITE_OPTS_O_SEARCH_PROBES:
+        return suite_opts_probes(p, v);
     default:
         suite_opts_keep(p, id, v);
         return SUITE_OPTS_OK;
@@ -577,6 +599,32 @@ static int suite_opts_check_run(struct suite_opts_parser *p) {
                     "--NAME=VALUE");
 }
 
+/* --capacity-search and its company: the rate step searched, at least one SLO. */
+static int suite_opts_check_search(struct suite_opts *o, struct buf *err) {
+    bool rate = false;
+    for (int i = 0; i < o->nscenarios; i++) rate |= o->order[i] == SUITE_OPTS_RATE;
+    if (!o->searching) {
+        return o->search_probes ? buf_fail(err, SUITE_OPTS_ERR_USAGE,
+                                           "--search-probes goes with --capacity-search LO:HI")
+                                : SUITE_OPTS_OK;
+    }
+    if (!o->search_probes) o->search_probes = SUITE_SEARCH_DEFAULT_PROBES;
+    if (!rate)
+        return buf_fail(err, SUITE_OPTS_ERR_USAGE,
+                        "--capacity-search searches the rate step: add rate to --scenarios");
+    if (!o->nslo)
+        return buf_fail(err, SUITE_OPTS_ERR_USAGE,
+                        "--capacity-search needs at least one --slo METRIC:pQ:SECONDS to hold");
+    if (suite_opts_value(o, SUITE_OPTS_RATE, "--rates"))
+        return buf_fail(err, SUITE_OPTS_ERR_USAGE,
+                        "--capacity-search chooses the rates itself: drop --rates");
+    if (o->aba)
+        return buf_fail(err, SUITE_OPTS_ERR_USAGE,
+                        "--capacity-search and --order aba do not go together: each side is "
+                        "searched on its own already");
+    return SUITE_OPTS_OK;
+}
+
 /* --deploy and its company. */
 static int suite_opts_check_deploy(const struct suite_opts *o, struct buf *err) {
     if (o->endpoint_url && strncmp(o->endpoint_url, "http://", 7) != 0 &&
@@ -641,6 +689,8 @@ int suite_opts_parse(char *const *words, size_t n, const char *env_region,
     if (o->out && o->resume)
         return buf_fail(err, SUITE_OPTS_ERR_USAGE, "--out and --resume do not go together");
     if ((rc = suite_opts_check_deploy(o, err)) < 0) return rc;
+    o->searching = o->search_hi > 0;
+    if ((rc = suite_opts_check_search(o, err)) < 0) return rc;
     if ((rc = suite_opts_make_sides(&p)) < 0 || (rc = suite_opts_check_run(&p)) < 0) return rc;
     if (o->deploy && o->variants)
         return buf_fail(err, SUITE_OPTS_ERR_USAGE,

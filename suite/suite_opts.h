@@ -78,6 +78,10 @@ struct suite_opts {
     const char *role;          /* --role ARN */
     const char *endpoint_url;  /* --endpoint-url: the control plane sm-endpoint calls */
     bool no_cloudwatch;        /* --no-cloudwatch: no logs and metrics fetched (suite_cw.h) */
+    /* the capacity search (suite_search.h): the rate step's probes, each side on its own */
+    bool searching; /* --capacity-search LO:HI given */
+    double search_lo, search_hi;
+    int search_probes; /* --search-probes, per side (SUITE_SEARCH_DEFAULT_PROBES) */
     /* the lists of options of the scenarios run (borrowed; NULL for the others) */
     const struct suite_spec *spec[SUITE_OPTS_NSCENARIOS];
     struct suite_opts_pass *pass; /* owned array; the strings belong to the words and specs */

@@ -94,19 +94,20 @@ static int suite_plan_opt2(struct suite_argv *c, const char *name, const char *v
                                                                        : SUITE_PLAN_OK;
 }
 
-/* --endpoint (and --variant) for each side; the A-B-A pass names its one side's label. */
-static int suite_plan_add_sides(struct suite_argv *c, const struct suite_opts *o, int nsides) {
+/* --endpoint (and --variant) for each side; a step of one side names its label. */
+static int suite_plan_add_sides(struct suite_argv *c, const struct suite_opts *o, int first,
+                                int nsides) {
     const struct suite_opts_side *s = o->side;
     const char *opt = o->variants ? "--variant" : "--endpoint";
     if (o->variants && suite_plan_opt2(c, "--endpoint", s[0].name) < 0) return SUITE_PLAN_ERR_NOMEM;
-    for (int k = 0; k < nsides; k++) {
+    for (int k = first; k < first + nsides; k++) {
         const char *id = o->variants ? s[k].variant : s[k].name;
         bool labelled = nsides == 2 && s[k].labelled;
         if (suite_argv_add(c, opt) < 0 ||
             (labelled ? suite_argv_addf(c, "%s=%s", id, s[k].label) : suite_argv_add(c, id)) < 0)
             return SUITE_PLAN_ERR_NOMEM;
     }
-    return nsides == 1 ? suite_plan_opt2(c, "--label", s[0].label) : SUITE_PLAN_OK;
+    return nsides == 1 ? suite_plan_opt2(c, "--label", s[first].label) : SUITE_PLAN_OK;
 }
 
 /* The scenario options given for scenario sc, in the order given. */
@@ -140,13 +141,43 @@ static int suite_plan_step_command(struct suite_plan_step *st, const struct suit
     rc |= suite_argv_addf(c, "%s/%s.lua", t->scenario_dir, sc);
     rc |= suite_argv_add(c, p->url);
     rc |= suite_argv_add(c, "--");
-    if (rc || suite_plan_add_sides(c, o, st->nsides) < 0) return SUITE_PLAN_ERR_NOMEM;
+    if (rc || suite_plan_add_sides(c, o, st->side, st->nsides) < 0) return SUITE_PLAN_ERR_NOMEM;
     rc |= suite_plan_opt2(c, "--region", o->region);
     if (o->time_scale != 1)
         rc |= suite_argv_add(c, "--time-scale") | suite_argv_addf(c, "%g", o->time_scale);
     rc |= suite_argv_add(c, "--out") | suite_argv_addf(c, "%s/{label}/%s.json", out, st->id);
     rc |= suite_plan_opt2(c, "--progress", SUITE_PLAN_PROGRESS_S);
+    if (!rc && st->probe) {
+        char rate[32];
+        suite_plan_rate_text(st->probe == 1   ? o->search_lo
+                             : st->probe == 2 ? o->search_hi
+                                              : NAN,
+                             rate, sizeof rate);
+        rc |= suite_argv_add(c, "--rates");
+        st->rate_word = c->n;
+        rc |= suite_argv_add(c, rate);
+    }
     return rc ? SUITE_PLAN_ERR_NOMEM : suite_plan_add_passed(c, o, st->scenario);
+}
+
+void suite_plan_rate_text(double rate, char *out, size_t cap) {
+    if (isfinite(rate))
+        snprintf(out, cap, "%.10g", rate);
+    else
+        snprintf(out, cap, "RATE");
+}
+
+int suite_plan_set_rate(struct suite_plan_step *s, double rate) {
+    char text[32], *w;
+    suite_plan_rate_text(rate, text, sizeof text);
+    if (!s->probe || s->rate_word >= s->cmd.n || !(w = strdup(text))) return SUITE_PLAN_ERR_NOMEM;
+    free(s->cmd.v[s->rate_word]);
+    s->cmd.v[s->rate_word] = w;
+    return SUITE_PLAN_OK;
+}
+
+bool suite_plan_measures(const struct suite_plan_step *s, int k) {
+    return k >= s->side && k < s->side + s->nsides;
 }
 
 static struct suite_plan_step *suite_plan_new_step(struct suite_plan *p, size_t *cap) {
@@ -177,12 +208,43 @@ static void suite_plan_name_step(struct suite_plan_step *s) {
     }
 }
 
+/* A capacity search's probes: probe K of each side in turn, then K + 1. */
+static int suite_plan_add_probes(struct suite_plan *p, size_t *cap, const struct suite_opts *o,
+                                 const struct suite_plan_tools *t, const struct suite_plan_sizes *z,
+                                 const char *out) {
+    struct suite_plan_sizes one = *z;
+    one.nrates = 1;
+    one.rate_sum = sqrt(o->search_lo * o->search_hi);
+    for (int k = 1; k <= o->search_probes; k++)
+        for (int side = 0; side < 2; side++) {
+            struct suite_plan_step *s = suite_plan_new_step(p, cap);
+            if (!s) return SUITE_PLAN_ERR_NOMEM;
+            s->scenario = SUITE_OPTS_RATE;
+            s->nsides = 1;
+            s->side = side;
+            s->probe = k;
+            s->level = o->stream ? SUITE_PLAN_RATE_STREAM_CONNS : SUITE_PLAN_RATE_CONNS;
+            snprintf(s->id, sizeof s->id, "rate-search-%d", k);
+            snprintf(s->title, sizeof s->title, "capacity search %.24s, probe %d",
+                     o->side[side].label, k);
+            double cap_s;
+            suite_plan_step_size(&one, SUITE_OPTS_RATE, 1, o->time_scale, &cap_s, &s->weight);
+            if (suite_plan_step_command(s, o, t, p, out, cap_s) < 0) return SUITE_PLAN_ERR_NOMEM;
+        }
+    return SUITE_PLAN_OK;
+}
+
 /* The steps of one pass: every scenario (and level) for nsides sides. */
 static int suite_plan_add_pass(struct suite_plan *p, size_t *cap, const struct suite_opts *o,
                                const struct suite_plan_tools *t, const struct suite_plan_sizes *z,
                                const char *out, int nsides) {
     for (int i = 0; i < o->nscenarios; i++) {
         unsigned sc = o->order[i];
+        if (sc == SUITE_OPTS_RATE && o->searching) {
+            if (nsides == 2 && suite_plan_add_probes(p, cap, o, t, z, out) < 0)
+                return SUITE_PLAN_ERR_NOMEM;
+            continue;
+        }
         int nlevels = sc == SUITE_OPTS_SWEEP ? o->nlevels : 1;
         for (int l = 0; l < nlevels; l++) {
             struct suite_plan_step *s = suite_plan_new_step(p, cap);
@@ -258,7 +320,7 @@ void suite_plan_free(struct suite_plan *p) {
 
 char *suite_plan_result(const struct suite_plan *p, const struct suite_plan_step *s, int k) {
     char *path;
-    return asprintf(&path, "%s/%s.json", p->side_dir[k], s->id) < 0 ? NULL : path;
+    return k < 0 || k > 1 || asprintf(&path, "%s/%s.json", p->side_dir[k], s->id) < 0 ? NULL : path;
 }
 
 int suite_plan_command_line(const struct suite_plan_tools *t, const struct suite_argv *cmd,

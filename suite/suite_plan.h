@@ -27,7 +27,10 @@ struct suite_plan_step {
     char id[32];       /* "decode", "sweep-c4", "rerun-quiz": names the result files */
     char title[64];    /* "sweep c4", "decode, baseline again" */
     unsigned scenario; /* SUITE_OPTS_* */
-    int nsides;        /* 2, or 1 for the baseline alone (the A-B-A pass) */
+    int nsides;        /* 2, or 1 for one side alone (the A-B-A pass, a search's probe) */
+    int side;          /* the first side measured: 0, or 1 for a candidate's probe */
+    int probe;         /* a capacity search's probe (1, 2, ...) of side; 0: not a probe */
+    size_t rate_word;  /* a probe: the index in cmd of its --rates value */
     int level;         /* wrk's -t and -c */
     double weight;     /* the expected work in tokens, for the time estimate */
     struct suite_argv cmd;
@@ -59,9 +62,17 @@ __attribute__((warn_unused_result)) int suite_plan_build(const struct suite_opts
 /* Frees the plan. */
 void suite_plan_free(struct suite_plan *p);
 
-/* The path of a step's result file for side k (0 baseline, 1 candidate); the
- * caller frees it. NULL when out of memory. */
+/* The path of a step's result file for side k (0 baseline, 1 candidate; one
+ * the step measures); the caller frees it. NULL when out of memory. */
 char *suite_plan_result(const struct suite_plan *p, const struct suite_plan_step *s, int k);
+
+/* Whether step s measures side k (0 baseline, 1 candidate). */
+bool suite_plan_measures(const struct suite_plan_step *s, int k);
+
+/* A probe's rate as its command writes it ("RATE" for one not chosen yet). */
+void suite_plan_rate_text(double rate, char *out, size_t cap);
+/* Sets the rate of probe step s (its --rates value). Returns 0 or SUITE_PLAN_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int suite_plan_set_rate(struct suite_plan_step *s, double rate);
 
 /* Appends the command to out as a line to paste into sh (env, then the words).
  * Returns BUF_OK or a BUF_ERR_*. */

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,9 @@
 #include "suite_exec.h"
 #include "suite_files.h"
 #include "suite_progress.h"
+#include "suite_probe.h"
 #include "suite_rate.h"
+#include "suite_search.h"
 
 #define SUITE_RUN_PROGRESS_EVERY_S 10 /* between progress lines when stderr is not a terminal */
 #define SUITE_RUN_REASON_MAX       1200
@@ -48,6 +51,7 @@ struct suite_run_state {
     double shown_at;  /* not a terminal: when its last progress line was printed */
     bool shown_done;  /* not a terminal: a line with a completed request was printed */
     struct buf err;   /* the message of the last failed call */
+    struct suite_search search[2]; /* --capacity-search: each side's */
 };
 
 static double suite_run_mono(void) {
@@ -150,7 +154,7 @@ bool suite_run_step_complete(const struct suite_plan *p, size_t i, int *present,
     const struct suite_plan_step *s = &p->steps[i];
     int complete = 0;
     *present = 0;
-    for (int k = 0; k < s->nsides; k++) {
+    for (int k = s->side; k < s->side + s->nsides; k++) {
         char *path = suite_plan_result(p, s, k);
         struct suite_files_result res;
         struct buf why;
@@ -170,7 +174,7 @@ bool suite_run_step_complete(const struct suite_plan *p, size_t i, int *present,
 /* The files step i may have left: [side][result, journal]; NULL when out of memory. */
 static void suite_run_step_files(const struct suite_plan *p, size_t i, char *files[2][2]) {
     const struct suite_plan_step *s = &p->steps[i];
-    for (int k = 0; k < s->nsides; k++) {
+    for (int k = s->side; k < s->side + s->nsides; k++) {
         files[k][0] = suite_plan_result(p, s, k);
         if (files[k][0] && asprintf(&files[k][1], "%.*s.journal.jsonl",
                                     (int)strlen(files[k][0]) - 5, files[k][0]) < 0)
@@ -184,7 +188,8 @@ static int suite_run_move(struct suite_run_state *r, size_t i, char *files[2][2]
     const char *dir = r->job->dir;
     char *to = NULL;
     int rc = 0;
-    for (int k = 0; rc == 0 && k < r->job->p->steps[i].nsides; k++) {
+    for (int k = r->job->p->steps[i].side;
+         rc == 0 && k < r->job->p->steps[i].side + r->job->p->steps[i].nsides; k++) {
         if (asprintf(&to, "%s/%s/%s", dir, rel, r->job->o->side[k].label) < 0) to = NULL;
         for (int f = 0; rc == 0 && f < 2; f++)
             rc = to && files[k][f] ? suite_files_move_into(files[k][f], to, &r->err) : -1;
@@ -206,7 +211,7 @@ static int suite_run_move_aside(struct suite_run_state *r, size_t i, const char 
     char *out = suite_run_path(r->job->dir, suite_manifest_output(r->m, i));
     suite_run_step_files(r->job->p, i, files);
     bool any = out && access(out, F_OK) == 0;
-    for (int k = 0; k < s->nsides; k++)
+    for (int k = s->side; k < s->side + s->nsides; k++)
         for (int f = 0; f < 2; f++) any |= files[k][f] && access(files[k][f], F_OK) == 0;
     int rc = any ? suite_run_move(r, i, files, out, rel) : 0;
     if (any && rc == 0)
@@ -456,7 +461,8 @@ static void suite_run_summary(struct suite_run_state *r) {
     struct buf lines;
     buf_init(&lines, BUF_NO_CAP);
     for (size_t i = 0; i < p->n; i++)
-        for (int k = 0; k < p->steps[i].nsides; k++) suite_run_sum_file(r, i, k, sum, &lines);
+        for (int k = p->steps[i].side; k < p->steps[i].side + p->steps[i].nsides; k++)
+            suite_run_sum_file(r, i, k, sum, &lines);
     suite_run_say(r, "requests: %ld sent, %ld ok, %ld failed%s", sum[0], sum[1], sum[2],
                   lines.len ? ":" : (sum[2] ? "" : "; no errors"));
     fputs(buf_str(&lines), stderr);
@@ -577,6 +583,13 @@ static void suite_run_intro(struct suite_run_state *r, size_t skipped) {
                   "requests alternating%s",
                   j->p->n, j->p->n == 1 ? "" : "s", skipped, lb, lc,
                   j->o->aba ? "; then every step again for the baseline alone (--order aba)" : "");
+    if (j->o->searching)
+        suite_run_say(r,
+                      "capacity search of %g:%g requests/s: each side on its own, one rate a "
+                      "probe (LO, then HI, then halving the bracket to %g%%), at most %d probes "
+                      "a side; sm-compare judges each probe",
+                      j->o->search_lo, j->o->search_hi, 100 * SUITE_SEARCH_TOLERANCE,
+                      j->o->search_probes);
     if (j->o->time_scale != 1)
         suite_run_say(r,
                       "time-scaled: the server runs %g times faster than real time (--time-scale "
@@ -589,7 +602,7 @@ static void suite_run_intro(struct suite_run_state *r, size_t skipped) {
 static void suite_run_warn_limit(struct suite_run_state *r, size_t i) {
     const struct suite_run_job *j = r->job;
     const struct suite_plan *p = j->p;
-    for (int k = 0; k < p->steps[i].nsides; k++) {
+    for (int k = p->steps[i].side; k < p->steps[i].side + p->steps[i].nsides; k++) {
         struct suite_rate rate;
         char *path = suite_plan_result(p, &p->steps[i], k);
         int rc = path ? suite_rate_read(path, &rate, &r->err) : -1;
@@ -617,12 +630,137 @@ static void suite_run_warn_limit(struct suite_run_state *r, size_t i) {
     }
 }
 
+/* What a verdict's sm-compare printed: its JSON, and its messages. */
+struct suite_run_verdict {
+    struct buf out, msg;
+};
+
+static void suite_run_on_verdict_line(void *ctx, const char *line, bool is_stderr) {
+    struct suite_run_verdict *v = ctx;
+    struct buf *b = is_stderr ? &v->msg : &v->out;
+    if (buf_adds(b, line) != BUF_OK || buf_addc(b, '\n') != BUF_OK) b->len = b->cap; /* full */
+}
+
+/* Runs sm-compare on probe step i's result file: whether the SLOs held at rate.
+ * Returns 0, or -1 with what went wrong said. */
+static int suite_run_judge(struct suite_run_state *r, size_t i, double rate, bool *held) {
+    const struct suite_run_job *j = r->job;
+    const struct suite_plan_step *s = &j->p->steps[i];
+    struct suite_run_verdict v;
+    struct suite_argv cmd;
+    struct buf line;
+    char title[128], *file = suite_plan_result(j->p, s, s->side);
+    int status = -1;
+    suite_argv_init(&cmd);
+    buf_init(&line, BUF_NO_CAP);
+    buf_init(&v.out, SUITE_PROBE_JSON_MAX);
+    buf_init(&v.msg, 4096);
+    int rc = file && suite_probe_command(j->o, j->t->compare, file, &cmd) == 0 &&
+                     suite_plan_command_line(j->t, &cmd, false, &line) == BUF_OK
+                 ? 0
+                 : -1;
+    if (rc < 0) suite_run_say(r, "out of memory");
+    if (rc == 0) {
+        snprintf(title, sizeof title, "%s: its verdict", s->title);
+        suite_run_note_command(r, title, buf_str(&line));
+        struct suite_exec_io io = {-1, -1, suite_run_on_verdict_line, NULL, &v, false};
+        buf_reset(&r->err);
+        if (suite_exec_run(cmd.v, &io, &status, &r->err) < 0) {
+            suite_run_say(r, "%s", buf_str(&r->err));
+            rc = -1;
+        }
+    }
+    if (rc == 0 && status != 0) {
+        suite_run_say(r, "%s: sm-compare failed (status %d): %s", title, status, buf_str(&v.msg));
+        rc = -1;
+    }
+    if (rc == 0 && suite_probe_verdict(buf_str(&v.out), v.out.len, rate, held, &r->err) < 0) {
+        suite_run_say(r, "%s: %s: %s", title, file, buf_str(&r->err));
+        rc = -1;
+    }
+    free(file);
+    suite_argv_free(&cmd);
+    buf_free(&line);
+    buf_free(&v.out);
+    buf_free(&v.msg);
+    return rc;
+}
+
+/* A probe complete from an earlier session, of another rate than the search
+ * asks now (its options changed): moved aside, to be run again. */
+static int suite_run_probe_stale(struct suite_run_state *r, size_t i, double rate) {
+    struct suite_plan_step *s = &r->job->p->steps[i];
+    char *file = suite_plan_result(r->job->p, s, s->side), stamp[32];
+    struct buf text;
+    double was = NAN;
+    buf_init(&text, SUITE_FILES_RESULT_MAX);
+    bool same = file && readall_path(file, &text) == 0 &&
+                suite_probe_rate(buf_str(&text), text.len, &was, &r->err) == 0 &&
+                suite_probe_same_rate(was, rate);
+    free(file);
+    buf_free(&text);
+    if (same) return 0;
+    r->complete[i] = false;
+    r->total_w += s->weight;
+    suite_run_wall(stamp, sizeof stamp, true);
+    return suite_run_move_aside(r, i, stamp);
+}
+
+/* Probe step i: its rate from its side's search, then the step (unless an
+ * earlier session measured it), then its verdict. *ran: the step ran. */
+static enum suite_run_outcome suite_run_probe(struct suite_run_state *r, size_t i, bool *ran) {
+    struct suite_plan_step *s = &r->job->p->steps[i];
+    struct suite_search *search = &r->search[s->side];
+    const char *label = r->job->o->side[s->side].label;
+    char now[32], text[160], why[256];
+    double rate;
+    bool held = false;
+    *ran = false;
+    if (!suite_search_next(search, &rate)) {
+        suite_search_text(search, text, sizeof text);
+        snprintf(why, sizeof why, "not needed: the search of %s ended, its capacity %s", label,
+                 text);
+        suite_run_wall(now, sizeof now, false);
+        if (suite_manifest_step_end(r->m, i, "skipped", -1, why, now) < 0)
+            suite_run_say(r, "warning: out of memory for the manifest");
+        return SUITE_RUN_DONE;
+    }
+    if (suite_plan_set_rate(s, rate) < 0) return SUITE_RUN_FAILED;
+    if (r->complete[i] && suite_run_probe_stale(r, i, rate) < 0) {
+        suite_run_say(r, "cannot move step %s of %s aside: %s", s->id, label, buf_str(&r->err));
+        return SUITE_RUN_FAILED;
+    }
+    enum suite_run_outcome st = SUITE_RUN_DONE;
+    if (!r->complete[i]) {
+        if (suite_exec_stopping()) return SUITE_RUN_INTERRUPTED;
+        *ran = true;
+        st = suite_run_step(r, i);
+        if (st != SUITE_RUN_DONE && st != SUITE_RUN_PARTIAL) return st;
+    }
+    if (suite_run_judge(r, i, rate, &held) < 0) return SUITE_RUN_FAILED;
+    suite_search_record(search, rate, held);
+    suite_search_text(search, text, sizeof text);
+    suite_run_say(r, "%s at %g requests/s: the SLOs %s%s; its capacity: %s", label, rate,
+                  held ? "held" : "failed", *ran ? "" : " (measured before)", text);
+    if (suite_manifest_step_probe(r->m, i, rate, held) < 0)
+        suite_run_say(r, "warning: out of memory for the manifest");
+    suite_run_save(r);
+    return st;
+}
+
 /* Runs the steps; returns the outcome that ended them (SUITE_RUN_DONE or
  * SUITE_RUN_PARTIAL when all ran). */
 static enum suite_run_outcome suite_run_steps(struct suite_run_state *r) {
     enum suite_run_outcome worst = SUITE_RUN_DONE;
     r->t0 = suite_run_mono();
     for (size_t i = 0; i < r->job->p->n; i++) {
+        if (r->job->p->steps[i].probe) {
+            bool ran;
+            enum suite_run_outcome st = suite_run_probe(r, i, &ran);
+            if (st != SUITE_RUN_DONE && st != SUITE_RUN_PARTIAL) return st;
+            if (st == SUITE_RUN_PARTIAL) worst = SUITE_RUN_PARTIAL;
+            continue;
+        }
         if (r->complete[i]) continue;
         if (suite_exec_stopping()) return SUITE_RUN_INTERRUPTED;
         enum suite_run_outcome st = suite_run_step(r, i);
@@ -683,6 +821,12 @@ static int suite_run_prepare(struct suite_run_state *r) {
         return -1;
     }
     if (suite_run_sort_steps(r) < 0) return -1;
+    for (int k = 0; job->o->searching && k < 2; k++)
+        if (suite_search_init(&r->search[k], job->o->search_lo, job->o->search_hi,
+                              job->o->search_probes, SUITE_SEARCH_TOLERANCE, &r->err) < 0) {
+            suite_run_say(r, "%s", buf_str(&r->err));
+            return -1;
+        }
     suite_run_save(r);
     return 0;
 }

@@ -12,7 +12,7 @@
 struct suite_run_job {
     const struct suite_opts *o;
     const struct suite_plan_tools *t;
-    const struct suite_plan *p;
+    struct suite_plan *p; /* a capacity search's probes get their rates as it goes */
     const struct suite_manifest_target *target; /* what runs the steps and where they send */
     struct suite_manifest *m;         /* a resume's manifest, loaded and verified; else empty */
     struct suite_seal *seal;          /* seals the manifest; NULL: not sealed */
