@@ -43,6 +43,8 @@
 #define RFMT_PARTIAL_REASON "partial_reason"
 #define RFMT_COUNTS         "counts"
 #define RFMT_RECORDS        "records"
+#define RFMT_REC_TURN       "turn"    /* a record's conversation turn (docs/result-format.md) */
+#define RFMT_REC_SESSION    "session" /* a record's sticky session id */
 #define RFMT_START_LATE_US  "start_late_us" /* added at the end: how late the first request left */
 
 #define RFMT_SHARDS_MAX 10000 /* shards of one run */

@@ -85,6 +85,7 @@ struct call_reply {
     long long t_due_us;               /* an open-loop request's intended start, or <= 0 */
     time_t now;                       /* the local clock, for the skew offset */
     const struct call_stream *stream; /* a streamed reply: a 2xx is read from this, not body */
+    const char *new_session; /* X-Amzn-SageMaker-New-Session-Id, or NULL (a NEW_SESSION call's) */
 };
 
 /* A finished call: its record and whether to send it again. */

@@ -19,6 +19,13 @@ struct disp {
     bool interim;       /* the entry on the wire got a 1xx reply */
     int fillers_ahead;  /* replies of fillers due before the next entry's reply */
     int fillers_behind; /* replies of fillers sent after the entry on the wire */
+    /* The conversation under way (conv.h) and its entry */
+    struct conv conv;
+    const struct plan_entry *conv_e;
+    bool conv_open_loop;   /* it started at an arrival: its turns' records say when they were due */
+    struct sreq *conv_req; /* the request of its step about to leave or on the wire */
+    bool next_conv, sent_conv;
+    enum conv_kind next_kind, sent_kind;
 };
 
 int disp_new(const struct disp_config *c, struct disp **out) {
@@ -28,10 +35,14 @@ int disp_new(const struct disp_config *c, struct disp **out) {
     d->c = *c;
     d->verified = !c->verification;
     d->next_due = d->sent_due = d->retry_due = -1;
+    d->conv.kind = CONV_DONE;
     return 0;
 }
 
 void disp_free(struct disp *d) {
+    if (!d) return;
+    conv_clear(&d->conv);
+    sreq_free(d->conv_req);
     free(d);
 }
 
@@ -65,6 +76,35 @@ static int disp_from_run(struct disp *d, const struct plan_entry **out) {
     return DISP_END;
 }
 
+/* The request of the conversation's current step, into d->conv_req. */
+static int disp_conv_request(struct disp *d) {
+    sreq_free(d->conv_req);
+    d->conv_req = NULL;
+    cJSON *m = d->conv.kind == CONV_TURN ? conv_messages(&d->conv) : NULL;
+    const char *sid = !d->conv.spec->session      ? NULL
+                      : d->conv.kind == CONV_OPEN ? CONV_NEW_SESSION
+                                                  : d->conv.id;
+    struct buf err;
+    buf_init(&err, 512);
+    int rc = d->conv.kind == CONV_TURN && !m ? buf_fail(&err, -1, "out of memory")
+                                             : plan_conv_request(d->c.plan, d->conv_e, d->conv.kind,
+                                                                 m, sid, &d->conv_req, &err);
+    cJSON_Delete(m);
+    if (rc)
+        disp_abort("cannot make a conversation's request",
+                   err.len ? buf_str(&err) : "out of memory");
+    buf_free(&err);
+    return rc;
+}
+
+/* The conversation's next step (waiting for it when blocking). */
+static int disp_conv_next(struct disp *d, const struct plan_entry **out) {
+    *out = d->conv_e;
+    d->next_due = d->conv.due_us;
+    if (d->c.block && disp_due(d) >= 0 && !run_wait_until(disp_due(d))) return DISP_END;
+    return DISP_SEND;
+}
+
 int disp_next(struct disp *d, bool on_main_thread, const struct plan_entry **out) {
     *out = NULL;
     if (!d->verified) {
@@ -87,9 +127,17 @@ int disp_next(struct disp *d, bool on_main_thread, const struct plan_entry **out
     d->next_due = d->retry_due;
     if (d->retry)
         *out = d->retry;
-    else
-        rc = disp_from_run(d, out);
+    else if (conv_active(&d->conv))
+        rc = disp_conv_next(d, out);
+    else if ((rc = disp_from_run(d, out)) == DISP_SEND && plan_entry_conv(*out)) {
+        d->conv_e = *out;
+        d->conv_open_loop = d->next_due >= 0;
+        conv_start(&d->conv, plan_entry_conv(*out), d->next_due);
+    }
     d->retry = NULL;
+    d->next_conv = rc == DISP_SEND && *out == d->conv_e && conv_active(&d->conv);
+    d->next_kind = d->conv.kind;
+    if (d->next_conv && disp_conv_request(d)) rc = DISP_END;
     d->next = *out;
     return rc;
 }
@@ -101,6 +149,27 @@ void disp_sent(struct disp *d, long long t_us, long long wall_us) {
     d->sent_t = t_us;
     d->sent_wall = wall_us;
     d->sent_due = d->next_due;
+    d->sent_conv = d->next_conv;
+    d->sent_kind = d->next_kind;
+}
+
+struct sreq *disp_request(const struct disp *d, const struct plan_entry *e) {
+    return d->next_conv && e == d->conv_e ? d->conv_req : plan_entry_request(e);
+}
+
+bool disp_dynamic(const struct disp *d) {
+    return d->next_conv;
+}
+
+bool disp_control(const struct disp *d) {
+    bool conv = d->sent ? d->sent_conv : d->next_conv;
+    enum conv_kind k = d->sent ? d->sent_kind : d->next_kind;
+    return conv && (k == CONV_OPEN || k == CONV_CLOSE);
+}
+
+bool disp_wants_text(const struct disp *d) {
+    return (d->sent ? d->sent_conv : d->next_conv) &&
+           (d->sent ? d->sent_kind : d->next_kind) == CONV_TURN;
 }
 
 long long disp_due(const struct disp *d) {
@@ -141,6 +210,51 @@ static void disp_check(struct disp *d, const struct plan_entry *e, const struct 
     buf_free(&err);
 }
 
+/* A session's own call that failed: recorded, so the failure is counted. */
+static void disp_conv_failed(const struct plan_entry *e, struct call_result *r, const char *code,
+                             const char *why, const char *session) {
+    r->rec.ok = false;
+    if (!r->rec.error_message || r->rec.status == 200) r->rec.error_message = why;
+    r->rec.error_code = code;
+    r->rec.session = session;
+    disp_record(e, &r->rec, false);
+}
+
+/* What came back for the conversation's step kind (not a retry): recorded
+ * as a turn, or as a failed session call, and the conversation moved on. */
+static void disp_conv_finish(struct disp *d, const struct plan_entry *e, enum conv_kind kind,
+                             const struct call_reply *in, struct call_result *r) {
+    long long now = run_now_us();
+    if (kind == CONV_OPEN) {
+        int rc = conv_opened(&d->conv, in->status == 200, in->new_session,
+                             in->new_session ? strlen(in->new_session) : 0, now);
+        if (rc)
+            disp_conv_failed(e, r, "session_not_created",
+                             in->status == 200 ? "NEW_SESSION: the reply named no valid session "
+                                                 "id (X-Amzn-SageMaker-New-Session-Id)"
+                                               : "NEW_SESSION refused",
+                             NULL);
+        return;
+    }
+    if (kind == CONV_CLOSE) {
+        if (in->status != 200)
+            disp_conv_failed(e, r, "session_not_closed", "CLOSE refused", d->conv.id);
+        conv_closed(&d->conv);
+        return;
+    }
+    r->rec.turn = (int)d->conv.turn;
+    r->rec.session = d->conv.id[0] ? d->conv.id : NULL;
+    bool ok = r->rec.ok;
+    if (d->c.check)
+        disp_check(d, e, r);
+    else
+        disp_record(e, &r->rec, false);
+    if (conv_replied(&d->conv, ok, r->reply.text, now)) {
+        disp_abort("cannot record", "out of memory");
+        conv_closed(&d->conv);
+    }
+}
+
 void disp_finish(struct disp *d, struct call_reply *in) {
     const struct plan_entry *e = d->sent;
     if (d->fillers_ahead > 0 && in->status) { /* a filler's reply */
@@ -156,9 +270,11 @@ void disp_finish(struct disp *d, struct call_reply *in) {
     in->t_start_us = d->sent_t;
     in->t_end_us = run_now_us();
     in->wall_start_us = d->sent_wall;
-    in->t_due_us = d->sent_due;
+    bool conv = d->sent_conv;
+    enum conv_kind kind = d->sent_kind;
+    in->t_due_us = conv && !d->conv_open_loop ? -1 : d->sent_due;
     in->retried = d->sent_retried;
-    in->want_text = in->want_text || d->c.want_text;
+    in->want_text = in->want_text || d->c.want_text || (conv && kind == CONV_TURN);
     in->now = time(NULL);
     struct call_result r;
     call_result_init(&r);
@@ -171,7 +287,9 @@ void disp_finish(struct disp *d, struct call_reply *in) {
         d->retry = e;
         d->retry_due = d->sent_due;
     }
-    if (d->c.check)
+    if (conv && !r.retry && conv_active(&d->conv))
+        disp_conv_finish(d, e, kind, in, &r);
+    else if (d->c.check)
         disp_check(d, e, &r);
     else
         disp_record(e, &r.rec, r.retry);

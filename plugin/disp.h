@@ -14,6 +14,14 @@
  * the wire (disp_interim), the next request is the filler (DISP_FILLER), and
  * the filler's reply, which comes after the entry's, is dropped.
  *
+ * An entry that is a conversation (plan_entry_conv) keeps its sender for all
+ * its steps (conv.h): disp_next gives the same entry again, its step's request
+ * (disp_request) made anew each time with the history and the session, due
+ * after the think time. A turn's record carries its turn and session; a
+ * session's NEW_SESSION and CLOSE calls are recorded only when they fail
+ * (error session_not_created, session_not_closed), so the latency figures
+ * hold turns alone.
+ *
  * Not thread-safe: a dispatcher belongs to its sender. */
 #ifndef SM_DISP_H
 #define SM_DISP_H
@@ -67,6 +75,19 @@ long long disp_due(const struct disp *d);
 
 /* The entry disp_next gave left at t_us (run_now_us) and wall_us. */
 void disp_sent(struct disp *d, long long t_us, long long wall_us);
+
+/* The signed request of the entry disp_next gave (its conversation step's, owned
+ * by d, when it is one; else plan_entry_request's). */
+struct sreq *disp_request(const struct disp *d, const struct plan_entry *e);
+/* Whether that request was made for this sending alone (a conversation's step:
+ * a caller must not keep its bytes for the entry). */
+bool disp_dynamic(const struct disp *d);
+/* Whether the request on the wire (or about to leave) is a session's own call
+ * (NEW_SESSION, CLOSE): its reply is plain text on InvokeEndpoint, never a stream,
+ * and the caller hands the X-Amzn-SageMaker-New-Session-Id header in. */
+bool disp_control(const struct disp *d);
+/* Whether the reply's text must be kept (a conversation's turn: its history). */
+bool disp_wants_text(const struct disp *d);
 
 /* Whether a reply is awaited: an entry's or a filler's. */
 bool disp_busy(const struct disp *d);

@@ -180,12 +180,51 @@ static struct plan *lsm_plan_new(lua_State *L, int idx, struct buf *err) {
     return rc ? NULL : p;
 }
 
+#define LSM_TURNS_MAX 1000 /* turns of one conversation at most */
+
+/* A conversation's turns (a list of prompts), think times (seconds) and
+ * session of the item at t into item; pushes one value: the room of the
+ * turns and times (a userdata), or nil for an item that is no conversation. */
+static void lsm_plan_turns(lua_State *L, int t, struct plan_item *item) {
+    if (t < 0) t = lua_gettop(L) + t + 1;
+    lua_getfield(L, t, "turns");
+    if (lua_isnil(L, -1)) return;
+    luaL_argcheck(L, lua_istable(L, -1), 1, "an item's turns must be a list of prompts");
+    size_t n = lua_objlen(L, -1);
+    luaL_argcheck(L, n >= 1 && n <= LSM_TURNS_MAX, 1, "an item has 1 to 1000 turns");
+    const char **turns = lua_newuserdata(L, n * (sizeof *turns + sizeof(double)));
+    double *think = (double *)(turns + n);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, -2, (int)i + 1);
+        turns[i] = luaL_checkstring(L, -1); /* anchored by the list, and it by the item */
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, t, "think_s");
+    bool list = lua_istable(L, -1);
+    for (size_t i = 0; i + 1 < n; i++) {
+        think[i] = 0;
+        if (!list) continue;
+        lua_rawgeti(L, -1, (int)i + 1);
+        think[i] = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : -1;
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, t, "session");
+    item->session = lua_toboolean(L, -1);
+    lua_pop(L, 2);
+    lua_remove(L, -2); /* the list: the userdata stays */
+    item->turns = turns;
+    item->n_turns = n;
+    item->think_s = think;
+}
+
 /* The item at the top of the stack (popped) added to p. */
 static int lsm_plan_item(lua_State *L, struct plan *p, struct buf *err) {
     struct plan_item item = {0};
     luaL_argcheck(L, lua_istable(L, -1), 1, "each item must be a table");
     lsm_get(L, -1, &item, lsm_item_fields, LSM_N(lsm_item_fields), true);
     item.has_temperature = lsm_has(L, -1, "temperature");
+    lsm_plan_turns(L, -1, &item);
+    lua_insert(L, -2); /* under the item, popped with it */
     lua_getfield(L, -1, "side");
     luaL_argcheck(L, lua_istable(L, -1), 1, "an item's side must be a table");
     lua_getfield(L, -1, "index");
@@ -198,7 +237,7 @@ static int lsm_plan_item(lua_State *L, struct plan *p, struct buf *err) {
                  ? buf_fail(err, PLAN_ERR_INPUT, "an item's messages: %s", why)
                  : plan_add_item(p, &item, err);
     cJSON_Delete(messages);
-    lua_pop(L, 4);
+    lua_pop(L, 5);
     return rc;
 }
 
@@ -303,10 +342,14 @@ int lsm_hooks_gc(lua_State *L) {
 /* Pushes e's request signed now (the kept string while its signature stays). */
 static int lsm_push_signed(lua_State *L, struct lsm_hooks *h, const struct plan_entry *e,
                            struct buf *err) {
-    struct sreq *r = plan_entry_request(e);
+    struct sreq *r = disp_request(h->disp, e);
     size_t k = plan_request_number(h->plan, e), len;
     const char *raw;
     if (sigcreds_sign(&lsm_state(L)->creds, r, &raw, &len, err)) return -1;
+    if (disp_dynamic(h->disp)) { /* a conversation's step: sent once */
+        lua_pushlstring(L, raw, len);
+        return 0;
+    }
     if (h->kept[k] == LUA_NOREF || h->kept_gen[k] != sreq_generation(r)) {
         luaL_unref(L, LUA_REGISTRYINDEX, h->kept[k]);
         lua_pushlstring(L, raw, len);
@@ -360,6 +403,15 @@ static void lsm_reply_headers(lua_State *L, int idx, struct call_reply *in) {
                 *slots[i] = lua_tostring(L, -1);
 }
 
+/* A session's NEW_SESSION reply: its X-Amzn-SageMaker-New-Session-Id header
+ * (conv.h checks it), from wrk's table at idx (anchored by it). */
+static void lsm_session_header(lua_State *L, int idx, struct call_reply *in) {
+    for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1))
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING &&
+            strcasecmp(lua_tostring(L, -2), CONV_NEW_HEADER) == 0)
+            in->new_session = lua_tostring(L, -1);
+}
+
 /* wrk's response(status, headers, body). */
 static int lsm_hooks_response(lua_State *L) {
     struct lsm_hooks *h = lua_touserdata(L, lua_upvalueindex(2));
@@ -374,6 +426,7 @@ static int lsm_hooks_response(lua_State *L) {
         in.content_length = lua_tostring(L, -1);
     }
     if (!in.content_length && lua_istable(L, 2)) lsm_reply_headers(L, 2, &in);
+    if (disp_control(h->disp) && lua_istable(L, 2)) lsm_session_header(L, 2, &in);
     if (lua_type(L, 3) == LUA_TSTRING) in.body = lua_tolstring(L, 3, &in.len);
     h->L = L;
     disp_finish(h->disp, &in);

@@ -9,12 +9,16 @@
 #include "body.h"
 #include "quiz.h"
 
-#define PLAN_MAX_HEADERS 3 /* variant, custom attributes, inference component */
+#define PLAN_MAX_HEADERS 4 /* variant, custom attributes, inference component, session */
 
 struct plan_entry {
     size_t request;    /* index into the plan's requests */
     struct sreq *sreq; /* that request's (its address stays) */
     struct call *call;
+    struct conv_spec *conv;           /* NULL: a single request */
+    bool has_temperature, ignore_eos; /* what a conversation's turns are sent with */
+    double temperature;
+    long max_tokens;
 };
 
 struct plan_round {
@@ -117,6 +121,13 @@ int plan_new(const struct plan_request *request, const struct plan_side *sides, 
     return PLAN_OK;
 }
 
+static void plan_conv_free(struct conv_spec *c) {
+    for (size_t i = 0; c && i < c->n_turns; i++) free(c->prompts[i]);
+    if (c) free(c->prompts);
+    if (c) free(c->think_us);
+    free(c);
+}
+
 void plan_free(struct plan *p) {
     if (!p) return;
     for (size_t i = 0; i < sizeof p->strings / sizeof p->strings[0]; i++) free(p->strings[i]);
@@ -127,7 +138,10 @@ void plan_free(struct plan *p) {
         free((char *)p->sides[i].component);
     }
     free(p->sides);
-    for (size_t i = 0; i < p->n_entries; i++) call_free(p->entries[i].call);
+    for (size_t i = 0; i < p->n_entries; i++) {
+        call_free(p->entries[i].call);
+        plan_conv_free(p->entries[i].conv);
+    }
     for (size_t i = 0; i < p->n_reqs; i++) {
         free(p->reqs[i].body);
         sreq_free(p->reqs[i].sreq);
@@ -227,7 +241,10 @@ static int plan_target(const struct plan *p, const struct plan_side *s, struct b
     }
 }
 
-static int plan_new_sreq(struct plan *p, size_t side, struct plan_req *r) {
+/* A signed request of side with body[0..len) on route (its target and
+ * headers), with X-Amzn-SageMaker-Session-Id: session when not NULL. */
+static int plan_sreq(const struct plan *p, size_t side, enum plan_route route, const char *session,
+                     const char *body, size_t len, struct sreq **out) {
     const struct plan_side *s = &p->sides[side];
     struct sigv4_header h[PLAN_MAX_HEADERS];
     size_t n = 0;
@@ -237,32 +254,41 @@ static int plan_new_sreq(struct plan *p, size_t side, struct plan_req *r) {
     if (p->rq.custom_attributes)
         h[n++] = (struct sigv4_header){"X-Amzn-SageMaker-Custom-Attributes", 34,
                                        p->rq.custom_attributes, strlen(p->rq.custom_attributes)};
-    if (s->component && p->rq.route != PLAN_ROUTE_OPENAI) /* that route's path names it */
+    if (s->component && route != PLAN_ROUTE_OPENAI) /* that route's path names it */
         h[n++] = (struct sigv4_header){"X-Amzn-SageMaker-Inference-Component", 36, s->component,
                                        strlen(s->component)};
+    if (session)
+        h[n++] =
+            (struct sigv4_header){CONV_HEADER, sizeof CONV_HEADER - 1, session, strlen(session)};
+    struct plan tmp = {.rq = p->rq};
+    tmp.rq.route = route;
     struct buf target;
     buf_init(&target, BUF_NO_CAP);
-    if (plan_target(p, s, &target)) return PLAN_ERR_NOMEM;
+    if (plan_target(&tmp, s, &target)) return PLAN_ERR_NOMEM;
     struct sreq_params sp = {
         .method = "POST",
         .target = buf_str(&target),
         .host = p->rq.host,
         .content_type = "application/json",
-        .accept = p->rq.route == PLAN_ROUTE_STREAM   ? NULL
-                  : p->rq.route == PLAN_ROUTE_OPENAI ? "text/event-stream"
-                                                     : "application/json",
-        .bearer = p->rq.route == PLAN_ROUTE_OPENAI ? p->rq.bearer : NULL,
+        .accept = route == PLAN_ROUTE_STREAM   ? NULL
+                  : route == PLAN_ROUTE_OPENAI ? "text/event-stream"
+                                               : "application/json",
+        .bearer = route == PLAN_ROUTE_OPENAI ? p->rq.bearer : NULL,
         .extra = h,
         .n_extra = n,
         .user_agent = p->rq.user_agent,
         .region = p->rq.region,
         .service = p->rq.service,
-        .body = r->body,
-        .body_len = r->body_len,
+        .body = body,
+        .body_len = len,
     };
-    int rc = sreq_new(&sp, &r->sreq);
+    int rc = sreq_new(&sp, out);
     buf_free(&target);
     return rc == SREQ_ERR_NOMEM ? PLAN_ERR_NOMEM : rc ? PLAN_ERR_INPUT : PLAN_OK;
+}
+
+static int plan_new_sreq(struct plan *p, size_t side, struct plan_req *r) {
+    return plan_sreq(p, side, p->rq.route, NULL, r->body, r->body_len, &r->sreq);
 }
 
 /* The signed request of side and the body in p->body, made when new. */
@@ -341,6 +367,80 @@ static int plan_call(const struct plan *p, const struct plan_item *item, const s
     return call_new(&spec, out) ? PLAN_ERR_NOMEM : PLAN_OK;
 }
 
+/* The conversation of item, copied into *out (NULL when it has none). */
+static int plan_conv(const struct plan *p, const struct plan_item *item, struct conv_spec **out,
+                     struct buf *err) {
+    *out = NULL;
+    if (!item->n_turns) return PLAN_OK;
+    if (p->format != BODY_VLLM_CHAT)
+        return buf_fail(err, PLAN_ERR_INPUT, "a conversation needs the vllm-chat format");
+    if (item->session && p->rq.route == PLAN_ROUTE_OPENAI)
+        return buf_fail(err, PLAN_ERR_INPUT, "the OpenAI-compatible route has no sticky sessions");
+    if (item->messages)
+        return buf_fail(err, PLAN_ERR_INPUT, "a conversation's turns are prompts, not messages");
+    struct conv_spec *c = calloc(1, sizeof *c);
+    if (!c) return PLAN_ERR_NOMEM;
+    c->session = item->session;
+    c->prompts = calloc(item->n_turns, sizeof *c->prompts);
+    c->think_us = calloc(item->n_turns, sizeof *c->think_us);
+    int rc = c->prompts && c->think_us ? PLAN_OK : PLAN_ERR_NOMEM;
+    for (size_t i = 0; !rc && i < item->n_turns; i++, c->n_turns++) {
+        double t = i + 1 < item->n_turns && item->think_s ? item->think_s[i] : 0;
+        if (!item->turns[i] || !(t >= 0 && t < 86400)) {
+            rc = buf_fail(err, PLAN_ERR_INPUT,
+                          "a conversation's turn %zu: no prompt, or a think "
+                          "time not within 0 to 86400 s",
+                          i + 1);
+            break;
+        }
+        c->think_us[i] = (long long)(t * 1e6);
+        if (!(c->prompts[i] = strdup(item->turns[i]))) rc = PLAN_ERR_NOMEM;
+    }
+    if (rc)
+        plan_conv_free(c);
+    else
+        *out = c;
+    return rc;
+}
+
+int plan_conv_request(const struct plan *p, const struct plan_entry *e, enum conv_kind kind,
+                      const cJSON *messages, const char *session, struct sreq **out,
+                      struct buf *err) {
+    *out = NULL;
+    size_t side = call_file(e->call);
+    if (kind == CONV_OPEN || kind == CONV_CLOSE) {
+        const char *body =
+            kind == CONV_OPEN ? "{\"requestType\":\"NEW_SESSION\"}" : "{\"requestType\":\"CLOSE\"}";
+        return plan_sreq(p, side, PLAN_ROUTE_INVOKE, session, body, strlen(body), out);
+    }
+    if (kind != CONV_TURN || !messages)
+        return buf_fail(err, PLAN_ERR_INPUT, "a conversation's step without messages");
+    struct body_params bp = {
+        .prompt = "",
+        .messages = messages,
+        .max_tokens = e->max_tokens,
+        .has_temperature = e->has_temperature,
+        .temperature = e->temperature,
+        .ignore_eos = e->ignore_eos,
+        .min_tokens = p->rq.min_tokens,
+        .has_seed = p->rq.has_seed,
+        .seed = p->rq.seed,
+        .extra = p->extra,
+        .stream = p->rq.route != PLAN_ROUTE_INVOKE,
+    };
+    struct buf body;
+    buf_init(&body, BUF_NO_CAP);
+    int rc = body_build(p->format, &bp, &body, err);
+    rc = rc == BODY_ERR_NOMEM ? PLAN_ERR_NOMEM : rc ? PLAN_ERR_INPUT : PLAN_OK;
+    if (!rc) rc = plan_sreq(p, side, p->rq.route, session, buf_str(&body), body.len, out);
+    buf_free(&body);
+    return rc;
+}
+
+const struct conv_spec *plan_entry_conv(const struct plan_entry *e) {
+    return e->conv;
+}
+
 int plan_add_item(struct plan *p, const struct plan_item *item, struct buf *err) {
     struct plan_round *round = p->n_rounds ? &p->rounds[p->n_rounds - 1] : NULL;
     if (!round) return buf_fail(err, PLAN_ERR_INPUT, "an item before any round");
@@ -358,12 +458,25 @@ int plan_add_item(struct plan *p, const struct plan_item *item, struct buf *err)
         p->cap_entries = cap;
     }
     struct plan_entry *e = &p->entries[p->n_entries];
+    *e = (struct plan_entry){.has_temperature = item->has_temperature,
+                             .temperature = item->temperature,
+                             .ignore_eos = item->ignore_eos,
+                             .max_tokens = item->max_tokens};
+    if (item->n_turns && round->duration_s > 0)
+        return buf_fail(err, PLAN_ERR_INPUT, "a conversation cannot be a steady round's template");
+    struct plan_item first = *item;
+    if (item->n_turns) first.prompt = item->turns[0];
+    item = &first;
     struct quiz_re *re;
-    int rc = plan_body(p, item, err);
+    int rc = plan_conv(p, item, &e->conv, err);
+    if (!rc) rc = plan_body(p, item, err);
     if (!rc) rc = plan_request_for(p, item->side, &e->request);
     if (!rc) rc = plan_pattern(p, item, &re, err);
     if (!rc) rc = plan_call(p, item, re, &e->call);
-    if (rc) return rc;
+    if (rc) {
+        plan_conv_free(e->conv);
+        return rc;
+    }
     e->sreq = p->reqs[e->request].sreq;
     p->n_entries++;
     round->n++;

@@ -22,6 +22,7 @@
 #include "arrivals.h"
 #include "buf.h"
 #include "call.h"
+#include "conv.h"
 #include "rounds.h"
 #include "sreq.h"
 
@@ -81,6 +82,14 @@ struct plan_item {
     bool has_temperature;
     double temperature;
     bool ignore_eos;
+    /* A conversation (conv.h) when n_turns > 0: the user prompt of each turn
+     * (prompt is ignored), the think time after each turn's reply but the
+     * last's (n_turns - 1 of them) and whether it holds a sticky session.
+     * vllm-chat only; a session not on the OpenAI route. */
+    const char *const *turns;
+    size_t n_turns;
+    const double *think_s;
+    bool session;
 };
 
 struct plan;
@@ -118,6 +127,16 @@ const struct call *plan_entry_call(const struct plan_entry *e);
 /* The number of distinct requests, and the one of an entry (0-based), for callers
  * that keep something per request. */
 size_t plan_n_requests(const struct plan *p);
+/* The conversation of an entry (owned by the plan), or NULL for a single request. */
+const struct conv_spec *plan_entry_conv(const struct plan_entry *e);
+
+/* A conversation's step (conv.h) as a new signed request of e's side into *out
+ * (the caller's: sreq_free): a turn with messages on the plan's route, or the
+ * session's NEW_SESSION or CLOSE call (always InvokeEndpoint); with a session
+ * id (or CONV_NEW_SESSION), the X-Amzn-SageMaker-Session-Id header. */
+__attribute__((warn_unused_result)) int
+plan_conv_request(const struct plan *p, const struct plan_entry *e, enum conv_kind kind,
+                  const cJSON *messages, const char *session, struct sreq **out, struct buf *err);
 size_t plan_request_number(const struct plan *p, const struct plan_entry *e);
 
 #endif

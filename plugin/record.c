@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "jmap.h"
+#include "rfmt.h"
 #include "jsonw.h"
 
 struct rec_file {
@@ -203,7 +204,8 @@ static int rec_serialize(struct buf *b, long long seq, const struct rec_record *
     size_t room = REC_ROOM_NUMBERS + (rec->fixed_json ? fixed : rec_fixed_room(rec)) +
                   rec_str_room(rec->finish_reason) + rec_str_room(rec->error_code) +
                   rec_str_room(rec->error_message) + rec_str_room(rec->text) +
-                  rec_str_room(rec->answer) + REC_ROOM_CHUNK * rec->n_chunks;
+                  rec_str_room(rec->answer) + rec_str_room(rec->session) +
+                  REC_ROOM_CHUNK * rec->n_chunks;
     size_t at = b->len;
     char *start = buf_grow(b, room);
     if (!start) return BUF_ERR_NOMEM;
@@ -224,6 +226,8 @@ static int rec_serialize(struct buf *b, long long seq, const struct rec_record *
     if (rec->text) p = jsonw_put_cstr(JSONW_PUT(p, ",\"text\":"), rec->text);
     if (rec->answer) p = jsonw_put_cstr(JSONW_PUT(p, ",\"answer\":"), rec->answer);
     if (rec->correct >= 0) p = rec_bool(JSONW_PUT(p, ",\"correct\":"), rec->correct);
+    if (rec->turn > 0) p = jsonw_put_int(JSONW_PUT(p, ",\"" RFMT_REC_TURN "\":"), rec->turn);
+    if (rec->session) p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFMT_REC_SESSION "\":"), rec->session);
     if (rec->t_headers_us > 0) p = rec_stream(p, rec);
     p = JSONW_PUT(p, "}\n");
     buf_truncate(b, at + (size_t)(p - start));

@@ -53,6 +53,8 @@ struct rec_record {
     const char *text;        /* NULL: omitted */
     const char *answer;      /* NULL: omitted */
     int correct;             /* < 0: omitted; 0 or 1 */
+    int turn;                /* a conversation's turn, 1-based; <= 0: omitted */
+    const char *session;     /* the sticky session's id; NULL: omitted */
     /* A streamed reply (the streaming engine's): t_headers_us > 0. Times on the
      * run's clock; the gaps between content chunks, n_chunks - 1 of them; the
      * tokens of each chunk, or NULL when every chunk carried one. */

@@ -27,7 +27,7 @@ static bool slot_is_header(const char *line, size_t n, const char *name) {
 /* The end of the headers of a final reply: a 2xx streams from here on. */
 static void slot_headers_end(struct slot *s) {
     s->t_headers_us = run_now_us();
-    if (s->status < 200 || s->status >= 300) return;
+    if (s->status < 200 || s->status >= 300 || s->control) return;
     s->streaming = true;
     bool es = s->cfg->route == PLAN_ROUTE_STREAM;
     enum sstream_framing framing = sstream_framing_for(s->content_type[0] ? s->content_type : NULL);
@@ -52,11 +52,14 @@ static size_t slot_on_header(char *line, size_t size, size_t n_items, void *ud) 
     if (n >= 5 && strncmp(line, "HTTP/", 5) == 0) {
         const char *sp = memchr(line, ' ', n);
         s->status = sp ? atoi(sp + 1) : 0;
-        s->error_type[0] = s->date[0] = s->content_type[0] = '\0';
+        s->error_type[0] = s->date[0] = s->content_type[0] = s->new_session[0] = '\0';
     } else if (n <= 2 && (n == 0 || line[0] == '\r' || line[0] == '\n')) {
         if (s->status >= 200) slot_headers_end(s);
     } else if (slot_is_header(line, n, "x-amzn-ErrorType")) {
         slot_header_value(line, n, 16, s->error_type, sizeof s->error_type);
+    } else if (s->control && slot_is_header(line, n, CONV_NEW_HEADER)) {
+        slot_header_value(line, n, sizeof CONV_NEW_HEADER - 1, s->new_session,
+                          sizeof s->new_session);
     } else if (slot_is_header(line, n, "Date")) {
         slot_header_value(line, n, 4, s->date, sizeof s->date);
     } else if (slot_is_header(line, n, "X-Amzn-SageMaker-Content-Type") ||
@@ -205,7 +208,7 @@ static int slot_headers(struct slot *s, const char *head, const char *end) {
 static void slot_reset(struct slot *s) {
     s->status = 0;
     s->streaming = false;
-    s->error_type[0] = s->date[0] = s->content_type[0] = '\0';
+    s->error_type[0] = s->date[0] = s->content_type[0] = s->new_session[0] = '\0';
     s->t_headers_us = s->t_first_us = s->t_last_us = 0;
     s->n_chunks = 0;
     s->multi_token = false;
@@ -219,7 +222,7 @@ int slot_prepare(struct slot *s, const struct plan_entry *e, struct sigcreds *cr
                  struct buf *err) {
     const char *raw;
     size_t len;
-    if (sigcreds_sign(creds, plan_entry_request(e), &raw, &len, err)) return SLOT_ERR_SIGN;
+    if (sigcreds_sign(creds, disp_request(s->disp, e), &raw, &len, err)) return SLOT_ERR_SIGN;
     const char *sp = memchr(raw, ' ', len), *sp2 = sp ? memchr(sp + 1, ' ', len) : NULL;
     const char *body = strstr(raw, "\r\n\r\n");
     if (!sp || !sp2 || !body) return buf_fail(err, SLOT_ERR_SIGN, "a malformed signed request");
@@ -245,7 +248,8 @@ int slot_prepare(struct slot *s, const struct plan_entry *e, struct sigcreds *cr
     s->left = false;
     s->t_handed_us = run_now_us();
     s->wall_handed_us = run_wall_us();
-    s->want_text = s->keep_text || call_scored(plan_entry_call(e));
+    s->want_text = s->keep_text || call_scored(plan_entry_call(e)) || disp_wants_text(s->disp);
+    s->control = disp_control(s->disp);
     return SLOT_OK;
 }
 
@@ -296,6 +300,7 @@ void slot_done(struct slot *s, CURLcode result) {
         in.date = s->date[0] ? s->date : NULL;
     }
     in.want_text = s->want_text;
+    in.new_session = s->control && s->new_session[0] ? s->new_session : NULL;
     s->entry = NULL;
     disp_finish(s->disp, &in);
 }

@@ -20,6 +20,7 @@
 
 #include "buf.h"
 #include "call.h"
+#include "conv.h"
 #include "disp.h"
 #include "sigcreds.h"
 #include "sstream.h"
@@ -68,6 +69,8 @@ struct slot {
     char stream_code[64]; /* how the stream failed, or "" */
     char stream_message[400];
     struct buf scratch; /* sstream's errors */
+    bool control;       /* a session's own call (disp_control): plain text, never a stream */
+    char new_session[CONV_ID_MAX + 64]; /* its X-Amzn-SageMaker-New-Session-Id, cut to fit */
 };
 
 /* A slot sending for disp over cfg (both outlive it); keep_text: every reply's

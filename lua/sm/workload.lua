@@ -7,6 +7,15 @@
 -- each of --prefix-groups groups (what a prefix cache can reuse). Reply lengths
 -- may be drawn the same way (sent as max_tokens with ignore_eos).
 --
+-- Conversations (--turns T > 1, or --sessions): each item is a conversation of
+-- T turns whose bodies carry the history, the earlier user prompts and the
+-- replies the server returned (vllm-chat); turn k + 1 leaves --think-time
+-- seconds after turn k's reply, on the sender that holds the conversation; with
+-- --sessions it is a SageMaker sticky session (NEW_SESSION first, every turn
+-- with X-Amzn-SageMaker-Session-Id, CLOSE last). In an open loop the
+-- conversations' starts follow the arrivals. Each turn's prompt is drawn as a
+-- single request's would be (the dataset's "prompt", or synthetic).
+--
 -- A synthetic prompt is made of common English words, one token each by the
 -- emulator's count and for most tokenizers; a real server adds its chat
 -- template's tokens (about 10 for Gemma's): the records' prompt_tokens say what
@@ -31,6 +40,15 @@ M.options = {
     help = "synthetic prompts: the first N tokens are shared within a group" },
   { name = "--prefix-groups", arg = "G", type = "int", min = 1, default = 1,
     help = "synthetic prompts: the number of groups that share a prefix" },
+  { name = "--turns", arg = "T", type = "int", min = 1, default = 1,
+    help = "turns per conversation: each turn's body carries the earlier prompts and the "
+      .. "replies the server gave (vllm-chat); 1: single requests" },
+  { name = "--think-time", arg = "DIST", type = "string", default = "0",
+    help = "seconds between a reply and the conversation's next turn: S, uniform:A:B, "
+      .. "normal:MEAN:SD[:MIN:MAX] or lognormal:MEAN:SD[:MIN:MAX] (divided by --time-scale)" },
+  { name = "--sessions", type = "bool", default = false,
+    help = "each conversation is a sticky session (X-Amzn-SageMaker-Session-Id: NEW_SESSION "
+      .. "first, CLOSE last); InvokeEndpoint and its stream route" },
   { name = "--workload-seed", arg = "N", type = "int", default = 1,
     help = "the seed of the sampling and the lengths" },
 }
@@ -98,8 +116,51 @@ function M.load(path)
   return entries
 end
 
+-- The think-time distribution in seconds as dist.h's words in milliseconds
+-- ("1.5" -> "1500", "uniform:0.5:2" -> "uniform:500:2000"), or nil and why.
+function M.think_ms_spec(text)
+  local head, rest = text:match("^(%a+):(.*)$")
+  local parts = {}
+  for w in ((head and rest or text) .. ":"):gmatch("([^:]*):") do
+    local v = tonumber(w)
+    if not v or v < 0 or v > 1000 then
+      return nil, "--think-time wants seconds from 0 to 1000 (S, uniform:A:B, normal:MEAN:SD"
+        .. "[:MIN:MAX] or lognormal:...), got '" .. text .. "'"
+    end
+    parts[#parts + 1] = string.format("%d", math.floor(v * 1000 + 0.5))
+  end
+  return (head and head .. ":" or "") .. table.concat(parts, ":")
+end
+
+-- n think times in seconds drawn from the --think-time text with seed, each
+-- divided by time_scale; all 0 for "0".
+function M.think_times(text, n, seed, time_scale)
+  local out = {}
+  if tonumber(text) == 0 or n == 0 then
+    for k = 1, n do out[k] = 0 end
+    return out
+  end
+  local ms = assert(sm.lengths(assert(M.think_ms_spec(text)), n, seed))
+  for k = 1, n do out[k] = ms[k] / 1000 / (time_scale or 1) end
+  return out
+end
+
+-- Whether the options ask for conversations.
+function M.conversations(o)
+  return (o.turns or 1) > 1 or o.sessions == true
+end
+
 -- Checks the workload options; loads the dataset into o. Returns nil or a message.
 function M.validate(o)
+  if M.conversations(o) and (o.format or "vllm-chat") ~= "vllm-chat" then
+    return "--turns and --sessions need --format vllm-chat (the history is chat messages)"
+  end
+  if o.think_time and tonumber(o.think_time) ~= 0 then
+    local spec, why = M.think_ms_spec(o.think_time)
+    if not spec then return why end
+    local ok, err = sm.lengths(spec, 0, 0)
+    if not ok then return "--think-time: " .. err end
+  end
   if o.dataset and o.input_tokens then return "--dataset and --input-tokens exclude each other" end
   if o.dataset_sampling ~= "with" and o.dataset_sampling ~= "without" then
     return "--dataset-sampling must be with or without, got '" .. o.dataset_sampling .. "'"
@@ -117,6 +178,14 @@ function M.validate(o)
     local data, err = M.load(o.dataset)
     if not data then return err end
     o.workload_data = data
+    if M.conversations(o) then
+      for i, e in ipairs(data) do
+        if not e.prompt then
+          return string.format("%s: entry %d: --turns takes \"prompt\" entries (each one turn), "
+            .. "not \"messages\"", o.dataset, i)
+        end
+      end
+    end
   end
 end
 
@@ -126,12 +195,16 @@ function M.settings(o)
     { "input_tokens", o.input_tokens }, { "output_tokens", o.output_tokens },
     { "prefix_tokens", o.input_tokens and o.prefix_tokens or nil },
     { "prefix_groups", o.input_tokens and o.prefix_tokens > 0 and o.prefix_groups or nil },
-    { "workload_seed", (o.dataset or o.input_tokens or o.output_tokens) and o.workload_seed } }
+    { "workload_seed", (o.dataset or o.input_tokens or o.output_tokens) and o.workload_seed },
+    { "turns", M.conversations(o) and o.turns or nil },
+    { "think_time", M.conversations(o) and o.turns > 1 and o.think_time or nil },
+    { "sessions", M.conversations(o) and o.sessions or nil } }
 end
 
 -- Whether the options ask for a workload at all.
 function M.given(o)
   return o.dataset ~= nil or o.input_tokens ~= nil or o.output_tokens ~= nil
+    or M.conversations(o)
 end
 
 -- n indices of 1..size drawn from seed: with replacement, or without it pass
@@ -160,6 +233,7 @@ end
 -- of a round drawn with seed + k; base holds the fields of an item without a
 -- workload (prompt, max_tokens, ...), which the workload's replace.
 function M.items(o, n, seed, base)
+  if M.conversations(o) then return M.conversation_items(o, n, seed, base) end
   local items = {}
   local picks = o.workload_data and M.picks(#o.workload_data, n, seed,
     o.dataset_sampling == "with")
@@ -181,6 +255,24 @@ function M.items(o, n, seed, base)
     items[k] = item
   end
   return items
+end
+
+-- n conversations of o.turns turns (see above): each the fields of its first
+-- turn's item plus turns (the prompts), think_s and session.
+function M.conversation_items(o, n, seed, base)
+  local single = setmetatable({ turns = 1, sessions = false }, { __index = o })
+  local flat = M.items(single, n * o.turns, seed, base)
+  local think = M.think_times(o.think_time, n * math.max(o.turns - 1, 0), seed + 2, o.time_scale)
+  local out = {}
+  for k = 1, n do
+    local item = run.with(flat[(k - 1) * o.turns + 1], { prompt = false })
+    item.prompt = nil
+    item.turns, item.think_s, item.session = {}, {}, o.sessions
+    for t = 1, o.turns do item.turns[t] = flat[(k - 1) * o.turns + t].prompt end
+    for t = 1, o.turns - 1 do item.think_s[t] = think[(k - 1) * (o.turns - 1) + t] end
+    out[k] = item
+  end
+  return out
 end
 
 return M

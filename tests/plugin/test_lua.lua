@@ -272,6 +272,28 @@ check(items[1].prompt ~= items[3].prompt, "a group's prompts differ after the pr
 eq(workload.validate({ input_tokens = "normal:5", prefix_tokens = 0, dataset_sampling = "with" }),
   "--input-tokens: 'normal:5' is not a length distribution (N, fixed:N, uniform:A:B, "
   .. "normal:MEAN:SD[:MIN:MAX] or lognormal:MEAN:SD[:MIN:MAX])", "a bad distribution")
+-- Conversations: the think time in milliseconds, its draws, and the items.
+eq(workload.think_ms_spec("1.5"), "1500", "think time: seconds to ms")
+eq(workload.think_ms_spec("uniform:0.5:2"), "uniform:500:2000", "think time: a distribution")
+eq(workload.think_ms_spec("x"), nil, "think time: not a number")
+local tt = workload.think_times("uniform:1:3", 50, 5, 2)
+for _, t in ipairs(tt) do check(t >= 0.5 and t <= 1.5, "think time within A..B / scale: " .. t) end
+eq(workload.think_times("0", 3, 1)[3], 0, "think time 0")
+local co = { input_tokens = "5", prefix_tokens = 0, dataset_sampling = "with", prefix_groups = 1,
+  workload_seed = 4, turns = 3, think_time = "2", sessions = true, format = "vllm-chat",
+  time_scale = 1 }
+eq(workload.validate(co), nil, "conversation options")
+eq(workload.validate(workload.run_with and co or setmetatable({ format = "tgi" },
+  { __index = co })), "--turns and --sessions need --format vllm-chat (the history is chat "
+  .. "messages)", "conversations want vllm-chat")
+local convs = workload.items(co, 2, 9, { max_tokens = 8, prompt = "x" })
+eq(#convs, 2, "two conversations")
+eq(#convs[1].turns, 3, "three turns each")
+eq(#convs[1].think_s, 2, "a think time between turns")
+eq(convs[1].think_s[1], 2, "think time 2 s")
+check(convs[1].session == true and convs[1].prompt == nil, "a session, no single prompt")
+check(convs[1].turns[1] ~= convs[1].turns[2] and convs[1].turns[1] ~= convs[2].turns[1],
+  "every turn its own prompt")
 local ds = os.tmpname()
 local f = assert(io.open(ds, "w"))
 f:write('{"prompt": "a"}\n\n{"messages": [{"role": "user", "content": "b"}], "max_tokens": 3}\n'
