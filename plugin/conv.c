@@ -78,14 +78,13 @@ static void conv_end_turns(struct conv *c, long long now_us) {
     c->due_us = now_us;
 }
 
-int conv_opened(struct conv *c, bool ok, const char *value, size_t n, long long now_us) {
+int conv_opened(struct conv *c, bool ok, const char *value, size_t n) {
     if (!ok || conv_parse_new_session(value, n, c->id)) {
         c->kind = CONV_DONE;
         return CONV_ERR_INPUT;
     }
     c->kind = CONV_TURN;
     c->turn = 1;
-    c->due_us = now_us;
     return CONV_OK;
 }
 

@@ -77,10 +77,12 @@ bool conv_active(const struct conv *c);
 cJSON *conv_messages(const struct conv *c);
 
 /* The NEW_SESSION call came back: ok with the reply's header value (NULL:
- * none). Returns CONV_OK (the first turn is due at now_us), CONV_ERR_INPUT
- * (no valid id: the conversation is over) or CONV_ERR_NOMEM. */
+ * none). Returns CONV_OK, CONV_ERR_INPUT (no valid id: the conversation is
+ * over) or CONV_ERR_NOMEM. The first turn keeps the conversation's due time
+ * (its arrival): it leaves at once, and the session's making counts in its
+ * latency from its intended start, as a user waiting for the first reply sees it. */
 __attribute__((warn_unused_result)) int conv_opened(struct conv *c, bool ok, const char *value,
-                                                    size_t n, long long now_us);
+                                                    size_t n);
 /* The current turn came back at now_us: when ok, its reply text (NULL: none)
  * joins the history (cut to CONV_TEXT_MAX bytes) and the next turn is due
  * after its think time; else the turns end. Then CLOSE (with a session) or DONE. */

@@ -227,7 +227,7 @@ static void disp_conv_finish(struct disp *d, const struct plan_entry *e, enum co
     long long now = run_now_us();
     if (kind == CONV_OPEN) {
         int rc = conv_opened(&d->conv, in->status == 200, in->new_session,
-                             in->new_session ? strlen(in->new_session) : 0, now);
+                             in->new_session ? strlen(in->new_session) : 0);
         if (rc)
             disp_conv_failed(e, r, "session_not_created",
                              in->status == 200 ? "NEW_SESSION: the reply named no valid session "

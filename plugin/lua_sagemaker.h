@@ -1,5 +1,6 @@
-/* lua_sagemaker: what the two files of the Lua binding share (lua_sagemaker.c:
- * the module and its functions; lua_plan.c: the plan and wrk's hooks). Not a
+/* lua_sagemaker: what the files of the Lua binding share (lua_sagemaker.c: the
+ * module and its functions; lua_json.c: JSON values; lua_plan.c: the plan and
+ * the scenario's check; lua_hooks.c: wrk's hooks; lua_run.c: the run). Not a
  * public interface: only the binding includes it. */
 #ifndef SM_LUA_SAGEMAKER_H
 #define SM_LUA_SAGEMAKER_H

@@ -20,10 +20,9 @@ run.scenario({
     { name = "--rate", arg = "R", type = "number",
       help = "open loop: conversations start at R per second (real time); default: closed "
         .. "loop, -c conversations at once" },
-    { name = "--arrivals", arg = "constant|poisson|gamma", type = "string", default = "poisson",
-      help = "with --rate: the arrival process of the conversations' starts" },
-    { name = "--arrival-seed", arg = "N", type = "int", default = 1,
-      help = "with --rate: the seed of the arrival times" },
+    workload.arrival_options[1],
+    workload.arrival_options[2],
+    workload.arrival_options[3],
     run.max_tokens_option(128, "tokens per reply"),
     run.prompt_option(run.STORY_PROMPT),
     run.temperature_option,
@@ -31,15 +30,14 @@ run.scenario({
     unpack(workload.options),
   },
   validate = function(o)
-    if not ({ constant = 1, poisson = 1, gamma = 1 })[o.arrivals] then
-      return "--arrivals must be constant, poisson or gamma, got '" .. o.arrivals .. "'"
-    end
     if o.rate and o.rate <= 0 then return "--rate must be above 0" end
-    return workload.validate(o)
+    return workload.validate_arrivals(o) or workload.validate(o)
   end,
   settings = function(o, ctx)
     local s = { { "conversations", o.conversations }, { "rate", o.rate },
-      { "arrivals", o.rate and o.arrivals or nil }, { "arrival_seed", o.rate and o.arrival_seed },
+      { "arrivals", o.rate and o.arrivals or nil },
+      { "burstiness", o.rate and o.arrivals == "gamma" and o.burstiness or nil },
+      { "arrival_seed", o.rate and o.arrival_seed },
       { "max_concurrency", ctx.threads }, { "max_tokens", o.max_tokens }, { "prompt", o.prompt },
       { "temperature", o.temperature }, { "ignore_eos", o.ignore_eos } }
     for _, kv in ipairs(workload.settings(o)) do s[#s + 1] = kv end
@@ -57,7 +55,7 @@ run.scenario({
       for k, item in ipairs(items) do round.items[k] = run.with(item, { side = side }) end
       if o.rate then
         round.arrivals = { process = o.arrivals, rate = o.rate * o.time_scale,
-          seed = o.arrival_seed + i - 1, count = #items }
+          burstiness = o.burstiness, seed = o.arrival_seed + i - 1, count = #items }
       end
       rounds[#rounds + 1] = round
     end

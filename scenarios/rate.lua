@@ -19,12 +19,9 @@ run.scenario({
       help = "requests per second (real time), one round per rate and side (required)" },
     { name = "--duration", arg = "SECONDS", type = "number",
       help = "seconds of arrivals per rate and side (required)" },
-    { name = "--arrivals", arg = "constant|poisson|gamma", type = "string", default = "poisson",
-      help = "the arrival process" },
-    { name = "--burstiness", arg = "B", type = "number", default = 1,
-      help = "gamma arrivals: the gaps' shape; below 1 burstier than Poisson, above 1 steadier" },
-    { name = "--arrival-seed", arg = "N", type = "int", default = 1,
-      help = "the seed the arrival times are drawn from (the same seed, the same schedule)" },
+    workload.arrival_options[1],
+    workload.arrival_options[2],
+    workload.arrival_options[3],
     run.max_tokens_option(128, "tokens per reply"),
     run.prompt_option(run.STORY_PROMPT),
     run.temperature_option,
@@ -33,10 +30,7 @@ run.scenario({
   },
   validate = function(o)
     if not o.rates or not o.duration then return "--rates and --duration are required" end
-    if not ({ constant = 1, poisson = 1, gamma = 1 })[o.arrivals] then
-      return "--arrivals must be constant, poisson or gamma, got '" .. o.arrivals .. "'"
-    end
-    return workload.validate(o)
+    return workload.validate_arrivals(o) or workload.validate(o)
   end,
   settings = function(o, ctx)
     local s = { { "arrivals", o.arrivals }, { "rates", o.rates }, { "duration_s", o.duration },

@@ -179,3 +179,19 @@ int suite_files_append(const char *path, const char *text, struct buf *err) {
     return ok ? SUITE_FILES_OK
               : buf_fail(err, SUITE_FILES_ERR_IO, "cannot write %s: %s", path, strerror(errno));
 }
+
+int suite_files_result_sum(const char *path, const char *step, const char *label, long sum[3],
+                           struct buf *lines) {
+    struct suite_files_result res;
+    if (suite_files_result_read(path, &res, NULL) != SUITE_FILES_OK) return SUITE_FILES_OK;
+    sum[0] += res.sent;
+    sum[1] += res.ok;
+    sum[2] += res.failed;
+    int head = (int)strcspn(res.reason, ":");
+    if ((res.failed || res.partial) &&
+        buf_addf(lines, "  %-18s %-16s %ld of %ld failed%s%s%s%.*s\n", step, label, res.failed,
+                 res.sent, res.errors[0] ? ": " : "", res.errors, res.partial ? "; partial: " : "",
+                 res.partial ? head : 0, res.reason) != BUF_OK)
+        return SUITE_FILES_ERR_NOMEM;
+    return SUITE_FILES_OK;
+}

@@ -45,6 +45,14 @@ struct suite_files_result {
 __attribute__((warn_unused_result)) int
 suite_files_result_read(const char *path, struct suite_files_result *r, struct buf *err);
 
+/* Adds the counts of the result file at path to sum (sent, ok, failed) and,
+ * when it failed or is partial, its line "  STEP LABEL F of S failed: ..." to
+ * lines; a file that cannot be read adds nothing. Returns 0 or
+ * SUITE_FILES_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int suite_files_result_sum(const char *path, const char *step,
+                                                               const char *label, long sum[3],
+                                                               struct buf *lines);
+
 /* Creates path and its parents (mkdir -p). Returns 0 or SUITE_FILES_ERR_IO
  * with a message in err. */
 __attribute__((warn_unused_result)) int suite_files_mkdirs(const char *path, struct buf *err);

@@ -741,3 +741,18 @@ int suite_opts_guarded(const struct suite_argv *words, bool keep, struct suite_a
     }
     return SUITE_OPTS_OK;
 }
+
+int suite_opts_resume_command(const struct suite_opts *o, const char *self, const char *dir,
+                              struct buf *b) {
+    struct suite_argv guarded;
+    suite_argv_init(&guarded);
+    int rc =
+        suite_opts_guarded(&o->saved, true, &guarded) == SUITE_OPTS_OK ? BUF_OK : BUF_ERR_NOMEM;
+    if (rc == BUF_OK) rc = suite_argv_quote(b, self);
+    if (rc == BUF_OK) rc = buf_adds(b, " --resume ");
+    if (rc == BUF_OK) rc = suite_argv_quote(b, dir);
+    if (rc == BUF_OK && guarded.n) rc = buf_addc(b, ' ');
+    if (rc == BUF_OK) rc = suite_argv_quote_all(b, &guarded);
+    suite_argv_free(&guarded);
+    return rc;
+}

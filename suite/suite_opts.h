@@ -132,5 +132,12 @@ const char *suite_opts_scenario_name(unsigned scenario);
  * SUITE_OPTS_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int suite_opts_guarded(const struct suite_argv *words,
                                                            bool keep, struct suite_argv *out);
+/* Appends to b the command that resumes the run in dir: self (how sm-suite was
+ * invoked) --resume DIR and the options of o that choose the code and the
+ * target, given again (the others come from the run's manifest). Returns 0 or
+ * BUF_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int suite_opts_resume_command(const struct suite_opts *o,
+                                                                  const char *self, const char *dir,
+                                                                  struct buf *b);
 
 #endif

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "suite_exec.h"
+
 int suite_probe_command(const struct suite_opts *o, const char *compare, const char *file,
                         struct suite_argv *out) {
     int rc = suite_argv_add(out, compare);
@@ -57,4 +59,31 @@ int suite_probe_rate(const char *json, size_t len, double *rate, struct buf *err
     return ok ? SUITE_PROBE_OK
               : buf_fail(err, SUITE_PROBE_ERR_FORMAT,
                          "not a probe's result file (settings.rates is not one rate)");
+}
+
+/* What sm-compare printed: its JSON, and its messages. */
+struct suite_probe_out {
+    struct buf out, msg;
+};
+
+static void suite_probe_on_line(void *ctx, const char *line, bool is_stderr) {
+    struct suite_probe_out *v = ctx;
+    struct buf *b = is_stderr ? &v->msg : &v->out;
+    if (buf_adds(b, line) != BUF_OK || buf_addc(b, '\n') != BUF_OK) b->len = b->cap; /* full */
+}
+
+int suite_probe_run(char *const argv[], double rate, bool *held, struct buf *err) {
+    struct suite_probe_out v;
+    buf_init(&v.out, SUITE_PROBE_JSON_MAX);
+    buf_init(&v.msg, 4096);
+    struct suite_exec_io io = {-1, -1, suite_probe_on_line, NULL, &v, false};
+    int status = -1;
+    int rc = suite_exec_run(argv, &io, &status, err) < 0 ? SUITE_PROBE_ERR_RUN : SUITE_PROBE_OK;
+    if (rc == SUITE_PROBE_OK && status != 0)
+        rc = buf_fail(err, SUITE_PROBE_ERR_RUN, "sm-compare failed (status %d): %s", status,
+                      buf_str(&v.msg));
+    if (rc == SUITE_PROBE_OK) rc = suite_probe_verdict(buf_str(&v.out), v.out.len, rate, held, err);
+    buf_free(&v.out);
+    buf_free(&v.msg);
+    return rc;
 }

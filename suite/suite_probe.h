@@ -1,10 +1,10 @@
 /* suite_probe: what a capacity search (suite_search.h) needs around one
- * probe, pure: the sm-compare command that judges a probe's result file (its
+ * probe: the sm-compare command that judges a probe's result file (its
  * --slo and --max-error-rate, the file as both sides, JSON on standard
  * output), the verdict read from that JSON (open_loop.sides.baseline.rates[]:
  * the entry of the probe's rate, its slos.held), and the rate a result file
  * was asked for (settings.rates, one rate). The SLO logic stays in sm-compare
- * (results/slo.c); this reads its answer. */
+ * (results/slo.c); this runs it and reads its answer (all pure but the run). */
 #ifndef SM_SUITE_PROBE_H
 #define SM_SUITE_PROBE_H
 
@@ -19,6 +19,7 @@ enum suite_probe_error {
     SUITE_PROBE_OK = 0,
     SUITE_PROBE_ERR_FORMAT = -1, /* no verdict for the rate, or not one rate */
     SUITE_PROBE_ERR_NOMEM = -2,
+    SUITE_PROBE_ERR_RUN = -3, /* sm-compare could not run, or failed */
 };
 
 /* Appends to out the command that judges the probe's result file: compare is
@@ -30,6 +31,11 @@ __attribute__((warn_unused_result)) int suite_probe_command(const struct suite_o
  * or SUITE_PROBE_ERR_FORMAT with one line in err. */
 __attribute__((warn_unused_result)) int
 suite_probe_verdict(const char *json, size_t len, double rate, bool *held, struct buf *err);
+/* Runs the command of suite_probe_command (argv) and reads its verdict at
+ * rate. Returns 0, or SUITE_PROBE_ERR_RUN or SUITE_PROBE_ERR_FORMAT with one
+ * line in err (sm-compare's own messages when it failed). */
+__attribute__((warn_unused_result)) int suite_probe_run(char *const argv[], double rate, bool *held,
+                                                        struct buf *err);
 /* The one rate a result file's text asks for (settings.rates). Returns 0, or
  * SUITE_PROBE_ERR_FORMAT with one line in err. */
 __attribute__((warn_unused_result)) int suite_probe_rate(const char *json, size_t len, double *rate,

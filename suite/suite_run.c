@@ -431,29 +431,6 @@ static enum suite_run_outcome suite_run_step(struct suite_run_state *r, size_t i
     return st;
 }
 
-/* Adds a result file's counts; its line when it failed or is partial. */
-static void suite_run_sum_file(struct suite_run_state *r, size_t i, int k, long sum[3],
-                               struct buf *lines) {
-    const struct suite_plan *p = r->job->p;
-    char *path = suite_plan_result(p, &p->steps[i], k);
-    struct suite_files_result res;
-    if (!path || suite_files_result_read(path, &res, NULL) != SUITE_FILES_OK) {
-        free(path);
-        return;
-    }
-    free(path);
-    sum[0] += res.sent;
-    sum[1] += res.ok;
-    sum[2] += res.failed;
-    int head = (int)strcspn(res.reason, ":");
-    if ((res.failed || res.partial) &&
-        buf_addf(lines, "  %-18s %-16s %ld of %ld failed%s%s%s%.*s\n", p->steps[i].id,
-                 r->job->o->side[k].label, res.failed, res.sent, res.errors[0] ? ": " : "",
-                 res.errors, res.partial ? "; partial: " : "", res.partial ? head : 0,
-                 res.reason) != BUF_OK)
-        suite_run_say(r, "warning: out of memory");
-}
-
 /* The errors of every result file of the run, from their counts. */
 static void suite_run_summary(struct suite_run_state *r) {
     const struct suite_plan *p = r->job->p;
@@ -461,8 +438,13 @@ static void suite_run_summary(struct suite_run_state *r) {
     struct buf lines;
     buf_init(&lines, BUF_NO_CAP);
     for (size_t i = 0; i < p->n; i++)
-        for (int k = p->steps[i].side; k < p->steps[i].side + p->steps[i].nsides; k++)
-            suite_run_sum_file(r, i, k, sum, &lines);
+        for (int k = p->steps[i].side; k < p->steps[i].side + p->steps[i].nsides; k++) {
+            char *path = suite_plan_result(p, &p->steps[i], k);
+            if (!path || suite_files_result_sum(path, p->steps[i].id, r->job->o->side[k].label, sum,
+                                                &lines) != SUITE_FILES_OK)
+                suite_run_say(r, "warning: out of memory");
+            free(path);
+        }
     suite_run_say(r, "requests: %ld sent, %ld ok, %ld failed%s", sum[0], sum[1], sum[2],
                   lines.len ? ":" : (sum[2] ? "" : "; no errors"));
     fputs(buf_str(&lines), stderr);
@@ -532,28 +514,13 @@ static int suite_run_compare(struct suite_run_state *r) {
     return 0;
 }
 
-/* The command that resumes this run: its target and code given again. */
-static int suite_run_resume_command(const struct suite_run_job *j, struct buf *b) {
-    struct suite_argv guarded;
-    suite_argv_init(&guarded);
-    int rc =
-        suite_opts_guarded(&j->o->saved, true, &guarded) == SUITE_OPTS_OK ? BUF_OK : BUF_ERR_NOMEM;
-    if (rc == BUF_OK) rc = suite_argv_quote(b, j->self);
-    if (rc == BUF_OK) rc = buf_adds(b, " --resume ");
-    if (rc == BUF_OK) rc = suite_argv_quote(b, j->dir);
-    if (rc == BUF_OK && guarded.n) rc = buf_addc(b, ' ');
-    if (rc == BUF_OK) rc = suite_argv_quote_all(b, &guarded);
-    suite_argv_free(&guarded);
-    return rc;
-}
-
 /* How to go on after a run that stopped early. */
 static void suite_run_hints(struct suite_run_state *r) {
     const struct suite_run_job *j = r->job;
     struct buf b;
     buf_init(&b, BUF_NO_CAP);
     suite_run_say(r, "everything measured so far is kept in %s", j->dir);
-    if (suite_run_resume_command(j, &b) == BUF_OK) {
+    if (suite_opts_resume_command(j->o, j->self, j->dir, &b) == BUF_OK) {
         suite_run_say(r, "to resume (steps whose result files are complete are skipped):");
         fprintf(stderr, "%s\n", buf_str(&b));
     }
@@ -582,7 +549,9 @@ static void suite_run_intro(struct suite_run_state *r, size_t skipped) {
                   "%zu step%s, %zu complete already; each wrk run measures %s and %s, their "
                   "requests alternating%s",
                   j->p->n, j->p->n == 1 ? "" : "s", skipped, lb, lc,
-                  j->o->aba ? "; then every step again for the baseline alone (--order aba)" : "");
+                  j->o->aba         ? "; then every step again for the baseline alone (--order aba)"
+                  : j->o->searching ? ", but a capacity search's probes measure one side each"
+                                    : "");
     if (j->o->searching)
         suite_run_say(r,
                       "capacity search of %g:%g requests/s: each side on its own, one rate a "
@@ -630,59 +599,31 @@ static void suite_run_warn_limit(struct suite_run_state *r, size_t i) {
     }
 }
 
-/* What a verdict's sm-compare printed: its JSON, and its messages. */
-struct suite_run_verdict {
-    struct buf out, msg;
-};
-
-static void suite_run_on_verdict_line(void *ctx, const char *line, bool is_stderr) {
-    struct suite_run_verdict *v = ctx;
-    struct buf *b = is_stderr ? &v->msg : &v->out;
-    if (buf_adds(b, line) != BUF_OK || buf_addc(b, '\n') != BUF_OK) b->len = b->cap; /* full */
-}
-
 /* Runs sm-compare on probe step i's result file: whether the SLOs held at rate.
  * Returns 0, or -1 with what went wrong said. */
 static int suite_run_judge(struct suite_run_state *r, size_t i, double rate, bool *held) {
     const struct suite_run_job *j = r->job;
     const struct suite_plan_step *s = &j->p->steps[i];
-    struct suite_run_verdict v;
     struct suite_argv cmd;
     struct buf line;
     char title[128], *file = suite_plan_result(j->p, s, s->side);
-    int status = -1;
     suite_argv_init(&cmd);
     buf_init(&line, BUF_NO_CAP);
-    buf_init(&v.out, SUITE_PROBE_JSON_MAX);
-    buf_init(&v.msg, 4096);
+    snprintf(title, sizeof title, "%s: its verdict", s->title);
     int rc = file && suite_probe_command(j->o, j->t->compare, file, &cmd) == 0 &&
                      suite_plan_command_line(j->t, &cmd, false, &line) == BUF_OK
                  ? 0
                  : -1;
     if (rc < 0) suite_run_say(r, "out of memory");
-    if (rc == 0) {
-        snprintf(title, sizeof title, "%s: its verdict", s->title);
-        suite_run_note_command(r, title, buf_str(&line));
-        struct suite_exec_io io = {-1, -1, suite_run_on_verdict_line, NULL, &v, false};
-        buf_reset(&r->err);
-        if (suite_exec_run(cmd.v, &io, &status, &r->err) < 0) {
-            suite_run_say(r, "%s", buf_str(&r->err));
-            rc = -1;
-        }
-    }
-    if (rc == 0 && status != 0) {
-        suite_run_say(r, "%s: sm-compare failed (status %d): %s", title, status, buf_str(&v.msg));
-        rc = -1;
-    }
-    if (rc == 0 && suite_probe_verdict(buf_str(&v.out), v.out.len, rate, held, &r->err) < 0) {
+    if (rc == 0) suite_run_note_command(r, title, buf_str(&line));
+    buf_reset(&r->err);
+    if (rc == 0 && suite_probe_run(cmd.v, rate, held, &r->err) < 0) {
         suite_run_say(r, "%s: %s: %s", title, file, buf_str(&r->err));
         rc = -1;
     }
     free(file);
     suite_argv_free(&cmd);
     buf_free(&line);
-    buf_free(&v.out);
-    buf_free(&v.msg);
     return rc;
 }
 

@@ -150,6 +150,23 @@ function M.conversations(o)
   return (o.turns or 1) > 1 or o.sessions == true
 end
 
+-- The options of an open loop's arrival process (rate.lua's, chat.lua's).
+M.arrival_options = {
+  { name = "--arrivals", arg = "constant|poisson|gamma", type = "string", default = "poisson",
+    help = "the arrival process" },
+  { name = "--burstiness", arg = "B", type = "number", default = 1,
+    help = "gamma arrivals: the gaps' shape; below 1 burstier than Poisson, above 1 steadier" },
+  { name = "--arrival-seed", arg = "N", type = "int", default = 1,
+    help = "the seed the arrival times are drawn from (the same seed, the same schedule)" },
+}
+
+-- Checks the arrival options. Returns nil or a message.
+function M.validate_arrivals(o)
+  if not ({ constant = 1, poisson = 1, gamma = 1 })[o.arrivals] then
+    return "--arrivals must be constant, poisson or gamma, got '" .. o.arrivals .. "'"
+  end
+end
+
 -- Checks the workload options; loads the dataset into o. Returns nil or a message.
 function M.validate(o)
   if M.conversations(o) and (o.format or "vllm-chat") ~= "vllm-chat" then

@@ -14,6 +14,10 @@ plugin (InvokeEndpoint) and sm-stream (InvokeEndpointWithResponseStream).
             turn is sent
   history   no sessions, --turns 3: no session header, the records have turns
             but no session, prompt_tokens grow
+  open      --rate 20 --arrivals constant --sessions: turn 1's intended start is
+            its conversation's arrival (50 ms apart; the session's making counts
+            in its latency), a later turn's is the reply before it plus the think
+            time, and no turn leaves before its intended start
 
 usage: test_conv.py wrk|stream GROUP   (environment: WRK, SM_EMULATOR,
 SM_PLUGIN_PATH, SM_STREAM, optionally WRK_PRELOAD)"""
@@ -146,7 +150,32 @@ def test_history(engine):
     check(all(not e.get("session") for e in lines), "no session header")
 
 
-GROUPS = {"sessions": test_sessions, "refused": test_refused, "history": test_history}
+def test_open(engine):
+    with tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, "requests.jsonl")
+        with emulator_for(log) as emu:
+            p, result = run(engine, emu, d, ["--conversations", str(N), "--turns", str(T),
+                                             "--think-time", "0.02", "--sessions", "--rate",
+                                             "20", "--arrivals", "constant"], threads=N)
+            check(p.returncode == 0, "%s: exit %d %s" % (engine, p.returncode, p.stderr[-600:]))
+    recs = result["records"]
+    check(len(recs) == N * T and all(r["ok"] for r in recs), "%d records: %r"
+          % (len(recs), [r for r in recs if not r["ok"]][:2]))
+    firsts = sorted((r for r in recs if r["turn"] == 1), key=lambda r: r["t_intended_us"])
+    check(len(firsts) == N, "one first turn per conversation")
+    gaps = [b["t_intended_us"] - a["t_intended_us"] for a, b in zip(firsts, firsts[1:])]
+    check(gaps == [50000] * (N - 1), "starts 50 ms apart at 20/s: %r" % gaps)
+    for sid, rs in by_conversation(recs).items():
+        rs.sort(key=lambda r: r["turn"])
+        check([r["turn"] for r in rs] == list(range(1, T + 1)), "turns 1..T in %s" % sid)
+        check(all(r["t_start_us"] >= r["t_intended_us"] for r in rs), "none before its time")
+        for a, b in zip(rs, rs[1:]):
+            check(b["t_intended_us"] - a["t_end_us"] >= 20000,
+                  "turn %d is due after the reply and the think time" % b["turn"])
+
+
+GROUPS = {"sessions": test_sessions, "refused": test_refused, "history": test_history,
+          "open": test_open}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] not in ("wrk", "stream") or sys.argv[2] not in GROUPS:

@@ -42,11 +42,11 @@ static void test_session_conversation(void) {
     CHECK_INT(c.kind, CONV_OPEN);
     CHECK_INT(c.due_us, 100);
     CHECK(conv_messages(&c) == NULL);
-    CHECK_INT(conv_opened(&c, true, "s-1; Expires=x", 14, 1000), CONV_OK);
+    CHECK_INT(conv_opened(&c, true, "s-1; Expires=x", 14), CONV_OK);
     CHECK_STR(c.id, "s-1");
     CHECK_INT(c.kind, CONV_TURN);
     CHECK_INT(c.turn, 1);
-    CHECK_INT(c.due_us, 1000);
+    CHECK_INT(c.due_us, 100); /* the conversation's arrival: the session's making counts */
     cJSON *m = conv_messages(&c);
     CHECK_INT(cJSON_GetArraySize(m), 1);
     CHECK_STR(text_of(m, 0, "content"), "one");
@@ -82,13 +82,13 @@ static void test_failures(void) {
     struct conv_spec spec = {prompts, 2, think, true};
     struct conv c = {0};
     conv_start(&c, &spec, -1);
-    CHECK_INT(conv_opened(&c, false, NULL, 0, 10), CONV_ERR_INPUT); /* refused */
+    CHECK_INT(conv_opened(&c, false, NULL, 0), CONV_ERR_INPUT); /* refused */
     CHECK(!conv_active(&c));
     conv_start(&c, &spec, -1);
-    CHECK_INT(conv_opened(&c, true, "bad id", 6, 10), CONV_ERR_INPUT); /* no valid id */
+    CHECK_INT(conv_opened(&c, true, "bad id", 6), CONV_ERR_INPUT); /* no valid id */
     CHECK(!conv_active(&c));
     conv_start(&c, &spec, -1);
-    CHECK_INT(conv_opened(&c, true, "ok1", 3, 10), CONV_OK);
+    CHECK_INT(conv_opened(&c, true, "ok1", 3), CONV_OK);
     CHECK_INT(conv_replied(&c, false, NULL, 20), CONV_OK); /* a failed turn: close */
     CHECK_INT(c.kind, CONV_CLOSE);
     spec.session = false;
