@@ -653,7 +653,7 @@ static enum suite_run_outcome suite_run_probe(struct suite_run_state *r, size_t 
     struct suite_plan_step *s = &r->job->p->steps[i];
     struct suite_search *search = &r->search[s->side];
     const char *label = r->job->o->side[s->side].label;
-    char now[32], text[160], why[256];
+    char now[32], text[160], why[512];
     double rate;
     bool held = false;
     *ran = false;
