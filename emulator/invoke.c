@@ -141,6 +141,14 @@ static void invoke_call_tokens(struct invoke_call *call) {
     }
 }
 
+/* Marks r, a reply whose head leaves now, with the call's model time so far
+ * (x-sm-emulator-service-us): from its start (authenticated) to now. */
+static void invoke_call_timed(const struct invoke_call *call, struct invoke_reply *r) {
+    double us = (mclock_real() * call->inv->time_scale - call->begun_at) * 1e6;
+    r->timed = true;
+    r->service_us = us > 0 ? (long long)(us + 0.5) : 0;
+}
+
 /* Sends r, the call's last part, and frees the call. complete: it gave every token. */
 static void invoke_call_reply(struct invoke_call *call, const struct invoke_reply *r,
                               bool complete) {
@@ -151,9 +159,11 @@ static void invoke_call_reply(struct invoke_call *call, const struct invoke_repl
         e.completion_tokens = (long)call->ans.tokens;
         invoke_call_tokens(call);
     }
+    struct invoke_reply sent = *r; /* timed before the log line: within its times */
+    if (!call->head_sent) invoke_call_timed(call, &sent);
     struct ireply_timing timing = invoke_call_timing(call);
     ireply_count(call->inv, call->var->ep, call->var, &e, &timing);
-    call->inv->send(call->owner, r);
+    call->inv->send(call->owner, &sent);
     invoke_call_free(call);
 }
 
@@ -289,6 +299,7 @@ static bool invoke_stream_send(struct invoke_call *call, enum rstream_next how) 
         invoke_call_reply(call, &r, how == RSTREAM_END && call->tokens_out == call->rs.cs.steps);
         return true;
     }
+    if (!call->head_sent) invoke_call_timed(call, &r);
     call->head_sent = true;
     call->inv->send(call->owner, &r);
     buf_reset(&call->out);
