@@ -46,6 +46,9 @@
 #define RFMT_REC_TURN       "turn"    /* a record's conversation turn (docs/result-format.md) */
 #define RFMT_REC_SESSION    "session" /* a record's sticky session id */
 #define RFMT_START_LATE_US  "start_late_us" /* added at the end: how late the first request left */
+#define RFMT_REC_SERVER_US  "server_us" /* a record's emulator service time, model microseconds */
+
+#define RFMT_SERVER_US_MAX 100000000000LL /* the largest server_us (model microseconds) */
 
 #define RFMT_SHARDS_MAX 10000 /* shards of one run */
 

@@ -39,7 +39,8 @@ struct invoke_call {
     double begun_at;      /* model time it came (monotonic) */
     double overhead;      /* model seconds of the fixed overhead */
     double stage_due, limit_due, hold_due; /* real times the timers are due (hold 0: none) */
-    struct buf body;                       /* the container's error body, then the reply body */
+    double reply_due; /* real time a whole reply was due (0: now): its service time's end */
+    struct buf body;  /* the container's error body, then the reply body */
     char id[IREPLY_ID_LEN];
     char reply_id[INVOKE_REPLY_ID_LEN]; /* the container's "chatcmpl-..." */
     long long created;                  /* the container's "created" */
@@ -141,6 +142,17 @@ static void invoke_call_tokens(struct invoke_call *call) {
     }
 }
 
+/* Marks r, a reply whose head leaves now, with the call's model time so far
+ * (x-sm-emulator-service-us): from its start (authenticated) to now. */
+static void invoke_call_timed(const struct invoke_call *call, struct invoke_reply *r) {
+    double now = mclock_real(), end = call->reply_due > 0 && call->reply_due < now
+                                          ? call->reply_due /* a late wake-up is not the model's */
+                                          : now;
+    double us = (end * call->inv->time_scale - call->begun_at) * 1e6;
+    r->timed = true;
+    r->service_us = us > 0 ? (long long)(us + 0.5) : 0;
+}
+
 /* Sends r, the call's last part, and frees the call. complete: it gave every token. */
 static void invoke_call_reply(struct invoke_call *call, const struct invoke_reply *r,
                               bool complete) {
@@ -151,9 +163,11 @@ static void invoke_call_reply(struct invoke_call *call, const struct invoke_repl
         e.completion_tokens = (long)call->ans.tokens;
         invoke_call_tokens(call);
     }
+    struct invoke_reply sent = *r; /* timed before the log line: within its times */
+    if (!call->head_sent) invoke_call_timed(call, &sent);
     struct ireply_timing timing = invoke_call_timing(call);
     ireply_count(call->inv, call->var->ep, call->var, &e, &timing);
-    call->inv->send(call->owner, r);
+    call->inv->send(call->owner, &sent);
     invoke_call_free(call);
 }
 
@@ -224,6 +238,7 @@ static void invoke_call_slow_cb(evutil_socket_t fd, short what, void *arg) {
     (void)fd;
     (void)what;
     mclock_wait_until(call->stage_due);
+    call->reply_due = call->stage_due;
     invoke_call_send_ok(call);
 }
 
@@ -289,6 +304,7 @@ static bool invoke_stream_send(struct invoke_call *call, enum rstream_next how) 
         invoke_call_reply(call, &r, how == RSTREAM_END && call->tokens_out == call->rs.cs.steps);
         return true;
     }
+    if (!call->head_sent) invoke_call_timed(call, &r);
     call->head_sent = true;
     call->inv->send(call->owner, &r);
     buf_reset(&call->out);
@@ -406,10 +422,12 @@ static void invoke_step_cb(evutil_socket_t fd, short what, void *arg) {
     }
     while ((q = batch_pop(&done))) {
         struct invoke_call *call = q->owner;
-        if (call->streaming)
+        if (call->streaming) {
             (void)invoke_stream_step(call);
-        else
+        } else {
+            call->reply_due = planned_end / inv->time_scale;
             invoke_call_done(call);
+        }
     }
 }
 
@@ -419,6 +437,7 @@ static void invoke_call_overhead_cb(evutil_socket_t fd, short what, void *arg) {
     (void)what;
     if (call->container_status || call->sess.status) { /* no decoding */
         mclock_wait_until(call->stage_due);
+        call->reply_due = call->stage_due;
         invoke_call_done(call);
         return;
     }

@@ -49,6 +49,9 @@ enum invoke_part {
     INVOKE_CHUNK_ALL,  /* head, body and end in one */
 };
 
+/* The emulator's own header (README, "Service time"): a call's model time. */
+#define INVOKE_SERVICE_HEADER "x-sm-emulator-service-us"
+
 /* A reply for the HTTP layer to write. Strings are valid during the send call. */
 struct invoke_reply {
     int status;
@@ -63,6 +66,8 @@ struct invoke_reply {
     const char *sm_content_type; /* X-Amzn-SageMaker-Content-Type, or NULL */
     const char *new_session;     /* X-Amzn-SageMaker-New-Session-Id, or NULL */
     const char *closed_session;  /* X-Amzn-SageMaker-Closed-Session-Id, or NULL */
+    bool timed;                  /* a call's head: x-sm-emulator-service-us says service_us */
+    long long service_us;        /* model microseconds from the call's start to its head leaving */
 };
 
 /* Writes r on owner, the connection a request came on (the HTTP layer's). A

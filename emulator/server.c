@@ -200,6 +200,7 @@ static void server_conn_headers(struct server_conn *c, const struct invoke_reply
         evbuffer_add_printf(out, "X-Amzn-SageMaker-New-Session-Id: %s\r\n", r->new_session);
     if (r->closed_session)
         evbuffer_add_printf(out, "X-Amzn-SageMaker-Closed-Session-Id: %s\r\n", r->closed_session);
+    if (r->timed) evbuffer_add_printf(out, INVOKE_SERVICE_HEADER ": %lld\r\n", r->service_us);
     evbuffer_add(out, close ? "Connection: close\r\n\r\n" : "\r\n", close ? 21 : 2);
 }
 

@@ -86,6 +86,7 @@ struct call_reply {
     time_t now;                       /* the local clock, for the skew offset */
     const struct call_stream *stream; /* a streamed reply: a 2xx is read from this, not body */
     const char *new_session; /* X-Amzn-SageMaker-New-Session-Id, or NULL (a NEW_SESSION call's) */
+    const char *service_us;  /* the emulator's REPLY_SERVICE_HEADER, or NULL (reply.h) */
 };
 
 /* A finished call: its record and whether to send it again. */

@@ -78,10 +78,11 @@ struct lsm_hooks *lsm_hooks_at(lua_State *L, int idx) {
 
 /* The headers a reply is read with, from wrk's table at idx (anchored by it). */
 static void lsm_reply_headers(lua_State *L, int idx, struct call_reply *in) {
-    static const char *const names[] = {"x-amzn-ErrorType", "date", "content-length"};
-    const char **slots[] = {&in->error_type, &in->date, &in->content_length};
+    static const char *const names[] = {"x-amzn-ErrorType", "date", "content-length",
+                                        REPLY_SERVICE_HEADER};
+    const char **slots[] = {&in->error_type, &in->date, &in->content_length, &in->service_us};
     for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1))
-        for (size_t i = 0; i < 3 && lua_type(L, -2) == LUA_TSTRING; i++)
+        for (size_t i = 0; i < 4 && lua_type(L, -2) == LUA_TSTRING; i++)
             if (!*slots[i] && lua_type(L, -1) == LUA_TSTRING &&
                 strcasecmp(lua_tostring(L, -2), names[i]) == 0)
                 *slots[i] = lua_tostring(L, -1);
@@ -108,6 +109,8 @@ static int lsm_hooks_response(lua_State *L) {
     if (in.status >= 200 && in.status < 300 && lua_istable(L, 2)) {
         lua_getfield(L, 2, "Content-Length"); /* a success needs only this, in its usual case */
         in.content_length = lua_tostring(L, -1);
+        lua_getfield(L, 2, REPLY_SERVICE_HEADER); /* and the emulator's, as it writes it */
+        in.service_us = lua_tostring(L, -1);
     }
     if (!in.content_length && lua_istable(L, 2)) lsm_reply_headers(L, 2, &in);
     if (disp_control(h->disp) && lua_istable(L, 2)) lsm_session_header(L, 2, &in);

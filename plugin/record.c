@@ -221,6 +221,8 @@ static int rec_serialize(struct buf *b, long long seq, const struct rec_record *
     p = jsonw_put_int(JSONW_PUT(p, ",\"t_start_us\":"), rec->t_start_us);
     p = jsonw_put_int(JSONW_PUT(p, ",\"t_end_us\":"), rec->t_end_us);
     p = jsonw_put_int(JSONW_PUT(p, ",\"wall_start_us\":"), rec->wall_start_us);
+    if (rec->has_server_us)
+        p = jsonw_put_int(JSONW_PUT(p, ",\"" RFMT_REC_SERVER_US "\":"), rec->server_us);
     if (rec->t_intended_us > 0)
         p = jsonw_put_int(JSONW_PUT(p, ",\"t_intended_us\":"), rec->t_intended_us);
     if (rec->text) p = jsonw_put_cstr(JSONW_PUT(p, ",\"text\":"), rec->text);

@@ -48,6 +48,8 @@ struct rec_record {
     const char *error_message;
     int original_status; /* > 0: written as error.original_status */
     long long t_start_us, t_end_us, wall_start_us;
+    bool has_server_us;      /* the emulator said its service time: */
+    long long server_us;     /* its model microseconds to the head (emulator/README.md) */
     long long t_intended_us; /* an open-loop request's intended start; <= 0: omitted (the run's
                               * clock starts before its first round) */
     const char *text;        /* NULL: omitted */

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "awserr.h"
+#include "rfmt.h"
 #include "rscan.h"
 #include "scrub.h"
 
@@ -265,6 +266,14 @@ int reply_parse_with(int status, const char *error_type, const char *body, size_
 int reply_parse(int status, const char *error_type, const char *body, size_t len,
                 struct reply *out) {
     return reply_parse_with(status, error_type, body, len, REPLY_TEXT, out);
+}
+
+long long reply_service_us(const char *value) {
+    long long v = 0;
+    size_t n = 0;
+    for (; value && value[n] >= '0' && value[n] <= '9' && n < 12; n++)
+        v = v * 10 + (value[n] - '0');
+    return n && !value[n] && v <= RFMT_SERVER_US_MAX ? v : -1;
 }
 
 void reply_trim(const char *content_length, const char **body, size_t *len) {

@@ -69,6 +69,15 @@ __attribute__((warn_unused_result)) int reply_parse_with(int status, const char 
                                                          const char *body, size_t len,
                                                          unsigned flags, struct reply *out);
 
+/* The emulator's own header (emulator/README.md, Service time): a call's model
+ * microseconds to its reply's head leaving. SageMaker never sends it. */
+#define REPLY_SERVICE_HEADER "x-sm-emulator-service-us"
+
+/* The value of REPLY_SERVICE_HEADER (NUL-terminated, or NULL when absent): 1 to
+ * 12 decimal digits making at most RFMT_SERVER_US_MAX; -1 for anything else
+ * (absent, signed, spaced, too long, too large). */
+long long reply_service_us(const char *value);
+
 /* The reply in a body wrk 4.1.0 handed over: after a dropped connection it
  * keeps what it had read and puts it in front of the next reply, so the reply
  * is the body's last Content-Length bytes (content_length: the header or NULL). */

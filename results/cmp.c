@@ -108,7 +108,7 @@ static size_t cmp_decode_fig(const struct side *s, struct interval_fig *rate, st
         interval_none(rci, "compare.py: no interval");
     } else {
         interval_decode(dc->lengths[0], dc->lengths[dc->nlengths - 1], dc->ws, dc->ns, dc->wl,
-                        dc->nl, s->scale_hi, rate, rci, fixed, fci);
+                        dc->nl, s->bias_hi, rate, rci, fixed, fci);
         return dc->ns < dc->nl ? dc->ns : dc->nl;
     }
     snprintf(rate->why, sizeof rate->why, "%s", rci->why);
@@ -228,7 +228,7 @@ static size_t cmp_level_fig(const struct side *s, const struct side_level *l,
         interval_none(ci, "compare.py: no interval");
     } else {
         double wall = estim_median_of(l->bwall, l->nb);
-        interval_batches(l->tps, l->nb, s->scale_hi, wall, fig, ci);
+        interval_batches(l->tps, l->nb, s->bias_hi, wall, fig, ci);
         return l->nb;
     }
     snprintf(fig->why, sizeof fig->why, "%s", ci->why);

@@ -10,6 +10,7 @@
 #include "rfmt.h"
 #include "shards.h"
 #include "smname.h"
+#include "tscale.h"
 
 #define NATIVE_MAX_BATCHES 16000000 /* batch indices above this are bad input */
 #define NATIVE_MAX_LENGTH  10000000 /* a decode length above this is bad input */
@@ -154,8 +155,11 @@ static int native_settings(struct native_ctx *c, const struct field_rule *rules,
     return rc < 0 ? rc : field_check(c->s->settings, rules, n, c->rf->path, "settings.", c->err);
 }
 
-static double native_wall(const struct src *s, const struct rfile_rec *r) {
-    return (double)(r->t_end_us - r->t_start_us) * s->time_scale / 1e6;
+/* A record's end-to-end seconds, real units (tscale.h); a conversion with the
+ * client's share multiplied too marks s biased. */
+static double native_wall(struct src *s, const struct rfile_rec *r) {
+    if (!tscale_exact(r, s->time_scale)) s->scale_biased = true;
+    return tscale_since_start(r, s->time_scale, r->t_end_us);
 }
 
 /* A cluster id of a batch index or a record's position (the streaming figures' units). */
@@ -167,6 +171,7 @@ static uint32_t native_cluster(int64_t v) {
 static int native_stream(struct native_ctx *c, struct stream_meas *m, const struct rfile_rec *r,
                          int64_t cluster) {
     if (c->s->streamed && !r->stream) m->unstreamed++;
+    if (!tscale_exact(r, c->s->time_scale)) c->s->scale_biased = true;
     if (stream_add(m, c->rf, r, native_cluster(cluster), c->s->time_scale) < 0)
         return native_nomem(c);
     return 0;
@@ -279,6 +284,8 @@ static int native_decode(struct native_ctx *c) {
 /* Per-batch sums of a sweep in batch mode (batch indices are small and dense). */
 struct native_batch {
     int64_t first, last; /* earliest start, latest end (microseconds as measured) */
+    double end_real;     /* the latest start + real end-to-end (tscale.h), microseconds */
+    bool biased;         /* a record converted without server_us */
     double tokens;
     long n, failed;
 };
@@ -301,11 +308,24 @@ static struct native_batch *native_batch_sums(struct native_ctx *c, int64_t *max
         struct native_batch *a = &acc[native_batch_of(r)];
         if (!a->n || r->t_start_us < a->first) a->first = r->t_start_us;
         if (!a->n || r->t_end_us > a->last) a->last = r->t_end_us;
+        double end =
+            (double)r->t_start_us + 1e6 * tscale_since_start(r, c->s->time_scale, r->t_end_us);
+        if (!a->n || end > a->end_real) a->end_real = end;
+        a->biased |= !tscale_exact(r, c->s->time_scale);
         a->n++;
         a->failed += !r->ok;
         if (r->ok) a->tokens += r->completion_tokens > 0 ? r->completion_tokens : 0;
     }
     return acc;
+}
+
+/* A batch's wall, real seconds: from its first start, the starts as measured (the
+ * client's: its requests leave together) and each request's real end-to-end
+ * (tscale.h); the latest end. Without server_us, the span times the time scale. */
+static double native_batch_wall(struct src *s, const struct native_batch *a) {
+    if (a->biased) s->scale_biased = true;
+    if (a->biased || s->time_scale == 1) return (double)(a->last - a->first) * s->time_scale / 1e6;
+    return (a->end_real - (double)a->first) / 1e6;
 }
 
 /* Batch mode: each complete batch without a failure gives one throughput. */
@@ -328,7 +348,7 @@ static int native_batches(struct native_ctx *c, struct src_level *p) {
         } else if (a->failed) {
             p->batches_failed++;
         } else {
-            double wall = (double)(a->last - a->first) * c->s->time_scale / 1e6;
+            double wall = native_batch_wall(c->s, a);
             if (src_push(&p->tps, &p->nb, &cap, a->tokens / wall) < 0 ||
                 src_push(&p->bwall, &nw, &capw, wall) < 0)
                 rc = native_nomem(c);
@@ -359,7 +379,8 @@ static int native_window(struct native_ctx *c, struct src_level *p) {
     if (common) first = from, last = to;
     if (last <= first) return 0;
     p->batches = 1;
-    double wall = (double)(last - first) * c->s->time_scale / 1e6;
+    double wall = (double)(last - first) * c->s->time_scale / 1e6; /* the client's share too */
+    if (c->s->time_scale != 1) c->s->scale_biased = true;
     if (src_push(&p->tps, &p->nb, &cap, tokens / wall) < 0 ||
         src_push(&p->bwall, &nw, &capw, wall) < 0)
         return native_nomem(c);

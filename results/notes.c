@@ -108,14 +108,22 @@ static void notes_small(const struct cmp_row *r, struct warnings *w) {
 /* The bias bound on one level's throughput: the time scale's allowance over its median batch. */
 static double notes_level_bias(const struct side *s, const struct side_level *l) {
     double wall = l->nb && !l->measure ? estim_median_of(l->bwall, l->nb) : NAN;
-    return s->scale_hi != 1 && wall > 0 ? s->scale_hi * INTERVAL_SCALED_BIAS_S / wall : 0;
+    return s->bias_hi != 1 && wall > 0 ? s->bias_hi * INTERVAL_SCALED_BIAS_S / wall : 0;
 }
 
-/* Time-scaled runs: how far their times may read long, and what that does to each figure. */
+/* Time-scaled runs: how far their times may read long, and what that does to each figure
+ * (none when the emulator's service time converted every record: tscale.h). */
 static void notes_scaled(const struct cmp *m, struct warnings *w) {
-    double k = m->b->scale_hi > m->c->scale_hi ? m->b->scale_hi : m->c->scale_hi;
+    double k = m->b->bias_hi > m->c->bias_hi ? m->b->bias_hi : m->c->bias_hi;
     if (m->b->scale_hi == 1 && m->c->scale_hi == 1 && m->b->scale_lo == 1 && m->c->scale_lo == 1)
         return;
+    if (k == 1) {
+        warnings_add(w, "time-scaled runs: every record carried the emulator's service time "
+                        "(server_us), so only the server's share of each time was multiplied by "
+                        "the time scale and the client's own was kept in real units; no bias "
+                        "bound");
+        return;
+    }
     char lv[600] = "";
     size_t n = 0;
     for (size_t i = 0; i < m->b->nlv && n < sizeof lv; i++) {

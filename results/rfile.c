@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "jscan.h"
+#include "rfmt.h"
 
 #define RFILE_MAX_BYTES ((off_t)1 << 36) /* 64 GiB: a larger file is refused */
 
@@ -138,6 +139,12 @@ static int rfile_int32(struct rfile_ctx *c, int32_t *v) {
 static int rfile_time(struct rfile_ctx *c, int64_t *v) {
     if (jscan_int(&c->s, v) < 0) return -1;
     return *v < 0 ? jscan_fail(&c->s, "time out of range") : 0;
+}
+
+/* The emulator's service time: a whole number of model microseconds in range. */
+static int rfile_server_us(struct rfile_ctx *c, int64_t *v) {
+    if (jscan_int(&c->s, v) < 0) return -1;
+    return *v < 0 || *v > RFMT_SERVER_US_MAX ? jscan_fail(&c->s, "server_us out of range") : 0;
 }
 
 static int rfile_keep_errmsg(struct rfile_ctx *c, uint32_t id) {
@@ -318,6 +325,9 @@ static int rfile_member(struct rfile_ctx *c, const struct jstr *k, struct rfile_
         if (RFILE_IS("question")) return rfile_id(c, &r->question);
         if (RFILE_IS("t_end_us")) return rfile_time(c, &r->t_end_us) < 0 ? -1 : RFILE_HAVE_END;
         break;
+    case 9:
+        if (RFILE_IS("server_us")) return rfile_server_us(c, &r->server_us);
+        break;
     case 10:
         if (RFILE_IS("max_tokens")) return rfile_int32(c, &r->max_tokens);
         if (RFILE_IS("t_start_us"))
@@ -427,6 +437,7 @@ static int rfile_record(struct rfile_ctx *c) {
                           .correct = -1,
                           .chunks = RFILE_NONE,
                           .t_headers_us = RFILE_NONE,
+                          .server_us = RFILE_NONE,
                           .t_first_us = RFILE_NONE,
                           .ctoks = RFILE_NO_CTOKS};
     struct jstr key;

@@ -46,6 +46,7 @@ struct rfile_rec {
     bool stream;          /* the record has them: t_first_token_us, chunks, chunk_gaps_us */
     int32_t chunks;       /* content chunks (RFILE_NONE when not streamed) */
     int64_t t_headers_us; /* RFILE_NONE when absent */
+    int64_t server_us;    /* the emulator's service time (model us, tscale.h); RFILE_NONE: none */
     int64_t t_first_us;   /* t_first_token_us; RFILE_NONE when null (no content came) */
     size_t gaps;          /* its chunks - 1 gaps (microseconds) start at rfile.gaps[gaps] */
     size_t ctoks;         /* its chunks' tokens start at rfile.ctoks[ctoks], or RFILE_NO_CTOKS */

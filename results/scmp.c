@@ -62,7 +62,7 @@ static int scmp_metric(struct cmp *m, const struct scmp_meas *me, enum stream_me
     struct stream_fig f[2];
     for (int s = 0; s < 2; s++) {
         memset(&f[s], 0, sizeof f[s]);
-        if (me->x[s]) stream_figures(me->x[s], k, me->s[s]->scale_hi, &f[s]);
+        if (me->x[s]) stream_figures(me->x[s], k, me->s[s]->bias_hi, &f[s]);
     }
     for (int qi = 0; qi < STREAM_QUANTILES; qi++) {
         char name[64];
@@ -143,7 +143,7 @@ static bool scmp_check_one(const struct side *s, const char *name, const char *w
     struct stream_fig f;
     char itl[FMT_CELL], rate[FMT_CELL], n[120];
     if (!dc->rate.ok) return false;
-    stream_figures(x, STREAM_ITL, s->scale_hi, &f);
+    stream_figures(x, STREAM_ITL, s->bias_hi, &f);
     if (!f.ok || !(f.q[0] > 0)) return false;
     double diff = 1 / f.q[0] / dc->rate.v - 1;
     if (fabs(diff) <= SCMP_ITL_TOLERANCE) return false;

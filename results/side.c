@@ -403,7 +403,7 @@ static int side_build_quiz(struct side *s, struct warnings *w, struct buf *err) 
 
 static void side_describe(struct side *s, struct warnings *w) {
     s->name = s->in.n ? s->in.srcs[0].label : s->role;
-    s->scale_lo = s->scale_hi = 1;
+    s->scale_lo = s->scale_hi = s->bias_hi = 1;
     for (size_t i = 0; i < s->in.n; i++) {
         const struct src *src = &s->in.srcs[i];
         if (strcmp(src->label, s->name) != 0)
@@ -414,6 +414,7 @@ static void side_describe(struct side *s, struct warnings *w) {
                          src->partial_reason ? src->partial_reason : "no reason given");
         if (i == 0 || src->time_scale < s->scale_lo) s->scale_lo = src->time_scale;
         if (i == 0 || src->time_scale > s->scale_hi) s->scale_hi = src->time_scale;
+        if (src->scale_biased && src->time_scale > s->bias_hi) s->bias_hi = src->time_scale;
     }
 }
 

@@ -81,6 +81,8 @@ struct side {
     struct side_run *runs;
     size_t nruns;
     double scale_lo, scale_hi; /* the smallest and largest time_scale of its inputs */
+    double bias_hi;            /* the largest time_scale of inputs converted with the client's share
+                                  multiplied (src.scale_biased): the bias bound's; 1 when none */
 };
 
 /* Computes the figures of in (which the side takes over). Returns 0, or a

@@ -119,6 +119,7 @@ struct src {
     cJSON *endpoint; /* owned copy of the file's endpoint object, or NULL */
     cJSON *settings; /* owned copy of the file's settings, or NULL */
     double time_scale;
+    bool scale_biased; /* time-scaled and some time converted without server_us (tscale.h) */
     bool partial;
     char *partial_reason; /* owned, or NULL */
     struct src_decode *decode;

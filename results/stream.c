@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tscale.h"
+
 const double stream_quantiles[STREAM_QUANTILES] = {0.50, 0.90, 0.99};
 
 const char *stream_name(enum stream_metric k) {
@@ -39,13 +41,13 @@ static int stream_itl(struct stream_meas *m, const struct rfile *rf, const struc
 
 int stream_add(struct stream_meas *m, const struct rfile *rf, const struct rfile_rec *r,
                uint32_t cluster, double scale) {
-    double k = scale / 1e6; /* real seconds per microsecond as measured */
+    double k = scale / 1e6; /* real seconds per microsecond as measured (after the head) */
     if (cluster >= m->clusters) m->clusters = cluster + 1;
-    if (stream_push(&m->s[STREAM_E2E], (double)(r->t_end_us - r->t_start_us) * k, 1, cluster) < 0)
+    if (stream_push(&m->s[STREAM_E2E], tscale_since_start(r, scale, r->t_end_us), 1, cluster) < 0)
         return -1;
     m->s[STREAM_E2E].requests++;
     if (!r->stream || r->t_first_us == RFILE_NONE) return 0;
-    if (stream_push(&m->s[STREAM_TTFT], (double)(r->t_first_us - r->t_start_us) * k, 1, cluster) <
+    if (stream_push(&m->s[STREAM_TTFT], tscale_since_start(r, scale, r->t_first_us), 1, cluster) <
         0)
         return -1;
     m->s[STREAM_TTFT].requests++;

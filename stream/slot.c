@@ -53,6 +53,7 @@ static size_t slot_on_header(char *line, size_t size, size_t n_items, void *ud) 
         const char *sp = memchr(line, ' ', n);
         s->status = sp ? atoi(sp + 1) : 0;
         s->error_type[0] = s->date[0] = s->content_type[0] = s->new_session[0] = '\0';
+        s->service_us[0] = '\0';
     } else if (n <= 2 && (n == 0 || line[0] == '\r' || line[0] == '\n')) {
         if (s->status >= 200) slot_headers_end(s);
     } else if (slot_is_header(line, n, "x-amzn-ErrorType")) {
@@ -60,6 +61,9 @@ static size_t slot_on_header(char *line, size_t size, size_t n_items, void *ud) 
     } else if (s->control && slot_is_header(line, n, CONV_NEW_HEADER)) {
         slot_header_value(line, n, sizeof CONV_NEW_HEADER - 1, s->new_session,
                           sizeof s->new_session);
+    } else if (slot_is_header(line, n, REPLY_SERVICE_HEADER)) {
+        slot_header_value(line, n, sizeof REPLY_SERVICE_HEADER - 1, s->service_us,
+                          sizeof s->service_us);
     } else if (slot_is_header(line, n, "Date")) {
         slot_header_value(line, n, 4, s->date, sizeof s->date);
     } else if (slot_is_header(line, n, "X-Amzn-SageMaker-Content-Type") ||
@@ -209,6 +213,7 @@ static void slot_reset(struct slot *s) {
     s->status = 0;
     s->streaming = false;
     s->error_type[0] = s->date[0] = s->content_type[0] = s->new_session[0] = '\0';
+    s->service_us[0] = '\0';
     s->t_headers_us = s->t_first_us = s->t_last_us = 0;
     s->n_chunks = 0;
     s->multi_token = false;
@@ -300,6 +305,7 @@ void slot_done(struct slot *s, CURLcode result) {
         in.date = s->date[0] ? s->date : NULL;
     }
     in.want_text = s->want_text;
+    in.service_us = s->status >= 200 && s->service_us[0] ? s->service_us : NULL;
     in.new_session = s->control && s->new_session[0] ? s->new_session : NULL;
     s->entry = NULL;
     disp_finish(s->disp, &in);

@@ -60,6 +60,7 @@ struct slot {
     bool keep_text;        /* every reply's */
     bool want_text;        /* this reply's */
     char error_type[128], date[64], content_type[128];
+    char service_us[24]; /* the emulator's REPLY_SERVICE_HEADER (reply.h), cut to fit, or "" */
     long long t_headers_us, t_first_us, t_last_us;
     uint32_t *gaps; /* between content chunks */
     uint16_t *tokens;

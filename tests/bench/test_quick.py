@@ -24,8 +24,8 @@ EXPECTED = {
                "client_d_minus_b64", "client_c_minus_b_quiet", "client_d_minus_b_quiet",
                "client_plugin_calls", "client_reply_scan",
                "client_reply_cjson", "client_journal_write"],
-    "accuracy": [f"accuracy_{cfg}_{fig}" for cfg in ("small-fast", "flat-slow", "from-file")
-                 for fig in ("decode", "per_call", "c1", "c4", "c16")],
+    "accuracy": [f"accuracy_{cfg}_{fig}{k}" for cfg in ("small-fast", "flat-slow", "from-file")
+                 for fig in ("decode", "per_call", "c1", "c4", "c16") for k in ("", "_k1")],
     "scale": [f"scale_{n}_{what}" for n in (1, 16, 256) for what in ("memory", "cpu", "lost")],
     "compare": ["compare_seconds"],
     "peers": ["peers_curl", "peers_botocore"],

@@ -7,11 +7,13 @@
  * REPLY_MESSAGE_MAX bytes, a 424's original status in range and named in the
  * message, well-formed UTF-8 out of well-formed UTF-8 in). Reading without the
  * text changes nothing but the text; a failure reads the same with and
- * without the scanner. */
+ * without the scanner. The header line also goes through reply_service_us:
+ * -1, or a value in range that only digits gave. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "plugcheck.h"
+#include "rfmt.h"
 
 static void fuzz_parse(const struct plugcheck_input *in, unsigned flags, bool utf8,
                        struct reply *r) {
@@ -36,6 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct reply with_text, without_text, cjson;
     bool utf8 = plugcheck_utf8((const char *)data, size);
     plugcheck_input_split(data, size, &in);
+    long long us = reply_service_us(in.error_type);
+    if (us < -1 || us > RFMT_SERVER_US_MAX || (us >= 0 && !in.error_type[0])) abort();
     fuzz_parse(&in, REPLY_TEXT, utf8, &with_text);
     fuzz_parse(&in, 0, utf8, &without_text);
     fuzz_parse(&in, REPLY_TEXT | REPLY_NO_SCAN, utf8, &cjson);

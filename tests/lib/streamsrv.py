@@ -99,12 +99,18 @@ def lmi(i, text, last=False):
     return json.dumps(e).encode() + b"\n"
 
 
+# Modes whose head carries x-sm-emulator-service-us (emulator/README.md): its value.
+SERVICE_US = {"timed": "4321", "badtimed": "-5", "hugetimed": "1234567890123"}
+
+
 def script(mode, openai):
     """(content type, [pieces]): a piece is bytes of container text, ("sleep", s),
     ("raw", bytes) sent as is, ("exception", kind, msg, code), ("cut",) or ("stall",)."""
     if mode == "ok":
         return "text/event-stream", [chat(w) for w in ["One", " two", " three", " four", " five"]] + [
             usage(7, 5), DONE]
+    if mode in SERVICE_US:  # "ok" with the emulator's service-time header
+        return script("ok", openai)
     if mode == "capital":
         return "text/event-stream", [chat("Can"), chat("berra"), usage(7, 2), DONE]
     if mode == "tgi":
@@ -202,7 +208,7 @@ class Server:
         ctype, pieces = script(mode, openai)
         if pieces is None:
             return self._error(conn, 400, "ValidationError", "endpoint %s refuses" % mode)
-        return self._stream(conn, req, ctype, pieces, openai)
+        return self._stream(conn, req, ctype, pieces, openai, SERVICE_US.get(mode))
 
     def _error(self, conn, status, kind, message):
         body = json.dumps({"message": message}).encode()
@@ -211,8 +217,10 @@ class Server:
                       % (status, kind, len(body))).encode() + body)
         return True
 
-    def _stream(self, conn, req, ctype, pieces, openai):
+    def _stream(self, conn, req, ctype, pieces, openai, service_us=None):
         head = ["HTTP/1.1 200 OK", "Transfer-Encoding: chunked"]
+        if service_us is not None:
+            head.append("X-Sm-Emulator-Service-Us: " + service_us)
         if openai:
             head.append("Content-Type: " + ctype)
         else:

@@ -183,7 +183,30 @@ static void test_copies(void) {
     call_free(c);
 }
 
+/* The emulator's service time (its header's value) becomes the record's server_us;
+ * a value that is not one, or none, leaves it out. */
+static void test_service_us(void) {
+    struct call_spec s = {.fixed = {.endpoint = "e", .phase = "sweep"}, .expect_tokens = -1};
+    struct call *c = NULL;
+    CHECK_INT(call_new(&s, &c), CALL_OK);
+    const char *values[] = {"52000", NULL, "-1", "52000x"};
+    for (size_t i = 0; i < 4; i++) {
+        struct call_reply in = {.status = 200,
+                                .body = CHAT("x", "1"),
+                                .len = strlen(CHAT("x", "1")),
+                                .service_us = values[i]};
+        struct call_result out;
+        call_result_init(&out);
+        CHECK_INT(call_finish(c, &in, &out), CALL_OK);
+        CHECK(out.rec.ok && out.rec.has_server_us == (i == 0));
+        if (i == 0) CHECK(out.rec.server_us == 52000);
+        call_result_clear(&out);
+    }
+    call_free(c);
+}
+
 int main(void) {
+    test_service_us();
     test_cases();
     test_copies();
     return check_exit();

@@ -259,13 +259,15 @@ static void test_exact_lines(void) {
           .t_start_us = -5,
           .t_end_us = 9223372036854775807LL,
           .wall_start_us = -9223372036854775807LL - 1,
+          .has_server_us = true,
+          .server_us = 100000000000LL,
           .correct = 0},
          "{\"seq\":2,\"thread\":15,\"endpoint\":\"\",\"variant\":null,\"phase\":\"\",\"batch\":-7,"
          "\"question\":null,\"kind\":null,\"max_tokens\":256,\"prompt_tokens\":0,"
          "\"completion_tokens\":0,\"finish_reason\":null,\"status\":424,\"ok\":false,\"error\":{"
          "\"code\":\"ModelError\",\"message\":\"container answered 400: bad\\u0009tab\","
          "\"original_status\":400},\"t_start_us\":-5,\"t_end_us\":9223372036854775807,"
-         "\"wall_start_us\":-9223372036854775808,\"correct\":false}\n"},
+         "\"wall_start_us\":-9223372036854775808,\"server_us\":100000000000,\"correct\":false}\n"},
         {{.thread = 2,
           .endpoint = "x",
           .phase = "sweep",

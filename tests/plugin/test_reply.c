@@ -6,6 +6,7 @@
 #include "../check.h"
 #include "buf.h"
 #include "reply.h"
+#include "rfmt.h"
 
 static const struct {
     const char *name;
@@ -486,7 +487,30 @@ static void test_trim(void) {
     }
 }
 
+/* The emulator's service-time header: whole microseconds, bounded; else none. */
+static void test_service_us(void) {
+    CHECK(reply_service_us("0") == 0);
+    CHECK(reply_service_us("4321") == 4321);
+    CHECK(reply_service_us("100000000000") == RFMT_SERVER_US_MAX);
+    CHECK(reply_service_us("000000000012") == 12);
+    const char *bad[] = {NULL,
+                         "",
+                         "-5",
+                         "+5",
+                         " 5",
+                         "5 ",
+                         "5.0",
+                         "1e3",
+                         "0x10",
+                         "100000000001",
+                         "1234567890123",
+                         "99999999999999999999999",
+                         "12a"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK(reply_service_us(bad[i]) == -1);
+}
+
 int main(void) {
+    test_service_us();
     test_cases();
     test_long_message();
     test_count_messages();

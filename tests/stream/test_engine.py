@@ -103,6 +103,17 @@ def case_eventstream():
     check("One two three four five" in out, "the check saw the text: " + out)
 
 
+def case_service_time():
+    """The emulator's x-sm-emulator-service-us (any case) becomes the record's server_us;
+    a value that is no whole number of microseconds up to 1e11, or none, leaves it out."""
+    res = run(SMOKE, ["timed", "badtimed", "hugetimed", "ok"])[3]
+    r = only(res, "timed")
+    check(r["ok"] and r.get("server_us") == 4321, str(r))
+    for label in ("badtimed", "hugetimed", "ok"):
+        r = only(res, label)
+        check(r["ok"] and "server_us" not in r, f"{label}: {r}")
+
+
 def case_containers():
     """TGI's token events and LMI's JSON lines: one chunk a token, counts from details."""
     for mode, fmt, tokens in (("tgi", "tgi", 4), ("lmi", "lmi", 3)):
