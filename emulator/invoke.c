@@ -618,9 +618,12 @@ static struct invoke_call *invoke_call(struct invoke *inv, void *owner, struct f
         invoke_call_timer(call, &call->limit_ev, &call->limit_due, inv->max_duration,
                           invoke_call_limit_cb);
     double u = 2 * rng_unit(&var->rng) - 1, overhead = p->overhead_s * (1 + p->jitter * u);
-    call->ready_at = mclock_real() * inv->time_scale + overhead;
+    /* a client's own cost comes first, and is not SageMaker's time (CloudWatch's) */
+    call->begun_at += p->client_s;
+    call->ready_at = mclock_real() * inv->time_scale + p->client_s + overhead;
     call->overhead = overhead;
-    invoke_call_timer(call, &call->stage_ev, &call->stage_due, overhead, invoke_call_overhead_cb);
+    invoke_call_timer(call, &call->stage_ev, &call->stage_due, p->client_s + overhead,
+                      invoke_call_overhead_cb);
     return call;
 }
 
