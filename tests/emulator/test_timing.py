@@ -104,7 +104,8 @@ def expected(article, cli_cost, side, through_cli):
         out.append(("per-call fixed cost s", fixed, TOLERANCE))
         out += [("c%d tokens/s" % c, t, TOLERANCE) for c, t in load.items()]
     else:
-        out.append(("per-call fixed cost s", fixed - cli_cost, TOLERANCE * fixed / (fixed - cli_cost)))
+        out.append(("per-call fixed cost s", fixed - cli_cost,
+                    TOLERANCE * fixed / (fixed - cli_cost)))
         out += [("c%d tokens/s" % c, c * 256 / (c * 256 / t - cli_cost), TOLERANCE)
                 for c, t in load.items()]
     return out

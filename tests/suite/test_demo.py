@@ -188,9 +188,9 @@ def check_against_article(out, article, cost, emulated=False):
     check(seen == 10, f"{seen} rows of 10 compared:\n{section}")
     for side in ("bf16", "qat"):
         c1 = res[side]["load_tokens_per_second"]["1"]
-        check(re.search(r"^%s c1: %.2f tokens/s in the article through the aws CLI; [0-9.]+ here%s; "
-                        r"the CLI cost %.2f s a call$" % (side, c1, r" \(the CLI's cost "
-                                                          r"emulated\)" if emulated else "", cost),
+        note = r" \(the CLI's cost emulated\)" if emulated else ""
+        check(re.search(r"^%s c1: %.2f tokens/s in the article through the aws CLI; [0-9.]+ "
+                        r"here%s; the CLI cost %.2f s a call$" % (side, c1, note, cost),
                         section, re.M), f"no c1 sentence for {side}:\n{section}")
 
 
@@ -345,8 +345,8 @@ def case_lifecycle_interrupt():
     check_stopped(e)
 
 
-CASES = {"table": case_table, "table_awscli": case_table_awscli, "interrupt": case_interrupt, "lifecycle": case_lifecycle,
-         "lifecycle_interrupt": case_lifecycle_interrupt}
+CASES = {"table": case_table, "table_awscli": case_table_awscli, "interrupt": case_interrupt,
+         "lifecycle": case_lifecycle, "lifecycle_interrupt": case_lifecycle_interrupt}
 
 if __name__ == "__main__":
     sys.exit(sl.run_cases(CASES, sys.argv[1:]))
