@@ -36,7 +36,7 @@ struct invoke_call {
     int fault;
     int container_status; /* 0: the container answers 200; else its error status */
     double ready_at;      /* model time the fixed overhead ends (the decode may start) */
-    double begun_at;      /* model time it came (monotonic) */
+    double begun_at;      /* model time it came (monotonic), after a client's client_s */
     double overhead;      /* model seconds of the fixed overhead */
     double stage_due, limit_due, hold_due; /* real times the timers are due (hold 0: none) */
     struct buf body;                       /* the container's error body, then the reply body */
