@@ -79,7 +79,8 @@ static int awsapi_conf(struct awsapi *a, const struct options *o, const struct m
         if (rc == MODEL_ERR_NOMEM) return buf_fail(err, AWSAPI_ERR_NOMEM, "out of memory");
         if (rc)
             return buf_fail(err, AWSAPI_ERR_INVALID,
-                            "--model %s=%s: unknown profile '%s' (bf16-l4, qat-l4, instant%s)",
+                            "--model %s=%s: unknown profile '%s' (bf16-l4, qat-l4, bf16-l4-awscli, "
+                            "qat-l4-awscli, instant%s)",
                             a->conf.models[i].model_id, a->conf.models[i].profile,
                             a->conf.models[i].profile,
                             lib && lib->n ? " or one of --profile-file" : "");

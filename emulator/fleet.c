@@ -46,7 +46,8 @@ int fleet_add(struct fleet *f, const struct options_endpoint *e, const struct mo
     if (rc == MODEL_ERR_NOMEM) return buf_fail(err, FLEET_ERR_NOMEM, "out of memory");
     if (rc)
         return buf_fail(err, FLEET_ERR_INVALID,
-                        "--endpoint %s/%s=%s: unknown profile '%s' (bf16-l4, qat-l4, instant%s)",
+                        "--endpoint %s/%s=%s: unknown profile '%s' (bf16-l4, qat-l4, "
+                        "bf16-l4-awscli, qat-l4-awscli, instant%s)",
                         e->name, e->variant, e->profile, e->profile,
                         lib && lib->n ? " or one of --profile-file" : "");
     ep->n_variants++;

@@ -36,7 +36,7 @@ struct invoke_call {
     int fault;
     int container_status; /* 0: the container answers 200; else its error status */
     double ready_at;      /* model time the fixed overhead ends (the decode may start) */
-    double begun_at;      /* model time it came (monotonic) */
+    double begun_at;      /* model time it came (monotonic), after a client's client_s */
     double overhead;      /* model seconds of the fixed overhead */
     double stage_due, limit_due, hold_due; /* real times the timers are due (hold 0: none) */
     double reply_due; /* real time a whole reply was due (0: now): its service time's end */
@@ -637,9 +637,12 @@ static struct invoke_call *invoke_call(struct invoke *inv, void *owner, struct f
         invoke_call_timer(call, &call->limit_ev, &call->limit_due, inv->max_duration,
                           invoke_call_limit_cb);
     double u = 2 * rng_unit(&var->rng) - 1, overhead = p->overhead_s * (1 + p->jitter * u);
-    call->ready_at = mclock_real() * inv->time_scale + overhead;
+    /* a client's own cost comes first, and is not SageMaker's time (CloudWatch's) */
+    call->begun_at += p->client_s;
+    call->ready_at = mclock_real() * inv->time_scale + p->client_s + overhead;
     call->overhead = overhead;
-    invoke_call_timer(call, &call->stage_ev, &call->stage_due, overhead, invoke_call_overhead_cb);
+    invoke_call_timer(call, &call->stage_ev, &call->stage_due, p->client_s + overhead,
+                      invoke_call_overhead_cb);
     return call;
 }
 

@@ -32,8 +32,9 @@ struct model_answer {
 struct model_profile {
     char name[MODEL_NAME_MAX];
     enum model_format format;
-    char model_id[128];         /* "model" in vLLM replies and the log */
-    double overhead_s;          /* fixed cost of every call */
+    char model_id[128]; /* "model" in vLLM replies and the log */
+    double overhead_s;  /* fixed cost of every call */
+    double client_s;    /* a client's own cost of every call (the aws CLI's), before overhead_s */
     double prefill_s_per_token; /* added to the step that admits a sequence */
     struct model_step steps[MODEL_STEP_MAX];
     size_t n_steps;          /* 0: decode takes no time */
@@ -71,7 +72,8 @@ enum model_error {
     MODEL_ERR_IO = -4,      /* the profile file cannot be read */
 };
 
-/* Fills p with the built-in profile name ("bf16-l4", "qat-l4", "instant").
+/* Fills p with the built-in profile name ("bf16-l4", "qat-l4", "bf16-l4-awscli",
+ * "qat-l4-awscli", "instant").
  * Returns 0, or MODEL_ERR_UNKNOWN. p must be freed (model_free) after 0. */
 __attribute__((warn_unused_result)) int model_builtin(const char *name, struct model_profile *p);
 

@@ -57,6 +57,26 @@ int main(int argc, char **argv) {
     CHECK(p.faults[FAULT_THROTTLE].rate == 0.5);
     model_free(&p);
 
+    /* the -awscli profiles are the servers with the aws CLI's cost per call added */
+    const char *pairs[][2] = {{"bf16-l4", "bf16-l4-awscli"}, {"qat-l4", "qat-l4-awscli"}};
+    for (size_t i = 0; i < 2; i++) {
+        struct model_profile server, cli;
+        CHECK_INT(model_builtin(pairs[i][0], &server), 0);
+        CHECK_INT(model_builtin(pairs[i][1], &cli), 0);
+        CHECK(server.client_s == 0 && cli.client_s == 0.43);
+        CHECK(cli.overhead_s == server.overhead_s && cli.n_steps == server.n_steps);
+        CHECK(cli.steps[2].seconds == server.steps[2].seconds);
+        CHECK_STR(cli.model_id, server.model_id);
+        CHECK_INT(cli.n_answers, server.n_answers);
+        model_free(&server);
+        model_free(&cli);
+    }
+    CHECK_INT(model_builtin("instant", &p), 0);
+    CHECK(model_is_instant(&p));
+    CHECK_INT(model_set(&p, "client_s", "0.5", &err), 0);
+    CHECK(!model_is_instant(&p)); /* a client's cost is waited out, not skipped */
+    model_free(&p);
+
     /* every:N fires on N, 2N, ...; rates are seeded and near their value */
     struct fault_spec specs[FAULT_KINDS] = {0};
     specs[FAULT_TRUNCATE].every = 4;

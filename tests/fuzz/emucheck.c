@@ -18,8 +18,8 @@ static void emucheck_steps(const struct model_profile *p) {
 }
 
 void emucheck_profile(const struct model_profile *p) {
-    const double times[] = {p->overhead_s, p->prefill_s_per_token, p->weight,        p->weights_gib,
-                            p->load_s,     p->slow_first_byte_s,   p->stream_stall_s};
+    const double times[] = {p->overhead_s,  p->client_s, p->prefill_s_per_token, p->weight,
+                            p->weights_gib, p->load_s,   p->slow_first_byte_s,   p->stream_stall_s};
     for (size_t i = 0; i < sizeof times / sizeof *times; i++)
         if (!(times[i] >= 0 && times[i] <= 1e9)) abort();
     if (!(p->jitter >= 0 && p->jitter <= 0.5) || p->max_seqs < 1 || p->max_model_len < 1 ||

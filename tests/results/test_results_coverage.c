@@ -9,7 +9,9 @@
  * endpoint for the A/A comparison. The test asserts that each interval holds
  * its figure's true value (from the model: 1 / step(1), overhead + prefill,
  * and the median batch throughput of a long simulation) in 93% to 97% of the
- * runs: per side, for the ratio qat / bf16, and for the A/A ratio (1). A
+ * runs (the per-call cost's at least 93%: conservative, as the profiles' short
+ * calls scatter less than their long ones): per side, for the ratio qat / bf16,
+ * and for the A/A ratio (1). A
  * side's throughput is checked at INTERVAL_MIN_BATCHES batches too, the fewest
  * that get an interval.
  *
@@ -376,8 +378,12 @@ static void cov_band(const char *name, double *lo, double *hi) {
         *hi = 0.9;
     } else if (stream && (strstr(name, "_p99_") || (strstr(name, "_p90_") && !itl))) {
         *hi = 0; /* by design: no interval */
-    } else if (stream && !itl && (strstr(name, "_c4_") || strstr(name, "_c16_"))) {
-        *hi = 1; /* a batch's first tokens come in one or two steps: conservative */
+    } else if (strstr(name, "per_call") ||
+               (stream && !itl && (strstr(name, "_c4_") || strstr(name, "_c16_")))) {
+        /* conservative: the profiles' short calls scatter less than their long ones (the
+         * overhead's jitter is 1% of 0.2 s), which the per-call cost's pooled scatter
+         * overstates (docs/compare.md); a batch's first tokens come in one or two steps */
+        *hi = 1;
     } else if (stream) {
         *hi = 0.98;
     }

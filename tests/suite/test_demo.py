@@ -1,10 +1,15 @@
 #!/usr/bin/python3
 """scripts/demo itself, on the build under test (--no-setup --build): its table must
-reproduce the article's figures (tests/data/article-2026-09-25.json) within 2%,
-it must say the run was time-scaled and where the report and chart are, and it must
-stop the emulator when done and on Ctrl-C.
+reproduce the article's servers (tests/data/article-2026-09-25.json with the article's
+client's cost, the aws CLI's of tests/data/aws-cli-cost.json, taken out): the decode
+rate within 1% of the article's, throughput at c1, c4 and c16 within 2% of the article's
+with that cost removed, the per-call cost within 2% of the article's (absolute) of the
+article's less that cost, the facts and the quiz exactly. It must print the article's
+figures beside its own and what the CLI cost, say the run was time-scaled and where
+the report and chart are, and stop the emulator when done and on Ctrl-C.
 
     test_demo.py table        the whole demo (--time-scale 10, as the README's command)
+    test_demo.py table_awscli the same with --aws-cli-cost: the article's published table
     test_demo.py interrupt    Ctrl-C to the demo's process group in the middle
     test_demo.py lifecycle    --lifecycle: both endpoints deployed from their SM_VLLM_MODEL,
                               the same table, both deleted, the cost in emulated hours
@@ -23,7 +28,20 @@ import suitelib as sl
 from suitelib import check
 
 TOLERANCE = 0.02
+DECODE_TOLERANCE = 0.01
 DEMO = os.path.join(sl.ROOT, "scripts", "demo")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+
+
+def load_data(name):
+    with open(os.path.join(DATA, name)) as f:
+        return json.load(f)
+
+
+def without_cli(fixed, load, cost):
+    """The article's per-call cost and throughput by level with its client's cost out:
+    the CLI's processes of a batch start in parallel, one cost for the batch."""
+    return fixed - cost, {c: int(c) * 256 / (int(c) * 256 / t - cost) for c, t in load.items()}
 
 
 def demo_env(tmp):
@@ -66,42 +84,57 @@ def table_rows(text):
     return rows
 
 
-def near(cell, want, what):
-    """A printed number within TOLERANCE of want, allowing for its printed rounding."""
+def near(cell, want, what, tol=TOLERANCE, absolute=None):
+    """A printed number within tol of want (or within absolute), allowing for its
+    printed rounding."""
     digits = len(cell.split(".")[1]) if "." in cell else 0
     got = float(cell.replace(",", ""))
-    check(abs(got - want) <= TOLERANCE * abs(want) + 0.5 * 10 ** -digits,
-          f"{what}: {cell}, the article {want}")
+    bound = absolute if absolute is not None else tol * abs(want)
+    check(abs(got - want) <= bound + 0.5 * 10 ** -digits, f"{what}: {cell}, want {want:.4g}")
+    return got
 
 
-def check_table(out, article):
-    res, ratios = article["results"], article["results"]["ratios_qat_over_bf16"]
+def server_figures(article, cost):
+    """measurement -> (bf16, qat, ratio or None, tolerance, absolute bound or None): what
+    the demo's table must show, the article's servers (cost 0: the article's own)."""
+    res = article["results"]
     b, q = res["bf16"], res["qat"]
-    rows = table_rows(out)
+    bf, bl = without_cli(b["per_call_fixed_cost_seconds"], b["load_tokens_per_second"], cost)
+    qf, ql = without_cli(q["per_call_fixed_cost_seconds"], q["load_tokens_per_second"], cost)
     want = {
-        "weights_gib": (b["weights_gib"], q["weights_gib"], ratios["weights"]),
-        "kv_cache_tokens": (b["kv_cache_tokens"], q["kv_cache_tokens"], ratios["kv_cache"]),
-        "load_seconds": (b["load_seconds"], q["load_seconds"], None),
+        "weights_gib": (b["weights_gib"], q["weights_gib"], res["ratios_qat_over_bf16"]["weights"],
+                        TOLERANCE, None),
+        "kv_cache_tokens": (b["kv_cache_tokens"], q["kv_cache_tokens"],
+                            res["ratios_qat_over_bf16"]["kv_cache"], TOLERANCE, None),
+        "load_seconds": (b["load_seconds"], q["load_seconds"], None, TOLERANCE, None),
         "decode_tokens_per_second": (b["decode_tokens_per_second"], q["decode_tokens_per_second"],
-                                     ratios["decode"]),
-        "per_call_fixed_cost_seconds": (b["per_call_fixed_cost_seconds"],
-                                        q["per_call_fixed_cost_seconds"], None),
+                                     q["decode_tokens_per_second"] / b["decode_tokens_per_second"],
+                                     DECODE_TOLERANCE, None),
+        # 2% of the article's per-call cost: the server's is small, the bound absolute
+        "per_call_fixed_cost_seconds": (bf, qf, None, None,
+                                        TOLERANCE * b["per_call_fixed_cost_seconds"]),
     }
     price = res["price"]["usd_per_hour"]
     for c in ("1", "4", "16"):
-        bt, qt = b["load_tokens_per_second"][c], q["load_tokens_per_second"][c]
-        want[f"load_c{c}_tokens_per_second"] = (bt, qt, ratios["load_c" + c])
-        want[f"cost_c{c}_usd_per_million_tokens"] = (price / (bt * 3600) * 1e6,
-                                                     price / (qt * 3600) * 1e6, None)
-    for name, (wb, wq, wr) in want.items():
+        want[f"load_c{c}_tokens_per_second"] = (bl[c], ql[c], ql[c] / bl[c], TOLERANCE, None)
+        want[f"cost_c{c}_usd_per_million_tokens"] = (price / (bl[c] * 3600) * 1e6,
+                                                     price / (ql[c] * 3600) * 1e6, None,
+                                                     TOLERANCE, None)
+    return want
+
+
+def check_table(out, article, cost):
+    rows = table_rows(out)
+    for name, (wb, wq, wr, tol, absolute) in server_figures(article, cost).items():
         check(name in rows, f"the table has no {name} row:\n{out}")
-        near(rows[name][0], wb, name + " bf16")
-        near(rows[name][1], wq, name + " qat")
+        near(rows[name][0], wb, name + " bf16", tol, absolute)
+        near(rows[name][1], wq, name + " qat", tol, absolute)
         if wr is not None:
-            near(rows[name][2], wr, name + " ratio")
+            near(rows[name][2], wr, name + " ratio", TOLERANCE)
     check(rows["quality_correct"][:2] == ["37/40", "37/40"], f"quality {rows['quality_correct']}")
     ident = article["results"]["identical_answers"]
     check(f"identical answers: {ident['count']}/{ident['total']}" in out, "identical answers")
+    b, q = article["results"]["bf16"], article["results"]["qat"]
     check(rows["max_concurrency"][:2] == [f"{b['max_concurrency_at_8192']}x",
                                           f"{q['max_concurrency_at_8192']}x"], "max concurrency")
     check(rows["quantization"][:2] == ["None", q["quantization"]], "quantization")
@@ -113,19 +146,67 @@ def check_table(out, article):
                   for d in article["results"]["disagreements"]], f"disagreements {got}")
 
 
+COMPARED = {"decode tokens/s": "decode_tokens_per_second",
+            "per-call cost s": "per_call_fixed_cost_seconds",
+            "c1 tokens/s": "load_c1_tokens_per_second", "c4 tokens/s": "load_c4_tokens_per_second",
+            "c16 tokens/s": "load_c16_tokens_per_second"}
+
+
+def check_against_article(out, article, cost, emulated=False):
+    """The demo's section that sets the article's figures beside its own: the article's,
+    the article's less the CLI's cost, the run's (those of its table), and the run's
+    with the cost added (taken out when the emulator added it); the c1 sentences."""
+    check("The article's figures beside this run's" in out, "no comparison:\n" + out)
+    section = out[out.index("The article's figures beside this run's"):]
+    check(f"cost the client {cost:.2f} s a call here" in section, "the CLI's cost:\n" + section)
+    rows = table_rows(out)
+    res = article["results"]
+    seen = 0
+    for line in section.splitlines():
+        m = re.match(r"(decode tokens/s|per-call cost s|c\d+ tokens/s)\s+(bf16|qat)\s+(\S+)\s+"
+                     r"(\S+)\s+(\S+)\s+(\S+)$", line)
+        if not m:
+            continue
+        seen += 1
+        label, side, art, art_less, here, other = m.groups()
+        k, ref = (0 if side == "bf16" else 1), res[side]
+        c = label.split()[0][1:] if label[0] == "c" else None
+        fixed, load = without_cli(ref["per_call_fixed_cost_seconds"],
+                                  ref["load_tokens_per_second"], cost)
+        want = (ref["load_tokens_per_second"][c] if c else ref["decode_tokens_per_second"]
+                if label.startswith("decode") else ref["per_call_fixed_cost_seconds"])
+        less = load[c] if c else fixed if label.startswith("per-call") else want
+        near(art, want, f"{line}: the article's", 0.001)
+        near(art_less, less, f"{line}: the article's less the CLI", 0.001)
+        got = near(here, float(rows[COMPARED[label]][k].replace(",", "")), f"{line}: the run's",
+                   0.001)
+        sign = -1 if emulated else 1
+        alt = (got + sign * cost if label.startswith("per-call") else got if not c
+               else int(c) * 256 / (int(c) * 256 / got + sign * cost))
+        near(other, alt, f"{line}: the run's with the CLI's cost {'out' if emulated else 'in'}",
+             0.002)
+    check(seen == 10, f"{seen} rows of 10 compared:\n{section}")
+    for side in ("bf16", "qat"):
+        c1 = res[side]["load_tokens_per_second"]["1"]
+        note = r" \(the CLI's cost emulated\)" if emulated else ""
+        check(re.search(r"^%s c1: %.2f tokens/s in the article through the aws CLI; [0-9.]+ "
+                        r"here%s; the CLI cost %.2f s a call$" % (side, c1, note, cost),
+                        section, re.M), f"no c1 sentence for {side}:\n{section}")
+
+
 def case_table():
     tmp = sl.tempdir("suite-demo-")
     e = demo_env(tmp)
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
-                           "article-2026-09-25.json")) as f:
-        article = json.load(f)
+    article = load_data("article-2026-09-25.json")
+    cost = load_data("aws-cli-cost.json")["calibration_seconds"]
     run = os.path.join(tmp, "run")
     p = subprocess.run([DEMO, "--no-setup", "--build", os.environ["SUITE_BUILD"], "--time-scale",
                         "10", "--out", run], env=e, cwd=tmp, capture_output=True, text=True,
                        timeout=sl.TIMEOUT)
     check(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}")
     check_stopped(e)
-    check_table(p.stdout, article)
+    check_table(p.stdout, article, cost)
+    check_against_article(p.stdout, article, cost)
     check("both sides ran 10 times faster than real" in p.stdout, "the table's time-scale note")
     # decode and the sweep streamed: both profiles' TTFT and ITL, ITL at c1 the decode rate's
     m = re.search(r"^itl_c1_p50_seconds\s+([\d.]+)\s+([\d.]+)\s", p.stdout, re.M)
@@ -144,6 +225,23 @@ def case_table():
         check(os.path.getsize(os.path.join(run, name)) > 0, name)
     check(re.search(r"demo: done in \d+ s\.", p.stderr), "the demo's time")
     sl.check_no_secrets([("stdout", p.stdout), ("stderr", p.stderr), run])
+
+
+def case_table_awscli():
+    """--aws-cli-cost: the emulator adds the CLI's cost to every call, and the table is
+    the article's published one (its client's cost in), as the profiles were before."""
+    tmp = sl.tempdir("suite-demo-cli-")
+    e = demo_env(tmp)
+    article = load_data("article-2026-09-25.json")
+    cost = load_data("aws-cli-cost.json")["calibration_seconds"]
+    p = subprocess.run([DEMO, "--no-setup", "--aws-cli-cost", "--build", os.environ["SUITE_BUILD"],
+                        "--time-scale", "10", "--out", os.path.join(tmp, "run")], env=e, cwd=tmp,
+                       capture_output=True, text=True, timeout=sl.TIMEOUT)
+    check(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}")
+    check_stopped(e)
+    check("(profile bf16-l4-awscli) and gemma-4-e2b-qat (qat-l4-awscli)" in p.stderr, p.stderr)
+    check_table(p.stdout, article, 0)
+    check_against_article(p.stdout, article, cost, emulated=True)
 
 
 def case_interrupt():
@@ -195,9 +293,8 @@ def check_deleted(err, price):
 def case_lifecycle():
     tmp = sl.tempdir("suite-demo-lc-")
     e = demo_env(tmp)
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
-                           "article-2026-09-25.json")) as f:
-        article = json.load(f)
+    article = load_data("article-2026-09-25.json")
+    cost = load_data("aws-cli-cost.json")["calibration_seconds"]
     run = os.path.join(tmp, "run")
     p = subprocess.run([DEMO, "--no-setup", "--lifecycle", "--build", os.environ["SUITE_BUILD"],
                         "--time-scale", "10", "--out", run], env=e, cwd=tmp, capture_output=True,
@@ -216,7 +313,8 @@ def case_lifecycle():
         check(re.search(r"^  %s is InService in us-east-2 after " % re.escape(name), err, re.M),
               f"{name} never InService:\n{err}")
     check("sm-suite: checked: gemma-4-e2b and gemma-4-e2b-qat InService" in err, "the check")
-    check_table(p.stdout, article)  # the profiles chosen by SM_VLLM_MODEL
+    check_table(p.stdout, article, cost)  # the profiles chosen by SM_VLLM_MODEL
+    check_against_article(p.stdout, article, cost)
     # Creating alone takes the emulator's 594 emulated seconds for each endpoint.
     check(check_deleted(err, "1.1267") >= 2 * 594 / 3600, "the hours include Creating")
     for name in ("report.md", "chart.svg"):
@@ -247,8 +345,8 @@ def case_lifecycle_interrupt():
     check_stopped(e)
 
 
-CASES = {"table": case_table, "interrupt": case_interrupt, "lifecycle": case_lifecycle,
-         "lifecycle_interrupt": case_lifecycle_interrupt}
+CASES = {"table": case_table, "table_awscli": case_table_awscli, "interrupt": case_interrupt,
+         "lifecycle": case_lifecycle, "lifecycle_interrupt": case_lifecycle_interrupt}
 
 if __name__ == "__main__":
     sys.exit(sl.run_cases(CASES, sys.argv[1:]))
