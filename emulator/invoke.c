@@ -37,6 +37,7 @@ struct invoke_call {
     int container_status; /* 0: the container answers 200; else its error status */
     double ready_at;      /* model time the fixed overhead ends (the decode may start) */
     double begun_at;      /* model time it came (monotonic), after a client's client_s */
+    double client_s;      /* the client's own cost waited out first (model seconds) */
     double overhead;      /* model seconds of the fixed overhead */
     double stage_due, limit_due, hold_due; /* real times the timers are due (hold 0: none) */
     double reply_due; /* real time a whole reply was due (0: now): its service time's end */
@@ -143,12 +144,13 @@ static void invoke_call_tokens(struct invoke_call *call) {
 }
 
 /* Marks r, a reply whose head leaves now, with the call's model time so far
- * (x-sm-emulator-service-us): from its start (authenticated) to now. */
+ * (x-sm-emulator-service-us): from its start (authenticated) to now, the client's
+ * emulated cost included (it runs on the model's clock, so it scales as the model). */
 static void invoke_call_timed(const struct invoke_call *call, struct invoke_reply *r) {
     double now = mclock_real(), end = call->reply_due > 0 && call->reply_due < now
                                           ? call->reply_due /* a late wake-up is not the model's */
                                           : now;
-    double us = (end * call->inv->time_scale - call->begun_at) * 1e6;
+    double us = (end * call->inv->time_scale - call->begun_at + call->client_s) * 1e6;
     r->timed = true;
     r->service_us = us > 0 ? (long long)(us + 0.5) : 0;
 }
@@ -639,6 +641,7 @@ static struct invoke_call *invoke_call(struct invoke *inv, void *owner, struct f
     double u = 2 * rng_unit(&var->rng) - 1, overhead = p->overhead_s * (1 + p->jitter * u);
     /* a client's own cost comes first, and is not SageMaker's time (CloudWatch's) */
     call->begun_at += p->client_s;
+    call->client_s = p->client_s;
     call->ready_at = mclock_real() * inv->time_scale + p->client_s + overhead;
     call->overhead = overhead;
     invoke_call_timer(call, &call->stage_ev, &call->stage_due, p->client_s + overhead,

@@ -120,9 +120,19 @@ def check_report(report, text, results):
     check("failed" in text and "Requests" in text, "the text report does not show failures")
 
 
+def real_us(r):
+    """A whole reply's end-to-end time in real microseconds (docs/compare.md, Time-scaled
+    runs): the emulator's service time (server_us, model microseconds) plus the client's
+    share as measured; without server_us, the measured time times the time scale."""
+    took = r["t_end_us"] - r["t_start_us"]
+    if "server_us" not in r:
+        return took * SCALE
+    return r["server_us"] + max(0, took - r["server_us"] / SCALE)
+
+
 def load_rate(res):
     """Median over full batches without a failed request (docs/compare.md) of (tokens /
-    batch wall time), real units."""
+    batch wall time), real units: from the batch's first start to its latest real end."""
     batches = {}
     for r in res["records"]:
         batches.setdefault(r["batch"], []).append(r)
@@ -130,9 +140,10 @@ def load_rate(res):
     for recs in batches.values():
         if len(recs) < res["settings"]["concurrency"] or not all(r["ok"] for r in recs):
             continue
-        span = max(r["t_end_us"] for r in recs) - min(r["t_start_us"] for r in recs)
+        first = min(r["t_start_us"] for r in recs)
+        span = max(r["t_start_us"] - first + real_us(r) for r in recs)
         rates.append(sum(r["completion_tokens"] for r in recs if r["ok"]) / (span / 1e6))
-    return statistics.median(rates) / SCALE if rates else None
+    return statistics.median(rates) if rates else None
 
 
 def decode_rate(res):
@@ -140,12 +151,12 @@ def decode_rate(res):
     walls = {}
     for r in res["records"]:
         if r["ok"]:
-            walls.setdefault(r["max_tokens"], []).append(r["t_end_us"] - r["t_start_us"])
+            walls.setdefault(r["max_tokens"], []).append(real_us(r))
     lo, hi = min(res["settings"]["lengths"]), max(res["settings"]["lengths"])
     if lo not in walls or hi not in walls:
         return None
     gap = statistics.median(walls[hi]) - statistics.median(walls[lo])
-    return (hi - lo) / (gap / 1e6) / SCALE if gap > 0 else None
+    return (hi - lo) / (gap / 1e6) if gap > 0 else None
 
 
 def case(kinds, decode=False):
