@@ -366,7 +366,7 @@ def test_faults():
         args += ["--endpoint", "%s=instant" % ep, "--set", "%s.fault.%s=every:2" % (ep, kind)]
     # a stall far longer than any late wake-up of a busy machine
     args += ["--set", "stream-stall.stream_stall_s=1", "--endpoint", "limit=instant",
-             "--set", "limit.step_ms=1:20", "--max-duration", "0.3"]
+             "--set", "limit.step_ms=1:150", "--max-duration", "2"]
     n = 10
     body = chat("Write.", n, ignore_eos=True, stream=True, stream_options={"include_usage": True})
     with emulator.Emulator(args) as emu:
