@@ -130,7 +130,7 @@ static int cwmetrics_cmp(const void *a, const void *b) {
 /* Sorts query k's points by time; a time that came twice keeps its last value. */
 static size_t cwmetrics_sort(struct cwmetrics_merge *m, int k) {
     struct cwmetrics_point *p = m->p[k];
-    size_t n = m->n[k], out = 0;
+    size_t n = p ? m->n[k] : 0, out = 0;
     if (n > 1) qsort(p, n, sizeof *p, cwmetrics_cmp);
     for (size_t i = 0; i < n; i++) {
         if (out && p[out - 1].t == p[i].t)

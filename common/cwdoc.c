@@ -65,7 +65,8 @@ static int cwdoc_ms(const cJSON *o, const char *key, bool need, long long *out, 
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     *out = 0;
     if (!v && !need) return CWDOC_OK;
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= CWDOC_TIME_MAX * 1e3) ||
+    if (!v || !cJSON_IsNumber(v) ||
+        !(v->valuedouble >= 0 && v->valuedouble <= CWDOC_TIME_MAX * 1e3) ||
         v->valuedouble != floor(v->valuedouble))
         return buf_fail(err, CWDOC_ERR_FORMAT,
                         "events[%zu].%s is not a time in milliseconds since 1970", at, key);

@@ -189,7 +189,7 @@ static bool cwlog_num(const cJSON *o, const char *key, double lo, double hi, lon
 static const char *cwlog_text(const cJSON *o, const char *key, bool *bad) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (v && !cJSON_IsNull(v) && !cJSON_IsString(v)) *bad = true;
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return v && cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 /* The group's name from logGroupName or logGroupIdentifier (a name or an ARN). */

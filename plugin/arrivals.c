@@ -36,7 +36,7 @@ static int arrivals_check(const struct arrivals_spec *s, struct buf *err) {
         return buf_fail(err, ARRIVALS_ERR_INPUT,
                         "an open-loop round needs a count of requests or a duration");
     double expected = s->count ? (double)s->count : s->rate * (double)s->duration_us / 1e6;
-    if (expected > ARRIVALS_MAX / 2)
+    if (expected > (double)(ARRIVALS_MAX / 2))
         return buf_fail(err, ARRIVALS_ERR_INPUT,
                         "%.0f arrivals in one round is too many (at most %ld)", expected,
                         ARRIVALS_MAX / 2);
@@ -61,14 +61,15 @@ int arrivals_draw(const struct arrivals_spec *s, long long **out, long *n, struc
     uint64_t state = s->seed;
     double t = 0;
     long k = 0;
-    for (; at && k < ARRIVALS_MAX; k++) {
+    if (!at) return buf_fail(err, ARRIVALS_ERR_NOMEM, "out of memory");
+    for (; k < ARRIVALS_MAX; k++) {
         long long us = llround(t * 1e6);
         if (s->count ? k == s->count : us >= s->duration_us) break;
-        if ((size_t)k == cap && !(at = arrivals_grow(at, &cap))) break;
+        if ((size_t)k == cap && !(at = arrivals_grow(at, &cap)))
+            return buf_fail(err, ARRIVALS_ERR_NOMEM, "out of memory");
         at[k] = us;
         t += arrivals_gap(s, &state);
     }
-    if (!at) return buf_fail(err, ARRIVALS_ERR_NOMEM, "out of memory");
     *out = at;
     *n = k;
     return ARRIVALS_OK;

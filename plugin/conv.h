@@ -29,7 +29,7 @@
 #define CONV_NEW_SESSION "NEW_SESSION"
 #define CONV_HEADER      "X-Amzn-SageMaker-Session-Id"
 #define CONV_NEW_HEADER  "X-Amzn-SageMaker-New-Session-Id"
-#define CONV_TEXT_MAX    (256 * 1024) /* bytes of one reply the history keeps at most */
+#define CONV_TEXT_MAX    ((size_t)256 * 1024) /* bytes of one reply the history keeps at most */
 
 enum conv_error {
     CONV_OK = 0,

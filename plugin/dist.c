@@ -30,8 +30,8 @@ static int dist_fail(struct buf *err, const char *text) {
 int dist_parse(const char *text, struct dist *d, struct buf *err) {
     static const char *const kinds[] = {"fixed", "uniform", "normal", "lognormal"};
     static const int wants[] = {1, 2, 2, 2};
-    double v[4];
-    int n, k = -1;
+    double v[4] = {0, 0, 0, 0};
+    int n = 0, k = -1;
     *d = (struct dist){.min = 1, .max = DIST_MAX};
     if (text[strspn(text, "0123456789")] == '\0' && *text) {
         d->a = strtod(text, NULL);

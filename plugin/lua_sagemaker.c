@@ -85,7 +85,7 @@ static int lsm_sha256_hex(lua_State *L) {
 static void lsm_push_list(lua_State *L, const long *v, const size_t *idx, size_t n) {
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
-        lua_pushnumber(L, idx ? (double)idx[i] + 1 : (double)v[i]);
+        lua_pushnumber(L, idx ? (double)idx[i] + 1 : v ? (double)v[i] : 0);
         lua_rawseti(L, -2, (int)i + 1);
     }
 }

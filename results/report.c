@@ -555,8 +555,7 @@ int report_build(const struct cmp *m, const struct warnings *w, struct report *o
         report_latency(out, m) < 0 || report_stream(out, m) < 0 || oreport_build(out, m) < 0 ||
         report_cost(out, m) < 0 || report_requests(out, m) < 0 || report_runs(out, m) < 0 ||
         shreport_build(out, m) < 0 || report_quiz(out, m) < 0 || report_xcheck(out, m) < 0 ||
-        cwreport_build(out, m) < 0 ||
-        report_facts(out, m) < 0 || report_warnings(out, w) < 0 ||
+        cwreport_build(out, m) < 0 || report_facts(out, m) < 0 || report_warnings(out, w) < 0 ||
         report_text(out, REPORT_HEADING, "Verdict") < 0 ||
         report_text(out, REPORT_PARA, "%s", m->verdict) < 0) {
         report_free(out);

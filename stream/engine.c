@@ -251,7 +251,7 @@ static int engine_thread_init(struct engine_thread *t, const struct engine_confi
                               struct lsm_hooks *hooks, size_t first, size_t n) {
     *t = (struct engine_thread){.first = first, .hooks = hooks, .n_slots = n};
     t->slots = calloc(n ? n : 1, sizeof *t->slots);
-    t->disps = calloc(n ? n : 1, sizeof *t->disps);
+    t->disps = calloc(n ? n : 1, sizeof *t->disps); // NOLINT(bugprone-sizeof-expression): pointers
     t->waiting = calloc(n ? n : 1, sizeof *t->waiting);
     t->due = calloc(n ? n : 1, sizeof *t->due);
     if (!t->slots || !t->disps || !t->waiting || !t->due || !(t->base = engine_base()) ||

@@ -7,7 +7,7 @@
  * argv[*i] is not name; *missing when the value is. */
 static const char *sargs_value(int argc, char **argv, int *i, const char *name, bool *missing) {
     size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0) return NULL;
+    if (!argv[*i] || strncmp(argv[*i], name, n) != 0) return NULL;
     if (argv[*i][n] == '=') return argv[*i] + n + 1;
     if (argv[*i][n] != '\0') return NULL;
     if (*i + 1 >= argc) {
@@ -21,6 +21,7 @@ static const char *sargs_value(int argc, char **argv, int *i, const char *name, 
 static int sargs_engine(int argc, char **argv, int *i, struct sargs *a, struct buf *err) {
     bool missing = false;
     const char *v;
+    if (!argv[*i]) return 0;
     if ((v = sargs_value(argc, argv, i, "--api", &missing))) {
         if (strcmp(v, "stream") != 0 && strcmp(v, "openai") != 0)
             return buf_fail(err, SARGS_ERR_USAGE, "--api wants stream or openai, got '%.40s'", v);

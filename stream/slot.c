@@ -51,7 +51,7 @@ static size_t slot_on_header(char *line, size_t size, size_t n_items, void *ud) 
     size_t n = size * n_items;
     if (n >= 5 && strncmp(line, "HTTP/", 5) == 0) {
         const char *sp = memchr(line, ' ', n);
-        s->status = sp ? atoi(sp + 1) : 0;
+        s->status = sp ? (int)strtol(sp + 1, NULL, 10) : 0;
         s->error_type[0] = s->date[0] = s->content_type[0] = s->new_session[0] = '\0';
         s->service_us[0] = '\0';
     } else if (n <= 2 && (n == 0 || line[0] == '\r' || line[0] == '\n')) {

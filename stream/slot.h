@@ -25,8 +25,8 @@
 #include "sigcreds.h"
 #include "sstream.h"
 
-#define SLOT_ERROR_BODY_MAX (64 * 1024) /* bytes of an error reply kept */
-#define SLOT_TEXT_MAX       (64 * 1024) /* bytes of content kept for a scored reply */
+#define SLOT_ERROR_BODY_MAX ((size_t)64 * 1024) /* bytes of an error reply kept */
+#define SLOT_TEXT_MAX       ((size_t)64 * 1024) /* bytes of content kept for a scored reply */
 
 enum slot_error {
     SLOT_OK = 0,

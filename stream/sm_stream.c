@@ -106,7 +106,8 @@ static int stream_exit(const struct luahost *h, int rc, int failed) {
 static int stream_go(struct stream_run *r, struct buf *err) {
     size_t n = (size_t)r->a.w.threads;
     int rc = luahost_open(&r->lua, r->a.w.script, r->a.w.url, n, err);
-    if (!rc && !(r->hooks = calloc(n, sizeof *r->hooks))) return buf_fail(err, 1, "out of memory");
+    if (!rc && !(r->hooks = calloc(n, sizeof *r->hooks))) // NOLINT(bugprone-sizeof-expression)
+        return buf_fail(err, 1, "out of memory");
     for (size_t i = 0; !rc && i < n; i++) rc = luahost_thread(&r->lua, i, &r->hooks[i], err);
     if (rc) return stream_exit(&r->lua, rc, STREAM_EXIT_USAGE);
     struct engine_config cfg = {

@@ -239,7 +239,7 @@ static void suite_cw_settle(struct suite_cw_run *r, double settle) {
                  "CloudWatch publishes a minute's metrics a minute or two after it: waiting "
                  "%.0f s before fetching them (Ctrl-C skips; --no-cloudwatch does not wait)",
                  wait);
-    for (; wait > 0 && !suite_exec_stopping(); wait -= 1) {
+    for (long s = (long)ceil(wait); s > 0 && !suite_exec_stopping(); s--) {
         struct timespec ts = {1, 0};
         nanosleep(&ts, NULL);
     }

@@ -81,11 +81,11 @@ void suite_search_record(struct suite_search *s, double rate, bool held) {
         s->end = SUITE_SEARCH_BELOW;
     else if (s->probes == 2 && held)
         s->end = SUITE_SEARCH_ABOVE;
-    else if (s->probes >= 2 && s->failed / s->held - 1 <= s->tol)
-        s->end = SUITE_SEARCH_NARROW;
     else if (s->probes >= 2 &&
-             !((mid = suite_search_round(sqrt(s->held * s->failed))) > s->held && mid < s->failed))
-        s->end = SUITE_SEARCH_NARROW; /* no 4-digit rate inside the bracket */
+             (s->failed / s->held - 1 <= s->tol || /* or no 4-digit rate inside the bracket: */
+              !((mid = suite_search_round(sqrt(s->held * s->failed))) > s->held &&
+                mid < s->failed)))
+        s->end = SUITE_SEARCH_NARROW;
     else if (s->probes == s->max_probes)
         s->end = SUITE_SEARCH_SPENT;
 }

@@ -118,14 +118,14 @@ static void test_blocks(void) {
     CHECK_INT(pfx_blocks_of(&small, 130), 2);
     CHECK_INT(pfx_blocks_of(&ha, 40), 2);
     pfx_text(NULL, "x", 1); /* nothing to feed */
-    struct pfx *all[] = {&ha, &hb, &turn1, &turn2, &t1, &t2, &small};
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++) pfx_free(all[i]);
+    struct pfx *all[] = {&ha, &hb, &turn1, &turn2, &t1, &t2, &small, NULL};
+    for (size_t i = 0; all[i]; i++) pfx_free(all[i]);
 }
 
 static void test_hits(void) {
     struct pcache c;
     const uint64_t abc[] = {11, 12, 13, 14}, abx[] = {11, 12, 99}, xb[] = {98, 12};
-    CHECK_INT(pcache_init(&c, 64 * 16), 0);
+    CHECK_INT(pcache_init(&c, (size_t)64 * 16), 0);
     CHECK(pcache_on(&c));
     CHECK_INT(pcache_lookup(&c, abc, 3, 50), 0); /* empty: a miss, counted */
     pcache_insert(&c, abc, 3);

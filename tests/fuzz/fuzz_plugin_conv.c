@@ -48,8 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     char id[CONV_ID_MAX + 1];
     int rc = conv_parse_new_session(in, value_len, id);
-    if (rc == CONV_OK) fuzz_check_id(id);
-    else if (rc != CONV_ERR_INPUT || id[0]) abort();
+    if (rc == CONV_OK)
+        fuzz_check_id(id);
+    else if (rc != CONV_ERR_INPUT || id[0])
+        abort();
 
     char *prompts[] = {"first", "second"};
     long long think[] = {1000};

@@ -480,8 +480,11 @@ static int cov_cmp_oready(const void *a, const void *b) {
 static size_t cov_open_round(struct cov_side *s, double rate, uint64_t *rng, struct cov_oreq *rq,
                              struct batch_seq *seqs, struct cov_ready *rd, size_t cap) {
     size_t n = 0, k = 0, fin = 0;
-    for (double t = 0; t < COV_OPEN_S && n < cap; t += -log(1 - rng_unit(rng)) / rate)
+    double t = 0;
+    while (t < COV_OPEN_S && n < cap) {
         rq[n++] = (struct cov_oreq){.at = t};
+        t += -log(1 - rng_unit(rng)) / rate;
+    }
     for (size_t i = 0; i < n; i++) {
         rd[i] = (struct cov_ready){rq[i].at + cov_overhead(s), i};
         seqs[i] = (struct batch_seq){
