@@ -130,7 +130,7 @@ static int cwmetrics_cmp(const void *a, const void *b) {
 /* Sorts query k's points by time; a time that came twice keeps its last value. */
 static size_t cwmetrics_sort(struct cwmetrics_merge *m, int k) {
     struct cwmetrics_point *p = m->p[k];
-    size_t n = p ? m->n[k] : 0, out = 0;
+    size_t n = m->n[k], out = 0;
     if (n > 1) qsort(p, n, sizeof *p, cwmetrics_cmp);
     for (size_t i = 0; i < n; i++) {
         if (out && p[out - 1].t == p[i].t)
@@ -165,11 +165,12 @@ int cwmetrics_fetch_doc(struct awsj_client *c, const struct cwmetrics_query *q, 
                         size_t *points, struct buf *err) {
     struct buf req;
     struct cwmetrics_merge *m = calloc(1, sizeof *m);
-    buf_init(&req, BUF_NO_CAP);
     buf_reset(doc);
     *points = 0;
-    int rc = m ? cwmetrics_request(q, &req, err) : buf_fail(err, AWSJ_ERR_NOMEM, "out of memory");
-    for (int k = 0; m && k < CWDOC_N_METRICS; k++)
+    if (!m) return buf_fail(err, AWSJ_ERR_NOMEM, "out of memory");
+    buf_init(&req, BUF_NO_CAP);
+    int rc = cwmetrics_request(q, &req, err);
+    for (int k = 0; k < CWDOC_N_METRICS; k++)
         snprintf(m->label[k], sizeof m->label[k], "%s", cwdoc_metrics_asked[k].name);
     if (!rc)
         rc = awsj_paginate(c, AWSJ_CLOUDWATCH, "GetMetricData", buf_str(&req), "NextToken",
@@ -179,7 +180,7 @@ int cwmetrics_fetch_doc(struct awsj_client *c, const struct cwmetrics_query *q, 
         buf_reset(doc);
         *points = 0;
     }
-    for (int k = 0; m && k < CWDOC_N_METRICS; k++) free(m->p[k]);
+    for (int k = 0; k < CWDOC_N_METRICS; k++) free(m->p[k]);
     free(m);
     buf_free(&req);
     return rc;

@@ -36,7 +36,7 @@ static int arrivals_check(const struct arrivals_spec *s, struct buf *err) {
         return buf_fail(err, ARRIVALS_ERR_INPUT,
                         "an open-loop round needs a count of requests or a duration");
     double expected = s->count ? (double)s->count : s->rate * (double)s->duration_us / 1e6;
-    if (expected > (double)(ARRIVALS_MAX / 2))
+    if (expected > ARRIVALS_MAX / 2.0)
         return buf_fail(err, ARRIVALS_ERR_INPUT,
                         "%.0f arrivals in one round is too many (at most %ld)", expected,
                         ARRIVALS_MAX / 2);

@@ -140,7 +140,8 @@ static int guard_clients(struct guard_ctx *g, const struct guard_iter *all, size
 static int guard_per_part(struct guard_ctx *g, const struct guard_iter *all, size_t n,
                           int (*check)(struct guard_ctx *, const struct guard_iter *, size_t)) {
     struct guard_iter *part = malloc(n * sizeof *part);
-    int rc = part ? 0 : buf_fail(g->err, BUF_ERR_NOMEM, "out of memory");
+    int rc = 0;
+    if (!part) return buf_fail(g->err, BUF_ERR_NOMEM, "out of memory");
     for (int p = 0; rc == 0 && p < 4; p++) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++)

@@ -137,8 +137,8 @@ static int luahost_load(struct luahost *h, lua_State *L, struct buf *err) {
 int luahost_open(struct luahost *h, const char *script, const char *url, size_t n_threads,
                  struct buf *err) {
     *h = (struct luahost){.script = script, .url = url, .n_threads = n_threads};
-    h->threads = calloc(n_threads ? n_threads : 1, // NOLINT(bugprone-sizeof-expression): pointers
-                        sizeof *h->threads);
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): pointers
+    h->threads = calloc(n_threads ? n_threads : 1, sizeof *h->threads);
     if (!h->threads || !(h->main = luahost_state(url))) return LUAHOST_ERR_NOMEM;
     luaL_newmetatable(h->main, LUAHOST_THREAD);
     lua_newtable(h->main);

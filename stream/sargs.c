@@ -21,7 +21,6 @@ static const char *sargs_value(int argc, char **argv, int *i, const char *name, 
 static int sargs_engine(int argc, char **argv, int *i, struct sargs *a, struct buf *err) {
     bool missing = false;
     const char *v;
-    if (!argv[*i]) return 0;
     if ((v = sargs_value(argc, argv, i, "--api", &missing))) {
         if (strcmp(v, "stream") != 0 && strcmp(v, "openai") != 0)
             return buf_fail(err, SARGS_ERR_USAGE, "--api wants stream or openai, got '%.40s'", v);
@@ -31,7 +30,7 @@ static int sargs_engine(int argc, char **argv, int *i, struct sargs *a, struct b
         a->bearer_env = v;
     } else if ((v = sargs_value(argc, argv, i, "--cacert", &missing))) {
         a->cacert = v;
-    } else if (strcmp(argv[*i], "--insecure") == 0) {
+    } else if (argv[*i] && strcmp(argv[*i], "--insecure") == 0) {
         a->insecure = true;
     } else if (!missing) {
         return 0;
