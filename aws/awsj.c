@@ -9,9 +9,9 @@
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
-#include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include "awscurl.h"
 #include "sigv4.h"
 #include "skew.h"
 #include "scrub.h"
@@ -527,20 +527,8 @@ static size_t awsj_on_header(char *p, size_t size, size_t n, void *ud) {
     return len;
 }
 
-static void awsj_slist_free(struct curl_slist *list) {
-    for (struct curl_slist *i = list; i; i = i->next) OPENSSL_cleanse(i->data, strlen(i->data));
-    curl_slist_free_all(list);
-}
-
-static int awsj_append(struct curl_slist **list, const char *line) {
-    struct curl_slist *next = curl_slist_append(*list, line);
-    if (!next) return -1;
-    *list = next;
-    return 0;
-}
-
 /* The header lines as signed, Authorization, and empty "Expect:" and
- * "Accept:" to keep curl from adding unsigned ones. Free with awsj_slist_free. */
+ * "Accept:" to keep curl from adding unsigned ones. Free with awscurl_free. */
 static int awsj_header_list(const struct awsj_client *c, const struct awsj_req *r,
                             struct curl_slist **list) {
     struct buf line;
@@ -551,9 +539,9 @@ static int awsj_header_list(const struct awsj_client *c, const struct awsj_req *
         rc = i < r->n_headers
                  ? buf_addf(&line, "%s: %s", r->headers[i].name, r->headers[i].value)
                  : buf_addf(&line, "Authorization: %s", buf_str(&c->signed_req.authorization));
-        rc = rc || awsj_append(list, buf_str(&line));
+        rc = rc || awscurl_add(list, buf_str(&line));
     }
-    rc = rc || awsj_append(list, "Expect:") || awsj_append(list, "Accept:");
+    rc = rc || awscurl_add(list, "Expect:") || awscurl_add(list, "Accept:");
     buf_free_secret(&line);
     return rc ? AWSJ_ERR_NOMEM : AWSJ_OK;
 }
@@ -564,33 +552,24 @@ static int awsj_send(struct awsj_client *c, const struct awsj_req *r, struct aws
     CURL *h = c->curl;
     int rc = awsj_header_list(c, r, &list);
     if (rc) {
-        awsj_slist_free(list);
+        awscurl_free(list);
         return rc;
     }
-    curl_easy_reset(h);
-    curl_easy_setopt(h, CURLOPT_URL, buf_str(&r->url));
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_POST, 1L);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, r->body);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, list);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "wrk-sagemaker/" SM_VERSION);
-    if (c->ca_bundle) curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_bundle);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                     c->timeout_ms < AWSJ_CONNECT_MS ? c->timeout_ms : AWSJ_CONNECT_MS);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, awsj_on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, g);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, awsj_on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, g);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, g->errbuf);
-    g->res = curl_easy_perform(h);
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &g->status);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
-    awsj_slist_free(list);
+    struct awscurl_call call = {.url = buf_str(&r->url),
+                                .method = "POST",
+                                .body = r->body,
+                                .body_len = r->body_len,
+                                .headers = list,
+                                .ca_bundle = c->ca_bundle,
+                                .timeout_ms = c->timeout_ms,
+                                .connect_ms = c->timeout_ms < AWSJ_CONNECT_MS ? c->timeout_ms
+                                                                              : AWSJ_CONNECT_MS,
+                                .on_body = awsj_on_body,
+                                .on_header = awsj_on_header,
+                                .ud = g,
+                                .errbuf = g->errbuf};
+    g->res = awscurl_perform(h, &call, &g->status);
+    awscurl_free(list);
     return AWSJ_OK;
 }
 

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
-#include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include "awscurl.h"
 #include "awsj.h"
 #include "s3xml.h"
 #include "scrub.h"
@@ -345,18 +345,6 @@ static size_t s3_on_header(char *p, size_t size, size_t n, void *ud) {
     return len;
 }
 
-static int s3_slist(struct curl_slist **list, const char *line) {
-    struct curl_slist *next = curl_slist_append(*list, line);
-    if (!next) return -1;
-    *list = next;
-    return 0;
-}
-
-static void s3_slist_free(struct curl_slist *list) {
-    for (struct curl_slist *i = list; i; i = i->next) OPENSSL_cleanse(i->data, strlen(i->data));
-    curl_slist_free_all(list);
-}
-
 /* The signed headers, Authorization, and empty Expect:/Accept: to keep curl's own out. */
 static int s3_headers(const struct s3_signed *s, struct curl_slist **list) {
     struct buf line;
@@ -367,9 +355,9 @@ static int s3_headers(const struct s3_signed *s, struct curl_slist **list) {
         rc = i < s->n_headers
                  ? buf_addf(&line, "%s: %s", s->headers[i].name, s->headers[i].value)
                  : buf_addf(&line, "Authorization: %s", buf_str(&s->sig.authorization));
-        rc = rc || s3_slist(list, buf_str(&line));
+        rc = rc || awscurl_add(list, buf_str(&line));
     }
-    rc = rc || s3_slist(list, "Expect:") || s3_slist(list, "Accept:");
+    rc = rc || awscurl_add(list, "Expect:") || awscurl_add(list, "Accept:");
     if (!rc && !s->n_headers) rc = -1;
     buf_free_secret(&line);
     return rc ? S3_ERR_NOMEM : S3_OK;
@@ -381,34 +369,23 @@ static int s3_send(struct s3_client *c, const struct s3_request *r, const struct
     struct curl_slist *list = NULL;
     CURL *h = c->curl;
     if (s3_headers(s, &list)) {
-        s3_slist_free(list);
+        awscurl_free(list);
         return S3_ERR_NOMEM;
     }
-    curl_easy_reset(h);
     g->curl = h;
-    curl_easy_setopt(h, CURLOPT_URL, buf_str(&s->url));
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    if (strcmp(r->method, "PUT") == 0) {
-        curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, r->body ? (const char *)r->body : "");
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
-    }
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, list);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "wrk-sagemaker/" SM_VERSION);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, S3_CONNECT_MS);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, s3_on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, g);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, s3_on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, g);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, g->errbuf);
-    g->res = curl_easy_perform(h);
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &g->status);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
-    s3_slist_free(list);
+    struct awscurl_call call = {.url = buf_str(&s->url),
+                                .method = strcmp(r->method, "PUT") == 0 ? "PUT" : "GET",
+                                .body = r->body,
+                                .body_len = r->body_len,
+                                .headers = list,
+                                .timeout_ms = c->timeout_ms,
+                                .connect_ms = S3_CONNECT_MS,
+                                .on_body = s3_on_body,
+                                .on_header = s3_on_header,
+                                .ud = g,
+                                .errbuf = g->errbuf};
+    g->res = awscurl_perform(h, &call, &g->status);
+    awscurl_free(list);
     return S3_OK;
 }
 
