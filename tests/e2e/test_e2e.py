@@ -686,11 +686,24 @@ def case_out_kept():
         emu.stop()
 
 
-def scaled_figures(scale):
-    """decode.lua and sweep.lua (-t4) against a fast, jitter-free model at scale; the
-    figures of side a as sm-compare gives them (real units)."""
+def real_us(r, scale):
+    """A whole reply's end-to-end time in real microseconds (docs/compare.md, Time-scaled
+    runs): the emulator's service time scaled, the client's share as measured."""
+    took = r["t_end_us"] - r["t_start_us"]
+    return r["server_us"] + max(0.0, took - r["server_us"] / scale)
+
+
+def case_time_scale():
+    """At --time-scale 10 every record carries the emulator's service time, never
+    less than the model's plan nor more than the client saw (times 10), and
+    sm-compare's figures are the records' by the documented conversion: the server's
+    share multiplied by 10, the client's kept in real units (the old conversion read
+    the per-call cost of this 10 ms model 5 to 20% high). Whether K=10 then reads as
+    K=1 is measured by the benchmark (BENCHMARKS.md, accuracy: K=10 vs K=1), not here:
+    two runs' walls on a shared machine differ by more than a test may wait out."""
+    scale, overhead, step1 = 10, 0.01, 0.005
     emu = start_emulator("--endpoint", "a=instant", "--endpoint", "b=instant", "--set",
-                         "*.overhead_s=0.01", "--set", "*.step_ms=1:5,4:6", "--set",
+                         "*.overhead_s=%g" % overhead, "--set", "*.step_ms=1:5,4:6", "--set",
                          "*.jitter=0", "--time-scale", str(scale))
     try:
         sides = ["--endpoint", "a", "--endpoint", "b", "--time-scale", str(scale)]
@@ -703,8 +716,11 @@ def scaled_figures(scale):
     for run in runs:
         check_ok(run, "time scale %g" % scale)
         for r in run.records():
-            check(isinstance(r.get("server_us"), int) and r["server_us"] > 0,
-                  f"the emulator's service time in the record: {r}")
+            us = r.get("server_us")
+            plan = (overhead + r["completion_tokens"] * step1) * 1e6  # at least a step each
+            took = (r["t_end_us"] - r["t_start_us"]) * scale
+            check(isinstance(us, int) and plan - 1 <= us <= took + scale,
+                  f"the service time {us} us: the plan {plan:.0f}, the client saw {took} x K: {r}")
         for name in os.listdir(run.outdir):
             if name.endswith(".json"):
                 files[name[:-5].rsplit("-", 1)[1]].append(os.path.join(run.outdir, name))
@@ -712,29 +728,24 @@ def scaled_figures(scale):
                        + files["b"], capture_output=True, text=True, timeout=TIMEOUT)
     check(p.returncode == 0, f"sm-compare: exit {p.returncode}: {p.stderr}")
     rep = json.loads(p.stdout)
-    return {"per_call": rep["decode"]["per_call_fixed_cost_seconds"][0],
-            "decode": rep["rows"]["decode_tokens_per_second"][0],
-            "c4": rep["rows"]["load_c4_tokens_per_second"][0]}, rep
-
-
-def case_time_scale():
-    """The same jitter-free model measured at --time-scale 1 and 10 gives the same
-    figures: the emulator's service time in each record lets sm-compare multiply only
-    the server's share by 10. The per-call cost (10 ms of model time) would read about
-    1 ms high per 0.1 ms of the client's round trip without it (the old conversion:
-    5 to 20% here), throughput at c4 (a 60 ms batch) 1.5 to 3% low.
-    The machine is shared: a pair of runs whose figures miss is taken again, up to 3
-    times (the old bias misses every time: it is one-sided and systematic)."""
-    misses = []
-    for _ in range(3):
-        one, _ = scaled_figures(1)
-        ten, rep = scaled_figures(10)
-        misses = [f"{key}: {ten[key]} at K=10, {one[key]} at K=1 (tolerance {tol:.0%})"
-                  for key, tol in (("per_call", 0.03), ("decode", 0.01), ("c4", 0.01))
-                  if not (one[key] and ten[key] and abs(ten[key] / one[key] - 1) < tol)]
-        if not misses:
-            break
-    check(not misses, "; ".join(misses))
+    dec = [r for r in runs[0].records() if r["endpoint"] == "a"]
+    walls = {n: statistics.median(real_us(r, scale) for r in dec if r["max_tokens"] == n)
+             for n in (4, 32)}
+    rate = 28 / ((walls[32] - walls[4]) / 1e6)
+    batches = {}
+    for r in runs[1].records():
+        if r["endpoint"] == "a":
+            batches.setdefault(r["batch"], []).append(r)
+    c4 = statistics.median(
+        sum(r["completion_tokens"] for r in rs) * 1e6 /
+        max(r["t_start_us"] - min(x["t_start_us"] for x in rs) + real_us(r, scale) for r in rs)
+        for rs in batches.values())
+    for got, want, what in ((rep["rows"]["decode_tokens_per_second"][0], rate, "decode rate"),
+                            (rep["decode"]["per_call_fixed_cost_seconds"][0],
+                             walls[4] / 1e6 - 4 / rate, "per-call cost"),
+                            (rep["rows"]["load_c4_tokens_per_second"][0], c4, "c4 throughput")):
+        check(got is not None and abs(got / want - 1) < 1e-6,
+              f"{what}: sm-compare {got}, the records by the conversion {want}")
     warnings = " ".join(rep.get("warnings", []))
     check("no bias bound" in warnings, f"the warnings say the bias is gone: {warnings}")
 
