@@ -188,8 +188,9 @@ static void lsm_plan_turns(lua_State *L, int t, struct plan_item *item) {
     luaL_argcheck(L, lua_istable(L, -1), 1, "an item's turns must be a list of prompts");
     size_t n = lua_objlen(L, -1);
     luaL_argcheck(L, n >= 1 && n <= LSM_TURNS_MAX, 1, "an item has 1 to 1000 turns");
-    const char **turns = lua_newuserdata(L, n * (sizeof *turns + sizeof(double)));
-    double *think = (double *)(turns + n);
+    unsigned char *room = lua_newuserdata(L, n * (sizeof(double) + sizeof(const char *)));
+    double *think = (double *)(void *)room; /* the times first: both arrays stay aligned */
+    const char **turns = (const char **)(void *)(room + n * sizeof *think);
     for (size_t i = 0; i < n; i++) {
         lua_rawgeti(L, -2, (int)i + 1);
         turns[i] = luaL_checkstring(L, -1); /* anchored by the list, and it by the item */
