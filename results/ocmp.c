@@ -323,7 +323,7 @@ static double ocmp_pick_held(const struct ocmp_point *p, int arg) {
 /* One row of rate: each side's value pick(p, arg), the ratio unless no_ratio. */
 static int ocmp_row(struct cmp *m, double rate, const char *what, int decimals, ocmp_pick *pick,
                     int arg, const char *none, bool no_ratio) {
-    char name[64];
+    char name[128];
     snprintf(name, sizeof name, "rate_%g_%s", rate, what);
     struct cmp_row *r = cmp_add_row(m, name, CMP_OPEN, decimals);
     if (!r) return -1;

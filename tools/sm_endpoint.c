@@ -281,7 +281,7 @@ static int epcli_number(const char *flag, const char *v, double lo, double hi, d
 }
 
 static int epcli_whole(const char *flag, const char *v, long lo, long hi, long *out) {
-    double d;
+    double d = 0;
     int rc = epcli_number(flag, v, (double)lo, (double)hi, &d);
     if (!rc && d != floor(d)) rc = epcli_fail("--%s: '%s' is not a whole number", flag, v);
     *out = (long)d;
