@@ -135,10 +135,10 @@ static int squota_list(const struct cplane *cp, const cJSON *req, const char *re
     if (bad || (mr && !cJSON_IsNumber(mr)))
         return squota_fail(r, 400, "SerializationException",
                            "NextToken or MaxResults of a wrong type");
-    if (mr) max = (long)mr->valuedouble;
-    if (max < 1 || max > 100)
+    if (mr && !(mr->valuedouble >= 1 && mr->valuedouble <= 100))
         return squota_fail(r, 400, "IllegalArgumentException",
-                           "MaxResults must be from 1 to 100, not %ld", max);
+                           "MaxResults must be from 1 to 100, not %g", mr->valuedouble);
+    if (mr) max = (long)mr->valuedouble;
     if (token) {
         char *end;
         errno = 0;
