@@ -30,8 +30,10 @@ void buf_reset(struct buf *b) {
     buf_truncate(b, 0);
 }
 
+/* Writes nothing when len is the length: resetting an empty buffer, as a parser
+ * does per chunk, leaves its memory alone (and out of the cache). */
 void buf_truncate(struct buf *b, size_t len) {
-    if (len > b->len) return;
+    if (len >= b->len) return;
     b->len = len;
     if (b->data) b->data[len] = '\0';
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 /* Headers up to this many are checked for duplicates pair by pair; past it
  * through a hash table (a section of 128 KiB may hold 43,690 headers). */
@@ -23,7 +23,7 @@ static void put32(uint8_t *p, uint32_t v) {
 }
 
 static uint32_t crc(uint32_t start, const uint8_t *p, size_t n) {
-    return (uint32_t)crc32(start, p, (uInt)n);
+    return libdeflate_crc32(start, p, n);
 }
 
 const char *evs_strerror(int code) {

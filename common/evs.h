@@ -1,6 +1,6 @@
 /* evs: AWS event stream messages (application/vnd.amazon.eventstream), the
  * framing of SageMaker's InvokeEndpointWithResponseStream reply. Pure: no I/O,
- * no clock; CRC32 is zlib's crc32 (IEEE).
+ * no clock; CRC32 is libdeflate's (IEEE).
  *
  * A message, all integers big-endian:
  *   total length (4) | headers length (4) | CRC32 of those 8 bytes (4)
@@ -134,9 +134,9 @@ struct evs_decoder {
     uint64_t offset;    /* stream offset of the next message */
     bool release;       /* the last message returned lives in buf */
     int err;            /* first error, or 0 */
-    char msg[160];      /* its one-line text */
     uint32_t *dup;      /* hash table for duplicate names (messages with many headers) */
     size_t dup_cap;
+    char msg[160]; /* its one-line text */
 };
 
 /* Starts a decoder; max_payload 0 or over EVS_MAX_PAYLOAD_LEN means EVS_MAX_PAYLOAD_LEN. */

@@ -20,9 +20,8 @@ int jscan_fail(struct jscan *s, const char *msg) {
     return -1;
 }
 
-int jscan_peek(struct jscan *s) {
+int jscan_peek_space(struct jscan *s) {
     if (s->err) return 0;
-    if (s->p < s->end && (unsigned char)*s->p > ' ') return (unsigned char)*s->p;
     while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
         s->p++;
     return s->p < s->end ? (unsigned char)*s->p : 0;
@@ -96,12 +95,29 @@ static const bool special[256] = {
     ['"'] = true,   ['\\'] = true,
 };
 
+/* Whether any of the 8 bytes in v is '"', '\\' or below 0x20: the word-at-a-time
+ * tests for a zero byte (x - 0x01.. & ~x & 0x80..) and for a byte below n. */
+static bool special8(uint64_t v) {
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t quote = v ^ (ones * '"'), bslash = v ^ (ones * '\\');
+    return (((quote - ones) & ~quote) | ((bslash - ones) & ~bslash) | ((v - ones * 0x20) & ~v)) &
+           highs;
+}
+
+/* The first byte at or after p that ends a string's plain run, or end. */
+static const char *plain_run(const char *p, const char *end) {
+    uint64_t v;
+    while (end - p >= 8 && (memcpy(&v, p, 8), !special8(v))) p += 8;
+    while (p < end && !special[(unsigned char)*p]) p++;
+    return p;
+}
+
 int jscan_string(struct jscan *s, struct jstr *out) {
     if (expect(s, '"', "expected a string") < 0) return -1;
     const char *p = s->p;
     bool escaped = false;
     for (;;) {
-        while (p < s->end && !special[(unsigned char)*p]) p++;
+        p = plain_run(p, s->end);
         if (p >= s->end || *p == '"') break;
         unsigned char c = (unsigned char)*p;
         if (c < 0x20) {

@@ -35,9 +35,16 @@ struct jstr {
 
 void jscan_init(struct jscan *s, const char *data, size_t n);
 
+/* The white space case of jscan_peek. */
+int jscan_peek_space(struct jscan *s);
+
 /* Skips white space; returns the first byte of the next token ('{', '[', '"',
- * 't', 'f', 'n', '-' or a digit; '}', ']', ',' or ':'), or 0 at the end. */
-int jscan_peek(struct jscan *s);
+ * 't', 'f', 'n', '-' or a digit; '}', ']', ',' or ':'), or 0 at the end.
+ * Inline: a stream's client calls it for every value of every chunk. */
+static inline int jscan_peek(struct jscan *s) {
+    if (!s->err && s->p < s->end && (unsigned char)*s->p > ' ') return (unsigned char)*s->p;
+    return jscan_peek_space(s);
+}
 
 /* Enters an object (consumes '{'). */
 __attribute__((warn_unused_result)) int jscan_object(struct jscan *s);

@@ -10,6 +10,8 @@
 struct walk {
     struct jscan s;
     struct buf *scratch;
+    size_t room;   /* the chunk's length: no string decodes longer than it is written */
+    bool reserved; /* scratch has that room (made at the first escaped string) */
     struct schunk *c;
     bool choices, usage, token, outputs, details, generated_text, error, flat_error;
     bool text_choice; /* a choice with "text": a completions chunk */
@@ -51,8 +53,13 @@ static int read_str(struct walk *w, struct schunk_str *out) {
         out->n = j.n;
         return 0;
     }
-    /* The scratch buffer has room for the whole chunk, and no string decodes
-     * longer than it is written: its data never moves during a parse. */
+    /* Room for the whole chunk, made once: the data never moves during a parse, so
+     * the strings decoded before stay where they are. */
+    if (!w->reserved) {
+        if (!buf_grow(w->scratch, w->room)) return nomem(w);
+        buf_truncate(w->scratch, w->scratch->len - w->room);
+        w->reserved = true;
+    }
     size_t at = w->scratch->len;
     if (jstr_decode(&j, w->scratch) != BUF_OK) return nomem(w);
     out->s = w->scratch->data + at;
@@ -315,12 +322,7 @@ int schunk_parse(const char *data, size_t n, struct buf *scratch, struct schunk 
         return 0;
     }
     buf_reset(scratch);
-    if (!buf_grow(scratch, n)) {
-        if (err && buf_adds(err, "stream chunk: out of memory") != BUF_OK) return SCHUNK_ERR_NOMEM;
-        return SCHUNK_ERR_NOMEM;
-    }
-    buf_reset(scratch);
-    struct walk w = {.scratch = scratch, .c = out, .token_id = -1};
+    struct walk w = {.scratch = scratch, .room = n, .c = out, .token_id = -1};
     w.message = w.type = w.code = empty;
     jscan_init(&w.s, data, n);
     int rc;
@@ -333,8 +335,10 @@ int schunk_parse(const char *data, size_t n, struct buf *scratch, struct schunk 
     if (rc == 0 && jscan_peek(&w.s) != 0) rc = jscan_fail(&w.s, "text after the JSON value");
     if (rc < 0) {
         bool oom = w.s.err && strcmp(w.s.err, "out of memory") == 0;
-        if (err && buf_addf(err, "stream chunk: %s at byte %zu", w.s.err ? w.s.err : "bad JSON",
-                            (size_t)((w.s.err_at ? w.s.err_at : w.s.p) - data)) != BUF_OK)
+        if (err &&
+            (oom ? buf_adds(err, "stream chunk: out of memory")
+                 : buf_addf(err, "stream chunk: %s at byte %zu", w.s.err ? w.s.err : "bad JSON",
+                            (size_t)((w.s.err_at ? w.s.err_at : w.s.p) - data))) != BUF_OK)
             oom = true;
         schunk_clear(out);
         return oom ? SCHUNK_ERR_NOMEM : SCHUNK_ERR_JSON;

@@ -42,10 +42,14 @@ static long long run_mono_us(const struct timespec *t) {
     return (long long)t->tv_sec * 1000000 + t->tv_nsec / 1000;
 }
 
+long long run_us_at(const struct timespec *mono) {
+    return run_mono_us(mono) - run_mono_us(&run.origin);
+}
+
 long long run_now_us(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return run_mono_us(&t) - run_mono_us(&run.origin);
+    return run_us_at(&t);
 }
 
 long long run_wall_us(void) {

@@ -89,6 +89,8 @@ __attribute__((warn_unused_result)) int run_add_file(const char *result_path, co
 
 /* Microseconds on the monotonic clock since the run's origin, and the wall clock. */
 long long run_now_us(void);
+/* run_now_us at the CLOCK_MONOTONIC reading mono (one read of the clock for two uses). */
+long long run_us_at(const struct timespec *mono);
 long long run_wall_us(void);
 /* The wall clock corrected by the skew offset, for signing. */
 time_t run_signing_time(void);

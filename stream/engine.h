@@ -27,6 +27,15 @@ struct engine_config {
     struct slot_config slot;
     size_t n_slots;        /* senders in all: -c */
     long long duration_us; /* -d: the run is cut then */
+    bool busy_poll;        /* the threads poll their sockets without sleeping */
+};
+
+/* What the engine's threads spent on the run. */
+struct engine_stats {
+    struct slot_cost cost; /* all slots' */
+    double cpu_s;          /* the engine threads' CPU (user + system) */
+    double wall_s;         /* from the threads' start to the last one's end */
+    size_t threads;
 };
 
 /* The run's host (run.h) for the engine: pass it to the module (lsm_client)
@@ -34,9 +43,10 @@ struct engine_config {
 struct run_host engine_host(void);
 
 /* Runs the senders: n_threads OS threads, thread i driving its share of the
- * slots with the plan and check of hooks[i]. Returns when the run is over. */
+ * slots with the plan and check of hooks[i]. Returns when the run is over,
+ * with what it cost in stats. */
 __attribute__((warn_unused_result)) int engine_run(const struct engine_config *cfg,
                                                    struct lsm_hooks *const *hooks, size_t n_threads,
-                                                   struct buf *err);
+                                                   struct engine_stats *stats, struct buf *err);
 
 #endif

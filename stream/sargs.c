@@ -32,6 +32,8 @@ static int sargs_engine(int argc, char **argv, int *i, struct sargs *a, struct b
         a->cacert = v;
     } else if (argv[*i] && strcmp(argv[*i], "--insecure") == 0) {
         a->insecure = true;
+    } else if (argv[*i] && strcmp(argv[*i], "--busy-poll") == 0) {
+        a->busy_poll = true;
     } else if (!missing) {
         return 0;
     }

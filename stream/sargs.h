@@ -7,6 +7,7 @@
  *   --bearer-token-env VAR    the OpenAI route's bearer token, from that variable
  *   --cacert FILE             trust this CA (PEM) for https
  *   --insecure                do not check the server's certificate (an emulator)
+ *   --busy-poll               the engine threads never sleep waiting for the network
  *
  * Pure C over wrkargs; the caller owns argv. */
 #ifndef SM_SARGS_H
@@ -33,6 +34,7 @@ struct sargs {
     const char *bearer_env; /* NULL: sign with SigV4 */
     const char *cacert;     /* NULL: the system's */
     bool insecure;
+    bool busy_poll;
     char **rest; /* what went to wrkargs (malloc'ed) */
 };
 

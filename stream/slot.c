@@ -3,10 +3,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "run.h"
 
 #define SLOT_CHUNKS_FIRST 256 /* room for the chunk times of a first reply */
+
+static uint64_t slot_ns(const struct timespec *t) {
+    return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
+}
+
+static uint64_t slot_clock_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return slot_ns(&t);
+}
 
 /* Copies the value of a header line "Name: value\r\n" into out, cut to fit. */
 static void slot_header_value(const char *line, size_t n, size_t name_len, char *out, size_t size) {
@@ -118,9 +129,15 @@ static void slot_chunk(struct slot *s, const struct schunk *c, long long now) {
     s->tokens[s->n_chunks++] = (uint16_t)(tokens < UINT16_MAX ? tokens : UINT16_MAX);
     s->multi_token |= tokens != 1;
     s->chunk_tokens += tokens;
+    s->cost.tokens += (uint64_t)tokens;
     s->t_last_us = now;
     if (s->want_text && s->text.len + c->content.n <= SLOT_TEXT_MAX)
         (void)!buf_add(&s->text, c->content.s, c->content.n);
+}
+
+void slot_prefetch(const struct slot *s) {
+    const char *p = (const char *)s, *end = (const char *)(&s->ss + 1);
+    for (; p < end; p += 64) __builtin_prefetch(p);
 }
 
 /* libcurl's write callback: a streamed body into chunks, an error reply kept. */
@@ -132,18 +149,19 @@ static size_t slot_on_body(char *data, size_t size, size_t n_items, void *ud) {
         (void)!buf_add(&s->error_body, data, n < keep ? n : keep);
         return n;
     }
-    long long now = run_now_us(); /* what one read brought arrived together */
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    uint64_t t0 = slot_ns(&t);
+    long long now = run_us_at(&t); /* what one read brought arrived together */
     const char *p = data;
     size_t left = n;
     struct schunk c;
     int rc;
     buf_reset(&s->scratch);
     while ((rc = sstream_next(&s->ss, &p, &left, &c, &s->scratch)) == 1) slot_chunk(s, &c, now);
-    if (rc < 0) {
-        slot_stream_error(s, "stream_framing", buf_str(&s->scratch), s->scratch.len);
-        return 0; /* ends the transfer */
-    }
-    return n;
+    if (rc < 0) slot_stream_error(s, "stream_framing", buf_str(&s->scratch), s->scratch.len);
+    s->cost.decode_ns += slot_clock_ns() - t0;
+    return rc < 0 ? 0 : n; /* 0 ends the transfer */
 }
 
 int slot_init(struct slot *s, const struct slot_config *cfg, struct disp *disp, bool keep_text) {
@@ -274,6 +292,7 @@ static void slot_finish_stream(struct slot *s, CURLcode result) {
 }
 
 void slot_done(struct slot *s, CURLcode result) {
+    uint64_t t0 = slot_clock_ns();
     if (!s->left) disp_sent(s->disp, s->t_handed_us, s->wall_handed_us); /* never written */
     struct call_stream st = {
         .t_headers_us = s->t_headers_us, .prompt_tokens = -1, .completion_tokens = -1};
@@ -309,4 +328,6 @@ void slot_done(struct slot *s, CURLcode result) {
     in.new_session = s->control && s->new_session[0] ? s->new_session : NULL;
     s->entry = NULL;
     disp_finish(s->disp, &in);
+    s->cost.record_ns += slot_clock_ns() - t0;
+    s->cost.records++;
 }

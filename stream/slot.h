@@ -44,7 +44,29 @@ struct slot_config {
     long timeout_ms;       /* a reply slower than this is cut (wrk's --timeout) */
 };
 
+/* The client's own work on what arrived: wall time of the engine's thread in these
+ * calls (its CPU time, unless the system preempts it there). */
+struct slot_cost {
+    uint64_t decode_ns; /* decoding the body and recording each chunk's time */
+    uint64_t record_ns; /* making the records (slot_done) */
+    uint64_t tokens;    /* content tokens received */
+    uint64_t records;   /* records made */
+};
+
 struct slot {
+    /* What every chunk touches, together (the rest of the struct is per request). */
+    bool streaming;   /* a 2xx: its body goes through ss */
+    bool want_text;   /* this reply's */
+    bool multi_token; /* a chunk carried more than one token */
+    size_t n_chunks, cap_chunks;
+    uint32_t *gaps; /* between content chunks */
+    uint16_t *tokens;
+    long chunk_tokens;
+    long long t_first_us, t_last_us;
+    struct slot_cost cost; /* since slot_init */
+    struct buf scratch;    /* sstream's errors */
+    struct sstream ss;
+
     const struct slot_config *cfg;
     struct disp *disp;
     CURL *easy;
@@ -53,24 +75,15 @@ struct slot {
     bool left;                             /* its start is stamped (it was about to be written) */
     long long t_handed_us, wall_handed_us; /* when it was handed to libcurl */
     int status;                            /* of the reply's status line (the last, after a 1xx) */
-    bool streaming;                        /* a 2xx: its body goes through ss */
-    struct sstream ss;
-    struct buf error_body; /* a non-2xx reply's body */
-    struct buf text;       /* the content, for a scored reply */
-    bool keep_text;        /* every reply's */
-    bool want_text;        /* this reply's */
+    struct buf error_body;                 /* a non-2xx reply's body */
+    struct buf text;                       /* the content, for a scored reply */
+    bool keep_text;                        /* every reply's */
+    bool control; /* a session's own call (disp_control): plain text, never a stream */
+    long long t_headers_us;
     char error_type[128], date[64], content_type[128];
-    char service_us[24]; /* the emulator's REPLY_SERVICE_HEADER (reply.h), cut to fit, or "" */
-    long long t_headers_us, t_first_us, t_last_us;
-    uint32_t *gaps; /* between content chunks */
-    uint16_t *tokens;
-    size_t n_chunks, cap_chunks;
-    bool multi_token; /* a chunk carried more than one token */
-    long chunk_tokens;
+    char service_us[24];  /* the emulator's REPLY_SERVICE_HEADER (reply.h), cut to fit, or "" */
     char stream_code[64]; /* how the stream failed, or "" */
     char stream_message[400];
-    struct buf scratch; /* sstream's errors */
-    bool control;       /* a session's own call (disp_control): plain text, never a stream */
     char new_session[CONV_ID_MAX + 64]; /* its X-Amzn-SageMaker-New-Session-Id, cut to fit */
 };
 
@@ -84,6 +97,9 @@ void slot_free(struct slot *s);
  * creds: add s->easy to a multi handle to send it. */
 __attribute__((warn_unused_result)) int slot_prepare(struct slot *s, const struct plan_entry *e,
                                                      struct sigcreds *creds, struct buf *err);
+
+/* Asks the CPU for the state a chunk's decoding touches, before the data comes. */
+void slot_prefetch(const struct slot *s);
 
 /* The transfer ended with result (CURLE_OK: the reply is complete): records
  * what came back through the dispatcher. */

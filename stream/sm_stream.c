@@ -44,12 +44,19 @@ static const char stream_help[] =
     "                       in environment variable VAR instead of signing with SigV4\n"
     "  --cacert FILE        HTTPS: trust the CA certificates in FILE (PEM)\n"
     "  --insecure           HTTPS: do not verify the server's certificate\n"
+    "  --busy-poll          the threads never sleep waiting for the network (each keeps a\n"
+    "                       CPU at 100%): no reply waits for a sleeping CPU to wake up,\n"
+    "                       for the finest time to first token on a client of its own\n"
     "  -h, --help           this help; '-s SCENARIO URL -- --help' gives the scenario's\n"
     "  -v, --version        the version\n"
     "\n"
     "Example (the local emulator):\n"
     "  sm-stream -t1 -c4 -d1h -s scenarios/sweep.lua http://127.0.0.1:8080 \\\n"
     "      -- --endpoint gemma-4-e2b --endpoint gemma-4-e2b-qat --out 'runs/{label}.json'\n"
+    "\n"
+    "At its end, with tokens received, it prints its own cost on standard error: the CPU\n"
+    "of its threads per token, and the time it spent decoding and recording them (a client\n"
+    "near a whole core per thread may have delayed what it measured: add threads).\n"
     "\n"
     "Credentials come from the AWS chain (environment, ~/.aws, credential_process, the\n"
     "container, the instance), as for wrk. Exit status: the scenario's (0 done, 2 bad usage,\n"
@@ -102,6 +109,19 @@ static int stream_exit(const struct luahost *h, int rc, int failed) {
     return rc == LUAHOST_EXIT ? h->exit_code : rc ? failed : 0;
 }
 
+/* The client's own cost, so that a user can tell whether it kept up. */
+static void stream_cost(const struct engine_stats *st) {
+    const struct slot_cost *c = &st->cost;
+    if (!c->tokens || !c->records) return;
+    fprintf(stderr,
+            "sm-stream: client CPU %.2f s in %.2f s on %zu thread(s) for %llu tokens (%.2f us a "
+            "token); decoding and recording them %.3f us a token, making the %llu records %.1f "
+            "us each\n",
+            st->cpu_s, st->wall_s, st->threads, (unsigned long long)c->tokens,
+            st->cpu_s * 1e6 / (double)c->tokens, (double)c->decode_ns / 1e3 / (double)c->tokens,
+            (unsigned long long)c->records, (double)c->record_ns / 1e3 / (double)c->records);
+}
+
 /* The scenario in every state, then the engine. */
 static int stream_go(struct stream_run *r, struct buf *err) {
     size_t n = (size_t)r->a.w.threads;
@@ -118,9 +138,13 @@ static int stream_go(struct stream_run *r, struct buf *err) {
                  .timeout_ms = (long)r->a.w.timeout_ms},
         .n_slots = (size_t)r->a.w.connections,
         .duration_us = (long long)r->a.w.duration_s * 1000000,
+        .busy_poll = r->a.busy_poll,
     };
-    if (engine_run(&cfg, r->hooks, n, err)) return 1;
-    return stream_exit(&r->lua, luahost_done(&r->lua, err), 1);
+    struct engine_stats st;
+    if (engine_run(&cfg, r->hooks, n, &st, err)) return 1;
+    rc = stream_exit(&r->lua, luahost_done(&r->lua, err), 1);
+    stream_cost(&st);
+    return rc;
 }
 
 int main(int argc, char **argv) {

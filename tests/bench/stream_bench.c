@@ -3,9 +3,10 @@
  * realistic vLLM chat chunks, one PayloadPart per token as SageMaker relays
  * the container's flushes. Prints ns/token for several slicings of the body.
  * With --file, the eventstream body in FILE (a reply captured from sm-emulator)
- * instead, fed one message at a time, read again until TOKENS tokens.
+ * instead, fed one message at a time, read again until TOKENS tokens; with
+ * STREAMS, to that many streams in turn (their states out of the caches).
  * Usage: stream_bench [TOKENS]   (default 1000000)
- *        stream_bench --file FILE [TOKENS] */
+ *        stream_bench --file FILE [TOKENS [STREAMS]] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,9 +125,24 @@ static double run_evs(const struct body *b, long rounds) {
     return t * 1e9 / (double)messages;
 }
 
-/* The eventstream body in path, as the engine reads it: one message per slice.
- * Prints its tokens per reading and the ns/token over rounds readings. */
-static int run_file(const char *path, long want) {
+/* The captured body's messages (the prelude's total length each). */
+static size_t split_messages(const struct buf *body, size_t *lens, size_t max) {
+    size_t n = 0;
+    const uint8_t *at = (const uint8_t *)body->data, *end = at + body->len;
+    while (n < max && end - at >= 4) {
+        size_t len = (size_t)at[0] << 24 | (size_t)at[1] << 16 | (size_t)at[2] << 8 | at[3];
+        if (len < 16 || len > (size_t)(end - at)) len = (size_t)(end - at);
+        lens[n++] = len;
+        at += len;
+    }
+    return n;
+}
+
+/* The eventstream body in path, as the engine reads it: one message per slice,
+ * to n_streams streams in turn (each its own decoder, as in a run with that
+ * many streams, whose states no cache holds), read again until want tokens.
+ * Prints its tokens per reading and the ns/token. */
+static int run_file(const char *path, long want, long n_streams) {
     struct buf body;
     buf_init(&body, 64 << 20);
     FILE *f = fopen(path, "rb");
@@ -134,51 +150,56 @@ static int run_file(const char *path, long want) {
     size_t n;
     while (f && (n = fread(block, 1, sizeof block, f)) > 0)
         if (buf_add(&body, block, n) != BUF_OK) break;
-    if (!f || ferror(f) || !feof(f) || body.len < 16) {
+    size_t *lens = malloc((body.len / 16 + 1) * sizeof *lens);
+    struct sstream *ss = calloc((size_t)n_streams, sizeof *ss);
+    if (!f || ferror(f) || !feof(f) || body.len < 16 || !lens || !ss) {
         fprintf(stderr, "stream_bench: cannot read the eventstream body %s\n", path);
         if (f) fclose(f);
         buf_free(&body);
+        free(lens);
+        free(ss);
         return 2;
     }
     fclose(f);
+    size_t n_msgs = split_messages(&body, lens, body.len / 16 + 1);
     uint64_t tokens = 0, per_reading = 0;
     double seconds = 0;
-    for (long r = 0; r == 0 || (long)tokens < want; r++) {
-        struct sstream s;
+    int rc = 0;
+    for (long r = 0; rc >= 0 && (r == 0 || (long)tokens < want); r++) {
         struct schunk c;
-        const uint8_t *at = (const uint8_t *)body.data, *end = at + body.len;
-        int rc = 0;
-        sstream_init(&s, SSTREAM_BODY_EVENTSTREAM, SSTREAM_FRAMING_AUTO, NULL);
+        for (long k = 0; k < n_streams; k++)
+            sstream_init(&ss[k], SSTREAM_BODY_EVENTSTREAM, SSTREAM_FRAMING_AUTO, NULL);
         double t0 = cpu_seconds();
-        while (rc >= 0 && end - at >= 4) { /* the prelude's total length: one message */
-            size_t len = (size_t)at[0] << 24 | (size_t)at[1] << 16 | (size_t)at[2] << 8 | at[3];
-            if (len < 16 || len > (size_t)(end - at)) len = (size_t)(end - at);
-            const char *p = (const char *)at;
-            size_t left = len;
-            while ((rc = sstream_next(&s, &p, &left, &c, NULL)) == 1) continue;
-            at += len;
-        }
+        size_t at = 0;
+        for (size_t i = 0; rc >= 0 && i < n_msgs; at += lens[i++])
+            for (long k = 0; rc >= 0 && k < n_streams; k++) {
+                const char *p = body.data + at;
+                size_t left = lens[i];
+                while ((rc = sstream_next(&ss[k], &p, &left, &c, NULL)) == 1) continue;
+            }
         seconds += cpu_seconds() - t0;
-        per_reading = s.totals.content_chunks;
-        tokens += per_reading;
-        bool bad = rc < 0 || per_reading == 0;
-        if (bad) fprintf(stderr, "stream_bench: %s: %s\n", path, rc < 0 ? s.msg : "no content");
-        sstream_free(&s);
-        if (bad) {
-            buf_free(&body);
-            return 1;
-        }
+        per_reading = ss[0].totals.content_chunks;
+        tokens += per_reading * (uint64_t)n_streams;
+        if (rc < 0 || per_reading == 0)
+            fprintf(stderr, "stream_bench: %s: %s\n", path, rc < 0 ? ss[0].msg : "no content");
+        if (per_reading == 0) rc = -1;
+        for (long k = 0; k < n_streams; k++) sstream_free(&ss[k]);
     }
-    printf("file %s: %zu bytes, %llu tokens a reading, %llu tokens, %.1f ns/token\n", path,
-           body.len, (unsigned long long)per_reading, (unsigned long long)tokens,
-           seconds * 1e9 / (double)tokens);
+    if (rc >= 0)
+        printf("file %s: %zu bytes, %llu tokens a reading, %ld streams, %llu tokens, %.1f "
+               "ns/token\n",
+               path, body.len, (unsigned long long)per_reading, n_streams,
+               (unsigned long long)tokens, seconds * 1e9 / (double)tokens);
     buf_free(&body);
-    return 0;
+    free(lens);
+    free(ss);
+    return rc < 0;
 }
 
 int main(int argc, char **argv) {
     if (argc > 2 && strcmp(argv[1], "--file") == 0)
-        return run_file(argv[2], argc > 3 ? strtol(argv[3], NULL, 10) : 1000000);
+        return run_file(argv[2], argc > 3 ? strtol(argv[3], NULL, 10) : 1000000,
+                        argc > 4 && strtol(argv[4], NULL, 10) > 0 ? strtol(argv[4], NULL, 10) : 1);
     long want = argc > 1 ? strtol(argv[1], NULL, 10) : 1000000;
     long rounds = want / DISTINCT > 0 ? want / DISTINCT : 1, tokens;
     struct body es_vllm, es_tgi, sse_vllm;

@@ -58,10 +58,11 @@ class StreamParts:
                 self.fail(f"{need} open files needed, the hard limit (ulimit -Hn) is {hard}")
             resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
 
-    def sm_stream(self, conns, script, url, args, rt=False):
-        """sm-stream -t1 -cN on the client CPU (at real-time priority when rt)."""
-        cmd = [self.bin["stream"], "-t1", f"-c{conns}", "-d1h", "-s", script, url, "--",
-               "--region", "us-east-1", "--progress", "0"] + list(args)
+    def sm_stream(self, conns, script, url, args, rt=False, engine=()):
+        """sm-stream -t1 -cN on the client CPU (at real-time priority when rt), with the
+        engine options engine."""
+        cmd = [self.bin["stream"], "-t1", f"-c{conns}", "-d1h"] + list(engine) + [
+            "-s", script, url, "--", "--region", "us-east-1", "--progress", "0"] + list(args)
         if rt:
             cmd = self.realtime() + cmd
         if self.client_cpu is not None:
@@ -224,37 +225,38 @@ class StreamParts:
         return 1000, {"batch": {"tokens": 16, "batches": 4},
                       "fleet": {"variants": 50, "tokens": 30, "step_ms": 200, "seconds": 16}}
 
-    def stream_share(self):
-        """(b) The client's own share of TTFT at n concurrent streams."""
-        n, runs = self.share_runs()
+    def share_pair(self, n, runs, busy):
+        """One emulator and one sm-stream on the loads of (b): both sleeping in epoll at
+        real-time priority (the batch and the fleet), or both busy-polling at normal
+        priority (the fleet). Returns the records' folder and the request log's lines by
+        (endpoint, tag)."""
         fl = runs["fleet"]
-        overhead = 0.5
-        duration = overhead + fl["tokens"] * fl["step_ms"] / 1e3  # one stream, alone
-        rate = round(0.97 * n / duration, 1)  # about n in flight
-        count = int(rate * fl["seconds"])
-        self.open_files(n + 256)
-        log = os.path.join(self.tmp, "share-requests.jsonl")
+        tag = "busy" if busy else "sleep"
+        log = os.path.join(self.tmp, f"share-{tag}-requests.jsonl")
+        out = os.path.join(self.tmp, f"share-{tag}")
         args = ["--max-connections", str(n + 100), "--request-log", log,
                 "--endpoint", "burst=instant", "--set", "burst.overhead_s=0.2", "--set",
                 f"burst.step_ms=1:20,{n}:40", "--set", f"burst.max_seqs={n + 24}"]
         for v in range(fl["variants"]):
             args += ["--endpoint", f"fleet/v{v:02d}=instant"]
-        args += ["--set", f"fleet.overhead_s={overhead}", "--set",
+        args += ["--set", f"fleet.overhead_s={fl['overhead']}", "--set",
                  f"fleet.step_ms=1:{fl['step_ms']}", "--set", "fleet.max_seqs=256"]
-        out = os.path.join(self.tmp, "share")
+        poll = ["--busy-poll"] if busy else []
+        emu = self.start_emulator(args + poll) if busy else self.rt_emulator(args)
         tagged = os.path.join(HERE, "tagged.lua")
-        emu = self.rt_emulator(args)
         try:
-            self.say(f"stream: {n} streams in one batch")
+            if not busy:
+                self.say(f"stream: {n} streams in one batch")
+                self.finished(self.sm_stream(n, tagged, emu.url, [
+                    "--endpoint", "burst", "--max-tokens", str(runs["batch"]["tokens"]),
+                    "--batches", str(runs["batch"]["batches"]), "--out",
+                    os.path.join(out, "{label}.json")], rt=True), f"sm-stream tagged.lua -c{n}")
+            self.say(f"stream: {n} streams in flight on {fl['variants']} variants ({tag})")
             self.finished(self.sm_stream(n, tagged, emu.url, [
-                "--endpoint", "burst", "--max-tokens", str(runs["batch"]["tokens"]),
-                "--batches", str(runs["batch"]["batches"]), "--out",
-                os.path.join(out, "{label}.json")], rt=True), f"sm-stream tagged.lua -c{n}")
-            self.say(f"stream: {n} streams in flight on {fl['variants']} variants")
-            self.finished(self.sm_stream(n, tagged, emu.url, [
-                "--endpoint", "fleet", "--max-tokens", str(fl["tokens"]), "--rate", str(rate),
-                "--count", str(count), "--out", os.path.join(out, "{label}.json")], rt=True),
-                f"sm-stream tagged.lua --rate {rate} -c{n}")
+                "--endpoint", "fleet", "--max-tokens", str(fl["tokens"]), "--rate",
+                str(fl["rate"]), "--count", str(fl["count"]), "--out",
+                os.path.join(out, "{label}.json")], rt=not busy, engine=poll),
+                f"sm-stream tagged.lua --rate {fl['rate']} -c{n} {' '.join(poll)}")
         finally:
             emu.stop()
         served = {}
@@ -267,10 +269,26 @@ class StreamParts:
                     if key in served:
                         self.fail(f"stream share: two request-log lines for {key}")
                     served[key] = e
+        return out, served
+
+    def stream_share(self):
+        """(b) The client's own share of TTFT at n concurrent streams."""
+        n, runs = self.share_runs()
+        fl = runs["fleet"]
+        fl["overhead"] = 0.5
+        duration = fl["overhead"] + fl["tokens"] * fl["step_ms"] / 1e3  # one stream, alone
+        fl["rate"] = round(0.97 * n / duration, 1)  # about n in flight
+        fl["count"] = int(fl["rate"] * fl["seconds"])
+        self.open_files(n + 256)
+        pairs = {busy: self.share_pair(n, runs, busy) for busy in (False, True)}
         self.lines += [
             "", f"### (b) The client's share of TTFT at {n:,} streams", "",
             f"sm-stream -t1 -c{n} (one process) against sm-emulator with --request-log; " +
-            self.prio_text() + " Each request carries a tag of its own "
+            self.prio_text() + " The fleet runs again with both busy-polling instead "
+            "(sm-stream --busy-poll, sm-emulator --busy-poll, normal priority: a busy loop at "
+            "real-time priority would be throttled), so that no reply waits for a sleeping CPU "
+            "to wake (on this virtual machine a wake-up across CPUs takes about 40 us, and "
+            "over 100 us at p99). Each request carries a tag of its own "
             "(tests/bench/tagged.lua: the prompt ends in \"(request B.K)\" and the record's "
             "`question` is \"B.K\"), so every record is matched to the one request-log line "
             "whose prompt ends in its tag (one to one: a record without its line, or a line "
@@ -285,7 +303,8 @@ class StreamParts:
             "receive side p99 | in flight at first token (median) |",
             "|---|---|---|---|---|---|---|---|---|"]
         first = None
-        for kind in ("batch", "fleet"):
+        for kind, busy in (("batch", False), ("fleet", False), ("fleet_busy", True)):
+            out, served = pairs[busy]
             ep = "burst" if kind == "batch" else "fleet"
             recs = read_records(os.path.join(out, f"{ep}.json"))
             if any(not r["ok"] for r in recs):
@@ -310,17 +329,21 @@ class StreamParts:
                 recs = [r for r in recs if r["t_start_us"] >= t0]
                 what = (f"{n} in flight on {fl['variants']} variants of one endpoint (step "
                         f"{fl['step_ms']} ms, {fl['tokens']} tokens, Poisson arrivals at "
-                        f"{rate:g}/s for {fl['seconds']} s), the streams sent after the first "
-                        f"{duration:g} s (the ramp)")
+                        f"{fl['rate']:g}/s for {fl['seconds']} s), the streams sent after the "
+                        f"first {duration:g} s (the ramp)" +
+                        (", both busy-polling" if busy else ""))
             f = self.share_figures(recs, served, ep, spans)
             self.lines.append(f"| {what} | {n} | " + f["cells"])
+            how = {"batch": "batches of all the streams on one variant, every step's tokens in "
+                            "one burst, connections open",
+                   "fleet": "streams spread over a fleet of variants, steady state, both "
+                            "sleeping in epoll at real-time priority",
+                   "fleet_busy": "streams spread over a fleet of variants, steady state, both "
+                                 "busy-polling (--busy-poll)"}[kind]
             self.row("stream", f"stream_share_{kind}",
-                     f"client's share of TTFT, p99, {n} streams ({kind})",
+                     f"client's share of TTFT, p99, {n} streams ({kind.replace('_', ', ')})",
                      "client TTFT less the emulator's logged first_token - received, same "
-                     "request (matched by a tag in the prompt): " + (
-                         "batches of all the streams on one variant, every step's tokens in one "
-                         "burst, connections open" if kind == "batch" else
-                         "streams spread over a fleet of variants, steady state"), f["p99"],
+                     "request (matched by a tag in the prompt): " + how, f["p99"],
                      "ms", "<= 1 ms", f["p99"] <= 1, f"p50 {f['p50']:.2f} ms, n={f['n']}, "
                      f"send side p99 {f['send99']:.2f} ms, receive side p99 {f['recv99']:.2f} "
                      f"ms, median {f['flight']:.0f} in flight" + (
@@ -372,7 +395,7 @@ class StreamParts:
             self.say(f"stream: {n} streams")
             p = self.sm_stream(n, sweep, emu.url, [
                 "--endpoint", "scale", "--max-tokens", str(tokens), "--batches", "1", "--out",
-                os.path.join(out, "n-{label}.json")])
+                os.path.join(out, "n-{label}.json")], rt=True)
             rss = 0
 
             def begun():
@@ -388,8 +411,9 @@ class StreamParts:
             except BaseException:
                 self.stop(p)
                 raise
+            err = p.stderr.read()
             if status:
-                self.fail(f"stream scale {n}: exit {status}: {p.stderr.read()[-300:]}")
+                self.fail(f"stream scale {n}: exit {status}: {err[-300:]}")
             stats = emu.stats()["endpoints"]["scale"]
         finally:
             emu.stop()
@@ -410,10 +434,18 @@ class StreamParts:
             self.fail(f"stream scale {n}: no token arrived after every stream had begun")
         per_stream = (rss - rss1) / n
         per_token = cpu / after * 1e6
+        own = re.search(r"for (\d+) tokens .*decoding and recording them ([\d.]+) us a token, "
+                        r"making the (\d+) records ([\d.]+) us each", err)
+        if not own or int(own.group(1)) != got:
+            self.fail(f"stream scale {n}: sm-stream's cost line is missing or counts other "
+                      f"tokens than its records ({got}): {err.strip()[-300:]}")
+        decode_us, record_us = float(own.group(2)), float(own.group(4))
         self.lines += [
             "", f"### (c) Scale: {n:,} streams in one process", "",
             f"sm-stream -t1 -c{n} scenarios/sweep.lua --batches 1 --max-tokens {tokens} on CPU "
-            f"{self.client_cpu}, sm-emulator --busy-poll on CPU {self.server_cpu} (overhead "
+            f"{self.client_cpu}" + (" at real-time priority (it sleeps in epoll between "
+                                    "events)" if self.realtime() else "") +
+            f", sm-emulator --busy-poll on CPU {self.server_cpu} (overhead "
             f"{overhead:g} s, a step of {step_ms} ms whatever the batch: {n:,} tokens every "
             f"{step_ms / 1000:g} s, which the emulator keeps up with). Memory: the peak "
             "resident set (VmHWM of /proc/PID/status, read every 20 ms to the exit) less "
@@ -421,23 +453,36 @@ class StreamParts:
             "process's CPU (schedstat, then getrusage at its exit: user + system) from the "
             "moment the emulator had received "
             "every request to the end (the result file written), over the tokens that arrived "
-            "in that time (the chunks' arrival times from the records). Open files: the "
-            "script raises its limit for both processes.", "",
-            "| streams | peak RSS | 1-stream RSS | per stream | CPU in the window | user | "
-            "system | tokens in the window | CPU per token | failed |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "in that time (the chunks' arrival times from the records). Decoding and "
+            "recording: sm-stream's own account, printed at its exit (the time its thread "
+            "spent in libcurl's write callback, which decodes the event stream, its SSE and "
+            "each chunk's JSON and records the chunk's time and tokens, over every token of "
+            "the run; the thread runs nothing else meanwhile) and the time it took to make each "
+            "request's record. Open files: the script raises its limit for both processes.",
+            "", "| streams | peak RSS | 1-stream RSS | per stream | CPU in the window | user | "
+            "system | tokens in the window | CPU per token | decoding and recording per token "
+            "| making a record | failed |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
             f"| {n:,} | {rss / 1024:.1f} MiB | {rss1 / 1024:.1f} MiB | "
             f"{per_stream:.1f} KiB | {cpu:.2f} s | {user:.2f} s | {sys_:.2f} s | {after:,} of "
-            f"{got:,} | {per_token:.2f} us | {failed} |"]
+            f"{got:,} | {per_token:.2f} us | {decode_us:.3f} us | {record_us:.1f} us | "
+            f"{failed} |"]
         self.row("stream", "stream_scale_memory", f"memory per stream at {n:,}",
                  "sm-stream's peak resident memory less a one-stream run's, per stream",
                  per_stream, "KiB", "<= 64 KiB", per_stream <= 64,
                  f"peak RSS {rss / 1024:.1f} MiB, 1 stream {rss1 / 1024:.1f} MiB")
-        self.row("stream", "stream_scale_cpu", f"CPU per received token at {n:,} streams",
+        self.row("stream", "stream_scale_cpu",
+                 f"CPU per received token at {n:,} streams: decoding and recording",
+                 "sm-stream's own account of its thread's time in decoding the event stream, "
+                 "SSE and chunk JSON and recording each chunk, over the tokens received, "
+                 "emulator busy-polling on the other core", decode_us, "us", "<= 1 us",
+                 decode_us <= 1, f"{got:,} tokens; making a record {record_us:.1f} us a request")
+        self.row("stream", "stream_scale_cpu_process",
+                 f"CPU per received token at {n:,} streams: the whole process",
                  "sm-stream's CPU (user + system) over the tokens received, once every stream "
-                 "has begun, emulator busy-polling on the other core", per_token, "us",
-                 "<= 1 us", per_token <= 1,
-                 f"{cpu:.2f} s (user {user:.2f}, system {sys_:.2f}) for {after:,} tokens")
+                 "has begun: libcurl, the kernel's reads and libevent's loop included",
+                 per_token, "us", detail=f"{cpu:.2f} s (user {user:.2f}, system {sys_:.2f}) "
+                 f"for {after:,} tokens")
         self.row("stream", "stream_scale_failed", f"failed streams at {n:,}",
                  "streams without a complete, successful record (of the emulator's "
                  f"{stats['requests']:,} requests)", failed, "requests", "0", failed == 0,
@@ -470,14 +515,23 @@ class StreamParts:
         self.say("stream: codecs")
         c = subprocess.run(self.pinned([self.bin["stream_bench"], "--file", reply, loops]),
                            capture_output=True, text=True)
+        streams = "100" if self.quick else "10000"
+        cold = subprocess.run(self.pinned([self.bin["stream_bench"], "--file", reply, loops,
+                                           streams]), capture_output=True, text=True)
         py = subprocess.run(self.pinned([self.python, os.path.join(HERE, "stream_vs_botocore.py"),
                                          reply, seconds]), capture_output=True, text=True)
         syn = subprocess.run(self.pinned([self.bin["stream_bench"], loops]), capture_output=True,
                              text=True)
-        if c.returncode or py.returncode or syn.returncode:
+        if c.returncode or py.returncode or syn.returncode or cold.returncode:
             self.fail("stream_bench / stream_vs_botocore.py: " +
-                      (c.stderr + py.stderr + syn.stderr).strip()[-300:])
-        m = re.search(r"(\d+) tokens a reading, \d+ tokens, ([\d.]+) ns/token", c.stdout)
+                      (c.stderr + py.stderr + syn.stderr + cold.stderr).strip()[-300:])
+        m = re.search(r"(\d+) tokens a reading, 1 streams, \d+ tokens, ([\d.]+) ns/token",
+                      c.stdout)
+        k = re.search(r"tokens a reading, (\d+) streams, \d+ tokens, ([\d.]+) ns/token",
+                      cold.stdout)
+        if not k:
+            self.fail("stream_bench --file with streams: " + cold.stdout.strip()[-300:])
+        cold_us = float(k.group(2)) / 1e3
         got = dict(line.split() for line in py.stdout.splitlines())
         if not m or int(got["tokens_per_reading"]) != int(m.group(1)):
             self.fail(f"stream codecs: the C codec and botocore read different token counts: "
@@ -506,6 +560,8 @@ class StreamParts:
             "stream_bench's own synthetic rows beside them.", "",
             "| decoder | CPU per token |", "|---|---|",
             f"| C codec, the captured reply | {c_us:.3f} us |",
+            f"| C codec, the captured reply to {int(k.group(1)):,} streams in turn (each its own "
+            f"decoder) | {cold_us:.3f} us |",
             f"| botocore EventStreamBuffer + SSE + json.loads, the captured reply | "
             f"{py_us:.2f} us |",
             f"| C codec, stream_bench's synthetic vLLM chat body, one message per slice | "
@@ -514,6 +570,9 @@ class StreamParts:
         self.row("stream", "stream_codec_c", "C codec, CPU per token",
                  f"the engine's decoder (event stream, SSE, chunk JSON) on a captured "
                  f"{m.group(1)}-token reply, one message at a time", c_us, "us")
+        self.row("stream", "stream_codec_streams", "C codec, CPU per token, many streams",
+                 f"the same reply fed to {int(k.group(1)):,} decoders in turn, one message "
+                 "each, as the engine's streams are", cold_us, "us")
         self.row("stream", "stream_codec_botocore", "botocore, CPU per token",
                  "botocore.eventstream.EventStreamBuffer and the vLLM SSE payloads parsed in "
                  "Python (json.loads), the same reply", py_us, "us")
@@ -634,9 +693,20 @@ class StreamParts:
             "token's way back); the median ITL is the model's step to a few hundredths of a "
             "percent (steps without jitter, each chunk stamped when its read returns). "
             "(b) With the streams spread over a fleet of variants (as a remote endpoint's "
-            "instances and their steps spread them) the client's share is the loopback and "
-            "the two processes' per-request work, p99 " + val("stream_share_fleet", "%.2f ms") +
-            " (target 1 ms). In batches of 1,000 on one variant it is not the "
+            "instances and their steps spread them) the client's share is p99 " +
+            val("stream_share_fleet", "%.2f ms") + " (target 1 ms; " +
+            val("stream_share_fleet_busy", "%.2f ms") + " with both busy-polling, whose "
+            "loops the host's other jobs preempt at normal priority). Its receive side is "
+            "mostly the client's work on a burst: a variant's step sends its 20 or so tokens "
+            "at once and the client reads them one socket at a time, at about 26 us a token "
+            "in this regime (sm-stream's own account over a fleet run: it sleeps between "
+            "bursts and each burst starts with cold caches; 11 us at 10,000 streams), so the "
+            "median stream waits about 0.35 ms. Its send side's tail is mostly the "
+            "emulator's: a request that arrives while its loop writes a step's tokens waits "
+            "in the socket until it is read, and the emulator stamps received then; with both "
+            "busy-polling the receive side shortens (no wake-ups, warm caches) and that send "
+            "side is what remains. In "
+            "batches of 1,000 on one variant it is not the "
             "client's alone, and two causes add up (measured on the tags' request-log lines; "
             "sm-stream stamps t_start_us when libcurl writes the request, "
             "CURLOPT_PREREQFUNCTION, not when it is handed over): the 1,000 requests "
@@ -644,18 +714,28 @@ class StreamParts:
             "emulator stamps received when it handles each); and every decode step's 1,000 "
             "tokens leave in one burst, so the last stream of a burst reads its token about "
             "10 ms after the emulator queued it. (c) About " +
-            val("stream_scale_memory", "%.0f KiB") + " a stream. CPU per token is " +
-            val("stream_scale_cpu", "%.1f us") + " against 1 us. perf (by hand, once: 10 s of "
-            "10,000 streams, 2 kHz) puts 42% in libcurl, 32% in the kernel, 13% in "
-            "sm-stream's own code (the decoder and the recording: 1 to 1.5 us a token, near "
-            "stream_bench's codec figure), 5% in libc and 3% in libevent. At slow token rates "
-            "every token arrives alone on its own connection, so each costs an epoll event, "
-            "a recvfrom and "
-            "a poll (libcurl looks at the socket again after each read: strace counts one of "
-            "each per token) and libcurl's per-transfer work, of which 18% of the samples sit "
-            "in one hash-chain walk (most likely its socket hash, which has a fixed 911 "
-            "buckets in libcurl 7.88: with 10,000 sockets a lookup walks about 11 entries). "
-            "The target holds for the decoding and recording the issue names, not for a "
+            val("stream_scale_memory", "%.0f KiB") + " a stream. Decoding and recording take " +
+            val("stream_scale_cpu", "%.2f us") + " a token (sm-stream's own account; target "
+            "1 us; stream_bench's codec alone, 10,000 streams in turn: " +
+            val("stream_codec_streams", "%.2f us") + "). Three changes brought it there from "
+            "1.7 us: the event stream's CRC32 by libdeflate (PCLMULQDQ: 37 ns for a token's "
+            "349-byte message, where zlib's crc32 took 210 ns), no write into a parser's empty "
+            "buffers (resetting an empty buffer wrote its NUL again, a cache miss per buffer "
+            "per token), and the slot's state asked into the cache when its socket is ready, "
+            "while libcurl reads it (with 10,000 streams a slot is never in the cache when its "
+            "token comes). The whole process takes " +
+            val("stream_scale_cpu_process", "%.1f us") + " a token: at slow token rates every "
+            "token arrives alone on its own connection, so each costs an epoll event, a "
+            "recvfrom and a poll (libcurl looks at the socket again after each read: strace "
+            "counts one of each per token) and libcurl's per-transfer work. perf (by hand, "
+            "once: 10,000 streams, 10 kHz) puts 44% in the kernel, 29% in libcurl, 10% in "
+            "libc, 9% in sm-stream and 5% in libevent. Each libcurl multi handle holds at most "
+            "64 streams: libcurl 7.88's socket hash has a fixed 911 buckets, and with 10,000 "
+            "sockets on one handle its chain walks took 18% of the samples (sm-stream's CPU "
+            "for a whole 10,000-stream run: 3.16 s on one handle, 2.21 s on handles of 256), "
+            "and its splay tree of timeouts (a node per transfer) took 7% at 1,000 streams "
+            "on one handle (a fleet run: 2.17 s, 1.90 s on handles of 64). "
+            "1 us a token holds for the decoding and recording the issue names, not for a "
             "process that reads one "
             "socket per token. (d) botocore's decoder and Python's json take " +
             val("stream_codec_botocore", "%.1f us") + " a token, " +

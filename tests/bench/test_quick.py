@@ -31,8 +31,10 @@ EXPECTED = {
     "peers": ["peers_curl", "peers_botocore"],
     "stream": [f"stream_{fig}_{cfg}" for cfg in ("stream-set", "stream-file")
                for fig in ("ttft", "itl1", "itl4")]
-    + ["stream_share_batch", "stream_share_fleet", "stream_scale_memory", "stream_scale_cpu",
-       "stream_scale_failed", "stream_codec_c", "stream_codec_botocore", "stream_codec_ratio",
+    + ["stream_share_batch", "stream_share_fleet",
+       "stream_share_fleet_busy", "stream_scale_memory", "stream_scale_cpu",
+       "stream_scale_cpu_process",
+       "stream_scale_failed", "stream_codec_c", "stream_codec_streams", "stream_codec_botocore", "stream_codec_ratio",
        "stream_codec_synthetic"],
     "openloop": [f"openloop_{client}_{fig}" for client in ("stream", "wrk")
                  for fig in ("within", "p50", "p99", "rate")],

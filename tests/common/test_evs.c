@@ -263,17 +263,17 @@ static void put32(uint8_t *p, uint32_t v) {
 static size_t raw_message(uint8_t *out, const void *headers, size_t hlen, size_t plen,
                           int64_t total, int64_t hlen_field, int flip_prelude, int flip_message);
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 static size_t raw_message(uint8_t *out, const void *headers, size_t hlen, size_t plen,
                           int64_t total, int64_t hlen_field, int flip_prelude, int flip_message) {
     size_t size = 16 + hlen + plen;
     put32(out, (uint32_t)(total < 0 ? (int64_t)size : total));
     put32(out + 4, (uint32_t)(hlen_field < 0 ? (int64_t)hlen : hlen_field));
-    put32(out + 8, (uint32_t)crc32(0, out, 8) ^ (uint32_t)flip_prelude);
+    put32(out + 8, libdeflate_crc32(0, out, 8) ^ (uint32_t)flip_prelude);
     memcpy(out + 12, headers, hlen);
     memset(out + 12 + hlen, 'p', plen);
-    put32(out + size - 4, (uint32_t)crc32(0, out, (uInt)(size - 4)) ^ (uint32_t)flip_message);
+    put32(out + size - 4, libdeflate_crc32(0, out, size - 4) ^ (uint32_t)flip_message);
     return size;
 }
 

@@ -45,6 +45,42 @@ static void test_jscan_syntax(void) {
     }
 }
 
+/* A string's end, escape or control character at every place of its 8-byte words
+ * (the scanner reads plain runs a word at a time), among bytes just above and below the
+ * special ones and UTF-8. */
+static void test_jscan_string_words(void) {
+    static const char filler[] = "!#[]\x7f\xc3\xa9 ~";
+    static const struct {
+        const char *special;
+        int rc;
+        size_t decoded; /* bytes of the decoded string before the filler after */
+    } kinds[] = {{"\"", 0, 0}, {"\\n", 0, 1}, {"\x1f", -1, 0}, {"\x01", -1, 0}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (size_t at = 0; at < 24; at++) {
+            char text[64] = "\"";
+            for (size_t i = 0; i < at; i++) text[1 + i] = filler[i % (sizeof filler - 1)];
+            snprintf(text + 1 + at, sizeof text - 1 - at, "%s%s\"", kinds[k].special,
+                     kinds[k].special[0] == '"' ? "" : "abcdefghijkl");
+            struct jscan s;
+            struct jstr str;
+            jscan_init(&s, text, strlen(text));
+            int rc = jscan_string(&s, &str);
+            if (rc != kinds[k].rc) fprintf(stderr, "kind %zu at %zu: %d\n", k, at, rc);
+            CHECK_INT(rc, kinds[k].rc);
+            if (rc < 0) {
+                CHECK(s.err_at == text + 1 + at);
+                continue;
+            }
+            struct buf out;
+            buf_init(&out, BUF_NO_CAP);
+            CHECK(jstr_decode(&str, &out) == BUF_OK);
+            CHECK_INT(out.len, at + kinds[k].decoded + (k == 0 ? 0 : 12));
+            CHECK(str.escaped == (k == 1));
+            CHECK(memcmp(out.data, text + 1, at) == 0);
+            buf_free(&out);
+        }
+}
+
 static void test_jscan_values(void) {
     const char *text = "{\"n\": 1764496800000123, \"s\": \"Bras\\u00edlia \\ud83d\\ude00\\t\", "
                        "\"f\": 2.5e1, \"b\": true}";
@@ -156,6 +192,7 @@ static void test_quiz(const char *path) {
 
 int main(int argc, char **argv) {
     test_jscan_syntax();
+    test_jscan_string_words();
     test_jscan_values();
     test_facts();
     if (argc > 1) test_quiz(argv[1]);

@@ -28,6 +28,10 @@ TOKEN = "IQoJb3JpZ2luX2VjSTREAM+/sessionTOKEN0123456789abcdef=="
 BEARER = "bearer-TOKEN-0123456789abcdefghijkl"
 SMOKE = os.path.join(ROOT, "scenarios", "smoke.lua")
 SWEEP = os.path.join(ROOT, "scenarios", "sweep.lua")
+# sm-stream's account of its own cost, its last line
+COST = re.compile(r"^sm-stream: client CPU [\d.]+ s in [\d.]+ s on \d+ thread\(s\) for (\d+) "
+                  r"tokens \([\d.]+ us a token\); decoding and recording them ([\d.]+) us a "
+                  r"token, making the (\d+) records [\d.]+ us each$", re.M)
 
 
 def env(**extra):
@@ -127,9 +131,12 @@ def case_containers():
 
 def case_multi_token():
     """A chunk of two tokens (two logprobs entries) is recorded with its count."""
-    r = only(run(SMOKE, ["multi"])[3], "multi")
+    srv, out, err, res = run(SMOKE, ["multi"])
+    r = only(res, "multi")
     check(r["ok"] and r["chunks"] == 3 and r["chunk_tokens"] == [2, 2, 2], str(r))
     check(r["completion_tokens"] == 6, str(r))
+    m = COST.search(err)
+    check(m and m.group(1) == "6" and m.group(3) == "1", "the cost counts tokens: " + err)
 
 
 def case_gap():
@@ -270,6 +277,35 @@ def case_concurrency():
         check({r["thread"] for r in records} == set(range(50)), "one record per sender a batch")
         check(res[label]["wrk"]["connections"] == 50, str(res[label]["wrk"]))
     check(len(srv.requests) == 200, str(len(srv.requests)))
+
+
+def case_many_streams():
+    """-t1 -c300: one thread's streams on five libcurl multi handles (64 a handle), two
+    batches on kept-alive connections; the client's account of its own cost counts every
+    token and record."""
+    srv, out, err, res = run(SWEEP, ["ok"], engine_args=("-t1", "-c300", "-d1m"),
+                             args=["--batches", "2"])
+    records = res["ok"]["records"]
+    check(len(records) == 600 and all(r["ok"] for r in records), f"{len(records)} records")
+    check({r["thread"] for r in records} == set(range(300)), "one record per sender a batch")
+    check(len(srv.requests) == 600, str(len(srv.requests)))
+    m = COST.search(err)
+    tokens = sum(sum(r.get("chunk_tokens") or [1] * r["chunks"]) for r in records)
+    check(m and int(m.group(1)) == tokens == 3000 and int(m.group(3)) == 600,
+          f"want {tokens} tokens and 600 records: {err}")
+    check(float(m.group(2)) > 0, err)
+
+
+def case_busy_poll():
+    """--busy-poll: the threads poll without sleeping, and the run still ends by itself
+    (its loops see the end) with every stream recorded, as without it."""
+    srv, out, err, res = run(SWEEP, ["ok"], engine_args=("-t2", "-c4", "-d1m", "--busy-poll"),
+                             args=["--batches", "2"])
+    records = res["ok"]["records"]
+    check(len(records) == 8 and all(r["ok"] and r["chunks"] == 5 for r in records),
+          f"{len(records)} records")
+    m = COST.search(err)
+    check(m and m.group(1) == "40", "the cost line: " + err)
 
 
 RATE = os.path.join(ROOT, "scenarios", "rate.lua")

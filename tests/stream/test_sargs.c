@@ -83,7 +83,26 @@ static void test_case(size_t i) {
     buf_free(&err);
 }
 
+/* --busy-poll before the "--" is the engine's; after it, the scenario's word. */
+static void test_busy_poll(void) {
+    char *before[] = {"sm-stream", "--busy-poll", "-t1", "-c1", "-s", "x.lua", "u"};
+    char *after[] = {"sm-stream", "-t1", "-c1", "-s", "x.lua", "u", "--", "--busy-poll"};
+    struct sargs a, b;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(sargs_parse(7, before, &a, &err), SARGS_OK);
+    CHECK(a.busy_poll);
+    CHECK_INT(a.w.n_args, 0);
+    CHECK_INT(sargs_parse(8, after, &b, &err), SARGS_OK);
+    CHECK(!b.busy_poll);
+    CHECK(b.w.n_args == 1 && strcmp(b.w.args[0], "--busy-poll") == 0);
+    sargs_free(&a);
+    sargs_free(&b);
+    buf_free(&err);
+}
+
 int main(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) test_case(i);
+    test_busy_poll();
     return check_exit();
 }
