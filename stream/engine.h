@@ -1,7 +1,8 @@
 /* engine: the streaming engine's threads. Each OS thread drives its share of
  * the run's senders (slots) with libcurl's multi interface on a libevent loop
- * (curl_multi_socket_action): one thread, thousands of concurrent streams,
- * each on its own keep-alive connection. A slot asks its dispatcher for the
+ * (curl_multi_socket_action, one multi handle per 64 slots): one thread,
+ * thousands of concurrent streams, each on its own keep-alive connection; with
+ * busy_poll the loop never sleeps. A slot asks its dispatcher for the
  * next entry without blocking; a slot that must wait for a round's barrier is
  * woken when the round starts (the run's host's wake). The main thread waits
  * for the workers on a loop of its own that also watches Ctrl-C (SIGINT,
