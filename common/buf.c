@@ -38,6 +38,11 @@ void buf_truncate(struct buf *b, size_t len) {
     if (b->data) b->data[len] = '\0';
 }
 
+void buf_one_line(struct buf *b) {
+    for (size_t i = 0; i < b->len; i++)
+        if ((unsigned char)b->data[i] < ' ' || b->data[i] == 0x7f) b->data[i] = '?';
+}
+
 /* Makes room for n more bytes plus the NUL. The old block is wiped, not
  * realloc'ed, so that a secret never stays behind in freed memory. */
 static int buf_reserve(struct buf *b, size_t n) {

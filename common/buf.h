@@ -35,6 +35,9 @@ void buf_free_secret(struct buf *b);
 void buf_reset(struct buf *b);
 /* Cuts the contents to the first len bytes (len <= b->len). */
 void buf_truncate(struct buf *b, size_t len);
+/* Makes b one line: its control characters (and DEL) become '?', for a message that
+ * quotes text from outside. */
+void buf_one_line(struct buf *b);
 
 /* The slow path of buf_add: grows the buffer first. */
 __attribute__((warn_unused_result)) int buf_add_grow(struct buf *b, const void *p, size_t n);

@@ -90,8 +90,7 @@ int smerr_openai_model(struct buf *out, const char *region, const char *account,
 }
 
 void smerr_one_line(struct buf *msg) {
-    for (size_t i = 0; i < msg->len; i++)
-        if ((unsigned char)msg->data[i] < ' ' || msg->data[i] == 0x7f) msg->data[i] = '?';
+    buf_one_line(msg);
 }
 
 const char *smerr_read_why(int rd, const char *too_large) {

@@ -67,8 +67,7 @@ static int wrkargs_time(const char *s, unsigned long long *out) {
 static int wrkargs_usage(struct buf *err, const char *what, const char *arg) {
     buf_reset(err);
     (void)!buf_addf(err, "%s%s%s", what, arg && *arg ? " " : "", arg ? arg : "");
-    for (size_t i = 0; i < err->len; i++)
-        if ((unsigned char)err->data[i] < ' ' || err->data[i] == 0x7f) err->data[i] = '?';
+    buf_one_line(err);
     return WRKARGS_ERR_USAGE;
 }
 

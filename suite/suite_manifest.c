@@ -159,17 +159,19 @@ int suite_manifest_check_target(const struct suite_manifest *m,
         {"--url", was.url, now->url},
         {"--region", was.region, now->region},
     };
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+    int rc = SUITE_MANIFEST_OK;
+    for (size_t i = 0; rc == SUITE_MANIFEST_OK && i < sizeof fields / sizeof fields[0]; i++)
         if (!suite_manifest_same(fields[i].a, fields[i].b))
-            return buf_fail(err, SUITE_MANIFEST_ERR_MISMATCH, "the run used %s %s, this command %s",
-                            fields[i].what, fields[i].a ? fields[i].a : "(none recorded)",
-                            fields[i].b ? fields[i].b : "(none)");
-    for (int k = 0; k < 2; k++)
+            rc = buf_fail(err, SUITE_MANIFEST_ERR_MISMATCH, "the run used %s %s, this command %s",
+                          fields[i].what, fields[i].a ? fields[i].a : "(none recorded)",
+                          fields[i].b ? fields[i].b : "(none)");
+    for (int k = 0; rc == SUITE_MANIFEST_OK && k < 2; k++)
         if (!suite_manifest_same(was.endpoint[k], now->endpoint[k]) ||
             !suite_manifest_same(was.variant[k], now->variant[k]) ||
             !suite_manifest_same(was.label[k], now->label[k]))
-            return suite_manifest_side_differs(&was, now, k, err);
-    return SUITE_MANIFEST_OK;
+            rc = suite_manifest_side_differs(&was, now, k, err);
+    if (rc) buf_one_line(err); /* the manifest's text is quoted */
+    return rc;
 }
 
 static cJSON *suite_manifest_side_json(const struct suite_manifest_target *t, int k,

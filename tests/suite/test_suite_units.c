@@ -849,6 +849,10 @@ static void test_manifest(void) {
     now.url = "http://evil:1";
     CHECK_INT(suite_manifest_check_target(&m, &now, &err), SUITE_MANIFEST_ERR_MISMATCH);
     CHECK_STR(buf_str(&err), "the run used --url http://h:1, this command http://evil:1");
+    now.url = "http://h:1\nsm-suite: all good"; /* quoted text stays on the one line */
+    CHECK_INT(suite_manifest_check_target(&m, &now, &err), SUITE_MANIFEST_ERR_MISMATCH);
+    CHECK_STR(buf_str(&err),
+              "the run used --url http://h:1, this command http://h:1?sm-suite: all good");
     manifest_target(&now, "http://h:1");
     now.scenario_dir = "/elsewhere";
     CHECK_INT(suite_manifest_check_target(&m, &now, &err), SUITE_MANIFEST_ERR_MISMATCH);
