@@ -104,7 +104,7 @@ int auth_add_text(struct auth *a, const char *text, time_t now, struct buf *err)
         (void)buf_fail(err, rc, "out of memory");
     OPENSSL_cleanse(copy, strlen(text));
     free(copy);
-    if (rc) smerr_one_line(err);
+    if (rc) buf_one_line(err);
     return rc;
 }
 
@@ -163,7 +163,7 @@ int auth_add_file(struct auth *a, const char *path, time_t now, struct buf *err)
     }
     auth_wipe_json(root); /* the secrets are inside the tree, wherever the file put them */
     cJSON_Delete(root);
-    if (rc) smerr_one_line(err);
+    if (rc) buf_one_line(err);
     return rc;
 }
 

@@ -198,7 +198,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
         code = main_run(m.base, m.opts.busy_poll);
     }
-    smerr_one_line(&err);
+    buf_one_line(&err);
     if (err.len) fprintf(stderr, "sm-emulator: %s\n", buf_str(&err));
     main_teardown(&m);
     buf_free(&err);

@@ -316,7 +316,7 @@ static int model_set_text(struct model_profile *p, const char *key, const char *
 
 int model_set(struct model_profile *p, const char *key, const char *value, struct buf *err) {
     int rc = model_set_text(p, key, value, err);
-    if (rc) smerr_one_line(err);
+    if (rc) buf_one_line(err);
     return rc;
 }
 
@@ -489,7 +489,7 @@ int model_library_load(struct model_library *lib, const char *path, struct buf *
         }
     }
     cJSON_Delete(root);
-    if (rc) smerr_one_line(err);
+    if (rc) buf_one_line(err);
     return rc;
 }
 

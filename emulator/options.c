@@ -441,7 +441,7 @@ static int options_args(int argc, char **argv, struct options *o, struct buf *er
 
 int options_parse(int argc, char **argv, struct options *o, struct buf *err) {
     int rc = options_args(argc, argv, o, err);
-    if (rc) smerr_one_line(err);
+    if (rc) buf_one_line(err);
     return rc;
 }
 

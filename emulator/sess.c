@@ -36,7 +36,7 @@ enum sess_kind sess_request_kind(const char *body, size_t len, struct buf *why) 
         buf_fail(why, SESS_OK, "%.64s: Extra inputs are not permitted", extra);
     else if (kind == SESS_BAD)
         buf_fail(why, SESS_OK, "requestType: Input should be 'NEW_SESSION' or 'CLOSE'");
-    smerr_one_line(why); /* a member's name may hold a newline */
+    buf_one_line(why); /* a member's name may hold a newline */
     cJSON_Delete(root);
     return kind;
 }

@@ -89,10 +89,6 @@ int smerr_openai_model(struct buf *out, const char *region, const char *account,
     return rc;
 }
 
-void smerr_one_line(struct buf *msg) {
-    buf_one_line(msg);
-}
-
 const char *smerr_read_why(int rd, const char *too_large) {
     if (rd == BUF_ERR_CAP) return too_large;
     return rd > 0 ? strerror(rd) : "out of memory";

@@ -43,10 +43,6 @@ __attribute__((warn_unused_result)) int smerr_openai_model(struct buf *out, cons
                                                            const char *endpoint, int orig_status,
                                                            const char *orig, size_t orig_len);
 
-/* Makes an error message one line: every control character (a newline in a
- * name from a file or the command line) becomes '?'. */
-void smerr_one_line(struct buf *msg);
-
 /* Why readall_path() failed with rd: too_large past the buffer's cap, the
  * errno's text, or out of memory. */
 const char *smerr_read_why(int rd, const char *too_large);
