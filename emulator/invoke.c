@@ -55,7 +55,7 @@ struct invoke_call {
     unsigned unsent_tokens;         /* tokens in out */
     size_t tokens_out;              /* steps whose token was handed over whole */
     enum rstream_next pending;      /* how the stream ends once held bytes go (MORE: not yet) */
-    double first_token, last_token; /* wall clock: when tokens were handed to the socket */
+    double first_token, last_token; /* wall clock: see invoke_stream_stamp */
     const char *exception;          /* the exception that ended the stream */
 };
 
@@ -239,7 +239,7 @@ static void invoke_call_slow_cb(evutil_socket_t fd, short what, void *arg) {
     struct invoke_call *call = arg;
     (void)fd;
     (void)what;
-    mclock_wait_until(call->stage_due);
+    if (!mclock_due(call->stage_ev, call->stage_due)) return;
     call->reply_due = call->stage_due;
     invoke_call_send_ok(call);
 }
@@ -284,6 +284,15 @@ static void invoke_call_done(struct invoke_call *call) {
 
 /* --- streamed replies --- */
 
+/* Stamps the tokens just handed to the socket (written, when the connection's
+ * output was empty; else queued behind what it holds). */
+static void invoke_stream_stamp(struct invoke_call *call) {
+    if (!call->unsent_tokens) return;
+    call->last_token = reqlog_now();
+    if (!call->first_token) call->first_token = call->last_token;
+    call->unsent_tokens = 0;
+}
+
 /* Hands the stream's bytes to the socket now, its head first; how: what follows
  * them (MORE, END or CUT). Returns true when the reply ended (the call is freed). */
 static bool invoke_stream_send(struct invoke_call *call, enum rstream_next how) {
@@ -297,18 +306,15 @@ static bool invoke_stream_send(struct invoke_call *call, enum rstream_next how) 
     r.sm_content_type = plain ? NULL : rstream_content_type(&call->rs);
     r.part = call->head_sent ? (end ? INVOKE_CHUNK_END : INVOKE_CHUNK)
                              : (end ? INVOKE_CHUNK_ALL : INVOKE_CHUNK_HEAD);
-    if (call->unsent_tokens) {
-        call->last_token = reqlog_now();
-        if (!call->first_token) call->first_token = call->last_token;
-        call->unsent_tokens = 0;
-    }
     if (end) {
+        invoke_stream_stamp(call);
         invoke_call_reply(call, &r, how == RSTREAM_END && call->tokens_out == call->rs.cs.steps);
         return true;
     }
     if (!call->head_sent) invoke_call_timed(call, &r);
     call->head_sent = true;
     call->inv->send(call->owner, &r);
+    invoke_stream_stamp(call);
     buf_reset(&call->out);
     return false;
 }
@@ -323,7 +329,7 @@ static void invoke_stream_hold_cb(evutil_socket_t fd, short what, void *arg) {
     struct invoke_call *call = arg;
     (void)fd;
     (void)what;
-    mclock_wait_until(call->hold_due);
+    if (!mclock_due(call->hold_ev, call->hold_due)) return;
     call->hold_due = 0;
     (void)invoke_stream_send(call, call->pending);
 }
@@ -413,10 +419,10 @@ static void invoke_step_cb(evutil_socket_t fd, short what, void *arg) {
     (void)fd;
     (void)what;
     double planned_end = var->batch.step_end;
+    if (!mclock_due(var->step_ev, planned_end / inv->time_scale)) return;
     batch_end(&var->batch, &done);
     bool streams = invoke_streams(&var->batch.running) || invoke_streams(&done);
     invoke_kick(var, planned_end); /* back to back: the next step starts when this one ended */
-    if (done.n || streams) mclock_wait_until(planned_end / inv->time_scale);
     for (q = var->batch.running.head; streams && q; q = next) { /* admitted now: nothing yet */
         next = q->next;
         struct invoke_call *call = q->owner;
@@ -438,7 +444,7 @@ static void invoke_call_overhead_cb(evutil_socket_t fd, short what, void *arg) {
     (void)fd;
     (void)what;
     if (call->container_status || call->sess.status) { /* no decoding */
-        mclock_wait_until(call->stage_due);
+        if (!mclock_due(call->stage_ev, call->stage_due)) return;
         call->reply_due = call->stage_due;
         invoke_call_done(call);
         return;
@@ -452,7 +458,7 @@ static void invoke_call_limit_cb(evutil_socket_t fd, short what, void *arg) {
     struct invoke_call *call = arg;
     (void)fd;
     (void)what;
-    mclock_wait_until(call->limit_due);
+    if (!mclock_due(call->limit_ev, call->limit_due)) return;
     if (call->streaming && call->stream_begun)
         invoke_stream_fail(call, RSTREAM_TIME_EXCEEDED);
     else

@@ -20,7 +20,8 @@ void mclock_arm(struct event *ev, double due_real) {
     evtimer_add(ev, &tv);
 }
 
-void mclock_wait_until(double due_real) {
-    while (mclock_real() < due_real) {
-    }
+bool mclock_due(struct event *ev, double due_real) {
+    static const struct timeval next_turn = {0, 0};
+    if (mclock_real() >= due_real) return true;
+    return evtimer_add(ev, &next_turn) != 0; /* a timer that cannot wait fires now */
 }

@@ -1,12 +1,14 @@
 /* mclock: the emulator's clocks and its early timers. The timing model runs
  * on model seconds, the monotonic clock times the time scale; the request log
  * writes the wall clock (reqlog_now), a model time as a monotonic interval from
- * a wall-clock reading. A timer fires MCLOCK_WAKE_LEAD before it
- * is due, and the callback that sends a reply spins out the rest: a machine
- * that wakes an idle process late (virtual CPUs take a few hundred
- * microseconds) does not delay replies. */
+ * a wall-clock reading. A timer fires MCLOCK_WAKE_LEAD before it is due, and its
+ * callback spins out the rest through the loop (mclock_due): a machine that wakes
+ * an idle process late (virtual CPUs take a few hundred microseconds) does not
+ * delay replies, and requests that come meanwhile are read, not kept waiting. */
 #ifndef EMU_MCLOCK_H
 #define EMU_MCLOCK_H
+
+#include <stdbool.h>
 
 struct event; /* libevent's */
 
@@ -18,7 +20,8 @@ double mclock_real(void);
 /* Arms the timer ev for due_real (monotonic seconds) less MCLOCK_WAKE_LEAD. */
 void mclock_arm(struct event *ev, double due_real);
 
-/* Returns at due_real: spins out the rest of the lead (at most MCLOCK_WAKE_LEAD). */
-void mclock_wait_until(double due_real);
+/* Whether due_real has come. If not, the timer ev, whose callback asks, fires
+ * again on the loop's next turn, after the events ready by then. */
+bool mclock_due(struct event *ev, double due_real);
 
 #endif

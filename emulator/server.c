@@ -222,6 +222,7 @@ static void server_conn_replied(struct server_conn *c, bool close) {
 /* A part of a streamed reply: its head, its body as a chunk, its end. */
 static void server_send_part(struct server_conn *c, const struct invoke_reply *r) {
     struct evbuffer *out = bufferevent_get_output(c->bev);
+    bool idle = !evbuffer_get_length(out);
     bool head = r->part == INVOKE_CHUNK_HEAD || r->part == INVOKE_CHUNK_ALL;
     bool cut = r->mode == INVOKE_DROP;
     bool end = cut || r->part == INVOKE_CHUNK_END || r->part == INVOKE_CHUNK_ALL;
@@ -234,7 +235,10 @@ static void server_send_part(struct server_conn *c, const struct invoke_reply *r
     evbuffer_add(out, r->body, r->body_len);
     if (r->body_len && !c->raw_stream) evbuffer_add(out, "\r\n", 2);
     if (end && !cut && !c->raw_stream) evbuffer_add(out, "0\r\n\r\n", 5);
-    if (end) server_conn_replied(c, !c->keep_alive || cut);
+    if (end)
+        server_conn_replied(c, !c->keep_alive || cut);
+    else if (idle && !c->srv->ssl) /* a token leaves now, not after the loop's turn */
+        evbuffer_write(out, bufferevent_getfd(c->bev));
 }
 
 static void server_conn_linger(struct server_conn *c);

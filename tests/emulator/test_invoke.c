@@ -4,10 +4,11 @@
  * /ping, a refusal, a call routed by Target-Variant, a variant that is not UTF-8,
  * a refusal of the HTTP layer, the stats document that counts them all; a
  * streamed call handed over in parts (head, a chunk a token, the end) whose
- * PayloadParts carry the container's events; the OpenAI route with a bearer
- * token, and its refusals in the OpenAI envelope; stateful sessions: made on a
- * variant, every later call in them routed there (sticky), the stream route
- * unable to make one, closed, then unknown to the container. */
+ * PayloadParts carry the container's events, its first token logged as sent
+ * when the send that carried it returned (the socket's write, not its queue); the OpenAI route with
+ * a bearer token, and its refusals in the OpenAI envelope; stateful sessions: made on a variant,
+ * every later call in them routed there (sticky), the stream route unable to make one, closed, then
+ * unknown to the container. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -30,11 +31,29 @@ static struct {
     char type[64], variant[64], content_type[64], sm_content_type[64];
     char new_session[128], closed_session[64];
     struct buf body;
-    struct buf parts;  /* one letter a send: W whole, H head, C chunk, E end, A all */
-    struct buf stream; /* the bodies of a streamed reply's parts, joined */
+    struct buf parts;        /* one letter a send: W whole, H head, C chunk, E end, A all */
+    struct buf stream;       /* the bodies of a streamed reply's parts, joined */
+    double first_token_left; /* when the send of the first part with a token returned */
+    double next_entered;     /* when the send after it began */
 } sent;
 
+/* Whether a part carries a token: an event whose delta has content. */
+static bool part_has_token(const struct invoke_reply *r) {
+    static const char key[] = "\"content\":\"";
+    const char *p = r->body, *end = r->body + r->body_len;
+    while ((p = memmem(p, (size_t)(end - p), key, sizeof key - 1))) {
+        p += sizeof key - 1;
+        if (p < end && *p != '"') return true;
+    }
+    return false;
+}
+
 static void test_send(void *owner, const struct invoke_reply *r) {
+    double entered = reqlog_now();
+    if (sent.first_token_left > 0 && sent.next_entered == 0) sent.next_entered = entered;
+    while (reqlog_now() < entered + 5e-6) { /* a write takes time (5 us, the log has 1 us) */
+    }
+    if (sent.first_token_left == 0 && part_has_token(r)) sent.first_token_left = reqlog_now();
     sent.n++;
     sent.owner = owner;
     sent.status = r->status;
@@ -115,6 +134,16 @@ static int payloads(struct buf *out, size_t *messages) {
     return rc;
 }
 
+/* The request log's last line. */
+static cJSON *last_logged(struct invoke *inv) {
+    char line[4096] = "", last[4096] = "";
+    rewind(inv->reqlog.f);
+    while (fgets(line, sizeof line, inv->reqlog.f)) memcpy(last, line, sizeof last);
+    cJSON *j = cJSON_Parse(last);
+    CHECK(j != NULL);
+    return j;
+}
+
 static void test_streams(struct invoke *inv, struct buf *head) {
     int owner = 9;
     struct buf events;
@@ -124,8 +153,14 @@ static void test_streams(struct invoke *inv, struct buf *head) {
                        "\"max_tokens\":3,\"ignore_eos\":true,\"stream\":true}";
     signed_head_to(head, "/endpoints/ep/invocations-response-stream", "A", body);
     buf_reset(&sent.parts);
+    sent.first_token_left = sent.next_entered = 0;
     CHECK(run(inv, &owner, buf_str(head), body) == NULL); /* instant: every step at once */
     CHECK_STR(buf_str(&sent.parts), "HCCE");              /* the head, then a chunk a token */
+    cJSON *line = last_logged(inv);
+    double first = cJSON_GetNumberValue(cJSON_GetObjectItem(line, "first_token"));
+    CHECK(sent.first_token_left > 0 && sent.next_entered > 0);
+    CHECK(first >= sent.first_token_left - 1e-6 && first <= sent.next_entered + 1e-6);
+    cJSON_Delete(line);
     CHECK_STR(sent.content_type, "application/vnd.amazon.eventstream");
     CHECK_STR(sent.sm_content_type, "text/event-stream");
     CHECK_INT(payloads(&events, &messages), 0);
@@ -257,6 +292,8 @@ static void setup(struct invoke *inv, struct fleet *f, struct gate *g, struct ev
     CHECK_INT(auth_init(&inv->auth, "us-east-1"), 0);
     CHECK_INT(auth_add_key(&inv->auth, AKID, SECRET, NULL, 0), 0);
     CHECK_INT(auth_add_bearer(&inv->auth, "tok-1", &err), 0);
+    CHECK((inv->reqlog.f = tmpfile()) != NULL);
+    buf_init(&inv->reqlog.line, BUF_NO_CAP);
     CHECK_INT(invoke_start(inv), 0);
     buf_free(&err);
 }
@@ -329,6 +366,7 @@ int main(void) {
     test_sessions(&inv, &head);
 
     invoke_stop(&inv);
+    reqlog_close(&inv.reqlog);
     auth_free(&inv.auth);
     fleet_free(&f);
     event_base_free(base);
