@@ -22,6 +22,11 @@ struct engine_thread;
  * 18% in the hash. */
 #define ENGINE_MULTI_SLOTS 64
 
+/* libevent's priorities: a request leaving and a stream's first token are handled
+ * before the tokens of streams under way, which come in bursts (a batch's step): in
+ * one loop turn with both, the time to first token would wait for the burst. */
+enum { ENGINE_PRIO_FIRST, ENGINE_PRIO_REST, ENGINE_PRIOS };
+
 /* One multi handle of a thread and its timeout; its slots are a run of the thread's. */
 struct engine_multi {
     struct engine_thread *t;
@@ -169,6 +174,7 @@ static void engine_next(struct engine_thread *t, size_t i) {
         disp_abort("cannot wait for an arrival", "out of memory");
         t->ended++;
     } else {
+        event_priority_set(d->timer, ENGINE_PRIO_FIRST);
         engine_arm(d);
     }
 }
@@ -202,7 +208,11 @@ static void engine_on_event(evutil_socket_t fd, short kind, void *ud) {
     struct engine_multi *m = k->m; /* k goes if libcurl closes the socket */
     int running,
         flags = (kind & EV_READ ? CURL_CSELECT_IN : 0) | (kind & EV_WRITE ? CURL_CSELECT_OUT : 0);
-    if (kind & EV_READ) slot_prefetch(k->slot);
+    if (kind & EV_READ) {
+        slot_prefetch(k->slot);
+        if (event_get_priority(k->ev) == ENGINE_PRIO_FIRST && k->slot->t_first_us)
+            event_priority_set(k->ev, ENGINE_PRIO_REST); /* from the next token on */
+    }
     curl_multi_socket_action(m->multi, fd, flags, &running);
     engine_harvest(m);
 }
@@ -239,8 +249,10 @@ static int engine_on_socket(CURL *easy, curl_socket_t fd, int what, void *ud, vo
         }
         curl_multi_assign(m->multi, fd, k);
     }
-    if (k) curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&k->slot);
-    return k && event_add(k->ev, NULL) == 0 ? 0 : -1;
+    if (!k) return -1;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&k->slot);
+    event_priority_set(k->ev, k->slot->t_first_us ? ENGINE_PRIO_REST : ENGINE_PRIO_FIRST);
+    return event_add(k->ev, NULL) == 0 ? 0 : -1;
 }
 
 static int engine_on_timer(CURLM *multi, long ms, void *ud) {
@@ -310,6 +322,10 @@ static struct event_base *engine_base(void) {
     event_config_set_flag(c, EVENT_BASE_FLAG_PRECISE_TIMER);
     struct event_base *base = event_base_new_with_config(c);
     event_config_free(c);
+    if (base && event_base_priority_init(base, ENGINE_PRIOS)) {
+        event_base_free(base);
+        return NULL;
+    }
     return base;
 }
 
@@ -317,6 +333,7 @@ static int engine_multi_init(struct engine_multi *m, struct engine_thread *t, si
     m->t = t;
     if (!(m->multi = curl_multi_init()) || !(m->timer = evtimer_new(t->base, engine_on_timeout, m)))
         return ENGINE_ERR_NOMEM;
+    event_priority_set(m->timer, ENGINE_PRIO_FIRST); /* where new requests leave */
     curl_multi_setopt(m->multi, CURLMOPT_SOCKETFUNCTION, engine_on_socket);
     curl_multi_setopt(m->multi, CURLMOPT_SOCKETDATA, m);
     curl_multi_setopt(m->multi, CURLMOPT_TIMERFUNCTION, engine_on_timer);

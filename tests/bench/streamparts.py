@@ -301,8 +301,13 @@ class StreamParts:
             "send side (received - wall_start_us: the request leaving the client, crossing the "
             "loopback, waiting in the emulator's queue until it is handled) and the receive "
             "side (the client's wall clock at the first token - first_token: the emulator "
-            "stamps first_token when it queues the bytes for its socket, so the rest of its "
-            "loop turn, its write, the loopback and the client's read and parse are in it).",
+            "writes a token at once when its connection has nothing else to send, and stamps "
+            "first_token when the write returned, by which time the loopback has put the bytes "
+            "in the client's socket; so the client's wake-up, read and parse are in it, and a "
+            "wait behind the other tokens of the same step that reached the client first). "
+            "sm-stream handles a request's start and a stream's first token before the "
+            "tokens of streams under way (libevent priorities); the emulator reads requests "
+            "while it waits out a step's last few hundred microseconds.",
             "", "| load | streams | n | share p50 | share p99 | share max | send side p99 | "
             "receive side p99 | in flight at first token (median) |",
             "|---|---|---|---|---|---|---|---|---|"]
