@@ -22,9 +22,10 @@ struct engine_thread;
  * 18% in the hash. */
 #define ENGINE_MULTI_SLOTS 64
 
-/* libevent's priorities: a request leaving and a stream's first token are handled
- * before the tokens of streams under way, which come in bursts (a batch's step): in
- * one loop turn with both, the time to first token would wait for the burst. */
+/* libevent's priorities: the socket of a stream that has not had its first token
+ * yet is read before those of streams under way, whose tokens come in bursts (a
+ * batch's step): in one loop turn with both, the time to first token would wait
+ * for the burst. */
 enum { ENGINE_PRIO_FIRST, ENGINE_PRIO_REST, ENGINE_PRIOS };
 
 /* One multi handle of a thread and its timeout; its slots are a run of the thread's. */
@@ -174,7 +175,6 @@ static void engine_next(struct engine_thread *t, size_t i) {
         disp_abort("cannot wait for an arrival", "out of memory");
         t->ended++;
     } else {
-        event_priority_set(d->timer, ENGINE_PRIO_FIRST);
         engine_arm(d);
     }
 }
@@ -333,7 +333,6 @@ static int engine_multi_init(struct engine_multi *m, struct engine_thread *t, si
     m->t = t;
     if (!(m->multi = curl_multi_init()) || !(m->timer = evtimer_new(t->base, engine_on_timeout, m)))
         return ENGINE_ERR_NOMEM;
-    event_priority_set(m->timer, ENGINE_PRIO_FIRST); /* where new requests leave */
     curl_multi_setopt(m->multi, CURLMOPT_SOCKETFUNCTION, engine_on_socket);
     curl_multi_setopt(m->multi, CURLMOPT_SOCKETDATA, m);
     curl_multi_setopt(m->multi, CURLMOPT_TIMERFUNCTION, engine_on_timer);

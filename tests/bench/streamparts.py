@@ -280,7 +280,7 @@ class StreamParts:
         fl["rate"] = round(0.97 * n / duration, 1)  # about n in flight
         fl["count"] = int(fl["rate"] * fl["seconds"])
         self.open_files(n + 256)
-        rounds = 1 if self.quick else 3
+        rounds = 1 if self.quick else 5
         pairs = {(busy, k): self.share_pair(n, runs, busy, k) for k in range(rounds)
                  for busy in (False, True)}
         self.lines += [
@@ -305,8 +305,8 @@ class StreamParts:
             "first_token when the write returned, by which time the loopback has put the bytes "
             "in the client's socket; so the client's wake-up, read and parse are in it, and a "
             "wait behind the other tokens of the same step that reached the client first). "
-            "sm-stream handles a request's start and a stream's first token before the "
-            "tokens of streams under way (libevent priorities); the emulator reads requests "
+            "sm-stream reads the socket of a stream still waiting for its first token before "
+            "those of streams under way (libevent priorities); the emulator reads requests "
             "while it waits out a step's last few hundred microseconds.",
             "", "| load | streams | n | share p50 | share p99 | share max | send side p99 | "
             "receive side p99 | in flight at first token (median) |",
@@ -738,18 +738,30 @@ class StreamParts:
             "(b) With the streams spread over a fleet of variants (as a remote endpoint's "
             "instances and their steps spread them) the client's share is p99 " +
             val("stream_share_fleet", "%.2f ms") + " in the quietest round (target 1 ms), and " +
-            val("stream_share_fleet_busy", "%.2f ms") + " with both busy-polling (no "
-            "wake-ups, warm caches; its rounds spread more, for at normal priority the host's "
-            "other jobs preempt the polling loops). Its receive side is "
-            "mostly the client's work on a burst: a variant's step sends its 20 or so tokens "
-            "at once and the client reads them one socket at a time, at about 26 us a token "
-            "in this regime (sm-stream's own account over a fleet run: it sleeps between "
-            "bursts and each burst starts with cold caches; 11 us at 10,000 streams), so the "
-            "median stream waits about 0.35 ms. Its send side's tail is mostly the "
-            "emulator's: a request that arrives while its loop writes a step's tokens waits "
-            "in the socket until it is read, and the emulator stamps received then; with both "
-            "busy-polling the receive side shortens (no wake-ups, warm caches) and that send "
-            "side is what remains. In "
+            val("stream_share_fleet_busy", "%.2f ms") + " with both busy-polling. The rounds "
+            "spread widely (the rows show each): on this shared virtual machine a sleeping CPU "
+            "wakes late (a two-process ping over the loopback, by hand: 43 us at the median "
+            "from a write's return to the reader, 7 us when the reader busy-polls), and a "
+            "first token's path runs on cold caches. Measured by hand on single streams, "
+            "nothing else in flight: from the emulator's return from its write to sm-stream's "
+            "socket event 60 us (both busy-polling) to 150 us (both sleeping); libcurl's recv "
+            "26 to 30 us (it sends the ACK, whose loopback processing runs inside it); "
+            "libcurl's chunked decoding up to sm-stream's write callback 33 us; decoding the "
+            "first chunk 20 us. Under load the receive side adds the wait behind the other "
+            "tokens of the step that reached the client first (a variant's step sends its 20 "
+            "or so tokens at once). Three changes took the quietest sleeping round from 1.05 "
+            "ms to this: the emulator writes a token at once when its connection has nothing "
+            "queued and stamps first_token when the write returned (it stamped it when it "
+            "queued the bytes, and wrote them on its loop's next turn, after the rest of the "
+            "step's); it waits out the last 300 us before a step ends through its loop, "
+            "reading requests meanwhile (it spun inside the timer's callback, and a request "
+            "that came then waited: the send side's p90 went from 0.29 to 0.19 ms); and "
+            "sm-stream reads the sockets of streams still waiting for their first token before "
+            "those of streams under way (libevent priorities; A/B against the same emulator, "
+            "3 rounds each: receive side p50 0.24 to 0.30 ms against 0.29 to 0.35 ms, share "
+            "p99 1.00 to 1.41 ms against 1.23 to 1.47 ms; that build also put the timers that "
+            "send requests first, since dropped: they move a request's lateness, which the "
+            "share leaves out, for t_start_us is stamped as libcurl writes). In "
             "batches of 1,000 on one variant it is not the "
             "client's alone, and two causes add up (measured on the tags' request-log lines; "
             "sm-stream stamps t_start_us when libcurl writes the request, "
@@ -757,7 +769,7 @@ class StreamParts:
             "reach the emulator about 28 us apart (both processes' per-request work; the "
             "emulator stamps received when it handles each); and every decode step's 1,000 "
             "tokens leave in one burst, so the last stream of a burst reads its token about "
-            "10 ms after the emulator queued it. (c) About " +
+            "10 ms after the emulator wrote it. (c) About " +
             val("stream_scale_memory", "%.0f KiB") + " a stream. Decoding and recording take " +
             val("stream_scale_cpu", "%.2f us") + " a token (sm-stream's own account; target "
             "1 us; stream_bench's codec alone, 10,000 streams in turn: " +
