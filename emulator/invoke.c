@@ -284,8 +284,8 @@ static void invoke_call_done(struct invoke_call *call) {
 
 /* --- streamed replies --- */
 
-/* Stamps the tokens just handed to the socket (written, when the connection's
- * output was empty; else queued behind what it holds). */
+/* Stamps the tokens just handed to the socket (written, on plain TCP when the
+ * connection's output was empty; else queued). */
 static void invoke_stream_stamp(struct invoke_call *call) {
     if (!call->unsent_tokens) return;
     call->last_token = reqlog_now();

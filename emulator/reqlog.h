@@ -21,9 +21,9 @@ struct reqlog_entry {
     double queue_s;  /* seconds it waited for room in the batch (max_seqs); < 0: null */
     double replied;  /* wall clock when its reply was handed to the socket (or it was dropped) */
     double first_token, last_token; /* a streamed reply: when its first and last token were
-                                       written to the socket, or queued behind what it had
-                                       yet to write, and the last one's when its end was
-                                       queued (wall clock); 0: null */
+                                       written to the socket (plain TCP, nothing queued
+                                       before them), else queued; the last one's when the
+                                       reply's end was queued (wall clock); 0: null */
     const char *api;                /* "invoke", "stream", "openai" (rtpath_name), or NULL */
     const char *endpoint;           /* the endpoint its path named, when served */
     const char *variant;            /* the variant it was routed to */
