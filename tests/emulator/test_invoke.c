@@ -5,9 +5,10 @@
  * a refusal of the HTTP layer, the stats document that counts them all; a
  * streamed call handed over in parts (head, a chunk a token, the end) whose
  * PayloadParts carry the container's events, its first token logged as sent
- * when the send that carried it returned (the socket's write, not its queue); the OpenAI route with
- * a bearer token, and its refusals in the OpenAI envelope; stateful sessions: made on a variant,
- * every later call in them routed there (sticky), the stream route unable to make one, closed, then
+ * when the send that carried it returned (the socket's write, not its queue);
+ * the OpenAI route with a bearer token, and its refusals in the OpenAI
+ * envelope; stateful sessions: made on a variant, every later call in them
+ * routed there (sticky), the stream route unable to make one, closed, then
  * unknown to the container. */
 #include <stdio.h>
 #include <string.h>
