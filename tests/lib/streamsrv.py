@@ -18,6 +18,14 @@ both chunked, the way the endpoint name MODE says:
     cut         two tokens, then half a frame and the connection closed
     stall       one token, then nothing until the client goes away
     refuse      400 ValidationError (a JSON body), nothing streamed
+    echo        a hostile server that echoes the request: each line of its head as a
+                content chunk (and a bearer token alone), the Authorization value as
+                finish_reason, then an
+                exception (an error event on the OpenAI route) whose type is the
+                Authorization value and whose code and message are the whole head
+    echorefuse  400 ValidationError whose message is the request's head
+    endless     ENDLESS one-token chunks ("x", sent in batches), then nothing until the
+                client goes away: a valid stream that never ends
 
 The OpenAI route accepts a request signed with SigV4 or, when the server was
 given a bearer token, one with "Authorization: Bearer TOKEN" (else 401).
@@ -34,6 +42,7 @@ import time
 import zlib
 
 GAP_S = 0.05
+ENDLESS = 1 << 17  # chunks of the endless stream: four times sm-stream's cap on those kept
 
 
 def _header(name, value):
@@ -103,9 +112,42 @@ def lmi(i, text, last=False):
 SERVICE_US = {"timed": "4321", "badtimed": "-5", "hugetimed": "1234567890123"}
 
 
-def script(mode, openai):
+def _authorization(head):
+    for line in head.split("\r\n"):
+        if line.lower().startswith("authorization:"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+def echo(head, openai):
+    """The echo mode's pieces: the request's head back in every string a stream has."""
+    auth = _authorization(head)
+    done = {"id": "c", "object": "chat.completion.chunk", "model": "m",
+            "choices": [{"index": 0, "delta": {"content": "."}, "finish_reason": auth}]}
+    tail = (b"data: " + json.dumps({"error": {"message": head, "type": auth,
+                                              "code": head}}).encode() + b"\n\n") if openai else (
+        "exception", auth, head, head)
+    bare = [chat(auth[7:])] if auth.startswith("Bearer ") else []  # the token alone
+    return [chat(line + "\n") for line in head.split("\r\n") if line] + bare + [
+        b"data: " + json.dumps(done).encode() + b"\n\n", tail]
+
+
+def endless(openai):
+    """The endless mode's pieces: ENDLESS chunks in batches (the OpenAI route's SSE
+    events several a piece; on the event stream one PayloadPart a chunk), then a stall."""
+    one = chat("x")
+    if not openai:
+        return [one] * ENDLESS + [("stall",)]
+    return [("raw", one * 1024)] * (ENDLESS // 1024) + [("stall",)]
+
+
+def script(mode, openai, head=""):
     """(content type, [pieces]): a piece is bytes of container text, ("sleep", s),
     ("raw", bytes) sent as is, ("exception", kind, msg, code), ("cut",) or ("stall",)."""
+    if mode == "echo":
+        return "text/event-stream", echo(head, openai)
+    if mode == "endless":
+        return "text/event-stream", endless(openai)
     if mode == "ok":
         return "text/event-stream", [chat(w) for w in ["One", " two", " three", " four", " five"]] + [
             usage(7, 5), DONE]
@@ -205,7 +247,9 @@ class Server:
                 return self._error(conn, 401, "UnauthorizedException", "wrong bearer token")
         elif "authorization: aws4-hmac-sha256" not in text.lower():
             return self._error(conn, 403, "MissingAuthenticationTokenException", "not signed")
-        ctype, pieces = script(mode, openai)
+        ctype, pieces = script(mode, openai, text)
+        if mode == "echorefuse":
+            return self._error(conn, 400, "ValidationError", text)
         if pieces is None:
             return self._error(conn, 400, "ValidationError", "endpoint %s refuses" % mode)
         return self._stream(conn, req, ctype, pieces, openai, SERVICE_US.get(mode))

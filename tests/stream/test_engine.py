@@ -199,6 +199,30 @@ def case_openai_bearer():
     check(r["status"] == 401 and r["error"]["code"] == "UnauthorizedException", str(r))
 
 
+def case_echo_scrubbed():
+    """A hostile server that echoes the request in every string of a stream (each
+    content chunk, finish_reason, the exception's type, code and message) and in a
+    refusal's body, on both routes and with a bearer token: the session token, the
+    Authorization value and the bearer token never reach the result files, the journals,
+    stdout (smoke.lua prints each reply) or stderr (finish() scans all of them)."""
+    for engine, bearer in ((("-t1", "-c1", "-d1m"), None),
+                           (("--api", "openai", "-t1", "-c1", "-d1m"), None),
+                           (("--api", "openai", "--bearer-token-env", "TOK", "-t1", "-c1",
+                             "-d1m"), BEARER)):
+        srv, out, err, res = run(SMOKE, ["echo", "echorefuse"], engine_args=engine,
+                                 bearer=bearer)
+        head = srv.requests[0]["head"]
+        check((BEARER if bearer else TOKEN) in head, "the server was sent the secret")
+        r = only(res, "echo")
+        check(not r["ok"] and r["chunks"] > 5, f"{engine}: the echo streamed: {r}")
+        check("<redacted>" in r["error"]["code"] and "<redacted>" in r["error"]["message"],
+              f"{engine}: {r['error']}")
+        check("<redacted>" in out and "Host: 127.0.0.1" in out, f"{engine}: smoke printed "
+              "the echo, scrubbed: " + out)
+        r = only(res, "echorefuse")
+        check(r["status"] == 400 and "<redacted>" in r["error"]["message"], str(r))
+
+
 def case_bad_usage():
     """Bad usage is one line and exit 2, before anything is sent."""
     out = tempfile.mkdtemp(prefix="stream-usage-")
