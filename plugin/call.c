@@ -189,6 +189,7 @@ int call_finish(const struct call *c, const struct call_reply *in, struct call_r
         rec->chunk_gaps_us = in->stream->gaps_us;
         rec->chunk_tokens = in->stream->tokens;
         rec->n_chunks = in->stream->n_chunks;
+        rec->n_received = in->stream->n_received;
     }
     if (rec->ok && s->expect_tokens >= 0) call_check_tokens(s, out);
     if (s->pattern) call_check_quiz(s, out);

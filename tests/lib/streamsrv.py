@@ -24,8 +24,9 @@ both chunked, the way the endpoint name MODE says:
                 exception (an error event on the OpenAI route) whose type is the
                 Authorization value and whose code and message are the whole head
     echorefuse  400 ValidationError whose message is the request's head
-    endless     ENDLESS one-token chunks ("x", sent in batches), then nothing until the
-                client goes away: a valid stream that never ends
+    endless     ENDLESS one-token chunks ("x"), then nothing until srv.release is set
+                (the request is marked "held"), then the connection cut: a valid
+                stream as long as a test wants
 
 The OpenAI route accepts a request signed with SigV4 or, when the server was
 given a bearer token, one with "Authorization: Bearer TOKEN" (else 401).
@@ -133,12 +134,10 @@ def echo(head, openai):
 
 
 def endless(openai):
-    """The endless mode's pieces: ENDLESS chunks in batches (the OpenAI route's SSE
-    events several a piece; on the event stream one PayloadPart a chunk), then a stall."""
-    one = chat("x")
-    if not openai:
-        return [one] * ENDLESS + [("stall",)]
-    return [("raw", one * 1024)] * (ENDLESS // 1024) + [("stall",)]
+    """The endless mode's pieces: ENDLESS one-token chunks, 1024 a write (SSE events
+    or PayloadPart frames), then the connection held open until srv.release is set."""
+    one = chat("x") if openai else part(chat("x"))
+    return [("raw", one * 1024)] * (ENDLESS // 1024) + [("hold",)]
 
 
 def script(mode, openai, head=""):
@@ -193,6 +192,7 @@ class Server:
         self.sock.listen(64)
         self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
         self.closing = threading.Event()
+        self.release = threading.Event()  # ends the endless mode's hold
 
     def __enter__(self):
         threading.Thread(target=self._accept, daemon=True).start()
@@ -297,6 +297,11 @@ class Server:
             elif p[0] == "exception":
                 send(exception(p[1], p[2], p[3]))
             elif p[0] == "cut":
+                conn.shutdown(socket.SHUT_RDWR)
+                return False
+            elif p[0] == "hold":
+                req["held"] = True
+                self.release.wait()
                 conn.shutdown(socket.SHUT_RDWR)
                 return False
             elif p[0] == "stall":

@@ -223,6 +223,43 @@ def case_echo_scrubbed():
         check(r["status"] == 400 and "<redacted>" in r["error"]["message"], str(r))
 
 
+CHUNKS_MAX = 32768  # stream/slot.h's SLOT_CHUNKS_MAX
+TEXT_MAX = 64 * 1024  # its SLOT_TEXT_MAX
+
+
+def case_endless_bounded():
+    """A valid stream far longer than any reply (ENDLESS chunks, four times the cap,
+    then held open): the record keeps at most CHUNKS_MAX chunks (merged in pairs, their
+    gaps summed) and 64 KiB of text, while every token is still counted and timed to
+    the end: chunks_received and the tokens are ENDLESS, the gaps add up to the time
+    from the first chunk to the last."""
+    for engine in (("-t1", "-c1", "-d1m"), ("--api", "openai", "-t1", "-c1", "-d1m")):
+        out = tempfile.mkdtemp(prefix="stream-endless-")
+        with streamsrv.Server() as srv:
+            proc = subprocess.Popen(command(srv, SMOKE, engine, [
+                "--endpoint", "endless", "--out", os.path.join(out, "{label}.json")]),
+                env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            wait_for("every chunk sent", lambda: srv.requests and srv.requests[0].get("held"),
+                     proc=proc)
+            with open("/proc/%d/status" % proc.pid) as f:
+                hwm = re.search(r"VmHWM:\s+(\d+) kB", f.read()).group(1)
+            srv.release.set()
+            stdout, stderr = proc.communicate(timeout=60)
+        check(proc.returncode == 0, f"exit {proc.returncode}: {stderr}")
+        r = only(finish(proc, stdout, stderr, out), "endless")
+        size = os.path.getsize(os.path.join(out, "endless.json"))
+        note = f"{engine}: VmHWM {hwm} kB, record file {size} bytes"
+        check(r["error"]["code"] == "socket" and r["completion_tokens"] == streamsrv.ENDLESS,
+              f"{note}: {r['error']}, {r['completion_tokens']}")
+        check(r["chunks"] <= CHUNKS_MAX and r["chunks_received"] == streamsrv.ENDLESS,
+              f"{note}: {r['chunks']} chunks kept, {r.get('chunks_received')} received")
+        check(sum(r["chunk_tokens"]) == streamsrv.ENDLESS, f"{note}: every token in a chunk")
+        times_in_order(r)
+        check(r["t_first_token_us"] + sum(r["chunk_gaps_us"]) <= r["t_end_us"], note)
+        check(size < 2 * CHUNKS_MAX * 24 + 2 * TEXT_MAX, note)
+        check(stdout.count("x") <= TEXT_MAX + 64, f"{note}: smoke printed the text capped")
+
+
 def case_bad_usage():
     """Bad usage is one line and exit 2, before anything is sent."""
     out = tempfile.mkdtemp(prefix="stream-usage-")
