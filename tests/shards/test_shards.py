@@ -498,6 +498,50 @@ print(json.dumps({"keys": keys, "prefixes": [p["Prefix"] for p in top.get("Commo
         emu.stop()
 
 
+def terminal_controls(text):
+    """The characters of text a terminal obeys: C0 but newline and tab, DEL, C1."""
+    return [c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f]
+
+
+def case_s3_keys_escaped():
+    """S3 keys are text from outside: keys that hold escape sequences (the C1 CSI U+009B,
+    OSC U+009D and ST U+009C) reach the terminal escaped in sm-results list (a run id),
+    fetch (a key, a label, the path from them) and a refusal naming a key."""
+    emu = start_emulator("--endpoint", "ep=instant")
+    # C1 controls only: the emulator's S3 refuses a key with C0 controls or DEL as
+    # botocore signs it (SignatureDoesNotMatch); tests/common/test_tty.c covers those
+    evil = "\u009b2J\u009b31m\u009d8;;x\u009c"
+    try:
+        code = r"""
+import json, sys
+import botocore.session
+from botocore.config import Config
+s = botocore.session.get_session()
+c = s.create_client("s3", region_name="us-east-1", endpoint_url=sys.argv[1],
+                    config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}))
+body = json.dumps({"format": "wrk-sagemaker-result", "version": 2, "tool": "t",
+                   "scenario": "s", "run_id": "r-evil", "label": "ep",
+                   "endpoint": {"name": "ep"}, "time_scale": 1, "settings": {},
+                   "records": []}).encode()
+for key in json.loads(sys.argv[2]):
+    c.put_object(Bucket="bench", Key=key, Body=body, ContentType="application/json")
+"""
+        keys = ["p/r-evil/ep/f%s.json" % evil, "p/r-evil/ep%s/f.json" % evil,
+                "p/run%s/ep/f.json" % evil]
+        p = subprocess.run(["/usr/bin/python3", "-c", code, emu.url, json.dumps(keys)],
+                           env=env(), text=True, capture_output=True, timeout=TIMEOUT)
+        check(p.returncode == 0, p.stderr[-3000:])
+        for args in (("list", "s3://bench/p"),
+                     ("fetch", "s3://bench/p", "r-evil", tempfile.mkdtemp(prefix="shards-evil-"))):
+            r = run_results(emu, *args, want=None)
+            shown = r.stdout + r.stderr
+            check(not terminal_controls(shown), f"{args[0]}: controls reach the terminal: "
+                  f"{shown!r}")
+            check("\\u009b2J\\u009b31m" in shown, f"{args[0]}: shown escaped: {shown!r}")
+    finally:
+        emu.stop()
+
+
 # ---- the recipe ------------------------------------------------------------------------------
 
 MANIFEST = os.path.join(ROOT, "deploy", "k8s", "indexed-job.yaml")
