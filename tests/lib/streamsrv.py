@@ -24,6 +24,7 @@ both chunked, the way the endpoint name MODE says:
                 exception (an error event on the OpenAI route) whose type is the
                 Authorization value and whose code and message are the whole head
     echorefuse  400 ValidationError whose message is the request's head
+    ansi        content with escape sequences: ESC's CSI and OSC, the C1 CSI and OSC
     endless     ENDLESS one-token chunks ("x"), then nothing until srv.release is set
                 (the request is marked "held"), then the connection cut: a valid
                 stream as long as a test wants
@@ -145,6 +146,9 @@ def script(mode, openai, head=""):
     ("raw", bytes) sent as is, ("exception", kind, msg, code), ("cut",) or ("stall",)."""
     if mode == "echo":
         return "text/event-stream", echo(head, openai)
+    if mode == "ansi":
+        return "text/event-stream", [chat("\x1b[2J\x1b]0;pwned\x07"), chat("\u009b31m"),
+                                     chat("\u009d8;;x\u009c\x7f"), usage(7, 3), DONE]
     if mode == "endless":
         return "text/event-stream", endless(openai)
     if mode == "ok":

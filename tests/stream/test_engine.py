@@ -260,6 +260,18 @@ def case_endless_bounded():
         check(stdout.count("x") <= TEXT_MAX + 64, f"{note}: smoke printed the text capped")
 
 
+def case_smoke_escaped():
+    """smoke.lua prints each reply's text through the C module (sagemaker.tty_text):
+    escape sequences a server streams (ESC's CSI and OSC, the C1 CSI U+009B and OSC
+    U+009D, DEL) reach the terminal escaped, on both routes."""
+    for engine in (("-t1", "-c1", "-d1m"), ("--api", "openai", "-t1", "-c1", "-d1m")):
+        out = run(SMOKE, ["ansi"], engine_args=engine)[1]
+        bad = [c for c in out if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f]
+        check(not bad, f"{engine}: controls reach the terminal: {out!r}")
+        check("\\x1b[2J\\x1b]0;pwned\\x07\\u009b31m\\u009d8;;x\\u009c\\x7f" in out,
+              f"{engine}: shown escaped: {out!r}")
+
+
 def case_bad_usage():
     """Bad usage is one line and exit 2, before anything is sent."""
     out = tempfile.mkdtemp(prefix="stream-usage-")
