@@ -427,6 +427,22 @@ def case_s3_push_fetch():
         emu.stop()
 
 
+# A botocore S3 client c of the emulator at argv[1] (path-style, one try), and body: a
+# result file of the run named by %s.
+BOTO_S3 = r"""
+import json, sys
+import botocore.session
+from botocore.config import Config
+s = botocore.session.get_session()
+c = s.create_client("s3", region_name="us-east-1", endpoint_url=sys.argv[1],
+                    config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}))
+body = json.dumps({"format": "wrk-sagemaker-result", "version": 2, "tool": "t",
+                   "scenario": "s", "run_id": "%s", "label": "ep",
+                   "endpoint": {"name": "ep"}, "time_scale": 1, "settings": {},
+                   "records": []}).encode()
+"""
+
+
 def case_s3_botocore():
     """The emulator's S3 serves botocore (Debian's python3-botocore, path-style) as S3
     does: PutObject, GetObject, ListObjectsV2 paged by continuation tokens with a prefix
@@ -434,18 +450,8 @@ def case_s3_botocore():
     (XAmzContentSHA256Mismatch); and sm-results fetches what botocore put."""
     emu = start_emulator("--endpoint", "ep=instant")
     try:
-        code = r"""
-import json, sys
-import botocore.session
-from botocore.config import Config
+        code = BOTO_S3 % "r-boto" + r"""
 from botocore.exceptions import ClientError
-s = botocore.session.get_session()
-c = s.create_client("s3", region_name="us-east-1", endpoint_url=sys.argv[1],
-                    config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}))
-body = json.dumps({"format": "wrk-sagemaker-result", "version": 2, "tool": "t",
-                   "scenario": "s", "run_id": "r-boto", "label": "ep",
-                   "endpoint": {"name": "ep"}, "time_scale": 1, "settings": {},
-                   "records": []}).encode()
 for i in range(5):
     c.put_object(Bucket="bench", Key="p/r-boto/ep/f%d.json" % i, Body=body,
                  ContentType="application/json")
@@ -512,17 +518,7 @@ def case_s3_keys_escaped():
     # botocore signs it (SignatureDoesNotMatch); tests/common/test_tty.c covers those
     evil = "\u009b2J\u009b31m\u009d8;;x\u009c"
     try:
-        code = r"""
-import json, sys
-import botocore.session
-from botocore.config import Config
-s = botocore.session.get_session()
-c = s.create_client("s3", region_name="us-east-1", endpoint_url=sys.argv[1],
-                    config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}))
-body = json.dumps({"format": "wrk-sagemaker-result", "version": 2, "tool": "t",
-                   "scenario": "s", "run_id": "r-evil", "label": "ep",
-                   "endpoint": {"name": "ep"}, "time_scale": 1, "settings": {},
-                   "records": []}).encode()
+        code = BOTO_S3 % "r-evil" + r"""
 for key in json.loads(sys.argv[2]):
     c.put_object(Bucket="bench", Key=key, Body=body, ContentType="application/json")
 """

@@ -244,6 +244,23 @@ def test_quotas():
               "the table: %r" % r.out)
 
 
+def send_json(handler, status, reply):
+    """A fake AWS JSON service's reply."""
+    data = json.dumps(reply).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/x-amz-json-1.1")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def fake_server(handler):
+    """A fake AWS service on a port of its own: (server, its URL)."""
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, "http://127.0.0.1:%d" % srv.server_address[1]
+
+
 class FakeLogs(BaseHTTPRequestHandler):
     seen = []
 
@@ -260,21 +277,14 @@ class FakeLogs(BaseHTTPRequestHandler):
         else:
             reply, status = {"events": [{"timestamp": 2000, "message": "vLLM API server version "
                                          "0.30.0"}]}, 200
-        data = json.dumps(reply).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/x-amz-json-1.1")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, reply)
 
     def log_message(self, *args):
         pass
 
 
 def test_logs():
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), FakeLogs)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    u = "http://127.0.0.1:%d" % srv.server_address[1]
+    srv, u = fake_server(FakeLogs)
     try:
         r = se(u, "logs", "gemma-4-e2b", "--since", "600")
         check(r.rc == 0 and r.out == "first \nvLLM API server version 0.30.0\n",
@@ -316,21 +326,14 @@ class FakeHostile(BaseHTTPRequestHandler):
                      "usage": {"prompt_tokens": 1, "completion_tokens": 2}}
         else:
             reply, status = {"__type": "ValidationException", "message": HOSTILE}, 400
-        data = json.dumps(reply).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/x-amz-json-1.1")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, reply)
 
     def log_message(self, *args):
         pass
 
 
 def test_hostile():
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), FakeHostile)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    u = "http://127.0.0.1:%d" % srv.server_address[1]
+    srv, u = fake_server(FakeHostile)
     try:
         for args in (["status", "evil"], ["status", "evil", "--json"], ["logs", "evil"],
                      ["query", "evil", "--prompt", "hi"], ["query", "evil", "--prompt", "hi",
