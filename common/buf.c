@@ -7,6 +7,8 @@
 
 #include <openssl/crypto.h>
 
+#include "tty.h"
+
 #define BUF_MIN_ALLOC 64
 
 void buf_init(struct buf *b, size_t max) {
@@ -39,8 +41,11 @@ void buf_truncate(struct buf *b, size_t len) {
 }
 
 void buf_one_line(struct buf *b) {
-    for (size_t i = 0; i < b->len; i++)
-        if ((unsigned char)b->data[i] < ' ' || b->data[i] == 0x7f) b->data[i] = '?';
+    for (size_t i = 0, len; i < b->len; i += len) {
+        bool control;
+        len = tty_char(b->data + i, b->len - i, &control);
+        if (control) memset(b->data + i, '?', len);
+    }
 }
 
 /* Makes room for n more bytes plus the NUL. The old block is wiped, not

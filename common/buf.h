@@ -35,8 +35,9 @@ void buf_free_secret(struct buf *b);
 void buf_reset(struct buf *b);
 /* Cuts the contents to the first len bytes (len <= b->len). */
 void buf_truncate(struct buf *b, size_t len);
-/* Makes b one line: its control characters (and DEL) become '?', for a message that
- * quotes text from outside. */
+/* Makes b one line: what a terminal may obey (tty.h: C0 and C1 controls, DEL,
+ * bytes that are no UTF-8) becomes '?', a byte each, for a message that quotes
+ * text from outside. */
 void buf_one_line(struct buf *b);
 
 /* The slow path of buf_add: grows the buffer first. */

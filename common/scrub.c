@@ -77,7 +77,8 @@ void scrub_forget(void) {
     pthread_mutex_unlock(&scrub.lock);
 }
 
-#define SCRUB_SIGV4 "AWS4-HMAC-SHA256"
+#define SCRUB_SIGV4   "AWS4-HMAC-SHA256"
+#define SCRUB_TOKEN68 "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/"
 
 /* The length of an echoed SigV4 Authorization value at text (n bytes left): from
  * its algorithm to the end of its signature's hex digits (or of the line), or 0. */
@@ -92,10 +93,24 @@ static size_t scrub_authorization(const char *text, size_t n) {
     return at;
 }
 
-/* The length of the echo of a known secret (or of a signed request's
- * Authorization value) at text (n bytes left), or 0; with the lock held. */
+#define SCRUB_BEARER "Bearer "
+
+/* The length of an echoed bearer Authorization value at text (n bytes left): the
+ * scheme and a token of at least SCRUB_MIN token68 characters (RFC 6750), or of
+ * any length when it runs to the end (an echo cut to fit), or 0. */
+static size_t scrub_bearer(const char *text, size_t n) {
+    size_t k = sizeof SCRUB_BEARER - 1, end = k;
+    if (n < k || memcmp(text, SCRUB_BEARER, k) != 0) return 0;
+    while (end < n && text[end] && strchr(SCRUB_TOKEN68, text[end])) end++;
+    while (end < n && text[end] == '=') end++;
+    return end - k >= SCRUB_MIN || (end == n && end > k) ? end : 0; /* or cut short */
+}
+
+/* The length of the echo of a known secret (or of a request's Authorization
+ * value) at text (n bytes left), or 0; with the lock held. */
 static size_t scrub_echo(const char *text, size_t n) {
     size_t best = scrub_authorization(text, n);
+    if (!best) best = scrub_bearer(text, n);
     for (size_t k = 0; k < scrub.n; k++) {
         const char *s = scrub.forms[k];
         size_t len = strlen(s), need = len < SCRUB_PREFIX ? len : SCRUB_PREFIX;

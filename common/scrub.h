@@ -9,8 +9,12 @@
  * shorter) and as many more as go on matching it, raw or URL-encoded (as a
  * token appears in a query or a form); it becomes SCRUB_REDACTED, and so does
  * a signed request's Authorization value (AWS4-HMAC-SHA256 Credential=...
- * Signature=...), which can be replayed for minutes. Secrets
- * shorter than SCRUB_MIN are not registered: they would redact common text.
+ * Signature=...), which can be replayed for minutes, and a bearer one ("Bearer "
+ * and a token of SCRUB_MIN or more token68 characters, registered or not).
+ * Secrets shorter than SCRUB_MIN are not registered: they would redact common
+ * text. Every program registers the secrets it reads itself (sm-stream its
+ * --bearer-token-env token), and hands every byte from a server that reaches a
+ * file or a terminal through here (a terminal's also through tty.h).
  * Thread-safe. */
 #ifndef SM_SCRUB_H
 #define SM_SCRUB_H

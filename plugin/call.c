@@ -81,7 +81,8 @@ void call_result_clear(struct call_result *out) {
 }
 
 /* A streamed 2xx reply as a reply: its counts (the tokens received so far when
- * the stream failed before saying), its text and how it failed. */
+ * the stream failed before saying), its text and how it failed, every string
+ * scrubbed (scrub.h) as reply.h's are. */
 static int call_reply_stream(const struct call_stream *s, bool want_text, struct reply *r) {
     r->prompt_tokens = s->prompt_tokens;
     r->completion_tokens = s->completion_tokens >= 0 ? s->completion_tokens
@@ -92,7 +93,9 @@ static int call_reply_stream(const struct call_stream *s, bool want_text, struct
         (!s->finish_reason || (r->finish_reason = strdup(s->finish_reason))) &&
         (!s->error_code || ((r->error_code = strdup(s->error_code)) &&
                             (r->error_message = strdup(s->error_message ? s->error_message : ""))));
-    if (ok && r->error_code) scrub_in_place(r->error_message);
+    char *const strings[] = {r->text, r->finish_reason, r->error_code, r->error_message};
+    for (size_t i = 0; ok && i < sizeof strings / sizeof strings[0]; i++)
+        if (strings[i]) scrub_in_place(strings[i]); /* a server may echo the request */
     return ok ? CALL_OK : CALL_ERR_NOMEM;
 }
 
@@ -186,6 +189,7 @@ int call_finish(const struct call *c, const struct call_reply *in, struct call_r
         rec->chunk_gaps_us = in->stream->gaps_us;
         rec->chunk_tokens = in->stream->tokens;
         rec->n_chunks = in->stream->n_chunks;
+        rec->n_received = in->stream->n_received;
     }
     if (rec->ok && s->expect_tokens >= 0) call_check_tokens(s, out);
     if (s->pattern) call_check_quiz(s, out);

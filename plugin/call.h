@@ -60,7 +60,9 @@ struct call_stream {
     long long t_first_us;      /* when the first chunk with content came; 0: none came */
     const uint32_t *gaps_us;   /* between content chunks: n_chunks - 1 of them */
     const uint16_t *tokens;    /* tokens of each content chunk; NULL when each carried one */
-    size_t n_chunks;           /* chunks with content */
+    size_t n_chunks;           /* chunks with content, as kept */
+    size_t n_received;         /* chunks with content that came: more than n_chunks when the
+                                * engine merged them to keep the record bounded */
     long chunk_tokens;         /* the chunks' tokens summed */
     long prompt_tokens;        /* the stream's usage or details; -1 when it said none */
     long completion_tokens;    /* the same */

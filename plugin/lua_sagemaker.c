@@ -25,7 +25,9 @@
 #include "rfmt.h"
 #include "rng.h"
 #include "run.h"
+#include "scrub.h"
 #include "smname.h"
+#include "tty.h"
 #include "wrkargs.h"
 #include "wrkhost.h"
 
@@ -77,6 +79,23 @@ static int lsm_sha256_hex(lua_State *L) {
     if (sigv4_sha256_hex(s, len, hex)) return lsm_fail(L, "SHA-256 failed");
     lua_pushstring(L, hex);
     return 1;
+}
+
+/* sagemaker.tty_text(text) -> text fit for a terminal: scrubbed (scrub.h), what a
+ * terminal obeys escaped visibly (tty.h), newlines and tabs kept. A scenario prints a
+ * server's text through it. */
+static int lsm_tty_text(lua_State *L) {
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    struct buf clean, shown;
+    buf_init(&clean, BUF_NO_CAP);
+    buf_init(&shown, BUF_NO_CAP);
+    int rc = scrub_append(&clean, s, len);
+    if (!rc) rc = tty_escape(&shown, buf_str(&clean), clean.len, TTY_LINES);
+    if (!rc) lua_pushlstring(L, buf_str(&shown), shown.len);
+    buf_free(&clean);
+    buf_free(&shown);
+    return rc ? lsm_fail(L, "out of memory") : 1;
 }
 
 #define LSM_DRAWS_MAX 10000000 /* numbers one call of sample or lengths draws */
@@ -219,6 +238,7 @@ static const luaL_Reg lsm_functions[] = {
     {"json_decode", lsm_json_decode},
     {"json_encode", lsm_json_encode},
     {"sha256_hex", lsm_sha256_hex},
+    {"tty_text", lsm_tty_text},
     {"sample", lsm_sample},
     {"lengths", lsm_lengths},
     {"is_main_state", lsm_is_main_state},

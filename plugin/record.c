@@ -182,6 +182,8 @@ static char *rec_stream(char *p, const struct rec_record *rec) {
     p = JSONW_PUT(p, ",\"t_first_token_us\":");
     p = rec->t_first_token_us > 0 ? jsonw_put_int(p, rec->t_first_token_us) : JSONW_PUT(p, "null");
     p = jsonw_put_int(JSONW_PUT(p, ",\"chunks\":"), (long long)rec->n_chunks);
+    if (rec->n_received > rec->n_chunks)
+        p = jsonw_put_int(JSONW_PUT(p, ",\"chunks_received\":"), (long long)rec->n_received);
     p = JSONW_PUT(p, ",\"chunk_gaps_us\":[");
     for (size_t i = 0; i + 1 < rec->n_chunks; i++) {
         if (i) *p++ = ',';

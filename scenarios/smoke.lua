@@ -3,6 +3,7 @@
 local dir = debug.getinfo(1, "S").source:match("^@(.-)[^/]*$")
 package.path = dir .. "../lua/?.lua;" .. package.path
 local run = require "sm.run"
+local sm = require "sm.plugin"
 
 run.scenario({
   name = "smoke",
@@ -37,7 +38,7 @@ run.scenario({
   finish = function(outcome, ctx, threads)
     for _, thread in ipairs(threads) do
       local text = thread:get("sm_smoke")
-      if text then io.stdout:write(text) end
+      if text then io.stdout:write(sm.tty_text(text)) end -- a server's text, escaped
     end
   end,
 })

@@ -92,9 +92,28 @@ static void slot_stream_error(struct slot *s, const char *code, const char *msg,
     snprintf(s->stream_message, sizeof s->stream_message, "%.*s", (int)msg_len, msg);
 }
 
+/* Halves the chunks kept past the first: each pair becomes one chunk of both
+ * pairs' tokens, its gap the two gaps summed (their sum, the time from the first
+ * chunk to the last, never changes). */
+static void slot_merge(struct slot *s) {
+    size_t n = 1;
+    for (size_t i = 1; i < s->n_chunks; i += 2, n++) {
+        uint64_t gap = s->gaps[i - 1], tokens = s->tokens[i];
+        if (i + 1 < s->n_chunks) gap += s->gaps[i], tokens += s->tokens[i + 1];
+        s->gaps[n - 1] = (uint32_t)(gap < UINT32_MAX ? gap : UINT32_MAX);
+        s->tokens[n] = (uint16_t)(tokens < UINT16_MAX ? tokens : UINT16_MAX);
+    }
+    /* merged when the last kept chunk was whole: it is again when the pairs came out even */
+    s->open_n = (s->n_chunks - 1) % 2 ? s->per : 2 * s->per;
+    s->per *= 2;
+    s->n_chunks = n;
+    s->multi_token = true;
+}
+
 static bool slot_grow(struct slot *s) {
     if (s->n_chunks < s->cap_chunks) return true;
     size_t cap = s->cap_chunks ? 2 * s->cap_chunks : SLOT_CHUNKS_FIRST;
+    if (cap > SLOT_CHUNKS_MAX) cap = SLOT_CHUNKS_MAX;
     uint32_t *g = realloc(s->gaps, cap * sizeof *g);
     if (g) s->gaps = g;
     uint16_t *t = g ? realloc(s->tokens, cap * sizeof *t) : NULL;
@@ -102,6 +121,17 @@ static bool slot_grow(struct slot *s) {
     if (!g || !t) return false;
     s->cap_chunks = cap;
     return true;
+}
+
+/* Keeps text while it fits in SLOT_TEXT_MAX: the first chunk that does not fit
+ * is cut before a UTF-8 character and ends the keeping (the text is a prefix). */
+static void slot_keep_text(struct slot *s, const char *text, size_t n) {
+    size_t room = SLOT_TEXT_MAX - s->text.len, k = n < room ? n : room;
+    if (k < n) {
+        while (k > 0 && ((unsigned char)text[k] & 0xC0) == 0x80) k--;
+        s->text_full = true;
+    }
+    (void)!buf_add(&s->text, text, k);
 }
 
 /* A chunk that arrived at now: content's time and tokens, or how the stream failed. */
@@ -117,22 +147,31 @@ static void slot_chunk(struct slot *s, const struct schunk *c, long long now) {
         return;
     }
     if (c->kind != SCHUNK_DATA || c->content.n == 0) return;
-    if (!slot_grow(s)) {
-        slot_stream_error(s, "nomem", "out of memory", 13);
-        return;
-    }
-    if (s->n_chunks == 0)
-        s->t_first_us = now;
-    else
-        s->gaps[s->n_chunks - 1] = (uint32_t)(now - s->t_last_us);
     int tokens = c->tokens > 0 ? c->tokens : 1;
-    s->tokens[s->n_chunks++] = (uint16_t)(tokens < UINT16_MAX ? tokens : UINT16_MAX);
     s->multi_token |= tokens != 1;
     s->chunk_tokens += tokens;
     s->cost.tokens += (uint64_t)tokens;
+    s->received++;
+    if (s->n_chunks == SLOT_CHUNKS_MAX && s->open_n == s->per) slot_merge(s);
+    if (s->n_chunks > 1 && s->open_n < s->per) { /* merged: joins the last kept chunk */
+        uint64_t gap = s->gaps[s->n_chunks - 2] + (uint64_t)(now - s->t_last_us);
+        uint32_t sum = (uint32_t)s->tokens[s->n_chunks - 1] + (uint32_t)tokens;
+        s->gaps[s->n_chunks - 2] = (uint32_t)(gap < UINT32_MAX ? gap : UINT32_MAX);
+        s->tokens[s->n_chunks - 1] = (uint16_t)(sum < UINT16_MAX ? sum : UINT16_MAX);
+        s->open_n++;
+    } else if (!slot_grow(s)) {
+        slot_stream_error(s, "nomem", "out of memory", 13);
+        return;
+    } else {
+        if (s->n_chunks == 0)
+            s->t_first_us = now;
+        else
+            s->gaps[s->n_chunks - 1] = (uint32_t)(now - s->t_last_us);
+        s->tokens[s->n_chunks++] = (uint16_t)(tokens < UINT16_MAX ? tokens : UINT16_MAX);
+        s->open_n = 1;
+    }
     s->t_last_us = now;
-    if (s->want_text && s->text.len + c->content.n <= SLOT_TEXT_MAX)
-        (void)!buf_add(&s->text, c->content.s, c->content.n);
+    if (s->want_text && !s->text_full) slot_keep_text(s, c->content.s, c->content.n);
 }
 
 void slot_prefetch(const struct slot *s) {
@@ -165,7 +204,7 @@ static size_t slot_on_body(char *data, size_t size, size_t n_items, void *ud) {
 }
 
 int slot_init(struct slot *s, const struct slot_config *cfg, struct disp *disp, bool keep_text) {
-    *s = (struct slot){.cfg = cfg, .disp = disp, .keep_text = keep_text};
+    *s = (struct slot){.cfg = cfg, .disp = disp, .keep_text = keep_text, .per = 1};
     buf_init(&s->error_body, SLOT_ERROR_BODY_MAX);
     buf_init(&s->text, SLOT_TEXT_MAX);
     buf_init(&s->scratch, 1024);
@@ -234,6 +273,10 @@ static void slot_reset(struct slot *s) {
     s->service_us[0] = '\0';
     s->t_headers_us = s->t_first_us = s->t_last_us = 0;
     s->n_chunks = 0;
+    s->received = 0;
+    s->per = 1;
+    s->open_n = 0;
+    s->text_full = false;
     s->multi_token = false;
     s->chunk_tokens = 0;
     s->stream_code[0] = s->stream_message[0] = '\0';
@@ -306,6 +349,7 @@ void slot_done(struct slot *s, CURLcode result) {
             .gaps_us = s->gaps,
             .tokens = s->multi_token ? s->tokens : NULL,
             .n_chunks = s->n_chunks,
+            .n_received = s->received,
             .chunk_tokens = s->chunk_tokens,
             .prompt_tokens = t->prompt_tokens,
             .completion_tokens = t->completion_tokens,

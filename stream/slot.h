@@ -27,6 +27,11 @@
 
 #define SLOT_ERROR_BODY_MAX ((size_t)64 * 1024) /* bytes of an error reply kept */
 #define SLOT_TEXT_MAX       ((size_t)64 * 1024) /* bytes of content kept for a scored reply */
+/* Content chunks a stream's record keeps: when a stream has more, the kept
+ * ones past the first are merged in pairs (and the later ones a power of two
+ * at a time), so that memory and the record stay bounded while every token is
+ * counted and timed to the end (docs/result-format.md, chunks_received). */
+#define SLOT_CHUNKS_MAX ((size_t)32768)
 
 enum slot_error {
     SLOT_OK = 0,
@@ -58,8 +63,12 @@ struct slot {
     bool streaming;   /* a 2xx: its body goes through ss */
     bool want_text;   /* this reply's */
     bool multi_token; /* a chunk carried more than one token */
+    bool text_full;   /* the text reached SLOT_TEXT_MAX: no more is kept */
     size_t n_chunks, cap_chunks;
-    uint32_t *gaps; /* between content chunks */
+    size_t received; /* content chunks that arrived (n_chunks kept, merged past the cap) */
+    uint32_t per;    /* chunks that arrived a kept chunk holds: 1 until merged */
+    uint32_t open_n; /* chunks that arrived the last kept chunk holds */
+    uint32_t *gaps;  /* between content chunks */
     uint16_t *tokens;
     long chunk_tokens;
     long long t_first_us, t_last_us;

@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "luahost.h"
 #include "sargs.h"
+#include "scrub.h"
 
 #define STREAM_EXIT_USAGE 2
 #define STREAM_TIMEOUT_MS 70000ULL /* SageMaker gives the model 60 s */
@@ -42,6 +43,7 @@ static const char stream_help[] =
     "                       POST /endpoints/NAME/openai/v1/chat/completions (SSE)\n"
     "  --bearer-token-env VAR  with --api openai: send 'Authorization: Bearer' with the token\n"
     "                       in environment variable VAR instead of signing with SigV4\n"
+    "                       (a token of 16 characters or more is scrubbed from every output)\n"
     "  --cacert FILE        HTTPS: trust the CA certificates in FILE (PEM)\n"
     "  --insecure           HTTPS: do not verify the server's certificate\n"
     "  --busy-poll          the threads never sleep waiting for the network (each keeps a\n"
@@ -89,6 +91,8 @@ static int stream_client(struct stream_run *r, struct buf *err) {
     if (r->a.bearer_env && !((bearer = getenv(r->a.bearer_env)) && *bearer))
         return buf_fail(err, STREAM_EXIT_USAGE, "--bearer-token-env %s: the variable is not set",
                         r->a.bearer_env);
+    if (bearer && scrub_add(bearer)) /* a server may echo it: kept out of every output */
+        return buf_fail(err, 1, "out of memory");
     if (!r->a.w.timeout_set) r->a.w.timeout_ms = STREAM_TIMEOUT_MS;
     r->seen = r->a.w;
     r->seen.threads = r->seen.connections;

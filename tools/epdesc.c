@@ -9,6 +9,7 @@
 
 #include "cwdoc.h"
 #include "scrub.h"
+#include "tty.h"
 
 void epdesc_clean(char *dst, size_t size, const char *src, size_t n) {
     struct buf b;
@@ -21,8 +22,12 @@ void epdesc_clean(char *dst, size_t size, const char *src, size_t n) {
     size_t len = b.len, keep = len < size ? len : size - 4;
     if (size < 8) keep = len < size ? len : size - 1;
     while (keep < len && keep > 0 && ((unsigned char)b.data[keep] & 0xC0) == 0x80) keep--;
-    for (size_t i = 0; i < keep; i++)
-        dst[i] = (unsigned char)b.data[i] < 0x20 || b.data[i] == 0x7f ? ' ' : b.data[i];
+    memcpy(dst, b.data, keep);
+    for (size_t i = 0, k; i < keep; i += k) { /* what a terminal obeys (tty.h) becomes ' ' */
+        bool control;
+        k = tty_char(dst + i, keep - i, &control);
+        if (control) memset(dst + i, ' ', k);
+    }
     if (keep < len && size >= 8) {
         memcpy(dst + keep, "...", 3);
         keep += 3;

@@ -15,6 +15,7 @@
 #include "epfacts.h"
 #include "epinfo.h"
 #include "epops.h"
+#include "tty.h"
 
 #define EPCLI_EXIT_AWS     1
 #define EPCLI_EXIT_USAGE   2
@@ -260,11 +261,11 @@ __attribute__((format(printf, 1, 2))) static int epcli_fail(const char *fmt, ...
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    for (char *p = line; *p; p++)
-        if ((unsigned char)*p < 0x20) *p = '?';
     if (epcli_line_open) fputs("\r\033[K", stderr);
     epcli_line_open = false;
-    fprintf(stderr, "sm-endpoint: %s\n", line);
+    fputs("sm-endpoint: ", stderr);
+    if (tty_write(stderr, line, strlen(line), 0)) fputs("out of memory", stderr);
+    fputc('\n', stderr);
     return EPCLI_EXIT_USAGE;
 }
 
@@ -509,12 +510,10 @@ static void epcli_on_signal(int sig) {
 static void epcli_progress(void *ud, const char *line, double fraction) {
     (void)ud;
     (void)fraction;
-    if (epcli_tty) {
-        fprintf(stderr, "\r\033[Ksm-endpoint: %s", line);
-        epcli_line_open = true;
-    } else {
-        fprintf(stderr, "sm-endpoint: %s\n", line);
-    }
+    fputs(epcli_tty ? "\r\033[Ksm-endpoint: " : "sm-endpoint: ", stderr);
+    if (tty_write(stderr, line, strlen(line), 0)) fputs("out of memory", stderr);
+    if (!epcli_tty) fputc('\n', stderr);
+    epcli_line_open = epcli_tty;
     fflush(stderr);
 }
 
@@ -659,12 +658,20 @@ static int epcli_run(struct epcli *a) {
         epcli_fail("%s", buf_str(&err));
     else if (orc == EPOPS_ERR_NOMEM)
         epcli_fail("out of memory");
+    /* what came from AWS (a reply, a log line, a failure reason) reaches the terminal
+     * scrubbed and with its control characters escaped (tty.h) */
+    int wrc = 0;
     if (!orc && a->json && out.json) {
         char *text = cJSON_PrintUnformatted(out.json);
-        if (text) printf("%s\n", text);
+        wrc = text ? tty_write(stdout, text, strlen(text), TTY_JSON) : BUF_ERR_NOMEM;
+        if (!wrc) putchar('\n');
         cJSON_free(text);
     } else if (!orc) {
-        fputs(buf_str(&out.text), stdout);
+        wrc = tty_write(stdout, buf_str(&out.text), out.text.len, TTY_LINES);
+    }
+    if (wrc) {
+        epcli_fail("out of memory");
+        orc = EPOPS_ERR_NOMEM;
     }
     rc = epcli_exit(orc);
     epops_out_free(&out);

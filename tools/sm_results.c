@@ -17,6 +17,7 @@
 #include "readall.h"
 #include "rkey.h"
 #include "s3.h"
+#include "tty.h"
 
 #define RES_EXIT_AWS   1
 #define RES_EXIT_USAGE 2
@@ -67,19 +68,26 @@ struct res {
 
 __attribute__((format(printf, 1, 2))) static int res_fail(const char *fmt, ...);
 
+/* "sm-results: line" on stderr, the line escaped (it may quote a key). */
+static void res_line(const char *line) {
+    fputs("sm-results: ", stderr);
+    if (tty_write(stderr, line, strlen(line), 0)) fputs("out of memory", stderr);
+    fputc('\n', stderr);
+}
+
 static int res_fail(const char *fmt, ...) {
+    char line[4096];
     va_list ap;
     va_start(ap, fmt);
-    fputs("sm-results: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    res_line(line);
     return RES_EXIT_USAGE;
 }
 
 /* The exit status of an S3 or local failure, its line printed. */
 static int res_status(struct res *r, int rc) {
-    fprintf(stderr, "sm-results: %s\n", r->err.len ? buf_str(&r->err) : "out of memory");
+    res_line(r->err.len ? buf_str(&r->err) : "out of memory");
     return rc == S3_ERR_NETWORK || rc == S3_ERR_SERVICE || rc == S3_ERR_CREDS || rc == S3_ERR_REPLY
                ? RES_EXIT_AWS
                : RES_EXIT_USAGE;
@@ -214,7 +222,7 @@ static int res_fetch_one(void *ud, const char *key, long long size, struct buf *
     buf_init(&folder, BUF_NO_CAP);
     int rc = rkey_local(buf_str(&f->run_prefix), key, f->dir, &path, &folder, err);
     if (rc == RKEY_ERR_INPUT) { /* not a file of ours: said, and left alone */
-        fprintf(stderr, "sm-results: %s\n", buf_str(err));
+        res_line(buf_str(err));
         buf_reset(err);
         rc = S3_OK;
         goto done;
@@ -240,7 +248,11 @@ static int res_fetch_one(void *ud, const char *key, long long size, struct buf *
         unlink(buf_str(&path));
         goto done;
     }
-    printf("s3://%s/%s -> %s (%lld bytes)\n", buf_str(&f->r->bucket), key, buf_str(&path), size);
+    printf("s3://%s/", buf_str(&f->r->bucket)); /* the key and the path from it, escaped */
+    if (tty_write(stdout, key, strlen(key), 0) || fputs(" -> ", stdout) == EOF ||
+        tty_write(stdout, buf_str(&path), path.len, 0))
+        rc = buf_fail(err, S3_ERR_NOMEM, "out of memory");
+    printf(" (%lld bytes)\n", size);
     res_label(f, buf_str(&folder));
     f->r->files++;
 done:
@@ -263,7 +275,11 @@ static int res_fetch(struct res *r, const char *run_id, const char *dir) {
     if (!status) {
         fprintf(stderr, "sm-results: %ld file(s) of run %s in %s; compare with:\n  sm-compare",
                 r->files, run_id, dir);
-        for (int i = 0; i < f.n_labels; i++) fprintf(stderr, " %s/%s", dir, f.labels[i]);
+        for (int i = 0; i < f.n_labels && !status; i++) {
+            fprintf(stderr, " %s/", dir);
+            if (tty_write(stderr, f.labels[i], strlen(f.labels[i]), 0))
+                status = res_fail("out of memory");
+        }
         fputc('\n', stderr);
     }
     for (int i = 0; i < f.n_labels; i++) free(f.labels[i]);
@@ -312,8 +328,10 @@ static int res_list(struct res *r) {
     int rc = s3_list(r->s3, buf_str(&r->bucket), buf_str(&pre), res_list_one, &l, &r->err);
     buf_free(&pre);
     if (rc) return res_status(r, rc);
-    for (int i = 0; i < l.n; i++)
-        printf("%s\t%ld file(s)\t%lld bytes\n", l.runs[i].id, l.runs[i].files, l.runs[i].bytes);
+    for (int i = 0; i < l.n; i++) { /* a run id is a part of a key: escaped (tty.h) */
+        if (tty_write(stdout, l.runs[i].id, strlen(l.runs[i].id), 0)) return res_fail("no memory");
+        printf("\t%ld file(s)\t%lld bytes\n", l.runs[i].files, l.runs[i].bytes);
+    }
     if (l.more) fprintf(stderr, "sm-results: more than 256 runs; the first 256 are listed\n");
     return 0;
 }

@@ -1,6 +1,7 @@
 /* scrub (common/scrub.h): a registered secret, raw or URL-encoded, whole or its
  * first SCRUB_PREFIX characters onward, never survives; short secrets are not
- * registered; forgetting works; in place and appended alike. */
+ * registered; a SigV4 or bearer Authorization value is redacted whole; forgetting
+ * works; in place and appended alike. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,12 @@ static const struct {
      "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\r\nHost: h",
      "Authorization: <redacted>\r\nHost: h"},
     {"AWS4-HMAC-SHA256 cut\nnext", "<redacted>\nnext"},
+    {"Authorization: Bearer abcDEF0123456789-._~+/xyz==\r\nHost: h",
+     "Authorization: <redacted>\r\nHost: h"}, /* a bearer token, registered or not */
+    {"\"Bearer abcDEF0123456789xyz\"", "\"<redacted>\""},
+    {"Bearer short-token here", "Bearer short-token here"}, /* under SCRUB_MIN: prose */
+    {"finish: Bearer bearer-TO", "finish: <redacted>"},     /* cut at the end: an echo */
+    {"bearer bonds are seldom issued", "bearer bonds are seldom issued"},
     {"", ""},
 };
 

@@ -18,6 +18,16 @@ both chunked, the way the endpoint name MODE says:
     cut         two tokens, then half a frame and the connection closed
     stall       one token, then nothing until the client goes away
     refuse      400 ValidationError (a JSON body), nothing streamed
+    echo        a hostile server that echoes the request: each line of its head as a
+                content chunk (and a bearer token alone), the Authorization value as
+                finish_reason, then an
+                exception (an error event on the OpenAI route) whose type is the
+                Authorization value and whose code and message are the whole head
+    echorefuse  400 ValidationError whose message is the request's head
+    ansi        content with escape sequences: ESC's CSI and OSC, the C1 CSI and OSC
+    endless     ENDLESS one-token chunks ("x"), then nothing until srv.release is set
+                (the request is marked "held"), then the connection cut: a valid
+                stream as long as a test wants
 
 The OpenAI route accepts a request signed with SigV4 or, when the server was
 given a bearer token, one with "Authorization: Bearer TOKEN" (else 401).
@@ -34,6 +44,7 @@ import time
 import zlib
 
 GAP_S = 0.05
+ENDLESS = 1 << 17  # chunks of the endless stream: four times sm-stream's cap on those kept
 
 
 def _header(name, value):
@@ -103,9 +114,43 @@ def lmi(i, text, last=False):
 SERVICE_US = {"timed": "4321", "badtimed": "-5", "hugetimed": "1234567890123"}
 
 
-def script(mode, openai):
+def _authorization(head):
+    for line in head.split("\r\n"):
+        if line.lower().startswith("authorization:"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+def echo(head, openai):
+    """The echo mode's pieces: the request's head back in every string a stream has."""
+    auth = _authorization(head)
+    done = {"id": "c", "object": "chat.completion.chunk", "model": "m",
+            "choices": [{"index": 0, "delta": {"content": "."}, "finish_reason": auth}]}
+    tail = (b"data: " + json.dumps({"error": {"message": head, "type": auth,
+                                              "code": head}}).encode() + b"\n\n") if openai else (
+        "exception", auth, head, head)
+    bare = [chat(auth[7:])] if auth.startswith("Bearer ") else []  # the token alone
+    return [chat(line + "\n") for line in head.split("\r\n") if line] + bare + [
+        b"data: " + json.dumps(done).encode() + b"\n\n", tail]
+
+
+def endless(openai):
+    """The endless mode's pieces: ENDLESS one-token chunks, 1024 a write (SSE events
+    or PayloadPart frames), then the connection held open until srv.release is set."""
+    one = chat("x") if openai else part(chat("x"))
+    return [("raw", one * 1024)] * (ENDLESS // 1024) + [("hold",)]
+
+
+def script(mode, openai, head=""):
     """(content type, [pieces]): a piece is bytes of container text, ("sleep", s),
     ("raw", bytes) sent as is, ("exception", kind, msg, code), ("cut",) or ("stall",)."""
+    if mode == "echo":
+        return "text/event-stream", echo(head, openai)
+    if mode == "ansi":
+        return "text/event-stream", [chat("\x1b[2J\x1b]0;pwned\x07"), chat("\u009b31m"),
+                                     chat("\u009d8;;x\u009c\x7f"), usage(7, 3), DONE]
+    if mode == "endless":
+        return "text/event-stream", endless(openai)
     if mode == "ok":
         return "text/event-stream", [chat(w) for w in ["One", " two", " three", " four", " five"]] + [
             usage(7, 5), DONE]
@@ -151,6 +196,7 @@ class Server:
         self.sock.listen(64)
         self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
         self.closing = threading.Event()
+        self.release = threading.Event()  # ends the endless mode's hold
 
     def __enter__(self):
         threading.Thread(target=self._accept, daemon=True).start()
@@ -205,7 +251,9 @@ class Server:
                 return self._error(conn, 401, "UnauthorizedException", "wrong bearer token")
         elif "authorization: aws4-hmac-sha256" not in text.lower():
             return self._error(conn, 403, "MissingAuthenticationTokenException", "not signed")
-        ctype, pieces = script(mode, openai)
+        ctype, pieces = script(mode, openai, text)
+        if mode == "echorefuse":
+            return self._error(conn, 400, "ValidationError", text)
         if pieces is None:
             return self._error(conn, 400, "ValidationError", "endpoint %s refuses" % mode)
         return self._stream(conn, req, ctype, pieces, openai, SERVICE_US.get(mode))
@@ -253,6 +301,11 @@ class Server:
             elif p[0] == "exception":
                 send(exception(p[1], p[2], p[3]))
             elif p[0] == "cut":
+                conn.shutdown(socket.SHUT_RDWR)
+                return False
+            elif p[0] == "hold":
+                req["held"] = True
+                self.release.wait()
                 conn.shutdown(socket.SHUT_RDWR)
                 return False
             elif p[0] == "stall":

@@ -144,6 +144,7 @@ eq(sm.json_encode({ 1, 2 }), "[1,2]", "json_encode list")
 eq(select(2, sm.json_encode({ f = print })),
   "a value JSON cannot hold (function, userdata or thread)", "json_encode error")
 eq(sm.sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "sha256")
+eq(sm.tty_text("a\27[2J\194\155b\n\tc\255"), "a\\x1b[2J\\u009bb\n\tc\\xff", "tty_text")
 eq(sm.endpoint_ok("gemma-4-e2b"), true, "endpoint_ok")
 eq(sm.label_ok(".."), false, "label_ok")
 eq(sm.region_of("runtime.sagemaker.eu-west-1.amazonaws.com"), "eu-west-1", "region_of")

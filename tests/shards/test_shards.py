@@ -427,6 +427,22 @@ def case_s3_push_fetch():
         emu.stop()
 
 
+# A botocore S3 client c of the emulator at argv[1] (path-style, one try), and body: a
+# result file of the run named by %s.
+BOTO_S3 = r"""
+import json, sys
+import botocore.session
+from botocore.config import Config
+s = botocore.session.get_session()
+c = s.create_client("s3", region_name="us-east-1", endpoint_url=sys.argv[1],
+                    config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}))
+body = json.dumps({"format": "wrk-sagemaker-result", "version": 2, "tool": "t",
+                   "scenario": "s", "run_id": "%s", "label": "ep",
+                   "endpoint": {"name": "ep"}, "time_scale": 1, "settings": {},
+                   "records": []}).encode()
+"""
+
+
 def case_s3_botocore():
     """The emulator's S3 serves botocore (Debian's python3-botocore, path-style) as S3
     does: PutObject, GetObject, ListObjectsV2 paged by continuation tokens with a prefix
@@ -434,18 +450,8 @@ def case_s3_botocore():
     (XAmzContentSHA256Mismatch); and sm-results fetches what botocore put."""
     emu = start_emulator("--endpoint", "ep=instant")
     try:
-        code = r"""
-import json, sys
-import botocore.session
-from botocore.config import Config
+        code = BOTO_S3 % "r-boto" + r"""
 from botocore.exceptions import ClientError
-s = botocore.session.get_session()
-c = s.create_client("s3", region_name="us-east-1", endpoint_url=sys.argv[1],
-                    config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}))
-body = json.dumps({"format": "wrk-sagemaker-result", "version": 2, "tool": "t",
-                   "scenario": "s", "run_id": "r-boto", "label": "ep",
-                   "endpoint": {"name": "ep"}, "time_scale": 1, "settings": {},
-                   "records": []}).encode()
 for i in range(5):
     c.put_object(Bucket="bench", Key="p/r-boto/ep/f%d.json" % i, Body=body,
                  ContentType="application/json")
@@ -494,6 +500,40 @@ print(json.dumps({"keys": keys, "prefixes": [p["Prefix"] for p in top.get("Commo
         run_results(emu, "fetch", "s3://bench/p", "r-boto", got)
         check(sorted(os.listdir(os.path.join(got, "ep"))) == [f"f{i}.json" for i in range(5)],
               str(os.listdir(got)))
+    finally:
+        emu.stop()
+
+
+def terminal_controls(text):
+    """The characters of text a terminal obeys: C0 but newline and tab, DEL, C1."""
+    return [c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f]
+
+
+def case_s3_keys_escaped():
+    """S3 keys are text from outside: keys that hold escape sequences (the C1 CSI U+009B,
+    OSC U+009D and ST U+009C) reach the terminal escaped in sm-results list (a run id),
+    fetch (a key, a label, the path from them) and a refusal naming a key."""
+    emu = start_emulator("--endpoint", "ep=instant")
+    # C1 controls only: the emulator's S3 refuses a key with C0 controls or DEL as
+    # botocore signs it (SignatureDoesNotMatch); tests/common/test_tty.c covers those
+    evil = "\u009b2J\u009b31m\u009d8;;x\u009c"
+    try:
+        code = BOTO_S3 % "r-evil" + r"""
+for key in json.loads(sys.argv[2]):
+    c.put_object(Bucket="bench", Key=key, Body=body, ContentType="application/json")
+"""
+        keys = ["p/r-evil/ep/f%s.json" % evil, "p/r-evil/ep%s/f.json" % evil,
+                "p/run%s/ep/f.json" % evil]
+        p = subprocess.run(["/usr/bin/python3", "-c", code, emu.url, json.dumps(keys)],
+                           env=env(), text=True, capture_output=True, timeout=TIMEOUT)
+        check(p.returncode == 0, p.stderr[-3000:])
+        for args in (("list", "s3://bench/p"),
+                     ("fetch", "s3://bench/p", "r-evil", tempfile.mkdtemp(prefix="shards-evil-"))):
+            r = run_results(emu, *args, want=None)
+            shown = r.stdout + r.stderr
+            check(not terminal_controls(shown), f"{args[0]}: controls reach the terminal: "
+                  f"{shown!r}")
+            check("\\u009b2J\\u009b31m" in shown, f"{args[0]}: shown escaped: {shown!r}")
     finally:
         emu.stop()
 

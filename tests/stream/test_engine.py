@@ -199,6 +199,79 @@ def case_openai_bearer():
     check(r["status"] == 401 and r["error"]["code"] == "UnauthorizedException", str(r))
 
 
+def case_echo_scrubbed():
+    """A hostile server that echoes the request in every string of a stream (each
+    content chunk, finish_reason, the exception's type, code and message) and in a
+    refusal's body, on both routes and with a bearer token: the session token, the
+    Authorization value and the bearer token never reach the result files, the journals,
+    stdout (smoke.lua prints each reply) or stderr (finish() scans all of them)."""
+    for engine, bearer in ((("-t1", "-c1", "-d1m"), None),
+                           (("--api", "openai", "-t1", "-c1", "-d1m"), None),
+                           (("--api", "openai", "--bearer-token-env", "TOK", "-t1", "-c1",
+                             "-d1m"), BEARER)):
+        srv, out, err, res = run(SMOKE, ["echo", "echorefuse"], engine_args=engine,
+                                 bearer=bearer)
+        head = srv.requests[0]["head"]
+        check((BEARER if bearer else TOKEN) in head, "the server was sent the secret")
+        r = only(res, "echo")
+        check(not r["ok"] and r["chunks"] > 5, f"{engine}: the echo streamed: {r}")
+        check("<redacted>" in r["error"]["code"] and "<redacted>" in r["error"]["message"],
+              f"{engine}: {r['error']}")
+        check("<redacted>" in out and "Host: 127.0.0.1" in out, f"{engine}: smoke printed "
+              "the echo, scrubbed: " + out)
+        r = only(res, "echorefuse")
+        check(r["status"] == 400 and "<redacted>" in r["error"]["message"], str(r))
+
+
+CHUNKS_MAX = 32768  # stream/slot.h's SLOT_CHUNKS_MAX
+TEXT_MAX = 64 * 1024  # its SLOT_TEXT_MAX
+
+
+def case_endless_bounded():
+    """A valid stream far longer than any reply (ENDLESS chunks, four times the cap,
+    then held open): the record keeps at most CHUNKS_MAX chunks (merged in pairs, their
+    gaps summed) and 64 KiB of text, while every token is still counted and timed to
+    the end: chunks_received and the tokens are ENDLESS, the gaps add up to the time
+    from the first chunk to the last."""
+    for engine in (("-t1", "-c1", "-d1m"), ("--api", "openai", "-t1", "-c1", "-d1m")):
+        out = tempfile.mkdtemp(prefix="stream-endless-")
+        with streamsrv.Server() as srv:
+            proc = subprocess.Popen(command(srv, SMOKE, engine, [
+                "--endpoint", "endless", "--out", os.path.join(out, "{label}.json")]),
+                env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            wait_for("every chunk sent", lambda: srv.requests and srv.requests[0].get("held"),
+                     proc=proc)
+            with open("/proc/%d/status" % proc.pid) as f:
+                hwm = re.search(r"VmHWM:\s+(\d+) kB", f.read()).group(1)
+            srv.release.set()
+            stdout, stderr = proc.communicate(timeout=60)
+        check(proc.returncode == 0, f"exit {proc.returncode}: {stderr}")
+        r = only(finish(proc, stdout, stderr, out), "endless")
+        size = os.path.getsize(os.path.join(out, "endless.json"))
+        note = f"{engine}: VmHWM {hwm} kB, record file {size} bytes"
+        check(r["error"]["code"] == "socket" and r["completion_tokens"] == streamsrv.ENDLESS,
+              f"{note}: {r['error']}, {r['completion_tokens']}")
+        check(r["chunks"] <= CHUNKS_MAX and r["chunks_received"] == streamsrv.ENDLESS,
+              f"{note}: {r['chunks']} chunks kept, {r.get('chunks_received')} received")
+        check(sum(r["chunk_tokens"]) == streamsrv.ENDLESS, f"{note}: every token in a chunk")
+        times_in_order(r)
+        check(r["t_first_token_us"] + sum(r["chunk_gaps_us"]) <= r["t_end_us"], note)
+        check(size < 2 * CHUNKS_MAX * 24 + 2 * TEXT_MAX, note)
+        check(stdout.count("x") <= TEXT_MAX + 64, f"{note}: smoke printed the text capped")
+
+
+def case_smoke_escaped():
+    """smoke.lua prints each reply's text through the C module (sagemaker.tty_text):
+    escape sequences a server streams (ESC's CSI and OSC, the C1 CSI U+009B and OSC
+    U+009D, DEL) reach the terminal escaped, on both routes."""
+    for engine in (("-t1", "-c1", "-d1m"), ("--api", "openai", "-t1", "-c1", "-d1m")):
+        out = run(SMOKE, ["ansi"], engine_args=engine)[1]
+        bad = [c for c in out if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f]
+        check(not bad, f"{engine}: controls reach the terminal: {out!r}")
+        check("\\x1b[2J\\x1b]0;pwned\\x07\\u009b31m\\u009d8;;x\\u009c\\x7f" in out,
+              f"{engine}: shown escaped: {out!r}")
+
+
 def case_bad_usage():
     """Bad usage is one line and exit 2, before anything is sent."""
     out = tempfile.mkdtemp(prefix="stream-usage-")

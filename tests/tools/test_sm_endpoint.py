@@ -15,6 +15,8 @@ logs       FilterLogEvents on /aws/sagemaker/Endpoints/NAME, paged; no log group
 confirm    delete on a terminal asks first: "n" keeps the endpoint, "y" deletes it
 interrupt  Ctrl-C during a deploy's wait: exit 130, the endpoint is left Creating and the
            message says how to delete it
+hostile    a server whose every string holds escape sequences (C0 and C1 controls): status,
+           logs, query (text and --json) and a refusal reach the terminal escaped
 """
 import json
 import os
@@ -242,6 +244,23 @@ def test_quotas():
               "the table: %r" % r.out)
 
 
+def send_json(handler, status, reply):
+    """A fake AWS JSON service's reply."""
+    data = json.dumps(reply).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/x-amz-json-1.1")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def fake_server(handler):
+    """A fake AWS service on a port of its own: (server, its URL)."""
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, "http://127.0.0.1:%d" % srv.server_address[1]
+
+
 class FakeLogs(BaseHTTPRequestHandler):
     seen = []
 
@@ -258,21 +277,14 @@ class FakeLogs(BaseHTTPRequestHandler):
         else:
             reply, status = {"events": [{"timestamp": 2000, "message": "vLLM API server version "
                                          "0.30.0"}]}, 200
-        data = json.dumps(reply).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/x-amz-json-1.1")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, reply)
 
     def log_message(self, *args):
         pass
 
 
 def test_logs():
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), FakeLogs)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    u = "http://127.0.0.1:%d" % srv.server_address[1]
+    srv, u = fake_server(FakeLogs)
     try:
         r = se(u, "logs", "gemma-4-e2b", "--since", "600")
         check(r.rc == 0 and r.out == "first \nvLLM API server version 0.30.0\n",
@@ -285,6 +297,54 @@ def test_logs():
         check(r.out == "vLLM API server version 0.30.0\n", "the last lines: %r" % r.out)
         one_line(se(u, "logs", "nope"), "no log group /aws/sagemaker/Endpoints/nope in us-east-1 "
                  "yet: the container has not started (a capacity wait has no log)", code=1)
+    finally:
+        srv.shutdown()
+
+
+# What a hostile server puts in its strings: a title change (OSC), a screen clear and a
+# colour (CSI), the same as C1 controls in UTF-8 (U+009B CSI, U+009D OSC), DEL, a bell.
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[31m\u009b31m\u009d8;;http://x\u009c\x7f!"
+
+
+class FakeHostile(BaseHTTPRequestHandler):
+    """DescribeEndpoint, FilterLogEvents and InvokeEndpoint whose every string holds
+    HOSTILE; anything else a 400 ValidationException."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        target = self.headers.get("X-Amz-Target", "")
+        status = 200
+        if target == "SageMaker.DescribeEndpoint":
+            reply = {"EndpointName": "evil", "EndpointStatus": "Failed" + HOSTILE,
+                     "FailureReason": HOSTILE, "EndpointConfigName": "evil" + HOSTILE,
+                     "CreationTime": 1.7e9, "ProductionVariants": []}
+        elif target == "Logs_20140328.FilterLogEvents":
+            reply = {"events": [{"timestamp": 1000, "message": "log " + HOSTILE}]}
+        elif self.path.endswith("/invocations"):
+            reply = {"model": "m" + HOSTILE, "choices": [{"message": {"content": HOSTILE},
+                                                         "finish_reason": "stop" + HOSTILE}],
+                     "usage": {"prompt_tokens": 1, "completion_tokens": 2}}
+        else:
+            reply, status = {"__type": "ValidationException", "message": HOSTILE}, 400
+        send_json(self, status, reply)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_hostile():
+    srv, u = fake_server(FakeHostile)
+    try:
+        for args in (["status", "evil"], ["status", "evil", "--json"], ["logs", "evil"],
+                     ["query", "evil", "--prompt", "hi"], ["query", "evil", "--prompt", "hi",
+                                                          "--json"], ["delete", "evil", "--yes"]):
+            r = se(u, *args)
+            shown = r.out + r.err
+            bad = [c for c in shown if ord(c) < 0x20 and c not in "\n" or 0x7f <= ord(c) <= 0x9f]
+            check(not bad, "%s: control characters reach the terminal: %r" % (args, shown))
+            check("pwned" in shown, "%s: the text is still shown, escaped: %r" % (args, shown))
+            if "--json" in args:
+                check("pwned" in json.dumps(r.json()), "%s: still JSON: %r" % (args, r.out))
     finally:
         srv.shutdown()
 
@@ -351,7 +411,7 @@ def test_interrupt():
 def main():
     tests = {"usage": test_usage, "lifecycle": test_lifecycle, "fallback": test_fallback,
              "quotas": test_quotas, "logs": test_logs, "confirm": test_confirm,
-             "interrupt": test_interrupt}
+             "interrupt": test_interrupt, "hostile": test_hostile}
     group = sys.argv[1] if len(sys.argv) > 1 else ""
     if group not in tests:
         print(__doc__, file=sys.stderr)
