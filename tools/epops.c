@@ -33,6 +33,7 @@ struct epops {
     struct epfacts facts;
     bool facts_loaded;
     char run[EPOWN_RUN_MAX];
+    bool created; /* this context created resources (tagged with run) */
 };
 
 /* ---- the context ---- */
@@ -325,8 +326,9 @@ int epops_wait(struct epops *o, const char *region, const char *name, const char
         if (epops_stopped(o)) {
             rc = buf_fail(err, EPOPS_ERR_STOPPED,
                           "stopped waiting: %s in %s is still %s and goes on (billed once "
-                          "placed): delete it with sm-endpoint delete %s --region %s --wait",
-                          name, region, d.status, name, region);
+                          "placed): delete it with sm-endpoint delete %s --region %s %s%s --wait",
+                          name, region, d.status, name, region,
+                          o->created ? "--run " : "--created-by-tool", o->created ? o->run : "");
             break;
         }
         o->cfg.hooks.sleep(o->cfg.hooks.ud, o->cfg.poll_s);
@@ -412,6 +414,7 @@ static int epops_create(struct epops *o, struct awsj_client *c, const struct epr
     if (!rc) rc = epops_tagged(epown_tag(&req, o->run), err);
     if (!rc) rc = epops_sm(o, c, "CreateModel", buf_str(&req), &reply, err);
     made += !rc;
+    o->created |= !rc;
     if (!rc) rc = epops_req(epreq_create_config(d, &req, err));
     if (!rc) rc = epops_tagged(epown_tag(&req, o->run), err);
     if (!rc) rc = epops_sm(o, c, "CreateEndpointConfig", buf_str(&req), &reply, err);
