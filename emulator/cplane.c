@@ -155,21 +155,25 @@ static int cplane_arn_reply(struct cplane *cp, struct cplane_reply *r, enum cpla
     return cplane_ok_close(r, rc);
 }
 
-/* The Tags of a Create request into tags: 0, or a refusal in r (r->type
- * set), or CPLANE_ERR_NOMEM. */
-static int cplane_read_tags(const cJSON *req, struct cptag_list *tags, struct cplane_reply *r) {
-    struct buf why;
-    buf_init(&why, 1024);
-    int rc = cptag_read(req, tags, &why);
+/* What cptag said (rc, with why) as the reply, as cplane_checked; frees why. */
+static int cplane_tag_checked(struct cplane_reply *r, int rc, struct buf *why) {
     if (rc == CPTAG_ERR_NOMEM) {
-        buf_free(&why);
+        buf_free(why);
         return CPLANE_ERR_NOMEM;
     }
     return cplane_checked(r,
                           rc == CPTAG_ERR_SERIALIZATION ? CPREQ_ERR_SERIALIZATION
                           : rc                          ? CPREQ_ERR_VALIDATION
                                                         : CPREQ_OK,
-                          &why);
+                          why);
+}
+
+/* The Tags of a Create request into tags: 0, or a refusal in r (r->type
+ * set), or CPLANE_ERR_NOMEM. */
+static int cplane_read_tags(const cJSON *req, struct cptag_list *tags, struct cplane_reply *r) {
+    struct buf why;
+    buf_init(&why, 1024);
+    return cplane_tag_checked(r, cptag_read(req, tags, &why), &why);
 }
 
 /* ---- lookups ---- */
@@ -727,15 +731,11 @@ static int cplane_tags_op(struct cplane *cp, const cJSON *req, const char *regio
     }
     if (!rc && !trc && strcmp(op, "AddTags") == 0) trc = cptag_merge(tags, &add, &why);
     cptag_free(&add);
-    if (trc == CPTAG_ERR_NOMEM || rc) {
+    if (rc) {
         buf_free(&why);
         return CPLANE_ERR_NOMEM;
     }
-    return cplane_checked(r,
-                          trc == CPTAG_ERR_SERIALIZATION ? CPREQ_ERR_SERIALIZATION
-                          : trc                          ? CPREQ_ERR_VALIDATION
-                                                         : CPREQ_OK,
-                          &why);
+    return cplane_tag_checked(r, trc, &why);
 }
 
 /* ---- ListEndpoints ---- */

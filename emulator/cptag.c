@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpreq.h"
 #include "jsonw.h"
 
-#define CPTAG_ECHO_MAX 200 /* bytes of a client's value quoted in a message */
-#define CPTAG_PATTERN  "^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)$"
+#define CPTAG_PATTERN "^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)$"
 
 void cptag_free(struct cptag_list *l) {
     for (size_t i = 0; i < l->n; i++) {
@@ -19,18 +19,8 @@ void cptag_free(struct cptag_list *l) {
     l->n = 0;
 }
 
-/* "1 validation error detected: Value 'V' at 'FIELD' failed to satisfy constraint: WHY" */
-static int cptag_invalid(struct buf *err, const char *field, const char *value, const char *why) {
-    if (!value)
-        return buf_fail(err, CPTAG_ERR_VALIDATION,
-                        "1 validation error detected: Value null at '%s' failed to satisfy "
-                        "constraint: Member must not be null",
-                        field);
-    return buf_fail(err, CPTAG_ERR_VALIDATION,
-                    "1 validation error detected: Value '%.*s' at '%s' failed to satisfy "
-                    "constraint: %s",
-                    CPTAG_ECHO_MAX, value, field, why);
-}
+_Static_assert((int)CPTAG_ERR_VALIDATION == (int)CPREQ_ERR_VALIDATION,
+               "cpreq_invalid's code is ours");
 
 /* Letters (any byte of a UTF-8 sequence), digits, spaces and _.:/=+-@. */
 static bool cptag_text_ok(const char *s) {
@@ -47,22 +37,22 @@ static int cptag_check(const char *key, const char *value, size_t i, struct buf 
     snprintf(field, sizeof field, "tags.%zu.member.key", i + 1);
     size_t n = strlen(key);
     if (n < 1 || n > CPTAG_KEY_MAX)
-        return cptag_invalid(err, field, key,
+        return cpreq_invalid(err, field, key,
                              n < 1 ? "Member must have length greater than or equal to 1"
                                    : "Member must have length less than or equal to 128");
     if (!cptag_text_ok(key))
-        return cptag_invalid(err, field, key,
+        return cpreq_invalid(err, field, key,
                              "Member must satisfy regular expression pattern: " CPTAG_PATTERN);
     if (strncmp(key, "aws:", 4) == 0)
         return buf_fail(err, CPTAG_ERR_VALIDATION,
-                        "Tag keys beginning with 'aws:' are reserved for system use (tag '%.*s')",
-                        CPTAG_ECHO_MAX, key);
+                        "Tag keys beginning with 'aws:' are reserved for system use (tag '%.200s')",
+                        key);
     snprintf(field, sizeof field, "tags.%zu.member.value", i + 1);
     if (strlen(value) > CPTAG_VALUE_MAX)
-        return cptag_invalid(err, field, value,
+        return cpreq_invalid(err, field, value,
                              "Member must have length less than or equal to 256");
     if (!cptag_text_ok(value))
-        return cptag_invalid(err, field, value,
+        return cpreq_invalid(err, field, value,
                              "Member must satisfy regular expression pattern: " CPTAG_PATTERN);
     return CPTAG_OK;
 }
@@ -96,7 +86,7 @@ int cptag_read(const cJSON *req, struct cptag_list *l, struct buf *err) {
     if (!cJSON_IsArray(tags))
         return buf_fail(err, CPTAG_ERR_SERIALIZATION, "Tags: expected a list");
     if (cJSON_GetArraySize(tags) > CPTAG_MAX)
-        return cptag_invalid(err, "tags", "[...]",
+        return cpreq_invalid(err, "tags", "[...]",
                              "Member must have length less than or equal to 50");
     size_t i = 0;
     int rc = CPTAG_OK;
@@ -110,7 +100,7 @@ int cptag_read(const cJSON *req, struct cptag_list *l, struct buf *err) {
             rc = buf_fail(err, CPTAG_ERR_SERIALIZATION,
                           "Tags: expected a list of {\"Key\": string, \"Value\": string}");
         else if (!cJSON_IsString(k))
-            rc = cptag_invalid(err, field, NULL, NULL);
+            rc = cpreq_invalid(err, field, NULL, NULL);
         const char *value = cJSON_IsString(v) ? v->valuestring : "";
         if (!rc) rc = cptag_check(k->valuestring, value, i, err);
         if (!rc && cptag_set(l, k->valuestring, value)) rc = CPTAG_ERR_NOMEM;
@@ -140,12 +130,12 @@ int cptag_merge(struct cptag_list *dst, struct cptag_list *src, struct buf *err)
 
 int cptag_delete(const cJSON *req, struct cptag_list *l, struct buf *err) {
     const cJSON *keys = cJSON_GetObjectItemCaseSensitive(req, "TagKeys"), *k;
-    if (!keys || cJSON_IsNull(keys)) return cptag_invalid(err, "tagKeys", NULL, NULL);
+    if (!keys || cJSON_IsNull(keys)) return cpreq_invalid(err, "tagKeys", NULL, NULL);
     if (!cJSON_IsArray(keys))
         return buf_fail(err, CPTAG_ERR_SERIALIZATION, "TagKeys: expected a list");
     int n = cJSON_GetArraySize(keys);
     if (n < 1 || n > CPTAG_MAX)
-        return cptag_invalid(err, "tagKeys", "[...]",
+        return cpreq_invalid(err, "tagKeys", "[...]",
                              n < 1 ? "Member must have length greater than or equal to 1"
                                    : "Member must have length less than or equal to 50");
     cJSON_ArrayForEach(k, keys) {
@@ -153,7 +143,7 @@ int cptag_delete(const cJSON *req, struct cptag_list *l, struct buf *err) {
             return buf_fail(err, CPTAG_ERR_SERIALIZATION, "TagKeys: expected a list of strings");
         size_t len = strlen(k->valuestring);
         if (len < 1 || len > CPTAG_KEY_MAX)
-            return cptag_invalid(err, "tagKeys", k->valuestring,
+            return cpreq_invalid(err, "tagKeys", k->valuestring,
                                  "Member must have length from 1 to 128");
     }
     cJSON_ArrayForEach(k, keys) {
@@ -182,7 +172,7 @@ int cptag_page(const cJSON *req, long *start, long *max, struct buf *err) {
         char num[32];
         snprintf(num, sizeof num, "%ld", (long)m->valuedouble);
         if (m->valuedouble < CPTAG_PAGE_MIN)
-            return cptag_invalid(err, "maxResults", num,
+            return cpreq_invalid(err, "maxResults", num,
                                  "Member must have value greater than or equal to 50");
         *max = (long)m->valuedouble;
     }
@@ -224,7 +214,7 @@ static bool cptag_part(const char *s, size_t n, char out[CPTAG_PART_MAX]) {
 
 int cptag_resource(const cJSON *req, struct cptag_arn *a, struct buf *err) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, "ResourceArn");
-    if (!v || cJSON_IsNull(v)) return cptag_invalid(err, "resourceArn", NULL, NULL);
+    if (!v || cJSON_IsNull(v)) return cpreq_invalid(err, "resourceArn", NULL, NULL);
     if (!cJSON_IsString(v))
         return buf_fail(err, CPTAG_ERR_SERIALIZATION, "ResourceArn: expected a string");
     const char *s = v->valuestring, *p = s + 7;
@@ -241,7 +231,7 @@ int cptag_resource(const cJSON *req, struct cptag_arn *a, struct buf *err) {
          cptag_part(name + 1, strlen(name + 1), a->name) && strlen(a->account) == 12 &&
          strspn(a->account, "0123456789") == 12;
     if (!ok)
-        return cptag_invalid(err, "resourceArn", s,
+        return cpreq_invalid(err, "resourceArn", s,
                              "Member must satisfy regular expression pattern: "
                              "arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:.+");
     return CPTAG_OK;

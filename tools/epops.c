@@ -566,13 +566,12 @@ int epops_deploy(struct epops *o, const struct epops_deploy_req *r, struct epops
 enum epops_kind { EPOPS_ENDPOINT, EPOPS_CONFIG, EPOPS_MODEL };
 
 static const struct {
-    const char *what, *describe, *remove, *key, *arn;
+    const char *what, *describe, *key, *arn;
 } epops_kinds[] = {
-    [EPOPS_ENDPOINT] = {"endpoint", "DescribeEndpoint", "DeleteEndpoint", "EndpointName",
-                        "EndpointArn"},
-    [EPOPS_CONFIG] = {"endpoint config", "DescribeEndpointConfig", "DeleteEndpointConfig",
-                      "EndpointConfigName", "EndpointConfigArn"},
-    [EPOPS_MODEL] = {"model", "DescribeModel", "DeleteModel", "ModelName", "ModelArn"},
+    [EPOPS_ENDPOINT] = {"endpoint", "DescribeEndpoint", "EndpointName", "EndpointArn"},
+    [EPOPS_CONFIG] = {"endpoint config", "DescribeEndpointConfig", "EndpointConfigName",
+                      "EndpointConfigArn"},
+    [EPOPS_MODEL] = {"model", "DescribeModel", "ModelName", "ModelArn"},
 };
 
 /* Gathers ListTags' pages into one {"Tags": [...]} tree. */
