@@ -39,13 +39,24 @@ static void cplane_model_free(struct cplane_model *m) {
     free(m->env_keys);
     free(m->env_values);
     free(m->role);
+    cptag_free(&m->tags);
     free(m);
+}
+
+static void cplane_config_free(struct cplane_config *c) {
+    if (c) cptag_free(&c->tags);
+    free(c);
+}
+
+static void cplane_ep_free(struct cplane_endpoint *ep) {
+    if (ep) cptag_free(&ep->tags);
+    free(ep);
 }
 
 void cplane_free(struct cplane *cp) {
     for (size_t i = 0; i < cp->n_models; i++) cplane_model_free(cp->models[i]);
-    for (size_t i = 0; i < cp->n_configs; i++) free(cp->configs[i]);
-    for (size_t i = 0; i < cp->n_eps; i++) free(cp->eps[i]);
+    for (size_t i = 0; i < cp->n_configs; i++) cplane_config_free(cp->configs[i]);
+    for (size_t i = 0; i < cp->n_eps; i++) cplane_ep_free(cp->eps[i]);
     cp->n_models = cp->n_configs = cp->n_eps = 0;
 }
 
@@ -142,6 +153,27 @@ static int cplane_arn_reply(struct cplane *cp, struct cplane_reply *r, enum cpla
     int rc = cplane_ok_open(r) || buf_addf(&r->body, "\"%s\":", cplane_kinds[k].arn_key) ||
              cpdesc_arn_json(&r->body, cp, region, cplane_kinds[k].arn, name);
     return cplane_ok_close(r, rc);
+}
+
+/* What cptag said (rc, with why) as the reply, as cplane_checked; frees why. */
+static int cplane_tag_checked(struct cplane_reply *r, int rc, struct buf *why) {
+    if (rc == CPTAG_ERR_NOMEM) {
+        buf_free(why);
+        return CPLANE_ERR_NOMEM;
+    }
+    return cplane_checked(r,
+                          rc == CPTAG_ERR_SERIALIZATION ? CPREQ_ERR_SERIALIZATION
+                          : rc                          ? CPREQ_ERR_VALIDATION
+                                                        : CPREQ_OK,
+                          why);
+}
+
+/* The Tags of a Create request into tags: 0, or a refusal in r (r->type
+ * set), or CPLANE_ERR_NOMEM. */
+static int cplane_read_tags(const cJSON *req, struct cptag_list *tags, struct cplane_reply *r) {
+    struct buf why;
+    buf_init(&why, 1024);
+    return cplane_tag_checked(r, cptag_read(req, tags, &why), &why);
 }
 
 /* ---- lookups ---- */
@@ -413,7 +445,7 @@ void cplane_advance(struct cplane *cp, struct cplane_now now) {
     while ((t = cplane_due(cp, &e, &k)) >= 0 && t <= now.model) {
         struct cplane_endpoint *ep = cp->eps[e];
         if (k == (size_t)-1) {
-            free(ep);
+            cplane_ep_free(ep);
             for (size_t j = e; j + 1 < cp->n_eps; j++) cp->eps[j] = cp->eps[j + 1];
             cp->n_eps--;
             continue;
@@ -435,16 +467,21 @@ static char *cplane_dup(const char *s, bool *nomem) {
 static int cplane_create_model(struct cplane *cp, const cJSON *req, const char *region,
                                struct cplane_now now, struct cplane_reply *r) {
     struct cpreq_model m;
+    struct cptag_list tags = {0};
     struct buf why;
     buf_init(&why, 2048);
     int rc = cplane_checked(r, cpreq_model(req, &m, &why), &why);
-    if (rc || r->type) return rc;
-    if (cplane_find_model(cp, region, m.name) < cp->n_models)
-        return cplane_arn_error(cp, r, "Cannot create already existing", CPLANE_KIND_MODEL, region,
-                                m.name);
-    if (cp->n_models == CPLANE_MAX_EACH)
-        return cplane_fail(r, 400, "ResourceLimitExceeded",
-                           "sm-emulator holds at most %d models: delete some", CPLANE_MAX_EACH);
+    if (!rc && !r->type) rc = cplane_read_tags(req, &tags, r);
+    if (!rc && !r->type && cplane_find_model(cp, region, m.name) < cp->n_models)
+        rc = cplane_arn_error(cp, r, "Cannot create already existing", CPLANE_KIND_MODEL, region,
+                              m.name);
+    if (!rc && !r->type && cp->n_models == CPLANE_MAX_EACH)
+        rc = cplane_fail(r, 400, "ResourceLimitExceeded",
+                         "sm-emulator holds at most %d models: delete some", CPLANE_MAX_EACH);
+    if (rc || r->type) {
+        cptag_free(&tags);
+        return rc;
+    }
     struct cplane_model *mod = calloc(1, sizeof *mod);
     bool nomem = !mod;
     if (mod) {
@@ -463,8 +500,10 @@ static int cplane_create_model(struct cplane *cp, const cJSON *req, const char *
     }
     if (nomem) {
         cplane_model_free(mod);
+        cptag_free(&tags);
         return CPLANE_ERR_NOMEM;
     }
+    mod->tags = tags;
     cp->models[cp->n_models++] = mod;
     return cplane_arn_reply(cp, r, CPLANE_KIND_MODEL, region, m.name);
 }
@@ -478,6 +517,7 @@ static int cplane_create_config(struct cplane *cp, const cJSON *req, const char 
     if (!c) return CPLANE_ERR_NOMEM;
     buf_init(&why, 2048);
     int rc = cplane_checked(r, cpreq_config(req, &c->spec, &why), &why);
+    if (!rc && !r->type) rc = cplane_read_tags(req, &c->tags, r);
     if (!rc && !r->type && cplane_find_config(cp, region, c->spec.name) < cp->n_configs)
         rc = cplane_arn_error(cp, r, "Cannot create already existing", CPLANE_KIND_CONFIG, region,
                               c->spec.name);
@@ -490,7 +530,7 @@ static int cplane_create_config(struct cplane *cp, const cJSON *req, const char 
                          "sm-emulator holds at most %d endpoint configs: delete some",
                          CPLANE_MAX_EACH);
     if (rc || r->type) {
-        free(c);
+        cplane_config_free(c);
         return rc;
     }
     snprintf(c->region, sizeof c->region, "%s", region);
@@ -535,9 +575,10 @@ static int cplane_create_endpoint(struct cplane *cp, const cJSON *req, const cha
                            "sm-emulator holds at most %d endpoints: delete some", CPLANE_MAX_EACH);
     struct cplane_endpoint *ep = calloc(1, sizeof *ep);
     if (!ep) return CPLANE_ERR_NOMEM;
-    rc = cplane_deployable(cp, region, cfg, &ep->live, now, r);
+    rc = cplane_read_tags(req, &ep->tags, r);
+    if (!rc && !r->type) rc = cplane_deployable(cp, region, cfg, &ep->live, now, r);
     if (rc || r->type) {
-        free(ep);
+        cplane_ep_free(ep);
         return rc;
     }
     snprintf(ep->name, sizeof ep->name, "%s", name);
@@ -630,11 +671,71 @@ static int cplane_resource_op(struct cplane *cp, const cJSON *req, const char *r
         for (size_t j = i; j + 1 < cp->n_models; j++) cp->models[j] = cp->models[j + 1];
         cp->n_models--;
     } else {
-        free(cp->configs[i]);
+        cplane_config_free(cp->configs[i]);
         for (size_t j = i; j + 1 < cp->n_configs; j++) cp->configs[j] = cp->configs[j + 1];
         cp->n_configs--;
     }
     return cplane_ok_empty(r);
+}
+
+/* ---- tags ---- */
+
+/* The tags of the resource a tag call's ResourceArn names in region: 0 with
+ * *tags, or a reply (r->type set: a bad ARN, or no such resource). */
+static int cplane_tagged(struct cplane *cp, const cJSON *req, const char *region,
+                         struct cptag_list **tags, struct cplane_reply *r) {
+    struct cptag_arn a;
+    struct buf why;
+    buf_init(&why, 1024);
+    int rc = cplane_checked(r, cptag_resource(req, &a, &why), &why);
+    if (rc || r->type) return rc;
+    bool here = strcmp(a.region, region) == 0 && strcmp(a.account, cp->account) == 0;
+    size_t i;
+    *tags = NULL;
+    if (here && strcmp(a.type, "model") == 0 &&
+        (i = cplane_find_model(cp, region, a.name)) < cp->n_models)
+        *tags = &cp->models[i]->tags;
+    else if (here && strcmp(a.type, "endpoint-config") == 0 &&
+             (i = cplane_find_config(cp, region, a.name)) < cp->n_configs)
+        *tags = &cp->configs[i]->tags;
+    else if (here && strcmp(a.type, "endpoint") == 0 &&
+             (i = cplane_find_ep(cp, region, a.name)) < cp->n_eps)
+        *tags = &cp->eps[i]->tags;
+    if (*tags) return CPLANE_OK;
+    return cplane_fail(r, 400, "ValidationException", "Could not find resource \"%s\".",
+                       cJSON_GetObjectItemCaseSensitive(req, "ResourceArn")->valuestring);
+}
+
+/* AddTags, ListTags, DeleteTags. */
+static int cplane_tags_op(struct cplane *cp, const cJSON *req, const char *region, const char *op,
+                          struct cplane_reply *r) {
+    struct cptag_list *tags, add = {0};
+    struct buf why;
+    long start = 0, max = 0;
+    int rc = cplane_tagged(cp, req, region, &tags, r);
+    if (rc || r->type) return rc;
+    buf_init(&why, 1024);
+    int trc = strcmp(op, "AddTags") == 0    ? cptag_read(req, &add, &why)
+              : strcmp(op, "ListTags") == 0 ? cptag_page(req, &start, &max, &why)
+                                            : cptag_delete(req, tags, &why);
+    if (!trc && strcmp(op, "AddTags") == 0 && !cJSON_GetObjectItemCaseSensitive(req, "Tags"))
+        trc = buf_fail(&why, CPTAG_ERR_VALIDATION,
+                       "1 validation error detected: Value null at 'tags' failed to satisfy "
+                       "constraint: Member must not be null");
+    if (!trc && strcmp(op, "DeleteTags") != 0) {
+        rc = cplane_ok_open(r) || cptag_json(&r->body, strcmp(op, "AddTags") == 0 ? &add : tags,
+                                             start, strcmp(op, "AddTags") == 0 ? CPTAG_MAX : max);
+        rc = cplane_ok_close(r, rc);
+    } else if (!trc) {
+        rc = cplane_ok_empty(r);
+    }
+    if (!rc && !trc && strcmp(op, "AddTags") == 0) trc = cptag_merge(tags, &add, &why);
+    cptag_free(&add);
+    if (rc) {
+        buf_free(&why);
+        return CPLANE_ERR_NOMEM;
+    }
+    return cplane_tag_checked(r, trc, &why);
 }
 
 /* ---- ListEndpoints ---- */
@@ -760,6 +861,9 @@ int cplane_call(struct cplane *cp, const char *op, const char *body, size_t len,
         rc = cplane_resource_op(cp, req, region, CPLANE_KIND_ENDPOINT, op[2] == 'l', now, r);
     else if (strcmp(op, "ListEndpoints") == 0)
         rc = cplane_list(cp, req, region, r);
+    else if (strcmp(op, "AddTags") == 0 || strcmp(op, "ListTags") == 0 ||
+             strcmp(op, "DeleteTags") == 0)
+        rc = cplane_tags_op(cp, req, region, op, r);
     else
         rc = cplane_error(r, 400, "UnknownOperationException", NULL) ? CPLANE_ERR_NOMEM : 0;
     cJSON_Delete(req);

@@ -16,6 +16,8 @@
  * serving the old config until the new one is InService (or, when it fails,
  * stays InService with its FailureReason). DeleteEndpoint: Deleting for
  * delete_s, then gone; refused while Creating or Updating, as SageMaker does.
+ * Each resource keeps its tags (cptag): the Tags of its Create call, AddTags,
+ * ListTags and DeleteTags on the ARN its Create returned; they go with it.
  *
  * Pure: no I/O and no clock of its own. Every call takes the model time (state
  * transitions, scaled by --time-scale by the caller) and the wall time (the
@@ -31,6 +33,7 @@
 #include "buf.h"
 #include "cpconf.h"
 #include "cpreq.h"
+#include "cptag.h"
 
 #define CPLANE_MAX_EACH 256 /* models, configs and endpoints, each, across regions */
 
@@ -49,13 +52,15 @@ struct cplane_model {
     char *role;                    /* malloc'ed */
     char **env_keys, **env_values; /* malloc'ed, n_env each */
     size_t n_env;
-    double created; /* wall clock */
+    double created;         /* wall clock */
+    struct cptag_list tags; /* CreateModel's Tags, then AddTags / DeleteTags */
 };
 
 struct cplane_config {
     struct cpreq_config spec; /* the request's (strings copied: names only) */
     char region[CPCONF_REGION_MAX];
     double created;
+    struct cptag_list tags;
 };
 
 /* One production variant of a deployment: where it is in its placement. */
@@ -88,6 +93,7 @@ struct cplane_endpoint {
     double created, modified;  /* wall clock */
     double gone_at;            /* Deleting: model time it disappears */
     bool is_static;            /* from the command line (--endpoint): never deleted */
+    struct cptag_list tags;
 };
 
 enum cplane_event_kind { CPLANE_SERVE, CPLANE_STOP };

@@ -18,8 +18,7 @@ static const char *const cpreq_statuses[] = {
     "OutOfService", "Creating", "Updating", "SystemUpdating",      "RollingBack",
     "InService",    "Deleting", "Failed",   "UpdateRollbackFailed"};
 
-/* "1 validation error detected: Value 'V' at 'FIELD' failed to satisfy constraint: WHY" */
-static int cpreq_invalid(struct buf *err, const char *field, const char *value, const char *why) {
+int cpreq_invalid(struct buf *err, const char *field, const char *value, const char *why) {
     if (!value)
         return buf_fail(err, CPREQ_ERR_VALIDATION,
                         "1 validation error detected: Value null at '%s' failed to satisfy "

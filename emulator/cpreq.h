@@ -95,6 +95,11 @@ __attribute__((warn_unused_result)) int cpreq_name(const cJSON *req, const char 
 /* The model id a model serves: its SM_VLLM_MODEL, or NULL. */
 const char *cpreq_env_get(const struct cpreq_env *env, size_t n, const char *key);
 
+/* "1 validation error detected: Value 'V' at 'FIELD' failed to satisfy
+ * constraint: WHY" into err (V quoted up to 200 bytes; V NULL: "Value null ...
+ * Member must not be null"). Returns CPREQ_ERR_VALIDATION. */
+int cpreq_invalid(struct buf *err, const char *field, const char *value, const char *why);
+
 /* Whether s is a valid status of ListEndpoints' StatusEquals. */
 bool cpreq_status_ok(const char *s);
 

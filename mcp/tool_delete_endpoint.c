@@ -7,7 +7,7 @@ static int op(struct epops *ops, const char *region, const cJSON *args, struct e
               struct buf *err) {
     return epops_delete(ops, region, mcp_aws_string(args, "endpoint_name", ""),
                         mcp_aws_bool(args, "wait", false),
-                        mcp_aws_number(args, "price_per_hour", 0), out, err);
+                        mcp_aws_number(args, "price_per_hour", 0), true, out, err);
 }
 
 static int call(const cJSON *args, struct mcp_call *call, void *user) {
@@ -17,10 +17,12 @@ static int call(const cJSON *args, struct mcp_call *call, void *user) {
 const struct mcp_tool tool_delete_endpoint = {
     .name = "delete_endpoint",
     .title = "Delete endpoint",
-    .description = "Deletes a SageMaker endpoint, its endpoint config(s) and model(s), which stops "
-                   "its billing, and says what it cost. SageMaker refuses while it is Creating or "
-                   "Updating: pass wait to wait that out. Ask the user first, then call with "
-                   "confirm: true.",
+    .description =
+        "Deletes a SageMaker endpoint, its endpoint config(s) and model(s), which stops "
+        "its billing, and says what it cost; only what wrk-sagemaker created (its "
+        "tags say so) and no other endpoint uses. SageMaker refuses while it is Creating or "
+        "Updating: pass wait to wait that out. Ask the user first, then call with "
+        "confirm: true.",
     .input_schema =
         "{\"type\":\"object\",\"properties\":{" MCP_AWS_NAME_PROP "," MCP_AWS_REGION_PROP
         ",\"wait\":{\"type\":\"boolean\",\"description\":\"Wait while it is Creating "

@@ -391,7 +391,7 @@ static int sm_suite_dry_endpoints(const struct sm_suite_state *s, const char *ve
     int rc = buf_addf(b, "# %s the endpoints\n", verb);
     for (int k = 0; rc == BUF_OK && k < 2; k++) {
         if (suite_deploy_command(&s->o, s->tools.endpoint ? s->tools.endpoint : "sm-endpoint", verb,
-                                 k, &cmd))
+                                 k, "RUN_ID", &cmd)) /* the run's id is made when it deploys */
             rc = BUF_ERR_NOMEM;
         if (rc == BUF_OK) rc = suite_argv_quote_all(b, &cmd);
         if (rc == BUF_OK) rc = buf_addc(b, '\n');
@@ -533,7 +533,7 @@ static int sm_suite_run(struct sm_suite_state *s, int argc, char **argv) {
     struct suite_run_job job = {&s->o,      &s->t,   &s->p,
                                 &s->target, &s->m,   s->sealed ? &s->seal : NULL,
                                 s->out,     argv[0], &s->invoked};
-    struct suite_deploy dep = {&s->o, s->tools.endpoint, {false, false}};
+    struct suite_deploy dep = {&s->o, s->tools.endpoint, {false, false}, ""};
     rc = s->o.deploy ? suite_deploy_up(&dep, &s->err) : 0;
     if (!rc) rc = suite_deploy_check(&s->o, s->tools.endpoint, &s->err);
     if (rc) {

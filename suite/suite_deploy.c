@@ -3,13 +3,15 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "suite_exec.h"
 
 #define SUITE_DEPLOY_OUT_MAX ((size_t)1 << 20)
 
 int suite_deploy_command(const struct suite_opts *o, const char *program, const char *verb, int k,
-                         struct suite_argv *out) {
+                         const char *run, struct suite_argv *out) {
     const char *name = o->side[o->variants ? 0 : k].name;
     suite_argv_free(out);
     suite_argv_init(out);
@@ -32,6 +34,8 @@ int suite_deploy_command(const struct suite_opts *o, const char *program, const 
     if (!rc && strcmp(verb, "status") == 0) rc = suite_argv_add(out, "--json");
     if (!rc && o->price > 0 && strcmp(verb, "status") != 0)
         rc = suite_argv_add(out, "--price-per-hour") || suite_argv_addf(out, "%g", o->price);
+    if (!rc && run && (deploy || strcmp(verb, "delete") == 0))
+        rc = suite_argv_add(out, "--run") || suite_argv_add(out, run);
     return rc ? SUITE_DEPLOY_ERR_NOMEM : SUITE_DEPLOY_OK;
 }
 
@@ -104,7 +108,7 @@ static int suite_deploy_step(struct suite_deploy *d, const char *verb, int k, bo
     int status = -1;
     suite_argv_init(&cmd);
     buf_init(&r.out, SUITE_DEPLOY_OUT_MAX);
-    int rc = suite_deploy_command(d->o, d->program, verb, k, &cmd);
+    int rc = suite_deploy_command(d->o, d->program, verb, k, d->run, &cmd);
     if (!rc) rc = suite_deploy_exec(&cmd, shielded, false, &r, &status, err);
     if (!rc && status != 0)
         rc = buf_fail(err, status == 130 ? SUITE_DEPLOY_ERR_STOPPED : SUITE_DEPLOY_ERR_FAILED,
@@ -125,11 +129,29 @@ int suite_deploy_up(struct suite_deploy *d, struct buf *err) {
             "now until they are deleted%s\n",
             d->o->side[0].name, d->o->model[0], d->o->side[1].name, d->o->model[1],
             d->o->delete_after ? " (--delete-after: at the end of the run)" : "");
+    if (!d->run[0]) {
+        time_t now = time(NULL);
+        struct tm tm;
+        char stamp[32] = "0";
+        if (gmtime_r(&now, &tm)) strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+        snprintf(d->run, sizeof d->run, "suite-%s-%lx", stamp, (unsigned long)getpid());
+    }
+    fprintf(stderr, "sm-suite: run %s: what its deploys create is tagged wrk-sagemaker:run=%s\n",
+            d->run, d->run);
     int rc = SUITE_DEPLOY_OK;
     for (int k = 0; !rc && k < 2; k++) {
         if (suite_exec_stopping()) return buf_fail(err, SUITE_DEPLOY_ERR_STOPPED, "interrupted");
         d->made[k] = true;
         rc = suite_deploy_step(d, "deploy", k, false, err);
+        /* A failed deploy deleted what it had made itself, and one onto a name that exists
+           made nothing: what is there under that name is not this run's to delete. */
+        if (rc == SUITE_DEPLOY_ERR_FAILED) d->made[k] = false;
+        if (rc == SUITE_DEPLOY_ERR_FAILED && d->o->delete_after)
+            fprintf(stderr,
+                    "sm-suite: --delete-after: nothing of %s to delete: its deploy failed and "
+                    "created nothing; what exists under that name is not this run's and is "
+                    "left as it is\n",
+                    d->o->side[k].name);
     }
     for (int k = 0; !rc && k < 2; k++) rc = suite_deploy_step(d, "wait", k, false, err);
     if (rc && suite_exec_stopping()) rc = buf_fail(err, SUITE_DEPLOY_ERR_STOPPED, "interrupted");
@@ -146,8 +168,10 @@ int suite_deploy_down(struct suite_deploy *d) {
     for (int k = 0; k < 2; k++) {
         if (!d->made[k]) continue;
         if (suite_deploy_step(d, "delete", k, true, &err) < 0) {
-            fprintf(stderr, "sm-suite: %s: delete it by hand (sm-endpoint delete %s --region %s)\n",
-                    buf_str(&err), d->o->side[k].name, d->o->region);
+            fprintf(stderr,
+                    "sm-suite: %s: delete it by hand (sm-endpoint delete %s --region %s --run "
+                    "%s)\n",
+                    buf_str(&err), d->o->side[k].name, d->o->region, d->run);
             status = 1;
         }
     }
@@ -164,7 +188,7 @@ static int suite_deploy_check_one(const struct suite_opts *o, const char *progra
     const char *name = o->side[o->variants ? 0 : k].name;
     suite_argv_init(&cmd);
     buf_init(&r.out, SUITE_DEPLOY_OUT_MAX);
-    int rc = suite_deploy_command(o, program, "status", k, &cmd);
+    int rc = suite_deploy_command(o, program, "status", k, NULL, &cmd);
     if (!rc) rc = suite_deploy_exec(&cmd, false, true, &r, &status, err);
     if (!rc && status == 0)
         rc = suite_deploy_judge(buf_str(&r.out), r.out.len, name,

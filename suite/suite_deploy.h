@@ -1,7 +1,10 @@
 /* suite_deploy: the endpoints' life around a run, by running sm-endpoint as
  * sm-suite runs wrk (sm-suite links only common/): --deploy creates both
- * endpoints (both CreateEndpoint calls first, then both waits), --delete-after
- * deletes what it created however the run ends (a failure, Ctrl-C or SIGTERM:
+ * endpoints (both CreateEndpoint calls first, then both waits), tagged with the
+ * run's id (sm-endpoint --run), --delete-after deletes what that run created
+ * (sm-endpoint delete --run: nothing another run or someone else made, and
+ * nothing when a deploy failed, as on a name that exists) however the run
+ * ends (a failure, Ctrl-C or SIGTERM:
  * the deletes run shielded from the stop, and wait out Creating, which
  * SageMaker does not interrupt), and before a run against a real control
  * plane (no --url, or --endpoint-url) each endpoint is checked to be InService
@@ -25,11 +28,12 @@ enum suite_deploy_error {
 };
 
 /* The sm-endpoint command of verb ("deploy", "wait", "delete", "status") for
- * side k (0 baseline, 1 candidate) into out (emptied first). Pure. Returns 0
- * or SUITE_DEPLOY_ERR_NOMEM. */
+ * side k (0 baseline, 1 candidate) into out (emptied first); deploy and delete
+ * take run (the run id; NULL: none). Pure. Returns 0 or SUITE_DEPLOY_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int suite_deploy_command(const struct suite_opts *o,
                                                              const char *program, const char *verb,
-                                                             int k, struct suite_argv *out);
+                                                             int k, const char *run,
+                                                             struct suite_argv *out);
 
 /* Reads sm-endpoint status --json's output for endpoint: 0 when it is
  * InService and has variant (NULL: any), else SUITE_DEPLOY_ERR_NOT_READY with
@@ -42,7 +46,8 @@ __attribute__((warn_unused_result)) int suite_deploy_judge(const char *json, siz
 struct suite_deploy {
     const struct suite_opts *o;
     const char *program; /* sm-endpoint */
-    bool made[2];        /* its deploy of side k started: delete it after */
+    bool made[2];        /* its deploy of side k started and did not fail: delete it after */
+    char run[64];        /* the run id its deploys tag and its deletes act on ("": made by up) */
 };
 
 /* Deploys both sides' endpoints and waits for them. Returns 0 or a

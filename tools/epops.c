@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "epdesc.h"
+#include "epown.h"
 #include "epwait.h"
 #include "smname.h"
 
@@ -30,6 +32,8 @@ struct epops {
     size_t n_clients;
     struct epfacts facts;
     bool facts_loaded;
+    char run[EPOWN_RUN_MAX];
+    bool created; /* this context created resources (tagged with run) */
 };
 
 /* ---- the context ---- */
@@ -77,6 +81,10 @@ int epops_new(const struct epops_config *cfg, struct epops **out, struct buf *er
     if (!cfg->region || !creds_name_ok(cfg->region))
         return buf_fail(err, EPOPS_ERR_INPUT, "'%s' is not a region such as us-east-2",
                         cfg->region ? cfg->region : "");
+    if (cfg->run && !epown_run_ok(cfg->run))
+        return buf_fail(err, EPOPS_ERR_INPUT,
+                        "'%.80s' is not a run id (1 to 63 letters, digits, '-', '_' and '.')",
+                        cfg->run);
     struct epops *o = calloc(1, sizeof *o);
     bool nomem = !o;
     if (o) {
@@ -95,6 +103,15 @@ int epops_new(const struct epops_config *cfg, struct epops **out, struct buf *er
         if (!o->cfg.hooks.mono) o->cfg.hooks.mono = epops_default_mono;
         if (!o->cfg.hooks.wall) o->cfg.hooks.wall = epops_default_wall;
         if (!o->cfg.hooks.sleep) o->cfg.hooks.sleep = epops_default_sleep;
+        if (cfg->run) {
+            snprintf(o->run, sizeof o->run, "%s", cfg->run);
+        } else {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            unsigned nonce = (unsigned)ts.tv_nsec ^ ((unsigned)getpid() << 16);
+            epown_run_make(o->cfg.hooks.wall(o->cfg.hooks.ud), nonce, o->run);
+        }
+        o->cfg.run = o->run;
         struct creds_options co = {.profile = o->profile};
         o->cache = creds_cache_new(&co);
         nomem |= !o->cache;
@@ -146,6 +163,10 @@ int epops_facts(struct epops *o, const struct epfacts **f, struct buf *err) {
     }
     *f = &o->facts;
     return EPOPS_OK;
+}
+
+const char *epops_run(const struct epops *o) {
+    return o->run;
 }
 
 struct creds_cache *epops_cache(struct epops *o) {
@@ -305,8 +326,9 @@ int epops_wait(struct epops *o, const char *region, const char *name, const char
         if (epops_stopped(o)) {
             rc = buf_fail(err, EPOPS_ERR_STOPPED,
                           "stopped waiting: %s in %s is still %s and goes on (billed once "
-                          "placed): delete it with sm-endpoint delete %s --region %s --wait",
-                          name, region, d.status, name, region);
+                          "placed): delete it with sm-endpoint delete %s --region %s %s%s --wait",
+                          name, region, d.status, name, region,
+                          o->created ? "--run " : "--created-by-tool", o->created ? o->run : "");
             break;
         }
         o->cfg.hooks.sleep(o->cfg.hooks.ud, o->cfg.poll_s);
@@ -345,8 +367,43 @@ static void epops_cleanup(struct epops *o, struct awsj_client *c, const char *na
     epops_cleanup_from(o, c, name, 0);
 }
 
-/* The three creates of a deployment in region; what a failure leaves of them
- * (this call's model and config) is deleted again. */
+/* An epown_tag result as an epops_error. */
+static int epops_tagged(int rc, struct buf *err) {
+    return rc == EPOWN_ERR_NOMEM ? EPOPS_ERR_NOMEM
+           : rc ? buf_fail(err, EPOPS_ERR_INPUT, "a request to tag is not a JSON object")
+                : EPOPS_OK;
+}
+
+/* Refuses a deploy onto a name in use: an endpoint, config or model named
+ * name in c's region. Returns 0 when none is, EPOPS_ERR_EXISTS, or an error. */
+static int epops_deploy_free(struct epops *o, struct awsj_client *c, const char *name,
+                             const char *region, struct buf *err) {
+    static const char *const what[][3] = {
+        {"DescribeEndpoint", "EndpointName", "an endpoint"},
+        {"DescribeEndpointConfig", "EndpointConfigName", "an endpoint config"},
+        {"DescribeModel", "ModelName", "a model"}};
+    struct buf reply;
+    buf_init(&reply, EPOPS_REPLY_MAX);
+    int rc = EPOPS_OK;
+    for (size_t i = 0; !rc && i < 3; i++) {
+        rc = epops_get(o, c, what[i][0], what[i][1], name, &reply, err);
+        if (rc == EPOPS_ERR_NOT_FOUND) {
+            buf_reset(err);
+            rc = EPOPS_OK;
+        } else if (!rc) {
+            rc = buf_fail(err, EPOPS_ERR_EXISTS,
+                          "%s named '%s' exists in %s: deploy creates its endpoint, config and "
+                          "model new and touches nothing that exists; nothing was created "
+                          "(choose another name)",
+                          what[i][2], name, region);
+        }
+    }
+    buf_free(&reply);
+    return rc;
+}
+
+/* The three creates of a deployment in region, each tagged with the run; what
+ * a failure leaves of them (this call's model and config) is deleted again. */
 static int epops_create(struct epops *o, struct awsj_client *c, const struct epreq_deploy *d,
                         struct buf *err) {
     struct buf req, reply;
@@ -354,16 +411,18 @@ static int epops_create(struct epops *o, struct awsj_client *c, const struct epr
     buf_init(&req, BUF_NO_CAP);
     buf_init(&reply, EPOPS_REPLY_MAX);
     int rc = epops_req(epreq_create_model(d, &req, err));
+    if (!rc) rc = epops_tagged(epown_tag(&req, o->run), err);
     if (!rc) rc = epops_sm(o, c, "CreateModel", buf_str(&req), &reply, err);
     made += !rc;
+    o->created |= !rc;
     if (!rc) rc = epops_req(epreq_create_config(d, &req, err));
+    if (!rc) rc = epops_tagged(epown_tag(&req, o->run), err);
     if (!rc) rc = epops_sm(o, c, "CreateEndpointConfig", buf_str(&req), &reply, err);
     made += !rc;
     if (!rc) rc = epops_req(epreq_endpoint(d->name, d->name, &req));
+    if (!rc) rc = epops_tagged(epown_tag(&req, o->run), err);
     if (!rc) rc = epops_sm(o, c, "CreateEndpoint", buf_str(&req), &reply, err);
     if (rc && made) epops_cleanup_from(o, c, d->name, 3 - made);
-    if (rc && strstr(buf_str(err), "already existing"))
-        (void)!buf_addf(err, " (sm-endpoint delete %s removes it)", d->name);
     buf_free(&req);
     buf_free(&reply);
     return rc;
@@ -421,6 +480,11 @@ static int epops_deploy_region(struct epops *o, const struct epops_deploy_req *r
                       "deploying %s (%s) in %s on %s: price unknown (pass --price-per-hour); "
                       "it bills from its creation until it is deleted",
                       d->name, d->model_id, region, d->types[0]);
+        rc = epops_deploy_free(o, c, d->name, region, err);
+    }
+    if (!rc) {
+        epops_say(o, "run %s: what it creates is tagged %s=%s and %s=%s", o->run, EPOWN_KEY_TOOL,
+                  EPOWN_TOOL, EPOWN_KEY_RUN, o->run);
         rc = epops_create(o, c, d, err);
     }
     if (rc == EPOPS_ERR_AWS && strstr(buf_str(err), "ResourceLimitExceeded") && !last) {
@@ -448,6 +512,12 @@ static int epops_deploy_region(struct epops *o, const struct epops_deploy_req *r
             rc = 1;
         }
     }
+    if (!rc && (!out->json || !cJSON_AddStringToObject(out->json, "run", o->run) ||
+                buf_addf(&out->text,
+                         "run %s created it: sm-endpoint delete %s --region %s --run %s deletes "
+                         "it\n",
+                         o->run, d->name, region, o->run)))
+        rc = EPOPS_ERR_NOMEM;
     buf_free(&image);
     return rc;
 }
@@ -490,6 +560,72 @@ int epops_deploy(struct epops *o, const struct epops_deploy_req *r, struct epops
     return buf_fail(err, EPOPS_ERR_FAILED, "no region had capacity");
 }
 
+/* ---- ownership ---- */
+
+/* A resource a delete or a swap checks. */
+enum epops_kind { EPOPS_ENDPOINT, EPOPS_CONFIG, EPOPS_MODEL };
+
+static const struct {
+    const char *what, *describe, *key, *arn;
+} epops_kinds[] = {
+    [EPOPS_ENDPOINT] = {"endpoint", "DescribeEndpoint", "EndpointName", "EndpointArn"},
+    [EPOPS_CONFIG] = {"endpoint config", "DescribeEndpointConfig", "EndpointConfigName",
+                      "EndpointConfigArn"},
+    [EPOPS_MODEL] = {"model", "DescribeModel", "ModelName", "ModelArn"},
+};
+
+/* Gathers ListTags' pages into one {"Tags": [...]} tree. */
+static int epops_tags_page(void *ud, const char *page, size_t len, struct buf *err) {
+    cJSON *all = cJSON_GetObjectItemCaseSensitive(ud, "Tags"), *root, *t;
+    root = cJSON_ParseWithLength(page, len);
+    cJSON *tags = cJSON_GetObjectItemCaseSensitive(root, "Tags");
+    int rc = cJSON_IsArray(tags) ? 0 : buf_fail(err, AWSJ_ERR_REPLY, "ListTags gave no Tags list");
+    while (!rc && (t = cJSON_DetachItemFromArray(tags, 0)) != NULL) cJSON_AddItemToArray(all, t);
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* Whether the resource name of kind k exists and who created it: 0 with *mine
+ * (its tags say run created it; run NULL: the tool did) or why not in why;
+ * EPOPS_ERR_NOT_FOUND; or another error (err). */
+static int epops_owned(struct epops *o, struct awsj_client *c, enum epops_kind k, const char *name,
+                       const char *run, bool *mine, struct buf *why, struct buf *err) {
+    struct buf reply, req;
+    buf_init(&reply, EPOPS_REPLY_MAX);
+    buf_init(&req, BUF_NO_CAP);
+    *mine = false;
+    int rc = epops_get(o, c, epops_kinds[k].describe, epops_kinds[k].key, name, &reply, err);
+    cJSON *d = rc ? NULL : cJSON_ParseWithLength(buf_str(&reply), reply.len);
+    const cJSON *arn = cJSON_GetObjectItemCaseSensitive(d, epops_kinds[k].arn);
+    if (!rc && !cJSON_IsString(arn))
+        rc = buf_fail(err, EPOPS_ERR_AWS, "sagemaker %s: no %s in the reply",
+                      epops_kinds[k].describe, epops_kinds[k].arn);
+    if (!rc && epreq_named("ResourceArn", arn->valuestring, &req)) rc = EPOPS_ERR_NOMEM;
+    cJSON *tags = rc ? NULL : cJSON_CreateObject();
+    if (!rc && (!tags || !cJSON_AddArrayToObject(tags, "Tags"))) rc = EPOPS_ERR_NOMEM;
+    if (!rc) {
+        int arc = awsj_paginate(c, AWSJ_SAGEMAKER, "ListTags", buf_str(&req), "NextToken", 20,
+                                epops_tags_page, tags, err);
+        if (arc)
+            rc = arc == AWSJ_ERR_SERVICE && strstr(buf_str(err), "Could not find")
+                     ? EPOPS_ERR_NOT_FOUND
+                     : epops_aws_error(o, c, arc);
+    }
+    char *text = rc ? NULL : cJSON_PrintUnformatted(tags);
+    if (!rc && !text) rc = EPOPS_ERR_NOMEM;
+    if (!rc) {
+        int v = epown_judge(text, strlen(text), run, why);
+        if (v < 0) rc = buf_fail(err, EPOPS_ERR_AWS, "sagemaker ListTags: %s", buf_str(why));
+        *mine = v == 0;
+    }
+    cJSON_free(text);
+    cJSON_Delete(tags);
+    cJSON_Delete(d);
+    buf_free(&reply);
+    buf_free(&req);
+    return rc;
+}
+
 /* ---- swapping ---- */
 
 int epops_get(struct epops *o, struct awsj_client *c, const char *op, const char *key,
@@ -509,7 +645,24 @@ static void epops_swap_name(const char *name, const char *model_id, char out[64]
     snprintf(out, 64, "%.54s-%08x", name, (unsigned)(h & 0xffffffffu));
 }
 
-/* Creates the model and config of the swap (kept when they exist: the same model id). */
+/* A swap's model or config that exists already (an earlier swap to the same
+ * model id made it): 0 when the tool created it, else EPOPS_ERR_EXISTS. */
+static int epops_swap_reuse(struct epops *o, struct awsj_client *c, enum epops_kind k,
+                            const char *name, struct buf *err) {
+    struct buf why;
+    bool mine;
+    buf_init(&why, 1024);
+    buf_reset(err);
+    int rc = epops_owned(o, c, k, name, NULL, &mine, &why, err);
+    if (!rc && !mine)
+        rc = buf_fail(err, EPOPS_ERR_EXISTS, "%s '%s' exists and %s: swap does not use it",
+                      epops_kinds[k].what, name, buf_str(&why));
+    buf_free(&why);
+    return rc;
+}
+
+/* Creates the model and config of the swap, tagged with the run (kept when
+ * they exist and the tool made them: the same model id). */
 static int epops_swap_create(struct epops *o, struct awsj_client *c, const char *model_desc,
                              size_t len, const struct epdesc_cvariant *v, const char *new_name,
                              const char *model_id, struct buf *err) {
@@ -524,11 +677,15 @@ static int epops_swap_create(struct epops *o, struct awsj_client *c, const char 
     buf_init(&req, BUF_NO_CAP);
     buf_init(&reply, EPOPS_REPLY_MAX);
     int rc = epops_req(epreq_model_like(model_desc, len, new_name, model_id, &req, err));
+    if (!rc) rc = epops_tagged(epown_tag(&req, o->run), err);
     if (!rc) rc = epops_sm(o, c, "CreateModel", buf_str(&req), &reply, err);
-    if (rc == EPOPS_ERR_AWS && strstr(buf_str(err), "already existing")) rc = EPOPS_OK;
+    if (rc == EPOPS_ERR_AWS && strstr(buf_str(err), "already existing"))
+        rc = epops_swap_reuse(o, c, EPOPS_MODEL, new_name, err);
     if (!rc) rc = epops_req(epreq_create_config(&d, &req, err));
+    if (!rc) rc = epops_tagged(epown_tag(&req, o->run), err);
     if (!rc) rc = epops_sm(o, c, "CreateEndpointConfig", buf_str(&req), &reply, err);
-    if (rc == EPOPS_ERR_AWS && strstr(buf_str(err), "already existing")) rc = EPOPS_OK;
+    if (rc == EPOPS_ERR_AWS && strstr(buf_str(err), "already existing"))
+        rc = epops_swap_reuse(o, c, EPOPS_CONFIG, new_name, err);
     buf_free(&req);
     buf_free(&reply);
     return rc;
@@ -558,6 +715,7 @@ int epops_swap(struct epops *o, const struct epops_swap_req *r, struct epops_out
     if (!rc) rc = epops_get(o, c, "DescribeModel", "ModelName", cfg.v[0].model, &model, err);
     epops_swap_name(r->as ? r->as : r->name, r->model_id, new_name);
     const char *target = r->as ? r->as : new_name;
+    if (!rc && r->as) rc = epops_deploy_free(o, c, r->as, region, err);
     if (!rc)
         rc = epops_swap_create(o, c, buf_str(&model), model.len, &cfg.v[0], target, r->model_id,
                                err);
@@ -568,10 +726,11 @@ int epops_swap(struct epops *o, const struct epops_swap_req *r, struct epops_out
         buf_init(&req, BUF_NO_CAP);
         epops_say(o, "%s %s: %s (config %s)", r->as ? "deploying" : "updating",
                   r->as ? r->as : r->name, r->model_id, target);
-        rc = epreq_endpoint(r->as ? r->as : r->name, target, &req)
-                 ? EPOPS_ERR_NOMEM
-                 : epops_sm(o, c, r->as ? "CreateEndpoint" : "UpdateEndpoint", buf_str(&req),
-                            &reply, err);
+        rc = epreq_endpoint(r->as ? r->as : r->name, target, &req) ? EPOPS_ERR_NOMEM : EPOPS_OK;
+        if (!rc && r->as) rc = epops_tagged(epown_tag(&req, o->run), err);
+        if (!rc)
+            rc = epops_sm(o, c, r->as ? "CreateEndpoint" : "UpdateEndpoint", buf_str(&req), &reply,
+                          err);
         buf_free(&req);
     }
     if (!rc && r->wait)
@@ -692,37 +851,209 @@ static int epops_delete_cost(struct epops *o, const struct epdesc_endpoint *d, d
     return rc ? EPOPS_ERR_NOMEM : EPOPS_OK;
 }
 
-/* The configs and models to delete: the endpoint's config and its models, and those named like it.
- */
-static void epops_delete_list(struct epops *o, struct awsj_client *c, const char *name,
-                              const char *config, char configs[][64], size_t *nc, char models[][64],
-                              size_t *nm) {
-    struct buf ignored;
+/* Reads a Describe reply's member (a name) into out: false when it has none. */
+static bool epops_member(const char *json, size_t len, const char *member, char out[64]) {
+    cJSON *d = cJSON_ParseWithLength(json, len);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, member);
+    bool ok = cJSON_IsString(v) && strlen(v->valuestring) < 64;
+    if (ok) snprintf(out, 64, "%s", v->valuestring);
+    cJSON_Delete(d);
+    return ok;
+}
+
+/* One endpoint's use: its config (and, while Updating, the next one) and their models. */
+static int epops_use_of(struct epops *o, struct awsj_client *c, const char *name,
+                        struct epown_use *u, struct buf *err) {
+    struct buf reply;
     struct epdesc_config cfg;
+    char pending[64];
+    buf_init(&reply, EPOPS_REPLY_MAX);
+    memset(u, 0, sizeof *u);
+    snprintf(u->endpoint, sizeof u->endpoint, "%s", name);
+    int rc = epops_get(o, c, "DescribeEndpoint", "EndpointName", name, &reply, err);
+    if (!rc && epops_member(buf_str(&reply), reply.len, "EndpointConfigName", u->configs[0]))
+        u->n_configs = 1;
+    cJSON *d = rc ? NULL : cJSON_ParseWithLength(buf_str(&reply), reply.len);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(d, "PendingDeploymentSummary"), "EndpointConfigName");
+    if (cJSON_IsString(p) && strlen(p->valuestring) < sizeof pending) {
+        snprintf(pending, sizeof pending, "%s", p->valuestring);
+        epops_add_name(u->configs, &u->n_configs, 2, pending);
+    }
+    cJSON_Delete(d);
+    for (size_t i = 0; !rc && i < u->n_configs; i++) {
+        rc = epops_describe_config(o, c, u->configs[i], &cfg, err);
+        for (size_t v = 0; !rc && v < cfg.n_v; v++)
+            epops_add_name(u->models, &u->n_models, EPOWN_USE_MAX, cfg.v[v].model);
+    }
+    if (rc == EPOPS_ERR_NOT_FOUND) { /* gone meanwhile, or a config deleted under it */
+        buf_reset(err);
+        rc = EPOPS_OK;
+    }
+    buf_free(&reply);
+    return rc;
+}
+
+#define EPOPS_MAX_USES 1000
+
+/* ListEndpoints' pages into a list of names. */
+struct epops_names {
+    struct epdesc_summary *list;
+    size_t n;
+};
+
+static int epops_names_page(void *ud, const char *page, size_t len, struct buf *err) {
+    struct epops_names *p = ud;
+    return epdesc_list(page, len, p->list, EPOPS_MAX_USES, &p->n, err) ? AWSJ_ERR_REPLY : 0;
+}
+
+/* The endpoints of c's region and what each uses (*uses malloc'ed, *n of them). */
+static int epops_uses(struct epops *o, struct awsj_client *c, struct epown_use **uses, size_t *n,
+                      struct buf *err) {
+    struct epops_names p = {calloc(EPOPS_MAX_USES, sizeof *p.list), 0};
+    struct buf req;
+    buf_init(&req, BUF_NO_CAP);
+    *n = 0;
+    *uses = NULL;
+    int rc = !p.list || epreq_list(NULL, &req) ? EPOPS_ERR_NOMEM : EPOPS_OK;
+    if (!rc) {
+        int arc = awsj_paginate(c, AWSJ_SAGEMAKER, "ListEndpoints", buf_str(&req), "NextToken",
+                                EPOPS_MAX_USES / 10, epops_names_page, &p, err);
+        if (arc) rc = epops_aws_error(o, c, arc);
+    }
+    if (!rc && p.n && !(*uses = calloc(p.n, sizeof **uses))) rc = EPOPS_ERR_NOMEM;
+    for (size_t i = 0; !rc && i < p.n; i++) {
+        rc = epops_use_of(o, c, p.list[i].name, &(*uses)[*n], err);
+        if (!rc) (*n)++;
+    }
+    free(p.list);
+    buf_free(&req);
+    return rc;
+}
+
+/* What a delete found before acting: the resources it may delete. */
+struct epops_plan {
+    char configs[2][64], models[EPOWN_USE_MAX][64];
+    size_t nc, nm;
+    bool config_there[2], model_there[EPOWN_USE_MAX];
+    size_t refusals;
+    struct buf first; /* the first refusal */
+};
+
+/* A refusal: the first kept for err, each further one said. */
+__attribute__((format(printf, 3, 4))) static int epops_refuse(struct epops *o, struct epops_plan *p,
+                                                              const char *fmt, ...) {
+    struct buf line;
+    va_list ap;
+    buf_init(&line, 4096);
+    va_start(ap, fmt);
+    int rc = buf_vaddf(&line, fmt, ap);
+    va_end(ap);
+    if (!rc && p->refusals == 0)
+        rc = buf_adds(&p->first, buf_str(&line));
+    else if (!rc)
+        epops_progress(o, buf_str(&line), -1);
+    p->refusals++;
+    buf_free(&line);
+    return rc ? EPOPS_ERR_NOMEM : EPOPS_OK;
+}
+
+/* Checks one resource: *there when it exists; a refusal when its tags do not
+ * say run (NULL: the tool) created it, or another endpoint than name uses it. */
+static int epops_check_one(struct epops *o, struct awsj_client *c, enum epops_kind k,
+                           const char *what_name, const char *name, const char *run,
+                           const struct epown_use *uses, size_t n_uses, bool *there,
+                           struct epops_plan *p, struct buf *err) {
+    struct buf why;
+    bool mine;
+    buf_init(&why, 1024);
+    int rc = epops_owned(o, c, k, what_name, run, &mine, &why, err);
+    *there = rc == EPOPS_OK;
+    if (rc == EPOPS_ERR_NOT_FOUND) {
+        buf_reset(err);
+        rc = EPOPS_OK;
+    }
+    if (!rc && *there && !mine)
+        rc = epops_refuse(o, p, "refusing to delete %s '%s': %s", epops_kinds[k].what, what_name,
+                          buf_str(&why));
+    const char *user =
+        k == EPOPS_ENDPOINT ? NULL : epown_user(uses, n_uses, name, k == EPOPS_MODEL, what_name);
+    if (!rc && *there && user)
+        rc = epops_refuse(o, p, "refusing to delete %s '%s': endpoint '%s' uses it",
+                          epops_kinds[k].what, what_name, user);
+    buf_free(&why);
+    return rc;
+}
+
+/* The check before a delete: which of name's configs and models exist, and
+ * whether each resource may go (p->refusals). */
+static int epops_delete_check(struct epops *o, struct awsj_client *c, const char *name,
+                              const char *config, bool check_endpoint, const char *run,
+                              struct epops_plan *p, struct buf *err) {
+    struct epown_use *uses = NULL;
+    struct epdesc_config cfg;
+    struct buf ignored;
+    size_t n_uses = 0;
+    bool there;
     buf_init(&ignored, 4096);
-    epops_add_name(configs, nc, 2, config);
-    epops_add_name(configs, nc, 2, name);
-    for (size_t i = 0; i < *nc; i++)
-        if (epops_describe_config(o, c, configs[i], &cfg, &ignored) == 0)
-            for (size_t v = 0; v < cfg.n_v; v++) epops_add_name(models, nm, 12, cfg.v[v].model);
-    epops_add_name(models, nm, 12, name);
+    int rc = check_endpoint
+                 ? epops_check_one(o, c, EPOPS_ENDPOINT, name, name, run, NULL, 0, &there, p, err)
+                 : EPOPS_OK;
+    if (!rc) rc = epops_uses(o, c, &uses, &n_uses, err);
+    epops_add_name(p->configs, &p->nc, 2, config);
+    epops_add_name(p->configs, &p->nc, 2, name);
+    for (size_t i = 0; !rc && i < p->nc; i++) {
+        rc = epops_check_one(o, c, EPOPS_CONFIG, p->configs[i], name, run, uses, n_uses,
+                             &p->config_there[i], p, err);
+        if (!rc && p->config_there[i] &&
+            epops_describe_config(o, c, p->configs[i], &cfg, &ignored) == 0)
+            for (size_t v = 0; v < cfg.n_v; v++)
+                epops_add_name(p->models, &p->nm, EPOWN_USE_MAX, cfg.v[v].model);
+    }
+    epops_add_name(p->models, &p->nm, EPOWN_USE_MAX, name);
+    for (size_t i = 0; !rc && i < p->nm; i++)
+        rc = epops_check_one(o, c, EPOPS_MODEL, p->models[i], name, run, uses, n_uses,
+                             &p->model_there[i], p, err);
+    free(uses);
     buf_free(&ignored);
+    return rc;
+}
+
+/* Records "not found" for a resource the check found missing. */
+static int epops_delete_missing(const char *what, const char *name, cJSON *results,
+                                struct epops_out *out) {
+    char label[96];
+    snprintf(label, sizeof label, "%s %s", what, name);
+    return cJSON_AddStringToObject(results, label, "not found") &&
+                   !buf_addf(&out->text, "%s: not found\n", label)
+               ? EPOPS_OK
+               : EPOPS_ERR_NOMEM;
 }
 
 int epops_delete(struct epops *o, const char *region, const char *name, bool wait, double price,
-                 struct epops_out *out, struct buf *err) {
+                 bool any_run, struct epops_out *out, struct buf *err) {
     struct awsj_client *c = NULL;
     struct epdesc_endpoint d;
-    char configs[2][64], models[12][64];
-    size_t nc = 0, nm = 0;
+    struct epops_plan plan = {0};
+    const char *run = any_run ? NULL : o->run;
     if (!region) region = o->region;
     if (!name || !smname_endpoint_ok(name, strlen(name)))
         return buf_fail(err, EPOPS_ERR_INPUT, "'%s' is not an endpoint name", name ? name : "");
+    buf_init(&plan.first, 4096);
     int rc = epops_client(o, region, &c, err);
     if (!rc) rc = epops_describe(o, c, name, &d, err);
     bool exists = rc == EPOPS_OK, deleting = exists && strcmp(d.status, "Deleting") == 0;
-    if (rc == EPOPS_ERR_NOT_FOUND) rc = EPOPS_OK;
+    if (rc == EPOPS_ERR_NOT_FOUND) {
+        buf_reset(err);
+        rc = EPOPS_OK;
+    }
     if (deleting) exists = false; /* asked already: only its config and model may be left */
+    /* check first (who made each, who uses it), then act */
+    if (!rc) rc = epops_delete_check(o, c, name, exists ? d.config : "", exists, run, &plan, err);
+    if (!rc && plan.refusals)
+        rc = buf_fail(err, EPOPS_ERR_REFUSED, "%s; nothing deleted%s", buf_str(&plan.first),
+                      plan.refusals > 1 ? " (the other refusals are above)" : "");
+    buf_free(&plan.first);
     if (!rc && exists && wait) rc = epops_delete_wait(o, c, region, name, &d, err);
     if (!rc && exists && !wait &&
         (strcmp(d.status, "Creating") == 0 || strcmp(d.status, "Updating") == 0))
@@ -747,7 +1078,6 @@ int epops_delete(struct epops *o, const char *region, const char *name, bool wai
         buf_free(&ignored);
         rc = epops_delete_cost(o, &d, p, j, out);
     }
-    if (!rc) epops_delete_list(o, c, name, exists ? d.config : "", configs, &nc, models, &nm);
     if (!rc && deleting) {
         char label[96];
         snprintf(label, sizeof label, "endpoint %s", name);
@@ -755,16 +1085,21 @@ int epops_delete(struct epops *o, const char *region, const char *name, bool wai
                      !buf_addf(&out->text, "%s: already being deleted\n", label)
                  ? EPOPS_OK
                  : EPOPS_ERR_NOMEM;
-    } else if (!rc) {
+    } else if (!rc && exists) {
         rc = epops_delete_one(o, c, "DeleteEndpoint", "EndpointName", "endpoint", name, results,
                               out, err);
+    } else if (!rc) {
+        rc = epops_delete_missing("endpoint", name, results, out);
     }
-    for (size_t i = 0; !rc && i < nc; i++)
-        rc = epops_delete_one(o, c, "DeleteEndpointConfig", "EndpointConfigName", "endpoint config",
-                              configs[i], results, out, err);
-    for (size_t i = 0; !rc && i < nm; i++)
-        rc = epops_delete_one(o, c, "DeleteModel", "ModelName", "model", models[i], results, out,
-                              err);
+    for (size_t i = 0; !rc && i < plan.nc; i++)
+        rc = plan.config_there[i]
+                 ? epops_delete_one(o, c, "DeleteEndpointConfig", "EndpointConfigName",
+                                    "endpoint config", plan.configs[i], results, out, err)
+                 : epops_delete_missing("endpoint config", plan.configs[i], results, out);
+    for (size_t i = 0; !rc && i < plan.nm; i++)
+        rc = plan.model_there[i] ? epops_delete_one(o, c, "DeleteModel", "ModelName", "model",
+                                                    plan.models[i], results, out, err)
+                                 : epops_delete_missing("model", plan.models[i], results, out);
     if (!rc && wait && (exists || deleting))
         rc = epops_delete_gone(o, c, region, name, results, out, err);
     if (rc) {

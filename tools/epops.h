@@ -8,6 +8,11 @@
  * Updating, so a delete may wait for that to end). The read-only operations
  * are in epinfo.h. sm-endpoint is its command line, sm-mcp its MCP tools.
  *
+ * Ownership (epown.h): every resource a deploy or a swap creates is tagged
+ * with the tool and the context's run id; a deploy never touches a name that
+ * exists; a delete acts only on what the run (or, asked, the tool) created
+ * and no other endpoint uses, and decides that before it deletes anything.
+ *
  * Every operation writes a text for people and a JSON object for programs into
  * a struct epops_out, and returns 0 or an enum epops_error with one line in err
  * ("sagemaker CreateEndpoint: ResourceLimitExceeded: ... (HTTP 400)"). It
@@ -39,6 +44,8 @@ enum epops_error {
     EPOPS_ERR_STOPPED = -6,     /* the caller's stop hook said so */
     EPOPS_ERR_IN_PROGRESS = -7, /* Creating or Updating: SageMaker refuses the change */
     EPOPS_ERR_NOMEM = -8,
+    EPOPS_ERR_REFUSED = -9, /* a delete refused: not this run's (or tool's), or in use */
+    EPOPS_ERR_EXISTS = -10, /* a deploy's name is taken: nothing was created or touched */
 };
 
 /* How an operation reports and waits. Every hook may be NULL. */
@@ -60,6 +67,8 @@ struct epops_config {
     double time_scale;        /* sm-emulator's --time-scale: times are reported emulated; 0: 1 */
     double poll_s;            /* real seconds between polls; 0: 15 / time_scale, at least 0.05 */
     struct epops_hooks hooks;
+    const char *run; /* the run id tagged on what it creates and that a delete may act on;
+                        NULL: a new one (epops_run) */
 };
 
 struct epops;
@@ -74,10 +83,12 @@ void epops_out_init(struct epops_out *o);
 void epops_out_free(struct epops_out *o);
 
 /* Makes the context (credentials are looked up at the first call). Returns 0,
- * or EPOPS_ERR_INPUT / _NOMEM with one line in err. */
+ * or EPOPS_ERR_INPUT (a bad region or run id) / _NOMEM with one line in err. */
 __attribute__((warn_unused_result)) int epops_new(const struct epops_config *cfg,
                                                   struct epops **out, struct buf *err);
 void epops_free(struct epops *o);
+/* The context's run id (given, or made from the clock and a nonce). */
+const char *epops_run(const struct epops *o);
 
 /* What a deployment takes. */
 struct epops_deploy_req {
@@ -131,10 +142,18 @@ __attribute__((warn_unused_result)) int epops_swap(struct epops *o, const struct
  * those its config names); what is not there is skipped. While it is Creating
  * or Updating: EPOPS_ERR_IN_PROGRESS, unless wait (it then waits for that to
  * end, and at the end until the endpoint is gone: its name is free again). The
- * text and the JSON say what it cost since its creation. */
+ * text and the JSON say what it cost since its creation.
+ *
+ * Before it deletes anything it checks each of them: its tags must say the
+ * context's run created it (any_run: any run of the tool), and no other
+ * endpoint may use a config or a model. Else EPOPS_ERR_REFUSED, nothing
+ * deleted, one line a refusal ("refusing to delete endpoint config 'x':
+ * endpoint 'y' uses it"): the first in err, the others through the progress
+ * hook. */
 __attribute__((warn_unused_result)) int epops_delete(struct epops *o, const char *region,
                                                      const char *name, bool wait, double price,
-                                                     struct epops_out *out, struct buf *err);
+                                                     bool any_run, struct epops_out *out,
+                                                     struct buf *err);
 
 /* ---- for epinfo and the programs ---- */
 

@@ -15,6 +15,7 @@
 #include "epfacts.h"
 #include "epinfo.h"
 #include "epops.h"
+#include "epown.h"
 #include "tty.h"
 
 #define EPCLI_EXIT_AWS     1
@@ -45,7 +46,9 @@ static const char epcli_usage[] =
     "  verify NAME               one InvokeEndpoint: a reply of the right shape with the known "
     "answer\n"
     "  query NAME --prompt TEXT  one InvokeEndpoint with a prompt of yours\n"
-    "  delete NAME               the endpoint, its config and model (asks on a terminal; --yes)\n"
+    "  delete NAME               the endpoint, its config and model, when the run (--run ID)\n"
+    "                            or the tool (--created-by-tool) created them and no other\n"
+    "                            endpoint uses them (asks on a terminal; --yes)\n"
     "  quotas                    the 'TYPE for endpoint usage' quotas and what is in use\n"
     "  images                    the AWS vLLM container image of the region, and where it is from\n"
     "  config NAME --model ID    the requests and aws CLI commands of a deploy, sending nothing\n"
@@ -87,10 +90,20 @@ static const char epcli_usage[] =
     "verify, query: --variant V.  query: --prompt TEXT, --system TEXT, --max-tokens N,\n"
     "--temperature T.  delete: --yes, --wait (for Creating or Updating to end first, then\n"
     "until the endpoint is gone).\n"
+    "deploy, swap: --run ID     the run id tagged on what they create (default: a new one,\n"
+    "                            printed)\n"
+    "delete: --run ID           delete only what run ID created (its tags say so)\n"
+    "        --created-by-tool  delete what any run of wrk-sagemaker created\n"
     "quotas: --instance-type T[,T...] (default the L4 types), --regions.\n"
     "\n"
     "Every deploy prints the hourly price it was told and the cost so far: an endpoint bills\n"
     "from its creation until it is deleted. Ctrl-C stops a wait, not the endpoint.\n"
+    "\n"
+    "Ownership: what deploy and swap create carries the SageMaker tags\n"
+    "wrk-sagemaker:created-by=wrk-sagemaker and wrk-sagemaker:run=ID. A deploy onto a name\n"
+    "(endpoint, config or model) that exists fails and touches nothing. delete checks every\n"
+    "resource first and deletes nothing when one is not the run's (or the tool's) or another\n"
+    "endpoint uses it: one line \"refusing to delete ...\" each, exit 1.\n"
     "\n"
     "Exit status: 0 done; 1 an AWS call failed, or the endpoint failed, timed out or answered\n"
     "wrong; 2 bad usage or input (one line on standard error); 130 stopped by Ctrl-C.\n";
@@ -155,6 +168,8 @@ enum {
     O_TEMP,
     O_YES,
     O_WAIT,
+    O_RUN,
+    O_BY_TOOL,
     O_HELP,
     O_VERSION,
     O_END
@@ -198,6 +213,8 @@ static const unsigned epcli_takes[O_END - O_REGION] = {
     [O_TEMP - O_REGION] = B(EPCLI_QUERY),
     [O_YES - O_REGION] = B(EPCLI_DELETE),
     [O_WAIT - O_REGION] = B(EPCLI_DELETE),
+    [O_RUN - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_SWAP) | B(EPCLI_DELETE),
+    [O_BY_TOOL - O_REGION] = B(EPCLI_DELETE),
 };
 
 static const struct option epcli_options[] = {
@@ -232,6 +249,8 @@ static const struct option epcli_options[] = {
     {"temperature", required_argument, NULL, O_TEMP},
     {"yes", no_argument, NULL, O_YES},
     {"wait", no_argument, NULL, O_WAIT},
+    {"run", required_argument, NULL, O_RUN},
+    {"created-by-tool", no_argument, NULL, O_BY_TOOL},
     {"help", no_argument, NULL, O_HELP},
     {"version", no_argument, NULL, O_VERSION},
     {NULL, 0, NULL, 0},
@@ -243,7 +262,8 @@ struct epcli {
     const char *name;
     const char *region, *profile, *url, *facts;
     double scale, poll, price, wait_timeout, since, temperature;
-    bool json, help, version, yes, wait, no_wait, pools;
+    bool json, help, version, yes, wait, no_wait, pools, by_tool;
+    const char *run; /* --run: the run id to tag with, or whose resources delete may act on */
     struct epops_deploy_req deploy;
     char *type_list, *region_list; /* strdup'ed, split in place */
     const char *as, *contains, *variant, *prompt, *system;
@@ -378,6 +398,12 @@ static int epcli_value(struct epcli *a, int opt, const char *name, const char *v
         return epcli_whole(name, v, 1, 8192, &a->max_tokens);
     case O_TEMP:
         return epcli_number(name, v, 0, 2, &a->temperature);
+    case O_RUN:
+        a->run = v;
+        return epown_run_ok(v) ? 0
+                               : epcli_fail("--run: '%s' is not a run id (1 to 63 letters, "
+                                            "digits, '-', '_' and '.')",
+                                            v);
     default:
         return 0;
     }
@@ -389,6 +415,7 @@ static void epcli_flag(struct epcli *a, int opt) {
     if (opt == O_NOWAIT) a->no_wait = true;
     if (opt == O_YES) a->yes = true;
     if (opt == O_WAIT) a->wait = true;
+    if (opt == O_BY_TOOL) a->by_tool = true;
     if (opt == O_HELP) a->help = true;
     if (opt == O_VERSION) a->version = true;
 }
@@ -495,6 +522,9 @@ static int epcli_check(const struct epcli *a) {
             "deploy: pass --role ARN, the execution role SageMaker runs the container "
             "with (arn:aws:iam::ACCOUNT:role/NAME)");
     if (a->cmd == EPCLI_QUERY && !a->prompt) return epcli_fail("query: pass --prompt TEXT");
+    if (a->cmd == EPCLI_DELETE && !a->run == !a->by_tool)
+        return epcli_fail("delete: pass --run RUN_ID (the run that deployed it: deploy prints it) "
+                          "or --created-by-tool (anything wrk-sagemaker created), not both");
     if (a->url && strncmp(a->url, "http://", 7) != 0 && strncmp(a->url, "https://", 8) != 0)
         return epcli_fail("--endpoint-url: '%s' is not an http:// or https:// URL", a->url);
     return 0;
@@ -604,7 +634,7 @@ static int epcli_run_cmd(struct epcli *a, struct epops *o, const char *region,
     case EPCLI_QUERY:
         return epinfo_query(o, region, a->name, &q, out, err);
     case EPCLI_DELETE:
-        return epops_delete(o, region, a->name, a->wait, a->price, out, err);
+        return epops_delete(o, region, a->name, a->wait, a->price, a->by_tool, out, err);
     case EPCLI_QUOTAS:
         return epinfo_quotas(o, regions, nr, types, nt, out, err);
     case EPCLI_IMAGES:
@@ -646,7 +676,8 @@ static int epcli_run(struct epcli *a) {
                                a->facts,
                                a->scale,
                                a->poll,
-                               {epcli_progress, epcli_stopped, epcli_sleep, NULL, NULL, NULL}};
+                               {epcli_progress, epcli_stopped, epcli_sleep, NULL, NULL, NULL},
+                               a->run};
     struct epops *o = NULL;
     struct epops_out out;
     epops_out_init(&out);

@@ -10,6 +10,9 @@ sigint_measuring    Ctrl-C during a step: wrk stops, and both endpoints are dele
 sigterm_measuring   the same for SIGTERM
 sigint_creating     Ctrl-C while the endpoints are Creating: the deletes wait that out (the
                     emulator, as SageMaker, refuses to delete an endpoint in progress)
+taken_name          (issue 28, N1) --deploy onto an endpoint name that exists (someone
+                    else's): the deploy fails and touches nothing, and --delete-after deletes
+                    nothing of it and says so
 check               before a run against a control plane, an endpoint that does not exist or
                     lacks a variant stops sm-suite (exit 1) before anything is measured
 slow_warning        after decode, a sweep whose replies would pass 60 s at the measured rate
@@ -61,8 +64,14 @@ def case_deploy_delete():
         check("sm-suite: deploying gemma-4-e2b (%s) and gemma-4-e2b-qat (%s) with sm-endpoint; "
               "they bill from now until they are deleted (--delete-after: at the end of the run)"
               % (BF16, QAT) in err, err)
-        check("deploy gemma-4-e2b --model %s --role %s --no-wait --price-per-hour 1.1267" % (BF16, ROLE)
-              in err, "the deploy command is shown: %s" % err)
+        m = re.search(r"^sm-suite: run (suite-\d{8}T\d{6}Z-[0-9a-f]+): what its deploys create is "
+                      r"tagged wrk-sagemaker:run=\1$", err, re.M)
+        check(m, "the run's id is told: %s" % err)
+        run = m.group(1) if m else "?"
+        check("deploy gemma-4-e2b --model %s --role %s --no-wait --price-per-hour 1.1267 --run %s"
+              % (BF16, ROLE, run) in err, "the deploy command is shown: %s" % err)
+        check("delete gemma-4-e2b-qat --yes --wait --price-per-hour 1.1267 --run %s" % run in err,
+              "the delete acts on the run's: %s" % err)
         check("USD 1.1267 an hour (--price-per-hour)" in err, "the price it was told")
         check("sm-suite: checked: gemma-4-e2b and gemma-4-e2b-qat InService" in err, "the check")
         check("decode_tokens_per_second" in p.stdout, "the table")
@@ -72,6 +81,51 @@ def case_deploy_delete():
         res = sl.load(os.path.join(tmp, "run", "qat", "decode.json"))
         check(all(r["ok"] for r in res["records"]), "the QAT endpoint answered")
         sl.check_no_secrets([("stdout", p.stdout), ("stderr", err), os.path.join(tmp, "run")])
+    finally:
+        emu.stop()
+
+
+def aws(url, e, *args):
+    return subprocess.run(["aws", "--endpoint-url", url, "--region", "us-east-1", "sagemaker"] +
+                          list(args), env=e, capture_output=True, text=True, timeout=60)
+
+
+def case_taken_name():
+    tmp = sl.tempdir("suite-deploy-taken-")
+    e = sl.env(tmp)
+    emu = emulator(e, 50)
+    try:
+        # someone else's endpoint, config and model, named like the baseline side
+        image = "763104351884.dkr.ecr.us-east-1.amazonaws.com/vllm:someone-else"
+        steps = [["create-model", "--model-name", "gemma-4-e2b", "--execution-role-arn", ROLE,
+                  "--primary-container", json.dumps({"Image": image,
+                                                     "Environment": {"SM_VLLM_MODEL": BF16}})],
+                 ["create-endpoint-config", "--endpoint-config-name", "gemma-4-e2b",
+                  "--production-variants", json.dumps([{
+                      "VariantName": "AllTraffic", "ModelName": "gemma-4-e2b",
+                      "InitialInstanceCount": 1, "InstanceType": "ml.g6.xlarge"}])],
+                 ["create-endpoint", "--endpoint-name", "gemma-4-e2b", "--endpoint-config-name",
+                  "gemma-4-e2b"]]
+        for step in steps:
+            p = aws(emu.url, e, *step)
+            check(p.returncode == 0, "%s: %s" % (step[0], p.stderr))
+        p = sl.suite(deploy_args(emu.url, 50) + SMALL, e, tmp)
+        err = p.stderr
+        check(p.returncode == 1, "exit %d\n%s" % (p.returncode, err))
+        check("an endpoint named 'gemma-4-e2b' exists in us-east-1: deploy creates its endpoint, "
+              "config and model new and touches nothing that exists" in err, "why: %s" % err)
+        check("sm-suite: --delete-after: nothing of gemma-4-e2b to delete: its deploy failed and "
+              "created nothing; what exists under that name is not this run's and is left as it "
+              "is" in err, "says it deletes nothing: %s" % err)
+        check("sm-endpoint delete gemma-4-e2b" not in err and " delete gemma-4-e2b " not in err
+              and ": deleted" not in err,
+              "no delete of it, no advice to: %s" % err)
+        check(list(endpoints(emu.url, e)) == ["gemma-4-e2b"],
+              "someone else's endpoint is left: %s" % endpoints(emu.url, e))
+        for what, flag in (("endpoint-config", "--endpoint-config-name"),
+                           ("model", "--model-name")):
+            p = aws(emu.url, e, "describe-" + what, flag, "gemma-4-e2b")
+            check(p.returncode == 0, "its %s is left: %s" % (what, p.stderr))
     finally:
         emu.stop()
 

@@ -1002,19 +1002,21 @@ static void test_deploy(void) {
                         7, &o, &err, &copy),
               0);
     CHECK(o.deploy && o.delete_after && o.time_scale == 10);
-    CHECK_INT(suite_deploy_command(&o, "sm-endpoint", "deploy", 0, &cmd), 0);
+    CHECK_INT(suite_deploy_command(&o, "sm-endpoint", "deploy", 0, "suite-r1", &cmd), 0);
     CHECK_INT(suite_argv_quote_all(&line, &cmd), 0);
     CHECK_STR(buf_str(&line), "sm-endpoint --endpoint-url http://e:1 --region us-east-2 "
                               "--time-scale 10 deploy a --model org/m --role arn:r "
                               "--instance-type ml.g6.xlarge,ml.g6.2xlarge --no-wait "
-                              "--price-per-hour 1.5");
+                              "--price-per-hour 1.5 --run suite-r1");
     buf_reset(&line);
-    CHECK_INT(suite_deploy_command(&o, "sm-endpoint", "delete", 1, &cmd), 0);
+    /* the delete acts on what the run's deploys created only */
+    CHECK_INT(suite_deploy_command(&o, "sm-endpoint", "delete", 1, "suite-r1", &cmd), 0);
     CHECK_INT(suite_argv_quote_all(&line, &cmd), 0);
     CHECK_STR(buf_str(&line), "sm-endpoint --endpoint-url http://e:1 --region us-east-2 "
-                              "--time-scale 10 delete b --yes --wait --price-per-hour 1.5");
+                              "--time-scale 10 delete b --yes --wait --price-per-hour 1.5 "
+                              "--run suite-r1");
     buf_reset(&line);
-    CHECK_INT(suite_deploy_command(&o, "sm-endpoint", "status", 1, &cmd), 0);
+    CHECK_INT(suite_deploy_command(&o, "sm-endpoint", "status", 1, "suite-r1", &cmd), 0);
     CHECK_INT(suite_argv_quote_all(&line, &cmd), 0);
     CHECK_STR(buf_str(&line), "sm-endpoint --endpoint-url http://e:1 --region us-east-2 "
                               "--time-scale 10 status b --json");

@@ -17,6 +17,12 @@ interrupt  Ctrl-C during a deploy's wait: exit 130, the endpoint is left Creatin
            message says how to delete it
 hostile    a server whose every string holds escape sequences (C0 and C1 controls): status,
            logs, query (text and --json) and a refusal reach the terminal escaped
+tags       what deploy and swap create carries wrk-sagemaker:created-by and
+           wrk-sagemaker:run, read with the aws CLI (list-tags; add-tags, delete-tags)
+taken      (issue 28, N1) a deploy onto a name that exists fails and touches nothing; a
+           delete of what another run or no wrk-sagemaker run created is refused
+shared     (issue 28, N2) a delete refuses an endpoint config or model another endpoint
+           uses, and a model that only shares the name; nothing is deleted first
 """
 import json
 import os
@@ -113,8 +119,19 @@ def test_usage():
         (["status", "e", "--endpoint-url", "ftp://x"],
          "--endpoint-url: 'ftp://x' is not an http:// or https:// URL"),
         (["status", "e", "--time-scale", "0"], "--time-scale: '0' is not a number from 0.001 to 1e+06"),
-        (["delete", "e"], "delete e: standard input is not a terminal to ask on: pass --yes to "
-                          "delete the endpoint, its config and model"),
+        (["delete", "e", "--run", "r1"], "delete e: standard input is not a terminal to ask on: "
+                                         "pass --yes to delete the endpoint, its config and model"),
+        (["delete", "e", "--yes"], "delete: pass --run RUN_ID (the run that deployed it: deploy "
+                                   "prints it) or --created-by-tool (anything wrk-sagemaker "
+                                   "created), not both"),
+        (["delete", "e", "--yes", "--run", "r1", "--created-by-tool"],
+         "delete: pass --run RUN_ID (the run that deployed it: deploy prints it) or "
+         "--created-by-tool (anything wrk-sagemaker created), not both"),
+        (["delete", "e", "--yes", "--run", "a b"],
+         "--run: 'a b' is not a run id (1 to 63 letters, digits, '-', '_' and '.')"),
+        (["status", "e", "--run", "r1"], "--run does not go with status (see sm-endpoint --help)"),
+        (["swap", "e", "--model", BF16, "--created-by-tool"],
+         "--created-by-tool does not go with swap (see sm-endpoint --help)"),
         (["swap", "e", "--as", "f"], "swap: which checkpoint? pass --model MODEL_ID "
                                      "(SM_VLLM_MODEL), e.g. google/gemma-4-E2B-it"),
         (["images", "--region", "us-west-9"],
@@ -175,10 +192,10 @@ def test_lifecycle():
         r = se(u, "list", "--json")
         names = sorted(x["endpoint"] for x in r.json()["endpoints"]) if r.rc == 0 else []
         check(names == ["gemma-4-e2b", "gemma-b"], "list: %s" % r.out)
-        one_line(se(u, "delete", "gemma-b", "--yes"),
+        one_line(se(u, "delete", "gemma-b", "--yes", "--created-by-tool"),
                  "gemma-b in us-east-1 is Creating: SageMaker deletes an endpoint once it is "
                  "InService or Failed; wait for that, or delete with --wait", code=1)
-        r = se(u, "delete", "gemma-b", "--yes", "--wait")
+        r = se(u, "delete", "gemma-b", "--yes", "--wait", "--created-by-tool")
         check(r.rc == 0 and re.search(r"^endpoint gemma-b: deleted\nendpoint config gemma-b: "
                                       r"deleted\nmodel gemma-b: deleted\nendpoint gemma-b: gone "
                                       r"after \d+:\d\d emulated\n\Z", r.out, re.M),
@@ -186,11 +203,12 @@ def test_lifecycle():
         one_line(se(u, "status", "gemma-b"), 'sagemaker DescribeEndpoint: ValidationException: '
                  'Could not find endpoint "arn:aws:sagemaker:us-east-1:123456789012:endpoint/'
                  'gemma-b". (HTTP 400)', code=1)  # --wait returned once it was gone
-        r = se(u, "delete", "gemma-4-e2b", "--yes", "--price-per-hour", "1.5", "--json")
+        r = se(u, "delete", "gemma-4-e2b", "--yes", "--price-per-hour", "1.5", "--json",
+               "--created-by-tool")
         d = r.json() if r.rc == 0 else {}
         check(d.get("results", {}).get("endpoint gemma-4-e2b") == "deleted" and d.get("usd", 0) > 0
               and len(d.get("results", {})) == 5, "delete after a swap: %s %s" % (r.out, r.err))
-        r = se(u, "delete", "gemma-4-e2b", "--yes")
+        r = se(u, "delete", "gemma-4-e2b", "--yes", "--created-by-tool")
         check(r.rc == 0 and ("endpoint gemma-4-e2b: not found" in r.out or
                              "endpoint gemma-4-e2b: already being deleted" in r.out) and
               "model gemma-4-e2b: not found" in r.out, "again: %s" % r.out)
@@ -204,7 +222,7 @@ def test_fallback():
         u = e.url
         r = deploy(u, "pools", "--instance-type", "ml.g6.xlarge,ml.g6.2xlarge")
         check(r.rc == 0 and r.out.startswith("pools is InService in us-east-1 after ") and
-              r.out.endswith(" on ml.g6.2xlarge\n"), "pools: %s %s" % (r.out, r.err))
+              r.out.splitlines()[0].endswith(" on ml.g6.2xlarge"), "pools: %s %s" % (r.out, r.err))
         check(se(u, "status", "pools", "--json").json()["variants"][0]["placed_type"] ==
               "ml.g6.2xlarge", "the placed pool")
         r = deploy(u, "regions", "--regions", "us-east-1,us-east-2")
@@ -316,6 +334,7 @@ class FakeHostile(BaseHTTPRequestHandler):
         status = 200
         if target == "SageMaker.DescribeEndpoint":
             reply = {"EndpointName": "evil", "EndpointStatus": "Failed" + HOSTILE,
+                     "EndpointArn": "arn:aws:sagemaker:us-east-1:111122223333:endpoint/evil",
                      "FailureReason": HOSTILE, "EndpointConfigName": "evil" + HOSTILE,
                      "CreationTime": 1.7e9, "ProductionVariants": []}
         elif target == "Logs_20140328.FilterLogEvents":
@@ -337,7 +356,7 @@ def test_hostile():
     try:
         for args in (["status", "evil"], ["status", "evil", "--json"], ["logs", "evil"],
                      ["query", "evil", "--prompt", "hi"], ["query", "evil", "--prompt", "hi",
-                                                          "--json"], ["delete", "evil", "--yes"]):
+                                                          "--json"], ["delete", "evil", "--yes", "--created-by-tool"]):
             r = se(u, *args)
             shown = r.out + r.err
             bad = [c for c in shown if ord(c) < 0x20 and c not in "\n" or 0x7f <= ord(c) <= 0x9f]
@@ -377,7 +396,8 @@ def test_confirm():
     with emu() as e:
         u = e.url
         check(deploy(u, "keep").rc == 0, "deployed")
-        base = ["--endpoint-url", u, "--time-scale", "1000", "--region", "us-east-1", "delete", "keep"]
+        base = ["--endpoint-url", u, "--time-scale", "1000", "--region", "us-east-1", "delete", "keep",
+                "--created-by-tool"]
         rc, out = pty_run(base, b"n")
         check(rc == 1 and "Delete endpoint keep in us-east-1, its endpoint config and model? It "
               "stops the billing. [y/N]" in out and "not deleted" in out, "asked, no: %s" % out)
@@ -386,10 +406,174 @@ def test_confirm():
         check(rc == 0 and "endpoint keep: deleted" in out, "asked, yes: %s" % out)
 
 
+ACCOUNT_ARN = "arn:aws:sagemaker:us-east-1:123456789012:"
+IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/vllm:someone-else"
+
+
+def aws(url, *args):
+    p = subprocess.run(["aws", "--endpoint-url", url, "--region", "us-east-1", "--output", "json",
+                        "sagemaker"] + list(args), capture_output=True, env=ENV, timeout=60)
+    return Run(p)
+
+
+def tags(url, kind, name):
+    """{key: value} of a resource's tags (aws sagemaker list-tags)."""
+    r = aws(url, "list-tags", "--resource-arn", ACCOUNT_ARN + kind + "/" + name)
+    check(r.rc == 0, "list-tags %s/%s: %s" % (kind, name, r.err))
+    return {t["Key"]: t["Value"] for t in r.json()["Tags"]} if r.rc == 0 else {}
+
+
+def ours(run):
+    return {"wrk-sagemaker:created-by": "wrk-sagemaker", "wrk-sagemaker:run": run}
+
+
+def foreign(url, endpoint=None, config=None, model=None, uses_config=None, uses_model=None):
+    """Creates resources as someone else would (the aws CLI, no tags)."""
+    if model:
+        r = aws(url, "create-model", "--model-name", model, "--execution-role-arn", ROLE,
+                "--primary-container", json.dumps({"Image": IMAGE,
+                                                   "Environment": {"SM_VLLM_MODEL": BF16}}))
+        check(r.rc == 0, "create-model %s: %s" % (model, r.err))
+    if config:
+        v = [{"VariantName": "AllTraffic", "ModelName": uses_model or model,
+              "InitialInstanceCount": 1, "InstanceType": "ml.g6.xlarge"}]
+        r = aws(url, "create-endpoint-config", "--endpoint-config-name", config,
+                "--production-variants", json.dumps(v))
+        check(r.rc == 0, "create-endpoint-config %s: %s" % (config, r.err))
+    if endpoint:
+        r = aws(url, "create-endpoint", "--endpoint-name", endpoint, "--endpoint-config-name",
+                uses_config or config)
+        check(r.rc == 0, "create-endpoint %s: %s" % (endpoint, r.err))
+
+
+def there(url, endpoint=None, config=None, model=None):
+    """Whether each named resource still exists (describe-*)."""
+    ok = True
+    for what, flag, name in (("endpoint", "--endpoint-name", endpoint),
+                             ("endpoint-config", "--endpoint-config-name", config),
+                             ("model", "--model-name", model)):
+        if name:
+            ok = ok and aws(url, "describe-" + what, flag, name).rc == 0
+    return ok
+
+
+def test_tags():
+    with emu("--quota", "us-east-1/*=4") as e:
+        u = e.url
+        r = deploy(u, "t")
+        m = re.search(r"^sm-endpoint: run (\S+): what it creates is tagged "
+                      r"wrk-sagemaker:created-by=wrk-sagemaker and wrk-sagemaker:run=\1$", r.err,
+                      re.M)
+        check(r.rc == 0 and m, "deploy says its run: %s" % r.err)
+        run = m.group(1) if m else "?"
+        check(re.match(r"^\d{8}T\d{6}Z-[0-9a-f]{8}$", run), "a run id of its own: %s" % run)
+        check("run %s created it: sm-endpoint delete t --region us-east-1 --run %s deletes it\n"
+              % (run, run) in r.out, "and how to delete it: %s" % r.out)
+        for kind in ("endpoint", "endpoint-config", "model"):
+            check(tags(u, kind, "t") == ours(run), "deploy tags its %s" % kind)
+        r = se(u, "swap", "t", "--model", QAT, "--run", "swap-1")
+        check(r.rc == 0, "swap: %s" % r.err)
+        cfg = aws(u, "describe-endpoint", "--endpoint-name", "t").json()["EndpointConfigName"]
+        check(cfg != "t" and tags(u, "endpoint-config", cfg) == ours("swap-1") and
+              tags(u, "model", cfg) == ours("swap-1"), "the swap's config and model: %s" % cfg)
+        r = se(u, "swap", "t", "--model", BF16, "--as", "t2", "--no-wait", "--run", "swap-2")
+        check(r.rc == 0, "swap --as: %s" % r.err)
+        for kind in ("endpoint", "endpoint-config", "model"):
+            check(tags(u, kind, "t2") == ours("swap-2"), "swap --as tags its %s" % kind)
+        # the aws CLI against the emulator's AddTags, ListTags and DeleteTags
+        arn = ACCOUNT_ARN + "endpoint/t"
+        r = aws(u, "add-tags", "--resource-arn", arn, "--tags", "Key=team,Value=perf")
+        check(r.rc == 0 and r.json()["Tags"] == [{"Key": "team", "Value": "perf"}],
+              "add-tags: %s %s" % (r.out, r.err))
+        check(tags(u, "endpoint", "t") == dict(ours(run), team="perf"), "list-tags after add-tags")
+        check(aws(u, "delete-tags", "--resource-arn", arn, "--tag-keys", "team").rc == 0,
+              "delete-tags")
+        check(tags(u, "endpoint", "t") == ours(run), "list-tags after delete-tags")
+        r = aws(u, "list-tags", "--resource-arn", ACCOUNT_ARN + "endpoint/nowhere")
+        check(r.rc != 0 and "ValidationException" in r.err and "Could not find" in r.err,
+              "list-tags of nothing: %s" % r.err)
+        r = aws(u, "add-tags", "--resource-arn", arn, "--tags", "Key=aws:x,Value=y")
+        check(r.rc != 0 and "reserved" in r.err, "an aws: key is refused: %s" % r.err)
+
+
+def test_taken():
+    with emu("--quota", "us-east-1/*=4") as e:
+        u = e.url
+        foreign(u, endpoint="taken", config="taken", model="taken")
+        r = deploy(u, "taken", "--run", "r2")
+        check(r.rc == 1 and r.err.splitlines()[-1] ==
+              "sm-endpoint: an endpoint named 'taken' exists in us-east-1: deploy creates its "
+              "endpoint, config and model new and touches nothing that exists; nothing was "
+              "created (choose another name)", "deploy onto a name taken: %s" % r.err)
+        check("sm-endpoint delete" not in r.err, "no advice to delete it: %s" % r.err)
+        check(there(u, "taken", "taken", "taken") and tags(u, "model", "taken") == {},
+              "what was there is untouched")
+        # only the model's name is taken: nothing is created, the model is left
+        foreign(u, model="half")
+        r = deploy(u, "half", "--run", "r2")
+        check(r.rc == 1 and "a model named 'half' exists in us-east-1" in r.err,
+              "a model's name taken: %s" % r.err)
+        check(there(u, config=None, model="half") and
+              aws(u, "describe-endpoint-config", "--endpoint-config-name", "half").rc != 0 and
+              aws(u, "describe-endpoint", "--endpoint-name", "half").rc != 0, "nothing created")
+        # the delete that once followed (sm-suite --delete-after) is refused, whatever the scope
+        for scope in (["--run", "r2"], ["--created-by-tool"]):
+            r = se(u, "delete", "taken", "--yes", *scope)
+            lines = r.err.splitlines()
+            check(r.rc == 1 and "sm-endpoint: refusing to delete endpoint 'taken': it has no tag "
+                  "wrk-sagemaker:created-by=wrk-sagemaker: wrk-sagemaker did not create it; "
+                  "nothing deleted (the other refusals are above)" == lines[-1] and
+                  "sm-endpoint: refusing to delete endpoint config 'taken': it has no tag "
+                  "wrk-sagemaker:created-by=wrk-sagemaker: wrk-sagemaker did not create it" in lines
+                  and r.out == "", "delete %s refused: %s" % (scope, r.err))
+            check(there(u, "taken", "taken", "taken"), "nothing deleted (%s)" % scope)
+        # another run's endpoint: refused with --run of this one, deleted with its own
+        check(deploy(u, "mine", "--run", "r1").rc == 0, "deployed mine")
+        r = se(u, "delete", "mine", "--yes", "--run", "r2")
+        check(r.rc == 1 and r.err.splitlines()[-1] == "sm-endpoint: refusing to delete endpoint "
+              "'mine': run 'r1' created it, not run 'r2'; nothing deleted (the other refusals are "
+              "above)", "another run's: %s" % r.err)
+        check(there(u, "mine", "mine", "mine"), "another run's is left")
+        r = se(u, "delete", "mine", "--yes", "--run", "r1")
+        check(r.rc == 0 and "endpoint mine: deleted\nendpoint config mine: deleted\nmodel mine: "
+              "deleted\n" in r.out, "its own run deletes it: %s %s" % (r.out, r.err))
+
+
+def test_shared():
+    with emu("--quota", "us-east-1/*=4") as e:
+        u = e.url
+        check(deploy(u, "mine", "--run", "r1").rc == 0, "deployed mine")
+        # someone's endpoint on the config (and so the model) mine's deploy made
+        foreign(u, endpoint="other", uses_config="mine")
+        for scope in (["--run", "r1"], ["--created-by-tool"]):
+            r = se(u, "delete", "mine", "--yes", *scope)
+            lines = r.err.splitlines()
+            check(r.rc == 1 and lines == [
+                "sm-endpoint: refusing to delete model 'mine': endpoint 'other' uses it",
+                "sm-endpoint: refusing to delete endpoint config 'mine': endpoint 'other' uses it; "
+                "nothing deleted (the other refusals are above)"], "in use: %s" % r.err)
+            check(there(u, "mine", "mine", "mine") and there(u, "other"), "nothing deleted")
+        # a model that only shares the name: no such endpoint, not the tool's
+        foreign(u, model="lonely")
+        r = se(u, "delete", "lonely", "--yes", "--created-by-tool")
+        one_line(r, "refusing to delete model 'lonely': it has no tag "
+                 "wrk-sagemaker:created-by=wrk-sagemaker: wrk-sagemaker did not create it; "
+                 "nothing deleted", code=1)
+        check(there(u, model="lonely"), "the lonely model is left")
+        # the tool's own config used by its own other endpoint: refused too
+        check(se(u, "swap", "mine", "--model", QAT, "--as", "twin", "--run", "r1").rc == 0,
+              "twin deployed")
+        foreign(u, endpoint="third", uses_config="twin")
+        r = se(u, "delete", "twin", "--yes", "--run", "r1")
+        check(r.rc == 1 and "refusing to delete endpoint config 'twin': endpoint 'third' uses it"
+              in r.err and there(u, "twin", "twin", "twin"), "twin in use: %s" % r.err)
+
+
 def test_interrupt():
     with emu("--create-time", "600000") as e:
         p = subprocess.Popen([binary(), "--endpoint-url", e.url, "--time-scale", "1000", "--region",
-                              "us-east-1", "deploy", "long", "--model", BF16, "--role", ROLE],
+                              "us-east-1", "deploy", "long", "--model", BF16, "--role", ROLE,
+                              "--run", "r-long"],
                              stderr=subprocess.PIPE, stdout=subprocess.PIPE, env=ENV)
         err = b""
         while b"Creating" not in err:
@@ -403,7 +587,7 @@ def test_interrupt():
         check(p.returncode == 130, "exit 130 on Ctrl-C: %d" % p.returncode)
         check(b"sm-endpoint: stopped waiting: long in us-east-1 is still Creating and goes on "
               b"(billed once placed): delete it with sm-endpoint delete long --region us-east-1 "
-              b"--wait" in err, "says what is left: %s" % err)
+              b"--run r-long --wait" in err, "says what is left: %s" % err)
         check(json.loads(se(e.url, "status", "long", "--json").out)["status"] == "Creating",
               "the endpoint goes on")
 
@@ -411,7 +595,8 @@ def test_interrupt():
 def main():
     tests = {"usage": test_usage, "lifecycle": test_lifecycle, "fallback": test_fallback,
              "quotas": test_quotas, "logs": test_logs, "confirm": test_confirm,
-             "interrupt": test_interrupt, "hostile": test_hostile}
+             "interrupt": test_interrupt, "hostile": test_hostile, "tags": test_tags,
+             "taken": test_taken, "shared": test_shared}
     group = sys.argv[1] if len(sys.argv) > 1 else ""
     if group not in tests:
         print(__doc__, file=sys.stderr)
