@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""sm-mcp's tools over raw stdio JSON-RPC against sm-emulator: run_benchmark runs
-sm-suite with each step a progress notification and a structured result,
-compare_results runs sm-compare -f json on its run, find_vllm_image and
+"""sm-mcp's tools over raw stdio JSON-RPC against sm-emulator: run_benchmark (confirmed) runs
+sm-suite with each step a progress notification and a structured result, its
+run inside the runs folder, compare_results runs sm-compare -f json on its run, find_vllm_image and
 get_deployment_config answer from the facts file, check_quotas reads Service
 Quotas, and a tool without a region says so (isError).
 
@@ -68,17 +68,19 @@ def main():
         with emulator.Emulator(args, env=env) as emu:
             s = Session(server, ["--region", "us-east-1", "--endpoint-url", emu.url], env, tmp)
             r = s.tool("run_benchmark", {"baseline": "base", "candidate": "cand",
-                                         "scenarios": "decode", "out": "run"}, token="b1")
+                                         "scenarios": "decode", "out": "run", "confirm": True},
+                       token="b1")
             check(not r.get("isError"), "run_benchmark: %s" % r)
             check(r.get("structuredContent", {}).get("run_dir") == "run", "its run: %s" % r)
+            check(r["structuredContent"].get("path") == "runs/run", "inside the runs folder: %s" % r)
             check("decode_tokens_per_second" in r["content"][0]["text"], "the table")
             steps = [n["params"]["message"] for n in s.notes if n["method"] == "notifications/progress"]
             check(any(m.startswith("[1/1] decode") for m in steps), "progress per step: %s" % steps)
-            check(os.path.exists(os.path.join(tmp, "run", "report.json")), "the run's reports")
+            check(os.path.exists(os.path.join(tmp, "runs", "run", "report.json")), "the run's reports")
             r = s.tool("compare_results", {"baseline": "run/base", "candidate": "run/cand"})
             check(not r.get("isError") and isinstance(r.get("structuredContent"), dict),
                   "compare_results: %s" % str(r)[:400])
-            r = s.tool("run_benchmark", {"baseline": "--evil", "candidate": "cand"})
+            r = s.tool("run_benchmark", {"baseline": "--evil", "candidate": "cand", "confirm": True})
             check(r.get("isError") and "may not start with '-'" in r["content"][0]["text"],
                   "no option injection: %s" % r)
             r = s.tool("find_vllm_image", {"region": "eu-west-1"})
