@@ -15,7 +15,6 @@ an audit finding:
     test_guards.py SM_MCP
 
 Environment: SM_EMULATOR."""
-import json
 import os
 import shutil
 import subprocess
@@ -27,54 +26,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import emulator  # noqa: E402
+from mcpsession import Session  # noqa: E402
 from testkit import FAILED, expect as check, finish, isolated_env  # noqa: E402
 
 ROLE = "arn:aws:iam::123456789012:role/sm-mcp-test"
 # A stop sends SIGTERM, then SIGKILL a second later: everything is gone well
 # before this deadline, which only bounds a failing test.
 STOP_DEADLINE_S = 10
-
-
-class Session:
-    """sm-mcp over pipes: one request at a time, notifications kept."""
-
-    def __init__(self, server, args, env, cwd):
-        self.p = subprocess.Popen([server] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, env=env, cwd=cwd, text=True)
-        self.id = 0
-        self.notes = []
-        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                    "clientInfo": {"name": "guards-test", "version": "0"}})
-
-    def send(self, msg):
-        self.p.stdin.write(json.dumps(msg) + "\n")
-        self.p.stdin.flush()
-
-    def start(self, method, params):
-        self.id += 1
-        self.send({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params})
-        return self.id
-
-    def read_until(self, pred):
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                return None
-            msg = json.loads(line)
-            if pred(msg):
-                return msg
-            self.notes.append(msg)
-
-    def request(self, method, params):
-        rid = self.start(method, params)
-        return self.read_until(lambda m: m.get("id") == rid)
-
-    def tool(self, name, args):
-        return self.request("tools/call", {"name": name, "arguments": args})["result"]
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=60)
 
 
 def text(r):
@@ -212,10 +170,11 @@ def cleanup(s, pids):
 def start_run(server, env, tmp, out):
     """A session running the fake sm-suite; its processes once all have started."""
     s = Session(server, ["--region", "us-east-1", "--endpoint-url", "http://127.0.0.1:9"],
-                dict(env, SM_SUITE=os.path.join(HERE, "fake_suite.sh")), tmp)
-    rid = s.start("tools/call", {"name": "run_benchmark", "_meta": {"progressToken": "p"},
+                dict(env, SM_SUITE=os.path.join(HERE, "fake_suite.sh")), tmp,
+                stderr=subprocess.DEVNULL)
+    rid = s.start("tools/call", {"name": "run_benchmark",
                                  "arguments": {"baseline": "a", "candidate": "b", "out": out,
-                                               "confirm": True}})
+                                               "confirm": True}}, token="p")
     note = s.read_until(lambda m: m.get("method") == "notifications/progress" or "id" in m)
     check(note and note.get("method") == "notifications/progress", "the run started: %s" % note)
     pids = poll("the program, its child and its grandchild run",
@@ -257,7 +216,8 @@ def main():
     try:
         with emulator.Emulator(["--endpoint", "team-prod=instant"],
                                env=env) as emu:
-            s = Session(server, ["--region", "us-east-1", "--endpoint-url", emu.url], env, tmp)
+            s = Session(server, ["--region", "us-east-1", "--endpoint-url", emu.url], env, tmp,
+                        stderr=subprocess.DEVNULL)
             test_confirmation(s)
             test_control_characters(s)
             test_run_bounds(s, tmp)
