@@ -19,7 +19,7 @@
 
 static const char usage[] =
     "Usage: sm-mcp [--region REGION] [--profile NAME] [--endpoint-url URL] [--time-scale K]\n"
-    "              [--facts FILE] | --help | --version\n"
+    "              [--facts FILE] [--runs-dir DIR] | --help | --version\n"
     "\n"
     "An MCP (Model Context Protocol) server over stdio: an AI coding agent starts it\n"
     "and drives wrk-sagemaker's SageMaker endpoint tools and benchmark through it.\n"
@@ -29,7 +29,10 @@ static const char usage[] =
     "\n"
     "Protocol versions: " MCP_SERVER_LATEST_VERSION " (current), 2025-06-18, 2025-03-26 and\n"
     "2024-11-05. Call the get_help tool for the workflow and the tools of this build.\n"
-    "Tools that change or delete AWS resources run only with \"confirm\": true.\n"
+    "Tools that create, change or delete AWS resources or send load (deploy_endpoint,\n"
+    "delete_endpoint, run_benchmark) run only with \"confirm\": true; without it they\n"
+    "do nothing and say what they would do. A string argument holding NUL or another\n"
+    "control character is refused.\n"
     "\n"
     "A client configuration (e.g. in an agent's MCP settings):\n"
     "  {\"command\": \"/path/to/sm-mcp\", \"args\": [\"--region\", \"us-east-2\"]}\n"
@@ -42,11 +45,18 @@ static const char usage[] =
     "                      sm-emulator's URL, to try it all offline\n"
     "  --time-scale K      sm-emulator's --time-scale: times and costs told emulated\n"
     "  --facts FILE        the facts file (images, prices; default the installed one)\n"
+    "  --runs-dir DIR      the runs folder (default ./runs, made when needed):\n"
+    "                      run_benchmark writes its run directory inside it and\n"
+    "                      compare_results reads only inside it; names given are\n"
+    "                      relative, without \"..\", and no link is followed on the way\n"
     "  -h, --help          this text\n"
     "  -V, --version       the version and the protocol versions\n"
     "\n"
     "run_benchmark runs sm-suite, compare_results sm-compare: $SM_SUITE and $SM_COMPARE,\n"
     "else those beside sm-mcp (this build's or the install's), else on the PATH.\n"
+    "run_benchmark's sweep levels are at most 256 (16 of them). When standard input\n"
+    "ends, or the client cancels the call, the program and every process it started\n"
+    "are stopped (SIGTERM, then SIGKILL a second later) before sm-mcp goes on.\n"
     "\n"
     "Exit status: 0 when the input ended; 1 when reading or writing failed; 2 on bad\n"
     "usage.\n";
@@ -58,8 +68,9 @@ static const struct mcp_server_info info = {
     .instructions =
         "sm-mcp deploys, checks and deletes Amazon SageMaker real-time endpoints serving LLMs "
         "(vLLM) and benchmarks them with wrk-sagemaker. Call get_help first: it gives the "
-        "workflow and the tools of this build. A tool that changes or deletes AWS resources "
-        "takes \"confirm\": true; set it only after the user has agreed to that action.",
+        "workflow and the tools of this build. A tool that creates, changes or deletes AWS "
+        "resources or sends load takes \"confirm\": true; without it, it only says what it would "
+        "do: tell the user, and set it only after they have agreed to that action.",
 };
 
 static int usage_error(const char *msg, const char *arg) {
@@ -109,6 +120,7 @@ static int parse(int argc, char **argv, struct mcp_main *m) {
                                          {"endpoint-url", required_argument, NULL, 'u'},
                                          {"time-scale", required_argument, NULL, 't'},
                                          {"facts", required_argument, NULL, 'f'},
+                                         {"runs-dir", required_argument, NULL, 'd'},
                                          {"help", no_argument, NULL, 'h'},
                                          {"version", no_argument, NULL, 'V'},
                                          {NULL, 0, NULL, 0}};
@@ -135,6 +147,10 @@ static int parse(int argc, char **argv, struct mcp_main *m) {
             break;
         case 'f':
             m->aws.facts = optarg;
+            break;
+        case 'd':
+            if (!*optarg) return usage_error("--runs-dir wants a folder", "\"\"");
+            m->aws.runs_dir = optarg;
             break;
         case 'h':
             m->help = true;
@@ -183,7 +199,7 @@ static int serve(struct mcp_main *m) {
 }
 
 int main(int argc, char **argv) {
-    struct mcp_main m = {.aws = {.time_scale = 1}};
+    struct mcp_main m = {.aws = {.time_scale = 1, .runs_dir = "runs"}};
     buf_init(&m.region, 64);
     int rc = parse(argc, argv, &m);
     if (!rc && m.help) {

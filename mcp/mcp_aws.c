@@ -102,31 +102,36 @@ static void mcp_aws_program_line(void *ud, const char *line, bool is_stderr) {
     p->on_line(p->ud, line, is_stderr);
 }
 
-static bool mcp_aws_program_cancelled(void *ud) {
-    return mcp_tool_cancelled(((const struct mcp_aws_program *)ud)->call);
+/* A program stops when the client cancels the call or leaves (the input ends). */
+static bool mcp_aws_program_stop(void *ud) {
+    struct mcp_call *call = ((const struct mcp_aws_program *)ud)->call;
+    return mcp_tool_cancelled(call) || mcp_tool_input_ended(call);
 }
 
 int mcp_aws_program(struct mcp_call *call, char *const argv[],
                     void (*on_line)(void *ud, const char *line, bool is_stderr), void *ud,
                     int *status) {
     struct mcp_aws_program p = {call, on_line, ud};
-    struct mcp_proc_io io = {mcp_aws_program_line, mcp_aws_program_cancelled, &p};
+    struct mcp_proc_io io = {mcp_aws_program_line, mcp_aws_program_stop, &p};
     struct buf err;
     bool stopped;
     buf_init(&err, 1024);
     int rc = mcp_proc_run(argv, &io, status, &stopped, &err);
     if (rc)
         rc = mcp_tool_fail(call, "%s", buf_str(&err));
-    else if (stopped)
+    else if (stopped && mcp_tool_cancelled(call))
         rc = MCP_TOOL_CANCELLED;
+    else if (stopped)
+        rc = mcp_tool_fail(call,
+                           "%s was stopped with every process it started: sm-mcp's input ended "
+                           "(keep it open until the reply)",
+                           argv[0]);
     buf_free(&err);
     return rc;
 }
 
-int mcp_aws_open(const struct mcp_aws *a, struct mcp_call *call, const cJSON *args,
-                 struct epops **ops, const char **region) {
-    struct buf err;
-    *ops = NULL;
+int mcp_aws_region(const struct mcp_aws *a, struct mcp_call *call, const cJSON *args,
+                   const char **region) {
     *region = NULL;
     if (!a) return mcp_tool_fail(call, "this server reaches no AWS API (registered without one)");
     const char *r = mcp_aws_string(args, "region", a->region);
@@ -136,6 +141,42 @@ int mcp_aws_open(const struct mcp_aws *a, struct mcp_call *call, const cJSON *ar
                                    "with --region");
     if (!creds_name_ok(r))
         return mcp_tool_fail(call, "\"%.40s\" is not a region such as us-east-2", r);
+    return MCP_TOOL_OK;
+}
+
+double mcp_aws_price(const struct mcp_aws *a, double given, const char *type, const char *region,
+                     const char **source) {
+    struct epops_config cfg = {.region = region,
+                               .endpoint_url = a->endpoint_url,
+                               .profile = a->profile,
+                               .facts_path = a->facts,
+                               .time_scale = a->time_scale};
+    struct epops *ops;
+    struct buf err;
+    buf_init(&err, 1024);
+    double price = 0;
+    *source = NULL;
+    if (epops_new(&cfg, &ops, &err) == 0) {
+        price = epops_price(ops, given, type, region, source);
+        epops_free(ops);
+    }
+    buf_free(&err);
+    return price;
+}
+
+int mcp_aws_join(const char *const *list, size_t n, struct buf *out) {
+    int rc = BUF_OK;
+    for (size_t i = 0; i < n && !rc; i++) rc = buf_addf(out, "%s%s", i ? ", " : "", list[i]);
+    return rc ? MCP_TOOL_INTERNAL : MCP_TOOL_OK;
+}
+
+int mcp_aws_open(const struct mcp_aws *a, struct mcp_call *call, const cJSON *args,
+                 struct epops **ops, const char **region) {
+    struct buf err;
+    *ops = NULL;
+    int rc0 = mcp_aws_region(a, call, args, region);
+    if (rc0) return rc0;
+    const char *r = *region;
     struct mcp_aws_call *c = calloc(1, sizeof *c);
     if (!c) return MCP_TOOL_INTERNAL;
     c->call = call;

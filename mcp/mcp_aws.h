@@ -25,7 +25,24 @@ struct mcp_aws {
     double time_scale;        /* sm-emulator's --time-scale (1 for AWS) */
     const char *suite;        /* sm-suite to run, or NULL when not found */
     const char *compare;      /* sm-compare to run, or NULL */
+    const char *runs_dir;     /* the runs folder (--runs-dir): run_benchmark writes, compare_results
+                                 reads only inside it */
 };
+
+/* The call's region (its "region", else the session's) into *region. Returns
+ * 0, or MCP_TOOL_FAILED after mcp_tool_fail (no region, not a region). */
+__attribute__((warn_unused_result)) int mcp_aws_region(const struct mcp_aws *a,
+                                                       struct mcp_call *call, const cJSON *args,
+                                                       const char **region);
+
+/* The hourly price of type (NULL: unknown) in region: given when > 0, else
+ * the facts'; 0 when unknown. *source says where it comes from. For previews. */
+double mcp_aws_price(const struct mcp_aws *a, double given, const char *type, const char *region,
+                     const char **source);
+
+/* Appends list joined with ", " to out. Returns MCP_TOOL_OK or MCP_TOOL_INTERNAL. */
+__attribute__((warn_unused_result)) int mcp_aws_join(const char *const *list, size_t n,
+                                                     struct buf *out);
 
 /* The epops context of a call: progress and cancellation through call. Returns
  * 0, or MCP_TOOL_FAILED after mcp_tool_fail (e.g. no region). */
@@ -67,9 +84,10 @@ void mcp_aws_deploy_req(const cJSON *args, const char *region, struct epops_depl
  * (text holds VALUE). */
 void mcp_aws_price_arg(const cJSON *args, char **argv, int *n, char text[32]);
 /* Runs argv (sm-suite, sm-compare) for call: its output lines go to on_line
- * with ud, the client's cancellation stops it. Returns 0 with *status its exit
+ * with ud; the client's cancellation, or the end of sm-mcp's input, stops it
+ * and every process it started (mcp_proc.h). Returns 0 with *status its exit
  * status, MCP_TOOL_CANCELLED, or the tool's status after mcp_tool_fail when it
- * could not run. */
+ * could not run or was stopped because the input ended. */
 __attribute__((warn_unused_result)) int
 mcp_aws_program(struct mcp_call *call, char *const argv[],
                 void (*on_line)(void *ud, const char *line, bool is_stderr), void *ud, int *status);

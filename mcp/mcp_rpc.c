@@ -4,6 +4,7 @@
 #include <math.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -198,23 +199,73 @@ static bool json_space(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+/* True when a string literal of line holds a NUL (the escape \u0000 or the
+ * byte), which a C string would cut. */
+static bool has_nul(const char *line, size_t len) {
+    if (memchr(line, '\0', len)) return true;
+    for (size_t i = 0; i + 6 <= len; i++)
+        if (line[i] == '\\') {
+            if (line[i + 1] == 'u' && memcmp(line + i + 2, "0000", 4) == 0) return true;
+            i++; /* the escaped character is not a backslash */
+        }
+    return false;
+}
+
+/* A copy of line in which every NUL inside a string (the escape \u0000 or the
+ * byte) is the overlong pair C0 80, so that the parsed string keeps what
+ * follows and mcp_schema sees it; NULL when out of memory. Other text is
+ * unchanged. */
+static char *mark_nuls(const char *line, size_t len, size_t *out_len) {
+    char *copy = malloc(len * 2 + 1), *o = copy;
+    if (!copy) return NULL;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = line[i];
+        if (in_string && c == '\\' && i + 5 < len && line[i + 1] == 'u' &&
+            memcmp(line + i + 2, "0000", 4) == 0) {
+            *o++ = (char)0xC0;
+            *o++ = (char)0x80;
+            i += 5;
+        } else if (in_string && c == '\\' && i + 1 < len) {
+            *o++ = c;
+            *o++ = line[++i];
+        } else if (c == '\0') {
+            *o++ = (char)0xC0;
+            *o++ = (char)0x80;
+        } else {
+            if (c == '"') in_string = !in_string;
+            *o++ = c;
+        }
+    }
+    *out_len = (size_t)(o - copy);
+    return copy;
+}
+
 int mcp_rpc_parse(const char *line, size_t len, cJSON **out) {
     *out = NULL;
     size_t i = 0;
     while (i < len && json_space(line[i])) i++;
     if (i == len) return MCP_RPC_OK;
     if (!utf8_valid(line, len)) return MCP_RPC_ERR_PARSE;
+    char *marked = NULL;
+    if (has_nul(line, len)) {
+        marked = mark_nuls(line, len, &len);
+        if (!marked) return MCP_RPC_ERR_NOMEM;
+        line = marked;
+    }
     const char *end = NULL;
     cJSON *v = cJSON_ParseWithLengthOpts(line + i, len - i, &end, 0);
-    if (!v) return MCP_RPC_ERR_PARSE;
-    for (const char *p = end; p < line + len; p++) {
+    int rc = v ? MCP_RPC_OK : MCP_RPC_ERR_PARSE;
+    for (const char *p = end; v && p < line + len; p++) {
         if (!json_space(*p)) {
             cJSON_Delete(v);
-            return MCP_RPC_ERR_PARSE;
+            v = NULL;
+            rc = MCP_RPC_ERR_PARSE;
         }
     }
+    free(marked);
     *out = v;
-    return MCP_RPC_OK;
+    return rc;
 }
 
 bool mcp_rpc_id_ok(const cJSON *id) {
@@ -255,11 +306,24 @@ int mcp_rpc_check(const cJSON *obj, struct mcp_rpc_msg *msg, const char **why) {
     return MCP_RPC_OK;
 }
 
+/* Turns every byte of text that starts no valid UTF-8 sequence into '?' (such
+ * bytes are only ever inside strings: a quoted name holding a NUL mark, or
+ * cut by a "%.128s"), so every line written is UTF-8. Returns its length. */
+static size_t utf8_repair(char *text) {
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_seq((const unsigned char *)text + i, n - i);
+        if (!k) text[i] = '?';
+        i += k ? k : 1;
+    }
+    return n;
+}
+
 int mcp_rpc_write(int fd, const cJSON *msg) {
     char *text = cJSON_PrintUnformatted(msg);
     if (!text) return MCP_RPC_ERR_NOMEM;
     char nl = '\n';
-    struct iovec v[2] = {{text, strlen(text)}, {&nl, 1}};
+    struct iovec v[2] = {{text, utf8_repair(text)}, {&nl, 1}};
     int iv = 0, rc = MCP_RPC_OK;
     while (iv < 2) {
         ssize_t n = writev(fd, v + iv, 2 - iv);

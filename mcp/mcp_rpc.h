@@ -85,7 +85,9 @@ bool mcp_rpc_in_peek(const struct mcp_rpc_in *in, size_t *cursor, const char **l
 bool mcp_rpc_in_eof(const struct mcp_rpc_in *in);
 
 /* Parses one line into *out (the caller frees it with cJSON_Delete). A line
- * of white space only gives MCP_RPC_OK with *out NULL. Returns
+ * of white space only gives MCP_RPC_OK with *out NULL. A NUL inside a string
+ * (\u0000) is kept as the bytes C0 80 (not valid UTF-8, so never mistaken for
+ * text) instead of cutting the string there: mcp_schema refuses it. Returns
  * MCP_RPC_ERR_PARSE for anything that is not exactly one JSON value in valid
  * UTF-8, or MCP_RPC_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int mcp_rpc_parse(const char *line, size_t len, cJSON **out);

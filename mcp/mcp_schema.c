@@ -13,7 +13,7 @@ static const char *const type_names[] = {"object", "string",  "integer",
 /* Keywords allowed for a type (annotations are allowed everywhere). */
 static const char *const type_keywords[][5] = {
     [T_OBJECT] = {"properties", "required", "additionalProperties"},
-    [T_STRING] = {"enum", "minLength", "maxLength"},
+    [T_STRING] = {"enum", "minLength", "maxLength", "contentMediaType"},
     [T_INTEGER] = {"enum", "minimum", "maximum"},
     [T_NUMBER] = {"enum", "minimum", "maximum"},
     [T_BOOLEAN] = {0},
@@ -105,6 +105,9 @@ static int check_limits(const cJSON *node, enum node_type t, struct path *p, str
     const cJSON *hi = cJSON_GetObjectItemCaseSensitive(node, "maximum");
     if ((lo && !cJSON_IsNumber(lo)) || (hi && !cJSON_IsNumber(hi)))
         return schema_fail(err, p, "minimum and maximum must be numbers");
+    const cJSON *media = cJSON_GetObjectItemCaseSensitive(node, "contentMediaType");
+    if (media && (!cJSON_IsString(media) || strcmp(media->valuestring, "text/plain") != 0))
+        return schema_fail(err, p, "contentMediaType must be \"text/plain\"");
     const cJSON *en = cJSON_GetObjectItemCaseSensitive(node, "enum"), *e;
     if (en && (!cJSON_IsArray(en) || !cJSON_GetArraySize(en)))
         return schema_fail(err, p, "enum must be a non-empty array");
@@ -197,9 +200,49 @@ static size_t utf8_length(const char *s) {
 
 static int validate_node(const cJSON *node, const cJSON *v, struct path *p, struct buf *err);
 
+/* The first control character of s (NUL as mcp_rpc marks it: C0 80; C0 but
+ * TAB, LF and CR when text; DEL; C1), as its code point, and its position in
+ * characters from 1; -1 when there is none. */
+static long control_char(const char *s, bool text, size_t *at) {
+    const unsigned char *u = (const unsigned char *)s;
+    *at = 0;
+    for (size_t i = 0; u[i]; i++) {
+        if ((u[i] & 0xC0) != 0x80) ++*at;
+        unsigned c = u[i];
+        if (c == 0xC0 && u[i + 1] == 0x80) return 0;
+        if (c == 0xC2 && u[i + 1] >= 0x80 && u[i + 1] <= 0x9F) return (long)u[i + 1];
+        if (c == 0x7F || (c < 0x20 && !(text && (c == '\t' || c == '\n' || c == '\r'))))
+            return (long)c;
+    }
+    return -1;
+}
+
+/* Refuses a string (a value, or a member's name when name) with a control character. */
+static int check_text(const char *s, bool text, bool name, const struct path *p, struct buf *err) {
+    size_t at;
+    long c = control_char(s, text, &at);
+    if (c < 0) return MCP_SCHEMA_OK;
+    buf_reset(err);
+    int rc = name ? buf_addf(err, "an argument name%s%s", p->len ? " in " : "", p->text)
+                  : buf_addf(err, "argument \"%s\"", p->len ? p->text : "");
+    if (!rc && c == 0) rc = buf_addf(err, " holds a NUL (U+0000) at character %zu", at);
+    if (!rc && c)
+        rc = buf_addf(err, " holds the control character U+%04lX at character %zu", c, at);
+    if (!rc)
+        rc = buf_addf(err,
+                      ": no NUL or other control character (U+0000-U+001F, U+007F-U+009F)%s "
+                      "is accepted",
+                      text ? " but tab and line breaks" : "");
+    return rc ? MCP_SCHEMA_ERR_NOMEM : MCP_SCHEMA_ERR_INVALID;
+}
+
 static int validate_object(const cJSON *node, const cJSON *v, struct path *p, struct buf *err) {
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(node, "properties");
-    const cJSON *r;
+    const cJSON *r, *m;
+    cJSON_ArrayForEach(m, v) {
+        int rc = check_text(m->string, false, true, p, err);
+        if (rc) return rc;
+    }
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(node, "required")) {
         if (cJSON_GetObjectItemCaseSensitive(v, r->valuestring)) continue;
         buf_reset(err);
@@ -208,7 +251,6 @@ static int validate_object(const cJSON *node, const cJSON *v, struct path *p, st
         return rc ? MCP_SCHEMA_ERR_NOMEM : MCP_SCHEMA_ERR_INVALID;
     }
     const cJSON *add = cJSON_GetObjectItemCaseSensitive(node, "additionalProperties");
-    const cJSON *m;
     cJSON_ArrayForEach(m, v) {
         const cJSON *sub = cJSON_GetObjectItemCaseSensitive(props, m->string);
         size_t old = path_push(p, ".", m->string);
@@ -285,7 +327,12 @@ static int validate_node(const cJSON *node, const cJSON *v, struct path *p, stru
         if (!rc) rc = buf_addf(err, "expected %s%s, got %s", want, type_names[t], value_kind(v));
         return rc ? MCP_SCHEMA_ERR_NOMEM : MCP_SCHEMA_ERR_INVALID;
     }
-    int rc = validate_enum(node, v, p, err);
+    int rc = MCP_SCHEMA_OK;
+    if (t == T_STRING) {
+        const cJSON *media = cJSON_GetObjectItemCaseSensitive(node, "contentMediaType");
+        rc = check_text(v->valuestring, media != NULL, false, p, err);
+    }
+    if (!rc) rc = validate_enum(node, v, p, err);
     if (rc) return rc;
     switch (t) {
     case T_OBJECT:

@@ -7,7 +7,8 @@
  * number, boolean, array) and, by type:
  *   object   properties (name -> node), required (names of properties),
  *            additionalProperties (true or false; absent means true)
- *   string   enum, minLength, maxLength (in code points)
+ *   string   enum, minLength, maxLength (in code points), contentMediaType
+ *            (only "text/plain": text whose lines may break, see below)
  *   integer, number   enum, minimum, maximum
  *   array    items (a node), minItems, maxItems
  * plus the annotations description, title, default and examples, which
@@ -34,7 +35,11 @@ enum mcp_schema_status {
  * MCP_SCHEMA_ERR_SCHEMA with one line (naming the node's path) in err. */
 __attribute__((warn_unused_result)) int mcp_schema_check(const cJSON *schema, struct buf *err);
 
-/* Validates value against a schema that passed mcp_schema_check. Returns
+/* Validates value against a schema that passed mcp_schema_check. Beyond the
+ * keywords, no string (a value, or the name of an object's member) may hold
+ * NUL (as mcp_rpc_parse marks it) or another control character: C0
+ * (U+0000-U+001F), DEL and C1 (U+0080-U+009F); a string whose node says
+ * "contentMediaType": "text/plain" may hold tab, LF and CR. Returns
  * MCP_SCHEMA_OK, or MCP_SCHEMA_ERR_INVALID with one line for the first
  * mismatch in err, worded for the model that sent the arguments (e.g.
  * `missing required argument "name"`, `argument "count": expected an

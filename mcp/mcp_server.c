@@ -21,7 +21,8 @@ struct entry {
     void *user;
     cJSON *input;     /* the input schema */
     cJSON *output;    /* the output schema, or NULL */
-    bool destructive; /* resolved from the annotations: needs "confirm": true */
+    bool destructive; /* resolved from the annotations: its destructiveHint */
+    bool confirm;     /* not read-only: runs only with "confirm": true */
 };
 
 struct mcp_server {
@@ -134,7 +135,7 @@ static int load_schema(const char *text, const char *which, const char *name, cJ
     return rc;
 }
 
-/* The destructive rule and the other checks that need the parsed schemas. */
+/* The confirmation rule and the other checks that need the parsed schemas. */
 static int check_entry(const struct entry *e, struct buf *err) {
     const struct mcp_tool *t = e->tool;
     const struct mcp_tool_annotations *a = &t->annotations;
@@ -142,13 +143,17 @@ static int check_entry(const struct entry *e, struct buf *err) {
         return refuse(err, t->name, "input_schema must say \"additionalProperties\": false");
     if (a->read_only == MCP_HINT_YES && a->destructive == MCP_HINT_YES)
         return refuse(err, t->name, "annotations: read-only and destructive at once");
-    if (!e->destructive) return MCP_SERVER_OK;
+    if (!e->confirm) return MCP_SERVER_OK;
     const cJSON *confirm = mcp_schema_property(e->input, "confirm");
     const cJSON *type = cJSON_GetObjectItem(confirm, "type");
     if (!cJSON_IsString(type) || strcmp(type->valuestring, "boolean") != 0)
         return refuse(err, t->name,
-                      "destructive (not read-only, and destructive is MCP's default) but "
-                      "input_schema declares no boolean \"confirm\" property");
+                      "not read-only (it needs \"confirm\": true) but input_schema declares no "
+                      "boolean \"confirm\" property");
+    if (!t->preview)
+        return refuse(err, t->name,
+                      "not read-only (it needs \"confirm\": true) but has no preview to say what "
+                      "it would do");
     return MCP_SERVER_OK;
 }
 
@@ -173,6 +178,7 @@ int mcp_server_add(struct mcp_server *s, const struct mcp_tool *t, void *user, s
         return refuse(err, t->name, "a description and a handler are required");
     struct entry e = {.tool = t, .user = user};
     e.destructive = mcp_tool_destructive(t);
+    e.confirm = mcp_tool_needs_confirm(t);
     int rc = load_schema(t->input_schema, "input_schema", t->name, &e.input, err);
     if (!rc && t->output_schema)
         rc = load_schema(t->output_schema, "output_schema", t->name, &e.output, err);
@@ -381,6 +387,12 @@ static bool call_cancelled(void *io) {
     return s->call_cancelled;
 }
 
+static bool call_input_ended(void *io) {
+    struct mcp_server *s = io;
+    if (mcp_rpc_in_poll(&s->in) != MCP_RPC_OK) return true; /* it cannot be read any more */
+    return mcp_rpc_in_eof(&s->in);
+}
+
 /* The result of a call that returned MCP_TOOL_OK or MCP_TOOL_FAILED. */
 static cJSON *call_result(struct mcp_server *s, struct mcp_call *c, bool is_error) {
     cJSON *r = cJSON_CreateObject();
@@ -432,6 +444,7 @@ static void run_tool(struct mcp_server *s, const cJSON *id, const struct entry *
     c.ntools = s->ntools;
     c.notify = call_notify;
     c.cancelled = call_cancelled;
+    c.input_ended = call_input_ended;
     c.io = s;
     s->call_id = id;
     s->call_cancelled = false;
@@ -475,6 +488,34 @@ __attribute__((format(printf, 3, 4))) static void tool_error(struct mcp_server *
         fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
 }
 
+/* A call without "confirm": true: the tool's preview says what it would do
+ * (an isError result the model shows the user), or why it could not run. */
+static void refuse_unconfirmed(struct mcp_server *s, const cJSON *id, const struct entry *e,
+                               const cJSON *args) {
+    struct mcp_call c;
+    if (mcp_tool_call_init(&c)) {
+        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
+        return;
+    }
+    int rc = e->tool->preview(args, &c, e->user);
+    cJSON *r = NULL;
+    if (rc == MCP_TOOL_FAILED && (r = call_result(s, &c, true))) {
+        reply(s, id, r);
+    } else if (rc == MCP_TOOL_OK) {
+        const cJSON *block = cJSON_GetArrayItem(c.content, 0);
+        const cJSON *text = cJSON_GetObjectItemCaseSensitive(block, "text");
+        tool_error(s, id,
+                   "%s was not run: it needs \"confirm\": true. The call would %s. Tell the user "
+                   "what it will do, and call it again with \"confirm\": true only after they "
+                   "agree.",
+                   e->tool->name, cJSON_IsString(text) ? text->valuestring : "act");
+    } else {
+        server_log(s, "tool %s: internal error (preview returned %d)", e->tool->name, rc);
+        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error in tool %s", e->tool->name);
+    }
+    mcp_tool_call_free(&c);
+}
+
 /* The tools/call checks that come before the handler; true when it may run.
  * Arguments that fail the input schema are a tool execution error from
  * 2025-11-25 on, a protocol error before. */
@@ -492,12 +533,8 @@ static bool call_allowed(struct mcp_server *s, const cJSON *id, const struct ent
         fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
     buf_free(&why);
     if (rc) return false;
-    if (!e->destructive || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "confirm")))
-        return true;
-    tool_error(s, id,
-               "%s is destructive and was not run: describe to the user what it will do, and "
-               "call it again with \"confirm\": true only after they agree",
-               e->tool->name);
+    if (!e->confirm || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "confirm"))) return true;
+    refuse_unconfirmed(s, id, e, args);
     return false;
 }
 

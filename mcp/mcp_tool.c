@@ -12,6 +12,10 @@ bool mcp_tool_destructive(const struct mcp_tool *t) {
     return t->annotations.read_only != MCP_HINT_YES && t->annotations.destructive != MCP_HINT_NO;
 }
 
+bool mcp_tool_needs_confirm(const struct mcp_tool *t) {
+    return t->annotations.read_only != MCP_HINT_YES;
+}
+
 int mcp_tool_call_init(struct mcp_call *call) {
     memset(call, 0, sizeof *call);
     call->content = cJSON_CreateArray();
@@ -101,6 +105,10 @@ nomem:
 
 bool mcp_tool_cancelled(struct mcp_call *call) {
     return call->cancelled && call->cancelled(call->io);
+}
+
+bool mcp_tool_input_ended(struct mcp_call *call) {
+    return call->input_ended && call->input_ended(call->io);
 }
 
 const char *mcp_tool_version(const struct mcp_call *call) {

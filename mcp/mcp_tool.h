@@ -22,6 +22,10 @@
  *            .call = call,
  *        };
  *
+ *    A tool that is not read-only (it creates, changes, deletes or spends:
+ *    deploys, benchmarks) also declares a boolean "confirm" property and a
+ *    .preview handler that says what the call would do without doing it.
+ *
  * 2. Add one line to the table in tools.c and the file to CMakeLists.txt.
  *
  * What the server guarantees the handler
@@ -29,12 +33,19 @@
  *  - args is an object that passed input_schema (mcp_schema.h: types,
  *    required, enum, limits, additionalProperties): required arguments are
  *    there with the declared types; optional ones may be absent.
- *  - A destructive tool is called only with "confirm": true in args. A tool
- *    is destructive unless it says read_only = MCP_HINT_YES or destructive =
- *    MCP_HINT_NO (MCP's defaults: not read-only, destructive). Its
- *    input_schema must declare a boolean "confirm" property, or registration
- *    fails; a call without confirm: true gets an isError result telling the
- *    model to ask the user first, and the handler is not run.
+ *  - Every string in args (values, and the names of object members) holds
+ *    no NUL and no control character (C0, DEL, C1: U+0000-U+001F,
+ *    U+007F-U+009F); a string whose schema node says "contentMediaType":
+ *    "text/plain" may also hold TAB, LF and CR (a prompt).
+ *  - A tool that is not read-only (read_only != MCP_HINT_YES: it creates,
+ *    changes, deletes or spends) is called only with "confirm": true in args,
+ *    whatever its destructive hint. Its input_schema must declare a boolean
+ *    "confirm" property and it must have a preview handler, or registration
+ *    fails. A call without confirm: true runs the preview instead (which
+ *    adds text saying what the call would do, and must do nothing) and gets
+ *    an isError result with that text telling the model to ask the user
+ *    first; the handler is not run. A preview that fails (mcp_tool_fail: bad
+ *    arguments, no region) gives its own error.
  *  - Calls run one at a time on the server's thread; the handler may block.
  *
  * What the handler does
@@ -62,7 +73,7 @@
 enum mcp_hint { MCP_HINT_DEFAULT = 0, MCP_HINT_NO, MCP_HINT_YES };
 
 /* MCP's tool annotations (hints to the client; sm-mcp also enforces the
- * confirmation of destructive tools). Defaults: read_only no, destructive
+ * confirmation of every tool that is not read-only). Defaults: read_only no, destructive
  * yes (meaningful only when not read-only), idempotent no, open_world yes. */
 struct mcp_tool_annotations {
     enum mcp_hint read_only;   /* changes nothing */
@@ -87,6 +98,8 @@ struct mcp_call {
     int (*notify)(void *io, const char *method, cJSON *params);
     /* Says whether the client cancelled the request. */
     bool (*cancelled)(void *io);
+    /* Says whether the server's input has ended (the client left). */
+    bool (*input_ended)(void *io);
     void *io; /* the hooks' argument */
 };
 
@@ -113,11 +126,18 @@ struct mcp_tool {
                                   structured object that matches it */
     struct mcp_tool_annotations annotations;
     mcp_tool_fn *call;
+    /* Required when not read-only: adds one text block saying what call
+     * would do with args ("it would create ..."), doing nothing; or fails. */
+    mcp_tool_fn *preview;
 };
 
 /* True when t is destructive: not read-only, and not declared non-destructive
- * (MCP's defaults). The server then requires "confirm": true. */
+ * (MCP's defaults): its destructiveHint. */
 bool mcp_tool_destructive(const struct mcp_tool *t);
+
+/* True when t needs "confirm": true: it is not read-only (it creates,
+ * changes, deletes or spends). */
+bool mcp_tool_needs_confirm(const struct mcp_tool *t);
 
 /* Appends a text content block (printf-style). Returns MCP_TOOL_OK or
  * MCP_TOOL_INTERNAL (out of memory), so `return mcp_tool_text(...)` works. */
@@ -154,6 +174,12 @@ __attribute__((warn_unused_result)) int mcp_tool_progress(struct mcp_call *call,
  * a wait loop. (Closing the input is not a cancellation: `printf ... | sm-mcp`
  * still gets its replies.) */
 bool mcp_tool_cancelled(struct mcp_call *call);
+
+/* True when the server's input has ended (the client closed it, or left).
+ * Reads pending input without blocking. A tool that runs programs stops them
+ * then (mcp_aws_program does), so that none goes on without a client; other
+ * tools finish and reply. */
+bool mcp_tool_input_ended(struct mcp_call *call);
 
 /* The protocol version negotiated for the session, e.g. "2025-11-25". */
 const char *mcp_tool_version(const struct mcp_call *call);

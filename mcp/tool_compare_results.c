@@ -1,9 +1,11 @@
 /* compare_results: sm-compare -f json on two sides (run directories or
- * result files): the ratios with their intervals. Read-only, local. */
+ * result files inside the runs folder): the ratios with their intervals.
+ * Read-only, local. */
 #include <stdio.h>
 #include <string.h>
 
 #include "mcp_aws.h"
+#include "mcp_runs.h"
 
 struct cmp_state {
     struct buf out;
@@ -28,15 +30,20 @@ static int call(const cJSON *args, struct mcp_call *call, void *user) {
     int n = 3, status;
     if (!a->compare)
         return mcp_tool_fail(call, "sm-compare was not found beside sm-mcp or on PATH");
-    if (base[0] == '-' || cand[0] == '-')
-        return mcp_tool_fail(call, "a side may not start with '-'");
+    struct buf sides[2], err;
+    buf_init(&sides[0], 4096);
+    buf_init(&sides[1], 4096);
+    buf_init(&err, 1024);
+    int rc = mcp_runs_open(a->runs_dir, "baseline", base, false, &sides[0], &err);
+    if (!rc) rc = mcp_runs_open(a->runs_dir, "candidate", cand, false, &sides[1], &err);
+    if (rc) rc = mcp_tool_fail(call, "%s", buf_str(&err));
     mcp_aws_price_arg(args, argv, &n, price);
-    argv[n++] = (char *)base;
-    argv[n++] = (char *)cand;
+    argv[n++] = (char *)buf_str(&sides[0]);
+    argv[n++] = (char *)buf_str(&sides[1]);
     argv[n] = NULL;
     struct cmp_state c = {.last = ""};
     buf_init(&c.out, (size_t)16 << 20);
-    int rc = mcp_aws_program(call, argv, on_line, &c, &status);
+    if (!rc) rc = mcp_aws_program(call, argv, on_line, &c, &status);
     cJSON *j = !rc && status == 0 ? cJSON_ParseWithLength(buf_str(&c.out), c.out.len) : NULL;
     if (!rc && status != 0)
         rc = mcp_tool_fail(call, "sm-compare exited with status %d: %s", status, c.last);
@@ -49,6 +56,9 @@ static int call(const cJSON *args, struct mcp_call *call, void *user) {
             j = NULL;
         }
     }
+    buf_free(&sides[0]);
+    buf_free(&sides[1]);
+    buf_free(&err);
     cJSON_Delete(j);
     buf_free(&c.out);
     return rc;
@@ -57,15 +67,17 @@ static int call(const cJSON *args, struct mcp_call *call, void *user) {
 const struct mcp_tool tool_compare_results = {
     .name = "compare_results",
     .title = "Compare two runs",
-    .description = "Compares two sides (run directories or result files of run_benchmark, e.g. "
-                   "bf16 and QAT) with sm-compare: ratios candidate / baseline with 95% intervals, "
+    .description = "Compares two sides (run directories or result files of run_benchmark inside "
+                   "sm-mcp's runs folder, e.g. RUN/bf16 and RUN/qat) with sm-compare: ratios "
+                   "candidate / baseline with 95% intervals, "
                    "latency, cost per million tokens, the quiz's disagreements, as JSON.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{\"baseline\":{\"type\":\"string\","
-                    "\"minLength\":1,\"maxLength\":4096,\"description\":\"A run's side folder, "
-                    "e.g. runs/x/bf16\"},\"candidate\":{\"type\":\"string\",\"minLength\":1,"
-                    "\"maxLength\":4096},\"price_per_hour\":{\"type\":\"number\",\"minimum\":"
-                    "0.0001,\"maximum\":10000}},\"required\":[\"baseline\",\"candidate\"],"
-                    "\"additionalProperties\":false}",
+    .input_schema =
+        "{\"type\":\"object\",\"properties\":{\"baseline\":{\"type\":\"string\","
+        "\"minLength\":1,\"maxLength\":4096,\"description\":\"A run's side folder "
+        "inside the runs folder, e.g. x/bf16\"},\"candidate\":{\"type\":\"string\",\"minLength\":1,"
+        "\"maxLength\":4096},\"price_per_hour\":{\"type\":\"number\",\"minimum\":"
+        "0.0001,\"maximum\":10000}},\"required\":[\"baseline\",\"candidate\"],"
+        "\"additionalProperties\":false}",
     .annotations = {.read_only = MCP_HINT_YES,
                     .idempotent = MCP_HINT_YES,
                     .open_world = MCP_HINT_NO},

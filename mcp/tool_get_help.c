@@ -41,7 +41,7 @@ static const struct mcp_tool *find(const struct mcp_call *call, const char *name
 
 static const char *flags(const struct mcp_tool *t) {
     if (t->annotations.read_only == MCP_HINT_YES) return " (read-only)";
-    return mcp_tool_destructive(t) ? " (needs confirm)" : "";
+    return mcp_tool_needs_confirm(t) ? " (needs confirm)" : "";
 }
 
 /* {name, title, description, read_only, needs_confirm}; NULL when out of memory. */
@@ -51,7 +51,7 @@ static cJSON *tool_summary(const struct mcp_tool *t) {
         (t->title && !cJSON_AddStringToObject(j, "title", t->title)) ||
         !cJSON_AddStringToObject(j, "description", t->description) ||
         !cJSON_AddBoolToObject(j, "read_only", t->annotations.read_only == MCP_HINT_YES) ||
-        !cJSON_AddBoolToObject(j, "needs_confirm", mcp_tool_destructive(t))) {
+        !cJSON_AddBoolToObject(j, "needs_confirm", mcp_tool_needs_confirm(t))) {
         cJSON_Delete(j);
         return NULL;
     }
@@ -117,8 +117,9 @@ static int get_help(const cJSON *args, struct mcp_call *call, void *user) {
     if (!rc) rc = add_tools(call, only, &text, out);
     if (!rc && !only)
         rc =
-            buf_adds(&text, "\nA tool marked \"needs confirm\" changes or deletes AWS resources: "
-                            "tell the user what it will do, and pass \"confirm\": true only after "
+            buf_adds(&text, "\nA tool marked \"needs confirm\" creates, changes or deletes AWS "
+                            "resources or sends load: without \"confirm\": true it only says what "
+                            "it would do; tell the user, and pass \"confirm\": true only after "
                             "they agree. Call get_help with {\"tool\": NAME} for its arguments.\n");
     if (!rc) rc = mcp_tool_text_n(call, buf_str(&text), text.len);
     buf_free(&text);

@@ -22,8 +22,9 @@ const struct mcp_tool tool_query_model = {
                    "reply, its token counts and the wall time.",
     .input_schema =
         "{\"type\":\"object\",\"properties\":{" MCP_AWS_NAME_PROP ",\"prompt\":{\"type\":"
-        "\"string\",\"minLength\":1,\"maxLength\":100000},\"system\":{\"type\":"
-        "\"string\",\"maxLength\":100000},\"max_tokens\":{\"type\":\"integer\","
+        "\"string\",\"minLength\":1,\"maxLength\":100000,\"contentMediaType\":\"text/plain\"},"
+        "\"system\":{\"type\":\"string\",\"maxLength\":100000,\"contentMediaType\":"
+        "\"text/plain\"},\"max_tokens\":{\"type\":\"integer\","
         "\"minimum\":1,\"maximum\":8192},\"temperature\":{\"type\":\"number\","
         "\"minimum\":0,\"maximum\":2},\"variant\":{\"type\":\"string\",\"maxLength\":63}"
         "," MCP_AWS_REGION_PROP "},\"required\":[\"endpoint_name\",\"prompt\"],"

@@ -1,14 +1,21 @@
 /* run_benchmark: runs sm-suite (the decode test, the concurrency sweep and
  * the quiz against two endpoints, then sm-compare), with each step as a
- * progress notification; a cancellation stops it as Ctrl-C does. It writes a
- * run directory and sends requests, changing no AWS resource. */
+ * progress notification; a cancellation or the end of sm-mcp's input stops
+ * it and every process it started. It writes a run directory inside the runs
+ * folder and sends load (it spends the endpoints' time), changing no AWS
+ * resource: not read-only, so it runs only with "confirm": true. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "mcp_aws.h"
+#include "mcp_runs.h"
 
-#define RUN_MAX_ARGS 40
+#define RUN_MAX_ARGS   40
+#define RUN_MAX_LEVEL  256 /* the highest concurrency of a sweep (wrk -c and -t) */
+#define RUN_MAX_LEVELS 16  /* sm-suite's SUITE_OPTS_MAX_LEVELS */
+#define RUN_STR(x)     #x
+#define RUN_XSTR(x)    RUN_STR(x)
 
 struct run_state {
     struct mcp_call *call;
@@ -36,33 +43,98 @@ static bool word_ok(const char *s) {
     return s && *s && s[0] != '-';
 }
 
-static int call(const cJSON *args, struct mcp_call *call, void *user) {
-    const struct mcp_aws *a = user;
+/* What a call runs: checked arguments, the run's folder, sm-suite's words. */
+struct run_plan {
+    const char *region;
+    const char *words[4]; /* baseline, candidate, scenarios, levels (NULL: sm-suite's default) */
+    char name[64];        /* the default run name */
+    const char *out;      /* the run's name inside the runs folder */
+    struct buf levels;    /* "1,4,16" */
+};
+
+static void plan_free(struct run_plan *p) {
+    buf_free(&p->levels);
+}
+
+/* Checks args into p (its buffers freed by plan_free either way). */
+static int plan(const struct mcp_aws *a, const cJSON *args, struct mcp_call *call,
+                struct run_plan *p) {
+    buf_init(&p->levels, 256);
     if (!a) return mcp_tool_fail(call, "this server runs no program (registered without one)");
-    const char *region = mcp_aws_string(args, "region", a->region);
-    const char *words[] = {
-        mcp_aws_string(args, "baseline", NULL), mcp_aws_string(args, "candidate", NULL),
-        mcp_aws_string(args, "out", NULL), mcp_aws_string(args, "scenarios", NULL),
-        mcp_aws_string(args, "levels", NULL)};
-    char out[64], price[32], scale[32];
-    char *argv[RUN_MAX_ARGS];
-    int n = 0;
-    if (!a->suite) return mcp_tool_fail(call, "sm-suite was not found beside sm-mcp or on PATH");
-    if (!region)
+    p->region = mcp_aws_string(args, "region", a->region);
+    if (!p->region)
         return mcp_tool_fail(call, "no region: give \"region\", or start sm-mcp with --region");
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (words[i] && !word_ok(words[i]))
-            return mcp_tool_fail(call, "\"%.60s\" may not start with '-'", words[i]);
-    if (!words[2]) {
+    p->words[0] = mcp_aws_string(args, "baseline", NULL);
+    p->words[1] = mcp_aws_string(args, "candidate", NULL);
+    p->words[2] = mcp_aws_string(args, "scenarios", NULL);
+    for (size_t i = 0; i < 3; i++)
+        if (p->words[i] && !word_ok(p->words[i]))
+            return mcp_tool_fail(call, "\"%.60s\" may not start with '-'", p->words[i]);
+    const cJSON *lv = cJSON_GetObjectItemCaseSensitive(args, "levels"), *e;
+    cJSON_ArrayForEach(e, lv) {
+        /* the schema's caps, held here too: a run never plans past them */
+        if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > RUN_MAX_LEVEL)
+            return mcp_tool_fail(call, "levels: each is a concurrency from 1 to %d", RUN_MAX_LEVEL);
+        if (buf_addf(&p->levels, "%s%d", p->levels.len ? "," : "", e->valueint))
+            return mcp_tool_fail(call, "levels: at most %d", RUN_MAX_LEVELS);
+    }
+    if (cJSON_GetArraySize(lv) > RUN_MAX_LEVELS)
+        return mcp_tool_fail(call, "levels: at most %d", RUN_MAX_LEVELS);
+    p->words[3] = p->levels.len ? buf_str(&p->levels) : NULL;
+    p->out = mcp_aws_string(args, "out", NULL);
+    if (!p->out) {
         time_t now = time(NULL);
         struct tm tm;
         gmtime_r(&now, &tm);
-        strftime(out, sizeof out, "runs/mcp-%Y%m%dT%H%M%SZ", &tm);
-        words[2] = out;
+        strftime(p->name, sizeof p->name, "mcp-%Y%m%dT%H%M%SZ", &tm);
+        p->out = p->name;
+    }
+    struct buf err;
+    buf_init(&err, 1024);
+    int rc = mcp_runs_check("out", p->out, &err) ? mcp_tool_fail(call, "%s", buf_str(&err)) : 0;
+    buf_free(&err);
+    return rc;
+}
+
+/* What a call would do (without "confirm": true). */
+static int preview(const cJSON *args, struct mcp_call *call, void *user) {
+    const struct mcp_aws *a = user;
+    struct run_plan p;
+    int rc = plan(a, args, call, &p);
+    if (!rc)
+        rc = mcp_tool_text(call,
+                           "run sm-suite in %s against endpoints %s and %s (scenarios %s, "
+                           "concurrency levels %s), sending them load for minutes, and write the "
+                           "run to %s/%s",
+                           p.region, p.words[0], p.words[1], p.words[2] ? p.words[2] : "default",
+                           p.words[3] ? p.words[3] : "default", a->runs_dir, p.out);
+    plan_free(&p);
+    return rc;
+}
+
+static int call(const cJSON *args, struct mcp_call *call, void *user) {
+    const struct mcp_aws *a = user;
+    struct run_plan p;
+    char price[32], scale[32];
+    char *argv[RUN_MAX_ARGS];
+    int n = 0;
+    struct buf dir, err;
+    buf_init(&dir, 4096);
+    buf_init(&err, 4096);
+    int rc = plan(a, args, call, &p);
+    if (!rc && !a->suite)
+        rc = mcp_tool_fail(call, "sm-suite was not found beside sm-mcp or on PATH");
+    if (!rc && mcp_runs_open(a->runs_dir, "out", p.out, true, &dir, &err))
+        rc = mcp_tool_fail(call, "%s", buf_str(&err));
+    if (rc) {
+        plan_free(&p);
+        buf_free(&dir);
+        buf_free(&err);
+        return rc;
     }
     argv[n++] = (char *)a->suite;
     argv[n++] = "--region";
-    argv[n++] = (char *)region;
+    argv[n++] = (char *)p.region;
     if (a->endpoint_url) {
         argv[n++] = "--url";
         argv[n++] = (char *)a->endpoint_url;
@@ -74,30 +146,32 @@ static int call(const cJSON *args, struct mcp_call *call, void *user) {
         argv[n++] = "--time-scale";
         argv[n++] = scale;
     }
-    static const char *const flags[] = {"--baseline", "--candidate", "--out", "--scenarios",
-                                        "--levels"};
-    for (size_t i = 0; i < 5; i++)
-        if (words[i]) {
+    static const char *const flags[] = {"--baseline", "--candidate", "--scenarios", "--levels"};
+    for (size_t i = 0; i < 4; i++)
+        if (p.words[i]) {
             argv[n++] = (char *)flags[i];
-            argv[n++] = (char *)words[i];
+            argv[n++] = (char *)p.words[i];
         }
+    argv[n++] = "--out";
+    argv[n++] = (char *)buf_str(&dir);
     mcp_aws_price_arg(args, argv, &n, price);
     argv[n] = NULL;
     struct run_state r = {.call = call};
     buf_init(&r.out, (size_t)1 << 20);
     int status;
-    int rc = mcp_aws_program(call, argv, on_line, &r, &status);
+    rc = mcp_aws_program(call, argv, on_line, &r, &status);
     if (!rc && status != 0)
         rc = mcp_tool_fail(call, "sm-suite exited with status %d: %s %s %s (the run: %s)", status,
-                           r.last[0], r.last[1], r.last[2], words[2]);
+                           r.last[0], r.last[1], r.last[2], buf_str(&dir));
     else if (!rc) {
         cJSON *j = cJSON_CreateObject();
-        char report[128];
-        snprintf(report, sizeof report, "%s/report.json", words[2]);
+        buf_reset(&err);
+        bool ok = !buf_addf(&err, "%s/report.json", buf_str(&dir));
         rc = mcp_tool_text(call, "%s\nThe run: %s (report.md, report.json, chart.svg)",
-                           buf_str(&r.out), words[2]);
-        if (!rc && (!j || !cJSON_AddStringToObject(j, "run_dir", words[2]) ||
-                    !cJSON_AddStringToObject(j, "report_json", report) ||
+                           buf_str(&r.out), buf_str(&dir));
+        if (!rc && (!ok || !j || !cJSON_AddStringToObject(j, "run_dir", p.out) ||
+                    !cJSON_AddStringToObject(j, "path", buf_str(&dir)) ||
+                    !cJSON_AddStringToObject(j, "report_json", buf_str(&err)) ||
                     !cJSON_AddNumberToObject(j, "exit_status", status)))
             rc = MCP_TOOL_INTERNAL;
         if (!rc)
@@ -106,6 +180,9 @@ static int call(const cJSON *args, struct mcp_call *call, void *user) {
             cJSON_Delete(j);
     }
     buf_free(&r.out);
+    plan_free(&p);
+    buf_free(&dir);
+    buf_free(&err);
     return rc;
 }
 
@@ -115,21 +192,58 @@ const struct mcp_tool tool_run_benchmark = {
     .description = "Runs sm-suite against two endpoints (baseline and candidate, e.g. bf16 and its "
                    "QAT build): the fixed-length decode test, the concurrency sweep and the "
                    "exact-answer quiz as plain wrk commands, then sm-compare's table of ratios. "
-                   "Each step is reported as progress; it takes minutes. The run directory keeps "
-                   "the result files and reports.",
-    .input_schema = "{\"type\":\"object\",\"properties\":{\"baseline\":{\"type\":\"string\","
-                    "\"minLength\":1,\"maxLength\":130,\"description\":\"NAME[=LABEL]\"},"
-                    "\"candidate\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":130},"
-                    "\"out\":{\"type\":\"string\",\"maxLength\":255,\"description\":\"The run "
-                    "directory, new or empty (default runs/mcp-TIME)\"},\"scenarios\":{\"type\":"
-                    "\"string\",\"maxLength\":40,\"description\":\"e.g. decode,sweep,quiz\"},"
-                    "\"levels\":{\"type\":\"string\",\"maxLength\":60,\"description\":\"The "
-                    "sweep's concurrency levels, e.g. 1,4,16\"},\"price_per_hour\":{\"type\":"
-                    "\"number\",\"minimum\":0.0001,\"maximum\":10000}," MCP_AWS_REGION_PROP
-                    "},\"required\":[\"baseline\",\"candidate\"],\"additionalProperties\":false}",
+                   "Each step is reported as progress; it takes minutes and sends load to both "
+                   "endpoints. The run directory (inside sm-mcp's runs folder) keeps the result "
+                   "files and reports. Needs \"confirm\": true: without it, nothing runs and the "
+                   "reply says what would; ask the user, then call again with confirm: true.",
+    .input_schema =
+        "{\"type\":\"object\",\"properties\":{\"baseline\":{\"type\":\"string\","
+        "\"minLength\":1,\"maxLength\":130,\"description\":\"NAME[=LABEL]\"},"
+        "\"candidate\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":130},"
+        "\"out\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
+        "\"description\":\"The run directory inside the runs folder (relative: "
+        "A-Z a-z 0-9 . _ - and /, no ..), new or empty (default mcp-TIME)\"},"
+        "\"scenarios\":{\"type\":\"string\",\"maxLength\":40,\"description\":"
+        "\"e.g. decode,sweep,quiz\"},\"levels\":{\"type\":\"array\",\"items\":{"
+        "\"type\":\"integer\",\"minimum\":1,\"maximum\":" RUN_XSTR(
+            RUN_MAX_LEVEL) "},\"minItems\":1,\"maxItems\":" RUN_XSTR(RUN_MAX_LEVELS) ",\"descriptio"
+                                                                                     "n\":"
+                                                                                     "\"The "
+                                                                                     "sweep's "
+                                                                                     "concurrency "
+                                                                                     "levels, e.g. "
+                                                                                     "[1,4,16]\"},"
+                                                                                     "\"price_per_"
+                                                                                     "hour\":{"
+                                                                                     "\"type\":"
+                                                                                     "\"number\","
+                                                                                     "\"minimum\":"
+                                                                                     "0.0001,"
+                                                                                     "\"maximum\":"
+                                                                                     "10000}"
+                                                                                     "," MCP_AWS_REGION_PROP
+                                                                                     ",\"confirm\":"
+                                                                                     "{\"type\":"
+                                                                                     "\"boolean\","
+                                                                                     "\"description"
+                                                                                     "\":"
+                                                                                     "\"true once "
+                                                                                     "the user "
+                                                                                     "agreed to "
+                                                                                     "send the "
+                                                                                     "load\"}},"
+                                                                                     "\"required\":"
+                                                                                     "[\"baseline\""
+                                                                                     ","
+                                                                                     "\"candidate\""
+                                                                                     "],"
+                                                                                     "\"additionalP"
+                                                                                     "roperties\":"
+                                                                                     "false}",
     .annotations = {.read_only = MCP_HINT_NO,
                     .destructive = MCP_HINT_NO,
                     .idempotent = MCP_HINT_NO,
                     .open_world = MCP_HINT_YES},
     .call = call,
+    .preview = preview,
 };

@@ -1,7 +1,7 @@
 // The official MCP TypeScript SDK client drives sm-mcp's AWS tools against
 // sm-emulator's control plane: the tools' annotations as a client sees them, a
-// read-only call (get_endpoint_status), a destructive one (delete_endpoint)
-// refused without confirmation and run with it, a long one (deploy_endpoint)
+// read-only call (get_endpoint_status), the tools that are not read-only
+// refused without confirmation (saying what they would do) and run with it, a long one (deploy_endpoint)
 // reporting progress, and a cancelled wait.
 // Usage: node sdk_lifecycle.mjs SM_MCP VERSION EMULATOR_URL
 import assert from "node:assert/strict";
@@ -43,15 +43,33 @@ assert.deepEqual(byName.deploy_endpoint.annotations, {
   openWorldHint: true,
 });
 assert.equal(byName.find_vllm_image.annotations.openWorldHint, false);
-assert.deepEqual(byName.delete_endpoint.inputSchema.required, ["endpoint_name", "confirm"]);
-assert.equal(byName.delete_endpoint.inputSchema.properties.confirm.type, "boolean");
+assert.deepEqual(byName.run_benchmark.annotations, {
+  title: "Run the benchmark", readOnlyHint: false, destructiveHint: false, idempotentHint: false,
+  openWorldHint: true,
+});
+// Every tool that is not read-only lists confirm and says it needs it.
+for (const t of tools.filter((t) => !t.annotations.readOnlyHint)) {
+  assert.equal(t.inputSchema.properties.confirm.type, "boolean", `${t.name} lists confirm`);
+  assert.match(t.description, /Needs "confirm": true/, `${t.name} says it needs confirm`);
+}
+assert.deepEqual(tools.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name),
+  ["deploy_endpoint", "delete_endpoint", "run_benchmark"]);
+assert.deepEqual(byName.delete_endpoint.inputSchema.required, ["endpoint_name"]);
 assert.deepEqual(byName.deploy_endpoint.inputSchema.required, ["endpoint_name", "model_id", "role_arn"]);
+
+// Without the confirmation, a deploy creates nothing and says what it would.
+const unconfirmed = await client.callTool({ name: "deploy_endpoint", arguments: {
+  endpoint_name: "e", model_id: "google/gemma-4-E2B-it", role_arn: ROLE, price_per_hour: 1.1267 } });
+assert.equal(unconfirmed.isError, true);
+assert.match(unconfirmed.content[0].text, /^deploy_endpoint was not run: it needs "confirm": true\. The call would create SageMaker endpoint e in us-east-1 serving google\/gemma-4-E2B-it .* bill USD 1\.1267 an hour/);
+const none = await client.callTool({ name: "list_endpoints", arguments: {} });
+assert.deepEqual(none.structuredContent.endpoints, [], "nothing was created");
 
 // A long tool: deploy_endpoint reports progress while it waits.
 const progress = [];
 const deployed = await client.callTool(
   { name: "deploy_endpoint", arguments: { endpoint_name: "e", model_id: "google/gemma-4-E2B-it",
-    role_arn: ROLE, price_per_hour: 1.1267 } },
+    role_arn: ROLE, price_per_hour: 1.1267, confirm: true } },
   undefined, { onprogress: (p) => progress.push(p) });
 assert.ok(!deployed.isError, JSON.stringify(deployed.content));
 assert.match(deployed.content[0].text, /^e is InService in us-east-1 after /);
@@ -71,11 +89,11 @@ assert.equal(health.structuredContent.reply, "1512");
 // A destructive tool: refused without the confirmation, run with it.
 const noConfirm = await client.callTool({ name: "delete_endpoint", arguments: { endpoint_name: "e" } });
 assert.equal(noConfirm.isError, true);
-assert.match(noConfirm.content[0].text, /missing required argument "confirm"/);
+assert.match(noConfirm.content[0].text, /^delete_endpoint was not run: it needs "confirm": true\. The call would delete SageMaker endpoint e in us-east-1/);
 const refused = await client.callTool({ name: "delete_endpoint",
   arguments: { endpoint_name: "e", confirm: false } });
 assert.equal(refused.isError, true);
-assert.match(refused.content[0].text, /^delete_endpoint is destructive and was not run/);
+assert.match(refused.content[0].text, /^delete_endpoint was not run: it needs "confirm": true/);
 const still = await client.callTool({ name: "get_endpoint_status", arguments: { endpoint_name: "e" } });
 assert.equal(still.structuredContent.status, "InService", "not deleted without confirmation");
 const deleted = await client.callTool({ name: "delete_endpoint",
@@ -95,7 +113,7 @@ assert.match(missing.content[0].text, /Could not find endpoint/);
 const abort = new AbortController();
 const slow = client.callTool(
   { name: "deploy_endpoint", arguments: { endpoint_name: "slow", model_id: "google/gemma-4-E2B-it",
-    role_arn: ROLE, instance_types: ["ml.g6.4xlarge"], wait_timeout_s: 86400 } },
+    role_arn: ROLE, instance_types: ["ml.g6.4xlarge"], wait_timeout_s: 86400, confirm: true } },
   undefined, { signal: abort.signal, onprogress: (p) => { if (/Creating/.test(p.message)) abort.abort(); } });
 await assert.rejects(slow);
 const left = await client.callTool({ name: "get_endpoint_status", arguments: { endpoint_name: "slow" } });

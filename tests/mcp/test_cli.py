@@ -32,6 +32,8 @@ def main():
     check(r.returncode == 0, "--help exits 0")
     check(r.stdout.startswith(b"Usage: sm-mcp"), "--help prints the usage on stdout")
     check(b"get_help" in r.stdout and b"2025-11-25" in r.stdout, "--help names get_help and the version")
+    check(b"--runs-dir DIR" in r.stdout and b"run only with \"confirm\": true" in r.stdout,
+          "--help names the runs folder and the confirmation")
     check(r.stderr == b"", "--help writes nothing on stderr")
 
     r = run(binary, ["-V"])
@@ -45,6 +47,7 @@ def main():
                       (["--region", "US"], "--region wants a region such as us-east-2: US"),
                       (["--endpoint-url", "x"], "--endpoint-url wants an http:// or https:// URL: x"),
                       (["--time-scale", "0"], "--time-scale wants a number from 0.001 to 1000000: 0"),
+                      (["--runs-dir", ""], '--runs-dir wants a folder: ""'),
                       (["--region"], "a value is needed: --region")):
         r = run(binary, args)
         check(r.returncode == 2, "%s exits 2" % args)

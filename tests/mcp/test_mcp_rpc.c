@@ -154,6 +154,18 @@ static const struct parse_case {
     {"\"\xed\xa0\x80\"", 0, MCP_RPC_ERR_PARSE, NULL},     /* a surrogate */
     {"\"\xf4\x90\x80\x80\"", 0, MCP_RPC_ERR_PARSE, NULL}, /* past U+10FFFF */
     {"\"\xe2\x82\"", 0, MCP_RPC_ERR_PARSE, NULL},         /* cut short */
+    /* a NUL in a string is kept as C0 80 for mcp_schema, not a cut */
+    {"\"team-prod\\u0000-scratch\"", 0, MCP_RPC_OK, "\"team-prod\xc0\x80-scratch\""},
+    {"{\"k\\u0000x\":1}", 0, MCP_RPC_OK,
+     "{\"k\xc0\x80"
+     "x\":1}"},
+    {"\"a\0b\"", 5, MCP_RPC_OK,
+     "\"a\xc0\x80"
+     "b\""},
+    {"\"a\\\\u0000b\"", 0, MCP_RPC_OK, "\"a\\\\u0000b\""}, /* an escaped backslash */
+    {"\"a\\u00001\"", 0, MCP_RPC_OK,
+     "\"a\xc0\x80"
+     "1\""},
 };
 
 static void test_parse(void) {

@@ -17,8 +17,10 @@
     "'required':['type'],'additionalProperties':false}},"                                          \
     "'env':{'type':'object','properties':{'SM_VLLM_MODEL':{'type':'string'}},"                     \
     "'required':['SM_VLLM_MODEL']},"                                                               \
-    "'open':{'type':'object'}},"                                                                   \
+    "'open':{'type':'object'},'prompt':{'type':'string','contentMediaType':'text/plain'}},"        \
     "'required':['name'],'additionalProperties':false}"
+
+#define CTRL ": no NUL or other control character (U+0000-U+001F, U+007F-U+009F) is accepted"
 
 static const struct validate_case {
     const char *value; /* single quotes */
@@ -53,6 +55,29 @@ static const struct validate_case {
     {"{'name':'ab','env':{}}", "missing required argument \"env.SM_VLLM_MODEL\""},
     {"{'name':'ab','open':{'anything':[1,{'deep':[[[]]]}]}}", NULL},
     {"{'name':'ab','other':1}", "unknown argument \"other\""},
+    /* NUL (as mcp_rpc_parse marks it) and control characters, anywhere */
+    {"{'name':'a\xc0\x80"
+     "b'}",
+     "argument \"name\" holds a NUL (U+0000) at character 2" CTRL},
+    {"{'name':'\xc3\xa9\\u001b'}",
+     "argument \"name\" holds the control character U+001B at character 2" CTRL},
+    {"{'name':'ab\\t'}",
+     "argument \"name\" holds the control character U+0009 at character 3" CTRL},
+    {"{'name':'a\\u007f'}",
+     "argument \"name\" holds the control character U+007F at character 2" CTRL},
+    {"{'name':'a\\u0085'}",
+     "argument \"name\" holds the control character U+0085 at character 2" CTRL},
+    {"{'name':'a\\u00a0'}", NULL}, /* U+00A0 is no control character */
+    {"{'name':'ab','pools':[{'type':'t\xc0\x80'}]}",
+     "argument \"pools[0].type\" holds a NUL (U+0000) at character 2" CTRL},
+    {"{'name':'ab','x\\u0001':1}",
+     "an argument name holds the control character U+0001 at character 2" CTRL},
+    {"{'name':'ab','env':{'SM_VLLM_MODEL':'m','A\xc0\x80':'x'}}",
+     "an argument name in env holds a NUL (U+0000) at character 2" CTRL},
+    {"{'name':'ab','prompt':'line 1\\nline 2\\r\\n\\tend'}", NULL},
+    {"{'name':'ab','prompt':'a\\u0007'}",
+     "argument \"prompt\" holds the control character U+0007 at character 2: no NUL or other "
+     "control character (U+0000-U+001F, U+007F-U+009F) but tab and line breaks is accepted"},
 };
 
 static void test_validate(void) {
@@ -107,6 +132,8 @@ static const struct check_case {
     {"{'type':'array','items':{'type':'object','properties':{'x':{'type':'string','format':'uri'}}}"
      "}",
      "schema node \"[].x\": keyword \"format\" is not supported for type string"},
+    {"{'type':'string','contentMediaType':'text/html'}",
+     "schema: contentMediaType must be \"text/plain\""},
     {"{'type':'boolean','enum':[true]}",
      "schema: keyword \"enum\" is not supported for type boolean"},
     {"{'type':'object','properties':{'a':{'type':'object','properties':{'b':{'type':'object',"

@@ -52,6 +52,20 @@ static int wipe(const cJSON *args, struct mcp_call *call, void *user) {
     return mcp_tool_text(call, "wiped %s", cJSON_GetObjectItem(args, "name")->valuestring);
 }
 
+/* What wipe would do; it refuses a name it does not know, as a tool checks
+ * its arguments before it asks for a confirmation. */
+static int wipe_preview(const cJSON *args, struct mcp_call *call, void *user) {
+    (void)user;
+    const char *name = cJSON_GetObjectItem(args, "name")->valuestring;
+    if (strcmp(name, "missing") == 0) return mcp_tool_fail(call, "no database named %s", name);
+    return mcp_tool_text(call, "wipe the database %s", name);
+}
+
+static int make_preview(const cJSON *args, struct mcp_call *call, void *user) {
+    (void)args, (void)user;
+    return mcp_tool_text(call, "make a thing and bill for it");
+}
+
 /* Three steps of progress; a repeated value is dropped. */
 static int slow(const cJSON *args, struct mcp_call *call, void *user) {
     (void)args, (void)user;
@@ -111,8 +125,19 @@ static const struct mcp_tool t_bad_output = {.name = "bad_output",
                                              .annotations = RO,
                                              .call = bad_output};
 /* Default annotations: destructive, as MCP says. */
-static const struct mcp_tool t_wipe = {
-    .name = "wipe", .description = "Wipes.", .input_schema = WIPE_IN, .call = wipe};
+static const struct mcp_tool t_wipe = {.name = "wipe",
+                                       .description = "Wipes.",
+                                       .input_schema = WIPE_IN,
+                                       .call = wipe,
+                                       .preview = wipe_preview};
+/* Not destructive (it only adds), but not read-only: it spends, so it needs
+ * the confirmation too. */
+static const struct mcp_tool t_make = {.name = "make",
+                                       .description = "Makes.",
+                                       .input_schema = WIPE_IN,
+                                       .annotations = {.destructive = MCP_HINT_NO},
+                                       .call = wipe,
+                                       .preview = make_preview};
 static const struct mcp_tool t_slow = {.name = "slow",
                                        .description = "Slow.",
                                        .input_schema = EMPTY_IN,
@@ -155,7 +180,7 @@ static struct mcp_server *make(const struct mcp_tool *const *tools, size_t n) {
 }
 
 static void make_servers(void) {
-    const struct mcp_tool *main_tools[] = {&t_echo, &t_look, &t_wipe,  &t_slow,
+    const struct mcp_tool *main_tools[] = {&t_echo, &t_look, &t_wipe,  &t_make,      &t_slow,
                                            &t_wait, &t_fail, &t_crash, &t_bad_output};
     const struct mcp_tool *list_tools[] = {&t_look, &t_wipe};
     servers[MAIN] = make(main_tools, sizeof main_tools / sizeof main_tools[0]);
@@ -205,7 +230,9 @@ static void make_servers(void) {
 #define WIPE_LATEST "{'name':'wipe','description':'Wipes.','inputSchema':" WIPE_IN_Q ",'annotations':" WIPE_HINTS "}"
 
 #define NOT_INIT "Not initialized: the first request must be initialize"
-#define REFUSED "wipe is destructive and was not run: describe to the user what it will do, and call it again with \\'confirm\\': true only after they agree"
+#define REFUSED "wipe was not run: it needs \\'confirm\\': true. The call would wipe the database db. Tell the user what it will do, and call it again with \\'confirm\\': true only after they agree."
+#define MAKE_REFUSED "make was not run: it needs \\'confirm\\': true. The call would make a thing and bill for it. Tell the user what it will do, and call it again with \\'confirm\\': true only after they agree."
+#define CTRL ": no NUL or other control character (U+0000-U+001F, U+007F-U+009F) is accepted"
 #define PARSE_ERROR ERR_NOID("-32700", "Parse error: not one JSON value in UTF-8")
 #define BAD_ID ERR_NOID("-32600", "Invalid Request: id must be a string or an integer")
 #define TOO_LONG ERR_NOID("-32700", "Parse error: a message longer than 64 bytes")
@@ -355,6 +382,21 @@ static const struct row {
     {"destructive_refusal_is_a_tool_error_in_old_versions_too", MAIN,
      START_1105 CALL("1", "wipe", "{'name':'db'}"),
      STARTED_1105 TOOL_ERROR("1", REFUSED)},
+    {"additive_tool_that_is_not_read_only_runs_only_with_confirm_true", MAIN,
+     START CALL("1", "make", "{'name':'x'}") CALL("2", "make", "{'name':'x','confirm':true}"),
+     STARTED TOOL_ERROR("1", MAKE_REFUSED) RESULT("2", TEXT("wiped x"))},
+    {"unconfirmed_call_gets_the_preview_s_own_error_when_the_preview_fails", MAIN,
+     START CALL("1", "wipe", "{'name':'missing'}"),
+     STARTED TOOL_ERROR("1", "no database named missing")},
+    {"nul_in_an_argument_is_refused_naming_it_not_cut_short", MAIN,
+     START CALL("1", "wipe", "{'name':'team-prod\\u0000-scratch','confirm':true}")
+     CALL("2", "echo", "{'text':'a\\u0085'}") CALL("3", "echo", "{'text':'a','t\\u0000':1}"),
+     STARTED TOOL_ERROR("1", "Invalid arguments for tool wipe: argument \\'name\\' holds a NUL (U+0000) at character 10" CTRL)
+     TOOL_ERROR("2", "Invalid arguments for tool echo: argument \\'text\\' holds the control character U+0085 at character 2" CTRL)
+     TOOL_ERROR("3", "Invalid arguments for tool echo: an argument name holds a NUL (U+0000) at character 2" CTRL)},
+    {"nul_in_a_tool_name_is_no_other_tool", MAIN,
+     START CALL("1", "echo\\u0000x", "{'text':'a'}"),
+     STARTED ERR("1", "-32602", "Unknown tool: echo??x")},
     {"destructive_confirm_of_the_wrong_type_fails_the_schema_first", MAIN,
      START CALL("1", "wipe", "{'name':'db','confirm':'yes'}"),
      STARTED TOOL_ERROR("1", "Invalid arguments for tool wipe: argument \\'confirm\\': expected a boolean, got a string")},
@@ -614,30 +656,48 @@ static const struct refusal {
       .annotations = RO,
       .call = noop},
      "tool badout: output_schema: schema: keyword \"oneOf\" is not supported for type object"},
-    /* The destructive rule: MCP's defaults make a tool destructive. */
+    /* The confirmation rule: a tool that is not read-only (MCP's default) needs it. */
     {{.name = "forgot", .description = "d", .input_schema = EMPTY_IN, .call = noop},
-     "tool forgot: destructive (not read-only, and destructive is MCP's default) but input_schema "
-     "declares no boolean \"confirm\" property"},
+     "tool forgot: not read-only (it needs \"confirm\": true) but input_schema declares no "
+     "boolean \"confirm\" property"},
     {{.name = "forgot2",
       .description = "d",
       .input_schema = OBJ("\"confirm\":{\"type\":\"string\"}"),
       .annotations = {.destructive = MCP_HINT_YES},
-      .call = noop},
-     "tool forgot2: destructive (not read-only, and destructive is MCP's default) but input_schema "
-     "declares no boolean \"confirm\" property"},
+      .call = noop,
+      .preview = noop},
+     "tool forgot2: not read-only (it needs \"confirm\": true) but input_schema declares no "
+     "boolean \"confirm\" property"},
+    {{.name = "nopreview", .description = "d", .input_schema = OBJ(CONFIRM), .call = noop},
+     "tool nopreview: not read-only (it needs \"confirm\": true) but has no preview to say what "
+     "it would do"},
     {{.name = "both",
       .description = "d",
       .input_schema = OBJ(CONFIRM),
       .annotations = {.read_only = MCP_HINT_YES, .destructive = MCP_HINT_YES},
       .call = noop},
      "tool both: annotations: read-only and destructive at once"},
-    {{.name = "additive",
+    {{.name = "additive_unconfirmed",
       .description = "d",
       .input_schema = EMPTY_IN,
       .annotations = {.destructive = MCP_HINT_NO},
-      .call = noop},
+      .call = noop,
+      .preview = noop},
+     "tool additive_unconfirmed: not read-only (it needs \"confirm\": true) but input_schema "
+     "declares no boolean \"confirm\" property"},
+    {{.name = "additive",
+      .description = "d",
+      .input_schema = OBJ(CONFIRM),
+      .annotations = {.destructive = MCP_HINT_NO},
+      .call = noop,
+      .preview = noop},
      NULL},
-    {{.name = "deleter", .description = "d", .input_schema = OBJ(CONFIRM), .call = noop}, NULL},
+    {{.name = "deleter",
+      .description = "d",
+      .input_schema = OBJ(CONFIRM),
+      .call = noop,
+      .preview = noop},
+     NULL},
 };
 
 static void test_registration_refusals(void) {
@@ -659,7 +719,7 @@ static void test_registration_refusals(void) {
     char *want = mt_q(STARTED OK("1", "{'tools':["
         "{'name':'x','description':'d','inputSchema':{'type':'object','additionalProperties':false},"
         "'annotations':{'readOnlyHint':true,'destructiveHint':false,'idempotentHint':false,'openWorldHint':false}},"
-        "{'name':'additive','description':'d','inputSchema':{'type':'object','additionalProperties':false},"
+        "{'name':'additive','description':'d','inputSchema':{'type':'object','properties':{'confirm':{'type':'boolean'}},'additionalProperties':false},"
         "'annotations':{'readOnlyHint':false,'destructiveHint':false,'idempotentHint':false,'openWorldHint':true}},"
         "{'name':'deleter','description':'d','inputSchema':{'type':'object','properties':{'confirm':{'type':'boolean'}},'additionalProperties':false},"
         "'annotations':{'readOnlyHint':false,'destructiveHint':true,'idempotentHint':false,'openWorldHint':true}}]}"));

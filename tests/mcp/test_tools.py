@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""sm-mcp's tools over raw stdio JSON-RPC against sm-emulator: run_benchmark runs
-sm-suite with each step a progress notification and a structured result,
-compare_results runs sm-compare -f json on its run, find_vllm_image and
+"""sm-mcp's tools over raw stdio JSON-RPC against sm-emulator: run_benchmark (confirmed) runs
+sm-suite with each step a progress notification and a structured result, its
+run inside the runs folder, compare_results runs sm-compare -f json on its run, find_vllm_image and
 get_deployment_config answer from the facts file, check_quotas reads Service
 Quotas, and a tool without a region says so (isError).
 
@@ -9,7 +9,6 @@ Quotas, and a tool without a region says so (isError).
 
 Environment: SM_EMULATOR, SM_SUITE, SM_COMPARE, WRK (and WRK_PRELOAD in a sanitized
 build), SM_PLUGIN_PATH, as for the sm-suite tests."""
-import json
 import os
 import shutil
 import subprocess
@@ -21,41 +20,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "suite"))
 import emulator  # noqa: E402
 import suitelib  # noqa: E402
+from mcpsession import Session  # noqa: E402
 from testkit import FAILED, expect as check, finish  # noqa: E402
-
-
-class Session:
-    """sm-mcp over pipes: one request at a time, notifications kept."""
-
-    def __init__(self, server, args, env, cwd):
-        self.p = subprocess.Popen([server] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, env=env, cwd=cwd, text=True)
-        self.id = 0
-        self.notes = []
-        r = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                        "clientInfo": {"name": "tools-test", "version": "0"}})
-        check(r["result"]["protocolVersion"] == "2025-11-25", "initialize")
-
-    def request(self, method, params, token=None):
-        self.id += 1
-        if token is not None:
-            params = dict(params, _meta={"progressToken": token})
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.id, "method": method,
-                                       "params": params}) + "\n")
-        self.p.stdin.flush()
-        while True:
-            msg = json.loads(self.p.stdout.readline())
-            if msg.get("id") == self.id:
-                return msg
-            self.notes.append(msg)
-
-    def tool(self, name, args, token=None):
-        return self.request("tools/call", {"name": name, "arguments": args}, token)["result"]
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=60)
-        return self.p.stderr.read()
 
 
 def main():
@@ -66,19 +32,23 @@ def main():
             "us-east-1/ml.g6.xlarge=5"]
     try:
         with emulator.Emulator(args, env=env) as emu:
-            s = Session(server, ["--region", "us-east-1", "--endpoint-url", emu.url], env, tmp)
+            s = Session(server, ["--region", "us-east-1", "--endpoint-url", emu.url], env, tmp,
+                        client="tools-test")
+            check(s.init["result"]["protocolVersion"] == "2025-11-25", "initialize")
             r = s.tool("run_benchmark", {"baseline": "base", "candidate": "cand",
-                                         "scenarios": "decode", "out": "run"}, token="b1")
+                                         "scenarios": "decode", "out": "run", "confirm": True},
+                       token="b1")
             check(not r.get("isError"), "run_benchmark: %s" % r)
             check(r.get("structuredContent", {}).get("run_dir") == "run", "its run: %s" % r)
+            check(r["structuredContent"].get("path") == "runs/run", "inside the runs folder: %s" % r)
             check("decode_tokens_per_second" in r["content"][0]["text"], "the table")
             steps = [n["params"]["message"] for n in s.notes if n["method"] == "notifications/progress"]
             check(any(m.startswith("[1/1] decode") for m in steps), "progress per step: %s" % steps)
-            check(os.path.exists(os.path.join(tmp, "run", "report.json")), "the run's reports")
+            check(os.path.exists(os.path.join(tmp, "runs", "run", "report.json")), "the run's reports")
             r = s.tool("compare_results", {"baseline": "run/base", "candidate": "run/cand"})
             check(not r.get("isError") and isinstance(r.get("structuredContent"), dict),
                   "compare_results: %s" % str(r)[:400])
-            r = s.tool("run_benchmark", {"baseline": "--evil", "candidate": "cand"})
+            r = s.tool("run_benchmark", {"baseline": "--evil", "candidate": "cand", "confirm": True})
             check(r.get("isError") and "may not start with '-'" in r["content"][0]["text"],
                   "no option injection: %s" % r)
             r = s.tool("find_vllm_image", {"region": "eu-west-1"})
@@ -94,7 +64,8 @@ def main():
             check(q["quota"] == 5 and q["in_use"] == 2, "check_quotas: %s" % q)
             log = s.close()
             check("client tools-test asked for 2025-11-25" in log, "the log on stderr")
-            s = Session(server, [], dict(env, AWS_REGION="", AWS_DEFAULT_REGION=""), tmp)
+            s = Session(server, [], dict(env, AWS_REGION="", AWS_DEFAULT_REGION=""), tmp,
+                        client="tools-test")
             r = s.tool("get_endpoint_status", {"endpoint_name": "base"})
             check(r.get("isError") and r["content"][0]["text"].startswith("no region:"),
                   "no region: %s" % r)
