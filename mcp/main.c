@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "creds.h"
 #include "mcp_aws.h"
+#include "mcp_proc.h"
 #include "mcp_server.h"
 #include "tools.h"
 
@@ -56,7 +57,8 @@ static const char usage[] =
     "else those beside sm-mcp (this build's or the install's), else on the PATH.\n"
     "run_benchmark's sweep levels are at most 256 (16 of them). When standard input\n"
     "ends, or the client cancels the call, the program and every process it started\n"
-    "are stopped (SIGTERM, then SIGKILL a second later) before sm-mcp goes on.\n"
+    "are stopped (SIGTERM, then SIGKILL a second later) before sm-mcp goes on; on\n"
+    "SIGTERM, SIGINT or SIGHUP the same, then sm-mcp ends by that signal.\n"
     "\n"
     "Exit status: 0 when the input ended; 1 when reading or writing failed; 2 on bad\n"
     "usage.\n";
@@ -209,6 +211,7 @@ int main(int argc, char **argv) {
                MCP_SERVER_LATEST_VERSION);
     } else if (!rc) {
         signal(SIGPIPE, SIG_IGN); /* a closed stdout is a write error, not a silent death */
+        mcp_proc_catch_signals();
         default_region(&m);
         m.aws.suite = m.suite = find_program("SM_SUITE", "../suite/sm-suite", "sm-suite");
         m.aws.compare = m.compare =

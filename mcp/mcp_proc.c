@@ -15,6 +15,34 @@
 
 #define MCP_PROC_LINE_MAX ((size_t)64 << 10)
 
+static volatile sig_atomic_t mcp_proc_running; /* mcp_proc_run is under way */
+static volatile sig_atomic_t mcp_proc_signal;  /* the signal that came meanwhile; 0: none */
+
+static void mcp_proc_on_signal(int sig) {
+    if (!mcp_proc_running) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    mcp_proc_signal = sig;
+}
+
+void mcp_proc_catch_signals(void) {
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    struct sigaction sa = {.sa_handler = mcp_proc_on_signal};
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, NULL);
+}
+
+/* Ends sm-mcp by the signal that stopped a run, now that its tree is gone. */
+static void mcp_proc_pass_signal(void) {
+    int sig = mcp_proc_signal;
+    mcp_proc_running = 0;
+    if (!sig) return;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static void mcp_proc_child(char *const argv[], int out, int err) {
     int null = open("/dev/null", O_RDONLY);
     setpgid(0, 0); /* its own group: a stop reaches all that stayed in it at once */
@@ -183,6 +211,7 @@ int mcp_proc_run(char *const argv[], const struct mcp_proc_io *io, int *status, 
         return buf_fail(err, MCP_PROC_ERR_SYSTEM, "cannot run %s: %s", argv[0], strerror(errno));
     }
     setpgid(pid, pid); /* as the child does: whichever runs first */
+    mcp_proc_running = 1;
     struct mcp_proc_tree t = {.pid = pid};
     buf_init(&lines[0], MCP_PROC_LINE_MAX);
     buf_init(&lines[1], MCP_PROC_LINE_MAX);
@@ -198,7 +227,7 @@ int mcp_proc_run(char *const argv[], const struct mcp_proc_io *io, int *status, 
                 fds[k].fd = -1;
             }
         mcp_proc_reap(&t);
-        if (!t.stopping && io->stop && io->stop(io->ud)) {
+        if (!t.stopping && (mcp_proc_signal || (io->stop && io->stop(io->ud)))) {
             *stopped = true;
             mcp_proc_stop(&t);
         }
@@ -219,5 +248,6 @@ int mcp_proc_run(char *const argv[], const struct mcp_proc_io *io, int *status, 
     *status = WIFEXITED(t.st) ? WEXITSTATUS(t.st) : 128 + WTERMSIG(t.st);
     buf_free(&lines[0]);
     buf_free(&lines[1]);
+    mcp_proc_pass_signal();
     return MCP_PROC_OK;
 }

@@ -7,7 +7,9 @@
  * descendant gets SIGTERM, then SIGKILL after MCP_PROC_GRACE_S, and
  * mcp_proc_run returns only once none is left; the same sweep ends whatever
  * the program left behind when it exits. The kernel sends the program
- * SIGTERM if sm-mcp dies first. */
+ * SIGTERM if sm-mcp dies first; SIGTERM, SIGINT or SIGHUP to sm-mcp stop the
+ * tree as the stop hook does, then end sm-mcp by that signal
+ * (mcp_proc_catch_signals). */
 #ifndef MCP_PROC_H
 #define MCP_PROC_H
 
@@ -35,6 +37,11 @@ enum mcp_proc_error { MCP_PROC_OK = 0, MCP_PROC_ERR_SYSTEM = -1 };
 __attribute__((warn_unused_result)) int mcp_proc_run(char *const argv[],
                                                      const struct mcp_proc_io *io, int *status,
                                                      bool *stopped, struct buf *err);
+
+/* Installs the handlers of SIGTERM, SIGINT and SIGHUP: during mcp_proc_run they
+ * stop the program and its descendants, which are waited for before the
+ * process ends by the signal; at any other time the signal acts at once. */
+void mcp_proc_catch_signals(void);
 
 /* The descendants of root among n processes given as {pid, ppid} pairs:
  * written to out (at most max), their count returned. Pure. */

@@ -18,8 +18,8 @@ Environment: SM_EMULATOR."""
 import os
 import shutil
 import subprocess
-import sys
 import signal
+import sys
 import tempfile
 import time
 
@@ -208,6 +208,17 @@ def test_stop_at_cancellation(server, env, tmp):
     s.close()
 
 
+def test_stop_at_sigterm(server, env, tmp):
+    """SIGTERM to sm-mcp stops every process the run started, then sm-mcp itself."""
+    s, rid, pids = start_run(server, env, tmp, "sigterm")
+    s.p.send_signal(signal.SIGTERM)
+    if not poll("no process of the run is left after sm-mcp's SIGTERM (%s)" % sorted(pids),
+                lambda: not alive(pids), STOP_DEADLINE_S):
+        return cleanup(s, pids)
+    check(s.p.wait(timeout=STOP_DEADLINE_S) == -signal.SIGTERM,
+          "sm-mcp ends by the signal once its run is stopped")
+
+
 def main():
     server = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="mcp-guards-")
@@ -224,6 +235,7 @@ def main():
             s.close()
         test_stop_at_end_of_input(server, env, tmp)
         test_stop_at_cancellation(server, env, tmp)
+        test_stop_at_sigterm(server, env, tmp)
     finally:
         if not FAILED:
             shutil.rmtree(tmp, ignore_errors=True)
