@@ -19,7 +19,7 @@ import tempfile
 TESTS = [
     "emulator_control_plane_aws_cli_unchanged_against_the_control_plane_and_service_quotas",
     "emulator_cloudwatch_aws_cli_filter_log_events_and_get_metric_data_unchanged",
-    # "emulator_control_plane_seed_clients_sequence_unchanged_sts_iam_ecr_and_sagemaker",
+    "emulator_control_plane_seed_clients_sequence_unchanged_sts_iam_ecr_and_sagemaker",
     "emulator_control_plane_each_service_verified_with_its_signing_name_and_regions",
     "emulator_http_tls_with_curl_and_sm_invoke",
     "plugin_request_botocore",
