@@ -46,19 +46,12 @@ static int iamsrv_role(struct buf *b, const char *account, const char *name, con
 
 int iamsrv_call(const char *op, const char *body, size_t len, const char *account, uint64_t id_seed,
                 struct cplane_reply *r) {
-    char id[QPROTO_ID_LEN], msg[200];
-    qproto_request_id(id_seed, id);
-    buf_reset(&r->body);
-    r->status = 200;
-    r->type = NULL;
-    if (strcmp(op, "GetRole") != 0) {
-        snprintf(msg, sizeof msg, "Could not find operation %s for version 2010-05-08", op);
-        return qproto_error(r, 400, IAMSRV_NS, "InvalidAction", msg, id);
-    }
+    char id[QPROTO_ID_LEN];
+    int rc = qproto_start(r, op, "GetRole", "2010-05-08", IAMSRV_NS, id_seed, id);
+    if (rc) return rc < 0 ? rc : CPLANE_OK;
     struct buf name;
     buf_init(&name, IAMSRV_NAME_MAX + 1);
     int found = qproto_param(body, len, "RoleName", &name);
-    int rc = CPLANE_OK;
     if (found == BUF_ERR_NOMEM) {
         rc = CPLANE_ERR_NOMEM;
     } else if (found == 0) {

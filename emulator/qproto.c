@@ -73,3 +73,15 @@ int qproto_error(struct cplane_reply *r, int status, const char *ns, const char 
     }
     return CPLANE_OK;
 }
+
+int qproto_start(struct cplane_reply *r, const char *op, const char *want, const char *version,
+                 const char *ns, uint64_t seed, char id[QPROTO_ID_LEN]) {
+    char msg[160];
+    qproto_request_id(seed, id);
+    buf_reset(&r->body);
+    r->status = 200;
+    r->type = NULL;
+    if (strcmp(op, want) == 0) return 0;
+    snprintf(msg, sizeof msg, "Could not find operation %.64s for version %s", op, version);
+    return qproto_error(r, 400, ns, "InvalidAction", msg, id) ? CPLANE_ERR_NOMEM : 1;
+}

@@ -29,6 +29,15 @@ __attribute__((warn_unused_result)) int qproto_elem(struct buf *b, const char *t
 /* A request id (UUID form) from seed. */
 void qproto_request_id(uint64_t seed, char out[QPROTO_ID_LEN]);
 
+/* Starts the reply r to Action op of a service of one operation, want (its API
+ * version, namespace ns): r emptied, status 200, id (the RequestId) from seed.
+ * Returns 0 when op is want; otherwise r is the service's InvalidAction and the
+ * return is 1, or CPLANE_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int qproto_start(struct cplane_reply *r, const char *op,
+                                                     const char *want, const char *version,
+                                                     const char *ns, uint64_t seed,
+                                                     char id[QPROTO_ID_LEN]);
+
 /* Makes r the error document of namespace ns: status, code (static storage: also
  * r->type), message, request id. Returns 0 or CPLANE_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int qproto_error(struct cplane_reply *r, int status,

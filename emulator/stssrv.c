@@ -8,22 +8,16 @@
 
 int stssrv_call(const char *op, const char *body, size_t len, const char *account, uint64_t id_seed,
                 struct cplane_reply *r) {
-    char id[QPROTO_ID_LEN], arn[96], user[32], msg[160];
+    char id[QPROTO_ID_LEN], arn[96], user[32];
     (void)body;
     (void)len;
-    qproto_request_id(id_seed, id);
-    buf_reset(&r->body);
-    r->status = 200;
-    r->type = NULL;
-    if (strcmp(op, "GetCallerIdentity") != 0) {
-        snprintf(msg, sizeof msg, "Could not find operation %s for version 2011-06-15", op);
-        return qproto_error(r, 400, STSSRV_NS, "InvalidAction", msg, id);
-    }
+    int rc = qproto_start(r, op, "GetCallerIdentity", "2011-06-15", STSSRV_NS, id_seed, id);
+    if (rc) return rc < 0 ? rc : CPLANE_OK;
     snprintf(arn, sizeof arn, "arn:aws:iam::%s:user/sm-emulator", account);
     uint64_t h = rng_hash(arn);
     snprintf(user, sizeof user, "AIDA%016llX", (unsigned long long)h); /* an IAM user's id */
     struct buf *b = &r->body;
-    int rc =
+    rc =
         buf_adds(b, "<GetCallerIdentityResponse xmlns=\"" STSSRV_NS "\"><GetCallerIdentityResult>");
     if (!rc) rc = qproto_elem(b, "Arn", arn);
     if (!rc) rc = qproto_elem(b, "UserId", user);

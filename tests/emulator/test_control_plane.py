@@ -167,6 +167,23 @@ def test_serve():
         shutil.rmtree(tmp)
 
 
+def cli_deploy(run, role, image):
+    """create-model m (image, role), create-endpoint-config c and create-endpoint e
+    through run (the aws CLI); create-endpoint's (rc, out, err)."""
+    rc, out, err = run("sagemaker", "create-model", "--model-name", "m",
+                       "--execution-role-arn", role, "--primary-container",
+                       json.dumps({"Image": image, "Environment": {
+                           "SM_VLLM_MODEL": "google/gemma-4-E2B-it"}}))
+    check(rc == 0 and ":model/m" in str(out), "create-model: %s" % err)
+    rc, out, err = run("sagemaker", "create-endpoint-config", "--endpoint-config-name", "c",
+                       "--production-variants", json.dumps([{
+                           "VariantName": "AllTraffic", "ModelName": "m",
+                           "InitialInstanceCount": 1, "InstanceType": "ml.g6.xlarge"}]))
+    check(rc == 0, "create-endpoint-config: %s" % err)
+    return run("sagemaker", "create-endpoint", "--endpoint-name", "e",
+               "--endpoint-config-name", "c")
+
+
 def test_awscli():
     setup = aws_cli_setup()
     if not setup:
@@ -181,18 +198,7 @@ def test_awscli():
             return p.returncode, p.stdout.decode(), p.stderr.decode()
         rc, out, err = run("--version")
         print("aws --version:", out.strip() or err.strip())
-        rc, out, err = run("sagemaker", "create-model", "--model-name", "m",
-                           "--execution-role-arn", ROLE, "--primary-container",
-                           json.dumps({"Image": "img:1", "Environment": {
-                               "SM_VLLM_MODEL": "google/gemma-4-E2B-it"}}))
-        check(rc == 0 and json.loads(out)["ModelArn"].endswith(":model/m"), "create-model: %s" % err)
-        rc, out, err = run("sagemaker", "create-endpoint-config", "--endpoint-config-name", "c",
-                           "--production-variants", json.dumps([{
-                               "VariantName": "AllTraffic", "ModelName": "m",
-                               "InitialInstanceCount": 1, "InstanceType": "ml.g6.xlarge"}]))
-        check(rc == 0, "create-endpoint-config: %s" % err)
-        rc, out, err = run("sagemaker", "create-endpoint", "--endpoint-name", "e",
-                           "--endpoint-config-name", "c")
+        rc, out, err = cli_deploy(run, ROLE, "img:1")
         check(rc == 0 and "endpoint/e" in out, "create-endpoint: %s" % err)
         rc, out, err = run("sagemaker", "describe-endpoint", "--endpoint-name", "e")
         check(rc == 0 and json.loads(out)["EndpointStatus"] in ("Creating", "InService"),
@@ -276,18 +282,7 @@ def test_seed():
         rc, _, err = run("ecr", "describe-images", "--repository-name", "nope")
         check(rc != 0 and "RepositoryNotFoundException" in err, "a missing repository: %s" % err)
         image = "%s.dkr.ecr.us-east-1.amazonaws.com/%s:%s" % (registry, repo, tag)
-        rc, out, err = run("sagemaker", "create-model", "--model-name", "m",
-                           "--execution-role-arn", role.get("Arn", arn), "--primary-container",
-                           json.dumps({"Image": image, "Environment": {
-                               "SM_VLLM_MODEL": "google/gemma-4-E2B-it"}}))
-        check(rc == 0 and out.get("ModelArn", "").endswith(":model/m"), "create-model: %s" % err)
-        rc, _, err = run("sagemaker", "create-endpoint-config", "--endpoint-config-name", "c",
-                         "--production-variants", json.dumps([{
-                             "VariantName": "AllTraffic", "ModelName": "m",
-                             "InitialInstanceCount": 1, "InstanceType": "ml.g6.xlarge"}]))
-        check(rc == 0, "create-endpoint-config: %s" % err)
-        rc, _, err = run("sagemaker", "create-endpoint", "--endpoint-name", "e",
-                         "--endpoint-config-name", "c")
+        rc, _, err = cli_deploy(run, role.get("Arn", arn), image)
         check(rc == 0, "create-endpoint: %s" % err)
         rc, _, err = run("sagemaker", "wait", "endpoint-in-service", "--endpoint-name", "e")
         check(rc == 0, "wait endpoint-in-service: %s" % err)
