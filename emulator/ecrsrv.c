@@ -45,6 +45,13 @@ static int ecrsrv_detail(struct buf *b, const char *registry, const char *digest
     return rc;
 }
 
+/* Whether s is an account id as ECR's registryId pattern [0-9]{12} has it. */
+static bool ecrsrv_registry_ok(const char *s) {
+    size_t n = 0;
+    while (s[n] >= '0' && s[n] <= '9') n++;
+    return n == 12 && !s[n];
+}
+
 /* The images the request names, or its error, into r. */
 static int ecrsrv_images(const cJSON *req, const char *account, struct cplane_reply *r) {
     char digest[72];
@@ -57,10 +64,14 @@ static int ecrsrv_images(const cJSON *req, const char *account, struct cplane_re
         return ecrsrv_fail(r, "InvalidParameterException",
                            "1 validation error detected: Value null at 'repositoryName' failed "
                            "to satisfy constraint: Member must not be null");
-    if (strcmp(repo->valuestring, ECRSRV_REPOSITORY) != 0 || strlen(registry) > 12)
+    if (reg && (!cJSON_IsString(reg) || !ecrsrv_registry_ok(reg->valuestring)))
+        return ecrsrv_fail(r, "InvalidParameterException",
+                           "Invalid parameter at 'registryId' failed to satisfy constraint: "
+                           "'must satisfy regular expression '[0-9]{12}''");
+    if (strcmp(repo->valuestring, ECRSRV_REPOSITORY) != 0)
         return ecrsrv_fail(r, "RepositoryNotFoundException",
                            "The repository with name '%.100s' does not exist in the registry "
-                           "with id '%.12s'",
+                           "with id '%s'",
                            repo->valuestring, registry);
     const cJSON *id;
     const cJSON *list = cJSON_IsArray(ids) ? ids : NULL;
@@ -74,7 +85,7 @@ static int ecrsrv_images(const cJSON *req, const char *account, struct cplane_re
             return ecrsrv_fail(r, "ImageNotFoundException",
                                "The image with imageId {imageDigest:'%.80s', imageTag:'%.128s'} "
                                "does not exist within the repository with name '" ECRSRV_REPOSITORY
-                               "' in the registry with id '%.12s'",
+                               "' in the registry with id '%s'",
                                cJSON_IsString(dg) ? dg->valuestring : "null",
                                cJSON_IsString(tag) ? tag->valuestring : "null", registry);
     }

@@ -11,7 +11,8 @@
  * every image without imageIds, else the ones named (imageTag or imageDigest). The
  * digest, size and push date are the emulator's own, stable from run to run.
  * Errors as ECR writes them ({"__type", "message"}, 400): RepositoryNotFoundException,
- * ImageNotFoundException (an imageId that is not there), InvalidParameterException.
+ * ImageNotFoundException (an imageId that is not there), InvalidParameterException
+ * (no repositoryName, or a registryId that is not 12 digits, ECR's pattern).
  * Pure. */
 #ifndef EMU_ECRSRV_H
 #define EMU_ECRSRV_H
