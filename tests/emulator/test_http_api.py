@@ -11,8 +11,8 @@ import sys
 import tempfile
 import time
 
-from emutest import (AKID, SECRET, chat, check, curl, emulator, finish, invoke, raw, request,
-                     signed_headers, sm_invoke, amz_now)
+from emutest import (AKID, SECRET, chat, check, curl, emulator, finish, invoke, isolated_env, raw,
+                     request, signed_headers, sm_invoke, amz_now)
 
 MISMATCH = ("The request signature we calculated does not match the signature you provided. "
             "Check your AWS Secret Access Key and signing method. Consult the service "
@@ -79,8 +79,8 @@ def test_signatures():
         rc, out, err = sm_invoke(u, "ep", body, "--amz-date", "20200101T000000Z")
         check(rc == 1 and "403 InvalidSignatureException: Signature expired: 20200101T000000Z" in err,
               "sm-invoke old date: %s" % err)
-        env = dict(os.environ, AWS_ACCESS_KEY_ID="ASIAOLD", AWS_SECRET_ACCESS_KEY="oldsecret",
-                   AWS_SESSION_TOKEN="TOKENTWO")
+        env = isolated_env(AWS_ACCESS_KEY_ID="ASIAOLD", AWS_SECRET_ACCESS_KEY="oldsecret",
+                           AWS_SESSION_TOKEN="TOKENTWO")
         rc, out, err = sm_invoke(u, "ep", body, env=env)
         check(rc == 1 and "403 ExpiredTokenException" in err, "sm-invoke expired token: %s" % err)
         env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"] = "ASIATEMP", "tempsecret"
