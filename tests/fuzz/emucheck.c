@@ -94,14 +94,14 @@ void emucheck_xml(const char *s, size_t n, const char *root) {
         } else if (t[0] == '/') {
             size_t k = emucheck_name(t + 1, in - 1);
             if (!depth || k != in - 1 || k != open_len[depth - 1] ||
-                memcmp(t + 1, open[depth - 1], k))
+                memcmp(t + 1, open[depth - 1], k) != 0)
                 abort();
             depth--;
         } else {
             size_t k = emucheck_name(t, in);
             bool empty = in && t[in - 1] == '/';
-            if (!k || (first && (k != strlen(root) || memcmp(t, root, k))) || (!first && !depth) ||
-                memchr(t, '<', in))
+            if (!k || (first && (k != strlen(root) || memcmp(t, root, k) != 0)) ||
+                (!first && !depth) || memchr(t, '<', in))
                 abort();
             first = false;
             if (!empty) {
