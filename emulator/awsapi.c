@@ -4,10 +4,13 @@
 #include <string.h>
 
 #include "cwquery.h"
+#include "ecrsrv.h"
+#include "iamsrv.h"
 #include "jsonw.h"
 #include "rng.h"
 #include "smerr.h"
 #include "squota.h"
+#include "stssrv.h"
 
 #define AWSAPI_ID_LEN 40
 #define AWSAPI_OP_MAX 64
@@ -21,6 +24,7 @@ struct awsapi_service {
     const char *signing_name;  /* the credential scope's service */
     const char *content_type;  /* of replies */
     awsapi_handler_fn *call;
+    const char *region; /* a global service's signing region; NULL: the control plane's */
 };
 
 static int awsapi_sagemaker(struct awsapi *a, const char *op, const char *body, size_t len,
@@ -50,13 +54,37 @@ static int awsapi_metrics_query(struct awsapi *a, const char *op, const char *bo
     return cwquery_call(a->main->cwmetrics, op, body, len, region, reqlog_now(), r);
 }
 
+/* STS, IAM and ECR: what a deploy script asks before SageMaker (stssrv.h, iamsrv.h,
+ * ecrsrv.h), in the emulator's account. */
+static int awsapi_sts(struct awsapi *a, const char *op, const char *body, size_t len,
+                      const char *region, struct cplane_reply *r) {
+    (void)region;
+    return stssrv_call(op, body, len, a->main->account, rng_next(&a->rng), r);
+}
+
+static int awsapi_iam(struct awsapi *a, const char *op, const char *body, size_t len,
+                      const char *region, struct cplane_reply *r) {
+    (void)region;
+    return iamsrv_call(op, body, len, a->main->account, rng_next(&a->rng), r);
+}
+
+static int awsapi_ecr(struct awsapi *a, const char *op, const char *body, size_t len,
+                      const char *region, struct cplane_reply *r) {
+    (void)region;
+    return ecrsrv_call(op, body, len, a->main->account, r);
+}
+
 /* The services served, by X-Amz-Target prefix (see awsapi.h to add one). */
 static const struct awsapi_service awsapi_services[] = {
-    {"SageMaker", "sagemaker", "application/x-amz-json-1.1", awsapi_sagemaker},
-    {"ServiceQuotasV20190624", "servicequotas", "application/x-amz-json-1.1", awsapi_quotas},
-    {"Logs_20140328", "logs", "application/x-amz-json-1.1", awsapi_logs},
-    {"GraniteServiceVersion20100801", "monitoring", "application/x-amz-json-1.0", awsapi_metrics},
-    {NULL, "monitoring", "text/xml", awsapi_metrics_query},
+    {"SageMaker", "sagemaker", "application/x-amz-json-1.1", awsapi_sagemaker, NULL},
+    {"ServiceQuotasV20190624", "servicequotas", "application/x-amz-json-1.1", awsapi_quotas, NULL},
+    {"Logs_20140328", "logs", "application/x-amz-json-1.1", awsapi_logs, NULL},
+    {"GraniteServiceVersion20100801", "monitoring", "application/x-amz-json-1.0", awsapi_metrics,
+     NULL},
+    {NULL, "monitoring", "text/xml", awsapi_metrics_query, NULL},
+    {NULL, "sts", "text/xml", awsapi_sts, NULL},
+    {NULL, "iam", "text/xml", awsapi_iam, IAMSRV_REGION},
+    {"AmazonEC2ContainerRegistry_V20150921", "ecr", "application/x-amz-json-1.1", awsapi_ecr, NULL},
 };
 
 #define AWSAPI_N_SERVICES (sizeof awsapi_services / sizeof awsapi_services[0])
@@ -159,8 +187,8 @@ static int awsapi_verify(struct awsapi *a, void *owner, const struct http_head *
                          char region[CPCONF_REGION_MAX]) {
     const struct sigv4_header *auth = http_header(h, "authorization");
     struct sigv4_authorization az;
-    snprintf(region, CPCONF_REGION_MAX, "%s", a->conf.regions[0]);
-    if (auth && sigv4_parse_authorization(auth->value, auth->value_len, &az) == 0 &&
+    snprintf(region, CPCONF_REGION_MAX, "%s", s->region ? s->region : a->conf.regions[0]);
+    if (!s->region && auth && sigv4_parse_authorization(auth->value, auth->value_len, &az) == 0 &&
         cpconf_serves(&a->conf, az.region, az.region_len))
         snprintf(region, CPCONF_REGION_MAX, "%.*s", (int)az.region_len, az.region);
     char method[16];

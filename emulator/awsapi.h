@@ -3,7 +3,10 @@
  * protocols: POST / with X-Amz-Target: <TargetPrefix>.<Operation>), each
  * verified with SigV4 for its own signing name and a region the control plane
  * serves (the credential scope's). Today: the SageMaker control plane
- * (cplane.h, hosting in cphost.h) and Service Quotas (squota.h).
+ * (cplane.h, hosting in cphost.h), Service Quotas (squota.h), CloudWatch (cwlog.h,
+ * cwmetric.h, cwquery.h), and what a deploy script asks first: STS's
+ * GetCallerIdentity (stssrv.h), IAM's GetRole (iamsrv.h, signed in us-east-1,
+ * IAM's region whatever the control plane's) and ECR's DescribeImages (ecrsrv.h).
  *
  * Adding a service is one entry in the table of awsapi.c and a handler file:
  *   {"Logs_20140328", "logs", "application/x-amz-json-1.1", logs_call}

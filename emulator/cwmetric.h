@@ -14,7 +14,9 @@
  *                          limit, a stream's exception), else 0
  *   ModelLatency           microseconds of model time from the end of the fixed
  *                          per-call overhead to the last byte (requests the
- *                          container answered)
+ *                          container answered), to its model end (the planned
+ *                          end of its last step, not a late wake-up), rounded
+ *                          as x-sm-emulator-service-us is
  *   OverheadLatency        microseconds of that overhead (the same requests)
  * and for the instance, per period: GPUUtilization, the percent of the period
  * a decode step ran; CPUUtilization 2% plus 98% of that share (one scheduling

@@ -40,7 +40,7 @@ struct invoke_call {
     double client_s;      /* the client's own cost waited out first (model seconds) */
     double overhead;      /* model seconds of the fixed overhead */
     double stage_due, limit_due, hold_due; /* real times the timers are due (hold 0: none) */
-    double reply_due; /* real time a whole reply was due (0: now): its service time's end */
+    double reply_due; /* real time its model work ended (0: now): its service time's end */
     struct buf body;  /* the container's error body, then the reply body */
     char id[IREPLY_ID_LEN];
     char reply_id[INVOKE_REPLY_ID_LEN]; /* the container's "chatcmpl-..." */
@@ -102,8 +102,17 @@ static void invoke_call_free(struct invoke_call *call) {
 }
 
 /* What the container's answer to the call took (CloudWatch's latencies). */
+/* The real time the call's model work ended: when its reply was due (the batch's
+ * planned step end, its timer's due time), not a late wake-up's now. */
+static double invoke_call_end(const struct invoke_call *call) {
+    double now = mclock_real();
+    return call->reply_due > 0 && call->reply_due < now ? call->reply_due : now;
+}
+
+/* The call's model time (CloudWatch's ModelLatency and OverheadLatency): from its
+ * start to its model end, on the model's clock. */
 static struct ireply_timing invoke_call_timing(const struct invoke_call *call) {
-    return (struct ireply_timing){mclock_real() * call->inv->time_scale - call->begun_at,
+    return (struct ireply_timing){invoke_call_end(call) * call->inv->time_scale - call->begun_at,
                                   call->overhead, call->exception != NULL};
 }
 
@@ -147,10 +156,8 @@ static void invoke_call_tokens(struct invoke_call *call) {
  * (x-sm-emulator-service-us): from its start (authenticated) to now, the client's
  * emulated cost included (it runs on the model's clock, so it scales as the model). */
 static void invoke_call_timed(const struct invoke_call *call, struct invoke_reply *r) {
-    double now = mclock_real(), end = call->reply_due > 0 && call->reply_due < now
-                                          ? call->reply_due /* a late wake-up is not the model's */
-                                          : now;
-    double us = (end * call->inv->time_scale - call->begun_at + call->client_s) * 1e6;
+    double us =
+        (invoke_call_end(call) * call->inv->time_scale - call->begun_at + call->client_s) * 1e6;
     r->timed = true;
     r->service_us = us > 0 ? (long long)(us + 0.5) : 0;
 }
@@ -430,12 +437,11 @@ static void invoke_step_cb(evutil_socket_t fd, short what, void *arg) {
     }
     while ((q = batch_pop(&done))) {
         struct invoke_call *call = q->owner;
-        if (call->streaming) {
+        call->reply_due = planned_end / inv->time_scale; /* its last step's planned end */
+        if (call->streaming)
             (void)invoke_stream_step(call);
-        } else {
-            call->reply_due = planned_end / inv->time_scale;
+        else
             invoke_call_done(call);
-        }
     }
 }
 

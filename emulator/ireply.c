@@ -47,8 +47,10 @@ static void ireply_metric(struct invoke *inv, const struct fleet_variant *var,
     c.model_error = e->status == 424 || (timing && timing->failed);
     if (timing) {
         double overhead = timing->overhead < timing->total ? timing->overhead : timing->total;
-        c.model_us = (float)((timing->total - overhead) * 1e6);
-        c.overhead_us = (float)(overhead * 1e6);
+        /* whole microseconds, rounded as x-sm-emulator-service-us is */
+        double model_us = (timing->total - overhead) * 1e6, overhead_us = overhead * 1e6;
+        c.model_us = model_us > 0 ? (float)(long long)(model_us + 0.5) : 0;
+        c.overhead_us = overhead_us > 0 ? (float)(long long)(overhead_us + 0.5) : 0;
     }
     if (inv->cwmetrics) (void)!cwmetric_count(inv->cwmetrics, var->ep->name, var->name, &c);
 }

@@ -65,9 +65,13 @@ static double server_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The Date header value for now. */
+/* The Date header value for now: the second of CLOCK_REALTIME as the reply is
+ * written. Not time(), which reads the kernel's coarse clock: it turns over up to a
+ * tick (4-10 ms) after the second did, so a Date would read a second early then. */
 static const char *server_date(struct server *s) {
-    time_t now = time(NULL);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    time_t now = ts.tv_sec;
     if (now != s->date_at) {
         struct tm tm;
         gmtime_r(&now, &tm);

@@ -17,6 +17,9 @@ from botocore.auth import S3SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from testkit import isolated_env  # noqa: E402
+
 AKID, SECRET = "AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
 TOKEN = "FQoGZXIvYXdzEXAMPLETOKEN+/="
 WHEN = 1440938160  # 2015-08-30T12:36:00Z
@@ -45,7 +48,7 @@ CASES = [
 
 def ours(tool, c):
     name, method, bucket, key, query, region, endpoint, ctype, body, token = c
-    env = dict(os.environ, AKID=AKID, SECRET=SECRET)
+    env = isolated_env(AKID=AKID, SECRET=SECRET)
     env.pop("TOKEN", None)
     if token:
         env["TOKEN"] = TOKEN
@@ -100,7 +103,7 @@ def main():
         failures.append("the key is not encoded once as botocore encodes it: " + enc)
     for bad in ("../x", "a//b", "a/./b", "/a", "a?b", "a#b"):
         p = subprocess.run([tool, "GET", "results-bucket", bad, "-", "us-east-1", "-", str(WHEN),
-                            "-"], input=b"", env=dict(os.environ, AKID=AKID, SECRET=SECRET),
+                            "-"], input=b"", env=isolated_env(AKID=AKID, SECRET=SECRET),
                            capture_output=True)
         if p.returncode == 0:
             failures.append(f"the key {bad!r} was signed, not refused")

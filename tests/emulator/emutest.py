@@ -17,10 +17,13 @@ from botocore.auth import SigV4Auth  # noqa: E402
 from botocore.awsrequest import AWSRequest  # noqa: E402
 from botocore.credentials import Credentials  # noqa: E402
 
-from testkit import expect as check, finish  # noqa: E402,F401 (the tests import them from here)
+from testkit import expect as check, finish, isolate_process, isolated_env  # noqa: E402,F401
 
-AKID = os.environ.get("AWS_ACCESS_KEY_ID", "AKIDEMULATORTEST")
-SECRET = os.environ.get("AWS_SECRET_ACCESS_KEY", "emulator-test-secret")
+# The emulator and its clients get the same key from the environment, as users do;
+# nothing else of the caller's AWS environment reaches them (testkit.isolated_env).
+AKID = "AKIDEMULATORTEST"
+SECRET = "emulator-test-secret"
+isolate_process(AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET)
 
 
 def amz_now(offset=0):
@@ -139,12 +142,10 @@ def aws_cli():
 
 
 def aws_cli_env():
-    """The aws CLI's environment: the test's keys, us-east-1, no pager, none of the
-    machine's files, and no empty AWS_ variable (an empty AWS_PROFILE names a profile "")."""
-    env = dict(os.environ, AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET,
-               AWS_DEFAULT_REGION="us-east-1", AWS_PAGER="", AWS_CONFIG_FILE="/dev/null",
-               AWS_SHARED_CREDENTIALS_FILE="/dev/null")
-    return {k: v for k, v in env.items() if v or not k.startswith("AWS_")}
+    """The aws CLI's environment: the test's keys, us-east-1, no pager, and nothing
+    of the caller's AWS environment (no AWS_REGION, profile, endpoint URL or file)."""
+    return isolated_env(AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET,
+                        AWS_DEFAULT_REGION="us-east-1", AWS_PAGER="")
 
 
 def aws_cli_setup():

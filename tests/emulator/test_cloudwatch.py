@@ -11,6 +11,10 @@ sigv4    requests signed by botocore: FilterLogEvents (signing name logs, AWS JS
 lose     the lose fault: the client's connection closes with nothing sent, the
          request log says status 0 and fault lose, and CloudWatch counts the
          invocation with no 4xx or 5xx (what the suite's cross-check catches)
+latency  ModelLatency is the model's time, not the wall clock's: with no overhead, each
+         request's ModelLatency is its x-sm-emulator-service-us exactly (sum, count,
+         minimum and maximum), at --time-scale 50, where a timer's late wake-up
+         would count 50 times over
 awscli   Debian's aws CLI (v2, the query protocol for cloudwatch) unchanged:
          logs filter-log-events (paged by the CLI) and cloudwatch get-metric-data
          give what botocore's JSON requests give
@@ -223,5 +227,34 @@ def test_awscli():
     return None
 
 
+def stat_values(reply, qid):
+    for res in reply.get("MetricDataResults", []):
+        if res["Id"] == qid:
+            return res["Values"]
+    return []
+
+
+def test_latency():
+    args = ["--endpoint", "e=bf16-l4", "--set", "e.overhead_s=0", "--set", "e.jitter=0",
+            "--time-scale", "50"]
+    with emulator.Emulator(args) as emu:
+        served = []
+        for i in range(8):
+            r = invoke(emu.url, "e", chat("question %d" % i, 4 + 3 * i))
+            check(r.status == 200 and r.header("x-sm-emulator-service-us"),
+                  "invoke %d: %s %s" % (i, r.status, r.headers))
+            served.append(int(r.header("x-sm-emulator-service-us") or -1))
+        start, end = window()
+        stats = ("Sum", "SampleCount", "Minimum", "Maximum")
+        st, d, _ = metrics_json(emu.url, [query("ModelLatency", s, qid=s.lower()) for s in stats],
+                                start, end)
+        got = {"sum": sum(stat_values(d, "sum")), "count": sum(stat_values(d, "samplecount")),
+               "min": min(stat_values(d, "minimum") or [None]),
+               "max": max(stat_values(d, "maximum") or [None])}
+        want = {"sum": sum(served), "count": len(served), "min": min(served), "max": max(served)}
+        check(st == 200 and got == want,
+              "ModelLatency %s, the replies' service times %s (%s)" % (got, want, served))
+
+
 if __name__ == "__main__":
-    sys.exit(run_group({"sigv4": test_sigv4, "lose": test_lose, "awscli": test_awscli}, __doc__))
+    sys.exit(run_group({"latency": test_latency, "sigv4": test_sigv4, "lose": test_lose, "awscli": test_awscli}, __doc__))

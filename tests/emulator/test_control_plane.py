@@ -13,6 +13,11 @@ serve    an endpoint created over the API serves InvokeEndpoint with the profile
 awscli   Debian's aws CLI (awscli, v2) unchanged against the emulator: create-model,
          create-endpoint-config, create-endpoint, describe-endpoint, list-endpoints,
          service-quotas list-service-quotas and get-service-quota, delete-endpoint
+seed     the seed's clients unchanged (compare.py and sm.py through Debian's aws CLI
+         with --endpoint-url): sts get-caller-identity, iam get-role, ecr
+         describe-images of tools/endpoint-facts.json's image, then create-model,
+         create-endpoint-config, create-endpoint, describe-endpoint, invoke-endpoint
+         (sagemaker-runtime) and the deletes
 """
 import json
 import os
@@ -162,6 +167,23 @@ def test_serve():
         shutil.rmtree(tmp)
 
 
+def cli_deploy(run, role, image):
+    """create-model m (image, role), create-endpoint-config c and create-endpoint e
+    through run (the aws CLI); create-endpoint's (rc, out, err)."""
+    rc, out, err = run("sagemaker", "create-model", "--model-name", "m",
+                       "--execution-role-arn", role, "--primary-container",
+                       json.dumps({"Image": image, "Environment": {
+                           "SM_VLLM_MODEL": "google/gemma-4-E2B-it"}}))
+    check(rc == 0 and ":model/m" in str(out), "create-model: %s" % err)
+    rc, out, err = run("sagemaker", "create-endpoint-config", "--endpoint-config-name", "c",
+                       "--production-variants", json.dumps([{
+                           "VariantName": "AllTraffic", "ModelName": "m",
+                           "InitialInstanceCount": 1, "InstanceType": "ml.g6.xlarge"}]))
+    check(rc == 0, "create-endpoint-config: %s" % err)
+    return run("sagemaker", "create-endpoint", "--endpoint-name", "e",
+               "--endpoint-config-name", "c")
+
+
 def test_awscli():
     setup = aws_cli_setup()
     if not setup:
@@ -176,18 +198,7 @@ def test_awscli():
             return p.returncode, p.stdout.decode(), p.stderr.decode()
         rc, out, err = run("--version")
         print("aws --version:", out.strip() or err.strip())
-        rc, out, err = run("sagemaker", "create-model", "--model-name", "m",
-                           "--execution-role-arn", ROLE, "--primary-container",
-                           json.dumps({"Image": "img:1", "Environment": {
-                               "SM_VLLM_MODEL": "google/gemma-4-E2B-it"}}))
-        check(rc == 0 and json.loads(out)["ModelArn"].endswith(":model/m"), "create-model: %s" % err)
-        rc, out, err = run("sagemaker", "create-endpoint-config", "--endpoint-config-name", "c",
-                           "--production-variants", json.dumps([{
-                               "VariantName": "AllTraffic", "ModelName": "m",
-                               "InitialInstanceCount": 1, "InstanceType": "ml.g6.xlarge"}]))
-        check(rc == 0, "create-endpoint-config: %s" % err)
-        rc, out, err = run("sagemaker", "create-endpoint", "--endpoint-name", "e",
-                           "--endpoint-config-name", "c")
+        rc, out, err = cli_deploy(run, ROLE, "img:1")
         check(rc == 0 and "endpoint/e" in out, "create-endpoint: %s" % err)
         rc, out, err = run("sagemaker", "describe-endpoint", "--endpoint-name", "e")
         check(rc == 0 and json.loads(out)["EndpointStatus"] in ("Creating", "InService"),
@@ -214,5 +225,86 @@ def test_awscli():
     return None
 
 
+def facts_image():
+    """The repository and tag tools/endpoint-facts.json names (what sm-endpoint deploys)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools",
+                        "endpoint-facts.json")
+    with open(path) as f:
+        images = json.load(f)["images"]
+    return images["repository"], images["tag"], images["accounts"]["us-east-1"]
+
+
+def test_seed():
+    """The seed's compare.py and sm.py through Debian's aws CLI with --endpoint-url,
+    unchanged: who am I (STS), the execution role (IAM), the vLLM image (ECR), then
+    deploy, invoke and delete (SageMaker, SageMaker Runtime)."""
+    setup = aws_cli_setup()
+    if not setup:
+        return 77
+    aws, env = setup
+    repo, tag, registry = facts_image()
+    args = ["--no-endpoints", "--time-scale", "1000", "--create-time", "100"]
+    with emulator.Emulator(args) as emu:
+        def run(*words):
+            p = subprocess.run([aws, "--endpoint-url", emu.url, "--output", "json"] + list(words),
+                               capture_output=True, env=env, timeout=60)
+            out = p.stdout.decode()
+            try:
+                doc = json.loads(out) if p.returncode == 0 and out.strip() else {}
+            except ValueError:
+                doc = {}
+            return p.returncode, doc, p.stderr.decode()
+        rc, me, err = run("sts", "get-caller-identity")
+        account = me.get("Account", "")
+        check(rc == 0 and len(account) == 12 and account.isdigit() and
+              me.get("Arn") == "arn:aws:iam::%s:user/sm-emulator" % account and
+              me.get("UserId", "").startswith("AIDA"), "sts get-caller-identity: %s %s" % (me, err))
+        rc, role, err = run("iam", "get-role", "--role-name", "SageMakerExecutionRole")
+        role = role.get("Role", {})
+        arn = "arn:aws:iam::%s:role/SageMakerExecutionRole" % account
+        trust = role.get("AssumeRolePolicyDocument", {})
+        check(rc == 0 and role.get("Arn") == arn and role.get("RoleName") ==
+              "SageMakerExecutionRole" and isinstance(trust, dict) and
+              trust["Statement"][0]["Principal"] == {"Service": "sagemaker.amazonaws.com"},
+              "iam get-role: %s %s" % (role, err))
+        rc, _, err = run("iam", "get-role", "--role-name", "bad/name")
+        check(rc != 0 and "ValidationError" in err, "iam get-role of a bad name: %s" % err)
+        rc, imgs, err = run("ecr", "describe-images", "--registry-id", registry,
+                            "--repository-name", repo, "--image-ids", "imageTag=" + tag)
+        details = imgs.get("imageDetails", [])
+        check(rc == 0 and len(details) == 1 and details[0]["imageTags"] == [tag] and
+              details[0]["registryId"] == registry and details[0]["repositoryName"] == repo and
+              details[0]["imageDigest"].startswith("sha256:"),
+              "ecr describe-images: %s %s" % (imgs, err))
+        rc, _, err = run("ecr", "describe-images", "--registry-id", registry,
+                         "--repository-name", repo, "--image-ids", "imageTag=0.0.1-nope")
+        check(rc != 0 and "ImageNotFoundException" in err, "a missing tag: %s" % err)
+        rc, _, err = run("ecr", "describe-images", "--repository-name", "nope")
+        check(rc != 0 and "RepositoryNotFoundException" in err, "a missing repository: %s" % err)
+        image = "%s.dkr.ecr.us-east-1.amazonaws.com/%s:%s" % (registry, repo, tag)
+        rc, _, err = cli_deploy(run, role.get("Arn", arn), image)
+        check(rc == 0, "create-endpoint: %s" % err)
+        rc, _, err = run("sagemaker", "wait", "endpoint-in-service", "--endpoint-name", "e")
+        check(rc == 0, "wait endpoint-in-service: %s" % err)
+        rc, out, err = run("sagemaker", "describe-endpoint", "--endpoint-name", "e")
+        check(rc == 0 and out.get("EndpointStatus") == "InService",
+              "describe-endpoint: %s %s" % (out, err))
+        with tempfile.TemporaryDirectory() as tmp:
+            answer = os.path.join(tmp, "answer.json")
+            rc, out, err = run("sagemaker-runtime", "invoke-endpoint", "--endpoint-name", "e",
+                               "--content-type", "application/json", "--cli-binary-format",
+                               "raw-in-base64-out", "--body", json.dumps(chat("What is 6 * 7?", 8)),
+                               answer)
+            body = open(answer).read() if os.path.exists(answer) else ""
+        check(rc == 0 and "choices" in body, "invoke-endpoint: %s %s %s" % (out, body[:200], err))
+        for words in (("delete-endpoint", "--endpoint-name", "e"),
+                      ("delete-endpoint-config", "--endpoint-config-name", "c"),
+                      ("delete-model", "--model-name", "m")):
+            rc, _, err = run("sagemaker", *words)
+            check(rc == 0, "%s: %s" % (words[0], err))
+    return None
+
+
 if __name__ == "__main__":
-    sys.exit(run_group({"sigv4": test_sigv4, "serve": test_serve, "awscli": test_awscli}, __doc__))
+    sys.exit(run_group({"sigv4": test_sigv4, "serve": test_serve, "awscli": test_awscli,
+                        "seed": test_seed}, __doc__))

@@ -20,7 +20,7 @@ import tempfile
 import time
 import urllib.parse
 
-from emutest import check, chat, curl, emulator, finish, invoke, request
+from emutest import AKID, SECRET, check, chat, curl, emulator, finish, invoke, isolated_env, request
 
 MIB = 1 << 20
 DEADLINE_S = 20  # what a working emulator does in well under a second or two
@@ -31,8 +31,9 @@ SLACK = 1.5 if SANITIZED else 1.0
 
 
 def sanitized_env():
-    """The environment, with AddressSanitizer's quarantine kept small."""
-    env = dict(os.environ)
+    """The test's clean environment (the emulator's keys), with AddressSanitizer's
+    quarantine kept small."""
+    env = isolated_env(AWS_ACCESS_KEY_ID=AKID, AWS_SECRET_ACCESS_KEY=SECRET)
     env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "quarantine_size_mb=4",
                                                  "thread_local_quarantine_size_kb=64"]))
     return env

@@ -11,8 +11,8 @@ import sys
 import tempfile
 import time
 
-from emutest import (AKID, SECRET, chat, check, curl, emulator, finish, invoke, raw, request,
-                     signed_headers, sm_invoke, amz_now)
+from emutest import (AKID, SECRET, chat, check, curl, emulator, finish, invoke, isolated_env, raw,
+                     request, signed_headers, sm_invoke, amz_now)
 
 MISMATCH = ("The request signature we calculated does not match the signature you provided. "
             "Check your AWS Secret Access Key and signing method. Consult the service "
@@ -79,8 +79,8 @@ def test_signatures():
         rc, out, err = sm_invoke(u, "ep", body, "--amz-date", "20200101T000000Z")
         check(rc == 1 and "403 InvalidSignatureException: Signature expired: 20200101T000000Z" in err,
               "sm-invoke old date: %s" % err)
-        env = dict(os.environ, AWS_ACCESS_KEY_ID="ASIAOLD", AWS_SECRET_ACCESS_KEY="oldsecret",
-                   AWS_SESSION_TOKEN="TOKENTWO")
+        env = isolated_env(AWS_ACCESS_KEY_ID="ASIAOLD", AWS_SECRET_ACCESS_KEY="oldsecret",
+                           AWS_SESSION_TOKEN="TOKENTWO")
         rc, out, err = sm_invoke(u, "ep", body, env=env)
         check(rc == 1 and "403 ExpiredTokenException" in err, "sm-invoke expired token: %s" % err)
         env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"] = "ASIATEMP", "tempsecret"
@@ -496,7 +496,34 @@ def test_busy_poll():
     check(replies[True] == replies[False], "the same reply either way: %s" % replies)
 
 
-GROUPS = {"cli": test_cli, "signatures": test_signatures, "formats": test_formats, "limit": test_limit,
+def test_date():
+    """Every reply's Date is the second of the wall clock (CLOCK_REALTIME) when it was
+    written: between the second the request left and the second its reply came back.
+    Requests run back to back until the clock has crossed two second boundaries, so
+    replies written in the first milliseconds of a second are among them (time(), the
+    kernel's coarse clock, still read the previous second there)."""
+    import email.utils
+    with emulator.Emulator(["--endpoint", "ep=instant"]) as emu:
+        first, n, wrong = int(time.time()), 0, []
+        while True:
+            t0 = time.time()
+            r = request(emu.url, "/ping", method="GET")
+            t1 = time.time()
+            n += 1
+            date = r.header("date") or ""
+            try:
+                said = int(email.utils.parsedate_to_datetime(date).timestamp())
+            except (TypeError, ValueError):
+                said = None
+            if said is None or not int(t0) <= said <= int(t1):
+                wrong.append("%r sent at %.6f, back at %.6f" % (date, t0, t1))
+            if int(t1) >= first + 3:
+                break
+    check(not wrong, "%d of %d replies' Date is not the second they were written in: %s"
+          % (len(wrong), n, "; ".join(wrong[:3])))
+
+
+GROUPS = {"date": test_date, "cli": test_cli, "signatures": test_signatures, "formats": test_formats, "limit": test_limit,
           "faults": test_faults, "variants": test_variants, "quiz": test_quiz, "log": test_log,
           "bad": test_bad_requests, "tls": test_tls, "busy": test_busy_poll}
 

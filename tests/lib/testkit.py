@@ -9,8 +9,10 @@
     sys.exit(run_cases({"name": fn, ...}, sys.argv))   # a script of named cases
 
 isolated_env() is this process's environment without any AWS_ variable of the
-caller's, with the shared files pointed nowhere and instance metadata off, so a
-test sees only the credentials it sets.
+caller's (region, profile, endpoint URLs, CA bundle, keys, AWS_CLI_*, whatever the
+name), with the shared files pointed nowhere and instance metadata off, so a test
+sees only what it sets. It is the one place the Python tests build an AWS
+environment; isolate_process() makes it this process's own (what its children inherit).
 """
 import os
 import sys
@@ -51,6 +53,14 @@ def isolated_env(**extra):
              AWS_SHARED_CREDENTIALS_FILE="/nonexistent")
     e.update(extra)
     return e
+
+
+def isolate_process(**extra):
+    """Makes isolated_env(**extra) this process's environment (os.environ), so that
+    every child started without env= inherits a clean one."""
+    clean = isolated_env(**extra)
+    os.environ.clear()
+    os.environ.update(clean)
 
 
 def wait_for(what, cond, timeout=60, proc=None):

@@ -12,6 +12,9 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from testkit import isolated_env  # noqa: E402
+
 LUA = r"""
 package.cpath = os.getenv("SM_PLUGIN_PATH") .. "/?.so;" .. package.cpath
 local sm = require "sagemaker"
@@ -35,9 +38,7 @@ CREDS = {"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",
 
 
 def main():
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env.update(CREDS, SM_PLUGIN_PATH=sys.argv[2], AWS_EC2_METADATA_DISABLED="true",
-               AWS_CONFIG_FILE="/nonexistent", AWS_SHARED_CREDENTIALS_FILE="/nonexistent")
+    env = isolated_env(SM_PLUGIN_PATH=sys.argv[2], **CREDS)
     raw = subprocess.run([sys.argv[1], "-e", LUA], env=env, capture_output=True,
                          check=True).stdout
     head, body = raw.split(b"\r\n\r\n", 1)

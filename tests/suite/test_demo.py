@@ -8,6 +8,7 @@ article's less that cost, the facts and the quiz exactly. It must print the arti
 figures beside its own and what the CLI cost, say the run was time-scaled and where
 the report and chart are, and stop the emulator when done and on Ctrl-C.
 
+    test_demo.py environment  the demo's environment: nothing of the caller's AWS setup
     test_demo.py table        the whole demo (--time-scale 10, as the README's command)
     test_demo.py table_awscli the same with --aws-cli-cost: the article's published table
     test_demo.py interrupt    Ctrl-C to the demo's process group in the middle
@@ -45,9 +46,12 @@ def without_cli(fixed, load, cost):
 
 
 def demo_env(tmp):
-    """The test's environment without AWS settings; TMPDIR inside the test's folder, so
-    that what the demo starts can be found by its path."""
-    e = {k: v for k, v in sl.env(tmp).items() if not k.startswith("AWS_")}
+    """The test's clean environment (suitelib.env, testkit.isolated_env: nothing of the
+    caller's AWS settings, ~/.aws not read) without the test's keys, as the demo makes
+    its own; TMPDIR inside the test's folder, so that what the demo starts can be found
+    by its path."""
+    e = sl.env(tmp, token=False)
+    del e["AWS_ACCESS_KEY_ID"], e["AWS_SECRET_ACCESS_KEY"]
     e["TMPDIR"] = os.path.join(tmp, "tmpdir")
     os.makedirs(e["TMPDIR"])
     return e
@@ -345,7 +349,38 @@ def case_lifecycle_interrupt():
     check_stopped(e)
 
 
-CASES = {"table": case_table, "table_awscli": case_table_awscli, "interrupt": case_interrupt,
+def case_environment():
+    """The demo starts from a clean AWS environment whatever the caller's shell holds:
+    under a HOME whose ~/.aws names a region, a profile and keys, and a shell exporting
+    others, an AWS client (botocore) in the demo's environment finds no region, no
+    profile, no credentials and no config file."""
+    tmp = sl.tempdir("suite-demo-env-")
+    home = os.path.join(tmp, "home")
+    os.makedirs(os.path.join(home, ".aws"))
+    with open(os.path.join(home, ".aws", "config"), "w") as f:
+        f.write("[default]\nregion = sa-east-1\n[profile someone-else]\nregion = ap-south-1\n")
+    with open(os.path.join(home, ".aws", "credentials"), "w") as f:
+        f.write("[default]\naws_access_key_id = AKIDHOMEDEFAULT\n"
+                "aws_secret_access_key = home-default-secret\n")
+    os.environ.update(HOME=home, AWS_REGION="eu-west-3", AWS_PROFILE="someone-else",
+                      AWS_ACCESS_KEY_ID="AKIDSOMEONEELSE", AWS_SECRET_ACCESS_KEY="theirs")
+    for k in ("AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"):
+        os.environ.pop(k, None)
+    e = demo_env(tmp)
+    probe = ("import botocore.session as b; s = b.Session(); c = s.get_credentials(); "
+             "print(s.get_config_variable('region'), s.get_config_variable('profile'), "
+             "c and c.access_key, sorted(s.full_config.get('profiles', {})))")
+    p = subprocess.run([sys.executable, "-c", probe], env=e, capture_output=True, text=True,
+                       timeout=60)
+    check(p.returncode == 0, f"botocore: {p.stderr}")
+    check(p.stdout.split() == ["None", "None", "None", "[]"],
+          f"the demo's environment reaches an AWS setting: {p.stdout!r}")
+    check(not [k for k in e if k.startswith("AWS_") and k not in (
+        "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_EC2_METADATA_DISABLED")],
+        f"the caller's AWS variables reach the demo: {sorted(e)}")
+
+
+CASES = {"environment": case_environment, "table": case_table, "table_awscli": case_table_awscli, "interrupt": case_interrupt,
          "lifecycle": case_lifecycle, "lifecycle_interrupt": case_lifecycle_interrupt}
 
 if __name__ == "__main__":
