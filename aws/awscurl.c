@@ -1,9 +1,12 @@
 /* awscurl: one signed exchange on curl (awscurl.h). */
 #include "awscurl.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
+
+#include "plainhttp.h"
 
 int awscurl_add(struct curl_slist **list, const char *line) {
     struct curl_slist *next = curl_slist_append(*list, line);
@@ -18,6 +21,12 @@ void awscurl_free(struct curl_slist *list) {
 }
 
 CURLcode awscurl_perform(CURL *h, const struct awscurl_call *c, long *status) {
+    *status = 0;
+    if (plainhttp_check(c->url, c->allow_plain_http, NULL) != PLAINHTTP_OK) {
+        snprintf(c->errbuf, CURL_ERROR_SIZE,
+                 "refused: plain http to a host that is not loopback (--allow-plain-http)");
+        return CURLE_UNSUPPORTED_PROTOCOL;
+    }
     curl_easy_reset(h);
     curl_easy_setopt(h, CURLOPT_URL, c->url);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -40,7 +49,6 @@ CURLcode awscurl_perform(CURL *h, const struct awscurl_call *c, long *status) {
     curl_easy_setopt(h, CURLOPT_HEADERDATA, c->ud);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->errbuf);
     CURLcode res = curl_easy_perform(h);
-    *status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);

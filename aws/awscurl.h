@@ -1,10 +1,15 @@
 /* awscurl: the curl side of one signed exchange, shared by the AWS clients
  * (awsj.h, s3.h): the signed header lines (cleansed when freed: they hold a
  * signature) and one request on a reused handle, with the options every call
- * of theirs sets (HTTP/1.1, http and https only, no signals, the user agent). */
+ * of theirs sets (HTTP/1.1, http and https only, no signals, the user agent).
+ * It signs nothing for plain http to a host that is not loopback unless the
+ * call allows it (plainhttp.h): the clients refuse such an endpoint URL when
+ * they are made, with their message; awscurl_perform refuses it again, so that
+ * no signed request goes out in clear by another way. */
 #ifndef SM_AWSCURL_H
 #define SM_AWSCURL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <curl/curl.h>
@@ -19,8 +24,9 @@ struct awscurl_call {
     const char *ca_bundle; /* the certificates trusted; NULL: the system's */
     long timeout_ms, connect_ms;
     curl_write_callback on_body, on_header;
-    void *ud;     /* both callbacks' */
-    char *errbuf; /* CURL_ERROR_SIZE bytes: curl's message of a failure */
+    void *ud;              /* both callbacks' */
+    char *errbuf;          /* CURL_ERROR_SIZE bytes: curl's message of a failure */
+    bool allow_plain_http; /* --allow-plain-http: http:// to any host (plainhttp.h) */
 };
 
 /* Appends line to *list. Returns 0, or -1 out of memory (*list unchanged). */
@@ -29,7 +35,9 @@ __attribute__((warn_unused_result)) int awscurl_add(struct curl_slist **list, co
 void awscurl_free(struct curl_slist *list);
 
 /* Sends c on h (reset first) and waits for the whole reply; *status is its HTTP
- * status (0: none). Returns curl's result. h keeps no pointer into c after. */
+ * status (0: none). Returns curl's result. h keeps no pointer into c after. A URL
+ * plainhttp_check refuses is not sent: CURLE_UNSUPPORTED_PROTOCOL, *status 0, the
+ * reason in errbuf. */
 CURLcode awscurl_perform(CURL *h, const struct awscurl_call *c, long *status);
 
 #endif

@@ -12,6 +12,7 @@
 #include <openssl/rand.h>
 
 #include "awscurl.h"
+#include "plainhttp.h"
 #include "sigv4.h"
 #include "skew.h"
 #include "scrub.h"
@@ -260,6 +261,7 @@ struct awsj_client {
     struct buf override_host; /* endpoint_url's Host header value, "" without one */
     struct buf override_url;  /* endpoint_url without its path, "" without one */
     struct buf override_path; /* endpoint_url's path, ending in '/' */
+    bool allow_plain_http;
     int max_attempts;
     long timeout_ms;
     size_t max_reply;
@@ -343,7 +345,9 @@ static int awsj_client_setup(struct awsj_client *c, const struct awsj_config *cf
     if (cfg->endpoint_url) {
         int rc = awsj_parse_override(c, cfg->endpoint_url, err);
         if (rc) return rc;
+        if (plainhttp_check(cfg->endpoint_url, cfg->allow_plain_http, err)) return AWSJ_ERR_INPUT;
     }
+    c->allow_plain_http = cfg->allow_plain_http;
     const char *ca = cfg->ca_bundle ? cfg->ca_bundle : getenv("AWS_CA_BUNDLE");
     if (ca && *ca && !(c->ca_bundle = strdup(ca))) return AWSJ_ERR_NOMEM;
     if (!(c->region = strdup(cfg->region)) || !(c->signer = sigv4_signer_new()) ||
@@ -567,7 +571,8 @@ static int awsj_send(struct awsj_client *c, const struct awsj_req *r, struct aws
                                 .on_body = awsj_on_body,
                                 .on_header = awsj_on_header,
                                 .ud = g,
-                                .errbuf = g->errbuf};
+                                .errbuf = g->errbuf,
+                                .allow_plain_http = c->allow_plain_http};
     g->res = awscurl_perform(h, &call, &g->status);
     awscurl_free(list);
     return AWSJ_OK;

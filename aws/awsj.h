@@ -109,6 +109,8 @@ struct awsj_config {
     const char *endpoint_url;   /* NULL: https://{prefix}.{region}.amazonaws.com for each
                                    service; else http(s)://host[:port][/path] for every
                                    service (the emulator, a test server); copied */
+    bool allow_plain_http;      /* --allow-plain-http: an http:// endpoint_url whose host
+                                   is not loopback is fine (else AWSJ_ERR_INPUT, plainhttp.h) */
     const char *ca_bundle;      /* certificates to trust (PEM file); NULL: $AWS_CA_BUNDLE as
                                    the AWS CLI reads it, else the system's; copied */
     struct creds_options creds; /* the credential chain's options (profile, ...); copied */

@@ -11,6 +11,7 @@
 #include <openssl/rand.h>
 
 #include "awscurl.h"
+#include "plainhttp.h"
 #include "awsj.h"
 #include "s3xml.h"
 #include "scrub.h"
@@ -262,6 +263,7 @@ struct s3_client {
     struct creds_cache *cache;
     struct sigv4_signer *signer;
     CURL *curl;
+    bool allow_plain_http;
     int max_attempts;
     long timeout_ms;
     long long offset; /* seconds added to the clock when signing */
@@ -274,11 +276,14 @@ int s3_client_new(const struct s3_config *cfg, struct s3_client **out, struct bu
     if (cfg->endpoint_url && strncmp(cfg->endpoint_url, "http://", 7) != 0 &&
         strncmp(cfg->endpoint_url, "https://", 8) != 0)
         return buf_fail(err, S3_ERR_INPUT, "s3: the endpoint URL is not http:// or https://");
+    if (cfg->endpoint_url && plainhttp_check(cfg->endpoint_url, cfg->allow_plain_http, err))
+        return S3_ERR_INPUT;
     struct s3_client *c = calloc(1, sizeof *c);
     if (!c || curl_global_init(CURL_GLOBAL_DEFAULT)) {
         free(c);
         return buf_fail(err, S3_ERR_NOMEM, "out of memory");
     }
+    c->allow_plain_http = cfg->allow_plain_http;
     c->max_attempts = cfg->max_attempts ? cfg->max_attempts : S3_ATTEMPTS;
     c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : S3_TIMEOUT_MS;
     if (!(c->region = strdup(cfg->region)) ||
@@ -383,7 +388,8 @@ static int s3_send(struct s3_client *c, const struct s3_request *r, const struct
                                 .on_body = s3_on_body,
                                 .on_header = s3_on_header,
                                 .ud = g,
-                                .errbuf = g->errbuf};
+                                .errbuf = g->errbuf,
+                                .allow_plain_http = c->allow_plain_http};
     g->res = awscurl_perform(h, &call, &g->status);
     awscurl_free(list);
     return S3_OK;

@@ -48,6 +48,8 @@ enum s3_error {
 struct s3_config {
     const char *region;         /* required; copied */
     const char *endpoint_url;   /* NULL: AWS; else http(s)://host[:port] (path-style); copied */
+    bool allow_plain_http;      /* --allow-plain-http: an http:// endpoint_url whose host
+                                   is not loopback is fine (else S3_ERR_INPUT, plainhttp.h) */
     struct creds_options creds; /* the chain's options (profile) */
     int max_attempts;           /* 0: 3 */
     long timeout_ms;            /* per request; 0: 10 minutes (large objects) */

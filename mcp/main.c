@@ -16,11 +16,13 @@
 #include "mcp_aws.h"
 #include "mcp_proc.h"
 #include "mcp_server.h"
+#include "plainhttp.h"
 #include "tools.h"
 
 static const char usage[] =
-    "Usage: sm-mcp [--region REGION] [--profile NAME] [--endpoint-url URL] [--time-scale K]\n"
-    "              [--facts FILE] [--runs-dir DIR] | --help | --version\n"
+    "Usage: sm-mcp [--region REGION] [--profile NAME] [--endpoint-url URL]\n"
+    "              [--allow-plain-http] [--time-scale K] [--facts FILE] [--runs-dir DIR]\n"
+    "              | --help | --version\n"
     "\n"
     "An MCP (Model Context Protocol) server over stdio: an AI coding agent starts it\n"
     "and drives wrk-sagemaker's SageMaker endpoint tools and benchmark through it.\n"
@@ -44,6 +46,9 @@ static const char usage[] =
     "  --profile NAME      the AWS profile whose credentials sign the calls\n"
     "  --endpoint-url URL  send every AWS call (control plane and InvokeEndpoint) there:\n"
     "                      sm-emulator's URL, to try it all offline\n"
+    "  --allow-plain-http  sign for an http:// --endpoint-url whose host is not loopback\n"
+    "                      (the signature and session token cross the network in\n"
+    "                      clear); http:// to 127.0.0.0/8, ::1 or localhost needs none\n"
     "  --time-scale K      sm-emulator's --time-scale: times and costs told emulated\n"
     "  --facts FILE        the facts file (images, prices; default the installed one)\n"
     "  --runs-dir DIR      the runs folder (default ./runs, made when needed):\n"
@@ -120,6 +125,7 @@ static int parse(int argc, char **argv, struct mcp_main *m) {
     static const struct option opts[] = {{"region", required_argument, NULL, 'r'},
                                          {"profile", required_argument, NULL, 'p'},
                                          {"endpoint-url", required_argument, NULL, 'u'},
+                                         {"allow-plain-http", no_argument, NULL, 'P'},
                                          {"time-scale", required_argument, NULL, 't'},
                                          {"facts", required_argument, NULL, 'f'},
                                          {"runs-dir", required_argument, NULL, 'd'},
@@ -141,6 +147,9 @@ static int parse(int argc, char **argv, struct mcp_main *m) {
             if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0)
                 return usage_error("--endpoint-url wants an http:// or https:// URL", optarg);
             m->aws.endpoint_url = optarg;
+            break;
+        case 'P':
+            m->aws.allow_plain_http = true;
             break;
         case 't':
             m->aws.time_scale = strtod(optarg, &end);
@@ -171,7 +180,16 @@ static int parse(int argc, char **argv, struct mcp_main *m) {
     if (optind < argc) return usage_error("unexpected argument", argv[optind]);
     if (m->aws.region && !creds_name_ok(m->aws.region))
         return usage_error("--region wants a region such as us-east-2", m->aws.region);
-    return 0;
+    struct buf why;
+    buf_init(&why, 1024);
+    int rc = 0;
+    if (m->aws.endpoint_url &&
+        plainhttp_check(m->aws.endpoint_url, m->aws.allow_plain_http, &why)) {
+        fprintf(stderr, "sm-mcp: --endpoint-url: %s\n", buf_str(&why));
+        rc = 2;
+    }
+    buf_free(&why);
+    return rc;
 }
 
 /* The default region when --region is not given: the environment's or the profile's. */

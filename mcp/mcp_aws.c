@@ -187,7 +187,8 @@ int mcp_aws_open(const struct mcp_aws *a, struct mcp_call *call, const cJSON *ar
                                a->time_scale,
                                0,
                                {mcp_aws_progress, mcp_aws_stopped, mcp_aws_sleep, NULL, NULL, c},
-                               NULL};
+                               NULL,
+                               a->allow_plain_http};
     buf_init(&err, 1024);
     int rc = epops_new(&cfg, ops, &err);
     if (rc) {

@@ -21,6 +21,7 @@ struct mcp_aws {
     const char *region;       /* the default region, or NULL (a tool then needs one) */
     const char *profile;      /* or NULL */
     const char *endpoint_url; /* the emulator's URL: the control plane and the runtime */
+    bool allow_plain_http;    /* --allow-plain-http: to epops and sm-suite (plainhttp.h) */
     const char *facts;        /* or NULL: the installed facts file */
     double time_scale;        /* sm-emulator's --time-scale (1 for AWS) */
     const char *suite;        /* sm-suite to run, or NULL when not found */

@@ -141,6 +141,7 @@ static int call(const cJSON *args, struct mcp_call *call, void *user) {
         argv[n++] = "--endpoint-url";
         argv[n++] = (char *)a->endpoint_url;
     }
+    if (a->allow_plain_http) argv[n++] = "--allow-plain-http";
     if (a->time_scale != 1) {
         snprintf(scale, sizeof scale, "%g", a->time_scale);
         argv[n++] = "--time-scale";

@@ -248,8 +248,10 @@ static void suite_cw_settle(struct suite_cw_run *r, double settle) {
 int suite_cw_fetch(const struct suite_cw_job *j) {
     struct suite_cw_run r = {.j = j};
     const char *url = suite_cw_url(j->o);
-    struct awsj_config cfg = {
-        .region = j->o->region, .endpoint_url = url, .ca_bundle = j->o->cacert};
+    struct awsj_config cfg = {.region = j->o->region,
+                              .endpoint_url = url,
+                              .allow_plain_http = j->o->allow_plain_http,
+                              .ca_bundle = j->o->cacert};
     buf_init(&r.doc, BUF_NO_CAP);
     buf_init(&r.err, 4096);
     if (awsj_client_new(&cfg, &r.c, &r.err)) {

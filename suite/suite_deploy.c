@@ -18,6 +18,7 @@ int suite_deploy_command(const struct suite_opts *o, const char *program, const 
     int rc = suite_argv_add(out, program);
     if (!rc && o->endpoint_url)
         rc = suite_argv_add(out, "--endpoint-url") || suite_argv_add(out, o->endpoint_url);
+    if (!rc && o->allow_plain_http) rc = suite_argv_add(out, "--allow-plain-http");
     if (!rc) rc = suite_argv_add(out, "--region") || suite_argv_add(out, o->region);
     if (!rc && o->time_scale != 1)
         rc = suite_argv_add(out, "--time-scale") || suite_argv_addf(out, "%g", o->time_scale);

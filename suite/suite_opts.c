@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plainhttp.h"
 #include "smname.h"
 #include "suite_search.h"
 
@@ -46,6 +47,7 @@ enum suite_opts_id {
     SUITE_OPTS_O_SLO,
     SUITE_OPTS_O_MAX_ERRORS,
     SUITE_OPTS_O_NO_CLOUDWATCH,
+    SUITE_OPTS_O_PLAIN_HTTP,
     SUITE_OPTS_O_SEARCH,
     SUITE_OPTS_O_SEARCH_PROBES,
 };
@@ -89,6 +91,7 @@ static const struct suite_opts_own {
     {"slo", SUITE_OPTS_O_SLO, true, false},
     {"max-error-rate", SUITE_OPTS_O_MAX_ERRORS, true, false},
     {"no-cloudwatch", SUITE_OPTS_O_NO_CLOUDWATCH, false, false},
+    {"allow-plain-http", SUITE_OPTS_O_PLAIN_HTTP, false, false},
     {"capacity-search", SUITE_OPTS_O_SEARCH, true, false},
     {"search-probes", SUITE_OPTS_O_SEARCH_PROBES, true, false},
 };
@@ -289,6 +292,8 @@ static void suite_opts_keep(struct suite_opts_parser *p, enum suite_opts_id id, 
         o->max_error_rate = v;
     else if (id == SUITE_OPTS_O_NO_CLOUDWATCH)
         o->no_cloudwatch = true;
+    else if (id == SUITE_OPTS_O_PLAIN_HTTP)
+        o->allow_plain_http = true;
 }
 
 static int suite_opts_set(struct suite_opts_parser *p, enum suite_opts_id id, const char *v) {
@@ -625,6 +630,19 @@ static int suite_opts_check_search(struct suite_opts *o, struct buf *err) {
     return SUITE_OPTS_OK;
 }
 
+/* --url and --endpoint-url: no signing for plain http to another machine unless
+ * --allow-plain-http (plainhttp.h), refused here once rather than by every step. */
+static int suite_opts_check_plain(const struct suite_opts *o, struct buf *err) {
+    const char *const urls[2][2] = {{"--url", o->url}, {"--endpoint-url", o->endpoint_url}};
+    for (size_t i = 0; i < 2; i++) {
+        if (!urls[i][1] || !plainhttp_check(urls[i][1], o->allow_plain_http, err)) continue;
+        char why[1024];
+        snprintf(why, sizeof why, "%s", buf_str(err));
+        return buf_fail(err, SUITE_OPTS_ERR_USAGE, "%s: %s", urls[i][0], why);
+    }
+    return SUITE_OPTS_OK;
+}
+
 /* --deploy and its company. */
 static int suite_opts_check_deploy(const struct suite_opts *o, struct buf *err) {
     if (o->endpoint_url && strncmp(o->endpoint_url, "http://", 7) != 0 &&
@@ -688,7 +706,8 @@ int suite_opts_parse(char *const *words, size_t n, const char *env_region,
     if (rc < 0 || o->help || o->version) return rc;
     if (o->out && o->resume)
         return buf_fail(err, SUITE_OPTS_ERR_USAGE, "--out and --resume do not go together");
-    if ((rc = suite_opts_check_deploy(o, err)) < 0) return rc;
+    if ((rc = suite_opts_check_deploy(o, err)) < 0 || (rc = suite_opts_check_plain(o, err)) < 0)
+        return rc;
     o->searching = o->search_hi > 0;
     if ((rc = suite_opts_check_search(o, err)) < 0) return rc;
     if ((rc = suite_opts_make_sides(&p)) < 0 || (rc = suite_opts_check_run(&p)) < 0) return rc;

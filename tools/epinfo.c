@@ -281,7 +281,7 @@ static int epinfo_chat(struct epops *o, const char *region, const char *name, co
                        double *seconds, struct buf *err) {
     struct buf reply, why;
     const struct epops_config *cfg = epops_config(o);
-    struct epinvoke inv = {region, cfg->endpoint_url, epops_cache(o), 0};
+    struct epinvoke inv = {region, cfg->endpoint_url, epops_cache(o), 0, cfg->allow_plain_http};
     buf_init(&reply, EPINFO_REPLY_MAX);
     buf_init(&why, 1024);
     int rc = epinvoke_call(&inv, name, variant, body, strlen(body), &reply, seconds, err);

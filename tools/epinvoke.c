@@ -9,6 +9,7 @@
 #include <openssl/crypto.h>
 
 #include "awserr.h"
+#include "plainhttp.h"
 #include "scrub.h"
 #include "sigv4.h"
 #include "smname.h"
@@ -60,6 +61,8 @@ static int epinvoke_url(const struct epinvoke *c, const char *endpoint, struct b
         curl_url_get(u, CURLUPART_PATH, &p, 0) || !scheme || !h || !p)
         rc = buf_fail(err, EPINVOKE_ERR_INPUT, "%s is not a URL such as http://127.0.0.1:8080",
                       buf_str(&base));
+    else if (plainhttp_check(buf_str(&base), c->allow_plain_http, err))
+        rc = EPINVOKE_ERR_INPUT;
     if (!rc && scheme && h && p) {
         (void)curl_url_get(u, CURLUPART_PORT, &port, 0); /* none: the scheme's */
         bool dflt = !port || strcmp(port, strcmp(scheme, "https") == 0 ? "443" : "80") == 0;

@@ -26,6 +26,8 @@ struct epinvoke {
     const char *endpoint_url;  /* NULL: https://runtime.sagemaker.REGION.amazonaws.com */
     struct creds_cache *cache; /* borrowed */
     long timeout_ms;           /* 0: 70 s (SageMaker allows the model 60) */
+    bool allow_plain_http;     /* an http:// endpoint_url whose host is not loopback is fine
+                                  (else EPINVOKE_ERR_INPUT, plainhttp.h) */
 };
 
 /* Sends body[0..len) to endpoint (variant: X-Amzn-SageMaker-Target-Variant, or

@@ -11,6 +11,7 @@
 #include "epdesc.h"
 #include "epown.h"
 #include "epwait.h"
+#include "plainhttp.h"
 #include "smname.h"
 
 #define EPOPS_TIMEOUT_S 2700.0 /* emulated seconds a deploy waits by default (45 min) */
@@ -85,6 +86,8 @@ int epops_new(const struct epops_config *cfg, struct epops **out, struct buf *er
         return buf_fail(err, EPOPS_ERR_INPUT,
                         "'%.80s' is not a run id (1 to 63 letters, digits, '-', '_' and '.')",
                         cfg->run);
+    if (cfg->endpoint_url && plainhttp_check(cfg->endpoint_url, cfg->allow_plain_http, err))
+        return EPOPS_ERR_INPUT;
     struct epops *o = calloc(1, sizeof *o);
     bool nomem = !o;
     if (o) {
@@ -144,7 +147,10 @@ int epops_client(struct epops *o, const char *region, struct awsj_client **c, st
         return buf_fail(err, EPOPS_ERR_INPUT, "'%s' is not a region such as us-east-2", region);
     if (o->n_clients == EPOPS_MAX_REGIONS)
         return buf_fail(err, EPOPS_ERR_INPUT, "more than %d regions", EPOPS_MAX_REGIONS);
-    struct awsj_config ac = {.region = region, .endpoint_url = o->endpoint_url, .cache = o->cache};
+    struct awsj_config ac = {.region = region,
+                             .endpoint_url = o->endpoint_url,
+                             .allow_plain_http = o->cfg.allow_plain_http,
+                             .cache = o->cache};
     ac.creds.profile = o->profile;
     struct awsj_client *client;
     int rc = awsj_client_new(&ac, &client, err);

@@ -67,8 +67,10 @@ struct epops_config {
     double time_scale;        /* sm-emulator's --time-scale: times are reported emulated; 0: 1 */
     double poll_s;            /* real seconds between polls; 0: 15 / time_scale, at least 0.05 */
     struct epops_hooks hooks;
-    const char *run; /* the run id tagged on what it creates and that a delete may act on;
-                        NULL: a new one (epops_run) */
+    const char *run;       /* the run id tagged on what it creates and that a delete may act on;
+                              NULL: a new one (epops_run) */
+    bool allow_plain_http; /* --allow-plain-http: an http:// endpoint_url whose host is not
+                              loopback is fine (else epops_new refuses it, plainhttp.h) */
 };
 
 struct epops;

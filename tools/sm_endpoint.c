@@ -16,6 +16,7 @@
 #include "epinfo.h"
 #include "epops.h"
 #include "epown.h"
+#include "plainhttp.h"
 #include "tty.h"
 
 #define EPCLI_EXIT_AWS     1
@@ -57,6 +58,9 @@ static const char epcli_usage[] =
     "  --region REGION           default: AWS_REGION, AWS_DEFAULT_REGION, the profile's region\n"
     "  --profile NAME            the AWS profile (default AWS_PROFILE, else default)\n"
     "  --endpoint-url URL        send every call there (sm-emulator's URL) instead of AWS\n"
+    "  --allow-plain-http        sign for an http:// --endpoint-url whose host is not loopback\n"
+    "                            (the signature and session token cross the network in\n"
+    "                            clear); http:// to 127.0.0.0/8, ::1 or localhost needs none\n"
     "  --time-scale K            sm-emulator's --time-scale: times and costs are told emulated\n"
     "  --facts FILE              the facts file (images, prices; default: the installed\n"
     "                            tools/endpoint-facts.json)\n"
@@ -140,6 +144,7 @@ enum {
     O_REGION = 256,
     O_PROFILE,
     O_URL,
+    O_PLAIN,
     O_SCALE,
     O_FACTS,
     O_JSON,
@@ -182,6 +187,7 @@ static const unsigned epcli_takes[O_END - O_REGION] = {
     [0] = ALL, /* O_REGION */
     [O_PROFILE - O_REGION] = ALL,
     [O_URL - O_REGION] = ALL,
+    [O_PLAIN - O_REGION] = ALL,
     [O_SCALE - O_REGION] = ALL,
     [O_FACTS - O_REGION] = ALL,
     [O_JSON - O_REGION] = ALL,
@@ -221,6 +227,7 @@ static const struct option epcli_options[] = {
     {"region", required_argument, NULL, O_REGION},
     {"profile", required_argument, NULL, O_PROFILE},
     {"endpoint-url", required_argument, NULL, O_URL},
+    {"allow-plain-http", no_argument, NULL, O_PLAIN},
     {"time-scale", required_argument, NULL, O_SCALE},
     {"facts", required_argument, NULL, O_FACTS},
     {"json", no_argument, NULL, O_JSON},
@@ -262,7 +269,7 @@ struct epcli {
     const char *name;
     const char *region, *profile, *url, *facts;
     double scale, poll, price, wait_timeout, since, temperature;
-    bool json, help, version, yes, wait, no_wait, pools, by_tool;
+    bool json, help, version, yes, wait, no_wait, pools, by_tool, plain_http;
     const char *run; /* --run: the run id to tag with, or whose resources delete may act on */
     struct epops_deploy_req deploy;
     char *type_list, *region_list; /* strdup'ed, split in place */
@@ -416,6 +423,7 @@ static void epcli_flag(struct epcli *a, int opt) {
     if (opt == O_YES) a->yes = true;
     if (opt == O_WAIT) a->wait = true;
     if (opt == O_BY_TOOL) a->by_tool = true;
+    if (opt == O_PLAIN) a->plain_http = true;
     if (opt == O_HELP) a->help = true;
     if (opt == O_VERSION) a->version = true;
 }
@@ -527,7 +535,13 @@ static int epcli_check(const struct epcli *a) {
                           "or --created-by-tool (anything wrk-sagemaker created), not both");
     if (a->url && strncmp(a->url, "http://", 7) != 0 && strncmp(a->url, "https://", 8) != 0)
         return epcli_fail("--endpoint-url: '%s' is not an http:// or https:// URL", a->url);
-    return 0;
+    struct buf why;
+    buf_init(&why, 1024);
+    int prc = a->url && plainhttp_check(a->url, a->plain_http, &why)
+                  ? epcli_fail("--endpoint-url: %s", buf_str(&why))
+                  : 0;
+    buf_free(&why);
+    return prc;
 }
 
 /* ---- hooks: progress on stderr, Ctrl-C, sleeping ---- */
@@ -677,7 +691,8 @@ static int epcli_run(struct epcli *a) {
                                a->scale,
                                a->poll,
                                {epcli_progress, epcli_stopped, epcli_sleep, NULL, NULL, NULL},
-                               a->run};
+                               a->run,
+                               a->plain_http};
     struct epops *o = NULL;
     struct epops_out out;
     epops_out_init(&out);

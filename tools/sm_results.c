@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plainhttp.h"
 #include "readall.h"
 #include "rkey.h"
 #include "s3.h"
@@ -47,6 +48,9 @@ static const char res_usage[] =
     "  --profile NAME       the AWS profile (default AWS_PROFILE, else the usual chain:\n"
     "                       environment, ~/.aws, the container endpoint, the instance)\n"
     "  --endpoint-url URL   send every request there, path-style (sm-emulator's URL)\n"
+    "  --allow-plain-http   sign for an http:// --endpoint-url whose host is not loopback\n"
+    "                       (the signature and session token cross the network in clear);\n"
+    "                       http:// to 127.0.0.0/8, ::1 or localhost needs none\n"
     "  --force              fetch: replace files that exist\n"
     "  --dry-run            push: print the keys, upload nothing\n"
     "  -h, --help           this help\n"
@@ -56,7 +60,7 @@ static const char res_usage[] =
 
 struct res_opts {
     const char *region, *profile, *endpoint_url;
-    bool force, dry_run;
+    bool force, dry_run, allow_plain_http;
 };
 
 struct res {
@@ -342,6 +346,7 @@ static int res_options(int argc, char **argv, struct res_opts *o) {
     static const struct option opts[] = {{"region", required_argument, NULL, 'r'},
                                          {"profile", required_argument, NULL, 'p'},
                                          {"endpoint-url", required_argument, NULL, 'e'},
+                                         {"allow-plain-http", no_argument, NULL, 'P'},
                                          {"force", no_argument, NULL, 'f'},
                                          {"dry-run", no_argument, NULL, 'n'},
                                          {"help", no_argument, NULL, 'h'},
@@ -356,6 +361,9 @@ static int res_options(int argc, char **argv, struct res_opts *o) {
             break;
         case 'e':
             o->endpoint_url = optarg;
+            break;
+        case 'P':
+            o->allow_plain_http = true;
             break;
         case 'f':
             o->force = true;
@@ -382,6 +390,7 @@ static int res_client(struct res *r) {
         return res_fail("no region: give --region or set AWS_REGION (%s)", buf_str(&r->err));
     struct s3_config cfg = {.region = r->o.region ? r->o.region : buf_str(&region),
                             .endpoint_url = r->o.endpoint_url,
+                            .allow_plain_http = r->o.allow_plain_http,
                             .creds = co};
     int rc = s3_client_new(&cfg, &r->s3, &r->err);
     buf_free(&region);
@@ -394,6 +403,8 @@ int main(int argc, char **argv) {
     buf_init(&r.prefix, S3_KEY_MAX);
     buf_init(&r.err, 2048);
     int rc = res_options(argc, argv, &r.o);
+    if (!rc && r.o.endpoint_url && plainhttp_check(r.o.endpoint_url, r.o.allow_plain_http, &r.err))
+        rc = res_fail("--endpoint-url: %s", buf_str(&r.err));
     if (!rc && optind >= argc) rc = res_fail("no command (push, fetch or list; see --help)");
     const char *cmd = rc ? "" : argv[optind];
     int rest = argc - optind - 1;

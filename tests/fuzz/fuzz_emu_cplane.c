@@ -1,12 +1,14 @@
-/* Fuzzes the emulator's control plane (cplane, cpreq, cpdesc, squota) with
- * request bodies a client sends. Input: one control byte (bits 0-3 the
- * operation, bits 4-5 how far the clock then moves), then the body.
+/* Fuzzes the emulator's control plane (cplane, cpreq, cpdesc, cptag, squota)
+ * with request bodies a client sends. Input: one control byte (bits 0-3 the
+ * operation, bits 4-5 how far the clock then moves, bit 6 set: a tag
+ * operation instead, AddTags, ListTags or DeleteTags by bits 0-1), then the
+ * body.
  *
- * A model, a config and an endpoint exist before the call, so describes,
- * updates and deletes reach real state. Every reply is a JSON object in valid
- * UTF-8 with status 200 or 400 (an error naming its __type), and the state
- * machine then runs to its end without a crash: every endpoint ends InService,
- * Failed, or gone. */
+ * A model (with tags), a config and an endpoint exist before the call, so
+ * describes, updates, deletes and the tag operations reach real state. Every
+ * reply is a JSON object in valid UTF-8 with status 200 or 400 (an error
+ * naming its __type), and the state machine then runs to its end without a
+ * crash: every endpoint ends InService, Failed, or gone. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@ static const char *const fuzz_ops[16] = {
     "DescribeEndpoint", "DescribeEndpointConfig", "DescribeModel",  "ListEndpoints",
     "DeleteEndpoint",   "DeleteEndpointConfig",   "DeleteModel",    "ListServiceQuotas",
     "GetServiceQuota",  "CreateEndpoint",         "ListEndpoints",  "Unknown"};
+static const char *const fuzz_tag_ops[4] = {"AddTags", "ListTags", "DeleteTags", "AddTags"};
 
 static bool fuzz_utf8(const char *s, size_t n) {
     uint32_t c;
@@ -42,7 +45,9 @@ static void fuzz_setup(struct cplane *cp, struct cplane_reply *r) {
     static const char *const setup[][2] = {
         {"CreateModel", "{\"ModelName\":\"m\",\"ExecutionRoleArn\":\"arn:aws:iam::123456789012:"
                         "role/r\",\"PrimaryContainer\":{\"Image\":\"i\",\"Environment\":"
-                        "{\"SM_VLLM_MODEL\":\"google/gemma-4-E2B-it\"}}}"},
+                        "{\"SM_VLLM_MODEL\":\"google/gemma-4-E2B-it\"}},\"Tags\":[{\"Key\":"
+                        "\"created-by\",\"Value\":\"wrk-sagemaker\"},{\"Key\":\"run\",\"Value\":"
+                        "\"r-1\"}]}"},
         {"CreateEndpointConfig", "{\"EndpointConfigName\":\"c\",\"ProductionVariants\":[{"
                                  "\"VariantName\":\"v\",\"ModelName\":\"m\",\"InstancePools\":[{"
                                  "\"InstanceType\":\"ml.g6.xlarge\",\"Priority\":1},{"
@@ -72,10 +77,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cplane_init(&cp, &c, "123456789012", NULL, NULL);
     buf_init(&r.body, BUF_NO_CAP);
     fuzz_setup(&cp, &r);
-    const char *op = fuzz_ops[data[0] & 15];
+    const char *op = data[0] & 0x40 ? fuzz_tag_ops[data[0] & 3] : fuzz_ops[data[0] & 15];
     double t = (double)((data[0] >> 4) & 3) * 15;
     const char *body = (const char *)data + 1;
-    int rc = (data[0] & 15) == 11 || (data[0] & 15) == 12
+    int rc = !(data[0] & 0x40) && ((data[0] & 15) == 11 || (data[0] & 15) == 12)
                  ? squota_call(&cp, op, body, size - 1, "us-east-1", &r)
                  : cplane_call(&cp, op, body, size - 1, "us-east-1", (struct cplane_now){t, t}, &r);
     if (rc) abort();

@@ -376,6 +376,17 @@ static void test_usage_errors(void) {
          "--endpoint and its variants"},
         {"--region|r|--baseline|a|--candidate|b|--endpoint-url|emulator", 7,
          "--endpoint-url wants an http:// or https:// URL, got 'emulator'"},
+        /* plain http to another machine: refused once, before any step (plainhttp.h) */
+        {"--region|r|--baseline|a|--candidate|b|--url|http://203.0.113.1:1", 7,
+         "--url: refusing to sign requests for http://203.0.113.1:1: plain http shows the "
+         "signature "
+         "and session token to the network on the way to a host that is not loopback (use "
+         "https://, or --allow-plain-http to send them anyway)"},
+        {"--region|r|--baseline|a|--candidate|b|--url|https://h|--endpoint-url|http://e.invalid", 7,
+         "--endpoint-url: refusing to sign requests for http://e.invalid: plain http shows the "
+         "signature "
+         "and session token to the network on the way to a host that is not loopback (use "
+         "https://, or --allow-plain-http to send them anyway)"},
         /* the scenarios whose options were read must be those run */
         {"--region|r|--baseline|a|--candidate|b|--scenarios|decode", 3,
          "the scenarios to run are unclear: write a value that starts with -- as --NAME=VALUE"},
@@ -423,13 +434,13 @@ static void test_saved_options(void) {
     char *copy;
     buf_init(&err, 1024);
     CHECK_INT(parse("--region|r|--out|x|--baseline=a|--candidate|b|--dry-run|--repeats|2|"
-                    "--sweep-no-ignore-eos|--url|http://h|--scenario-dir|/s",
+                    "--sweep-no-ignore-eos|--url|https://h|--scenario-dir|/s",
                     &o, &err, &copy),
               0);
     buf_init(&b, BUF_NO_CAP);
     CHECK(suite_argv_quote_all(&b, &o.saved) == BUF_OK);
     CHECK_STR(buf_str(&b), "--region r --baseline=a --candidate b --repeats 2 "
-                           "--sweep-no-ignore-eos --url http://h --scenario-dir /s");
+                           "--sweep-no-ignore-eos --url https://h --scenario-dir /s");
     CHECK_STR(suite_opts_value(&o, SUITE_OPTS_DECODE, "--repeats"), "2");
     CHECK(suite_opts_value(&o, SUITE_OPTS_SWEEP, "--repeats") == NULL);
     CHECK_INT(o.npass, 2);
@@ -450,7 +461,7 @@ static void test_saved_options(void) {
     buf_reset(&b);
     CHECK(suite_argv_quote_all(&b, &kept) == BUF_OK);
     CHECK_STR(buf_str(&b),
-              "--region r --baseline=a --candidate b --url http://h --scenario-dir /s");
+              "--region r --baseline=a --candidate b --url https://h --scenario-dir /s");
     buf_reset(&b);
     CHECK(suite_argv_quote_all(&b, &rest) == BUF_OK);
     CHECK_STR(buf_str(&b), "--repeats 2 --sweep-no-ignore-eos");
@@ -567,6 +578,15 @@ static void test_plan(void) {
          "wrk -t1 -c1 -d12000000001m --timeout 70s -s /s/decode.lua "
          "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a --endpoint b --region r "
          "--out 'r/{label}/decode.json' --progress 1 --repeats 3000000000  # decode decode\n"
+         "sm-compare --svg r/chart.svg --output r/report.txt r/a r/b\n"
+         "sm-compare --format markdown --output r/report.md r/a r/b\n"
+         "sm-compare --format json --output r/report.json r/a r/b\n"},
+        /* --allow-plain-http goes to every scenario, which alone decides (plainhttp.h) */
+        {"--region|r|--url|http://10.0.0.9:8080|--baseline|a|--candidate|b|--scenarios|decode|"
+         "--allow-plain-http",
+         "wrk -t1 -c1 -d21m --timeout 70s -s /s/decode.lua http://10.0.0.9:8080 -- --endpoint a "
+         "--endpoint b --region r --allow-plain-http --out 'r/{label}/decode.json' --progress 1"
+         "  # decode decode\n"
          "sm-compare --svg r/chart.svg --output r/report.txt r/a r/b\n"
          "sm-compare --format markdown --output r/report.md r/a r/b\n"
          "sm-compare --format json --output r/report.json r/a r/b\n"},
@@ -825,7 +845,7 @@ static void test_manifest(void) {
     CHECK_INT(mkdir(dir, 0755), 0);
     CHECK_INT(suite_seal_open(&seal, tmp_path(1, "mkey/k"), true, &err), 0);
     manifest_write(dir,
-                   "--region|us-east-1|--baseline|a|--candidate|b=qat|--url|http://h:1|"
+                   "--region|us-east-1|--baseline|a|--candidate|b=qat|--url|http://localhost:1|"
                    "--scenarios|decode|--repeats|2",
                    &seal);
 
@@ -835,39 +855,40 @@ static void test_manifest(void) {
     suite_argv_init(&saved);
     CHECK_INT(suite_manifest_options(&m, &saved, &err), 0);
     CHECK(suite_argv_quote_all(&b, &saved) == BUF_OK);
-    CHECK_STR(buf_str(&b), "--region us-east-1 --baseline a --candidate b=qat --url http://h:1 "
-                           "--scenarios decode --repeats 2");
+    CHECK_STR(buf_str(&b),
+              "--region us-east-1 --baseline a --candidate b=qat --url http://localhost:1 "
+              "--scenarios decode --repeats 2");
     suite_manifest_target(&m, &t);
     CHECK_STR(t.wrk, "/usr/bin/wrk");
-    CHECK_STR(t.url, "http://h:1");
+    CHECK_STR(t.url, "http://localhost:1");
     CHECK_STR(t.label[1], "qat");
     CHECK(t.variant[0] == NULL);
     CHECK_STR(suite_manifest_output(&m, 0), "output/01-decode.txt");
     /* the same target passes; each difference is named with what the run used */
-    manifest_target(&now, "http://h:1");
+    manifest_target(&now, "http://localhost:1");
     CHECK_INT(suite_manifest_check_target(&m, &now, &err), 0);
     now.url = "http://evil:1";
     CHECK_INT(suite_manifest_check_target(&m, &now, &err), SUITE_MANIFEST_ERR_MISMATCH);
-    CHECK_STR(buf_str(&err), "the run used --url http://h:1, this command http://evil:1");
-    now.url = "http://h:1\nsm-suite: all good"; /* quoted text stays on the one line */
+    CHECK_STR(buf_str(&err), "the run used --url http://localhost:1, this command http://evil:1");
+    now.url = "http://localhost:1\nsm-suite: all good"; /* quoted text stays on the one line */
     CHECK_INT(suite_manifest_check_target(&m, &now, &err), SUITE_MANIFEST_ERR_MISMATCH);
-    CHECK_STR(buf_str(&err),
-              "the run used --url http://h:1, this command http://h:1?sm-suite: all good");
-    manifest_target(&now, "http://h:1");
+    CHECK_STR(buf_str(&err), "the run used --url http://localhost:1, this command "
+                             "http://localhost:1?sm-suite: all good");
+    manifest_target(&now, "http://localhost:1");
     now.scenario_dir = "/elsewhere";
     CHECK_INT(suite_manifest_check_target(&m, &now, &err), SUITE_MANIFEST_ERR_MISMATCH);
     CHECK_STR(buf_str(&err),
               "the run used the scenarios of --scenario-dir /s, this command /elsewhere");
-    manifest_target(&now, "http://h:1");
+    manifest_target(&now, "http://localhost:1");
     now.region = "us-west-2";
     CHECK_INT(suite_manifest_check_target(&m, &now, &err), SUITE_MANIFEST_ERR_MISMATCH);
     CHECK_STR(buf_str(&err), "the run used --region us-east-1, this command us-west-2");
-    manifest_target(&now, "http://h:1");
+    manifest_target(&now, "http://localhost:1");
     now.wrk = "/tmp/wrk";
     CHECK_INT(suite_manifest_check_target(&m, &now, &err), SUITE_MANIFEST_ERR_MISMATCH);
     CHECK_STR(buf_str(&err),
               "the run used wrk (WRK or the PATH) /usr/bin/wrk, this command /tmp/wrk");
-    manifest_target(&now, "http://h:1");
+    manifest_target(&now, "http://localhost:1");
     now.endpoint[1] = "c";
     now.variant[1] = "v";
     CHECK_INT(suite_manifest_check_target(&m, &now, &err), SUITE_MANIFEST_ERR_MISMATCH);
@@ -881,8 +902,8 @@ static void test_manifest(void) {
     char *path = strdup(tmp_path(2, "run/manifest.json"));
     char *text = read_file(path);
     CHECK(text != NULL);
-    char *at = text ? strstr(text, "http://h:1") : NULL;
-    if (at) at[7] = 'e';
+    char *at = text ? strstr(text, "http://localhost:1") : NULL;
+    if (at) at[7] = 'e'; /* http://localhost:1 -> http://eocalhost:1 */
     write_file(path, text ? text : "");
     suite_manifest_init(&m);
     CHECK_INT(suite_manifest_load(&m, dir, &err), 0);
@@ -997,29 +1018,33 @@ static void test_deploy(void) {
     suite_argv_init(&cmd);
     CHECK_INT(parse_run("--region|us-east-2|--baseline|a=bf16|--candidate|b|--deploy|--role|arn:r|"
                         "--baseline-model|org/m|--candidate-model|org/q|--instance-type|"
-                        "ml.g6.xlarge,ml.g6.2xlarge|--endpoint-url|http://e:1|--time-scale|10|"
+                        "ml.g6.xlarge,ml.g6.2xlarge|--endpoint-url|http://"
+                        "e:1|--allow-plain-http|--time-scale|10|"
                         "--price-per-hour|1.5|--delete-after",
                         7, &o, &err, &copy),
               0);
     CHECK(o.deploy && o.delete_after && o.time_scale == 10);
     CHECK_INT(suite_deploy_command(&o, "sm-endpoint", "deploy", 0, "suite-r1", &cmd), 0);
     CHECK_INT(suite_argv_quote_all(&line, &cmd), 0);
-    CHECK_STR(buf_str(&line), "sm-endpoint --endpoint-url http://e:1 --region us-east-2 "
-                              "--time-scale 10 deploy a --model org/m --role arn:r "
-                              "--instance-type ml.g6.xlarge,ml.g6.2xlarge --no-wait "
-                              "--price-per-hour 1.5 --run suite-r1");
+    CHECK_STR(buf_str(&line),
+              "sm-endpoint --endpoint-url http://e:1 --allow-plain-http --region us-east-2 "
+              "--time-scale 10 deploy a --model org/m --role arn:r "
+              "--instance-type ml.g6.xlarge,ml.g6.2xlarge --no-wait "
+              "--price-per-hour 1.5 --run suite-r1");
     buf_reset(&line);
     /* the delete acts on what the run's deploys created only */
     CHECK_INT(suite_deploy_command(&o, "sm-endpoint", "delete", 1, "suite-r1", &cmd), 0);
     CHECK_INT(suite_argv_quote_all(&line, &cmd), 0);
-    CHECK_STR(buf_str(&line), "sm-endpoint --endpoint-url http://e:1 --region us-east-2 "
-                              "--time-scale 10 delete b --yes --wait --price-per-hour 1.5 "
-                              "--run suite-r1");
+    CHECK_STR(buf_str(&line),
+              "sm-endpoint --endpoint-url http://e:1 --allow-plain-http --region us-east-2 "
+              "--time-scale 10 delete b --yes --wait --price-per-hour 1.5 "
+              "--run suite-r1");
     buf_reset(&line);
     CHECK_INT(suite_deploy_command(&o, "sm-endpoint", "status", 1, "suite-r1", &cmd), 0);
     CHECK_INT(suite_argv_quote_all(&line, &cmd), 0);
-    CHECK_STR(buf_str(&line), "sm-endpoint --endpoint-url http://e:1 --region us-east-2 "
-                              "--time-scale 10 status b --json");
+    CHECK_STR(buf_str(&line),
+              "sm-endpoint --endpoint-url http://e:1 --allow-plain-http --region us-east-2 "
+              "--time-scale 10 status b --json");
     /* the saved options bring nothing of the deploy back on a resume */
     for (size_t i = 0; i < o.saved.n; i++)
         CHECK(strcmp(o.saved.v[i], "--deploy") != 0 && strcmp(o.saved.v[i], "--role") != 0);
