@@ -131,8 +131,10 @@ static void slot_chunk(struct slot *s, const struct schunk *c, long long now) {
     s->chunk_tokens += tokens;
     s->cost.tokens += (uint64_t)tokens;
     s->t_last_us = now;
-    if (s->want_text && s->text.len + c->content.n <= SLOT_TEXT_MAX)
-        (void)!buf_add(&s->text, c->content.s, c->content.n);
+    if (s->want_text && s->text.len < SLOT_TEXT_MAX) { /* the content's prefix (quiz.h) */
+        size_t room = SLOT_TEXT_MAX - s->text.len;
+        (void)!buf_add(&s->text, c->content.s, c->content.n < room ? c->content.n : room);
+    }
 }
 
 void slot_prefetch(const struct slot *s) {

@@ -26,7 +26,9 @@
 #include "sstream.h"
 
 #define SLOT_ERROR_BODY_MAX ((size_t)64 * 1024) /* bytes of an error reply kept */
-#define SLOT_TEXT_MAX       ((size_t)64 * 1024) /* bytes of content kept for a scored reply */
+/* Bytes of content kept: the raw prefix quiz_cut needs to cut a reply's scored
+ * part exactly as it cuts the whole reply under wrk (one byte past the cap). */
+#define SLOT_TEXT_MAX (QUIZ_SCORED_MAX + 1)
 
 enum slot_error {
     SLOT_OK = 0,
