@@ -21,6 +21,7 @@
 #include "clockprobe.h"
 #include "dist.h"
 #include "lua_sagemaker.h"
+#include "plainhttp.h"
 #include "record.h"
 #include "rfmt.h"
 #include "rng.h"
@@ -157,6 +158,23 @@ static int lsm_region_of(lua_State *L) {
     return 1;
 }
 
+/* sagemaker.plain_http_check(url, allow) -> true, or nil and why requests signed
+ * for url must not go there (plainhttp.h). */
+static int lsm_plain_http_check(lua_State *L) {
+    const char *url = luaL_checkstring(L, 1);
+    struct buf err;
+    buf_init(&err, 512);
+    if (plainhttp_check(url, lua_toboolean(L, 2), &err) == PLAINHTTP_OK) {
+        buf_free(&err);
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushnil(L);
+    lua_pushstring(L, buf_str(&err));
+    buf_free(&err);
+    return 2;
+}
+
 void lsm_set_number(lua_State *L, const char *name, double v) {
     lua_pushnumber(L, (lua_Number)v);
     lua_setfield(L, -2, name);
@@ -225,6 +243,7 @@ static const luaL_Reg lsm_functions[] = {
     {"endpoint_ok", lsm_endpoint_ok},
     {"label_ok", lsm_label_ok},
     {"region_of", lsm_region_of},
+    {"plain_http_check", lsm_plain_http_check},
     {"wrk_args", lsm_wrk_args},
     {"begin", lsm_begin},
     {"schedule", lsm_schedule},

@@ -46,6 +46,7 @@ enum suite_opts_id {
     SUITE_OPTS_O_SLO,
     SUITE_OPTS_O_MAX_ERRORS,
     SUITE_OPTS_O_NO_CLOUDWATCH,
+    SUITE_OPTS_O_PLAIN_HTTP,
     SUITE_OPTS_O_SEARCH,
     SUITE_OPTS_O_SEARCH_PROBES,
 };
@@ -89,6 +90,7 @@ static const struct suite_opts_own {
     {"slo", SUITE_OPTS_O_SLO, true, false},
     {"max-error-rate", SUITE_OPTS_O_MAX_ERRORS, true, false},
     {"no-cloudwatch", SUITE_OPTS_O_NO_CLOUDWATCH, false, false},
+    {"allow-plain-http", SUITE_OPTS_O_PLAIN_HTTP, false, false},
     {"capacity-search", SUITE_OPTS_O_SEARCH, true, false},
     {"search-probes", SUITE_OPTS_O_SEARCH_PROBES, true, false},
 };
@@ -289,6 +291,8 @@ static void suite_opts_keep(struct suite_opts_parser *p, enum suite_opts_id id, 
         o->max_error_rate = v;
     else if (id == SUITE_OPTS_O_NO_CLOUDWATCH)
         o->no_cloudwatch = true;
+    else if (id == SUITE_OPTS_O_PLAIN_HTTP)
+        o->allow_plain_http = true;
 }
 
 static int suite_opts_set(struct suite_opts_parser *p, enum suite_opts_id id, const char *v) {

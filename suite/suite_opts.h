@@ -78,6 +78,7 @@ struct suite_opts {
     const char *role;          /* --role ARN */
     const char *endpoint_url;  /* --endpoint-url: the control plane sm-endpoint calls */
     bool no_cloudwatch;        /* --no-cloudwatch: no logs and metrics fetched (suite_cw.h) */
+    bool allow_plain_http;     /* --allow-plain-http: passed to every scenario (plainhttp.h) */
     /* the capacity search (suite_search.h): the rate step's probes, each side on its own */
     bool searching; /* --capacity-search LO:HI given */
     double search_lo, search_hi;

@@ -143,6 +143,7 @@ static int suite_plan_step_command(struct suite_plan_step *st, const struct suit
     rc |= suite_argv_add(c, "--");
     if (rc || suite_plan_add_sides(c, o, st->side, st->nsides) < 0) return SUITE_PLAN_ERR_NOMEM;
     rc |= suite_plan_opt2(c, "--region", o->region);
+    if (o->allow_plain_http) rc |= suite_argv_add(c, "--allow-plain-http");
     if (o->time_scale != 1)
         rc |= suite_argv_add(c, "--time-scale") | suite_argv_addf(c, "%g", o->time_scale);
     rc |= suite_argv_add(c, "--out") | suite_argv_addf(c, "%s/{label}/%s.json", out, st->id);

@@ -17,6 +17,7 @@
 
 #include "awserr.h"
 #include "creds.h"
+#include "plainhttp.h"
 #include "readall.h"
 #include "sigv4.h"
 #include "skew.h"
@@ -54,6 +55,9 @@ static const char invoke_help[] =
     "                             path prefix) instead of\n"
     "                             https://runtime.sagemaker.REGION.amazonaws.com, e.g.\n"
     "                             http://127.0.0.1:8080 for the emulator\n"
+    "  --allow-plain-http         sign for an http:// --url whose host is not loopback (the\n"
+    "                             signature and session token cross the network in clear);\n"
+    "                             http:// to 127.0.0.0/8, ::1 or localhost needs no flag\n"
     "  --service NAME             SigV4 service name (default sagemaker)\n"
     "  --profile NAME             AWS profile (default: AWS_PROFILE, else 'default'); when\n"
     "                             given, AWS_ACCESS_KEY_ID and friends are not used\n"
@@ -89,7 +93,7 @@ struct invoke_args {
     const char *cacert;
     const char *extra[INVOKE_MAX_EXTRA]; /* --header values, "Name: value" */
     size_t n_extra;
-    bool dry_run, insecure, verbose;
+    bool dry_run, insecure, verbose, allow_plain_http;
     long timeout_ms;
 };
 
@@ -204,7 +208,8 @@ enum {
     OPT_AMZ_DATE,
     OPT_INSECURE,
     OPT_CACERT,
-    OPT_TIMEOUT
+    OPT_TIMEOUT,
+    OPT_ALLOW_PLAIN_HTTP
 };
 
 static const struct option invoke_options[] = {
@@ -225,6 +230,7 @@ static const struct option invoke_options[] = {
     {"insecure", no_argument, NULL, OPT_INSECURE},
     {"cacert", required_argument, NULL, OPT_CACERT},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"allow-plain-http", no_argument, NULL, OPT_ALLOW_PLAIN_HTTP},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -256,6 +262,9 @@ static int invoke_set(struct invoke_args *a, int opt, const char *v) {
         return 0;
     case OPT_INSECURE:
         a->insecure = true;
+        return 0;
+    case OPT_ALLOW_PLAIN_HTTP:
+        a->allow_plain_http = true;
         return 0;
     case OPT_TIMEOUT:
         return invoke_parse_timeout(v, &a->timeout_ms)
@@ -660,6 +669,9 @@ static int invoke_run(struct invoke *inv) {
         buf_addf(&base, "https://runtime.sagemaker.%s.amazonaws.com", buf_str(&inv->region)))
         rc = invoke_error("out of memory");
     if (!rc) rc = invoke_build_url(inv, inv->a.url ? inv->a.url : buf_str(&base));
+    buf_free(&base);
+    if (!rc && plainhttp_check(buf_str(&inv->url), inv->a.allow_plain_http, &base))
+        rc = invoke_error("--url: %s", buf_str(&base));
     buf_free(&base);
     if (!rc) invoke_build_headers(inv);
     if (!rc) rc = invoke_sign(inv, time(NULL));

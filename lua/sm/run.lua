@@ -45,6 +45,10 @@ M.common = {
   { name = "--region", arg = "REGION", type = "string",
     help = "the region to sign for; needed when the URL is not "
       .. "https://runtime.sagemaker.REGION.amazonaws.com" },
+  { name = "--allow-plain-http", type = "bool", default = false,
+    help = "sign and send requests over http:// to a host that is not loopback (the signature "
+      .. "and session token then cross the network unencrypted); http:// to 127.0.0.0/8, ::1 "
+      .. "or localhost (the emulator) needs no flag" },
   { name = "--profile", arg = "NAME", type = "string",
     help = "take the credentials from this AWS profile (default: the usual chain: "
       .. "environment, ~/.aws files, container, instance)" },
@@ -227,6 +231,8 @@ local function configure(def, wa)
   local url
   url, err = target.parse_url(wa.url)
   if not url then return nil, "the URL " .. err end
+  ok, err = sm.plain_http_check(url.origin, o.allow_plain_http)
+  if not ok then return nil, err end
   local ctx = { o = o, wa = wa, url = url, name = def.name, threads = wa.threads }
   ctx.shard, err = shard_of(o)
   if not ctx.shard then return nil, err end

@@ -128,6 +128,10 @@ USAGE = [Case(n, a, rc=2, env=EX, err=[e], one_line=True) for n, a, e in [
     ("url with another scheme", DRY + ["--url", "ftp://127.0.0.1"], "only http:// and https://"),
     ("url that is no url", DRY + ["--url", "http://"], "is not a URL"),
     ("url with a query", DRY + ["--url", "http://127.0.0.1/?a=b"], "a query, user or fragment"),
+    ("plain http to SageMaker's own host", DRY + ["--url", "http://runtime.sagemaker.us-east-1.amazonaws.com"],
+     "--url: refusing to sign requests for http://runtime.sagemaker.us-east-1.amazonaws.com: plain http"),
+    ("plain http to another machine", DRY + ["--url", "http://192.0.2.7:8080"],
+     "refusing to sign requests for http://192.0.2.7:8080: .* --allow-plain-http"),
     ("region with capitals", DRY + ["--region", "US-EAST-1"], "--region 'US-EAST-1' is not a region name"),
     ("service with underscore", DRY + ["--service", "sage_maker"], "--service 'sage_maker' is not"),
 ]] + [
@@ -169,6 +173,10 @@ SEND = [
                                     "x-amzn-sagemaker-custom-attributes": "a=b  c=d ",
                                     "x-amzn-sagemaker-inference-component": "ic-1", "accept": "text/plain",
                                     "x-repeat": ["one", "two  "], "x-empty": ""}}),
+    Case("plain http to localhost needs no flag", OK_ARGS + ["--url", "{localhost_url}"],
+         env=TOK, reply={"attempt": "*", "headers": {"host": "localhost:*"}}),
+    Case("plain http elsewhere sent with --allow-plain-http", DRY + ["--url", "http://192.0.2.7:8080",
+         "--allow-plain-http"], env=TOK, out=["^---- canonical request"]),
     Case("url with a path prefix", OK_ARGS + ["--url", "{url}/prefix//"], env=TOK,
          reply={"path": "/prefix/endpoints/ok-1/invocations"}),
     Case("region from AWS_REGION", OK_ARGS[:2] + OK_ARGS[4:], env=dict(TOK, AWS_REGION="eu-central-1"),
@@ -346,11 +354,12 @@ def main():
     failed = 0
     with tempfile.TemporaryDirectory() as d:
         write_files(d)
-        subst = {"dir": d, "body": d + "/body.json", "big": d + "/big.bin", "url": "", "tls_url": ""}
+        subst = {"dir": d, "body": d + "/body.json", "big": d + "/big.bin", "url": "", "localhost_url": "", "tls_url": ""}
         servers = []
         if group in ("send", "secrets"):
             servers.append(start_server([]))
             subst["url"] = "http://127.0.0.1:" + servers[-1][1]
+            subst["localhost_url"] = "http://localhost:" + servers[-1][1]
         if group == "tls":
             make_cert(d)
             servers.append(start_server(["--tls", d + "/cert.pem", d + "/key.pem"]))

@@ -570,6 +570,15 @@ static void test_plan(void) {
          "sm-compare --svg r/chart.svg --output r/report.txt r/a r/b\n"
          "sm-compare --format markdown --output r/report.md r/a r/b\n"
          "sm-compare --format json --output r/report.json r/a r/b\n"},
+        /* --allow-plain-http goes to every scenario, which alone decides (plainhttp.h) */
+        {"--region|r|--url|http://10.0.0.9:8080|--baseline|a|--candidate|b|--scenarios|decode|"
+         "--allow-plain-http",
+         "wrk -t1 -c1 -d21m --timeout 70s -s /s/decode.lua http://10.0.0.9:8080 -- --endpoint a "
+         "--endpoint b --region r --allow-plain-http --out 'r/{label}/decode.json' --progress 1"
+         "  # decode decode\n"
+         "sm-compare --svg r/chart.svg --output r/report.txt r/a r/b\n"
+         "sm-compare --format markdown --output r/report.md r/a r/b\n"
+         "sm-compare --format json --output r/report.json r/a r/b\n"},
         /* steady rounds: the cap adds their seconds; the scenario's default of 16,512 and 5 */
         {"--region|r|--baseline|a|--candidate|b|--scenarios|sweep|--levels|1|--mode|steady|"
          "--duration|600",
