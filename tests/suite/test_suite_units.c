@@ -822,6 +822,30 @@ static void manifest_write(const char *dir, const char *words, struct suite_seal
     free(copy);
 }
 
+/* --resume on a run directory whose manifest.json (or its seal) is a FIFO or a
+ * link: refused at once, never a read that blocks for a writer that never comes. */
+static void test_manifest_not_regular(void) {
+    struct suite_manifest m;
+    struct buf err;
+    buf_init(&err, 1024);
+    const char *dir = tmp_path(0, "fifo-run");
+    CHECK_INT(mkdir(dir, 0755), 0);
+    CHECK_INT(mkfifo(tmp_path(1, "fifo-run/manifest.json"), 0600), 0);
+    suite_manifest_init(&m);
+    CHECK_INT(suite_manifest_load(&m, dir, &err), SUITE_MANIFEST_ERR_FORMAT);
+    CHECK(strstr(buf_str(&err), "fifo-run/manifest.json: not a regular file (a FIFO") != NULL);
+    suite_manifest_free(&m);
+    const char *ldir = tmp_path(0, "link-run");
+    CHECK_INT(mkdir(ldir, 0755), 0);
+    write_file(tmp_path(2, "link-target.json"), "{\"format\":\"x\"}");
+    CHECK_INT(symlink(tmp_path(2, "link-target.json"), tmp_path(1, "link-run/manifest.json")), 0);
+    suite_manifest_init(&m);
+    CHECK_INT(suite_manifest_load(&m, ldir, &err), SUITE_MANIFEST_ERR_FORMAT);
+    CHECK(strstr(buf_str(&err), "not a regular file (a symbolic link)") != NULL);
+    suite_manifest_free(&m);
+    buf_free(&err);
+}
+
 static void test_manifest(void) {
     struct suite_seal seal;
     struct suite_manifest m;
@@ -1131,6 +1155,7 @@ int main(void) {
     test_seal();
     test_lock();
     test_manifest();
+    test_manifest_not_regular();
     test_progress();
     test_deploy();
     test_rate();
