@@ -26,6 +26,7 @@ enum rec_error {
     REC_ERR_IO = -2,     /* a file could not be opened, written or renamed; err says which */
     REC_ERR_INPUT = -3,  /* no such file index, or a header that is not an object */
     REC_ERR_EXISTS = -4, /* the result or its journal exists already: err says which */
+    REC_ERR_LINK = -5,   /* a symbolic link on the way to a file (safeopen.h): err names it */
 };
 
 /* One completed request. Strings may be NULL where the format allows null;

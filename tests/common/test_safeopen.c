@@ -28,6 +28,16 @@ static int create(const char *dir, const char *rel, int replace, struct buf *err
     return fd;
 }
 
+static int create_path(const char *path, const char *root, struct buf *err) {
+    buf_reset(err);
+    int fd = safeopen_path(path, root, 0600, SAFEOPEN_NEW, err);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    return fd;
+}
+
 int main(void) {
     CHECK(mkdtemp(root) != NULL);
     struct buf err;
@@ -43,10 +53,11 @@ int main(void) {
     /* a link at DIR/LABEL */
     CHECK_INT(symlink(at(1, "elsewhere"), at(0, "out/label")), 0);
     CHECK_INT(create(at(0, "out"), "label/decode.json", 0, &err), SAFEOPEN_ERR_LINK);
-    char want[700];
+    char want[1200];
     snprintf(want, sizeof want,
-             "%s is a symbolic link: refusing to follow it (remove it, or choose another folder)",
-             at(2, "out/label"));
+             "cannot write %s/label/decode.json: %s is a symbolic link, refusing to follow it "
+             "(remove it, or choose another path)",
+             at(1, "out"), at(2, "out/label"));
     CHECK_STR(buf_str(&err), want);
     CHECK_INT(access(at(0, "elsewhere/decode.json"), F_OK), -1);
     /* a link as the file, even with replace */
@@ -57,6 +68,29 @@ int main(void) {
     CHECK_INT(symlink(at(1, "elsewhere"), at(0, "outlink")), 0);
     CHECK_INT(create(at(0, "outlink"), "x.json", 0, &err), SAFEOPEN_ERR_LINK);
     CHECK(strstr(buf_str(&err), "outlink is a symbolic link") != NULL);
+    /* a path split at its folder, or at the root given */
+    CHECK_INT(create_path(at(0, "out/label/x.json"), NULL, &err), SAFEOPEN_ERR_LINK);
+    CHECK_INT(create_path(at(0, "out/a/b/link.json"), at(1, "out"), &err), SAFEOPEN_ERR_LINK);
+    CHECK_INT(create_path(at(0, "out/a/c/new.json"), at(1, "out"), &err), 0);
+    CHECK_INT(create_path(at(0, "out/a/d/new.json"), NULL, &err), SAFEOPEN_ERR_IO);
+    /* replaced whole: a link at the name refused, a file replaced, no temporary left */
+    buf_reset(&err);
+    CHECK_INT(safeopen_write(at(0, "out/a/b/link.json"), NULL, "y", 1, 0600, &err),
+              SAFEOPEN_ERR_LINK);
+    CHECK(strstr(buf_str(&err), "link.json is a symbolic link") != NULL);
+    CHECK_INT(access(at(0, "elsewhere/victim"), F_OK), -1);
+    CHECK_INT(safeopen_write(at(0, "out/a/b/file.json"), NULL, "yz", 2, 0600, &err), 0);
+    struct stat st;
+    CHECK_INT(stat(at(0, "out/a/b/file.json"), &st), 0);
+    CHECK_INT(st.st_size, 2);
+    CHECK_INT(safeopen_write(at(0, "out/label/r.md"), at(1, "out"), "y", 1, 0600, &err),
+              SAFEOPEN_ERR_LINK);
+    char ls[600];
+    snprintf(ls, sizeof ls, "test \"$(ls -A '%s')\" = \"file.json\nlink.json\"", at(0, "out/a/b"));
+    CHECK_INT(system(ls), 0);
+    /* appended to, not through a link */
+    CHECK_INT(safeopen_path(at(0, "out/a/b/link.json"), NULL, 0600, SAFEOPEN_APPEND, &err),
+              SAFEOPEN_ERR_LINK);
     /* not a plain relative path */
     CHECK_INT(create(at(0, "out"), "../x/y.json", 0, &err), SAFEOPEN_ERR_IO);
     buf_free(&err);

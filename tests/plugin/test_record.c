@@ -1,4 +1,5 @@
 /* The recorder: journals, result files with every documented field, counts. */
+#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,10 +204,10 @@ static void test_run(void) {
     free(text);
 
     /* No temporary file is left beside the result. */
-    CHECK(access(path_in("b.json.tmp"), F_OK) != 0);
-    char tmp[300];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path_in("b.json"), (long)getpid());
-    CHECK(access(tmp, F_OK) != 0);
+    DIR *d = opendir(path_in("."));
+    CHECK(d != NULL);
+    for (const struct dirent *e; d && (e = readdir(d));) CHECK(strstr(e->d_name, ".tmp") == NULL);
+    if (d) closedir(d);
 
     cJSON_Delete(header);
     rec_free(r);
@@ -406,6 +407,39 @@ static void test_unwritable(void) {
     buf_free(&err);
 }
 
+/* A link planted as the result's folder (--out DIR/{label}/x.json, DIR/LABEL a
+ * link): the journal is refused, nothing is written or removed where it points,
+ * with or without --force. */
+static void test_linked_folder(void) {
+    struct recorder *r;
+    struct buf err;
+    size_t a;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(mkdir(path_in("elsewhere"), 0700), 0);
+    FILE *f = fopen(path_in("elsewhere/x.json"), "w");
+    if (f) fclose(f);
+    CHECK_INT(symlink(path_in("elsewhere"), path_in("label")), 0);
+    cJSON *header = cJSON_Parse("{}");
+    for (int force = 0; force < 2; force++) {
+        CHECK_INT(rec_new(&r), REC_OK);
+        CHECK_INT(rec_add_file(r, path_in("label/x.json"), path_in("label/x.journal.jsonl"), header,
+                               force, &a, &err),
+                  force ? REC_ERR_LINK : REC_ERR_EXISTS);
+        CHECK(!force || strstr(buf_str(&err), "/label is a symbolic link, refusing") != NULL);
+        CHECK_INT(access(path_in("elsewhere/x.json"), F_OK), 0);
+        rec_free(r);
+    }
+    CHECK_INT(unlink(path_in("elsewhere/x.json")), 0);
+    CHECK_INT(rec_new(&r), REC_OK);
+    CHECK_INT(rec_add_file(r, path_in("label/x.json"), path_in("label/x.journal.jsonl"), header,
+                           false, &a, &err),
+              REC_ERR_LINK);
+    CHECK_INT(access(path_in("elsewhere/x.journal.jsonl"), F_OK), -1);
+    rec_free(r);
+    cJSON_Delete(header);
+    buf_free(&err);
+}
+
 static void test_helpers(void) {
     char iso[32];
     rec_iso8601(1796035639023045LL, iso);
@@ -431,6 +465,7 @@ int main(void) {
     test_longest_escapes();
     test_complete_run();
     test_unwritable();
+    test_linked_folder();
     test_helpers();
     int rc = check_exit();
     char cmd[300];

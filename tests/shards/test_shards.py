@@ -427,6 +427,55 @@ def case_s3_push_fetch():
         emu.stop()
 
 
+def case_no_link_followed():
+    """No writer follows a symbolic link planted on the way (one line naming the path and
+    the link, exit 2, nothing written where it points): sm-results fetch with DIR/LABEL a
+    link; a run's result file (wrk and sm-stream) with --out DIR/{label}/x.json and DIR/LABEL
+    a link; sm-compare -o and --svg with a link at the report's name."""
+    emu = start_emulator("--endpoint", "ep=instant")
+    try:
+        root = tempfile.mkdtemp(prefix="shards-links-")
+        elsewhere = os.path.join(root, "elsewhere")
+        os.makedirs(elsewhere)
+        # a result file, pushed for fetch and compared below
+        good = os.path.join(root, "good", "{label}.json")
+        run_clients([client("wrk", 1, "smoke", emu.url, ["--endpoint", "ep", "--run-id", "r-ln"],
+                            good)])
+        result = os.path.join(root, "good", "ep.json")
+        run_results(emu, "push", "s3://bench/links", result)
+        got = os.path.join(root, "fetched")
+        os.makedirs(got)
+        os.symlink(elsewhere, os.path.join(got, "ep"))
+        p = run_results(emu, "fetch", "s3://bench/links", "r-ln", got, want=2)
+        check(f"{got}/ep is a symbolic link, refusing to follow it" in p.stderr
+              and f"cannot write {got}/ep/" in p.stderr, p.stderr)
+        check(os.listdir(elsewhere) == [], f"fetch wrote {os.listdir(elsewhere)} through the link")
+        # the result file and journal of a run, on both engines
+        for engine in ("wrk", "stream"):
+            runs = os.path.join(root, "runs-" + engine)
+            os.makedirs(runs)
+            os.symlink(elsewhere, os.path.join(runs, "ep"))
+            (_, _, err), = run_clients([client(engine, 1, "smoke", emu.url, ["--endpoint", "ep"],
+                                               os.path.join(runs, "{label}", "x.json"))], want=2)
+            check(f"{runs}/ep is a symbolic link, refusing to follow it" in err
+                  and len(err.strip().splitlines()) == 1, f"{engine}: {err}")
+            check(os.listdir(elsewhere) == [], f"{engine} wrote {os.listdir(elsewhere)}")
+        # sm-compare's report and chart
+        victim = os.path.join(elsewhere, "victim")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        for flag in ("-o", "--svg"):
+            link = os.path.join(root, "report" + flag.strip("-"))
+            os.symlink(victim, link)
+            p = compare(result, result, flag, link, want=2)
+            check(p.stderr.strip() == f"sm-compare: cannot write {link}: {link} is a symbolic "
+                  "link, refusing to follow it (remove it, or choose another path)", p.stderr)
+            with open(victim) as f:
+                check(f.read() == "precious\n", f"sm-compare {flag} wrote through the link")
+    finally:
+        emu.stop()
+
+
 def case_s3_botocore():
     """The emulator's S3 serves botocore (Debian's python3-botocore, path-style) as S3
     does: PutObject, GetObject, ListObjectsV2 paged by continuation tokens with a prefix

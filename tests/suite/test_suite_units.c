@@ -614,20 +614,32 @@ static void test_files(void) {
     CHECK(strncmp(buf_str(&err), "cannot create ", 14) == 0 &&
           strstr(buf_str(&err), ": Not a directory") != NULL);
 
-    /* Written atomically; a link planted at the name is replaced, not written through. */
+    /* Written atomically; a link planted at the name is refused, not written through. */
     const char *victim = tmp_path(1, "files/victim");
     const char *path = tmp_path(2, "files/a/b/m.json");
     write_file(victim, "mine\n");
     CHECK_INT(symlink(victim, path), 0);
-    CHECK_INT(suite_files_write_atomic(path, "{}\n", 3, &err), 0);
+    CHECK_INT(suite_files_write_atomic(path, "{}\n", 3, &err), SUITE_FILES_ERR_IO);
+    CHECK(strstr(buf_str(&err), "m.json is a symbolic link, refusing to follow it") != NULL);
     char *text = read_file(victim);
     CHECK_STR(text, "mine\n");
     free(text);
+    struct stat st;
+    CHECK(lstat(path, &st) == 0 && S_ISLNK(st.st_mode));
+    unlink(path);
+    CHECK_INT(suite_files_write_atomic(path, "{}\n", 3, &err), 0);
     text = read_file(path);
     CHECK_STR(text, "{}\n");
     free(text);
-    struct stat st;
     CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+    /* Nor through a link planted as the file's folder. */
+    CHECK_INT(symlink(tmp_path(3, "files"), tmp_path(1, "files/a/b/sub")), 0);
+    CHECK_INT(suite_files_write_atomic(tmp_path(1, "files/a/b/sub/victim"), "x\n", 2, &err),
+              SUITE_FILES_ERR_IO);
+    CHECK(strstr(buf_str(&err), "b/sub is a symbolic link") != NULL);
+    text = read_file(victim);
+    CHECK_STR(text, "mine\n");
+    free(text);
     /* Appending does not follow a link either. */
     const char *cmds = tmp_path(3, "files/a/b/commands.sh");
     CHECK_INT(symlink(victim, cmds), 0);
