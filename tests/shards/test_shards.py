@@ -625,6 +625,58 @@ def case_manifest():
     check("/out" in mounts, str(mounts))
 
 
+def dockerfile_base():
+    """The image the Dockerfile's FROM names, its ARG's default put in."""
+    with open(DOCKERFILE) as f:
+        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    args = dict(re.fullmatch(r"ARG (\w+)=(\S+)", line).groups() for line in lines
+                if line.startswith("ARG ") and "=" in line)
+    froms = [line.split()[1] for line in lines if line.startswith("FROM ")]
+    check(len(froms) == 1, f"one FROM: {froms}")
+    return re.sub(r"\$\{?(\w+)\}?", lambda m: args.get(m.group(1), m.group(0)), froms[0])
+
+
+def case_locked_down():
+    """The recipe runs with no more than it needs (python3-yaml parses the manifest): the
+    image's base pinned by digest; every pod as nobody (runAsNonRoot, runAsUser 65534),
+    the runtime's seccomp profile, a read-only root file system, every capability dropped,
+    no privilege escalation; no Kubernetes API token mounted (EKS Pod Identity brings its
+    own: the ServiceAccount and the pod both say automountServiceAccountToken: false); every
+    volume an emptyDir with a sizeLimit, /tmp among them (the root is read-only)."""
+    base = dockerfile_base()
+    check(re.fullmatch(r"debian:bookworm-slim@sha256:[0-9a-f]{64}", base),
+          f"the Dockerfile's base is not pinned by digest: {base}")
+    with open(DOCKERFILE) as f:
+        check("docker buildx imagetools inspect debian:bookworm-slim" in f.read(),
+              "the Dockerfile says how to update its digest")
+    import yaml  # python3-yaml (scripts/setup installs it)
+    with open(MANIFEST) as f:
+        docs = [d for d in yaml.safe_load_all(f) if d]
+    sa = [d for d in docs if d["kind"] == "ServiceAccount"]
+    job = [d for d in docs if d["kind"] == "Job"]
+    check(len(sa) == 1 and len(job) == 1, str([d["kind"] for d in docs]))
+    check(sa[0].get("automountServiceAccountToken") is False, "the ServiceAccount mounts a token")
+    pod = job[0]["spec"]["template"]["spec"]
+    check(pod.get("automountServiceAccountToken") is False, "the pod mounts a token")
+    psc = pod.get("securityContext", {})
+    check(psc.get("runAsNonRoot") is True and psc.get("runAsUser") == 65534 and
+          psc.get("seccompProfile") == {"type": "RuntimeDefault"}, f"pod securityContext {psc}")
+    check(len(pod["containers"]) == 1 and not pod.get("initContainers"), "one container")
+    for c in pod["containers"]:
+        csc = c.get("securityContext", {})
+        check(csc.get("allowPrivilegeEscalation") is False, f"{c['name']}: escalation allowed")
+        check(csc.get("readOnlyRootFilesystem") is True, f"{c['name']}: root writable")
+        check(csc.get("capabilities") == {"drop": ["ALL"]}, f"{c['name']}: capabilities {csc}")
+        check(csc.get("privileged") in (None, False), f"{c['name']}: privileged")
+        check(csc.get("runAsUser", 65534) == 65534, f"{c['name']}: runs as {csc.get('runAsUser')}")
+        mounts = {m["mountPath"] for m in c["volumeMounts"]}
+        check({"/out", "/tmp"} <= mounts, f"{c['name']}: mounts {mounts}")
+    for v in pod["volumes"]:
+        check(set(v) == {"name", "emptyDir"}, f"volume {v['name']} is not an emptyDir: {v}")
+        check(re.fullmatch(r"\d+(Mi|Gi)", str((v["emptyDir"] or {}).get("sizeLimit", ""))),
+              f"volume {v['name']} has no sizeLimit: {v}")
+
+
 def case_dockerfile():
     """The Dockerfile builds on Debian 12 and installs the .deb this build makes (the name
     CPack gives it: wrk-sagemaker_VERSION_ARCH.deb), with apt-get so its declared
@@ -632,8 +684,8 @@ def case_dockerfile():
     with open(DOCKERFILE) as f:
         lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
     text = "\n".join(lines).replace("\\\n", " ")
-    check(lines[0] in ("FROM debian:12", "FROM debian:12-slim", "FROM debian:bookworm",
-                       "FROM debian:bookworm-slim"), lines[0])
+    check(re.fullmatch(r"debian:(12|bookworm)(-slim)?@sha256:[0-9a-f]{64}", dockerfile_base()),
+          dockerfile_base())
     copy = [line for line in lines if line.startswith("COPY ")]
     check(copy and "wrk-sagemaker_*.deb" in copy[0], str(copy))
     check(re.search(r"apt-get install [^\n]*/tmp/wrk-sagemaker_\*\.deb", text), text)
