@@ -168,6 +168,25 @@ int safeopen_remove(const char *path, const char *root, struct buf *err) {
     return dfd < 0 ? dfd : rc;
 }
 
+int safeopen_rename(const char *from, const char *to, struct buf *err) {
+    struct safeopen_split s[2];
+    char *dir[2] = {NULL, NULL};
+    const char *leaf[2];
+    int dfd[2] = {-1, -1}, rc = 0;
+    const char *paths[2] = {from, to};
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        rc = safeopen_split(paths[i], NULL, &s[i], &dir[i], err);
+        if (rc == 0 && (dfd[i] = safeopen_walk(&s[i], &leaf[i], err)) < 0) rc = dfd[i];
+    }
+    if (rc == 0 && renameat(dfd[0], leaf[0], dfd[1], leaf[1]) != 0)
+        rc = buf_fail(err, SAFEOPEN_ERR_IO, "cannot move %s to %s: %s", from, to, strerror(errno));
+    for (int i = 0; i < 2; i++) {
+        if (dfd[i] >= 0) close(dfd[i]);
+        free(dir[i]);
+    }
+    return rc;
+}
+
 int safeopen_tmp_open(struct safeopen_tmp *t, const char *path, const char *root, mode_t mode,
                       struct buf *err) {
     static unsigned counter;

@@ -49,6 +49,12 @@ __attribute__((warn_unused_result)) int safeopen_path(const char *path, const ch
 __attribute__((warn_unused_result)) int safeopen_remove(const char *path, const char *root,
                                                         struct buf *err);
 
+/* Renames the file from to to (each split as safeopen_path with no root),
+ * neither folder reached through a link. Returns 0 or a negative enum
+ * safeopen_error. */
+__attribute__((warn_unused_result)) int safeopen_rename(const char *from, const char *to,
+                                                        struct buf *err);
+
 /* A file replaced whole: written into a new temporary file beside it (created
  * exclusively, never through a link) and renamed over it at commit, in the
  * folder opened once without following a link. A link at the file's own name

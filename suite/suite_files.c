@@ -134,9 +134,9 @@ int suite_files_move_into(const char *path, const char *dir, struct buf *err) {
     } else if (access(path, F_OK) != 0) {
         if (errno != ENOENT)
             rc = buf_fail(err, SUITE_FILES_ERR_IO, "cannot move %s: %s", path, strerror(errno));
-    } else if ((rc = suite_files_mkdirs(dir, err)) == SUITE_FILES_OK && rename(path, to) != 0) {
-        rc = buf_fail(err, SUITE_FILES_ERR_IO, "cannot move %s to %s: %s", path, dir,
-                      strerror(errno));
+    } else if ((rc = suite_files_mkdirs(dir, err)) == SUITE_FILES_OK &&
+               safeopen_rename(path, to, err) != 0) { /* never into a linked folder */
+        rc = SUITE_FILES_ERR_IO;
     }
     free(copy);
     free(to);

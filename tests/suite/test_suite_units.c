@@ -668,6 +668,14 @@ static void test_files(void) {
     CHECK(access(tmp_path(3, "files/copy"), F_OK) != 0);
     CHECK_INT(suite_files_move_into(tmp_path(3, "files/copy"), tmp_path(2, "files/moved"), &err),
               0); /* nothing to move */
+    /* not into a folder that is a link */
+    CHECK_INT(symlink(tmp_path(2, "files/moved"), tmp_path(3, "files/aside")), 0);
+    CHECK_INT(suite_files_copy(victim, tmp_path(3, "files/copy2"), &err), 0);
+    CHECK_INT(suite_files_move_into(tmp_path(3, "files/copy2"), tmp_path(2, "files/aside"), &err),
+              SUITE_FILES_ERR_IO);
+    CHECK(strstr(buf_str(&err), "files/aside is a symbolic link, refusing") != NULL);
+    CHECK(access(tmp_path(3, "files/moved/copy2"), F_OK) != 0);
+    CHECK(access(tmp_path(3, "files/copy2"), F_OK) == 0);
     buf_free(&err);
 }
 
