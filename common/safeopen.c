@@ -130,7 +130,12 @@ static int safeopen_split(const char *path, const char *root, struct safeopen_sp
     while (n > 1 && root[n - 1] == '/') n--;
     *s = (struct safeopen_split){.path = path};
     *copy = NULL;
-    if (root && n && strncmp(path, root, n) == 0 && path[n] == '/' && path[n + 1]) {
+    if (root && strcmp(root, ".") == 0 && path[0] != '/') { /* below the working folder */
+        while (path[0] == '.' && path[1] == '/') path += 2;
+        *copy = strdup(".");
+        s->rel = path;
+        s->dot = true;
+    } else if (root && n && strncmp(path, root, n) == 0 && path[n] == '/' && path[n + 1]) {
         *copy = strndup(path, n);
         s->rel = path + n + 1;
     } else {

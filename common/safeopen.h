@@ -38,8 +38,8 @@ __attribute__((warn_unused_result)) int safeopen_create(const char *dir, const c
                                                         mode_t mode, int how, struct buf *err);
 
 /* safeopen_create of path split at root: path is ROOT/REL when root is not
- * NULL and path lies under it, else the folder part of path and its last name
- * ("." when path has no '/'). */
+ * NULL and path lies under it (root "." holds every relative path), else the
+ * folder part of path and its last name ("." when path has no '/'). */
 __attribute__((warn_unused_result)) int safeopen_path(const char *path, const char *root,
                                                       mode_t mode, int how, struct buf *err);
 

@@ -16,6 +16,7 @@
 
 struct rec_file {
     char *result_path;
+    char *root;          /* the folder the user named (safeopen.h), or NULL: the file's own */
     struct jmap journal; /* the header line, then a line per record; read back by rec_finish */
     cJSON *header;
     struct rec_counts counts;
@@ -48,6 +49,7 @@ void rec_free(struct recorder *r) {
         struct rec_file *f = &r->files[i];
         (void)jmap_close(&f->journal);
         free(f->result_path);
+        free(f->root);
         cJSON_Delete(f->header);
         rec_counts_free(&f->counts);
     }
@@ -74,12 +76,12 @@ static int rec_mkdirs(const char *path, struct buf *err) {
 /* Nothing of an earlier run is overwritten unless force, and then it is removed
  * (a symbolic link itself, never what it points to; never through a linked
  * folder: safeopen.h). */
-static int rec_claim(const char *result_path, const char *journal_path, bool force,
-                     struct buf *err) {
+static int rec_claim(const char *result_path, const char *journal_path, const char *root,
+                     bool force, struct buf *err) {
     const char *paths[] = {result_path, journal_path};
     struct stat st;
     for (size_t i = 0; i < 2; i++) {
-        int rc = force ? safeopen_remove(paths[i], NULL, err) : 0;
+        int rc = force ? safeopen_remove(paths[i], root, err) : 0;
         if (rc) return rc == SAFEOPEN_ERR_LINK ? REC_ERR_LINK : REC_ERR_IO;
         if (!force && lstat(paths[i], &st) == 0)
             return buf_fail(err, REC_ERR_EXISTS,
@@ -90,10 +92,15 @@ static int rec_claim(const char *result_path, const char *journal_path, bool for
 }
 
 int rec_add_file(struct recorder *r, const char *result_path, const char *journal_path,
-                 const cJSON *header, bool force, size_t *index_out, struct buf *err) {
+                 const char *root, const cJSON *header, bool force, size_t *index_out,
+                 struct buf *err) {
     if (!cJSON_IsObject(header)) return REC_ERR_INPUT;
-    int rc = rec_mkdirs(result_path, err);
-    if (!rc) rc = rec_claim(result_path, journal_path, force, err);
+    struct buf named; /* the folders made as named, links followed: root's, or the file's */
+    buf_init(&named, BUF_NO_CAP);
+    int rc = root ? buf_addf(&named, "%s/x", root) : buf_adds(&named, result_path);
+    rc = rc ? REC_ERR_NOMEM : rec_mkdirs(buf_str(&named), err);
+    buf_free(&named);
+    if (!rc) rc = rec_claim(result_path, journal_path, root, force, err);
     if (rc) return rc;
     struct rec_file *files = realloc(r->files, (r->n_files + 1) * sizeof *files);
     if (!files) return REC_ERR_NOMEM;
@@ -101,13 +108,15 @@ int rec_add_file(struct recorder *r, const char *result_path, const char *journa
     struct rec_file *f = &files[r->n_files];
     *f = (struct rec_file){.journal = {.fd = -1}};
     f->result_path = strdup(result_path);
+    f->root = root ? strdup(root) : NULL;
     f->header = cJSON_Duplicate(header, true);
     char *line = f->header ? cJSON_PrintUnformatted(f->header) : NULL;
     int fd;
     buf_reset(&r->line);
-    if (!f->result_path || !line || buf_adds(&r->line, line) || buf_addc(&r->line, '\n')) {
+    if (!f->result_path || (root && !f->root) || !line || buf_adds(&r->line, line) ||
+        buf_addc(&r->line, '\n')) {
         rc = REC_ERR_NOMEM;
-    } else if ((fd = safeopen_path(journal_path, NULL, 0666, SAFEOPEN_NEW | SAFEOPEN_RDWR, err)) <
+    } else if ((fd = safeopen_path(journal_path, root, 0666, SAFEOPEN_NEW | SAFEOPEN_RDWR, err)) <
                0) {
         rc = fd == SAFEOPEN_ERR_LINK     ? REC_ERR_LINK
              : fd == SAFEOPEN_ERR_EXISTS ? REC_ERR_EXISTS
@@ -121,6 +130,7 @@ int rec_add_file(struct recorder *r, const char *result_path, const char *journa
     if (rc) {
         (void)jmap_close(&f->journal);
         free(f->result_path);
+        free(f->root);
         cJSON_Delete(f->header);
         return rc;
     }
@@ -356,7 +366,7 @@ static int rec_finish_file(struct rec_file *f, const char *ended_at, bool partia
         goto done;
     }
     *end = '\0';
-    int fd = safeopen_tmp_open(&tmp, f->result_path, NULL, 0666, err);
+    int fd = safeopen_tmp_open(&tmp, f->result_path, f->root, 0666, err);
     if (fd < 0) {
         rc = fd == SAFEOPEN_ERR_LINK ? REC_ERR_LINK : REC_ERR_IO;
         goto done;

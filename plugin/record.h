@@ -92,11 +92,15 @@ void rec_free(struct recorder *r);
 /* Adds a result file (its directory is created when missing) and starts its
  * journal with header (an object; copied). *index_out numbers the file. A
  * result or journal that exists is an error (REC_ERR_EXISTS), never overwritten
- * nor followed if a symbolic link, unless force: then both are removed first. */
+ * nor followed if a symbolic link, unless force: then both are removed first. *
+ * root: the folder the user named, of which the paths are below (--out's
+ * folder before its first placeholder), or NULL: the result's own folder. It
+ * is made as named; every folder below it and the files are reached without
+ * following a symbolic link (safeopen.h): a link there is REC_ERR_LINK. */
 __attribute__((warn_unused_result)) int rec_add_file(struct recorder *r, const char *result_path,
-                                                     const char *journal_path, const cJSON *header,
-                                                     bool force, size_t *index_out,
-                                                     struct buf *err);
+                                                     const char *journal_path, const char *root,
+                                                     const cJSON *header, bool force,
+                                                     size_t *index_out, struct buf *err);
 
 /* The JSON rec_write writes for rec's fields from endpoint to max_tokens
  * (malloc'ed), for rec_record.fixed_json; NULL when out of memory. */

@@ -39,7 +39,8 @@ static struct recorder *recorder_in(const char *name, size_t *file) {
     buf_init(&err, BUF_NO_CAP);
     cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
     CHECK_INT(rec_new(&r), REC_OK);
-    CHECK_INT(rec_add_file(r, path_in(json), path_in(journal), header, false, file, &err), REC_OK);
+    CHECK_INT(rec_add_file(r, path_in(json), path_in(journal), NULL, header, false, file, &err),
+              REC_OK);
     cJSON_Delete(header);
     buf_free(&err);
     return r;
@@ -101,12 +102,12 @@ static void test_run(void) {
     CHECK_INT(rec_new(&r), REC_OK);
     cJSON *header = cJSON_Parse("{\"format\":\"wrk-sagemaker-result\",\"version\":1,"
                                 "\"label\":\"bf16\",\"settings\":{\"lengths\":[16,512]}}");
-    CHECK_INT(rec_add_file(r, path_in("out/sub/a.json"), path_in("out/sub/a.journal.jsonl"), header,
-                           false, &a, &err),
+    CHECK_INT(rec_add_file(r, path_in("out/sub/a.json"), path_in("out/sub/a.journal.jsonl"), NULL,
+                           header, false, &a, &err),
               REC_OK);
-    CHECK_INT(
-        rec_add_file(r, path_in("b.json"), path_in("b.journal.jsonl"), header, false, &b, &err),
-        REC_OK);
+    CHECK_INT(rec_add_file(r, path_in("b.json"), path_in("b.journal.jsonl"), NULL, header, false,
+                           &b, &err),
+              REC_OK);
     CHECK_INT(a, 0);
     CHECK_INT(b, 1);
 
@@ -297,7 +298,7 @@ static void test_exact_lines(void) {
         buf_init(&want, BUF_NO_CAP);
         CHECK_INT(rec_new(&r), REC_OK);
         cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
-        CHECK_INT(rec_add_file(r, path_in("d.json"), path_in(name), header, false, &a, &err),
+        CHECK_INT(rec_add_file(r, path_in("d.json"), path_in(name), NULL, header, false, &a, &err),
                   REC_OK);
         CHECK_INT(buf_adds(&want, "{\"label\":\"x\"}\n"), BUF_OK);
         for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
@@ -398,8 +399,8 @@ static void test_unwritable(void) {
     char *file = path_in("plain");
     FILE *f = fopen(file, "w");
     if (f) fclose(f);
-    CHECK_INT(rec_add_file(r, path_in("plain/x.json"), path_in("plain/x.journal.jsonl"), header,
-                           false, &a, &err),
+    CHECK_INT(rec_add_file(r, path_in("plain/x.json"), path_in("plain/x.journal.jsonl"), NULL,
+                           header, false, &a, &err),
               REC_ERR_IO);
     CHECK(strstr(buf_str(&err), "plain") != NULL);
     cJSON_Delete(header);
@@ -422,8 +423,8 @@ static void test_linked_folder(void) {
     cJSON *header = cJSON_Parse("{}");
     for (int force = 0; force < 2; force++) {
         CHECK_INT(rec_new(&r), REC_OK);
-        CHECK_INT(rec_add_file(r, path_in("label/x.json"), path_in("label/x.journal.jsonl"), header,
-                               force, &a, &err),
+        CHECK_INT(rec_add_file(r, path_in("label/x.json"), path_in("label/x.journal.jsonl"), NULL,
+                               header, force, &a, &err),
                   force ? REC_ERR_LINK : REC_ERR_EXISTS);
         CHECK(!force || strstr(buf_str(&err), "/label is a symbolic link, refusing") != NULL);
         CHECK_INT(access(path_in("elsewhere/x.json"), F_OK), 0);
@@ -431,10 +432,29 @@ static void test_linked_folder(void) {
     }
     CHECK_INT(unlink(path_in("elsewhere/x.json")), 0);
     CHECK_INT(rec_new(&r), REC_OK);
-    CHECK_INT(rec_add_file(r, path_in("label/x.json"), path_in("label/x.journal.jsonl"), header,
-                           false, &a, &err),
+    CHECK_INT(rec_add_file(r, path_in("label/x.json"), path_in("label/x.journal.jsonl"), NULL,
+                           header, false, &a, &err),
               REC_ERR_LINK);
     CHECK_INT(access(path_in("elsewhere/x.journal.jsonl"), F_OK), -1);
+    rec_free(r);
+    /* deeper, --out DIR/{label}/sub/x.json: refused below the root given, not made there */
+    CHECK_INT(rec_new(&r), REC_OK);
+    char root[256];
+    snprintf(root, sizeof root, "%s", path_in("."));
+    root[strlen(root) - 2] = '\0';
+    CHECK_INT(rec_add_file(r, path_in("label/sub/x.json"), path_in("label/sub/x.journal.jsonl"),
+                           root, header, false, &a, &err),
+              REC_ERR_LINK);
+    CHECK(strstr(buf_str(&err), "/label is a symbolic link, refusing") != NULL);
+    CHECK_INT(access(path_in("elsewhere/sub"), F_OK), -1);
+    rec_free(r);
+    /* and written below it when nothing is a link */
+    CHECK_INT(rec_new(&r), REC_OK);
+    CHECK_INT(rec_add_file(r, path_in("real/sub/x.json"), path_in("real/sub/x.journal.jsonl"), root,
+                           header, false, &a, &err),
+              REC_OK);
+    CHECK_INT(rec_finish(r, "2026-01-01T00:00:00Z", false, NULL, NULL, &err), REC_OK);
+    CHECK_INT(access(path_in("real/sub/x.json"), F_OK), 0);
     rec_free(r);
     cJSON_Delete(header);
     buf_free(&err);

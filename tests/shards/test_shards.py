@@ -430,8 +430,9 @@ def case_s3_push_fetch():
 def case_no_link_followed():
     """No writer follows a symbolic link planted on the way (one line naming the path and
     the link, exit 2, nothing written where it points): sm-results fetch with DIR/LABEL a
-    link; a run's result file (wrk and sm-stream) with --out DIR/{label}/x.json and DIR/LABEL
-    a link; sm-compare -o and --svg with a link at the report's name."""
+    link; a run's result file with DIR/LABEL a link, under wrk (--out DIR/{label}/x.json) and
+    sm-stream (--out DIR/{label}/sub/x.json); sm-compare -o and --svg with a link at the
+    report's name."""
     emu = start_emulator("--endpoint", "ep=instant")
     try:
         root = tempfile.mkdtemp(prefix="shards-links-")
@@ -455,8 +456,9 @@ def case_no_link_followed():
             runs = os.path.join(root, "runs-" + engine)
             os.makedirs(runs)
             os.symlink(elsewhere, os.path.join(runs, "ep"))
+            below = ["x.json"] if engine == "wrk" else ["sub", "x.json"]  # DIR/LABEL/sub too
             (_, _, err), = run_clients([client(engine, 1, "smoke", emu.url, ["--endpoint", "ep"],
-                                               os.path.join(runs, "{label}", "x.json"))], want=2)
+                                               os.path.join(runs, "{label}", *below))], want=2)
             check(f"{runs}/ep is a symbolic link, refusing to follow it" in err
                   and len(err.strip().splitlines()) == 1, f"{engine}: {err}")
             check(os.listdir(elsewhere) == [], f"{engine} wrote {os.listdir(elsewhere)}")
