@@ -173,6 +173,20 @@ int safeopen_remove(const char *path, const char *root, struct buf *err) {
     return dfd < 0 ? dfd : rc;
 }
 
+FILE *safeopen_stream(const char *path, int how, const char *flag, struct buf *err) {
+    struct buf why;
+    buf_init(&why, 1024);
+    int fd = safeopen_path(path, NULL, 0666, how, &why);
+    FILE *f = fd >= 0 ? fdopen(fd, how == SAFEOPEN_APPEND ? "a" : "w") : NULL;
+    if (!f && fd >= 0) {
+        (void)buf_fail(&why, SAFEOPEN_ERR_IO, "%s: %s", path, strerror(errno));
+        close(fd);
+    }
+    if (!f) (void)buf_fail(err, SAFEOPEN_ERR_IO, "%s: %s", flag, buf_str(&why));
+    buf_free(&why);
+    return f;
+}
+
 int safeopen_rename(const char *from, const char *to, struct buf *err) {
     struct safeopen_split s[2];
     char *dir[2] = {NULL, NULL};

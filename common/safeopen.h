@@ -10,6 +10,7 @@
 #define SM_SAFEOPEN_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "buf.h"
@@ -48,6 +49,11 @@ __attribute__((warn_unused_result)) int safeopen_path(const char *path, const ch
  * refused. Returns 0 or a negative enum safeopen_error. */
 __attribute__((warn_unused_result)) int safeopen_remove(const char *path, const char *root,
                                                         struct buf *err);
+
+/* safeopen_path (root NULL) as a stdio stream (how: SAFEOPEN_APPEND or
+ * SAFEOPEN_TRUNC): the stream, or NULL with "FLAG: " and why in err. */
+__attribute__((warn_unused_result)) FILE *safeopen_stream(const char *path, int how,
+                                                          const char *flag, struct buf *err);
 
 /* Renames the file from to to (each split as safeopen_path with no root),
  * neither folder reached through a link. Returns 0 or a negative enum

@@ -3,24 +3,14 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "jsonw.h"
 #include "safeopen.h"
 
 int reqlog_open(struct reqlog *l, const char *path, struct buf *err) {
-    struct buf why;
-    buf_init(&why, 1024);
-    int fd = safeopen_path(path, NULL, 0666, SAFEOPEN_TRUNC, &why); /* never through a link */
-    l->f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!l->f && fd >= 0) {
-        close(fd);
-        (void)buf_fail(&why, SAFEOPEN_ERR_IO, "%s: %s", path, strerror(errno));
-    }
+    l->f = safeopen_stream(path, SAFEOPEN_TRUNC, "--request-log", err); /* never via a link */
     buf_init(&l->line, BUF_NO_CAP);
-    int rc = l->f ? REQLOG_OK : buf_fail(err, REQLOG_ERR_IO, "--request-log: %s", buf_str(&why));
-    buf_free(&why);
-    return rc;
+    return l->f ? REQLOG_OK : REQLOG_ERR_IO;
 }
 
 void reqlog_close(struct reqlog *l) {

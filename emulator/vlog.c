@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "safeopen.h"
 #include "smerr.h"
@@ -17,17 +16,8 @@ int vlog_open(struct vlog *v, const char *path, bool subsecond, const char *vari
     memset(v, 0, sizeof *v);
     v->subsecond = subsecond;
     snprintf(v->stream, sizeof v->stream, "%s/i-emulator", variant);
-    struct buf why;
-    buf_init(&why, 1024);
-    int fd = safeopen_path(path, NULL, 0666, SAFEOPEN_APPEND, &why); /* never through a link */
-    v->f = fd >= 0 ? fdopen(fd, "a") : NULL;
-    if (!v->f && fd >= 0) {
-        close(fd);
-        (void)buf_fail(&why, SAFEOPEN_ERR_IO, "%s: %s", path, strerror(errno));
-    }
-    int rc = v->f ? VLOG_OK : buf_fail(err, VLOG_ERR_IO, "--log-file: %s", buf_str(&why));
-    buf_free(&why);
-    return rc;
+    v->f = safeopen_stream(path, SAFEOPEN_APPEND, "--log-file", err); /* never via a link */
+    return v->f ? VLOG_OK : VLOG_ERR_IO;
 }
 
 void vlog_close(struct vlog *v) {
