@@ -10,6 +10,7 @@
 
 struct quiz_re {
     pcre2_code *code;
+    pcre2_match_context *mctx; /* the match and depth limits */
 };
 
 int quiz_re_compile(const char *pattern, size_t len, struct quiz_re **out, struct buf *err) {
@@ -28,6 +29,13 @@ int quiz_re_compile(const char *pattern, size_t len, struct quiz_re **out, struc
         (void)!buf_addf(err, "offset %zu: %s", (size_t)erroff, (const char *)msg);
         return errcode == PCRE2_ERROR_NOMEMORY ? QUIZ_ERR_NOMEM : QUIZ_ERR_PATTERN;
     }
+    if (!(re->mctx = pcre2_match_context_create(NULL))) {
+        pcre2_code_free(re->code);
+        free(re);
+        return QUIZ_ERR_NOMEM;
+    }
+    (void)pcre2_set_match_limit(re->mctx, QUIZ_MATCH_LIMIT);
+    (void)pcre2_set_depth_limit(re->mctx, QUIZ_DEPTH_LIMIT);
     *out = re;
     return QUIZ_OK;
 }
@@ -35,13 +43,14 @@ int quiz_re_compile(const char *pattern, size_t len, struct quiz_re **out, struc
 void quiz_re_free(struct quiz_re *re) {
     if (!re) return;
     pcre2_code_free(re->code);
+    pcre2_match_context_free(re->mctx);
     free(re);
 }
 
 int quiz_re_search(const struct quiz_re *re, const char *s, size_t len, bool *found) {
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re->code, NULL);
     if (!md) return QUIZ_ERR_NOMEM;
-    int rc = pcre2_match(re->code, (PCRE2_SPTR)s, len, 0, 0, md, NULL);
+    int rc = pcre2_match(re->code, (PCRE2_SPTR)s, len, 0, 0, md, re->mctx);
     pcre2_match_data_free(md);
     if (rc == PCRE2_ERROR_NOMATCH) {
         *found = false;
@@ -73,4 +82,18 @@ void quiz_strip(const char *s, size_t len, size_t *off, size_t *n) {
     }
     *off = start;
     *n = end - start;
+}
+
+size_t quiz_cut(const char *s, size_t len) {
+    if (len <= QUIZ_SCORED_MAX) return len;
+    size_t keep = QUIZ_SCORED_MAX;
+    while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80) keep--;
+    return keep;
+}
+
+int quiz_score(const struct quiz_re *re, const char *s, size_t len, size_t *off, size_t *n,
+               bool *found) {
+    *found = false;
+    quiz_strip(s, quiz_cut(s, len), off, n);
+    return quiz_re_search(re, s + *off, *n, found);
 }

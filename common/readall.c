@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +54,16 @@ int readall_path(const char *path, struct buf *out) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return errno;
     int rc = readall_fd(fd, out);
+    close(fd);
+    return rc;
+}
+
+int readall_regular(const char *path, struct buf *out) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return errno;
+    struct stat st;
+    int rc = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? READALL_ERR_NOT_REGULAR : 0;
+    if (!rc) rc = readall_fd(fd, out);
     close(fd);
     return rc;
 }

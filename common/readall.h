@@ -17,4 +17,14 @@ __attribute__((warn_unused_result)) int readall_fd_timeout(int fd, int timeout_m
  * the file does not exist. */
 __attribute__((warn_unused_result)) int readall_path(const char *path, struct buf *out);
 
+enum readall_error {
+    READALL_ERR_NOT_REGULAR = -10, /* readall_regular: a FIFO, device, folder or socket */
+};
+
+/* Like readall_path, for a file that must be a regular file and not a symbolic
+ * link: opened with O_NONBLOCK|O_NOFOLLOW (a FIFO planted there cannot block
+ * the open or the read), then checked with fstat. Returns as readall_path,
+ * ELOOP for a link, or READALL_ERR_NOT_REGULAR. */
+__attribute__((warn_unused_result)) int readall_regular(const char *path, struct buf *out);
+
 #endif

@@ -129,6 +129,7 @@ static int cphost_invoke(struct cphost *h, struct cphost_ep *e) {
     inv->base = h->base;
     inv->fleet = &e->fleet;
     inv->send = m->send;
+    inv->full = m->full;
     snprintf(inv->region, sizeof inv->region, "%s", m->region);
     snprintf(inv->account, sizeof inv->account, "%s", m->account);
     inv->time_scale = m->time_scale;

@@ -44,10 +44,11 @@ bool gate_accept_failed(struct gate *g, double now) {
 
 int gate_json(struct buf *out, const struct gate *g) {
     const struct gate_counts *n = &g->n;
-    return buf_addf(out,
-                    "\"open_connections\":%zu,\"limits\":{\"head_timeouts\":%lu,"
-                    "\"body_timeouts\":%lu,\"over_connections\":%lu,\"over_body_buffer\":%lu,"
-                    "\"accept_failures\":%lu}",
-                    g->open, n->head_timeouts, n->body_timeouts, n->over_connections,
-                    n->over_body_buffer, n->accept_failures);
+    return buf_addf(
+        out,
+        "\"open_connections\":%zu,\"full_outputs\":%zu,\"limits\":{\"head_timeouts\":%lu,"
+        "\"body_timeouts\":%lu,\"over_connections\":%lu,\"over_body_buffer\":%lu,"
+        "\"accept_failures\":%lu}",
+        g->open, g->full_outputs, n->head_timeouts, n->body_timeouts, n->over_connections,
+        n->over_body_buffer, n->accept_failures);
 }

@@ -33,6 +33,8 @@ struct gate {
     size_t open;            /* connections open, those being refused included */
     size_t overflow;        /* of them, those being refused */
     size_t body_buffered;   /* bytes reserved by gate_reserve */
+    size_t full_outputs;    /* connections whose unsent replies are at their bound (the client
+                               reads none): kept by the server */
     bool failing;           /* accept() has failed (last_failure is set) */
     double last_failure;
     struct gate_counts n;

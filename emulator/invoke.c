@@ -55,6 +55,9 @@ struct invoke_call {
     unsigned unsent_tokens;         /* tokens in out */
     size_t tokens_out;              /* steps whose token was handed over whole */
     enum rstream_next pending;      /* how the stream ends once held bytes go (MORE: not yet) */
+    long owed;                      /* steps ended while the client's output was full: their
+                                       bytes are made when it drains (invoke_drained) */
+    bool owed_all;                  /* an instant stream's remaining steps, the same way */
     double first_token, last_token; /* wall clock: see invoke_stream_stamp */
     const char *exception;          /* the exception that ended the stream */
 };
@@ -387,12 +390,41 @@ static bool invoke_stream_step(struct invoke_call *call) {
     return false;
 }
 
+/* Whether the client's unsent output is over its bound (server.h). */
+static bool invoke_full(const struct invoke_call *call) {
+    return call->inv->full && call->inv->full(call->owner);
+}
+
+/* A decode step of the stream ended: its bytes are made and go, or are owed
+ * while the client reads none (the model runs on; memory stays bounded).
+ * Returns true when the reply ended (the call is freed). */
+static bool invoke_stream_due(struct invoke_call *call) {
+    if (call->owed || invoke_full(call)) {
+        call->owed++;
+        return false;
+    }
+    return invoke_stream_step(call);
+}
+
 /* Every step at once (an instant profile). Returns true when the reply ended. */
 static bool invoke_stream_all(struct invoke_call *call) {
     if (invoke_stream_begin(call)) return true;
-    while (!rstream_done(&call->rs))
+    while (!rstream_done(&call->rs)) {
+        if (invoke_full(call)) {
+            call->owed_all = true;
+            return false;
+        }
         if (invoke_stream_step(call)) return true;
+    }
     return false;
+}
+
+void invoke_drained(struct invoke_call *call) {
+    while (call->streaming && (call->owed > 0 || (call->owed_all && !rstream_done(&call->rs))) &&
+           !invoke_full(call)) {
+        if (call->owed > 0) call->owed--;
+        if (invoke_stream_step(call)) return;
+    }
 }
 
 /* --- the batch's clock --- */
@@ -433,13 +465,13 @@ static void invoke_step_cb(evutil_socket_t fd, short what, void *arg) {
     for (q = var->batch.running.head; streams && q; q = next) { /* admitted now: nothing yet */
         next = q->next;
         struct invoke_call *call = q->owner;
-        if (call->streaming && q->produced > 0) (void)invoke_stream_step(call);
+        if (call->streaming && q->produced > 0) (void)invoke_stream_due(call);
     }
     while ((q = batch_pop(&done))) {
         struct invoke_call *call = q->owner;
         call->reply_due = planned_end / inv->time_scale; /* its last step's planned end */
         if (call->streaming)
-            (void)invoke_stream_step(call);
+            (void)invoke_stream_due(call);
         else
             invoke_call_done(call);
     }

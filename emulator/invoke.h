@@ -96,11 +96,17 @@ struct invoke_origin {
 
 struct invoke_call; /* a request a variant's container is answering */
 
+/* Whether the connection owner has more unsent output than it holds: a
+ * streamed reply's next steps are then made only once it drained. */
+typedef bool invoke_full_fn(void *owner);
+
 struct invoke {
     struct event_base *base; /* not owned */
     struct fleet *fleet;     /* the endpoints; not owned */
     const struct gate *gate; /* the HTTP layer's connection counts, for the stats; may be NULL */
     invoke_send_fn *send;    /* how replies leave */
+    invoke_full_fn *full;    /* whether the client's unsent output is over its bound (NULL: never):
+                                a stream's steps then wait, owed, until invoke_drained */
     struct auth auth;        /* the keys accepted; owned (auth_free) */
     struct reqlog reqlog;    /* owned (reqlog_close) */
     char region[64], account[32];
@@ -119,6 +125,10 @@ struct invoke {
 };
 
 enum invoke_error { INVOKE_OK = 0, INVOKE_ERR_NOMEM = -1 };
+
+/* The client of call read its output: the stream's owed steps are made and
+ * handed on until its output is full again (the call may end and be freed). */
+void invoke_drained(struct invoke_call *call);
 
 /* Starts the variants' timers (steps, metrics log) once base, fleet and the
  * settings are filled. Returns 0 or INVOKE_ERR_NOMEM. */

@@ -14,6 +14,7 @@
 #include "fleet.h"
 #include "invoke.h"
 #include "options.h"
+#include "safeopen.h"
 #include "server.h"
 #include "smerr.h"
 
@@ -72,13 +73,16 @@ static int main_auth(struct auth *a, const struct options *o, struct buf *err) {
 }
 
 static int main_port_file(const char *path, const char *url, struct buf *err) {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (f && fprintf(f, "%s\n", url) > 0 && fclose(f) == 0 && rename(tmp, path) == 0) return 0;
-    (void)buf_fail(err, MAIN_ERR, "--port-file %s: %s", path, strerror(errno));
-    if (f) unlink(tmp);
-    return MAIN_ERR;
+    struct buf text, why;
+    buf_init(&text, BUF_NO_CAP);
+    buf_init(&why, 1024);
+    int rc = buf_addf(&text, "%s\n", url) == BUF_OK
+                 ? safeopen_write(path, NULL, buf_str(&text), text.len, 0666, &why) /* no link */
+                 : buf_fail(&why, SAFEOPEN_ERR_NOMEM, "out of memory");
+    if (rc) (void)buf_fail(err, MAIN_ERR, "--port-file: %s", buf_str(&why));
+    buf_free(&text);
+    buf_free(&why);
+    return rc ? MAIN_ERR : 0;
 }
 
 static void main_signal_cb(evutil_socket_t sig, short what, void *arg) {

@@ -5,12 +5,12 @@
 #include <time.h>
 
 #include "jsonw.h"
+#include "safeopen.h"
 
 int reqlog_open(struct reqlog *l, const char *path, struct buf *err) {
-    l->f = fopen(path, "w");
+    l->f = safeopen_stream(path, SAFEOPEN_TRUNC, "--request-log", err); /* never via a link */
     buf_init(&l->line, BUF_NO_CAP);
-    if (l->f) return REQLOG_OK;
-    return buf_fail(err, REQLOG_ERR_IO, "--request-log %s: %s", path, strerror(errno));
+    return l->f ? REQLOG_OK : REQLOG_ERR_IO;
 }
 
 void reqlog_close(struct reqlog *l) {

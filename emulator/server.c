@@ -46,6 +46,7 @@ struct server_conn {
     bool processing;        /* inside server_conn_process */
     bool paused;            /* not reading: its replies wait to be sent */
     bool idle_read;         /* the idle timeout applies to reading (not while a call answers) */
+    bool full;              /* its unsent output passed SERVER_OUT_HIGH (in gate.full_outputs) */
     unsigned queued;        /* replies written since its output last drained */
     struct event *deadline; /* of the head, the body, or the lingering close */
     struct invoke_call *call;
@@ -149,8 +150,23 @@ static void server_conn_release(struct server_conn *c) {
     server_conn_read_limit(c, SERVER_HEAD_READ);
 }
 
+/* Whether c's unsent output is over SERVER_OUT_HIGH; counted in the gate from
+ * then until it drains. */
+static bool server_conn_full(struct server_conn *c) {
+    bool full = evbuffer_get_length(bufferevent_get_output(c->bev)) > SERVER_OUT_HIGH;
+    if (full && !c->full) c->srv->gate.full_outputs++;
+    if (full) c->full = true;
+    return full;
+}
+
+static void server_conn_drained(struct server_conn *c) {
+    if (c->full) c->srv->gate.full_outputs--;
+    c->full = false;
+}
+
 static void server_conn_free(struct server_conn *c) {
     struct server *s = c->srv;
+    server_conn_drained(c);
     if (c->call) invoke_abort(c->call);
     server_conn_release(c);
     if (c->prev)
@@ -246,6 +262,12 @@ static void server_send_part(struct server_conn *c, const struct invoke_reply *r
 }
 
 static void server_conn_linger(struct server_conn *c);
+
+/* A streamed reply's next bytes wait while the output holds more than
+ * SERVER_OUT_HIGH (the client reads none): see server.h. */
+static bool server_full(void *owner) {
+    return server_conn_full(owner);
+}
 
 void server_send(void *owner, const struct invoke_reply *r) {
     struct server_conn *c = owner;
@@ -365,8 +387,7 @@ static bool server_conn_pause(struct server_conn *c) {
 }
 
 static bool server_conn_blocked(struct server_conn *c) {
-    return c->queued >= SERVER_PIPELINE ||
-           evbuffer_get_length(bufferevent_get_output(c->bev)) > SERVER_OUT_HIGH;
+    return c->queued >= SERVER_PIPELINE || server_conn_full(c);
 }
 
 static void server_conn_process(struct server_conn *c) {
@@ -411,6 +432,11 @@ static void server_read_cb(struct bufferevent *bev, void *arg) {
 static void server_write_cb(struct bufferevent *bev, void *arg) {
     struct server_conn *c = arg;
     if (evbuffer_get_length(bufferevent_get_output(bev)) > 0) return;
+    server_conn_drained(c);
+    if (c->call && c->state != SERVER_CLOSING) { /* a stream's owed steps, first */
+        invoke_drained(c->call);
+        if (evbuffer_get_length(bufferevent_get_output(bev)) > 0) return;
+    }
     c->queued = 0;
     if (c->state == SERVER_CLOSING) {
         server_conn_linger(c);
@@ -495,6 +521,7 @@ int server_init(struct server *s, struct event_base *base, struct invoke *inv,
     gate_init(&s->gate, cfg->max_connections, cfg->max_body_buffer);
     s->retry_ev = evtimer_new(base, server_retry_cb, s);
     inv->send = server_send;
+    inv->full = server_full;
     inv->gate = &s->gate;
     (void)server_date(s); /* the first gmtime_r reads the time zone files */
     return s->retry_ev ? SERVER_OK : SERVER_ERR_NOMEM;

@@ -27,7 +27,10 @@ struct evconnlistener;
 /* Bytes of a request's head the server reads ahead of it (the head may not be
  * longer); a body beyond that is read only once its head has been accepted. */
 #define SERVER_HEAD_READ (HTTP_MAX_HEAD + 1)
-/* A connection stops reading requests while its unsent replies pass either. */
+/* A connection stops reading requests while its unsent replies pass either;
+ * and a streamed reply's next steps are made only once its unsent output is
+ * back under SERVER_OUT_HIGH (invoke_drained), so a client that reads nothing
+ * holds about that much of its replies. */
 #define SERVER_OUT_HIGH ((size_t)1 << 20)
 #define SERVER_PIPELINE 16
 

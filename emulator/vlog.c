@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "safeopen.h"
 #include "smerr.h"
 
 #define VLOG_API    "(APIServer pid=1) "
@@ -15,9 +16,8 @@ int vlog_open(struct vlog *v, const char *path, bool subsecond, const char *vari
     memset(v, 0, sizeof *v);
     v->subsecond = subsecond;
     snprintf(v->stream, sizeof v->stream, "%s/i-emulator", variant);
-    v->f = fopen(path, "a");
-    if (v->f) return VLOG_OK;
-    return buf_fail(err, VLOG_ERR_IO, "--log-file %s: %s", path, strerror(errno));
+    v->f = safeopen_stream(path, SAFEOPEN_APPEND, "--log-file", err); /* never via a link */
+    return v->f ? VLOG_OK : VLOG_ERR_IO;
 }
 
 void vlog_close(struct vlog *v) {

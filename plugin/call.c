@@ -138,18 +138,19 @@ static void call_check_tokens(const struct call_spec *s, struct call_result *out
     }
 }
 
-/* Quiz: the stripped reply (cut in place) searched with the question's pattern. */
+/* Quiz: the reply's scored prefix stripped (cut in place) and searched with the
+ * question's pattern (quiz.h: the same bounds under both engines). */
 static void call_check_quiz(const struct call_spec *s, struct call_result *out) {
     struct reply *r = &out->reply;
     out->rec.correct = 0;
     if (!r->text || r->error_code) return;
     size_t off, n;
     bool found;
-    quiz_strip(r->text, strlen(r->text), &off, &n);
+    int rc = quiz_score(s->pattern, r->text, strlen(r->text), &off, &n, &found);
     r->text[off + n] = '\0';
     out->rec.text = r->text + off;
-    out->rec.correct = quiz_re_search(s->pattern, out->rec.text, n, &found) == QUIZ_OK && found;
-    if (n > CALL_TEXT_MAX) { /* scored whole, kept bounded: cut before a UTF-8 character */
+    out->rec.correct = rc == QUIZ_OK && found;
+    if (n > CALL_TEXT_MAX) { /* kept bounded: cut before a UTF-8 character */
         size_t keep = CALL_TEXT_MAX;
         while (keep > 0 && ((unsigned char)out->rec.text[keep] & 0xC0) == 0x80) keep--;
         r->text[off + keep] = '\0';

@@ -7,7 +7,8 @@
  * a connection that closed first) into the record: the reply parsed (reply.h;
  * its text kept only when a pattern or the caller needs it), a reply of another
  * length than expected marked token_mismatch or no_token_count, a quiz reply
- * stripped and scored (its record keeps CALL_TEXT_MAX bytes of it at most), and a
+ * scored on its first QUIZ_SCORED_MAX bytes, stripped (its record keeps
+ * CALL_TEXT_MAX bytes of it at most), and a
  * signing-time refusal turned into the clock offset the retry is signed with
  * (skew.h).
  *

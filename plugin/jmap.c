@@ -12,6 +12,10 @@ int jmap_open(struct jmap *j, const char *path) {
     return j->fd < 0 ? -1 : 0;
 }
 
+void jmap_adopt(struct jmap *j, int fd) {
+    *j = (struct jmap){.fd = fd};
+}
+
 /* Reserves whole chunks until the file holds n more bytes. */
 static int jmap_reserve(struct jmap *j, size_t n) {
     if (j->used + n <= j->reserved) return 0;

@@ -28,6 +28,8 @@ struct jmap {
 /* Creates the file at path, which must not exist (nor be a symbolic link: EEXIST
  * or ELOOP); 0 or -1 with errno set. */
 __attribute__((warn_unused_result)) int jmap_open(struct jmap *j, const char *path);
+/* Takes fd, a new empty file open for reading and writing (safeopen.h). */
+void jmap_adopt(struct jmap *j, int fd);
 /* Appends n > 0 bytes; 0 or -1 with errno set (nothing appended). */
 __attribute__((warn_unused_result)) int jmap_append(struct jmap *j, const void *p, size_t n);
 /* Maps the bytes appended so far, read-only, into *out (NULL when there are

@@ -244,8 +244,9 @@ int lsm_schedule(lua_State *L) {
     return 1;
 }
 
-/* sagemaker.add_file(result_path, head, force) -> index (1-based) | nil, message:
- * a result file of the run and its journal beside it. head: the result file's
+/* sagemaker.add_file(result_path, head, force, root) -> index (1-based) | nil,
+ * message: a result file of the run and its journal beside it; root (or nil):
+ * the folder the user named, of which result_path is below (record.h). head: the result file's
  * head (rfmt.h, docs/result-format.md) but format, version and tool, its
  * settings a list of {name, value} pairs in their order. An existing result or
  * journal is refused unless force (then replaced). */
@@ -253,6 +254,7 @@ int lsm_add_file(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     bool force = lua_toboolean(L, 3);
+    const char *root = luaL_optstring(L, 4, NULL);
     const char *why = "out of memory";
     cJSON *given = lsm_to_json(L, 2, 0, &why), *head = NULL;
     if (!given) return lsm_fail(L, why);
@@ -267,7 +269,7 @@ int lsm_add_file(lua_State *L) {
     int rc = rfmt_head_make(given, "wrk-sagemaker " SM_VERSION, &head, &err);
     cJSON_Delete(given);
     size_t index;
-    if (!rc) rc = run_add_file(path, head, force, &index, &err);
+    if (!rc) rc = run_add_file(path, root, head, force, &index, &err);
     cJSON_Delete(head);
     if (rc == RUN_ERR_STATE) return lsm_fail_buf(L, &err, "the run has not begun");
     if (rc) return lsm_fail_buf(L, &err, "out of memory");

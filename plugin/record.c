@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include "jmap.h"
-#include "rfmt.h"
 #include "jsonw.h"
+#include "rfmt.h"
+#include "safeopen.h"
 
 struct rec_file {
     char *result_path;
+    char *root;          /* the folder the user named (safeopen.h), or NULL: the file's own */
     struct jmap journal; /* the header line, then a line per record; read back by rec_finish */
     cJSON *header;
     struct rec_counts counts;
@@ -47,6 +49,7 @@ void rec_free(struct recorder *r) {
         struct rec_file *f = &r->files[i];
         (void)jmap_close(&f->journal);
         free(f->result_path);
+        free(f->root);
         cJSON_Delete(f->header);
         rec_counts_free(&f->counts);
     }
@@ -71,15 +74,15 @@ static int rec_mkdirs(const char *path, struct buf *err) {
 }
 
 /* Nothing of an earlier run is overwritten unless force, and then it is removed
- * (a symbolic link itself, never what it points to). */
-static int rec_claim(const char *result_path, const char *journal_path, bool force,
-                     struct buf *err) {
+ * (a symbolic link itself, never what it points to; never through a linked
+ * folder: safeopen.h). */
+static int rec_claim(const char *result_path, const char *journal_path, const char *root,
+                     bool force, struct buf *err) {
     const char *paths[] = {result_path, journal_path};
     struct stat st;
     for (size_t i = 0; i < 2; i++) {
-        if (force && unlink(paths[i]) != 0 && errno != ENOENT)
-            return buf_fail(err, REC_ERR_IO, "cannot remove %s (--force): %s", paths[i],
-                            strerror(errno));
+        int rc = force ? safeopen_remove(paths[i], root, err) : 0;
+        if (rc) return rc == SAFEOPEN_ERR_LINK ? REC_ERR_LINK : REC_ERR_IO;
         if (!force && lstat(paths[i], &st) == 0)
             return buf_fail(err, REC_ERR_EXISTS,
                             "%s exists: a run never overwrites %s (move it, or pass --force)",
@@ -89,10 +92,15 @@ static int rec_claim(const char *result_path, const char *journal_path, bool for
 }
 
 int rec_add_file(struct recorder *r, const char *result_path, const char *journal_path,
-                 const cJSON *header, bool force, size_t *index_out, struct buf *err) {
+                 const char *root, const cJSON *header, bool force, size_t *index_out,
+                 struct buf *err) {
     if (!cJSON_IsObject(header)) return REC_ERR_INPUT;
-    int rc = rec_mkdirs(result_path, err);
-    if (!rc) rc = rec_claim(result_path, journal_path, force, err);
+    struct buf named; /* the folders made as named, links followed: root's, or the file's */
+    buf_init(&named, BUF_NO_CAP);
+    int rc = root ? buf_addf(&named, "%s/x", root) : buf_adds(&named, result_path);
+    rc = rc ? REC_ERR_NOMEM : rec_mkdirs(buf_str(&named), err);
+    buf_free(&named);
+    if (!rc) rc = rec_claim(result_path, journal_path, root, force, err);
     if (rc) return rc;
     struct rec_file *files = realloc(r->files, (r->n_files + 1) * sizeof *files);
     if (!files) return REC_ERR_NOMEM;
@@ -100,15 +108,20 @@ int rec_add_file(struct recorder *r, const char *result_path, const char *journa
     struct rec_file *f = &files[r->n_files];
     *f = (struct rec_file){.journal = {.fd = -1}};
     f->result_path = strdup(result_path);
+    f->root = root ? strdup(root) : NULL;
     f->header = cJSON_Duplicate(header, true);
     char *line = f->header ? cJSON_PrintUnformatted(f->header) : NULL;
+    int fd;
     buf_reset(&r->line);
-    if (!f->result_path || !line || buf_adds(&r->line, line) || buf_addc(&r->line, '\n')) {
+    if (!f->result_path || (root && !f->root) || !line || buf_adds(&r->line, line) ||
+        buf_addc(&r->line, '\n')) {
         rc = REC_ERR_NOMEM;
-    } else if (jmap_open(&f->journal, journal_path) != 0) {
-        rc = buf_fail(err, errno == EEXIST ? REC_ERR_EXISTS : REC_ERR_IO,
-                      "cannot create the journal %s: %s", journal_path,
-                      errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+    } else if ((fd = safeopen_path(journal_path, root, 0666, SAFEOPEN_NEW | SAFEOPEN_RDWR, err)) <
+               0) {
+        rc = fd == SAFEOPEN_ERR_LINK     ? REC_ERR_LINK
+             : fd == SAFEOPEN_ERR_EXISTS ? REC_ERR_EXISTS
+                                         : REC_ERR_IO;
+    } else if ((jmap_adopt(&f->journal, fd), 0)) {
     } else if (jmap_append(&f->journal, r->line.data, r->line.len) != 0) {
         rc = buf_fail(err, REC_ERR_IO, "cannot write the journal %s: %s", journal_path,
                       strerror(errno));
@@ -117,6 +130,7 @@ int rec_add_file(struct recorder *r, const char *result_path, const char *journa
     if (rc) {
         (void)jmap_close(&f->journal);
         free(f->result_path);
+        free(f->root);
         cJSON_Delete(f->header);
         return rc;
     }
@@ -345,20 +359,23 @@ static int rec_copy_records(const struct jmap *journal, FILE *out) {
 static int rec_finish_file(struct rec_file *f, const char *ended_at, bool partial,
                            const char *partial_reason, const cJSON *more, struct buf *err) {
     char *top = rec_top(f, ended_at, partial, partial_reason, more);
-    struct buf tmp;
-    buf_init(&tmp, BUF_NO_CAP);
+    struct safeopen_tmp tmp = {.dfd = -1};
     FILE *out = NULL;
     int rc = REC_OK;
     char *end = top ? strrchr(top, '}') : NULL;
-    if (!end || buf_addf(&tmp, "%s.%ld.tmp", f->result_path, (long)getpid()) != BUF_OK) {
+    if (!end) {
         rc = REC_ERR_NOMEM;
         goto done;
     }
     *end = '\0';
-    int fd = open(buf_str(&tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0 || !(out = fdopen(fd, "w"))) {
-        if (fd >= 0) close(fd);
-        rc = buf_fail(err, REC_ERR_IO, "cannot write %s: %s", buf_str(&tmp), strerror(errno));
+    int fd = safeopen_tmp_open(&tmp, f->result_path, f->root, 0666, err);
+    if (fd < 0) {
+        rc = fd == SAFEOPEN_ERR_LINK ? REC_ERR_LINK : REC_ERR_IO;
+        goto done;
+    }
+    if (!(out = fdopen(fd, "w"))) {
+        close(fd);
+        rc = buf_fail(err, REC_ERR_IO, "cannot write %s: %s", f->result_path, strerror(errno));
         goto done;
     }
     bool written = fprintf(out, "%s,\n\t\"records\": [", top) >= 0 &&
@@ -366,16 +383,13 @@ static int rec_finish_file(struct rec_file *f, const char *ended_at, bool partia
     if (fclose(out) != 0) written = false;
     out = NULL;
     if (!written) {
-        rc = buf_fail(err, REC_ERR_IO, "cannot write %s: %s", buf_str(&tmp), strerror(errno));
+        rc = buf_fail(err, REC_ERR_IO, "cannot write %s: %s", f->result_path, strerror(errno));
         goto done;
     }
-    if (rename(buf_str(&tmp), f->result_path) != 0)
-        rc = buf_fail(err, REC_ERR_IO, "cannot rename %s to %s: %s", buf_str(&tmp), f->result_path,
-                      strerror(errno));
+    if (safeopen_tmp_commit(&tmp, err) != 0) rc = REC_ERR_IO;
 done:
     if (out) fclose(out);
-    if (rc && tmp.len) unlink(buf_str(&tmp));
-    buf_free(&tmp);
+    safeopen_tmp_drop(&tmp); /* nothing once committed */
     cJSON_free(top);
     return rc;
 }

@@ -26,6 +26,7 @@ enum rec_error {
     REC_ERR_IO = -2,     /* a file could not be opened, written or renamed; err says which */
     REC_ERR_INPUT = -3,  /* no such file index, or a header that is not an object */
     REC_ERR_EXISTS = -4, /* the result or its journal exists already: err says which */
+    REC_ERR_LINK = -5,   /* a symbolic link on the way to a file (safeopen.h): err names it */
 };
 
 /* One completed request. Strings may be NULL where the format allows null;
@@ -92,11 +93,15 @@ void rec_free(struct recorder *r);
 /* Adds a result file (its directory is created when missing) and starts its
  * journal with header (an object; copied). *index_out numbers the file. A
  * result or journal that exists is an error (REC_ERR_EXISTS), never overwritten
- * nor followed if a symbolic link, unless force: then both are removed first. */
+ * nor followed if a symbolic link, unless force: then both are removed first. *
+ * root: the folder the user named, of which the paths are below (--out's
+ * folder before its first placeholder), or NULL: the result's own folder. It
+ * is made as named; every folder below it and the files are reached without
+ * following a symbolic link (safeopen.h): a link there is REC_ERR_LINK. */
 __attribute__((warn_unused_result)) int rec_add_file(struct recorder *r, const char *result_path,
-                                                     const char *journal_path, const cJSON *header,
-                                                     bool force, size_t *index_out,
-                                                     struct buf *err);
+                                                     const char *journal_path, const char *root,
+                                                     const cJSON *header, bool force,
+                                                     size_t *index_out, struct buf *err);
 
 /* The JSON rec_write writes for rec's fields from endpoint to max_tokens
  * (malloc'ed), for rec_record.fixed_json; NULL when out of memory. */

@@ -157,14 +157,14 @@ int run_begin(const struct run_config *c, struct buf *err) {
     return rc;
 }
 
-int run_add_file(const char *result_path, const cJSON *head, bool force, size_t *index,
-                 struct buf *err) {
+int run_add_file(const char *result_path, const char *root, const cJSON *head, bool force,
+                 size_t *index, struct buf *err) {
     struct buf journal;
     buf_init(&journal, BUF_NO_CAP);
     if (rec_journal_path(result_path, &journal)) return RUN_ERR_NOMEM;
     pthread_mutex_lock(&run.lock);
     int rc = !run.begun ? RUN_ERR_STATE
-             : rec_add_file(run.rec, result_path, buf_str(&journal), head, force, index, err)
+             : rec_add_file(run.rec, result_path, buf_str(&journal), root, head, force, index, err)
                  ? RUN_ERR_IO
                  : RUN_OK;
     pthread_mutex_unlock(&run.lock);

@@ -84,8 +84,9 @@ __attribute__((warn_unused_result)) int run_begin(const struct run_config *c, st
 /* Adds a result file with its head (rfmt.h; copied) and its journal beside it;
  * *index numbers it for run_record. Either that exists already is an error
  * unless force (record.h: rec_add_file). */
-__attribute__((warn_unused_result)) int run_add_file(const char *result_path, const cJSON *head,
-                                                     bool force, size_t *index, struct buf *err);
+__attribute__((warn_unused_result)) int run_add_file(const char *result_path, const char *root,
+                                                     const cJSON *head, bool force, size_t *index,
+                                                     struct buf *err);
 
 /* Microseconds on the monotonic clock since the run's origin, and the wall clock. */
 long long run_now_us(void);

@@ -19,6 +19,7 @@
 #include "out_text.h"
 #include "quizfile.h"
 #include "report.h"
+#include "safeopen.h"
 #include "side.h"
 #include "slo.h"
 #include "warnings.h"
@@ -147,7 +148,8 @@ static const char compare_usage[] =
     "the file and the problem: malformed JSON, a field of the wrong type or out of range,\n"
     "unknown format version, a file of the wrong kind, sides measured with different\n"
     "lengths, levels, quiz, clients, time scales or settings; an --slo without an open-loop\n"
-    "run, or on a metric a side did not measure); 1 when the output cannot be written.\n";
+    "run, or on a metric a side did not measure; a symbolic link at the --output or --svg\n"
+    "file or as its folder, never followed); 1 when the output cannot be written.\n";
 
 /* The command line. */
 struct compare_args {
@@ -356,23 +358,14 @@ static int compare_render(const struct compare_args *a, const struct cmp *m,
     return rc;
 }
 
-static int compare_write(const char *path, const struct buf *b) {
-    FILE *f = path ? fopen(path, "wb") : stdout;
-    char line[COMPARE_ERR_MAX];
-    if (!f) {
-        snprintf(line, sizeof line, "%s: cannot write: %s", path, strerror(errno));
-        compare_say("", line);
-        return -1;
-    }
-    size_t n = fwrite(buf_str(b), 1, b->len, f);
-    int rc = n == b->len && fflush(f) == 0 ? 0 : -1;
-    if (path && fclose(f) != 0) rc = -1;
-    if (rc < 0) {
-        snprintf(line, sizeof line, "%s: cannot write: %s", path ? path : "standard output",
-                 strerror(errno));
-        compare_say("", line);
-    }
-    return rc;
+/* Writes b to path (replaced whole, never through a link: safeopen.h), or to
+ * standard output: 0, or 2 for a link on the way, 1 for another failure (err
+ * says which). */
+static int compare_write(const char *path, const struct buf *b, struct buf *err) {
+    int rc = path ? safeopen_write(path, NULL, buf_str(b), b->len, 0666, err) : 0;
+    if (!path && (fwrite(buf_str(b), 1, b->len, stdout) != b->len || fflush(stdout) != 0))
+        rc = buf_fail(err, SAFEOPEN_ERR_IO, "standard output: cannot write: %s", strerror(errno));
+    return rc == SAFEOPEN_ERR_LINK ? 2 : rc < 0 ? 1 : 0;
 }
 
 /* Reading one side (the two sides are read at the same time). */
@@ -430,8 +423,8 @@ static int compare_run(const struct compare_args *a, struct buf *out, struct buf
         buf_fail(err, BUF_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if (compare_write(a->output, out) < 0 || (a->svg && compare_write(a->svg, svg) < 0)) goto done;
-    status = 0;
+    if ((status = compare_write(a->output, out, err)) == 0 && a->svg)
+        status = compare_write(a->svg, svg, err);
 done:
     cmp_free(&m);
     quizfile_free(qz);

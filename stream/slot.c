@@ -123,17 +123,6 @@ static bool slot_grow(struct slot *s) {
     return true;
 }
 
-/* Keeps text while it fits in SLOT_TEXT_MAX: the first chunk that does not fit
- * is cut before a UTF-8 character and ends the keeping (the text is a prefix). */
-static void slot_keep_text(struct slot *s, const char *text, size_t n) {
-    size_t room = SLOT_TEXT_MAX - s->text.len, k = n < room ? n : room;
-    if (k < n) {
-        while (k > 0 && ((unsigned char)text[k] & 0xC0) == 0x80) k--;
-        s->text_full = true;
-    }
-    (void)!buf_add(&s->text, text, k);
-}
-
 /* A chunk that arrived at now: content's time and tokens, or how the stream failed. */
 static void slot_chunk(struct slot *s, const struct schunk *c, long long now) {
     if (c->kind == SCHUNK_ERROR || c->kind == SCHUNK_EXCEPTION) {
@@ -171,7 +160,10 @@ static void slot_chunk(struct slot *s, const struct schunk *c, long long now) {
         s->open_n = 1;
     }
     s->t_last_us = now;
-    if (s->want_text && !s->text_full) slot_keep_text(s, c->content.s, c->content.n);
+    if (s->want_text && s->text.len < SLOT_TEXT_MAX) { /* the content's prefix (quiz.h) */
+        size_t room = SLOT_TEXT_MAX - s->text.len;
+        (void)!buf_add(&s->text, c->content.s, c->content.n < room ? c->content.n : room);
+    }
 }
 
 void slot_prefetch(const struct slot *s) {
@@ -276,7 +268,6 @@ static void slot_reset(struct slot *s) {
     s->received = 0;
     s->per = 1;
     s->open_n = 0;
-    s->text_full = false;
     s->multi_token = false;
     s->chunk_tokens = 0;
     s->stream_code[0] = s->stream_message[0] = '\0';

@@ -26,7 +26,9 @@
 #include "sstream.h"
 
 #define SLOT_ERROR_BODY_MAX ((size_t)64 * 1024) /* bytes of an error reply kept */
-#define SLOT_TEXT_MAX       ((size_t)64 * 1024) /* bytes of content kept for a scored reply */
+/* Bytes of content kept: the raw prefix quiz_cut needs to cut a reply's scored
+ * part exactly as it cuts the whole reply under wrk (one byte past the cap). */
+#define SLOT_TEXT_MAX (QUIZ_SCORED_MAX + 1)
 /* Content chunks a stream's record keeps: when a stream has more, the kept
  * ones past the first are merged in pairs (and the later ones a power of two
  * at a time), so that memory and the record stay bounded while every token is
@@ -63,7 +65,6 @@ struct slot {
     bool streaming;   /* a 2xx: its body goes through ss */
     bool want_text;   /* this reply's */
     bool multi_token; /* a chunk carried more than one token */
-    bool text_full;   /* the text reached SLOT_TEXT_MAX: no more is kept */
     size_t n_chunks, cap_chunks;
     size_t received; /* content chunks that arrived (n_chunks kept, merged past the cap) */
     uint32_t per;    /* chunks that arrived a kept chunk holds: 1 until merged */

@@ -14,6 +14,7 @@
 #include "cwdoc.h"
 #include "readall.h"
 #include "rfmt.h"
+#include "safeopen.h"
 
 static long suite_files_count(const cJSON *counts, const char *name) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(counts, name);
@@ -133,9 +134,9 @@ int suite_files_move_into(const char *path, const char *dir, struct buf *err) {
     } else if (access(path, F_OK) != 0) {
         if (errno != ENOENT)
             rc = buf_fail(err, SUITE_FILES_ERR_IO, "cannot move %s: %s", path, strerror(errno));
-    } else if ((rc = suite_files_mkdirs(dir, err)) == SUITE_FILES_OK && rename(path, to) != 0) {
-        rc = buf_fail(err, SUITE_FILES_ERR_IO, "cannot move %s to %s: %s", path, dir,
-                      strerror(errno));
+    } else if ((rc = suite_files_mkdirs(dir, err)) == SUITE_FILES_OK &&
+               safeopen_rename(path, to, err) != 0) { /* never into a linked folder */
+        rc = SUITE_FILES_ERR_IO;
     }
     free(copy);
     free(to);
@@ -155,27 +156,16 @@ static bool suite_files_write_all(int fd, const char *text, size_t len) {
 }
 
 int suite_files_write_atomic(const char *path, const char *text, size_t len, struct buf *err) {
-    char *tmp;
-    if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-        return buf_fail(err, SUITE_FILES_ERR_NOMEM, "out of memory");
-    int fd = mkstemp(tmp), rc = SUITE_FILES_ERR_IO; /* O_EXCL: never through a link */
-    if (fd >= 0) {
-        bool ok = fchmod(fd, 0644) == 0 && suite_files_write_all(fd, text, len);
-        ok = close(fd) == 0 && ok;
-        rc = ok && rename(tmp, path) == 0 ? SUITE_FILES_OK : SUITE_FILES_ERR_IO;
-    }
-    if (rc < 0) {
-        buf_fail(err, rc, "cannot write %s: %s", path, strerror(errno));
-        if (fd >= 0) unlink(tmp);
-    }
-    free(tmp);
-    return rc;
+    /* never through a link, in the file's folder nor at its name (safeopen.h) */
+    int rc = safeopen_write(path, NULL, text, len, 0644, err);
+    return rc == SAFEOPEN_ERR_NOMEM ? SUITE_FILES_ERR_NOMEM : rc < 0 ? SUITE_FILES_ERR_IO : 0;
 }
 
 int suite_files_append(const char *path, const char *text, struct buf *err) {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    bool ok = fd >= 0 && suite_files_write_all(fd, text, strlen(text));
-    if (fd >= 0) ok = close(fd) == 0 && ok;
+    int fd = safeopen_path(path, NULL, 0644, SAFEOPEN_APPEND, err);
+    if (fd < 0) return fd == SAFEOPEN_ERR_NOMEM ? SUITE_FILES_ERR_NOMEM : SUITE_FILES_ERR_IO;
+    bool ok = suite_files_write_all(fd, text, strlen(text));
+    ok = close(fd) == 0 && ok;
     return ok ? SUITE_FILES_OK
               : buf_fail(err, SUITE_FILES_ERR_IO, "cannot write %s: %s", path, strerror(errno));
 }

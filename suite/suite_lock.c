@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "safeopen.h"
+
 /* The pid the holder wrote, or 0. */
 static long suite_lock_holder(int fd) {
     char text[32];
@@ -27,11 +29,13 @@ int suite_lock_take(const char *dir, int *fd, struct buf *err) {
     if (asprintf(&path, "%s/%s", dir, SUITE_LOCK_FILE) < 0)
         return buf_fail(err, SUITE_LOCK_ERR_IO, "out of memory");
     /* Not through a link another user planted, and never truncated before it is ours. */
-    int f = open(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0644);
+    struct buf why;
+    buf_init(&why, 1024);
+    int f = safeopen_path(path, NULL, 0644, SAFEOPEN_KEEP | SAFEOPEN_RDWR, &why);
     int rc = SUITE_LOCK_OK;
     if (f < 0 || fstat(f, &st) != 0 || !S_ISREG(st.st_mode))
-        rc = buf_fail(err, SUITE_LOCK_ERR_IO, "cannot lock the run directory %s (%s): %s", dir,
-                      path, f < 0 ? strerror(errno) : "not a regular file");
+        rc = buf_fail(err, SUITE_LOCK_ERR_IO, "cannot lock the run directory %s: %s", dir,
+                      f < 0 ? buf_str(&why) : "not a regular file");
     else if (flock(f, LOCK_EX | LOCK_NB) != 0) {
         int e = errno;
         long pid = e == EWOULDBLOCK ? suite_lock_holder(f) : 0;
@@ -51,6 +55,7 @@ int suite_lock_take(const char *dir, int *fd, struct buf *err) {
             rc = buf_fail(err, SUITE_LOCK_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     }
     free(path);
+    buf_free(&why);
     if (rc < 0 && f >= 0) close(f);
     if (rc == SUITE_LOCK_OK) *fd = f;
     return rc;

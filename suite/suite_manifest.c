@@ -47,10 +47,14 @@ static int suite_manifest_paths(struct suite_manifest *m, const char *dir) {
 int suite_manifest_load(struct suite_manifest *m, const char *dir, struct buf *err) {
     if (suite_manifest_paths(m, dir) < 0)
         return buf_fail(err, SUITE_MANIFEST_ERR_NOMEM, "out of memory");
-    int rc = readall_path(m->path, &m->text);
+    int rc = readall_regular(m->path, &m->text);
     if (rc == ENOENT)
         return buf_fail(err, SUITE_MANIFEST_ERR_FORMAT,
                         "%s: no such file (not a sm-suite run directory)", m->path);
+    if (rc == READALL_ERR_NOT_REGULAR || rc == ELOOP)
+        return buf_fail(err, SUITE_MANIFEST_ERR_FORMAT,
+                        "%s: not a regular file (%s): refusing to read it", m->path,
+                        rc == ELOOP ? "a symbolic link" : "a FIFO, device, socket or folder");
     if (rc)
         return buf_fail(err, SUITE_MANIFEST_ERR_IO, "%s: cannot be read (%s)", m->path,
                         rc > 0 ? strerror(rc) : "larger than 16 MiB, or out of memory");

@@ -14,6 +14,7 @@
 #include "readall.h"
 #include "suite_cw.h"
 #include "suite_exec.h"
+#include "safeopen.h"
 #include "suite_files.h"
 #include "suite_progress.h"
 #include "suite_probe.h"
@@ -365,10 +366,13 @@ static void suite_run_step_end_line(struct suite_run_state *r, size_t i, enum su
 /* Opens the step's output file with the command at its head; -1 when it cannot. */
 static int suite_run_open_output(struct suite_run_state *r, size_t i, const char *line) {
     char *path = suite_run_path(r->job->dir, suite_manifest_output(r->m, i));
-    int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
-    if (fd < 0)
-        suite_run_say(r, "cannot write %s: %s", path ? path : "?", strerror(errno));
-    else if (dprintf(fd, "$ %s\n\n", line) < 0)
+    struct buf err;
+    buf_init(&err, 1024);
+    int fd = path ? safeopen_path(path, NULL, 0644, SAFEOPEN_TRUNC, &err) : -1;
+    if (fd < 0) suite_run_say(r, "%s", path ? buf_str(&err) : "out of memory");
+    buf_free(&err);
+    if (fd < 0) {
+    } else if (dprintf(fd, "$ %s\n\n", line) < 0)
         suite_run_say(r, "warning: cannot write %s", path);
     free(path);
     return fd;

@@ -163,11 +163,13 @@ int suite_seal_check(struct suite_seal *s, const char *seal_path, const char *te
     char hex[SUITE_SEAL_HEX_LEN + 1];
     struct buf b;
     buf_init(&b, SUITE_SEAL_MAX);
-    int rc = readall_path(seal_path, &b);
+    int rc = readall_regular(seal_path, &b);
     bool listed =
         rc == 0 && strncmp(buf_str(&b), SUITE_SEAL_HEADER, strlen(SUITE_SEAL_HEADER)) == 0 &&
         suite_seal_of(s, text, len, hex) == SUITE_SEAL_OK && suite_seal_listed(buf_str(&b), hex);
     buf_free(&b);
+    if (rc == READALL_ERR_NOT_REGULAR)
+        return buf_fail(err, SUITE_SEAL_ERR_IO, "cannot read %s: not a regular file", seal_path);
     if (rc > 0 && rc != ENOENT)
         return buf_fail(err, SUITE_SEAL_ERR_IO, "cannot read %s: %s", seal_path, strerror(rc));
     if (!listed)

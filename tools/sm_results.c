@@ -17,6 +17,7 @@
 #include "plainhttp.h"
 #include "readall.h"
 #include "rkey.h"
+#include "safeopen.h"
 #include "s3.h"
 #include "tty.h"
 
@@ -39,7 +40,8 @@ static const char res_usage[] =
     "          PATHs (files, or folders walked) to PREFIX/RUN_ID/LABEL/NAME, with the file's\n"
     "          own run id and label; a shard's NAME gets .shard-K-of-N before .json\n"
     "  fetch   downloads every file under PREFIX/RUN_ID/ to DIR/LABEL/NAME (never over a\n"
-    "          file that exists, unless --force) and prints the sm-compare command\n"
+    "          file that exists, unless --force; a symbolic link at DIR/LABEL or below\n"
+    "          is refused, never followed) and prints the sm-compare command\n"
     "  list    the run ids under PREFIX, with their files and labels\n"
     "\n"
     "Options:\n"
@@ -231,17 +233,26 @@ static int res_fetch_one(void *ud, const char *key, long long size, struct buf *
         rc = S3_OK;
         goto done;
     }
-    if (rc || (rc = res_mkdir(buf_str(&folder), err))) goto done;
+    if (rc || (rc = res_mkdir(f->dir, err))) goto done;
     if (f->r->files >= RES_MAX_FILES) {
         rc = buf_fail(err, S3_ERR_INPUT, "more than %d files under the run", RES_MAX_FILES);
         goto done;
     }
-    if (f->r->o.force) unlink(buf_str(&path));
-    int fd = open(buf_str(&path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    size_t dl = strlen(f->dir);
+    while (dl > 1 && f->dir[dl - 1] == '/') dl--; /* as rkey_local writes it */
+    if (strncmp(buf_str(&path), f->dir, dl) != 0 || buf_str(&path)[dl] != '/') {
+        rc = buf_fail(err, S3_ERR_IO, "%s: not under %s", buf_str(&path), f->dir);
+        goto done;
+    }
+    /* DIR/LABEL/... walked without following a link (safeopen.h) */
+    int fd = safeopen_create(f->dir, buf_str(&path) + dl + 1, 0666, f->r->o.force, err);
     FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!out) {
-        rc = buf_fail(err, S3_ERR_IO, "%s: %s%s", buf_str(&path), strerror(errno),
-                      errno == EEXIST ? " (fetch --force replaces it)" : "");
+        rc = fd == SAFEOPEN_ERR_EXISTS
+                 ? buf_fail(err, S3_ERR_IO, "%s: %s (fetch --force replaces it)", buf_str(&path),
+                            strerror(EEXIST))
+             : fd < 0 ? S3_ERR_IO
+                      : buf_fail(err, S3_ERR_IO, "%s: %s", buf_str(&path), strerror(errno));
         if (fd >= 0) close(fd);
         goto done;
     }

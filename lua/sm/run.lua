@@ -421,7 +421,8 @@ local function main_state(def)
     end
     ctx.paths[i] = path
     local ok
-    ok, err = sm.add_file(path, head_of(def, ctx, side, run), ctx.o.force)
+    ok, err = sm.add_file(path, head_of(def, ctx, side, run), ctx.o.force,
+      target.out_root(ctx.o.out))
     if not ok then fail(def.name, err) end
   end
   notes(def, ctx)

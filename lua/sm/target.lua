@@ -126,6 +126,19 @@ end
 -- The result path of a side: {label}, {scenario} and {shard} (the shard's
 -- index, 0 when the run is not sharded) replaced. With several sides the
 -- pattern must hold {label}.
+-- The folder of --out the user named: the pattern's folders before its first
+-- placeholder ("." when it starts with one; nil when it has none: the result
+-- file's own folder). The folders below it, made from labels, are never
+-- reached through a symbolic link (README, The result files).
+function M.out_root(pattern)
+  local brace = pattern:find("{", 1, true)
+  if not brace then return nil end
+  local slash = pattern:sub(1, brace - 1):match(".*()/")
+  if not slash then return "." end
+  if slash == 1 then return nil end
+  return pattern:sub(1, slash - 1)
+end
+
 function M.out_path(pattern, scenario, label, n_sides, shard)
   if n_sides > 1 and not pattern:find("{label}", 1, true) then
     return nil, "--out must contain {label} when the run has several endpoints"

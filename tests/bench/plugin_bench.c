@@ -99,10 +99,11 @@ static int bench_setup(struct bench_ctx *c, char *dir) {
     cJSON *header = cJSON_Parse("{\"label\":\"bench\"}");
     snprintf(path, sizeof path, "%s/bench.json", dir);
     snprintf(journal, sizeof journal, "%s/bench.journal.jsonl", dir);
-    int rc = header && call_new(&spec, &c->call) == CALL_OK && rec_new(&c->rec) == REC_OK &&
-                     rec_add_file(c->rec, path, journal, header, false, &c->file, &err) == REC_OK
-                 ? 0
-                 : -1;
+    int rc =
+        header && call_new(&spec, &c->call) == CALL_OK && rec_new(&c->rec) == REC_OK &&
+                rec_add_file(c->rec, path, journal, NULL, header, false, &c->file, &err) == REC_OK
+            ? 0
+            : -1;
     cJSON_Delete(header);
     buf_free(&err);
     return rc;

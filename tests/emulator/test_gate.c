@@ -69,9 +69,11 @@ static void test_json(void) {
     (void)!gate_accept_failed(&g, 1);
     g.n.head_timeouts = 4;
     g.n.body_timeouts = 5;
+    g.full_outputs = 1;
     buf_init(&out, BUF_NO_CAP);
     CHECK_INT(gate_json(&out, &g), 0);
-    CHECK_STR(buf_str(&out), "\"open_connections\":2,\"limits\":{\"head_timeouts\":4,"
+    CHECK_STR(buf_str(&out), "\"open_connections\":2,\"full_outputs\":1,\"limits\":{"
+                             "\"head_timeouts\":4,"
                              "\"body_timeouts\":5,\"over_connections\":1,\"over_body_buffer\":1,"
                              "\"accept_failures\":1}");
     buf_free(&out);

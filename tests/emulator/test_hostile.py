@@ -20,7 +20,8 @@ import tempfile
 import time
 import urllib.parse
 
-from emutest import AKID, SECRET, check, chat, curl, emulator, finish, invoke, isolated_env, request
+from emutest import (AKID, SECRET, check, chat, curl, emulator, finish, invoke, isolated_env,
+                     request, signed_headers)
 
 MIB = 1 << 20
 DEADLINE_S = 20  # what a working emulator does in well under a second or two
@@ -446,10 +447,68 @@ def test_probes():
         check(st["bad_requests"] == 4, "bad requests: %s" % st["bad_requests"])
 
 
+# What a client that reads none of its replies may hold in the emulator (emulator/README.md,
+# "Memory of replies"): its unsent replies stop at 1 MiB, with its requests and state.
+PER_SLOW_READER = 1.25 * MIB
+
+
+def test_slow_streams():
+    """300 clients pipeline streamed InvokeEndpointWithResponseStream calls of 2,000 tokens
+    and never read: once a connection holds 1 MiB of unsent replies, its stream's next steps
+    are made only when the client reads (the model runs on), so each costs the emulator at
+    most PER_SLOW_READER (was about 1.5 MiB: the stream being sent went to the buffer whole,
+    300 clients took it from 11 to 475 MB); others are served meanwhile, and a client that
+    reads at last gets whole replies."""
+    n, per_client = (60 if SANITIZED else 300), 8  # a sanitized emulator formats 5x slower
+    with emulator.Emulator(["--endpoint", "ep=instant"], env=sanitized_env()) as emu:
+        for _ in range(3):
+            check(ping_ok(emu.url) and emu.stats()["totals"]["requests"] >= 0, "warm-up")
+        base = proc_status(emu.proc.pid, "VmRSS")
+        u = urllib.parse.urlsplit(emu.url)
+        path = "/endpoints/ep/invocations-response-stream"
+        body = json.dumps(chat("Write a story.", 2000, ignore_eos=True, stream=True)).encode()
+        headers = signed_headers(emu.url, path, body)
+        one = ("POST %s HTTP/1.1\r\nHost: %s\r\n" % (path, u.netloc)).encode() + b"".join(
+            ("%s: %s\r\n" % kv).encode() for kv in headers.items()) + (
+            "Content-Length: %d\r\n\r\n" % len(body)).encode() + body
+        clients = []
+        for _ in range(n):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the kernel keeps little
+            sock.connect((u.hostname, u.port))
+            sock.sendall(one * per_client)
+            clients.append(sock)
+        budget = base + n * PER_SLOW_READER * SLACK
+
+        def settled():  # every output full, or the emulator past its budget
+            return (emu.stats().get("full_outputs", 0) >= n
+                    or proc_status(emu.proc.pid, "VmRSS") > budget)
+        until("every client's unsent replies at their bound", settled)
+        growth = proc_status(emu.proc.pid, "VmHWM") - base
+        print("%d clients that read nothing: the emulator's peak grew %.1f MiB, %.2f MiB each"
+              % (n, growth / MIB, growth / n / MIB))
+        check(growth < n * PER_SLOW_READER * SLACK, "memory grew %.2f MiB per client (bound %.2f)"
+              % (growth / n / MIB, PER_SLOW_READER * SLACK / MIB))
+        check(ping_ok(emu.url), "a normal client is served while %d stall" % n)
+        # one reads at last: its first reply is whole (the owed steps were made as it read)
+        reader = clients.pop()
+        reader.settimeout(DEADLINE_S)
+        data = b""
+        while data.count(b"\r\n0\r\n\r\n") < 1:
+            chunk = reader.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        check(data.startswith(b"HTTP/1.1 200") and b"\r\n0\r\n\r\n" in data,
+              "the reader's first reply: %r" % data[:200])
+        for sock in clients + [reader]:
+            sock.close()
+
+
 GROUPS = {"pipeline": test_pipeline, "descriptors": test_descriptors,
           "head_deadline": test_head_deadline, "body_deadline": test_body_deadline,
           "connections": test_connections, "bodies": test_bodies,
-          "body_memory": test_body_memory, "utf8": test_utf8, "probes": test_probes}
+          "body_memory": test_body_memory, "slow_streams": test_slow_streams, "utf8": test_utf8, "probes": test_probes}
 
 if __name__ == "__main__":
     GROUPS[sys.argv[1]]()

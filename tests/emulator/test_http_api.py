@@ -429,6 +429,23 @@ def test_cli():
         check(p.returncode == 2 and p.stdout == "" and err.count("\n") == 0 and
               err.startswith("sm-emulator: ") and words in err, "%s -> %d %r" % (args, p.returncode, err))
         check("s3cr3tvalue" not in err, "no secret in the error of %s" % args)
+    # a file it writes is never reached through a symbolic link (common/safeopen.h)
+    with tempfile.TemporaryDirectory() as d:
+        victim = os.path.join(d, "victim")
+        with open(victim, "w") as f:
+            f.write("keep\n")
+        for flag in ("--request-log", "--log-file", "--port-file"):
+            link = os.path.join(d, flag.strip("-"))
+            os.symlink(victim, link)
+            p = subprocess.run([binary, "--listen", "127.0.0.1:0", "--endpoint", "ep=instant",
+                                "--credential", "AKIDLINK:linksecret", flag, link],
+                               capture_output=True, text=True, timeout=20)
+            want = "sm-emulator: %s: cannot write %s: %s is a symbolic link, refusing to follow " \
+                "it (remove it, or choose another path)" % (flag, link, link)
+            check(p.returncode == 2 and p.stderr.strip() == want, "%s at a link -> %d %r"
+                  % (flag, p.returncode, p.stderr))
+        with open(victim) as f:
+            check(f.read() == "keep\n", "written through a link")
     p = subprocess.run([binary, "--help"], capture_output=True, text=True)
     flags = ["--listen", "--port-file", "--tls-cert", "--tls-key", "--idle-timeout", "--busy-poll",
              "--endpoint", "--set", "--profile-file", "--time-scale", "--max-duration", "--seed",

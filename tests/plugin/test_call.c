@@ -205,7 +205,47 @@ static void test_service_us(void) {
     call_free(c);
 }
 
+/* A quiz reply of 1 MiB is scored on its first QUIZ_SCORED_MAX bytes, as
+ * sm-stream keeps them: an answer past them does not count. */
+static void check_huge_reply(size_t at, int correct) {
+    const size_t n = (size_t)1 << 20;
+    const char *head = "{\"choices\":[{\"message\":{\"content\":\"";
+    const char *tail = "\"},\"finish_reason\":\"length\"}],\"usage\":{\"prompt_tokens\":21,"
+                       "\"completion_tokens\":3}}";
+    size_t lh = strlen(head), lt = strlen(tail);
+    char *body = malloc(lh + n + lt + 1);
+    memcpy(body, head, lh);
+    for (size_t i = 0; i < n; i++) body[lh + i] = i % 2 ? ' ' : 'w';
+    memcpy(body + lh + at, " Canberra ", 10);
+    memcpy(body + lh + n, tail, lt + 1);
+    struct buf err;
+    struct quiz_re *re = NULL;
+    buf_init(&err, 256);
+    CHECK_INT(quiz_re_compile("\\bCanberra\\b", 12, &re, &err), QUIZ_OK);
+    struct call *c = make(QUIZ, false, re);
+    struct call_reply in = {.status = 200, .body = body, .len = strlen(body)};
+    struct call_result out;
+    call_result_init(&out);
+    CHECK_INT(call_finish(c, &in, &out), CALL_OK);
+    CHECK(out.rec.ok);
+    CHECK_INT(out.rec.correct, correct);
+    CHECK(strlen(out.rec.text) <= CALL_TEXT_MAX);
+    call_result_clear(&out);
+    call_free(c);
+    quiz_re_free(re);
+    buf_free(&err);
+    free(body);
+}
+
+static void test_quiz_scores_a_bounded_prefix(void) {
+    check_huge_reply(100, 1);
+    check_huge_reply(QUIZ_SCORED_MAX - 100, 1);
+    check_huge_reply(QUIZ_SCORED_MAX + 100, 0);
+    check_huge_reply(((size_t)1 << 20) - 100, 0);
+}
+
 int main(void) {
+    test_quiz_scores_a_bounded_prefix();
     test_service_us();
     test_cases();
     test_copies();

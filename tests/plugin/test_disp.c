@@ -62,7 +62,7 @@ static void begin(const struct plan *p, int threads) {
     size_t index;
     char path[64];
     snprintf(path, sizeof path, "%s/r%d.json", dir, ++journal_number);
-    CHECK_INT(run_add_file(path, head, false, &index, &err), RUN_OK);
+    CHECK_INT(run_add_file(path, NULL, head, false, &index, &err), RUN_OK);
     cJSON_Delete(head);
     buf_free(&err);
     ended = woken = 0;

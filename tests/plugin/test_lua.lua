@@ -129,6 +129,12 @@ eq(target.out_path("results/{scenario}-{label}.json", "decode", "bf16", 2),
   "results/decode-bf16.json", "out path")
 eq(select(2, target.out_path("r.json", "decode", "bf16", 2)),
   "--out must contain {label} when the run has several endpoints", "out path without {label}")
+-- The folder of --out the user named: before its first placeholder (links below it refused).
+for _, case in ipairs({ { "results/{scenario}-{label}.json", "results" }, { "r.json", nil },
+  { "{label}/x.json", "." }, { "/srv/out/{label}/sub/x.json", "/srv/out" },
+  { "a/b{label}.json", "a" }, { "/{label}.json", nil } }) do
+  eq(target.out_root(case[1]), case[2], "out root of " .. case[1])
+end
 
 -- sm.run helpers.
 eq(table.concat(run.order({ "A", "B" }, 0), ""), "AB", "order 0")

@@ -97,6 +97,70 @@ static void test_strip(void) {
     }
 }
 
+/* A reply (1 MiB of words) with the answer at offset at: scored only on its
+ * first QUIZ_SCORED_MAX bytes, whatever its size. */
+static void check_score_at(size_t at, bool want_found) {
+    const size_t len = (size_t)1 << 20;
+    char *reply = malloc(len);
+    for (size_t i = 0; i < len; i++) reply[i] = i % 2 ? ' ' : 'w';
+    memcpy(reply + at, " Canberra ", 10);
+    struct quiz_re *re = NULL;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(quiz_re_compile("(?i)\\bCanberra\\b", 16, &re, &err), QUIZ_OK);
+    size_t off = 99, n = 99;
+    bool found = !want_found;
+    CHECK_INT(quiz_score(re, reply, len, &off, &n, &found), QUIZ_OK);
+    CHECK(found == want_found);
+    CHECK_INT(off, 0);
+    CHECK(n <= QUIZ_SCORED_MAX); /* the work: no byte past the cap is looked at */
+    quiz_re_free(re);
+    buf_free(&err);
+    free(reply);
+}
+
+static void test_score_bounded(void) {
+    check_score_at(1000, true);
+    check_score_at(QUIZ_SCORED_MAX - 20, true);
+    check_score_at(QUIZ_SCORED_MAX - 5, false); /* cut through the answer */
+    check_score_at(QUIZ_SCORED_MAX + 1000, false);
+    check_score_at(((size_t)1 << 20) - 100, false);
+}
+
+/* The scored prefix is cut before a UTF-8 character, never inside one. */
+static void test_cut(void) {
+    const size_t len = QUIZ_SCORED_MAX + 8;
+    char *s = malloc(len);
+    memset(s, 'a', len);
+    CHECK_INT(quiz_cut(s, 10), 10);
+    CHECK_INT(quiz_cut(s, QUIZ_SCORED_MAX), QUIZ_SCORED_MAX);
+    CHECK_INT(quiz_cut(s, len), QUIZ_SCORED_MAX);
+    memcpy(s + QUIZ_SCORED_MAX - 1, "\xc3\xa9", 2); /* é across the cap */
+    CHECK_INT(quiz_cut(s, len), QUIZ_SCORED_MAX - 1);
+    memcpy(s + QUIZ_SCORED_MAX - 2, "\xe2\x80\x83", 3); /* U+2003 across it */
+    CHECK_INT(quiz_cut(s, len), QUIZ_SCORED_MAX - 2);
+    free(s);
+}
+
+/* A pattern that backtracks without end stops at the match limit: an error,
+ * not a run that never ends. */
+static void test_match_limit(void) {
+    const char *p = "^(\\w+\\s?)*$";
+    char text[64];
+    memset(text, 'a', 40);
+    strcpy(text + 40, "!");
+    struct quiz_re *re = NULL;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(quiz_re_compile(p, strlen(p), &re, &err), QUIZ_OK);
+    bool found = true;
+    size_t off, n;
+    CHECK_INT(quiz_score(re, text, strlen(text), &off, &n, &found), QUIZ_ERR_MATCH);
+    CHECK(!found);
+    quiz_re_free(re);
+    buf_free(&err);
+}
+
 static void test_quiz_file(const char *path) {
     FILE *f = fopen(path, "rb");
     CHECK(f != NULL);
@@ -132,6 +196,9 @@ int main(int argc, char **argv) {
     test_searches();
     test_bad_pattern();
     test_strip();
+    test_cut();
+    test_score_bounded();
+    test_match_limit();
     CHECK(argc > 1);
     if (argc > 1) test_quiz_file(argv[1]);
     return check_exit();

@@ -1,4 +1,5 @@
 /* The recorder: journals, result files with every documented field, counts. */
+#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,8 @@ static struct recorder *recorder_in(const char *name, size_t *file) {
     buf_init(&err, BUF_NO_CAP);
     cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
     CHECK_INT(rec_new(&r), REC_OK);
-    CHECK_INT(rec_add_file(r, path_in(json), path_in(journal), header, false, file, &err), REC_OK);
+    CHECK_INT(rec_add_file(r, path_in(json), path_in(journal), NULL, header, false, file, &err),
+              REC_OK);
     cJSON_Delete(header);
     buf_free(&err);
     return r;
@@ -100,12 +102,12 @@ static void test_run(void) {
     CHECK_INT(rec_new(&r), REC_OK);
     cJSON *header = cJSON_Parse("{\"format\":\"wrk-sagemaker-result\",\"version\":1,"
                                 "\"label\":\"bf16\",\"settings\":{\"lengths\":[16,512]}}");
-    CHECK_INT(rec_add_file(r, path_in("out/sub/a.json"), path_in("out/sub/a.journal.jsonl"), header,
-                           false, &a, &err),
+    CHECK_INT(rec_add_file(r, path_in("out/sub/a.json"), path_in("out/sub/a.journal.jsonl"), NULL,
+                           header, false, &a, &err),
               REC_OK);
-    CHECK_INT(
-        rec_add_file(r, path_in("b.json"), path_in("b.journal.jsonl"), header, false, &b, &err),
-        REC_OK);
+    CHECK_INT(rec_add_file(r, path_in("b.json"), path_in("b.journal.jsonl"), NULL, header, false,
+                           &b, &err),
+              REC_OK);
     CHECK_INT(a, 0);
     CHECK_INT(b, 1);
 
@@ -203,10 +205,10 @@ static void test_run(void) {
     free(text);
 
     /* No temporary file is left beside the result. */
-    CHECK(access(path_in("b.json.tmp"), F_OK) != 0);
-    char tmp[300];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path_in("b.json"), (long)getpid());
-    CHECK(access(tmp, F_OK) != 0);
+    DIR *d = opendir(path_in("."));
+    CHECK(d != NULL);
+    for (const struct dirent *e; d && (e = readdir(d));) CHECK(strstr(e->d_name, ".tmp") == NULL);
+    if (d) closedir(d);
 
     cJSON_Delete(header);
     rec_free(r);
@@ -296,7 +298,7 @@ static void test_exact_lines(void) {
         buf_init(&want, BUF_NO_CAP);
         CHECK_INT(rec_new(&r), REC_OK);
         cJSON *header = cJSON_Parse("{\"label\":\"x\"}");
-        CHECK_INT(rec_add_file(r, path_in("d.json"), path_in(name), header, false, &a, &err),
+        CHECK_INT(rec_add_file(r, path_in("d.json"), path_in(name), NULL, header, false, &a, &err),
                   REC_OK);
         CHECK_INT(buf_adds(&want, "{\"label\":\"x\"}\n"), BUF_OK);
         for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
@@ -397,12 +399,64 @@ static void test_unwritable(void) {
     char *file = path_in("plain");
     FILE *f = fopen(file, "w");
     if (f) fclose(f);
-    CHECK_INT(rec_add_file(r, path_in("plain/x.json"), path_in("plain/x.journal.jsonl"), header,
-                           false, &a, &err),
+    CHECK_INT(rec_add_file(r, path_in("plain/x.json"), path_in("plain/x.journal.jsonl"), NULL,
+                           header, false, &a, &err),
               REC_ERR_IO);
     CHECK(strstr(buf_str(&err), "plain") != NULL);
     cJSON_Delete(header);
     rec_free(r);
+    buf_free(&err);
+}
+
+/* A link planted as the result's folder (--out DIR/{label}/x.json, DIR/LABEL a
+ * link): the journal is refused, nothing is written or removed where it points,
+ * with or without --force. */
+static void test_linked_folder(void) {
+    struct recorder *r;
+    struct buf err;
+    size_t a;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(mkdir(path_in("elsewhere"), 0700), 0);
+    FILE *f = fopen(path_in("elsewhere/x.json"), "w");
+    if (f) fclose(f);
+    CHECK_INT(symlink(path_in("elsewhere"), path_in("label")), 0);
+    cJSON *header = cJSON_Parse("{}");
+    for (int force = 0; force < 2; force++) {
+        CHECK_INT(rec_new(&r), REC_OK);
+        CHECK_INT(rec_add_file(r, path_in("label/x.json"), path_in("label/x.journal.jsonl"), NULL,
+                               header, force, &a, &err),
+                  force ? REC_ERR_LINK : REC_ERR_EXISTS);
+        CHECK(!force || strstr(buf_str(&err), "/label is a symbolic link, refusing") != NULL);
+        CHECK_INT(access(path_in("elsewhere/x.json"), F_OK), 0);
+        rec_free(r);
+    }
+    CHECK_INT(unlink(path_in("elsewhere/x.json")), 0);
+    CHECK_INT(rec_new(&r), REC_OK);
+    CHECK_INT(rec_add_file(r, path_in("label/x.json"), path_in("label/x.journal.jsonl"), NULL,
+                           header, false, &a, &err),
+              REC_ERR_LINK);
+    CHECK_INT(access(path_in("elsewhere/x.journal.jsonl"), F_OK), -1);
+    rec_free(r);
+    /* deeper, --out DIR/{label}/sub/x.json: refused below the root given, not made there */
+    CHECK_INT(rec_new(&r), REC_OK);
+    char root[256];
+    snprintf(root, sizeof root, "%s", path_in("."));
+    root[strlen(root) - 2] = '\0';
+    CHECK_INT(rec_add_file(r, path_in("label/sub/x.json"), path_in("label/sub/x.journal.jsonl"),
+                           root, header, false, &a, &err),
+              REC_ERR_LINK);
+    CHECK(strstr(buf_str(&err), "/label is a symbolic link, refusing") != NULL);
+    CHECK_INT(access(path_in("elsewhere/sub"), F_OK), -1);
+    rec_free(r);
+    /* and written below it when nothing is a link */
+    CHECK_INT(rec_new(&r), REC_OK);
+    CHECK_INT(rec_add_file(r, path_in("real/sub/x.json"), path_in("real/sub/x.journal.jsonl"), root,
+                           header, false, &a, &err),
+              REC_OK);
+    CHECK_INT(rec_finish(r, "2026-01-01T00:00:00Z", false, NULL, NULL, &err), REC_OK);
+    CHECK_INT(access(path_in("real/sub/x.json"), F_OK), 0);
+    rec_free(r);
+    cJSON_Delete(header);
     buf_free(&err);
 }
 
@@ -431,6 +485,7 @@ int main(void) {
     test_longest_escapes();
     test_complete_run();
     test_unwritable();
+    test_linked_folder();
     test_helpers();
     int rc = check_exit();
     char cmd[300];

@@ -63,7 +63,7 @@ static void begin(const struct rounds_round *r, size_t n, long long cap_us, int 
     char path[128];
     static int n_files;
     snprintf(path, sizeof path, "%s/r%d.json", dir, n_files++);
-    CHECK_INT(run_add_file(path, header, false, &index, &err), RUN_OK);
+    CHECK_INT(run_add_file(path, NULL, header, false, &index, &err), RUN_OK);
     cJSON_Delete(header);
     buf_free(&err);
 }
@@ -262,7 +262,7 @@ static void test_no_credentials(void) {
     CHECK(strstr(buf_str(&err), "environment") != NULL);
     size_t index;
     cJSON *header = cJSON_CreateObject();
-    CHECK_INT(run_add_file("/nonexistent/x.json", header, false, &index, &err),
+    CHECK_INT(run_add_file("/nonexistent/x.json", NULL, header, false, &index, &err),
               RUN_ERR_STATE); /* nothing has begun */
     cJSON_Delete(header);
     buf_free(&err);

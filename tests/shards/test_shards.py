@@ -443,6 +443,57 @@ body = json.dumps({"format": "wrk-sagemaker-result", "version": 2, "tool": "t",
 """
 
 
+def case_no_link_followed():
+    """No writer follows a symbolic link planted on the way (one line naming the path and
+    the link, exit 2, nothing written where it points): sm-results fetch with DIR/LABEL a
+    link; a run's result file with DIR/LABEL a link, under wrk (--out DIR/{label}/x.json) and
+    sm-stream (--out DIR/{label}/sub/x.json); sm-compare -o and --svg with a link at the
+    report's name."""
+    emu = start_emulator("--endpoint", "ep=instant")
+    try:
+        root = tempfile.mkdtemp(prefix="shards-links-")
+        elsewhere = os.path.join(root, "elsewhere")
+        os.makedirs(elsewhere)
+        # a result file, pushed for fetch and compared below
+        good = os.path.join(root, "good", "{label}.json")
+        run_clients([client("wrk", 1, "smoke", emu.url, ["--endpoint", "ep", "--run-id", "r-ln"],
+                            good)])
+        result = os.path.join(root, "good", "ep.json")
+        run_results(emu, "push", "s3://bench/links", result)
+        got = os.path.join(root, "fetched")
+        os.makedirs(got)
+        os.symlink(elsewhere, os.path.join(got, "ep"))
+        p = run_results(emu, "fetch", "s3://bench/links", "r-ln", got, want=2)
+        check(f"{got}/ep is a symbolic link, refusing to follow it" in p.stderr
+              and f"cannot write {got}/ep/" in p.stderr, p.stderr)
+        check(os.listdir(elsewhere) == [], f"fetch wrote {os.listdir(elsewhere)} through the link")
+        # the result file and journal of a run, on both engines
+        for engine in ("wrk", "stream"):
+            runs = os.path.join(root, "runs-" + engine)
+            os.makedirs(runs)
+            os.symlink(elsewhere, os.path.join(runs, "ep"))
+            below = ["x.json"] if engine == "wrk" else ["sub", "x.json"]  # DIR/LABEL/sub too
+            (_, _, err), = run_clients([client(engine, 1, "smoke", emu.url, ["--endpoint", "ep"],
+                                               os.path.join(runs, "{label}", *below))], want=2)
+            check(f"{runs}/ep is a symbolic link, refusing to follow it" in err
+                  and len(err.strip().splitlines()) == 1, f"{engine}: {err}")
+            check(os.listdir(elsewhere) == [], f"{engine} wrote {os.listdir(elsewhere)}")
+        # sm-compare's report and chart
+        victim = os.path.join(elsewhere, "victim")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        for flag in ("-o", "--svg"):
+            link = os.path.join(root, "report" + flag.strip("-"))
+            os.symlink(victim, link)
+            p = compare(result, result, flag, link, want=2)
+            check(p.stderr.strip() == f"sm-compare: cannot write {link}: {link} is a symbolic "
+                  "link, refusing to follow it (remove it, or choose another path)", p.stderr)
+            with open(victim) as f:
+                check(f.read() == "precious\n", f"sm-compare {flag} wrote through the link")
+    finally:
+        emu.stop()
+
+
 def case_s3_botocore():
     """The emulator's S3 serves botocore (Debian's python3-botocore, path-style) as S3
     does: PutObject, GetObject, ListObjectsV2 paged by continuation tokens with a prefix
@@ -616,6 +667,58 @@ def case_manifest():
     check("/out" in mounts, str(mounts))
 
 
+def dockerfile_base():
+    """The image the Dockerfile's FROM names, its ARG's default put in."""
+    with open(DOCKERFILE) as f:
+        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    args = dict(re.fullmatch(r"ARG (\w+)=(\S+)", line).groups() for line in lines
+                if line.startswith("ARG ") and "=" in line)
+    froms = [line.split()[1] for line in lines if line.startswith("FROM ")]
+    check(len(froms) == 1, f"one FROM: {froms}")
+    return re.sub(r"\$\{?(\w+)\}?", lambda m: args.get(m.group(1), m.group(0)), froms[0])
+
+
+def case_locked_down():
+    """The recipe runs with no more than it needs (python3-yaml parses the manifest): the
+    image's base pinned by digest; every pod as nobody (runAsNonRoot, runAsUser 65534),
+    the runtime's seccomp profile, a read-only root file system, every capability dropped,
+    no privilege escalation; no Kubernetes API token mounted (EKS Pod Identity brings its
+    own: the ServiceAccount and the pod both say automountServiceAccountToken: false); every
+    volume an emptyDir with a sizeLimit, /tmp among them (the root is read-only)."""
+    base = dockerfile_base()
+    check(re.fullmatch(r"debian:bookworm-slim@sha256:[0-9a-f]{64}", base),
+          f"the Dockerfile's base is not pinned by digest: {base}")
+    with open(DOCKERFILE) as f:
+        check("docker buildx imagetools inspect debian:bookworm-slim" in f.read(),
+              "the Dockerfile says how to update its digest")
+    import yaml  # python3-yaml (scripts/setup installs it)
+    with open(MANIFEST) as f:
+        docs = [d for d in yaml.safe_load_all(f) if d]
+    sa = [d for d in docs if d["kind"] == "ServiceAccount"]
+    job = [d for d in docs if d["kind"] == "Job"]
+    check(len(sa) == 1 and len(job) == 1, str([d["kind"] for d in docs]))
+    check(sa[0].get("automountServiceAccountToken") is False, "the ServiceAccount mounts a token")
+    pod = job[0]["spec"]["template"]["spec"]
+    check(pod.get("automountServiceAccountToken") is False, "the pod mounts a token")
+    psc = pod.get("securityContext", {})
+    check(psc.get("runAsNonRoot") is True and psc.get("runAsUser") == 65534 and
+          psc.get("seccompProfile") == {"type": "RuntimeDefault"}, f"pod securityContext {psc}")
+    check(len(pod["containers"]) == 1 and not pod.get("initContainers"), "one container")
+    for c in pod["containers"]:
+        csc = c.get("securityContext", {})
+        check(csc.get("allowPrivilegeEscalation") is False, f"{c['name']}: escalation allowed")
+        check(csc.get("readOnlyRootFilesystem") is True, f"{c['name']}: root writable")
+        check(csc.get("capabilities") == {"drop": ["ALL"]}, f"{c['name']}: capabilities {csc}")
+        check(csc.get("privileged") in (None, False), f"{c['name']}: privileged")
+        check(csc.get("runAsUser", 65534) == 65534, f"{c['name']}: runs as {csc.get('runAsUser')}")
+        mounts = {m["mountPath"] for m in c["volumeMounts"]}
+        check({"/out", "/tmp"} <= mounts, f"{c['name']}: mounts {mounts}")
+    for v in pod["volumes"]:
+        check(set(v) == {"name", "emptyDir"}, f"volume {v['name']} is not an emptyDir: {v}")
+        check(re.fullmatch(r"\d+(Mi|Gi)", str((v["emptyDir"] or {}).get("sizeLimit", ""))),
+              f"volume {v['name']} has no sizeLimit: {v}")
+
+
 def case_dockerfile():
     """The Dockerfile builds on Debian 12 and installs the .deb this build makes (the name
     CPack gives it: wrk-sagemaker_VERSION_ARCH.deb), with apt-get so its declared
@@ -623,8 +726,8 @@ def case_dockerfile():
     with open(DOCKERFILE) as f:
         lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
     text = "\n".join(lines).replace("\\\n", " ")
-    check(lines[0] in ("FROM debian:12", "FROM debian:12-slim", "FROM debian:bookworm",
-                       "FROM debian:bookworm-slim"), lines[0])
+    check(re.fullmatch(r"debian:(12|bookworm)(-slim)?@sha256:[0-9a-f]{64}", dockerfile_base()),
+          dockerfile_base())
     copy = [line for line in lines if line.startswith("COPY ")]
     check(copy and "wrk-sagemaker_*.deb" in copy[0], str(copy))
     check(re.search(r"apt-get install [^\n]*/tmp/wrk-sagemaker_\*\.deb", text), text)

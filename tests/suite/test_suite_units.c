@@ -625,20 +625,32 @@ static void test_files(void) {
     CHECK(strncmp(buf_str(&err), "cannot create ", 14) == 0 &&
           strstr(buf_str(&err), ": Not a directory") != NULL);
 
-    /* Written atomically; a link planted at the name is replaced, not written through. */
+    /* Written atomically; a link planted at the name is refused, not written through. */
     const char *victim = tmp_path(1, "files/victim");
     const char *path = tmp_path(2, "files/a/b/m.json");
     write_file(victim, "mine\n");
     CHECK_INT(symlink(victim, path), 0);
-    CHECK_INT(suite_files_write_atomic(path, "{}\n", 3, &err), 0);
+    CHECK_INT(suite_files_write_atomic(path, "{}\n", 3, &err), SUITE_FILES_ERR_IO);
+    CHECK(strstr(buf_str(&err), "m.json is a symbolic link, refusing to follow it") != NULL);
     char *text = read_file(victim);
     CHECK_STR(text, "mine\n");
     free(text);
+    struct stat st;
+    CHECK(lstat(path, &st) == 0 && S_ISLNK(st.st_mode));
+    unlink(path);
+    CHECK_INT(suite_files_write_atomic(path, "{}\n", 3, &err), 0);
     text = read_file(path);
     CHECK_STR(text, "{}\n");
     free(text);
-    struct stat st;
     CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+    /* Nor through a link planted as the file's folder. */
+    CHECK_INT(symlink(tmp_path(3, "files"), tmp_path(1, "files/a/b/sub")), 0);
+    CHECK_INT(suite_files_write_atomic(tmp_path(1, "files/a/b/sub/victim"), "x\n", 2, &err),
+              SUITE_FILES_ERR_IO);
+    CHECK(strstr(buf_str(&err), "b/sub is a symbolic link") != NULL);
+    text = read_file(victim);
+    CHECK_STR(text, "mine\n");
+    free(text);
     /* Appending does not follow a link either. */
     const char *cmds = tmp_path(3, "files/a/b/commands.sh");
     CHECK_INT(symlink(victim, cmds), 0);
@@ -667,6 +679,14 @@ static void test_files(void) {
     CHECK(access(tmp_path(3, "files/copy"), F_OK) != 0);
     CHECK_INT(suite_files_move_into(tmp_path(3, "files/copy"), tmp_path(2, "files/moved"), &err),
               0); /* nothing to move */
+    /* not into a folder that is a link */
+    CHECK_INT(symlink(tmp_path(2, "files/moved"), tmp_path(3, "files/aside")), 0);
+    CHECK_INT(suite_files_copy(victim, tmp_path(3, "files/copy2"), &err), 0);
+    CHECK_INT(suite_files_move_into(tmp_path(3, "files/copy2"), tmp_path(2, "files/aside"), &err),
+              SUITE_FILES_ERR_IO);
+    CHECK(strstr(buf_str(&err), "files/aside is a symbolic link, refusing") != NULL);
+    CHECK(access(tmp_path(3, "files/moved/copy2"), F_OK) != 0);
+    CHECK(access(tmp_path(3, "files/copy2"), F_OK) == 0);
     buf_free(&err);
 }
 
@@ -831,6 +851,30 @@ static void manifest_write(const char *dir, const char *words, struct suite_seal
     suite_argv_free(&inv);
     buf_free(&err);
     free(copy);
+}
+
+/* --resume on a run directory whose manifest.json (or its seal) is a FIFO or a
+ * link: refused at once, never a read that blocks for a writer that never comes. */
+static void test_manifest_not_regular(void) {
+    struct suite_manifest m;
+    struct buf err;
+    buf_init(&err, 1024);
+    const char *dir = tmp_path(0, "fifo-run");
+    CHECK_INT(mkdir(dir, 0755), 0);
+    CHECK_INT(mkfifo(tmp_path(1, "fifo-run/manifest.json"), 0600), 0);
+    suite_manifest_init(&m);
+    CHECK_INT(suite_manifest_load(&m, dir, &err), SUITE_MANIFEST_ERR_FORMAT);
+    CHECK(strstr(buf_str(&err), "fifo-run/manifest.json: not a regular file (a FIFO") != NULL);
+    suite_manifest_free(&m);
+    const char *ldir = tmp_path(0, "link-run");
+    CHECK_INT(mkdir(ldir, 0755), 0);
+    write_file(tmp_path(2, "link-target.json"), "{\"format\":\"x\"}");
+    CHECK_INT(symlink(tmp_path(2, "link-target.json"), tmp_path(1, "link-run/manifest.json")), 0);
+    suite_manifest_init(&m);
+    CHECK_INT(suite_manifest_load(&m, ldir, &err), SUITE_MANIFEST_ERR_FORMAT);
+    CHECK(strstr(buf_str(&err), "not a regular file (a symbolic link)") != NULL);
+    suite_manifest_free(&m);
+    buf_free(&err);
 }
 
 static void test_manifest(void) {
@@ -1149,6 +1193,7 @@ int main(void) {
     test_seal();
     test_lock();
     test_manifest();
+    test_manifest_not_regular();
     test_progress();
     test_deploy();
     test_rate();
