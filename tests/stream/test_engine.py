@@ -147,6 +147,28 @@ def case_gap():
     check(r["chunk_gaps_us"][0] >= streamsrv.GAP_S * 1e6, str(r["chunk_gaps_us"]))
 
 
+def case_read_burst():
+    """Chunks the server wrote at once are recorded as read together: the round's
+    client_rounds counts the reads and the chunks that came after another of their read
+    (burst_chunks = chunks - reads, whatever TCP did), each such chunk has a gap of 0
+    in the record, and fifty small chunks in one write make at least one burst."""
+    for api in ("stream", "openai"):
+        srv, out, err, res = run(SMOKE, ["burst"], engine_args=("--api", api, "-t1", "-c1", "-d1m"))
+        r = only(res, "burst")
+        check(r["ok"] and r["chunks"] == streamsrv.BURST, str(r)[:300])
+        rounds = res["burst"].get("client_rounds")
+        check(isinstance(rounds, list) and len(rounds) == 1, str(rounds))
+        c = rounds[0]
+        check(c["batch"] == r["batch"] and c["stalls_of"] == "event loop", str(c))
+        check(c["chunks"] == streamsrv.BURST and 1 <= c["reads"] <= c["chunks"], str(c))
+        check(c["burst_chunks"] == c["chunks"] - c["reads"], str(c))
+        check(c["burst_chunks"] >= 1, "one write of fifty chunks is no burst: " + str(c))
+        zero = sum(1 for g in r["chunk_gaps_us"] if g == 0)
+        check(zero >= c["burst_chunks"], f"{zero} zero gaps for {c}")
+        check(c["wall_s"] >= 0 and c["cpu_s"] >= 0 and c["cpus"] >= 1 and c["threads"] == 1,
+              str(c))
+
+
 def case_stream_errors():
     """Errors mid-stream keep the tokens received so far, with the error's code."""
     for mode, code, chunks, words in (
