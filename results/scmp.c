@@ -148,7 +148,8 @@ static bool scmp_check_one(const struct side *s, const char *name, const char *w
     const struct side_decode *dc = &s->dec;
     struct stream_fig f;
     char itl[FMT_CELL], rate[FMT_CELL], n[120];
-    if (!dc->rate.ok) return false;
+    char why[CLIMIT_WHY];
+    if (!dc->rate.ok || !climit_itl(x->gaps, x->burst, why, sizeof why)) return false;
     stream_figures(x, STREAM_ITL, s->bias_hi, &f);
     if (!f.ok || !(f.q[0] > 0)) return false;
     double diff = 1 / f.q[0] / dc->rate.v - 1;
