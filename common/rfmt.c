@@ -432,3 +432,79 @@ void rfmt_time_format(long long us, char out[32]) {
     size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(out + n, 32 - n, ".%06lldZ", us - s * 1000000);
 }
+
+cJSON *rfmt_round_json(const struct rfmt_round *r) {
+    cJSON *o = cJSON_CreateObject();
+    if (o && rfmt_add(o, "round", cJSON_CreateNumber((double)r->round)) &&
+        rfmt_add(o, "batch",
+                 r->batch < 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)r->batch)) &&
+        rfmt_add(o, "wall_s", cJSON_CreateNumber(r->wall_s)) &&
+        rfmt_add(o, "cpu_s", cJSON_CreateNumber(r->cpu_s)) &&
+        rfmt_add(o, "cpus", cJSON_CreateNumber((double)r->cpus)) &&
+        rfmt_add(o, "threads", cJSON_CreateNumber((double)r->threads)) &&
+        rfmt_add(o, "busy_poll", cJSON_CreateBool(r->busy_poll)) &&
+        rfmt_add(o, "stalls_of", rfmt_str(r->stalls_of)) &&
+        rfmt_add(o, "stalls", cJSON_CreateNumber((double)r->stalls)) &&
+        rfmt_add(o, "stall_max_us", cJSON_CreateNumber((double)r->stall_max_us)) &&
+        rfmt_add(o, "stall_us", cJSON_CreateNumber((double)r->stall_us)) &&
+        rfmt_add(o, "reads", cJSON_CreateNumber((double)r->reads)) &&
+        rfmt_add(o, "chunks", cJSON_CreateNumber((double)r->chunks)) &&
+        rfmt_add(o, "burst_chunks", cJSON_CreateNumber((double)r->burst_chunks)))
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+#define RFMT_COUNT_MAX 9007199254740992.0 /* 2^53: counts a JSON number carries exactly */
+
+static const struct field_rule rfmt_round_rules[] = {
+    {"round", FIELD_INT, 0, RFMT_COUNT_MAX},
+    {"batch", FIELD_INT | FIELD_NULL, 0, RFMT_COUNT_MAX},
+    {"wall_s", FIELD_NUM, 0, RFMT_US_MAX / 1e6},
+    {"cpu_s", FIELD_NUM, 0, RFMT_US_MAX / 1e6},
+    {"cpus", FIELD_INT, 1, 1e6},
+    {"threads", FIELD_INT, 1, 1e6},
+    {"busy_poll", FIELD_BOOL, 0, 0},
+    {"stalls_of", FIELD_STR | FIELD_NULL, 0, 0},
+    {"stalls", FIELD_INT, 0, RFMT_COUNT_MAX},
+    {"stall_max_us", FIELD_INT, 0, RFMT_US_MAX},
+    {"stall_us", FIELD_INT, 0, RFMT_US_MAX},
+    {"reads", FIELD_INT, 0, RFMT_COUNT_MAX},
+    {"chunks", FIELD_INT, 0, RFMT_COUNT_MAX},
+    {"burst_chunks", FIELD_INT, 0, RFMT_COUNT_MAX},
+};
+
+int rfmt_round_parse(const cJSON *obj, const char *path, size_t i, struct rfmt_round *out,
+                     struct buf *err) {
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, RFMT_CLIENT_ROUNDS "[%zu].", i);
+    if (!cJSON_IsObject(obj))
+        return buf_fail(err, RFMT_ERR_INPUT, "%s: %s is not an object", path, prefix);
+    if (field_check(obj, rfmt_round_rules, RFMT_N(rfmt_round_rules), path, prefix, err))
+        return RFMT_ERR_INPUT;
+    for (size_t k = 0; k < RFMT_N(rfmt_round_rules); k++)
+        if (!cJSON_GetObjectItemCaseSensitive(obj, rfmt_round_rules[k].key))
+            return buf_fail(err, RFMT_ERR_INPUT, "%s: %s%s is missing", path, prefix,
+                            rfmt_round_rules[k].key);
+    const cJSON *batch = cJSON_GetObjectItemCaseSensitive(obj, "batch");
+    *out = (struct rfmt_round){
+        .round = (long)rfmt_num_of(obj, "round", 0),
+        .batch = cJSON_IsNull(batch) ? -1 : (long)batch->valuedouble,
+        .wall_s = rfmt_num_of(obj, "wall_s", 0),
+        .cpu_s = rfmt_num_of(obj, "cpu_s", 0),
+        .cpus = (long)rfmt_num_of(obj, "cpus", 1),
+        .threads = (long)rfmt_num_of(obj, "threads", 1),
+        .busy_poll = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "busy_poll")),
+        .stalls_of = rfmt_str_of(obj, "stalls_of"),
+        .stalls = (long)rfmt_num_of(obj, "stalls", 0),
+        .stall_max_us = (long long)rfmt_num_of(obj, "stall_max_us", 0),
+        .stall_us = (long long)rfmt_num_of(obj, "stall_us", 0),
+        .reads = (long)rfmt_num_of(obj, "reads", 0),
+        .chunks = (long)rfmt_num_of(obj, "chunks", 0),
+        .burst_chunks = (long)rfmt_num_of(obj, "burst_chunks", 0),
+    };
+    if (out->burst_chunks > out->chunks)
+        return buf_fail(err, RFMT_ERR_INPUT, "%s: %sburst_chunks: %ld is more than chunks (%ld)",
+                        path, prefix, out->burst_chunks, out->chunks);
+    return RFMT_OK;
+}

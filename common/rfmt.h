@@ -48,9 +48,15 @@
 #define RFMT_START_LATE_US  "start_late_us" /* added at the end: how late the first request left */
 #define RFMT_REC_SERVER_US  "server_us" /* a record's emulator service time, model microseconds */
 
+#define RFMT_CLIENT_ROUNDS "client_rounds" /* added at the end: how the client fared, per round */
+
 #define RFMT_SERVER_US_MAX 100000000000LL /* the largest server_us (model microseconds) */
 
 #define RFMT_SHARDS_MAX 10000 /* shards of one run */
+
+/* A client's stall: one piece of its own work that held its event loop longer
+ * than this (sm-stream: an event callback; wrk: a Lua hook), microseconds. */
+#define RFMT_STALL_US 1000
 
 enum rfmt_error {
     RFMT_OK = 0,
@@ -127,6 +133,34 @@ __attribute__((warn_unused_result)) int rfmt_settings_hash(const struct rfmt_hea
 __attribute__((warn_unused_result)) int rfmt_time_parse(const char *s, long long *us);
 /* Writes us (microseconds since the epoch) as "2026-11-30T10:28:46.123456Z". */
 void rfmt_time_format(long long us, char out[32]);
+
+/* How the client fared in one round of a run (docs/result-format.md,
+ * client_rounds): what the client itself may have disturbed. */
+struct rfmt_round {
+    long round;            /* the schedule's round, 0-based */
+    long batch;            /* the records' batch in it; -1: none recorded */
+    double wall_s;         /* the round's wall time, from its first send to the next round's */
+    double cpu_s;          /* the process's CPU (user + system, getrusage) in that time */
+    long cpus;             /* the host's online processors */
+    long threads;          /* the client's OS threads that send (-t) */
+    bool busy_poll;        /* the client polls without sleeping: its CPU says nothing */
+    const char *stalls_of; /* what a stall is measured on: "event loop", "lua hooks" */
+    long stalls;           /* pieces of work longer than RFMT_STALL_US */
+    long long stall_max_us, stall_us; /* the longest, and all of them together */
+    long reads;                       /* reads that brought content chunks (streams only) */
+    long chunks;                      /* content chunks they brought */
+    long burst_chunks;                /* chunks read with the one before them, in one read */
+};
+
+/* r as an object of client_rounds, in the format's order; NULL when out of memory. */
+cJSON *rfmt_round_json(const struct rfmt_round *r);
+
+/* Reads client_rounds[i] (obj, an object) of path: each field checked for its
+ * type and range. Returns 0, or RFMT_ERR_INPUT with one line in err naming
+ * the file and the field. stalls_of points into obj. */
+__attribute__((warn_unused_result)) int rfmt_round_parse(const cJSON *obj, const char *path,
+                                                         size_t i, struct rfmt_round *out,
+                                                         struct buf *err);
 
 /* Reads the head of a result file or journal (the whole top-level object) at
  * path (named in messages): the format's name, a version from 1 to

@@ -49,12 +49,15 @@ static int lsm_hooks_request(lua_State *L) {
     struct lsm_hooks *h = lua_touserdata(L, lua_upvalueindex(2));
     const struct plan_entry *e;
     h->L = L; /* a reply that never came is finished (and checked) here */
-    int rc = disp_next(h->disp, lsm_on_main_thread(), &e);
-    if (rc == DISP_END) wrkhost_idle(); /* wrk stops this thread meanwhile */
+    int rc = disp_next(h->disp, lsm_on_main_thread(), &e); /* may wait: not a stall */
+    if (rc == DISP_END) wrkhost_idle();                    /* wrk stops this thread meanwhile */
     struct buf err;
     buf_init(&err, 512);
+    long long t0 = run_now_us();
     if (rc == DISP_SEND && lsm_push_signed(L, h, e, &err) == 0) {
-        disp_sent(h->disp, run_now_us(), run_wall_us());
+        long long now = run_now_us();
+        disp_sent(h->disp, now, run_wall_us());
+        run_watch_stall(now - t0); /* signing held wrk's loop this long */
         buf_free(&err);
         return 1;
     }
@@ -116,7 +119,9 @@ static int lsm_hooks_response(lua_State *L) {
     if (disp_control(h->disp) && lua_istable(L, 2)) lsm_session_header(L, 2, &in);
     if (lua_type(L, 3) == LUA_TSTRING) in.body = lua_tolstring(L, 3, &in.len);
     h->L = L;
+    long long t0 = run_now_us();
     disp_finish(h->disp, &in);
+    run_watch_stall(run_now_us() - t0); /* the check and the record held wrk's loop */
     return 0;
 }
 

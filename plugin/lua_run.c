@@ -139,6 +139,9 @@ int lsm_begin(lua_State *L) {
         .profile = lsm_opt_str(L, 2, "profile"),
         .host = lsm_client() ? lsm_client()->host : wrkhost_host(),
         .start_tolerance_s = tol_s,
+        .watch = {.threads = lsm_client() ? lsm_client()->os_threads : 0,
+                  .busy_poll = lsm_client() && lsm_client()->busy_poll,
+                  .stalls_of = lsm_client() ? "event loop" : "lua hooks"},
     };
     lsm_config_of(L, 2, &c);
     int rc = rounds ? run_begin(&c, &err) : RUN_ERR_NOMEM;

@@ -30,6 +30,8 @@ struct lsm_client {
     enum plan_route route;      /* the route of every plan's requests */
     const char *api;            /* the result files' "api": "stream" or "openai" */
     const char *bearer;         /* the OpenAI route's bearer token, or NULL (SigV4) */
+    long os_threads;            /* its sending OS threads (-t) */
+    bool busy_poll;             /* they never sleep (--busy-poll) */
 };
 void lsm_set_client(const struct lsm_client *c);
 const struct lsm_client *lsm_client(void);

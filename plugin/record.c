@@ -19,6 +19,7 @@ struct rec_file {
     char *root;          /* the folder the user named (safeopen.h), or NULL: the file's own */
     struct jmap journal; /* the header line, then a line per record; read back by rec_finish */
     cJSON *header;
+    cJSON *extra; /* members only this file gets at the end (rec_set_more), or NULL */
     struct rec_counts counts;
 };
 
@@ -51,6 +52,7 @@ void rec_free(struct recorder *r) {
         free(f->result_path);
         free(f->root);
         cJSON_Delete(f->header);
+        cJSON_Delete(f->extra);
         rec_counts_free(&f->counts);
     }
     free(r->files);
@@ -332,6 +334,11 @@ static char *rec_top(const struct rec_file *f, const char *ended_at, bool partia
         ok = copy && cJSON_AddItemToObject(top, m->string, copy);
         if (!ok) cJSON_Delete(copy);
     }
+    cJSON_ArrayForEach(m, f->extra) {
+        cJSON *copy = ok ? cJSON_Duplicate(m, true) : NULL;
+        ok = copy && cJSON_AddItemToObject(top, m->string, copy);
+        if (!ok) cJSON_Delete(copy);
+    }
     if (ok) text = cJSON_Print(top);
     cJSON_Delete(counts); /* NULL when top owns it */
     cJSON_Delete(top);
@@ -392,6 +399,17 @@ done:
     safeopen_tmp_drop(&tmp); /* nothing once committed */
     cJSON_free(top);
     return rc;
+}
+
+int rec_set_more(struct recorder *r, size_t file, const char *name, const cJSON *v) {
+    if (file >= r->n_files || !v) return REC_ERR_INPUT;
+    struct rec_file *f = &r->files[file];
+    if (!f->extra && !(f->extra = cJSON_CreateObject())) return REC_ERR_NOMEM;
+    cJSON *copy = cJSON_Duplicate(v, true);
+    cJSON_DeleteItemFromObjectCaseSensitive(f->extra, name);
+    if (copy && cJSON_AddItemToObject(f->extra, name, copy)) return REC_OK;
+    cJSON_Delete(copy);
+    return REC_ERR_NOMEM;
 }
 
 int rec_finish(struct recorder *r, const char *ended_at, bool partial, const char *partial_reason,

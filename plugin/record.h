@@ -115,6 +115,11 @@ __attribute__((warn_unused_result)) int rec_write(struct recorder *r, size_t fil
 const struct rec_counts *rec_counts(const struct recorder *r, size_t file);
 size_t rec_n_files(const struct recorder *r);
 
+/* Gives file a top-level member name = v (copied; one of that name replaces
+ * it) that rec_finish writes after more's: what only this file gets. */
+__attribute__((warn_unused_result)) int rec_set_more(struct recorder *r, size_t file,
+                                                     const char *name, const cJSON *v);
+
 /* Writes every result file: the header plus ended_at, partial, partial_reason
  * (NULL: null), the members of more (NULL: none; copied), counts and records.
  * Stops at the first failure. */

@@ -4,6 +4,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "progress.h"
 #include "refuse.h"
@@ -33,6 +35,7 @@ static struct {
     bool released;           /* the first round has started */
     long long released_us;   /* when (run_now_us) */
     long long first_send_us; /* the earliest send recorded; -1: none */
+    struct watch watch;      /* how the client fared, round by round */
 } run = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Atomic long long run_skew;
@@ -109,11 +112,23 @@ static void run_changed(void) {
     if (run.host.wake) run.host.wake(run.host.ud);
 }
 
+/* The process's CPU time so far (user + system), seconds. */
+static double run_cpu_s(void) {
+    struct rusage u;
+    if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 static int run_setup(const struct run_config *c, struct buf *err) {
     struct creds_options o = {.profile = c->profile};
     struct creds probe = {0};
     int rc = rounds_new(c->n_threads, c->rounds, c->n_rounds, &run.rounds);
     if (rc) return rc == ROUNDS_ERR_NOMEM ? RUN_ERR_NOMEM : RUN_ERR_INPUT;
+    struct watch_client wc = c->watch;
+    if (wc.cpus <= 0) wc.cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (wc.threads <= 0) wc.threads = c->n_threads;
+    if (watch_init(&run.watch, c->n_rounds, &wc)) return RUN_ERR_NOMEM;
     if (rounds_set_shard(run.rounds, c->shard_index, c->shard_count))
         return buf_fail(err, RUN_ERR_INPUT,
                         "shard %ld of %ld has no sender: the run has %d (sender t belongs to "
@@ -211,6 +226,7 @@ static int run_step(int t, size_t *round, long *index, long long *due) {
     if (run.stopping) return RUN_STOP;
     switch (rc) {
     case ROUNDS_ITEM:
+        if (*round != run.watch.cur) watch_item(&run.watch, *round, now, run_cpu_s());
         return RUN_ITEM;
     case ROUNDS_WAIT:
         return RUN_WAIT;
@@ -286,9 +302,35 @@ int run_record(size_t file, const struct rec_record *rec, bool retried, struct b
     if (rc == RUN_OK && (run.first_send_us < 0 || rec->t_start_us < run.first_send_us))
         run.first_send_us = rec->t_start_us;
     if (rc == RUN_OK) run_progress(rec->t_end_us, false);
+    if (rc == RUN_OK) watch_record(&run.watch, file, rec->batch);
     pthread_mutex_unlock(&run.lock);
     if (stop) run_end_client();
     return rc;
+}
+
+void run_watch_stall(long long us) {
+    if (us <= RFMT_STALL_US) return;
+    pthread_mutex_lock(&run.lock);
+    watch_stall(&run.watch, us);
+    pthread_mutex_unlock(&run.lock);
+}
+
+void run_watch_reads(long reads, long chunks, long burst_chunks) {
+    if (!reads) return;
+    pthread_mutex_lock(&run.lock);
+    watch_reads(&run.watch, reads, chunks, burst_chunks);
+    pthread_mutex_unlock(&run.lock);
+}
+
+/* Gives every file its client_rounds; with the lock held. */
+static int run_watch_files(void) {
+    for (size_t i = 0; i < rec_n_files(run.rec); i++) {
+        cJSON *a = watch_json(&run.watch, i);
+        int rc = a ? rec_set_more(run.rec, i, RFMT_CLIENT_ROUNDS, a) : REC_ERR_NOMEM;
+        cJSON_Delete(a);
+        if (rc) return rc;
+    }
+    return REC_OK;
 }
 
 void run_abort(const char *reason) {
@@ -349,9 +391,12 @@ int run_end(struct run_outcome *out, struct buf *err) {
                 (double)((run.first_send_us >= 0 ? run.first_send_us : run.released_us) - start));
         else if (more)
             cJSON_AddNullToObject(more, RFMT_START_LATE_US);
-        rc = rec_finish(run.rec, ended, out->partial, out->partial ? out->reason : NULL, more, err)
-                 ? RUN_ERR_IO
-                 : RUN_OK;
+        watch_end(&run.watch, run_now_us(), run_cpu_s());
+        rc =
+            run_watch_files() ? RUN_ERR_NOMEM
+            : rec_finish(run.rec, ended, out->partial, out->partial ? out->reason : NULL, more, err)
+                ? RUN_ERR_IO
+                : RUN_OK;
         cJSON_Delete(more);
     }
     pthread_mutex_unlock(&run.lock);
@@ -363,6 +408,7 @@ void run_free(void) {
     if (run.begun) pthread_cond_destroy(&run.round_changed);
     rounds_free(run.rounds);
     rec_free(run.rec);
+    watch_free(&run.watch);
     creds_cache_free(run.creds);
     sigv4_signer_free(run.signer);
     run.rounds = NULL;

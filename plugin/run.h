@@ -24,6 +24,7 @@
 #include "record.h"
 #include "rounds.h"
 #include "sigv4.h"
+#include "watch.h"
 
 /* How often a waiting thread looks for an interruption (a signal handler cannot
  * wake it): as often as wrk 4.1.0 looks at its own stop flag (RECORD_INTERVAL_MS). */
@@ -58,6 +59,7 @@ struct run_config {
     struct run_host host;
     long shard_index, shard_count; /* this process's shard of the run (rounds.h); count <= 1: all */
     double start_tolerance_s;      /* with a start time: a later first round stops the run */
+    struct watch_client watch;     /* the client, for client_rounds (cpus 0: the host's) */
 };
 
 enum run_next {
@@ -126,6 +128,12 @@ void run_wait(unsigned long gen);
  * true) never counts towards stopping the run for an endpoint refusing everything. */
 __attribute__((warn_unused_result)) int run_record(size_t file, const struct rec_record *rec,
                                                    bool retried, struct buf *err);
+
+/* The client's own work held its loop for us microseconds (watch.h: a stall
+ * when above RFMT_STALL_US); counted in the current round. */
+void run_watch_stall(long long us);
+/* Reads of a reply's content, counted in the current round (watch_reads). */
+void run_watch_reads(long reads, long chunks, long burst_chunks);
 
 /* Stops the run early with reason (one line); the first reason wins. */
 void run_abort(const char *reason);

@@ -413,6 +413,29 @@ static void cmp_names(struct cmp *m) {
     snprintf(m->cname, sizeof m->cname, same ? "%s (candidate)" : "%s", m->c->name);
 }
 
+/* Marks every measured value a side's client limited (climit.h) with why: an
+ * open-loop rate's rows are ocmp's (each rate judged on its own sends); the
+ * quiz's scores and the weights are not the client's timing. */
+static void cmp_mark_client(struct cmp *m) {
+    for (size_t i = 0; i < m->nrows; i++) {
+        struct cmp_row *r = &m->rows[i];
+        if (r->group == CMP_KIND || strncmp(r->name, "quality", 7) == 0 ||
+            strncmp(r->name, "weights", 7) == 0 ||
+            (r->group == CMP_OPEN && strncmp(r->name, "rate_", 5) == 0))
+            continue;
+        for (int k = 0; k < 2; k++) {
+            const struct side *s = k ? m->c : m->b;
+            char *lim = k ? r->limited_c : r->limited_b;
+            if ((k ? r->c.ok : r->b.ok) && s->limited[0] && !lim[0])
+                snprintf(lim, CLIMIT_WHY, "%s", s->limited);
+        }
+    }
+}
+
+bool cmp_row_limited(const struct cmp_row *r) {
+    return r->limited_b[0] || r->limited_c[0];
+}
+
 int cmp_build(struct cmp *m, const struct side *b, const struct side *c, const struct cmp_opts *o,
               struct warnings *w, struct buf *err) {
     memset(m, 0, sizeof *m);
@@ -432,6 +455,7 @@ int cmp_build(struct cmp *m, const struct side *b, const struct side *c, const s
     if ((rc = cwcheck_side(&m->cw, b, err)) < 0 || (rc = cwcheck_side(&m->cw, c, err)) < 0)
         return rc;
     cmp_scale_note(m);
+    cmp_mark_client(m);
     notes_add(m, w);
     verdict_build(m, m->verdict, sizeof m->verdict);
     return CMP_OK;

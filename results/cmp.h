@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "climit.h"
 #include "cwcheck.h"
 #include "interval.h"
 #include "ocmp.h"
@@ -57,6 +58,8 @@ struct cmp_row {
     const char *method;               /* how the intervals were computed, or NULL */
     struct cmp_n n_b, n_c;            /* CMP_STREAM: the values' requests (and tokens) */
     char note[160];                   /* more to say (a bounded value), or "" */
+    char limited_b[CLIMIT_WHY];       /* "" or why the baseline's client limited its value */
+    char limited_c[CLIMIT_WHY];       /* the same of the candidate's */
 };
 
 struct cmp_opts {
@@ -93,6 +96,8 @@ void cmp_free(struct cmp *m);
 struct cmp_row *cmp_add_row(struct cmp *m, const char *name, enum cmp_group g, int decimals);
 /* Sets r's ratio c / b from its values (or why there is none). */
 void cmp_set_ratio(struct cmp_row *r);
+/* Whether either side's value of r is client-limited (limited_b, limited_c). */
+bool cmp_row_limited(const struct cmp_row *r);
 /* v rounded to decimals (unchanged when decimals < 0). */
 double cmp_round(double v, int decimals);
 /* The row with this name, or NULL. */

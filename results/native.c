@@ -112,6 +112,23 @@ static char *native_via(const char *tool, const char *client) {
     return asprintf(&out, "%s via %s", tool, client) < 0 ? NULL : out;
 }
 
+/* The client's own record of its rounds (client_rounds), each checked. */
+static int native_client(struct native_ctx *c) {
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(c->rf->head, RFMT_CLIENT_ROUNDS), *one;
+    climit_init(&c->s->self);
+    if (!a) return 0;
+    if (!cJSON_IsArray(a))
+        return buf_fail(c->err, NATIVE_ERR_INPUT, "%s: " RFMT_CLIENT_ROUNDS " is not an array",
+                        c->rf->path);
+    size_t i = 0;
+    cJSON_ArrayForEach(one, a) {
+        struct rfmt_round r;
+        if (rfmt_round_parse(one, c->rf->path, i++, &r, c->err)) return NATIVE_ERR_INPUT;
+        climit_add_round(&c->s->self, &r);
+    }
+    return 0;
+}
+
 static int native_head(struct native_ctx *c) {
     const cJSON *h = c->rf->head;
     struct src *s = c->s;
@@ -121,7 +138,7 @@ static int native_head(struct native_ctx *c) {
     if ((rc = field_check(h, native_end_rules, sizeof native_end_rules / sizeof native_end_rules[0],
                           c->rf->path, "", c->err)) < 0)
         return rc;
-    if ((rc = native_label(c)) < 0) return rc;
+    if ((rc = native_label(c)) < 0 || (rc = native_client(c)) < 0) return rc;
     s->kind = c->rf->journal ? SRC_JOURNAL : SRC_RESULT;
     s->scenario = strdup(head.scenario);
     s->client = src_dup(head.client_name);

@@ -125,7 +125,8 @@ static void ocmp_checks(const struct ocmp *o, struct ocmp_point *p) {
     p->held &= p->err.ok;
 }
 
-static void ocmp_point_of(const struct ocmp *o, const struct orate_round *r, struct ocmp_point *p) {
+static void ocmp_point_of(const struct ocmp *o, const struct side *s, const struct orate_round *r,
+                          struct ocmp_point *p) {
     memset(p, 0, sizeof *p);
     p->r = r;
     p->rate = r->rate;
@@ -138,6 +139,10 @@ static void ocmp_point_of(const struct ocmp *o, const struct orate_round *r, str
     p->late_p99 = orate_late_p99(r);
     for (int k = 0; k < STREAM_METRICS; k++)
         ocmp_lat(&r->stream.s[k], (enum stream_metric)k, &p->lat[k]);
+    if (p->lat[STREAM_ITL].ok &&
+        !climit_itl(r->stream.gaps, r->stream.burst, p->itl_why, sizeof p->itl_why))
+        p->lat[STREAM_ITL].ok = false; /* a gap of a burst says nothing: no ITL, nor its SLO */
+    climit_judge(&s->client, p->late_share, p->limited, sizeof p->limited);
     if (o->any_slo) ocmp_checks(o, p);
 }
 
@@ -331,8 +336,15 @@ static int ocmp_row(struct cmp *m, double rate, const char *what, int decimals, 
     for (int k = 0; k < 2; k++) {
         const struct ocmp_side *x = &m->open.x[k];
         const struct ocmp_point *p = ocmp_point(x, rate);
-        ocmp_val(k ? &r->c : &r->b, x, rate, p ? pick(p, arg) : NAN, none);
+        struct side_val *v = k ? &r->c : &r->b;
+        ocmp_val(v, x, rate, p ? pick(p, arg) : NAN, none);
+        if (p && !v->ok && pick == ocmp_pick_lat && arg / STREAM_QUANTILES == STREAM_ITL &&
+            p->itl_why[0])
+            side_val_none(v, "%s", p->itl_why);
         if (p) *(k ? &r->tc : &r->tb) = &p->r->tally;
+        if (p && v->ok &&
+            !no_ratio) /* each rate on its own sends (the client's lateness: its own) */
+            snprintf(k ? r->limited_c : r->limited_b, CLIMIT_WHY, "%s", p->limited);
     }
     cmp_set_ratio(r);
     return 0;
@@ -438,7 +450,7 @@ static int ocmp_side_build(struct ocmp *o, int k, const struct side *s, const ch
     if (s->rate.n && !(x->p = calloc(s->rate.n, sizeof *x->p))) return -1;
     x->n = s->rate.n;
     for (size_t i = 0; i < x->n; i++) {
-        ocmp_point_of(o, &s->rate.r[i], &x->p[i]);
+        ocmp_point_of(o, s, &s->rate.r[i], &x->p[i]);
         x->streamed |= s->rate.r[i].streamed;
     }
     ocmp_capacity(o, x, opts);

@@ -30,6 +30,7 @@
 
 #include "orate.h"
 #include "side.h"
+#include "climit.h"
 #include "slo.h"
 #include "stream.h"
 #include "warnings.h"
@@ -69,6 +70,8 @@ struct ocmp_point {
     struct ocmp_check check[SLO_MAX]; /* the SLOs of ocmp.slo, in order */
     struct ocmp_check err;            /* the error rate */
     bool held;                        /* every SLO held */
+    char limited[CLIMIT_WHY];         /* "" or why the client limited this rate's figures */
+    char itl_why[CLIMIT_WHY];         /* "" or why ITL has no value (climit_itl) */
 };
 
 /* The capacity at the SLOs of one side. */

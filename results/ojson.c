@@ -114,6 +114,9 @@ static cJSON *ojson_point(const struct ocmp *o, const struct ocmp_point *p) {
         cJSON_AddItemToObject(lat, stream_name(ocmp_order[i]),
                               ojson_lat(&p->lat[ocmp_order[i]], ocmp_order[i]));
     cJSON_AddItemToObject(x, "latency_seconds", lat);
+    cJSON_AddItemToObject(x, "client_limited",
+                          p->limited[0] ? cJSON_CreateString(p->limited) : cJSON_CreateNull());
+    if (p->itl_why[0]) cJSON_AddStringToObject(x, "itl_not_resolved", p->itl_why);
     cJSON_AddItemToObject(x, "slos", ojson_verdict(o, p));
     return x;
 }

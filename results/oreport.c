@@ -53,6 +53,8 @@ static int oreport_load_row(struct report_block *t, const struct ocmp *o, const 
     char rate[FMT_CELL], arr[FMT_CELL], done[FMT_CELL], ok[64], late[32], p99[FMT_CELL],
         tok[FMT_CELL], good[FMT_CELL], slo[400];
     fmt_num(p->rate, -1, rate, sizeof rate);
+    if (p->limited[0])
+        snprintf(rate + strlen(rate), sizeof rate - strlen(rate), " %s", REPORT_LIMITED);
     fmt_num(p->arrival, 2, arr, sizeof arr);
     fmt_num(p->completion, 2, done, sizeof done);
     fmt_requests(&p->r->tally, ok, sizeof ok);
@@ -93,10 +95,15 @@ static int oreport_lat_row(struct report_block *t, const struct ocmp *o, const s
                            const struct ocmp_point *p) {
     char rate[FMT_CELL], c[4][3 * FMT_CELL + 8], n[96];
     fmt_num(p->rate, -1, rate, sizeof rate);
+    if (p->limited[0])
+        snprintf(rate + strlen(rate), sizeof rate - strlen(rate), " %s", REPORT_LIMITED);
     for (int i = 0; i < 4; i++)
         oreport_triple(&p->lat[ocmp_order[i]],
                        ocmp_order[i] == STREAM_TPOT || ocmp_order[i] == STREAM_ITL ? 4 : 3, c[i],
                        sizeof c[i]);
+    for (int i = 0; i < 4; i++)
+        if (ocmp_order[i] == STREAM_ITL && p->itl_why[0])
+            snprintf(c[i], sizeof c[i], "not resolved");
     const struct ocmp_lat *itl = &p->lat[STREAM_ITL];
     if (itl->ok)
         snprintf(n, sizeof n, "%zu (itl: %llu tokens)", p->lat[STREAM_E2E].requests,

@@ -41,7 +41,13 @@ static void out_csv_note(const struct cmp_row *r, char *out, size_t cap) {
         k += (size_t)snprintf(out + k, cap - k, "ratio: %s", r->ratio.why);
     if (r->method && !r->ci_r.ok && k < cap)
         k += (size_t)snprintf(out + k, cap - k, "%sinterval: %s", k ? "; " : "", r->ci_r.why);
-    if (r->note[0] && k < cap) snprintf(out + k, cap - k, "%s%s", k ? "; " : "", r->note);
+    if (r->note[0] && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, "%s%s", k ? "; " : "", r->note);
+    if (r->limited_b[0] && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, "%sbaseline client-limited: %s", k ? "; " : "",
+                              r->limited_b);
+    if (r->limited_c[0] && k < cap)
+        snprintf(out + k, cap - k, "%scandidate client-limited: %s", k ? "; " : "", r->limited_c);
 }
 
 static void out_csv_count(const struct src_tally *t, char *ok, char *sent) {
@@ -58,7 +64,7 @@ static void out_csv_n(const struct side_val *v, const struct cmp_n *n, char *out
 }
 
 static int out_csv_row(struct buf *b, const struct cmp_row *r) {
-    char v[3][FMT_CELL], lo[3][FMT_CELL], hi[3][FMT_CELL], note[600];
+    char v[3][FMT_CELL], lo[3][FMT_CELL], hi[3][FMT_CELL], note[1200];
     char okb[32], sb[32], okc[32], sc[32], tb[32] = "", tc[32] = "";
     out_csv_num(r->b.ok ? r->b.v : NAN, v[0], FMT_CELL);
     out_csv_num(r->c.ok ? r->c.v : NAN, v[1], FMT_CELL);

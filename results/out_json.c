@@ -370,6 +370,28 @@ static void out_json_reference(cJSON *o, const struct cmp *m) {
     out_json_add(kinds, m->cname, out_json_by_kind(m->c->quiz));
 }
 
+static cJSON *out_json_reason(const char *why) {
+    return why[0] ? out_json_str(why) : cJSON_CreateNull();
+}
+
+/* Each side's reason its client limited its figures (null: it did not), and
+ * every figure so marked with each side's reason. */
+static cJSON *out_json_limited(const struct cmp *m) {
+    cJSON *o = cJSON_CreateObject(), *figures = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "baseline", out_json_reason(m->b->limited));
+    cJSON_AddItemToObject(o, "candidate", out_json_reason(m->c->limited));
+    for (size_t i = 0; i < m->nrows; i++) {
+        const struct cmp_row *r = &m->rows[i];
+        if (!cmp_row_limited(r)) continue;
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddItemToObject(x, "baseline", out_json_reason(r->limited_b));
+        cJSON_AddItemToObject(x, "candidate", out_json_reason(r->limited_c));
+        cJSON_AddItemToObject(figures, r->name, x);
+    }
+    cJSON_AddItemToObject(o, "figures", figures);
+    return o;
+}
+
 static cJSON *out_json_document(const struct cmp *m, const struct warnings *w) {
     cJSON *o = cJSON_CreateObject();
     out_json_reference(o, m);
@@ -400,6 +422,7 @@ static cJSON *out_json_document(const struct cmp *m, const struct warnings *w) {
     cJSON_AddItemToObject(o, "server_log", out_json_xcheck(m));
     if (m->cw.n) cJSON_AddItemToObject(o, "cloudwatch", cwreport_json(m));
     cJSON_AddItemToObject(o, "warnings", out_json_strings(w->items, w->n));
+    cJSON_AddItemToObject(o, "client_limited", out_json_limited(m));
     cJSON_AddItemToObject(o, "verdict", out_json_str(m->verdict));
     return o;
 }

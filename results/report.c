@@ -64,6 +64,12 @@ int report_row(struct report_block *b, const char *const *cells) {
     return 0;
 }
 
+/* A value its side's client limited says so: "0.0189 [client-limited]". */
+static void report_mark(const char *limited, char *cell, size_t cap) {
+    size_t n = strlen(cell);
+    if (limited[0] && n < cap) snprintf(cell + n, cap - n, " %s", REPORT_LIMITED);
+}
+
 /* One line per row of group g that misses a value, with the reasons. */
 static int report_why(struct report *r, const struct cmp *m, enum cmp_group g) {
     for (size_t i = 0; i < m->nrows; i++) {
@@ -98,6 +104,8 @@ static int report_rows(struct report *r, const struct cmp *m, enum cmp_group g) 
         char b[FMT_CELL], c[FMT_CELL], q[FMT_CELL], nb[64], nc[64];
         fmt_val(w, &w->b, w->b_total, w->b_unanswered, b, sizeof b);
         fmt_val(w, &w->c, w->c_total, w->c_unanswered, c, sizeof c);
+        report_mark(w->limited_b, b, sizeof b);
+        report_mark(w->limited_c, c, sizeof c);
         fmt_ratio(w, q, sizeof q);
         fmt_requests(w->tb, nb, sizeof nb);
         fmt_requests(w->tc, nc, sizeof nc);
@@ -294,6 +302,8 @@ static int report_stream(struct report *r, const struct cmp *m) {
         char b[FMT_CELL], c[FMT_CELL], q[FMT_CELL], sb[64], sc[64];
         fmt_val(w, &w->b, 0, 0, b, sizeof b);
         fmt_val(w, &w->c, 0, 0, c, sizeof c);
+        report_mark(w->limited_b, b, sizeof b);
+        report_mark(w->limited_c, c, sizeof c);
         fmt_ratio(w, q, sizeof q);
         report_n(&w->n_b, &w->b, sb, sizeof sb);
         report_n(&w->n_c, &w->c, sc, sizeof sc);
@@ -549,6 +559,36 @@ static int report_warnings(struct report *r, const struct warnings *w) {
     return 0;
 }
 
+/* Each side's reasons for a client-limited figure, each once. */
+static int report_limited(struct report *r, const struct cmp *m) {
+    const char *seen[64];
+    const char *who[64];
+    size_t n = 0;
+    for (size_t i = 0; i < m->nrows; i++)
+        for (int k = 0; k < 2; k++) {
+            const char *why = k ? m->rows[i].limited_c : m->rows[i].limited_b;
+            const char *name = k ? m->cname : m->bname;
+            bool dup = !why[0];
+            for (size_t j = 0; j < n && !dup; j++)
+                dup = who[j] == name && strcmp(seen[j], why) == 0;
+            if (dup || n == sizeof seen / sizeof seen[0]) continue;
+            seen[n] = why;
+            who[n++] = name;
+        }
+    if (!n) return 0;
+    if (report_text(r, REPORT_HEADING, "Client-limited figures") < 0 ||
+        report_text(r, REPORT_PARA,
+                    "A value marked %s was measured while the client itself lagged (late "
+                    "sends, a busy CPU or a stalled loop: docs/compare.md, Client-limited "
+                    "figures): it says more of the client than of the server, and a ratio of it "
+                    "is no server comparison.",
+                    REPORT_LIMITED) < 0)
+        return -1;
+    for (size_t j = 0; j < n; j++)
+        if (report_text(r, REPORT_ITEM, "%s: client-limited: %s", who[j], seen[j]) < 0) return -1;
+    return 0;
+}
+
 int report_build(const struct cmp *m, const struct warnings *w, struct report *out) {
     memset(out, 0, sizeof *out);
     if (report_main(out, m) < 0 || report_intervals(out, m) < 0 || report_decode(out, m) < 0 ||
@@ -556,7 +596,7 @@ int report_build(const struct cmp *m, const struct warnings *w, struct report *o
         report_cost(out, m) < 0 || report_requests(out, m) < 0 || report_runs(out, m) < 0 ||
         shreport_build(out, m) < 0 || report_quiz(out, m) < 0 || report_xcheck(out, m) < 0 ||
         cwreport_build(out, m) < 0 || report_facts(out, m) < 0 || report_warnings(out, w) < 0 ||
-        report_text(out, REPORT_HEADING, "Verdict") < 0 ||
+        report_limited(out, m) < 0 || report_text(out, REPORT_HEADING, "Verdict") < 0 ||
         report_text(out, REPORT_PARA, "%s", m->verdict) < 0) {
         report_free(out);
         return REPORT_ERR_NOMEM;

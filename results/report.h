@@ -14,6 +14,8 @@
 #include "cmp.h"
 #include "warnings.h"
 
+#define REPORT_LIMITED "[client-limited]" /* the mark of a value its client limited */
+
 enum report_err { REPORT_OK = 0, REPORT_ERR_NOMEM = -1 };
 
 enum report_kind { REPORT_TITLE, REPORT_HEADING, REPORT_TABLE, REPORT_PARA, REPORT_ITEM };

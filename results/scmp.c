@@ -43,8 +43,14 @@ static void scmp_side(struct cmp_row *r, int k, const struct scmp_meas *me, enum
     struct interval *ci = k ? &r->ci_c : &r->ci_b;
     struct interval_fig *fig = k ? &r->fig_c : &r->fig_b;
     bool have = me->x[k] && f->ok && (m == STREAM_E2E || me->streamed[k]);
-    if (!have) {
+    char itl[CLIMIT_WHY];
+    if (have && m == STREAM_ITL && !climit_itl(me->x[k]->gaps, me->x[k]->burst, itl, sizeof itl)) {
+        side_val_none(v, "%s", itl); /* the read side did not resolve the gaps */
+        have = false;
+    } else if (!have) {
         scmp_none(v, me, k, m);
+    }
+    if (!have) {
         interval_none(ci, "%s", v->why);
         *fig = (struct interval_fig){.ok = false};
         snprintf(fig->why, sizeof fig->why, "%.95s", v->why);
@@ -142,7 +148,8 @@ static bool scmp_check_one(const struct side *s, const char *name, const char *w
     const struct side_decode *dc = &s->dec;
     struct stream_fig f;
     char itl[FMT_CELL], rate[FMT_CELL], n[120];
-    if (!dc->rate.ok) return false;
+    char why[CLIMIT_WHY];
+    if (!dc->rate.ok || !climit_itl(x->gaps, x->burst, why, sizeof why)) return false;
     stream_figures(x, STREAM_ITL, s->bias_hi, &f);
     if (!f.ok || !(f.q[0] > 0)) return false;
     double diff = 1 / f.q[0] / dc->rate.v - 1;

@@ -268,6 +268,23 @@ static int shards_head(struct shards_ctx *c) {
     cJSON_DeleteItemFromObjectCaseSensitive(h, RFMT_SHARD);
     cJSON_DeleteItemFromObjectCaseSensitive(h, RFMT_CLOCK);
     cJSON_DeleteItemFromObjectCaseSensitive(h, RFMT_START_LATE_US);
+    cJSON_DeleteItemFromObjectCaseSensitive(h, RFMT_CLIENT_ROUNDS);
+    cJSON *rounds = cJSON_CreateArray(); /* every shard's: each its own process */
+    if (!rounds || !cJSON_AddItemToObject(h, RFMT_CLIENT_ROUNDS, rounds)) {
+        cJSON_Delete(rounds);
+        return shards_nomem(c->err);
+    }
+    for (long k = 0; k < c->n; k++) {
+        const cJSON *one, *from = shards_field(c->files[k], RFMT_CLIENT_ROUNDS);
+        if (!cJSON_IsArray(from)) from = NULL;
+        cJSON_ArrayForEach(one, from) {
+            cJSON *copy = cJSON_Duplicate(one, true);
+            if (!copy || !cJSON_AddItemToArray(rounds, copy)) {
+                cJSON_Delete(copy);
+                return shards_nomem(c->err);
+            }
+        }
+    }
     for (long k = 0; k < c->n; k++) {
         const struct rfile *rf = c->files[k];
         bool partial = rf->journal || cJSON_IsTrue(shards_field(rf, RFMT_PARTIAL));

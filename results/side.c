@@ -418,6 +418,19 @@ static void side_describe(struct side *s, struct warnings *w) {
     }
 }
 
+/* Whether the side's client limited what it measured (climit.h): its lateness
+ * is its latest open-loop rate's (each rate is its own schedule). */
+static void side_build_client(struct side *s) {
+    climit_init(&s->client);
+    for (size_t i = 0; i < s->in.n; i++) climit_merge(&s->client, &s->in.srcs[i].self);
+    s->late_share = NAN;
+    for (size_t i = 0; i < s->rate.n; i++) {
+        double share = orate_late_share(&s->rate.r[i]);
+        if (isfinite(share) && !(share <= s->late_share)) s->late_share = share;
+    }
+    climit_judge(&s->client, s->late_share, s->limited, sizeof s->limited);
+}
+
 int side_build(struct side *s, const char *role, struct inputs *in, struct warnings *w,
                struct buf *err) {
     int rc;
@@ -430,6 +443,7 @@ int side_build(struct side *s, const char *role, struct inputs *in, struct warni
         (rc = side_level_runs(s, err)) < 0 || (rc = side_build_rate(s, err)) < 0 ||
         (rc = side_build_quiz(s, w, err)) < 0)
         return rc;
+    side_build_client(s);
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "buf.h"
+#include "climit.h"
 #include "inputs.h"
 #include "orate.h"
 #include "src.h"
@@ -83,6 +84,9 @@ struct side {
     double scale_lo, scale_hi; /* the smallest and largest time_scale of its inputs */
     double bias_hi;            /* the largest time_scale of inputs converted with the client's share
                                   multiplied (src.scale_biased): the bias bound's; 1 when none */
+    struct climit_run client;  /* its inputs' clients, merged (climit.h) */
+    double late_share;         /* of an open-loop rate's sends, late: the highest (NAN: none) */
+    char limited[CLIMIT_WHY];  /* "" or why its client limited its figures (climit_judge) */
 };
 
 /* Computes the figures of in (which the side takes over). Returns 0, or a

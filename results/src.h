@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "climit.h"
 #include "facts.h"
 #include "stream.h"
 
@@ -131,6 +132,7 @@ struct src {
     struct shards_info *shards; /* a sharded run's shards (merged into this input), or NULL */
     struct src_call *calls;     /* owned: the records of its phase with wall_start_us, file order */
     size_t ncalls;
+    struct climit_run self; /* what its client recorded of itself (client_rounds) */
 };
 
 /* Frees what s owns and zeroes it. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "climit.h"
 #include "tscale.h"
 
 const double stream_quantiles[STREAM_QUANTILES] = {0.50, 0.90, 0.99};
@@ -36,6 +37,10 @@ static int stream_itl(struct stream_meas *m, const struct rfile *rf, const struc
         if (stream_push(&m->s[STREAM_ITL], gap / tokens, tokens, cluster) < 0) return -1;
     }
     m->s[STREAM_ITL].requests += r->chunks > 1;
+    if (r->chunks > 1) {
+        m->gaps += (uint64_t)r->chunks - 1;
+        m->burst += climit_bursts(rf->gaps + r->gaps, (size_t)r->chunks - 1);
+    }
     return 0;
 }
 
@@ -69,6 +74,8 @@ int stream_merge(struct stream_meas *into, const struct stream_meas *from) {
     }
     into->clusters += from->clusters;
     into->unstreamed += from->unstreamed;
+    into->gaps += from->gaps;
+    into->burst += from->burst;
     return 0;
 }
 

@@ -46,8 +46,9 @@ struct stream_sample {
 
 struct stream_meas {
     struct stream_sample s[STREAM_METRICS];
-    uint32_t clusters; /* before stream_finish: one past the largest id; after: how many */
-    size_t unstreamed; /* successful requests of a streamed file without stream fields */
+    uint32_t clusters;    /* before stream_finish: one past the largest id; after: how many */
+    size_t unstreamed;    /* successful requests of a streamed file without stream fields */
+    uint64_t gaps, burst; /* ITL's gaps, and those below the read resolution (climit.h) */
 };
 
 /* Adds the successful record r of rf (cluster: its unit; scale: the file's

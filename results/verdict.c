@@ -25,6 +25,17 @@ __attribute__((format(printf, 2, 3))) static void verdict_add(struct verdict_out
     if (o->k >= o->cap) o->k = o->cap - 1;
 }
 
+/* The caveat of a sentence whose figures a side's client limited: who and why. */
+static void verdict_caveat(struct verdict_out *o, const struct cmp *m, const char *lb,
+                           const char *lc) {
+    if (!lb[0] && !lc[0]) return;
+    verdict_add(o, " (client-limited, so a figure of the client rather than of the server: ");
+    if (lb[0]) verdict_add(o, "%s: %s", m->bname, lb);
+    if (lb[0] && lc[0]) verdict_add(o, "; ");
+    if (lc[0]) verdict_add(o, "%s: %s", m->cname, lc);
+    verdict_add(o, ")");
+}
+
 static void verdict_decode(struct verdict_out *o, const struct cmp *m) {
     const struct cmp_row *r = cmp_row(m, "decode_tokens_per_second");
     char ratio[FMT_CELL], ci[FMT_CELL * 2];
@@ -36,17 +47,19 @@ static void verdict_decode(struct verdict_out *o, const struct cmp *m) {
         verdict_add(o, " (95%% interval %s%s)", ci,
                     r->ci_r.lo <= 1 && r->ci_r.hi >= 1 ? ": no clear difference" : "");
     }
+    verdict_caveat(o, m, r->limited_b, r->limited_c);
     verdict_add(o, ". ");
 }
 
 static void verdict_load(struct verdict_out *o, const struct cmp *m) {
     char lo[FMT_CELL] = "", hi[FMT_CELL] = "", levels[300] = "";
-    const struct cmp_row *rlo = NULL, *rhi = NULL;
+    const struct cmp_row *rlo = NULL, *rhi = NULL, *lim = NULL;
     int n = 0;
     size_t k = 0;
     for (size_t i = 0; i < m->nrows; i++) {
         const struct cmp_row *r = &m->rows[i];
         if (!r->load_c || !r->ratio.ok) continue;
+        if (!lim && cmp_row_limited(r)) lim = r;
         if (!rlo || r->ratio.v < rlo->ratio.v) rlo = r;
         if (!rhi || r->ratio.v > rhi->ratio.v) rhi = r;
         if (k < sizeof levels)
@@ -57,13 +70,15 @@ static void verdict_load(struct verdict_out *o, const struct cmp *m) {
     fmt_ratio(rlo, lo, sizeof lo);
     fmt_ratio(rhi, hi, sizeof hi);
     if (n == 1)
-        verdict_add(o, "Under load it serves %sx the tokens per second (c%d). ", lo, rlo->load_c);
+        verdict_add(o, "Under load it serves %sx the tokens per second (c%d)", lo, rlo->load_c);
     else if (strcmp(lo, hi) == 0)
-        verdict_add(o, "Under load it serves %sx the tokens per second at every level (%s). ", lo,
+        verdict_add(o, "Under load it serves %sx the tokens per second at every level (%s)", lo,
                     levels);
     else
-        verdict_add(o, "Under load it serves %sx (c%d) to %sx (c%d) the tokens per second. ", lo,
+        verdict_add(o, "Under load it serves %sx (c%d) to %sx (c%d) the tokens per second", lo,
                     rlo->load_c, hi, rhi->load_c);
+    if (lim) verdict_caveat(o, m, lim->limited_b, lim->limited_c);
+    verdict_add(o, ". ");
 }
 
 static void verdict_quiz(struct verdict_out *o, const struct cmp *m) {
@@ -117,7 +132,15 @@ void verdict_build(const struct cmp *m, char *out, size_t cap) {
     verdict_load(&o, m);
     char open[1200];
     ocmp_verdict(m, open, sizeof open);
-    if (open[0]) verdict_add(&o, "%s ", open);
+    if (open[0] && (m->b->limited[0] || m->c->limited[0])) { /* its capacity rests on every rate */
+        size_t n = strlen(open);
+        if (n && open[n - 1] == '.') open[n - 1] = '\0';
+        verdict_add(&o, "%s", open);
+        verdict_caveat(&o, m, m->b->rate.n ? m->b->limited : "", m->c->rate.n ? m->c->limited : "");
+        verdict_add(&o, ". ");
+    } else if (open[0]) {
+        verdict_add(&o, "%s ", open);
+    }
     if ((r = cmp_row(m, "weights_gib")) && r->ratio.ok) {
         char w[FMT_CELL];
         fmt_sig(r->ratio.v, w, sizeof w);

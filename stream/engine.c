@@ -142,13 +142,15 @@ static void engine_arm(struct engine_due *d) {
  * early is set again). */
 static void engine_on_due(evutil_socket_t fd, short kind, void *ud) {
     struct engine_due *d = ud;
+    long long t0 = run_now_us();
     (void)fd, (void)kind;
     if (atomic_load(&engine.ending))
         d->t->ended++;
-    else if (disp_due(d->t->disps[d->i]) > run_now_us())
+    else if (disp_due(d->t->disps[d->i]) > t0)
         engine_arm(d);
     else
         engine_send(d->t, d->i, d->e);
+    run_watch_stall(run_now_us() - t0); /* a callback this long held the loop: a stall */
 }
 
 /* The next request of slot i, now or when it is due, or why there is none. */
@@ -206,6 +208,7 @@ static void engine_harvest_all(struct engine_thread *t) {
 static void engine_on_event(evutil_socket_t fd, short kind, void *ud) {
     struct engine_sock *k = ud;
     struct engine_multi *m = k->m; /* k goes if libcurl closes the socket */
+    long long t0 = run_now_us();
     int running,
         flags = (kind & EV_READ ? CURL_CSELECT_IN : 0) | (kind & EV_WRITE ? CURL_CSELECT_OUT : 0);
     if (kind & EV_READ) {
@@ -215,14 +218,17 @@ static void engine_on_event(evutil_socket_t fd, short kind, void *ud) {
     }
     curl_multi_socket_action(m->multi, fd, flags, &running);
     engine_harvest(m);
+    run_watch_stall(run_now_us() - t0);
 }
 
 static void engine_on_timeout(evutil_socket_t fd, short kind, void *ud) {
     struct engine_multi *m = ud;
+    long long t0 = run_now_us();
     int running;
     (void)fd, (void)kind;
     curl_multi_socket_action(m->multi, CURL_SOCKET_TIMEOUT, 0, &running);
     engine_harvest(m);
+    run_watch_stall(run_now_us() - t0);
 }
 
 /* libcurl's socket callback: one libevent event per socket it watches. */
@@ -274,12 +280,14 @@ static void engine_on_wake(evutil_socket_t fd, short kind, void *ud) {
         event_base_loopbreak(t->base); /* what is in flight is dropped, as wrk drops it */
         return;
     }
+    long long t0 = run_now_us();
     for (size_t i = 0; i < t->n_slots; i++)
         if (t->waiting[i]) {
             t->waiting[i] = false;
             engine_next(t, i);
         }
     engine_harvest_all(t);
+    run_watch_stall(run_now_us() - t0);
 }
 
 /* Busy polling spares each reply the wake-up of a sleeping CPU (tens of microseconds on

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "run.h"
+#include "watch.h"
 
 #define SLOT_CHUNKS_FIRST 256 /* room for the chunk times of a first reply */
 
@@ -188,8 +189,10 @@ static size_t slot_on_body(char *data, size_t size, size_t n_items, void *ud) {
     size_t left = n;
     struct schunk c;
     int rc;
+    size_t before = s->received;
     buf_reset(&s->scratch);
     while ((rc = sstream_next(&s->ss, &p, &left, &c, &s->scratch)) == 1) slot_chunk(s, &c, now);
+    watch_count_read((long)(s->received - before), &s->reads, &s->read_chunks, &s->burst_chunks);
     if (rc < 0) slot_stream_error(s, "stream_framing", buf_str(&s->scratch), s->scratch.len);
     s->cost.decode_ns += slot_clock_ns() - t0;
     return rc < 0 ? 0 : n; /* 0 ends the transfer */
@@ -270,6 +273,7 @@ static void slot_reset(struct slot *s) {
     s->open_n = 0;
     s->multi_token = false;
     s->chunk_tokens = 0;
+    s->reads = s->read_chunks = s->burst_chunks = 0;
     s->stream_code[0] = s->stream_message[0] = '\0';
     buf_reset(&s->error_body);
     buf_reset(&s->text);
@@ -315,9 +319,11 @@ static void slot_finish_stream(struct slot *s, CURLcode result) {
     struct schunk c;
     int rc;
     long long now = run_now_us();
+    size_t before = s->received;
     buf_reset(&s->scratch);
     while (result == CURLE_OK && (rc = sstream_finish(&s->ss, &c, &s->scratch)) == 1)
         slot_chunk(s, &c, now);
+    watch_count_read((long)(s->received - before), &s->reads, &s->read_chunks, &s->burst_chunks);
     if (result == CURLE_OK && rc < 0)
         slot_stream_error(s, "stream_framing", buf_str(&s->scratch), s->scratch.len);
     if (result != CURLE_OK && result != CURLE_WRITE_ERROR)
@@ -362,6 +368,7 @@ void slot_done(struct slot *s, CURLcode result) {
     in.service_us = s->status >= 200 && s->service_us[0] ? s->service_us : NULL;
     in.new_session = s->control && s->new_session[0] ? s->new_session : NULL;
     s->entry = NULL;
+    run_watch_reads(s->reads, s->read_chunks, s->burst_chunks); /* before its record: its round */
     disp_finish(s->disp, &in);
     s->cost.record_ns += slot_clock_ns() - t0;
     s->cost.records++;

@@ -72,6 +72,7 @@ struct slot {
     uint32_t *gaps;  /* between content chunks */
     uint16_t *tokens;
     long chunk_tokens;
+    long reads, read_chunks, burst_chunks; /* watch_count_read's, for this reply */
     long long t_first_us, t_last_us;
     struct slot_cost cost; /* since slot_init */
     struct buf scratch;    /* sstream's errors */

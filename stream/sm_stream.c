@@ -101,7 +101,9 @@ static int stream_client(struct stream_run *r, struct buf *err) {
                                     .host = engine_host(),
                                     .route = r->a.route,
                                     .api = r->a.api,
-                                    .bearer = bearer};
+                                    .bearer = bearer,
+                                    .os_threads = r->a.w.threads,
+                                    .busy_poll = r->a.busy_poll};
     lsm_set_client(&r->client);
     if (!(r->origin = stream_origin(r->a.w.url))) return buf_fail(err, 1, "out of memory");
     return 0;

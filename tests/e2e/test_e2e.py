@@ -283,6 +283,14 @@ def case_open_loop():
                 check(all(r["t_start_us"] >= r["t_intended_us"] for r in recs), "sent early")
         settings = run.results["a"]["settings"]
         check(settings["arrivals"] == "constant" and settings["rates"] == [40, 80], str(settings))
+        for label in ("a", "b"):  # wrk's own rounds: one per rate of this side, whole replies
+            rounds = run.results[label].get("client_rounds")
+            check(isinstance(rounds, list) and [c["batch"] for c in rounds] == [0, 1],
+                  f"{label}: client_rounds {rounds}")
+            for c in rounds:
+                check(c["stalls_of"] == "lua hooks" and c["threads"] == 4 and not c["busy_poll"]
+                      and c["reads"] == c["chunks"] == c["burst_chunks"] == 0
+                      and c["wall_s"] > 0 and c["cpu_s"] >= 0 and c["cpus"] >= 1, str(c))
         run = run_wrk("rate", emu.url, ["--endpoint", "a", "--endpoint", "b", "--rates", "100",
                                         "--duration", "0.3", "--max-tokens", "8"], threads=4)
         check_ok(run, "rate poisson")

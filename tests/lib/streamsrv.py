@@ -11,6 +11,7 @@ both chunked, the way the endpoint name MODE says:
     lmi         three LMI JSON lines (application/jsonlines), the last with details
     multi       three chunks of two tokens each (two logprobs entries), usage 6
     gap         two one-token chunks sent GAP_S apart, then usage
+    burst       BURST one-token chunks in one write (one HTTP chunk), then usage
     modelerror  two tokens, then a ModelStreamError exception (ModelInvocationTimeExceeded);
                 on the OpenAI route an error event
     internal    one token, then an InternalStreamFailure exception
@@ -44,6 +45,7 @@ import time
 import zlib
 
 GAP_S = 0.05
+BURST = 50  # chunks the burst mode writes at once
 ENDLESS = 1 << 17  # chunks of the endless stream: four times sm-stream's cap on those kept
 
 
@@ -164,6 +166,9 @@ def script(mode, openai, head=""):
         return "application/jsonlines", [lmi(i, w, i == 2) for i, w in enumerate(["a", "b", "c"])]
     if mode == "multi":
         return "text/event-stream", [chat("ab", 2), chat("cd", 2), chat("ef", 2), usage(7, 6), DONE]
+    if mode == "burst":
+        one = chat("x") if openai else part(chat("x"))
+        return "text/event-stream", [("raw", one * BURST), usage(7, BURST), DONE]
     if mode == "gap":
         return "text/event-stream", [chat("One"), ("sleep", GAP_S), chat(" two"), usage(7, 2), DONE]
     if mode == "modelerror":

@@ -315,6 +315,7 @@ def check_escaped(out, args):
 
 
 STREAM = ["stream/a", "stream/b"]
+CLIMIT = ["climit/bf16", "climit/qat"]
 
 
 def stream_rows(doc):
@@ -503,12 +504,62 @@ def check_open_text(out, _):
     text = out.decode()
     for want in ("Open-loop load (rate.lua)",
                  "SLOs, checked at each rate: p90 TTFT <= 0.6 s with at most 1% failed",
-                 "a          4          4    3.52    39/40  10.3%",
+                 "a     4 [client-limited]          4    3.52    39/40  10.3%",
+                 "- a: client-limited: 10% of sends >1 ms late",
+                 "(at least 1.61x) (client-limited, so a figure of the client rather\nthan of "
+                 "the server: a: 10% of sends >1 ms late)",
                  "failed: p90 ttft 0.940 s, 2.5% failed",
                  "a               2.49  held at 2, failed at 4       p90 TTFT <= 0.6 s",
                  "b               >= 4  held at every rate, up to 4",
                  "Capacity b / a: >= 1.61.", "No 95% interval"):
         expect(want in text, "no %r in:\n%s" % (want, text))
+
+
+def check_climit(out, _):
+    """qat's client ran at 97% CPU: every qat figure of the run is marked, with why; its
+    c4 ITL, read in bursts, has no value; the verdict's ratio carries the caveat."""
+    doc = as_json(out)
+    lim = doc["client_limited"]
+    expect(lim["baseline"] is None and lim["candidate"] == "client CPU 97% (round 0)",
+           "client_limited %r" % {k: lim[k] for k in ("baseline", "candidate")})
+    fig = lim["figures"]
+    for name in ("decode_tokens_per_second", "load_c4_tokens_per_second",
+                 "itl_decode_p50_seconds", "ttft_c4_p50_seconds"):
+        expect(fig.get(name) == {"baseline": None, "candidate": "client CPU 97% (round 0)"},
+               "%s: %r" % (name, fig.get(name)))
+    expect("quality_correct" not in fig and "weights_gib" not in fig, "a quiz or a fact marked")
+    rows = doc["streaming_seconds"]["rows"]
+    expect(rows["itl_c4_p50_seconds"][1] is None and rows["itl_c4_p50_seconds"][2] is None,
+           "qat's c4 ITL has a value: %r" % rows["itl_c4_p50_seconds"])
+    expect(rows["itl_c1_p50_seconds"][1] is not None, "c1 ITL lost")
+    na = doc["not_available"]["itl_c4_p50_seconds"]
+    expect("ITL not resolved: 62% of chunks read in bursts" in json.dumps(na), "why %r" % na)
+    v = doc["verdict"]
+    expect("decodes" in v and "(client-limited, so a figure of the client rather than of the "
+           "server: qat: client CPU 97% (round 0))" in v, "verdict %r" % v)
+
+
+def check_climit_text(out, _):
+    text = out.decode()
+    for want in ("[client-limited]", "Client-limited figures",
+                 "- qat: client-limited: client CPU 97% (round 0)",
+                 "ITL not resolved: 62% of chunks read in bursts",
+                 "(client-limited, so a figure of the client rather"):
+        expect(want in text, "no %r in:\n%s" % (want, text))
+
+
+def check_climit_csv(out, _):
+    lines = {l.split(",", 1)[0]: l for l in out.decode().splitlines()}
+    expect(lines["decode_tokens_per_second"].endswith(
+        "candidate client-limited: client CPU 97% (round 0)"), lines["decode_tokens_per_second"])
+    expect("ITL not resolved: 62% of chunks read in bursts" in lines["itl_c4_p50_seconds"],
+           lines["itl_c4_p50_seconds"])
+
+
+def check_climit_md(out, _):
+    text = out.decode()
+    expect("\\[client-limited\\]" in text and "- qat: client-limited: client CPU 97%" in text,
+           "markdown: %s" % text)
 
 
 def check_open_svg(out, args):
@@ -718,6 +769,12 @@ CASES = [
     ("bad_stream_first_token_before_start", ["stream/bad-first-before-start.json", "stream/a"], 2,
      "sm-compare: stream/bad-first-before-start.json: record 2: t_first_token_us is before "
      "t_start_us\n", [], None),
+    ("client_limited_text_marks_figures_and_verdict", CLIMIT, 0, "", ["climit.txt"],
+     check_climit_text),
+    ("client_limited_json_names_why_and_itl_unresolved", ["-f", "json"] + CLIMIT, 0, "", [],
+     check_climit),
+    ("client_limited_markdown", ["-f", "markdown"] + CLIMIT, 0, "", ["climit.md"], check_climit_md),
+    ("client_limited_csv_note", ["-f", "csv"] + CLIMIT, 0, "", ["climit.csv"], check_climit_csv),
     ("open_loop_curve_and_capacity_text", OPEN, 0, "", ["open.txt"], check_open_text),
     ("open_loop_figures_json", ["-f", "json"] + OPEN, 0, "", ["open.json"], check_open),
     ("open_loop_markdown", ["-f", "markdown"] + OPEN, 0, "", ["open.md"], None),

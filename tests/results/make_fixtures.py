@@ -37,6 +37,9 @@ stream/    sm-stream's files (format 2, streamed records): a and b (b twice as
            batches at c1 and c4; itloff, whose c1 inter-token latency is 5%
            slower than its decode rate says; wrk, b's runs by wrk (not
            streamed); bad-*.json, records whose stream fields disagree.
+climit/    sm-stream's files of bf16 and qat (as stream/ a and b) whose qat client was
+           the limit: its decode run's client_rounds say its CPU was 97% busy, and
+           three of every five chunk gaps of its c4 sweep are 0 (read in bursts).
 open/      open-loop runs (rate.lua, constant arrivals at 1, 2 and 4 requests/s
            for 10 s): a and b by sm-stream (a's first token slows with the rate
            and crosses 0.6 s at p90 between 2 and 4; at 4 a few of a's sends
@@ -600,6 +603,34 @@ def stream():
               result(stream_head("x", "sweep", st), [dict(good, seq=1), r]))
 
 
+def client_round(wall, cpu, reads=0, chunks=0, burst=0):
+    """One round of client_rounds (docs/result-format.md): sm-stream on 2 CPUs, 1 thread."""
+    return {"round": 0, "batch": 0, "wall_s": wall, "cpu_s": cpu, "cpus": 2, "threads": 1,
+            "busy_poll": False, "stalls_of": "event loop", "stalls": 0, "stall_max_us": 0,
+            "stall_us": 0, "reads": reads, "chunks": chunks, "burst_chunks": burst}
+
+
+def climit():
+    d = os.path.join(OUT, "climit")
+    stream_side(os.path.join(d, "bf16"), "bf16", 0.02, False)
+    stream_side(os.path.join(d, "qat"), "qat", 0.01, True, salt=1)
+    path = os.path.join(d, "qat", "decode.json")
+    with open(path) as f:
+        doc = json.load(f)
+    doc["client_rounds"] = [client_round(2.0, 1.94)]
+    write(path, doc)
+    path = os.path.join(d, "qat", "sweep-c4.json")
+    with open(path) as f:
+        doc = json.load(f)
+    chunks = burst = 0
+    for r in doc["records"]:
+        r["chunk_gaps_us"] = [0 if j % 5 < 3 else g for j, g in enumerate(r["chunk_gaps_us"])]
+        chunks += r["chunks"]
+        burst += sum(1 for g in r["chunk_gaps_us"] if g == 0)
+    doc["client_rounds"] = [client_round(0.5, 0.1, chunks - burst, chunks, burst)]
+    write(path, doc)
+
+
 OPEN_RATES = (1, 2, 4)
 OPEN = {  # per rate: first-token base (s), decode step (s)
     "a": {1: (0.30, 0.020), 2: (0.45, 0.022), 4: (0.90, 0.026)},
@@ -671,4 +702,5 @@ mixed()
 evil()
 special()
 stream()
+climit()
 open_loop()

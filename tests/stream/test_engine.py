@@ -147,6 +147,70 @@ def case_gap():
     check(r["chunk_gaps_us"][0] >= streamsrv.GAP_S * 1e6, str(r["chunk_gaps_us"]))
 
 
+def case_read_burst():
+    """Chunks the server wrote at once are recorded as read together: the round's
+    client_rounds counts the reads and the chunks that came after another of their read
+    (burst_chunks = chunks - reads, whatever TCP did), each such chunk has a gap of 0
+    in the record, and fifty small chunks in one write make at least one burst."""
+    for api in ("stream", "openai"):
+        srv, out, err, res = run(SMOKE, ["burst"], engine_args=("--api", api, "-t1", "-c1", "-d1m"))
+        r = only(res, "burst")
+        check(r["ok"] and r["chunks"] == streamsrv.BURST, str(r)[:300])
+        rounds = res["burst"].get("client_rounds")
+        check(isinstance(rounds, list) and len(rounds) == 1, str(rounds))
+        c = rounds[0]
+        check(c["batch"] == r["batch"] and c["stalls_of"] == "event loop", str(c))
+        check(c["chunks"] == streamsrv.BURST and 1 <= c["reads"] <= c["chunks"], str(c))
+        check(c["burst_chunks"] == c["chunks"] - c["reads"], str(c))
+        check(c["burst_chunks"] >= 1, "one write of fifty chunks is no burst: " + str(c))
+        zero = sum(1 for g in r["chunk_gaps_us"] if g == 0)
+        check(zero >= c["burst_chunks"], f"{zero} zero gaps for {c}")
+        check(c["wall_s"] >= 0 and c["cpu_s"] >= 0 and c["cpus"] >= 1 and c["threads"] == 1,
+              str(c))
+
+
+SPIN = """-- spin.lua: one request a side whose check holds the loop for 5 ms of CPU.
+local dir = debug.getinfo(1, "S").source:match("^@(.-)[^/]*$")
+package.path = dir .. "../lua/?.lua;" .. package.path
+local run = require "sm.run"
+
+run.scenario({
+  name = "spin",
+  summary = "a check that holds the client's loop",
+  usage = "sm-stream -t1 -c1 -d1m -s spin.lua URL -- --endpoint NAME",
+  options = {},
+  settings = function(o) return {} end,
+  plan = function(o, ctx)
+    return { { items = { { side = ctx.sides[1], batch = 0, max_tokens = 5, temperature = 0,
+                           prompt = "spin" } } } }
+  end,
+  check = function(item, reply, rec)
+    local t = os.clock()
+    while os.clock() - t < 0.005 do end
+  end,
+})
+"""
+
+
+def case_stall_recorded():
+    """A check that holds the engine's loop for 5 ms of CPU (so at least 5 ms of wall
+    time, however busy the host) is a stall of the round: counted, its length at least
+    that, never more than all of the round's stalls together."""
+    top = tempfile.mkdtemp(prefix="stream-spin-")
+    os.mkdir(os.path.join(top, "scenarios"))
+    os.symlink(os.path.join(ROOT, "lua"), os.path.join(top, "lua"))
+    path = os.path.join(top, "scenarios", "spin.lua")
+    with open(path, "w") as f:
+        f.write(SPIN)
+    res = run(path, ["ok"])[3]
+    rounds = res["ok"]["client_rounds"]
+    check(len(rounds) == 1, str(rounds))
+    c = rounds[0]
+    check(c["stalls"] >= 1 and c["stall_max_us"] >= 5000 and c["stall_us"] >= c["stall_max_us"],
+          str(c))
+    check(c["stalls_of"] == "event loop", str(c))
+
+
 def case_stream_errors():
     """Errors mid-stream keep the tokens received so far, with the error's code."""
     for mode, code, chunks, words in (
