@@ -40,6 +40,8 @@ EXPECTED = {
                  for fig in ("within", "p50", "p99", "rate")],
     "shards": ["shards_c16_ratio", "shards_start_skew"],
     "capacity": ["capacity_error", "capacity_derived", "capacity_rate_error"],
+    "profiles": [f"profiles_{side}_{fig}" for side in ("bf16", "qat", "bf16-cli", "qat-cli")
+                 for fig in ("decode", "per_call", "c1", "c4", "c16")],
 }
 
 

