@@ -24,11 +24,15 @@ struct suite_progress_work {
     double rest_w;         /* the closed-loop work of the steps after it */
     double step_sched_s;   /* the running step's schedule in seconds (0: closed loop) */
     double rest_sched_s;   /* the scheduled seconds of the timed steps after it */
+    double timed_sched_s;  /* the finished timed steps: their schedules' seconds */
+    double timed_took_s;   /* and the seconds they took (start-up, warm-up, last replies) */
 };
 
-/* The seconds left: a timed step's schedule less the time it has run, the
- * finished closed-loop steps' pace (else the running step's own) applied to
- * the closed-loop work left, plus the timed steps to come. True, or false
+/* The seconds left: a timed step's schedule (stretched as the finished timed
+ * steps' were, by their start and their last replies) less the time it has run; a
+ * closed-loop step's own progress weighed by the part done against the pace;
+ * the finished closed-loop steps' pace (else the running step's own) applied
+ * to the closed-loop work left; plus the timed steps to come. True, or false
  * while closed-loop work is left and too little is done to pace it. */
 bool suite_progress_eta(const struct suite_progress_work *e, double *left);
 

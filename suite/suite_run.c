@@ -37,19 +37,20 @@ static const char *const suite_run_states[] = {"done", "partial", "failed", "int
 struct suite_run_state {
     const struct suite_run_job *job;
     struct suite_manifest *m;
-    bool tty;         /* stderr is a terminal: one progress line, redrawn */
-    bool line_open;   /* the progress line is on the terminal */
-    bool *complete;   /* per step: its result files were complete before this session */
-    char *commands;   /* DIR/commands.sh */
-    double t0;        /* when this session's steps began (monotonic seconds) */
-    double done_w;    /* the work of the closed-loop steps done (suite_plan_step.weight) */
-    double done_s;    /* the seconds they took */
-    double step_t0;   /* when the running step began; 0 between steps */
-    size_t cur;       /* the step running */
-    long sent, total; /* its scenario's last progress line (total -1: unknown) */
-    double shown_at;  /* not a terminal: when its last progress line was printed */
-    bool shown_done;  /* not a terminal: a line with a completed request was printed */
-    struct buf err;   /* the message of the last failed call */
+    bool tty;       /* stderr is a terminal: one progress line, redrawn */
+    bool line_open; /* the progress line is on the terminal */
+    bool *complete; /* per step: its result files were complete before this session */
+    char *commands; /* DIR/commands.sh */
+    double t0;      /* when this session's steps began (monotonic seconds) */
+    double done_w;  /* the work of the closed-loop steps done (suite_plan_step.weight) */
+    double done_s;  /* the seconds they took */
+    double timed_sched_s, timed_took_s; /* the timed steps done: their schedules, their seconds */
+    double step_t0;                     /* when the running step began; 0 between steps */
+    size_t cur;                         /* the step running */
+    long sent, total;                   /* its scenario's last progress line (total -1: unknown) */
+    double shown_at;               /* not a terminal: when its last progress line was printed */
+    bool shown_done;               /* not a terminal: a line with a completed request was printed */
+    struct buf err;                /* the message of the last failed call */
     struct suite_search search[2]; /* --capacity-search: each side's */
 };
 
@@ -110,7 +111,9 @@ static void suite_run_clock(const struct suite_run_state *r, double step_frac, c
                                     .step_s = running ? now - r->step_t0 : 0,
                                     .step_w = running ? s->weight : 0,
                                     .step_frac = step_frac,
-                                    .step_sched_s = running ? s->sched_s : 0};
+                                    .step_sched_s = running ? s->sched_s : 0,
+                                    .timed_sched_s = r->timed_sched_s,
+                                    .timed_took_s = r->timed_took_s};
     suite_run_rest(r, &e.rest_w, &e.rest_sched_s);
     char el[32], l[32];
     suite_progress_clock(now - r->t0, el, sizeof el);
@@ -446,6 +449,9 @@ static enum suite_run_outcome suite_run_step(struct suite_run_state *r, size_t i
     if (s->sched_s <= 0) { /* a timed step's seconds say nothing of the closed-loop pace */
         r->done_w += s->weight;
         r->done_s += suite_run_mono() - t;
+    } else {
+        r->timed_sched_s += s->sched_s;
+        r->timed_took_s += suite_run_mono() - t;
     }
     r->step_t0 = 0;
     suite_run_step_end_line(r, i, st, buf_str(&reason), suite_run_mono() - t);

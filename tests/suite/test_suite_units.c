@@ -957,23 +957,28 @@ static void test_progress(void) {
         bool ok;
         double left;
     } etas[] = {
-        {{0, 0, 0, 100, 0, 300, 0, 0}, false, 0},     /* nothing done, nothing known */
-        {{0, 0, 0.5, 100, 0.5, 300, 0, 0}, false, 0}, /* too soon in the first step */
-        {{0, 0, 10, 100, 0.25, 300, 0, 0}, true, 30 + 120},
-        {{20, 100, 0, 0, 0, 300, 0, 0}, true, 60},    /* between steps: the pace so far */
-        {{20, 100, 5, 100, 0, 0, 0, 0}, true, 15},    /* the running step at that pace */
-        {{20, 100, 30, 100, 0, 100, 0, 0}, true, 20}, /* a step slower than expected */
-        {{20, 100, 10, 100, 0.5, 100, 0, 0}, true, 10 + 20},
-        {{20, 100, 0, 0, 0, 0, 0, 0}, true, 0},
+        {{0, 0, 0, 100, 0, 300, 0, 0, 0, 0}, false, 0},     /* nothing done, nothing known */
+        {{0, 0, 0.5, 100, 0.5, 300, 0, 0, 0, 0}, false, 0}, /* too soon in the first step */
+        {{0, 0, 10, 100, 0.25, 300, 0, 0, 0, 0}, true, 30 + 120},
+        {{20, 100, 0, 0, 0, 300, 0, 0, 0, 0}, true, 60},    /* between steps: the pace so far */
+        {{20, 100, 5, 100, 0, 0, 0, 0, 0, 0}, true, 15},    /* the running step at that pace */
+        {{20, 100, 30, 100, 0, 100, 0, 0, 0, 0}, true, 20}, /* a step slower than expected */
+        {{20, 100, 10, 100, 0.5, 100, 0, 0, 0, 0}, true, 10 + 20},
+        {{20, 100, 0, 0, 0, 0, 0, 0, 0, 0}, true, 0},
         /* Timed steps (issue 29): an open-loop rate of 20 s at --time-scale 10 lasts
          * 2 s whatever its requests' tokens; closed-loop work is paced apart. */
-        {{30, 1000, 1, 0, 0.5, 0, 2, 2}, true, 1 + 2}, /* 1 s into 2 s, one more rate */
-        {{30, 1000, 1, 0, 0, 0, 2, 2}, true, 1 + 2},   /* its progress unknown: the same */
-        {{30, 1000, 2.5, 0, 0.9, 0, 2, 0}, true, 0},   /* its last replies, past its schedule */
-        {{0, 0, 1, 0, 0, 0, 2, 4}, true, 1 + 4},       /* timed steps only: no pace needed */
-        {{0, 0, 1, 0, 0, 100, 2, 4}, false, 0},        /* closed-loop work after, no pace */
-        {{20, 100, 0, 0, 0, 0, 0, 6}, true, 6},        /* between steps: timed ones left */
-        {{20, 100, 5, 100, 0, 100, 0, 8}, true, 15 + 20 + 8}, /* closed-loop step, both after */
+        {{30, 1000, 1, 0, 0.5, 0, 2, 2, 0, 0}, true, 1 + 2}, /* 1 s into 2 s, one more rate */
+        {{30, 1000, 1, 0, 0, 0, 2, 2, 0, 0}, true, 1 + 2},   /* its progress unknown: the same */
+        {{30, 1000, 2.5, 0, 0.9, 0, 2, 0, 0, 0}, true, 0}, /* its last replies, past its schedule */
+        {{0, 0, 1, 0, 0, 0, 2, 4, 0, 0}, true, 1 + 4},     /* timed steps only: no pace needed */
+        {{0, 0, 1, 0, 0, 100, 2, 4, 0, 0}, false, 0},      /* closed-loop work after, no pace */
+        {{20, 100, 0, 0, 0, 0, 0, 6, 0, 0}, true, 6},      /* between steps: timed ones left */
+        /* a closed-loop step running, closed-loop work and a timed step after it */
+        {{20, 100, 5, 100, 0, 100, 0, 8, 0, 0}, true, 15 + 20 + 8},
+        /* 1 reply of 100 in after 2 s: not 198 s, mostly the pace's 18 */
+        {{20, 100, 2, 100, 0.01, 0, 0, 0, 0, 0}, true, 0.01 * 198 + 0.99 * 18},
+        /* timed steps done took 1.5 times their schedules: so do those to come */
+        {{20, 100, 1, 0, 0, 0, 2, 4, 6, 9}, true, (3 - 1) + 6},
     };
     for (size_t i = 0; i < sizeof etas / sizeof etas[0]; i++) {
         double left = -1;
