@@ -35,6 +35,9 @@ struct engine_multi {
     struct event *timer; /* libcurl's timeout */
 };
 
+/* How long the loop reads streams under way before it looks for a due arrival. */
+#define ENGINE_DISPATCH_US 200
+
 /* How long before an arrival's time its request is signed: ample for the
  * signing on a busy host, far inside the signature's validity. */
 #define ENGINE_SIGN_AHEAD_US 100000
@@ -376,13 +379,15 @@ static bool engine_open_loop(const struct plan *p) {
  * by that much, and libcurl opens one for every request the pool has no idle
  * connection for. So before its slots ask for their first request (and with it
  * before the run's first round can start), the thread opens one connection per
- * slot, each into the pool of the slot's multi handle, with a warm-up request
+ * slot that sends for this process (not another shard's), each into the pool of
+ * the slot's multi handle, with a warm-up request
  * (slot_warm_new) that is not a request of the run; the sends reuse them. */
 static void engine_warm(struct engine_thread *t, const struct slot_config *cfg) {
     if (!t->n_slots || !engine_open_loop(t->hooks->plan) ||
         !(t->warm = calloc(t->n_slots, sizeof *t->warm)))
         return;
     for (size_t i = 0; i < t->n_slots; i++) {
+        if (!run_is_sender((int)(t->first + i))) continue; /* another shard's: never sends */
         if (slot_warm_new(cfg, &t->warm[i]) != SLOT_OK) break;
         if (curl_multi_add_handle(engine_multi_of(t, i), t->warm[i]) != CURLM_OK) {
             curl_easy_cleanup(t->warm[i]);
@@ -423,6 +428,10 @@ static struct event_base *engine_base(void) {
     struct event_config *c = event_config_new();
     if (!c) return NULL;
     event_config_set_flag(c, EVENT_BASE_FLAG_PRECISE_TIMER);
+    /* A turn of the loop runs its streams' reads (tens of microseconds each) for
+     * at most ENGINE_DISPATCH_US before it looks again for an arrival come due. */
+    struct timeval most = {0, ENGINE_DISPATCH_US};
+    event_config_set_max_dispatch_interval(c, &most, -1, ENGINE_PRIO_REST);
     struct event_base *base = event_base_new_with_config(c);
     event_config_free(c);
     if (base && event_base_priority_init(base, ENGINE_PRIOS)) {

@@ -400,13 +400,19 @@ def check_warmed(requests, slots):
 
 
 def case_open_loop_warm():
-    """The open loop's connections are warm before its first send with one thread and
-    with two, and a closed-loop run warms none (its first request opens its connection,
-    as before)."""
+    """The open loop's connections are warm before its first send with one thread (with
+    two: case_open_loop), a shard's only for its own senders, and a closed-loop run
+    warms none (its first request opens its connection, as before)."""
     srv, out, err, res = run(RATE, ["ok"], engine_args=("-t1", "-c3", "-d1m"), args=[
         "--rates", "100", "--duration", "0.1", "--arrivals", "constant"])
     check(len(res["ok"]["records"]) == 10, f"{len(res['ok']['records'])} records")
     check_warmed(srv.requests, 3)
+    # a shard warms its own senders only: 2 of the 4 connections -c4 names
+    srv, out, err, res = run(RATE, ["ok"], engine_args=("-t1", "-c4", "-d1m"), args=[
+        "--rates", "100", "--duration", "0.1", "--arrivals", "constant", "--shard", "1/2",
+        "--run-id", "warm"])
+    check(len(res["ok"]["records"]) == 5, f"{len(res['ok']['records'])} records")
+    check_warmed(srv.requests, 2)
     srv, out, err, res = run(SWEEP, ["ok"], engine_args=("-t1", "-c2", "-d1m"),
                              args=["--batches", "1"])
     check(all(r["path"] != "/ping" for r in srv.requests), "a closed loop warmed")
