@@ -292,7 +292,7 @@ def case_table_awscli():
     cost = load_data("aws-cli-cost.json")["calibration_seconds"]
     p = subprocess.run([DEMO, "--no-setup", "--aws-cli-cost", "--build", os.environ["SUITE_BUILD"],
                         "--time-scale", "10", "--out", os.path.join(tmp, "run")], env=e, cwd=tmp,
-                       capture_output=True, text=True, timeout=sl.TIMEOUT)
+                       capture_output=True, text=True, timeout=DEMO_TIMEOUT)
     check(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}")
     check_stopped(e)
     check("(profile bf16-l4-awscli) and gemma-4-e2b-qat (qat-l4-awscli)" in p.stderr, p.stderr)
