@@ -109,7 +109,11 @@ static bool rounds_can_take(const struct rounds *s, int t, long long now_us) {
 static void rounds_advance(struct rounds *s, long long now_us) {
     s->cur++;
     s->taken = 0;
-    s->started_us = s->cur == 1 && s->has_start && now_us < s->start_us ? s->start_us : now_us;
+    bool open = s->cur < s->n_rounds && s->rounds[s->cur].at_us;
+    if (s->cur == 1 && s->has_start && now_us < s->start_us)
+        s->started_us = s->start_us;
+    else
+        s->started_us = now_us + (open ? ROUNDS_OPEN_LEAD_US : 0);
     s->n_arrived = 0;
     memset(s->thread_taken, 0, (size_t)s->n_threads * sizeof *s->thread_taken);
     memset(s->arrived, 0, (size_t)s->n_threads * sizeof *s->arrived);

@@ -13,7 +13,10 @@
  * An open-loop round hands its items out in order, each with the time it is
  * meant to start: the thread that takes one waits until then, so a request
  * starts late only when no thread was free at its time (the lateness the
- * records show).
+ * records show). Its clock starts ROUNDS_OPEN_LEAD_US after the barrier lets
+ * the senders go, so that every one of them has taken its first item and waits
+ * for its time when the first is due (64 wrk threads woken on a busy 2-core
+ * host took milliseconds: the round's first arrivals were late).
  *
  * A run split over shards (client processes that each build the whole
  * schedule) keeps a stripe of it: sender t belongs to shard t mod N, and item
@@ -29,6 +32,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* An open-loop round's clock starts this long after its barrier opens. */
+#define ROUNDS_OPEN_LEAD_US 50000
 
 struct rounds_round {
     long items;             /* items in the round; -1: unbounded (duration_us must be set) */

@@ -213,6 +213,13 @@ static void run_release(long long now) {
     run_stop(reason);
 }
 
+bool run_is_sender(int t) {
+    pthread_mutex_lock(&run.lock);
+    bool yes = !run.rounds || rounds_is_sender(run.rounds, t);
+    pthread_mutex_unlock(&run.lock);
+    return yes;
+}
+
 /* One look at the schedule for thread t, with the lock held. */
 static int run_step(int t, size_t *round, long *index, long long *due) {
     if (!run.begun || run.stopping || run_interrupted()) return RUN_STOP;

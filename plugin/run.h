@@ -114,6 +114,10 @@ long long run_start_us(void);
  * False when there is no start time or the first round has not started. */
 bool run_start_late(long long *late_us);
 
+/* Whether thread t sends for this process (a shard's stripe, rounds.h): true
+ * for every thread of an unsharded run, and before the run has a schedule. */
+bool run_is_sender(int t);
+
 /* The next item for thread t, without waiting; *due_us is when it is meant to
  * start on run_now_us's clock in an open-loop round (rounds.h), else -1. */
 int run_next(int t, size_t *round, long *index, long long *due_us);

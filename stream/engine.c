@@ -35,12 +35,20 @@ struct engine_multi {
     struct event *timer; /* libcurl's timeout */
 };
 
+/* How long the loop reads streams under way before it looks for a due arrival. */
+#define ENGINE_DISPATCH_US 200
+
+/* How long before an arrival's time its request is signed: ample for the
+ * signing on a busy host, far inside the signature's validity. */
+#define ENGINE_SIGN_AHEAD_US 100000
+
 /* A slot whose next request is due later (an open-loop arrival): its timer. */
 struct engine_due {
     struct engine_thread *t;
     size_t i;
     const struct plan_entry *e;
-    struct event *timer;
+    struct event *timer; /* an arrival's: before libcurl's sockets (ENGINE_PRIO_FIRST) */
+    bool ready;          /* e is signed into the slot's request */
 };
 
 /* A socket libcurl watches: its event, and the slot whose transfer it carried when
@@ -68,6 +76,9 @@ struct engine_thread {
     bool started;
     bool busy_poll; /* engine_config's */
     double cpu_s;   /* the thread's CPU over its loop */
+    const struct slot_config *slot_cfg;
+    CURL **warm;    /* an open loop's warm-ups, one per slot (engine_warm); NULL when done */
+    size_t warming; /* of which still under way */
 };
 
 static struct {
@@ -114,42 +125,81 @@ static CURLM *engine_multi_of(const struct engine_thread *t, size_t i) {
     return t->multis[i / ENGINE_MULTI_SLOTS].multi;
 }
 
-/* Sends e on slot i now. */
-static void engine_send(struct engine_thread *t, size_t i, const struct plan_entry *e) {
-    struct slot *s = &t->slots[i];
+static void engine_harvest(struct engine_multi *em);
+
+/* Signs e into slot i's request; false (the run aborted) when it cannot. */
+static bool engine_prepare(struct engine_thread *t, size_t i, const struct plan_entry *e) {
     struct buf err;
     buf_init(&err, 512);
-    if (slot_prepare(s, e, &t->creds, &err) == SLOT_OK &&
-        curl_multi_add_handle(engine_multi_of(t, i), s->easy) == CURLM_OK) {
-        t->active++; /* its send time is stamped as it leaves (slot.h) */
-    } else {
+    bool ok = slot_prepare(&t->slots[i], e, &t->creds, &err) == SLOT_OK;
+    if (!ok) {
         disp_abort("cannot sign a request", err.len ? buf_str(&err) : "libcurl refused it");
         t->ended++;
     }
     buf_free(&err);
+    return ok;
 }
 
-/* Sets d's timer for its entry's due time. libevent's clock is the one its loop
- * read last: it is read again, or the timer would fire early. */
+/* Hands slot i's prepared request to libcurl. */
+static bool engine_hand(struct engine_thread *t, size_t i) {
+    struct slot *s = &t->slots[i];
+    slot_handed(s);
+    if (curl_multi_add_handle(engine_multi_of(t, i), s->easy) == CURLM_OK) {
+        t->active++; /* its send time is stamped as it leaves (slot.h) */
+        return true;
+    }
+    disp_abort("cannot send a request", "libcurl refused it");
+    t->ended++;
+    return false;
+}
+
+/* Sends e on slot i now. */
+static void engine_send(struct engine_thread *t, size_t i, const struct plan_entry *e) {
+    if (engine_prepare(t, i, e)) (void)engine_hand(t, i);
+}
+
+/* Sets d's timer: for its entry's due time once signed, else ENGINE_SIGN_AHEAD_US
+ * before it. libevent's clock is the one its loop read last: it is read again, or
+ * the timer would fire early. */
 static void engine_arm(struct engine_due *d) {
     long long wait_us = disp_due(d->t->disps[d->i]) - run_now_us();
+    if (!d->ready) wait_us -= ENGINE_SIGN_AHEAD_US;
+    if (wait_us < 0) wait_us = 0;
     struct timeval tv = {(time_t)(wait_us / 1000000), (suseconds_t)(wait_us % 1000000)};
     event_base_update_cache_time(d->t->base);
     evtimer_add(d->timer, &tv);
 }
 
-/* An open-loop arrival came due: its request leaves (a timer that fired a little
- * early is set again). */
+/* An arrival's request: signed when first asked, handed to libcurl at its time
+ * and started at once. */
+static void engine_due_go(struct engine_due *d) {
+    struct engine_thread *t = d->t;
+    if (!d->ready && !(d->ready = engine_prepare(t, d->i, d->e))) return;
+    if (disp_due(t->disps[d->i]) > run_now_us()) {
+        engine_arm(d);
+        return;
+    }
+    d->ready = false;
+    if (!engine_hand(t, d->i)) return;
+    struct engine_multi *m = &t->multis[d->i / ENGINE_MULTI_SLOTS];
+    int running;
+    curl_multi_socket_action(m->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    engine_harvest(m);
+}
+
+/* An open-loop arrival comes due. Shortly before, its request is signed (the
+ * signing's CPU off the send path, the signature fresh); at its time it is
+ * handed to libcurl, which is let start it at once rather than on the loop's
+ * next turn (a timer that fired a little early is set again). */
 static void engine_on_due(evutil_socket_t fd, short kind, void *ud) {
     struct engine_due *d = ud;
+    struct engine_thread *t = d->t;
     long long t0 = run_now_us();
     (void)fd, (void)kind;
     if (atomic_load(&engine.ending))
-        d->t->ended++;
-    else if (disp_due(d->t->disps[d->i]) > t0)
-        engine_arm(d);
+        t->ended++;
     else
-        engine_send(d->t, d->i, d->e);
+        engine_due_go(d);
     run_watch_stall(run_now_us() - t0); /* a callback this long held the loop: a stall */
 }
 
@@ -173,12 +223,25 @@ static void engine_next(struct engine_thread *t, size_t i) {
     d->e = e;
     if (disp_due(t->disps[i]) <= run_now_us()) {
         engine_send(t, i, e);
-    } else if (!d->timer && !(d->timer = evtimer_new(t->base, engine_on_due, d))) {
+    } else if (!d->timer && (!(d->timer = evtimer_new(t->base, engine_on_due, d)) ||
+                             event_priority_set(d->timer, ENGINE_PRIO_FIRST) < 0)) {
         disp_abort("cannot wait for an arrival", "out of memory");
         t->ended++;
     } else {
         engine_arm(d);
     }
+}
+
+/* A warm-up ended (its connection stays in its multi handle's pool, or it
+ * failed and the slot's request connects as it would have): the last one ends
+ * the warm-up's loop. */
+static void engine_warmed(struct engine_thread *t, CURL *easy) {
+    for (size_t i = 0; i < t->n_slots; i++)
+        if (t->warm[i] == easy) {
+            curl_easy_cleanup(easy);
+            t->warm[i] = NULL;
+        }
+    if (--t->warming == 0) event_base_loopbreak(t->base);
 }
 
 /* Every transfer one multi handle finished: its record, then the slot's next request. */
@@ -192,6 +255,10 @@ static void engine_harvest(struct engine_multi *em) {
         curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&s);
         CURLcode result = m->data.result;
         curl_multi_remove_handle(em->multi, m->easy_handle);
+        if (!s) { /* a warm-up's */
+            engine_warmed(t, m->easy_handle);
+            continue;
+        }
         t->active--;
         slot_done(s, result);
         engine_next(t, (size_t)(s - t->slots));
@@ -211,7 +278,7 @@ static void engine_on_event(evutil_socket_t fd, short kind, void *ud) {
     long long t0 = run_now_us();
     int running,
         flags = (kind & EV_READ ? CURL_CSELECT_IN : 0) | (kind & EV_WRITE ? CURL_CSELECT_OUT : 0);
-    if (kind & EV_READ) {
+    if ((kind & EV_READ) && k->slot) { /* a warm-up has no slot */
         slot_prefetch(k->slot);
         if (event_get_priority(k->ev) == ENGINE_PRIO_FIRST && k->slot->t_first_us)
             event_priority_set(k->ev, ENGINE_PRIO_REST); /* from the next token on */
@@ -257,7 +324,8 @@ static int engine_on_socket(CURL *easy, curl_socket_t fd, int what, void *ud, vo
     }
     if (!k) return -1;
     curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&k->slot);
-    event_priority_set(k->ev, k->slot->t_first_us ? ENGINE_PRIO_REST : ENGINE_PRIO_FIRST);
+    event_priority_set(k->ev,
+                       k->slot && k->slot->t_first_us ? ENGINE_PRIO_REST : ENGINE_PRIO_FIRST);
     return event_add(k->ev, NULL) == 0 ? 0 : -1;
 }
 
@@ -280,6 +348,7 @@ static void engine_on_wake(evutil_socket_t fd, short kind, void *ud) {
         event_base_loopbreak(t->base); /* what is in flight is dropped, as wrk drops it */
         return;
     }
+    if (t->warming) return; /* the slots ask once the warm-up is over */
     long long t0 = run_now_us();
     for (size_t i = 0; i < t->n_slots; i++)
         if (t->waiting[i]) {
@@ -297,9 +366,9 @@ static void engine_loop(struct engine_thread *t) {
         event_base_loop(t->base, EVLOOP_NO_EXIT_ON_EMPTY);
         return;
     }
-    int rc = 0;
-    while (rc >= 0 && !event_base_got_break(t->base))
-        rc = event_base_loop(t->base, EVLOOP_NONBLOCK | EVLOOP_NO_EXIT_ON_EMPTY);
+    int rc; /* each call clears the last loop's break (the warm-up's), so one comes first */
+    do rc = event_base_loop(t->base, EVLOOP_NONBLOCK | EVLOOP_NO_EXIT_ON_EMPTY);
+    while (rc >= 0 && !event_base_got_break(t->base));
 }
 
 static double engine_thread_cpu_s(void) {
@@ -308,9 +377,54 @@ static double engine_thread_cpu_s(void) {
     return (double)c.tv_sec + (double)c.tv_nsec / 1e9;
 }
 
+/* Whether the plan has an open-loop round (requests at times set in advance). */
+static bool engine_open_loop(const struct plan *p) {
+    size_t n = plan_n_rounds(p);
+    struct rounds_round *r = calloc(n ? n : 1, sizeof *r);
+    bool open = false;
+    if (r) plan_schedule(p, r);
+    for (size_t i = 0; r && i < n; i++) open |= r[i].at_us != NULL;
+    free(r);
+    return open;
+}
+
+/* An open loop's requests leave at set times: a connection opened then (TCP and
+ * the TLS handshake, milliseconds on a busy host) would make its request late
+ * by that much, and libcurl opens one for every request the pool has no idle
+ * connection for. So before its slots ask for their first request (and with it
+ * before the run's first round can start), the thread opens one connection per
+ * slot that sends for this process (not another shard's), each into the pool of
+ * the slot's multi handle, with a warm-up request
+ * (slot_warm_new) that is not a request of the run; the sends reuse them. */
+static void engine_warm(struct engine_thread *t, const struct slot_config *cfg) {
+    if (!t->n_slots || !engine_open_loop(t->hooks->plan) ||
+        !(t->warm = calloc(t->n_slots, sizeof *t->warm)))
+        return;
+    for (size_t i = 0; i < t->n_slots; i++) {
+        if (!run_is_sender((int)(t->first + i))) continue; /* another shard's: never sends */
+        if (slot_warm_new(cfg, &t->warm[i]) != SLOT_OK) break;
+        if (curl_multi_add_handle(engine_multi_of(t, i), t->warm[i]) != CURLM_OK) {
+            curl_easy_cleanup(t->warm[i]);
+            t->warm[i] = NULL;
+            break;
+        }
+        t->warming++;
+    }
+    if (t->warming && !atomic_load(&engine.ending)) engine_loop(t);
+    for (size_t i = 0; i < t->n_slots; i++) /* what Ctrl-C left under way */
+        if (t->warm[i]) {
+            curl_multi_remove_handle(engine_multi_of(t, i), t->warm[i]);
+            curl_easy_cleanup(t->warm[i]);
+        }
+    free(t->warm);
+    t->warm = NULL;
+    t->warming = 0;
+}
+
 static void *engine_worker(void *ud) {
     struct engine_thread *t = ud;
     double cpu0 = engine_thread_cpu_s();
+    engine_warm(t, t->slot_cfg);
     for (size_t i = 0; i < t->n_slots; i++) engine_next(t, i);
     engine_harvest_all(t);
     /* The loop waits even with nothing to watch: slots at a barrier wait for wake. */
@@ -328,6 +442,10 @@ static struct event_base *engine_base(void) {
     struct event_config *c = event_config_new();
     if (!c) return NULL;
     event_config_set_flag(c, EVENT_BASE_FLAG_PRECISE_TIMER);
+    /* A turn of the loop runs its streams' reads (tens of microseconds each) for
+     * at most ENGINE_DISPATCH_US before it looks again for an arrival come due. */
+    struct timeval most = {0, ENGINE_DISPATCH_US};
+    event_config_set_max_dispatch_interval(c, &most, -1, ENGINE_PRIO_REST);
     struct event_base *base = event_base_new_with_config(c);
     event_config_free(c);
     if (base && event_base_priority_init(base, ENGINE_PRIOS)) {
@@ -351,8 +469,11 @@ static int engine_multi_init(struct engine_multi *m, struct engine_thread *t, si
 
 static int engine_thread_init(struct engine_thread *t, const struct engine_config *cfg,
                               struct lsm_hooks *hooks, size_t first, size_t n) {
-    *t = (struct engine_thread){
-        .first = first, .hooks = hooks, .n_slots = n, .busy_poll = cfg->busy_poll};
+    *t = (struct engine_thread){.first = first,
+                                .hooks = hooks,
+                                .n_slots = n,
+                                .busy_poll = cfg->busy_poll,
+                                .slot_cfg = &cfg->slot};
     t->slots = calloc(n ? n : 1, sizeof *t->slots);
     t->disps = calloc(n ? n : 1, sizeof *t->disps); // NOLINT(bugprone-sizeof-expression): pointers
     t->waiting = calloc(n ? n : 1, sizeof *t->waiting);

@@ -198,6 +198,48 @@ static size_t slot_on_body(char *data, size_t size, size_t n_items, void *ud) {
     return rc < 0 ? 0 : n; /* 0 ends the transfer */
 }
 
+/* What a connection is chosen by, the same for a slot's requests and a warm-up
+ * (libcurl reuses a connection only for a transfer of the same TLS settings). */
+static CURLcode slot_easy_common(CURL *easy, const struct slot_config *cfg) {
+    CURLcode rc = curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    rc |= curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    rc |= curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
+    rc |= curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, cfg->timeout_ms);
+    if (cfg->cacert) rc |= curl_easy_setopt(easy, CURLOPT_CAINFO, cfg->cacert);
+    if (cfg->insecure) {
+        rc |= curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 0L);
+        rc |= curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    return rc;
+}
+
+static size_t slot_discard(char *data, size_t size, size_t n_items, void *ud) {
+    (void)data, (void)ud;
+    return size * n_items;
+}
+
+int slot_warm_new(const struct slot_config *cfg, CURL **out) {
+    struct buf url;
+    buf_init(&url, BUF_NO_CAP);
+    *out = NULL;
+    CURL *easy =
+        buf_addf(&url, "%s%s", cfg->base_url, SLOT_WARM_PATH) == 0 ? curl_easy_init() : NULL;
+    CURLcode rc = easy ? slot_easy_common(easy, cfg) : CURLE_OUT_OF_MEMORY;
+    if (easy) {
+        rc |= curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
+        rc |= curl_easy_setopt(easy, CURLOPT_URL, buf_str(&url));
+        rc |= curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+        rc |= curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, slot_discard);
+    }
+    buf_free(&url);
+    if (rc != CURLE_OK) {
+        if (easy) curl_easy_cleanup(easy);
+        return easy ? SLOT_ERR_CURL : SLOT_ERR_NOMEM;
+    }
+    *out = easy;
+    return SLOT_OK;
+}
+
 int slot_init(struct slot *s, const struct slot_config *cfg, struct disp *disp, bool keep_text) {
     *s = (struct slot){.cfg = cfg, .disp = disp, .keep_text = keep_text, .per = 1};
     buf_init(&s->error_body, SLOT_ERROR_BODY_MAX);
@@ -206,21 +248,13 @@ int slot_init(struct slot *s, const struct slot_config *cfg, struct disp *disp, 
     sstream_init(&s->ss, SSTREAM_BODY_PLAIN, SSTREAM_FRAMING_AUTO, NULL);
     if (!(s->easy = curl_easy_init())) return SLOT_ERR_NOMEM;
     CURLcode rc = curl_easy_setopt(s->easy, CURLOPT_PRIVATE, s);
-    rc |= curl_easy_setopt(s->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-    rc |= curl_easy_setopt(s->easy, CURLOPT_NOSIGNAL, 1L);
-    rc |= curl_easy_setopt(s->easy, CURLOPT_TCP_NODELAY, 1L);
+    rc |= slot_easy_common(s->easy, cfg);
     rc |= curl_easy_setopt(s->easy, CURLOPT_PREREQFUNCTION, slot_on_prereq);
     rc |= curl_easy_setopt(s->easy, CURLOPT_PREREQDATA, s);
     rc |= curl_easy_setopt(s->easy, CURLOPT_HEADERFUNCTION, slot_on_header);
     rc |= curl_easy_setopt(s->easy, CURLOPT_HEADERDATA, s);
     rc |= curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, slot_on_body);
     rc |= curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, s);
-    rc |= curl_easy_setopt(s->easy, CURLOPT_TIMEOUT_MS, cfg->timeout_ms);
-    if (cfg->cacert) rc |= curl_easy_setopt(s->easy, CURLOPT_CAINFO, cfg->cacert);
-    if (cfg->insecure) {
-        rc |= curl_easy_setopt(s->easy, CURLOPT_SSL_VERIFYPEER, 0L);
-        rc |= curl_easy_setopt(s->easy, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
     return rc == CURLE_OK ? SLOT_OK : SLOT_ERR_CURL;
 }
 
@@ -279,6 +313,11 @@ static void slot_reset(struct slot *s) {
     buf_reset(&s->text);
 }
 
+void slot_handed(struct slot *s) {
+    s->t_handed_us = run_now_us();
+    s->wall_handed_us = run_wall_us();
+}
+
 int slot_prepare(struct slot *s, const struct plan_entry *e, struct sigcreds *creds,
                  struct buf *err) {
     const char *raw;
@@ -307,8 +346,7 @@ int slot_prepare(struct slot *s, const struct plan_entry *e, struct sigcreds *cr
     slot_reset(s);
     s->entry = e;
     s->left = false;
-    s->t_handed_us = run_now_us();
-    s->wall_handed_us = run_wall_us();
+    slot_handed(s);
     s->want_text = s->keep_text || call_scored(plan_entry_call(e)) || disp_wants_text(s->disp);
     s->control = disp_control(s->disp);
     return SLOT_OK;

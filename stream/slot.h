@@ -42,6 +42,11 @@ enum slot_error {
     SLOT_ERR_CURL = -3,
 };
 
+/* A warm-up's path: an unsigned GET that invokes nothing (the emulator and a
+ * model container answer it; SageMaker's runtime refuses it, on a connection
+ * that stays open all the same). */
+#define SLOT_WARM_PATH "/ping"
+
 /* What every slot of a run shares. */
 struct slot_config {
     const char *base_url;  /* scheme://host[:port], without a path */
@@ -98,11 +103,22 @@ struct slot {
     char new_session[CONV_ID_MAX + 64]; /* its X-Amzn-SageMaker-New-Session-Id, cut to fit */
 };
 
+/* A warm-up transfer over cfg (which outlives it): GET SLOT_WARM_PATH with the
+ * slots' connection settings, its reply discarded, CURLINFO_PRIVATE NULL (no
+ * slot); on the slots' multi handle it leaves an open, TLS-ready connection in
+ * the handle's pool for a slot's request to reuse. Returns SLOT_OK with the
+ * easy handle in *out (the caller cleans it up), or SLOT_ERR_NOMEM / _CURL. */
+__attribute__((warn_unused_result)) int slot_warm_new(const struct slot_config *cfg, CURL **out);
+
 /* A slot sending for disp over cfg (both outlive it); keep_text: every reply's
  * text is kept (for the scenario's check), not only a scored one's. */
 __attribute__((warn_unused_result)) int slot_init(struct slot *s, const struct slot_config *cfg,
                                                   struct disp *disp, bool keep_text);
 void slot_free(struct slot *s);
+
+/* Stamps the time the prepared request is handed to libcurl (the record's start
+ * when it is never written). */
+void slot_handed(struct slot *s);
 
 /* Makes e (the entry disp gave) the easy handle's next request, signed with
  * creds: add s->easy to a multi handle to send it. */

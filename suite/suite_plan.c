@@ -8,12 +8,11 @@
 const char *const suite_plan_report_files[SUITE_PLAN_NCMP + 1] = {"report.txt", "report.md",
                                                                   "report.json", "chart.svg"};
 
-#define SUITE_PLAN_CALL_TOKENS  32   /* a call's fixed cost, as tokens (the estimate's unit) */
-#define SUITE_PLAN_QUIZ_TOKENS  8    /* a quiz reply's tokens, about */
-#define SUITE_PLAN_TOKENS_PER_S 50.0 /* a decode rate, to weigh steady rounds */
-#define SUITE_PLAN_LIMIT_S      60   /* SageMaker's limit on a reply */
-#define SUITE_PLAN_WRK_TIMEOUT  "70s"
-#define SUITE_PLAN_PROGRESS_S   "1"
+#define SUITE_PLAN_CALL_TOKENS 32 /* a call's fixed cost, as tokens (the estimate's unit) */
+#define SUITE_PLAN_QUIZ_TOKENS 8  /* a quiz reply's tokens, about */
+#define SUITE_PLAN_LIMIT_S     60 /* SageMaker's limit on a reply */
+#define SUITE_PLAN_WRK_TIMEOUT "70s"
+#define SUITE_PLAN_PROGRESS_S  "1"
 /* rate.lua's -c, the most requests in flight at once: wrk needs a thread each,
  * sm-stream's connections are cheap (so the client is not what limits). */
 #define SUITE_PLAN_RATE_CONNS        64
@@ -27,7 +26,7 @@ struct suite_plan_sizes {
     double repeats, batches, sweep_tokens;
     double duration; /* steady mode: seconds per round; 0 in batch mode */
     int questions;
-    double nrates, rate_sum, rate_duration, rate_tokens; /* rate.lua's rates (per second) */
+    double nrates, rate_duration; /* rate.lua's: how many rates, seconds of arrivals each */
 };
 
 /* A number setting (checked by the scenario's spec), or dflt when there is none. */
@@ -53,34 +52,36 @@ static void suite_plan_sizes_of(const struct suite_opts *o, int questions,
     z->sweep_tokens = suite_plan_num(o, SUITE_OPTS_SWEEP, "--max-tokens", 256);
     z->questions = questions;
     const char *rates = suite_opts_setting(o, SUITE_OPTS_RATE, "--rates");
-    z->nrates = z->rate_sum = 0;
+    z->nrates = 0;
     for (const char *c = rates ? rates : ""; *c;) {
         z->nrates++;
-        z->rate_sum += strtod(c, NULL);
         c += strcspn(c, ",");
         c += *c == ',';
     }
     z->rate_duration = suite_plan_num(o, SUITE_OPTS_RATE, "--duration", 0);
-    z->rate_tokens = suite_plan_num(o, SUITE_OPTS_RATE, "--max-tokens", 128);
 }
 
-/* The -d cap in seconds: every reply at SageMaker's limit, plus a minute;
- * and the expected work in tokens. */
+/* The -d cap in seconds: every reply at SageMaker's limit, plus a minute; a
+ * closed-loop step's expected work in tokens (weight), or a timed step's
+ * schedule in real seconds (sched: an open-loop rate lasts its --duration of
+ * model time, duration / scale real seconds, a steady sweep's rounds their
+ * --duration), which is what the progress line's time left counts on. */
 static void suite_plan_step_size(const struct suite_plan_sizes *z, unsigned sc, int nsides,
-                                 double scale, double *cap, double *weight) {
+                                 double scale, double *cap, double *weight, double *sched) {
     double limit = SUITE_PLAN_LIMIT_S / scale;
+    *weight = *sched = 0;
     if (sc == SUITE_OPTS_DECODE) {
         *cap = nsides * z->repeats * z->nlengths * limit;
         *weight = nsides * z->repeats * z->length_tokens;
-    } else if (sc == SUITE_OPTS_SWEEP) {
+    } else if (sc == SUITE_OPTS_SWEEP && z->duration > 0) {
         *cap = nsides * z->batches * (z->duration + limit);
-        *weight = nsides * z->batches *
-                  (z->duration > 0 ? z->duration * SUITE_PLAN_TOKENS_PER_S * scale
-                                   : z->sweep_tokens + SUITE_PLAN_CALL_TOKENS);
+        *sched = nsides * z->batches * z->duration;
+    } else if (sc == SUITE_OPTS_SWEEP) {
+        *cap = nsides * z->batches * limit;
+        *weight = nsides * z->batches * (z->sweep_tokens + SUITE_PLAN_CALL_TOKENS);
     } else if (sc == SUITE_OPTS_RATE) {
         *cap = nsides * z->nrates * (z->rate_duration / scale + limit);
-        *weight =
-            nsides * z->rate_sum * z->rate_duration * (z->rate_tokens + SUITE_PLAN_CALL_TOKENS);
+        *sched = nsides * z->nrates * z->rate_duration / scale;
     } else {
         *cap = nsides * z->questions * limit;
         *weight = nsides * z->questions * (SUITE_PLAN_QUIZ_TOKENS + SUITE_PLAN_CALL_TOKENS);
@@ -215,7 +216,6 @@ static int suite_plan_add_probes(struct suite_plan *p, size_t *cap, const struct
                                  const char *out) {
     struct suite_plan_sizes one = *z;
     one.nrates = 1;
-    one.rate_sum = sqrt(o->search_lo * o->search_hi);
     for (int k = 1; k <= o->search_probes; k++)
         for (int side = 0; side < 2; side++) {
             struct suite_plan_step *s = suite_plan_new_step(p, cap);
@@ -229,7 +229,8 @@ static int suite_plan_add_probes(struct suite_plan *p, size_t *cap, const struct
             snprintf(s->title, sizeof s->title, "capacity search %.24s, probe %d",
                      o->side[side].label, k);
             double cap_s;
-            suite_plan_step_size(&one, SUITE_OPTS_RATE, 1, o->time_scale, &cap_s, &s->weight);
+            suite_plan_step_size(&one, SUITE_OPTS_RATE, 1, o->time_scale, &cap_s, &s->weight,
+                                 &s->sched_s);
             if (suite_plan_step_command(s, o, t, p, out, cap_s) < 0) return SUITE_PLAN_ERR_NOMEM;
         }
     return SUITE_PLAN_OK;
@@ -258,7 +259,7 @@ static int suite_plan_add_pass(struct suite_plan *p, size_t *cap, const struct s
                            : 1;
             suite_plan_name_step(s);
             double cap_s;
-            suite_plan_step_size(z, sc, nsides, o->time_scale, &cap_s, &s->weight);
+            suite_plan_step_size(z, sc, nsides, o->time_scale, &cap_s, &s->weight, &s->sched_s);
             if (suite_plan_step_command(s, o, t, p, out, cap_s) < 0) return SUITE_PLAN_ERR_NOMEM;
         }
     }

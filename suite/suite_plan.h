@@ -32,7 +32,10 @@ struct suite_plan_step {
     int probe;         /* a capacity search's probe (1, 2, ...) of side; 0: not a probe */
     size_t rate_word;  /* a probe: the index in cmd of its --rates value */
     int level;         /* wrk's -t and -c */
-    double weight;     /* the expected work in tokens, for the time estimate */
+    double weight;     /* a closed-loop step's expected work in tokens (0: timed), for
+                          the time estimate */
+    double sched_s;    /* a timed step's (open loop, steady sweep): the seconds its
+                          schedule lasts, real time; 0: closed loop */
     struct suite_argv cmd;
 };
 

@@ -38,20 +38,20 @@ static const char *const suite_run_states[] = {"done", "partial", "failed", "int
 struct suite_run_state {
     const struct suite_run_job *job;
     struct suite_manifest *m;
-    bool tty;         /* stderr is a terminal: one progress line, redrawn */
-    bool line_open;   /* the progress line is on the terminal */
-    bool *complete;   /* per step: its result files were complete before this session */
-    char *commands;   /* DIR/commands.sh */
-    double t0;        /* when this session's steps began (monotonic seconds) */
-    double total_w;   /* the work of the steps this session runs */
-    double done_w;    /* of which done */
-    double done_s;    /* the seconds the done steps took */
-    double step_t0;   /* when the running step began; 0 between steps */
-    size_t cur;       /* the step running */
-    long sent, total; /* its scenario's last progress line (total -1: unknown) */
-    double shown_at;  /* not a terminal: when its last progress line was printed */
-    bool shown_done;  /* not a terminal: a line with a completed request was printed */
-    struct buf err;   /* the message of the last failed call */
+    bool tty;       /* stderr is a terminal: one progress line, redrawn */
+    bool line_open; /* the progress line is on the terminal */
+    bool *complete; /* per step: its result files were complete before this session */
+    char *commands; /* DIR/commands.sh */
+    double t0;      /* when this session's steps began (monotonic seconds) */
+    double done_w;  /* the work of the closed-loop steps done (suite_plan_step.weight) */
+    double done_s;  /* the seconds they took */
+    double timed_sched_s, timed_took_s; /* the timed steps done: their schedules, their seconds */
+    double step_t0;                     /* when the running step began; 0 between steps */
+    size_t cur;                         /* the step running */
+    long sent, total;                   /* its scenario's last progress line (total -1: unknown) */
+    double shown_at;               /* not a terminal: when its last progress line was printed */
+    bool shown_done;               /* not a terminal: a line with a completed request was printed */
+    struct buf err;                /* the message of the last failed call */
     struct suite_search search[2]; /* --capacity-search: each side's */
 };
 
@@ -85,13 +85,37 @@ __attribute__((format(printf, 2, 3))) static void suite_run_say(struct suite_run
     fputc('\n', stderr);
 }
 
-/* "0:42 elapsed, about 1:10 left" for the work done so far. */
+/* The steps after the running one that this session will run, from the plan:
+ * their closed-loop work and their schedules' seconds. A probe complete from
+ * an earlier session is only judged again, and one whose side's search has
+ * ended is skipped: neither counts. */
+static void suite_run_rest(const struct suite_run_state *r, double *w, double *sched) {
+    const struct suite_plan *p = r->job->p;
+    *w = *sched = 0;
+    for (size_t i = r->cur + 1; i < p->n; i++) {
+        const struct suite_plan_step *s = &p->steps[i];
+        if (r->complete[i] || (s->probe && r->search[s->side].end != SUITE_SEARCH_RUNNING))
+            continue;
+        *w += s->weight;
+        *sched += s->sched_s;
+    }
+}
+
+/* "0:42 elapsed, about 1:10 left" for the work done so far and the plan's rest. */
 static void suite_run_clock(const struct suite_run_state *r, double step_frac, char *out,
                             size_t len) {
-    double now = suite_run_mono(), left,
-           step_w = r->step_t0 > 0 ? r->job->p->steps[r->cur].weight : 0;
-    struct suite_progress_work e = {r->done_s, r->done_w, r->step_t0 > 0 ? now - r->step_t0 : 0,
-                                    step_w,    step_frac, r->total_w - r->done_w - step_w};
+    const struct suite_plan_step *s = &r->job->p->steps[r->cur];
+    bool running = r->step_t0 > 0;
+    double now = suite_run_mono(), left;
+    struct suite_progress_work e = {.done_s = r->done_s,
+                                    .done_w = r->done_w,
+                                    .step_s = running ? now - r->step_t0 : 0,
+                                    .step_w = running ? s->weight : 0,
+                                    .step_frac = step_frac,
+                                    .step_sched_s = running ? s->sched_s : 0,
+                                    .timed_sched_s = r->timed_sched_s,
+                                    .timed_took_s = r->timed_took_s};
+    suite_run_rest(r, &e.rest_w, &e.rest_sched_s);
     char el[32], l[32];
     suite_progress_clock(now - r->t0, el, sizeof el);
     if (suite_progress_eta(&e, &left)) {
@@ -237,7 +261,6 @@ static int suite_run_sort_steps(struct suite_run_state *r) {
         int present;
         r->complete[i] = suite_run_step_complete(p, i, &present, NULL);
         if (r->complete[i]) continue;
-        r->total_w += p->steps[i].weight;
         buf_reset(&r->err);
         if (suite_run_move_aside(r, i, stamp) < 0) {
             suite_run_say(r, "cannot move the unfinished files of step %s aside: %s",
@@ -427,8 +450,13 @@ static enum suite_run_outcome suite_run_step(struct suite_run_state *r, size_t i
                                 st == SUITE_RUN_DONE ? NULL : buf_str(&reason), now) < 0)
         suite_run_say(r, "warning: out of memory for the manifest");
     suite_run_save(r);
-    r->done_w += s->weight;
-    r->done_s += suite_run_mono() - t;
+    if (s->sched_s <= 0) { /* a timed step's seconds say nothing of the closed-loop pace */
+        r->done_w += s->weight;
+        r->done_s += suite_run_mono() - t;
+    } else {
+        r->timed_sched_s += s->sched_s;
+        r->timed_took_s += suite_run_mono() - t;
+    }
     r->step_t0 = 0;
     suite_run_step_end_line(r, i, st, buf_str(&reason), suite_run_mono() - t);
     buf_free(&reason);
@@ -646,7 +674,6 @@ static int suite_run_probe_stale(struct suite_run_state *r, size_t i, double rat
     buf_free(&text);
     if (same) return 0;
     r->complete[i] = false;
-    r->total_w += s->weight;
     suite_run_wall(stamp, sizeof stamp, true);
     return suite_run_move_aside(r, i, stamp);
 }

@@ -35,7 +35,8 @@ given a bearer token, one with "Authorization: Bearer TOKEN" (else 401).
 
     with streamsrv.Server(bearer="tok") as srv:
         srv.url          # "http://127.0.0.1:PORT"
-        srv.requests     # every request: {"path", "head", "body", "sent": [times]}
+        srv.requests     # every request: {"path", "head", "body", "sent": [times], "conn": the
+                     # connection's number (from 0, as accepted), "nth": its order on it}
 """
 import json
 import socket
@@ -212,24 +213,27 @@ class Server:
         self.sock.close()
 
     def _accept(self):
+        n = 0
         while True:
             try:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+            threading.Thread(target=self._serve, args=(conn, n), daemon=True).start()
+            n += 1
 
-    def _serve(self, conn):
+    def _serve(self, conn, number):
         f = conn.makefile("rb")
         try:
-            while self._one(conn, f):
-                pass
+            nth = 0
+            while self._one(conn, f, number, nth):
+                nth += 1
         except OSError:
             pass
         finally:
             conn.close()
 
-    def _one(self, conn, f):
+    def _one(self, conn, f, number, nth):
         head = b""
         while not head.endswith(b"\r\n\r\n"):
             line = f.readline(65536)
@@ -243,7 +247,7 @@ class Server:
                 length = int(line.split(":", 1)[1])
         body = f.read(length)
         path = text.split(" ")[1]
-        req = {"path": path, "head": text, "body": body, "sent": []}
+        req = {"path": path, "head": text, "body": body, "sent": [], "conn": number, "nth": nth}
         with self.lock:
             self.requests.append(req)
         parts = path.split("/")

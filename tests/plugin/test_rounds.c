@@ -72,16 +72,22 @@ static void test_steady(void) {
 }
 
 static void test_open_loop(void) {
-    /* Items go out in order at once, each due at the round's start plus its time;
-     * the round after starts when both threads are back. */
-    const long long at[] = {0, 40, 40, 500};
+    /* Items go out in order at once, each due at the round's start plus its time,
+     * the round's clock starting ROUNDS_OPEN_LEAD_US after its barrier opened (at
+     * 10, when the second thread came): every sender has its item before the
+     * first is due. The round after starts when both threads are back. */
+    const long long at[] = {0, 40, 40, 500}, t0 = 10 + ROUNDS_OPEN_LEAD_US;
     const struct rounds_round r[] = {{4, -1, 0, at}, {1, -1, 0, NULL}};
     const struct step steps[] = {
-        {0, 0, ROUNDS_WAIT, 0, 0, 0},     {1, 10, ROUNDS_ITEM, 0, 0, 10},
-        {0, 11, ROUNDS_ITEM, 0, 1, 50},   {1, 12, ROUNDS_ITEM, 0, 2, 50},
-        {1, 600, ROUNDS_ITEM, 0, 3, 510}, {0, 601, ROUNDS_WAIT, 0, 0, 0},
-        {1, 700, ROUNDS_ITEM, 1, 0, 0},   {0, 701, ROUNDS_WAIT, 0, 0, 0},
-        {1, 702, ROUNDS_DONE, 0, 0, 0},
+        {0, 0, ROUNDS_WAIT, 0, 0, 0},
+        {1, 10, ROUNDS_ITEM, 0, 0, t0},
+        {0, 11, ROUNDS_ITEM, 0, 1, t0 + 40},
+        {1, 12, ROUNDS_ITEM, 0, 2, t0 + 40},
+        {1, t0 + 600, ROUNDS_ITEM, 0, 3, t0 + 500},
+        {0, t0 + 601, ROUNDS_WAIT, 0, 0, 0},
+        {1, t0 + 700, ROUNDS_ITEM, 1, 0, 0},
+        {0, t0 + 701, ROUNDS_WAIT, 0, 0, 0},
+        {1, t0 + 702, ROUNDS_DONE, 0, 0, 0},
     };
     run_script("open loop", 2, r, 2, steps, sizeof steps / sizeof steps[0]);
     const struct rounds_round unbounded[] = {{-1, -1, 100, at}};
@@ -215,12 +221,13 @@ static void test_start_time(void) {
     CHECK_INT(rounds_next(s, 0, 21, &round, &index, &due), ROUNDS_ITEM);
     CHECK_INT(due, 1040);
     rounds_free(s);
-    /* A start already past changes nothing: the round starts when all are up. */
+    /* A start already past changes nothing: the round starts when all are up
+     * (its clock ROUNDS_OPEN_LEAD_US later, as without a start time). */
     CHECK_INT(rounds_new(2, r, 2, &s), 0);
     rounds_set_start(s, 5);
     CHECK_INT(rounds_next(s, 0, 10, &round, &index, &due), ROUNDS_WAIT);
     CHECK_INT(rounds_next(s, 1, 20, &round, &index, &due), ROUNDS_ITEM);
-    CHECK_INT(due, 20);
+    CHECK_INT(due, 20 + ROUNDS_OPEN_LEAD_US);
     rounds_free(s);
 }
 

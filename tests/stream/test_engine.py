@@ -451,6 +451,40 @@ def case_busy_poll():
 RATE = os.path.join(ROOT, "scenarios", "rate.lua")
 
 
+def check_warmed(requests, slots):
+    """An open loop's connections were opened and warmed before its first send (issue
+    29): first one GET /ping per slot, each on a connection of its own, then no
+    request of the run on a connection it opened (no TCP or TLS handshake on the send
+    path), and no warm-up after the first send."""
+    pings = [r for r in requests if r["path"] == "/ping"]
+    check(len(pings) == slots and requests[:slots] == pings, "not one warm-up per slot first: "
+          + str([(r["path"], r["conn"]) for r in requests[:slots + 2]]))
+    check(sorted(r["conn"] for r in pings) == list(range(slots)), "a warm-up per connection")
+    check(all(r["nth"] == 0 and "authorization" not in r["head"].lower() for r in pings),
+          "warm-ups unsigned, each its connection's first")
+    cold = [r["conn"] for r in requests[slots:] if r["nth"] == 0]
+    check(cold == [], f"requests of the run on connections they opened: {cold}")
+
+
+def case_open_loop_warm():
+    """The open loop's connections are warm before its first send with one thread (with
+    two: case_open_loop), a shard's only for its own senders, and a closed-loop run
+    warms none (its first request opens its connection, as before)."""
+    srv, out, err, res = run(RATE, ["ok"], engine_args=("-t1", "-c3", "-d1m"), args=[
+        "--rates", "100", "--duration", "0.1", "--arrivals", "constant"])
+    check(len(res["ok"]["records"]) == 10, f"{len(res['ok']['records'])} records")
+    check_warmed(srv.requests, 3)
+    # a shard warms its own senders only: 2 of the 4 connections -c4 names
+    srv, out, err, res = run(RATE, ["ok"], engine_args=("-t1", "-c4", "-d1m"), args=[
+        "--rates", "100", "--duration", "0.1", "--arrivals", "constant", "--shard", "1/2",
+        "--run-id", "warm"])
+    check(len(res["ok"]["records"]) == 5, f"{len(res['ok']['records'])} records")
+    check_warmed(srv.requests, 2)
+    srv, out, err, res = run(SWEEP, ["ok"], engine_args=("-t1", "-c2", "-d1m"),
+                             args=["--batches", "1"])
+    check(all(r["path"] != "/ping" for r in srv.requests), "a closed loop warmed")
+
+
 def case_open_loop():
     """rate.lua on the engine: constant arrivals leave at their times, never early, each
     on a free connection; with one connection and slow replies the arrivals queue and
@@ -462,7 +496,9 @@ def case_open_loop():
     check(len(recs) == 50 and all(r["ok"] for r in recs), f"{len(recs)} records")
     check(all(b - a == 5000 for a, b in zip(at, at[1:])), "constant gaps of 5 ms")
     check(all(r["t_start_us"] >= r["t_intended_us"] for r in recs), "sent early")
-    check(len(srv.requests) == 50, str(len(srv.requests)))
+    invocations = [r for r in srv.requests if r["path"] != "/ping"]
+    check(len(invocations) == 50, str(len(invocations)))
+    check_warmed(srv.requests, 8)
     srv, out, err, res = run(RATE, ["gap"], engine_args=("-t1", "-c1", "-d1m"), args=[
         "--rates", "100", "--duration", "0.1", "--arrivals", "constant"])
     recs = sorted(res["gap"]["records"], key=lambda r: r["t_intended_us"])

@@ -13,7 +13,9 @@ emulator_profiles_plan_the_articles_timing, the client's reading of a model by t
 benchmark (tests/bench/run: accuracy, profiles; BENCHMARKS.md).
 
     test_demo.py environment  the demo's environment: nothing of the caller's AWS setup
-    test_demo.py table        the whole demo (--time-scale 10, as the README's command)
+    test_demo.py table        the whole demo (its default time scale, as the README's
+                              command): also each side's capacity found by the capacity
+                              search (12, 40, then bisection), the bracket in the report
     test_demo.py table_awscli the same with --aws-cli-cost: the article's published table
     test_demo.py interrupt    Ctrl-C to the demo's process group in the middle
     test_demo.py lifecycle    --lifecycle: both endpoints deployed from their SM_VLLM_MODEL,
@@ -247,20 +249,73 @@ def check_against_article(out, article, cost, emulated=False):
                         section, re.M), f"no c1 sentence for {side}:\n{section}")
 
 
+SEARCH_LO, SEARCH_HI, SEARCH_PROBES, SEARCH_TOL = 12, 40, 8, 0.02
+DEMO_SCALE = 4  # the demo's default, for its open-loop probes (scripts/demo says why)
+DEMO_TIMEOUT = 900  # a bound on a hung demo, not a timing margin: about 4 minutes loaded
+
+
+def bisected(lo, hi, verdicts):
+    """The rates a capacity search of lo:hi asks given its verdicts in order
+    (suite/suite_search.h): LO, HI, then the geometric middle of [highest held, lowest
+    failed] to 4 significant digits."""
+    rates, held, failed = [], None, None
+    for k, ok in enumerate(verdicts):
+        rate = lo if k == 0 else hi if k == 1 else float("%.4g" % (held * failed) ** 0.5)
+        rates.append(rate)
+        if ok:
+            held = rate if held is None else max(held, rate)
+        else:
+            failed = rate if failed is None else min(failed, rate)
+    return rates
+
+
+def check_capacity_search(run, text):
+    """Each side's capacity came from the capacity search, not from rates given: its
+    probes are LO, HI, then bisections of the bracket; the search ended at the
+    tolerance or with its probes spent; report.json and the text report give the
+    bracket [highest rate held, lowest failed] and the capacity lies inside it."""
+    steps = sl.load(os.path.join(run, "manifest.json"))["steps"]
+    check(not any(s["id"] == "rate" for s in steps), "a rate step of given rates ran")
+    sides = sl.load(os.path.join(run, "report.json"))["open_loop"]["sides"]
+    for key, label in (("baseline", "bf16"), ("candidate", "qat")):
+        probes = [s for s in steps if s["title"].startswith("capacity search " + label)]
+        done = [s for s in probes if s["state"] == "done"]
+        check(len(probes) == SEARCH_PROBES and done and
+              all(s["state"] == "skipped" for s in probes[len(done):]), f"{label}: {probes}")
+        rates = [s["probe"]["rate"] for s in done]
+        verdicts = [s["probe"]["held"] for s in done]
+        check(rates == bisected(SEARCH_LO, SEARCH_HI, verdicts),
+              f"{label}: probes {rates} with verdicts {verdicts} are not the bisection's")
+        held = max(r for r, ok in zip(rates, verdicts) if ok)
+        failed = min(r for r, ok in zip(rates, verdicts) if not ok)
+        check(held < failed and (failed / held - 1 <= SEARCH_TOL or len(done) == SEARCH_PROBES),
+              f"{label}: the search ended at [{held}, {failed}] after {len(done)} probes")
+        cap = sides[key]["capacity"]
+        check(cap["relation"] == "=" and cap["last_held"] == held and
+              cap["first_failed"] == failed, f"{label}: {cap}, bracket [{held}, {failed}]")
+        check(held <= cap["requests_per_second"] <= failed,
+              f"{label}: capacity {cap['requests_per_second']} outside [{held}, {failed}]")
+        check(f"held at {held:g}, failed at {failed:g}" in text,
+              f"{label}: the report's bracket:\n{text}")
+        check(re.search(r"^demo: %s capacity at p90 TTFT <= 1 s: [0-9.]+ requests/s, between "
+                        r"%g \(held\) and %g \(failed\)$" % (label, held, failed), text, re.M),
+              f"{label}: the demo's capacity line:\n{text}")
+
+
 def case_table():
     tmp = sl.tempdir("suite-demo-")
     e = demo_env(tmp)
     article = load_data("article-2026-09-25.json")
     cost = load_data("aws-cli-cost.json")["calibration_seconds"]
     run = os.path.join(tmp, "run")
-    p = subprocess.run([DEMO, "--no-setup", "--build", os.environ["SUITE_BUILD"], "--time-scale",
-                        "10", "--out", run], env=e, cwd=tmp, capture_output=True, text=True,
-                       timeout=sl.TIMEOUT)
+    p = subprocess.run([DEMO, "--no-setup", "--build", os.environ["SUITE_BUILD"], "--out", run],
+                       env=e, cwd=tmp, capture_output=True, text=True, timeout=DEMO_TIMEOUT)
     check(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}")
     check_stopped(e)
     check_table(p.stdout, article, cost)
     check_against_article(p.stdout, article, cost)
-    check("both sides ran 10 times faster than real" in p.stdout, "the table's time-scale note")
+    check(f"both sides ran {DEMO_SCALE} times faster than real" in p.stdout,
+          "the table's time-scale note")
     # decode and the sweep streamed: both profiles' TTFT and ITL, ITL at c1 the decode rate's
     m = re.search(r"^itl_c1_p50_seconds\s+([\d.]+)\s+([\d.]+)\s", p.stdout, re.M)
     check(m and "ttft_c16_p50_seconds" in p.stdout, "no streaming table:\n" + p.stdout)
@@ -268,8 +323,9 @@ def case_table():
     check_records(run, 0)
     check(re.search(r"At p90 TTFT <= 1 s\s+with at most 1% failed, qat serves", p.stdout),
           "no capacity in the verdict:\n" + p.stdout)
-    check("sm-suite: time-scaled: the server runs 10 times faster than real time" in p.stderr,
-          "sm-suite's time-scale note")
+    check(f"sm-suite: time-scaled: the server runs {DEMO_SCALE} times faster than real time"
+          in p.stderr, "sm-suite's time-scale note")
+    check_capacity_search(run, p.stdout + p.stderr)
     check(f"demo: the Markdown report is {run}/report.md, the chart {run}/chart.svg." in p.stderr,
           "where the report and the chart are")
     for name in ("report.md", "chart.svg", "report.txt", "report.json"):
@@ -287,7 +343,7 @@ def case_table_awscli():
     cost = load_data("aws-cli-cost.json")["calibration_seconds"]
     p = subprocess.run([DEMO, "--no-setup", "--aws-cli-cost", "--build", os.environ["SUITE_BUILD"],
                         "--time-scale", "10", "--out", os.path.join(tmp, "run")], env=e, cwd=tmp,
-                       capture_output=True, text=True, timeout=sl.TIMEOUT)
+                       capture_output=True, text=True, timeout=DEMO_TIMEOUT)
     check(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}")
     check_stopped(e)
     check("(profile bf16-l4-awscli) and gemma-4-e2b-qat (qat-l4-awscli)" in p.stderr, p.stderr)

@@ -1022,14 +1022,28 @@ static void test_progress(void) {
         bool ok;
         double left;
     } etas[] = {
-        {{0, 0, 0, 100, 0, 300}, false, 0},     /* nothing done, nothing known */
-        {{0, 0, 0.5, 100, 0.5, 300}, false, 0}, /* too soon in the first step */
-        {{0, 0, 10, 100, 0.25, 300}, true, 30 + 120},
-        {{20, 100, 0, 0, 0, 300}, true, 60},    /* between steps: the pace so far */
-        {{20, 100, 5, 100, 0, 0}, true, 15},    /* the running step at that pace */
-        {{20, 100, 30, 100, 0, 100}, true, 20}, /* a step slower than expected */
-        {{20, 100, 10, 100, 0.5, 100}, true, 10 + 20},
-        {{20, 100, 0, 0, 0, 0}, true, 0},
+        {{0, 0, 0, 100, 0, 300, 0, 0, 0, 0}, false, 0},     /* nothing done, nothing known */
+        {{0, 0, 0.5, 100, 0.5, 300, 0, 0, 0, 0}, false, 0}, /* too soon in the first step */
+        {{0, 0, 10, 100, 0.25, 300, 0, 0, 0, 0}, true, 30 + 120},
+        {{20, 100, 0, 0, 0, 300, 0, 0, 0, 0}, true, 60},    /* between steps: the pace so far */
+        {{20, 100, 5, 100, 0, 0, 0, 0, 0, 0}, true, 15},    /* the running step at that pace */
+        {{20, 100, 30, 100, 0, 100, 0, 0, 0, 0}, true, 20}, /* a step slower than expected */
+        {{20, 100, 10, 100, 0.5, 100, 0, 0, 0, 0}, true, 10 + 20},
+        {{20, 100, 0, 0, 0, 0, 0, 0, 0, 0}, true, 0},
+        /* Timed steps (issue 29): an open-loop rate of 20 s at --time-scale 10 lasts
+         * 2 s whatever its requests' tokens; closed-loop work is paced apart. */
+        {{30, 1000, 1, 0, 0.5, 0, 2, 2, 0, 0}, true, 1 + 2}, /* 1 s into 2 s, one more rate */
+        {{30, 1000, 1, 0, 0, 0, 2, 2, 0, 0}, true, 1 + 2},   /* its progress unknown: the same */
+        {{30, 1000, 2.5, 0, 0.9, 0, 2, 0, 0, 0}, true, 0}, /* its last replies, past its schedule */
+        {{0, 0, 1, 0, 0, 0, 2, 4, 0, 0}, true, 1 + 4},     /* timed steps only: no pace needed */
+        {{0, 0, 1, 0, 0, 100, 2, 4, 0, 0}, false, 0},      /* closed-loop work after, no pace */
+        {{20, 100, 0, 0, 0, 0, 0, 6, 0, 0}, true, 6},      /* between steps: timed ones left */
+        /* a closed-loop step running, closed-loop work and a timed step after it */
+        {{20, 100, 5, 100, 0, 100, 0, 8, 0, 0}, true, 15 + 20 + 8},
+        /* 1 reply of 100 in after 2 s: not 198 s, mostly the pace's 18 */
+        {{20, 100, 2, 100, 0.01, 0, 0, 0, 0, 0}, true, 0.01 * 198 + 0.99 * 18},
+        /* timed steps done took 1.5 times their schedules: so do those to come */
+        {{20, 100, 1, 0, 0, 0, 2, 4, 6, 9}, true, (3 - 1) + 6},
     };
     for (size_t i = 0; i < sizeof etas / sizeof etas[0]; i++) {
         double left = -1;
@@ -1047,6 +1061,68 @@ static void test_progress(void) {
         char out[32];
         suite_progress_clock(clocks[i].s, out, sizeof out);
         CHECK_STR(out, clocks[i].want);
+    }
+}
+
+/* What the progress line's estimate reads from the plan (issue 29): a closed-loop
+ * step's work in tokens, a timed step's schedule in real seconds (an open-loop
+ * rate's --duration over the time scale per rate and side, a capacity search's
+ * probe one rate of one side, a steady sweep's rounds), never the -d bound. */
+static void test_plan_sizes(void) {
+    static const struct {
+        const char *words;
+        const char *id; /* the step */
+        double weight, sched_s;
+    } cases[] = {
+        {"--region|r|--baseline|a|--candidate|b|--scenarios|decode,rate|--rates|12,24|"
+         "--rate-duration|20|--time-scale|10|--repeats|1|--lengths|16",
+         "decode", 2 * (16 + 32), 0},
+        {"--region|r|--baseline|a|--candidate|b|--scenarios|decode,rate|--rates|12,24|"
+         "--rate-duration|20|--time-scale|10|--repeats|1|--lengths|16",
+         "rate", 0, 2 * 2 * 20 / 10.0},
+        {"--region|r|--baseline|a|--candidate|b|--scenarios|rate|--rates|1000|"
+         "--rate-duration|60|--rate-max-tokens|4000",
+         "rate", 0, 2 * 60},
+        {"--region|r|--baseline|a|--candidate|b|--scenarios|rate|--capacity-search|8:64|"
+         "--slo|ttft:p90:1|--rate-duration|30|--time-scale|5",
+         "rate-search-1", 0, 30 / 5.0},
+        {"--region|r|--baseline|a|--candidate|b|--scenarios|sweep|--levels|2|--mode|steady|"
+         "--duration|15|--batches|3",
+         "sweep-c2", 0, 2 * 3 * 15},
+        {"--region|r|--baseline|a|--candidate|b|--scenarios|sweep|--levels|2|--batches|3|"
+         "--sweep-max-tokens|100",
+         "sweep-c2", 2 * 3 * (100 + 32), 0},
+    };
+    struct suite_plan_tools t = {"wrk", "sm-compare", "/s", NULL, "sm-stream"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct suite_opts o;
+        struct suite_plan p;
+        struct buf err;
+        char *copy;
+        buf_init(&err, 1024);
+        if (parse(cases[i].words, &o, &err, &copy) < 0) {
+            fprintf(stderr, "plan size case %zu: %s\n", i, buf_str(&err));
+            CHECK(!"the options parse");
+        } else if (suite_plan_build(&o, &t, 40, "r", &p) == 0) {
+            bool seen = false;
+            for (size_t k = 0; k < p.n; k++) {
+                if (strcmp(p.steps[k].id, cases[i].id) != 0) continue;
+                seen = true;
+                if (fabs(p.steps[k].weight - cases[i].weight) > 1e-9 ||
+                    fabs(p.steps[k].sched_s - cases[i].sched_s) > 1e-9) {
+                    fprintf(stderr,
+                            "plan size case %zu (%s): weight %g, schedule %g s; want %g, %g\n", i,
+                            cases[i].id, p.steps[k].weight, p.steps[k].sched_s, cases[i].weight,
+                            cases[i].sched_s);
+                    CHECK(!"the step's size");
+                }
+            }
+            CHECK(seen);
+            suite_plan_free(&p);
+        }
+        suite_opts_free(&o);
+        buf_free(&err);
+        free(copy);
     }
 }
 
@@ -1195,6 +1271,7 @@ int main(void) {
     test_manifest();
     test_manifest_not_regular();
     test_progress();
+    test_plan_sizes();
     test_deploy();
     test_rate();
     test_cloudwatch();
