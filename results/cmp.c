@@ -89,6 +89,7 @@ static int cmp_fact_rows(struct cmp *m) {
         cmp_fact_val(&r->b, m->b, (const struct facts_fact *)fb);
         cmp_fact_val(&r->c, m->c, (const struct facts_fact *)fc);
         r->no_ratio = facts[i].no_ratio;
+        r->server_fact = true;
         cmp_set_ratio(r);
     }
     return 0;
@@ -415,12 +416,12 @@ static void cmp_names(struct cmp *m) {
 
 /* Marks every measured value a side's client limited (climit.h) with why: an
  * open-loop rate's rows are ocmp's (each rate judged on its own sends); the
- * quiz's scores and the weights are not the client's timing. */
+ * quiz's scores and the server's facts (weights, KV cache, load time, read from
+ * its start-up log) are not the client's timing. */
 static void cmp_mark_client(struct cmp *m) {
     for (size_t i = 0; i < m->nrows; i++) {
         struct cmp_row *r = &m->rows[i];
-        if (r->group == CMP_KIND || strncmp(r->name, "quality", 7) == 0 ||
-            strncmp(r->name, "weights", 7) == 0 ||
+        if (r->group == CMP_KIND || r->server_fact || strncmp(r->name, "quality", 7) == 0 ||
             (r->group == CMP_OPEN && strncmp(r->name, "rate_", 5) == 0))
             continue;
         for (int k = 0; k < 2; k++) {

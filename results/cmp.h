@@ -47,6 +47,7 @@ struct cmp_row {
     enum cmp_group group;
     struct side_val b, c, ratio;
     bool no_ratio;                    /* the reference gives no ratio for this row */
+    bool server_fact;                 /* from the server's start-up log: never client-limited */
     int decimals;                     /* rounding of the values in text; -1: as read */
     int load_c;                       /* a load_cN_tokens_per_second row's N; 0 for others */
     long b_total, c_total;            /* > 0: the values count out of these (answered) */

@@ -488,7 +488,7 @@ def test_busy_poll():
     """With and without --busy-poll: the same reply, never before its 0.3 s of model time;
     the idle timeout closes a connection, never before 1 s; the busy emulator never waits
     for an event (its voluntary context switches stay put while it serves a call and
-    waits out the idle timeout; the other one sleeps for each of its 12 timers at least);
+    waits out the idle timeout; the other one sleeps, at least through the idle second);
     SIGINT stops it with exit 0. Counts, not a CPU share: two CPU hogs beside it take
     the busy poller's CPU but never make it sleep."""
     args = ["--endpoint", "ep=instant", "--set", "ep.overhead_s=0.2", "--set", "ep.step_ms=1:10",
@@ -510,8 +510,9 @@ def test_busy_poll():
             check(out.startswith(b"HTTP/1.1 200 ") and 0.99 <= idle,
                   "busy %s: the 1 s idle timeout closed after %.3f s" % (busy, idle))
             waits = voluntary_switches(emu.proc.pid) - waits0
-            # the overhead's timer, 10 steps' and the idle timeout's: each one a sleep
-            check(waits == 0 if busy else waits >= 12,
+            # the sleeping one sleeps at least for the idle timeout (a second with nothing to
+            # do); not once per timer, since on a busy host a timer may be due on waking
+            check(waits == 0 if busy else waits >= 1,
                   "busy %s: the emulator waited for events %d times" % (busy, waits))
             emu.proc.send_signal(signal.SIGINT)
             try:

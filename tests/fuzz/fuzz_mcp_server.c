@@ -23,6 +23,12 @@ static int wipe(const cJSON *args, struct mcp_call *call, void *user) {
     return mcp_tool_text(call, "wiped %s", cJSON_GetObjectItem(args, "name")->valuestring);
 }
 
+/* What wipe would do, without "confirm": true. */
+static int wipe_preview(const cJSON *args, struct mcp_call *call, void *user) {
+    (void)user;
+    return mcp_tool_text(call, "wipe %s", cJSON_GetObjectItem(args, "name")->valuestring);
+}
+
 static int slow(const cJSON *args, struct mcp_call *call, void *user) {
     (void)args, (void)user;
     for (int i = 1; i <= 3; i++) {
@@ -40,6 +46,7 @@ static const struct mcp_tool t_wipe = {
                     "\"confirm\":{\"type\":\"boolean\"}},\"required\":[\"name\"],"
                     "\"additionalProperties\":false}",
     .call = wipe,
+    .preview = wipe_preview,
 };
 static const struct mcp_tool t_slow = {
     .name = "slow",

@@ -539,6 +539,17 @@ def check_climit(out, _):
            "server: qat: client CPU 97% (round 0))" in v, "verdict %r" % v)
 
 
+def check_climit_facts(out, _):
+    """The server's facts (its start-up log) are never the client's: not marked, even on
+    a side whose client was limited."""
+    doc = as_json(out)
+    fig = doc["client_limited"]["figures"]
+    for name in ("weights_gib", "kv_cache_tokens", "load_seconds"):
+        expect(name not in fig, "%s marked client-limited: %r" % (name, fig.get(name)))
+    expect("decode_tokens_per_second" in fig, "the measured figures are still marked")
+    expect(doc["rows"]["kv_cache_tokens"][2] is not None, "qat's facts read: %r" % doc["rows"])
+
+
 def check_climit_text(out, _):
     text = out.decode()
     for want in ("[client-limited]", "Client-limited figures",
@@ -773,6 +784,9 @@ CASES = [
      check_climit_text),
     ("client_limited_json_names_why_and_itl_unresolved", ["-f", "json"] + CLIMIT, 0, "", [],
      check_climit),
+    ("client_limited_never_marks_the_servers_facts",
+     ["-f", "json", "--facts-baseline", "native/bf16/vllm-bf16.log", "--facts-candidate",
+      "native/qat/vllm-qat.log"] + CLIMIT, 0, "", [], check_climit_facts),
     ("client_limited_markdown", ["-f", "markdown"] + CLIMIT, 0, "", ["climit.md"], check_climit_md),
     ("client_limited_csv_note", ["-f", "csv"] + CLIMIT, 0, "", ["climit.csv"], check_climit_csv),
     ("open_loop_curve_and_capacity_text", OPEN, 0, "", ["open.txt"], check_open_text),

@@ -83,10 +83,12 @@ def check_stopped(e):
 
 
 def table_rows(text):
-    """measurement -> the cells of its first row whose cells are plain values."""
+    """measurement -> the cells of its first row whose cells are plain values (a value's
+    [client-limited] mark left out: whether the host let the client keep up is not the
+    table's arithmetic)."""
     rows = {}
     for line in text.splitlines():
-        cols = re.split(r"\s{2,}", line.strip())
+        cols = re.split(r"\s{2,}", line.replace(" [client-limited]", "").strip())
         if len(cols) < 3 or not re.fullmatch(r"[a-z][a-z0-9_]+", cols[0]) or cols[0] in rows:
             continue
         if all(re.fullmatch(r"-?[0-9][0-9.,]*x?|[0-9]+/[0-9]+|None|[\w-]+", c) for c in cols[1:]):
@@ -317,9 +319,13 @@ def case_table():
     check(f"both sides ran {DEMO_SCALE} times faster than real" in p.stdout,
           "the table's time-scale note")
     # decode and the sweep streamed: both profiles' TTFT and ITL, ITL at c1 the decode rate's
-    m = re.search(r"^itl_c1_p50_seconds\s+([\d.]+)\s+([\d.]+)\s", p.stdout, re.M)
+    # (a side whose chunks this host read in bursts has no ITL, and the report says why)
+    m = re.search(r"^itl_c1_p50_seconds\s+([\d.]+|n/a)(?: \[client-limited\])?\s+"
+                  r"([\d.]+|n/a)(?: \[client-limited\])?\s", p.stdout, re.M)
     check(m and "ttft_c16_p50_seconds" in p.stdout, "no streaming table:\n" + p.stdout)
-    check(m and float(m[1]) > 0 and float(m[2]) > 0, "ITL at c1:\n" + p.stdout)
+    for k in (1, 2) if m else ():
+        check(float(m[k]) > 0 if m[k] != "n/a" else "ITL not resolved" in p.stdout,
+              "ITL at c1:\n" + p.stdout)
     check_records(run, 0)
     check(re.search(r"At p90 TTFT <= 1 s\s+with at most 1% failed, qat serves", p.stdout),
           "no capacity in the verdict:\n" + p.stdout)
