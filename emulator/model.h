@@ -56,6 +56,8 @@ struct model_profile {
     double stream_stall_s;             /* the pause of the stream_stall fault */
     unsigned long prefix_cache_tokens; /* the prefix cache's capacity (pcache.h); 0: none */
     double session_ttl_s; /* stateful sessions' lifetime (sess.h); 0: sessions not enabled */
+    unsigned long reasoning_tokens; /* vLLM chat: thinking tokens before the answer (0: none) */
+    char reasoning_field[24];       /* their delta's field: "reasoning" or "reasoning_content" */
 };
 
 /* A set of named profiles (from --profile-file) searched before the built-ins. */

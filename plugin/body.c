@@ -63,6 +63,11 @@ static bool body_vllm_fields(cJSON *root, const struct body_params *p) {
         return false;
     if (p->has_seed && !body_add_number(root, "seed", (double)p->seed)) return false;
     if (p->stream && !body_stream_fields(root, true)) return false;
+    if (p->thinking != BODY_THINKING_DEFAULT) { /* before extra: its own kwargs win */
+        cJSON *kw = cJSON_AddObjectToObject(root, "chat_template_kwargs");
+        if (!kw || !cJSON_AddBoolToObject(kw, "enable_thinking", p->thinking == BODY_THINKING_ON))
+            return false;
+    }
     return !p->extra || body_merge(root, p->extra);
 }
 
@@ -133,6 +138,8 @@ static const char *body_unsupported(enum body_format f, const struct body_params
     if (f != BODY_VLLM_CHAT && p->messages) return "messages (a conversation needs vllm-chat)";
     if (f == BODY_TGI && p->ignore_eos) return "ignore_eos";
     if ((f == BODY_TGI || f == BODY_LMI) && p->min_tokens >= 0) return "min_tokens";
+    if (f != BODY_VLLM_CHAT && p->thinking != BODY_THINKING_DEFAULT)
+        return "thinking (a chat template's: vllm-chat)";
     return NULL;
 }
 

@@ -33,6 +33,12 @@ enum body_error {
     BODY_ERR_UNSUPPORTED = -3, /* the format cannot carry a field that was asked for */
 };
 
+enum body_thinking {
+    BODY_THINKING_DEFAULT = 0, /* not sent: the model's template decides */
+    BODY_THINKING_ON,
+    BODY_THINKING_OFF,
+};
+
 struct body_params {
     const char *prompt;    /* the user message, prompt or inputs; raw: the whole body */
     const cJSON *messages; /* vllm-chat: a conversation ([{"role", "content"}, ...]) sent
@@ -44,10 +50,12 @@ struct body_params {
     long min_tokens; /* < 0: not sent */
     bool has_seed;
     long seed;
-    const cJSON *extra; /* NULL or an object; its fields are added last and win
-                           (tgi, lmi: inside "parameters") */
-    bool stream;        /* ask for a streamed reply: vLLM "stream" with usage in its last
-                           chunk (stream_options.include_usage), TGI and LMI "stream" */
+    const cJSON *extra;          /* NULL or an object; its fields are added last and win
+                                    (tgi, lmi: inside "parameters") */
+    bool stream;                 /* ask for a streamed reply: vLLM "stream" with usage in its last
+                                    chunk (stream_options.include_usage), TGI and LMI "stream" */
+    enum body_thinking thinking; /* vllm-chat: "chat_template_kwargs":{"enable_thinking":B}
+                                    (a thinking model's chat template: Qwen3, Gemma 4, ...) */
 };
 
 /* Parses "vllm-chat", "vllm-completions", "tgi", "lmi" or "raw"; returns 0 or BODY_ERR_INPUT. */

@@ -171,6 +171,7 @@ int call_finish(const struct call *c, const struct call_reply *in, struct call_r
     *rec = s->fixed;
     rec->prompt_tokens = r->prompt_tokens;
     rec->completion_tokens = r->completion_tokens;
+    rec->reasoning_tokens = in->stream ? in->stream->reasoning_tokens : r->reasoning_tokens;
     rec->finish_reason = r->finish_reason;
     rec->status = in->status;
     rec->ok = r->error_code == NULL;
@@ -187,6 +188,7 @@ int call_finish(const struct call *c, const struct call_reply *in, struct call_r
     if (in->stream) {
         rec->t_headers_us = in->stream->t_headers_us > 0 ? in->stream->t_headers_us : in->t_end_us;
         rec->t_first_token_us = in->stream->t_first_us;
+        rec->t_first_output_us = in->stream->t_first_output_us;
         rec->chunk_gaps_us = in->stream->gaps_us;
         rec->chunk_tokens = in->stream->tokens;
         rec->n_chunks = in->stream->n_chunks;

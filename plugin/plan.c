@@ -42,6 +42,7 @@ struct plan {
     char *strings[7]; /* the copies plan_request points to */
     struct plan_request rq;
     enum body_format format;
+    enum body_thinking thinking;
     cJSON *extra;
     struct plan_side *sides;
     size_t n_sides;
@@ -64,6 +65,14 @@ static char *plan_dup(const char *s, bool *ok) {
     return d;
 }
 
+/* A thinking model's switch as body.h takes it. */
+static enum body_thinking plan_thinking(const char *s) {
+    return !s                      ? BODY_THINKING_DEFAULT
+           : strcmp(s, "on") == 0  ? BODY_THINKING_ON
+           : strcmp(s, "off") == 0 ? BODY_THINKING_OFF
+                                   : BODY_THINKING_DEFAULT;
+}
+
 static int plan_copy_request(struct plan *p, const struct plan_request *rq, struct buf *err) {
     bool ok = true;
     p->rq = *rq;
@@ -76,7 +85,13 @@ static int plan_copy_request(struct plan *p, const struct plan_request *rq, stru
     p->rq.bearer = p->strings[6] = plan_dup(rq->bearer, &ok);
     p->rq.format = NULL;
     p->rq.extra = NULL;
+    p->rq.thinking = NULL;
     if (!ok) return PLAN_ERR_NOMEM;
+    if (rq->thinking && strcmp(rq->thinking, "on") != 0 && strcmp(rq->thinking, "off") != 0 &&
+        strcmp(rq->thinking, "default") != 0)
+        return buf_fail(err, PLAN_ERR_INPUT, "thinking must be on, off or default, not '%.40s'",
+                        rq->thinking);
+    p->thinking = plan_thinking(rq->thinking);
     if (!rq->host || !rq->region || !rq->service)
         return buf_fail(err, PLAN_ERR_INPUT, "a request needs a host, a region and a service");
     if (body_format_parse(rq->format ? rq->format : "", &p->format))
@@ -215,6 +230,7 @@ static int plan_body(struct plan *p, const struct plan_item *item, struct buf *e
         .seed = p->rq.seed,
         .extra = p->extra,
         .stream = p->rq.route != PLAN_ROUTE_INVOKE,
+        .thinking = p->thinking,
     };
     buf_reset(&p->body);
     if (!bp.prompt && !bp.messages) return buf_fail(err, PLAN_ERR_INPUT, "an item has no prompt");
@@ -427,6 +443,7 @@ int plan_conv_request(const struct plan *p, const struct plan_entry *e, enum con
         .seed = p->rq.seed,
         .extra = p->extra,
         .stream = p->rq.route != PLAN_ROUTE_INVOKE,
+        .thinking = p->thinking,
     };
     struct buf body;
     buf_init(&body, BUF_NO_CAP);

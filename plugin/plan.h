@@ -56,6 +56,8 @@ struct plan_request {
     long seed;
     const char *custom_attributes; /* NULL: no X-Amzn-SageMaker-Custom-Attributes */
     const char *bearer;            /* the OpenAI route: Authorization: Bearer, not SigV4 */
+    const char *thinking; /* "on", "off" (vllm-chat's chat_template_kwargs.enable_thinking),
+                           * or NULL / "default": not sent */
 };
 
 /* A side of the run: an endpoint (with a variant or inference component); its

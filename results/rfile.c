@@ -281,6 +281,7 @@ enum {
     RFILE_HAVE_CTOKS = 128,
     RFILE_HAVE_HEADERS = 256,
     RFILE_HAVE_STREAM = 496, /* any of them */
+    RFILE_HAVE_OUTPUT = 512, /* t_first_output_us (a thinking model's record) */
 };
 
 /* The value of a member that sets a bit: bit, or -1 when it failed. */
@@ -346,9 +347,12 @@ static int rfile_member(struct rfile_ctx *c, const struct jstr *k, struct rfile_
     case 16:
         if (RFILE_IS("t_first_token_us"))
             return rfile_bit(rfile_time_or_null(c, &r->t_first_us), RFILE_HAVE_FIRST);
+        if (RFILE_IS(RFMT_REC_REASONING)) return rfile_int32(c, &r->reasoning_tokens);
         break;
     case 17:
         if (RFILE_IS("completion_tokens")) return rfile_int32(c, &r->completion_tokens);
+        if (RFILE_IS(RFMT_REC_FIRST_OUTPUT))
+            return rfile_bit(rfile_time_or_null(c, &r->t_first_output_us), RFILE_HAVE_OUTPUT);
         break;
     }
 #undef RFILE_IS
@@ -412,6 +416,18 @@ static bool rfile_stream_bad(const struct rfile_ctx *c, const struct rfile_rec *
              (r->t_first_us < r->t_start_us || r->t_first_us > r->t_end_us))
         snprintf(out, cap, "t_first_token_us is %s",
                  r->t_first_us < r->t_start_us ? "before t_start_us" : "after t_end_us");
+    else if (r->t_first_output_us != RFILE_NONE &&
+             (r->t_first_us == RFILE_NONE || r->t_first_output_us < r->t_first_us ||
+              r->t_first_output_us > r->t_end_us))
+        snprintf(out, cap, RFMT_REC_FIRST_OUTPUT " is %s",
+                 r->t_first_us == RFILE_NONE            ? "set but t_first_token_us is null"
+                 : r->t_first_output_us < r->t_first_us ? "before t_first_token_us"
+                                                        : "after t_end_us");
+    else if (r->reasoning_tokens < 0 ||
+             (r->reasoning_tokens > 0 && r->completion_tokens != RFILE_NONE &&
+              r->reasoning_tokens > r->completion_tokens))
+        snprintf(out, cap, RFMT_REC_REASONING " is %s",
+                 r->reasoning_tokens < 0 ? "negative" : "more than completion_tokens");
     else if (r->t_headers_us != RFILE_NONE &&
              (r->t_headers_us < r->t_start_us || r->t_headers_us > r->t_end_us))
         snprintf(out, cap, "t_headers_us is %s",
@@ -439,6 +455,7 @@ static int rfile_record(struct rfile_ctx *c) {
                           .t_headers_us = RFILE_NONE,
                           .server_us = RFILE_NONE,
                           .t_first_us = RFILE_NONE,
+                          .t_first_output_us = RFILE_NONE,
                           .ctoks = RFILE_NO_CTOKS};
     struct jstr key;
     size_t count = 0;
@@ -461,6 +478,9 @@ static int rfile_record(struct rfile_ctx *c) {
                                      "before its intended start)");
     char why[160];
     r.stream = (have & RFILE_HAVE_STREAM) != 0;
+    if (!(have & RFILE_HAVE_OUTPUT)) r.t_first_output_us = r.t_first_us;
+    if ((have & RFILE_HAVE_OUTPUT) && !r.stream)
+        return rfile_record_error(c, RFMT_REC_FIRST_OUTPUT " without t_first_token_us");
     if (r.stream && rfile_stream_bad(c, &r, have, why, sizeof why))
         return rfile_record_error(c, why);
     if (!(have & RFILE_HAVE_CTOKS)) r.ctoks = RFILE_NO_CTOKS;
