@@ -49,6 +49,7 @@
 #define RFMT_REC_SERVER_US    "server_us" /* a record's emulator service time, model microseconds */
 #define RFMT_REC_REASONING    "reasoning_tokens"  /* a record's reasoning (thinking) tokens */
 #define RFMT_REC_FIRST_OUTPUT "t_first_output_us" /* a streamed record's first answer chunk */
+#define RFMT_REC_ITL_UNIT     "itl_unit"          /* a streamed record's ITL: "token" or "chunk" */
 
 #define RFMT_CLIENT_ROUNDS "client_rounds" /* added at the end: how the client fared, per round */
 

@@ -148,7 +148,9 @@ static bool cont_stream_options(const cJSON *obj, struct cont_request *r) {
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(obj, "stream_options");
     if (!o || cJSON_IsNull(o)) return true;
     r->stream_options = true;
-    return cJSON_IsObject(o) && cont_bool(o, "include_usage", &r->include_usage) != CONT_FIELD_BAD;
+    return cJSON_IsObject(o) &&
+           cont_bool(o, "include_usage", &r->include_usage) != CONT_FIELD_BAD &&
+           cont_bool(o, "continuous_usage_stats", &r->continuous_usage) != CONT_FIELD_BAD;
 }
 
 /* The sampling fields every kind shares; false when a field has the wrong type. */
@@ -246,6 +248,11 @@ static int cont_check_vllm(const struct model_profile *p, struct cont_request *r
     if (r->stream_options && !r->stream)
         return CONT_REJECT(status, err, 400,
                            "Stream options can only be defined when `stream=True`.");
+    if (r->continuous_usage && strcmp(p->continuous_usage, "reject") == 0)
+        return CONT_REJECT(status, err, 400,
+                           "[{'type': 'extra_forbidden', 'loc': ('body', 'stream_options', "
+                           "'continuous_usage_stats'), 'msg': 'Extra inputs are not permitted', "
+                           "'input': True}]");
     if (r->max_tokens != CONT_NOT_GIVEN && r->max_tokens < 1)
         return CONT_REJECT(status, err, 400, "max_tokens must be at least 1, got %ld.",
                            r->max_tokens);

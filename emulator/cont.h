@@ -28,13 +28,14 @@ struct cont_request {
     long max_tokens; /* CONT_NOT_GIVEN when the body has none */
     long min_tokens;
     bool ignore_eos;
-    bool details;        /* TGI/LMI: "details": true */
-    bool stream;         /* "stream": true: the container streams its reply (cstream.h) */
-    bool include_usage;  /* vLLM: "stream_options": {"include_usage": true} */
-    bool stream_options; /* vLLM: the body gave stream_options */
-    int thinking;        /* vLLM chat: chat_template_kwargs.enable_thinking; -1: not given */
-    struct pfx *pfx;     /* set by the caller before parsing: gets the prompt's tokens (the
-                            prefix cache's blocks); NULL: none. Not owned */
+    bool details;          /* TGI/LMI: "details": true */
+    bool stream;           /* "stream": true: the container streams its reply (cstream.h) */
+    bool include_usage;    /* vLLM: "stream_options": {"include_usage": true} */
+    bool stream_options;   /* vLLM: the body gave stream_options */
+    bool continuous_usage; /* vLLM: stream_options.continuous_usage_stats: usage in every chunk */
+    int thinking;          /* vLLM chat: chat_template_kwargs.enable_thinking; -1: not given */
+    struct pfx *pfx;       /* set by the caller before parsing: gets the prompt's tokens (the
+                              prefix cache's blocks); NULL: none. Not owned */
 };
 
 struct cont_answer {

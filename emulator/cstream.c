@@ -70,12 +70,23 @@ static int cstream_vllm_head(const struct cstream *c, struct buf *out) {
     return rc ? rc : buf_adds(out, ",\"choices\":[");
 }
 
+/* With continuous_usage_stats, a chunk's running usage: its completion tokens so far. */
+static int cstream_running_usage(const struct cstream *c, size_t done, struct buf *out) {
+    size_t p = c->req->prompt_tokens;
+    if (!c->req->continuous_usage) return 0;
+    return buf_addf(
+        out, ",\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu,\"completion_tokens\":%zu}", p,
+        p + done, done);
+}
+
 static int cstream_vllm_role(const struct cstream *c, struct buf *out) {
     int rc = cstream_vllm_head(c, out);
-    return rc ? rc
-              : buf_adds(out, "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
-                              "\"logprobs\":null,\"finish_reason\":null}],"
-                              "\"prompt_token_ids\":null}\n\n");
+    if (!rc)
+        rc = buf_adds(out, "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+                           "\"logprobs\":null,\"finish_reason\":null}],"
+                           "\"prompt_token_ids\":null");
+    if (!rc) rc = cstream_running_usage(c, 0, out);
+    return rc ? rc : buf_adds(out, "}\n\n");
 }
 
 static int cstream_vllm_token(const struct cstream *c, const struct cstream_token *t,
@@ -95,7 +106,10 @@ static int cstream_vllm_token(const struct cstream *c, const struct cstream_toke
     if (!rc && (t->last || !chat)) rc = buf_adds(out, ",\"stop_reason\":null");
     if (!rc && !chat) rc = buf_adds(out, ",\"prompt_token_ids\":null");
     if (!rc) rc = buf_adds(out, ",\"token_ids\":null}]");
-    if (!rc && !chat) rc = buf_adds(out, ",\"usage\":null");
+    if (!rc && c->req->continuous_usage)
+        rc = cstream_running_usage(c, c->done + 1, out);
+    else if (!rc && !chat)
+        rc = buf_adds(out, ",\"usage\":null");
     return rc ? rc : buf_adds(out, "}\n\n");
 }
 

@@ -80,6 +80,9 @@ static const struct model_param model_params[] = {
     MODEL_PARAM("reasoning_field", MODEL_T_STR, reasoning_field,
                 "the streamed delta's reasoning field: reasoning (vLLM's current) or "
                 "reasoning_content (older vLLM)"),
+    MODEL_PARAM("continuous_usage_stats", MODEL_T_STR, continuous_usage,
+                "vLLM: stream_options.continuous_usage_stats (the running usage in every chunk): "
+                "accept, or reject (400, as a vLLM older than the option)"),
     MODEL_PARAM("session_ttl_s", MODEL_T_SECONDS, session_ttl_s,
                 "lifetime of a stateful session, seconds (0: the container has sessions off)"),
 };
@@ -158,6 +161,7 @@ static void model_defaults(struct model_profile *p, const char *name) {
     p->stream_stall_s = 5;
     p->session_ttl_s = 1200;
     snprintf(p->reasoning_field, sizeof p->reasoning_field, "reasoning");
+    snprintf(p->continuous_usage, sizeof p->continuous_usage, "accept");
 }
 
 int model_builtin(const char *name, struct model_profile *p) {
@@ -282,6 +286,9 @@ static int model_set_param(struct model_profile *p, const struct model_param *mp
         if (strlen(value) >= mp->size) return MODEL_ERR_INVALID;
         if (field == p->reasoning_field && strcmp(value, "reasoning") != 0 &&
             strcmp(value, "reasoning_content") != 0)
+            return MODEL_ERR_INVALID;
+        if (field == p->continuous_usage && strcmp(value, "accept") != 0 &&
+            strcmp(value, "reject") != 0)
             return MODEL_ERR_INVALID;
         memcpy(field, value, strlen(value) + 1);
         return MODEL_OK;

@@ -1,6 +1,8 @@
 /* body: request bodies for the containers SageMaker hosts.
  *
  *   vllm-chat         {"messages":[{"role":"user","content":P}],"max_tokens":N,...}
+ *                     (streamed: "stream":true,"stream_options":{"include_usage":true,
+ *                     "continuous_usage_stats":true}, the latter unless plain_usage)
  *                     (or the messages of a conversation given whole)
  *   vllm-completions  {"prompt":P,"max_tokens":N,...}
  *   tgi               {"inputs":P,"parameters":{"max_new_tokens":N,"details":true,...}}
@@ -50,10 +52,12 @@ struct body_params {
     long min_tokens; /* < 0: not sent */
     bool has_seed;
     long seed;
-    const cJSON *extra;          /* NULL or an object; its fields are added last and win
-                                    (tgi, lmi: inside "parameters") */
-    bool stream;                 /* ask for a streamed reply: vLLM "stream" with usage in its last
-                                    chunk (stream_options.include_usage), TGI and LMI "stream" */
+    const cJSON *extra; /* NULL or an object; its fields are added last and win
+                           (tgi, lmi: inside "parameters") */
+    bool stream;        /* ask for a streamed reply: vLLM "stream" with usage in its last
+                           chunk (stream_options.include_usage), TGI and LMI "stream" */
+    bool plain_usage;   /* vLLM stream: no stream_options.continuous_usage_stats (a container
+                           that refuses it) */
     enum body_thinking thinking; /* vllm-chat: "chat_template_kwargs":{"enable_thinking":B}
                                     (a thinking model's chat template: Qwen3, Gemma 4, ...) */
 };

@@ -60,6 +60,7 @@ struct call_stream {
     long long t_headers_us;      /* when the headers came, on the run's clock */
     long long t_first_us;        /* when the first chunk with content or reasoning came; 0: none */
     long long t_first_output_us; /* when the first chunk with content (answer) came; 0: none */
+    bool itl_per_token;          /* every chunk's tokens were said (else ITL is per chunk) */
     long reasoning_tokens;       /* the usage's reasoning tokens, else the reasoning chunks'
                                   * tokens (0: none came) */
     const uint32_t *gaps_us;     /* between chunks with content or reasoning: n_chunks - 1 */
@@ -102,6 +103,7 @@ struct call_result {
     bool skewed;           /* the server refused the signing time and said its own */
     long long skew_offset; /* then: server time minus local time, seconds */
     bool retry;            /* send again, signed with the offset (skewed, not yet retried) */
+    bool plain_usage;      /* retry because the container refused continuous_usage_stats */
     char message[96];      /* the token check's message */
 };
 

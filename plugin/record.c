@@ -212,6 +212,10 @@ static char *rec_stream(char *p, const struct rec_record *rec) {
         p = jsonw_put_int(p, rec->chunk_gaps_us[i]);
     }
     *p++ = ']';
+    if (rec->n_chunks > 1 && rec->itl_per_token)
+        p = JSONW_PUT(p, ",\"" RFMT_REC_ITL_UNIT "\":\"token\"");
+    else if (rec->n_chunks > 1)
+        p = JSONW_PUT(p, ",\"" RFMT_REC_ITL_UNIT "\":\"chunk\"");
     if (!rec->chunk_tokens) return p;
     p = JSONW_PUT(p, ",\"chunk_tokens\":[");
     for (size_t i = 0; i < rec->n_chunks; i++) {

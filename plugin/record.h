@@ -68,7 +68,8 @@ struct rec_record {
     const uint32_t *chunk_gaps_us;
     const uint16_t *chunk_tokens;
     size_t n_chunks;
-    size_t n_received; /* chunks that came, written as chunks_received when more than n_chunks */
+    size_t n_received;  /* chunks that came, written as chunks_received when more than n_chunks */
+    bool itl_per_token; /* written as itl_unit "token" (every chunk's tokens known) or "chunk" */
     /* Not NULL: the fields from endpoint to max_tokens as rec_fixed_json wrote
      * them, written in their place (a call's records share them). */
     const char *fixed_json;

@@ -289,6 +289,20 @@ static int rfile_bit(int rc, int bit) {
     return rc < 0 ? -1 : bit;
 }
 
+/* itl_unit: "token" or "chunk". */
+static int rfile_itl_unit(struct rfile_ctx *c, int8_t *out) {
+    struct jstr s;
+    if (jscan_peek(&c->s) != '"' || jscan_string(&c->s, &s) < 0)
+        return jscan_fail(&c->s, "itl_unit is not \"token\" or \"chunk\"");
+    if (s.n == 5 && !s.escaped && memcmp(s.s, "token", 5) == 0)
+        *out = RFILE_ITL_TOKEN;
+    else if (s.n == 5 && !s.escaped && memcmp(s.s, "chunk", 5) == 0)
+        *out = RFILE_ITL_CHUNK;
+    else
+        return jscan_fail(&c->s, "itl_unit is not \"token\" or \"chunk\"");
+    return 0;
+}
+
 /* Reads the value of one record member; returns the RFILE_HAVE_* bit it sets, or -1. */
 static int rfile_member(struct rfile_ctx *c, const struct jstr *k, struct rfile_rec *r) {
     c->field = NULL;
@@ -324,6 +338,7 @@ static int rfile_member(struct rfile_ctx *c, const struct jstr *k, struct rfile_
         break;
     case 8:
         if (RFILE_IS("question")) return rfile_id(c, &r->question);
+        if (RFILE_IS(RFMT_REC_ITL_UNIT)) return rfile_itl_unit(c, &r->itl_unit);
         if (RFILE_IS("t_end_us")) return rfile_time(c, &r->t_end_us) < 0 ? -1 : RFILE_HAVE_END;
         break;
     case 9:

@@ -97,6 +97,11 @@ static int scmp_metric(struct cmp *m, const struct scmp_meas *me, enum stream_me
 static int scmp_measurement(struct cmp *m, struct scmp_meas *me, bool decode) {
     if (!me->streamed[0] && !me->streamed[1]) return 0;
     if (me->x[0] && me->x[1] && me->streamed[0] != me->streamed[1]) m->stream_mixed = true;
+    for (int k = 0; k < 2; k++) {
+        if (!me->x[k]) continue;
+        m->itl_token[k] += me->x[k]->itl_token;
+        m->itl_chunk[k] += me->x[k]->itl_chunk;
+    }
     /* a thinking model's answer-only figures, when either side reasoned */
     bool reasoned = (me->x[0] && me->x[0]->reasoned) || (me->x[1] && me->x[1]->reasoned);
     for (int k = 0; k < (reasoned ? STREAM_ALL_METRICS : STREAM_METRICS); k++) {

@@ -46,6 +46,8 @@ static int stream_itl(struct stream_meas *m, const struct rfile *rf, const struc
         at += us;
     }
     m->s[STREAM_ITL].requests += r->chunks > 1;
+    m->itl_token += r->chunks > 1 && r->itl_unit == RFILE_ITL_TOKEN;
+    m->itl_chunk += r->chunks > 1 && r->itl_unit == RFILE_ITL_CHUNK;
     if (r->chunks > 1) {
         m->gaps += (uint64_t)r->chunks - 1;
         m->burst += climit_bursts(rf->gaps + r->gaps, (size_t)r->chunks - 1);
@@ -104,6 +106,8 @@ int stream_merge(struct stream_meas *into, const struct stream_meas *from) {
     }
     into->clusters += from->clusters;
     into->reasoned += from->reasoned;
+    into->itl_token += from->itl_token;
+    into->itl_chunk += from->itl_chunk;
     into->unstreamed += from->unstreamed;
     into->gaps += from->gaps;
     into->burst += from->burst;

@@ -64,7 +64,8 @@ struct stream_sample {
 
 struct stream_meas {
     struct stream_sample s[STREAM_ALL_METRICS];
-    size_t reasoned;      /* streamed requests that reasoned before they answered */
+    size_t reasoned;             /* streamed requests that reasoned before they answered */
+    size_t itl_token, itl_chunk; /* streamed requests whose ITL was per token / per chunk */
     uint32_t clusters;    /* before stream_finish: one past the largest id; after: how many */
     size_t unstreamed;    /* successful requests of a streamed file without stream fields */
     uint64_t gaps, burst; /* ITL's gaps, and those below the read resolution (climit.h) */

@@ -184,6 +184,41 @@ def case_thinking_refused():
               "%s: exit %d %r" % (extra, p.returncode, p.stderr))
 
 
+def case_itl_per_token(api):
+    """By default the vLLM body asks stream_options.continuous_usage_stats, the emulator
+    sends the running usage in every chunk, each record's ITL is per token and
+    sm-compare says so; a container that refuses it (400 naming the field) is asked once:
+    that request is sent again without it, every later one goes without it, the records
+    and sm-compare say per chunk."""
+    out, res, logged = decode_run(api)
+    check(all(r["itl_unit"] == "token" for r in records(res)), str(records(res)))
+    doc, p = compare(out, res)
+    check(doc["streaming_seconds"].get("itl_unit") == {"baseline": "token",
+                                                       "candidate": "token"}, str(doc))
+    text = subprocess.run([os.environ["SM_COMPARE"], os.path.join(out, "a.json"),
+                           os.path.join(out, "b.json")], capture_output=True, text=True,
+                          env=env(), timeout=60).stdout
+    check("ITL unit: per token on a, per token on b" in " ".join(text.split()), text)
+
+    out, res, logged = decode_run(api, sets=("continuous_usage_stats=reject",))
+    recs = records(res)
+    refused = [r for r in recs if not r["ok"]]
+    check(len(refused) == 1 and refused[0]["status"] in (400, 424)
+          and "continuous_usage_stats" in (refused[0]["error"] or {}).get("message", ""),
+          "one refusal recorded: %s" % refused)
+    good = [r for r in recs if r["ok"]]
+    check(len(good) == 2 * 2 * len(LENGTHS), "every item answered once: %d" % len(good))
+    for r in good:
+        check_record(r)
+        check(r["itl_unit"] == "chunk", str(r))
+    statuses = [e["status"] for e in logged]
+    check(statuses.count(200) == len(good) and len(statuses) == len(good) + 1,
+          "the container was asked once with the field: %s" % statuses)
+    doc, p = compare(out, res)
+    check(doc["streaming_seconds"].get("itl_unit") == {"baseline": "chunk",
+                                                       "candidate": "chunk"}, str(doc))
+
+
 def main():
     case = sys.argv[1]
     CASES[case]()
@@ -192,7 +227,9 @@ def main():
 
 CASES = {"plan_stream": lambda: case_plan("stream"), "plan_openai": lambda: case_plan("openai"),
          "thinking_off": case_thinking_off, "older_field": case_older_field,
-         "thinking_refused": case_thinking_refused}
+         "thinking_refused": case_thinking_refused,
+         "itl_per_token_stream": lambda: case_itl_per_token("stream"),
+         "itl_per_token_openai": lambda: case_itl_per_token("openai")}
 
 if __name__ == "__main__":
     main()
