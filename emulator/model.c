@@ -77,9 +77,7 @@ static const struct model_param model_params[] = {
     MODEL_PARAM("reasoning_tokens", MODEL_T_ULONG, reasoning_tokens,
                 "vLLM chat: a thinking model's reasoning tokens before its answer (0: none; at "
                 "most 100000; a body's chat_template_kwargs.enable_thinking=false: none)"),
-    MODEL_PARAM("reasoning_field", MODEL_T_STR, reasoning_field,
-                "the streamed delta's reasoning field: reasoning (vLLM's current) or "
-                "reasoning_content (older vLLM)"),
+    MODEL_PARAM("reasoning_field", MODEL_T_STR, reasoning_field, "reasoning or reasoning_content"),
     MODEL_PARAM("continuous_usage_stats", MODEL_T_STR, continuous_usage,
                 "vLLM: stream_options.continuous_usage_stats (the running usage in every chunk): "
                 "accept, or reject (400, as a vLLM older than the option)"),

@@ -5,13 +5,12 @@ token of either kind (TTFT), the first answer token (t_first_output_us) and the
 reasoning tokens, on both routes; sm-compare's TTFT, TTFOT, TPOT and ITL (all
 tokens and answer-only) are the record's own times. --thinking off turns the
 reasoning off (chat_template_kwargs.enable_thinking), the older vLLM field
-reasoning_content is read as reasoning, and wrk (whole replies) counts the
-answer's tokens and scores only the answer. Token counts are asserted exactly
+reasoning_content is read as reasoning, and per-token ITL is asked for (with its
+fallback for a container that refuses it). Token counts are asserted exactly
 against the emulator's plan and request log, the figures exactly against the
 records: no timing margin.
 
-usage: test_reason.py CASE   (environment: WRK, SM_STREAM, SM_EMULATOR, SM_COMPARE,
-                              SM_PLUGIN_PATH, optionally WRK_PRELOAD)"""
+usage: test_reason.py CASE   (environment: SM_STREAM, SM_EMULATOR, SM_COMPARE)"""
 import json
 import os
 import subprocess
@@ -29,11 +28,7 @@ LENGTHS = (8, 12)  # decode's reply lengths: max_tokens counts reasoning and ans
 
 
 def env():
-    e = isolated_env(AWS_ACCESS_KEY_ID="AKIDREASONTEST", AWS_SECRET_ACCESS_KEY="reason-secret")
-    if os.environ.get("WRK_PRELOAD"):
-        e["LD_PRELOAD"] = os.environ["WRK_PRELOAD"]
-        e["ASAN_OPTIONS"] = "detect_leaks=0"
-    return e
+    return isolated_env(AWS_ACCESS_KEY_ID="AKIDREASONTEST", AWS_SECRET_ACCESS_KEY="reason-secret")
 
 
 def emulator_for(log, *sets):
@@ -44,9 +39,8 @@ def emulator_for(log, *sets):
     return emulator.Emulator(args, binary=os.environ["SM_EMULATOR"], env=env())
 
 
-def run(engine, emu, out, scenario, args, engine_args=()):
-    binary = os.environ["WRK"] if engine == "wrk" else os.environ["SM_STREAM"]
-    cmd = ([binary, "-t1", "-c1", "-d2m", "--timeout", "60s"] + list(engine_args)
+def run(emu, out, scenario, args, engine_args=()):
+    cmd = ([os.environ["SM_STREAM"], "-t1", "-c1", "-d2m", "--timeout", "60s"] + list(engine_args)
            + ["-s", os.path.join(ROOT, "scenarios", scenario), emu.url, "--", "--region",
               "us-east-1", "--out", os.path.join(out, "{label}.json")] + list(args))
     p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
@@ -60,7 +54,7 @@ def decode_run(api, sets=(), args=()):
     out = tempfile.mkdtemp(prefix="reason-")
     log = os.path.join(out, "requests.jsonl")
     with emulator_for(log, *sets) as emu:
-        res = run("stream", emu, out, "decode.lua",
+        res = run(emu, out, "decode.lua",
                   ["--endpoint", "a", "--endpoint", "b", "--lengths",
                    ",".join(map(str, LENGTHS)), "--repeats", "2"] + list(args),
                   engine_args=("--api", api))
