@@ -10,7 +10,8 @@ fallback for a container that refuses it). Token counts are asserted exactly
 against the emulator's plan and request log, the figures exactly against the
 records: no timing margin.
 
-usage: test_reason.py CASE   (environment: SM_STREAM, SM_EMULATOR, SM_COMPARE)"""
+usage: test_reason.py CASE   (environment: SM_STREAM, SM_EMULATOR, SM_COMPARE, WRK,
+                              SM_PLUGIN_PATH, optionally WRK_PRELOAD)"""
 import json
 import os
 import subprocess
@@ -213,6 +214,28 @@ def case_itl_per_token(api):
                                                        "candidate": "chunk"}, str(doc))
 
 
+def case_whole_reply_wrk():
+    """wrk (whole replies, InvokeEndpoint): a thinking model's completion_tokens count
+    reasoning and answer, and the reply's text (what a quiz scores) is the answer only,
+    never message.reasoning."""
+    out = tempfile.mkdtemp(prefix="reason-")
+    with emulator_for(os.path.join(out, "requests.jsonl")) as emu:
+        e = env()
+        if os.environ.get("WRK_PRELOAD"):  # the sanitizers' runtime, for the plugin
+            e.update(LD_PRELOAD=os.environ["WRK_PRELOAD"], ASAN_OPTIONS="detect_leaks=0")
+        p = subprocess.run([os.environ["WRK"], "-t1", "-c1", "-d1m", "--timeout", "60s", "-s",
+                            os.path.join(ROOT, "scenarios", "smoke.lua"), emu.url, "--",
+                            "--endpoint", "a", "--region", "us-east-1", "--out",
+                            os.path.join(out, "{label}.json")],
+                           env=e, capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, p.stderr)
+    r = json.load(open(os.path.join(out, "a.json")))["records"][0]
+    check(r["ok"] and r["completion_tokens"] == R + 1, str(r))  # "Canberra": one token
+    lines = p.stdout.splitlines()
+    check("Canberra" in lines and not any("Canberra" != x and "Canberra" in x for x in lines[-3:]),
+          "the text is the answer alone: " + p.stdout)
+
+
 def main():
     case = sys.argv[1]
     CASES[case]()
@@ -223,7 +246,8 @@ CASES = {"plan_stream": lambda: case_plan("stream"), "plan_openai": lambda: case
          "thinking_off": case_thinking_off, "older_field": case_older_field,
          "thinking_refused": case_thinking_refused,
          "itl_per_token_stream": lambda: case_itl_per_token("stream"),
-         "itl_per_token_openai": lambda: case_itl_per_token("openai")}
+         "itl_per_token_openai": lambda: case_itl_per_token("openai"),
+         "whole_reply_wrk": case_whole_reply_wrk}
 
 if __name__ == "__main__":
     main()
