@@ -10,7 +10,7 @@ fallback for a container that refuses it). Token counts are asserted exactly
 against the emulator's plan and request log, the figures exactly against the
 records: no timing margin.
 
-usage: test_reason.py CASE   (environment: SM_STREAM, SM_EMULATOR, SM_COMPARE, WRK,
+usage: test_reason.py CASE   (environment: SM_STREAM, SM_EMULATOR, SM_COMPARE, SM_SUITE, WRK,
                               SM_PLUGIN_PATH, optionally WRK_PRELOAD)"""
 import json
 import os
@@ -236,6 +236,19 @@ def case_whole_reply_wrk():
           "the text is the answer alone: " + p.stdout)
 
 
+def case_suite_passes_thinking():
+    """sm-suite passes --thinking to every scenario it runs (the scenarios' own option)."""
+    out = tempfile.mkdtemp(prefix="reason-")
+    p = subprocess.run([os.environ["SM_SUITE"], "--baseline", "a", "--candidate", "b",
+                        "--region", "us-east-1", "--url", "http://127.0.0.1:9", "--dry-run",
+                        "--no-endpoint-check", "--no-cloudwatch", "--thinking", "off",
+                        "--out", os.path.join(out, "run")],
+                       env=env(), capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, p.stderr)
+    steps = [x for x in p.stdout.splitlines() if " -s " in x]
+    check(steps and all(x.endswith("--thinking off") for x in steps), p.stdout)
+
+
 def main():
     case = sys.argv[1]
     CASES[case]()
@@ -247,7 +260,8 @@ CASES = {"plan_stream": lambda: case_plan("stream"), "plan_openai": lambda: case
          "thinking_refused": case_thinking_refused,
          "itl_per_token_stream": lambda: case_itl_per_token("stream"),
          "itl_per_token_openai": lambda: case_itl_per_token("openai"),
-         "whole_reply_wrk": case_whole_reply_wrk}
+         "whole_reply_wrk": case_whole_reply_wrk,
+         "suite_passes_thinking": case_suite_passes_thinking}
 
 if __name__ == "__main__":
     main()
