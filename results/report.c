@@ -284,14 +284,13 @@ static int report_stream_why(struct report *r, const struct cmp *m) {
 /* What ITL's unit was on each side, when the records said (itl_unit). */
 static int report_itl_unit(struct report *r, const struct cmp *m) {
     const char *u[2] = {cmp_itl_unit(m, 0), cmp_itl_unit(m, 1)};
-    char text[1024];
     if (!u[0] && !u[1]) return 0;
-    snprintf(text, sizeof text,
-             "ITL unit: per %s on %s, per %s on %s (per token: the server said each chunk's "
-             "tokens, e.g. vLLM's stream_options.continuous_usage_stats; per chunk: a chunk of "
-             "several tokens counts as one gap, e.g. a container that refused it).",
-             u[0] ? u[0] : "(not said)", m->bname, u[1] ? u[1] : "(not said)", m->cname);
-    return report_text(r, REPORT_PARA, text);
+    return report_text(r, REPORT_PARA,
+                       "ITL unit: per %s on %s, per %s on %s (per token: the server said each "
+                       "chunk's tokens, e.g. vLLM's stream_options.continuous_usage_stats; per "
+                       "chunk: a chunk of several tokens counts as one gap, e.g. a container "
+                       "that refused it).",
+                       u[0] ? u[0] : "(not said)", m->bname, u[1] ? u[1] : "(not said)", m->cname);
 }
 
 static int report_stream(struct report *r, const struct cmp *m) {
