@@ -33,7 +33,7 @@ void schunk_clear(struct schunk *c) {
     c->content = c->reasoning = c->finish_reason = empty;
     c->error_type = c->error_code = c->error_message = empty;
     c->logprob_tokens = -1;
-    c->prompt_tokens = c->completion_tokens = -1;
+    c->prompt_tokens = c->completion_tokens = c->reasoning_tokens = -1;
 }
 
 static int nomem(struct walk *w) {
@@ -184,10 +184,17 @@ static int read_choices(struct walk *w) {
     return more;
 }
 
+static int usage_details_member(struct walk *w, const struct jstr *key, void *arg) {
+    (void)arg;
+    if (KEY_IS(key, "reasoning_tokens")) return read_count(w, &w->c->reasoning_tokens);
+    return jscan_skip(&w->s);
+}
+
 static int usage_member(struct walk *w, const struct jstr *key, void *arg) {
     (void)arg;
     if (KEY_IS(key, "prompt_tokens")) return read_count(w, &w->c->prompt_tokens);
     if (KEY_IS(key, "completion_tokens")) return read_count(w, &w->c->completion_tokens);
+    if (KEY_IS(key, "completion_tokens_details")) return each_member(w, usage_details_member, NULL);
     return jscan_skip(&w->s);
 }
 

@@ -40,7 +40,9 @@
  * of several tokens in one delta, so this is a lower bound used for the
  * inter-chunk gaps; the count in the final usage/details is authoritative
  * (sstream keeps both, and refines the count from cumulative usage when the
- * server sends it with every chunk). */
+ * server sends it with every chunk). The reasoning tokens among the completion
+ * tokens come from usage.completion_tokens_details.reasoning_tokens (the OpenAI
+ * API's shape) when the server gives it. */
 #ifndef SM_SCHUNK_H
 #define SM_SCHUNK_H
 
@@ -92,7 +94,8 @@ struct schunk {
     struct schunk_str finish_reason; /* "stop", "length", "eos_token", ...; n 0 while generating */
     int64_t prompt_tokens;           /* from usage (or details input_length); -1 when absent */
     int64_t completion_tokens;       /* from usage or details generated_tokens; -1 when absent */
-    struct schunk_str error_type;    /* ERROR: type / error_type; EXCEPTION: :exception-type */
+    int64_t reasoning_tokens; /* usage.completion_tokens_details.reasoning_tokens; -1 when absent */
+    struct schunk_str error_type; /* ERROR: type / error_type; EXCEPTION: :exception-type */
     struct schunk_str
         error_code; /* ERROR: code (string or number as written); EXCEPTION: ErrorCode */
     struct schunk_str error_message; /* ERROR/EXCEPTION: the message */

@@ -23,6 +23,7 @@ void cont_request_init(struct cont_request *r) {
     memset(r, 0, sizeof *r);
     buf_init(&r->prompt, BUF_NO_CAP);
     r->max_tokens = CONT_NOT_GIVEN;
+    r->thinking = -1;
 }
 
 void cont_request_free(struct cont_request *r) {
@@ -32,10 +33,12 @@ void cont_request_free(struct cont_request *r) {
 void cont_answer_init(struct cont_answer *a) {
     memset(a, 0, sizeof *a);
     buf_init(&a->text, BUF_NO_CAP);
+    buf_init(&a->reasoning, BUF_NO_CAP);
 }
 
 void cont_answer_free(struct cont_answer *a) {
     buf_free(&a->text);
+    buf_free(&a->reasoning);
 }
 
 /* --- error bodies, one per container --- */
@@ -145,7 +148,9 @@ static bool cont_stream_options(const cJSON *obj, struct cont_request *r) {
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(obj, "stream_options");
     if (!o || cJSON_IsNull(o)) return true;
     r->stream_options = true;
-    return cJSON_IsObject(o) && cont_bool(o, "include_usage", &r->include_usage) != CONT_FIELD_BAD;
+    return cJSON_IsObject(o) &&
+           cont_bool(o, "include_usage", &r->include_usage) != CONT_FIELD_BAD &&
+           cont_bool(o, "continuous_usage_stats", &r->continuous_usage) != CONT_FIELD_BAD;
 }
 
 /* The sampling fields every kind shares; false when a field has the wrong type. */
@@ -184,10 +189,23 @@ static bool cont_content(const cJSON *content, struct buf *out) {
     return true;
 }
 
+/* chat_template_kwargs.enable_thinking (Qwen3's, Gemma 4's chat templates):
+ * r->thinking; false when it has the wrong type. */
+static bool cont_thinking(const cJSON *root, struct cont_request *r) {
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "chat_template_kwargs");
+    bool on = true;
+    r->thinking = -1;
+    if (!k || cJSON_IsNull(k)) return true;
+    if (!cJSON_IsObject(k)) return false;
+    enum cont_field f = cont_bool(k, "enable_thinking", &on);
+    if (f == CONT_FIELD_OK) r->thinking = on;
+    return f != CONT_FIELD_BAD;
+}
+
 static bool cont_chat(const cJSON *root, struct cont_request *r) {
     const cJSON *messages = cJSON_GetObjectItemCaseSensitive(root, "messages"), *m;
     struct buf text;
-    bool ok = cJSON_IsArray(messages);
+    bool ok = cJSON_IsArray(messages) && cont_thinking(root, r);
     buf_init(&text, BUF_NO_CAP);
     r->kind = CONT_CHAT;
     r->prompt_tokens = CONT_CHAT_TOKENS_PER_REPLY;
@@ -230,6 +248,11 @@ static int cont_check_vllm(const struct model_profile *p, struct cont_request *r
     if (r->stream_options && !r->stream)
         return CONT_REJECT(status, err, 400,
                            "Stream options can only be defined when `stream=True`.");
+    if (r->continuous_usage && strcmp(p->continuous_usage, "reject") == 0)
+        return CONT_REJECT(status, err, 400,
+                           "[{'type': 'extra_forbidden', 'loc': ('body', 'stream_options', "
+                           "'continuous_usage_stats'), 'msg': 'Extra inputs are not permitted', "
+                           "'input': True}]");
     if (r->max_tokens != CONT_NOT_GIVEN && r->max_tokens < 1)
         return CONT_REJECT(status, err, 400, "max_tokens must be at least 1, got %ld.",
                            r->max_tokens);
@@ -466,6 +489,26 @@ static int cont_pad(const struct cont_request *r, struct cont_answer *a, size_t 
                                                                                 : CONT_OK;
 }
 
+/* A thinking model's reasoning before the answer (vLLM chat, thinking not turned
+ * off): the profile's reasoning tokens of filler, within max_tokens (which
+ * counts both, as vLLM's does: the answer is cut to what is left). */
+static int cont_reasoning(const struct model_profile *p, const struct cont_request *r,
+                          struct cont_answer *a, size_t limit) {
+    buf_reset(&a->reasoning);
+    a->reasoning_tokens = 0;
+    if (!p->reasoning_tokens || r->kind != CONT_CHAT || r->thinking == 0) return CONT_OK;
+    size_t n = p->reasoning_tokens < limit ? p->reasoning_tokens : limit;
+    if (tok_filler(&a->reasoning, n, n)) return CONT_ERR_NOMEM;
+    a->reasoning_tokens = tok_count(a->reasoning.data, a->reasoning.len);
+    size_t left = limit - a->reasoning_tokens;
+    if (a->tokens > left) {
+        buf_truncate(&a->text, tok_prefix(a->text.data, a->text.len, left));
+        a->tokens = tok_count(a->text.data, a->text.len);
+        a->hit_length = true;
+    }
+    return CONT_OK;
+}
+
 int cont_answer(const struct model_profile *p, const struct cont_request *r,
                 struct cont_answer *a) {
     bool is_filler;
@@ -488,16 +531,17 @@ int cont_answer(const struct model_profile *p, const struct cont_request *r,
         a->hit_length = true;
     }
     a->tokens = tok_count(a->text.data, a->text.len);
-    return CONT_OK;
+    return cont_reasoning(p, r, a, limit);
 }
 
 /* --- replies --- */
 
 static int cont_usage(const struct cont_request *r, const struct cont_answer *a, struct buf *out) {
+    size_t n = a->tokens + a->reasoning_tokens; /* vLLM's count: reasoning and answer */
     return buf_addf(out,
                     "\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu,"
                     "\"completion_tokens\":%zu,\"prompt_tokens_details\":null}",
-                    r->prompt_tokens, r->prompt_tokens + a->tokens, a->tokens);
+                    r->prompt_tokens, r->prompt_tokens + n, n);
 }
 
 static int cont_reply_vllm(const struct cont_request *r, const struct cont_answer *a,
@@ -517,7 +561,11 @@ static int cont_reply_vllm(const struct cont_request *r, const struct cont_answe
     if (!rc) rc = jsonw_str(out, buf_str(&a->text), a->text.len);
     if (!rc && chat)
         rc = buf_adds(out, ",\"refusal\":null,\"annotations\":null,\"audio\":null,"
-                           "\"function_call\":null,\"tool_calls\":[],\"reasoning\":null}");
+                           "\"function_call\":null,\"tool_calls\":[],\"reasoning\":");
+    if (!rc && chat)
+        rc = a->reasoning_tokens ? jsonw_str(out, buf_str(&a->reasoning), a->reasoning.len)
+                                 : buf_adds(out, "null");
+    if (!rc && chat) rc = buf_addc(out, '}');
     if (!rc)
         rc = buf_addf(out,
                       ",\"logprobs\":null,\"finish_reason\":\"%s\",\"stop_reason\":null%s}],"

@@ -28,24 +28,29 @@ struct cont_request {
     long max_tokens; /* CONT_NOT_GIVEN when the body has none */
     long min_tokens;
     bool ignore_eos;
-    bool details;        /* TGI/LMI: "details": true */
-    bool stream;         /* "stream": true: the container streams its reply (cstream.h) */
-    bool include_usage;  /* vLLM: "stream_options": {"include_usage": true} */
-    bool stream_options; /* vLLM: the body gave stream_options */
-    struct pfx *pfx;     /* set by the caller before parsing: gets the prompt's tokens (the
-                            prefix cache's blocks); NULL: none. Not owned */
+    bool details;          /* TGI/LMI: "details": true */
+    bool stream;           /* "stream": true: the container streams its reply (cstream.h) */
+    bool include_usage;    /* vLLM: "stream_options": {"include_usage": true} */
+    bool stream_options;   /* vLLM: the body gave stream_options */
+    bool continuous_usage; /* vLLM: stream_options.continuous_usage_stats: usage in every chunk */
+    int thinking;          /* vLLM chat: chat_template_kwargs.enable_thinking; -1: not given */
+    struct pfx *pfx;       /* set by the caller before parsing: gets the prompt's tokens (the
+                              prefix cache's blocks); NULL: none. Not owned */
 };
 
 struct cont_answer {
     struct buf text;
-    size_t tokens;   /* completion tokens = tok_count(text) */
-    bool hit_length; /* finish_reason "length" (else "stop" / "eos_token") */
+    size_t tokens;           /* the answer's tokens = tok_count(text) */
+    struct buf reasoning;    /* a thinking model's reasoning before it (vLLM chat), or empty */
+    size_t reasoning_tokens; /* tok_count(reasoning): completion tokens are both */
+    bool hit_length;         /* finish_reason "length" (else "stop" / "eos_token") */
 };
 
 struct cont_meta {
-    const char *id;    /* "chatcmpl-..." or "cmpl-..." */
-    long long created; /* Unix seconds */
-    const char *model; /* the profile's model_id */
+    const char *id;              /* "chatcmpl-..." or "cmpl-..." */
+    long long created;           /* Unix seconds */
+    const char *model;           /* the profile's model_id */
+    const char *reasoning_field; /* a streamed reasoning delta's field; NULL: "reasoning" */
 };
 
 enum cont_error {

@@ -12,12 +12,14 @@ struct cstream_token {
     unsigned long id;
     double logprob;
     bool last;
+    bool reasoning; /* a reasoning token (vLLM chat) */
 };
 
 void cstream_init(struct cstream *c, const struct cont_request *r, const struct cont_answer *a,
                   const struct cont_meta *m) {
     *c = (struct cstream){.req = r, .ans = a, .meta = *m};
-    c->steps = a->tokens ? a->tokens : 1;
+    c->reasoning_field = m->reasoning_field ? m->reasoning_field : "reasoning";
+    c->steps = (a->tokens ? a->tokens : 1) + a->reasoning_tokens;
 }
 
 const char *cstream_content_type(enum cont_kind k) {
@@ -28,18 +30,27 @@ bool cstream_done(const struct cstream *c) {
     return c->done >= c->steps;
 }
 
-/* The next token: up to the end of the next one, or all that is left on the last step. */
+/* Whether the next step is a reasoning token's. */
+static bool cstream_reasoning(const struct cstream *c) {
+    return c->done < c->ans->reasoning_tokens;
+}
+
+/* The next token: up to the end of the next one, or all that is left on the last
+ * step (of the reasoning, or of the whole). */
 static struct cstream_token cstream_next(struct cstream *c) {
-    const char *s = c->ans->text.data ? c->ans->text.data : "";
-    size_t len = c->ans->text.len;
+    bool think = cstream_reasoning(c);
+    const struct buf *b = think ? &c->ans->reasoning : &c->ans->text;
+    const char *s = b->data ? b->data : "";
+    size_t len = b->len, *at = think ? &c->rat : &c->at;
     bool last = c->done + 1 >= c->steps;
-    size_t end = last ? len : tok_next(s, len, c->at);
-    struct cstream_token t = {s + c->at, end - c->at, 0, 0, last};
+    bool end_of = last || (think && c->done + 1 >= c->ans->reasoning_tokens);
+    size_t end = end_of ? len : tok_next(s, len, *at);
+    struct cstream_token t = {s + *at, end - *at, 0, 0, last, think};
     uint64_t h = 0xcbf29ce484222325ULL;
     for (size_t i = 0; i < t.len; i++) h = (h ^ (unsigned char)t.text[i]) * 0x100000001b3ULL;
     t.id = (unsigned long)(h % 256000);
     t.logprob = -(double)(1 + (h >> 32) % 2000) / 1000.0;
-    c->at = end;
+    *at = end;
     return t;
 }
 
@@ -59,19 +70,32 @@ static int cstream_vllm_head(const struct cstream *c, struct buf *out) {
     return rc ? rc : buf_adds(out, ",\"choices\":[");
 }
 
+/* With continuous_usage_stats, a chunk's running usage: its completion tokens so far. */
+static int cstream_running_usage(const struct cstream *c, size_t done, struct buf *out) {
+    size_t p = c->req->prompt_tokens;
+    if (!c->req->continuous_usage) return 0;
+    return buf_addf(
+        out, ",\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu,\"completion_tokens\":%zu}", p,
+        p + done, done);
+}
+
 static int cstream_vllm_role(const struct cstream *c, struct buf *out) {
     int rc = cstream_vllm_head(c, out);
-    return rc ? rc
-              : buf_adds(out, "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
-                              "\"logprobs\":null,\"finish_reason\":null}],"
-                              "\"prompt_token_ids\":null}\n\n");
+    if (!rc)
+        rc = buf_adds(out, "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+                           "\"logprobs\":null,\"finish_reason\":null}],"
+                           "\"prompt_token_ids\":null");
+    if (!rc) rc = cstream_running_usage(c, 0, out);
+    return rc ? rc : buf_adds(out, "}\n\n");
 }
 
 static int cstream_vllm_token(const struct cstream *c, const struct cstream_token *t,
                               struct buf *out) {
     bool chat = c->req->kind == CONT_CHAT;
     int rc = cstream_vllm_head(c, out);
-    if (!rc)
+    if (!rc && chat && t->reasoning)
+        rc = buf_addf(out, "{\"index\":0,\"delta\":{\"%s\":", c->reasoning_field);
+    else if (!rc)
         rc =
             buf_adds(out, chat ? "{\"index\":0,\"delta\":{\"content\":" : "{\"index\":0,\"text\":");
     if (!rc) rc = jsonw_str(out, t->text, t->len);
@@ -82,12 +106,15 @@ static int cstream_vllm_token(const struct cstream *c, const struct cstream_toke
     if (!rc && (t->last || !chat)) rc = buf_adds(out, ",\"stop_reason\":null");
     if (!rc && !chat) rc = buf_adds(out, ",\"prompt_token_ids\":null");
     if (!rc) rc = buf_adds(out, ",\"token_ids\":null}]");
-    if (!rc && !chat) rc = buf_adds(out, ",\"usage\":null");
+    if (!rc && c->req->continuous_usage)
+        rc = cstream_running_usage(c, c->done + 1, out);
+    else if (!rc && !chat)
+        rc = buf_adds(out, ",\"usage\":null");
     return rc ? rc : buf_adds(out, "}\n\n");
 }
 
 static int cstream_vllm_usage(const struct cstream *c, struct buf *out) {
-    size_t p = c->req->prompt_tokens, n = c->ans->tokens;
+    size_t p = c->req->prompt_tokens, n = c->ans->tokens + c->ans->reasoning_tokens;
     int rc = cstream_vllm_head(c, out);
     return rc ? rc
               : buf_addf(out,

@@ -28,7 +28,13 @@
  *   ", " and ": " separators): {"token": {"id": N, "text": T, "log_prob": X}}
  *   per line; the last adds "generated_text" and, with "details": true,
  *   "details": {"finish_reason", "generated_tokens", "inputs"}.
- * Token ids and log probabilities are made up from the token's text. */
+ * Token ids and log probabilities are made up from the token's text.
+ *
+ * A thinking model's reply (the answer's reasoning_tokens, vLLM chat only, as
+ * vLLM's reasoning parsers stream it): first one step a reasoning token, each a
+ * chunk whose delta is {"reasoning":TEXT} (or, for an older vLLM,
+ * {"reasoning_content":TEXT}), then the answer's steps as above; the usage's
+ * completion_tokens count both. */
 #ifndef EMU_CSTREAM_H
 #define EMU_CSTREAM_H
 
@@ -52,9 +58,11 @@ struct cstream {
     const struct cont_request *req;
     const struct cont_answer *ans;
     struct cont_meta meta;
-    size_t steps; /* decode steps: the answer's tokens, at least 1 */
+    const char *reasoning_field; /* vLLM chat: "reasoning" or "reasoning_content" */
+    size_t steps; /* decode steps: the reasoning's tokens, then the answer's (at least 1) */
     size_t done;  /* steps written */
     size_t at;    /* bytes of the answer's text written */
+    size_t rat;   /* bytes of the reasoning's text written */
 };
 
 enum cstream_error { CSTREAM_OK = 0, CSTREAM_ERR_NOMEM = -1 };

@@ -151,7 +151,7 @@ static void invoke_call_tokens(struct invoke_call *call) {
     struct tally *ts[] = {&call->inv->totals, &var->ep->counts, &var->counts};
     for (size_t i = 0; i < 3; i++) {
         ts[i]->prompt_tokens += call->req.prompt_tokens;
-        ts[i]->completion_tokens += call->ans.tokens;
+        ts[i]->completion_tokens += call->ans.tokens + call->ans.reasoning_tokens;
     }
 }
 
@@ -172,7 +172,7 @@ static void invoke_call_reply(struct invoke_call *call, const struct invoke_repl
     if (r->error_type) e.error_type = r->error_type;
     if (complete) {
         e.prompt_tokens = (long)call->req.prompt_tokens;
-        e.completion_tokens = (long)call->ans.tokens;
+        e.completion_tokens = (long)(call->ans.tokens + call->ans.reasoning_tokens);
         invoke_call_tokens(call);
     }
     struct invoke_reply sent = *r; /* timed before the log line: within its times */
@@ -276,7 +276,8 @@ static void invoke_call_done(struct invoke_call *call) {
         buf_free(&orig);
         return;
     }
-    struct cont_meta meta = {call->reply_id, call->created, var->profile.model_id};
+    struct cont_meta meta = {call->reply_id, call->created, var->profile.model_id,
+                             var->profile.reasoning_field};
     buf_reset(&call->body);
     if (call->sess.status  ? buf_add(&call->body, call->sess.text.data, call->sess.text.len)
         : call->req.stream ? invoke_gathered(call, &meta)
@@ -526,7 +527,8 @@ static void invoke_stream_prepare(struct invoke_call *call) {
         var->counts.faults[fault]++;
         var->ep->counts.faults[fault]++;
     }
-    struct cont_meta meta = {call->reply_id, call->created, var->profile.model_id};
+    struct cont_meta meta = {call->reply_id, call->created, var->profile.model_id,
+                             var->profile.reasoning_field};
     rstream_init(&call->rs, &call->req, &call->ans, &meta, wire, call->inv->stream_split,
                  call->fault);
     call->streaming = true;
@@ -570,7 +572,7 @@ static int invoke_call_prepare(struct invoke_call *call, const struct http_head 
     }
     if (cont_answer(p, &call->req, &call->ans)) return CONT_ERR_NOMEM;
     call->seq.prompt_tokens = call->req.prompt_tokens;
-    call->seq.want_tokens = call->ans.tokens ? call->ans.tokens : 1;
+    call->seq.want_tokens = (call->ans.tokens ? call->ans.tokens : 1) + call->ans.reasoning_tokens;
     if (call->req.pfx) { /* the reply's tokens follow the prompt's in the KV cache */
         pfx_text(&call->pfx, call->ans.text.data, call->ans.text.len);
         call->seq.blocks = call->pfx.blocks;

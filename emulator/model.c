@@ -74,6 +74,13 @@ static const struct model_param model_params[] = {
     MODEL_PARAM("prefix_cache_tokens", MODEL_T_ULONG, prefix_cache_tokens,
                 "prefix cache capacity, tokens in blocks of 16 (vLLM's automatic prefix "
                 "caching; 0: off; at most 8388608)"),
+    MODEL_PARAM("reasoning_tokens", MODEL_T_ULONG, reasoning_tokens,
+                "vLLM chat: a thinking model's reasoning tokens before its answer (0: none; at "
+                "most 100000; a body's chat_template_kwargs.enable_thinking=false: none)"),
+    MODEL_PARAM("reasoning_field", MODEL_T_STR, reasoning_field, "reasoning or reasoning_content"),
+    MODEL_PARAM("continuous_usage_stats", MODEL_T_STR, continuous_usage,
+                "vLLM: stream_options.continuous_usage_stats (the running usage in every chunk): "
+                "accept, or reject (400, as a vLLM older than the option)"),
     MODEL_PARAM("session_ttl_s", MODEL_T_SECONDS, session_ttl_s,
                 "lifetime of a stateful session, seconds (0: the container has sessions off)"),
 };
@@ -151,6 +158,8 @@ static void model_defaults(struct model_profile *p, const char *name) {
     p->slow_first_byte_s = 5;
     p->stream_stall_s = 5;
     p->session_ttl_s = 1200;
+    snprintf(p->reasoning_field, sizeof p->reasoning_field, "reasoning");
+    snprintf(p->continuous_usage, sizeof p->continuous_usage, "accept");
 }
 
 int model_builtin(const char *name, struct model_profile *p) {
@@ -254,6 +263,8 @@ static int model_set_number(const struct model_param *mp, char *field, const cha
         return MODEL_OK;
     case MODEL_T_ULONG:
         if (model_parse_ulong(value, 1000000000000UL, &ul)) return MODEL_ERR_INVALID;
+        if (mp->offset == offsetof(struct model_profile, reasoning_tokens) && ul > 100000)
+            return MODEL_ERR_INVALID;
         memcpy(field, &ul, sizeof ul);
         return MODEL_OK;
     case MODEL_T_U64:
@@ -271,6 +282,12 @@ static int model_set_param(struct model_profile *p, const struct model_param *mp
     switch (mp->type) {
     case MODEL_T_STR:
         if (strlen(value) >= mp->size) return MODEL_ERR_INVALID;
+        if (field == p->reasoning_field && strcmp(value, "reasoning") != 0 &&
+            strcmp(value, "reasoning_content") != 0)
+            return MODEL_ERR_INVALID;
+        if (field == p->continuous_usage && strcmp(value, "accept") != 0 &&
+            strcmp(value, "reject") != 0)
+            return MODEL_ERR_INVALID;
         memcpy(field, value, strlen(value) + 1);
         return MODEL_OK;
     case MODEL_T_FORMAT:

@@ -56,6 +56,10 @@ struct model_profile {
     double stream_stall_s;             /* the pause of the stream_stall fault */
     unsigned long prefix_cache_tokens; /* the prefix cache's capacity (pcache.h); 0: none */
     double session_ttl_s; /* stateful sessions' lifetime (sess.h); 0: sessions not enabled */
+    unsigned long reasoning_tokens; /* vLLM chat: thinking tokens before the answer (0: none) */
+    char reasoning_field[24];       /* their delta's field: "reasoning" or "reasoning_content" */
+    char continuous_usage[8];       /* stream_options.continuous_usage_stats: "accept" or "reject"
+                                     * (an older vLLM's 400) */
 };
 
 /* A set of named profiles (from --profile-file) searched before the built-ins. */

@@ -46,11 +46,13 @@ static bool body_add_number(cJSON *obj, const char *name, double v) {
     return cJSON_AddNumberToObject(obj, name, v) != NULL;
 }
 
-/* "stream": true, and for vLLM the usage in the stream's last chunk. */
-static bool body_stream_fields(cJSON *root, bool usage) {
+/* "stream": true, and for vLLM the usage in the stream's last chunk and, unless
+ * plain, the running count in every chunk (each chunk's tokens: per-token ITL). */
+static bool body_stream_fields(cJSON *root, bool usage, bool plain) {
     cJSON *options = usage ? cJSON_AddObjectToObject(root, "stream_options") : NULL;
     return cJSON_AddTrueToObject(root, "stream") &&
-           (!usage || (options && cJSON_AddTrueToObject(options, "include_usage")));
+           (!usage || (options && cJSON_AddTrueToObject(options, "include_usage") &&
+                       (plain || cJSON_AddTrueToObject(options, "continuous_usage_stats"))));
 }
 
 /* The vLLM fields, shared by chat and completions. */
@@ -62,7 +64,12 @@ static bool body_vllm_fields(cJSON *root, const struct body_params *p) {
     if (p->min_tokens >= 0 && !body_add_number(root, "min_tokens", (double)p->min_tokens))
         return false;
     if (p->has_seed && !body_add_number(root, "seed", (double)p->seed)) return false;
-    if (p->stream && !body_stream_fields(root, true)) return false;
+    if (p->stream && !body_stream_fields(root, true, p->plain_usage)) return false;
+    if (p->thinking != BODY_THINKING_DEFAULT) { /* before extra: its own kwargs win */
+        cJSON *kw = cJSON_AddObjectToObject(root, "chat_template_kwargs");
+        if (!kw || !cJSON_AddBoolToObject(kw, "enable_thinking", p->thinking == BODY_THINKING_ON))
+            return false;
+    }
     return !p->extra || body_merge(root, p->extra);
 }
 
@@ -120,7 +127,7 @@ static cJSON *body_tgi(enum body_format f, const struct body_params *p) {
     if (!root || !cJSON_AddStringToObject(root, "inputs", p->prompt)) goto fail;
     params = cJSON_AddObjectToObject(root, "parameters");
     if (!params || !body_tgi_fields(params, f, p)) goto fail;
-    if (p->stream && !body_stream_fields(root, false)) goto fail;
+    if (p->stream && !body_stream_fields(root, false, true)) goto fail;
     if (p->extra && !body_merge(params, p->extra)) goto fail;
     return root;
 fail:
@@ -133,6 +140,8 @@ static const char *body_unsupported(enum body_format f, const struct body_params
     if (f != BODY_VLLM_CHAT && p->messages) return "messages (a conversation needs vllm-chat)";
     if (f == BODY_TGI && p->ignore_eos) return "ignore_eos";
     if ((f == BODY_TGI || f == BODY_LMI) && p->min_tokens >= 0) return "min_tokens";
+    if (f != BODY_VLLM_CHAT && p->thinking != BODY_THINKING_DEFAULT)
+        return "thinking (a chat template's: vllm-chat)";
     return NULL;
 }
 

@@ -1,6 +1,8 @@
 /* body: request bodies for the containers SageMaker hosts.
  *
  *   vllm-chat         {"messages":[{"role":"user","content":P}],"max_tokens":N,...}
+ *                     (streamed: "stream":true,"stream_options":{"include_usage":true,
+ *                     "continuous_usage_stats":true}, the latter unless plain_usage)
  *                     (or the messages of a conversation given whole)
  *   vllm-completions  {"prompt":P,"max_tokens":N,...}
  *   tgi               {"inputs":P,"parameters":{"max_new_tokens":N,"details":true,...}}
@@ -33,6 +35,12 @@ enum body_error {
     BODY_ERR_UNSUPPORTED = -3, /* the format cannot carry a field that was asked for */
 };
 
+enum body_thinking {
+    BODY_THINKING_DEFAULT = 0, /* not sent: the model's template decides */
+    BODY_THINKING_ON,
+    BODY_THINKING_OFF,
+};
+
 struct body_params {
     const char *prompt;    /* the user message, prompt or inputs; raw: the whole body */
     const cJSON *messages; /* vllm-chat: a conversation ([{"role", "content"}, ...]) sent
@@ -48,6 +56,10 @@ struct body_params {
                            (tgi, lmi: inside "parameters") */
     bool stream;        /* ask for a streamed reply: vLLM "stream" with usage in its last
                            chunk (stream_options.include_usage), TGI and LMI "stream" */
+    bool plain_usage;   /* vLLM stream: no stream_options.continuous_usage_stats (a container
+                           that refuses it) */
+    enum body_thinking thinking; /* vllm-chat: "chat_template_kwargs":{"enable_thinking":B}
+                                    (a thinking model's chat template: Qwen3, Gemma 4, ...) */
 };
 
 /* Parses "vllm-chat", "vllm-completions", "tgi", "lmi" or "raw"; returns 0 or BODY_ERR_INPUT. */

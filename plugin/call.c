@@ -157,6 +157,18 @@ static void call_check_quiz(const struct call_spec *s, struct call_result *out) 
     }
 }
 
+/* Whether the container refused stream_options.continuous_usage_stats: a 400 (or
+ * SageMaker's 424 ModelError of a container's reply: its OriginalStatusCode 400,
+ * or none said, as on the OpenAI route) whose message names the field, as an
+ * older vLLM's request validation does. */
+static bool call_refused_usage(const struct call_reply *in, const struct reply *r) {
+    bool bad_request =
+        in->status == 400 ||
+        (in->status == 424 && (r->original_status == 400 || r->original_status == 0));
+    return bad_request && r->error_message &&
+           strstr(r->error_message, "continuous_usage_stats") != NULL;
+}
+
 int call_finish(const struct call *c, const struct call_reply *in, struct call_result *out) {
     const struct call_spec *s = &c->spec;
     struct reply *r = &out->reply;
@@ -166,11 +178,13 @@ int call_finish(const struct call *c, const struct call_reply *in, struct call_r
     }
     out->skewed = r->error_code && skew_offset(in->status, r->error_code, r->error_message,
                                                in->date, in->now, &out->skew_offset) == 0;
-    out->retry = out->skewed && !in->retried;
+    out->plain_usage = !in->retried && call_refused_usage(in, r);
+    out->retry = (out->skewed || out->plain_usage) && !in->retried;
     struct rec_record *rec = &out->rec;
     *rec = s->fixed;
     rec->prompt_tokens = r->prompt_tokens;
     rec->completion_tokens = r->completion_tokens;
+    rec->reasoning_tokens = in->stream ? in->stream->reasoning_tokens : r->reasoning_tokens;
     rec->finish_reason = r->finish_reason;
     rec->status = in->status;
     rec->ok = r->error_code == NULL;
@@ -187,10 +201,12 @@ int call_finish(const struct call *c, const struct call_reply *in, struct call_r
     if (in->stream) {
         rec->t_headers_us = in->stream->t_headers_us > 0 ? in->stream->t_headers_us : in->t_end_us;
         rec->t_first_token_us = in->stream->t_first_us;
+        rec->t_first_output_us = in->stream->t_first_output_us;
         rec->chunk_gaps_us = in->stream->gaps_us;
         rec->chunk_tokens = in->stream->tokens;
         rec->n_chunks = in->stream->n_chunks;
         rec->n_received = in->stream->n_received;
+        rec->itl_per_token = in->stream->itl_per_token;
     }
     if (rec->ok && s->expect_tokens >= 0) call_check_tokens(s, out);
     if (s->pattern) call_check_quiz(s, out);

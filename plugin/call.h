@@ -57,20 +57,24 @@ bool call_scored(const struct call *c);
  * arrived (common/sstream.h): the content it kept, the counts, how it ended,
  * and when its parts came. Pointers are the caller's, valid during call_finish. */
 struct call_stream {
-    long long t_headers_us;    /* when the headers came, on the run's clock */
-    long long t_first_us;      /* when the first chunk with content came; 0: none came */
-    const uint32_t *gaps_us;   /* between content chunks: n_chunks - 1 of them */
-    const uint16_t *tokens;    /* tokens of each content chunk; NULL when each carried one */
-    size_t n_chunks;           /* chunks with content, as kept */
-    size_t n_received;         /* chunks with content that came: more than n_chunks when the
-                                * engine merged them to keep the record bounded */
-    long chunk_tokens;         /* the chunks' tokens summed */
-    long prompt_tokens;        /* the stream's usage or details; -1 when it said none */
-    long completion_tokens;    /* the same */
-    const char *finish_reason; /* NULL when none came */
-    const char *error_code;    /* how the stream failed (an exception, a broken frame), or NULL */
-    const char *error_message; /* one line */
-    const char *text;          /* the content, when kept */
+    long long t_headers_us;      /* when the headers came, on the run's clock */
+    long long t_first_us;        /* when the first chunk with content or reasoning came; 0: none */
+    long long t_first_output_us; /* when the first chunk with content (answer) came; 0: none */
+    bool itl_per_token;          /* every chunk's tokens were said (else ITL is per chunk) */
+    long reasoning_tokens;       /* the usage's reasoning tokens, else the reasoning chunks'
+                                  * tokens (0: none came) */
+    const uint32_t *gaps_us;     /* between chunks with content or reasoning: n_chunks - 1 */
+    const uint16_t *tokens;      /* tokens of each such chunk; NULL when each carried one */
+    size_t n_chunks;             /* chunks with content or reasoning, as kept */
+    size_t n_received;           /* chunks with content that came: more than n_chunks when the
+                                  * engine merged them to keep the record bounded */
+    long chunk_tokens;           /* the chunks' tokens summed */
+    long prompt_tokens;          /* the stream's usage or details; -1 when it said none */
+    long completion_tokens;      /* the same */
+    const char *finish_reason;   /* NULL when none came */
+    const char *error_code;      /* how the stream failed (an exception, a broken frame), or NULL */
+    const char *error_message;   /* one line */
+    const char *text;            /* the content, when kept */
 };
 
 /* What came back for one sending of a call. */
@@ -99,6 +103,7 @@ struct call_result {
     bool skewed;           /* the server refused the signing time and said its own */
     long long skew_offset; /* then: server time minus local time, seconds */
     bool retry;            /* send again, signed with the offset (skewed, not yet retried) */
+    bool plain_usage;      /* retry because the container refused continuous_usage_stats */
     char message[96];      /* the token check's message */
 };
 

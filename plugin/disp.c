@@ -86,9 +86,10 @@ static int disp_conv_request(struct disp *d) {
                                                   : d->conv.id;
     struct buf err;
     buf_init(&err, 512);
-    int rc = d->conv.kind == CONV_TURN && !m ? buf_fail(&err, -1, "out of memory")
-                                             : plan_conv_request(d->c.plan, d->conv_e, d->conv.kind,
-                                                                 m, sid, &d->conv_req, &err);
+    int rc = d->conv.kind == CONV_TURN && !m
+                 ? buf_fail(&err, -1, "out of memory")
+                 : plan_conv_request(d->c.plan, d->conv_e, d->conv.kind, m, sid, run_plain_usage(),
+                                     &d->conv_req, &err);
     cJSON_Delete(m);
     if (rc)
         disp_abort("cannot make a conversation's request",
@@ -154,7 +155,7 @@ void disp_sent(struct disp *d, long long t_us, long long wall_us) {
 }
 
 struct sreq *disp_request(const struct disp *d, const struct plan_entry *e) {
-    return d->next_conv && e == d->conv_e ? d->conv_req : plan_entry_request(e);
+    return d->next_conv && e == d->conv_e ? d->conv_req : plan_entry_request(e, run_plain_usage());
 }
 
 bool disp_dynamic(const struct disp *d) {
@@ -282,7 +283,11 @@ void disp_finish(struct disp *d, struct call_reply *in) {
         disp_abort("cannot record", "out of memory");
         return;
     }
-    if (r.retry) {
+    if (r.retry && r.plain_usage) { /* the container refused per-chunk usage: never again */
+        run_set_plain_usage();
+        d->retry = e;
+        d->retry_due = d->sent_due;
+    } else if (r.retry) {
         run_set_skew(r.skew_offset);
         d->retry = e;
         d->retry_due = d->sent_due;

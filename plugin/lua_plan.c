@@ -38,6 +38,7 @@ static const struct lsm_field lsm_request_fields[] = {
     F(struct plan_request, format, LSM_STR),     F(struct plan_request, raw_body, LSM_STR),
     F(struct plan_request, extra, LSM_STR),      F(struct plan_request, min_tokens, LSM_COUNT),
     F(struct plan_request, seed, LSM_LONG),      F(struct plan_request, custom_attributes, LSM_STR),
+    F(struct plan_request, thinking, LSM_STR),
 };
 static const struct lsm_field lsm_item_fields[] = {
     F(struct plan_item, phase, LSM_STR),         F(struct plan_item, batch, LSM_LONG),

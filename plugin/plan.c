@@ -12,8 +12,10 @@
 #define PLAN_MAX_HEADERS 4 /* variant, custom attributes, inference component, session */
 
 struct plan_entry {
-    size_t request;    /* index into the plan's requests */
-    struct sreq *sreq; /* that request's (its address stays) */
+    size_t request;     /* index into the plan's requests */
+    struct sreq *sreq;  /* that request's (its address stays) */
+    struct sreq *plain; /* the same without continuous_usage_stats (a container that refuses
+                         * it: run_plain_usage), or sreq itself when its body has none */
     struct call *call;
     struct conv_spec *conv;           /* NULL: a single request */
     bool has_temperature, ignore_eos; /* what a conversation's turns are sent with */
@@ -42,6 +44,7 @@ struct plan {
     char *strings[7]; /* the copies plan_request points to */
     struct plan_request rq;
     enum body_format format;
+    enum body_thinking thinking;
     cJSON *extra;
     struct plan_side *sides;
     size_t n_sides;
@@ -64,6 +67,14 @@ static char *plan_dup(const char *s, bool *ok) {
     return d;
 }
 
+/* A thinking model's switch as body.h takes it. */
+static enum body_thinking plan_thinking(const char *s) {
+    return !s                      ? BODY_THINKING_DEFAULT
+           : strcmp(s, "on") == 0  ? BODY_THINKING_ON
+           : strcmp(s, "off") == 0 ? BODY_THINKING_OFF
+                                   : BODY_THINKING_DEFAULT;
+}
+
 static int plan_copy_request(struct plan *p, const struct plan_request *rq, struct buf *err) {
     bool ok = true;
     p->rq = *rq;
@@ -76,7 +87,13 @@ static int plan_copy_request(struct plan *p, const struct plan_request *rq, stru
     p->rq.bearer = p->strings[6] = plan_dup(rq->bearer, &ok);
     p->rq.format = NULL;
     p->rq.extra = NULL;
+    p->rq.thinking = NULL;
     if (!ok) return PLAN_ERR_NOMEM;
+    if (rq->thinking && strcmp(rq->thinking, "on") != 0 && strcmp(rq->thinking, "off") != 0 &&
+        strcmp(rq->thinking, "default") != 0)
+        return buf_fail(err, PLAN_ERR_INPUT, "thinking must be on, off or default, not '%.40s'",
+                        rq->thinking);
+    p->thinking = plan_thinking(rq->thinking);
     if (!rq->host || !rq->region || !rq->service)
         return buf_fail(err, PLAN_ERR_INPUT, "a request needs a host, a region and a service");
     if (body_format_parse(rq->format ? rq->format : "", &p->format))
@@ -202,7 +219,7 @@ static int plan_grow_table(struct plan *p) {
 }
 
 /* The body of item, into p->body. */
-static int plan_body(struct plan *p, const struct plan_item *item, struct buf *err) {
+static int plan_body(struct plan *p, const struct plan_item *item, bool plain, struct buf *err) {
     struct body_params bp = {
         .prompt = p->format == BODY_RAW ? p->rq.raw_body : item->prompt,
         .messages = item->messages,
@@ -215,6 +232,8 @@ static int plan_body(struct plan *p, const struct plan_item *item, struct buf *e
         .seed = p->rq.seed,
         .extra = p->extra,
         .stream = p->rq.route != PLAN_ROUTE_INVOKE,
+        .plain_usage = plain,
+        .thinking = p->thinking,
     };
     buf_reset(&p->body);
     if (!bp.prompt && !bp.messages) return buf_fail(err, PLAN_ERR_INPUT, "an item has no prompt");
@@ -404,7 +423,7 @@ static int plan_conv(const struct plan *p, const struct plan_item *item, struct 
 }
 
 int plan_conv_request(const struct plan *p, const struct plan_entry *e, enum conv_kind kind,
-                      const cJSON *messages, const char *session, struct sreq **out,
+                      const cJSON *messages, const char *session, bool plain, struct sreq **out,
                       struct buf *err) {
     *out = NULL;
     size_t side = call_file(e->call);
@@ -427,6 +446,8 @@ int plan_conv_request(const struct plan *p, const struct plan_entry *e, enum con
         .seed = p->rq.seed,
         .extra = p->extra,
         .stream = p->rq.route != PLAN_ROUTE_INVOKE,
+        .plain_usage = plain,
+        .thinking = p->thinking,
     };
     struct buf body;
     buf_init(&body, BUF_NO_CAP);
@@ -469,7 +490,10 @@ int plan_add_item(struct plan *p, const struct plan_item *item, struct buf *err)
     item = &first;
     struct quiz_re *re;
     int rc = plan_conv(p, item, &e->conv, err);
-    if (!rc) rc = plan_body(p, item, err);
+    size_t plain = 0;
+    if (!rc) rc = plan_body(p, item, true, err);
+    if (!rc) rc = plan_request_for(p, item->side, &plain);
+    if (!rc) rc = plan_body(p, item, false, err);
     if (!rc) rc = plan_request_for(p, item->side, &e->request);
     if (!rc) rc = plan_pattern(p, item, &re, err);
     if (!rc) rc = plan_call(p, item, re, &e->call);
@@ -478,6 +502,7 @@ int plan_add_item(struct plan *p, const struct plan_item *item, struct buf *err)
         return rc;
     }
     e->sreq = p->reqs[e->request].sreq;
+    e->plain = p->reqs[plain].sreq;
     p->n_entries++;
     round->n++;
     return PLAN_OK;
@@ -513,8 +538,8 @@ size_t plan_entry_number(const struct plan *p, const struct plan_entry *e) {
     return (size_t)(e - p->entries);
 }
 
-struct sreq *plan_entry_request(const struct plan_entry *e) {
-    return e->sreq;
+struct sreq *plan_entry_request(const struct plan_entry *e, bool plain) {
+    return plain ? e->plain : e->sreq;
 }
 
 const struct call *plan_entry_call(const struct plan_entry *e) {

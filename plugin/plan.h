@@ -56,6 +56,8 @@ struct plan_request {
     long seed;
     const char *custom_attributes; /* NULL: no X-Amzn-SageMaker-Custom-Attributes */
     const char *bearer;            /* the OpenAI route: Authorization: Bearer, not SigV4 */
+    const char *thinking; /* "on", "off" (vllm-chat's chat_template_kwargs.enable_thinking),
+                           * or NULL / "default": not sent */
 };
 
 /* A side of the run: an endpoint (with a variant or inference component); its
@@ -121,8 +123,10 @@ void plan_schedule(const struct plan *p, struct rounds_round *out);
 const struct plan_entry *plan_entry(const struct plan *p, size_t round, long index);
 /* The entry's number in the order items were added (0-based). */
 size_t plan_entry_number(const struct plan *p, const struct plan_entry *e);
-/* Its signed request (shared by the entries of one side and body) and call. */
-struct sreq *plan_entry_request(const struct plan_entry *e);
+/* Its signed request (shared by the entries of one side and body) and call; plain:
+ * the one without stream_options.continuous_usage_stats (for a container that
+ * refuses it; the same request when the body has none). */
+struct sreq *plan_entry_request(const struct plan_entry *e, bool plain);
 const struct call *plan_entry_call(const struct plan_entry *e);
 /* The number of distinct requests, and the one of an entry (0-based), for callers
  * that keep something per request. */
@@ -133,10 +137,12 @@ const struct conv_spec *plan_entry_conv(const struct plan_entry *e);
 /* A conversation's step (conv.h) as a new signed request of e's side into *out
  * (the caller's: sreq_free): a turn with messages on the plan's route, or the
  * session's NEW_SESSION or CLOSE call (always InvokeEndpoint); with a session
- * id (or CONV_NEW_SESSION), the X-Amzn-SageMaker-Session-Id header. */
+ * id (or CONV_NEW_SESSION), the X-Amzn-SageMaker-Session-Id header; plain: without
+ * stream_options.continuous_usage_stats. */
 __attribute__((warn_unused_result)) int
 plan_conv_request(const struct plan *p, const struct plan_entry *e, enum conv_kind kind,
-                  const cJSON *messages, const char *session, struct sreq **out, struct buf *err);
+                  const cJSON *messages, const char *session, bool plain, struct sreq **out,
+                  struct buf *err);
 size_t plan_request_number(const struct plan *p, const struct plan_entry *e);
 
 #endif

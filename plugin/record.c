@@ -197,6 +197,12 @@ static char *rec_stream(char *p, const struct rec_record *rec) {
     p = jsonw_put_int(JSONW_PUT(p, ",\"t_headers_us\":"), rec->t_headers_us);
     p = JSONW_PUT(p, ",\"t_first_token_us\":");
     p = rec->t_first_token_us > 0 ? jsonw_put_int(p, rec->t_first_token_us) : JSONW_PUT(p, "null");
+    if (rec->t_first_output_us != rec->t_first_token_us &&
+        (rec->t_first_output_us > 0 || rec->reasoning_tokens > 0)) {
+        p = JSONW_PUT(p, ",\"" RFMT_REC_FIRST_OUTPUT "\":");
+        p = rec->t_first_output_us > 0 ? jsonw_put_int(p, rec->t_first_output_us)
+                                       : JSONW_PUT(p, "null");
+    }
     p = jsonw_put_int(JSONW_PUT(p, ",\"chunks\":"), (long long)rec->n_chunks);
     if (rec->n_received > rec->n_chunks)
         p = jsonw_put_int(JSONW_PUT(p, ",\"chunks_received\":"), (long long)rec->n_received);
@@ -206,6 +212,10 @@ static char *rec_stream(char *p, const struct rec_record *rec) {
         p = jsonw_put_int(p, rec->chunk_gaps_us[i]);
     }
     *p++ = ']';
+    if (rec->n_chunks > 1 && rec->itl_per_token)
+        p = JSONW_PUT(p, ",\"" RFMT_REC_ITL_UNIT "\":\"token\"");
+    else if (rec->n_chunks > 1)
+        p = JSONW_PUT(p, ",\"" RFMT_REC_ITL_UNIT "\":\"chunk\"");
     if (!rec->chunk_tokens) return p;
     p = JSONW_PUT(p, ",\"chunk_tokens\":[");
     for (size_t i = 0; i < rec->n_chunks; i++) {
@@ -232,6 +242,8 @@ static int rec_serialize(struct buf *b, long long seq, const struct rec_record *
     p = rec->fixed_json ? jsonw_put(p, rec->fixed_json, fixed) : rec_fixed(p, rec);
     p = rec_count(JSONW_PUT(p, ",\"prompt_tokens\":"), rec->prompt_tokens);
     p = rec_count(JSONW_PUT(p, ",\"completion_tokens\":"), rec->completion_tokens);
+    if (rec->reasoning_tokens > 0)
+        p = jsonw_put_int(JSONW_PUT(p, ",\"" RFMT_REC_REASONING "\":"), rec->reasoning_tokens);
     p = jsonw_put_cstr(JSONW_PUT(p, ",\"finish_reason\":"), rec->finish_reason);
     p = jsonw_put_int(JSONW_PUT(p, ",\"status\":"), rec->status);
     p = rec_bool(JSONW_PUT(p, ",\"ok\":"), rec->ok);

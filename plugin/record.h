@@ -42,6 +42,7 @@ struct rec_record {
     long max_tokens;
     long prompt_tokens;        /* < 0: null */
     long completion_tokens;    /* < 0: null */
+    long reasoning_tokens;     /* of completion_tokens, a thinking model's; <= 0: omitted */
     const char *finish_reason; /* NULL: null */
     int status;                /* 0: no reply */
     bool ok;
@@ -62,10 +63,13 @@ struct rec_record {
      * run's clock; the gaps between content chunks, n_chunks - 1 of them; the
      * tokens of each chunk, or NULL when every chunk carried one. */
     long long t_headers_us, t_first_token_us;
+    long long t_first_output_us; /* the first answer chunk; written when reasoning came first
+                                  * (past t_first_token_us, or 0 with reasoning: null) */
     const uint32_t *chunk_gaps_us;
     const uint16_t *chunk_tokens;
     size_t n_chunks;
-    size_t n_received; /* chunks that came, written as chunks_received when more than n_chunks */
+    size_t n_received;  /* chunks that came, written as chunks_received when more than n_chunks */
+    bool itl_per_token; /* written as itl_unit "token" (every chunk's tokens known) or "chunk" */
     /* Not NULL: the fields from endpoint to max_tokens as rec_fixed_json wrote
      * them, written in their place (a call's records share them). */
     const char *fixed_json;

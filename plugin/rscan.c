@@ -17,7 +17,7 @@ struct rscan_field {
 
 struct rscan {
     const char *p, *end;
-    bool choices, message, usage, prompt, completion; /* member seen */
+    bool choices, message, usage, prompt, completion, reasoning; /* member seen */
     struct rscan_field content, text, finish;
     struct rscan_reply *out;
 };
@@ -187,11 +187,19 @@ static bool rscan_count(struct rscan *s, bool *seen, double *out) {
     return rscan_number(s, out);
 }
 
+static bool rscan_details_member(struct rscan *s, const struct jstr *name) {
+    if (RSCAN_NAME_IS(name, "reasoning_tokens"))
+        return rscan_count(s, &s->reasoning, &s->out->reasoning_tokens);
+    return rscan_skip(s);
+}
+
 static bool rscan_usage_member(struct rscan *s, const struct jstr *name) {
     if (RSCAN_NAME_IS(name, "prompt_tokens"))
         return rscan_count(s, &s->prompt, &s->out->prompt_tokens);
     if (RSCAN_NAME_IS(name, "completion_tokens"))
         return rscan_count(s, &s->completion, &s->out->completion_tokens);
+    if (RSCAN_NAME_IS(name, "completion_tokens_details") && rscan_peek(s) == '{')
+        return rscan_object(s, rscan_details_member);
     return rscan_skip(s);
 }
 
@@ -232,7 +240,8 @@ static bool rscan_root_member(struct rscan *s, const struct jstr *name) {
 
 bool rscan_vllm(const char *body, size_t len, struct rscan_reply *out) {
     struct rscan s = {.p = body, .end = body + len, .out = out};
-    *out = (struct rscan_reply){.prompt_tokens = NAN, .completion_tokens = NAN};
+    *out = (struct rscan_reply){
+        .prompt_tokens = NAN, .completion_tokens = NAN, .reasoning_tokens = NAN};
     if (!rscan_object(&s, rscan_root_member) || rscan_peek(&s) != 0 || !s.choices) return false;
     const struct rscan_field *text = s.message ? &s.content : &s.text;
     out->message = s.message;

@@ -2,7 +2,8 @@
  * without building a tree:
  *
  *   {"choices":[{"message":{"content":T},"finish_reason":F}, ...],
- *    "usage":{"prompt_tokens":P,"completion_tokens":C}, ...}
+ *    "usage":{"prompt_tokens":P,"completion_tokens":C,
+ *             "completion_tokens_details":{"reasoning_tokens":R}}, ...}
  *   (completions: "text":T in place of the message)
  *
  * It reads what cJSON_GetObjectItemCaseSensitive would find (the first member
@@ -36,6 +37,7 @@ struct rscan_reply {
     double prompt_tokens; /* usage's counts: NAN when absent or null, -1 when of another
                              type, else the number */
     double completion_tokens;
+    double reasoning_tokens; /* usage.completion_tokens_details.reasoning_tokens, the same way */
 };
 
 /* Reads body (len bytes) into out; false when cJSON must read it instead. */

@@ -39,6 +39,7 @@ static struct {
 } run = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Atomic long long run_skew;
+static _Atomic bool run_plain;                     /* run_plain_usage */
 static _Atomic long long run_start = RUN_NO_START; /* the start barrier's time */
 
 static long long run_mono_us(const struct timespec *t) {
@@ -67,6 +68,14 @@ time_t run_signing_time(void) {
 
 void run_set_skew(long long offset) {
     atomic_store(&run_skew, offset);
+}
+
+bool run_plain_usage(void) {
+    return atomic_load(&run_plain);
+}
+
+void run_set_plain_usage(void) {
+    atomic_store(&run_plain, true);
 }
 
 void run_set_start(long long start_wall_us) {

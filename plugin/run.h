@@ -99,6 +99,10 @@ long long run_wall_us(void);
 time_t run_signing_time(void);
 /* Sets the offset (seconds, server minus local) signing adds to the clock. */
 void run_set_skew(long long offset);
+/* Whether a container refused stream_options.continuous_usage_stats (a 400 naming
+ * it): from then on every request of the run goes without it, and ITL is per chunk. */
+bool run_plain_usage(void);
+void run_set_plain_usage(void);
 
 #define RUN_NO_START (-9223372036854775807LL - 1) /* run_start_us without a start time */
 

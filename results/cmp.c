@@ -470,3 +470,8 @@ void cmp_free(struct cmp *m) {
     cwcheck_free(&m->cw);
     memset(m, 0, sizeof *m);
 }
+
+const char *cmp_itl_unit(const struct cmp *m, int k) {
+    bool token = m->itl_token[k] > 0, chunk = m->itl_chunk[k] > 0;
+    return token && chunk ? "token and chunk" : token ? "token" : chunk ? "chunk" : NULL;
+}

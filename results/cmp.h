@@ -80,7 +80,8 @@ struct cmp {
     struct cwcheck cw;    /* the CloudWatch cross-check (cwcheck.h) */
     char scale_note[400]; /* "" when both sides ran in real time */
     bool stream_mixed;    /* one side streamed a measurement the other measured unstreamed */
-    struct ocmp open;     /* the open-loop runs (ocmp.h) */
+    size_t itl_token[2], itl_chunk[2]; /* per side: requests whose ITL was per token / chunk */
+    struct ocmp open;                  /* the open-loop runs (ocmp.h) */
     char verdict[2000];
 };
 
@@ -103,5 +104,9 @@ bool cmp_row_limited(const struct cmp_row *r);
 double cmp_round(double v, int decimals);
 /* The row with this name, or NULL. */
 const struct cmp_row *cmp_row(const struct cmp *m, const char *name);
+
+/* Side k's ITL unit as its records said it: "token", "chunk", "token and chunk"
+ * (some of each), or NULL (none said). */
+const char *cmp_itl_unit(const struct cmp *m, int k);
 
 #endif

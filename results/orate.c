@@ -108,8 +108,10 @@ static int orate_value(struct orate_ctx *c, const struct rfile_rec *x, const str
     case STREAM_ITL:
         *have = first && x->chunks >= 2;
         return *have ? orate_itl(c, x, s->q, v) : 0;
+    default: /* the answer-only figures are no SLO's metric (slo.h) */
+        *have = false;
+        return 0;
     }
-    return 0;
 }
 
 /* Whether the successful record x met every SLO: a request without a TTFT

@@ -84,6 +84,14 @@ static void out_json_stream(cJSON *o, const struct cmp *m) {
     }
     cJSON *st = cJSON_AddObjectToObject(o, "streaming_seconds");
     cJSON_AddBoolToObject(st, "mixed", m->stream_mixed);
+    if (m->itl_token[0] + m->itl_chunk[0] + m->itl_token[1] + m->itl_chunk[1]) {
+        cJSON *u = cJSON_AddObjectToObject(st, "itl_unit"); /* what the records said */
+        for (int k = 0; k < 2; k++) {
+            const char *v = cmp_itl_unit(m, k);
+            cJSON_AddItemToObject(u, k ? "candidate" : "baseline",
+                                  v ? cJSON_CreateString(v) : cJSON_CreateNull());
+        }
+    }
     cJSON_AddItemToObject(st, "rows", out_json_rows(m, CMP_STREAM));
     cJSON_AddItemToObject(st, "samples", samples);
 }

@@ -281,6 +281,18 @@ static int report_stream_why(struct report *r, const struct cmp *m) {
     return 0;
 }
 
+/* What ITL's unit was on each side, when the records said (itl_unit). */
+static int report_itl_unit(struct report *r, const struct cmp *m) {
+    const char *u[2] = {cmp_itl_unit(m, 0), cmp_itl_unit(m, 1)};
+    if (!u[0] && !u[1]) return 0;
+    return report_text(r, REPORT_PARA,
+                       "ITL unit: per %s on %s, per %s on %s (per token: the server said each "
+                       "chunk's tokens, e.g. vLLM's stream_options.continuous_usage_stats; per "
+                       "chunk: a chunk of several tokens counts as one gap, e.g. a container "
+                       "that refused it).",
+                       u[0] ? u[0] : "(not said)", m->bname, u[1] ? u[1] : "(not said)", m->cname);
+}
+
 static int report_stream(struct report *r, const struct cmp *m) {
     char nb[200], nc[200];
     if (!report_group_has_rows(m, CMP_STREAM)) return 0;
@@ -291,6 +303,7 @@ static int report_stream(struct report *r, const struct cmp *m) {
                     "its end-to-end latency is compared, but a whole reply ends with its last "
                     "byte and a streamed one with its last chunk, over another route.") < 0)
         return -1;
+    if (report_itl_unit(r, m) < 0) return -1;
     snprintf(nb, sizeof nb, "%s n", m->bname);
     snprintf(nc, sizeof nc, "%s n", m->cname);
     const char *head[] = {"measurement", m->bname, m->cname, "ratio", nb, nc};

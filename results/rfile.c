@@ -281,11 +281,26 @@ enum {
     RFILE_HAVE_CTOKS = 128,
     RFILE_HAVE_HEADERS = 256,
     RFILE_HAVE_STREAM = 496, /* any of them */
+    RFILE_HAVE_OUTPUT = 512, /* t_first_output_us (a thinking model's record) */
 };
 
 /* The value of a member that sets a bit: bit, or -1 when it failed. */
 static int rfile_bit(int rc, int bit) {
     return rc < 0 ? -1 : bit;
+}
+
+/* itl_unit: "token" or "chunk". */
+static int rfile_itl_unit(struct rfile_ctx *c, int8_t *out) {
+    struct jstr s;
+    if (jscan_peek(&c->s) != '"' || jscan_string(&c->s, &s) < 0)
+        return jscan_fail(&c->s, "itl_unit is not \"token\" or \"chunk\"");
+    if (s.n == 5 && !s.escaped && memcmp(s.s, "token", 5) == 0)
+        *out = RFILE_ITL_TOKEN;
+    else if (s.n == 5 && !s.escaped && memcmp(s.s, "chunk", 5) == 0)
+        *out = RFILE_ITL_CHUNK;
+    else
+        return jscan_fail(&c->s, "itl_unit is not \"token\" or \"chunk\"");
+    return 0;
 }
 
 /* Reads the value of one record member; returns the RFILE_HAVE_* bit it sets, or -1. */
@@ -323,6 +338,7 @@ static int rfile_member(struct rfile_ctx *c, const struct jstr *k, struct rfile_
         break;
     case 8:
         if (RFILE_IS("question")) return rfile_id(c, &r->question);
+        if (RFILE_IS(RFMT_REC_ITL_UNIT)) return rfile_itl_unit(c, &r->itl_unit);
         if (RFILE_IS("t_end_us")) return rfile_time(c, &r->t_end_us) < 0 ? -1 : RFILE_HAVE_END;
         break;
     case 9:
@@ -346,9 +362,12 @@ static int rfile_member(struct rfile_ctx *c, const struct jstr *k, struct rfile_
     case 16:
         if (RFILE_IS("t_first_token_us"))
             return rfile_bit(rfile_time_or_null(c, &r->t_first_us), RFILE_HAVE_FIRST);
+        if (RFILE_IS(RFMT_REC_REASONING)) return rfile_int32(c, &r->reasoning_tokens);
         break;
     case 17:
         if (RFILE_IS("completion_tokens")) return rfile_int32(c, &r->completion_tokens);
+        if (RFILE_IS(RFMT_REC_FIRST_OUTPUT))
+            return rfile_bit(rfile_time_or_null(c, &r->t_first_output_us), RFILE_HAVE_OUTPUT);
         break;
     }
 #undef RFILE_IS
@@ -412,6 +431,18 @@ static bool rfile_stream_bad(const struct rfile_ctx *c, const struct rfile_rec *
              (r->t_first_us < r->t_start_us || r->t_first_us > r->t_end_us))
         snprintf(out, cap, "t_first_token_us is %s",
                  r->t_first_us < r->t_start_us ? "before t_start_us" : "after t_end_us");
+    else if (r->t_first_output_us != RFILE_NONE &&
+             (r->t_first_us == RFILE_NONE || r->t_first_output_us < r->t_first_us ||
+              r->t_first_output_us > r->t_end_us))
+        snprintf(out, cap, RFMT_REC_FIRST_OUTPUT " is %s",
+                 r->t_first_us == RFILE_NONE            ? "set but t_first_token_us is null"
+                 : r->t_first_output_us < r->t_first_us ? "before t_first_token_us"
+                                                        : "after t_end_us");
+    else if (r->reasoning_tokens < 0 ||
+             (r->reasoning_tokens > 0 && r->completion_tokens != RFILE_NONE &&
+              r->reasoning_tokens > r->completion_tokens))
+        snprintf(out, cap, RFMT_REC_REASONING " is %s",
+                 r->reasoning_tokens < 0 ? "negative" : "more than completion_tokens");
     else if (r->t_headers_us != RFILE_NONE &&
              (r->t_headers_us < r->t_start_us || r->t_headers_us > r->t_end_us))
         snprintf(out, cap, "t_headers_us is %s",
@@ -439,6 +470,7 @@ static int rfile_record(struct rfile_ctx *c) {
                           .t_headers_us = RFILE_NONE,
                           .server_us = RFILE_NONE,
                           .t_first_us = RFILE_NONE,
+                          .t_first_output_us = RFILE_NONE,
                           .ctoks = RFILE_NO_CTOKS};
     struct jstr key;
     size_t count = 0;
@@ -461,6 +493,9 @@ static int rfile_record(struct rfile_ctx *c) {
                                      "before its intended start)");
     char why[160];
     r.stream = (have & RFILE_HAVE_STREAM) != 0;
+    if (!(have & RFILE_HAVE_OUTPUT)) r.t_first_output_us = r.t_first_us;
+    if ((have & RFILE_HAVE_OUTPUT) && !r.stream)
+        return rfile_record_error(c, RFMT_REC_FIRST_OUTPUT " without t_first_token_us");
     if (r.stream && rfile_stream_bad(c, &r, have, why, sizeof why))
         return rfile_record_error(c, why);
     if (!(have & RFILE_HAVE_CTOKS)) r.ctoks = RFILE_NO_CTOKS;

@@ -17,9 +17,11 @@
 #include "buf.h"
 #include "strtab.h"
 
-#define RFILE_NONE     (-1)       /* an integer field that was null or absent */
-#define RFILE_NO_CTOKS SIZE_MAX   /* a streamed record without chunk_tokens */
-#define RFILE_MAX_GAP  UINT32_MAX /* microseconds: a larger gap is bad input */
+#define RFILE_NONE      (-1)       /* an integer field that was null or absent */
+#define RFILE_ITL_TOKEN 1          /* itl_unit "token": every chunk's tokens were known */
+#define RFILE_ITL_CHUNK 2          /* itl_unit "chunk": a chunk of unsaid tokens counted as one */
+#define RFILE_NO_CTOKS  SIZE_MAX   /* a streamed record without chunk_tokens */
+#define RFILE_MAX_GAP   UINT32_MAX /* microseconds: a larger gap is bad input */
 
 enum rfile_err {
     RFILE_OK = 0,
@@ -37,6 +39,8 @@ struct rfile_rec {
     int64_t batch;             /* RFILE_NONE when absent */
     int32_t max_tokens;        /* RFILE_NONE when null */
     int32_t completion_tokens; /* RFILE_NONE when the reply did not say */
+    int32_t reasoning_tokens;  /* of them, reasoning; 0 when absent */
+    int8_t itl_unit;           /* RFILE_ITL_TOKEN, RFILE_ITL_CHUNK, or 0: the record did not say */
     int32_t status;
     uint32_t phase, kind, question, error; /* ids in rfile.strs, 0 when null */
     uint32_t text, answer;                 /* offsets + 1 into rfile.texts, 0 when absent */
@@ -48,8 +52,10 @@ struct rfile_rec {
     int64_t t_headers_us; /* RFILE_NONE when absent */
     int64_t server_us;    /* the emulator's service time (model us, tscale.h); RFILE_NONE: none */
     int64_t t_first_us;   /* t_first_token_us; RFILE_NONE when null (no content came) */
-    size_t gaps;          /* its chunks - 1 gaps (microseconds) start at rfile.gaps[gaps] */
-    size_t ctoks;         /* its chunks' tokens start at rfile.ctoks[ctoks], or RFILE_NO_CTOKS */
+    int64_t t_first_output_us; /* the first answer chunk (t_first_output_us; absent: t_first_us);
+                                * RFILE_NONE when none came */
+    size_t gaps;               /* its chunks - 1 gaps (microseconds) start at rfile.gaps[gaps] */
+    size_t ctoks; /* its chunks' tokens start at rfile.ctoks[ctoks], or RFILE_NO_CTOKS */
 };
 
 struct rfile {

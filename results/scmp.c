@@ -24,9 +24,14 @@ struct scmp_meas {
 
 /* Why a side has no value of metric k, into v. */
 static void scmp_none(struct side_val *v, const struct scmp_meas *me, int k, enum stream_metric m) {
-    static const char *const empty[STREAM_METRICS] = {
-        "no successful request with content", "no successful request of 2 chunks or more",
-        "no successful request of 2 tokens or more", "no successful request"};
+    static const char *const empty[STREAM_ALL_METRICS] = {
+        "no successful request with content",
+        "no successful request of 2 chunks or more",
+        "no successful request of 2 tokens or more",
+        "no successful request",
+        "no successful request reasoned, then answered",
+        "no successful request reasoned, then answered in 2 chunks or more",
+        "no successful request reasoned, then answered in 2 tokens or more"};
     if (!me->x[k])
         side_val_none(v, "%s not measured on the %s side", me->what, me->s[k]->role);
     else if (m != STREAM_E2E && !me->streamed[k])
@@ -44,7 +49,8 @@ static void scmp_side(struct cmp_row *r, int k, const struct scmp_meas *me, enum
     struct interval_fig *fig = k ? &r->fig_c : &r->fig_b;
     bool have = me->x[k] && f->ok && (m == STREAM_E2E || me->streamed[k]);
     char itl[CLIMIT_WHY];
-    if (have && m == STREAM_ITL && !climit_itl(me->x[k]->gaps, me->x[k]->burst, itl, sizeof itl)) {
+    if (have && (m == STREAM_ITL || m == STREAM_ITL_ANSWER) &&
+        !climit_itl(me->x[k]->gaps, me->x[k]->burst, itl, sizeof itl)) {
         side_val_none(v, "%s", itl); /* the read side did not resolve the gaps */
         have = false;
     } else if (!have) {
@@ -74,8 +80,9 @@ static int scmp_metric(struct cmp *m, const struct scmp_meas *me, enum stream_me
         char name[64];
         snprintf(name, sizeof name, "%s_%s_p%.0f_seconds", stream_name(k), me->what,
                  100 * stream_quantiles[qi]);
-        struct cmp_row *r =
-            cmp_add_row(m, name, CMP_STREAM, k == STREAM_ITL || k == STREAM_TPOT ? 4 : 3);
+        bool fine = k == STREAM_ITL || k == STREAM_TPOT || k == STREAM_ITL_ANSWER ||
+                    k == STREAM_TPOT_ANSWER;
+        struct cmp_row *r = cmp_add_row(m, name, CMP_STREAM, fine ? 4 : 3);
         if (!r) return -1;
         scmp_side(r, 0, me, k, &f[0], qi);
         scmp_side(r, 1, me, k, &f[1], qi);
@@ -90,7 +97,14 @@ static int scmp_metric(struct cmp *m, const struct scmp_meas *me, enum stream_me
 static int scmp_measurement(struct cmp *m, struct scmp_meas *me, bool decode) {
     if (!me->streamed[0] && !me->streamed[1]) return 0;
     if (me->x[0] && me->x[1] && me->streamed[0] != me->streamed[1]) m->stream_mixed = true;
-    for (int k = 0; k < STREAM_METRICS; k++) {
+    for (int k = 0; k < 2; k++) {
+        if (!me->x[k]) continue;
+        m->itl_token[k] += me->x[k]->itl_token;
+        m->itl_chunk[k] += me->x[k]->itl_chunk;
+    }
+    /* a thinking model's answer-only figures, when either side reasoned */
+    bool reasoned = (me->x[0] && me->x[0]->reasoned) || (me->x[1] && me->x[1]->reasoned);
+    for (int k = 0; k < (reasoned ? STREAM_ALL_METRICS : STREAM_METRICS); k++) {
         if (decode && k == STREAM_E2E) continue; /* its requests mix two lengths */
         if (scmp_metric(m, me, (enum stream_metric)k) < 0) return -1;
     }

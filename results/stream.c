@@ -11,7 +11,8 @@
 const double stream_quantiles[STREAM_QUANTILES] = {0.50, 0.90, 0.99};
 
 const char *stream_name(enum stream_metric k) {
-    static const char *const names[STREAM_METRICS] = {"ttft", "itl", "tpot", "e2e"};
+    static const char *const names[STREAM_ALL_METRICS] = {
+        "ttft", "itl", "tpot", "e2e", "ttfot", "itl_answer", "tpot_answer"};
     return names[k];
 }
 
@@ -28,19 +29,49 @@ static int stream_push(struct stream_sample *s, double v, uint32_t w, uint32_t c
     return 0;
 }
 
-/* The per-token gaps of r: the gap before a chunk of k tokens, k times gap / k. */
+/* The per-token gaps of r: the gap before a chunk of k tokens, k times gap / k;
+ * those after the first answer chunk came also as the answer's. */
 static int stream_itl(struct stream_meas *m, const struct rfile *rf, const struct rfile_rec *r,
                       uint32_t cluster, double k) {
+    int64_t at = r->t_first_us; /* when chunk j - 1 came */
+    bool answer_rows = r->t_first_output_us != r->t_first_us;
     for (int32_t j = 1; j < r->chunks; j++) {
         uint32_t tokens = r->ctoks == RFILE_NO_CTOKS ? 1 : rf->ctoks[r->ctoks + (size_t)j];
-        double gap = rf->gaps[r->gaps + (size_t)j - 1] * k;
+        uint32_t us = rf->gaps[r->gaps + (size_t)j - 1];
+        double gap = us * k;
         if (stream_push(&m->s[STREAM_ITL], gap / tokens, tokens, cluster) < 0) return -1;
+        if (answer_rows && r->t_first_output_us != RFILE_NONE && at >= r->t_first_output_us &&
+            stream_push(&m->s[STREAM_ITL_ANSWER], gap / tokens, tokens, cluster) < 0)
+            return -1;
+        at += us;
     }
     m->s[STREAM_ITL].requests += r->chunks > 1;
+    m->itl_token += r->chunks > 1 && r->itl_unit == RFILE_ITL_TOKEN;
+    m->itl_chunk += r->chunks > 1 && r->itl_unit == RFILE_ITL_CHUNK;
     if (r->chunks > 1) {
         m->gaps += (uint64_t)r->chunks - 1;
         m->burst += climit_bursts(rf->gaps + r->gaps, (size_t)r->chunks - 1);
     }
+    return 0;
+}
+
+/* A record that reasoned before it answered: its answer's TTFOT and TPOT (the
+ * answer's ITL comes with stream_itl); a record that did not gives none. */
+static int stream_answer(struct stream_meas *m, const struct rfile_rec *r, uint32_t cluster,
+                         double scale) {
+    if (r->t_first_output_us == r->t_first_us && r->reasoning_tokens <= 0) return 0;
+    m->reasoned++;
+    if (r->t_first_output_us == RFILE_NONE) return 0; /* all reasoning, no answer */
+    if (stream_push(&m->s[STREAM_TTFOT], tscale_since_start(r, scale, r->t_first_output_us), 1,
+                    cluster) < 0)
+        return -1;
+    m->s[STREAM_TTFOT].requests++;
+    int64_t answer = r->completion_tokens - (r->reasoning_tokens > 0 ? r->reasoning_tokens : 0);
+    if (r->completion_tokens == RFILE_NONE || answer < 2) return 0;
+    double tpot =
+        (double)(r->t_end_us - r->t_first_output_us) * (scale / 1e6) / (double)(answer - 1);
+    if (stream_push(&m->s[STREAM_TPOT_ANSWER], tpot, 1, cluster) < 0) return -1;
+    m->s[STREAM_TPOT_ANSWER].requests++;
     return 0;
 }
 
@@ -61,18 +92,22 @@ int stream_add(struct stream_meas *m, const struct rfile *rf, const struct rfile
         if (stream_push(&m->s[STREAM_TPOT], tpot, 1, cluster) < 0) return -1;
         m->s[STREAM_TPOT].requests++;
     }
+    if (stream_answer(m, r, cluster, scale) < 0) return -1;
     return stream_itl(m, rf, r, cluster, k);
 }
 
 int stream_merge(struct stream_meas *into, const struct stream_meas *from) {
     uint32_t offset = into->clusters;
-    for (int k = 0; k < STREAM_METRICS; k++) {
+    for (int k = 0; k < STREAM_ALL_METRICS; k++) {
         const struct stream_sample *f = &from->s[k];
         for (size_t i = 0; i < f->n; i++)
             if (stream_push(&into->s[k], f->x[i].v, f->x[i].w, f->x[i].cl + offset) < 0) return -1;
         into->s[k].requests += f->requests;
     }
     into->clusters += from->clusters;
+    into->reasoned += from->reasoned;
+    into->itl_token += from->itl_token;
+    into->itl_chunk += from->itl_chunk;
     into->unstreamed += from->unstreamed;
     into->gaps += from->gaps;
     into->burst += from->burst;
@@ -116,7 +151,7 @@ static long stream_dense(struct stream_sample *s, uint32_t most) {
 
 int stream_finish(struct stream_meas *m) {
     uint32_t most = 0;
-    for (int k = 0; k < STREAM_METRICS; k++) {
+    for (int k = 0; k < STREAM_ALL_METRICS; k++) {
         long n = stream_dense(&m->s[k], m->clusters);
         if (n < 0) return -1;
         m->s[k].clusters = (uint32_t)n;
@@ -132,7 +167,7 @@ bool stream_streamed(const struct stream_meas *m) {
 }
 
 void stream_free(struct stream_meas *m) {
-    for (int k = 0; k < STREAM_METRICS; k++) free(m->s[k].x);
+    for (int k = 0; k < STREAM_ALL_METRICS; k++) free(m->s[k].x);
     memset(m, 0, sizeof *m);
 }
 
@@ -144,7 +179,8 @@ void stream_free(struct stream_meas *m) {
 static void stream_bias(enum stream_metric k, double scale, double q, double *up, double *down) {
     double b = scale != 1 && q > 0 ? scale * INTERVAL_SCALED_BIAS_S / q : 0;
     *up = *down = 0;
-    if (k == STREAM_TTFT || k == STREAM_E2E) *down = b; /* one late time: the truth is shorter */
+    if (k == STREAM_TTFT || k == STREAM_TTFOT || k == STREAM_E2E)
+        *down = b; /* one late time: the truth is shorter */
 }
 
 /* Whether quantile i of metric k goes without an interval (why in ci): only
@@ -153,7 +189,7 @@ static void stream_bias(enum stream_metric k, double scale, double q, double *up
  * a batch's requests come in one or two steps: nearly discrete values); a p99
  * on too few batches (its intervals over- or under-cover). */
 static bool stream_no_interval(enum stream_metric k, int i, struct interval *ci) {
-    if (i == 0 || (i == 1 && k == STREAM_ITL)) return false;
+    if (i == 0 || (i == 1 && (k == STREAM_ITL || k == STREAM_ITL_ANSWER))) return false;
     interval_none(ci, i == 1 ? "no interval for a p90 of requests (too few for a tail)"
                              : "no interval for a p99 (a tail needs more batches)");
     return true;
@@ -164,7 +200,7 @@ void stream_figures(const struct stream_meas *m, enum stream_metric k, double sc
     const struct stream_sample *s = &m->s[k];
     memset(out, 0, sizeof *out);
     out->requests = s->requests;
-    out->tokens = k == STREAM_ITL ? s->total : 0;
+    out->tokens = k == STREAM_ITL || k == STREAM_ITL_ANSWER ? s->total : 0;
     out->ok = s->n > 0 && s->total > 0;
     for (int i = 0; i < STREAM_QUANTILES; i++) {
         double up, down;

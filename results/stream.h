@@ -16,7 +16,13 @@
  * independent in: a batch of simultaneous requests (they share the server's
  * steps, so their tokens are one sample, not c), a steady mode's round, or one
  * request when requests ran one at a time (decode). The intervals treat the
- * clusters, never the tokens, as independent. */
+ * clusters, never the tokens, as independent.
+ *
+ * A thinking model streams its reasoning before its answer: TTFT, ITL and TPOT
+ * are over every generated token (reasoning and answer: completion_tokens
+ * counts both); TTFOT = t_first_output_us - t_start_us, ITL answer-only the
+ * gaps after the first answer chunk came, TPOT answer-only = (t_end_us -
+ * t_first_output_us) / (completion_tokens - reasoning_tokens - 1). */
 #ifndef SM_STREAM_H
 #define SM_STREAM_H
 
@@ -28,9 +34,21 @@
 #include "interval.h"
 #include "rfile.h"
 
-enum stream_metric { STREAM_TTFT, STREAM_ITL, STREAM_TPOT, STREAM_E2E };
-#define STREAM_METRICS   4
-#define STREAM_QUANTILES 3 /* p50, p90, p99 */
+/* The first four are every stream's figures; the last three a thinking model's
+ * answer-only ones (time to first output token, ITL and TPOT of the answer),
+ * given when some request reasoned before it answered. */
+enum stream_metric {
+    STREAM_TTFT,
+    STREAM_ITL,
+    STREAM_TPOT,
+    STREAM_E2E,
+    STREAM_TTFOT,
+    STREAM_ITL_ANSWER,
+    STREAM_TPOT_ANSWER
+};
+#define STREAM_METRICS     4 /* every stream's figures */
+#define STREAM_ALL_METRICS 7 /* with the answer-only ones */
+#define STREAM_QUANTILES   3 /* p50, p90, p99 */
 
 /* The quantiles every figure is given at. */
 extern const double stream_quantiles[STREAM_QUANTILES];
@@ -45,7 +63,9 @@ struct stream_sample {
 };
 
 struct stream_meas {
-    struct stream_sample s[STREAM_METRICS];
+    struct stream_sample s[STREAM_ALL_METRICS];
+    size_t reasoned;             /* streamed requests that reasoned before they answered */
+    size_t itl_token, itl_chunk; /* streamed requests whose ITL was per token / per chunk */
     uint32_t clusters;    /* before stream_finish: one past the largest id; after: how many */
     size_t unstreamed;    /* successful requests of a streamed file without stream fields */
     uint64_t gaps, burst; /* ITL's gaps, and those below the read resolution (climit.h) */

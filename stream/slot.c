@@ -136,8 +136,18 @@ static void slot_chunk(struct slot *s, const struct schunk *c, long long now) {
                  c->error_message.s);
         return;
     }
-    if (c->kind != SCHUNK_DATA || c->content.n == 0) return;
+    /* a thinking model's reasoning is generated tokens too: the first of either
+     * kind is the first token, the first content the first output token */
+    if (c->kind != SCHUNK_DATA || (c->content.n == 0 && c->reasoning.n == 0)) return;
     int tokens = c->tokens > 0 ? c->tokens : 1;
+    /* its tokens are known: a token event, logprobs, or a running count (vLLM's
+     * continuous_usage_stats); else it counts as one and ITL is per chunk */
+    s->uncounted +=
+        c->format != SCHUNK_FMT_TOKEN && c->logprob_tokens <= 0 && c->completion_tokens < 0;
+    if (c->content.n == 0)
+        s->reasoning_tokens += tokens;
+    else if (s->t_first_output_us == 0)
+        s->t_first_output_us = now;
     s->multi_token |= tokens != 1;
     s->chunk_tokens += tokens;
     s->cost.tokens += (uint64_t)tokens;
@@ -300,7 +310,9 @@ static void slot_reset(struct slot *s) {
     s->streaming = false;
     s->error_type[0] = s->date[0] = s->content_type[0] = s->new_session[0] = '\0';
     s->service_us[0] = '\0';
-    s->t_headers_us = s->t_first_us = s->t_last_us = 0;
+    s->t_headers_us = s->t_first_us = s->t_last_us = s->t_first_output_us = 0;
+    s->reasoning_tokens = 0;
+    s->uncounted = 0;
     s->n_chunks = 0;
     s->received = 0;
     s->per = 1;
@@ -381,6 +393,10 @@ void slot_done(struct slot *s, CURLcode result) {
         st = (struct call_stream){
             .t_headers_us = s->t_headers_us,
             .t_first_us = s->t_first_us,
+            .t_first_output_us = s->t_first_output_us,
+            .itl_per_token = s->received > 0 && s->uncounted == 0,
+            .reasoning_tokens =
+                t->reasoning_tokens >= 0 ? t->reasoning_tokens : s->reasoning_tokens,
             .gaps_us = s->gaps,
             .tokens = s->multi_token ? s->tokens : NULL,
             .n_chunks = s->n_chunks,

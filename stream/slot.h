@@ -77,10 +77,13 @@ struct slot {
     uint32_t *gaps;  /* between content chunks */
     uint16_t *tokens;
     long chunk_tokens;
+    long reasoning_tokens; /* the tokens of the chunks with reasoning but no content */
+    long uncounted;        /* chunks whose tokens the server did not say (1 assumed) */
     long reads, read_chunks, burst_chunks; /* watch_count_read's, for this reply */
     long long t_first_us, t_last_us;
-    struct slot_cost cost; /* since slot_init */
-    struct buf scratch;    /* sstream's errors */
+    long long t_first_output_us; /* the first chunk with content (an answer's); 0: none */
+    struct slot_cost cost;       /* since slot_init */
+    struct buf scratch;          /* sstream's errors */
     struct sstream ss;
 
     const struct slot_config *cfg;

@@ -58,6 +58,10 @@ M.common = {
     help = "with --format raw: the whole request body, sent as it is" },
   { name = "--extra", arg = "JSON", type = "string",
     help = "a JSON object of extra body fields (tgi and lmi: extra parameters)" },
+  { name = "--thinking", arg = "on|off|default", type = "string", default = "default",
+    help = "a thinking model's reasoning (Qwen3, Gemma 4, gpt-oss, DeepSeek-R1 distills): on "
+      .. "or off sends vllm-chat's chat_template_kwargs.enable_thinking, default sends "
+      .. "nothing (the model's own); the result's settings say which" },
   { name = "--seed", arg = "N", type = "int", help = "the seed field of every body" },
   { name = "--min-tokens", arg = "N", type = "int",
     help = "the min_tokens field of every body (vLLM formats)" },
@@ -257,6 +261,13 @@ local function configure(def, wa)
   if o.extra and type(sm.json_decode(o.extra)) ~= "table" then
     return nil, "--extra must be a JSON object, got '" .. o.extra .. "'"
   end
+  if not ({ on = 1, off = 1, default = 1 })[o.thinking] then
+    return nil, "--thinking must be on, off or default, got '" .. o.thinking .. "'"
+  end
+  if o.thinking ~= "default" and o.format ~= "vllm-chat" then
+    return nil, "--thinking " .. o.thinking .. " needs --format vllm-chat (a chat template's "
+      .. "enable_thinking), not " .. o.format
+  end
   if def.validate then
     err = def.validate(o, ctx)
     if err then return nil, err end
@@ -267,11 +278,19 @@ local function configure(def, wa)
     request = { host = url.host_header, region = ctx.region, service = "sagemaker",
       user_agent = "wrk-sagemaker/" .. sm.version, format = o.format,
       raw_body = o.format == "raw" and o.body or nil, extra = o.extra,
-      min_tokens = o.min_tokens, seed = o.seed, custom_attributes = o.custom_attributes },
+      min_tokens = o.min_tokens, seed = o.seed, custom_attributes = o.custom_attributes,
+      thinking = o.thinking ~= "default" and o.thinking or nil },
     sides = ctx.sides,
     rounds = ctx.rounds,
   }
   return ctx
+end
+
+-- A scenario's settings, with --thinking when it was given (a thinking model's
+-- figures depend on it).
+local function with_thinking(settings, o)
+  if o.thinking ~= "default" then settings[#settings + 1] = { "thinking", o.thinking } end
+  return settings
 end
 
 -- The head of a side's result file (docs/result-format.md).
@@ -294,7 +313,7 @@ local function head_of(def, ctx, side, run)
     start_at = run.start_at,
     start_tolerance_s = run.start_at and o.start_tolerance or nil,
     clock = run.clock,
-    settings = def.settings(o, ctx),
+    settings = with_thinking(def.settings(o, ctx), o),
   }
 end
 

@@ -222,7 +222,35 @@ static void test_spans_and_scratch(void) {
     buf_free(&scratch);
 }
 
+/* usage.completion_tokens_details.reasoning_tokens: the reasoning among the
+ * completion tokens when the server says it; -1 otherwise. */
+static void test_reasoning_tokens(void) {
+    static const struct {
+        const char *json;
+        int64_t completion, reasoning;
+    } cases[] = {
+        {"{\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":40,"
+         "\"completion_tokens_details\":{\"accepted_prediction_tokens\":0,\"reasoning_tokens\":39}}"
+         "}",
+         40, 39},
+        {"{\"choices\":[],\"usage\":{\"completion_tokens\":4,\"completion_tokens_details\":null}}",
+         4, -1},
+        {"{\"choices\":[],\"usage\":{\"completion_tokens\":4}}", 4, -1},
+        {"{\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":\"x\"}}]}", -1, -1},
+    };
+    struct buf scratch;
+    buf_init(&scratch, BUF_NO_CAP);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct schunk c;
+        CHECK(schunk_parse(cases[i].json, strlen(cases[i].json), &scratch, &c, NULL) == 0);
+        CHECK(c.completion_tokens == cases[i].completion);
+        CHECK(c.reasoning_tokens == cases[i].reasoning);
+    }
+    buf_free(&scratch);
+}
+
 int main(void) {
+    test_reasoning_tokens();
     test_rows();
     test_spans_and_scratch();
     return check_exit();

@@ -102,6 +102,41 @@ static const struct {
      "[1]",
      BODY_ERR_INPUT,
      "the extra fields must be a JSON object"},
+    {"a vLLM stream asks the running usage in every chunk (per-token ITL)",
+     "vllm-chat",
+     {.prompt = "x", .max_tokens = 4, .min_tokens = -1, .stream = true},
+     NULL,
+     BODY_OK,
+     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":4,"
+     "\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true},\"stream\":"
+     "true}"},
+    {"plain usage for a container that refused continuous_usage_stats",
+     "vllm-completions",
+     {.prompt = "x", .max_tokens = 4, .min_tokens = -1, .stream = true, .plain_usage = true},
+     NULL,
+     BODY_OK,
+     "{\"prompt\":\"x\",\"max_tokens\":4,\"stream_options\":{\"include_usage\":true},"
+     "\"stream\":true}"},
+    {"thinking off: the chat template's enable_thinking, extra's own kwargs win",
+     "vllm-chat",
+     {.prompt = "x", .max_tokens = -1, .min_tokens = -1, .thinking = BODY_THINKING_OFF},
+     "{\"chat_template_kwargs\": {\"enable_thinking\": true, \"x\": 1}}",
+     BODY_OK,
+     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"chat_template_kwargs\":{"
+     "\"enable_thinking\":true,\"x\":1}}"},
+    {"thinking on",
+     "vllm-chat",
+     {.prompt = "x", .max_tokens = -1, .min_tokens = -1, .thinking = BODY_THINKING_ON},
+     NULL,
+     BODY_OK,
+     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"chat_template_kwargs\":{"
+     "\"enable_thinking\":true}}"},
+    {"thinking needs a chat template",
+     "tgi",
+     {.prompt = "x", .max_tokens = -1, .min_tokens = -1, .thinking = BODY_THINKING_OFF},
+     NULL,
+     BODY_ERR_UNSUPPORTED,
+     "the tgi format has no thinking (a chat template's: vllm-chat)"},
 };
 
 static void test_cases(void) {

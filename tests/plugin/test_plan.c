@@ -27,7 +27,7 @@ static const char *signed_request(const struct plan_entry *e, struct sigv4_signe
     struct sigv4_credentials c = {"AKIDTEST", "secret", NULL};
     const char *raw;
     size_t len;
-    CHECK_INT(sreq_build(plan_entry_request(e), s, &c, 1, 1796035639, &raw, &len), SREQ_OK);
+    CHECK_INT(sreq_build(plan_entry_request(e, false), s, &c, 1, 1796035639, &raw, &len), SREQ_OK);
     return raw;
 }
 
@@ -42,7 +42,7 @@ static void test_requests_shared_by_side_and_body(void) {
     for (size_t i = 0; i < 5; i++) CHECK_INT(plan_add_item(p, &items[i], &err), PLAN_OK);
     CHECK_INT(plan_n_requests(p), 4); /* items 0 and 2 share theirs */
     const struct plan_entry *e0 = plan_entry(p, 0, 0), *e2 = plan_entry(p, 0, 2);
-    CHECK(plan_entry_request(e0) == plan_entry_request(e2));
+    CHECK(plan_entry_request(e0, false) == plan_entry_request(e2, false));
     CHECK_INT(plan_request_number(p, e2), 0);
     CHECK_INT(plan_entry_number(p, plan_entry(p, 0, 4)), 4);
     CHECK(plan_entry(p, 0, 5) == NULL && plan_entry(p, 1, 0) == NULL &&

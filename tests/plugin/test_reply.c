@@ -509,7 +509,43 @@ static void test_service_us(void) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK(reply_service_us(bad[i]) == -1);
 }
 
+/* A thinking model's whole reply: its reasoning stays out of the scored text, its
+ * reasoning tokens come from usage.completion_tokens_details, through the scanner
+ * and through cJSON alike; a count that is no count is a parse error naming it. */
+static void test_reasoning(void) {
+    static const char ok[] =
+        "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Canberra\","
+        "\"reasoning\":\"The capital is Canberra, not Sydney\",\"reasoning_content\":\"Sydney?\"},"
+        "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":40,"
+        "\"completion_tokens_details\":{\"reasoning_tokens\":39}}}";
+    static const char none[] = "{\"choices\":[{\"message\":{\"content\":\"x\"}}],"
+                               "\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,"
+                               "\"completion_tokens_details\":null}}";
+    static const char bad[] = "{\"choices\":[{\"message\":{\"content\":\"x\"}}],"
+                              "\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":3,"
+                              "\"completion_tokens_details\":{\"reasoning_tokens\":1.5}}}";
+    for (unsigned flags = REPLY_TEXT; flags <= (REPLY_TEXT | REPLY_NO_SCAN);
+         flags += REPLY_NO_SCAN) {
+        struct reply r;
+        reply_init(&r);
+        CHECK_INT(reply_parse_with(200, NULL, ok, strlen(ok), flags, &r), REPLY_OK);
+        check_reply(&r, "Canberra", "stop", 9, 40, NULL);
+        CHECK_INT(r.reasoning_tokens, 39);
+        reply_clear(&r);
+        CHECK_INT(reply_parse_with(200, NULL, none, strlen(none), flags, &r), REPLY_OK);
+        CHECK_INT(r.reasoning_tokens, -1);
+        reply_clear(&r);
+        CHECK_INT(reply_parse_with(200, NULL, bad, strlen(bad), flags, &r), REPLY_OK);
+        CHECK_STR(r.error_code, "parse");
+        CHECK(r.error_message &&
+              strstr(r.error_message, "usage.completion_tokens_details.reasoning_tokens"));
+        CHECK_INT(r.completion_tokens, -1);
+        reply_clear(&r);
+    }
+}
+
 int main(void) {
+    test_reasoning();
     test_service_us();
     test_cases();
     test_long_message();

@@ -135,7 +135,48 @@ static void test_fields(void) {
     }
 }
 
+/* A thinking model's record: t_first_output_us, reasoning_tokens and itl_unit read;
+ * absent, the first output is the first token; inconsistent, the record is refused
+ * naming the field. */
+#define REASON_REC(more)                                                                           \
+    "{\"records\": [{\"phase\": \"d\", \"ok\": true, \"t_start_us\": 10, \"t_end_us\": 100, "      \
+    "\"completion_tokens\": 5, \"t_first_token_us\": 20, \"chunks\": 2, "                          \
+    "\"chunk_gaps_us\": [30]" more "}]}"
+
+static void test_reasoning(void) {
+    struct rfile *rf = NULL;
+    struct buf err;
+    buf_init(&err, 1024);
+    const char *ok = rtest_write(
+        "think.json",
+        REASON_REC(
+            ", \"t_first_output_us\": 50, \"reasoning_tokens\": 3, \"itl_unit\": \"token\""));
+    CHECK(rfile_read(ok, &rf, &err) == RFILE_OK);
+    CHECK(rf && rf->nrecs == 1 && rf->recs[0].t_first_output_us == 50 &&
+          rf->recs[0].reasoning_tokens == 3 && rf->recs[0].itl_unit == RFILE_ITL_TOKEN);
+    rfile_free(rf);
+    const char *plain = rtest_write("plain.json", REASON_REC(""));
+    CHECK(rfile_read(plain, &rf, &err) == RFILE_OK);
+    CHECK(rf && rf->recs[0].t_first_output_us == 20 && rf->recs[0].reasoning_tokens == 0 &&
+          rf->recs[0].itl_unit == 0);
+    rfile_free(rf);
+    buf_free(&err);
+    test_fails(rtest_write("early.json", REASON_REC(", \"t_first_output_us\": 15")),
+               RFILE_ERR_INPUT, ": record 1: t_first_output_us is before t_first_token_us");
+    test_fails(rtest_write("late.json", REASON_REC(", \"t_first_output_us\": 101")),
+               RFILE_ERR_INPUT, ": record 1: t_first_output_us is after t_end_us");
+    test_fails(rtest_write("many.json", REASON_REC(", \"reasoning_tokens\": 6")), RFILE_ERR_INPUT,
+               ": record 1: reasoning_tokens is more than completion_tokens");
+    test_fails(rtest_write("unit.json", REASON_REC(", \"itl_unit\": \"byte\"")), RFILE_ERR_INPUT,
+               "itl_unit is not \"token\" or \"chunk\"");
+    test_fails(rtest_write("whole.json", "{\"records\": [{\"phase\": \"d\", \"ok\": true, "
+                                         "\"t_start_us\": 1, \"t_end_us\": 9, "
+                                         "\"t_first_output_us\": 5}]}"),
+               RFILE_ERR_INPUT, ": record 1: t_first_output_us without t_first_token_us");
+}
+
 int main(void) {
+    test_reasoning();
     test_document();
     test_journal();
     test_bad_files();

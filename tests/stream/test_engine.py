@@ -101,7 +101,9 @@ def case_eventstream():
     req = srv.requests[0]
     check(req["path"] == "/endpoints/ok/invocations-response-stream", req["path"])
     body = json.loads(req["body"])
-    check(body["stream"] is True and body["stream_options"] == {"include_usage": True}, body)
+    check(body["stream"] is True and body["stream_options"] == {
+        "include_usage": True, "continuous_usage_stats": True}, body)
+    check(r["itl_unit"] == "chunk", "no running usage came: ITL per chunk: " + str(r))
     check(re.search(r"(?im)^authorization: AWS4-HMAC-SHA256 Credential=AKIDSTREAM/\d{8}/"
                     r"us-east-1/sagemaker/aws4_request", req["head"]), req["head"])
     check("One two three four five" in out, "the check saw the text: " + out)
