@@ -67,6 +67,9 @@ static const char compare_usage[] =
     "                           capacity at the SLOs\n"
     "      --max-error-rate F   the share of a rate's requests that may fail, 0 to 1 (default\n"
     "                           0.01 when --slo is given)\n"
+    "      --min-attainment PCT  the capacity's criterion becomes the SLO attainment: a rate\n"
+    "                           holds when at least PCT% of its sent requests met every --slo\n"
+    "                           bound at once (DistServe's), and the error rate its bound\n"
     "      --allow-mixed        compare files measured by different clients, at different\n"
     "                           time scales or with different settings (a warning each)\n"
     "  -f, --format FORMAT      text (default), markdown, json or csv\n"
@@ -107,7 +110,9 @@ static const char compare_usage[] =
     "        --max-error-rate); capacity = the highest rate where they hold, interpolated\n"
     "        between the last rate that held and the first that failed, or \">= R\" (every\n"
     "        rate held) or \"< R\" (none did); its ratio; tokens/s and (--price-per-hour) USD\n"
-    "        per million tokens at it. No interval: a round's requests queue behind each\n"
+    "        per million tokens at it. attained: the share of a rate's sent requests that\n"
+    "        met every --slo bound at once (--min-attainment: the capacity's criterion).\n"
+    "        No interval: a round's requests queue behind each\n"
     "        other (docs/compare.md).\n"
     "  weights_gib, kv_cache_tokens, load_seconds  from the vLLM logs (or compare.py's\n"
     "        load_facts).\n"
@@ -213,14 +218,16 @@ enum {
     COMPARE_OPT_MIXED,
     COMPARE_OPT_SLO,
     COMPARE_OPT_ERRORS,
+    COMPARE_OPT_ATTAIN,
 };
 
 /* --slo and --max-error-rate: their one-line error, as a usage error. */
 static int compare_slo(struct compare_args *a, int c, const char *arg) {
     struct buf err;
     buf_init(&err, COMPARE_ERR_MAX);
-    int rc = c == COMPARE_OPT_SLO ? slo_parse(&a->slo, arg, &err)
-                                  : slo_parse_error_rate(&a->slo, arg, &err);
+    int rc = c == COMPARE_OPT_SLO      ? slo_parse(&a->slo, arg, &err)
+             : c == COMPARE_OPT_ERRORS ? slo_parse_error_rate(&a->slo, arg, &err)
+                                       : slo_parse_attainment(&a->slo, arg, &err);
     if (rc < 0) compare_usage_error(err.len ? buf_str(&err) : "out of memory", NULL);
     buf_free(&err);
     return rc < 0 ? -1 : 0;
@@ -256,6 +263,7 @@ static int compare_option(struct compare_args *a, int c, char *arg) {
         return 0;
     case COMPARE_OPT_SLO:
     case COMPARE_OPT_ERRORS:
+    case COMPARE_OPT_ATTAIN:
         return compare_slo(a, c, arg);
     case 'f':
         return compare_format(a, arg);
@@ -316,6 +324,7 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
         {"allow-mixed", no_argument, NULL, COMPARE_OPT_MIXED},
         {"slo", required_argument, NULL, COMPARE_OPT_SLO},
         {"max-error-rate", required_argument, NULL, COMPARE_OPT_ERRORS},
+        {"min-attainment", required_argument, NULL, COMPARE_OPT_ATTAIN},
         {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},
         {"svg", required_argument, NULL, COMPARE_OPT_SVG},
@@ -340,6 +349,12 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
         flagged |= c == 'b' || c == 'c';
         if (compare_option(a, c, optarg) < 0) return -1;
     }
+    struct buf err;
+    buf_init(&err, COMPARE_ERR_MAX);
+    int rc = slo_check(&a->slo, &err);
+    if (rc < 0) compare_usage_error(err.len ? buf_str(&err) : "out of memory", NULL);
+    buf_free(&err);
+    if (rc < 0) return -1;
     return compare_positional(a, argc, argv, split, flagged);
 }
 

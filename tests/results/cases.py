@@ -591,6 +591,21 @@ def check_open_no_slo(out, _):
            doc["open_loop"]["sides"]["baseline"]["rates"][0]["slos"] is None, "json without SLOs")
 
 
+def check_open_attainment(out, _):
+    """--min-attainment: each rate's verdict is its attainment against the bound (the share
+    of requests sent with a TTFT within 0.6 s, recounted here from the records)."""
+    ol = as_json(out)["open_loop"]
+    expect(ol["capacity_criterion"] == "attainment" and ol["min_attainment"] == 0.9,
+           "criterion %r %r" % (ol["capacity_criterion"], ol["min_attainment"]))
+    for p in ol["sides"]["baseline"]["rates"]:
+        att = [c for c in p["slos"]["checks"] if c["slo"] == "attainment"]
+        expect(len(att) == 1 and att[0]["bound"] == 0.9 and
+               att[0]["value"] == p["slo_attainment"] and
+               att[0]["held"] == (p["slo_attainment"] >= 0.9), "attainment check %r" % p)
+    by = ol["sides"]["baseline"]["capacity"]["limited_by"]
+    expect(by in ("attainment", "error_rate"), "limited by %r" % by)
+
+
 # name, arguments, exit code, standard error (exact; None: anything), golden files, check.
 # A golden "-" is standard output; another name is a file the case writes (the argument
 # after -o / --svg, relative to a temporary folder given as {tmp}).
@@ -785,6 +800,11 @@ CASES = [
     ("open_loop_wrk_end_to_end_capacity", ["-f", "json", "--slo", "e2e:p99:1", "open/wrk-a",
                                            "open/wrk-b"], 0, "", [], check_open_wrk),
     ("open_loop_without_slo_no_capacity", ["open/a", "open/b"], 0, "", [], check_open_no_slo),
+    ("open_loop_attainment_criterion_json", ["-f", "json", "--min-attainment", "90"] + OPEN, 0,
+     "", [], check_open_attainment),
+    ("usage_min_attainment_without_slo", ["--min-attainment", "90", "open/a", "open/b"], 2,
+     "sm-compare: --min-attainment 90: give the SLOs to attain with --slo METRIC:pQ:SECONDS (the "
+     "share of requests meeting all of them at once) (see sm-compare --help)\n", [], None),
     ("open_loop_other_seed_refused", ["open/a", "open/seed2"], 2,
      "sm-compare: baseline open/a/rate.json and candidate open/seed2/rate.json: open-loop "
      "arrival_seed 1 and 2 differ" + GUARD_SUFFIX, [], None),
