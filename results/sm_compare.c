@@ -17,6 +17,7 @@
 #include "out_markdown.h"
 #include "out_svg.h"
 #include "out_text.h"
+#include "peerview.h"
 #include "quizfile.h"
 #include "report.h"
 #include "safeopen.h"
@@ -70,6 +71,11 @@ static const char compare_usage[] =
     "      --min-attainment PCT  the capacity's criterion becomes the SLO attainment: a rate\n"
     "                           holds when at least PCT% of its sent requests met every --slo\n"
     "                           bound at once (DistServe's), and the error rate its bound\n"
+    "      --view PEER          instead of the comparison, each side's streamed requests by\n"
+    "                           another tool's own definitions and statistics, with its\n"
+    "                           names: vllm (vllm bench serve), aiperf (AIPerf/genai-perf),\n"
+    "                           guidellm or llmperf; text or json; each metric says which\n"
+    "                           of ours it equals, or how it differs (docs/compare.md)\n"
     "      --allow-mixed        compare files measured by different clients, at different\n"
     "                           time scales or with different settings (a warning each)\n"
     "  -f, --format FORMAT      text (default), markdown, json or csv\n"
@@ -172,7 +178,8 @@ struct compare_args {
     const char *format, *output, *svg, *quiz;
     bool have_price, allow_mixed;
     double price;
-    struct slo_set slo; /* --slo, --max-error-rate */
+    struct slo_set slo;               /* --slo, --max-error-rate */
+    const struct peerview_view *view; /* --view: a peer's figures instead of the comparison */
 };
 
 /* Prints "sm-compare: LINE" with everything from a file escaped. */
@@ -219,6 +226,7 @@ enum {
     COMPARE_OPT_SLO,
     COMPARE_OPT_ERRORS,
     COMPARE_OPT_ATTAIN,
+    COMPARE_OPT_VIEW,
 };
 
 /* --slo and --max-error-rate: their one-line error, as a usage error. */
@@ -265,6 +273,10 @@ static int compare_option(struct compare_args *a, int c, char *arg) {
     case COMPARE_OPT_ERRORS:
     case COMPARE_OPT_ATTAIN:
         return compare_slo(a, c, arg);
+    case COMPARE_OPT_VIEW:
+        if (!(a->view = peerview_find(arg)))
+            return compare_usage_error("--view must be vllm, aiperf, guidellm or llmperf", arg);
+        return 0;
     case 'f':
         return compare_format(a, arg);
     case 'o':
@@ -325,6 +337,7 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
         {"slo", required_argument, NULL, COMPARE_OPT_SLO},
         {"max-error-rate", required_argument, NULL, COMPARE_OPT_ERRORS},
         {"min-attainment", required_argument, NULL, COMPARE_OPT_ATTAIN},
+        {"view", required_argument, NULL, COMPARE_OPT_VIEW},
         {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},
         {"svg", required_argument, NULL, COMPARE_OPT_SVG},
@@ -355,6 +368,8 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
     if (rc < 0) compare_usage_error(err.len ? buf_str(&err) : "out of memory", NULL);
     buf_free(&err);
     if (rc < 0) return -1;
+    if (a->view && strcmp(a->format, "text") != 0 && strcmp(a->format, "json") != 0)
+        return compare_usage_error("--view writes text or json", a->format);
     return compare_positional(a, argc, argv, split, flagged);
 }
 
@@ -454,7 +469,33 @@ done:
     return status;
 }
 
+/* --view: each side's records by a peer's definitions; returns the exit status. */
+static int compare_view(const struct compare_args *a) {
+    static const char *const roles[] = {"baseline", "candidate"};
+    struct peerview_side sides[2] = {{0}};
+    const struct peerview_side *ps[2] = {&sides[0], &sides[1]};
+    struct buf out, err;
+    buf_init(&out, BUF_NO_CAP);
+    buf_init(&err, COMPARE_ERR_MAX);
+    int status = 2;
+    for (int k = 0; k < 2; k++)
+        if (peerview_read_paths(&sides[k], a->paths[k], a->npaths[k], &err) < 0) goto done;
+    status = 1;
+    if (peerview_render(a->view, ps, roles, strcmp(a->format, "json") == 0, &out) < 0) {
+        buf_fail(&err, BUF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    status = compare_write(a->output, &out, &err);
+done:
+    if (status && err.len) compare_say("", buf_str(&err));
+    for (int k = 0; k < 2; k++) peerview_side_free(&sides[k]);
+    buf_free(&out);
+    buf_free(&err);
+    return status;
+}
+
 static int compare_main(const struct compare_args *a) {
+    if (a->view) return compare_view(a);
     struct compare_job jobs[2] = {{.a = a, .k = 0}, {.a = a, .k = 1}};
     struct buf out, svg, err;
     struct warnings w;

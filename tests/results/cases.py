@@ -606,6 +606,20 @@ def check_open_attainment(out, _):
     expect(by in ("attainment", "error_rate"), "limited by %r" % by)
 
 
+def check_view_json(out, _):
+    """--view vllm -f json: both sides, the peer's names, and vLLM's ITL named as not ours."""
+    doc = as_json(out)
+    expect(doc["view"] == "vllm" and "vllm/benchmarks/serve.py" in doc["definitions_from"],
+           "view %r" % doc.get("view"))
+    for role in ("baseline", "candidate"):
+        ms = {m["key"]: m for m in doc["sides"][role]["metrics"]}
+        expect(set(ms) == {"ttft", "tpot", "itl", "e2el"}, "metrics %r" % sorted(ms))
+        expect(ms["itl"]["ours"] is None and "per chunk gap" in ms["itl"]["differs"],
+               "vLLM's ITL passed off as ours: %r" % ms["itl"])
+        expect(ms["ttft"]["ours"] == "ttft" and ms["ttft"]["n"] > 0 and
+               set(ms["ttft"]["percentiles"]) == {"p99"}, "ttft %r" % ms["ttft"])
+
+
 # name, arguments, exit code, standard error (exact; None: anything), golden files, check.
 # A golden "-" is standard output; another name is a file the case writes (the argument
 # after -o / --svg, relative to a temporary folder given as {tmp}).
@@ -805,6 +819,13 @@ CASES = [
     ("usage_min_attainment_without_slo", ["--min-attainment", "90", "open/a", "open/b"], 2,
      "sm-compare: --min-attainment 90: give the SLOs to attain with --slo METRIC:pQ:SECONDS (the "
      "share of requests meeting all of them at once) (see sm-compare --help)\n", [], None),
+    ("peer_view_vllm_json_names_what_differs", ["--view", "vllm", "-f", "json", "open/a",
+                                                "open/b"], 0, "", [], check_view_json),
+    ("usage_view_unknown_peer", ["--view", "genai", "open/a", "open/b"], 2,
+     "sm-compare: --view must be vllm, aiperf, guidellm or llmperf: genai (see sm-compare "
+     "--help)\n", [], None),
+    ("usage_view_not_csv", ["--view", "aiperf", "-f", "csv", "open/a", "open/b"], 2,
+     "sm-compare: --view writes text or json: csv (see sm-compare --help)\n", [], None),
     ("open_loop_other_seed_refused", ["open/a", "open/seed2"], 2,
      "sm-compare: baseline open/a/rate.json and candidate open/seed2/rate.json: open-loop "
      "arrival_seed 1 and 2 differ" + GUARD_SUFFIX, [], None),
