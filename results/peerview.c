@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "vllmimport.h"
+
 /* ---- the views ---- */
 
 static const double peerview_vllm_pcts[] = {99}; /* --metric-percentiles' default */
@@ -48,6 +50,30 @@ const struct peerview_view *peerview_find(const char *name) {
 
 /* ---- reading ---- */
 
+int peerview_push_gap(struct peerview_side *s, double gap) {
+    if (s->ngaps == s->capgaps) {
+        size_t cap = s->capgaps ? 2 * s->capgaps : 256;
+        double *p = realloc(s->gaps, cap * sizeof *p);
+        if (!p) return PEERVIEW_ERR_NOMEM;
+        s->gaps = p;
+        s->capgaps = cap;
+    }
+    s->gaps[s->ngaps++] = gap;
+    return PEERVIEW_OK;
+}
+
+int peerview_push_req(struct peerview_side *s, const struct peerview_req *r) {
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        struct peerview_req *p = realloc(s->r, cap * sizeof *p);
+        if (!p) return PEERVIEW_ERR_NOMEM;
+        s->r = p;
+        s->cap = cap;
+    }
+    s->r[s->n++] = *r;
+    return PEERVIEW_OK;
+}
+
 int peerview_add_file(struct peerview_side *s, const struct rfile *rf, double scale) {
     double k = scale / 1e6;
     for (size_t i = 0; i < rf->nrecs; i++) {
@@ -61,35 +87,20 @@ int peerview_add_file(struct peerview_side *s, const struct rfile *rf, double sc
             continue;
         }
         size_t ng = x->chunks > 1 ? (size_t)x->chunks - 1 : 0;
-        if (s->n == s->cap) {
-            size_t cap = s->cap ? 2 * s->cap : 64;
-            struct peerview_req *p = realloc(s->r, cap * sizeof *p);
-            if (!p) return PEERVIEW_ERR_NOMEM;
-            s->r = p;
-            s->cap = cap;
-        }
-        if (s->ngaps + ng > s->capgaps) {
-            size_t cap = s->capgaps ? 2 * s->capgaps : 256;
-            while (cap < s->ngaps + ng) cap *= 2;
-            double *p = realloc(s->gaps, cap * sizeof *p);
-            if (!p) return PEERVIEW_ERR_NOMEM;
-            s->gaps = p;
-            s->capgaps = cap;
-        }
-        struct peerview_req *r = &s->r[s->n++];
-        r->start = (double)x->t_start_us * k;
-        r->first = (double)x->t_first_us * k;
-        r->end = (double)x->t_end_us * k;
-        r->gap0 = s->ngaps;
-        r->ngaps = ng;
-        double last = r->first;
+        struct peerview_req r = {(double)x->t_start_us * k,
+                                 (double)x->t_first_us * k,
+                                 0,
+                                 (double)x->t_end_us * k,
+                                 x->completion_tokens,
+                                 s->ngaps,
+                                 ng};
+        r.last = r.first;
         for (size_t j = 0; j < ng; j++) {
             double g = (double)rf->gaps[x->gaps + j] * k;
-            s->gaps[s->ngaps++] = g;
-            last += g;
+            if (peerview_push_gap(s, g) < 0) return PEERVIEW_ERR_NOMEM;
+            r.last += g;
         }
-        r->last = last;
-        r->tokens = x->completion_tokens;
+        if (peerview_push_req(s, &r) < 0) return PEERVIEW_ERR_NOMEM;
     }
     return PEERVIEW_OK;
 }
@@ -104,6 +115,11 @@ static int peerview_read_file(struct peerview_side *s, const char *path, struct 
     if (rc < 0) return rc;
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(rf->head, "time_scale");
     double scale = cJSON_IsNumber(ts) && ts->valuedouble > 0 ? ts->valuedouble : 1;
+    if (!rf->has_records && !rf->journal && vllmimport_is(rf->head)) {
+        rc = vllmimport_add(s, rf->head, path, err);
+        rfile_free(rf);
+        return rc;
+    }
     rc = rf->has_records || rf->journal ? peerview_add_file(s, rf, scale) : 0;
     rfile_free(rf);
     return rc < 0 ? buf_fail(err, rc, "out of memory") : 0;

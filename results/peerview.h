@@ -93,7 +93,13 @@ const struct peerview_view *peerview_find(const char *name);
  * Returns 0, or PEERVIEW_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int peerview_add_file(struct peerview_side *s,
                                                           const struct rfile *rf, double scale);
-/* Reads the result files of paths (a file, or a folder's *.json files) into s.
+/* Appends one gap (seconds) to s->gaps, or r (its gaps pushed before it) to
+ * s->r. Return 0, or PEERVIEW_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int peerview_push_gap(struct peerview_side *s, double gap);
+__attribute__((warn_unused_result)) int peerview_push_req(struct peerview_side *s,
+                                                          const struct peerview_req *r);
+/* Reads the result files of paths (a file, or a folder's *.json files) into s;
+ * a `vllm bench serve` detailed result is imported (vllmimport.h).
  * Returns 0, or a negative code with one line in err naming the path. */
 __attribute__((warn_unused_result)) int
 peerview_read_paths(struct peerview_side *s, char *const *paths, size_t n, struct buf *err);

@@ -14,6 +14,7 @@
 #include "../check.h"
 #include "peerview.h"
 #include "rtest.h"
+#include "vllmimport.h"
 
 static bool pv_near(double got, double want) {
     return fabs(got - want) <= 1e-9 * fmax(1, fabs(want));
@@ -131,6 +132,55 @@ static void test_llmperf_view_by_hand(void) {
     peerview_side_free(&s);
 }
 
+/* A `vllm bench serve --save-detailed` file of the same four requests (its
+ * field names as vllm/benchmarks/serve.py writes them) gives the vLLM view the
+ * same figures as our file (TTFT mean 200, ITL median 40, E2EL median 210),
+ * the failed one (errors[3] not "") left out. Without "latencies" the end is
+ * TTFT + the ITLs: 160, 350, 200 from each start, E2EL mean 236.667. A bad
+ * entry is refused in one line naming the file and the entry. */
+static void test_vllm_file_imported(void) {
+    static const char doc[] =
+        "{\"completed\": 3, \"failed\": 1, \"ttfts\": [0.1, 0.3, 0.2, 0.0], "
+        "\"itls\": [[0.02, 0.04], [0.05], [], []], \"output_lens\": [5, 3, 1, 0], "
+        "\"input_lens\": [10, 10, 10, 10], \"errors\": [\"\", \"\", \"\", \"boom\"]%s}";
+    char text[1024];
+    struct peerview_metric m[PEERVIEW_MAX_METRICS];
+    struct peerview_side s = {0};
+    struct buf err;
+    buf_init(&err, 512);
+    snprintf(text, sizeof text, doc,
+             ", \"latencies\": [0.17, 0.4, 0.21, 0], \"start_times\": [0, 1, 2, 3]");
+    char *paths[] = {(char *)rtest_write("vllm-detailed.json", text)};
+    CHECK(peerview_read_paths(&s, paths, 1, &err) == 0);
+    CHECK(s.n == 3 && s.failed == 1);
+    CHECK(peerview_compute(peerview_find("vllm"), &s, m) == 4);
+    CHECK(pv_near(m[0].mean, 200) && pv_near(m[0].pct[0], 298) && pv_near(m[1].mean, 33.75));
+    CHECK(m[2].n == 3 && pv_near(m[2].median, 40) && pv_near(m[3].median, 210));
+    peerview_side_free(&s);
+
+    snprintf(text, sizeof text, doc, "");
+    paths[0] = (char *)rtest_write("vllm-old.json", text);
+    CHECK(peerview_read_paths(&s, paths, 1, &err) == 0);
+    CHECK(peerview_compute(peerview_find("vllm"), &s, m) == 4);
+    CHECK(pv_near(m[3].mean, (160 + 350 + 200) / 3.0));
+    peerview_side_free(&s);
+
+    snprintf(text, sizeof text, doc, ", \"latencies\": [0.17, 0.4]");
+    paths[0] = (char *)rtest_write("vllm-short.json", text);
+    CHECK(peerview_read_paths(&s, paths, 1, &err) == VLLMIMPORT_ERR_INPUT);
+    CHECK(strstr(buf_str(&err), "vllm-short.json: vLLM result: \"latencies\" must list one "
+                                "entry per request (4, as \"ttfts\")") != NULL);
+    peerview_side_free(&s);
+    static const char bad[] = "{\"ttfts\": [0.1], \"itls\": [[-0.01]], \"output_lens\": [2], "
+                              "\"errors\": [\"\"]}";
+    paths[0] = (char *)rtest_write("vllm-bad.json", bad);
+    CHECK(peerview_read_paths(&s, paths, 1, &err) == VLLMIMPORT_ERR_INPUT);
+    CHECK(strstr(buf_str(&err), "vllm-bad.json: vLLM result: itls[0][0] must be seconds from 0 to "
+                                "1e+06") != NULL);
+    peerview_side_free(&s);
+    buf_free(&err);
+}
+
 /* The two percentile methods on 1..4: linear p50 2.5, the first value whose
  * share reaches 0.5 is 2; p99: 3.97 and 4; p0.1: 1.003 and 1. */
 static void test_percentile_methods(void) {
@@ -147,6 +197,7 @@ int main(void) {
     test_aiperf_view_by_hand();
     test_guidellm_view_by_hand();
     test_llmperf_view_by_hand();
+    test_vllm_file_imported();
     test_percentile_methods();
     return check_exit();
 }
