@@ -620,6 +620,13 @@ def check_view_json(out, _):
                set(ms["ttft"]["percentiles"]) == {"p99"}, "ttft %r" % ms["ttft"])
 
 
+def check_view_vllm_file(out, _):
+    """A vllm bench serve file as the baseline: its TTFTs 100 and 300 ms, E2EL 170 and 400."""
+    ms = {m["key"]: m for m in as_json(out)["sides"]["baseline"]["metrics"]}
+    expect(near(ms["ttft"]["mean"], 200) and near(ms["e2el"]["median"], 285) and
+           ms["itl"]["n"] == 3, "vLLM file's view %r" % ms)
+
+
 # name, arguments, exit code, standard error (exact; None: anything), golden files, check.
 # A golden "-" is standard output; another name is a file the case writes (the argument
 # after -o / --svg, relative to a temporary folder given as {tmp}).
@@ -821,6 +828,12 @@ CASES = [
      "share of requests meeting all of them at once) (see sm-compare --help)\n", [], None),
     ("peer_view_vllm_json_names_what_differs", ["--view", "vllm", "-f", "json", "open/a",
                                                 "open/b"], 0, "", [], check_view_json),
+    ("vllm_result_refused_outside_view", ["bad/vllm-serve.json", "open/b"], 2,
+     "sm-compare: bad/vllm-serve.json: a vllm bench serve result: its metrics are vLLM's (ITL "
+     "per chunk, ours per token; E2EL to its last event), not ours, so it is not compared; put "
+     "it beside ours with --view vllm (or aiperf, guidellm, llmperf)\n", [], None),
+    ("peer_view_vllm_file_beside_ours", ["--view", "vllm", "-f", "json", "bad/vllm-serve.json",
+                                         "open/b"], 0, "", [], check_view_vllm_file),
     ("usage_view_unknown_peer", ["--view", "genai", "open/a", "open/b"], 2,
      "sm-compare: --view must be vllm, aiperf, guidellm or llmperf: genai (see sm-compare "
      "--help)\n", [], None),
