@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "aiperfimport.h"
 #include "vllmimport.h"
 
 /* ---- the views ---- */
@@ -111,6 +112,7 @@ static int peerview_cmp_str(const void *a, const void *b) {
 
 static int peerview_read_file(struct peerview_side *s, const char *path, struct buf *err) {
     struct rfile *rf = NULL;
+    if (aiperfimport_is(path)) return aiperfimport_read(s, path, err);
     int rc = rfile_read(path, &rf, err);
     if (rc < 0) return rc;
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(rf->head, "time_scale");

@@ -77,6 +77,7 @@ static const char compare_usage[] =
     "                           guidellm or llmperf; text or json; each metric says which\n"
     "                           of ours it equals, or how it differs (docs/compare.md); a\n"
     "                           side may be a vllm bench serve --save-detailed JSON file\n"
+    "                           or AIPerf's profile_export.jsonl\n"
     "      --allow-mixed        compare files measured by different clients, at different\n"
     "                           time scales or with different settings (a warning each)\n"
     "  -f, --format FORMAT      text (default), markdown, json or csv\n"

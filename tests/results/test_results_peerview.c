@@ -13,6 +13,7 @@
 
 #include "../check.h"
 #include "peerview.h"
+#include "aiperfimport.h"
 #include "rtest.h"
 #include "vllmimport.h"
 
@@ -181,6 +182,55 @@ static void test_vllm_file_imported(void) {
     buf_free(&err);
 }
 
+/* AIPerf's profile_export.jsonl of the same four requests (its fields as
+ * AIPerf's docs/tutorials/working-with-profile-exports.md gives them, each
+ * value in its own unit) gives the AIPerf view the same figures as our file:
+ * Inter Token Latency (170 - 100) / 4 = 17.5 and (400 - 300) / 2 = 50, mean
+ * 33.75; Request Latency mean 260; and the vLLM view its chunk gaps (median
+ * 40). A value in an unknown unit is refused in one line naming the line. */
+static void test_aiperf_file_imported(void) {
+    static const char lines[] =
+        "{\"metadata\": {\"request_start_ns\": 1}, \"metrics\": {\"time_to_first_token\": "
+        "{\"value\": 100, \"unit\": \"ms\"}, \"request_latency\": {\"value\": 170, \"unit\": "
+        "\"ms\"}, \"inter_chunk_latency\": {\"value\": [20, 40], \"unit\": \"ms\"}, "
+        "\"output_sequence_length\": {\"value\": 5, \"unit\": \"tokens\"}}, \"error\": null}\n"
+        "{\"metadata\": {}, \"metrics\": {\"time_to_first_token\": {\"value\": 300000000, "
+        "\"unit\": \"%s\"}, \"request_latency\": {\"value\": 0.4, \"unit\": \"sec\"}, "
+        "\"inter_chunk_latency\": {\"value\": [50], \"unit\": \"ms\"}, "
+        "\"output_sequence_length\": {\"value\": 3, \"unit\": \"tokens\"}}, \"error\": null}\n"
+        "{\"metadata\": {}, \"metrics\": {\"time_to_first_token\": {\"value\": 200, \"unit\": "
+        "\"ms\"}, \"request_latency\": {\"value\": 210, \"unit\": \"ms\"}, "
+        "\"inter_chunk_latency\": {\"value\": [], \"unit\": \"ms\"}, "
+        "\"output_sequence_length\": {\"value\": 1, \"unit\": \"tokens\"}}, \"error\": null}\n"
+        "{\"metadata\": {}, \"metrics\": {\"error_isl\": {\"value\": 550, \"unit\": "
+        "\"tokens\"}}, \"error\": {\"code\": 500, \"type\": \"x\", \"message\": \"y\"}}\n";
+    char text[4096];
+    struct peerview_metric m[PEERVIEW_MAX_METRICS];
+    struct peerview_side s = {0};
+    struct buf err;
+    buf_init(&err, 512);
+    snprintf(text, sizeof text, lines, "ns");
+    char *paths[] = {(char *)rtest_write("profile_export.jsonl", text)};
+    CHECK(aiperfimport_is(paths[0]));
+    CHECK(peerview_read_paths(&s, paths, 1, &err) == 0);
+    CHECK(s.n == 3 && s.failed == 1);
+    CHECK(peerview_compute(peerview_find("aiperf"), &s, m) == 4);
+    CHECK(pv_near(m[0].mean, 200) && pv_near(m[1].mean, 33.75) && pv_near(m[1].pct[0], 17.825));
+    CHECK(pv_near(m[2].mean, 260) && pv_near(m[3].mean, 3));
+    CHECK(peerview_compute(peerview_find("vllm"), &s, m) == 4);
+    CHECK(m[2].n == 3 && pv_near(m[2].median, 40));
+    peerview_side_free(&s);
+
+    snprintf(text, sizeof text, lines, "minutes");
+    paths[0] = (char *)rtest_write("bad_export.jsonl", text);
+    CHECK(peerview_read_paths(&s, paths, 1, &err) == AIPERFIMPORT_ERR_INPUT);
+    CHECK(strstr(buf_str(&err),
+                 "bad_export.jsonl: line 2: AIPerf record: time_to_first_token "
+                 "must be {\"value\": a time from 0, \"unit\": ns, us, ms, s}") != NULL);
+    peerview_side_free(&s);
+    buf_free(&err);
+}
+
 /* The two percentile methods on 1..4: linear p50 2.5, the first value whose
  * share reaches 0.5 is 2; p99: 3.97 and 4; p0.1: 1.003 and 1. */
 static void test_percentile_methods(void) {
@@ -198,6 +248,7 @@ int main(void) {
     test_guidellm_view_by_hand();
     test_llmperf_view_by_hand();
     test_vllm_file_imported();
+    test_aiperf_file_imported();
     test_percentile_methods();
     return check_exit();
 }
