@@ -204,9 +204,11 @@ int oreport_build(struct report *r, const struct cmp *m) {
     if (o->any_slo) {
         ocmp_slo_phrase(o, slo, sizeof slo);
         if (report_text(r, REPORT_PARA,
-                        "SLOs, checked at each rate: %s (percentiles of the successful requests, "
-                        "failures of all those sent).",
-                        slo) < 0)
+                        "SLOs, checked at each rate: %s (%s, failures of all those sent).", slo,
+                        o->slo.attain_given
+                            ? "the share of the requests sent that met every bound at once; the "
+                              "percentiles shown, not deciding"
+                            : "percentiles of the successful requests") < 0)
             return -1;
     }
     if (oreport_load(r, o) < 0 ||
