@@ -12,6 +12,7 @@
 #include "rfmt.h"
 #include "rfile.h"
 #include "shards.h"
+#include "vllmimport.h"
 
 /* The state of reading one side. */
 struct inputs_ctx {
@@ -76,6 +77,20 @@ static int inputs_add_src(struct inputs_ctx *c, struct src *s) {
 static int inputs_not_input(struct inputs_ctx *c, const struct rfile *rf, const char *path,
                             bool in_dir) {
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(rf->head, "format");
+    if (vllmimport_is(rf->head) && in_dir) { /* another tool's figures, never taken as ours */
+        warnings_add(c->w,
+                     "%s: a vllm bench serve result, left out of the comparison (its ITL is per "
+                     "chunk, ours per token): view it with --view vllm",
+                     path);
+        return 0;
+    }
+    if (vllmimport_is(rf->head))
+        return buf_fail(c->err, INPUTS_ERR_INPUT,
+                        "%s: a vllm bench serve result: its metrics are vLLM's (ITL per chunk, "
+                        "ours per token; E2EL to its last event), not ours, so it is not "
+                        "compared; put it beside ours with --view vllm (or aiperf, guidellm, "
+                        "llmperf)",
+                        path);
     if (cJSON_IsString(fmt) && !in_dir)
         return buf_fail(c->err, INPUTS_ERR_INPUT, "%s: format \"%.60s\" is not %s", path,
                         fmt->valuestring, RFMT_NAME);

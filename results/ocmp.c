@@ -122,6 +122,10 @@ static void ocmp_checks(const struct ocmp *o, struct ocmp_point *p) {
     p->err.have = isfinite(p->errors);
     p->err.v = p->errors;
     p->err.ok = p->err.have && p->errors <= set->max_error;
+    p->att.have = isfinite(p->attainment);
+    p->att.v = p->attainment;
+    p->att.ok = p->att.have && p->attainment >= set->attain;
+    if (set->attain_given) p->held = p->att.ok; /* the criterion instead of the percentiles */
     p->held &= p->err.ok;
 }
 
@@ -135,6 +139,7 @@ static void ocmp_point_of(const struct ocmp *o, const struct side *s, const stru
     p->tokens = orate_tokens_rate(r);
     p->goodput = o->any_slo ? orate_goodput(r) : NAN;
     p->errors = orate_error_share(r);
+    p->attainment = o->slo.n ? orate_attainment(r) : NAN;
     p->late_share = orate_late_share(r);
     p->late_p99 = orate_late_p99(r);
     for (int k = 0; k < STREAM_METRICS; k++)
@@ -161,7 +166,12 @@ static double ocmp_between(const struct ocmp *o, const struct ocmp_point *a,
                            const struct ocmp_point *f, int *by) {
     double best = f->rate;
     *by = -2;
-    for (size_t i = 0; i < o->slo.n; i++) {
+    if (o->slo.attain_given && !f->att.ok) { /* the share missing an SLO grows with the rate */
+        best = ocmp_cross(a->rate, 1 - a->att.v, f->rate, f->att.have ? 1 - f->att.v : NAN,
+                          1 - o->slo.attain);
+        *by = -3;
+    }
+    for (size_t i = 0; !o->slo.attain_given && i < o->slo.n; i++) {
         if (f->check[i].ok) continue;
         double r = ocmp_cross(a->rate, a->check[i].v, f->rate,
                               f->check[i].have ? f->check[i].v : NAN, o->slo.s[i].bound);
@@ -183,7 +193,8 @@ static double ocmp_between(const struct ocmp *o, const struct ocmp_point *a,
 
 /* The first failed SLO of point f, for "limited by". */
 static int ocmp_first_failed(const struct ocmp *o, const struct ocmp_point *f) {
-    for (size_t i = 0; i < o->slo.n; i++)
+    if (o->slo.attain_given && !f->att.ok) return -3;
+    for (size_t i = 0; !o->slo.attain_given && i < o->slo.n; i++)
         if (!f->check[i].ok) return (int)i;
     return f->err.ok ? -2 : -1;
 }
@@ -310,8 +321,8 @@ static void ocmp_val(struct side_val *v, const struct ocmp_side *x, double rate,
 typedef double ocmp_pick(const struct ocmp_point *p, int arg);
 
 static double ocmp_pick_field(const struct ocmp_point *p, int arg) {
-    const double *f[] = {&p->arrival, &p->completion, &p->tokens,  &p->goodput,
-                         &p->errors,  &p->late_share, &p->late_p99};
+    const double *f[] = {&p->arrival,    &p->completion, &p->tokens,     &p->goodput,
+                         &p->attainment, &p->errors,     &p->late_share, &p->late_p99};
     return *f[arg];
 }
 
@@ -361,12 +372,13 @@ static int ocmp_rate_rows(struct cmp *m, double rate) {
         {"completions_per_second", 2, "no successful request", false},
         {"tokens_per_second", 2, "no successful request", false},
         {"goodput_per_second", 2, "no SLO given", false},
+        {"slo_attainment", 4, "no request", true},
         {"failed_share", 4, "no request", true},
         {"late_share", 4, "no record with t_intended_us", true},
         {"late_p99_seconds", 4, "no record with t_intended_us", true},
     };
     for (int i = 0; i < (int)(sizeof fields / sizeof fields[0]); i++) {
-        if (i == 3 && !m->open.any_slo) continue;
+        if ((i == 3 && !m->open.any_slo) || (i == 4 && !m->open.slo.n)) continue;
         if (ocmp_row(m, rate, fields[i].what, fields[i].decimals, ocmp_pick_field, i,
                      fields[i].none, fields[i].no_ratio) < 0)
             return -1;
@@ -495,6 +507,9 @@ void ocmp_slo_phrase(const struct ocmp *o, char *out, size_t cap) {
         k += (size_t)snprintf(out + k, cap - k, "%s%s",
                               i ? (i + 1 == o->slo.n ? " and " : ", ") : "", t);
     }
+    if (o->slo.attain_given && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, ", all met at once by at least %g%% of requests,",
+                              100 * o->slo.attain);
     if (k < cap)
         snprintf(out + k, cap - k, "%sat most %g%% failed", k ? " with " : "",
                  100 * o->slo.max_error);
@@ -507,7 +522,9 @@ void ocmp_verdict_cell(const struct ocmp *o, const struct ocmp_point *p, char *o
         return;
     }
     k = (size_t)snprintf(out, cap, "failed:");
-    for (size_t i = 0; i < o->slo.n && k < cap; i++) {
+    if (o->slo.attain_given && !p->att.ok && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, " %.1f%% met every SLO", 100 * p->att.v);
+    for (size_t i = 0; !o->slo.attain_given && i < o->slo.n && k < cap; i++) {
         const struct slo *s = &o->slo.s[i];
         char v[FMT_CELL];
         if (p->check[i].ok) continue;

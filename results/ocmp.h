@@ -20,7 +20,13 @@
  * tests/results/test_results_coverage.c); and the capacity is read where a
  * curve measured at a few rates crosses a bound. The
  * bracket [last rate held, first rate failed] is the probes' resolution, not a
- * confidence interval. */
+ * confidence interval.
+ *
+ * The SLO attainment (slo.h) is each round's share of sent requests that met
+ * every SLO at once; with --min-attainment it is the capacity's criterion (with
+ * the error rate) in place of the per-percentile checks, which are still shown:
+ * the capacity is then read where the share of requests missing an SLO crosses
+ * 1 - the attainment asked. */
 #ifndef SM_OCMP_H
 #define SM_OCMP_H
 
@@ -65,21 +71,23 @@ struct ocmp_point {
     double arrival, completion;  /* achieved, requests per second */
     double tokens, goodput;      /* per second (goodput NAN without SLOs) */
     double errors;               /* failed / sent */
+    double attainment;           /* good / sent: every SLO met at once (NAN without --slo) */
     double late_share, late_p99; /* late sends / sends with an intended start; seconds */
     struct ocmp_lat lat[STREAM_METRICS];
     struct ocmp_check check[SLO_MAX]; /* the SLOs of ocmp.slo, in order */
     struct ocmp_check err;            /* the error rate */
-    bool held;                        /* every SLO held */
-    char limited[CLIMIT_WHY];         /* "" or why the client limited this rate's figures */
-    char itl_why[CLIMIT_WHY];         /* "" or why ITL has no value (climit_itl) */
+    struct ocmp_check att;            /* the attainment (--min-attainment; v: good / sent) */
+    bool held; /* every SLO held (with --min-attainment: the attainment and the error rate) */
+    char limited[CLIMIT_WHY]; /* "" or why the client limited this rate's figures */
+    char itl_why[CLIMIT_WHY]; /* "" or why ITL has no value (climit_itl) */
 };
 
 /* The capacity at the SLOs of one side. */
 struct ocmp_cap {
-    enum ocmp_rel rel;         /* EQ interpolated, GE every rate held, LT none; NONE: no SLO */
-    double v;                  /* requests per second (the bound when rel is GE or LT) */
-    double pass, fail;         /* the last rate that held and the first that failed (NAN: none) */
-    int by;                    /* what failed first: an SLO's index, -1 the error rate, -2 none */
+    enum ocmp_rel rel; /* EQ interpolated, GE every rate held, LT none; NONE: no SLO */
+    double v;          /* requests per second (the bound when rel is GE or LT) */
+    double pass, fail; /* the last rate that held and the first that failed (NAN: none) */
+    int by; /* what failed first: an SLO's index, -1 the error rate, -2 none, -3 the attainment */
     bool nonmonotone;          /* a rate above the first failure held again */
     double tokens_per_request; /* completion tokens of the successful requests, mean */
     double tokens;             /* per second at the capacity (v x tokens_per_request) */

@@ -91,6 +91,8 @@ static cJSON *ojson_verdict(const struct ocmp *o, const struct ocmp_point *p) {
         slo_key(&o->slo.s[i], key, sizeof key);
         cJSON_AddItemToArray(checks, ojson_check(key, &p->check[i], o->slo.s[i].bound));
     }
+    if (o->slo.attain_given)
+        cJSON_AddItemToArray(checks, ojson_check("attainment", &p->att, o->slo.attain));
     cJSON_AddItemToArray(checks, ojson_check("error_rate", &p->err, o->slo.max_error));
     cJSON_AddItemToObject(x, "checks", checks);
     return x;
@@ -104,6 +106,7 @@ static cJSON *ojson_point(const struct ocmp *o, const struct ocmp_point *p) {
     cJSON_AddItemToObject(x, "completions_per_second", ojson_num(p->completion));
     cJSON_AddItemToObject(x, "tokens_per_second", ojson_num(p->tokens));
     cJSON_AddItemToObject(x, "goodput_per_second", ojson_num(p->goodput));
+    cJSON_AddItemToObject(x, "slo_attainment", ojson_num(p->attainment));
     cJSON_AddNumberToObject(x, "sent", (double)t->sent);
     cJSON_AddNumberToObject(x, "ok", (double)t->ok);
     cJSON_AddNumberToObject(x, "failed", (double)t->failed);
@@ -123,6 +126,7 @@ static cJSON *ojson_point(const struct ocmp *o, const struct ocmp_point *p) {
 
 static const char *ojson_by(const struct ocmp *o, int by, char *out, size_t cap) {
     if (by == -1) return "error_rate";
+    if (by == -3) return "attainment";
     if (by < 0) return NULL;
     slo_key(&o->slo.s[by], out, cap);
     return out;
@@ -168,6 +172,11 @@ cJSON *ojson_build(const struct cmp *m) {
     cJSON_AddItemToObject(x, "slos", ojson_slos(o));
     cJSON_AddItemToObject(x, "max_error_rate",
                           o->any_slo ? cJSON_CreateNumber(o->slo.max_error) : cJSON_CreateNull());
+    cJSON_AddItemToObject(x, "min_attainment",
+                          o->slo.attain_given ? cJSON_CreateNumber(o->slo.attain)
+                                              : cJSON_CreateNull());
+    cJSON_AddStringToObject(x, "capacity_criterion",
+                            o->slo.attain_given ? "attainment" : "percentiles");
     cJSON_AddItemToObject(sides, "baseline", ojson_side(o, &o->x[0]));
     cJSON_AddItemToObject(sides, "candidate", ojson_side(o, &o->x[1]));
     cJSON_AddItemToObject(x, "sides", sides);

@@ -328,6 +328,10 @@ double orate_goodput(const struct orate_round *r) {
     return orate_per((double)r->good, r->span_s);
 }
 
+double orate_attainment(const struct orate_round *r) {
+    return orate_per((double)r->good, (double)r->tally.sent);
+}
+
 double orate_error_share(const struct orate_round *r) {
     return orate_per((double)r->tally.failed, (double)r->tally.sent);
 }

@@ -82,6 +82,7 @@ double orate_arrival_rate(const struct orate_round *r);    /* arrivals per secon
 double orate_completion_rate(const struct orate_round *r); /* successful requests per second */
 double orate_tokens_rate(const struct orate_round *r);     /* completion tokens per second */
 double orate_goodput(const struct orate_round *r);         /* good requests per second */
+double orate_attainment(const struct orate_round *r);      /* good over sent (SLO attainment) */
 double orate_error_share(const struct orate_round *r);     /* failed over sent */
 double orate_late_share(const struct orate_round *r);      /* late over those with lateness */
 double orate_late_p99(const struct orate_round *r);        /* seconds */

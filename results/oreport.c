@@ -51,7 +51,7 @@ static void oreport_sig(double x, char *out, size_t cap) {
 static int oreport_load_row(struct report_block *t, const struct ocmp *o, const struct ocmp_side *x,
                             const struct ocmp_point *p) {
     char rate[FMT_CELL], arr[FMT_CELL], done[FMT_CELL], ok[64], late[32], p99[FMT_CELL],
-        tok[FMT_CELL], good[FMT_CELL], slo[400];
+        tok[FMT_CELL], good[FMT_CELL], att[32], slo[400];
     fmt_num(p->rate, -1, rate, sizeof rate);
     if (p->limited[0])
         snprintf(rate + strlen(rate), sizeof rate - strlen(rate), " %s", REPORT_LIMITED);
@@ -62,15 +62,16 @@ static int oreport_load_row(struct report_block *t, const struct ocmp *o, const 
     oreport_sig(p->late_p99, p99, sizeof p99);
     fmt_num(p->tokens, 2, tok, sizeof tok);
     fmt_num(p->goodput, 2, good, sizeof good);
+    oreport_pct(p->attainment, att, sizeof att);
     if (o->any_slo) ocmp_verdict_cell(o, p, slo, sizeof slo);
-    const char *cells[] = {x->name, rate, arr, done, ok, late, p99, tok, good, slo};
+    const char *cells[] = {x->name, rate, arr, done, ok, late, p99, tok, good, att, slo};
     return report_row(t, cells);
 }
 
 static int oreport_load(struct report *r, const struct ocmp *o) {
-    const char *head[] = {"side", "rate/s",     "arrived/s", "done/s",    "ok/sent",
-                          "late", "p99 late s", "tokens/s",  "goodput/s", "SLOs"};
-    struct report_block *t = report_table(r, 0x1fe, o->any_slo ? 10 : 8, head);
+    const char *head[] = {"side",       "rate/s",   "arrived/s", "done/s",   "ok/sent", "late",
+                          "p99 late s", "tokens/s", "goodput/s", "attained", "SLOs"};
+    struct report_block *t = report_table(r, 0x3fe, o->any_slo ? 11 : 8, head);
     if (!t) return -1;
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < o->x[k].n; i++)
@@ -134,6 +135,8 @@ static void oreport_by(const struct ocmp *o, int by, char *out, size_t cap) {
         slo_text(&o->slo.s[by], out, cap);
     else if (by == -1)
         snprintf(out, cap, "at most %g%% failed", 100 * o->slo.max_error);
+    else if (by == -3)
+        snprintf(out, cap, "at least %g%% met every SLO", 100 * o->slo.attain);
     else
         snprintf(out, cap, "%s", "");
 }
@@ -201,9 +204,11 @@ int oreport_build(struct report *r, const struct cmp *m) {
     if (o->any_slo) {
         ocmp_slo_phrase(o, slo, sizeof slo);
         if (report_text(r, REPORT_PARA,
-                        "SLOs, checked at each rate: %s (percentiles of the successful requests, "
-                        "failures of all those sent).",
-                        slo) < 0)
+                        "SLOs, checked at each rate: %s (%s, failures of all those sent).", slo,
+                        o->slo.attain_given
+                            ? "the share of the requests sent that met every bound at once; the "
+                              "percentiles shown, not deciding"
+                            : "percentiles of the successful requests") < 0)
             return -1;
     }
     if (oreport_load(r, o) < 0 ||
@@ -212,8 +217,11 @@ int oreport_build(struct report *r, const struct cmp *m) {
                     "starts); done/s, tokens/s, goodput/s: successful requests, their tokens, "
                     "those that met every SLO, over first intended start to last reply; late: "
                     "successful requests sent more than %d ms after their intended start (the "
-                    "client's clock), p99 late: their lateness at p99.",
-                    ORATE_LATE_US / 1000) < 0 ||
+                    "client's clock), p99 late: their lateness at p99.%s",
+                    ORATE_LATE_US / 1000,
+                    o->any_slo ? " attained: the share of the requests sent that met every SLO's "
+                                 "bound at once (a failed one met none)."
+                               : "") < 0 ||
         report_text(r, REPORT_PARA,
                     "Latency from the intended start (p50 / p90 / p99 of the successful "
                     "requests; itl over their tokens):") < 0 ||

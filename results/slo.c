@@ -14,7 +14,16 @@ void slo_init(struct slo_set *set) {
 }
 
 bool slo_any(const struct slo_set *set) {
-    return set->n > 0 || set->error_given;
+    return set->n > 0 || set->error_given || set->attain_given;
+}
+
+int slo_check(const struct slo_set *set, struct buf *err) {
+    if (set->attain_given && set->n == 0)
+        return buf_fail(err, SLO_ERR_INPUT,
+                        "--min-attainment %g: give the SLOs to attain with --slo "
+                        "METRIC:pQ:SECONDS (the share of requests meeting all of them at once)",
+                        100 * set->attain);
+    return SLO_OK;
 }
 
 const char *slo_metric_text(enum stream_metric k) {
@@ -83,6 +92,18 @@ int slo_parse_error_rate(struct slo_set *set, const char *arg, struct buf *err) 
                         SLO_ARG_SHOWN, arg);
     set->max_error = v;
     set->error_given = true;
+    return SLO_OK;
+}
+
+int slo_parse_attainment(struct slo_set *set, const char *arg, struct buf *err) {
+    double v = slo_number(arg, strlen(arg));
+    if (!(v > 0 && v <= 100))
+        return buf_fail(err, SLO_ERR_INPUT,
+                        "--min-attainment %.*s: give a percentage above 0, at most 100 (90: at "
+                        "least 90%% of a rate's requests meet every SLO at once)",
+                        SLO_ARG_SHOWN, arg);
+    set->attain = v / 100;
+    set->attain_given = true;
     return SLO_OK;
 }
 

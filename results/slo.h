@@ -5,7 +5,11 @@
  * requests: e2e (end-to-end latency), ttft (time to first token), tpot (time
  * per output token) or itl (inter-token latency, over tokens), all measured from
  * the request's intended start (docs/compare.md, Open-loop runs). The error
- * rate is the round's failed requests over those it sent. */
+ * rate is the round's failed requests over those it sent. The attainment
+ * (--min-attainment PCT) is the share of a round's sent requests that met every
+ * SLO's bound at once (a failed request meets none): with it, a rate holds when
+ * the attainment is at least PCT% and the error rate within its bound, and the
+ * per-percentile checks are shown beside it without deciding. */
 #ifndef SM_SLO_H
 #define SM_SLO_H
 
@@ -31,8 +35,11 @@ struct slo {
 struct slo_set {
     struct slo s[SLO_MAX];
     size_t n;
-    bool error_given; /* --max-error-rate was given */
-    double max_error; /* the error rate allowed (SLO_DEFAULT_ERROR unless given) */
+    bool error_given;  /* --max-error-rate was given */
+    double max_error;  /* the error rate allowed (SLO_DEFAULT_ERROR unless given) */
+    bool attain_given; /* --min-attainment was given: the capacity criterion is attainment */
+    double attain;     /* the share of a round's sent requests that must meet every SLO
+                          jointly (DistServe's attainment), 0 to 1 */
 };
 
 /* An empty set (no SLO; the default error rate). */
@@ -45,6 +52,13 @@ __attribute__((warn_unused_result)) int slo_parse(struct slo_set *set, const cha
  * SLO_ERR_INPUT with one line in err. */
 __attribute__((warn_unused_result)) int slo_parse_error_rate(struct slo_set *set, const char *arg,
                                                              struct buf *err);
+/* Sets the attainment asked from arg (a percentage above 0, at most 100).
+ * Returns 0, or SLO_ERR_INPUT with one line in err. */
+__attribute__((warn_unused_result)) int slo_parse_attainment(struct slo_set *set, const char *arg,
+                                                             struct buf *err);
+/* Whether set is whole: --min-attainment needs an --slo to attain. Returns 0,
+ * or SLO_ERR_INPUT with one line in err. */
+__attribute__((warn_unused_result)) int slo_check(const struct slo_set *set, struct buf *err);
 /* Whether set asks for anything (an SLO or --max-error-rate). */
 bool slo_any(const struct slo_set *set);
 /* "p90 TTFT <= 1 s" */

@@ -17,6 +17,7 @@
 #include "out_markdown.h"
 #include "out_svg.h"
 #include "out_text.h"
+#include "peerview.h"
 #include "quizfile.h"
 #include "report.h"
 #include "safeopen.h"
@@ -67,6 +68,16 @@ static const char compare_usage[] =
     "                           capacity at the SLOs\n"
     "      --max-error-rate F   the share of a rate's requests that may fail, 0 to 1 (default\n"
     "                           0.01 when --slo is given)\n"
+    "      --min-attainment PCT  the capacity's criterion becomes the SLO attainment: a rate\n"
+    "                           holds when at least PCT% of its sent requests met every --slo\n"
+    "                           bound at once (DistServe's), and the error rate its bound\n"
+    "      --view PEER          instead of the comparison, each side's streamed requests by\n"
+    "                           another tool's own definitions and statistics, with its\n"
+    "                           names: vllm (vllm bench serve), aiperf (AIPerf/genai-perf),\n"
+    "                           guidellm or llmperf; text or json; each metric says which\n"
+    "                           of ours it equals, or how it differs (docs/compare.md); a\n"
+    "                           side may be a vllm bench serve --save-detailed JSON file\n"
+    "                           or AIPerf's profile_export.jsonl\n"
     "      --allow-mixed        compare files measured by different clients, at different\n"
     "                           time scales or with different settings (a warning each)\n"
     "  -f, --format FORMAT      text (default), markdown, json or csv\n"
@@ -107,7 +118,9 @@ static const char compare_usage[] =
     "        --max-error-rate); capacity = the highest rate where they hold, interpolated\n"
     "        between the last rate that held and the first that failed, or \">= R\" (every\n"
     "        rate held) or \"< R\" (none did); its ratio; tokens/s and (--price-per-hour) USD\n"
-    "        per million tokens at it. No interval: a round's requests queue behind each\n"
+    "        per million tokens at it. attained: the share of a rate's sent requests that\n"
+    "        met every --slo bound at once (--min-attainment: the capacity's criterion).\n"
+    "        No interval: a round's requests queue behind each\n"
     "        other (docs/compare.md).\n"
     "  weights_gib, kv_cache_tokens, load_seconds  from the vLLM logs (or compare.py's\n"
     "        load_facts).\n"
@@ -167,7 +180,8 @@ struct compare_args {
     const char *format, *output, *svg, *quiz;
     bool have_price, allow_mixed;
     double price;
-    struct slo_set slo; /* --slo, --max-error-rate */
+    struct slo_set slo;               /* --slo, --max-error-rate */
+    const struct peerview_view *view; /* --view: a peer's figures instead of the comparison */
 };
 
 /* Prints "sm-compare: LINE" with everything from a file escaped. */
@@ -213,14 +227,17 @@ enum {
     COMPARE_OPT_MIXED,
     COMPARE_OPT_SLO,
     COMPARE_OPT_ERRORS,
+    COMPARE_OPT_ATTAIN,
+    COMPARE_OPT_VIEW,
 };
 
 /* --slo and --max-error-rate: their one-line error, as a usage error. */
 static int compare_slo(struct compare_args *a, int c, const char *arg) {
     struct buf err;
     buf_init(&err, COMPARE_ERR_MAX);
-    int rc = c == COMPARE_OPT_SLO ? slo_parse(&a->slo, arg, &err)
-                                  : slo_parse_error_rate(&a->slo, arg, &err);
+    int rc = c == COMPARE_OPT_SLO      ? slo_parse(&a->slo, arg, &err)
+             : c == COMPARE_OPT_ERRORS ? slo_parse_error_rate(&a->slo, arg, &err)
+                                       : slo_parse_attainment(&a->slo, arg, &err);
     if (rc < 0) compare_usage_error(err.len ? buf_str(&err) : "out of memory", NULL);
     buf_free(&err);
     return rc < 0 ? -1 : 0;
@@ -256,7 +273,12 @@ static int compare_option(struct compare_args *a, int c, char *arg) {
         return 0;
     case COMPARE_OPT_SLO:
     case COMPARE_OPT_ERRORS:
+    case COMPARE_OPT_ATTAIN:
         return compare_slo(a, c, arg);
+    case COMPARE_OPT_VIEW:
+        if (!(a->view = peerview_find(arg)))
+            return compare_usage_error("--view must be vllm, aiperf, guidellm or llmperf", arg);
+        return 0;
     case 'f':
         return compare_format(a, arg);
     case 'o':
@@ -316,6 +338,8 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
         {"allow-mixed", no_argument, NULL, COMPARE_OPT_MIXED},
         {"slo", required_argument, NULL, COMPARE_OPT_SLO},
         {"max-error-rate", required_argument, NULL, COMPARE_OPT_ERRORS},
+        {"min-attainment", required_argument, NULL, COMPARE_OPT_ATTAIN},
+        {"view", required_argument, NULL, COMPARE_OPT_VIEW},
         {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},
         {"svg", required_argument, NULL, COMPARE_OPT_SVG},
@@ -340,6 +364,14 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
         flagged |= c == 'b' || c == 'c';
         if (compare_option(a, c, optarg) < 0) return -1;
     }
+    struct buf err;
+    buf_init(&err, COMPARE_ERR_MAX);
+    int rc = slo_check(&a->slo, &err);
+    if (rc < 0) compare_usage_error(err.len ? buf_str(&err) : "out of memory", NULL);
+    buf_free(&err);
+    if (rc < 0) return -1;
+    if (a->view && strcmp(a->format, "text") != 0 && strcmp(a->format, "json") != 0)
+        return compare_usage_error("--view writes text or json", a->format);
     return compare_positional(a, argc, argv, split, flagged);
 }
 
@@ -439,7 +471,33 @@ done:
     return status;
 }
 
+/* --view: each side's records by a peer's definitions; returns the exit status. */
+static int compare_view(const struct compare_args *a) {
+    static const char *const roles[] = {"baseline", "candidate"};
+    struct peerview_side sides[2] = {{0}};
+    const struct peerview_side *ps[2] = {&sides[0], &sides[1]};
+    struct buf out, err;
+    buf_init(&out, BUF_NO_CAP);
+    buf_init(&err, COMPARE_ERR_MAX);
+    int status = 2;
+    for (int k = 0; k < 2; k++)
+        if (peerview_read_paths(&sides[k], a->paths[k], a->npaths[k], &err) < 0) goto done;
+    status = 1;
+    if (peerview_render(a->view, ps, roles, strcmp(a->format, "json") == 0, &out) < 0) {
+        buf_fail(&err, BUF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    status = compare_write(a->output, &out, &err);
+done:
+    if (status && err.len) compare_say("", buf_str(&err));
+    for (int k = 0; k < 2; k++) peerview_side_free(&sides[k]);
+    buf_free(&out);
+    buf_free(&err);
+    return status;
+}
+
 static int compare_main(const struct compare_args *a) {
+    if (a->view) return compare_view(a);
     struct compare_job jobs[2] = {{.a = a, .k = 0}, {.a = a, .k = 1}};
     struct buf out, svg, err;
     struct warnings w;

@@ -46,6 +46,7 @@ enum suite_opts_id {
     SUITE_OPTS_O_CACERT,
     SUITE_OPTS_O_SLO,
     SUITE_OPTS_O_MAX_ERRORS,
+    SUITE_OPTS_O_MIN_ATTAIN,
     SUITE_OPTS_O_NO_CLOUDWATCH,
     SUITE_OPTS_O_PLAIN_HTTP,
     SUITE_OPTS_O_SEARCH,
@@ -90,6 +91,7 @@ static const struct suite_opts_own {
     {"cacert", SUITE_OPTS_O_CACERT, true, true},
     {"slo", SUITE_OPTS_O_SLO, true, false},
     {"max-error-rate", SUITE_OPTS_O_MAX_ERRORS, true, false},
+    {"min-attainment", SUITE_OPTS_O_MIN_ATTAIN, true, false},
     {"no-cloudwatch", SUITE_OPTS_O_NO_CLOUDWATCH, false, false},
     {"allow-plain-http", SUITE_OPTS_O_PLAIN_HTTP, false, false},
     {"capacity-search", SUITE_OPTS_O_SEARCH, true, false},
@@ -290,6 +292,8 @@ static void suite_opts_keep(struct suite_opts_parser *p, enum suite_opts_id id, 
         o->cacert = v;
     else if (id == SUITE_OPTS_O_MAX_ERRORS)
         o->max_error_rate = v;
+    else if (id == SUITE_OPTS_O_MIN_ATTAIN)
+        o->min_attainment = v;
     else if (id == SUITE_OPTS_O_NO_CLOUDWATCH)
         o->no_cloudwatch = true;
     else if (id == SUITE_OPTS_O_PLAIN_HTTP)

@@ -69,6 +69,7 @@ struct suite_opts {
     const char *slo[SUITE_OPTS_MAX_SLOS]; /* --slo, passed to sm-compare (it checks them) */
     int nslo;
     const char *max_error_rate; /* --max-error-rate, passed to sm-compare, or NULL */
+    const char *min_attainment; /* --min-attainment, passed to sm-compare, or NULL */
     /* the endpoints' life (suite_deploy.h, by running sm-endpoint) */
     bool deploy;               /* --deploy: create both endpoints first */
     bool delete_after;         /* --delete-after: delete them at the end, however it ends */

@@ -281,6 +281,7 @@ static int suite_plan_compare_commands(struct suite_plan *p, const struct suite_
                   suite_argv_addf(c, "%s/%s", out, suite_plan_report_files[SUITE_PLAN_NCMP]);
         for (int i = 0; i < o->nslo; i++) rc |= suite_plan_opt2(c, "--slo", o->slo[i]);
         if (o->max_error_rate) rc |= suite_plan_opt2(c, "--max-error-rate", o->max_error_rate);
+        if (o->min_attainment) rc |= suite_plan_opt2(c, "--min-attainment", o->min_attainment);
         rc |= suite_argv_add(c, "--output") |
               suite_argv_addf(c, "%s/%s", out, suite_plan_report_files[k]);
         rc |= suite_argv_add(c, p->side_dir[0]);

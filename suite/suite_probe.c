@@ -14,6 +14,8 @@ int suite_probe_command(const struct suite_opts *o, const char *compare, const c
         rc |= suite_argv_add(out, "--slo") | suite_argv_add(out, o->slo[i]);
     if (o->max_error_rate)
         rc |= suite_argv_add(out, "--max-error-rate") | suite_argv_add(out, o->max_error_rate);
+    if (o->min_attainment)
+        rc |= suite_argv_add(out, "--min-attainment") | suite_argv_add(out, o->min_attainment);
     for (int side = 0; side < 2; side++) rc |= suite_argv_add(out, file); /* as both sides */
     return rc ? SUITE_PROBE_ERR_NOMEM : SUITE_PROBE_OK;
 }

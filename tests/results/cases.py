@@ -602,6 +602,42 @@ def check_open_no_slo(out, _):
            doc["open_loop"]["sides"]["baseline"]["rates"][0]["slos"] is None, "json without SLOs")
 
 
+def check_open_attainment(out, _):
+    """--min-attainment: each rate's verdict is its attainment against the bound (the share
+    of requests sent with a TTFT within 0.6 s, recounted here from the records)."""
+    ol = as_json(out)["open_loop"]
+    expect(ol["capacity_criterion"] == "attainment" and ol["min_attainment"] == 0.9,
+           "criterion %r %r" % (ol["capacity_criterion"], ol["min_attainment"]))
+    for p in ol["sides"]["baseline"]["rates"]:
+        att = [c for c in p["slos"]["checks"] if c["slo"] == "attainment"]
+        expect(len(att) == 1 and att[0]["bound"] == 0.9 and
+               att[0]["value"] == p["slo_attainment"] and
+               att[0]["held"] == (p["slo_attainment"] >= 0.9), "attainment check %r" % p)
+    by = ol["sides"]["baseline"]["capacity"]["limited_by"]
+    expect(by in ("attainment", "error_rate"), "limited by %r" % by)
+
+
+def check_view_json(out, _):
+    """--view vllm -f json: both sides, the peer's names, and vLLM's ITL named as not ours."""
+    doc = as_json(out)
+    expect(doc["view"] == "vllm" and "vllm/benchmarks/serve.py" in doc["definitions_from"],
+           "view %r" % doc.get("view"))
+    for role in ("baseline", "candidate"):
+        ms = {m["key"]: m for m in doc["sides"][role]["metrics"]}
+        expect(set(ms) == {"ttft", "tpot", "itl", "e2el"}, "metrics %r" % sorted(ms))
+        expect(ms["itl"]["ours"] is None and "per chunk gap" in ms["itl"]["differs"],
+               "vLLM's ITL passed off as ours: %r" % ms["itl"])
+        expect(ms["ttft"]["ours"] == "ttft" and ms["ttft"]["n"] > 0 and
+               set(ms["ttft"]["percentiles"]) == {"p99"}, "ttft %r" % ms["ttft"])
+
+
+def check_view_vllm_file(out, _):
+    """A vllm bench serve file as the baseline: its TTFTs 100 and 300 ms, E2EL 170 and 400."""
+    ms = {m["key"]: m for m in as_json(out)["sides"]["baseline"]["metrics"]}
+    expect(near(ms["ttft"]["mean"], 200) and near(ms["e2el"]["median"], 285) and
+           ms["itl"]["n"] == 3, "vLLM file's view %r" % ms)
+
+
 # name, arguments, exit code, standard error (exact; None: anything), golden files, check.
 # A golden "-" is standard output; another name is a file the case writes (the argument
 # after -o / --svg, relative to a temporary folder given as {tmp}).
@@ -799,6 +835,24 @@ CASES = [
     ("open_loop_wrk_end_to_end_capacity", ["-f", "json", "--slo", "e2e:p99:1", "open/wrk-a",
                                            "open/wrk-b"], 0, "", [], check_open_wrk),
     ("open_loop_without_slo_no_capacity", ["open/a", "open/b"], 0, "", [], check_open_no_slo),
+    ("open_loop_attainment_criterion_json", ["-f", "json", "--min-attainment", "90"] + OPEN, 0,
+     "", [], check_open_attainment),
+    ("usage_min_attainment_without_slo", ["--min-attainment", "90", "open/a", "open/b"], 2,
+     "sm-compare: --min-attainment 90: give the SLOs to attain with --slo METRIC:pQ:SECONDS (the "
+     "share of requests meeting all of them at once) (see sm-compare --help)\n", [], None),
+    ("peer_view_vllm_json_names_what_differs", ["--view", "vllm", "-f", "json", "open/a",
+                                                "open/b"], 0, "", [], check_view_json),
+    ("vllm_result_refused_outside_view", ["bad/vllm-serve.json", "open/b"], 2,
+     "sm-compare: bad/vllm-serve.json: a vllm bench serve result: its metrics are vLLM's (ITL "
+     "per chunk, ours per token; E2EL to its last event), not ours, so it is not compared; put "
+     "it beside ours with --view vllm (or aiperf, guidellm, llmperf)\n", [], None),
+    ("peer_view_vllm_file_beside_ours", ["--view", "vllm", "-f", "json", "bad/vllm-serve.json",
+                                         "open/b"], 0, "", [], check_view_vllm_file),
+    ("usage_view_unknown_peer", ["--view", "genai", "open/a", "open/b"], 2,
+     "sm-compare: --view must be vllm, aiperf, guidellm or llmperf: genai (see sm-compare "
+     "--help)\n", [], None),
+    ("usage_view_not_csv", ["--view", "aiperf", "-f", "csv", "open/a", "open/b"], 2,
+     "sm-compare: --view writes text or json: csv (see sm-compare --help)\n", [], None),
     ("open_loop_other_seed_refused", ["open/a", "open/seed2"], 2,
      "sm-compare: baseline open/a/rate.json and candidate open/seed2/rate.json: open-loop "
      "arrival_seed 1 and 2 differ" + GUARD_SUFFIX, [], None),

@@ -314,6 +314,11 @@ def bad():
     v3["version"] = 3
     write(os.path.join(d, "version3.json"), v3)
     write(os.path.join(d, "other.json"), {"hello": "world", "records": []})
+    # vllm bench serve --save-detailed: another tool's figures, only for --view
+    write(os.path.join(d, "vllm-serve.json"),
+          {"completed": 2, "failed": 0, "ttfts": [0.1, 0.3], "itls": [[0.02, 0.04], [0.05]],
+           "output_lens": [5, 3], "input_lens": [10, 10], "errors": ["", ""],
+           "latencies": [0.17, 0.4], "start_times": [0, 1]})
     other = copy.deepcopy(good)
     other["settings"]["lengths"] = [16, 256]
     for r in other["records"]:

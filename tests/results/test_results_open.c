@@ -53,9 +53,10 @@ static const char *open_rec(int batch, long intended, long start, long end, bool
 
 /* Rounds at 1, 2 and 4 requests/s for 2 s each (constant gaps), every request
  * e2e[i] seconds from its intended start, sent 100 us late; the first
- * fail[i] requests of round i failed. */
-static const char *open_rounds(const char *name, const char *label, const double e2e[3],
-                               const int fail[3]) {
+ * fail[i] requests of round i failed (fail NULL: none), and the first slow[i]
+ * took 3 s instead (slow NULL: none). */
+static const char *open_rounds_slow(const char *name, const char *label, const double e2e[3],
+                                    const int fail[3], const int slow[3]) {
     static const int rates[3] = {1, 2, 4};
     char recs[1 << 15];
     size_t k = 0;
@@ -63,12 +64,18 @@ static const char *open_rounds(const char *name, const char *label, const double
         long t0 = 100000000L * (i + 1);
         for (int j = 0; j < 2 * rates[i]; j++) {
             long at = t0 + j * 1000000L / rates[i];
-            k += (size_t)snprintf(recs + k, sizeof recs - k, "%s%s", k ? "," : "",
-                                  open_rec(i, at, at + 100, at + lround(e2e[i] * 1e6),
-                                           j >= (fail ? fail[i] : 0), NULL));
+            double e = slow && j < slow[i] ? 3 : e2e[i];
+            k += (size_t)snprintf(
+                recs + k, sizeof recs - k, "%s%s", k ? "," : "",
+                open_rec(i, at, at + 100, at + lround(e * 1e6), j >= (fail ? fail[i] : 0), NULL));
         }
     }
     return open_file(name, label, "wrk", "1", OPEN_SETTINGS, recs);
+}
+
+static const char *open_rounds(const char *name, const char *label, const double e2e[3],
+                               const int fail[3]) {
+    return open_rounds_slow(name, label, e2e, fail, NULL);
 }
 
 struct open_pair {
@@ -100,13 +107,10 @@ static int open_side(struct side *s, const char *role, const char *path, const s
     return rc;
 }
 
-/* Compares the files b and c at USD 3.6 per hour with the SLO arguments slos
- * and --max-error-rate errors (both NULL: no SLO). */
-static int open_compare(struct open_pair *p, const char *b, const char *c, const char *const *slos,
-                        const char *errors) {
-    memset(p, 0, sizeof *p);
-    if (slos || errors) open_slos(&p->slo, slos, errors);
-    const struct slo_set *slo = slos || errors ? &p->slo : NULL;
+/* Compares the files b and c at USD 3.6 per hour with the SLO set of p (slo:
+ * &p->slo, or NULL for none). */
+static int open_compare_set(struct open_pair *p, const char *b, const char *c,
+                            const struct slo_set *slo) {
     struct cmp_opts o = {true, 3.6, slo};
     warnings_init(&p->w);
     buf_init(&p->err, 2048);
@@ -114,6 +118,27 @@ static int open_compare(struct open_pair *p, const char *b, const char *c, const
         open_side(&p->c, "candidate", c, slo, &p->w, &p->err) < 0)
         return -1;
     return cmp_build(&p->m, &p->b, &p->c, &o, &p->w, &p->err);
+}
+
+/* The same with the SLO arguments slos and --max-error-rate errors (both
+ * NULL: no SLO). */
+static int open_compare(struct open_pair *p, const char *b, const char *c, const char *const *slos,
+                        const char *errors) {
+    memset(p, 0, sizeof *p);
+    if (slos || errors) open_slos(&p->slo, slos, errors);
+    return open_compare_set(p, b, c, slos || errors ? &p->slo : NULL);
+}
+
+/* The same with --min-attainment attain (a percentage) beside the SLOs slos. */
+static int open_compare_attain(struct open_pair *p, const char *b, const char *c,
+                               const char *const *slos, const char *attain) {
+    struct buf err;
+    memset(p, 0, sizeof *p);
+    open_slos(&p->slo, slos, NULL);
+    buf_init(&err, 512);
+    CHECK(slo_parse_attainment(&p->slo, attain, &err) == 0 && slo_check(&p->slo, &err) == 0);
+    buf_free(&err);
+    return open_compare_set(p, b, c, &p->slo);
 }
 
 static void open_pair_free(struct open_pair *p) {
@@ -198,6 +223,34 @@ static void test_slo_options_parsed_or_refused_in_one_line(void) {
         CHECK_STR(buf_str(&err), want);
     }
     CHECK(slo_parse_error_rate(&set, "0", &err) == 0 && set.error_given && set.max_error == 0);
+    buf_free(&err);
+}
+
+/* --min-attainment: a percentage above 0 and at most 100, and only with an --slo. */
+static void test_min_attainment_parsed_or_refused_in_one_line(void) {
+    static const char *const bad[] = {"0", "100.5", "-5", "x", "", "90%", "nan"};
+    struct slo_set set;
+    struct buf err;
+    buf_init(&err, 512);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[200];
+        slo_init(&set);
+        snprintf(want, sizeof want,
+                 "--min-attainment %s: give a percentage above 0, at most 100 (90: at least 90%% "
+                 "of a rate's requests meet every SLO at once)",
+                 bad[i]);
+        CHECK(slo_parse_attainment(&set, bad[i], &err) == SLO_ERR_INPUT && !set.attain_given);
+        CHECK_STR(buf_str(&err), want);
+    }
+    slo_init(&set);
+    CHECK(slo_parse_attainment(&set, "90", &err) == 0 && set.attain_given && set.attain == 0.9);
+    CHECK(slo_any(&set));
+    CHECK(slo_check(&set, &err) == SLO_ERR_INPUT);
+    CHECK_STR(buf_str(&err), "--min-attainment 90: give the SLOs to attain with --slo "
+                             "METRIC:pQ:SECONDS (the share of requests meeting all of them at "
+                             "once)");
+    CHECK(slo_parse(&set, "e2e:p90:1", &err) == 0 && slo_check(&set, &err) == 0);
+    CHECK(slo_parse_attainment(&set, "100", &err) == 0 && set.attain == 1);
     buf_free(&err);
 }
 
@@ -288,22 +341,33 @@ static const char *open_stream(long at, double ttft, long gap, long big, int nbi
     return o;
 }
 
+/* Four requests of one round at 1, 1.5, 2 and 2.5 s, each 2 s long from its
+ * intended start and sent 100 us late: request i streamed (open_stream with
+ * ttft[i], gap[i], big[i], nbig[i]) when ok[i], else failed. */
+static const char *open_four(const char *name, const double ttft[4], const long gap[4],
+                             const long big[4], const int nbig[4], const bool ok[4]) {
+    char recs[4096];
+    size_t k = 0;
+    for (int i = 0; i < 4; i++) {
+        long at = 1000000 + 500000L * i;
+        k += (size_t)snprintf(
+            recs + k, sizeof recs - k, "%s%s", i ? "," : "",
+            open_rec(0, at, at + 100, at + 2000000, ok[i],
+                     ok[i] ? open_stream(at, ttft[i], gap[i], big[i], nbig[i]) : NULL));
+    }
+    return open_file(name, "s", "sm-stream", "1", OPEN_SETTINGS, recs);
+}
+
 /* Goodput counts the successful requests that met every SLO, each on its own
  * values: a slow first token, or its own tokens' p90 gap above an ITL bound,
  * fails it, though the round's percentiles hold; failures count against the
  * error rate. */
 static void test_goodput_per_request(void) {
-    char recs[4096];
-    const long at[4] = {1000000, 1500000, 2000000, 2500000};
-    snprintf(recs, sizeof recs, "%s,%s,%s,%s",
-             open_rec(0, at[0], at[0] + 100, at[0] + 2000000, true,
-                      open_stream(at[0], 0.3, 10000, 0, 0)),
-             open_rec(0, at[1], at[1] + 100, at[1] + 2000000, true,
-                      open_stream(at[1], 0.6, 10000, 0, 0)),
-             open_rec(0, at[2], at[2] + 100, at[2] + 2000000, true,
-                      open_stream(at[2], 0.3, 10000, 100000, 2)),
-             open_rec(0, at[3], at[3] + 100, at[3] + 2000000, false, NULL));
-    const char *path = open_file("good.json", "s", "sm-stream", "1", OPEN_SETTINGS, recs);
+    static const double ttft[4] = {0.3, 0.6, 0.3, 0};
+    static const long gap[4] = {10000, 10000, 10000, 0}, big[4] = {0, 0, 100000, 0};
+    static const int nbig[4] = {0, 0, 2, 0};
+    static const bool ok[4] = {true, true, true, false};
+    const char *path = open_four("good.json", ttft, gap, big, nbig, ok);
     static const char *const slos[] = {"ttft:p50:0.5", "itl:p90:0.02", NULL};
     struct open_pair p;
     CHECK(open_compare(&p, path, path, slos, NULL) == 0);
@@ -319,6 +383,65 @@ static void test_goodput_per_request(void) {
     char cell[200];
     ocmp_verdict_cell(&p.m.open, x, cell, sizeof cell);
     CHECK_STR(cell, "failed: 25.0% failed");
+    open_pair_free(&p);
+}
+
+/* The attainment is joint: of four streamed requests, two have a fast first
+ * token (0.3 s) but slow tokens (p90 gap 0.1 s), two a slow first token
+ * (0.8 s) and fast tokens (0.01 s). The round's p40 TTFT (0.3 s) and p40 ITL
+ * (0.01 s: 14 of 28 tokens) each hold on their own, yet no request meets both
+ * bounds: the attainment is 0 of 4, and with --min-attainment 50 the rate
+ * fails on it though every per-percentile check held. */
+static void test_attainment_is_joint_over_the_slos(void) {
+    static const double ttft[4] = {0.3, 0.3, 0.8, 0.8};
+    static const long gap[4] = {100000, 100000, 10000, 10000}, big[4] = {0};
+    static const int nbig[4] = {0};
+    static const bool ok[4] = {true, true, true, true};
+    const char *path = open_four("joint.json", ttft, gap, big, nbig, ok);
+    static const char *const slos[] = {"ttft:p40:0.5", "itl:p40:0.05", NULL};
+    struct open_pair p;
+    CHECK(open_compare(&p, path, path, slos, NULL) == 0);
+    const struct ocmp_point *x = ocmp_point(&p.m.open.x[0], 1);
+    CHECK(x && x->check[0].ok && x->check[1].ok && x->held); /* each on its own holds */
+    CHECK(x && x->r->good == 0 && x->attainment == 0);       /* none meets both */
+    const struct cmp_row *r = cmp_row(&p.m, "rate_1_slo_attainment");
+    CHECK(r && r->b.ok && r->b.v == 0 && r->no_ratio);
+    open_pair_free(&p);
+
+    CHECK(open_compare_attain(&p, path, path, slos, "50") == 0);
+    x = ocmp_point(&p.m.open.x[0], 1);
+    CHECK(x && x->check[0].ok && x->check[1].ok && !x->att.ok && !x->held);
+    char cell[200];
+    ocmp_verdict_cell(&p.m.open, x, cell, sizeof cell);
+    CHECK_STR(cell, "failed: 0.0% met every SLO");
+    CHECK(p.m.open.x[0].cap.rel == OCMP_LT && p.m.open.x[0].cap.by == -3);
+    open_pair_free(&p);
+}
+
+/* The capacity on the attainment: 2 of 2, 3 of 4 and 4 of 8 requests within
+ * e2e 1 s at 1, 2 and 4 req/s (attainment 1, 0.75, 0.5). At 80% the share
+ * missing, 0 at 1 and 0.25 at 2, crosses 0.2 at 1 + (2 - 1) x 0.2 / 0.25 =
+ * 1.8 req/s, limited by the attainment; the per-percentile criterion (p50 e2e:
+ * 0.5 s at 2, 3 s at 4 by the lower middle) reads another capacity. */
+static void test_capacity_on_the_attainment(void) {
+    const int slow[3] = {0, 1, 4};
+    const double fast[3] = {0.5, 0.5, 0.5};
+    const char *a = open_rounds_slow("attain-a.json", "a", fast, NULL, slow);
+    static const char *const slos[] = {"e2e:p50:1", NULL};
+    struct open_pair p;
+    CHECK(open_compare_attain(&p, a, a, slos, "80") == 0);
+    const struct ocmp_side *x = &p.m.open.x[0];
+    CHECK(x->n == 3 && x->p[0].attainment == 1 && x->p[1].attainment == 0.75 &&
+          x->p[2].attainment == 0.5);
+    CHECK(x->p[0].held && !x->p[1].held && x->p[1].check[0].ok); /* p50 held, 75% < 80% */
+    CHECK(x->cap.rel == OCMP_EQ && x->cap.by == -3 && open_near(x->cap.v, 1.8));
+    CHECK(x->cap.pass == 1 && x->cap.fail == 2);
+    CHECK(strstr(p.m.verdict, "At p50 end-to-end latency <= 1 s, all met at once by at least 80% "
+                              "of requests, with at most 1% failed") != NULL);
+    open_pair_free(&p);
+
+    CHECK(open_compare(&p, a, a, slos, NULL) == 0); /* the percentiles alone: held at 2 */
+    CHECK(p.m.open.x[0].p[1].held && p.m.open.x[0].cap.by == 0 && p.m.open.x[0].cap.pass == 2);
     open_pair_free(&p);
 }
 
@@ -492,6 +615,9 @@ int main(void) {
     test_latency_from_intended_start_and_late_sends();
     test_records_without_intended_start();
     test_goodput_per_request();
+    test_min_attainment_parsed_or_refused_in_one_line();
+    test_attainment_is_joint_over_the_slos();
+    test_capacity_on_the_attainment();
     test_capacity_interpolated_and_bounded();
     test_capacity_on_the_error_rate();
     test_capacity_not_monotone_warns();

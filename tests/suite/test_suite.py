@@ -269,6 +269,24 @@ def case_dry_run():
           p.stdout)
 
 
+def case_min_attainment_passed_to_compare():
+    """--min-attainment goes to sm-compare beside --slo (its criterion for each rate and the
+    capacity), as given."""
+    tmp = sl.tempdir("suite-attain-")
+    e = sl.env(tmp, AWS_REGION="eu-west-1")
+    p = sl.suite(["--baseline", "a", "--candidate", "b", "--out", "run", "--dry-run",
+                  "--scenarios", "rate", "--rates", "1,2", "--slo", "e2e:p90:2",
+                  "--min-attainment", "95"], e, tmp)
+    check(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}")
+    cmds = [shlex.split(line) for line in p.stdout.splitlines() if not line.startswith("#")]
+    compares = [c for c in cmds if any(w.endswith("sm-compare") for w in c)]
+    check(compares and all("--min-attainment" in c and
+                           c[c.index("--min-attainment") + 1] == "95" and "--slo" in c
+                           for c in compares), str(compares))
+    check(not any("--min-attainment" in c for c in cmds if c not in compares),
+          "--min-attainment went to a measuring step")
+
+
 USAGE = [  # (arguments, the one line on stderr); "{tmp}" is the test's folder
     ([], "sm-suite: no endpoints: pass --baseline NAME --candidate NAME (or --endpoint NAME "
          "--baseline-variant A --candidate-variant B)"),
