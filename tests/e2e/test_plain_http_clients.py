@@ -11,6 +11,7 @@ Loopback http is the emulator tests' daily bread.
 
 Environment: SM_ENDPOINT, SM_RESULTS, SM_MCP, SM_SUITE."""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,7 +19,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
-from testkit import check, isolated_env  # noqa: E402
+from testkit import check, isolated_env, wrk_program  # noqa: E402
 
 WHY = ("plain http shows the signature and session token to the network on the way to a host "
        "that is not loopback (use https://, or --allow-plain-http to send them anyway)")
@@ -26,9 +27,13 @@ HOSTS = ["203.0.113.1:1", "sagemaker.invalid"]
 ROLE = "arn:aws:iam::111122223333:role/r"
 
 
+WRK_DIR = tempfile.mkdtemp(prefix="plain-http-wrk-")  # sm-suite asks the scenarios through wrk
+
+
 def run(argv):
     e = isolated_env(AWS_ACCESS_KEY_ID="AKIDPLAINHTTP", AWS_SECRET_ACCESS_KEY="plain-secret",
-                     AWS_SESSION_TOKEN="plain-session-token", AWS_REGION="us-east-1")
+                     AWS_SESSION_TOKEN="plain-session-token", AWS_REGION="us-east-1",
+                     WRK=wrk_program(WRK_DIR))
     return subprocess.run(argv, env=e, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=120)
 
@@ -97,4 +102,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        shutil.rmtree(WRK_DIR, ignore_errors=True)

@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 import emulator  # noqa: E402
-from testkit import check, isolated_env  # noqa: E402
+from testkit import check, isolated_env, wrk_program  # noqa: E402
 
 R = 6  # the profile's reasoning tokens
 LENGTHS = (8, 12)  # decode's reply lengths: max_tokens counts reasoning and answer
@@ -243,7 +243,8 @@ def case_suite_passes_thinking():
                         "--region", "us-east-1", "--url", "http://127.0.0.1:9", "--dry-run",
                         "--no-endpoint-check", "--no-cloudwatch", "--thinking", "off",
                         "--out", os.path.join(out, "run")],
-                       env=env(), capture_output=True, text=True, timeout=120)
+                       env=dict(env(), WRK=wrk_program(out)), capture_output=True, text=True,
+                       timeout=120)
     check(p.returncode == 0, p.stderr)
     steps = [x for x in p.stdout.splitlines() if " -s " in x]
     check(steps and all(x.endswith("--thinking off") for x in steps), p.stdout)

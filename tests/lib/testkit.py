@@ -55,6 +55,20 @@ def isolated_env(**extra):
     return e
 
 
+def wrk_program(tmp):
+    """$WRK (else wrk), or in a sanitized build ($WRK_PRELOAD set) a wrapper in folder tmp
+    that preloads the sanitizer runtime, which wrk must load before the plugin."""
+    wrk = os.environ.get("WRK", "wrk")
+    if not os.environ.get("WRK_PRELOAD"):
+        return wrk
+    path = os.path.join(tmp, "wrk-preload")
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\nLD_PRELOAD="%s${LD_PRELOAD:+ $LD_PRELOAD}" ASAN_OPTIONS=detect_leaks=0 '
+                'exec "%s" "$@"\n' % (os.environ["WRK_PRELOAD"], wrk))
+    os.chmod(path, 0o755)
+    return path
+
+
 def isolate_process(**extra):
     """Makes isolated_env(**extra) this process's environment (os.environ), so that
     every child started without env= inherits a clean one."""

@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 import emulator  # noqa: E402
 import secretscan  # noqa: E402
-from testkit import Failure, check, isolated_env  # noqa: E402, F401
+from testkit import Failure, check, isolated_env, wrk_program  # noqa: E402, F401
 
 AKID = "AKIDSUITETEST"
 SECRET = "sUiTeSeCrEt9/K7MDENG+bPxRfiCYSUITEKEY"
@@ -32,18 +32,6 @@ def tempdir(prefix):
     """A new folder for the case, removed when it passes (kept when it fails)."""
     path = tempfile.mkdtemp(prefix=prefix)
     _made.append(path)
-    return path
-
-
-def wrk_program(tmp):
-    """wrk, or in a sanitized build a wrapper that preloads the sanitizer runtime."""
-    if not os.environ.get("WRK_PRELOAD"):
-        return os.environ["WRK"]
-    path = os.path.join(tmp, "wrk-preload")
-    with open(path, "w") as f:
-        f.write('#!/bin/sh\nLD_PRELOAD="%s${LD_PRELOAD:+ $LD_PRELOAD}" ASAN_OPTIONS=detect_leaks=0 '
-                'exec "%s" "$@"\n' % (os.environ["WRK_PRELOAD"], os.environ["WRK"]))
-    os.chmod(path, 0o755)
     return path
 
 
