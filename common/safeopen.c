@@ -159,8 +159,8 @@ int safeopen_path(const char *path, const char *root, mode_t mode, int how, stru
 
 int safeopen_remove(const char *path, const char *root, struct buf *err) {
     struct safeopen_split s;
-    char *dir;
-    const char *leaf;
+    char *dir = NULL;
+    const char *leaf = ""; /* set by safeopen_walk */
     int rc = safeopen_split(path, root, &s, &dir, err);
     int dfd = rc ? rc : safeopen_walk(&s, &leaf, err);
     if (dfd >= 0) {
@@ -210,8 +210,8 @@ int safeopen_tmp_open(struct safeopen_tmp *t, const char *path, const char *root
                       struct buf *err) {
     static unsigned counter;
     struct safeopen_split s;
-    char *dir;
-    const char *leaf;
+    char *dir = NULL;
+    const char *leaf = ""; /* set by safeopen_walk */
     *t = (struct safeopen_tmp){.dfd = -1};
     int rc = safeopen_split(path, root, &s, &dir, err);
     int dfd = rc ? rc : safeopen_walk(&s, &leaf, err);

@@ -93,17 +93,18 @@ int cptag_read(const cJSON *req, struct cptag_list *l, struct buf *err) {
     cJSON_ArrayForEach(t, tags) {
         const cJSON *k = cJSON_GetObjectItemCaseSensitive(t, "Key");
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "Value");
+        const char *key = cJSON_GetStringValue(k), *value = cJSON_GetStringValue(v);
         char field[64];
         snprintf(field, sizeof field, "tags.%zu.member.key", i + 1);
         if (!cJSON_IsObject(t) || (k && !cJSON_IsNull(k) && !cJSON_IsString(k)) ||
             (v && !cJSON_IsNull(v) && !cJSON_IsString(v)))
             rc = buf_fail(err, CPTAG_ERR_SERIALIZATION,
                           "Tags: expected a list of {\"Key\": string, \"Value\": string}");
-        else if (!cJSON_IsString(k))
+        else if (!key)
             rc = cpreq_invalid(err, field, NULL, NULL);
-        const char *value = cJSON_IsString(v) ? v->valuestring : "";
-        if (!rc) rc = cptag_check(k->valuestring, value, i, err);
-        if (!rc && cptag_set(l, k->valuestring, value)) rc = CPTAG_ERR_NOMEM;
+        if (!value) value = "";
+        if (!rc && key) rc = cptag_check(key, value, i, err);
+        if (!rc && key && cptag_set(l, key, value)) rc = CPTAG_ERR_NOMEM;
         if (rc) break;
         i++;
     }

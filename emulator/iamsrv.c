@@ -52,20 +52,18 @@ int iamsrv_call(const char *op, const char *body, size_t len, const char *accoun
     struct buf name;
     buf_init(&name, IAMSRV_NAME_MAX + 1);
     int found = qproto_param(body, len, "RoleName", &name);
-    if (found == BUF_ERR_NOMEM) {
-        rc = CPLANE_ERR_NOMEM;
-    } else if (found == 0) {
+    if (found == 0) {
         rc = qproto_error(r, 400, IAMSRV_NS, "ValidationError",
                           "1 validation error detected: Value null at 'roleName' failed to "
                           "satisfy constraint: Member must not be null",
                           id);
-    } else if (found < 0 || !iamsrv_valid_name(&name)) {
+    } else if (found != BUF_ERR_NOMEM && (found < 0 || !iamsrv_valid_name(&name))) {
         rc = qproto_error(r, 400, IAMSRV_NS, "ValidationError",
                           "The specified value for roleName is invalid. It must contain only "
                           "alphanumeric characters and/or the following: +=,.@_- and be 1 to "
                           "64 characters long",
                           id);
-    } else if (iamsrv_role(&r->body, account, buf_str(&name), id)) {
+    } else if (found == BUF_ERR_NOMEM || iamsrv_role(&r->body, account, buf_str(&name), id)) {
         rc = CPLANE_ERR_NOMEM;
     }
     buf_free(&name);

@@ -111,10 +111,13 @@ static size_t mcp_proc_table(pid_t (**procs)[2]) {
         if (fd >= 0) close(fd);
         if (len <= 0) continue;
         text[len] = '\0';
+        /* "PID (COMM) STATE PPID ...": COMM may hold anything, the last ')' ends it */
         const char *paren = strrchr(text, ')');
-        int ppid;
-        char state;
-        if (!paren || sscanf(paren + 1, " %c %d", &state, &ppid) != 2) continue;
+        char *end;
+        if (!paren || paren[1] != ' ' || !paren[2] || paren[3] != ' ') continue;
+        long ppid = strtol(paren + 4, &end, 10);
+        long pid = strtol(e->d_name, NULL, 10);
+        if (end == paren + 4 || ppid < 0 || pid <= 0) continue;
         if (n == cap) {
             size_t ncap = cap ? cap * 2 : 512;
             pid_t(*grown)[2] = realloc(*procs, ncap * sizeof **procs);
@@ -122,7 +125,7 @@ static size_t mcp_proc_table(pid_t (**procs)[2]) {
             *procs = grown;
             cap = ncap;
         }
-        (*procs)[n][0] = (pid_t)atoi(e->d_name);
+        (*procs)[n][0] = (pid_t)pid;
         (*procs)[n][1] = (pid_t)ppid;
         n++;
     }
@@ -235,7 +238,7 @@ int mcp_proc_run(char *const argv[], const struct mcp_proc_io *io, int *status, 
         mcp_proc_escalate(&t);
         if (!open) {
             if (t.reaped && !mcp_proc_signal_all(0, 0)) break;
-            struct timespec ts = {0, 10 * 1000 * 1000};
+            struct timespec ts = {0, 10L * 1000 * 1000};
             nanosleep(&ts, NULL);
         }
     }

@@ -27,7 +27,7 @@ static int call(const cJSON *args, struct mcp_call *call, void *user) {
                *cand = mcp_aws_string(args, "candidate", "");
     char price[32];
     char *argv[8] = {(char *)a->compare, "-f", "json"};
-    int n = 3, status;
+    int n = 3, status = -1;
     if (!a->compare)
         return mcp_tool_fail(call, "sm-compare was not found beside sm-mcp or on PATH");
     struct buf sides[2], err;

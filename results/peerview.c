@@ -427,7 +427,7 @@ static cJSON *peerview_side_json(const struct peerview_view *v, const struct pee
 static int peerview_json(const struct peerview_view *v, const struct peerview_side *sides[2],
                          const char *const names[2], struct buf *out) {
     static const char *const roles[] = {"baseline", "candidate"};
-    struct peerview_metric m[PEERVIEW_MAX_METRICS];
+    struct peerview_metric m[PEERVIEW_MAX_METRICS] = {0};
     cJSON *root = cJSON_CreateObject(), *ss = cJSON_CreateObject();
     int rc = 0;
     cJSON_AddStringToObject(root, "view", v->name);
@@ -458,7 +458,7 @@ static void peerview_cell(double v, char *out, size_t cap) {
 
 static int peerview_text(const struct peerview_view *v, const struct peerview_side *sides[2],
                          const char *const names[2], struct buf *out) {
-    struct peerview_metric m[2][PEERVIEW_MAX_METRICS];
+    struct peerview_metric m[2][PEERVIEW_MAX_METRICS] = {0};
     int nm = 0;
     for (int k = 0; k < 2; k++)
         if ((nm = peerview_compute(v, sides[k], m[k])) < 0) return -1;

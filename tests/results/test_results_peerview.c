@@ -60,7 +60,7 @@ static int pv_compute(const char *name, const char *scale, struct peerview_metri
  * 10 = 49.8. E2EL 170, 210, 400: mean 260, median 210, std 100.3328, p99 210
  * + 0.98 x 190 = 396.2. */
 static void test_vllm_view_by_hand(void) {
-    struct peerview_metric m[PEERVIEW_MAX_METRICS];
+    struct peerview_metric m[PEERVIEW_MAX_METRICS] = {0};
     struct peerview_side s;
     CHECK(pv_compute("vllm", "1", m, &s) == 4);
     CHECK(s.n == 3 && s.failed == 1 && s.unstreamed == 0);
@@ -87,7 +87,7 @@ static void test_vllm_view_by_hand(void) {
  * p1 (linear) 17.5 + 0.01 x 32.5 = 17.825, p50 33.75; Request Latency as E2EL;
  * Output Sequence Length 5, 3, 1: mean 3, std sqrt(8/3) = 1.63299. */
 static void test_aiperf_view_by_hand(void) {
-    struct peerview_metric m[PEERVIEW_MAX_METRICS];
+    struct peerview_metric m[PEERVIEW_MAX_METRICS] = {0};
     struct peerview_side s;
     CHECK(pv_compute("aiperf", "1", m, &s) == 4);
     CHECK(strcmp(m[1].name, "Inter Token Latency") == 0 && m[1].n == 2);
@@ -105,7 +105,7 @@ static void test_aiperf_view_by_hand(void) {
  * = (last - first) / (tokens - 1): A 60 / 4 = 15, B 50 / 2 = 25 (C has 1
  * token): median 15 (linear would say 20), p99 25; request_latency in s. */
 static void test_guidellm_view_by_hand(void) {
-    struct peerview_metric m[PEERVIEW_MAX_METRICS];
+    struct peerview_metric m[PEERVIEW_MAX_METRICS] = {0};
     struct peerview_side s;
     CHECK(pv_compute("guidellm", "1", m, &s) == 4);
     CHECK(strcmp(m[1].name, "time_per_output_token_ms") == 0 && m[1].n == 3 && !m[1].ours);
@@ -123,7 +123,7 @@ static void test_guidellm_view_by_hand(void) {
  * 0.1; p25 (linear, rank 0.5) 0.15; request_output_throughput 5 / 0.17, 3 /
  * 0.4, 1 / 0.21: median 7.5. */
 static void test_llmperf_view_by_hand(void) {
-    struct peerview_metric m[PEERVIEW_MAX_METRICS];
+    struct peerview_metric m[PEERVIEW_MAX_METRICS] = {0};
     struct peerview_side s;
     CHECK(pv_compute("llmperf", "1", m, &s) == 5);
     CHECK(strcmp(m[0].name, "ttft_s") == 0 && pv_near(m[0].std, 0.1) && pv_near(m[0].pct[0], 0.15));
@@ -145,7 +145,7 @@ static void test_vllm_file_imported(void) {
         "\"itls\": [[0.02, 0.04], [0.05], [], []], \"output_lens\": [5, 3, 1, 0], "
         "\"input_lens\": [10, 10, 10, 10], \"errors\": [\"\", \"\", \"\", \"boom\"]%s}";
     char text[1024];
-    struct peerview_metric m[PEERVIEW_MAX_METRICS];
+    struct peerview_metric m[PEERVIEW_MAX_METRICS] = {0};
     struct peerview_side s = {0};
     struct buf err;
     buf_init(&err, 512);
@@ -205,7 +205,7 @@ static void test_aiperf_file_imported(void) {
         "{\"metadata\": {}, \"metrics\": {\"error_isl\": {\"value\": 550, \"unit\": "
         "\"tokens\"}}, \"error\": {\"code\": 500, \"type\": \"x\", \"message\": \"y\"}}\n";
     char text[4096];
-    struct peerview_metric m[PEERVIEW_MAX_METRICS];
+    struct peerview_metric m[PEERVIEW_MAX_METRICS] = {0};
     struct peerview_side s = {0};
     struct buf err;
     buf_init(&err, 512);
