@@ -19,8 +19,7 @@
 #include "buf.h"
 
 #define TTY_LINES 1u /* keep '\n' and '\t' (a multi-line text); else they are escaped too */
-#define TTY_JSON  2u /* the text is JSON: escapes as "\u00XX", a byte that is no UTF-8 as "\ufffd" \
-                      */
+#define TTY_JSON  2u /* JSON text: escapes as "\u00XX", a byte that is no UTF-8 as "\ufffd" */
 
 /* The length of the character at s (n >= 1 bytes left; a byte that is no UTF-8
  * is one), and in *control whether a terminal may obey it. */
