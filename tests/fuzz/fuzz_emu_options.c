@@ -51,7 +51,8 @@ static void fuzz_check_fresh(void) {
 }
 
 /* The error is one line and quotes an argument that was given (not the
- * program's name), control characters shown as '?'. */
+ * program's name), shown as buf_one_line shows it ('?' for what a terminal
+ * would obey or is no UTF-8). */
 static void fuzz_check_error(const struct buf *err, const uint8_t *data, size_t size) {
     const char *msg = buf_str(err), *q = strchr(msg, '\'');
     emucheck_one_line(err);
@@ -59,12 +60,12 @@ static void fuzz_check_error(const struct buf *err, const uint8_t *data, size_t 
     const char *end = strrchr(msg, '\'');
     size_t n = (size_t)(end - q - 1);
     if (n == strlen(FUZZ_ARGV0) && memcmp(q + 1, FUZZ_ARGV0, n) == 0) abort();
-    char *shown = malloc(size + 1); /* the arguments as a message shows them */
-    if (!shown) abort();
-    for (size_t i = 0; i < size; i++)
-        shown[i] = data[i] != '\n' && (data[i] < ' ' || data[i] == 0x7f) ? '?' : (char)data[i];
-    if (!memmem(shown, size, q + 1, n)) abort();
-    free(shown);
+    struct buf shown; /* the arguments as a message shows them */
+    buf_init(&shown, size + 1);
+    if (buf_add(&shown, (const char *)data, size)) abort();
+    buf_one_line(&shown);
+    if (!memmem(buf_str(&shown), shown.len, q + 1, n)) abort();
+    buf_free(&shown);
 }
 
 static void fuzz_check_options(const struct options *o) {
