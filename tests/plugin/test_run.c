@@ -2,6 +2,7 @@
  * a finished run (also when it comes before wrk's handler is in place), and how
  * a run that did not finish says why: Ctrl-C, wrk's -d, an endpoint refusing. */
 #include <pthread.h>
+#include <semaphore.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -46,14 +47,16 @@ static struct rec_record rec_for(int t, bool ok) {
                                .correct = -1};
 }
 
-static void begin(const struct rounds_round *r, size_t n, long long cap_us, int refuse_after) {
+/* Begins a run with the given host (wrkhost_host() unless a test wraps it). */
+static void begin_hosted(const struct rounds_round *r, size_t n, long long cap_us, int refuse_after,
+                         struct run_host host) {
     struct run_config c = {.scenario = "test",
                            .n_threads = THREADS,
                            .cap_us = cap_us,
                            .rounds = r,
                            .n_rounds = n,
                            .refuse_after = refuse_after,
-                           .host = wrkhost_host()};
+                           .host = host};
     struct buf err;
     size_t index;
     buf_init(&err, BUF_NO_CAP);
@@ -66,6 +69,10 @@ static void begin(const struct rounds_round *r, size_t n, long long cap_us, int 
     CHECK_INT(run_add_file(path, NULL, header, false, &index, &err), RUN_OK);
     cJSON_Delete(header);
     buf_free(&err);
+}
+
+static void begin(const struct rounds_round *r, size_t n, long long cap_us, int refuse_after) {
+    begin_hosted(r, n, cap_us, refuse_after, wrkhost_host());
 }
 
 /* The next item for thread t, waiting at barriers as wrk's threads do. */
@@ -229,16 +236,26 @@ static void test_refusal(void) {
     buf_free(&err);
 }
 
+static sem_t run_over;
+
+/* wrkhost's end, said first: the run is over. */
+static void end_seen(void *ud) {
+    sem_post(&run_over);
+    wrkhost_host().end(ud);
+}
+
 /* A run that is over before wrk installs its SIGINT handler still ends it. */
 static void test_early_finish(void) {
     const struct rounds_round r[] = {{1, -1, 0, NULL}};
     wrk_stop = 0;
     signal(SIGINT, SIG_IGN);
-    begin(r, 1, 0, 3);
+    sem_init(&run_over, 0, 0);
+    struct run_host host = wrkhost_host();
+    host.end = end_seen;
+    begin_hosted(r, 1, 0, 3, host);
     pthread_t th[THREADS];
     start_workers(th, false);
-    struct timespec later = {0, 30000000L};
-    nanosleep(&later, NULL); /* wrk creating its other threads */
+    sem_wait(&run_over); /* the run is over and wrk has no handler yet */
     install_wrk_handler();
     for (int t = 0; t < THREADS; t++) pthread_join(th[t], NULL);
     CHECK(wrk_stop);
