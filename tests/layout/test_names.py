@@ -7,7 +7,8 @@ prefix is the file's basename unless tests/layout/prefixes.txt declares another 
 `basename prefix`, or `folder/basename prefix` for one folder's file). A program file (a
 .c that defines main) uses a prefix no module (a folder's x.h) has. Exempt: `main`,
 `luaopen_*` (Lua's loader finds the module by that name), include guards and defaults
-of -D flags (`#ifndef X` / `#define X`), macros starting with `_` (feature tests).
+of -D flags (`#ifndef X` / `#define X`), macros starting with `_` (feature tests), the
+macros another library reads (LIBRARY_NAMES: PCRE2_CODE_UNIT_WIDTH).
 Each lapse is named with its file and line. How the C is read, and its limits:
 tests/layout/layoutlib.py.
 
@@ -27,7 +28,13 @@ PREFIXES = os.path.join("tests", "layout", "prefixes.txt")
 UPPER = {"macro", "enum constant"}
 
 
+# Names another library reads: pcre2.h takes the code unit width from this macro.
+LIBRARY_NAMES = {"PCRE2_CODE_UNIT_WIDTH"}
+
+
 def exempt(kind, name):
+    if name in LIBRARY_NAMES:
+        return True
     return kind == "function" and (name == "main" or name.startswith("luaopen_"))
 
 
