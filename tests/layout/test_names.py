@@ -2,7 +2,8 @@
 """Every name a module defines carries its prefix (docs/style.md, "Names"): in x.c and x.h
 every function defined (static ones too), struct/union/enum tag, typedef, enum constant
 and macro starts with the module's prefix and an underscore, `x_` (macros and enum
-constants in capitals, `X_`); a type may also be the prefix itself (`struct buf`). The
+constants in capitals, `X_`); a function or type may also be the prefix itself
+(`struct buf`, `suite_run()` of suite_run.c). The
 prefix is the file's basename unless tests/layout/prefixes.txt declares another (one line
 `basename prefix`, or `folder/basename prefix` for one folder's file). A program file (a
 .c that defines main) uses a prefix no module (a folder's x.h) has. Exempt: `main`,
@@ -41,7 +42,7 @@ def exempt(kind, name):
 def carries(kind, name, prefix):
     if kind in UPPER:
         return name.startswith(prefix.upper() + "_")
-    if kind in ("struct", "union", "enum", "typedef") and name == prefix:
+    if name == prefix:  # the module's own type or its one function (suite_run)
         return True
     return name.startswith(prefix + "_")
 
