@@ -87,11 +87,11 @@ def _no_comments(text):
 
 IDENT = r"[A-Za-z_]\w*"
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(" + IDENT + ")", re.M)
-_IFNDEF = re.compile(r"^[ \t]*#[ \t]*ifndef[ \t]+(" + IDENT + r")[ \t]*\n[ \t]*#[ \t]*define[ \t]+(" +
-                     IDENT + ")", re.M)
+_IFNDEF = re.compile(r"^[ \t]*#[ \t]*ifndef[ \t]+(" + IDENT +
+                     r")[ \t]*\n[ \t]*#[ \t]*define[ \t]+(" + IDENT + ")", re.M)
 _PREPRO = re.compile(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.M)
-_TAG = re.compile(r"\b(struct|union|enum)\s+(" + IDENT + r")\s*(?:__attribute__\s*\(\(.*?\)\)\s*)?\{",
-                  re.S)
+_TAG = re.compile(r"\b(struct|union|enum)\s+(" + IDENT +
+                  r")\s*(?:__attribute__\s*\(\(.*?\)\)\s*)?\{", re.S)
 _ENUM_BODY = re.compile(r"\benum\b(?:\s+" + IDENT + r")?\s*\{", re.S)
 KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "do", "else", "case",
             "__attribute__", "_Static_assert", "static_assert", "__typeof__", "typeof"}
@@ -207,16 +207,28 @@ def _typedef_name(stmt):
     return m.group(1) if m else None
 
 
-def read_prefixes(path):
-    """tests/layout/prefixes.txt: {basename or folder/basename: prefix}."""
+def read_prefixes(path, problems=None):
+    """tests/layout/prefixes.txt: {basename or folder/basename: prefix}. A line that is not
+    `basename prefix`, a line out of order or twice goes to problems (when given)."""
     out = {}
+    keys = []
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
-            for line in f:
-                line = line.split("#", 1)[0].strip()
-                if line:
-                    base, prefix = line.split()
-                    out[base] = prefix
+            for n, line in enumerate(f, 1):
+                fields = line.split("#", 1)[0].split()
+                if not fields:
+                    continue
+                where = f"{os.path.join('tests', 'layout', os.path.basename(path))}:{n}"
+                if len(fields) != 2 or not re.fullmatch(r"[\w/]+", fields[0]) or \
+                        not re.fullmatch(r"[A-Za-z]\w*", fields[1]):
+                    if problems is not None:
+                        problems.append(f"{where}: not `basename prefix`: {line.strip()[:80]}")
+                    continue
+                if problems is not None and (fields[0] in out or keys and fields[0] < keys[-1]):
+                    why = "twice" if fields[0] in out else "out of order (keep the lines sorted)"
+                    problems.append(f"{where}: {fields[0]} {why}")
+                keys.append(fields[0])
+                out[fields[0]] = fields[1]
     return out
 
 

@@ -8,8 +8,8 @@ each step. A module's own header does not count.
     test_circles.py [--self-test | --self-test-first] [--root ROOT] [FOLDER...]
 
 FOLDER (and its sub-folders) limits the check to those folders; --self-test proves the
-check on a small tree it writes (a circle of three modules beside a clean folder); --self-test-first
-runs that proof, then the check (how the ctests run)."""
+check on a small tree it writes (a circle of three modules beside a clean folder);
+--self-test-first runs that proof, then the check (how the ctests run)."""
 import os
 import sys
 
@@ -89,7 +89,8 @@ def check(root, only=None):
     for folder in layoutlib.c_folders(root, only):
         graph = uses(root, folder)
         for circle in circles(graph):
-            steps = ", ".join(f"{graph[a][b]} includes \"{b}.h\"" for a, b in zip(circle, circle[1:]))
+            steps = ", ".join(f"{graph[a][b]} includes \"{b}.h\""
+                              for a, b in zip(circle, circle[1:]))
             problems.append(f"{folder}/: include circle {' -> '.join(circle)} ({steps})")
     return problems
 

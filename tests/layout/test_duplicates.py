@@ -9,8 +9,8 @@ defines it. How the C is read, and its limits: tests/layout/layoutlib.py.
 
 FOLDER (and its sub-folders) limits the report to duplicates one of those folders takes
 part in; --self-test proves the check on a small tree it writes (a header and a struct tag
-in two folders); --self-test-first
-runs that proof, then the check (how the ctests run)."""
+in two folders);
+--self-test-first runs that proof, then the check (how the ctests run)."""
 import os
 import sys
 

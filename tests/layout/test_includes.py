@@ -9,8 +9,8 @@ header it cannot find, and on a folder of C files the layout does not name.
     test_includes.py [--self-test | --self-test-first] [--root ROOT] [FOLDER...]
 
 FOLDER (and its sub-folders) limits the check to those folders; --self-test proves the
-check on a small tree it writes (an arrow against the layout, a folder without an entry); --self-test-first
-runs that proof, then the check (how the ctests run)."""
+check on a small tree it writes (an arrow against the layout, a folder without an entry);
+--self-test-first runs that proof, then the check (how the ctests run)."""
 import os
 import sys
 

@@ -5,7 +5,8 @@ and macro starts with the module's prefix and an underscore, `x_` (macros and en
 constants in capitals, `X_`); a function or type may also be the prefix itself
 (`struct buf`, `suite_run()` of suite_run.c). The
 prefix is the file's basename unless tests/layout/prefixes.txt declares another (one line
-`basename prefix`, or `folder/basename prefix` for one folder's file). A program file (a
+`basename prefix`, or `folder/basename prefix` for one folder's file; sorted, each naming
+a file: a line out of order, twice, malformed or naming no file fails too). A program file (a
 .c that defines main) uses a prefix no module (a folder's x.h) has. Exempt: `main`,
 `luaopen_*` (Lua's loader finds the module by that name), include guards and defaults
 of -D flags (`#ifndef X` / `#define X`), macros starting with `_` (feature tests), the
@@ -16,8 +17,8 @@ tests/layout/layoutlib.py.
     test_names.py [--self-test | --self-test-first] [--root ROOT] [FOLDER...]
 
 FOLDER (and its sub-folders) limits the check to those folders; --self-test proves the
-check on a small tree it writes (a lapse of every kind, a program using a module's prefix); --self-test-first
-runs that proof, then the check (how the ctests run)."""
+check on a small tree it writes (a lapse of every kind, a program using a module's prefix);
+--self-test-first runs that proof, then the check (how the ctests run)."""
 import os
 import re
 import sys
@@ -48,13 +49,16 @@ def carries(kind, name, prefix):
 
 
 def check(root, only=None):
-    prefixes = layoutlib.read_prefixes(os.path.join(root, PREFIXES))
+    problems = []
+    prefixes = layoutlib.read_prefixes(os.path.join(root, PREFIXES), problems)
     modules = {}  # prefix -> a module's header having it
+    bases = set()
     for folder in layoutlib.c_folders(root):
         for f in layoutlib.sources(root, folder):
+            bases.update((f.rsplit(".", 1)[0], f"{folder}/{f.rsplit('.', 1)[0]}"))
             if f.endswith(".h"):
                 modules.setdefault(layoutlib.prefix_of(prefixes, folder, f[:-2]), f"{folder}/{f}")
-    problems = []
+    problems += [f"{PREFIXES}: {base} names no file" for base in sorted(set(prefixes) - bases)]
     for folder in layoutlib.c_folders(root, only):
         files = layoutlib.sources(root, folder)
         for name in files:
@@ -92,7 +96,7 @@ def self_test():
                       "{ return 0; }\n",
         "app/sm_app.c": "static int rec_go(void) { return 0; }\nint main(void) { return "
                         "rec_go(); }\n",
-        "tests/layout/prefixes.txt": "record rec\nsm_app rec\n",
+        "tests/layout/prefixes.txt": "record rec\nsm_app rec\nlib/ok ok\nwrong\n",
     }
     with layoutlib.fixture(files) as root:
         got = check(root)
@@ -105,6 +109,9 @@ def self_test():
         "lib/bad.c:8: function stray lacks the prefix bad_",
         "lib/main.c:3: function run lacks the prefix main_",
         "app/sm_app.c: a program with prefix rec_, which the module lib/rec.h has",
+        "tests/layout/prefixes.txt:3: lib/ok out of order",
+        "tests/layout/prefixes.txt:4: not `basename prefix`: wrong",
+        "tests/layout/prefixes.txt: record names no file",
     ])
 
 
