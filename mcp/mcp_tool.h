@@ -82,9 +82,8 @@ enum mcp_tool_hint { MCP_TOOL_HINT_DEFAULT = 0, MCP_TOOL_HINT_NO, MCP_TOOL_HINT_
 struct mcp_tool_annotations {
     enum mcp_tool_hint read_only;   /* changes nothing */
     enum mcp_tool_hint destructive; /* may delete or overwrite (not only add) */
-    enum mcp_tool_hint
-        idempotent; /* a repeated call with the same arguments changes nothing more */
-    enum mcp_tool_hint open_world; /* talks to the outside world (AWS), not a closed domain */
+    enum mcp_tool_hint idempotent;  /* the same call repeated changes nothing more */
+    enum mcp_tool_hint open_world;  /* talks to the outside world (AWS), not a closed domain */
 };
 
 /* The call in progress. Its fields belong to the server (which fills them
