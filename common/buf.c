@@ -7,7 +7,7 @@
 
 #include <openssl/crypto.h>
 
-#include "tty.h"
+#include "utf8.h"
 
 #define BUF_MIN_ALLOC 64
 
@@ -43,7 +43,7 @@ void buf_truncate(struct buf *b, size_t len) {
 void buf_one_line(struct buf *b) {
     for (size_t i = 0, len; i < b->len; i += len) {
         bool control;
-        len = tty_char(b->data + i, b->len - i, &control);
+        len = utf8_char(b->data + i, b->len - i, &control);
         if (control) memset(b->data + i, '?', len);
     }
 }

@@ -11,18 +11,18 @@
  * through a hash table (a section of 128 KiB may hold 43,690 headers). */
 #define EVS_DUP_PAIRWISE 16
 
-static uint32_t get32(const uint8_t *p) {
+static uint32_t evs_get32(const uint8_t *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static void put32(uint8_t *p, uint32_t v) {
+static void evs_put32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)(v >> 24);
     p[1] = (uint8_t)(v >> 16);
     p[2] = (uint8_t)(v >> 8);
     p[3] = (uint8_t)v;
 }
 
-static uint32_t crc(uint32_t start, const uint8_t *p, size_t n) {
+static uint32_t evs_crc(uint32_t start, const uint8_t *p, size_t n) {
     return libdeflate_crc32(start, p, n);
 }
 
@@ -54,7 +54,7 @@ const char *evs_strerror(int code) {
 }
 
 /* Python's strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. */
-static bool utf8_valid(const uint8_t *p, size_t n) {
+static bool evs_utf8_valid(const uint8_t *p, size_t n) {
     const uint8_t *end = p + n;
     while (p < end) {
         uint64_t eight;
@@ -90,12 +90,12 @@ static bool utf8_valid(const uint8_t *p, size_t n) {
 }
 
 /* Bytes of the value of each fixed-size type; -1 for the variable ones. */
-static int fixed_size(unsigned type) {
+static int evs_fixed_size(unsigned type) {
     static const int8_t size[] = {0, 0, 1, 2, 4, 8, -1, -1, 8, 16};
     return size[type];
 }
 
-static int64_t get_signed(const uint8_t *p, int n) {
+static int64_t evs_get_signed(const uint8_t *p, int n) {
     uint64_t v = 0;
     for (int i = 0; i < n; i++) v = v << 8 | p[i];
     if (n < 8 && (v >> (8 * n - 1)) & 1) v |= ~(uint64_t)0 << (8 * n); /* sign-extend */
@@ -104,8 +104,8 @@ static int64_t get_signed(const uint8_t *p, int n) {
 
 /* Reads one header at *p (before end) into h, advancing *p. Returns 0, or
  * EVS_ERR_HEADER with *why set. Checks UTF-8 only when check is true. */
-static int read_header(const uint8_t **pp, const uint8_t *end, struct evs_header *h, bool check,
-                       const char **why) {
+static int evs_read_header(const uint8_t **pp, const uint8_t *end, struct evs_header *h, bool check,
+                           const char **why) {
     const uint8_t *p = *pp;
     size_t nl = *p++;
     if ((size_t)(end - p) < nl + 1) {
@@ -114,7 +114,7 @@ static int read_header(const uint8_t **pp, const uint8_t *end, struct evs_header
     }
     h->name = (const char *)p;
     h->name_len = nl;
-    if (check && !utf8_valid(p, nl)) {
+    if (check && !evs_utf8_valid(p, nl)) {
         *why = "header name is not UTF-8";
         return EVS_ERR_HEADER;
     }
@@ -128,7 +128,7 @@ static int read_header(const uint8_t **pp, const uint8_t *end, struct evs_header
     h->num = 0;
     h->data = NULL;
     h->len = 0;
-    int size = fixed_size(type);
+    int size = evs_fixed_size(type);
     if (size < 0) {
         if (end - p < 2) {
             *why = "header value length cut short";
@@ -146,12 +146,12 @@ static int read_header(const uint8_t **pp, const uint8_t *end, struct evs_header
     else if (type == EVS_BYTES || type == EVS_STRING || type == EVS_UUID) {
         h->data = p;
         h->len = (size_t)size;
-        if (check && type == EVS_STRING && !utf8_valid(p, (size_t)size)) {
+        if (check && type == EVS_STRING && !evs_utf8_valid(p, (size_t)size)) {
             *why = "header string value is not UTF-8";
             return EVS_ERR_HEADER;
         }
     } else if (size > 0)
-        h->num = get_signed(p, size);
+        h->num = evs_get_signed(p, size);
     *pp = p + size;
     return 0;
 }
@@ -163,7 +163,7 @@ void evs_headers_begin(const struct evs_message *m, struct evs_header_iter *it) 
 
 bool evs_headers_next(struct evs_header_iter *it, struct evs_header *h) {
     const char *why;
-    if (it->p >= it->end || read_header(&it->p, it->end, h, false, &why) != 0) return false;
+    if (it->p >= it->end || evs_read_header(&it->p, it->end, h, false, &why) != 0) return false;
     return true;
 }
 
@@ -187,23 +187,23 @@ struct evs_header evs_header_string(const char *name, const char *value) {
 
 /* ---- encoder ---- */
 
-static int encode_fail(struct buf *err, int code, const char *what) {
+static int evs_encode_fail(struct buf *err, int code, const char *what) {
     if (err && buf_addf(err, "event stream encode: %s: %s", evs_strerror(code), what) != BUF_OK)
         return EVS_ERR_NOMEM;
     return code;
 }
 
-static bool same_name(const struct evs_header *a, const struct evs_header *b) {
+static bool evs_same_name(const struct evs_header *a, const struct evs_header *b) {
     return a->name_len == b->name_len && memcmp(a->name, b->name, a->name_len) == 0;
 }
 
 /* The encoded size of header h, or 0 (with *why) when it cannot be encoded. */
-static size_t header_size(const struct evs_header *h, const char **why) {
+static size_t evs_header_size(const struct evs_header *h, const char **why) {
     if (h->name_len > 255) {
         *why = "header name longer than 255 bytes";
         return 0;
     }
-    if (!utf8_valid((const uint8_t *)h->name, h->name_len)) {
+    if (!evs_utf8_valid((const uint8_t *)h->name, h->name_len)) {
         *why = "header name is not UTF-8";
         return 0;
     }
@@ -212,7 +212,7 @@ static size_t header_size(const struct evs_header *h, const char **why) {
         return 0;
     }
     size_t n = 2 + h->name_len;
-    int size = fixed_size(h->type);
+    int size = evs_fixed_size(h->type);
     if (h->type == EVS_UUID && h->len != 16) {
         *why = "uuid value not 16 bytes";
         return 0;
@@ -222,19 +222,19 @@ static size_t header_size(const struct evs_header *h, const char **why) {
         *why = "header value longer than 65535 bytes";
         return 0;
     }
-    if (h->type == EVS_STRING && !utf8_valid(h->data, h->len)) {
+    if (h->type == EVS_STRING && !evs_utf8_valid(h->data, h->len)) {
         *why = "header string value is not UTF-8";
         return 0;
     }
     return n + 2 + h->len;
 }
 
-static uint8_t *put_header(uint8_t *p, const struct evs_header *h) {
+static uint8_t *evs_put_header(uint8_t *p, const struct evs_header *h) {
     *p++ = (uint8_t)h->name_len;
     memcpy(p, h->name, h->name_len);
     p += h->name_len;
     *p++ = (uint8_t)h->type;
-    int size = fixed_size(h->type);
+    int size = evs_fixed_size(h->type);
     if (size < 0) {
         *p++ = (uint8_t)(h->len >> 8);
         *p++ = (uint8_t)h->len;
@@ -252,28 +252,28 @@ int evs_encode(struct buf *out, const struct evs_header *h, size_t count, const 
     size_t hlen = 0;
     for (size_t i = 0; i < count; i++) {
         const char *why = NULL;
-        size_t n = header_size(&h[i], &why);
-        if (!n) return encode_fail(err, EVS_ERR_HEADER, why);
+        size_t n = evs_header_size(&h[i], &why);
+        if (!n) return evs_encode_fail(err, EVS_ERR_HEADER, why);
         for (size_t j = 0; j < i; j++)
-            if (same_name(&h[i], &h[j]))
-                return encode_fail(err, EVS_ERR_DUP_HEADER, "a header name appears twice");
+            if (evs_same_name(&h[i], &h[j]))
+                return evs_encode_fail(err, EVS_ERR_DUP_HEADER, "a header name appears twice");
         hlen += n;
         if (hlen > EVS_MAX_HEADERS_LEN)
-            return encode_fail(err, EVS_ERR_HEADERS_LENGTH, "headers over 128 KiB");
+            return evs_encode_fail(err, EVS_ERR_HEADERS_LENGTH, "headers over 128 KiB");
     }
     if (payload_len > EVS_MAX_PAYLOAD_LEN)
-        return encode_fail(err, EVS_ERR_PAYLOAD_LENGTH, "payload over 16 MiB");
+        return evs_encode_fail(err, EVS_ERR_PAYLOAD_LENGTH, "payload over 16 MiB");
     size_t total = EVS_MIN_MESSAGE_LEN + hlen + payload_len;
     uint8_t *m = (uint8_t *)buf_grow(out, total);
-    if (!m) return encode_fail(err, EVS_ERR_NOMEM, "no room for the message");
-    put32(m, (uint32_t)total);
-    put32(m + 4, (uint32_t)hlen);
-    uint32_t pcrc = crc(0, m, 8);
-    put32(m + 8, pcrc);
+    if (!m) return evs_encode_fail(err, EVS_ERR_NOMEM, "no room for the message");
+    evs_put32(m, (uint32_t)total);
+    evs_put32(m + 4, (uint32_t)hlen);
+    uint32_t pcrc = evs_crc(0, m, 8);
+    evs_put32(m + 8, pcrc);
     uint8_t *p = m + EVS_PRELUDE_LEN;
-    for (size_t i = 0; i < count; i++) p = put_header(p, &h[i]);
+    for (size_t i = 0; i < count; i++) p = evs_put_header(p, &h[i]);
     if (payload_len) memcpy(p, payload, payload_len);
-    put32(m + total - 4, crc(pcrc, m + 8, total - EVS_PRELUDE_LEN));
+    evs_put32(m + total - 4, evs_crc(pcrc, m + 8, total - EVS_PRELUDE_LEN));
     return EVS_OK;
 }
 
@@ -288,7 +288,7 @@ int evs_encode_payload_part(struct buf *out, const void *payload, size_t payload
 }
 
 /* Appends s as a JSON string (quotes included); bytes >= 0x80 pass as they are. */
-static int json_string(struct buf *b, const char *s) {
+static int evs_json_string(struct buf *b, const char *s) {
     int rc = buf_addc(b, '"');
     for (; *s && !rc; s++) {
         unsigned char c = (unsigned char)*s;
@@ -307,15 +307,15 @@ int evs_encode_exception(struct buf *out, const char *type, const char *error_co
     struct buf json;
     buf_init(&json, EVS_MAX_PAYLOAD_LEN);
     int rc = buf_adds(&json, "{\"Message\":");
-    if (!rc) rc = json_string(&json, message ? message : "");
+    if (!rc) rc = evs_json_string(&json, message ? message : "");
     if (!rc && error_code) {
         rc = buf_adds(&json, ",\"ErrorCode\":");
-        if (!rc) rc = json_string(&json, error_code);
+        if (!rc) rc = evs_json_string(&json, error_code);
     }
     if (!rc) rc = buf_addc(&json, '}');
     if (rc)
-        rc = encode_fail(err, rc == BUF_ERR_CAP ? EVS_ERR_PAYLOAD_LENGTH : EVS_ERR_NOMEM,
-                         "exception payload");
+        rc = evs_encode_fail(err, rc == BUF_ERR_CAP ? EVS_ERR_PAYLOAD_LENGTH : EVS_ERR_NOMEM,
+                             "exception payload");
     else {
         struct evs_header h[3] = {
             evs_header_string(":exception-type", type),
@@ -350,13 +350,13 @@ void evs_decoder_free(struct evs_decoder *d) {
     d->dup_cap = 0;
 }
 
-static int report(const struct evs_decoder *d, struct buf *err) {
+static int evs_report(const struct evs_decoder *d, struct buf *err) {
     if (err && buf_adds(err, d->msg) != BUF_OK) return EVS_ERR_NOMEM;
     return d->err;
 }
 
-__attribute__((format(printf, 4, 5))) static int fail(struct evs_decoder *d, struct buf *err,
-                                                      int code, const char *fmt, ...) {
+__attribute__((format(printf, 4, 5))) static int evs_fail(struct evs_decoder *d, struct buf *err,
+                                                          int code, const char *fmt, ...) {
     va_list ap;
     int n =
         snprintf(d->msg, sizeof d->msg, "event stream: message at byte %" PRIu64 ": ", d->offset);
@@ -365,31 +365,31 @@ __attribute__((format(printf, 4, 5))) static int fail(struct evs_decoder *d, str
         vsnprintf(d->msg + n, sizeof d->msg - (size_t)n, fmt, ap);
     va_end(ap);
     d->err = code;
-    return report(d, err);
+    return evs_report(d, err);
 }
 
 /* Checks the 12-byte prelude at p and sets d->total. */
-static int check_prelude(struct evs_decoder *d, const uint8_t *p, struct buf *err) {
-    uint32_t total = get32(p), hlen = get32(p + 4), want = get32(p + 8);
+static int evs_check_prelude(struct evs_decoder *d, const uint8_t *p, struct buf *err) {
+    uint32_t total = evs_get32(p), hlen = evs_get32(p + 4), want = evs_get32(p + 8);
     if (hlen > EVS_MAX_HEADERS_LEN)
-        return fail(d, err, EVS_ERR_HEADERS_LENGTH, "headers length %" PRIu32 " over %zu", hlen,
-                    EVS_MAX_HEADERS_LEN);
+        return evs_fail(d, err, EVS_ERR_HEADERS_LENGTH, "headers length %" PRIu32 " over %zu", hlen,
+                        EVS_MAX_HEADERS_LEN);
     if (total < EVS_MIN_MESSAGE_LEN || total - EVS_MIN_MESSAGE_LEN < hlen)
-        return fail(d, err, EVS_ERR_LENGTH,
-                    "total length %" PRIu32 " under 16 + headers length %" PRIu32, total, hlen);
+        return evs_fail(d, err, EVS_ERR_LENGTH,
+                        "total length %" PRIu32 " under 16 + headers length %" PRIu32, total, hlen);
     size_t plen = total - EVS_MIN_MESSAGE_LEN - hlen;
     if (plen > d->max_payload)
-        return fail(d, err, EVS_ERR_PAYLOAD_LENGTH, "payload length %zu over %zu", plen,
-                    d->max_payload);
-    uint32_t got = crc(0, p, 8);
+        return evs_fail(d, err, EVS_ERR_PAYLOAD_LENGTH, "payload length %zu over %zu", plen,
+                        d->max_payload);
+    uint32_t got = evs_crc(0, p, 8);
     if (got != want)
-        return fail(d, err, EVS_ERR_PRELUDE_CRC,
-                    "prelude CRC 0x%08" PRIx32 ", computed 0x%08" PRIx32, want, got);
+        return evs_fail(d, err, EVS_ERR_PRELUDE_CRC,
+                        "prelude CRC 0x%08" PRIx32 ", computed 0x%08" PRIx32, want, got);
     d->total = total;
     return 0;
 }
 
-static uint32_t name_hash(const char *s, size_t n) {
+static uint32_t evs_name_hash(const char *s, size_t n) {
     uint32_t h = 2166136261u; /* FNV-1a */
     for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
     return h;
@@ -400,7 +400,7 @@ static uint32_t name_hash(const char *s, size_t n) {
  * header). Entries are offsets + 1 into the section, 0 = free. Returns the
  * mask of the part in use (the block may be larger, from an earlier message),
  * or 0 when out of memory. */
-static size_t dup_table(struct evs_decoder *d, size_t hlen) {
+static size_t evs_dup_table(struct evs_decoder *d, size_t hlen) {
     size_t need = 64;
     while (need < 2 * (hlen / 3 + 2)) need *= 2;
     if (need > d->dup_cap) {
@@ -416,10 +416,10 @@ static size_t dup_table(struct evs_decoder *d, size_t hlen) {
 
 /* Adds the name of the header at offset off (0-based, into section s) to the
  * table; false when the table holds the name already. */
-static bool dup_insert(struct evs_decoder *d, size_t mask, const uint8_t *s, size_t off) {
+static bool evs_dup_insert(struct evs_decoder *d, size_t mask, const uint8_t *s, size_t off) {
     const char *name = (const char *)s + off + 1;
     size_t n = s[off];
-    for (size_t i = name_hash(name, n) & mask;; i = (i + 1) & mask) {
+    for (size_t i = evs_name_hash(name, n) & mask;; i = (i + 1) & mask) {
         uint32_t e = d->dup[i];
         if (!e) {
             d->dup[i] = (uint32_t)off + 1;
@@ -430,16 +430,16 @@ static bool dup_insert(struct evs_decoder *d, size_t mask, const uint8_t *s, siz
 }
 
 /* Checks the header section of a message and counts its headers. */
-static int check_headers(struct evs_decoder *d, const uint8_t *s, size_t hlen, size_t *count,
-                         struct buf *err) {
+static int evs_check_headers(struct evs_decoder *d, const uint8_t *s, size_t hlen, size_t *count,
+                             struct buf *err) {
     const uint8_t *p = s, *end = s + hlen;
     size_t offs[EVS_DUP_PAIRWISE], n = 0, mask = 0;
     struct evs_header h;
     const char *why = NULL;
     while (p < end) {
         size_t off = (size_t)(p - s);
-        if (read_header(&p, end, &h, true, &why) != 0)
-            return fail(d, err, EVS_ERR_HEADER, "%s (header %zu)", why, n + 1);
+        if (evs_read_header(&p, end, &h, true, &why) != 0)
+            return evs_fail(d, err, EVS_ERR_HEADER, "%s (header %zu)", why, n + 1);
         bool dup = false;
         if (n < EVS_DUP_PAIRWISE) {
             for (size_t i = 0; i < n && !dup; i++)
@@ -447,15 +447,15 @@ static int check_headers(struct evs_decoder *d, const uint8_t *s, size_t hlen, s
             offs[n] = off;
         } else {
             if (n == EVS_DUP_PAIRWISE) {
-                if (!(mask = dup_table(d, hlen)))
-                    return fail(d, err, EVS_ERR_NOMEM, "out of memory");
-                for (size_t i = 0; i < n; i++) (void)dup_insert(d, mask, s, offs[i]);
+                if (!(mask = evs_dup_table(d, hlen)))
+                    return evs_fail(d, err, EVS_ERR_NOMEM, "out of memory");
+                for (size_t i = 0; i < n; i++) (void)evs_dup_insert(d, mask, s, offs[i]);
             }
-            dup = !dup_insert(d, mask, s, off);
+            dup = !evs_dup_insert(d, mask, s, off);
         }
         if (dup)
-            return fail(d, err, EVS_ERR_DUP_HEADER, "header \"%.*s\" appears twice",
-                        (int)(h.name_len > 64 ? 64 : h.name_len), h.name);
+            return evs_fail(d, err, EVS_ERR_DUP_HEADER, "header \"%.*s\" appears twice",
+                            (int)(h.name_len > 64 ? 64 : h.name_len), h.name);
         n++;
     }
     *count = n;
@@ -463,14 +463,15 @@ static int check_headers(struct evs_decoder *d, const uint8_t *s, size_t hlen, s
 }
 
 /* Checks the message CRC and the headers of the complete message at m. */
-static int decode(struct evs_decoder *d, const uint8_t *m, struct evs_message *msg,
-                  struct buf *err) {
-    size_t total = d->total, hlen = get32(m + 4);
-    uint32_t want = get32(m + total - 4), got = crc(get32(m + 8), m + 8, total - EVS_PRELUDE_LEN);
+static int evs_decode(struct evs_decoder *d, const uint8_t *m, struct evs_message *msg,
+                      struct buf *err) {
+    size_t total = d->total, hlen = evs_get32(m + 4);
+    uint32_t want = evs_get32(m + total - 4),
+             got = evs_crc(evs_get32(m + 8), m + 8, total - EVS_PRELUDE_LEN);
     if (got != want)
-        return fail(d, err, EVS_ERR_MESSAGE_CRC,
-                    "message CRC 0x%08" PRIx32 ", computed 0x%08" PRIx32, want, got);
-    int rc = check_headers(d, m + EVS_PRELUDE_LEN, hlen, &msg->header_count, err);
+        return evs_fail(d, err, EVS_ERR_MESSAGE_CRC,
+                        "message CRC 0x%08" PRIx32 ", computed 0x%08" PRIx32, want, got);
+    int rc = evs_check_headers(d, m + EVS_PRELUDE_LEN, hlen, &msg->header_count, err);
     if (rc < 0) return rc;
     msg->headers = m + EVS_PRELUDE_LEN;
     msg->headers_len = hlen;
@@ -484,11 +485,12 @@ static int decode(struct evs_decoder *d, const uint8_t *m, struct evs_message *m
 }
 
 /* Moves up to want - buf.len bytes of the input into the buffer; true when it holds want. */
-static int take(struct evs_decoder *d, const uint8_t **data, size_t *len, size_t want,
-                struct buf *err) {
+static int evs_take(struct evs_decoder *d, const uint8_t **data, size_t *len, size_t want,
+                    struct buf *err) {
     size_t n = want - d->buf.len;
     if (n > *len) n = *len;
-    if (buf_add(&d->buf, *data, n) != BUF_OK) return fail(d, err, EVS_ERR_NOMEM, "out of memory");
+    if (buf_add(&d->buf, *data, n) != BUF_OK)
+        return evs_fail(d, err, EVS_ERR_NOMEM, "out of memory");
     *data += n;
     *len -= n;
     return d->buf.len == want;
@@ -496,7 +498,7 @@ static int take(struct evs_decoder *d, const uint8_t **data, size_t *len, size_t
 
 int evs_decoder_next(struct evs_decoder *d, const uint8_t **data, size_t *len,
                      struct evs_message *msg, struct buf *err) {
-    if (d->err) return report(d, err);
+    if (d->err) return evs_report(d, err);
     if (d->release) {
         buf_reset(&d->buf);
         d->release = false;
@@ -505,30 +507,31 @@ int evs_decoder_next(struct evs_decoder *d, const uint8_t **data, size_t *len,
     int rc;
     if (d->buf.len == 0 && *len >= EVS_PRELUDE_LEN) {
         /* The fast path: the message starts here; decode it in place when it is whole. */
-        if ((rc = check_prelude(d, *data, err)) < 0) return rc;
+        if ((rc = evs_check_prelude(d, *data, err)) < 0) return rc;
         if (*len >= d->total) {
             size_t total = d->total;
-            if ((rc = decode(d, *data, msg, err)) < 0) return rc;
+            if ((rc = evs_decode(d, *data, msg, err)) < 0) return rc;
             *data += total;
             *len -= total;
             return 1;
         }
     }
     if (!d->total) {
-        if ((rc = take(d, data, len, EVS_PRELUDE_LEN, err)) <= 0) return rc;
-        if ((rc = check_prelude(d, (const uint8_t *)d->buf.data, err)) < 0) return rc;
+        if ((rc = evs_take(d, data, len, EVS_PRELUDE_LEN, err)) <= 0) return rc;
+        if ((rc = evs_check_prelude(d, (const uint8_t *)d->buf.data, err)) < 0) return rc;
     }
-    if ((rc = take(d, data, len, d->total, err)) <= 0) return rc;
+    if ((rc = evs_take(d, data, len, d->total, err)) <= 0) return rc;
     d->release = true;
-    return decode(d, (const uint8_t *)d->buf.data, msg, err);
+    return evs_decode(d, (const uint8_t *)d->buf.data, msg, err);
 }
 
 int evs_decoder_finish(struct evs_decoder *d, struct buf *err) {
-    if (d->err) return report(d, err);
+    if (d->err) return evs_report(d, err);
     if (d->release) {
         buf_reset(&d->buf);
         d->release = false;
     }
     if (d->buf.len == 0) return 0;
-    return fail(d, err, EVS_ERR_TRUNCATED, "the stream ended after %zu of its bytes", d->buf.len);
+    return evs_fail(d, err, EVS_ERR_TRUNCATED, "the stream ended after %zu of its bytes",
+                    d->buf.len);
 }

@@ -27,7 +27,7 @@ struct jscan {
     const char *err_at; /* where it happened */
 };
 
-struct jstr {
+struct jscan_str {
     const char *s; /* the raw bytes between the quotes */
     size_t n;
     bool escaped; /* holds backslash escapes: decode with jstr_decode */
@@ -52,13 +52,13 @@ __attribute__((warn_unused_result)) int jscan_object(struct jscan *s);
  * counter, 0 after jscan_object. Returns 1 with *key set, 0 after the closing
  * '}', -1 on bad input. */
 __attribute__((warn_unused_result)) int jscan_member(struct jscan *s, size_t *count,
-                                                     struct jstr *key);
+                                                     struct jscan_str *key);
 /* Enters an array (consumes '['). */
 __attribute__((warn_unused_result)) int jscan_array(struct jscan *s);
 /* Moves to the next element: 1 when one follows, 0 after the closing ']'. */
 __attribute__((warn_unused_result)) int jscan_item(struct jscan *s, size_t *count);
 
-__attribute__((warn_unused_result)) int jscan_string(struct jscan *s, struct jstr *out);
+__attribute__((warn_unused_result)) int jscan_string(struct jscan *s, struct jscan_str *out);
 __attribute__((warn_unused_result)) int jscan_number(struct jscan *s, double *out);
 /* An integral number (a fraction or exponent that still gives an integer is fine). */
 __attribute__((warn_unused_result)) int jscan_int(struct jscan *s, int64_t *out);
@@ -74,8 +74,9 @@ int jscan_fail(struct jscan *s, const char *msg);
 void jscan_where(const struct jscan *s, size_t *line, size_t *col);
 
 /* Appends the string's decoded UTF-8 bytes to out. */
-__attribute__((warn_unused_result)) int jstr_decode(const struct jstr *str, struct buf *out);
+__attribute__((warn_unused_result)) int jscan_str_decode(const struct jscan_str *str,
+                                                         struct buf *out);
 /* True when the (undecoded) string equals lit. */
-bool jstr_is(const struct jstr *str, const char *lit);
+bool jscan_str_is(const struct jscan_str *str, const char *lit);
 
 #endif

@@ -7,7 +7,7 @@
 
 /* The walk over one chunk: the scanner, the output, and what the top level
  * said (its keys may come in any order, so the kind is settled at the end). */
-struct walk {
+struct schunk_walk {
     struct jscan s;
     struct buf *scratch;
     size_t room;   /* the chunk's length: no string decodes longer than it is written */
@@ -24,7 +24,7 @@ static const struct schunk_str empty = {"", 0};
 
 /* A key equal to a literal: its length known at compile time rejects most
  * keys at once (this runs for every key of every chunk). */
-#define KEY_IS(key, lit)                                                                           \
+#define SCHUNK_KEY_IS(key, lit)                                                                    \
     ((key)->n == sizeof(lit) - 1 && !(key)->escaped &&                                             \
      memcmp((key)->s, (lit), sizeof(lit) - 1) == 0)
 
@@ -36,15 +36,15 @@ void schunk_clear(struct schunk *c) {
     c->prompt_tokens = c->completion_tokens = c->reasoning_tokens = -1;
 }
 
-static int nomem(struct walk *w) {
+static int schunk_nomem(struct schunk_walk *w) {
     w->s.err = "out of memory";
     return -1;
 }
 
 /* A string, decoded when it has escapes; null or any other value leaves *out
  * empty (a field of an unexpected type is ignored, not an error). */
-static int read_str(struct walk *w, struct schunk_str *out) {
-    struct jstr j;
+static int schunk_read_str(struct schunk_walk *w, struct schunk_str *out) {
+    struct jscan_str j;
     *out = empty;
     if (jscan_peek(&w->s) != '"') return jscan_null(&w->s) == 1 ? 0 : jscan_skip(&w->s);
     if (jscan_string(&w->s, &j) < 0) return -1;
@@ -56,21 +56,21 @@ static int read_str(struct walk *w, struct schunk_str *out) {
     /* Room for the whole chunk, made once: the data never moves during a parse, so
      * the strings decoded before stay where they are. */
     if (!w->reserved) {
-        if (!buf_grow(w->scratch, w->room)) return nomem(w);
+        if (!buf_grow(w->scratch, w->room)) return schunk_nomem(w);
         buf_truncate(w->scratch, w->scratch->len - w->room);
         w->reserved = true;
     }
     size_t at = w->scratch->len;
-    if (jstr_decode(&j, w->scratch) != BUF_OK) return nomem(w);
+    if (jscan_str_decode(&j, w->scratch) != BUF_OK) return schunk_nomem(w);
     out->s = w->scratch->data + at;
     out->n = w->scratch->len - at;
     return 0;
 }
 
 /* A string as read_str, or a number or boolean as written (an error "code"). */
-static int read_scalar(struct walk *w, struct schunk_str *out) {
+static int schunk_read_scalar(struct schunk_walk *w, struct schunk_str *out) {
     int c = jscan_peek(&w->s);
-    if (c == '"' || c == 'n' || c == '{' || c == '[') return read_str(w, out);
+    if (c == '"' || c == 'n' || c == '{' || c == '[') return schunk_read_str(w, out);
     const char *at = w->s.p;
     if (jscan_skip(&w->s) < 0) return -1;
     out->s = at;
@@ -79,7 +79,7 @@ static int read_scalar(struct walk *w, struct schunk_str *out) {
 }
 
 /* A whole number; -1 for null or anything else. */
-static int read_count(struct walk *w, int64_t *out) {
+static int schunk_read_count(struct schunk_walk *w, int64_t *out) {
     int c = jscan_peek(&w->s);
     double d;
     *out = -1;
@@ -95,14 +95,14 @@ static int read_count(struct walk *w, int64_t *out) {
     return 0;
 }
 
-static int read_bool(struct walk *w, bool *out) {
+static int schunk_read_bool(struct schunk_walk *w, bool *out) {
     int c = jscan_peek(&w->s);
     if (c == 't' || c == 'f') return jscan_bool(&w->s, out);
     return jscan_skip(&w->s);
 }
 
 /* Counts the elements of an array (null or another value: -1). */
-static int count_items(struct walk *w, int *out) {
+static int schunk_count_items(struct schunk_walk *w, int *out) {
     size_t count = 0;
     int more;
     *out = -1;
@@ -115,10 +115,10 @@ static int count_items(struct walk *w, int *out) {
 }
 
 /* Calls fn for each member of an object; null or another value is skipped. */
-typedef int member_fn(struct walk *w, const struct jstr *key, void *arg);
+typedef int member_fn(struct schunk_walk *w, const struct jscan_str *key, void *arg);
 
-static int each_member(struct walk *w, member_fn *fn, void *arg) {
-    struct jstr key;
+static int schunk_each_member(struct schunk_walk *w, member_fn *fn, void *arg) {
+    struct jscan_str key;
     size_t count = 0;
     int more;
     if (jscan_peek(&w->s) != '{') return jscan_skip(&w->s);
@@ -129,50 +129,51 @@ static int each_member(struct walk *w, member_fn *fn, void *arg) {
 }
 
 /* One element of "choices", read into its own chunk; kept when its index is 0. */
-struct choice {
+struct schunk_choice {
     int64_t index;
     struct schunk_str content, reasoning, finish;
     int logprob_tokens;
     bool text;
 };
 
-static int logprobs_member(struct walk *w, const struct jstr *key, void *arg) {
-    struct choice *ch = arg;
-    if (KEY_IS(key, "content") || KEY_IS(key, "tokens")) return count_items(w, &ch->logprob_tokens);
+static int schunk_logprobs_member(struct schunk_walk *w, const struct jscan_str *key, void *arg) {
+    struct schunk_choice *ch = arg;
+    if (SCHUNK_KEY_IS(key, "content") || SCHUNK_KEY_IS(key, "tokens"))
+        return schunk_count_items(w, &ch->logprob_tokens);
     return jscan_skip(&w->s);
 }
 
-static int delta_member(struct walk *w, const struct jstr *key, void *arg) {
-    struct choice *ch = arg;
-    if (KEY_IS(key, "content")) return read_str(w, &ch->content);
-    if (KEY_IS(key, "reasoning_content") || KEY_IS(key, "reasoning"))
-        return read_str(w, &ch->reasoning);
+static int schunk_delta_member(struct schunk_walk *w, const struct jscan_str *key, void *arg) {
+    struct schunk_choice *ch = arg;
+    if (SCHUNK_KEY_IS(key, "content")) return schunk_read_str(w, &ch->content);
+    if (SCHUNK_KEY_IS(key, "reasoning_content") || SCHUNK_KEY_IS(key, "reasoning"))
+        return schunk_read_str(w, &ch->reasoning);
     return jscan_skip(&w->s);
 }
 
-static int choice_member(struct walk *w, const struct jstr *key, void *arg) {
-    struct choice *ch = arg;
-    if (KEY_IS(key, "index")) return read_count(w, &ch->index);
-    if (KEY_IS(key, "delta")) return each_member(w, delta_member, ch);
-    if (KEY_IS(key, "text")) {
+static int schunk_choice_member(struct schunk_walk *w, const struct jscan_str *key, void *arg) {
+    struct schunk_choice *ch = arg;
+    if (SCHUNK_KEY_IS(key, "index")) return schunk_read_count(w, &ch->index);
+    if (SCHUNK_KEY_IS(key, "delta")) return schunk_each_member(w, schunk_delta_member, ch);
+    if (SCHUNK_KEY_IS(key, "text")) {
         ch->text = true;
-        return read_str(w, &ch->content);
+        return schunk_read_str(w, &ch->content);
     }
-    if (KEY_IS(key, "logprobs")) return each_member(w, logprobs_member, ch);
-    if (KEY_IS(key, "finish_reason")) return read_str(w, &ch->finish);
+    if (SCHUNK_KEY_IS(key, "logprobs")) return schunk_each_member(w, schunk_logprobs_member, ch);
+    if (SCHUNK_KEY_IS(key, "finish_reason")) return schunk_read_str(w, &ch->finish);
     return jscan_skip(&w->s);
 }
 
-static int read_choices(struct walk *w) {
+static int schunk_read_choices(struct schunk_walk *w) {
     size_t count = 0;
     int more;
     if (jscan_peek(&w->s) != '[') return jscan_skip(&w->s);
     w->choices = true;
     if (jscan_array(&w->s) < 0) return -1;
     while ((more = jscan_item(&w->s, &count)) > 0) {
-        struct choice ch = {.index = 0, .logprob_tokens = -1};
+        struct schunk_choice ch = {.index = 0, .logprob_tokens = -1};
         ch.content = ch.reasoning = ch.finish = empty;
-        if (each_member(w, choice_member, &ch) < 0) return -1;
+        if (schunk_each_member(w, schunk_choice_member, &ch) < 0) return -1;
         if (ch.index != 0 || w->choice0) continue;
         w->choice0 = true;
         w->text_choice = ch.text;
@@ -184,47 +185,53 @@ static int read_choices(struct walk *w) {
     return more;
 }
 
-static int usage_details_member(struct walk *w, const struct jstr *key, void *arg) {
+static int schunk_usage_details_member(struct schunk_walk *w, const struct jscan_str *key,
+                                       void *arg) {
     (void)arg;
-    if (KEY_IS(key, "reasoning_tokens")) return read_count(w, &w->c->reasoning_tokens);
+    if (SCHUNK_KEY_IS(key, "reasoning_tokens"))
+        return schunk_read_count(w, &w->c->reasoning_tokens);
     return jscan_skip(&w->s);
 }
 
-static int usage_member(struct walk *w, const struct jstr *key, void *arg) {
+static int schunk_usage_member(struct schunk_walk *w, const struct jscan_str *key, void *arg) {
     (void)arg;
-    if (KEY_IS(key, "prompt_tokens")) return read_count(w, &w->c->prompt_tokens);
-    if (KEY_IS(key, "completion_tokens")) return read_count(w, &w->c->completion_tokens);
-    if (KEY_IS(key, "completion_tokens_details")) return each_member(w, usage_details_member, NULL);
+    if (SCHUNK_KEY_IS(key, "prompt_tokens")) return schunk_read_count(w, &w->c->prompt_tokens);
+    if (SCHUNK_KEY_IS(key, "completion_tokens"))
+        return schunk_read_count(w, &w->c->completion_tokens);
+    if (SCHUNK_KEY_IS(key, "completion_tokens_details"))
+        return schunk_each_member(w, schunk_usage_details_member, NULL);
     return jscan_skip(&w->s);
 }
 
-static int token_member(struct walk *w, const struct jstr *key, void *arg) {
+static int schunk_token_member(struct schunk_walk *w, const struct jscan_str *key, void *arg) {
     (void)arg;
-    if (KEY_IS(key, "text")) return read_str(w, &w->c->content);
-    if (KEY_IS(key, "special") || KEY_IS(key, "special_token")) return read_bool(w, &w->c->special);
-    if (KEY_IS(key, "id")) return read_count(w, &w->token_id);
+    if (SCHUNK_KEY_IS(key, "text")) return schunk_read_str(w, &w->c->content);
+    if (SCHUNK_KEY_IS(key, "special") || SCHUNK_KEY_IS(key, "special_token"))
+        return schunk_read_bool(w, &w->c->special);
+    if (SCHUNK_KEY_IS(key, "id")) return schunk_read_count(w, &w->token_id);
     return jscan_skip(&w->s);
 }
 
-static int details_member(struct walk *w, const struct jstr *key, void *arg) {
+static int schunk_details_member(struct schunk_walk *w, const struct jscan_str *key, void *arg) {
     (void)arg;
     w->details = true;
-    if (KEY_IS(key, "finish_reason")) return read_str(w, &w->c->finish_reason);
-    if (KEY_IS(key, "generated_tokens")) return read_count(w, &w->c->completion_tokens);
-    if (KEY_IS(key, "input_length") || KEY_IS(key, "prompt_tokens"))
-        return read_count(w, &w->c->prompt_tokens);
+    if (SCHUNK_KEY_IS(key, "finish_reason")) return schunk_read_str(w, &w->c->finish_reason);
+    if (SCHUNK_KEY_IS(key, "generated_tokens"))
+        return schunk_read_count(w, &w->c->completion_tokens);
+    if (SCHUNK_KEY_IS(key, "input_length") || SCHUNK_KEY_IS(key, "prompt_tokens"))
+        return schunk_read_count(w, &w->c->prompt_tokens);
     return jscan_skip(&w->s);
 }
 
-static int error_member(struct walk *w, const struct jstr *key, void *arg) {
+static int schunk_error_member(struct schunk_walk *w, const struct jscan_str *key, void *arg) {
     (void)arg;
-    if (KEY_IS(key, "message")) return read_str(w, &w->c->error_message);
-    if (KEY_IS(key, "type")) return read_str(w, &w->c->error_type);
-    if (KEY_IS(key, "code")) return read_scalar(w, &w->c->error_code);
+    if (SCHUNK_KEY_IS(key, "message")) return schunk_read_str(w, &w->c->error_message);
+    if (SCHUNK_KEY_IS(key, "type")) return schunk_read_str(w, &w->c->error_type);
+    if (SCHUNK_KEY_IS(key, "code")) return schunk_read_scalar(w, &w->c->error_code);
     return jscan_skip(&w->s);
 }
 
-static int read_outputs(struct walk *w) {
+static int schunk_read_outputs(struct schunk_walk *w) {
     size_t count = 0;
     int more;
     if (jscan_peek(&w->s) != '[') return jscan_skip(&w->s);
@@ -232,56 +239,57 @@ static int read_outputs(struct walk *w) {
     if (jscan_array(&w->s) < 0) return -1;
     while ((more = jscan_item(&w->s, &count)) > 0) {
         struct schunk_str s;
-        if (read_str(w, &s) < 0) return -1;
+        if (schunk_read_str(w, &s) < 0) return -1;
         if (count == 1) w->c->content = s;
     }
     return more;
 }
 
-static int top_member(struct walk *w, const struct jstr *key, void *arg) {
+static int schunk_top_member(struct schunk_walk *w, const struct jscan_str *key, void *arg) {
     (void)arg;
     int c;
-    if (KEY_IS(key, "choices")) return read_choices(w);
-    if (KEY_IS(key, "usage")) {
+    if (SCHUNK_KEY_IS(key, "choices")) return schunk_read_choices(w);
+    if (SCHUNK_KEY_IS(key, "usage")) {
         w->usage = jscan_peek(&w->s) == '{';
-        return each_member(w, usage_member, NULL);
+        return schunk_each_member(w, schunk_usage_member, NULL);
     }
-    if (KEY_IS(key, "token")) {
+    if (SCHUNK_KEY_IS(key, "token")) {
         w->token = jscan_peek(&w->s) == '{';
-        return each_member(w, token_member, NULL);
+        return schunk_each_member(w, schunk_token_member, NULL);
     }
-    if (KEY_IS(key, "details")) return each_member(w, details_member, NULL);
-    if (KEY_IS(key, "generated_text")) {
+    if (SCHUNK_KEY_IS(key, "details")) return schunk_each_member(w, schunk_details_member, NULL);
+    if (SCHUNK_KEY_IS(key, "generated_text")) {
         w->generated_text = jscan_peek(&w->s) == '"';
         return jscan_skip(&w->s);
     }
-    if (KEY_IS(key, "outputs")) return read_outputs(w);
-    if (KEY_IS(key, "error")) {
+    if (SCHUNK_KEY_IS(key, "outputs")) return schunk_read_outputs(w);
+    if (SCHUNK_KEY_IS(key, "error")) {
         c = jscan_peek(&w->s);
         w->error = c == '{' || c == '"';
-        return c == '{' ? each_member(w, error_member, NULL) : read_str(w, &w->c->error_message);
+        return c == '{' ? schunk_each_member(w, schunk_error_member, NULL)
+                        : schunk_read_str(w, &w->c->error_message);
     }
-    if (KEY_IS(key, "error_type")) return read_str(w, &w->c->error_type);
-    if (KEY_IS(key, "object")) {
+    if (SCHUNK_KEY_IS(key, "error_type")) return schunk_read_str(w, &w->c->error_type);
+    if (SCHUNK_KEY_IS(key, "object")) {
         struct schunk_str s;
-        if (read_str(w, &s) < 0) return -1;
+        if (schunk_read_str(w, &s) < 0) return -1;
         w->flat_error = s.n == 5 && memcmp(s.s, "error", 5) == 0;
         return 0;
     }
-    if (KEY_IS(key, "message")) return read_str(w, &w->message);
-    if (KEY_IS(key, "type")) return read_str(w, &w->type);
-    if (KEY_IS(key, "code")) return read_scalar(w, &w->code);
+    if (SCHUNK_KEY_IS(key, "message")) return schunk_read_str(w, &w->message);
+    if (SCHUNK_KEY_IS(key, "type")) return schunk_read_str(w, &w->type);
+    if (SCHUNK_KEY_IS(key, "code")) return schunk_read_scalar(w, &w->code);
     return jscan_skip(&w->s);
 }
 
-static bool str_is(struct schunk_str s, const char *lit) {
+static bool schunk_str_is(struct schunk_str s, const char *lit) {
     return s.n == strlen(lit) && memcmp(s.s, lit, s.n) == 0;
 }
 
 /* Settles the kind, format and token count from what the walk saw. */
-static void settle(struct walk *w) {
+static void schunk_settle(struct schunk_walk *w) {
     struct schunk *c = w->c;
-    bool lmi_error = w->details && str_is(c->finish_reason, "error");
+    bool lmi_error = w->details && schunk_str_is(c->finish_reason, "error");
     if (w->flat_error) {
         if (!c->error_message.n) c->error_message = w->message;
         if (!c->error_type.n) c->error_type = w->type;
@@ -315,7 +323,7 @@ static void settle(struct walk *w) {
         c->kind = SCHUNK_OTHER;
 }
 
-static bool is_done(const char *p, size_t n) {
+static bool schunk_is_done(const char *p, size_t n) {
     while (n && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++, n--;
     while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r' || p[n - 1] == '\n')) n--;
     return n == 6 && memcmp(p, "[DONE]", 6) == 0;
@@ -324,17 +332,17 @@ static bool is_done(const char *p, size_t n) {
 int schunk_parse(const char *data, size_t n, struct buf *scratch, struct schunk *out,
                  struct buf *err) {
     schunk_clear(out);
-    if (is_done(data, n)) {
+    if (schunk_is_done(data, n)) {
         out->kind = SCHUNK_DONE;
         return 0;
     }
     buf_reset(scratch);
-    struct walk w = {.scratch = scratch, .room = n, .c = out, .token_id = -1};
+    struct schunk_walk w = {.scratch = scratch, .room = n, .c = out, .token_id = -1};
     w.message = w.type = w.code = empty;
     jscan_init(&w.s, data, n);
     int rc;
     if (jscan_peek(&w.s) == '{')
-        rc = each_member(&w, top_member, NULL);
+        rc = schunk_each_member(&w, schunk_top_member, NULL);
     else {
         rc = jscan_skip(&w.s);
         out->kind = SCHUNK_OTHER;
@@ -350,6 +358,6 @@ int schunk_parse(const char *data, size_t n, struct buf *scratch, struct schunk 
         schunk_clear(out);
         return oom ? SCHUNK_ERR_NOMEM : SCHUNK_ERR_JSON;
     }
-    if (out->kind == SCHUNK_DATA) settle(&w);
+    if (out->kind == SCHUNK_DATA) schunk_settle(&w);
     return 0;
 }

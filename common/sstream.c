@@ -59,22 +59,22 @@ enum sstream_framing sstream_framing_for(const char *content_type) {
     return SSTREAM_FRAMING_AUTO;
 }
 
-static int report(const struct sstream *s, struct buf *err) {
+static int sstream_report(const struct sstream *s, struct buf *err) {
     if (err && buf_adds(err, s->msg) != BUF_OK) return SSTREAM_ERR_NOMEM;
     return s->err;
 }
 
 /* Fails with code; the line is the part's own (evs/sse keep theirs). */
-static int fail(struct sstream *s, struct buf *err, int code, int cause, const char *line) {
+static int sstream_fail(struct sstream *s, struct buf *err, int code, int cause, const char *line) {
     snprintf(s->msg, sizeof s->msg, "%s", line);
     s->err = code;
     s->cause = cause;
-    return report(s, err);
+    return sstream_report(s, err);
 }
 
 /* ---- JSON lines ---- */
 
-static bool blank(const char *p, size_t n) {
+static bool sstream_blank(const char *p, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r') return false;
     return true;
@@ -83,8 +83,8 @@ static bool blank(const char *p, size_t n) {
 /* The next non-blank line of *p (without its "\n" or "\r\n"): 1 with it in
  * *line (a span of the input, or of s->line when cut across slices), 0 when
  * the input is used up, or a negative error. */
-static int jl_next(struct sstream *s, const char **p, size_t *n, const char **line, size_t *ll,
-                   struct buf *err) {
+static int sstream_jl_next(struct sstream *s, const char **p, size_t *n, const char **line,
+                           size_t *ll, struct buf *err) {
     if (s->line_release) {
         buf_reset(&s->line);
         s->line_release = false;
@@ -96,18 +96,19 @@ static int jl_next(struct sstream *s, const char **p, size_t *n, const char **li
         size_t len = seg;
         if (!nl || s->line.len) {
             if (buf_add(&s->line, *p, seg) != BUF_OK)
-                return fail(s, err,
-                            s->line.len + seg > s->max_line ? SSTREAM_ERR_LINE : SSTREAM_ERR_NOMEM,
-                            0, "JSON lines: line over the length cap");
+                return sstream_fail(
+                    s, err, s->line.len + seg > s->max_line ? SSTREAM_ERR_LINE : SSTREAM_ERR_NOMEM,
+                    0, "JSON lines: line over the length cap");
             l = s->line.data;
             len = s->line.len;
         } else if (seg > s->max_line)
-            return fail(s, err, SSTREAM_ERR_LINE, 0, "JSON lines: line over the length cap");
+            return sstream_fail(s, err, SSTREAM_ERR_LINE, 0,
+                                "JSON lines: line over the length cap");
         *p += seg + (nl != NULL);
         *n -= seg + (nl != NULL);
         if (!nl) return 0;
         if (len && l[len - 1] == '\r') len--;
-        if (blank(l, len)) {
+        if (sstream_blank(l, len)) {
             buf_reset(&s->line);
             continue;
         }
@@ -122,7 +123,7 @@ static int jl_next(struct sstream *s, const char **p, size_t *n, const char **li
 /* ---- chunks ---- */
 
 /* Updates the totals with a chunk about to be returned. */
-static void account(struct sstream *s, struct schunk *c) {
+static void sstream_account(struct sstream *s, struct schunk *c) {
     struct sstream_totals *t = &s->totals;
     t->chunks++;
     if (c->kind == SCHUNK_DATA) {
@@ -153,8 +154,8 @@ static void account(struct sstream *s, struct schunk *c) {
 }
 
 /* Reads one chunk; type: the SSE event type ("" for JSON lines). */
-static int chunk(struct sstream *s, const char *data, size_t n, const char *type, size_t type_len,
-                 struct schunk *out, struct buf *err) {
+static int sstream_chunk(struct sstream *s, const char *data, size_t n, const char *type,
+                         size_t type_len, struct schunk *out, struct buf *err) {
     struct buf line;
     buf_init(&line, BUF_NO_CAP);
     int rc = schunk_parse(data, n, &s->scratch, out, &line);
@@ -165,10 +166,10 @@ static int chunk(struct sstream *s, const char *data, size_t n, const char *type
         rc = 0;
     }
     if (rc < 0) {
-        rc = fail(s, err, rc == SCHUNK_ERR_NOMEM ? SSTREAM_ERR_NOMEM : SSTREAM_ERR_CHUNK, rc,
-                  line.len ? buf_str(&line) : "stream chunk: out of memory");
+        rc = sstream_fail(s, err, rc == SCHUNK_ERR_NOMEM ? SSTREAM_ERR_NOMEM : SSTREAM_ERR_CHUNK,
+                          rc, line.len ? buf_str(&line) : "stream chunk: out of memory");
     } else {
-        account(s, out);
+        sstream_account(s, out);
         rc = 1;
     }
     buf_free(&line);
@@ -177,7 +178,7 @@ static int chunk(struct sstream *s, const char *data, size_t n, const char *type
 
 /* Decides AUTO framing on the first byte that is not white space; white space
  * before it is dropped (blank lines mean nothing in either framing). */
-static void decide(struct sstream *s, const char **p, size_t *n) {
+static void sstream_decide(struct sstream *s, const char **p, size_t *n) {
     while (*n && (**p == ' ' || **p == '\t' || **p == '\r' || **p == '\n')) {
         ++*p;
         --*n;
@@ -186,33 +187,33 @@ static void decide(struct sstream *s, const char **p, size_t *n) {
 }
 
 /* The next chunk of the container's text at *p. */
-static int text_next(struct sstream *s, const char **p, size_t *n, struct schunk *out,
-                     struct buf *err) {
-    if (s->framing == SSTREAM_FRAMING_AUTO) decide(s, p, n);
+static int sstream_text_next(struct sstream *s, const char **p, size_t *n, struct schunk *out,
+                             struct buf *err) {
+    if (s->framing == SSTREAM_FRAMING_AUTO) sstream_decide(s, p, n);
     if (s->framing == SSTREAM_FRAMING_JSONL) {
         const char *l = NULL;
         size_t ll = 0;
-        int rc = jl_next(s, p, n, &l, &ll, err);
-        return rc <= 0 ? rc : chunk(s, l, ll, "", 0, out, err);
+        int rc = sstream_jl_next(s, p, n, &l, &ll, err);
+        return rc <= 0 ? rc : sstream_chunk(s, l, ll, "", 0, out, err);
     }
     if (s->framing == SSTREAM_FRAMING_SSE) {
         struct sse_event ev;
         int rc = sse_next(&s->sse, p, n, &ev, NULL);
         if (rc < 0)
-            return fail(s, err, rc == SSE_ERR_NOMEM ? SSTREAM_ERR_NOMEM : SSTREAM_ERR_SSE, rc,
-                        s->sse.msg);
-        return rc == 0 ? 0 : chunk(s, ev.data, ev.data_len, ev.type, ev.type_len, out, err);
+            return sstream_fail(s, err, rc == SSE_ERR_NOMEM ? SSTREAM_ERR_NOMEM : SSTREAM_ERR_SSE,
+                                rc, s->sse.msg);
+        return rc == 0 ? 0 : sstream_chunk(s, ev.data, ev.data_len, ev.type, ev.type_len, out, err);
     }
     return 0;
 }
 
 /* ---- eventstream messages ---- */
 
-static bool hdr_is(const struct evs_header *h, const char *lit) {
+static bool sstream_hdr_is(const struct evs_header *h, const char *lit) {
     return h->type == EVS_STRING && h->len == strlen(lit) && memcmp(h->data, lit, h->len) == 0;
 }
 
-static struct schunk_str hdr_str(const struct evs_header *h) {
+static struct schunk_str sstream_hdr_str(const struct evs_header *h) {
     struct schunk_str v = {"", 0};
     if (h->type == EVS_STRING) {
         v.s = (const char *)h->data;
@@ -221,18 +222,18 @@ static struct schunk_str hdr_str(const struct evs_header *h) {
     return v;
 }
 
-static int exception_member(struct jscan *js, const struct jstr *key, struct schunk *out,
-                            struct buf *scratch) {
+static int sstream_exception_member(struct jscan *js, const struct jscan_str *key,
+                                    struct schunk *out, struct buf *scratch) {
     struct schunk_str *to = NULL;
-    struct jstr j;
-    if (jstr_is(key, "Message") || jstr_is(key, "message"))
+    struct jscan_str j;
+    if (jscan_str_is(key, "Message") || jscan_str_is(key, "message"))
         to = &out->error_message;
-    else if (jstr_is(key, "ErrorCode"))
+    else if (jscan_str_is(key, "ErrorCode"))
         to = &out->error_code;
     if (!to || jscan_peek(js) != '"') return jscan_skip(js);
     if (jscan_string(js, &j) < 0) return -1;
     size_t at = scratch->len;
-    if (jstr_decode(&j, scratch) != BUF_OK) return -1;
+    if (jscan_str_decode(&j, scratch) != BUF_OK) return -1;
     to->s = scratch->data + at;
     to->n = scratch->len - at;
     return 0;
@@ -240,10 +241,10 @@ static int exception_member(struct jscan *js, const struct jstr *key, struct sch
 
 /* An exception message: its type from the header, Message and ErrorCode from
  * the JSON payload (a payload that is not JSON is the message as it is). */
-static int exception(struct sstream *s, const struct evs_message *m, struct schunk_str type,
-                     struct schunk *out) {
+static int sstream_exception(struct sstream *s, const struct evs_message *m, struct schunk_str type,
+                             struct schunk *out) {
     struct jscan js;
-    struct jstr key;
+    struct jscan_str key;
     size_t count = 0;
     int more = -1;
     schunk_clear(out);
@@ -255,7 +256,7 @@ static int exception(struct sstream *s, const struct evs_message *m, struct schu
     jscan_init(&js, (const char *)m->payload, m->payload_len);
     int rc = jscan_object(&js);
     while (rc == 0 && (more = jscan_member(&js, &count, &key)) > 0)
-        rc = exception_member(&js, &key, out, &s->scratch);
+        rc = sstream_exception_member(&js, &key, out, &s->scratch);
     if (rc < 0 || more < 0) {
         out->error_code.n = 0;
         out->error_message.s = (const char *)m->payload;
@@ -266,18 +267,18 @@ static int exception(struct sstream *s, const struct evs_message *m, struct schu
 
 /* Copies the unread rest of a payload lying in the caller's input, which
  * goes away with this call, though the chunk just read stays in it. */
-static int keep_part(struct sstream *s, struct buf *err) {
+static int sstream_keep_part(struct sstream *s, struct buf *err) {
     buf_reset(&s->part_copy);
     if (buf_add(&s->part_copy, s->part, s->part_len) != BUF_OK)
-        return fail(s, err, SSTREAM_ERR_NOMEM, 0, "event stream: out of memory");
+        return sstream_fail(s, err, SSTREAM_ERR_NOMEM, 0, "event stream: out of memory");
     s->part = (const uint8_t *)s->part_copy.data;
     s->part_in_input = false;
     return 0;
 }
 
 /* Handles one eventstream message: 1 with a chunk (an exception), 0 to go on. */
-static int message(struct sstream *s, const struct evs_message *m, struct schunk *out,
-                   struct buf *err) {
+static int sstream_message(struct sstream *s, const struct evs_message *m, struct schunk *out,
+                           struct buf *err) {
     struct evs_header_iter it;
     struct evs_header h, mtype = {0}, etype = {0}, xtype = {0}, code = {0}, text = {0};
     s->totals.messages++;
@@ -285,45 +286,45 @@ static int message(struct sstream *s, const struct evs_message *m, struct schunk
     while (evs_headers_next(&it, &h)) {
         if (h.name_len < 2 || h.name[0] != ':') continue;
         struct schunk_str name = {h.name, h.name_len};
-#define NAME_IS(lit) (name.n == sizeof(lit) - 1 && memcmp(name.s, (lit), name.n) == 0)
-        if (NAME_IS(":message-type"))
+#define SSTREAM_NAME_IS(lit) (name.n == sizeof(lit) - 1 && memcmp(name.s, (lit), name.n) == 0)
+        if (SSTREAM_NAME_IS(":message-type"))
             mtype = h;
-        else if (NAME_IS(":event-type"))
+        else if (SSTREAM_NAME_IS(":event-type"))
             etype = h;
-        else if (NAME_IS(":exception-type"))
+        else if (SSTREAM_NAME_IS(":exception-type"))
             xtype = h;
-        else if (NAME_IS(":error-code"))
+        else if (SSTREAM_NAME_IS(":error-code"))
             code = h;
-        else if (NAME_IS(":error-message"))
+        else if (SSTREAM_NAME_IS(":error-message"))
             text = h;
-#undef NAME_IS
+#undef SSTREAM_NAME_IS
     }
-    if (hdr_is(&mtype, "event") && hdr_is(&etype, "PayloadPart")) {
+    if (sstream_hdr_is(&mtype, "event") && sstream_hdr_is(&etype, "PayloadPart")) {
         s->part = m->payload;
         s->part_len = m->payload_len;
         s->totals.payload_bytes += m->payload_len;
         return 0;
     }
-    if (hdr_is(&mtype, "exception")) {
-        if (exception(s, m, hdr_str(&xtype), out) < 0)
-            return fail(s, err, SSTREAM_ERR_NOMEM, 0, "event stream: out of memory");
-    } else if (hdr_is(&mtype, "error")) {
+    if (sstream_hdr_is(&mtype, "exception")) {
+        if (sstream_exception(s, m, sstream_hdr_str(&xtype), out) < 0)
+            return sstream_fail(s, err, SSTREAM_ERR_NOMEM, 0, "event stream: out of memory");
+    } else if (sstream_hdr_is(&mtype, "error")) {
         schunk_clear(out);
         out->kind = SCHUNK_EXCEPTION;
-        out->error_type = hdr_str(&code);
-        out->error_message = hdr_str(&text);
+        out->error_type = sstream_hdr_str(&code);
+        out->error_message = sstream_hdr_str(&text);
     } else {
         s->totals.ignored_messages++;
         return 0;
     }
     s->ended = true;
-    account(s, out);
+    sstream_account(s, out);
     return 1;
 }
 
 int sstream_next(struct sstream *s, const char **data, size_t *len, struct schunk *out,
                  struct buf *err) {
-    if (s->err) return report(s, err);
+    if (s->err) return sstream_report(s, err);
     if (s->ended) {
         s->totals.bytes_after_end += *len;
         *data += *len;
@@ -332,7 +333,7 @@ int sstream_next(struct sstream *s, const char **data, size_t *len, struct schun
     }
     if (s->body == SSTREAM_BODY_PLAIN) {
         size_t before = *len;
-        int rc = text_next(s, data, len, out, err);
+        int rc = sstream_text_next(s, data, len, out, err);
         s->totals.body_bytes += before - *len;
         s->totals.payload_bytes += before - *len;
         return rc;
@@ -340,9 +341,10 @@ int sstream_next(struct sstream *s, const char **data, size_t *len, struct schun
     for (;;) {
         if (s->part_len) {
             const char *p = (const char *)s->part;
-            int rc = text_next(s, &p, &s->part_len, out, err);
+            int rc = sstream_text_next(s, &p, &s->part_len, out, err);
             s->part = (const uint8_t *)p;
-            if (rc > 0 && s->part_len && s->part_in_input && keep_part(s, err) < 0) return s->err;
+            if (rc > 0 && s->part_len && s->part_in_input && sstream_keep_part(s, err) < 0)
+                return s->err;
             if (rc != 0) return rc;
         }
         struct evs_message m;
@@ -352,33 +354,35 @@ int sstream_next(struct sstream *s, const char **data, size_t *len, struct schun
         s->totals.body_bytes += before - *len;
         *data = (const char *)p;
         if (rc < 0)
-            return fail(s, err, rc == EVS_ERR_NOMEM ? SSTREAM_ERR_NOMEM : SSTREAM_ERR_EVENTSTREAM,
-                        rc, s->evs.msg);
+            return sstream_fail(s, err,
+                                rc == EVS_ERR_NOMEM ? SSTREAM_ERR_NOMEM : SSTREAM_ERR_EVENTSTREAM,
+                                rc, s->evs.msg);
         if (rc == 0) return 0;
         s->part_in_input = !m.buffered;
-        if ((rc = message(s, &m, out, err)) != 0) return rc;
+        if ((rc = sstream_message(s, &m, out, err)) != 0) return rc;
     }
 }
 
 /* The end of the container's text: a last JSON line without its line end, or
  * an SSE event cut short. */
-static int text_finish(struct sstream *s, struct schunk *out, struct buf *err) {
+static int sstream_text_finish(struct sstream *s, struct schunk *out, struct buf *err) {
     if (s->framing == SSTREAM_FRAMING_SSE) {
         int rc = sse_finish(&s->sse, NULL);
-        return rc < 0 ? fail(s, err, SSTREAM_ERR_TRUNCATED, rc, s->sse.msg) : 0;
+        return rc < 0 ? sstream_fail(s, err, SSTREAM_ERR_TRUNCATED, rc, s->sse.msg) : 0;
     }
-    if (s->framing != SSTREAM_FRAMING_JSONL || s->line_release || blank(s->line.data, s->line.len))
+    if (s->framing != SSTREAM_FRAMING_JSONL || s->line_release ||
+        sstream_blank(s->line.data, s->line.len))
         return 0;
     size_t n = s->line.len;
     if (n && s->line.data[n - 1] == '\r') n--;
     s->line_release = true;
-    int rc = chunk(s, s->line.data, n, "", 0, out, NULL);
+    int rc = sstream_chunk(s, s->line.data, n, "", 0, out, NULL);
     if (rc == SSTREAM_ERR_CHUNK) {
         char line[80];
         snprintf(line, sizeof line, "JSON lines: the body ended inside a line (%zu bytes)", n);
-        return fail(s, err, SSTREAM_ERR_TRUNCATED, s->cause, line);
+        return sstream_fail(s, err, SSTREAM_ERR_TRUNCATED, s->cause, line);
     }
-    return rc < 0 ? report(s, err) : rc;
+    return rc < 0 ? sstream_report(s, err) : rc;
 }
 
 int sstream_finish(struct sstream *s, struct schunk *out, struct buf *err) {
@@ -387,8 +391,8 @@ int sstream_finish(struct sstream *s, struct schunk *out, struct buf *err) {
     int rc = sstream_next(s, &p, &n, out, err);
     if (rc != 0 || s->ended || s->finished) return rc;
     if (s->body == SSTREAM_BODY_EVENTSTREAM && (rc = evs_decoder_finish(&s->evs, NULL)) < 0)
-        return fail(s, err, SSTREAM_ERR_TRUNCATED, rc, s->evs.msg);
-    if ((rc = text_finish(s, out, err)) != 0) return rc;
+        return sstream_fail(s, err, SSTREAM_ERR_TRUNCATED, rc, s->evs.msg);
+    if ((rc = sstream_text_finish(s, out, err)) != 0) return rc;
     s->finished = true;
     return 0;
 }

@@ -6,15 +6,7 @@
 #include "utf8.h"
 
 size_t tty_char(const char *s, size_t n, bool *control) {
-    const unsigned char *u = (const unsigned char *)s;
-    uint32_t c;
-    size_t len = utf8_decode(u, n, &c);
-    if (len == 0) { /* no UTF-8: one byte, obeyed by an 8-bit terminal when 0x80-0x9F */
-        *control = true;
-        return 1;
-    }
-    *control = c < 0x20 || (c >= 0x7f && c <= 0x9f);
-    return len;
+    return utf8_char(s, n, control);
 }
 
 int tty_escape(struct buf *out, const char *s, size_t n, unsigned flags) {

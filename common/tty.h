@@ -22,7 +22,7 @@
 #define TTY_JSON  2u /* JSON text: escapes as "\u00XX", a byte that is no UTF-8 as "\ufffd" */
 
 /* The length of the character at s (n >= 1 bytes left; a byte that is no UTF-8
- * is one), and in *control whether a terminal may obey it. */
+ * is one), and in *control whether a terminal may obey it (utf8_char, utf8.h). */
 size_t tty_char(const char *s, size_t n, bool *control);
 
 /* Appends the n bytes at s to out with every control escaped (flags: TTY_*).

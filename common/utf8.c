@@ -22,3 +22,15 @@ size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *c) {
     *c = v;
     return len;
 }
+
+size_t utf8_char(const char *s, size_t n, bool *control) {
+    const unsigned char *u = (const unsigned char *)s;
+    uint32_t c;
+    size_t len = utf8_decode(u, n, &c);
+    if (len == 0) { /* no UTF-8: one byte, obeyed by an 8-bit terminal when 0x80-0x9F */
+        *control = true;
+        return 1;
+    }
+    *control = c < 0x20 || (c >= 0x7f && c <= 0x9f);
+    return len;
+}

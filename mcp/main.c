@@ -80,13 +80,13 @@ static const struct mcp_server_info info = {
         "do: tell the user, and set it only after they have agreed to that action.",
 };
 
-static int usage_error(const char *msg, const char *arg) {
+static int main_usage_error(const char *msg, const char *arg) {
     fprintf(stderr, "sm-mcp: %s: %s (see sm-mcp --help)\n", msg, arg);
     return 2;
 }
 
 /* A program: $var, else beside this one (rel), else installed beside it (name), else PATH. */
-static char *find_program(const char *var, const char *rel, const char *name) {
+static char *main_find_program(const char *var, const char *rel, const char *name) {
     const char *v = getenv(var);
     if (v && *v) return strdup(v);
     char exe[PATH_MAX], *path = NULL;
@@ -114,14 +114,14 @@ static char *find_program(const char *var, const char *rel, const char *name) {
     return path;
 }
 
-struct mcp_main {
+struct main_config {
     struct mcp_aws aws;
     struct buf region;
     char *suite, *compare;
     bool help, version;
 };
 
-static int parse(int argc, char **argv, struct mcp_main *m) {
+static int main_parse(int argc, char **argv, struct main_config *m) {
     static const struct option opts[] = {{"region", required_argument, NULL, 'r'},
                                          {"profile", required_argument, NULL, 'p'},
                                          {"endpoint-url", required_argument, NULL, 'u'},
@@ -145,7 +145,7 @@ static int parse(int argc, char **argv, struct mcp_main *m) {
             break;
         case 'u':
             if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0)
-                return usage_error("--endpoint-url wants an http:// or https:// URL", optarg);
+                return main_usage_error("--endpoint-url wants an http:// or https:// URL", optarg);
             m->aws.endpoint_url = optarg;
             break;
         case 'P':
@@ -154,13 +154,14 @@ static int parse(int argc, char **argv, struct mcp_main *m) {
         case 't':
             m->aws.time_scale = strtod(optarg, &end);
             if (end == optarg || *end || !(m->aws.time_scale >= 0.001) || m->aws.time_scale > 1e6)
-                return usage_error("--time-scale wants a number from 0.001 to 1000000", optarg);
+                return main_usage_error("--time-scale wants a number from 0.001 to 1000000",
+                                        optarg);
             break;
         case 'f':
             m->aws.facts = optarg;
             break;
         case 'd':
-            if (!*optarg) return usage_error("--runs-dir wants a folder", "\"\"");
+            if (!*optarg) return main_usage_error("--runs-dir wants a folder", "\"\"");
             m->aws.runs_dir = optarg;
             break;
         case 'h':
@@ -170,16 +171,16 @@ static int parse(int argc, char **argv, struct mcp_main *m) {
             m->version = true;
             break;
         case ':':
-            return usage_error("a value is needed", argv[optind - 1]);
+            return main_usage_error("a value is needed", argv[optind - 1]);
         default:
-            return usage_error(argv[optind - 1][0] == '-' ? "unknown option"
-                                                          : "unexpected argument",
-                               argv[optind - 1]);
+            return main_usage_error(argv[optind - 1][0] == '-' ? "unknown option"
+                                                               : "unexpected argument",
+                                    argv[optind - 1]);
         }
     }
-    if (optind < argc) return usage_error("unexpected argument", argv[optind]);
+    if (optind < argc) return main_usage_error("unexpected argument", argv[optind]);
     if (m->aws.region && !creds_name_ok(m->aws.region))
-        return usage_error("--region wants a region such as us-east-2", m->aws.region);
+        return main_usage_error("--region wants a region such as us-east-2", m->aws.region);
     struct buf why;
     buf_init(&why, 1024);
     int rc = 0;
@@ -193,7 +194,7 @@ static int parse(int argc, char **argv, struct mcp_main *m) {
 }
 
 /* The default region when --region is not given: the environment's or the profile's. */
-static void default_region(struct mcp_main *m) {
+static void main_default_region(struct main_config *m) {
     struct creds_options co = {.profile = m->aws.profile};
     struct buf err;
     buf_init(&err, 1024);
@@ -203,7 +204,7 @@ static void default_region(struct mcp_main *m) {
     buf_free(&err);
 }
 
-static int serve(struct mcp_main *m) {
+static int main_serve(struct main_config *m) {
     struct buf err;
     buf_init(&err, 1024);
     struct mcp_server *s = mcp_server_new(&info);
@@ -219,9 +220,9 @@ static int serve(struct mcp_main *m) {
 }
 
 int main(int argc, char **argv) {
-    struct mcp_main m = {.aws = {.time_scale = 1, .runs_dir = "runs"}};
+    struct main_config m = {.aws = {.time_scale = 1, .runs_dir = "runs"}};
     buf_init(&m.region, 64);
-    int rc = parse(argc, argv, &m);
+    int rc = main_parse(argc, argv, &m);
     if (!rc && m.help) {
         fputs(usage, stdout);
     } else if (!rc && m.version) {
@@ -230,11 +231,11 @@ int main(int argc, char **argv) {
     } else if (!rc) {
         signal(SIGPIPE, SIG_IGN); /* a closed stdout is a write error, not a silent death */
         mcp_proc_catch_signals();
-        default_region(&m);
-        m.aws.suite = m.suite = find_program("SM_SUITE", "../suite/sm-suite", "sm-suite");
+        main_default_region(&m);
+        m.aws.suite = m.suite = main_find_program("SM_SUITE", "../suite/sm-suite", "sm-suite");
         m.aws.compare = m.compare =
-            find_program("SM_COMPARE", "../results/sm-compare", "sm-compare");
-        rc = serve(&m);
+            main_find_program("SM_COMPARE", "../results/sm-compare", "sm-compare");
+        rc = main_serve(&m);
     }
     free(m.suite);
     free(m.compare);

@@ -11,7 +11,7 @@
 
 /* The hooks' argument: the call, and the progress sent so far. */
 struct mcp_aws_call {
-    struct mcp_call *call;
+    struct mcp_tool_call *call;
     double sent;
 };
 
@@ -92,7 +92,7 @@ void mcp_aws_price_arg(const cJSON *args, char **argv, int *n, char text[32]) {
 
 /* The hooks' argument of a program: the call, and the tool's line handler. */
 struct mcp_aws_program {
-    struct mcp_call *call;
+    struct mcp_tool_call *call;
     void (*on_line)(void *ud, const char *line, bool is_stderr);
     void *ud;
 };
@@ -104,11 +104,11 @@ static void mcp_aws_program_line(void *ud, const char *line, bool is_stderr) {
 
 /* A program stops when the client cancels the call or leaves (the input ends). */
 static bool mcp_aws_program_stop(void *ud) {
-    struct mcp_call *call = ((const struct mcp_aws_program *)ud)->call;
+    struct mcp_tool_call *call = ((const struct mcp_aws_program *)ud)->call;
     return mcp_tool_cancelled(call) || mcp_tool_input_ended(call);
 }
 
-int mcp_aws_program(struct mcp_call *call, char *const argv[],
+int mcp_aws_program(struct mcp_tool_call *call, char *const argv[],
                     void (*on_line)(void *ud, const char *line, bool is_stderr), void *ud,
                     int *status) {
     struct mcp_aws_program p = {call, on_line, ud};
@@ -130,7 +130,7 @@ int mcp_aws_program(struct mcp_call *call, char *const argv[],
     return rc;
 }
 
-int mcp_aws_region(const struct mcp_aws *a, struct mcp_call *call, const cJSON *args,
+int mcp_aws_region(const struct mcp_aws *a, struct mcp_tool_call *call, const cJSON *args,
                    const char **region) {
     *region = NULL;
     if (!a) return mcp_tool_fail(call, "this server reaches no AWS API (registered without one)");
@@ -170,7 +170,7 @@ int mcp_aws_join(const char *const *list, size_t n, struct buf *out) {
     return rc ? MCP_TOOL_INTERNAL : MCP_TOOL_OK;
 }
 
-int mcp_aws_open(const struct mcp_aws *a, struct mcp_call *call, const cJSON *args,
+int mcp_aws_open(const struct mcp_aws *a, struct mcp_tool_call *call, const cJSON *args,
                  struct epops **ops, const char **region) {
     struct buf err;
     *ops = NULL;
@@ -199,7 +199,7 @@ int mcp_aws_open(const struct mcp_aws *a, struct mcp_call *call, const cJSON *ar
     return rc;
 }
 
-int mcp_aws_close(struct mcp_call *call, struct epops *ops, int rc, struct epops_out *out,
+int mcp_aws_close(struct mcp_tool_call *call, struct epops *ops, int rc, struct epops_out *out,
                   const struct buf *err) {
     int status;
     if (rc == EPOPS_ERR_STOPPED && mcp_tool_cancelled(call))
@@ -222,7 +222,7 @@ int mcp_aws_close(struct mcp_call *call, struct epops *ops, int rc, struct epops
     return status;
 }
 
-int mcp_aws_run(void *user, struct mcp_call *call, const cJSON *args, mcp_aws_op_fn *op) {
+int mcp_aws_run(void *user, struct mcp_tool_call *call, const cJSON *args, mcp_aws_op_fn *op) {
     struct epops *ops;
     const char *region;
     struct epops_out out;

@@ -33,8 +33,8 @@ struct mcp_aws {
 /* The call's region (its "region", else the session's) into *region. Returns
  * 0, or MCP_TOOL_FAILED after mcp_tool_fail (no region, not a region). */
 __attribute__((warn_unused_result)) int mcp_aws_region(const struct mcp_aws *a,
-                                                       struct mcp_call *call, const cJSON *args,
-                                                       const char **region);
+                                                       struct mcp_tool_call *call,
+                                                       const cJSON *args, const char **region);
 
 /* The hourly price of type (NULL: unknown) in region: given when > 0, else
  * the facts'; 0 when unknown. *source says where it comes from. For previews. */
@@ -47,13 +47,13 @@ __attribute__((warn_unused_result)) int mcp_aws_join(const char *const *list, si
 
 /* The epops context of a call: progress and cancellation through call. Returns
  * 0, or MCP_TOOL_FAILED after mcp_tool_fail (e.g. no region). */
-__attribute__((warn_unused_result)) int mcp_aws_open(const struct mcp_aws *a, struct mcp_call *call,
-                                                     const cJSON *args, struct epops **ops,
-                                                     const char **region);
+__attribute__((warn_unused_result)) int mcp_aws_open(const struct mcp_aws *a,
+                                                     struct mcp_tool_call *call, const cJSON *args,
+                                                     struct epops **ops, const char **region);
 
 /* Ends a call: 0 puts out's text and JSON in the call's result; an error its
  * line (isError), a stop MCP_TOOL_CANCELLED. Frees ops. Returns the tool's status. */
-__attribute__((warn_unused_result)) int mcp_aws_close(struct mcp_call *call, struct epops *ops,
+__attribute__((warn_unused_result)) int mcp_aws_close(struct mcp_tool_call *call, struct epops *ops,
                                                       int rc, struct epops_out *out,
                                                       const struct buf *err);
 
@@ -63,7 +63,7 @@ typedef int mcp_aws_op_fn(struct epops *ops, const char *region, const cJSON *ar
 
 /* Runs op for a tool call: mcp_aws_open, op, mcp_aws_close. user: the struct
  * mcp_aws. Returns the tool's status. */
-__attribute__((warn_unused_result)) int mcp_aws_run(void *user, struct mcp_call *call,
+__attribute__((warn_unused_result)) int mcp_aws_run(void *user, struct mcp_tool_call *call,
                                                     const cJSON *args, mcp_aws_op_fn *op);
 
 /* The string array argument key (at most max) into list; its count. */
@@ -90,7 +90,7 @@ void mcp_aws_price_arg(const cJSON *args, char **argv, int *n, char text[32]);
  * status, MCP_TOOL_CANCELLED, or the tool's status after mcp_tool_fail when it
  * could not run or was stopped because the input ended. */
 __attribute__((warn_unused_result)) int
-mcp_aws_program(struct mcp_call *call, char *const argv[],
+mcp_aws_program(struct mcp_tool_call *call, char *const argv[],
                 void (*on_line)(void *ud, const char *line, bool is_stderr), void *ud, int *status);
 
 /* The JSON Schema text of the "region" property, for the tools' schemas. */

@@ -9,7 +9,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define READ_CHUNK ((size_t)64 * 1024)
+#define MCP_RPC_READ_CHUNK ((size_t)64 * 1024)
 
 void mcp_rpc_in_init(struct mcp_rpc_in *in, int fd, size_t max_line) {
     in->fd = fd;
@@ -27,7 +27,7 @@ void mcp_rpc_in_free(struct mcp_rpc_in *in) {
 }
 
 /* Drops the line last returned. */
-static void in_consume(struct mcp_rpc_in *in) {
+static void mcp_rpc_in_consume(struct mcp_rpc_in *in) {
     if (!in->taken) return;
     in->head += in->taken;
     in->taken = 0;
@@ -35,7 +35,7 @@ static void in_consume(struct mcp_rpc_in *in) {
 }
 
 /* Moves the unconsumed bytes to the front of the buffer. */
-static void in_compact(struct mcp_rpc_in *in) {
+static void mcp_rpc_in_compact(struct mcp_rpc_in *in) {
     if (!in->head) return;
     size_t n = in->data.len - in->head;
     if (n) memmove(in->data.data, in->data.data + in->head, n);
@@ -45,10 +45,10 @@ static void in_compact(struct mcp_rpc_in *in) {
 
 /* Reads once into the room left under the cap. Returns the byte count, 0 at
  * the end of the input, or MCP_RPC_ERR_IO / MCP_RPC_ERR_NOMEM. */
-static long in_read(struct mcp_rpc_in *in) {
-    in_compact(in);
+static long mcp_rpc_in_read(struct mcp_rpc_in *in) {
+    mcp_rpc_in_compact(in);
     size_t room = in->data.max - in->data.len;
-    if (room > READ_CHUNK) room = READ_CHUNK;
+    if (room > MCP_RPC_READ_CHUNK) room = MCP_RPC_READ_CHUNK;
     if (!room) { /* the callers keep room; never read(0), which looks like the end */
         errno = ENOBUFS;
         return MCP_RPC_ERR_IO;
@@ -67,7 +67,7 @@ static long in_read(struct mcp_rpc_in *in) {
 
 /* In skipping mode: drops bytes up to and including a newline, or all of
  * them when none has come yet. */
-static void in_skip(struct mcp_rpc_in *in) {
+static void mcp_rpc_in_skip(struct mcp_rpc_in *in) {
     size_t avail = in->data.len - in->head;
     if (!avail) return;
     const char *start = in->data.data + in->head;
@@ -80,13 +80,13 @@ static void in_skip(struct mcp_rpc_in *in) {
     in->skipping = false;
 }
 
-#define NEED_MORE 2
+#define MCP_RPC_NEED_MORE 2
 
 /* Looks for a complete line at head. Returns MCP_RPC_OK with the line,
  * MCP_RPC_ERR_LONG when the bytes at head already pass the cap, or NEED_MORE. */
-static int in_find(struct mcp_rpc_in *in, const char **line, size_t *len) {
+static int mcp_rpc_in_find(struct mcp_rpc_in *in, const char **line, size_t *len) {
     size_t avail = in->data.len - in->head;
-    if (!avail) return NEED_MORE; /* (and no pointer arithmetic on an empty buffer) */
+    if (!avail) return MCP_RPC_NEED_MORE; /* (and no pointer arithmetic on an empty buffer) */
     const char *start = in->data.data + in->head;
     const char *nl = avail > in->clean ? memchr(start + in->clean, '\n', avail - in->clean) : NULL;
     if (nl) {
@@ -108,34 +108,34 @@ static int in_find(struct mcp_rpc_in *in, const char **line, size_t *len) {
         in->taken = avail;
         return MCP_RPC_OK;
     }
-    return NEED_MORE;
+    return MCP_RPC_NEED_MORE;
 }
 
 int mcp_rpc_in_next(struct mcp_rpc_in *in, const char **line, size_t *len) {
-    in_consume(in);
+    mcp_rpc_in_consume(in);
     for (;;) {
         if (in->skipping) {
-            in_skip(in);
+            mcp_rpc_in_skip(in);
             if (!in->skipping) continue;
         } else {
-            int rc = in_find(in, line, len);
-            if (rc != NEED_MORE) return rc;
+            int rc = mcp_rpc_in_find(in, line, len);
+            if (rc != MCP_RPC_NEED_MORE) return rc;
         }
         if (in->eof) return MCP_RPC_EOF;
-        long n = in_read(in);
+        long n = mcp_rpc_in_read(in);
         if (n < 0) return (int)n;
     }
 }
 
 int mcp_rpc_in_poll(struct mcp_rpc_in *in) {
-    in_consume(in);
+    mcp_rpc_in_consume(in);
     while (!in->eof && !in->skipping && in->data.len - in->head < in->data.max) {
         struct pollfd p = {.fd = in->fd, .events = POLLIN};
         int r = poll(&p, 1, 0);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) return MCP_RPC_ERR_IO;
         if (r == 0) return MCP_RPC_OK;
-        long n = in_read(in);
+        long n = mcp_rpc_in_read(in);
         if (n < 0) return (int)n;
         if (n == 0) return MCP_RPC_OK;
     }
@@ -161,7 +161,7 @@ bool mcp_rpc_in_eof(const struct mcp_rpc_in *in) {
 
 /* Length of the UTF-8 sequence at s (n bytes left), or 0 when it is not one
  * (overlong forms, surrogates and code points past U+10FFFF included). */
-static size_t utf8_seq(const unsigned char *s, size_t n) {
+static size_t mcp_rpc_utf8_seq(const unsigned char *s, size_t n) {
     unsigned c = s[0];
     if (c < 0x80) return 1;
     size_t k;
@@ -184,10 +184,10 @@ static size_t utf8_seq(const unsigned char *s, size_t n) {
     return k;
 }
 
-static bool utf8_valid(const char *s, size_t n) {
+static bool mcp_rpc_utf8_valid(const char *s, size_t n) {
     const unsigned char *p = (const unsigned char *)s;
     while (n) {
-        size_t k = utf8_seq(p, n);
+        size_t k = mcp_rpc_utf8_seq(p, n);
         if (!k) return false;
         p += k;
         n -= k;
@@ -195,13 +195,13 @@ static bool utf8_valid(const char *s, size_t n) {
     return true;
 }
 
-static bool json_space(char c) {
+static bool mcp_rpc_json_space(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
 /* True when a string literal of line holds a NUL (the escape \u0000 or the
  * byte), which a C string would cut. */
-static bool has_nul(const char *line, size_t len) {
+static bool mcp_rpc_has_nul(const char *line, size_t len) {
     if (memchr(line, '\0', len)) return true;
     for (size_t i = 0; i + 6 <= len; i++)
         if (line[i] == '\\') {
@@ -215,7 +215,7 @@ static bool has_nul(const char *line, size_t len) {
  * byte) is the overlong pair C0 80, so that the parsed string keeps what
  * follows and mcp_schema sees it; NULL when out of memory. Other text is
  * unchanged. */
-static char *mark_nuls(const char *line, size_t len, size_t *out_len) {
+static char *mcp_rpc_mark_nuls(const char *line, size_t len, size_t *out_len) {
     char *copy = malloc(len * 2 + 1), *o = copy;
     if (!copy) return NULL;
     bool in_string = false;
@@ -244,12 +244,12 @@ static char *mark_nuls(const char *line, size_t len, size_t *out_len) {
 int mcp_rpc_parse(const char *line, size_t len, cJSON **out) {
     *out = NULL;
     size_t i = 0;
-    while (i < len && json_space(line[i])) i++;
+    while (i < len && mcp_rpc_json_space(line[i])) i++;
     if (i == len) return MCP_RPC_OK;
-    if (!utf8_valid(line, len)) return MCP_RPC_ERR_PARSE;
+    if (!mcp_rpc_utf8_valid(line, len)) return MCP_RPC_ERR_PARSE;
     char *marked = NULL;
-    if (has_nul(line, len)) {
-        marked = mark_nuls(line, len, &len);
+    if (mcp_rpc_has_nul(line, len)) {
+        marked = mcp_rpc_mark_nuls(line, len, &len);
         if (!marked) return MCP_RPC_ERR_NOMEM;
         line = marked;
     }
@@ -257,7 +257,7 @@ int mcp_rpc_parse(const char *line, size_t len, cJSON **out) {
     cJSON *v = cJSON_ParseWithLengthOpts(line + i, len - i, &end, 0);
     int rc = v ? MCP_RPC_OK : MCP_RPC_ERR_PARSE;
     for (const char *p = end; v && p < line + len; p++) {
-        if (!json_space(*p)) {
+        if (!mcp_rpc_json_space(*p)) {
             cJSON_Delete(v);
             v = NULL;
             rc = MCP_RPC_ERR_PARSE;
@@ -275,7 +275,7 @@ bool mcp_rpc_id_ok(const cJSON *id) {
     return isfinite(d) && d == floor(d);
 }
 
-static int check_fail(const char **why, const char *text) {
+static int mcp_rpc_check_fail(const char **why, const char *text) {
     *why = text;
     return MCP_RPC_ERR_INVALID;
 }
@@ -283,23 +283,24 @@ static int check_fail(const char **why, const char *text) {
 int mcp_rpc_check(const cJSON *obj, struct mcp_rpc_msg *msg, const char **why) {
     memset(msg, 0, sizeof *msg);
     *why = NULL;
-    if (!cJSON_IsObject(obj)) return check_fail(why, "a message must be a JSON object");
+    if (!cJSON_IsObject(obj)) return mcp_rpc_check_fail(why, "a message must be a JSON object");
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(obj, "id");
     if (mcp_rpc_id_ok(id)) msg->id = id;
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(obj, "jsonrpc");
     if (!cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") != 0)
-        return check_fail(why, "jsonrpc must be \"2.0\"");
+        return mcp_rpc_check_fail(why, "jsonrpc must be \"2.0\"");
     const cJSON *method = cJSON_GetObjectItemCaseSensitive(obj, "method");
     if (!method) {
         bool reply = cJSON_HasObjectItem(obj, "result") || cJSON_HasObjectItem(obj, "error");
-        if (!reply || !id) return check_fail(why, "a request needs a method");
+        if (!reply || !id) return mcp_rpc_check_fail(why, "a request needs a method");
         msg->kind = MCP_RPC_RESPONSE;
         return MCP_RPC_OK;
     }
-    if (!cJSON_IsString(method)) return check_fail(why, "method must be a string");
-    if (id && !msg->id) return check_fail(why, "id must be a string or an integer");
+    if (!cJSON_IsString(method)) return mcp_rpc_check_fail(why, "method must be a string");
+    if (id && !msg->id) return mcp_rpc_check_fail(why, "id must be a string or an integer");
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(obj, "params");
-    if (params && !cJSON_IsObject(params)) return check_fail(why, "params must be an object");
+    if (params && !cJSON_IsObject(params))
+        return mcp_rpc_check_fail(why, "params must be an object");
     msg->kind = id ? MCP_RPC_REQUEST : MCP_RPC_NOTIFICATION;
     msg->method = method->valuestring;
     msg->params = params;
@@ -309,10 +310,10 @@ int mcp_rpc_check(const cJSON *obj, struct mcp_rpc_msg *msg, const char **why) {
 /* Turns every byte of text that starts no valid UTF-8 sequence into '?' (such
  * bytes are only ever inside strings: a quoted name holding a NUL mark, or
  * cut by a "%.128s"), so every line written is UTF-8. Returns its length. */
-static size_t utf8_repair(char *text) {
+static size_t mcp_rpc_utf8_repair(char *text) {
     size_t n = strlen(text);
     for (size_t i = 0; i < n;) {
-        size_t k = utf8_seq((const unsigned char *)text + i, n - i);
+        size_t k = mcp_rpc_utf8_seq((const unsigned char *)text + i, n - i);
         if (!k) text[i] = '?';
         i += k ? k : 1;
     }
@@ -323,7 +324,7 @@ int mcp_rpc_write(int fd, const cJSON *msg) {
     char *text = cJSON_PrintUnformatted(msg);
     if (!text) return MCP_RPC_ERR_NOMEM;
     char nl = '\n';
-    struct iovec v[2] = {{text, utf8_repair(text)}, {&nl, 1}};
+    struct iovec v[2] = {{text, mcp_rpc_utf8_repair(text)}, {&nl, 1}};
     int iv = 0, rc = MCP_RPC_OK;
     while (iv < 2) {
         ssize_t n = writev(fd, v + iv, 2 - iv);
@@ -343,7 +344,7 @@ int mcp_rpc_write(int fd, const cJSON *msg) {
 }
 
 /* Writes or collects msg, then frees it. */
-static int out_send(struct mcp_rpc_out *out, cJSON *msg, bool response) {
+static int mcp_rpc_out_send(struct mcp_rpc_out *out, cJSON *msg, bool response) {
     if (response && out->batch) {
         cJSON_AddItemToArray(out->batch, msg);
         return MCP_RPC_OK;
@@ -354,7 +355,7 @@ static int out_send(struct mcp_rpc_out *out, cJSON *msg, bool response) {
 }
 
 /* {"jsonrpc":"2.0"} plus a copy of id when given; NULL when out of memory. */
-static cJSON *envelope(const cJSON *id) {
+static cJSON *mcp_rpc_envelope(const cJSON *id) {
     cJSON *m = cJSON_CreateObject();
     if (!m || !cJSON_AddStringToObject(m, "jsonrpc", "2.0")) goto fail;
     if (id) {
@@ -369,18 +370,18 @@ fail:
 }
 
 int mcp_rpc_result(struct mcp_rpc_out *out, const cJSON *id, cJSON *result) {
-    cJSON *m = result ? envelope(id) : NULL;
+    cJSON *m = result ? mcp_rpc_envelope(id) : NULL;
     if (!m) {
         cJSON_Delete(result);
         return MCP_RPC_ERR_NOMEM;
     }
     cJSON_AddItemToObject(m, "result", result);
-    return out_send(out, m, true);
+    return mcp_rpc_out_send(out, m, true);
 }
 
 int mcp_rpc_error(struct mcp_rpc_out *out, const cJSON *id, int code, const char *message,
                   cJSON *data) {
-    cJSON *m = envelope(id), *e = cJSON_CreateObject();
+    cJSON *m = mcp_rpc_envelope(id), *e = cJSON_CreateObject();
     if (!m || !e || !cJSON_AddNumberToObject(e, "code", code) ||
         !cJSON_AddStringToObject(e, "message", message)) {
         cJSON_Delete(m);
@@ -390,16 +391,16 @@ int mcp_rpc_error(struct mcp_rpc_out *out, const cJSON *id, int code, const char
     }
     if (data) cJSON_AddItemToObject(e, "data", data);
     cJSON_AddItemToObject(m, "error", e);
-    return out_send(out, m, true);
+    return mcp_rpc_out_send(out, m, true);
 }
 
 int mcp_rpc_notify(struct mcp_rpc_out *out, const char *method, cJSON *params) {
-    cJSON *m = envelope(NULL);
+    cJSON *m = mcp_rpc_envelope(NULL);
     if (!m || !cJSON_AddStringToObject(m, "method", method)) {
         cJSON_Delete(m);
         cJSON_Delete(params);
         return MCP_RPC_ERR_NOMEM;
     }
     if (params) cJSON_AddItemToObject(m, "params", params);
-    return out_send(out, m, false);
+    return mcp_rpc_out_send(out, m, false);
 }

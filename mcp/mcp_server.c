@@ -10,13 +10,20 @@
 #include "mcp_schema.h"
 
 /* The protocol versions, oldest first: comparisons read as "this version or later". */
-enum version { V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25, V_COUNT, V_NONE = -1 };
+enum mcp_server_version {
+    MCP_SERVER_V2024_11_05,
+    MCP_SERVER_V2025_03_26,
+    MCP_SERVER_V2025_06_18,
+    MCP_SERVER_V2025_11_25,
+    MCP_SERVER_V_COUNT,
+    MCP_SERVER_V_NONE = -1
+};
 
-static const char *const version_names[V_COUNT] = {"2024-11-05", "2025-03-26", "2025-06-18",
-                                                   MCP_SERVER_LATEST_VERSION};
+static const char *const version_names[MCP_SERVER_V_COUNT] = {
+    "2024-11-05", "2025-03-26", "2025-06-18", MCP_SERVER_LATEST_VERSION};
 
 /* A registered tool with its parsed schemas. */
-struct entry {
+struct mcp_server_entry {
     const struct mcp_tool *tool;
     void *user;
     cJSON *input;     /* the input schema */
@@ -27,7 +34,7 @@ struct entry {
 
 struct mcp_server {
     struct mcp_server_info info;
-    struct entry *tools;
+    struct mcp_server_entry *tools;
     const struct mcp_tool **list; /* the descriptors, for handlers (mcp_tool_at) */
     size_t ntools;
     size_t page_size; /* 0: one page */
@@ -45,8 +52,8 @@ struct mcp_server {
     size_t peek; /* how far mcp_rpc_in_peek has looked for its cancellation */
 };
 
-__attribute__((format(printf, 2, 3))) static void server_log(struct mcp_server *s, const char *fmt,
-                                                             ...) {
+__attribute__((format(printf, 2, 3))) static void mcp_server_log(struct mcp_server *s,
+                                                                 const char *fmt, ...) {
     if (!s->log) return;
     va_list ap;
     va_start(ap, fmt);
@@ -61,7 +68,7 @@ struct mcp_server *mcp_server_new(const struct mcp_server_info *info) {
     struct mcp_server *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->info = *info;
-    s->version = V_NONE;
+    s->version = MCP_SERVER_V_NONE;
     return s;
 }
 
@@ -90,8 +97,8 @@ void mcp_server_set_log(struct mcp_server *s, FILE *log) {
 
 /* ---- the registry ---- */
 
-__attribute__((format(printf, 3, 4))) static int refuse(struct buf *err, const char *name,
-                                                        const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static int
+mcp_server_refuse(struct buf *err, const char *name, const char *fmt, ...) {
     buf_reset(err);
     int rc = buf_addf(err, "tool %s: ", name ? name : "(no name)");
     va_list ap;
@@ -101,7 +108,7 @@ __attribute__((format(printf, 3, 4))) static int refuse(struct buf *err, const c
     return rc ? MCP_SERVER_ERR_NOMEM : MCP_SERVER_ERR_TOOL;
 }
 
-static bool name_ok(const char *name) {
+static bool mcp_server_name_ok(const char *name) {
     size_t n = name ? strlen(name) : 0;
     if (n < 1 || n > 128) return false;
     for (size_t i = 0; i < n; i++) {
@@ -113,53 +120,57 @@ static bool name_ok(const char *name) {
     return true;
 }
 
-static struct entry *find_tool(struct mcp_server *s, const char *name) {
+static struct mcp_server_entry *mcp_server_find_tool(struct mcp_server *s, const char *name) {
     for (size_t i = 0; i < s->ntools; i++)
         if (strcmp(s->tools[i].tool->name, name) == 0) return &s->tools[i];
     return NULL;
 }
 
 /* Parses and checks one schema of a tool (which names it in messages). */
-static int load_schema(const char *text, const char *which, const char *name, cJSON **out,
-                       struct buf *err) {
+static int mcp_server_load_schema(const char *text, const char *which, const char *name,
+                                  cJSON **out, struct buf *err) {
     *out = text ? cJSON_Parse(text) : NULL;
-    if (!*out) return refuse(err, name, "%s is %s", which, text ? "not JSON" : "missing");
+    if (!*out)
+        return mcp_server_refuse(err, name, "%s is %s", which, text ? "not JSON" : "missing");
     struct buf why;
     buf_init(&why, 512);
     int rc = mcp_schema_check(*out, &why);
     if (rc)
-        rc = refuse(err, name, "%s: %s", which, buf_str(&why));
+        rc = mcp_server_refuse(err, name, "%s: %s", which, buf_str(&why));
     else if (strcmp(cJSON_GetObjectItem(*out, "type")->valuestring, "object") != 0)
-        rc = refuse(err, name, "%s: the root must have type object", which);
+        rc = mcp_server_refuse(err, name, "%s: the root must have type object", which);
     buf_free(&why);
     return rc;
 }
 
 /* The confirmation rule and the other checks that need the parsed schemas. */
-static int check_entry(const struct entry *e, struct buf *err) {
+static int mcp_server_check_entry(const struct mcp_server_entry *e, struct buf *err) {
     const struct mcp_tool *t = e->tool;
     const struct mcp_tool_annotations *a = &t->annotations;
     if (!cJSON_IsFalse(cJSON_GetObjectItem(e->input, "additionalProperties")))
-        return refuse(err, t->name, "input_schema must say \"additionalProperties\": false");
-    if (a->read_only == MCP_HINT_YES && a->destructive == MCP_HINT_YES)
-        return refuse(err, t->name, "annotations: read-only and destructive at once");
+        return mcp_server_refuse(err, t->name,
+                                 "input_schema must say \"additionalProperties\": false");
+    if (a->read_only == MCP_TOOL_HINT_YES && a->destructive == MCP_TOOL_HINT_YES)
+        return mcp_server_refuse(err, t->name, "annotations: read-only and destructive at once");
     if (!e->confirm) return MCP_SERVER_OK;
     const cJSON *confirm = mcp_schema_property(e->input, "confirm");
     const cJSON *type = cJSON_GetObjectItem(confirm, "type");
     if (!cJSON_IsString(type) || strcmp(type->valuestring, "boolean") != 0)
-        return refuse(err, t->name,
-                      "not read-only (it needs \"confirm\": true) but input_schema declares no "
-                      "boolean \"confirm\" property");
+        return mcp_server_refuse(
+            err, t->name,
+            "not read-only (it needs \"confirm\": true) but input_schema declares no "
+            "boolean \"confirm\" property");
     if (!t->preview)
-        return refuse(err, t->name,
-                      "not read-only (it needs \"confirm\": true) but has no preview to say what "
-                      "it would do");
+        return mcp_server_refuse(
+            err, t->name,
+            "not read-only (it needs \"confirm\": true) but has no preview to say what "
+            "it would do");
     return MCP_SERVER_OK;
 }
 
 /* Makes room for one more tool. */
-static int grow(struct mcp_server *s, struct buf *err) {
-    struct entry *tools = realloc(s->tools, (s->ntools + 1) * sizeof *tools);
+static int mcp_server_grow(struct mcp_server *s, struct buf *err) {
+    struct mcp_server_entry *tools = realloc(s->tools, (s->ntools + 1) * sizeof *tools);
     if (tools) s->tools = tools;
     const struct mcp_tool **list =
         realloc(s->list, (s->ntools + 1) * sizeof(const struct mcp_tool *));
@@ -171,19 +182,20 @@ static int grow(struct mcp_server *s, struct buf *err) {
 }
 
 int mcp_server_add(struct mcp_server *s, const struct mcp_tool *t, void *user, struct buf *err) {
-    if (!name_ok(t->name))
-        return refuse(err, t->name, "the name must be 1 to 128 of A-Z a-z 0-9 _ - .");
-    if (find_tool(s, t->name)) return refuse(err, t->name, "registered twice");
+    if (!mcp_server_name_ok(t->name))
+        return mcp_server_refuse(err, t->name, "the name must be 1 to 128 of A-Z a-z 0-9 _ - .");
+    if (mcp_server_find_tool(s, t->name))
+        return mcp_server_refuse(err, t->name, "registered twice");
     if (!t->description || !*t->description || !t->call)
-        return refuse(err, t->name, "a description and a handler are required");
-    struct entry e = {.tool = t, .user = user};
+        return mcp_server_refuse(err, t->name, "a description and a handler are required");
+    struct mcp_server_entry e = {.tool = t, .user = user};
     e.destructive = mcp_tool_destructive(t);
     e.confirm = mcp_tool_needs_confirm(t);
-    int rc = load_schema(t->input_schema, "input_schema", t->name, &e.input, err);
+    int rc = mcp_server_load_schema(t->input_schema, "input_schema", t->name, &e.input, err);
     if (!rc && t->output_schema)
-        rc = load_schema(t->output_schema, "output_schema", t->name, &e.output, err);
-    if (!rc) rc = check_entry(&e, err);
-    if (!rc) rc = grow(s, err);
+        rc = mcp_server_load_schema(t->output_schema, "output_schema", t->name, &e.output, err);
+    if (!rc) rc = mcp_server_check_entry(&e, err);
+    if (!rc) rc = mcp_server_grow(s, err);
     if (rc) {
         cJSON_Delete(e.input);
         cJSON_Delete(e.output);
@@ -196,31 +208,33 @@ int mcp_server_add(struct mcp_server *s, const struct mcp_tool *t, void *user, s
 
 /* ---- replies ---- */
 
-static void sent(struct mcp_server *s, int rc) {
+static void mcp_server_sent(struct mcp_server *s, int rc) {
     if (rc == MCP_RPC_OK || s->out_failed) return;
     s->out_failed = true;
-    server_log(s, "cannot write a reply: %s", rc == MCP_RPC_ERR_IO ? strerror(errno) : "no memory");
+    mcp_server_log(s, "cannot write a reply: %s",
+                   rc == MCP_RPC_ERR_IO ? strerror(errno) : "no memory");
 }
 
-static void reply(struct mcp_server *s, const cJSON *id, cJSON *result) {
-    sent(s, mcp_rpc_result(&s->out, id, result));
+static void mcp_server_reply(struct mcp_server *s, const cJSON *id, cJSON *result) {
+    mcp_server_sent(s, mcp_rpc_result(&s->out, id, result));
 }
 
-__attribute__((format(printf, 4, 5))) static void fail(struct mcp_server *s, const cJSON *id,
-                                                       int code, const char *fmt, ...) {
+__attribute__((format(printf, 4, 5))) static void
+mcp_server_fail(struct mcp_server *s, const cJSON *id, int code, const char *fmt, ...) {
     struct buf msg;
     buf_init(&msg, 4096);
     va_list ap;
     va_start(ap, fmt);
     int rc = buf_vaddf(&msg, fmt, ap);
     va_end(ap);
-    sent(s, mcp_rpc_error(&s->out, id, code, rc ? "Internal error" : buf_str(&msg), NULL));
+    mcp_server_sent(s,
+                    mcp_rpc_error(&s->out, id, code, rc ? "Internal error" : buf_str(&msg), NULL));
     buf_free(&msg);
 }
 
 /* ---- initialize ---- */
 
-static cJSON *initialize_result(struct mcp_server *s, int v) {
+static cJSON *mcp_server_initialize_result(struct mcp_server *s, int v) {
     cJSON *r = cJSON_CreateObject(), *caps, *tools, *info;
     if (!r || !cJSON_AddStringToObject(r, "protocolVersion", version_names[v]) ||
         !(caps = cJSON_AddObjectToObject(r, "capabilities")) ||
@@ -228,7 +242,7 @@ static cJSON *initialize_result(struct mcp_server *s, int v) {
         !cJSON_AddFalseToObject(tools, "listChanged") ||
         !(info = cJSON_AddObjectToObject(r, "serverInfo")) ||
         !cJSON_AddStringToObject(info, "name", s->info.name) ||
-        (v >= V2025_06_18 && s->info.title &&
+        (v >= MCP_SERVER_V2025_06_18 && s->info.title &&
          !cJSON_AddStringToObject(info, "title", s->info.title)) ||
         !cJSON_AddStringToObject(info, "version", s->info.version) ||
         (s->info.instructions &&
@@ -239,49 +253,50 @@ static cJSON *initialize_result(struct mcp_server *s, int v) {
     return r;
 }
 
-static void do_initialize(struct mcp_server *s, const cJSON *id, const cJSON *params) {
+static void mcp_server_do_initialize(struct mcp_server *s, const cJSON *id, const cJSON *params) {
     const cJSON *pv = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
     const cJSON *caps = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
     const cJSON *client = cJSON_GetObjectItemCaseSensitive(params, "clientInfo");
     if (!cJSON_IsString(pv)) {
-        fail(s, id, MCP_RPC_INVALID_PARAMS, "initialize: protocolVersion must be a string");
+        mcp_server_fail(s, id, MCP_RPC_INVALID_PARAMS,
+                        "initialize: protocolVersion must be a string");
         return;
     }
     if ((caps && !cJSON_IsObject(caps)) || (client && !cJSON_IsObject(client))) {
-        fail(s, id, MCP_RPC_INVALID_PARAMS,
-             "initialize: capabilities and clientInfo must be objects");
+        mcp_server_fail(s, id, MCP_RPC_INVALID_PARAMS,
+                        "initialize: capabilities and clientInfo must be objects");
         return;
     }
-    int v = V2025_11_25;
-    for (int i = 0; i < V_COUNT; i++)
+    int v = MCP_SERVER_V2025_11_25;
+    for (int i = 0; i < MCP_SERVER_V_COUNT; i++)
         if (strcmp(pv->valuestring, version_names[i]) == 0) v = i;
-    cJSON *r = initialize_result(s, v);
+    cJSON *r = mcp_server_initialize_result(s, v);
     if (!r) {
-        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
+        mcp_server_fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
         return;
     }
     s->version = v;
     const cJSON *cname = cJSON_GetObjectItemCaseSensitive(client, "name");
-    server_log(s, "client %.100s asked for %.40s; speaking %s",
-               cJSON_IsString(cname) ? cname->valuestring : "(unnamed)", pv->valuestring,
-               version_names[v]);
-    reply(s, id, r);
+    mcp_server_log(s, "client %.100s asked for %.40s; speaking %s",
+                   cJSON_IsString(cname) ? cname->valuestring : "(unnamed)", pv->valuestring,
+                   version_names[v]);
+    mcp_server_reply(s, id, r);
 }
 
 /* ---- tools/list ---- */
 
-static bool add_hint(cJSON *a, const char *key, bool value) {
+static bool mcp_server_add_hint(cJSON *a, const char *key, bool value) {
     return cJSON_AddBoolToObject(a, key, value) != NULL;
 }
 
-static cJSON *annotations_json(const struct entry *e) {
+static cJSON *mcp_server_annotations_json(const struct mcp_server_entry *e) {
     const struct mcp_tool_annotations *h = &e->tool->annotations;
     cJSON *a = cJSON_CreateObject();
     if (!a || (e->tool->title && !cJSON_AddStringToObject(a, "title", e->tool->title)) ||
-        !add_hint(a, "readOnlyHint", h->read_only == MCP_HINT_YES) ||
-        !add_hint(a, "destructiveHint", e->destructive) ||
-        !add_hint(a, "idempotentHint", h->idempotent == MCP_HINT_YES) ||
-        !add_hint(a, "openWorldHint", h->open_world != MCP_HINT_NO)) {
+        !mcp_server_add_hint(a, "readOnlyHint", h->read_only == MCP_TOOL_HINT_YES) ||
+        !mcp_server_add_hint(a, "destructiveHint", e->destructive) ||
+        !mcp_server_add_hint(a, "idempotentHint", h->idempotent == MCP_TOOL_HINT_YES) ||
+        !mcp_server_add_hint(a, "openWorldHint", h->open_world != MCP_TOOL_HINT_NO)) {
         cJSON_Delete(a);
         return NULL;
     }
@@ -289,23 +304,25 @@ static cJSON *annotations_json(const struct entry *e) {
 }
 
 /* Adds a copy of item under key; false when out of memory. */
-static bool add_copy(cJSON *obj, const char *key, const cJSON *item) {
+static bool mcp_server_add_copy(cJSON *obj, const char *key, const cJSON *item) {
     cJSON *copy = cJSON_Duplicate(item, 1);
     if (!copy) return false;
     cJSON_AddItemToObject(obj, key, copy);
     return true;
 }
 
-static cJSON *tool_json(const struct entry *e, int v) {
+static cJSON *mcp_server_tool_json(const struct mcp_server_entry *e, int v) {
     const struct mcp_tool *t = e->tool;
     cJSON *j = cJSON_CreateObject(), *a = NULL;
     bool ok = j && cJSON_AddStringToObject(j, "name", t->name) &&
-              (v < V2025_06_18 || !t->title || cJSON_AddStringToObject(j, "title", t->title)) &&
+              (v < MCP_SERVER_V2025_06_18 || !t->title ||
+               cJSON_AddStringToObject(j, "title", t->title)) &&
               cJSON_AddStringToObject(j, "description", t->description) &&
-              add_copy(j, "inputSchema", e->input) &&
-              (v < V2025_06_18 || !e->output || add_copy(j, "outputSchema", e->output));
-    if (ok && v >= V2025_03_26) {
-        ok = (a = annotations_json(e)) != NULL;
+              mcp_server_add_copy(j, "inputSchema", e->input) &&
+              (v < MCP_SERVER_V2025_06_18 || !e->output ||
+               mcp_server_add_copy(j, "outputSchema", e->output));
+    if (ok && v >= MCP_SERVER_V2025_03_26) {
+        ok = (a = mcp_server_annotations_json(e)) != NULL;
         if (ok) cJSON_AddItemToObject(j, "annotations", a);
     }
     if (ok) return j;
@@ -315,7 +332,7 @@ static cJSON *tool_json(const struct entry *e, int v) {
 
 /* Reads a cursor this server gives ("t" and the index of the first tool of a
  * page past the first). Returns the index, or 0 when it is not one. */
-static size_t read_cursor(const struct mcp_server *s, const char *c) {
+static size_t mcp_server_read_cursor(const struct mcp_server *s, const char *c) {
     if (!s->page_size || c[0] != 't' || c[1] < '1' || c[1] > '9') return 0;
     char *end;
     errno = 0;
@@ -324,11 +341,12 @@ static size_t read_cursor(const struct mcp_server *s, const char *c) {
     return ok ? (size_t)i : 0;
 }
 
-static void do_tools_list(struct mcp_server *s, const cJSON *id, const cJSON *params) {
+static void mcp_server_do_tools_list(struct mcp_server *s, const cJSON *id, const cJSON *params) {
     const cJSON *cursor = cJSON_GetObjectItemCaseSensitive(params, "cursor");
     size_t start = 0;
-    if (cursor && (!cJSON_IsString(cursor) || !(start = read_cursor(s, cursor->valuestring)))) {
-        fail(s, id, MCP_RPC_INVALID_PARAMS, "Invalid cursor");
+    if (cursor &&
+        (!cJSON_IsString(cursor) || !(start = mcp_server_read_cursor(s, cursor->valuestring)))) {
+        mcp_server_fail(s, id, MCP_RPC_INVALID_PARAMS, "Invalid cursor");
         return;
     }
     size_t end =
@@ -336,7 +354,7 @@ static void do_tools_list(struct mcp_server *s, const cJSON *id, const cJSON *pa
     cJSON *r = cJSON_CreateObject(), *list = r ? cJSON_AddArrayToObject(r, "tools") : NULL;
     bool ok = list != NULL;
     for (size_t i = start; ok && i < end; i++) {
-        cJSON *t = tool_json(&s->tools[i], s->version);
+        cJSON *t = mcp_server_tool_json(&s->tools[i], s->version);
         if (t) cJSON_AddItemToArray(list, t);
         ok = t != NULL;
     }
@@ -345,24 +363,24 @@ static void do_tools_list(struct mcp_server *s, const cJSON *id, const cJSON *pa
     if (ok && end < s->ntools) ok = cJSON_AddStringToObject(r, "nextCursor", next) != NULL;
     if (!ok) {
         cJSON_Delete(r);
-        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
+        mcp_server_fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
         return;
     }
-    reply(s, id, r);
+    mcp_server_reply(s, id, r);
 }
 
 /* ---- tools/call ---- */
 
-/* The hooks of struct mcp_call. */
-static int call_notify(void *io, const char *method, cJSON *params) {
+/* The hooks of struct mcp_tool_call. */
+static int mcp_server_call_notify(void *io, const char *method, cJSON *params) {
     struct mcp_server *s = io;
     int rc = mcp_rpc_notify(&s->out, method, params);
-    sent(s, rc);
+    mcp_server_sent(s, rc);
     return rc;
 }
 
 /* True when line is notifications/cancelled for the call in progress. */
-static bool cancels_call(const struct mcp_server *s, const char *line, size_t len) {
+static bool mcp_server_cancels_call(const struct mcp_server *s, const char *line, size_t len) {
     cJSON *m = NULL;
     struct mcp_rpc_msg msg;
     const char *why;
@@ -376,142 +394,145 @@ static bool cancels_call(const struct mcp_server *s, const char *line, size_t le
     return hit;
 }
 
-static bool call_cancelled(void *io) {
+static bool mcp_server_call_cancelled(void *io) {
     struct mcp_server *s = io;
     if (s->call_cancelled) return true;
     if (mcp_rpc_in_poll(&s->in) != MCP_RPC_OK) return false;
     const char *line;
     size_t len;
     while (!s->call_cancelled && mcp_rpc_in_peek(&s->in, &s->peek, &line, &len))
-        s->call_cancelled = cancels_call(s, line, len);
+        s->call_cancelled = mcp_server_cancels_call(s, line, len);
     return s->call_cancelled;
 }
 
-static bool call_input_ended(void *io) {
+static bool mcp_server_call_input_ended(void *io) {
     struct mcp_server *s = io;
     if (mcp_rpc_in_poll(&s->in) != MCP_RPC_OK) return true; /* it cannot be read any more */
     return mcp_rpc_in_eof(&s->in);
 }
 
 /* The result of a call that returned MCP_TOOL_OK or MCP_TOOL_FAILED. */
-static cJSON *call_result(struct mcp_server *s, struct mcp_call *c, bool is_error) {
+static cJSON *mcp_server_call_result(struct mcp_server *s, struct mcp_tool_call *c, bool is_error) {
     cJSON *r = cJSON_CreateObject();
     if (!r) return NULL;
     if (!is_error && c->structured && !cJSON_GetArraySize(c->content)) {
         char *text = cJSON_PrintUnformatted(c->structured);
         int rc = text ? mcp_tool_text_n(c, text, strlen(text)) : MCP_TOOL_INTERNAL;
         cJSON_free(text);
-        if (rc) goto fail;
+        if (rc) goto mcp_server_fail;
     }
     cJSON_AddItemToObject(r, "content", c->content);
     c->content = NULL;
-    if (!is_error && c->structured && s->version >= V2025_06_18) {
+    if (!is_error && c->structured && s->version >= MCP_SERVER_V2025_06_18) {
         cJSON_AddItemToObject(r, "structuredContent", c->structured);
         c->structured = NULL;
     }
-    if (is_error && !cJSON_AddTrueToObject(r, "isError")) goto fail;
+    if (is_error && !cJSON_AddTrueToObject(r, "isError")) goto mcp_server_fail;
     return r;
-fail:
+mcp_server_fail:
     cJSON_Delete(r);
     return NULL;
 }
 
 /* Checks a successful call's structured result against the output schema. */
-static bool output_ok(struct mcp_server *s, const struct entry *e, const struct mcp_call *c) {
+static bool mcp_server_output_ok(struct mcp_server *s, const struct mcp_server_entry *e,
+                                 const struct mcp_tool_call *c) {
     if (!e->output) return true;
     struct buf why;
     buf_init(&why, 1024);
     int rc = c->structured ? mcp_schema_validate(e->output, c->structured, &why) : -1;
     if (rc)
-        server_log(s, "tool %s: %s", e->tool->name,
-                   c->structured ? buf_str(&why)
-                                 : "no structured result despite its output_schema");
+        mcp_server_log(s, "tool %s: %s", e->tool->name,
+                       c->structured ? buf_str(&why)
+                                     : "no structured result despite its output_schema");
     buf_free(&why);
     return rc == 0;
 }
 
-static void run_tool(struct mcp_server *s, const cJSON *id, const struct entry *e,
-                     const cJSON *args, const cJSON *token) {
-    struct mcp_call c;
+static void mcp_server_run_tool(struct mcp_server *s, const cJSON *id,
+                                const struct mcp_server_entry *e, const cJSON *args,
+                                const cJSON *token) {
+    struct mcp_tool_call c;
     if (mcp_tool_call_init(&c)) {
-        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
+        mcp_server_fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
         return;
     }
     c.version = version_names[s->version];
-    c.progress_message = s->version >= V2025_03_26;
+    c.progress_message = s->version >= MCP_SERVER_V2025_03_26;
     c.progress_token = token;
     c.tools = s->list;
     c.ntools = s->ntools;
-    c.notify = call_notify;
-    c.cancelled = call_cancelled;
-    c.input_ended = call_input_ended;
+    c.notify = mcp_server_call_notify;
+    c.cancelled = mcp_server_call_cancelled;
+    c.input_ended = mcp_server_call_input_ended;
     c.io = s;
     s->call_id = id;
     s->call_cancelled = false;
     s->peek = 0;
     int rc = e->tool->call(args, &c, e->user);
-    if (rc == MCP_TOOL_OK && !output_ok(s, e, &c)) rc = MCP_TOOL_INTERNAL;
+    if (rc == MCP_TOOL_OK && !mcp_server_output_ok(s, e, &c)) rc = MCP_TOOL_INTERNAL;
     cJSON *r = NULL;
     if (rc == MCP_TOOL_CANCELLED || s->call_cancelled) {
-        server_log(s, "tool %s: cancelled by the client; no reply", e->tool->name);
+        mcp_server_log(s, "tool %s: cancelled by the client; no reply", e->tool->name);
     } else if ((rc == MCP_TOOL_OK || rc == MCP_TOOL_FAILED) &&
-               (r = call_result(s, &c, rc == MCP_TOOL_FAILED))) {
-        reply(s, id, r);
+               (r = mcp_server_call_result(s, &c, rc == MCP_TOOL_FAILED))) {
+        mcp_server_reply(s, id, r);
     } else {
-        server_log(s, "tool %s: internal error (handler returned %d)", e->tool->name, rc);
-        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error in tool %s", e->tool->name);
+        mcp_server_log(s, "tool %s: internal error (handler returned %d)", e->tool->name, rc);
+        mcp_server_fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error in tool %s", e->tool->name);
     }
     s->call_id = NULL;
     mcp_tool_call_free(&c);
 }
 
 /* Replies with an isError result of one text block (printf-style). */
-__attribute__((format(printf, 3, 4))) static void tool_error(struct mcp_server *s, const cJSON *id,
-                                                             const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static void
+mcp_server_tool_error(struct mcp_server *s, const cJSON *id, const char *fmt, ...) {
     struct buf text;
     buf_init(&text, 4096);
     va_list ap;
     va_start(ap, fmt);
     int rc = buf_vaddf(&text, fmt, ap);
     va_end(ap);
-    struct mcp_call c;
+    struct mcp_tool_call c;
     cJSON *r = NULL;
     if (!rc && mcp_tool_call_init(&c) == MCP_TOOL_OK) {
         if (mcp_tool_text_n(&c, buf_str(&text), text.len) == MCP_TOOL_OK)
-            r = call_result(s, &c, true);
+            r = mcp_server_call_result(s, &c, true);
         mcp_tool_call_free(&c);
     }
     buf_free(&text);
     if (r)
-        reply(s, id, r);
+        mcp_server_reply(s, id, r);
     else
-        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
+        mcp_server_fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
 }
 
 /* A call without "confirm": true: the tool's preview says what it would do
  * (an isError result the model shows the user), or why it could not run. */
-static void refuse_unconfirmed(struct mcp_server *s, const cJSON *id, const struct entry *e,
-                               const cJSON *args) {
-    struct mcp_call c;
+static void mcp_server_refuse_unconfirmed(struct mcp_server *s, const cJSON *id,
+                                          const struct mcp_server_entry *e, const cJSON *args) {
+    struct mcp_tool_call c;
     if (mcp_tool_call_init(&c)) {
-        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
+        mcp_server_fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
         return;
     }
     int rc = e->tool->preview(args, &c, e->user);
     cJSON *r = NULL;
-    if (rc == MCP_TOOL_FAILED && (r = call_result(s, &c, true))) {
-        reply(s, id, r);
+    if (rc == MCP_TOOL_FAILED && (r = mcp_server_call_result(s, &c, true))) {
+        mcp_server_reply(s, id, r);
     } else if (rc == MCP_TOOL_OK) {
         const cJSON *block = cJSON_GetArrayItem(c.content, 0);
         const cJSON *text = cJSON_GetObjectItemCaseSensitive(block, "text");
-        tool_error(s, id,
-                   "%s was not run: it needs \"confirm\": true. The call would %s. Tell the user "
-                   "what it will do, and call it again with \"confirm\": true only after they "
-                   "agree.",
-                   e->tool->name, cJSON_IsString(text) ? text->valuestring : "act");
+        mcp_server_tool_error(
+            s, id,
+            "%s was not run: it needs \"confirm\": true. The call would %s. Tell the user "
+            "what it will do, and call it again with \"confirm\": true only after they "
+            "agree.",
+            e->tool->name, cJSON_IsString(text) ? text->valuestring : "act");
     } else {
-        server_log(s, "tool %s: internal error (preview returned %d)", e->tool->name, rc);
-        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error in tool %s", e->tool->name);
+        mcp_server_log(s, "tool %s: internal error (preview returned %d)", e->tool->name, rc);
+        mcp_server_fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error in tool %s", e->tool->name);
     }
     mcp_tool_call_free(&c);
 }
@@ -519,170 +540,175 @@ static void refuse_unconfirmed(struct mcp_server *s, const cJSON *id, const stru
 /* The tools/call checks that come before the handler; true when it may run.
  * Arguments that fail the input schema are a tool execution error from
  * 2025-11-25 on, a protocol error before. */
-static bool call_allowed(struct mcp_server *s, const cJSON *id, const struct entry *e,
-                         const cJSON *args) {
+static bool mcp_server_call_allowed(struct mcp_server *s, const cJSON *id,
+                                    const struct mcp_server_entry *e, const cJSON *args) {
     struct buf why;
     buf_init(&why, 1024);
     int rc = mcp_schema_validate(e->input, args, &why);
-    if (rc == MCP_SCHEMA_ERR_INVALID && s->version < V2025_11_25)
-        fail(s, id, MCP_RPC_INVALID_PARAMS, "Invalid arguments for tool %s: %s", e->tool->name,
-             buf_str(&why));
+    if (rc == MCP_SCHEMA_ERR_INVALID && s->version < MCP_SERVER_V2025_11_25)
+        mcp_server_fail(s, id, MCP_RPC_INVALID_PARAMS, "Invalid arguments for tool %s: %s",
+                        e->tool->name, buf_str(&why));
     else if (rc == MCP_SCHEMA_ERR_INVALID)
-        tool_error(s, id, "Invalid arguments for tool %s: %s", e->tool->name, buf_str(&why));
+        mcp_server_tool_error(s, id, "Invalid arguments for tool %s: %s", e->tool->name,
+                              buf_str(&why));
     else if (rc)
-        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
+        mcp_server_fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
     buf_free(&why);
     if (rc) return false;
     if (!e->confirm || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "confirm"))) return true;
-    refuse_unconfirmed(s, id, e, args);
+    mcp_server_refuse_unconfirmed(s, id, e, args);
     return false;
 }
 
-static void do_tools_call(struct mcp_server *s, const cJSON *id, const cJSON *params) {
+static void mcp_server_do_tools_call(struct mcp_server *s, const cJSON *id, const cJSON *params) {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
     const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
     if (!cJSON_IsString(name)) {
-        fail(s, id, MCP_RPC_INVALID_PARAMS, "tools/call: name must be a string");
+        mcp_server_fail(s, id, MCP_RPC_INVALID_PARAMS, "tools/call: name must be a string");
         return;
     }
     if (args && !cJSON_IsObject(args)) {
-        fail(s, id, MCP_RPC_INVALID_PARAMS, "tools/call: arguments must be an object");
+        mcp_server_fail(s, id, MCP_RPC_INVALID_PARAMS, "tools/call: arguments must be an object");
         return;
     }
     if ((meta && !cJSON_IsObject(meta)) || (token && !mcp_rpc_id_ok(token))) {
-        fail(s, id, MCP_RPC_INVALID_PARAMS,
-             "tools/call: _meta.progressToken must be a string or an integer");
+        mcp_server_fail(s, id, MCP_RPC_INVALID_PARAMS,
+                        "tools/call: _meta.progressToken must be a string or an integer");
         return;
     }
-    const struct entry *e = find_tool(s, name->valuestring);
+    const struct mcp_server_entry *e = mcp_server_find_tool(s, name->valuestring);
     if (!e) {
-        fail(s, id, MCP_RPC_INVALID_PARAMS, "Unknown tool: %.128s", name->valuestring);
+        mcp_server_fail(s, id, MCP_RPC_INVALID_PARAMS, "Unknown tool: %.128s", name->valuestring);
         return;
     }
     cJSON *empty = args ? NULL : cJSON_CreateObject();
     if (!args && !empty) {
-        fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
+        mcp_server_fail(s, id, MCP_RPC_INTERNAL_ERROR, "Internal error");
         return;
     }
-    if (call_allowed(s, id, e, args ? args : empty)) run_tool(s, id, e, args ? args : empty, token);
+    if (mcp_server_call_allowed(s, id, e, args ? args : empty))
+        mcp_server_run_tool(s, id, e, args ? args : empty, token);
     cJSON_Delete(empty);
 }
 
 /* ---- dispatch ---- */
 
-static void do_request(struct mcp_server *s, const struct mcp_rpc_msg *m, bool in_batch) {
+static void mcp_server_do_request(struct mcp_server *s, const struct mcp_rpc_msg *m,
+                                  bool in_batch) {
     const char *method = m->method;
     if (strcmp(method, "ping") == 0) {
-        reply(s, m->id, cJSON_CreateObject());
+        mcp_server_reply(s, m->id, cJSON_CreateObject());
         return;
     }
     if (strcmp(method, "initialize") == 0) {
         if (in_batch) {
-            fail(s, m->id, MCP_RPC_INVALID_REQUEST, "initialize must not be part of a batch");
+            mcp_server_fail(s, m->id, MCP_RPC_INVALID_REQUEST,
+                            "initialize must not be part of a batch");
             return;
         }
-        if (s->version != V_NONE) {
-            fail(s, m->id, MCP_RPC_INVALID_REQUEST, "initialize: already initialized");
+        if (s->version != MCP_SERVER_V_NONE) {
+            mcp_server_fail(s, m->id, MCP_RPC_INVALID_REQUEST, "initialize: already initialized");
             return;
         }
-        do_initialize(s, m->id, m->params);
+        mcp_server_do_initialize(s, m->id, m->params);
         return;
     }
-    if (s->version == V_NONE) {
-        fail(s, m->id, MCP_RPC_INVALID_REQUEST,
-             "Not initialized: the first request must be initialize");
+    if (s->version == MCP_SERVER_V_NONE) {
+        mcp_server_fail(s, m->id, MCP_RPC_INVALID_REQUEST,
+                        "Not initialized: the first request must be initialize");
         return;
     }
     if (!s->client_ready) { /* served anyway: some clients never send it */
-        server_log(s, "%s before notifications/initialized", method);
+        mcp_server_log(s, "%s before notifications/initialized", method);
         s->client_ready = true; /* (said once) */
     }
     if (strcmp(method, "tools/list") == 0) {
-        do_tools_list(s, m->id, m->params);
+        mcp_server_do_tools_list(s, m->id, m->params);
         return;
     }
     if (strcmp(method, "tools/call") == 0) {
-        do_tools_call(s, m->id, m->params);
+        mcp_server_do_tools_call(s, m->id, m->params);
         return;
     }
-    fail(s, m->id, MCP_RPC_METHOD_NOT_FOUND, "Method not found: %.128s", method);
+    mcp_server_fail(s, m->id, MCP_RPC_METHOD_NOT_FOUND, "Method not found: %.128s", method);
 }
 
-static void do_notification(struct mcp_server *s, const struct mcp_rpc_msg *m) {
+static void mcp_server_do_notification(struct mcp_server *s, const struct mcp_rpc_msg *m) {
     if (strcmp(m->method, "notifications/initialized") == 0) {
-        if (s->version == V_NONE)
-            server_log(s, "initialized before initialize: ignored");
+        if (s->version == MCP_SERVER_V_NONE)
+            mcp_server_log(s, "initialized before initialize: ignored");
         else
             s->client_ready = true;
     }
     /* Anything else (a late cancellation, roots changes...) needs nothing. */
 }
 
-static void do_message(struct mcp_server *s, const cJSON *obj, bool in_batch) {
+static void mcp_server_do_message(struct mcp_server *s, const cJSON *obj, bool in_batch) {
     struct mcp_rpc_msg m;
     const char *why;
     if (mcp_rpc_check(obj, &m, &why) != MCP_RPC_OK) {
-        fail(s, m.id, MCP_RPC_INVALID_REQUEST, "Invalid Request: %s", why);
+        mcp_server_fail(s, m.id, MCP_RPC_INVALID_REQUEST, "Invalid Request: %s", why);
         return;
     }
     if (m.kind == MCP_RPC_REQUEST) {
-        do_request(s, &m, in_batch);
+        mcp_server_do_request(s, &m, in_batch);
         return;
     }
     if (m.kind == MCP_RPC_NOTIFICATION) {
-        do_notification(s, &m);
+        mcp_server_do_notification(s, &m);
         return;
     }
-    server_log(s, "a response to a request never sent: ignored");
+    mcp_server_log(s, "a response to a request never sent: ignored");
 }
 
-static void do_batch(struct mcp_server *s, const cJSON *batch) {
-    if (s->version != V2025_03_26) {
-        fail(s, NULL, MCP_RPC_INVALID_REQUEST,
-             "Invalid Request: batches are accepted only in protocol version 2025-03-26");
+static void mcp_server_do_batch(struct mcp_server *s, const cJSON *batch) {
+    if (s->version != MCP_SERVER_V2025_03_26) {
+        mcp_server_fail(
+            s, NULL, MCP_RPC_INVALID_REQUEST,
+            "Invalid Request: batches are accepted only in protocol version 2025-03-26");
         return;
     }
     if (!cJSON_GetArraySize(batch)) {
-        fail(s, NULL, MCP_RPC_INVALID_REQUEST, "Invalid Request: an empty batch");
+        mcp_server_fail(s, NULL, MCP_RPC_INVALID_REQUEST, "Invalid Request: an empty batch");
         return;
     }
     s->out.batch = cJSON_CreateArray();
     if (!s->out.batch) {
-        fail(s, NULL, MCP_RPC_INTERNAL_ERROR, "Internal error");
+        mcp_server_fail(s, NULL, MCP_RPC_INTERNAL_ERROR, "Internal error");
         return;
     }
     const cJSON *m;
     cJSON_ArrayForEach(m, batch) {
-        do_message(s, m, true);
+        mcp_server_do_message(s, m, true);
     }
     cJSON *replies = s->out.batch;
     s->out.batch = NULL;
-    if (cJSON_GetArraySize(replies)) sent(s, mcp_rpc_write(s->out.fd, replies));
+    if (cJSON_GetArraySize(replies)) mcp_server_sent(s, mcp_rpc_write(s->out.fd, replies));
     cJSON_Delete(replies);
 }
 
-static void do_line(struct mcp_server *s, const char *line, size_t len) {
+static void mcp_server_do_line(struct mcp_server *s, const char *line, size_t len) {
     cJSON *m;
     int rc = mcp_rpc_parse(line, len, &m);
     if (rc == MCP_RPC_ERR_PARSE) {
-        fail(s, NULL, MCP_RPC_PARSE_ERROR, "Parse error: not one JSON value in UTF-8");
+        mcp_server_fail(s, NULL, MCP_RPC_PARSE_ERROR, "Parse error: not one JSON value in UTF-8");
         return;
     }
     if (rc) {
-        fail(s, NULL, MCP_RPC_INTERNAL_ERROR, "Internal error");
+        mcp_server_fail(s, NULL, MCP_RPC_INTERNAL_ERROR, "Internal error");
         return;
     }
     if (cJSON_IsArray(m))
-        do_batch(s, m);
+        mcp_server_do_batch(s, m);
     else if (m)
-        do_message(s, m, false);
+        mcp_server_do_message(s, m, false);
     cJSON_Delete(m);
 }
 
 int mcp_server_run(struct mcp_server *s, int in_fd, int out_fd, struct buf *err) {
-    s->version = V_NONE;
+    s->version = MCP_SERVER_V_NONE;
     s->client_ready = false;
     s->out_failed = false;
     s->out = (struct mcp_rpc_out){.fd = out_fd, .batch = NULL};
@@ -692,10 +718,10 @@ int mcp_server_run(struct mcp_server *s, int in_fd, int out_fd, struct buf *err)
     size_t len;
     while (!s->out_failed && (rc = mcp_rpc_in_next(&s->in, &line, &len)) != MCP_RPC_EOF) {
         if (rc == MCP_RPC_OK)
-            do_line(s, line, len);
+            mcp_server_do_line(s, line, len);
         else if (rc == MCP_RPC_ERR_LONG)
-            fail(s, NULL, MCP_RPC_PARSE_ERROR, "Parse error: a message longer than %zu bytes",
-                 s->in.max_line);
+            mcp_server_fail(s, NULL, MCP_RPC_PARSE_ERROR,
+                            "Parse error: a message longer than %zu bytes", s->in.max_line);
         else
             break;
     }

@@ -6,21 +6,25 @@
  * 1. Write tool_<name>.c with the handler and the descriptor, next to each
  *    other:
  *
- *        static int call(const cJSON *args, struct mcp_call *call, void *user) {
+ *        static int tool_get_endpoint_status_call(const cJSON *args,
+ *                                                 struct mcp_tool_call *call, void *user) {
  *            const char *name = cJSON_GetObjectItem(args, "endpoint_name")->valuestring;
  *            ...                                   // long waits: see below
  *            if (failed) return mcp_tool_fail(call, "endpoint %s: %s", name, why);
  *            return mcp_tool_text(call, "endpoint %s is InService", name);
  *        }
- *        const struct mcp_tool smt_get_endpoint_status = {
+ *        const struct mcp_tool tool_get_endpoint_status = {
  *            .name = "get_endpoint_status",
  *            .title = "Endpoint status",
  *            .description = "...",
  *            .input_schema = "{\"type\":\"object\",\"properties\":{...},"
  *                            "\"required\":[\"endpoint_name\"],\"additionalProperties\":false}",
- *            .annotations = {.read_only = MCP_HINT_YES, .open_world = MCP_HINT_YES},
- *            .call = call,
+ *            .annotations = {.read_only = MCP_TOOL_HINT_YES, .open_world = MCP_TOOL_HINT_YES},
+ *            .call = tool_get_endpoint_status_call,
  *        };
+ *
+ *    Every name of the file starts with its basename, tool_<name>_
+ *    (tests/layout/test_names.py).
  *
  *    A tool that is not read-only (it creates, changes, deletes or spends:
  *    deploys, benchmarks) also declares a boolean "confirm" property and a
@@ -37,7 +41,7 @@
  *    no NUL and no control character (C0, DEL, C1: U+0000-U+001F,
  *    U+007F-U+009F); a string whose schema node says "contentMediaType":
  *    "text/plain" may also hold TAB, LF and CR (a prompt).
- *  - A tool that is not read-only (read_only != MCP_HINT_YES: it creates,
+ *  - A tool that is not read-only (read_only != MCP_TOOL_HINT_YES: it creates,
  *    changes, deletes or spends) is called only with "confirm": true in args,
  *    whatever its destructive hint. Its input_schema must declare a boolean
  *    "confirm" property and it must have a preview handler, or registration
@@ -70,21 +74,21 @@
 #include <cjson/cJSON.h>
 
 /* A behaviour hint; DEFAULT takes MCP's default for that hint. */
-enum mcp_hint { MCP_HINT_DEFAULT = 0, MCP_HINT_NO, MCP_HINT_YES };
+enum mcp_tool_hint { MCP_TOOL_HINT_DEFAULT = 0, MCP_TOOL_HINT_NO, MCP_TOOL_HINT_YES };
 
 /* MCP's tool annotations (hints to the client; sm-mcp also enforces the
  * confirmation of every tool that is not read-only). Defaults: read_only no, destructive
  * yes (meaningful only when not read-only), idempotent no, open_world yes. */
 struct mcp_tool_annotations {
-    enum mcp_hint read_only;   /* changes nothing */
-    enum mcp_hint destructive; /* may delete or overwrite (not only add) */
-    enum mcp_hint idempotent;  /* a repeated call with the same arguments changes nothing more */
-    enum mcp_hint open_world;  /* talks to the outside world (AWS), not a closed domain */
+    enum mcp_tool_hint read_only;   /* changes nothing */
+    enum mcp_tool_hint destructive; /* may delete or overwrite (not only add) */
+    enum mcp_tool_hint idempotent;  /* the same call repeated changes nothing more */
+    enum mcp_tool_hint open_world;  /* talks to the outside world (AWS), not a closed domain */
 };
 
 /* The call in progress. Its fields belong to the server (which fills them
  * through the hooks); handlers use only the functions below. */
-struct mcp_call {
+struct mcp_tool_call {
     cJSON *content;                      /* array of content blocks added so far */
     cJSON *structured;                   /* the structured result, or NULL */
     const char *version;                 /* negotiated protocol version */
@@ -113,7 +117,7 @@ enum mcp_tool_status {
 
 /* The handler: args (never NULL) is the validated arguments object, owned by
  * the server; user is the pointer given with the tool at registration. */
-typedef int mcp_tool_fn(const cJSON *args, struct mcp_call *call, void *user);
+typedef int mcp_tool_fn(const cJSON *args, struct mcp_tool_call *call, void *user);
 
 /* A tool. Descriptors are static data and must outlive the server. */
 struct mcp_tool {
@@ -141,24 +145,24 @@ bool mcp_tool_needs_confirm(const struct mcp_tool *t);
 
 /* Appends a text content block (printf-style). Returns MCP_TOOL_OK or
  * MCP_TOOL_INTERNAL (out of memory), so `return mcp_tool_text(...)` works. */
-__attribute__((warn_unused_result, format(printf, 2, 3))) int mcp_tool_text(struct mcp_call *call,
-                                                                            const char *fmt, ...);
+__attribute__((warn_unused_result, format(printf, 2, 3))) int
+mcp_tool_text(struct mcp_tool_call *call, const char *fmt, ...);
 
 /* Appends text[0..len) as a text content block. */
-__attribute__((warn_unused_result)) int mcp_tool_text_n(struct mcp_call *call, const char *text,
-                                                        size_t len);
+__attribute__((warn_unused_result)) int mcp_tool_text_n(struct mcp_tool_call *call,
+                                                        const char *text, size_t len);
 
 /* Sets the structured result (a JSON object; replaces an earlier one); takes
  * obj, even on failure. Sent as structuredContent to clients of MCP
  * 2025-06-18 and later; when the handler adds no text, its JSON text is added
  * as the text block older clients read. Returns MCP_TOOL_OK or
  * MCP_TOOL_INTERNAL (obj not an object, out of memory). */
-__attribute__((warn_unused_result)) int mcp_tool_structured(struct mcp_call *call, cJSON *obj);
+__attribute__((warn_unused_result)) int mcp_tool_structured(struct mcp_tool_call *call, cJSON *obj);
 
 /* Replaces the content with one text block (printf-style) and returns
  * MCP_TOOL_FAILED: `return mcp_tool_fail(call, "...")`. */
-__attribute__((warn_unused_result, format(printf, 2, 3))) int mcp_tool_fail(struct mcp_call *call,
-                                                                            const char *fmt, ...);
+__attribute__((warn_unused_result, format(printf, 2, 3))) int
+mcp_tool_fail(struct mcp_tool_call *call, const char *fmt, ...);
 
 /* Sends notifications/progress when the request carried a progressToken;
  * otherwise does nothing. progress must grow from call to call (a value not
@@ -166,33 +170,33 @@ __attribute__((warn_unused_result, format(printf, 2, 3))) int mcp_tool_fail(stru
  * NULL (it is left out for MCP 2024-11-05 clients); a progress that is not
  * finite is dropped. Returns MCP_TOOL_OK, or
  * MCP_TOOL_INTERNAL when the notification could not be written. */
-__attribute__((warn_unused_result)) int mcp_tool_progress(struct mcp_call *call, double progress,
-                                                          double total, const char *message);
+__attribute__((warn_unused_result)) int
+mcp_tool_progress(struct mcp_tool_call *call, double progress, double total, const char *message);
 
 /* True when the client has cancelled this request (notifications/cancelled).
  * Reads pending input without blocking; cheap enough to call between steps of
  * a wait loop. (Closing the input is not a cancellation: `printf ... | sm-mcp`
  * still gets its replies.) */
-bool mcp_tool_cancelled(struct mcp_call *call);
+bool mcp_tool_cancelled(struct mcp_tool_call *call);
 
 /* True when the server's input has ended (the client closed it, or left).
  * Reads pending input without blocking. A tool that runs programs stops them
  * then (mcp_aws_program does), so that none goes on without a client; other
  * tools finish and reply. */
-bool mcp_tool_input_ended(struct mcp_call *call);
+bool mcp_tool_input_ended(struct mcp_tool_call *call);
 
 /* The protocol version negotiated for the session, e.g. "2025-11-25". */
-const char *mcp_tool_version(const struct mcp_call *call);
+const char *mcp_tool_version(const struct mcp_tool_call *call);
 
 /* The tools the server offers, in registration order: for get_help. */
-size_t mcp_tool_count(const struct mcp_call *call);
-const struct mcp_tool *mcp_tool_at(const struct mcp_call *call, size_t i);
+size_t mcp_tool_count(const struct mcp_tool_call *call);
+const struct mcp_tool *mcp_tool_at(const struct mcp_tool_call *call, size_t i);
 
 /* For the server: starts a call (content empty, no structured result, the
  * other fields zero for the server to fill). Returns MCP_TOOL_OK or
  * MCP_TOOL_INTERNAL. */
-__attribute__((warn_unused_result)) int mcp_tool_call_init(struct mcp_call *call);
+__attribute__((warn_unused_result)) int mcp_tool_call_init(struct mcp_tool_call *call);
 /* For the server: frees what the call holds. */
-void mcp_tool_call_free(struct mcp_call *call);
+void mcp_tool_call_free(struct mcp_tool_call *call);
 
 #endif

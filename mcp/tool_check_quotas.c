@@ -2,16 +2,16 @@
 #include "epinfo.h"
 #include "mcp_aws.h"
 
-static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
-              struct buf *err) {
+static int tool_check_quotas_op(struct epops *ops, const char *region, const cJSON *args,
+                                struct epops_out *out, struct buf *err) {
     const char *regions[EPOPS_MAX_REGIONS], *types[EPREQ_MAX_TYPES];
     size_t nr = mcp_aws_regions(args, region, regions);
     size_t nt = mcp_aws_strings(args, "instance_types", types, EPREQ_MAX_TYPES);
     return epinfo_quotas(ops, regions, nr, types, nt, out, err);
 }
 
-static int call(const cJSON *args, struct mcp_call *call, void *user) {
-    return mcp_aws_run(user, call, args, op);
+static int tool_check_quotas_call(const cJSON *args, struct mcp_tool_call *call, void *user) {
+    return mcp_aws_run(user, call, args, tool_check_quotas_op);
 }
 
 const struct mcp_tool tool_check_quotas = {
@@ -26,6 +26,6 @@ const struct mcp_tool tool_check_quotas = {
                     "\"description\":\"Default: the L4 types with one GPU\"},\"regions\":{\"type\":"
                     "\"array\",\"items\":{\"type\":\"string\",\"maxLength\":31},\"maxItems\":8}"
                     "," MCP_AWS_REGION_PROP "},\"additionalProperties\":false}",
-    .annotations = {.read_only = MCP_HINT_YES, .idempotent = MCP_HINT_YES},
-    .call = call,
+    .annotations = {.read_only = MCP_TOOL_HINT_YES, .idempotent = MCP_TOOL_HINT_YES},
+    .call = tool_check_quotas_call,
 };

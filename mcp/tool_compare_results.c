@@ -7,20 +7,20 @@
 #include "mcp_aws.h"
 #include "mcp_runs.h"
 
-struct cmp_state {
+struct tool_compare_results_state {
     struct buf out;
     char last[1024];
 };
 
-static void on_line(void *ud, const char *line, bool is_stderr) {
-    struct cmp_state *c = ud;
+static void tool_compare_results_on_line(void *ud, const char *line, bool is_stderr) {
+    struct tool_compare_results_state *c = ud;
     if (is_stderr)
         snprintf(c->last, sizeof c->last, "%s", line);
     else if (buf_adds(&c->out, line) || buf_addc(&c->out, '\n'))
         buf_reset(&c->out);
 }
 
-static int call(const cJSON *args, struct mcp_call *call, void *user) {
+static int tool_compare_results_call(const cJSON *args, struct mcp_tool_call *call, void *user) {
     const struct mcp_aws *a = user;
     if (!a) return mcp_tool_fail(call, "this server runs no program (registered without one)");
     const char *base = mcp_aws_string(args, "baseline", ""),
@@ -41,9 +41,9 @@ static int call(const cJSON *args, struct mcp_call *call, void *user) {
     argv[n++] = (char *)buf_str(&sides[0]);
     argv[n++] = (char *)buf_str(&sides[1]);
     argv[n] = NULL;
-    struct cmp_state c = {.last = ""};
+    struct tool_compare_results_state c = {.last = ""};
     buf_init(&c.out, (size_t)16 << 20);
-    if (!rc) rc = mcp_aws_program(call, argv, on_line, &c, &status);
+    if (!rc) rc = mcp_aws_program(call, argv, tool_compare_results_on_line, &c, &status);
     cJSON *j = !rc && status == 0 ? cJSON_ParseWithLength(buf_str(&c.out), c.out.len) : NULL;
     if (!rc && status != 0)
         rc = mcp_tool_fail(call, "sm-compare exited with status %d: %s", status, c.last);
@@ -78,8 +78,8 @@ const struct mcp_tool tool_compare_results = {
         "\"maxLength\":4096},\"price_per_hour\":{\"type\":\"number\",\"minimum\":"
         "0.0001,\"maximum\":10000}},\"required\":[\"baseline\",\"candidate\"],"
         "\"additionalProperties\":false}",
-    .annotations = {.read_only = MCP_HINT_YES,
-                    .idempotent = MCP_HINT_YES,
-                    .open_world = MCP_HINT_NO},
-    .call = call,
+    .annotations = {.read_only = MCP_TOOL_HINT_YES,
+                    .idempotent = MCP_TOOL_HINT_YES,
+                    .open_world = MCP_TOOL_HINT_NO},
+    .call = tool_compare_results_call,
 };

@@ -3,19 +3,19 @@
 #include "epops.h"
 #include "mcp_aws.h"
 
-static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
-              struct buf *err) {
+static int tool_delete_endpoint_op(struct epops *ops, const char *region, const cJSON *args,
+                                   struct epops_out *out, struct buf *err) {
     return epops_delete(ops, region, mcp_aws_string(args, "endpoint_name", ""),
                         mcp_aws_bool(args, "wait", false),
                         mcp_aws_number(args, "price_per_hour", 0), true, out, err);
 }
 
-static int call(const cJSON *args, struct mcp_call *call, void *user) {
-    return mcp_aws_run(user, call, args, op);
+static int tool_delete_endpoint_call(const cJSON *args, struct mcp_tool_call *call, void *user) {
+    return mcp_aws_run(user, call, args, tool_delete_endpoint_op);
 }
 
 /* What a call would delete (without "confirm": true). */
-static int preview(const cJSON *args, struct mcp_call *call, void *user) {
+static int tool_delete_endpoint_preview(const cJSON *args, struct mcp_tool_call *call, void *user) {
     const char *region;
     int rc = mcp_aws_region(user, call, args, &region);
     return rc ? rc
@@ -43,10 +43,10 @@ const struct mcp_tool tool_delete_endpoint = {
         "\"minimum\":0.0001,\"maximum\":10000},\"confirm\":{\"type\":\"boolean\","
         "\"description\":\"true once the user agreed to delete it\"}},"
         "\"required\":[\"endpoint_name\"],\"additionalProperties\":false}",
-    .annotations = {.read_only = MCP_HINT_NO,
-                    .destructive = MCP_HINT_YES,
-                    .idempotent = MCP_HINT_YES,
-                    .open_world = MCP_HINT_YES},
-    .call = call,
-    .preview = preview,
+    .annotations = {.read_only = MCP_TOOL_HINT_NO,
+                    .destructive = MCP_TOOL_HINT_YES,
+                    .idempotent = MCP_TOOL_HINT_YES,
+                    .open_world = MCP_TOOL_HINT_YES},
+    .call = tool_delete_endpoint_call,
+    .preview = tool_delete_endpoint_preview,
 };

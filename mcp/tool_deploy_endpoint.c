@@ -8,7 +8,7 @@
 #include "mcp_aws.h"
 
 /* What a call would create, and what it would cost. */
-static int preview(const cJSON *args, struct mcp_call *call, void *user) {
+static int tool_deploy_endpoint_preview(const cJSON *args, struct mcp_tool_call *call, void *user) {
     const struct mcp_aws *a = user;
     const char *region, *source;
     int rc = mcp_aws_region(a, call, args, &region);
@@ -42,15 +42,15 @@ static int preview(const cJSON *args, struct mcp_call *call, void *user) {
     return rc;
 }
 
-static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
-              struct buf *err) {
+static int tool_deploy_endpoint_op(struct epops *ops, const char *region, const cJSON *args,
+                                   struct epops_out *out, struct buf *err) {
     struct epops_deploy_req r;
     mcp_aws_deploy_req(args, region, &r);
     return epops_deploy(ops, &r, out, err);
 }
 
-static int call(const cJSON *args, struct mcp_call *call, void *user) {
-    return mcp_aws_run(user, call, args, op);
+static int tool_deploy_endpoint_call(const cJSON *args, struct mcp_tool_call *call, void *user) {
+    return mcp_aws_run(user, call, args, tool_deploy_endpoint_op);
 }
 
 const struct mcp_tool tool_deploy_endpoint = {
@@ -82,10 +82,10 @@ const struct mcp_tool tool_deploy_endpoint = {
         "\"minimum\":0.0001,\"maximum\":10000},\"confirm\":{\"type\":\"boolean\",\"description\":"
         "\"true once the user agreed to create it and pay for it\"}},\"required\":["
         "\"endpoint_name\",\"model_id\",\"role_arn\"],\"additionalProperties\":false}",
-    .annotations = {.read_only = MCP_HINT_NO,
-                    .destructive = MCP_HINT_NO,
-                    .idempotent = MCP_HINT_NO,
-                    .open_world = MCP_HINT_YES},
-    .call = call,
-    .preview = preview,
+    .annotations = {.read_only = MCP_TOOL_HINT_NO,
+                    .destructive = MCP_TOOL_HINT_NO,
+                    .idempotent = MCP_TOOL_HINT_NO,
+                    .open_world = MCP_TOOL_HINT_YES},
+    .call = tool_deploy_endpoint_call,
+    .preview = tool_deploy_endpoint_preview,
 };

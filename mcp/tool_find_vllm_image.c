@@ -4,14 +4,14 @@
 #include "epinfo.h"
 #include "mcp_aws.h"
 
-static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
-              struct buf *err) {
+static int tool_find_vllm_image_op(struct epops *ops, const char *region, const cJSON *args,
+                                   struct epops_out *out, struct buf *err) {
     (void)args;
     return epinfo_images(ops, region, out, err);
 }
 
-static int call(const cJSON *args, struct mcp_call *call, void *user) {
-    return mcp_aws_run(user, call, args, op);
+static int tool_find_vllm_image_call(const cJSON *args, struct mcp_tool_call *call, void *user) {
+    return mcp_aws_run(user, call, args, tool_find_vllm_image_op);
 }
 
 const struct mcp_tool tool_find_vllm_image = {
@@ -22,8 +22,8 @@ const struct mcp_tool tool_find_vllm_image = {
                    "knows, where each fact comes from, and how to find the newest tag.",
     .input_schema = "{\"type\":\"object\",\"properties\":{" MCP_AWS_REGION_PROP
                     "},\"additionalProperties\":false}",
-    .annotations = {.read_only = MCP_HINT_YES,
-                    .idempotent = MCP_HINT_YES,
-                    .open_world = MCP_HINT_NO},
-    .call = call,
+    .annotations = {.read_only = MCP_TOOL_HINT_YES,
+                    .idempotent = MCP_TOOL_HINT_YES,
+                    .open_world = MCP_TOOL_HINT_NO},
+    .call = tool_find_vllm_image_call,
 };

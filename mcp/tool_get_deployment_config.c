@@ -3,15 +3,16 @@
 #include "epinfo.h"
 #include "mcp_aws.h"
 
-static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
-              struct buf *err) {
+static int tool_get_deployment_config_op(struct epops *ops, const char *region, const cJSON *args,
+                                         struct epops_out *out, struct buf *err) {
     struct epops_deploy_req r;
     mcp_aws_deploy_req(args, region, &r); /* its schema has no regions: region */
     return epinfo_config(ops, &r, out, err);
 }
 
-static int call(const cJSON *args, struct mcp_call *call, void *user) {
-    return mcp_aws_run(user, call, args, op);
+static int tool_get_deployment_config_call(const cJSON *args, struct mcp_tool_call *call,
+                                           void *user) {
+    return mcp_aws_run(user, call, args, tool_get_deployment_config_op);
 }
 
 const struct mcp_tool tool_get_deployment_config = {
@@ -28,8 +29,8 @@ const struct mcp_tool tool_get_deployment_config = {
         "\"maxItems\":5},\"image\":{\"type\":\"string\",\"maxLength\":255}," MCP_AWS_REGION_PROP
         "},\"required\":[\"endpoint_name\",\"model_id\"],"
         "\"additionalProperties\":false}",
-    .annotations = {.read_only = MCP_HINT_YES,
-                    .idempotent = MCP_HINT_YES,
-                    .open_world = MCP_HINT_NO},
-    .call = call,
+    .annotations = {.read_only = MCP_TOOL_HINT_YES,
+                    .idempotent = MCP_TOOL_HINT_YES,
+                    .open_world = MCP_TOOL_HINT_NO},
+    .call = tool_get_deployment_config_call,
 };

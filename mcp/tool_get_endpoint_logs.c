@@ -2,15 +2,15 @@
 #include "epinfo.h"
 #include "mcp_aws.h"
 
-static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
-              struct buf *err) {
+static int tool_get_endpoint_logs_op(struct epops *ops, const char *region, const cJSON *args,
+                                     struct epops_out *out, struct buf *err) {
     return epinfo_logs(ops, region, mcp_aws_string(args, "endpoint_name", ""),
                        mcp_aws_number(args, "since_s", 3600),
                        (long)mcp_aws_number(args, "limit", 50), out, err);
 }
 
-static int call(const cJSON *args, struct mcp_call *call, void *user) {
-    return mcp_aws_run(user, call, args, op);
+static int tool_get_endpoint_logs_call(const cJSON *args, struct mcp_tool_call *call, void *user) {
+    return mcp_aws_run(user, call, args, tool_get_endpoint_logs_op);
 }
 
 const struct mcp_tool tool_get_endpoint_logs = {
@@ -25,6 +25,6 @@ const struct mcp_tool tool_get_endpoint_logs = {
         "\"description\":\"How far back (default 3600)\"},\"limit\":{\"type\":"
         "\"integer\",\"minimum\":1,\"maximum\":10000,\"description\":\"Lines (default "
         "50)\"}},\"required\":[\"endpoint_name\"],\"additionalProperties\":false}",
-    .annotations = {.read_only = MCP_HINT_YES},
-    .call = call,
+    .annotations = {.read_only = MCP_TOOL_HINT_YES},
+    .call = tool_get_endpoint_logs_call,
 };

@@ -3,14 +3,15 @@
 #include "epinfo.h"
 #include "mcp_aws.h"
 
-static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
-              struct buf *err) {
+static int tool_get_endpoint_status_op(struct epops *ops, const char *region, const cJSON *args,
+                                       struct epops_out *out, struct buf *err) {
     return epinfo_status(ops, region, mcp_aws_string(args, "endpoint_name", ""),
                          mcp_aws_number(args, "price_per_hour", 0), out, err);
 }
 
-static int call(const cJSON *args, struct mcp_call *call, void *user) {
-    return mcp_aws_run(user, call, args, op);
+static int tool_get_endpoint_status_call(const cJSON *args, struct mcp_tool_call *call,
+                                         void *user) {
+    return mcp_aws_run(user, call, args, tool_get_endpoint_status_op);
 }
 
 const struct mcp_tool tool_get_endpoint_status = {
@@ -24,6 +25,6 @@ const struct mcp_tool tool_get_endpoint_status = {
         ",\"price_per_hour\":{\"type\":\"number\",\"minimum\":0.0001,\"maximum\":10000,"
         "\"description\":\"USD an hour (default: the known price of its type)\"}},"
         "\"required\":[\"endpoint_name\"],\"additionalProperties\":false}",
-    .annotations = {.read_only = MCP_HINT_YES, .idempotent = MCP_HINT_YES},
-    .call = call,
+    .annotations = {.read_only = MCP_TOOL_HINT_YES, .idempotent = MCP_TOOL_HINT_YES},
+    .call = tool_get_endpoint_status_call,
 };

@@ -11,7 +11,7 @@
 #endif
 
 /* The steps of a benchmark, and the tool each needs. */
-static const struct step {
+static const struct tool_get_help_step {
     const char *tool;
     const char *what;
 } workflow[] = {
@@ -31,26 +31,27 @@ static const struct step {
     {"delete_endpoint", "delete the endpoint when done: it bills by the hour"},
 };
 
-#define NSTEPS (sizeof workflow / sizeof workflow[0])
+#define TOOL_GET_HELP_NSTEPS (sizeof workflow / sizeof workflow[0])
 
-static const struct mcp_tool *find(const struct mcp_call *call, const char *name) {
+static const struct mcp_tool *tool_get_help_find(const struct mcp_tool_call *call,
+                                                 const char *name) {
     for (size_t i = 0; i < mcp_tool_count(call); i++)
         if (strcmp(mcp_tool_at(call, i)->name, name) == 0) return mcp_tool_at(call, i);
     return NULL;
 }
 
-static const char *flags(const struct mcp_tool *t) {
-    if (t->annotations.read_only == MCP_HINT_YES) return " (read-only)";
+static const char *tool_get_help_flags(const struct mcp_tool *t) {
+    if (t->annotations.read_only == MCP_TOOL_HINT_YES) return " (read-only)";
     return mcp_tool_needs_confirm(t) ? " (needs confirm)" : "";
 }
 
 /* {name, title, description, read_only, needs_confirm}; NULL when out of memory. */
-static cJSON *tool_summary(const struct mcp_tool *t) {
+static cJSON *tool_get_help_summary(const struct mcp_tool *t) {
     cJSON *j = cJSON_CreateObject();
     if (!j || !cJSON_AddStringToObject(j, "name", t->name) ||
         (t->title && !cJSON_AddStringToObject(j, "title", t->title)) ||
         !cJSON_AddStringToObject(j, "description", t->description) ||
-        !cJSON_AddBoolToObject(j, "read_only", t->annotations.read_only == MCP_HINT_YES) ||
+        !cJSON_AddBoolToObject(j, "read_only", t->annotations.read_only == MCP_TOOL_HINT_YES) ||
         !cJSON_AddBoolToObject(j, "needs_confirm", mcp_tool_needs_confirm(t))) {
         cJSON_Delete(j);
         return NULL;
@@ -58,11 +59,11 @@ static cJSON *tool_summary(const struct mcp_tool *t) {
     return j;
 }
 
-static int add_workflow(struct mcp_call *call, struct buf *text, cJSON *out) {
+static int tool_get_help_add_workflow(struct mcp_tool_call *call, struct buf *text, cJSON *out) {
     cJSON *steps = cJSON_AddArrayToObject(out, "workflow");
     int rc = steps ? buf_adds(text, "Workflow of a benchmark:\n") : BUF_ERR_NOMEM;
-    for (size_t i = 0; !rc && i < NSTEPS; i++) {
-        const struct mcp_tool *t = find(call, workflow[i].tool);
+    for (size_t i = 0; !rc && i < TOOL_GET_HELP_NSTEPS; i++) {
+        const struct mcp_tool *t = tool_get_help_find(call, workflow[i].tool);
         cJSON *s = cJSON_CreateObject();
         cJSON_AddItemToArray(steps, s);
         if (!s || !cJSON_AddStringToObject(s, "tool", workflow[i].tool) ||
@@ -75,27 +76,28 @@ static int add_workflow(struct mcp_call *call, struct buf *text, cJSON *out) {
     return rc;
 }
 
-static int add_tools(struct mcp_call *call, const struct mcp_tool *only, struct buf *text,
-                     cJSON *out) {
+static int tool_get_help_add_tools(struct mcp_tool_call *call, const struct mcp_tool *only,
+                                   struct buf *text, cJSON *out) {
     cJSON *list = cJSON_AddArrayToObject(out, "tools");
     int rc = list ? buf_adds(text, only ? "" : "\nTools of this build:\n") : BUF_ERR_NOMEM;
     for (size_t i = 0; !rc && i < mcp_tool_count(call); i++) {
         const struct mcp_tool *t = mcp_tool_at(call, i);
         if (only && t != only) continue;
-        cJSON *j = tool_summary(t);
+        cJSON *j = tool_get_help_summary(t);
         if (!j) return BUF_ERR_NOMEM;
         cJSON_AddItemToArray(list, j);
-        rc = only ? buf_addf(text, "%s%s: %s\nArguments (JSON Schema): %s\n", t->name, flags(t),
-                             t->description, t->input_schema)
-                  : buf_addf(text, "  %s%s: %s\n", t->name, flags(t), t->title ? t->title : "");
+        rc = only ? buf_addf(text, "%s%s: %s\nArguments (JSON Schema): %s\n", t->name,
+                             tool_get_help_flags(t), t->description, t->input_schema)
+                  : buf_addf(text, "  %s%s: %s\n", t->name, tool_get_help_flags(t),
+                             t->title ? t->title : "");
     }
     return rc;
 }
 
-static int get_help(const cJSON *args, struct mcp_call *call, void *user) {
+static int tool_get_help_call(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)user;
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(args, "tool");
-    const struct mcp_tool *only = name ? find(call, name->valuestring) : NULL;
+    const struct mcp_tool *only = name ? tool_get_help_find(call, name->valuestring) : NULL;
     if (name && !only)
         return mcp_tool_fail(call,
                              "no tool named \"%.128s\"; call get_help without arguments "
@@ -113,8 +115,8 @@ static int get_help(const cJSON *args, struct mcp_call *call, void *user) {
                       "sm-mcp %s: Amazon SageMaker endpoints for wrk-sagemaker benchmarks "
                       "(MCP %s).\n\n",
                       SM_VERSION, mcp_tool_version(call));
-    if (!rc && !only) rc = add_workflow(call, &text, out);
-    if (!rc) rc = add_tools(call, only, &text, out);
+    if (!rc && !only) rc = tool_get_help_add_workflow(call, &text, out);
+    if (!rc) rc = tool_get_help_add_tools(call, only, &text, out);
     if (!rc && !only)
         rc =
             buf_adds(&text, "\nA tool marked \"needs confirm\" creates, changes or deletes AWS "
@@ -151,9 +153,9 @@ const struct mcp_tool tool_get_help = {
         "\"needs_confirm\":{\"type\":\"boolean\"}},"
         "\"required\":[\"name\",\"description\",\"read_only\",\"needs_confirm\"]}}},"
         "\"required\":[\"server\",\"version\",\"tools\"]}",
-    .annotations = {.read_only = MCP_HINT_YES,
-                    .destructive = MCP_HINT_NO,
-                    .idempotent = MCP_HINT_YES,
-                    .open_world = MCP_HINT_NO},
-    .call = get_help,
+    .annotations = {.read_only = MCP_TOOL_HINT_YES,
+                    .destructive = MCP_TOOL_HINT_NO,
+                    .idempotent = MCP_TOOL_HINT_YES,
+                    .open_world = MCP_TOOL_HINT_NO},
+    .call = tool_get_help_call,
 };

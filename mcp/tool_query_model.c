@@ -2,8 +2,8 @@
 #include "epinfo.h"
 #include "mcp_aws.h"
 
-static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
-              struct buf *err) {
+static int tool_query_model_op(struct epops *ops, const char *region, const cJSON *args,
+                               struct epops_out *out, struct buf *err) {
     struct epinfo_query q = {
         mcp_aws_string(args, "prompt", ""), mcp_aws_string(args, "system", NULL),
         (long)mcp_aws_number(args, "max_tokens", 512), mcp_aws_number(args, "temperature", 0.2),
@@ -11,8 +11,8 @@ static int op(struct epops *ops, const char *region, const cJSON *args, struct e
     return epinfo_query(ops, region, mcp_aws_string(args, "endpoint_name", ""), &q, out, err);
 }
 
-static int call(const cJSON *args, struct mcp_call *call, void *user) {
-    return mcp_aws_run(user, call, args, op);
+static int tool_query_model_call(const cJSON *args, struct mcp_tool_call *call, void *user) {
+    return mcp_aws_run(user, call, args, tool_query_model_op);
 }
 
 const struct mcp_tool tool_query_model = {
@@ -29,6 +29,6 @@ const struct mcp_tool tool_query_model = {
         "\"minimum\":0,\"maximum\":2},\"variant\":{\"type\":\"string\",\"maxLength\":63}"
         "," MCP_AWS_REGION_PROP "},\"required\":[\"endpoint_name\",\"prompt\"],"
         "\"additionalProperties\":false}",
-    .annotations = {.read_only = MCP_HINT_YES},
-    .call = call,
+    .annotations = {.read_only = MCP_TOOL_HINT_YES},
+    .call = tool_query_model_call,
 };

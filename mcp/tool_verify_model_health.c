@@ -3,14 +3,15 @@
 #include "epinfo.h"
 #include "mcp_aws.h"
 
-static int op(struct epops *ops, const char *region, const cJSON *args, struct epops_out *out,
-              struct buf *err) {
+static int tool_verify_model_health_op(struct epops *ops, const char *region, const cJSON *args,
+                                       struct epops_out *out, struct buf *err) {
     return epinfo_verify(ops, region, mcp_aws_string(args, "endpoint_name", ""),
                          mcp_aws_string(args, "variant", NULL), out, err);
 }
 
-static int call(const cJSON *args, struct mcp_call *call, void *user) {
-    return mcp_aws_run(user, call, args, op);
+static int tool_verify_model_health_call(const cJSON *args, struct mcp_tool_call *call,
+                                         void *user) {
+    return mcp_aws_run(user, call, args, tool_verify_model_health_op);
 }
 
 const struct mcp_tool tool_verify_model_health = {
@@ -21,6 +22,6 @@ const struct mcp_tool tool_verify_model_health = {
     .input_schema = "{\"type\":\"object\",\"properties\":{" MCP_AWS_NAME_PROP ",\"variant\":{"
                     "\"type\":\"string\",\"maxLength\":63}," MCP_AWS_REGION_PROP
                     "},\"required\":[\"endpoint_name\"],\"additionalProperties\":false}",
-    .annotations = {.read_only = MCP_HINT_YES},
-    .call = call,
+    .annotations = {.read_only = MCP_TOOL_HINT_YES},
+    .call = tool_verify_model_health_call,
 };

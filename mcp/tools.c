@@ -3,7 +3,7 @@
 /* The tools sm-mcp serves, in tools/list order. To add a tool: write
  * tool_<name>.c defining `const struct mcp_tool tool_<name>` (see
  * mcp_tool.h), add X(<name>) here and the file to CMakeLists.txt. */
-#define SM_MCP_TOOLS(X)                                                                            \
+#define TOOLS_LIST(X)                                                                              \
     X(get_help)                                                                                    \
     X(check_quotas)                                                                                \
     X(find_vllm_image)                                                                             \
@@ -18,11 +18,11 @@
     X(run_benchmark)                                                                               \
     X(compare_results)
 
-#define DECLARE(name) extern const struct mcp_tool tool_##name;
-SM_MCP_TOOLS(DECLARE)
+#define TOOLS_DECLARE(name) extern const struct mcp_tool tool_##name;
+TOOLS_LIST(TOOLS_DECLARE)
 
-#define ENTRY(name) &tool_##name,
-static const struct mcp_tool *const table[] = {SM_MCP_TOOLS(ENTRY)};
+#define TOOLS_ENTRY(name) &tool_##name,
+static const struct mcp_tool *const table[] = {TOOLS_LIST(TOOLS_ENTRY)};
 
 int tools_register(struct mcp_server *s, void *user, struct buf *err) {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {

@@ -4,15 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
+#include "prng.h"
 
 /* The gap before the next arrival, in seconds. */
 static double arrivals_gap(const struct arrivals_spec *s, uint64_t *state) {
     switch (s->process) {
     case ARRIVALS_POISSON:
-        return -log(rng_uniform(state)) / s->rate;
+        return -log(prng_uniform(state)) / s->rate;
     case ARRIVALS_GAMMA:
-        return rng_gamma(state, s->burstiness) / (s->rate * s->burstiness);
+        return prng_gamma(state, s->burstiness) / (s->rate * s->burstiness);
     default:
         return 1.0 / s->rate;
     }

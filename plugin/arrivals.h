@@ -4,7 +4,7 @@
  * --burstiness: shape b, scale 1 / (rate b); b = 1 is Poisson, b < 1 burstier,
  * b > 1 steadier). The first request starts at 0, each next one a gap later.
  *
- * Pure C over rng.h, so a seed gives the same schedule on every machine. */
+ * Pure C over prng.h, so a seed gives the same schedule on every machine. */
 #ifndef SM_ARRIVALS_H
 #define SM_ARRIVALS_H
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
+#include "prng.h"
 
 /* The numbers of text after its kind (separated by ':'), at most 4, into v; *n of them. */
 static int dist_numbers(const char *text, double *v, int *n) {
@@ -61,14 +61,14 @@ static long dist_one(const struct dist *d, uint64_t *state) {
     double x;
     switch (d->kind) {
     case DIST_UNIFORM:
-        x = floor(d->a + rng_uniform(state) * (d->b - d->a + 1));
+        x = floor(d->a + prng_uniform(state) * (d->b - d->a + 1));
         break;
     case DIST_NORMAL:
-        x = d->a + d->b * rng_normal(state);
+        x = d->a + d->b * prng_normal(state);
         break;
     case DIST_LOGNORMAL: { /* the underlying normal's parameters from the mean and sd */
         double s2 = log(1 + (d->b * d->b) / (d->a * d->a));
-        x = exp(log(d->a) - s2 / 2 + sqrt(s2) * rng_normal(state));
+        x = exp(log(d->a) - s2 / 2 + sqrt(s2) * prng_normal(state));
         break;
     }
     default:

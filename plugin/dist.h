@@ -7,7 +7,7 @@
  *   lognormal:MEAN:SD[:MIN:MAX]  the same, with this mean and standard deviation
  *
  * MIN defaults to 1 and MAX to 1,000,000 (a length is never below 1). Pure C
- * over rng.h: a seed gives the same lengths everywhere. */
+ * over prng.h: a seed gives the same lengths everywhere. */
 #ifndef SM_DIST_H
 #define SM_DIST_H
 

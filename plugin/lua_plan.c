@@ -29,43 +29,43 @@ struct lsm_field {
     size_t offset;
 };
 
-#define F(type, name, kind)                                                                        \
+#define LSM_F(type, name, kind)                                                                    \
     { #name, kind, offsetof(type, name) }
 // clang-format off
 static const struct lsm_field lsm_request_fields[] = {
-    F(struct plan_request, host, LSM_STR),       F(struct plan_request, region, LSM_STR),
-    F(struct plan_request, service, LSM_STR),    F(struct plan_request, user_agent, LSM_STR),
-    F(struct plan_request, format, LSM_STR),     F(struct plan_request, raw_body, LSM_STR),
-    F(struct plan_request, extra, LSM_STR),      F(struct plan_request, min_tokens, LSM_COUNT),
-    F(struct plan_request, seed, LSM_LONG),      F(struct plan_request, custom_attributes, LSM_STR),
-    F(struct plan_request, thinking, LSM_STR),
+    LSM_F(struct plan_request, host, LSM_STR),       LSM_F(struct plan_request, region, LSM_STR),
+    LSM_F(struct plan_request, service, LSM_STR),    LSM_F(struct plan_request, user_agent, LSM_STR),
+    LSM_F(struct plan_request, format, LSM_STR),     LSM_F(struct plan_request, raw_body, LSM_STR),
+    LSM_F(struct plan_request, extra, LSM_STR),      LSM_F(struct plan_request, min_tokens, LSM_COUNT),
+    LSM_F(struct plan_request, seed, LSM_LONG),      LSM_F(struct plan_request, custom_attributes, LSM_STR),
+    LSM_F(struct plan_request, thinking, LSM_STR),
 };
 static const struct lsm_field lsm_item_fields[] = {
-    F(struct plan_item, phase, LSM_STR),         F(struct plan_item, batch, LSM_LONG),
-    F(struct plan_item, question, LSM_STR),      F(struct plan_item, kind, LSM_STR),
-    F(struct plan_item, answer, LSM_STR),        F(struct plan_item, pattern, LSM_STR),
-    F(struct plan_item, prompt, LSM_STR),        F(struct plan_item, max_tokens, LSM_COUNT),
-    F(struct plan_item, expect_tokens, LSM_COUNT), F(struct plan_item, temperature, LSM_DOUBLE),
-    F(struct plan_item, ignore_eos, LSM_BOOL),
+    LSM_F(struct plan_item, phase, LSM_STR),         LSM_F(struct plan_item, batch, LSM_LONG),
+    LSM_F(struct plan_item, question, LSM_STR),      LSM_F(struct plan_item, kind, LSM_STR),
+    LSM_F(struct plan_item, answer, LSM_STR),        LSM_F(struct plan_item, pattern, LSM_STR),
+    LSM_F(struct plan_item, prompt, LSM_STR),        LSM_F(struct plan_item, max_tokens, LSM_COUNT),
+    LSM_F(struct plan_item, expect_tokens, LSM_COUNT), LSM_F(struct plan_item, temperature, LSM_DOUBLE),
+    LSM_F(struct plan_item, ignore_eos, LSM_BOOL),
 };
 static const struct lsm_field lsm_record_fields[] = {
-    F(struct rec_record, thread, LSM_INT),       F(struct rec_record, endpoint, LSM_STR),
-    F(struct rec_record, variant, LSM_STR),      F(struct rec_record, phase, LSM_STR),
-    F(struct rec_record, batch, LSM_LONG),       F(struct rec_record, question, LSM_STR),
-    F(struct rec_record, kind, LSM_STR),         F(struct rec_record, max_tokens, LSM_LONG),
-    F(struct rec_record, status, LSM_INT),       F(struct rec_record, ok, LSM_BOOL),
-    F(struct rec_record, prompt_tokens, LSM_COUNT), F(struct rec_record, completion_tokens, LSM_COUNT),
-    F(struct rec_record, finish_reason, LSM_STR), F(struct rec_record, error_code, LSM_STR),
-    F(struct rec_record, error_message, LSM_STR), F(struct rec_record, original_status, LSM_POS),
-    F(struct rec_record, t_start_us, LSM_LL),    F(struct rec_record, t_end_us, LSM_LL),
-    F(struct rec_record, wall_start_us, LSM_LL), F(struct rec_record, text, LSM_STR),
-    F(struct rec_record, answer, LSM_STR),       F(struct rec_record, correct, LSM_TRI),
+    LSM_F(struct rec_record, thread, LSM_INT),       LSM_F(struct rec_record, endpoint, LSM_STR),
+    LSM_F(struct rec_record, variant, LSM_STR),      LSM_F(struct rec_record, phase, LSM_STR),
+    LSM_F(struct rec_record, batch, LSM_LONG),       LSM_F(struct rec_record, question, LSM_STR),
+    LSM_F(struct rec_record, kind, LSM_STR),         LSM_F(struct rec_record, max_tokens, LSM_LONG),
+    LSM_F(struct rec_record, status, LSM_INT),       LSM_F(struct rec_record, ok, LSM_BOOL),
+    LSM_F(struct rec_record, prompt_tokens, LSM_COUNT), LSM_F(struct rec_record, completion_tokens, LSM_COUNT),
+    LSM_F(struct rec_record, finish_reason, LSM_STR), LSM_F(struct rec_record, error_code, LSM_STR),
+    LSM_F(struct rec_record, error_message, LSM_STR), LSM_F(struct rec_record, original_status, LSM_POS),
+    LSM_F(struct rec_record, t_start_us, LSM_LL),    LSM_F(struct rec_record, t_end_us, LSM_LL),
+    LSM_F(struct rec_record, wall_start_us, LSM_LL), LSM_F(struct rec_record, text, LSM_STR),
+    LSM_F(struct rec_record, answer, LSM_STR),       LSM_F(struct rec_record, correct, LSM_TRI),
 };
 static const struct lsm_field lsm_reply_fields[] = {
-    F(struct reply, status, LSM_INT),            F(struct reply, text, LSM_STR),
-    F(struct reply, prompt_tokens, LSM_COUNT),   F(struct reply, completion_tokens, LSM_COUNT),
-    F(struct reply, finish_reason, LSM_STR),     F(struct reply, error_code, LSM_STR),
-    F(struct reply, error_message, LSM_STR),     F(struct reply, original_status, LSM_POS),
+    LSM_F(struct reply, status, LSM_INT),            LSM_F(struct reply, text, LSM_STR),
+    LSM_F(struct reply, prompt_tokens, LSM_COUNT),   LSM_F(struct reply, completion_tokens, LSM_COUNT),
+    LSM_F(struct reply, finish_reason, LSM_STR),     LSM_F(struct reply, error_code, LSM_STR),
+    LSM_F(struct reply, error_message, LSM_STR),     LSM_F(struct reply, original_status, LSM_POS),
 };
 // clang-format on
 #define LSM_N(fields) (sizeof(fields) / sizeof((fields)[0]))

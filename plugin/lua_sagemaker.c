@@ -24,7 +24,7 @@
 #include "plainhttp.h"
 #include "record.h"
 #include "rfmt.h"
-#include "rng.h"
+#include "prng.h"
 #include "run.h"
 #include "scrub.h"
 #include "smname.h"
@@ -110,7 +110,7 @@ static void lsm_push_list(lua_State *L, const long *v, const size_t *idx, size_t
     }
 }
 
-/* sagemaker.sample(n, k, seed, replace) -> k indices of 1..n drawn from seed (rng.h),
+/* sagemaker.sample(n, k, seed, replace) -> k indices of 1..n drawn from seed (prng.h),
  * each at most once unless replace | nil, message. */
 static int lsm_sample(lua_State *L) {
     lua_Number n = luaL_checknumber(L, 1), k = luaL_checknumber(L, 2);
@@ -119,7 +119,7 @@ static int lsm_sample(lua_State *L) {
         return lsm_fail(L, "sample: n from 1 and k from 0, both at most 10,000,000");
     if (!replace && k > n) return lsm_fail(L, "sample: more than n without replacement");
     size_t *idx = malloc(((size_t)k + 1) * sizeof *idx);
-    if (!idx || rng_sample((size_t)n, (size_t)k, (uint64_t)luaL_checknumber(L, 3), replace, idx)) {
+    if (!idx || prng_sample((size_t)n, (size_t)k, (uint64_t)luaL_checknumber(L, 3), replace, idx)) {
         free(idx);
         return lsm_fail(L, "out of memory");
     }

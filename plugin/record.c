@@ -23,15 +23,15 @@ struct rec_file {
     struct rec_counts counts;
 };
 
-struct recorder {
+struct rec_recorder {
     struct rec_file *files;
     size_t n_files;
     long long seq;
     struct buf line; /* the record being serialised */
 };
 
-int rec_new(struct recorder **out) {
-    struct recorder *r = calloc(1, sizeof *r);
+int rec_new(struct rec_recorder **out) {
+    struct rec_recorder *r = calloc(1, sizeof *r);
     if (!r) return REC_ERR_NOMEM;
     buf_init(&r->line, BUF_NO_CAP);
     *out = r;
@@ -44,7 +44,7 @@ static void rec_counts_free(struct rec_counts *c) {
     free(c->first_error);
 }
 
-void rec_free(struct recorder *r) {
+void rec_free(struct rec_recorder *r) {
     if (!r) return;
     for (size_t i = 0; i < r->n_files; i++) {
         struct rec_file *f = &r->files[i];
@@ -93,7 +93,7 @@ static int rec_claim(const char *result_path, const char *journal_path, const ch
     return REC_OK;
 }
 
-int rec_add_file(struct recorder *r, const char *result_path, const char *journal_path,
+int rec_add_file(struct rec_recorder *r, const char *result_path, const char *journal_path,
                  const char *root, const cJSON *header, bool force, size_t *index_out,
                  struct buf *err) {
     if (!cJSON_IsObject(header)) return REC_ERR_INPUT;
@@ -289,7 +289,7 @@ static int rec_count_error(struct rec_counts *c, const struct rec_record *rec) {
     return c->first_error ? REC_OK : REC_ERR_NOMEM;
 }
 
-int rec_write(struct recorder *r, size_t file, const struct rec_record *rec, struct buf *err) {
+int rec_write(struct rec_recorder *r, size_t file, const struct rec_record *rec, struct buf *err) {
     if (file >= r->n_files) return REC_ERR_INPUT;
     struct rec_file *f = &r->files[file];
     buf_reset(&r->line);
@@ -307,11 +307,11 @@ int rec_write(struct recorder *r, size_t file, const struct rec_record *rec, str
     return rec->error_code ? rec_count_error(&f->counts, rec) : REC_OK;
 }
 
-const struct rec_counts *rec_counts(const struct recorder *r, size_t file) {
+const struct rec_counts *rec_counts(const struct rec_recorder *r, size_t file) {
     return file < r->n_files ? &r->files[file].counts : NULL;
 }
 
-size_t rec_n_files(const struct recorder *r) {
+size_t rec_n_files(const struct rec_recorder *r) {
     return r->n_files;
 }
 
@@ -413,7 +413,7 @@ done:
     return rc;
 }
 
-int rec_set_more(struct recorder *r, size_t file, const char *name, const cJSON *v) {
+int rec_set_more(struct rec_recorder *r, size_t file, const char *name, const cJSON *v) {
     if (file >= r->n_files || !v) return REC_ERR_INPUT;
     struct rec_file *f = &r->files[file];
     if (!f->extra && !(f->extra = cJSON_CreateObject())) return REC_ERR_NOMEM;
@@ -424,8 +424,8 @@ int rec_set_more(struct recorder *r, size_t file, const char *name, const cJSON 
     return REC_ERR_NOMEM;
 }
 
-int rec_finish(struct recorder *r, const char *ended_at, bool partial, const char *partial_reason,
-               const cJSON *more, struct buf *err) {
+int rec_finish(struct rec_recorder *r, const char *ended_at, bool partial,
+               const char *partial_reason, const cJSON *more, struct buf *err) {
     for (size_t i = 0; i < r->n_files; i++) {
         int rc = rec_finish_file(&r->files[i], ended_at, partial, partial_reason, more, err);
         if (rc) return rc;

@@ -88,11 +88,11 @@ struct rec_counts {
     char *first_error; /* "<status> <code>: <message>" of the first failure, or NULL */
 };
 
-struct recorder;
+struct rec_recorder;
 
-__attribute__((warn_unused_result)) int rec_new(struct recorder **out);
+__attribute__((warn_unused_result)) int rec_new(struct rec_recorder **out);
 /* Closes the journals (cut to their lines) and frees everything; NULL is fine. */
-void rec_free(struct recorder *r);
+void rec_free(struct rec_recorder *r);
 
 /* Adds a result file (its directory is created when missing) and starts its
  * journal with header (an object; copied). *index_out numbers the file. A
@@ -102,32 +102,31 @@ void rec_free(struct recorder *r);
  * folder before its first placeholder), or NULL: the result's own folder. It
  * is made as named; every folder below it and the files are reached without
  * following a symbolic link (safeopen.h): a link there is REC_ERR_LINK. */
-__attribute__((warn_unused_result)) int rec_add_file(struct recorder *r, const char *result_path,
-                                                     const char *journal_path, const char *root,
-                                                     const cJSON *header, bool force,
-                                                     size_t *index_out, struct buf *err);
+__attribute__((warn_unused_result)) int
+rec_add_file(struct rec_recorder *r, const char *result_path, const char *journal_path,
+             const char *root, const cJSON *header, bool force, size_t *index_out, struct buf *err);
 
 /* The JSON rec_write writes for rec's fields from endpoint to max_tokens
  * (malloc'ed), for rec_record.fixed_json; NULL when out of memory. */
 char *rec_fixed_json(const struct rec_record *rec);
 
 /* Gives rec the run's next seq, appends it to file's journal and counts it. */
-__attribute__((warn_unused_result)) int rec_write(struct recorder *r, size_t file,
+__attribute__((warn_unused_result)) int rec_write(struct rec_recorder *r, size_t file,
                                                   const struct rec_record *rec, struct buf *err);
 
 /* The counts of file so far (owned by r); NULL for a bad index. */
-const struct rec_counts *rec_counts(const struct recorder *r, size_t file);
-size_t rec_n_files(const struct recorder *r);
+const struct rec_counts *rec_counts(const struct rec_recorder *r, size_t file);
+size_t rec_n_files(const struct rec_recorder *r);
 
 /* Gives file a top-level member name = v (copied; one of that name replaces
  * it) that rec_finish writes after more's: what only this file gets. */
-__attribute__((warn_unused_result)) int rec_set_more(struct recorder *r, size_t file,
+__attribute__((warn_unused_result)) int rec_set_more(struct rec_recorder *r, size_t file,
                                                      const char *name, const cJSON *v);
 
 /* Writes every result file: the header plus ended_at, partial, partial_reason
  * (NULL: null), the members of more (NULL: none; copied), counts and records.
  * Stops at the first failure. */
-__attribute__((warn_unused_result)) int rec_finish(struct recorder *r, const char *ended_at,
+__attribute__((warn_unused_result)) int rec_finish(struct rec_recorder *r, const char *ended_at,
                                                    bool partial, const char *partial_reason,
                                                    const cJSON *more, struct buf *err);
 

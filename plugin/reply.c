@@ -149,11 +149,12 @@ static bool reply_generated(const cJSON *obj, bool want_text, struct reply *r) {
 }
 
 /* A malloc'ed copy of a scanned string, cut at a decoded NUL as cJSON's C strings are. */
-static char *reply_scan_dup(const struct jstr *str) {
+static char *reply_scan_dup(const struct jscan_str *str) {
     if (!str->escaped) return reply_dup(str->s, str->n);
     struct buf b;
     buf_init(&b, BUF_NO_CAP);
-    char *out = jstr_decode(str, &b) == BUF_OK ? reply_dup(buf_str(&b), strlen(buf_str(&b))) : NULL;
+    char *out =
+        jscan_str_decode(str, &b) == BUF_OK ? reply_dup(buf_str(&b), strlen(buf_str(&b))) : NULL;
     buf_free(&b);
     return out;
 }

@@ -12,7 +12,7 @@
 struct rscan_field {
     bool seen;
     bool is_string; /* its value was a string: str */
-    struct jstr str;
+    struct jscan_str str;
 };
 
 struct rscan {
@@ -82,11 +82,11 @@ static inline const char *rscan_plain_end(const char *p, const char *end, bool n
 }
 
 /* The string at s->p (its opening quote). */
-static bool rscan_string(struct rscan *s, struct jstr *out) {
+static bool rscan_string(struct rscan *s, struct jscan_str *out) {
     const char *start = s->p + 1;
     const char *quote = rscan_plain_end(start, s->end, false);
     if (quote) {
-        *out = (struct jstr){start, (size_t)(quote - start), false};
+        *out = (struct jscan_str){start, (size_t)(quote - start), false};
         s->p = quote + 1;
         return true;
     }
@@ -99,12 +99,12 @@ static bool rscan_string(struct rscan *s, struct jstr *out) {
 
 /* A member name at s->p: a string without escapes or NUL bytes (cJSON would
  * cut it there), or false. */
-static bool rscan_name(struct rscan *s, struct jstr *out) {
+static bool rscan_name(struct rscan *s, struct jscan_str *out) {
     if (rscan_peek(s) != '"') return false;
     const char *start = s->p + 1;
     const char *quote = rscan_plain_end(start, s->end, true);
     if (!quote) return false;
-    *out = (struct jstr){start, (size_t)(quote - start), false};
+    *out = (struct jscan_str){start, (size_t)(quote - start), false};
     s->p = quote + 1;
     return true;
 }
@@ -148,7 +148,7 @@ static bool rscan_word(struct rscan *s, int c) {
 }
 
 static bool rscan_skip(struct rscan *s) {
-    struct jstr str;
+    struct jscan_str str;
     int c = rscan_peek(s);
     if (c == '"') return rscan_string(s, &str);
     if (c == '-' || (c >= '0' && c <= '9')) return rscan_number(s, NULL);
@@ -158,11 +158,11 @@ static bool rscan_skip(struct rscan *s) {
 /* Calls member(s, name) for each member of the object at s->p; a member
  * function reads its value or skips it. */
 static bool rscan_object(struct rscan *s,
-                         bool (*member)(struct rscan *s, const struct jstr *name)) {
+                         bool (*member)(struct rscan *s, const struct jscan_str *name)) {
     if (!rscan_eat(s, '{')) return false;
     if (rscan_eat(s, '}')) return true;
     do {
-        struct jstr name;
+        struct jscan_str name;
         if (!rscan_name(s, &name) || !rscan_eat(s, ':') || !member(s, &name)) return false;
     } while (rscan_eat(s, ','));
     return rscan_eat(s, '}');
@@ -187,13 +187,13 @@ static bool rscan_count(struct rscan *s, bool *seen, double *out) {
     return rscan_number(s, out);
 }
 
-static bool rscan_details_member(struct rscan *s, const struct jstr *name) {
+static bool rscan_details_member(struct rscan *s, const struct jscan_str *name) {
     if (RSCAN_NAME_IS(name, "reasoning_tokens"))
         return rscan_count(s, &s->reasoning, &s->out->reasoning_tokens);
     return rscan_skip(s);
 }
 
-static bool rscan_usage_member(struct rscan *s, const struct jstr *name) {
+static bool rscan_usage_member(struct rscan *s, const struct jscan_str *name) {
     if (RSCAN_NAME_IS(name, "prompt_tokens"))
         return rscan_count(s, &s->prompt, &s->out->prompt_tokens);
     if (RSCAN_NAME_IS(name, "completion_tokens"))
@@ -203,11 +203,11 @@ static bool rscan_usage_member(struct rscan *s, const struct jstr *name) {
     return rscan_skip(s);
 }
 
-static bool rscan_message_member(struct rscan *s, const struct jstr *name) {
+static bool rscan_message_member(struct rscan *s, const struct jscan_str *name) {
     return RSCAN_NAME_IS(name, "content") ? rscan_field(s, &s->content) : rscan_skip(s);
 }
 
-static bool rscan_choice_member(struct rscan *s, const struct jstr *name) {
+static bool rscan_choice_member(struct rscan *s, const struct jscan_str *name) {
     if (RSCAN_NAME_IS(name, "message") && !s->message) {
         s->message = true; /* any value; only an object's content is text */
         return rscan_peek(s) == '{' ? rscan_object(s, rscan_message_member) : rscan_skip(s);
@@ -226,7 +226,7 @@ static bool rscan_choices(struct rscan *s) {
     return rscan_eat(s, ']');
 }
 
-static bool rscan_root_member(struct rscan *s, const struct jstr *name) {
+static bool rscan_root_member(struct rscan *s, const struct jscan_str *name) {
     if (RSCAN_NAME_IS(name, "choices") && !s->choices) {
         s->choices = true;
         return rscan_choices(s);

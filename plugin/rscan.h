@@ -29,11 +29,11 @@
 #include "jscan.h"
 
 struct rscan_reply {
-    bool message;     /* choices[0] has a "message" (of any type) */
-    bool has_text;    /* text holds message.content, or choices[0].text without message */
-    struct jstr text; /* decode with jstr_decode when escaped */
-    bool has_finish;  /* choices[0].finish_reason was a string */
-    struct jstr finish;
+    bool message;          /* choices[0] has a "message" (of any type) */
+    bool has_text;         /* text holds message.content, or choices[0].text without message */
+    struct jscan_str text; /* decode with jstr_decode when escaped */
+    bool has_finish;       /* choices[0].finish_reason was a string */
+    struct jscan_str finish;
     double prompt_tokens; /* usage's counts: NAN when absent or null, -1 when of another
                              type, else the number */
     double completion_tokens;

@@ -20,7 +20,7 @@ static struct {
     struct timespec origin; /* CLOCK_MONOTONIC */
     long long cap_us;
     struct rounds *rounds;
-    struct recorder *rec;
+    struct rec_recorder *rec;
     int refuse_after;
     struct creds_cache *creds;
     struct sigv4_signer *signer;

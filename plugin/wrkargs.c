@@ -9,15 +9,15 @@
 #include "readall.h"
 
 enum wrkargs_kind {
-    WA_THREADS,
-    WA_CONNECTIONS,
-    WA_DURATION,
-    WA_SCRIPT,
-    WA_HEADER,
-    WA_TIMEOUT,
-    WA_LATENCY,
-    WA_VERSION,
-    WA_HELP
+    WRKARGS_WA_THREADS,
+    WRKARGS_WA_CONNECTIONS,
+    WRKARGS_WA_DURATION,
+    WRKARGS_WA_SCRIPT,
+    WRKARGS_WA_HEADER,
+    WRKARGS_WA_TIMEOUT,
+    WRKARGS_WA_LATENCY,
+    WRKARGS_WA_VERSION,
+    WRKARGS_WA_HELP
 };
 
 static const struct {
@@ -26,13 +26,17 @@ static const struct {
     bool has_arg;
     enum wrkargs_kind kind;
 } wrkargs_options[] = {
-    {"connections", 'c', true, WA_CONNECTIONS}, {"duration", 'd', true, WA_DURATION},
-    {"threads", 't', true, WA_THREADS},         {"script", 's', true, WA_SCRIPT},
-    {"header", 'H', true, WA_HEADER},           {"latency", 'L', false, WA_LATENCY},
-    {"timeout", 'T', true, WA_TIMEOUT},         {"help", 0, false, WA_HELP},
-    {"version", 'v', false, WA_VERSION},
+    {"connections", 'c', true, WRKARGS_WA_CONNECTIONS},
+    {"duration", 'd', true, WRKARGS_WA_DURATION},
+    {"threads", 't', true, WRKARGS_WA_THREADS},
+    {"script", 's', true, WRKARGS_WA_SCRIPT},
+    {"header", 'H', true, WRKARGS_WA_HEADER},
+    {"latency", 'L', false, WRKARGS_WA_LATENCY},
+    {"timeout", 'T', true, WRKARGS_WA_TIMEOUT},
+    {"help", 0, false, WRKARGS_WA_HELP},
+    {"version", 'v', false, WRKARGS_WA_VERSION},
 };
-#define WA_N_OPTIONS (sizeof wrkargs_options / sizeof wrkargs_options[0])
+#define WRKARGS_WA_N_OPTIONS (sizeof wrkargs_options / sizeof wrkargs_options[0])
 
 /* wrk's units: a number and at most two letters naming a unit, case-insensitive. */
 static int wrkargs_units(const char *s, const char *base, const char *const *units,
@@ -75,31 +79,31 @@ static int wrkargs_apply(struct wrkargs *a, enum wrkargs_kind kind, const char *
                          struct buf *err) {
     int rc = 0;
     switch (kind) {
-    case WA_THREADS:
+    case WRKARGS_WA_THREADS:
         a->threads_set = true;
         rc = wrkargs_metric(arg, &a->threads);
         break;
-    case WA_CONNECTIONS:
+    case WRKARGS_WA_CONNECTIONS:
         a->connections_set = true;
         rc = wrkargs_metric(arg, &a->connections);
         break;
-    case WA_DURATION:
+    case WRKARGS_WA_DURATION:
         a->duration_set = true;
         rc = wrkargs_time(arg, &a->duration_s);
         break;
-    case WA_TIMEOUT:
+    case WRKARGS_WA_TIMEOUT:
         a->timeout_set = true;
         rc = wrkargs_time(arg, &a->timeout_ms);
         a->timeout_ms *= 1000;
         break;
-    case WA_SCRIPT:
+    case WRKARGS_WA_SCRIPT:
         a->script = arg;
         break;
-    case WA_HEADER:
-    case WA_LATENCY:
-    case WA_VERSION:
+    case WRKARGS_WA_HEADER:
+    case WRKARGS_WA_LATENCY:
+    case WRKARGS_WA_VERSION:
         break;
-    case WA_HELP:
+    case WRKARGS_WA_HELP:
         return wrkargs_usage(err, "wrk prints its usage for", "--help");
     }
     return rc ? wrkargs_usage(err, "wrk cannot read the value", arg) : WRKARGS_OK;
@@ -110,7 +114,7 @@ static int wrkargs_long(struct wrkargs *a, int argc, char *const *argv, int *i, 
     const char *word = argv[*i] + 2, *eq = strchr(word, '=');
     size_t n = eq ? (size_t)(eq - word) : strlen(word);
     int found = -1, matches = 0;
-    for (size_t k = 0; k < WA_N_OPTIONS; k++) {
+    for (size_t k = 0; k < WRKARGS_WA_N_OPTIONS; k++) {
         if (strncmp(wrkargs_options[k].name, word, n) != 0) continue;
         if (strlen(wrkargs_options[k].name) == n) {
             found = (int)k, matches = 1;
@@ -137,8 +141,9 @@ static int wrkargs_long(struct wrkargs *a, int argc, char *const *argv, int *i, 
 static int wrkargs_short(struct wrkargs *a, int argc, char *const *argv, int *i, struct buf *err) {
     for (const char *p = argv[*i] + 1; *p; p++) {
         size_t k = 0;
-        while (k < WA_N_OPTIONS && wrkargs_options[k].letter != *p) k++;
-        if (k == WA_N_OPTIONS) return wrkargs_usage(err, "wrk does not know the option", argv[*i]);
+        while (k < WRKARGS_WA_N_OPTIONS && wrkargs_options[k].letter != *p) k++;
+        if (k == WRKARGS_WA_N_OPTIONS)
+            return wrkargs_usage(err, "wrk does not know the option", argv[*i]);
         if (!wrkargs_options[k].has_arg) {
             int rc = wrkargs_apply(a, wrkargs_options[k].kind, NULL, err);
             if (rc) return rc;

@@ -91,10 +91,10 @@ static int rfile_record_error(struct rfile_ctx *c, const char *msg) {
 
 /* Decodes a string value into c->tmp (NUL-free, NUL-terminated). */
 static int rfile_string(struct rfile_ctx *c) {
-    struct jstr str;
+    struct jscan_str str;
     buf_reset(&c->tmp);
     if (jscan_string(&c->s, &str) < 0) return -1;
-    if (jstr_decode(&str, &c->tmp) != BUF_OK) return jscan_fail(&c->s, "out of memory");
+    if (jscan_str_decode(&str, &c->tmp) != BUF_OK) return jscan_fail(&c->s, "out of memory");
     if (strlen(buf_str(&c->tmp)) != c->tmp.len)
         return jscan_fail(&c->s, "a string holds a NUL character");
     return 0;
@@ -165,16 +165,16 @@ static int rfile_keep_errmsg(struct rfile_ctx *c, uint32_t id) {
 static int rfile_error_value(struct rfile_ctx *c, uint32_t *id) {
     *id = 0;
     if (jscan_peek(&c->s) != '{') return rfile_id(c, id);
-    struct jstr key, msg;
+    struct jscan_str key, msg;
     size_t count = 0;
     int more;
     bool have_msg = false;
     if (jscan_object(&c->s) < 0) return -1;
     while ((more = jscan_member(&c->s, &count, &key)) > 0) {
         int rc;
-        if (jstr_is(&key, "code") && jscan_peek(&c->s) != '{')
+        if (jscan_str_is(&key, "code") && jscan_peek(&c->s) != '{')
             rc = rfile_id(c, id);
-        else if (jstr_is(&key, "message") && jscan_peek(&c->s) == '"') {
+        else if (jscan_str_is(&key, "message") && jscan_peek(&c->s) == '"') {
             rc = jscan_string(&c->s, &msg);
             have_msg = rc == 0;
         } else
@@ -186,7 +186,7 @@ static int rfile_error_value(struct rfile_ctx *c, uint32_t *id) {
         return jscan_fail(&c->s, "out of memory");
     if (rfile_errmsg(c->rf, *id)) return 0;
     buf_reset(&c->tmp);
-    if (jstr_decode(&msg, &c->tmp) != BUF_OK) return jscan_fail(&c->s, "out of memory");
+    if (jscan_str_decode(&msg, &c->tmp) != BUF_OK) return jscan_fail(&c->s, "out of memory");
     return rfile_keep_errmsg(c, *id);
 }
 
@@ -291,7 +291,7 @@ static int rfile_bit(int rc, int bit) {
 
 /* itl_unit: "token" or "chunk". */
 static int rfile_itl_unit(struct rfile_ctx *c, int8_t *out) {
-    struct jstr s;
+    struct jscan_str s;
     if (jscan_peek(&c->s) != '"' || jscan_string(&c->s, &s) < 0)
         return jscan_fail(&c->s, "itl_unit is not \"token\" or \"chunk\"");
     if (s.n == 5 && !s.escaped && memcmp(s.s, "token", 5) == 0)
@@ -304,7 +304,7 @@ static int rfile_itl_unit(struct rfile_ctx *c, int8_t *out) {
 }
 
 /* Reads the value of one record member; returns the RFILE_HAVE_* bit it sets, or -1. */
-static int rfile_member(struct rfile_ctx *c, const struct jstr *k, struct rfile_rec *r) {
+static int rfile_member(struct rfile_ctx *c, const struct jscan_str *k, struct rfile_rec *r) {
     c->field = NULL;
 #define RFILE_IS(name)                                                                             \
     (k->n == sizeof(name) - 1 && memcmp(k->s, (name), k->n) == 0 && (c->field = (name)))
@@ -472,7 +472,7 @@ static int rfile_record(struct rfile_ctx *c) {
                           .t_first_us = RFILE_NONE,
                           .t_first_output_us = RFILE_NONE,
                           .ctoks = RFILE_NO_CTOKS};
-    struct jstr key;
+    struct jscan_str key;
     size_t count = 0;
     int more, have = 0;
     c->rec_ngaps = c->rec_nctoks = 0;
@@ -524,9 +524,9 @@ static int rfile_surrogate_error(struct rfile_ctx *c, const char *at) {
 }
 
 /* Parses the value at the scanner into head[key] with cJSON. */
-static int rfile_head_member(struct rfile_ctx *c, const struct jstr *key) {
+static int rfile_head_member(struct rfile_ctx *c, const struct jscan_str *key) {
     buf_reset(&c->tmp);
-    if (jstr_decode(key, &c->tmp) != BUF_OK) return rfile_nomem(c);
+    if (jscan_str_decode(key, &c->tmp) != BUF_OK) return rfile_nomem(c);
     jscan_peek(&c->s);
     const char *from = c->s.p;
     if (jscan_skip(&c->s) < 0) return rfile_syntax_error(c);
@@ -545,7 +545,7 @@ static int rfile_nul_start(struct rfile_ctx *c, const char *data, size_t len) {
 }
 
 static int rfile_document(struct rfile_ctx *c, const char *data, size_t len) {
-    struct jstr key;
+    struct jscan_str key;
     size_t count = 0;
     int more;
     if (rfile_nul_start(c, data, len) < 0) return RFILE_ERR_INPUT;
@@ -560,8 +560,9 @@ static int rfile_document(struct rfile_ctx *c, const char *data, size_t len) {
     }
     if (jscan_object(&c->s) < 0) return rfile_syntax_error(c);
     while ((more = jscan_member(&c->s, &count, &key)) > 0) {
-        int rc = jstr_is(&key, "records") && jscan_peek(&c->s) == '[' ? rfile_records(c)
-                                                                      : rfile_head_member(c, &key);
+        int rc = jscan_str_is(&key, "records") && jscan_peek(&c->s) == '['
+                     ? rfile_records(c)
+                     : rfile_head_member(c, &key);
         if (rc < 0) return rc;
     }
     if (more < 0) return rfile_syntax_error(c);

@@ -13,8 +13,8 @@
 #include "sargs.h"
 #include "scrub.h"
 
-#define STREAM_EXIT_USAGE 2
-#define STREAM_TIMEOUT_MS 70000ULL /* SageMaker gives the model 60 s */
+#define SMS_EXIT_USAGE 2
+#define SMS_TIMEOUT_MS 70000ULL /* SageMaker gives the model 60 s */
 
 static const char stream_help[] =
     "Usage: sm-stream [wrk's options] [engine options] -s SCENARIO.lua URL [-- scenario options]\n"
@@ -65,7 +65,7 @@ static const char stream_help[] =
     "3 stopped early, 4 partial: Ctrl-C or -d, 5 started later than --start-at allows).\n";
 
 /* scheme://authority of url, without its path. */
-static char *stream_origin(const char *url) {
+static char *sms_origin(const char *url) {
     const char *p = strstr(url, "://");
     size_t n = p ? (size_t)(p + 3 - url) + strcspn(p + 3, "/?#") : strlen(url);
     char *out = malloc(n + 1);
@@ -76,7 +76,7 @@ static char *stream_origin(const char *url) {
     return out;
 }
 
-struct stream_run {
+struct sms_run {
     struct sargs a;
     struct wrkargs seen; /* what the scenario sees: one sender per connection */
     struct lsm_client client;
@@ -86,14 +86,14 @@ struct stream_run {
 };
 
 /* The engine's reading of the command line, told to the module. */
-static int stream_client(struct stream_run *r, struct buf *err) {
+static int sms_client(struct sms_run *r, struct buf *err) {
     const char *bearer = NULL;
     if (r->a.bearer_env && !((bearer = getenv(r->a.bearer_env)) && *bearer))
-        return buf_fail(err, STREAM_EXIT_USAGE, "--bearer-token-env %s: the variable is not set",
+        return buf_fail(err, SMS_EXIT_USAGE, "--bearer-token-env %s: the variable is not set",
                         r->a.bearer_env);
     if (bearer && scrub_add(bearer)) /* a server may echo it: kept out of every output */
         return buf_fail(err, 1, "out of memory");
-    if (!r->a.w.timeout_set) r->a.w.timeout_ms = STREAM_TIMEOUT_MS;
+    if (!r->a.w.timeout_set) r->a.w.timeout_ms = SMS_TIMEOUT_MS;
     r->seen = r->a.w;
     r->seen.threads = r->seen.connections;
     r->client = (struct lsm_client){.name = "sm-stream",
@@ -105,18 +105,18 @@ static int stream_client(struct stream_run *r, struct buf *err) {
                                     .os_threads = r->a.w.threads,
                                     .busy_poll = r->a.busy_poll};
     lsm_set_client(&r->client);
-    if (!(r->origin = stream_origin(r->a.w.url))) return buf_fail(err, 1, "out of memory");
+    if (!(r->origin = sms_origin(r->a.w.url))) return buf_fail(err, 1, "out of memory");
     return 0;
 }
 
 /* The exit status after luahost's rc: the script's own (os.exit), else
  * failed (the script failed) or 0. */
-static int stream_exit(const struct luahost *h, int rc, int failed) {
+static int sms_exit(const struct luahost *h, int rc, int failed) {
     return rc == LUAHOST_EXIT ? h->exit_code : rc ? failed : 0;
 }
 
 /* The client's own cost, so that a user can tell whether it kept up. */
-static void stream_cost(const struct engine_stats *st) {
+static void sms_cost(const struct engine_stats *st) {
     const struct slot_cost *c = &st->cost;
     if (!c->tokens || !c->records) return;
     fprintf(stderr,
@@ -129,13 +129,13 @@ static void stream_cost(const struct engine_stats *st) {
 }
 
 /* The scenario in every state, then the engine. */
-static int stream_go(struct stream_run *r, struct buf *err) {
+static int sms_go(struct sms_run *r, struct buf *err) {
     size_t n = (size_t)r->a.w.threads;
     int rc = luahost_open(&r->lua, r->a.w.script, r->a.w.url, n, err);
     if (!rc && !(r->hooks = calloc(n, sizeof *r->hooks))) // NOLINT(bugprone-sizeof-expression)
         return buf_fail(err, 1, "out of memory");
     for (size_t i = 0; !rc && i < n; i++) rc = luahost_thread(&r->lua, i, &r->hooks[i], err);
-    if (rc) return stream_exit(&r->lua, rc, STREAM_EXIT_USAGE);
+    if (rc) return sms_exit(&r->lua, rc, SMS_EXIT_USAGE);
     struct engine_config cfg = {
         .slot = {.base_url = r->origin,
                  .route = r->a.route,
@@ -148,13 +148,13 @@ static int stream_go(struct stream_run *r, struct buf *err) {
     };
     struct engine_stats st;
     if (engine_run(&cfg, r->hooks, n, &st, err)) return 1;
-    rc = stream_exit(&r->lua, luahost_done(&r->lua, err), 1);
-    stream_cost(&st);
+    rc = sms_exit(&r->lua, luahost_done(&r->lua, err), 1);
+    sms_cost(&st);
     return rc;
 }
 
 int main(int argc, char **argv) {
-    struct stream_run r = {0};
+    struct sms_run r = {0};
     struct buf err;
     buf_init(&err, 1024);
     signal(SIGPIPE, SIG_IGN);
@@ -168,12 +168,12 @@ int main(int argc, char **argv) {
     } else if (rc) {
         fprintf(stderr, "sm-stream: %s (see sm-stream --help)\n",
                 rc == SARGS_ERR_NOMEM ? "out of memory" : buf_str(&err));
-        rc = STREAM_EXIT_USAGE;
+        rc = SMS_EXIT_USAGE;
     } else if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         fputs("sm-stream: libcurl cannot start\n", stderr);
         rc = 1;
     } else {
-        if ((rc = stream_client(&r, &err)) == 0) rc = stream_go(&r, &err);
+        if ((rc = sms_client(&r, &err)) == 0) rc = sms_go(&r, &err);
         if (rc && err.len) fprintf(stderr, "sm-stream: %s\n", buf_str(&err));
         luahost_close(&r.lua);
         curl_global_cleanup();

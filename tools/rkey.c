@@ -29,7 +29,7 @@ static bool rkey_ends(const char *s, size_t n, const char *tail) {
 /* The top-level members of a JSON document but "records", as an object. */
 static cJSON *rkey_document_head(const char *data, size_t len) {
     struct jscan s;
-    struct jstr key;
+    struct jscan_str key;
     size_t count = 0;
     int more;
     cJSON *head = cJSON_CreateObject();
@@ -39,7 +39,7 @@ static cJSON *rkey_document_head(const char *data, size_t len) {
         jscan_peek(&s);
         const char *from = s.p;
         if (jscan_skip(&s) < 0) goto fail;
-        if (jstr_is(&key, RFMT_RECORDS)) continue;
+        if (jscan_str_is(&key, RFMT_RECORDS)) continue;
         char name[64];
         if (key.escaped || key.n >= sizeof name) continue;
         memcpy(name, key.s, key.n);

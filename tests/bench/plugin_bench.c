@@ -24,7 +24,7 @@ struct bench_ctx {
     const char *body;
     size_t len;
     struct call *call;
-    struct recorder *rec;
+    struct rec_recorder *rec;
     size_t file;
 };
 

@@ -8,12 +8,12 @@
 
 #include "jscan.h"
 
-static void fuzz_string(const struct jstr *str, struct buf *tmp) {
+static void fuzz_string(const struct jscan_str *str, struct buf *tmp) {
     buf_reset(tmp);
-    if (jstr_decode(str, tmp) != BUF_OK) abort();
+    if (jscan_str_decode(str, tmp) != BUF_OK) abort();
     if (str->escaped ? tmp->len >= str->n : tmp->len != str->n) abort();
     if (!str->escaped && memcmp(buf_str(tmp), str->s, str->n) != 0) abort();
-    if (!str->escaped && !memchr(str->s, '\0', str->n) && !jstr_is(str, buf_str(tmp))) abort();
+    if (!str->escaped && !memchr(str->s, '\0', str->n) && !jscan_str_is(str, buf_str(tmp))) abort();
 }
 
 /* Reads the number at s as jscan_skip, jscan_number and jscan_int do. */
@@ -28,7 +28,7 @@ static int fuzz_number(struct jscan *s) {
 }
 
 static int fuzz_walk(struct jscan *s, int depth, struct buf *tmp) {
-    struct jstr str;
+    struct jscan_str str;
     size_t count = 0;
     bool b;
     int more;

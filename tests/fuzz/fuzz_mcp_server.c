@@ -18,18 +18,18 @@
 #include "mcp_server.h"
 #include "tools.h"
 
-static int wipe(const cJSON *args, struct mcp_call *call, void *user) {
+static int wipe(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)user;
     return mcp_tool_text(call, "wiped %s", cJSON_GetObjectItem(args, "name")->valuestring);
 }
 
 /* What wipe would do, without "confirm": true. */
-static int wipe_preview(const cJSON *args, struct mcp_call *call, void *user) {
+static int wipe_preview(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)user;
     return mcp_tool_text(call, "wipe %s", cJSON_GetObjectItem(args, "name")->valuestring);
 }
 
-static int slow(const cJSON *args, struct mcp_call *call, void *user) {
+static int slow(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)args, (void)user;
     for (int i = 1; i <= 3; i++) {
         if (mcp_tool_cancelled(call)) return MCP_TOOL_CANCELLED;
@@ -52,7 +52,7 @@ static const struct mcp_tool t_slow = {
     .name = "slow",
     .description = "Slow.",
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false}",
-    .annotations = {.read_only = MCP_HINT_YES},
+    .annotations = {.read_only = MCP_TOOL_HINT_YES},
     .call = slow,
 };
 

@@ -15,12 +15,12 @@
 #include "plugcheck.h"
 #include "rscan.h"
 
-static void fuzz_span(const struct jstr *s, const char *body, size_t len) {
+static void fuzz_span(const struct jscan_str *s, const char *body, size_t len) {
     struct buf tmp;
     if (s->s < body || s->n > len || s->s + s->n > body + len) abort();
     if (!s->escaped && (memchr(s->s, '"', s->n) || memchr(s->s, '\\', s->n))) abort();
     buf_init(&tmp, BUF_NO_CAP);
-    if (jstr_decode(s, &tmp) != BUF_OK) abort();
+    if (jscan_str_decode(s, &tmp) != BUF_OK) abort();
     buf_free(&tmp);
 }
 

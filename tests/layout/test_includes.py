@@ -1,15 +1,21 @@
 #!/usr/bin/python3
 """The folders are libraries and programs whose includes run one way (README.md, "Layout"):
 every #include "x.h" of a folder's C files must resolve to its own folder or to one the
-layout lets it use. The test fails on an arrow against the layout, on a header it cannot
-find, and on a folder of C files the layout does not name.
+layout lets it use. A LAYOUT key is a folder path under the root, sub-folders too
+("results/read", "emulator/model"); a sub-folder is a folder of its own and names what it
+uses like any other. The test fails on an arrow against the layout (file and line), on a
+header it cannot find, and on a folder of C files the layout does not name.
 
-    test_includes.py [ROOT]"""
+    test_includes.py [--self-test | --self-test-first] [--root ROOT] [FOLDER...]
+
+FOLDER (and its sub-folders) limits the check to those folders; --self-test proves the
+check on a small tree it writes (an arrow against the layout, a folder without an entry);
+--self-test-first runs that proof, then the check (how the ctests run)."""
 import os
-import re
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import layoutlib  # noqa: E402
 
 # What each folder may include from, besides itself (the arrows of the layout).
 LAYOUT = {
@@ -24,44 +30,48 @@ LAYOUT = {
     "tools": ["aws", "signer", "common"],
     "mcp": ["tools", "aws", "signer", "common"],
 }
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
-def headers(root, folder):
-    d = os.path.join(root, folder)
-    return {f for f in os.listdir(d) if f.endswith(".h")} if os.path.isdir(d) else set()
-
-
-def main():
-    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", ".."))
-    have = {folder: headers(root, folder) for folder in LAYOUT}
+def check(root, layout, only=None):
+    every = layoutlib.c_folders(root)
+    have = {f: {h for h in layoutlib.sources(root, f) if h.endswith(".h")} for f in every}
     problems = []
-    for entry in sorted(os.listdir(root)):
-        path = os.path.join(root, entry)
-        if not os.path.isdir(path) or entry.startswith((".", "build")) or entry == "tests":
+    for folder in layoutlib.c_folders(root, only):
+        if folder not in layout:
+            problems.append(f"{folder}/: C files in a folder the layout does not name "
+                            f"(add it to LAYOUT in {os.path.basename(__file__)})")
             continue
-        sources = [f for f in os.listdir(path) if f.endswith((".c", ".h"))]
-        if sources and entry not in LAYOUT:
-            problems.append(f"{entry}/: C files in a folder the layout does not name")
-            continue
-        for name in sorted(sources):
-            with open(os.path.join(path, name), encoding="utf-8") as f:
-                for inc in INCLUDE.findall(f.read()):
-                    if inc in have[entry]:
-                        continue
-                    owners = [o for o in LAYOUT if inc in have[o]]
-                    if not owners:
-                        problems.append(f"{entry}/{name}: includes \"{inc}\", found nowhere")
-                    elif not any(o in LAYOUT[entry] for o in owners):
-                        problems.append(f"{entry}/{name}: includes \"{inc}\" of {'/'.join(owners)}/"
-                                        f", against the layout ({entry} uses "
-                                        f"{', '.join(LAYOUT[entry]) or 'nothing'})")
-    if problems:
-        print("FAIL:", *problems, sep="\n  ", file=sys.stderr)
-        return 1
-    print(f"ok: the includes of {len(LAYOUT)} folders follow the layout")
-    return 0
+        for name in layoutlib.sources(root, folder):
+            for inc, line in layoutlib.includes(layoutlib.read(root, folder, name)):
+                if inc in have[folder]:
+                    continue
+                owners = [o for o in every if inc in have[o]]
+                if not owners:
+                    problems.append(f"{folder}/{name}:{line}: includes \"{inc}\", found nowhere")
+                elif not any(o in layout[folder] for o in owners):
+                    problems.append(f"{folder}/{name}:{line}: includes \"{inc}\" of "
+                                    f"{' and '.join(o + '/' for o in owners)}, against the layout "
+                                    f"({folder} uses {', '.join(layout[folder]) or 'nothing'})")
+    return problems
+
+
+def self_test():
+    files = {
+        "base/a.h": "int a_one(void);\n",
+        "lib/sub/b.c": '#include "a.h"\n#include "b.h"\n',
+        "lib/sub/b.h": "int b_one(void);\n",
+        "base/c.c": '#include "a.h"\n\n#include "b.h"\n',
+        "stray/d.c": "int d_one(void) { return 0; }\n",
+    }
+    layout = {"base": [], "lib/sub": ["base"]}
+    with layoutlib.fixture(files) as root:
+        got = check(root, layout)
+    return layoutlib.expect("includes", got, [
+        'base/c.c:3: includes "b.h" of lib/sub/, against the layout (base uses nothing)',
+        "stray/: C files in a folder the layout does not name",
+    ])
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(layoutlib.main(__doc__, check, self_test, "the includes of {n} folders follow the "
+                            "layout", LAYOUT))

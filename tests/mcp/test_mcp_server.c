@@ -18,7 +18,7 @@
     "\"boolean\"}},\"required\":[\"name\"],\"additionalProperties\":false}"
 #define EMPTY_IN "{\"type\":\"object\",\"additionalProperties\":false}"
 
-static int echo(const cJSON *args, struct mcp_call *call, void *user) {
+static int echo(const cJSON *args, struct mcp_tool_call *call, void *user) {
     const char *text = cJSON_GetObjectItem(args, "text")->valuestring;
     const cJSON *times = cJSON_GetObjectItem(args, "times");
     const cJSON *mode = cJSON_GetObjectItem(args, "mode");
@@ -33,41 +33,41 @@ static int echo(const cJSON *args, struct mcp_call *call, void *user) {
     return MCP_TOOL_OK;
 }
 
-static int look(const cJSON *args, struct mcp_call *call, void *user) {
+static int look(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)args, (void)user;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "n", 3);
     return mcp_tool_structured(call, o);
 }
 
-static int bad_output(const cJSON *args, struct mcp_call *call, void *user) {
+static int bad_output(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)args, (void)user;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "n", "three");
     return mcp_tool_structured(call, o);
 }
 
-static int wipe(const cJSON *args, struct mcp_call *call, void *user) {
+static int wipe(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)user;
     return mcp_tool_text(call, "wiped %s", cJSON_GetObjectItem(args, "name")->valuestring);
 }
 
 /* What wipe would do; it refuses a name it does not know, as a tool checks
  * its arguments before it asks for a confirmation. */
-static int wipe_preview(const cJSON *args, struct mcp_call *call, void *user) {
+static int wipe_preview(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)user;
     const char *name = cJSON_GetObjectItem(args, "name")->valuestring;
     if (strcmp(name, "missing") == 0) return mcp_tool_fail(call, "no database named %s", name);
     return mcp_tool_text(call, "wipe the database %s", name);
 }
 
-static int make_preview(const cJSON *args, struct mcp_call *call, void *user) {
+static int make_preview(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)args, (void)user;
     return mcp_tool_text(call, "make a thing and bill for it");
 }
 
 /* Three steps of progress; a repeated value is dropped. */
-static int slow(const cJSON *args, struct mcp_call *call, void *user) {
+static int slow(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)args, (void)user;
     int rc = mcp_tool_progress(call, 1, 3, "step 1");
     if (!rc) rc = mcp_tool_progress(call, 1, 3, "step 1 again");
@@ -77,26 +77,26 @@ static int slow(const cJSON *args, struct mcp_call *call, void *user) {
 }
 
 /* Polls for its cancellation a few times, as a wait loop would. */
-static int wait_tool(const cJSON *args, struct mcp_call *call, void *user) {
+static int wait_tool(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)args, (void)user;
     for (int i = 0; i < 5; i++)
         if (mcp_tool_cancelled(call)) return MCP_TOOL_CANCELLED;
     return mcp_tool_text(call, "not cancelled");
 }
 
-static int fail_tool(const cJSON *args, struct mcp_call *call, void *user) {
+static int fail_tool(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)args, (void)user;
     int rc = mcp_tool_text(call, "partial output, dropped by mcp_tool_fail");
     return rc ? rc : mcp_tool_fail(call, "it broke: %s", "disk full");
 }
 
-static int crash(const cJSON *args, struct mcp_call *call, void *user) {
+static int crash(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)args, (void)call, (void)user;
     return MCP_TOOL_INTERNAL;
 }
 
 #define RO                                                                                         \
-    { .read_only = MCP_HINT_YES, .open_world = MCP_HINT_NO }
+    { .read_only = MCP_TOOL_HINT_YES, .open_world = MCP_TOOL_HINT_NO }
 
 static const struct mcp_tool t_echo = {
     .name = "echo",
@@ -135,7 +135,7 @@ static const struct mcp_tool t_wipe = {.name = "wipe",
 static const struct mcp_tool t_make = {.name = "make",
                                        .description = "Makes.",
                                        .input_schema = WIPE_IN,
-                                       .annotations = {.destructive = MCP_HINT_NO},
+                                       .annotations = {.destructive = MCP_TOOL_HINT_NO},
                                        .call = wipe,
                                        .preview = make_preview};
 static const struct mcp_tool t_slow = {.name = "slow",
@@ -576,7 +576,7 @@ static void test_write_failure_ends_the_session(void) {
 
 /* ---- registration ---- */
 
-static int noop(const cJSON *args, struct mcp_call *call, void *user) {
+static int noop(const cJSON *args, struct mcp_tool_call *call, void *user) {
     (void)args, (void)user;
     return mcp_tool_text(call, "ok");
 }
@@ -663,7 +663,7 @@ static const struct refusal {
     {{.name = "forgot2",
       .description = "d",
       .input_schema = OBJ("\"confirm\":{\"type\":\"string\"}"),
-      .annotations = {.destructive = MCP_HINT_YES},
+      .annotations = {.destructive = MCP_TOOL_HINT_YES},
       .call = noop,
       .preview = noop},
      "tool forgot2: not read-only (it needs \"confirm\": true) but input_schema declares no "
@@ -674,13 +674,13 @@ static const struct refusal {
     {{.name = "both",
       .description = "d",
       .input_schema = OBJ(CONFIRM),
-      .annotations = {.read_only = MCP_HINT_YES, .destructive = MCP_HINT_YES},
+      .annotations = {.read_only = MCP_TOOL_HINT_YES, .destructive = MCP_TOOL_HINT_YES},
       .call = noop},
      "tool both: annotations: read-only and destructive at once"},
     {{.name = "additive_unconfirmed",
       .description = "d",
       .input_schema = EMPTY_IN,
-      .annotations = {.destructive = MCP_HINT_NO},
+      .annotations = {.destructive = MCP_TOOL_HINT_NO},
       .call = noop,
       .preview = noop},
      "tool additive_unconfirmed: not read-only (it needs \"confirm\": true) but input_schema "
@@ -688,7 +688,7 @@ static const struct refusal {
     {{.name = "additive",
       .description = "d",
       .input_schema = OBJ(CONFIRM),
-      .annotations = {.destructive = MCP_HINT_NO},
+      .annotations = {.destructive = MCP_TOOL_HINT_NO},
       .call = noop,
       .preview = noop},
      NULL},

@@ -30,9 +30,9 @@ static char *path_in(const char *name) {
 }
 
 /* A new recorder with one file, the result file name.json in dir (label "x"). */
-static struct recorder *recorder_in(const char *name, size_t *file) {
+static struct rec_recorder *recorder_in(const char *name, size_t *file) {
     char json[64], journal[64];
-    struct recorder *r = NULL;
+    struct rec_recorder *r = NULL;
     struct buf err;
     snprintf(json, sizeof json, "%s.json", name);
     snprintf(journal, sizeof journal, "%s.journal.jsonl", name);
@@ -95,7 +95,7 @@ static const struct rec_record ok_rec = {
 };
 
 static void test_run(void) {
-    struct recorder *r;
+    struct rec_recorder *r;
     struct buf err;
     size_t a, b;
     buf_init(&err, BUF_NO_CAP);
@@ -290,7 +290,7 @@ static void test_exact_lines(void) {
     /* Then each with its fixed fields written once by rec_fixed_json: the same
      * lines, though the record's own fixed fields now say something else. */
     for (int fixed = 0; fixed < 2; fixed++) {
-        struct recorder *r;
+        struct rec_recorder *r;
         struct buf err, want;
         size_t a;
         const char *name = fixed ? "f.journal.jsonl" : "d.journal.jsonl";
@@ -348,7 +348,7 @@ static void test_longest_escapes(void) {
                              .correct = 0};
     struct buf err;
     size_t a;
-    struct recorder *r = recorder_in("l", &a);
+    struct rec_recorder *r = recorder_in("l", &a);
     buf_init(&err, BUF_NO_CAP);
     char *fixed = rec_fixed_json(&rec);
     CHECK(fixed != NULL && strlen(fixed) > (size_t)3 * 6 * N);
@@ -372,7 +372,7 @@ static void test_longest_escapes(void) {
 static void test_complete_run(void) {
     struct buf err;
     size_t a;
-    struct recorder *r = recorder_in("c", &a);
+    struct rec_recorder *r = recorder_in("c", &a);
     buf_init(&err, BUF_NO_CAP);
     cJSON *more = cJSON_Parse("{\"start_late_us\": 412}"); /* what the end adds, as given */
     CHECK_INT(rec_finish(r, "2026-01-01T00:00:00.000000Z", false, NULL, more, &err), REC_OK);
@@ -390,7 +390,7 @@ static void test_complete_run(void) {
 }
 
 static void test_unwritable(void) {
-    struct recorder *r;
+    struct rec_recorder *r;
     struct buf err;
     size_t a;
     buf_init(&err, BUF_NO_CAP);
@@ -412,7 +412,7 @@ static void test_unwritable(void) {
  * link): the journal is refused, nothing is written or removed where it points,
  * with or without --force. */
 static void test_linked_folder(void) {
-    struct recorder *r;
+    struct rec_recorder *r;
     struct buf err;
     size_t a;
     buf_init(&err, BUF_NO_CAP);

@@ -62,7 +62,7 @@ static void test_jscan_string_words(void) {
             snprintf(text + 1 + at, sizeof text - 1 - at, "%s%s\"", kinds[k].special,
                      kinds[k].special[0] == '"' ? "" : "abcdefghijkl");
             struct jscan s;
-            struct jstr str;
+            struct jscan_str str;
             jscan_init(&s, text, strlen(text));
             int rc = jscan_string(&s, &str);
             if (rc != kinds[k].rc) fprintf(stderr, "kind %zu at %zu: %d\n", k, at, rc);
@@ -73,7 +73,7 @@ static void test_jscan_string_words(void) {
             }
             struct buf out;
             buf_init(&out, BUF_NO_CAP);
-            CHECK(jstr_decode(&str, &out) == BUF_OK);
+            CHECK(jscan_str_decode(&str, &out) == BUF_OK);
             CHECK_INT(out.len, at + kinds[k].decoded + (k == 0 ? 0 : 12));
             CHECK(str.escaped == (k == 1));
             CHECK(memcmp(out.data, text + 1, at) == 0);
@@ -85,7 +85,7 @@ static void test_jscan_values(void) {
     const char *text = "{\"n\": 1764496800000123, \"s\": \"Bras\\u00edlia \\ud83d\\ude00\\t\", "
                        "\"f\": 2.5e1, \"b\": true}";
     struct jscan s;
-    struct jstr key, str;
+    struct jscan_str key, str;
     struct buf out;
     int64_t n = 0;
     double f = 0;
@@ -94,12 +94,12 @@ static void test_jscan_values(void) {
     buf_init(&out, BUF_NO_CAP);
     jscan_init(&s, text, strlen(text));
     CHECK(jscan_object(&s) == 0);
-    CHECK(jscan_member(&s, &count, &key) == 1 && jstr_is(&key, "n"));
+    CHECK(jscan_member(&s, &count, &key) == 1 && jscan_str_is(&key, "n"));
     CHECK(jscan_int(&s, &n) == 0);
     CHECK_INT(n, 1764496800000123LL);
-    CHECK(jscan_member(&s, &count, &key) == 1 && jstr_is(&key, "s"));
+    CHECK(jscan_member(&s, &count, &key) == 1 && jscan_str_is(&key, "s"));
     CHECK(jscan_string(&s, &str) == 0 && str.escaped);
-    CHECK(jstr_decode(&str, &out) == BUF_OK);
+    CHECK(jscan_str_decode(&str, &out) == BUF_OK);
     CHECK_STR(buf_str(&out), "Bras\xc3\xadlia \xf0\x9f\x98\x80\t");
     CHECK(jscan_member(&s, &count, &key) == 1 && jscan_number(&s, &f) == 0);
     CHECK(f == 25.0);
