@@ -280,7 +280,7 @@ static void test_sessions(struct invoke *inv, struct buf *head) {
 static void setup(struct invoke *inv, struct fleet *f, struct gate *g, struct event_base *base) {
     struct buf err;
     buf_init(&err, 1024);
-    struct options_endpoint a = {"ep", "A", "instant"}, b = {"ep", "B", "instant"};
+    struct fleet_spec a = {"ep", "A", "instant"}, b = {"ep", "B", "instant"};
     CHECK_INT(fleet_add(f, &a, NULL, &err), 0);
     CHECK_INT(fleet_add(f, &b, NULL, &err), 0);
     fleet_seed(f, 1);

@@ -15,13 +15,26 @@
 #include "fault.h"
 #include "gate.h"
 #include "model.h"
-#include "options.h"
 #include "sess.h"
 #include "tally.h"
 #include "vlog.h"
 
 struct event; /* libevent's */
 struct fleet_endpoint;
+
+/* A variant to serve, as --endpoint NAME[/VARIANT]=PROFILE names it. */
+struct fleet_spec {
+    char name[64];
+    char variant[64]; /* "AllTraffic" unless given */
+    const char *profile;
+};
+
+/* One parameter to change, as --set TARGET.KEY=VALUE says. */
+struct fleet_setting {
+    char target[130]; /* "NAME", "NAME/VARIANT" or "*" */
+    const char *key;
+    const char *value;
+};
 
 struct fleet_variant {
     char name[64];
@@ -59,11 +72,11 @@ enum fleet_error {
 
 /* Adds variant e, its profile from lib (may be NULL) or the built-ins, and its
  * endpoint if new. Returns 0 or FLEET_ERR_* with one line in err. */
-__attribute__((warn_unused_result)) int fleet_add(struct fleet *f, const struct options_endpoint *e,
+__attribute__((warn_unused_result)) int fleet_add(struct fleet *f, const struct fleet_spec *e,
                                                   const struct model_library *lib, struct buf *err);
 
 /* Applies one --set to every variant it names. Returns 0 or FLEET_ERR_* with err. */
-__attribute__((warn_unused_result)) int fleet_set(struct fleet *f, const struct options_set *set,
+__attribute__((warn_unused_result)) int fleet_set(struct fleet *f, const struct fleet_setting *set,
                                                   struct buf *err);
 
 /* Seeds each variant (from seed and NAME/VARIANT, unless its profile has a seed)

@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "mclock.h"
-#include "rng.h"
+#include "splitmix.h"
 #include "smerr.h"
 
 void ireply_request_id(struct invoke *inv, char out[IREPLY_ID_LEN]) {
-    uint64_t a = rng_next(&inv->rng), b = rng_next(&inv->rng);
+    uint64_t a = splitmix_next(&inv->rng), b = splitmix_next(&inv->rng);
     snprintf(out, IREPLY_ID_LEN, "%08x-%04x-4%03x-a%03x-%012llx", (unsigned)(a >> 32),
              (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff, (unsigned)(b >> 52) & 0xfff,
              (unsigned long long)(b & 0xffffffffffffULL));

@@ -13,7 +13,7 @@
 #include "ireply.h"
 #include "mclock.h"
 #include "pfx.h"
-#include "rng.h"
+#include "splitmix.h"
 #include "rstream.h"
 #include "smerr.h"
 
@@ -580,7 +580,7 @@ static int invoke_call_prepare(struct invoke_call *call, const struct http_head 
         call->seq.done_blocks =
             pfx_blocks_of(&call->pfx, call->req.prompt_tokens + call->seq.want_tokens - 1);
     }
-    uint64_t a = rng_next(&var->rng), b = rng_next(&var->rng);
+    uint64_t a = splitmix_next(&var->rng), b = splitmix_next(&var->rng);
     snprintf(call->reply_id, sizeof call->reply_id, "%s-%016llx%016llx",
              call->req.kind == CONT_CHAT ? "chatcmpl" : "cmpl", (unsigned long long)a,
              (unsigned long long)b);
@@ -684,7 +684,7 @@ static struct invoke_call *invoke_call(struct invoke *inv, void *owner, struct f
     if (inv->max_duration > 0)
         invoke_call_timer(call, &call->limit_ev, &call->limit_due, inv->max_duration,
                           invoke_call_limit_cb);
-    double u = 2 * rng_unit(&var->rng) - 1, overhead = p->overhead_s * (1 + p->jitter * u);
+    double u = 2 * splitmix_unit(&var->rng) - 1, overhead = p->overhead_s * (1 + p->jitter * u);
     /* a client's own cost comes first, and is not SageMaker's time (CloudWatch's) */
     call->begun_at += p->client_s;
     call->client_s = p->client_s;
