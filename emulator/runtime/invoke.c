@@ -10,7 +10,6 @@
 
 #include "admit.h"
 #include "cont.h"
-#include "ireply.h"
 #include "mclock.h"
 #include "pfx.h"
 #include "splitmix.h"
@@ -18,6 +17,7 @@
 #include "smerr.h"
 
 #define INVOKE_REPLY_ID_LEN   48
+#define INVOKE_ID_LEN         40 /* an x-amzn-RequestId and its NUL */
 #define INVOKE_TOO_LARGE_TEXT "HTTP content length exceeded 6291456 bytes."
 #define INVOKE_EVENTSTREAM    "application/vnd.amazon.eventstream"
 
@@ -42,7 +42,7 @@ struct invoke_call {
     double stage_due, limit_due, hold_due; /* real times the timers are due (hold 0: none) */
     double reply_due; /* real time its model work ended (0: now): its service time's end */
     struct buf body;  /* the container's error body, then the reply body */
-    char id[IREPLY_ID_LEN];
+    char id[INVOKE_ID_LEN];
     char reply_id[INVOKE_REPLY_ID_LEN]; /* the container's "chatcmpl-..." */
     long long created;                  /* the container's "created" */
     struct invoke_origin origin;
@@ -61,6 +61,174 @@ struct invoke_call {
     double first_token, last_token; /* wall clock: see invoke_stream_stamp */
     const char *exception;          /* the exception that ended the stream */
 };
+
+/* What the container's answer to a call took, for CloudWatch's latencies. */
+struct invoke_timing {
+    double total;    /* model seconds from its arrival to its end */
+    double overhead; /* of which the fixed overhead */
+    bool failed;     /* it ended in a model error (a stream's exception) */
+};
+
+/* --- the front door's replies and counts --- */
+
+/* A new x-amzn-RequestId (a UUID from inv's seeded generator). */
+static void invoke_new_id(struct invoke *inv, char out[INVOKE_ID_LEN]) {
+    uint64_t a = splitmix_next(&inv->rng), b = splitmix_next(&inv->rng);
+    snprintf(out, INVOKE_ID_LEN, "%08x-%04x-4%03x-a%03x-%012llx", (unsigned)(a >> 32),
+             (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff, (unsigned)(b >> 52) & 0xfff,
+             (unsigned long long)(b & 0xffffffffffffULL));
+}
+
+/* A whole reply (Content-Length), application/json. */
+static struct invoke_reply invoke_whole(int status, const char *type, const char *variant,
+                                        const char *id, const char *body, size_t len,
+                                        enum invoke_mode mode) {
+    return (struct invoke_reply){.status = status,
+                                 .error_type = type,
+                                 .variant = variant,
+                                 .request_id = id,
+                                 .body = body,
+                                 .body_len = len,
+                                 .mode = mode};
+}
+
+/* A request-log line for a request of origin o answered status (0: closed first). */
+static struct reqlog_entry invoke_entry(const struct invoke_origin *o, const char *id, int status) {
+    return (struct reqlog_entry){.id = id,
+                                 .arrival = o->arrival,
+                                 .received = o->received,
+                                 .queue_s = -1,
+                                 .cached_tokens = -1,
+                                 .api = rtpath_name(o->api),
+                                 .access_key_id = *o->access_key_id ? o->access_key_id : NULL,
+                                 .access_key_id_len = strlen(o->access_key_id),
+                                 .status = status,
+                                 .prompt_tokens = -1,
+                                 .completion_tokens = -1};
+}
+
+/* Counts the end of request e of var for CloudWatch's metrics (cwmetric.h). */
+static void invoke_metric(struct invoke *inv, const struct fleet_variant *var,
+                          const struct reqlog_entry *e, const struct invoke_timing *timing) {
+    struct cwmetric_call c = {e->received, (short)e->status, false, timing != NULL, 0, 0};
+    c.model_error = e->status == 424 || (timing && timing->failed);
+    if (timing) {
+        double overhead = timing->overhead < timing->total ? timing->overhead : timing->total;
+        /* whole microseconds, rounded as x-sm-emulator-service-us is */
+        double model_us = (timing->total - overhead) * 1e6, overhead_us = overhead * 1e6;
+        c.model_us = model_us > 0 ? (float)(long long)(model_us + 0.5) : 0;
+        c.overhead_us = overhead_us > 0 ? (float)(long long)(overhead_us + 0.5) : 0;
+    }
+    if (inv->cwmetrics) (void)!cwmetric_count(inv->cwmetrics, var->ep->name, var->name, &c);
+}
+
+/* Counts the end of request e (its reply, or e->status 0: its connection closed
+ * first) for the totals, ep and var (either may be NULL), CloudWatch (timing:
+ * the container's, or NULL when it did not answer), and logs it. */
+static void invoke_count(struct invoke *inv, struct fleet_endpoint *ep, struct fleet_variant *var,
+                         struct reqlog_entry *e, const struct invoke_timing *timing) {
+    struct tally *ts[] = {&inv->totals, ep ? &ep->counts : NULL, var ? &var->counts : NULL};
+    for (size_t i = 0; i < 3; i++) {
+        if (!ts[i]) continue;
+        if (e->status == 0)
+            ts[i]->dropped++;
+        else
+            tally_reply(ts[i], e->status);
+    }
+    e->endpoint = ep ? ep->name : NULL;
+    e->variant = var ? var->name : NULL;
+    if (var) invoke_metric(inv, var, e, timing);
+    reqlog_write(&inv->reqlog, e);
+}
+
+/* Starts inv->cur, the origin of the request about to be handled (received now;
+ * h: its head, for the key id, or NULL). */
+static void invoke_begin(struct invoke *inv, const struct http_head *h) {
+    struct invoke_origin *o = &inv->cur;
+    o->received = reqlog_now();
+    o->received_real = mclock_real();
+    o->arrival = inv->arrival;
+    inv->arrival = 0;
+    o->access_key_id[0] = '\0';
+    o->api = RTPATH_NONE;
+    const struct sigv4_header *a = h && inv->reqlog.f ? http_header(h, "authorization") : NULL;
+    struct sigv4_authorization az;
+    if (a && sigv4_parse_authorization(a->value, a->value_len, &az) == 0)
+        snprintf(
+            o->access_key_id, sizeof o->access_key_id, "%.*s",
+            (int)(az.access_key_id_len > INVOKE_AKID_MAX ? INVOKE_AKID_MAX : az.access_key_id_len),
+            az.access_key_id);
+}
+
+/* Sends a SageMaker error: {"message": ...} with x-amzn-ErrorType (type may be
+ * NULL), or on the OpenAI route the OpenAI envelope (code: its code, NULL: from
+ * type). log: the request's log line so far (NULL: a new one). */
+static void invoke_fail_logged(struct invoke *inv, void *owner, struct fleet_endpoint *ep,
+                               struct fleet_variant *var, int status, const char *type,
+                               const char *code, const char *message, struct reqlog_entry *log) {
+    struct buf body;
+    char id[INVOKE_ID_LEN];
+    buf_init(&body, BUF_NO_CAP);
+    invoke_new_id(inv, id);
+    if (inv->cur.api == RTPATH_OPENAI ? smerr_openai(&body, status, type, code, message)
+                                      : smerr_message(&body, message))
+        buf_reset(&body);
+    struct reqlog_entry e = log ? *log : invoke_entry(&inv->cur, NULL, 0);
+    e.id = id;
+    e.status = status;
+    e.error_type = type;
+    invoke_count(inv, ep, var, &e, NULL);
+    struct invoke_reply r = invoke_whole(status, type, var ? var->name : NULL, id, buf_str(&body),
+                                         body.len, INVOKE_FULL);
+    inv->send(owner, &r);
+    buf_free(&body);
+}
+
+/* The same without a code or a log line so far. */
+static void invoke_fail(struct invoke *inv, void *owner, struct fleet_endpoint *ep,
+                        struct fleet_variant *var, int status, const char *type,
+                        const char *message) {
+    invoke_fail_logged(inv, owner, ep, var, status, type, NULL, message, NULL);
+}
+
+/* Answers GET /emulator/stats. */
+static void invoke_stats(struct invoke *inv, void *owner) {
+    struct buf body;
+    char id[INVOKE_ID_LEN];
+    buf_init(&body, BUF_NO_CAP);
+    invoke_new_id(inv, id);
+    if (fleet_stats_json(&body, inv->fleet, &inv->totals, inv->gate, inv->time_scale))
+        buf_reset(&body);
+    struct invoke_reply r =
+        invoke_whole(body.len ? 200 : 500, NULL, NULL, id, buf_str(&body), body.len, INVOKE_FULL);
+    inv->send(owner, &r);
+    buf_free(&body);
+}
+
+/* Loses a request of var (its log line e so far): the front end counts it, the
+ * container never sees it, and the connection closes with nothing sent. */
+static void invoke_lose(struct invoke *inv, void *owner, struct fleet_variant *var,
+                        struct reqlog_entry *e) {
+    char id[INVOKE_ID_LEN];
+    invoke_new_id(inv, id);
+    e->id = id;
+    e->status = 0;
+    invoke_count(inv, var->ep, var, e, NULL);
+    struct invoke_reply r = invoke_whole(0, NULL, NULL, id, "", 0, INVOKE_CLOSE);
+    inv->send(owner, &r);
+}
+
+/* Answers /ping (200, empty), counted and logged. */
+static void invoke_ping(struct invoke *inv, void *owner) {
+    char id[INVOKE_ID_LEN];
+    invoke_new_id(inv, id);
+    struct reqlog_entry e = invoke_entry(&inv->cur, id, 200);
+    invoke_count(inv, NULL, NULL, &e, NULL);
+    struct invoke_reply r = invoke_whole(200, NULL, NULL, id, "", 0, INVOKE_FULL);
+    inv->send(owner, &r);
+}
+
+/* --- the front door --- */
 
 static void invoke_in_flight(struct invoke *inv, struct fleet_variant *var, int delta) {
     inv->totals.in_flight += (unsigned long)delta;
@@ -82,8 +250,8 @@ void invoke_refuse(struct invoke *inv, void *owner, enum invoke_refusal why) {
         [INVOKE_TOO_MANY_BODIES] = {503, "Too many request bodies being received"},
     };
     inv->totals.requests++;
-    ireply_origin(inv, NULL);
-    ireply_error(inv, owner, NULL, NULL, refusals[why].status, NULL, refusals[why].message);
+    invoke_begin(inv, NULL);
+    invoke_fail(inv, owner, NULL, NULL, refusals[why].status, NULL, refusals[why].message);
 }
 
 /* --- calls --- */
@@ -114,14 +282,14 @@ static double invoke_call_end(const struct invoke_call *call) {
 
 /* The call's model time (CloudWatch's ModelLatency and OverheadLatency): from its
  * start to its model end, on the model's clock. */
-static struct ireply_timing invoke_call_timing(const struct invoke_call *call) {
-    return (struct ireply_timing){invoke_call_end(call) * call->inv->time_scale - call->begun_at,
+static struct invoke_timing invoke_call_timing(const struct invoke_call *call) {
+    return (struct invoke_timing){invoke_call_end(call) * call->inv->time_scale - call->begun_at,
                                   call->overhead, call->exception != NULL};
 }
 
 /* The call's log line, ending with status (0: closed first). */
 static struct reqlog_entry invoke_call_entry(const struct invoke_call *call, int status) {
-    struct reqlog_entry e = ireply_entry(&call->origin, call->id, status);
+    struct reqlog_entry e = invoke_entry(&call->origin, call->id, status);
     e.fault = call->fault == FAULT_NONE ? NULL : fault_name(call->fault);
     e.prompt = call->req.prompt.len ? buf_str(&call->req.prompt) : NULL;
     e.prompt_len = call->req.prompt.len;
@@ -141,7 +309,7 @@ static struct reqlog_entry invoke_call_entry(const struct invoke_call *call, int
 
 void invoke_abort(struct invoke_call *call) {
     struct reqlog_entry e = invoke_call_entry(call, 0);
-    ireply_count(call->inv, call->var->ep, call->var, &e, NULL);
+    invoke_count(call->inv, call->var->ep, call->var, &e, NULL);
     invoke_call_free(call);
 }
 
@@ -177,8 +345,8 @@ static void invoke_call_reply(struct invoke_call *call, const struct invoke_repl
     }
     struct invoke_reply sent = *r; /* timed before the log line: within its times */
     if (!call->head_sent) invoke_call_timed(call, &sent);
-    struct ireply_timing timing = invoke_call_timing(call);
-    ireply_count(call->inv, call->var->ep, call->var, &e, &timing);
+    struct invoke_timing timing = invoke_call_timing(call);
+    invoke_count(call->inv, call->var->ep, call->var, &e, &timing);
     call->inv->send(call->owner, &sent);
     invoke_call_free(call);
 }
@@ -194,7 +362,7 @@ static void invoke_call_send_ok(struct invoke_call *call) {
                             : call->fault == FAULT_TRUNCATE ? INVOKE_TRUNCATE
                                                             : INVOKE_FULL;
     struct invoke_reply r =
-        ireply_whole(200, NULL, var->name, call->id, buf_str(&call->body), call->body.len, mode);
+        invoke_whole(200, NULL, var->name, call->id, buf_str(&call->body), call->body.len, mode);
     struct buf framed;
     buf_init(&framed, BUF_NO_CAP);
     vlog_access(&var->log, reqlog_now(), invoke_container_path(call), 200);
@@ -203,7 +371,7 @@ static void invoke_call_send_ok(struct invoke_call *call) {
         if (rstream_whole(RSTREAM_EVENTSTREAM, call->inv->stream_split, buf_str(&call->body), len,
                           &framed))
             buf_reset(&framed);
-        r = ireply_whole(200, NULL, var->name, call->id, buf_str(&framed), framed.len,
+        r = invoke_whole(200, NULL, var->name, call->id, buf_str(&framed), framed.len,
                          mode == INVOKE_DROP ? INVOKE_DROP : INVOKE_FULL);
         r.content_type = INVOKE_EVENTSTREAM;
         r.part = INVOKE_CHUNK_ALL;
@@ -231,7 +399,7 @@ static void invoke_call_model_error(struct invoke_call *call, int status, const 
             : smerr_model(&body, inv->region, inv->account, ep, status, orig, orig_len))
         buf_reset(&body);
     if (status) vlog_access(&call->var->log, reqlog_now(), invoke_container_path(call), status);
-    struct invoke_reply r = ireply_whole(424, "ModelError", call->var->name, call->id,
+    struct invoke_reply r = invoke_whole(424, "ModelError", call->var->name, call->id,
                                          buf_str(&body), body.len, INVOKE_FULL);
     invoke_call_reply(call, &r, false);
     buf_free(&body);
@@ -311,7 +479,7 @@ static bool invoke_stream_send(struct invoke_call *call, enum rstream_next how) 
     if (!end && call->head_sent && !call->out.len) return false;
     bool plain = call->origin.api == RTPATH_OPENAI;
     struct invoke_reply r =
-        ireply_whole(200, NULL, call->var->name, call->id, buf_str(&call->out), call->out.len,
+        invoke_whole(200, NULL, call->var->name, call->id, buf_str(&call->out), call->out.len,
                      how == RSTREAM_CUT ? INVOKE_DROP : INVOKE_FULL);
     r.content_type = plain ? rstream_content_type(&call->rs) : INVOKE_EVENTSTREAM;
     r.sm_content_type = plain ? NULL : rstream_content_type(&call->rs);
@@ -604,7 +772,7 @@ static void invoke_fault_refuse(struct invoke *inv, void *owner, struct fleet_va
         [FAULT_INTERNAL] = {500, "InternalFailure", "An internal failure occurred."},
         [FAULT_LOSE] = {0, NULL, NULL}, /* no reply at all */
     };
-    struct reqlog_entry e = ireply_entry(&inv->cur, NULL, at_once[fault].status);
+    struct reqlog_entry e = invoke_entry(&inv->cur, NULL, at_once[fault].status);
     struct cont_request req;
     struct buf ignored;
     int container_status;
@@ -619,10 +787,10 @@ static void invoke_fault_refuse(struct invoke *inv, void *owner, struct fleet_va
     }
     e.fault = fault_name(fault);
     if (fault == FAULT_LOSE)
-        ireply_lose(inv, owner, var, &e);
+        invoke_lose(inv, owner, var, &e);
     else
-        ireply_error_logged(inv, owner, var->ep, var, at_once[fault].status, at_once[fault].type,
-                            NULL, at_once[fault].message, &e);
+        invoke_fail_logged(inv, owner, var->ep, var, at_once[fault].status, at_once[fault].type,
+                           NULL, at_once[fault].message, &e);
     buf_free(&ignored);
     cont_request_free(&req);
 }
@@ -632,7 +800,7 @@ static struct invoke_call *invoke_call_new(struct invoke *inv, void *owner,
                                            struct fleet_variant *var, int fault) {
     struct invoke_call *call = calloc(1, sizeof *call);
     if (!call) {
-        ireply_error(inv, owner, var->ep, var, 500, "InternalFailure", "out of memory");
+        invoke_fail(inv, owner, var->ep, var, 500, "InternalFailure", "out of memory");
         return NULL;
     }
     *call = (struct invoke_call){.inv = inv,
@@ -650,7 +818,7 @@ static struct invoke_call *invoke_call_new(struct invoke *inv, void *owner,
     if (pcache_on(&var->batch.cache)) call->req.pfx = &call->pfx;
     buf_init(&call->body, BUF_NO_CAP);
     buf_init(&call->out, BUF_NO_CAP);
-    ireply_request_id(inv, call->id);
+    invoke_new_id(inv, call->id);
     invoke_in_flight(inv, var, 1);
     return call;
 }
@@ -700,13 +868,13 @@ static struct invoke_call *invoke_call(struct invoke *inv, void *owner, struct f
 /* Answers GET /emulator/stats and /ping; false for any other request. */
 static bool invoke_unsigned(struct invoke *inv, void *owner, const struct http_head *h) {
     if (http_is(h, "GET", "/emulator/stats")) {
-        ireply_stats(inv, owner);
+        invoke_stats(inv, owner);
         return true;
     }
     inv->totals.requests++;
-    ireply_origin(inv, h);
+    invoke_begin(inv, h);
     if (!http_is(h, "GET", "/ping") && !http_is(h, "POST", "/ping")) return false;
-    ireply_ping(inv, owner);
+    invoke_ping(inv, owner);
     return true;
 }
 
@@ -725,7 +893,7 @@ struct invoke_call *invoke_request(struct invoke *inv, void *owner, const struct
     admit_refusal_init(&no);
     struct fleet_variant *var = admit_request(&inv->auth, inv->fleet, &ar, &inv->rng, &no);
     if (!var)
-        ireply_error_logged(inv, owner, no.ep, NULL, no.status, no.type, no.code, no.message, NULL);
+        invoke_fail_logged(inv, owner, no.ep, NULL, no.status, no.type, no.code, no.message, NULL);
     admit_refusal_free(&no);
     return var ? invoke_call(inv, owner, var, h, body, len) : NULL;
 }
