@@ -97,7 +97,7 @@ static bool cphost_targets(const char *target, const char *ep, const char *var) 
 }
 
 /* The variants of the deployment in e's fleet, with their weights and the --set options. */
-static int cphost_fleet(struct cphost *h, struct cphost_ep *e, const struct cplane_deploy *d) {
+static int cphost_fleet(struct cphost *h, struct cphost_ep *e, const struct cpres_deploy *d) {
     for (size_t i = 0; i < d->cfg.n_v; i++) {
         struct fleet_spec oe = {"", "", d->p[i].profile};
         snprintf(oe.name, sizeof oe.name, "%s", e->name);
@@ -149,7 +149,7 @@ static int cphost_invoke(struct cphost *h, struct cphost_ep *e) {
 }
 
 /* Starts serving ep's live deployment (replacing what served it). */
-static void cphost_serve(struct cphost *h, const struct cplane_endpoint *ep) {
+static void cphost_serve(struct cphost *h, const struct cpres_endpoint *ep) {
     struct cphost_ep *e = calloc(1, sizeof *e);
     cphost_retire(h, ep->name);
     buf_reset(&h->err);
@@ -164,7 +164,7 @@ static void cphost_serve(struct cphost *h, const struct cplane_endpoint *ep) {
     h->eps = e;
 }
 
-void cphost_event(void *ud, enum cplane_event_kind kind, const struct cplane_endpoint *ep) {
+void cphost_event(void *ud, enum cplane_event_kind kind, const struct cpres_endpoint *ep) {
     struct cphost *h = ud;
     if (strcmp(ep->region, h->region) != 0 || ep->is_static) return;
     if (kind == CPLANE_SERVE)

@@ -60,7 +60,7 @@ void cphost_free(struct cphost *h);
 struct cplane_now cphost_now(const struct cphost *h);
 
 /* The event function of the control plane (ud: the host). */
-void cphost_event(void *ud, enum cplane_event_kind kind, const struct cplane_endpoint *ep);
+void cphost_event(void *ud, enum cplane_event_kind kind, const struct cpres_endpoint *ep);
 
 /* Arms the timer for the control plane's next transition, and frees retired
  * endpoints with nothing in flight. Call after every control-plane call. */
