@@ -1,6 +1,6 @@
 /* Coverage of sm-compare's 95% intervals (results/interval.h), simulated with
- * the emulator's own timing model: emulator/model.c's bf16-l4 and qat-l4
- * profiles (1% jitter on every overhead and decode step) and emulator/batch.c's
+ * the emulator's own timing model: emulator/model/model.c's bf16-l4 and qat-l4
+ * profiles (1% jitter on every overhead and decode step) and emulator/model/batch.c's
  * continuous batching, driven the way the emulator's event loop drives them.
  *
  * Each simulated run measures both profiles as the suite does by default
@@ -109,7 +109,7 @@ static void cov_side_init(struct cov_side *s, const char *profile, uint64_t seed
     s->now = 0;
 }
 
-/* The fixed overhead of one call, with the profile's jitter (emulator/invoke.c). */
+/* The fixed overhead of one call, with the profile's jitter (emulator/runtime/invoke.c). */
 static double cov_overhead(struct cov_side *s) {
     double u = 2 * splitmix_unit(&s->rng) - 1;
     return s->p.overhead_s * (1 + s->p.jitter * u);
