@@ -320,7 +320,7 @@ static bool awsapi_endpoint_path(const struct http_head *h, const char **name, s
 }
 
 bool awsapi_route(void *ud, void *owner, const struct http_head *h, const char *body, size_t len,
-                  struct invoke_call **call) {
+                  struct rtcall **call) {
     struct awsapi *a = ud;
     const struct sigv4_header *target = http_header(h, "x-amz-target");
     const char *name;
@@ -343,6 +343,6 @@ bool awsapi_route(void *ud, void *owner, const struct http_head *h, const char *
     }
     struct invoke *inv = awsapi_endpoint_path(h, &name, &n) ? cphost_find(&a->host, name, n) : NULL;
     if (!inv) return false;
-    *call = invoke_request(inv, owner, h, body, len);
+    *call = rtcall_request(inv, owner, h, body, len);
     return true;
 }

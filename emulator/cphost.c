@@ -46,7 +46,7 @@ int cphost_init(struct cphost *h, struct event_base *base, const struct invoke *
 }
 
 static void cphost_ep_free(struct cphost_ep *e) {
-    invoke_stop(&e->inv);
+    rtcall_stop(&e->inv);
     fleet_free(&e->fleet);
     auth_free(&e->inv.auth);
     reqlog_close(&e->inv.reqlog);
@@ -145,7 +145,7 @@ static int cphost_invoke(struct cphost *h, struct cphost_ep *e) {
                          k->expiration))
             return -1;
     }
-    return invoke_start(inv) ? -1 : 0;
+    return rtcall_start(inv) ? -1 : 0;
 }
 
 /* Starts serving ep's live deployment (replacing what served it). */

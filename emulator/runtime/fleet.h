@@ -2,7 +2,7 @@
  * with its profile, continuous batch, faults, counts and container log; built
  * from the command line (--endpoint, --set, --log-file), and written into
  * GET /emulator/stats. Holds no libevent state but a variant's step timer,
- * which its runner (invoke.c) owns. */
+ * which its runner (rtcall.c) owns. */
 #ifndef EMU_FLEET_H
 #define EMU_FLEET_H
 
@@ -48,7 +48,7 @@ struct fleet_variant {
     unsigned long logged_prompt, logged_gen; /* batch counters at the last metrics line */
     struct sess sessions;                    /* the container's stateful sessions */
     struct event *step_ev;                   /* ends the planned decode step: the runner's */
-    void *runner;                            /* what runs the variant's timers (invoke) */
+    void *runner;                            /* what runs the variant's timers (rtcall) */
 };
 
 struct fleet_endpoint {

@@ -109,7 +109,7 @@ static void cov_side_init(struct cov_side *s, const char *profile, uint64_t seed
     s->now = 0;
 }
 
-/* The fixed overhead of one call, with the profile's jitter (emulator/runtime/invoke.c). */
+/* The fixed overhead of one call, with the profile's jitter (emulator/runtime/rtcall.c). */
 static double cov_overhead(struct cov_side *s) {
     double u = 2 * splitmix_unit(&s->rng) - 1;
     return s->p.overhead_s * (1 + s->p.jitter * u);
