@@ -7,7 +7,7 @@
 #include "ecrsrv.h"
 #include "iamsrv.h"
 #include "jsonw.h"
-#include "rng.h"
+#include "splitmix.h"
 #include "smerr.h"
 #include "squota.h"
 #include "stssrv.h"
@@ -59,13 +59,13 @@ static int awsapi_metrics_query(struct awsapi *a, const char *op, const char *bo
 static int awsapi_sts(struct awsapi *a, const char *op, const char *body, size_t len,
                       const char *region, struct cplane_reply *r) {
     (void)region;
-    return stssrv_call(op, body, len, a->main->account, rng_next(&a->rng), r);
+    return stssrv_call(op, body, len, a->main->account, splitmix_next(&a->rng), r);
 }
 
 static int awsapi_iam(struct awsapi *a, const char *op, const char *body, size_t len,
                       const char *region, struct cplane_reply *r) {
     (void)region;
-    return iamsrv_call(op, body, len, a->main->account, rng_next(&a->rng), r);
+    return iamsrv_call(op, body, len, a->main->account, splitmix_next(&a->rng), r);
 }
 
 static int awsapi_ecr(struct awsapi *a, const char *op, const char *body, size_t len,
@@ -160,7 +160,7 @@ void awsapi_free(struct awsapi *a) {
 
 /* A new x-amzn-RequestId. */
 static void awsapi_request_id(struct awsapi *a, char out[AWSAPI_ID_LEN]) {
-    uint64_t x = rng_next(&a->rng), y = rng_next(&a->rng);
+    uint64_t x = splitmix_next(&a->rng), y = splitmix_next(&a->rng);
     snprintf(out, AWSAPI_ID_LEN, "%08x-%04x-4%03x-b%03x-%012llx", (unsigned)(x >> 32),
              (unsigned)(x >> 16) & 0xffff, (unsigned)x & 0xfff, (unsigned)(y >> 52) & 0xfff,
              (unsigned long long)(y & 0xffffffffffffULL));
@@ -320,7 +320,7 @@ static bool awsapi_endpoint_path(const struct http_head *h, const char **name, s
 }
 
 bool awsapi_route(void *ud, void *owner, const struct http_head *h, const char *body, size_t len,
-                  struct invoke_call **call) {
+                  struct rtcall **call) {
     struct awsapi *a = ud;
     const struct sigv4_header *target = http_header(h, "x-amz-target");
     const char *name;
@@ -343,6 +343,6 @@ bool awsapi_route(void *ud, void *owner, const struct http_head *h, const char *
     }
     struct invoke *inv = awsapi_endpoint_path(h, &name, &n) ? cphost_find(&a->host, name, n) : NULL;
     if (!inv) return false;
-    *call = invoke_request(inv, owner, h, body, len);
+    *call = rtcall_request(inv, owner, h, body, len);
     return true;
 }

@@ -32,7 +32,7 @@
 #include "cphost.h"
 #include "cplane.h"
 #include "http.h"
-#include "invoke.h"
+#include "rtcall.h"
 #include "model.h"
 #include "options.h"
 #include "s3srv.h"
@@ -63,6 +63,6 @@ void awsapi_free(struct awsapi *a);
 
 /* The server's route function (server_route_fn; ud: the awsapi). */
 bool awsapi_route(void *ud, void *owner, const struct http_head *h, const char *body, size_t len,
-                  struct invoke_call **call);
+                  struct rtcall **call);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include <event2/event.h>
 
-#include "rng.h"
+#include "splitmix.h"
 
 static double cphost_mono(void) {
     struct timespec ts;
@@ -46,7 +46,7 @@ int cphost_init(struct cphost *h, struct event_base *base, const struct invoke *
 }
 
 static void cphost_ep_free(struct cphost_ep *e) {
-    invoke_stop(&e->inv);
+    rtcall_stop(&e->inv);
     fleet_free(&e->fleet);
     auth_free(&e->inv.auth);
     reqlog_close(&e->inv.reqlog);
@@ -97,20 +97,20 @@ static bool cphost_targets(const char *target, const char *ep, const char *var) 
 }
 
 /* The variants of the deployment in e's fleet, with their weights and the --set options. */
-static int cphost_fleet(struct cphost *h, struct cphost_ep *e, const struct cplane_deploy *d) {
+static int cphost_fleet(struct cphost *h, struct cphost_ep *e, const struct cpres_deploy *d) {
     for (size_t i = 0; i < d->cfg.n_v; i++) {
-        struct options_endpoint oe = {"", "", d->p[i].profile};
+        struct fleet_spec oe = {"", "", d->p[i].profile};
         snprintf(oe.name, sizeof oe.name, "%s", e->name);
         snprintf(oe.variant, sizeof oe.variant, "%s", d->cfg.v[i].name);
         char weight[32];
         snprintf(weight, sizeof weight, "%.17g", d->cfg.v[i].weight);
-        struct options_set w = {"", "weight", weight};
+        struct fleet_setting w = {"", "weight", weight};
         snprintf(w.target, sizeof w.target, "%s/%s", e->name, d->cfg.v[i].name);
         if (fleet_add(&e->fleet, &oe, h->lib, &h->err) || fleet_set(&e->fleet, &w, &h->err))
             return -1;
         for (size_t k = 0; k < h->opts->n_sets; k++)
             if (cphost_targets(h->opts->sets[k].target, e->name, d->cfg.v[i].name)) {
-                struct options_set s = h->opts->sets[k];
+                struct fleet_setting s = h->opts->sets[k];
                 snprintf(s.target, sizeof s.target, "%s/%s", e->name, d->cfg.v[i].name);
                 if (fleet_set(&e->fleet, &s, &h->err)) return -1;
             }
@@ -137,7 +137,7 @@ static int cphost_invoke(struct cphost *h, struct cphost_ep *e) {
     inv->log_interval = m->log_interval;
     inv->cwlogs = m->cwlogs;
     inv->cwmetrics = m->cwmetrics;
-    inv->rng = h->opts->seed ^ rng_hash(e->name);
+    inv->rng = h->opts->seed ^ splitmix_hash(e->name);
     if (auth_init(&inv->auth, m->auth.region)) return -1;
     for (size_t i = 0; i < m->auth.n_keys; i++) {
         const struct auth_key *k = &m->auth.keys[i];
@@ -145,11 +145,11 @@ static int cphost_invoke(struct cphost *h, struct cphost_ep *e) {
                          k->expiration))
             return -1;
     }
-    return invoke_start(inv) ? -1 : 0;
+    return rtcall_start(inv) ? -1 : 0;
 }
 
 /* Starts serving ep's live deployment (replacing what served it). */
-static void cphost_serve(struct cphost *h, const struct cplane_endpoint *ep) {
+static void cphost_serve(struct cphost *h, const struct cpres_endpoint *ep) {
     struct cphost_ep *e = calloc(1, sizeof *e);
     cphost_retire(h, ep->name);
     buf_reset(&h->err);
@@ -164,7 +164,7 @@ static void cphost_serve(struct cphost *h, const struct cplane_endpoint *ep) {
     h->eps = e;
 }
 
-void cphost_event(void *ud, enum cplane_event_kind kind, const struct cplane_endpoint *ep) {
+void cphost_event(void *ud, enum cplane_event_kind kind, const struct cpres_endpoint *ep) {
     struct cphost *h = ud;
     if (strcmp(ep->region, h->region) != 0 || ep->is_static) return;
     if (kind == CPLANE_SERVE)

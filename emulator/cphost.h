@@ -3,7 +3,7 @@
  * SageMaker Runtime of its own: a struct invoke over a one-endpoint fleet whose
  * variants run the profiles their SM_VLLM_MODEL maps to (cpconf), with the
  * emulator's keys, settings and --set options ('*' or its name), started with
- * invoke_start, which writes each container's vLLM start-up log (--log-file,
+ * rtcall_start, which writes each container's vLLM start-up log (--log-file,
  * when its pattern has {endpoint}). The HTTP layer reaches it through
  * cphost_find. An endpoint that stops serving (deleted, or replaced by an
  * update) is retired: freed once no call of it is in flight.
@@ -18,7 +18,7 @@
 
 #include "cplane.h"
 #include "fleet.h"
-#include "invoke.h"
+#include "rtcall.h"
 #include "options.h"
 
 struct event_base; /* libevent's */
@@ -60,7 +60,7 @@ void cphost_free(struct cphost *h);
 struct cplane_now cphost_now(const struct cphost *h);
 
 /* The event function of the control plane (ud: the host). */
-void cphost_event(void *ud, enum cplane_event_kind kind, const struct cplane_endpoint *ep);
+void cphost_event(void *ud, enum cplane_event_kind kind, const struct cpres_endpoint *ep);
 
 /* Arms the timer for the control plane's next transition, and frees retired
  * endpoints with nothing in flight. Call after every control-plane call. */

@@ -12,7 +12,7 @@
 #include "awsapi.h"
 #include "creds.h"
 #include "fleet.h"
-#include "invoke.h"
+#include "rtcall.h"
 #include "options.h"
 #include "safeopen.h"
 #include "server.h"
@@ -157,7 +157,7 @@ static int main_serve(struct main_state *m, struct buf *err) {
     if (!m->sigint_ev || !m->sigterm_ev || evsignal_add(m->sigint_ev, NULL) ||
         evsignal_add(m->sigterm_ev, NULL))
         return buf_fail(err, MAIN_ERR, "libevent failed to start");
-    return invoke_start(&m->inv) ? buf_fail(err, MAIN_ERR, "out of memory") : 0;
+    return rtcall_start(&m->inv) ? buf_fail(err, MAIN_ERR, "out of memory") : 0;
 }
 
 /* The control plane (awsapi.h): it sees every request first. */
@@ -172,7 +172,7 @@ static void main_teardown(struct main_state *m) {
     server_close(&m->srv);
     if (m->base) event_base_loop(m->base, EVLOOP_NONBLOCK); /* finishes the freed bufferevents */
     awsapi_free(&m->api);
-    invoke_stop(&m->inv);
+    rtcall_stop(&m->inv);
     fleet_free(&m->fleet);
     if (m->sigint_ev) event_free(m->sigint_ev);
     if (m->sigterm_ev) event_free(m->sigterm_ev);

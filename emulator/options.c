@@ -158,7 +158,7 @@ static int options_endpoint(struct options *o, const char *text, struct buf *err
                         "--endpoint '%s': want NAME[/VARIANT]=PROFILE, NAME and VARIANT of "
                         "letters, digits and inner hyphens (63 at most)",
                         text);
-    struct options_endpoint *e = realloc(o->endpoints, (o->n_endpoints + 1) * sizeof *e);
+    struct fleet_spec *e = realloc(o->endpoints, (o->n_endpoints + 1) * sizeof *e);
     if (!e) return buf_fail(err, OPTIONS_ERR_NOMEM, "out of memory");
     o->endpoints = e;
     e = &e[o->n_endpoints++];
@@ -178,7 +178,7 @@ static int options_set(struct options *o, const char *text, struct buf *err) {
                         "--set '%s': want TARGET.KEY=VALUE (TARGET: NAME, NAME/VARIANT or *)",
                         text);
     char *copy = strdup(text);
-    struct options_set *s = realloc(o->sets, (o->n_sets + 1) * sizeof *s);
+    struct fleet_setting *s = realloc(o->sets, (o->n_sets + 1) * sizeof *s);
     char **texts = s ? realloc(o->set_texts, (o->n_sets + 1) * sizeof *texts) : NULL;
     if (s) o->sets = s;
     if (texts) o->set_texts = texts;

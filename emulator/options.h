@@ -7,18 +7,7 @@
 #include <stdint.h>
 
 #include "buf.h"
-
-struct options_endpoint {
-    char name[64];
-    char variant[64]; /* "AllTraffic" unless given */
-    const char *profile;
-};
-
-struct options_set {
-    char target[130]; /* "NAME", "NAME/VARIANT" or "*" */
-    const char *key;  /* points into a copy owned by the options */
-    const char *value;
-};
+#include "fleet.h"
 
 /* A control-plane option as given (cpconf.h reads it): "--capacity", "us-east-1/ml.g6.xlarge=0". */
 struct options_cp {
@@ -49,9 +38,9 @@ struct options {
     size_t max_connections; /* connections served at once */
     size_t max_body_buffer; /* bytes of request bodies buffered across connections */
     uint64_t seed;
-    struct options_endpoint *endpoints;
+    struct fleet_spec *endpoints;
     size_t n_endpoints;
-    struct options_set *sets;
+    struct fleet_setting *sets;
     size_t n_sets;
     char **set_texts;         /* copies the sets point into */
     const char **credentials; /* "AKID:SECRET[:TOKEN][@EXPIRY]" */

@@ -49,7 +49,7 @@ struct server_conn {
     bool full;              /* its unsent output passed SERVER_OUT_HIGH (in gate.full_outputs) */
     unsigned queued;        /* replies written since its output last drained */
     struct event *deadline; /* of the head, the body, or the lingering close */
-    struct invoke_call *call;
+    struct rtcall *call;
     struct server_conn *prev, *next;
 };
 
@@ -167,7 +167,7 @@ static void server_conn_drained(struct server_conn *c) {
 static void server_conn_free(struct server_conn *c) {
     struct server *s = c->srv;
     server_conn_drained(c);
-    if (c->call) invoke_abort(c->call);
+    if (c->call) rtcall_abort(c->call);
     server_conn_release(c);
     if (c->prev)
         c->prev->next = c->next;
@@ -362,11 +362,11 @@ static bool server_conn_body(struct server_conn *c, struct evbuffer *in) {
         return false;
     }
     c->state = SERVER_BUSY;
-    struct invoke_call *call = NULL;
+    struct rtcall *call = NULL;
     struct server *s = c->srv;
     if (!s->route || !s->route(s->route_ud, c, &c->head, data + c->head_len, c->body_len, &call)) {
         s->inv->arrival = c->arrival;
-        call = invoke_request(s->inv, c, &c->head, data + c->head_len, c->body_len);
+        call = rtcall_request(s->inv, c, &c->head, data + c->head_len, c->body_len);
     }
     c->arrival = 0;
     evbuffer_drain(in, total);
@@ -434,7 +434,7 @@ static void server_write_cb(struct bufferevent *bev, void *arg) {
     if (evbuffer_get_length(bufferevent_get_output(bev)) > 0) return;
     server_conn_drained(c);
     if (c->call && c->state != SERVER_CLOSING) { /* a stream's owed steps, first */
-        invoke_drained(c->call);
+        rtcall_drained(c->call);
         if (evbuffer_get_length(bufferevent_get_output(bev)) > 0) return;
     }
     c->queued = 0;

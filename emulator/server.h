@@ -18,7 +18,7 @@
 
 #include "buf.h"
 #include "gate.h"
-#include "invoke.h"
+#include "rtcall.h"
 
 struct event_base; /* libevent's */
 struct event;
@@ -29,7 +29,7 @@ struct evconnlistener;
 #define SERVER_HEAD_READ (HTTP_MAX_HEAD + 1)
 /* A connection stops reading requests while its unsent replies pass either;
  * and a streamed reply's next steps are made only once its unsent output is
- * back under SERVER_OUT_HIGH (invoke_drained), so a client that reads nothing
+ * back under SERVER_OUT_HIGH (rtcall_drained), so a client that reads nothing
  * holds about that much of its replies. */
 #define SERVER_OUT_HIGH ((size_t)1 << 20)
 #define SERVER_PIPELINE 16
@@ -45,11 +45,11 @@ struct server_config {
 struct server_conn; /* one connection (server.c) */
 
 /* Looks at a complete request before SageMaker Runtime does (the control
- * plane, awsapi.h): returns false to leave it to invoke_request; true when it
+ * plane, awsapi.h): returns false to leave it to rtcall_request; true when it
  * took it, with *call NULL when answered (through the invoke send function,
  * on owner) or the call that will answer it. */
 typedef bool server_route_fn(void *ud, void *owner, const struct http_head *h, const char *body,
-                             size_t len, struct invoke_call **call);
+                             size_t len, struct rtcall **call);
 
 struct server {
     struct event_base *base; /* not owned */

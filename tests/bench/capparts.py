@@ -12,7 +12,7 @@ finished(), the build's programs and a temporary folder.
             the achieved arrival rate of every round against the asked one
             (target within 2%).
 
-The model (emulator/batch.c, invoke.c with these settings): a call is ready when
+The model (emulator/model/batch.c, runtime/rtcall.c with these settings): a call is ready when
 it arrives; steps of S seconds run back to back while any sequence waits or
 runs, each admitting waiting calls up to max_seqs M at its start and giving every
 running one a token; an idle batch starts a step when a call is ready. A call's

@@ -20,7 +20,7 @@ struct events {
     char last[64];
 };
 
-static void on_event(void *ud, enum cplane_event_kind kind, const struct cplane_endpoint *ep) {
+static void on_event(void *ud, enum cplane_event_kind kind, const struct cpres_endpoint *ep) {
     struct events *e = ud;
     if (kind == CPLANE_SERVE)
         e->serve++;
@@ -455,7 +455,7 @@ static void test_delete_update_and_health(void) {
     CHECK_STR(str(j, "EndpointConfigName"), "qat");
     cJSON_Delete(j);
     CHECK_INT(ev.serve, 2);
-    const struct cplane_endpoint *ep = cplane_endpoint(&cp, "us-east-1", "E");
+    const struct cpres_endpoint *ep = cplane_endpoint(&cp, "us-east-1", "E");
     CHECK_STR(ep->live.p[0].profile, "qat-l4");
     CHECK_STR(ep->live.p[0].model_id, "google/gemma-4-E2B-it-qat-w4a16-ct");
     /* a model no profile serves fails its health check */

@@ -10,7 +10,7 @@
 #include "fleet.h"
 
 static void add(struct fleet *f, const char *name, const char *variant, const char *profile) {
-    struct options_endpoint e = {"", "", profile};
+    struct fleet_spec e = {"", "", profile};
     struct buf err;
     snprintf(e.name, sizeof e.name, "%s", name);
     snprintf(e.variant, sizeof e.variant, "%s", variant);
@@ -21,7 +21,7 @@ static void add(struct fleet *f, const char *name, const char *variant, const ch
 
 static int set(struct fleet *f, const char *target, const char *key, const char *value,
                struct buf *err) {
-    struct options_set s = {"", key, value};
+    struct fleet_setting s = {"", key, value};
     snprintf(s.target, sizeof s.target, "%s", target);
     return fleet_set(f, &s, err);
 }
@@ -35,7 +35,7 @@ static void test_build(void) {
     add(&f, "b", "two", "qat-l4");
     CHECK_INT(f.n_eps, 2);
     CHECK_INT(f.eps[1].n_variants, 2);
-    struct options_endpoint twice = {"b", "two", "instant"}, unknown = {"c", "x", "gpt9"};
+    struct fleet_spec twice = {"b", "two", "instant"}, unknown = {"c", "x", "gpt9"};
     CHECK_INT(fleet_add(&f, &twice, NULL, &err), FLEET_ERR_INVALID);
     CHECK_STR(buf_str(&err), "--endpoint b/two is given twice");
     CHECK_INT(fleet_add(&f, &unknown, NULL, &err), FLEET_ERR_INVALID);

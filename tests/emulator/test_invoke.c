@@ -19,7 +19,7 @@
 
 #include "check.h"
 #include "evs.h"
-#include "invoke.h"
+#include "rtcall.h"
 
 #define AKID   "AKIDINVOKETEST"
 #define SECRET "invoke-test-secret"
@@ -76,11 +76,10 @@ static void test_send(void *owner, const struct invoke_reply *r) {
 }
 
 /* Hands one request (head text and body) to inv, on owner; returns the call. */
-static struct invoke_call *run(struct invoke *inv, void *owner, const char *head,
-                               const char *body) {
+static struct rtcall *run(struct invoke *inv, void *owner, const char *head, const char *body) {
     struct http_head h;
     CHECK_INT(http_parse_head(head, strlen(head), &h, NULL), 0);
-    return invoke_request(inv, owner, &h, body, strlen(body));
+    return rtcall_request(inv, owner, &h, body, strlen(body));
 }
 
 /* A request for target signed with AKID at the clock's now, with a Target-Variant if given. */
@@ -280,7 +279,7 @@ static void test_sessions(struct invoke *inv, struct buf *head) {
 static void setup(struct invoke *inv, struct fleet *f, struct gate *g, struct event_base *base) {
     struct buf err;
     buf_init(&err, 1024);
-    struct options_endpoint a = {"ep", "A", "instant"}, b = {"ep", "B", "instant"};
+    struct fleet_spec a = {"ep", "A", "instant"}, b = {"ep", "B", "instant"};
     CHECK_INT(fleet_add(f, &a, NULL, &err), 0);
     CHECK_INT(fleet_add(f, &b, NULL, &err), 0);
     fleet_seed(f, 1);
@@ -295,7 +294,7 @@ static void setup(struct invoke *inv, struct fleet *f, struct gate *g, struct ev
     CHECK_INT(auth_add_bearer(&inv->auth, "tok-1", &err), 0);
     CHECK((inv->reqlog.f = tmpfile()) != NULL);
     buf_init(&inv->reqlog.line, BUF_NO_CAP);
-    CHECK_INT(invoke_start(inv), 0);
+    CHECK_INT(rtcall_start(inv), 0);
     buf_free(&err);
 }
 
@@ -366,7 +365,7 @@ int main(void) {
     test_streams(&inv, &head);
     test_sessions(&inv, &head);
 
-    invoke_stop(&inv);
+    rtcall_stop(&inv);
     reqlog_close(&inv.reqlog);
     auth_free(&inv.auth);
     fleet_free(&f);

@@ -173,7 +173,7 @@ static void test_smerr(void) {
 static void test_fleet_json(void) {
     struct fleet f = {0};
     struct buf out, err;
-    struct options_endpoint e = {"ep", "AllTraffic", "instant"};
+    struct fleet_spec e = {"ep", "AllTraffic", "instant"};
     buf_init(&out, BUF_NO_CAP);
     buf_init(&err, 1024);
     CHECK_INT(fleet_add(&f, &e, NULL, &err), 0);

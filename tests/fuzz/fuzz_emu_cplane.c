@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_check(&r);
     cplane_advance(&cp, (struct cplane_now){1e9, 1e9});
     for (size_t i = 0; i < cp.n_eps; i++)
-        if (cp.eps[i]->state != CPLANE_IN_SERVICE && cp.eps[i]->state != CPLANE_FAILED) abort();
+        if (cp.eps[i]->state != CPRES_IN_SERVICE && cp.eps[i]->state != CPRES_FAILED) abort();
     if (cplane_next(&cp) >= 0) abort();
     buf_free(&r.body);
     cplane_free(&cp);

@@ -81,7 +81,7 @@ static void fuzz_check_options(const struct options *o) {
             !smname_endpoint_ok(o->endpoints[i].variant, strlen(o->endpoints[i].variant)))
             abort();
     for (size_t i = 0; i < o->n_sets; i++) {
-        const struct options_set *s = &o->sets[i];
+        const struct fleet_setting *s = &o->sets[i];
         if (!s->target[0] || strchr(s->target, '.') || !s->key[0] || strchr(s->key, '=')) abort();
     }
 }
@@ -93,7 +93,7 @@ static void fuzz_apply(const struct options *o) {
     if (model_builtin("bf16-l4", &p)) abort();
     buf_init(&err, 4096);
     for (size_t i = 0; i < o->n_sets; i++) {
-        const struct options_set *s = &o->sets[i];
+        const struct fleet_setting *s = &o->sets[i];
         buf_reset(&err);
         if (model_set(&p, s->key, s->value, &err)) {
             emucheck_one_line(&err);

@@ -1,6 +1,6 @@
 /* Coverage of sm-compare's 95% intervals (results/interval.h), simulated with
- * the emulator's own timing model: emulator/model.c's bf16-l4 and qat-l4
- * profiles (1% jitter on every overhead and decode step) and emulator/batch.c's
+ * the emulator's own timing model: emulator/model/model.c's bf16-l4 and qat-l4
+ * profiles (1% jitter on every overhead and decode step) and emulator/model/batch.c's
  * continuous batching, driven the way the emulator's event loop drives them.
  *
  * Each simulated run measures both profiles as the suite does by default
@@ -42,7 +42,7 @@
 #include "batch.h"
 #include "interval.h"
 #include "model.h"
-#include "rng.h"
+#include "splitmix.h"
 #include "stream.h"
 
 #define COV_RUNS           20000 /* decode runs: the per-call cost holds about 93.5% */
@@ -109,9 +109,9 @@ static void cov_side_init(struct cov_side *s, const char *profile, uint64_t seed
     s->now = 0;
 }
 
-/* The fixed overhead of one call, with the profile's jitter (emulator/invoke.c). */
+/* The fixed overhead of one call, with the profile's jitter (emulator/runtime/rtcall.c). */
 static double cov_overhead(struct cov_side *s) {
-    double u = 2 * rng_unit(&s->rng) - 1;
+    double u = 2 * splitmix_unit(&s->rng) - 1;
     return s->p.overhead_s * (1 + s->p.jitter * u);
 }
 
@@ -395,16 +395,17 @@ static void cov_band(const char *name, double *lo, double *hi) {
  * tokens of one request are not independent), 1% jitter a token, chunks of 1
  * to 3 tokens (60%, 30%, 10%): the gap before a chunk of k tokens spans k steps. */
 static void cov_synth_req(uint64_t *rng, struct cov_req *r) {
-    double speed = 1 + 0.1 * (2 * rng_unit(rng) - 1), t = 0.2 * (1 + 0.05 * rng_unit(rng));
+    double speed = 1 + 0.1 * (2 * splitmix_unit(rng) - 1),
+           t = 0.2 * (1 + 0.05 * splitmix_unit(rng));
     int tokens = 1;
     r->start_us = 0;
     r->n = 0;
     cov_chunk(r, t, 1);
     while (tokens < COV_TOKENS) {
-        double u = rng_unit(rng);
+        double u = splitmix_unit(rng);
         int k = u < 0.6 ? 1 : u < 0.9 ? 2 : 3;
         if (k > COV_TOKENS - tokens) k = COV_TOKENS - tokens;
-        for (int i = 0; i < k; i++) t += 0.02 * speed * (1 + 0.01 * (2 * rng_unit(rng) - 1));
+        for (int i = 0; i < k; i++) t += 0.02 * speed * (1 + 0.01 * (2 * splitmix_unit(rng) - 1));
         cov_chunk(r, t, (uint16_t)k);
         tokens += k;
     }
@@ -483,7 +484,7 @@ static size_t cov_open_round(struct cov_side *s, double rate, uint64_t *rng, str
     double t = 0;
     while (t < COV_OPEN_S && n < cap) {
         rq[n++] = (struct cov_oreq){.at = t};
-        t += -log(1 - rng_unit(rng)) / rate;
+        t += -log(1 - splitmix_unit(rng)) / rate;
     }
     for (size_t i = 0; i < n; i++) {
         rd[i] = (struct cov_ready){rq[i].at + cov_overhead(s), i};

@@ -11,7 +11,7 @@ running them; and the search's usage errors and dry run.
 
 Environment: see suitelib.py.
 
-The configuration (emulator/batch.c's continuous batching on the instant profile: no
+The configuration (emulator/model/batch.c's continuous batching on the instant profile: no
 overhead, prefill or jitter): steps of S = 0.1 s, at most M = 4 sequences, replies of
 T = 8 tokens, so the knee is M / (T S) = 5 requests/s. Below it a request waits for the
 next step and takes T steps, (T + 0.5) S on average and at most (T + 1) S = 0.9 s, under

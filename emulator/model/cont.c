@@ -11,7 +11,7 @@
 
 #include "ans.h"
 #include "jsonw.h"
-#include "rng.h"
+#include "splitmix.h"
 #include "tok.h"
 
 #define CONT_CHAT_TOKENS_PER_MESSAGE 4
@@ -477,7 +477,7 @@ static int cont_natural(const struct model_profile *p, const struct cont_request
     }
     *is_filler = true;
     size_t n = r->max_tokens != CONT_NOT_GIVEN ? (size_t)r->max_tokens : p->default_tokens;
-    return tok_filler(&a->text, n, rng_hash(buf_str(&r->prompt))) ? CONT_ERR_NOMEM : CONT_OK;
+    return tok_filler(&a->text, n, splitmix_hash(buf_str(&r->prompt))) ? CONT_ERR_NOMEM : CONT_OK;
 }
 
 /* Pads a->text with filler up to want tokens. */
@@ -485,8 +485,9 @@ static int cont_pad(const struct cont_request *r, struct cont_answer *a, size_t 
     size_t have = tok_count(a->text.data, a->text.len);
     if (have >= want) return CONT_OK;
     if (have > 0 && buf_addc(&a->text, ' ')) return CONT_ERR_NOMEM;
-    return tok_filler(&a->text, want - have, rng_hash(buf_str(&r->prompt)) ^ 1) ? CONT_ERR_NOMEM
-                                                                                : CONT_OK;
+    return tok_filler(&a->text, want - have, splitmix_hash(buf_str(&r->prompt)) ^ 1)
+               ? CONT_ERR_NOMEM
+               : CONT_OK;
 }
 
 /* A thinking model's reasoning before the answer (vLLM chat, thinking not turned

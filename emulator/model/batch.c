@@ -1,6 +1,6 @@
 #include "batch.h"
 
-#include "rng.h"
+#include "splitmix.h"
 
 static void batch_push(struct batch_list *l, struct batch_seq *q) {
     q->next = NULL;
@@ -90,7 +90,7 @@ double batch_begin(struct batch *s, double start) {
     /* no room for the rest: they wait behind max_seqs from now on (the newest at the tail) */
     for (struct batch_seq *q = s->waiting.tail; q && q->blocked < 0; q = q->prev)
         q->blocked = start;
-    double u = 2 * rng_unit(&s->rng) - 1;
+    double u = 2 * splitmix_unit(&s->rng) - 1;
     double step = model_step_s(p, (unsigned)s->running.n) * (1 + p->jitter * u);
     s->stepping = true;
     s->step_end = start + step + prefill;

@@ -2,7 +2,7 @@
 
 #include <stdbool.h>
 
-#include "rng.h"
+#include "splitmix.h"
 
 static bool tok_word(unsigned char c) {
     return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -61,15 +61,15 @@ static const char *const tok_words[] = {
 int tok_filler(struct buf *out, size_t n, uint64_t seed) {
     const size_t nwords = sizeof tok_words / sizeof *tok_words;
     uint64_t state = seed;
-    size_t in_sentence = 0, sentence_len = 8 + rng_next(&state) % 7;
+    size_t in_sentence = 0, sentence_len = 8 + splitmix_next(&state) % 7;
     for (size_t i = 0; i < n; i++) {
         int rc;
         if (in_sentence == sentence_len || (i + 1 == n && in_sentence > 0)) {
             rc = buf_addc(out, '.');
             in_sentence = 0;
-            sentence_len = 8 + rng_next(&state) % 7;
+            sentence_len = 8 + splitmix_next(&state) % 7;
         } else {
-            const char *w = tok_words[rng_next(&state) % nwords];
+            const char *w = tok_words[splitmix_next(&state) % nwords];
             rc = buf_addf(out, "%s%s", (i > 0) ? " " : "", w);
             in_sentence++;
         }

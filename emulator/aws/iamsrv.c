@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "qproto.h"
-#include "rng.h"
+#include "splitmix.h"
 
 #define IAMSRV_NAME_MAX 64
 
@@ -29,7 +29,7 @@ static bool iamsrv_valid_name(const struct buf *name) {
 static int iamsrv_role(struct buf *b, const char *account, const char *name, const char *id) {
     char arn[160], role_id[32];
     snprintf(arn, sizeof arn, "arn:aws:iam::%s:role/%s", account, name);
-    snprintf(role_id, sizeof role_id, "AROA%016llX", (unsigned long long)rng_hash(arn));
+    snprintf(role_id, sizeof role_id, "AROA%016llX", (unsigned long long)splitmix_hash(arn));
     int rc = buf_adds(b, "<GetRoleResponse xmlns=\"" IAMSRV_NS "\"><GetRoleResult><Role>"
                          "<Path>/</Path>");
     if (!rc) rc = qproto_elem(b, "RoleName", name);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cwquery.h"
-#include "rng.h"
+#include "splitmix.h"
 
 static int qproto_hex(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -47,7 +47,7 @@ int qproto_elem(struct buf *b, const char *tag, const char *text) {
 }
 
 void qproto_request_id(uint64_t seed, char out[QPROTO_ID_LEN]) {
-    uint64_t x = rng_next(&seed), y = rng_next(&seed);
+    uint64_t x = splitmix_next(&seed), y = splitmix_next(&seed);
     snprintf(out, QPROTO_ID_LEN, "%08x-%04x-4%03x-a%03x-%012llx", (unsigned)(x >> 32),
              (unsigned)(x >> 16) & 0xffff, (unsigned)x & 0xfff, (unsigned)(y >> 52) & 0xfff,
              (unsigned long long)(y & 0xffffffffffffULL));

@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "rng.h"
+#include "splitmix.h"
 #include "smerr.h"
 
 void sess_free(struct sess *s) {
@@ -120,7 +120,7 @@ int sess_open(struct sess *s, uint64_t *rng, double now, double ttl, char id[SES
     if (s->n >= SESS_MAX) sess_sweep(s, now);
     if (s->n >= SESS_MAX) return SESS_ERR_FULL;
     if (2 * (s->n + 1) > s->cap && sess_grow(s)) return SESS_ERR_NOMEM;
-    uint64_t a = rng_next(rng), b = rng_next(rng);
+    uint64_t a = splitmix_next(rng), b = splitmix_next(rng);
     snprintf(id, SESS_ID_LEN + 1, "%08x-%04x-4%03x-%x%03x-%012llx", (unsigned)(a >> 32),
              (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff, 8 + (unsigned)(b >> 62),
              (unsigned)(b >> 48) & 0xfff, (unsigned long long)(b & 0xffffffffffffULL));

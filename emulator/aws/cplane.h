@@ -33,72 +33,12 @@
 #include "buf.h"
 #include "cpconf.h"
 #include "cpreq.h"
+#include "cpres.h"
 #include "cptag.h"
-
-#define CPLANE_MAX_EACH 256 /* models, configs and endpoints, each, across regions */
-
-enum cplane_state {
-    CPLANE_CREATING,
-    CPLANE_UPDATING,
-    CPLANE_IN_SERVICE,
-    CPLANE_DELETING,
-    CPLANE_FAILED,
-};
-
-struct cplane_model {
-    char name[CPREQ_NAME_MAX];
-    char region[CPCONF_REGION_MAX];
-    char image[256];
-    char *role;                    /* malloc'ed */
-    char **env_keys, **env_values; /* malloc'ed, n_env each */
-    size_t n_env;
-    double created;         /* wall clock */
-    struct cptag_list tags; /* CreateModel's Tags, then AddTags / DeleteTags */
-};
-
-struct cplane_config {
-    struct cpreq_config spec; /* the request's (strings copied: names only) */
-    char region[CPCONF_REGION_MAX];
-    double created;
-    struct cptag_list tags;
-};
-
-/* One production variant of a deployment: where it is in its placement. */
-enum cplane_place { CPLANE_TRYING, CPLANE_PLACED, CPLANE_READY, CPLANE_LOST };
-
-struct cplane_placement {
-    enum cplane_place st;
-    size_t pool;                     /* the pool tried or placed on */
-    double at;                       /* model time of its next change */
-    char model_id[CPCONF_MODEL_MAX]; /* SM_VLLM_MODEL of the model placed ("" when none) */
-    char image[256];
-    char profile[64]; /* the profile serving model_id (cpconf), "" when none does */
-    char reason[256]; /* CPLANE_LOST: why */
-};
-
-struct cplane_deploy {
-    struct cpreq_config cfg; /* the config as it was when the deployment began */
-    struct cplane_placement p[CPREQ_MAX_VARIANTS];
-    double started; /* model time */
-    double started_wall;
-};
-
-struct cplane_endpoint {
-    char name[CPREQ_NAME_MAX];
-    char region[CPCONF_REGION_MAX];
-    enum cplane_state state;
-    struct cplane_deploy live; /* Creating: being placed; then what serves */
-    struct cplane_deploy next; /* Updating: the new config being placed */
-    char failure[1024];        /* FailureReason, "" when none */
-    double created, modified;  /* wall clock */
-    double gone_at;            /* Deleting: model time it disappears */
-    bool is_static;            /* from the command line (--endpoint): never deleted */
-    struct cptag_list tags;
-};
 
 enum cplane_event_kind { CPLANE_SERVE, CPLANE_STOP };
 typedef void cplane_event_fn(void *ud, enum cplane_event_kind kind,
-                             const struct cplane_endpoint *ep);
+                             const struct cpres_endpoint *ep);
 
 struct cplane_now {
     double model; /* seconds on the model clock */
@@ -108,11 +48,11 @@ struct cplane_now {
 struct cplane {
     const struct cpconf *conf; /* borrowed */
     char account[32];
-    struct cplane_model *models[CPLANE_MAX_EACH];
+    struct cpres_model *models[CPRES_MAX_EACH];
     size_t n_models;
-    struct cplane_config *configs[CPLANE_MAX_EACH];
+    struct cpres_config *configs[CPRES_MAX_EACH];
     size_t n_configs;
-    struct cplane_endpoint *eps[CPLANE_MAX_EACH];
+    struct cpres_endpoint *eps[CPRES_MAX_EACH];
     size_t n_eps;
     cplane_event_fn *on_event; /* may be NULL */
     void *ud;
@@ -171,11 +111,8 @@ double cplane_next(const struct cplane *cp);
 long cplane_usage(const struct cplane *cp, const char *region, const char *type);
 
 /* The endpoint name of region, or NULL. */
-const struct cplane_endpoint *cplane_endpoint(const struct cplane *cp, const char *region,
-                                              const char *name);
-
-/* "Creating", "InService", ... */
-const char *cplane_state_name(enum cplane_state s);
+const struct cpres_endpoint *cplane_endpoint(const struct cplane *cp, const char *region,
+                                             const char *name);
 
 /* Writes the error body {"__type":type,"message":msg} into r with status. Returns 0 or BUF_ERR_*.
  */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "jsonw.h"
-#include "rng.h"
+#include "splitmix.h"
 
 static struct fleet_endpoint *fleet_named(const struct fleet *f, const char *name) {
     return fleet_find(f, name, strlen(name));
@@ -30,7 +30,7 @@ static struct fleet_endpoint *fleet_endpoint(struct fleet *f, const char *name) 
     return ep;
 }
 
-int fleet_add(struct fleet *f, const struct options_endpoint *e, const struct model_library *lib,
+int fleet_add(struct fleet *f, const struct fleet_spec *e, const struct model_library *lib,
               struct buf *err) {
     struct fleet_endpoint *ep = fleet_endpoint(f, e->name);
     if (!ep) return buf_fail(err, FLEET_ERR_NOMEM, "out of memory");
@@ -62,7 +62,7 @@ static bool fleet_targets(const char *target, const struct fleet_endpoint *ep,
     return strcmp(target, "*") == 0 || strcmp(target, ep->name) == 0 || strcmp(target, full) == 0;
 }
 
-int fleet_set(struct fleet *f, const struct options_set *set, struct buf *err) {
+int fleet_set(struct fleet *f, const struct fleet_setting *set, struct buf *err) {
     size_t hits = 0;
     for (size_t e = 0; e < f->n_eps; e++) {
         for (size_t v = 0; v < f->eps[e].n_variants; v++) {
@@ -90,7 +90,7 @@ void fleet_seed(struct fleet *f, uint64_t seed) {
             struct fleet_variant *var = &f->eps[e].variants[v];
             char full[140];
             snprintf(full, sizeof full, "%s/%s", f->eps[e].name, var->name);
-            uint64_t base = var->profile.seed ? var->profile.seed : seed ^ rng_hash(full);
+            uint64_t base = var->profile.seed ? var->profile.seed : seed ^ splitmix_hash(full);
             var->ep = &f->eps[e];
             batch_init(&var->batch, &var->profile, base ^ 0x5c4ed);
             var->faults.rng = base ^ 0xfa017;
@@ -160,7 +160,7 @@ struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, si
     }
     double total = 0;
     for (size_t i = 0; i < ep->n_variants; i++) total += ep->variants[i].profile.weight;
-    double pick = rng_unit(rng) * total;
+    double pick = splitmix_unit(rng) * total;
     for (size_t i = 0; i + 1 < ep->n_variants; i++) {
         pick -= ep->variants[i].profile.weight;
         if (pick < 0) return &ep->variants[i];

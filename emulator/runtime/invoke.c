@@ -1,21 +1,23 @@
-/* ireply: the front door's replies and counts (ireply.h). */
-#include "ireply.h"
+/* invoke: SageMaker Runtime's state and its front door's replies and counts (invoke.h). */
+#include "invoke.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "mclock.h"
-#include "rng.h"
 #include "smerr.h"
+#include "splitmix.h"
 
-void ireply_request_id(struct invoke *inv, char out[IREPLY_ID_LEN]) {
-    uint64_t a = rng_next(&inv->rng), b = rng_next(&inv->rng);
-    snprintf(out, IREPLY_ID_LEN, "%08x-%04x-4%03x-a%03x-%012llx", (unsigned)(a >> 32),
+#define INVOKE_TOO_LARGE_TEXT "HTTP content length exceeded 6291456 bytes."
+
+void invoke_new_id(struct invoke *inv, char out[INVOKE_ID_LEN]) {
+    uint64_t a = splitmix_next(&inv->rng), b = splitmix_next(&inv->rng);
+    snprintf(out, INVOKE_ID_LEN, "%08x-%04x-4%03x-a%03x-%012llx", (unsigned)(a >> 32),
              (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff, (unsigned)(b >> 52) & 0xfff,
              (unsigned long long)(b & 0xffffffffffffULL));
 }
 
-struct invoke_reply ireply_whole(int status, const char *type, const char *variant, const char *id,
+struct invoke_reply invoke_whole(int status, const char *type, const char *variant, const char *id,
                                  const char *body, size_t len, enum invoke_mode mode) {
     return (struct invoke_reply){.status = status,
                                  .error_type = type,
@@ -26,7 +28,7 @@ struct invoke_reply ireply_whole(int status, const char *type, const char *varia
                                  .mode = mode};
 }
 
-struct reqlog_entry ireply_entry(const struct invoke_origin *o, const char *id, int status) {
+struct reqlog_entry invoke_entry(const struct invoke_origin *o, const char *id, int status) {
     return (struct reqlog_entry){.id = id,
                                  .arrival = o->arrival,
                                  .received = o->received,
@@ -41,8 +43,8 @@ struct reqlog_entry ireply_entry(const struct invoke_origin *o, const char *id, 
 }
 
 /* Counts the end of request e of var for CloudWatch's metrics (cwmetric.h). */
-static void ireply_metric(struct invoke *inv, const struct fleet_variant *var,
-                          const struct reqlog_entry *e, const struct ireply_timing *timing) {
+static void invoke_metric(struct invoke *inv, const struct fleet_variant *var,
+                          const struct reqlog_entry *e, const struct invoke_timing *timing) {
     struct cwmetric_call c = {e->received, (short)e->status, false, timing != NULL, 0, 0};
     c.model_error = e->status == 424 || (timing && timing->failed);
     if (timing) {
@@ -55,8 +57,8 @@ static void ireply_metric(struct invoke *inv, const struct fleet_variant *var,
     if (inv->cwmetrics) (void)!cwmetric_count(inv->cwmetrics, var->ep->name, var->name, &c);
 }
 
-void ireply_count(struct invoke *inv, struct fleet_endpoint *ep, struct fleet_variant *var,
-                  struct reqlog_entry *e, const struct ireply_timing *timing) {
+void invoke_count(struct invoke *inv, struct fleet_endpoint *ep, struct fleet_variant *var,
+                  struct reqlog_entry *e, const struct invoke_timing *timing) {
     struct tally *ts[] = {&inv->totals, ep ? &ep->counts : NULL, var ? &var->counts : NULL};
     for (size_t i = 0; i < 3; i++) {
         if (!ts[i]) continue;
@@ -67,11 +69,11 @@ void ireply_count(struct invoke *inv, struct fleet_endpoint *ep, struct fleet_va
     }
     e->endpoint = ep ? ep->name : NULL;
     e->variant = var ? var->name : NULL;
-    if (var) ireply_metric(inv, var, e, timing);
+    if (var) invoke_metric(inv, var, e, timing);
     reqlog_write(&inv->reqlog, e);
 }
 
-void ireply_origin(struct invoke *inv, const struct http_head *h) {
+void invoke_begin(struct invoke *inv, const struct http_head *h) {
     struct invoke_origin *o = &inv->cur;
     o->received = reqlog_now();
     o->received_real = mclock_real();
@@ -88,61 +90,79 @@ void ireply_origin(struct invoke *inv, const struct http_head *h) {
             az.access_key_id);
 }
 
-void ireply_error_logged(struct invoke *inv, void *owner, struct fleet_endpoint *ep,
-                         struct fleet_variant *var, int status, const char *type, const char *code,
-                         const char *message, struct reqlog_entry *log) {
+void invoke_fail_logged(struct invoke *inv, void *owner, struct fleet_endpoint *ep,
+                        struct fleet_variant *var, int status, const char *type, const char *code,
+                        const char *message, struct reqlog_entry *log) {
     struct buf body;
-    char id[IREPLY_ID_LEN];
+    char id[INVOKE_ID_LEN];
     buf_init(&body, BUF_NO_CAP);
-    ireply_request_id(inv, id);
+    invoke_new_id(inv, id);
     if (inv->cur.api == RTPATH_OPENAI ? smerr_openai(&body, status, type, code, message)
                                       : smerr_message(&body, message))
         buf_reset(&body);
-    struct reqlog_entry e = log ? *log : ireply_entry(&inv->cur, NULL, 0);
+    struct reqlog_entry e = log ? *log : invoke_entry(&inv->cur, NULL, 0);
     e.id = id;
     e.status = status;
     e.error_type = type;
-    ireply_count(inv, ep, var, &e, NULL);
-    struct invoke_reply r = ireply_whole(status, type, var ? var->name : NULL, id, buf_str(&body),
+    invoke_count(inv, ep, var, &e, NULL);
+    struct invoke_reply r = invoke_whole(status, type, var ? var->name : NULL, id, buf_str(&body),
                                          body.len, INVOKE_FULL);
     inv->send(owner, &r);
     buf_free(&body);
 }
 
-void ireply_error(struct invoke *inv, void *owner, struct fleet_endpoint *ep,
-                  struct fleet_variant *var, int status, const char *type, const char *message) {
-    ireply_error_logged(inv, owner, ep, var, status, type, NULL, message, NULL);
+void invoke_fail(struct invoke *inv, void *owner, struct fleet_endpoint *ep,
+                 struct fleet_variant *var, int status, const char *type, const char *message) {
+    invoke_fail_logged(inv, owner, ep, var, status, type, NULL, message, NULL);
 }
 
-void ireply_stats(struct invoke *inv, void *owner) {
+void invoke_stats(struct invoke *inv, void *owner) {
     struct buf body;
-    char id[IREPLY_ID_LEN];
+    char id[INVOKE_ID_LEN];
     buf_init(&body, BUF_NO_CAP);
-    ireply_request_id(inv, id);
+    invoke_new_id(inv, id);
     if (fleet_stats_json(&body, inv->fleet, &inv->totals, inv->gate, inv->time_scale))
         buf_reset(&body);
     struct invoke_reply r =
-        ireply_whole(body.len ? 200 : 500, NULL, NULL, id, buf_str(&body), body.len, INVOKE_FULL);
+        invoke_whole(body.len ? 200 : 500, NULL, NULL, id, buf_str(&body), body.len, INVOKE_FULL);
     inv->send(owner, &r);
     buf_free(&body);
 }
 
-void ireply_lose(struct invoke *inv, void *owner, struct fleet_variant *var,
+void invoke_lose(struct invoke *inv, void *owner, struct fleet_variant *var,
                  struct reqlog_entry *e) {
-    char id[IREPLY_ID_LEN];
-    ireply_request_id(inv, id);
+    char id[INVOKE_ID_LEN];
+    invoke_new_id(inv, id);
     e->id = id;
     e->status = 0;
-    ireply_count(inv, var->ep, var, e, NULL);
-    struct invoke_reply r = ireply_whole(0, NULL, NULL, id, "", 0, INVOKE_CLOSE);
+    invoke_count(inv, var->ep, var, e, NULL);
+    struct invoke_reply r = invoke_whole(0, NULL, NULL, id, "", 0, INVOKE_CLOSE);
     inv->send(owner, &r);
 }
 
-void ireply_ping(struct invoke *inv, void *owner) {
-    char id[IREPLY_ID_LEN];
-    ireply_request_id(inv, id);
-    struct reqlog_entry e = ireply_entry(&inv->cur, id, 200);
-    ireply_count(inv, NULL, NULL, &e, NULL);
-    struct invoke_reply r = ireply_whole(200, NULL, NULL, id, "", 0, INVOKE_FULL);
+void invoke_ping(struct invoke *inv, void *owner) {
+    char id[INVOKE_ID_LEN];
+    invoke_new_id(inv, id);
+    struct reqlog_entry e = invoke_entry(&inv->cur, id, 200);
+    invoke_count(inv, NULL, NULL, &e, NULL);
+    struct invoke_reply r = invoke_whole(200, NULL, NULL, id, "", 0, INVOKE_FULL);
     inv->send(owner, &r);
+}
+
+void invoke_refuse(struct invoke *inv, void *owner, enum invoke_refusal why) {
+    static const struct {
+        int status;
+        const char *message;
+    } refusals[] = {
+        [INVOKE_BAD_REQUEST] = {400, "Bad Request"},
+        [INVOKE_TIMEOUT] = {408, "Request Timeout"},
+        [INVOKE_LENGTH_REQUIRED] = {411, "Length Required"},
+        [INVOKE_TOO_LARGE] = {413, INVOKE_TOO_LARGE_TEXT},
+        [INVOKE_HEAD_TOO_LARGE] = {431, "Request Header Fields Too Large"},
+        [INVOKE_TOO_MANY_CONNS] = {503, "Too many open connections"},
+        [INVOKE_TOO_MANY_BODIES] = {503, "Too many request bodies being received"},
+    };
+    inv->totals.requests++;
+    invoke_begin(inv, NULL);
+    invoke_fail(inv, owner, NULL, NULL, refusals[why].status, NULL, refusals[why].message);
 }

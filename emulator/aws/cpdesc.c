@@ -8,23 +8,6 @@
 #include "jsonw.h"
 #include "sigv4.h"
 
-int cpdesc_arn(struct buf *out, const struct cplane *cp, const char *region, const char *kind,
-               const char *name) {
-    int rc = buf_addf(out, "arn:aws:sagemaker:%s:%s:%s/", region, cp->account, kind);
-    for (const char *p = name; !rc && *p; p++) rc = buf_addc(out, (char)tolower((unsigned char)*p));
-    return rc;
-}
-
-int cpdesc_arn_json(struct buf *out, const struct cplane *cp, const char *region, const char *kind,
-                    const char *name) {
-    struct buf arn;
-    buf_init(&arn, 1024);
-    int rc = cpdesc_arn(&arn, cp, region, kind, name);
-    if (!rc) rc = jsonw_str(out, buf_str(&arn), arn.len);
-    buf_free(&arn);
-    return rc;
-}
-
 /* ,"key":"value" (first: no comma) */
 static int cpdesc_str(struct buf *out, bool first, const char *key, const char *value) {
     int rc = buf_addf(out, "%s\"%s\":", first ? "" : ",", key);
@@ -36,7 +19,7 @@ static int cpdesc_time(struct buf *out, const char *key, double t) {
     return buf_addf(out, ",\"%s\":%.3f", key, t);
 }
 
-int cpdesc_model(struct buf *out, const struct cplane *cp, const struct cplane_model *m) {
+int cpdesc_model(struct buf *out, const char *account, const struct cpres_model *m) {
     int rc = cpdesc_str(out, true, "ModelName", m->name);
     if (!rc) rc = buf_adds(out, ",\"PrimaryContainer\":{");
     if (!rc) rc = cpdesc_str(out, true, "Image", m->image);
@@ -51,7 +34,7 @@ int cpdesc_model(struct buf *out, const struct cplane *cp, const struct cplane_m
     if (!rc) rc = cpdesc_str(out, false, "ExecutionRoleArn", m->role);
     if (!rc) rc = cpdesc_time(out, "CreationTime", m->created);
     if (!rc) rc = buf_adds(out, ",\"ModelArn\":");
-    if (!rc) rc = cpdesc_arn_json(out, cp, m->region, "model", m->name);
+    if (!rc) rc = cpres_arn_json(out, account, m->region, "model", m->name);
     return rc ? rc : buf_adds(out, ",\"EnableNetworkIsolation\":false");
 }
 
@@ -78,10 +61,10 @@ static int cpdesc_config_variant(struct buf *out, const struct cpreq_variant *v)
     return rc;
 }
 
-int cpdesc_config(struct buf *out, const struct cplane *cp, const struct cplane_config *c) {
+int cpdesc_config(struct buf *out, const char *account, const struct cpres_config *c) {
     int rc = cpdesc_str(out, true, "EndpointConfigName", c->spec.name);
     if (!rc) rc = buf_adds(out, ",\"EndpointConfigArn\":");
-    if (!rc) rc = cpdesc_arn_json(out, cp, c->region, "endpoint-config", c->spec.name);
+    if (!rc) rc = cpres_arn_json(out, account, c->region, "endpoint-config", c->spec.name);
     if (!rc) rc = buf_adds(out, ",\"ProductionVariants\":[");
     for (size_t i = 0; !rc && i < c->spec.n_v; i++) {
         if (i) rc = buf_addc(out, ',');
@@ -92,7 +75,7 @@ int cpdesc_config(struct buf *out, const struct cplane *cp, const struct cplane_
 }
 
 /* DeployedImages: the image and a digest made from it. */
-static int cpdesc_images(struct buf *out, const struct cplane_placement *p, double when) {
+static int cpdesc_images(struct buf *out, const struct cpres_placement *p, double when) {
     char hex[SIGV4_HEX_LEN + 1];
     const char *at = strchr(p->image, '@');
     size_t base = at ? (size_t)(at - p->image) : strlen(p->image);
@@ -113,9 +96,9 @@ static int cpdesc_images(struct buf *out, const struct cplane_placement *p, doub
 }
 
 /* One ProductionVariantSummary of a deployment that serves. */
-static int cpdesc_summary_variant(struct buf *out, const struct cplane_deploy *d, size_t i) {
+static int cpdesc_summary_variant(struct buf *out, const struct cpres_deploy *d, size_t i) {
     const struct cpreq_variant *v = &d->cfg.v[i];
-    const struct cplane_placement *p = &d->p[i];
+    const struct cpres_placement *p = &d->p[i];
     int rc = buf_addc(out, '{');
     if (!rc) rc = cpdesc_str(out, true, "VariantName", v->name);
     if (!rc) rc = cpdesc_images(out, p, d->started_wall);
@@ -134,12 +117,12 @@ static int cpdesc_summary_variant(struct buf *out, const struct cplane_deploy *d
     return rc ? rc : buf_addc(out, '}');
 }
 
-int cpdesc_endpoint(struct buf *out, const struct cplane *cp, const struct cplane_endpoint *ep) {
-    bool serving = ep->state == CPLANE_IN_SERVICE || ep->state == CPLANE_UPDATING ||
-                   ep->state == CPLANE_DELETING;
+int cpdesc_endpoint(struct buf *out, const char *account, const struct cpres_endpoint *ep) {
+    bool serving =
+        ep->state == CPRES_IN_SERVICE || ep->state == CPRES_UPDATING || ep->state == CPRES_DELETING;
     int rc = cpdesc_str(out, true, "EndpointName", ep->name);
     if (!rc) rc = buf_adds(out, ",\"EndpointArn\":");
-    if (!rc) rc = cpdesc_arn_json(out, cp, ep->region, "endpoint", ep->name);
+    if (!rc) rc = cpres_arn_json(out, account, ep->region, "endpoint", ep->name);
     if (!rc) rc = cpdesc_str(out, false, "EndpointConfigName", ep->live.cfg.name);
     if (!rc && serving) rc = buf_adds(out, ",\"ProductionVariants\":[");
     for (size_t i = 0; !rc && serving && i < ep->live.cfg.n_v; i++) {
@@ -147,20 +130,20 @@ int cpdesc_endpoint(struct buf *out, const struct cplane *cp, const struct cplan
         if (!rc) rc = cpdesc_summary_variant(out, &ep->live, i);
     }
     if (!rc && serving) rc = buf_addc(out, ']');
-    if (!rc) rc = cpdesc_str(out, false, "EndpointStatus", cplane_state_name(ep->state));
+    if (!rc) rc = cpdesc_str(out, false, "EndpointStatus", cpres_state_name(ep->state));
     if (!rc && ep->failure[0]) rc = cpdesc_str(out, false, "FailureReason", ep->failure);
     if (!rc) rc = cpdesc_time(out, "CreationTime", ep->created);
     return rc ? rc : cpdesc_time(out, "LastModifiedTime", ep->modified);
 }
 
-int cpdesc_summary(struct buf *out, const struct cplane *cp, const struct cplane_endpoint *ep) {
+int cpdesc_summary(struct buf *out, const char *account, const struct cpres_endpoint *ep) {
     int rc = buf_addc(out, '{');
     if (!rc) rc = cpdesc_str(out, true, "EndpointName", ep->name);
     if (!rc) rc = buf_adds(out, ",\"EndpointArn\":");
-    if (!rc) rc = cpdesc_arn_json(out, cp, ep->region, "endpoint", ep->name);
+    if (!rc) rc = cpres_arn_json(out, account, ep->region, "endpoint", ep->name);
     if (!rc) rc = cpdesc_time(out, "CreationTime", ep->created);
     if (!rc) rc = cpdesc_time(out, "LastModifiedTime", ep->modified);
-    if (!rc) rc = cpdesc_str(out, false, "EndpointStatus", cplane_state_name(ep->state));
+    if (!rc) rc = cpdesc_str(out, false, "EndpointStatus", cpres_state_name(ep->state));
     return rc ? rc : buf_addc(out, '}');
 }
 
@@ -172,24 +155,24 @@ static bool cpdesc_contains(const char *hay, const char *needle) {
 }
 
 /* Whether a comes before b in the listing's order. */
-static bool cpdesc_before(const struct cplane_endpoint *a, const struct cplane_endpoint *b,
+static bool cpdesc_before(const struct cpres_endpoint *a, const struct cpres_endpoint *b,
                           const struct cpreq_list *l) {
     int c = l->by_name     ? strcmp(a->name, b->name)
-            : l->by_status ? strcmp(cplane_state_name(a->state), cplane_state_name(b->state))
+            : l->by_status ? strcmp(cpres_state_name(a->state), cpres_state_name(b->state))
                            : (a->created > b->created) - (a->created < b->created);
     if (c == 0) c = strcmp(a->name, b->name);
     return l->ascending ? c < 0 : c > 0;
 }
 
-int cpdesc_list(struct buf *out, const struct cplane *cp, const char *region,
-                const struct cpreq_list *l) {
-    const struct cplane_endpoint *sel[CPLANE_MAX_EACH];
+int cpdesc_list(struct buf *out, const char *account, struct cpres_endpoint *const *eps,
+                size_t n_eps, const char *region, const struct cpreq_list *l) {
+    const struct cpres_endpoint *sel[CPRES_MAX_EACH];
     size_t n = 0;
-    for (size_t i = 0; i < cp->n_eps; i++) {
-        const struct cplane_endpoint *ep = cp->eps[i];
+    for (size_t i = 0; i < n_eps; i++) {
+        const struct cpres_endpoint *ep = eps[i];
         if (strcmp(ep->region, region) != 0 ||
             (l->name_contains && !cpdesc_contains(ep->name, l->name_contains)) ||
-            (l->status && strcmp(l->status, cplane_state_name(ep->state)) != 0))
+            (l->status && strcmp(l->status, cpres_state_name(ep->state)) != 0))
             continue;
         size_t j = n++;
         for (; j > 0 && cpdesc_before(ep, sel[j - 1], l); j--) sel[j] = sel[j - 1];
@@ -198,7 +181,7 @@ int cpdesc_list(struct buf *out, const struct cplane *cp, const char *region,
     int rc = buf_adds(out, "\"Endpoints\":[");
     size_t end = (size_t)l->start + (size_t)l->max_results;
     for (size_t i = (size_t)l->start; !rc && i < n && i < end; i++)
-        rc = (i > (size_t)l->start && buf_addc(out, ',')) || cpdesc_summary(out, cp, sel[i]);
+        rc = (i > (size_t)l->start && buf_addc(out, ',')) || cpdesc_summary(out, account, sel[i]);
     if (!rc) rc = buf_addc(out, ']');
     if (!rc && end < n) rc = buf_addf(out, ",\"NextToken\":\"t%zu\"", end);
     return rc;

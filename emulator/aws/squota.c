@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "jsonw.h"
-#include "rng.h"
+#include "splitmix.h"
 
 #define SQUOTA_MAX_TYPES 96
 
@@ -22,7 +22,7 @@ static const char *const squota_builtin[] = {
 void squota_code(const char *type, char out[12]) {
     char name[96];
     snprintf(name, sizeof name, "%s for endpoint usage", type);
-    snprintf(out, 12, "L-%08X", (unsigned)(rng_hash(name) & 0xffffffffu));
+    snprintf(out, 12, "L-%08X", (unsigned)(splitmix_hash(name) & 0xffffffffu));
 }
 
 static int squota_cmp(const void *a, const void *b) {

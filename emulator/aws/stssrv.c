@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "qproto.h"
-#include "rng.h"
+#include "splitmix.h"
 
 int stssrv_call(const char *op, const char *body, size_t len, const char *account, uint64_t id_seed,
                 struct cplane_reply *r) {
@@ -14,7 +14,7 @@ int stssrv_call(const char *op, const char *body, size_t len, const char *accoun
     int rc = qproto_start(r, op, "GetCallerIdentity", "2011-06-15", STSSRV_NS, id_seed, id);
     if (rc) return rc < 0 ? rc : CPLANE_OK;
     snprintf(arn, sizeof arn, "arn:aws:iam::%s:user/sm-emulator", account);
-    uint64_t h = rng_hash(arn);
+    uint64_t h = splitmix_hash(arn);
     snprintf(user, sizeof user, "AIDA%016llX", (unsigned long long)h); /* an IAM user's id */
     struct buf *b = &r->body;
     rc =

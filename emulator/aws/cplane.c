@@ -16,11 +16,6 @@
 #define CPLANE_STATIC_IMAGE "763104351884.dkr.ecr.%s.amazonaws.com/vllm:sm-emulator"
 #define CPLANE_STATIC_TYPE  "ml.g6.xlarge"
 
-const char *cplane_state_name(enum cplane_state s) {
-    static const char *const names[] = {"Creating", "Updating", "InService", "Deleting", "Failed"};
-    return names[s];
-}
-
 void cplane_init(struct cplane *cp, const struct cpconf *conf, const char *account,
                  cplane_event_fn *on_event, void *ud) {
     memset(cp, 0, sizeof *cp);
@@ -30,7 +25,7 @@ void cplane_init(struct cplane *cp, const struct cpconf *conf, const char *accou
     cp->ud = ud;
 }
 
-static void cplane_model_free(struct cplane_model *m) {
+static void cplane_model_free(struct cpres_model *m) {
     if (!m) return;
     for (size_t i = 0; m->env_keys && m->env_values && i < m->n_env; i++) {
         free(m->env_keys[i]);
@@ -43,12 +38,12 @@ static void cplane_model_free(struct cplane_model *m) {
     free(m);
 }
 
-static void cplane_config_free(struct cplane_config *c) {
+static void cplane_config_free(struct cpres_config *c) {
     if (c) cptag_free(&c->tags);
     free(c);
 }
 
-static void cplane_ep_free(struct cplane_endpoint *ep) {
+static void cplane_ep_free(struct cpres_endpoint *ep) {
     if (ep) cptag_free(&ep->tags);
     free(ep);
 }
@@ -122,7 +117,7 @@ static int cplane_arn_error(struct cplane *cp, struct cplane_reply *r, const cha
                             enum cplane_kind k, const char *region, const char *name) {
     struct buf arn;
     buf_init(&arn, 1024);
-    int rc = cpdesc_arn(&arn, cp, region, cplane_kinds[k].arn, name)
+    int rc = cpres_arn(&arn, cp->account, region, cplane_kinds[k].arn, name)
                  ? CPLANE_ERR_NOMEM
                  : cplane_fail(r, 400, "ValidationException", "%s %s \"%s\".", prefix,
                                cplane_kinds[k].what, buf_str(&arn));
@@ -151,7 +146,7 @@ static int cplane_ok_empty(struct cplane_reply *r) {
 static int cplane_arn_reply(struct cplane *cp, struct cplane_reply *r, enum cplane_kind k,
                             const char *region, const char *name) {
     int rc = cplane_ok_open(r) || buf_addf(&r->body, "\"%s\":", cplane_kinds[k].arn_key) ||
-             cpdesc_arn_json(&r->body, cp, region, cplane_kinds[k].arn, name);
+             cpres_arn_json(&r->body, cp->account, region, cplane_kinds[k].arn, name);
     return cplane_ok_close(r, rc);
 }
 
@@ -201,8 +196,8 @@ static size_t cplane_find_ep(const struct cplane *cp, const char *region, const 
     return cp->n_eps;
 }
 
-const struct cplane_endpoint *cplane_endpoint(const struct cplane *cp, const char *region,
-                                              const char *name) {
+const struct cpres_endpoint *cplane_endpoint(const struct cplane *cp, const char *region,
+                                             const char *name) {
     size_t i = cplane_find_ep(cp, region, name);
     return i < cp->n_eps ? cp->eps[i] : NULL;
 }
@@ -234,9 +229,9 @@ static int cplane_named(struct cplane *cp, const cJSON *req, const char *region,
 /* ---- instances: capacity and quota ---- */
 
 /* Whether the deployment d of ep counts (it holds or reserves instances). */
-static bool cplane_holds(const struct cplane_endpoint *ep, const struct cplane_deploy *d) {
-    if (ep->state == CPLANE_DELETING || ep->state == CPLANE_FAILED) return false;
-    return d == &ep->live || ep->state == CPLANE_UPDATING;
+static bool cplane_holds(const struct cpres_endpoint *ep, const struct cpres_deploy *d) {
+    if (ep->state == CPRES_DELETING || ep->state == CPRES_FAILED) return false;
+    return d == &ep->live || ep->state == CPRES_UPDATING;
 }
 
 /* Instances of type that region's endpoints hold: those placed on it, and with
@@ -245,17 +240,17 @@ static long cplane_held(const struct cplane *cp, const char *region, const char 
                         bool reserved) {
     long n = 0;
     for (size_t e = 0; e < cp->n_eps; e++) {
-        const struct cplane_endpoint *ep = cp->eps[e];
-        const struct cplane_deploy *ds[] = {&ep->live, &ep->next};
+        const struct cpres_endpoint *ep = cp->eps[e];
+        const struct cpres_deploy *ds[] = {&ep->live, &ep->next};
         if (strcmp(ep->region, region) != 0) continue;
         for (size_t k = 0; k < 2; k++) {
             if (!cplane_holds(ep, ds[k])) continue;
             for (size_t i = 0; i < ds[k]->cfg.n_v; i++) {
                 const struct cpreq_variant *v = &ds[k]->cfg.v[i];
-                const struct cplane_placement *p = &ds[k]->p[i];
-                bool placed = p->st == CPLANE_PLACED || p->st == CPLANE_READY;
+                const struct cpres_placement *p = &ds[k]->p[i];
+                bool placed = p->st == CPRES_PLACED || p->st == CPRES_READY;
                 for (size_t q = 0; q < v->n_pools; q++)
-                    if ((placed ? q == p->pool : reserved && p->st != CPLANE_LOST) &&
+                    if ((placed ? q == p->pool : reserved && p->st != CPRES_LOST) &&
                         strcmp(v->pools[q].type, type) == 0)
                         n += v->count;
             }
@@ -306,7 +301,7 @@ static int cplane_quota_check(struct cplane *cp, const struct cpreq_config *cfg,
 /* Starts a deployment of cfg at now: every variant tries its first pool. The
  * models are looked up here (their SM_VLLM_MODEL and image). Returns 0, or
  * the variant index + 1 whose model (name in *missing) does not exist. */
-static size_t cplane_deploy_start(struct cplane *cp, struct cplane_deploy *d,
+static size_t cplane_deploy_start(struct cplane *cp, struct cpres_deploy *d,
                                   const struct cpreq_config *cfg, const char *region,
                                   struct cplane_now now, const char **missing) {
     memset(d, 0, sizeof *d);
@@ -314,7 +309,7 @@ static size_t cplane_deploy_start(struct cplane *cp, struct cplane_deploy *d,
     d->started = now.model;
     d->started_wall = now.wall;
     for (size_t i = 0; i < cfg->n_v; i++) {
-        d->p[i] = (struct cplane_placement){.st = CPLANE_TRYING, .pool = 0, .at = now.model};
+        d->p[i] = (struct cpres_placement){.st = CPRES_TRYING, .pool = 0, .at = now.model};
         for (size_t q = 0; q < cfg->v[i].n_pools; q++) {
             const char *name =
                 cfg->v[i].pools[q].model[0] ? cfg->v[i].pools[q].model : cfg->v[i].model;
@@ -328,15 +323,15 @@ static size_t cplane_deploy_start(struct cplane *cp, struct cplane_deploy *d,
 }
 
 /* The model of variant i on the pool it was placed on: its image and SM_VLLM_MODEL. */
-static void cplane_bind_model(struct cplane *cp, const char *region, struct cplane_deploy *d,
+static void cplane_bind_model(struct cplane *cp, const char *region, struct cpres_deploy *d,
                               size_t i) {
-    struct cplane_placement *p = &d->p[i];
+    struct cpres_placement *p = &d->p[i];
     const struct cpreq_variant *v = &d->cfg.v[i];
     const char *name = v->pools[p->pool].model[0] ? v->pools[p->pool].model : v->model;
     size_t m = cplane_find_model(cp, region, name);
     p->model_id[0] = p->image[0] = p->profile[0] = '\0';
     if (m == cp->n_models) return; /* deleted since: it fails its health check */
-    const struct cplane_model *model = cp->models[m];
+    const struct cpres_model *model = cp->models[m];
     snprintf(p->image, sizeof p->image, "%s", model->image);
     for (size_t k = 0; k < model->n_env; k++)
         if (strcmp(model->env_keys[k], "SM_VLLM_MODEL") == 0)
@@ -346,20 +341,20 @@ static void cplane_bind_model(struct cplane *cp, const char *region, struct cpla
 }
 
 /* Runs one due change of placement i of deployment d of ep, at its time. */
-static void cplane_step_placement(struct cplane *cp, struct cplane_endpoint *ep,
-                                  struct cplane_deploy *d, size_t i) {
-    struct cplane_placement *p = &d->p[i];
+static void cplane_step_placement(struct cplane *cp, struct cpres_endpoint *ep,
+                                  struct cpres_deploy *d, size_t i) {
+    struct cpres_placement *p = &d->p[i];
     const struct cpreq_variant *v = &d->cfg.v[i];
     const struct cpconf *c = cp->conf;
     double t = p->at,
            deadline = v->provision_timeout_s ? d->started + (double)v->provision_timeout_s : -1;
-    if (p->st == CPLANE_PLACED) { /* the container's start-up is over */
+    if (p->st == CPRES_PLACED) { /* the container's start-up is over */
         cplane_bind_model(cp, ep->region, d, i);
         if (p->profile[0]) {
-            p->st = CPLANE_READY;
+            p->st = CPRES_READY;
         } else {
             char why[sizeof p->reason];
-            p->st = CPLANE_LOST;
+            p->st = CPRES_LOST;
             snprintf(why, sizeof why,
                      "The primary container for production variant %s did not pass the ping health "
                      "check. Please check CloudWatch logs for this endpoint.",
@@ -372,7 +367,7 @@ static void cplane_step_placement(struct cplane *cp, struct cplane_endpoint *ep,
     long cap = cpconf_capacity(c, ep->region, type);
     if (p->reason[0] == '\0') { /* an attempt begins at t */
         if (cap == CPCONF_UNLIMITED || cplane_placed(cp, ep->region, type) + v->count <= cap) {
-            p->st = CPLANE_PLACED;
+            p->st = CPRES_PLACED;
             p->at = t + c->create_s;
             return;
         }
@@ -387,25 +382,25 @@ static void cplane_step_placement(struct cplane *cp, struct cplane_endpoint *ep,
         p->reason[0] = '\0';
         return; /* at stays t: the next attempt begins now */
     }
-    p->st = CPLANE_LOST;
+    p->st = CPRES_LOST;
 }
 
 /* The endpoint's state once a placement changed: InService, Failed, or on. */
-static void cplane_settle(struct cplane *cp, struct cplane_endpoint *ep, struct cplane_now now) {
-    struct cplane_deploy *d = ep->state == CPLANE_UPDATING ? &ep->next : &ep->live;
+static void cplane_settle(struct cplane *cp, struct cpres_endpoint *ep, struct cplane_now now) {
+    struct cpres_deploy *d = ep->state == CPRES_UPDATING ? &ep->next : &ep->live;
     size_t ready = 0;
     for (size_t i = 0; i < d->cfg.n_v; i++) {
-        if (d->p[i].st == CPLANE_LOST) {
+        if (d->p[i].st == CPRES_LOST) {
             snprintf(ep->failure, sizeof ep->failure, "%s", d->p[i].reason);
-            ep->state = ep->state == CPLANE_UPDATING ? CPLANE_IN_SERVICE : CPLANE_FAILED;
+            ep->state = ep->state == CPRES_UPDATING ? CPRES_IN_SERVICE : CPRES_FAILED;
             ep->modified = now.wall;
             return;
         }
-        ready += d->p[i].st == CPLANE_READY;
+        ready += d->p[i].st == CPRES_READY;
     }
     if (ready < d->cfg.n_v) return;
-    if (ep->state == CPLANE_UPDATING) ep->live = ep->next;
-    ep->state = CPLANE_IN_SERVICE;
+    if (ep->state == CPRES_UPDATING) ep->live = ep->next;
+    ep->state = CPRES_IN_SERVICE;
     ep->failure[0] = '\0';
     ep->modified = now.wall;
     if (cp->on_event) cp->on_event(cp->ud, CPLANE_SERVE, ep);
@@ -415,16 +410,16 @@ static void cplane_settle(struct cplane *cp, struct cplane_endpoint *ep, struct 
 static double cplane_due(const struct cplane *cp, size_t *e, size_t *k) {
     double best = -1;
     for (size_t i = 0; i < cp->n_eps; i++) {
-        const struct cplane_endpoint *ep = cp->eps[i];
-        if (ep->state == CPLANE_DELETING && (best < 0 || ep->gone_at < best)) {
+        const struct cpres_endpoint *ep = cp->eps[i];
+        if (ep->state == CPRES_DELETING && (best < 0 || ep->gone_at < best)) {
             best = ep->gone_at;
             *e = i;
             *k = (size_t)-1;
         }
-        if (ep->state != CPLANE_CREATING && ep->state != CPLANE_UPDATING) continue;
-        const struct cplane_deploy *d = ep->state == CPLANE_UPDATING ? &ep->next : &ep->live;
+        if (ep->state != CPRES_CREATING && ep->state != CPRES_UPDATING) continue;
+        const struct cpres_deploy *d = ep->state == CPRES_UPDATING ? &ep->next : &ep->live;
         for (size_t v = 0; v < d->cfg.n_v; v++)
-            if ((d->p[v].st == CPLANE_TRYING || d->p[v].st == CPLANE_PLACED) &&
+            if ((d->p[v].st == CPRES_TRYING || d->p[v].st == CPRES_PLACED) &&
                 (best < 0 || d->p[v].at < best)) {
                 best = d->p[v].at;
                 *e = i;
@@ -443,14 +438,14 @@ void cplane_advance(struct cplane *cp, struct cplane_now now) {
     size_t e = 0, k = 0;
     double t;
     while ((t = cplane_due(cp, &e, &k)) >= 0 && t <= now.model) {
-        struct cplane_endpoint *ep = cp->eps[e];
+        struct cpres_endpoint *ep = cp->eps[e];
         if (k == (size_t)-1) {
             cplane_ep_free(ep);
             for (size_t j = e; j + 1 < cp->n_eps; j++) cp->eps[j] = cp->eps[j + 1];
             cp->n_eps--;
             continue;
         }
-        struct cplane_deploy *d = ep->state == CPLANE_UPDATING ? &ep->next : &ep->live;
+        struct cpres_deploy *d = ep->state == CPRES_UPDATING ? &ep->next : &ep->live;
         cplane_step_placement(cp, ep, d, k);
         cplane_settle(cp, ep, now);
     }
@@ -475,14 +470,14 @@ static int cplane_create_model(struct cplane *cp, const cJSON *req, const char *
     if (!rc && !r->type && cplane_find_model(cp, region, m.name) < cp->n_models)
         rc = cplane_arn_error(cp, r, "Cannot create already existing", CPLANE_KIND_MODEL, region,
                               m.name);
-    if (!rc && !r->type && cp->n_models == CPLANE_MAX_EACH)
+    if (!rc && !r->type && cp->n_models == CPRES_MAX_EACH)
         rc = cplane_fail(r, 400, "ResourceLimitExceeded",
-                         "sm-emulator holds at most %d models: delete some", CPLANE_MAX_EACH);
+                         "sm-emulator holds at most %d models: delete some", CPRES_MAX_EACH);
     if (rc || r->type) {
         cptag_free(&tags);
         return rc;
     }
-    struct cplane_model *mod = calloc(1, sizeof *mod);
+    struct cpres_model *mod = calloc(1, sizeof *mod);
     bool nomem = !mod;
     if (mod) {
         snprintf(mod->name, sizeof mod->name, "%s", m.name);
@@ -512,7 +507,7 @@ static int cplane_create_model(struct cplane *cp, const cJSON *req, const char *
 
 static int cplane_create_config(struct cplane *cp, const cJSON *req, const char *region,
                                 struct cplane_now now, struct cplane_reply *r) {
-    struct cplane_config *c = calloc(1, sizeof *c);
+    struct cpres_config *c = calloc(1, sizeof *c);
     struct buf why;
     if (!c) return CPLANE_ERR_NOMEM;
     buf_init(&why, 2048);
@@ -525,10 +520,10 @@ static int cplane_create_config(struct cplane *cp, const cJSON *req, const char 
         if (cplane_find_model(cp, region, c->spec.v[i].model) == cp->n_models)
             rc = cplane_arn_error(cp, r, "Could not find", CPLANE_KIND_MODEL, region,
                                   c->spec.v[i].model);
-    if (!rc && !r->type && cp->n_configs == CPLANE_MAX_EACH)
+    if (!rc && !r->type && cp->n_configs == CPRES_MAX_EACH)
         rc = cplane_fail(r, 400, "ResourceLimitExceeded",
                          "sm-emulator holds at most %d endpoint configs: delete some",
-                         CPLANE_MAX_EACH);
+                         CPRES_MAX_EACH);
     if (rc || r->type) {
         cplane_config_free(c);
         return rc;
@@ -550,7 +545,7 @@ static int cplane_ep_names(const cJSON *req, char ep[CPREQ_NAME_MAX], char cfg[C
 
 /* The config to deploy, its models and the quota: 0 with *cfg, or a reply. */
 static int cplane_deployable(struct cplane *cp, const char *region, const char *cfg_name,
-                             struct cplane_deploy *d, struct cplane_now now,
+                             struct cpres_deploy *d, struct cplane_now now,
                              struct cplane_reply *r) {
     size_t c = cplane_find_config(cp, region, cfg_name);
     if (c == cp->n_configs)
@@ -570,10 +565,10 @@ static int cplane_create_endpoint(struct cplane *cp, const cJSON *req, const cha
     if (cplane_find_ep(cp, region, name) < cp->n_eps)
         return cplane_arn_error(cp, r, "Cannot create already existing", CPLANE_KIND_ENDPOINT,
                                 region, name);
-    if (cp->n_eps == CPLANE_MAX_EACH)
+    if (cp->n_eps == CPRES_MAX_EACH)
         return cplane_fail(r, 400, "ResourceLimitExceeded",
-                           "sm-emulator holds at most %d endpoints: delete some", CPLANE_MAX_EACH);
-    struct cplane_endpoint *ep = calloc(1, sizeof *ep);
+                           "sm-emulator holds at most %d endpoints: delete some", CPRES_MAX_EACH);
+    struct cpres_endpoint *ep = calloc(1, sizeof *ep);
     if (!ep) return CPLANE_ERR_NOMEM;
     rc = cplane_read_tags(req, &ep->tags, r);
     if (!rc && !r->type) rc = cplane_deployable(cp, region, cfg, &ep->live, now, r);
@@ -583,7 +578,7 @@ static int cplane_create_endpoint(struct cplane *cp, const cJSON *req, const cha
     }
     snprintf(ep->name, sizeof ep->name, "%s", name);
     snprintf(ep->region, sizeof ep->region, "%s", region);
-    ep->state = CPLANE_CREATING;
+    ep->state = CPRES_CREATING;
     ep->created = ep->modified = now.wall;
     cp->eps[cp->n_eps++] = ep;
     return cplane_arn_reply(cp, r, CPLANE_KIND_ENDPOINT, region, name);
@@ -591,7 +586,7 @@ static int cplane_create_endpoint(struct cplane *cp, const cJSON *req, const cha
 
 /* Refuses a change to an endpoint that is not InService (or a static one);
  * *ok when it may change. */
-static int cplane_changeable(struct cplane *cp, const struct cplane_endpoint *ep, bool deleting,
+static int cplane_changeable(struct cplane *cp, const struct cpres_endpoint *ep, bool deleting,
                              struct cplane_reply *r, bool *ok) {
     *ok = false;
     if (ep->is_static)
@@ -599,11 +594,11 @@ static int cplane_changeable(struct cplane *cp, const struct cplane_endpoint *ep
                            "Endpoint %s was given on sm-emulator's command line (--endpoint): it "
                            "cannot be %s",
                            ep->name, deleting ? "deleted" : "updated");
-    if (ep->state == CPLANE_CREATING || ep->state == CPLANE_UPDATING ||
-        (!deleting && ep->state == CPLANE_DELETING))
+    if (ep->state == CPRES_CREATING || ep->state == CPRES_UPDATING ||
+        (!deleting && ep->state == CPRES_DELETING))
         return cplane_arn_error(cp, r, "Cannot update in-progress", CPLANE_KIND_ENDPOINT,
                                 ep->region, ep->name);
-    if (!deleting && ep->state == CPLANE_FAILED)
+    if (!deleting && ep->state == CPRES_FAILED)
         return cplane_arn_error(cp, r, "Cannot update failed", CPLANE_KIND_ENDPOINT, ep->region,
                                 ep->name);
     *ok = true;
@@ -619,14 +614,14 @@ static int cplane_update_endpoint(struct cplane *cp, const cJSON *req, const cha
     size_t i = cplane_find_ep(cp, region, name);
     if (i == cp->n_eps)
         return cplane_arn_error(cp, r, "Could not find", CPLANE_KIND_ENDPOINT, region, name);
-    struct cplane_endpoint *ep = cp->eps[i];
+    struct cpres_endpoint *ep = cp->eps[i];
     if ((rc = cplane_changeable(cp, ep, false, r, &ok)) || !ok) return rc;
-    struct cplane_deploy *next = malloc(sizeof *next);
+    struct cpres_deploy *next = malloc(sizeof *next);
     if (!next) return CPLANE_ERR_NOMEM;
     rc = cplane_deployable(cp, region, cfg, next, now, r);
     if (!rc && !r->type) {
         ep->next = *next;
-        ep->state = CPLANE_UPDATING;
+        ep->state = CPRES_UPDATING;
         ep->failure[0] = '\0';
         ep->modified = now.wall;
         rc = cplane_arn_reply(cp, r, CPLANE_KIND_ENDPOINT, region, name);
@@ -636,14 +631,14 @@ static int cplane_update_endpoint(struct cplane *cp, const cJSON *req, const cha
 }
 
 /* DeleteEndpoint of ep: Deleting, then gone (refused while it changes). */
-static int cplane_delete_endpoint(struct cplane *cp, struct cplane_endpoint *ep,
+static int cplane_delete_endpoint(struct cplane *cp, struct cpres_endpoint *ep,
                                   struct cplane_now now, struct cplane_reply *r) {
     bool ok;
     int rc;
-    if (ep->state == CPLANE_DELETING) return cplane_ok_empty(r);
+    if (ep->state == CPRES_DELETING) return cplane_ok_empty(r);
     if ((rc = cplane_changeable(cp, ep, true, r, &ok)) || !ok) return rc;
-    if (ep->state == CPLANE_IN_SERVICE && cp->on_event) cp->on_event(cp->ud, CPLANE_STOP, ep);
-    ep->state = CPLANE_DELETING;
+    if (ep->state == CPRES_IN_SERVICE && cp->on_event) cp->on_event(cp->ud, CPLANE_STOP, ep);
+    ep->state = CPRES_DELETING;
     ep->modified = now.wall;
     ep->gone_at = now.model + cp->conf->delete_s;
     return cplane_ok_empty(r);
@@ -660,9 +655,9 @@ static int cplane_resource_op(struct cplane *cp, const cJSON *req, const char *r
     if (!del) {
         rc = cplane_ok_open(r);
         if (!rc)
-            rc = k == CPLANE_KIND_MODEL    ? cpdesc_model(&r->body, cp, cp->models[i])
-                 : k == CPLANE_KIND_CONFIG ? cpdesc_config(&r->body, cp, cp->configs[i])
-                                           : cpdesc_endpoint(&r->body, cp, cp->eps[i]);
+            rc = k == CPLANE_KIND_MODEL    ? cpdesc_model(&r->body, cp->account, cp->models[i])
+                 : k == CPLANE_KIND_CONFIG ? cpdesc_config(&r->body, cp->account, cp->configs[i])
+                                           : cpdesc_endpoint(&r->body, cp->account, cp->eps[i]);
         return cplane_ok_close(r, rc);
     }
     if (k == CPLANE_KIND_ENDPOINT) return cplane_delete_endpoint(cp, cp->eps[i], now, r);
@@ -747,7 +742,7 @@ static int cplane_list(struct cplane *cp, const cJSON *req, const char *region,
     buf_init(&why, 1024);
     int rc = cplane_checked(r, cpreq_list(req, &l, &why), &why);
     if (rc || r->type) return rc;
-    rc = cplane_ok_open(r) || cpdesc_list(&r->body, cp, region, &l);
+    rc = cplane_ok_open(r) || cpdesc_list(&r->body, cp->account, cp->eps, cp->n_eps, region, &l);
     return cplane_ok_close(r, rc);
 }
 
@@ -757,7 +752,7 @@ static int cplane_static_model(struct cplane *cp, const char *region, const char
                                const char *model_id, struct cplane_now now) {
     char role[96];
     snprintf(role, sizeof role, CPLANE_STATIC_ROLE, cp->account);
-    struct cplane_model *m = calloc(1, sizeof *m);
+    struct cpres_model *m = calloc(1, sizeof *m);
     bool nomem = !m;
     if (m) {
         snprintf(m->name, sizeof m->name, "%s", name);
@@ -774,7 +769,7 @@ static int cplane_static_model(struct cplane *cp, const char *region, const char
         }
         m->created = now.wall;
     }
-    if (nomem || cp->n_models == CPLANE_MAX_EACH) {
+    if (nomem || cp->n_models == CPRES_MAX_EACH) {
         cplane_model_free(m);
         return CPLANE_ERR_NOMEM;
     }
@@ -784,10 +779,10 @@ static int cplane_static_model(struct cplane *cp, const char *region, const char
 
 int cplane_add_static(struct cplane *cp, const char *region, const char *name,
                       const struct cplane_static_variant *v, size_t n, struct cplane_now now) {
-    struct cplane_config *c = calloc(1, sizeof *c);
-    struct cplane_endpoint *ep = calloc(1, sizeof *ep);
-    if (!c || !ep || n == 0 || n > CPREQ_MAX_VARIANTS || cp->n_configs == CPLANE_MAX_EACH ||
-        cp->n_eps == CPLANE_MAX_EACH) {
+    struct cpres_config *c = calloc(1, sizeof *c);
+    struct cpres_endpoint *ep = calloc(1, sizeof *ep);
+    if (!c || !ep || n == 0 || n > CPREQ_MAX_VARIANTS || cp->n_configs == CPRES_MAX_EACH ||
+        cp->n_eps == CPRES_MAX_EACH) {
         free(c);
         free(ep);
         return CPLANE_ERR_NOMEM;
@@ -816,15 +811,15 @@ int cplane_add_static(struct cplane *cp, const char *region, const char *name,
     }
     snprintf(ep->name, sizeof ep->name, "%s", name);
     snprintf(ep->region, sizeof ep->region, "%s", region);
-    ep->state = CPLANE_IN_SERVICE;
+    ep->state = CPRES_IN_SERVICE;
     ep->is_static = true;
     ep->created = ep->modified = now.wall;
     ep->live.cfg = c->spec;
     ep->live.started = now.model;
     ep->live.started_wall = now.wall;
     for (size_t i = 0; i < n; i++) {
-        struct cplane_placement *p = &ep->live.p[i];
-        p->st = CPLANE_READY;
+        struct cpres_placement *p = &ep->live.p[i];
+        p->st = CPRES_READY;
         cplane_bind_model(cp, region, &ep->live, i);
         snprintf(p->profile, sizeof p->profile, "%s", v[i].profile);
     }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
+#include "splitmix.h"
 
 static const char *const fault_names[FAULT_KINDS] = {
     "throttle",     "unavailable", "internal",   "model_error",  "drop",
@@ -44,7 +44,7 @@ static int fault_draw(const struct fault_spec specs[FAULT_KINDS], int first, int
                       unsigned long n) {
     int picked = FAULT_NONE;
     for (int k = first; k < end; k++) {
-        double u = rng_unit(rng);
+        double u = splitmix_unit(rng);
         bool fires = specs[k].every ? n % specs[k].every == 0 : u < specs[k].rate;
         if (fires && picked == FAULT_NONE) picked = k;
     }

@@ -7,17 +7,17 @@
 #include <string.h>
 
 #include "jsonw.h"
-#include "rng.h"
+#include "splitmix.h"
 
 #define ECRSRV_PUSHED_AT 1767225600 /* 2026-01-01T00:00:00Z */
 #define ECRSRV_SIZE      11811160064LL
 
 /* The image's digest: "sha256:" and 64 hex digits, from its tag. */
 static void ecrsrv_digest(char out[72]) {
-    uint64_t s = rng_hash(ECRSRV_REPOSITORY ":" ECRSRV_TAG);
+    uint64_t s = splitmix_hash(ECRSRV_REPOSITORY ":" ECRSRV_TAG);
     int n = snprintf(out, 72, "sha256:");
     for (int i = 0; i < 4; i++)
-        n += snprintf(out + n, (size_t)(72 - n), "%016llx", (unsigned long long)rng_next(&s));
+        n += snprintf(out + n, (size_t)(72 - n), "%016llx", (unsigned long long)splitmix_next(&s));
 }
 
 __attribute__((format(printf, 3, 4))) static int

@@ -1,13 +1,14 @@
-/* invoke: SageMaker Runtime behind sm-emulator's HTTP layer: the front door
- * (admit.h: authentication, routing to endpoints and variants), the container's
- * session manager (sess.h), calls timed by each variant's continuous batch and
- * prefix cache, streamed replies whose tokens leave at the end of the decode
- * step that made them (rstream.h), faults, the counts and the request log.
+/* invoke: SageMaker Runtime behind sm-emulator's HTTP layer, its state (the
+ * fleet, the keys, the settings, the counts, the request log) and what its
+ * front door says and counts: request ids, whole replies, request-log lines,
+ * the counts (the tallies, the request log and CloudWatch's metrics),
+ * SageMaker's errors, the statistics document, /ping, a request lost
+ * unanswered, and the refusals of the HTTP layer. The calls themselves (the
+ * container, the batch's clock, streams) are rtcall.h's, above this.
  *
- * The calls run one way: the HTTP layer (server.c) calls invoke_request,
- * invoke_refuse and invoke_abort; invoke answers through the one function it
- * was handed, send, with the connection the request came on (owner, opaque
- * here). All times inside are model seconds unless named *_real. */
+ * Replies leave through the one function invoke was handed, send, with the
+ * connection the request came on (owner, opaque here). All times inside are
+ * model seconds unless named *_real. */
 #ifndef EMU_INVOKE_H
 #define EMU_INVOKE_H
 
@@ -29,6 +30,7 @@ struct event_base; /* libevent's */
 struct event;
 
 #define INVOKE_AKID_MAX 128
+#define INVOKE_ID_LEN   40 /* an x-amzn-RequestId and its NUL */
 
 enum invoke_mode {
     INVOKE_FULL,
@@ -94,8 +96,6 @@ struct invoke_origin {
     enum rtpath_api api;                     /* the route its path names */
 };
 
-struct invoke_call; /* a request a variant's container is answering */
-
 /* Whether the connection owner has more unsent output than it holds: a
  * streamed reply's next steps are then made only once it drained. */
 typedef bool invoke_full_fn(void *owner);
@@ -106,7 +106,7 @@ struct invoke {
     const struct gate *gate; /* the HTTP layer's connection counts, for the stats; may be NULL */
     invoke_send_fn *send;    /* how replies leave */
     invoke_full_fn *full;    /* whether the client's unsent output is over its bound (NULL: never):
-                                a stream's steps then wait, owed, until invoke_drained */
+                                a stream's steps then wait, owed, until rtcall_drained */
     struct auth auth;        /* the keys accepted; owned (auth_free) */
     struct reqlog reqlog;    /* owned (reqlog_close) */
     char region[64], account[32];
@@ -124,31 +124,56 @@ struct invoke {
     struct cwmetric *cwmetrics; /* CloudWatch metrics: every request's end, or NULL (borrowed) */
 };
 
-enum invoke_error { INVOKE_OK = 0, INVOKE_ERR_NOMEM = -1 };
+/* What the container's answer to a call took, for CloudWatch's latencies. */
+struct invoke_timing {
+    double total;    /* model seconds from its arrival to its end */
+    double overhead; /* of which the fixed overhead */
+    bool failed;     /* it ended in a model error (a stream's exception) */
+};
 
-/* The client of call read its output: the stream's owed steps are made and
- * handed on until its output is full again (the call may end and be freed). */
-void invoke_drained(struct invoke_call *call);
+/* A new x-amzn-RequestId (a UUID from inv's seeded generator). */
+void invoke_new_id(struct invoke *inv, char out[INVOKE_ID_LEN]);
 
-/* Starts the variants' timers (steps, metrics log) once base, fleet and the
- * settings are filled. Returns 0 or INVOKE_ERR_NOMEM. */
-__attribute__((warn_unused_result)) int invoke_start(struct invoke *inv);
+/* A whole reply (Content-Length), application/json. */
+struct invoke_reply invoke_whole(int status, const char *type, const char *variant, const char *id,
+                                 const char *body, size_t len, enum invoke_mode mode);
 
-/* Frees what invoke_start made. Calls still pending must have been aborted. */
-void invoke_stop(struct invoke *inv);
+/* A request-log line for a request of origin o answered status (0: closed first). */
+struct reqlog_entry invoke_entry(const struct invoke_origin *o, const char *id, int status);
 
-/* Handles one complete request that came on owner (body[0..len) follows the
- * head). Returns NULL when it has been answered (send was called), else the
- * call that will answer it later through send; until then the HTTP layer reads
- * no further request on owner, and calls invoke_abort if owner closes first. */
-__attribute__((warn_unused_result)) struct invoke_call *
-invoke_request(struct invoke *inv, void *owner, const struct http_head *h, const char *body,
-               size_t len);
+/* Counts the end of request e (its reply, or e->status 0: its connection closed
+ * first) for the totals, ep and var (either may be NULL), CloudWatch (timing:
+ * the container's, or NULL when it did not answer), and logs it. */
+void invoke_count(struct invoke *inv, struct fleet_endpoint *ep, struct fleet_variant *var,
+                  struct reqlog_entry *e, const struct invoke_timing *timing);
+
+/* Starts inv->cur, the origin of the request about to be handled (received now;
+ * h: its head, for the key id, or NULL). */
+void invoke_begin(struct invoke *inv, const struct http_head *h);
+
+/* Sends a SageMaker error: {"message": ...} with x-amzn-ErrorType (type may be
+ * NULL), or on the OpenAI route the OpenAI envelope (code: its code, NULL: from
+ * type). log: the request's log line so far (NULL: a new one). */
+void invoke_fail_logged(struct invoke *inv, void *owner, struct fleet_endpoint *ep,
+                        struct fleet_variant *var, int status, const char *type, const char *code,
+                        const char *message, struct reqlog_entry *log);
+
+/* The same without a code or a log line so far. */
+void invoke_fail(struct invoke *inv, void *owner, struct fleet_endpoint *ep,
+                 struct fleet_variant *var, int status, const char *type, const char *message);
+
+/* Answers GET /emulator/stats. */
+void invoke_stats(struct invoke *inv, void *owner);
+
+/* Loses a request of var (its log line e so far): the front end counts it, the
+ * container never sees it, and the connection closes with nothing sent. */
+void invoke_lose(struct invoke *inv, void *owner, struct fleet_variant *var,
+                 struct reqlog_entry *e);
+
+/* Answers /ping (200, empty), counted and logged. */
+void invoke_ping(struct invoke *inv, void *owner);
 
 /* Answers (through send, on owner) and counts a request the HTTP layer refuses. */
 void invoke_refuse(struct invoke *inv, void *owner, enum invoke_refusal why);
-
-/* The connection of call closed before its reply: counts it dropped, frees it. */
-void invoke_abort(struct invoke_call *call);
 
 #endif

@@ -2,7 +2,7 @@
  * with its profile, continuous batch, faults, counts and container log; built
  * from the command line (--endpoint, --set, --log-file), and written into
  * GET /emulator/stats. Holds no libevent state but a variant's step timer,
- * which its runner (invoke.c) owns. */
+ * which its runner (rtcall.c) owns. */
 #ifndef EMU_FLEET_H
 #define EMU_FLEET_H
 
@@ -15,13 +15,26 @@
 #include "fault.h"
 #include "gate.h"
 #include "model.h"
-#include "options.h"
 #include "sess.h"
 #include "tally.h"
 #include "vlog.h"
 
 struct event; /* libevent's */
 struct fleet_endpoint;
+
+/* A variant to serve, as --endpoint NAME[/VARIANT]=PROFILE names it. */
+struct fleet_spec {
+    char name[64];
+    char variant[64]; /* "AllTraffic" unless given */
+    const char *profile;
+};
+
+/* One parameter to change, as --set TARGET.KEY=VALUE says. */
+struct fleet_setting {
+    char target[130]; /* "NAME", "NAME/VARIANT" or "*" */
+    const char *key;
+    const char *value;
+};
 
 struct fleet_variant {
     char name[64];
@@ -35,7 +48,7 @@ struct fleet_variant {
     unsigned long logged_prompt, logged_gen; /* batch counters at the last metrics line */
     struct sess sessions;                    /* the container's stateful sessions */
     struct event *step_ev;                   /* ends the planned decode step: the runner's */
-    void *runner;                            /* what runs the variant's timers (invoke) */
+    void *runner;                            /* what runs the variant's timers (rtcall) */
 };
 
 struct fleet_endpoint {
@@ -59,11 +72,11 @@ enum fleet_error {
 
 /* Adds variant e, its profile from lib (may be NULL) or the built-ins, and its
  * endpoint if new. Returns 0 or FLEET_ERR_* with one line in err. */
-__attribute__((warn_unused_result)) int fleet_add(struct fleet *f, const struct options_endpoint *e,
+__attribute__((warn_unused_result)) int fleet_add(struct fleet *f, const struct fleet_spec *e,
                                                   const struct model_library *lib, struct buf *err);
 
 /* Applies one --set to every variant it names. Returns 0 or FLEET_ERR_* with err. */
-__attribute__((warn_unused_result)) int fleet_set(struct fleet *f, const struct options_set *set,
+__attribute__((warn_unused_result)) int fleet_set(struct fleet *f, const struct fleet_setting *set,
                                                   struct buf *err);
 
 /* Seeds each variant (from seed and NAME/VARIANT, unless its profile has a seed)
