@@ -21,8 +21,9 @@ LAYOUT = {
     "results": ["common"],
     "emulator": ["signer", "common"],
     "suite": ["aws", "signer", "common"],
-    "tools": ["aws", "signer", "common"],
-    "mcp": ["tools", "aws", "signer", "common"],
+    "endpoint": ["aws", "signer", "common"],
+    "tools": ["endpoint", "aws", "signer", "common"],
+    "mcp": ["endpoint", "aws", "signer", "common"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
