@@ -39,8 +39,13 @@ CURLcode awscurl_perform(CURL *h, const struct awscurl_call *c, long *status) {
         curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
     }
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->headers);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "wrk-sagemaker/" SM_VERSION);
+    curl_easy_setopt(h, CURLOPT_USERAGENT,
+                     c->user_agent ? c->user_agent : "wrk-sagemaker/" SM_VERSION);
     if (c->ca_bundle) curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_bundle);
+    if (c->insecure) {
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_ms);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, c->on_body);

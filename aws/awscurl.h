@@ -1,7 +1,8 @@
 /* awscurl: the curl side of one signed exchange, shared by the AWS clients
  * (awsj.h, s3.h): the signed header lines (cleansed when freed: they hold a
  * signature) and one request on a reused handle, with the options every call
- * of theirs sets (HTTP/1.1, http and https only, no signals, the user agent).
+ * of theirs sets (HTTP/1.1, http and https only, no signals, the user agent);
+ * rtinvoke.h's SageMaker Runtime call uses it too.
  * It signs nothing for plain http to a host that is not loopback unless the
  * call allows it (plainhttp.h): the clients refuse such an endpoint URL when
  * they are made, with their message; awscurl_perform refuses it again, so that
@@ -21,7 +22,9 @@ struct awscurl_call {
     const void *body;   /* POST and PUT: body_len bytes (NULL: empty) */
     size_t body_len;
     struct curl_slist *headers;
-    const char *ca_bundle; /* the certificates trusted; NULL: the system's */
+    const char *ca_bundle;  /* the certificates trusted; NULL: the system's */
+    bool insecure;          /* HTTPS: the server's certificate is not verified (--insecure) */
+    const char *user_agent; /* NULL: wrk-sagemaker/VERSION */
     long timeout_ms, connect_ms;
     curl_write_callback on_body, on_header;
     void *ud;              /* both callbacks' */
