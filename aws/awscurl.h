@@ -15,6 +15,8 @@
 
 #include <curl/curl.h>
 
+#include "buf.h"
+
 /* One request: its URL, method, body, signed headers, limits and callbacks. */
 struct awscurl_call {
     const char *url;
@@ -31,6 +33,22 @@ struct awscurl_call {
     char *errbuf;          /* CURL_ERROR_SIZE bytes: curl's message of a failure */
     bool allow_plain_http; /* --allow-plain-http: http:// to any host (plainhttp.h) */
 };
+
+/* What awscurl_split finds wrong with a base URL. */
+enum awscurl_error {
+    AWSCURL_OK = 0,
+    AWSCURL_ERR_NOT_URL = -1, /* not a URL with a scheme and a host */
+    AWSCURL_ERR_SCHEME = -2,  /* neither http:// nor https:// */
+    AWSCURL_ERR_EXTRA = -3,   /* a query, a user or a fragment */
+    AWSCURL_ERR_NOMEM = -4,
+};
+
+/* Splits base (scheme://host[:port][/prefix]) for a signed request: appends
+ * "scheme://HOST" to origin, the Host header to host (its port only when not the
+ * scheme's default) and the path without its trailing '/' to prefix ("" for
+ * none). Returns 0 or an AWSCURL_ERR_* (the callers word the message). */
+__attribute__((warn_unused_result)) int awscurl_split(const char *base, struct buf *origin,
+                                                      struct buf *host, struct buf *prefix);
 
 /* Appends line to *list. Returns 0, or -1 out of memory (*list unchanged). */
 __attribute__((warn_unused_result)) int awscurl_add(struct curl_slist **list, const char *line);

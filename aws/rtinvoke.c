@@ -23,41 +23,21 @@ int rtinvoke_default_url(const char *region, struct buf *out) {
                : RTINVOKE_OK;
 }
 
-/* Splits base into the Host header (its port only when not the scheme's
- * default), the request target and the full URL. */
+/* Splits base into the Host header, the request target and the full URL. */
 static int rtinvoke_split(struct rtinvoke *r, const char *base, struct buf *err) {
-    char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *query = NULL, *user = NULL;
-    const char *why = NULL;
-    int rc = RTINVOKE_OK;
-    CURLU *u = curl_url();
-    if (!u) return buf_fail(err, RTINVOKE_ERR_NOMEM, "out of memory");
-    if (curl_url_set(u, CURLUPART_URL, base, 0) || curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) ||
-        curl_url_get(u, CURLUPART_HOST, &host, 0) || curl_url_get(u, CURLUPART_PATH, &path, 0))
-        why = " is not a URL such as http://127.0.0.1:8080";
-    else if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)
-        why = ": only http:// and https:// are supported";
-    else if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK ||
-             curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK || strchr(base, '#'))
-        why = ": a query, user or fragment is not allowed";
-    if (why) {
+    struct buf origin;
+    buf_init(&origin, BUF_NO_CAP);
+    int rc = awscurl_split(base, &origin, &r->host, &r->target);
+    const char *why = rc == AWSCURL_ERR_NOT_URL  ? " is not a URL such as http://127.0.0.1:8080"
+                      : rc == AWSCURL_ERR_SCHEME ? ": only http:// and https:// are supported"
+                      : rc == AWSCURL_ERR_EXTRA  ? ": a query, user or fragment is not allowed"
+                                                 : NULL;
+    if (why)
         rc = buf_fail(err, RTINVOKE_ERR_INPUT, "'%s'%s", base, why);
-    } else {
-        (void)curl_url_get(u, CURLUPART_PORT, &port, 0); /* none: the scheme's */
-        bool dflt = !port || strcmp(port, strcmp(scheme, "https") == 0 ? "443" : "80") == 0;
-        size_t plen = strlen(path);
-        while (plen && path[plen - 1] == '/') plen--;
-        if (buf_addf(&r->host, "%s%s%s", host, dflt ? "" : ":", dflt ? "" : port) ||
-            buf_addf(&r->target, "%.*s/endpoints/%s/invocations", (int)plen, path, r->q.endpoint) ||
-            buf_addf(&r->url, "%s://%s%s", scheme, buf_str(&r->host), buf_str(&r->target)))
-            rc = buf_fail(err, RTINVOKE_ERR_NOMEM, "out of memory");
-    }
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(port);
-    curl_free(path);
-    curl_free(query);
-    curl_free(user);
-    curl_url_cleanup(u);
+    else if (rc || buf_addf(&r->target, "/endpoints/%s/invocations", r->q.endpoint) ||
+             buf_addf(&r->url, "%s%s", buf_str(&origin), buf_str(&r->target)))
+        rc = buf_fail(err, RTINVOKE_ERR_NOMEM, "out of memory");
+    buf_free(&origin);
     return rc;
 }
 
