@@ -170,6 +170,18 @@ static size_t rtinvoke_on_body(char *p, size_t size, size_t n, void *ud) {
     return size * n;
 }
 
+/* Puts v[0..n) in b (emptied first; nothing when too long for its cap), each
+ * control character as '?': text from the server reaches terminals and logs. */
+static void rtinvoke_keep(struct buf *b, const char *v, size_t n) {
+    buf_reset(b);
+    if (buf_add(b, v, n)) {
+        buf_reset(b);
+        return;
+    }
+    for (size_t i = 0; i < b->len; i++)
+        if ((unsigned char)b->data[i] < 0x20 || b->data[i] == 0x7f) b->data[i] = '?';
+}
+
 /* Stores value (trimmed) in b when the header line's name is name. */
 static void rtinvoke_capture(struct buf *b, const char *line, size_t len, const char *name) {
     size_t n = strlen(name);
@@ -177,26 +189,28 @@ static void rtinvoke_capture(struct buf *b, const char *line, size_t len, const 
     const char *v = line + n + 1, *end = line + len;
     while (v < end && (*v == ' ' || *v == '\t')) v++;
     while (end > v && (end[-1] == ' ' || end[-1] == '\t')) end--;
-    buf_reset(b);
-    if (buf_add(b, v, (size_t)(end - v))) buf_reset(b);
+    rtinvoke_keep(b, v, (size_t)(end - v));
+}
+
+void rtinvoke_reply_line(struct rtinvoke_reply *rep, const char *line, size_t len) {
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
+    if (rep->on_line && len) rep->on_line(rep->ud, line, len);
+    if (len > 5 && strncmp(line, "HTTP/", 5) == 0) { /* a new reply: forget the last one's */
+        const char *sp = memchr(line, ' ', len);
+        const char *reason = sp ? memchr(sp + 1, ' ', len - (size_t)(sp + 1 - line)) : NULL;
+        buf_reset(&rep->error_type);
+        buf_reset(&rep->date);
+        if (reason)
+            rtinvoke_keep(&rep->reason, reason + 1, len - (size_t)(reason + 1 - line));
+        else
+            buf_reset(&rep->reason);
+    }
+    rtinvoke_capture(&rep->error_type, line, len, "x-amzn-ErrorType");
+    rtinvoke_capture(&rep->date, line, len, "Date");
 }
 
 static size_t rtinvoke_on_header(char *p, size_t size, size_t n, void *ud) {
-    struct rtinvoke_reply *rep = ((struct rtinvoke_got *)ud)->rep;
-    size_t len = size * n;
-    while (len && (p[len - 1] == '\n' || p[len - 1] == '\r')) len--;
-    if (rep->on_line && len) rep->on_line(rep->ud, p, len);
-    if (len > 5 && strncmp(p, "HTTP/", 5) == 0) { /* a new reply: forget the last one's */
-        const char *sp = memchr(p, ' ', len);
-        const char *reason = sp ? memchr(sp + 1, ' ', len - (size_t)(sp + 1 - p)) : NULL;
-        buf_reset(&rep->reason);
-        buf_reset(&rep->error_type);
-        buf_reset(&rep->date);
-        if (reason && buf_add(&rep->reason, reason + 1, len - (size_t)(reason + 1 - p)))
-            buf_reset(&rep->reason);
-    }
-    rtinvoke_capture(&rep->error_type, p, len, "x-amzn-ErrorType");
-    rtinvoke_capture(&rep->date, p, len, "Date");
+    rtinvoke_reply_line(((struct rtinvoke_got *)ud)->rep, p, size * n);
     return size * n;
 }
 

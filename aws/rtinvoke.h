@@ -110,6 +110,13 @@ __attribute__((warn_unused_result)) int rtinvoke_sign(struct rtinvoke *r, const 
 void rtinvoke_reply_init(struct rtinvoke_reply *rep, size_t max_body);
 void rtinvoke_reply_free(struct rtinvoke_reply *rep);
 
+/* Reads one header line of a reply into rep (its line end may be there; what
+ * rtinvoke_send's curl callback does): a status line starts a new reply (its
+ * reason kept, the last one's headers forgotten); x-amzn-ErrorType and Date are
+ * kept trimmed. Control characters in what is kept become '?'; a value longer
+ * than its buffer's cap is not kept. */
+void rtinvoke_reply_line(struct rtinvoke_reply *rep, const char *line, size_t len);
+
 /* Sends the signed r and waits for the whole reply into rep (emptied first).
  * Returns 0 with a reply of any status, or RTINVOKE_ERR_TIMEOUT,
  * RTINVOKE_ERR_TOO_LARGE, RTINVOKE_ERR_NETWORK or RTINVOKE_ERR_NOMEM with one line

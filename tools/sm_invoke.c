@@ -82,6 +82,7 @@ static const char sminv_help[] =
     "A 403 saying \"Signature expired\" or \"Signature not yet current\" is retried once,\n"
     "signed with the time from the reply's Date header. An error reply is printed on\n"
     "standard error as \"STATUS ErrorCode: message\"; its body only with --verbose.\n"
+    "Control characters in the reply's status line and headers are shown as '?'.\n"
     "\n"
     "Exit status: 0 a 2xx reply or a dry run; 1 an error reply or no reply (connection,\n"
     "time-out); 2 bad usage or input (flags, body file, credentials, region).\n";
@@ -412,10 +413,17 @@ static void sminv_print_dry_run(const struct sminv *inv) {
     sminv_print_request(stdout, inv, "", true);
 }
 
-/* --verbose: each reply header line. */
+/* --verbose: each reply header line, its control characters as '?'. */
 static void sminv_on_line(void *ud, const char *line, size_t len) {
+    struct buf shown;
     (void)ud;
-    sminv_say(stderr, "< %.*s\n", (int)len, line);
+    buf_init(&shown, BUF_NO_CAP);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)line[i];
+        if (buf_add(&shown, c < 0x20 || c == 0x7f ? "?" : &line[i], 1)) break;
+    }
+    sminv_say(stderr, "< %s\n", buf_str(&shown));
+    buf_free(&shown);
 }
 
 /* Sends the signed request; returns 0 with a reply in r, or SMINV_EXIT_HTTP

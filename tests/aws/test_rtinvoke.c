@@ -140,9 +140,45 @@ static void test_failure(void) {
     }
 }
 
+/* The reply's header lines as curl hands them over: the last reply's headers
+ * kept, control characters from the server as '?'. */
+static void test_reply_lines(void) {
+    static const char *const lines[] = {
+        "HTTP/1.1 100 Continue\r\n",
+        "x-amzn-ErrorType: Stale\r\n",
+        "\r\n",
+        "HTTP/1.1 503 Bad\x1b[2J Gateway\r\n",
+        "date:  Wed, 02 Dec 2026 09:00:00 GMT \t\r\n",
+        "X-Amzn-ErrorType:\tServiceUnavailable\x07:http://internal.amazon.com/coral/\r\n",
+        "x-amzn-errortypes: not this one\r\n",
+        "\r\n",
+    };
+    struct rtinvoke_reply rep;
+    struct buf err;
+    buf_init(&err, 1024);
+    rtinvoke_reply_init(&rep, 4096);
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        rtinvoke_reply_line(&rep, lines[i], strlen(lines[i]));
+    CHECK_STR(buf_str(&rep.reason), "Bad?[2J Gateway");
+    CHECK_STR(buf_str(&rep.date), "Wed, 02 Dec 2026 09:00:00 GMT");
+    CHECK_STR(buf_str(&rep.error_type), "ServiceUnavailable?:http://internal.amazon.com/coral/");
+    rep.status = 503;
+    CHECK_INT(rtinvoke_failure(&rep, &err), RTINVOKE_ERR_SERVICE);
+    CHECK_STR(buf_str(&err), "503 ServiceUnavailable?");
+    /* No code anywhere: the reason, as kept. */
+    static const char status[] = "HTTP/1.1 502 Bad\x1b]0;x\x07Gateway";
+    rtinvoke_reply_line(&rep, status, strlen(status));
+    rep.status = 502;
+    CHECK_INT(rtinvoke_failure(&rep, &err), RTINVOKE_ERR_SERVICE);
+    CHECK_STR(buf_str(&err), "502 Bad?]0;x?Gateway");
+    rtinvoke_reply_free(&rep);
+    buf_free(&err);
+}
+
 int main(void) {
     test_urls();
     test_sign();
     test_failure();
+    test_reply_lines();
     return check_exit();
 }
