@@ -11,7 +11,11 @@
 #include "rtinvoke.h"
 
 static void fuzz_check(const struct buf *b, size_t cap) {
-    if (b->len > cap || (b->data && b->data[b->len] != '\0')) abort();
+    if (!b->data) {
+        if (b->len) abort();
+        return;
+    }
+    if (b->len > cap || b->data[b->len] != '\0') abort();
     for (size_t i = 0; i < b->len; i++)
         if ((unsigned char)b->data[i] < 0x20 || b->data[i] == 0x7f) abort();
 }
