@@ -294,42 +294,14 @@ static double awsj_default_random(void *ud) {
 
 /* Splits endpoint_url into the Host header, the URL up to the path, and the path. */
 static int awsj_parse_override(struct awsj_client *c, const char *base, struct buf *err) {
-    char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *query = NULL, *user = NULL;
-    const char *why = NULL;
-    CURLU *u = curl_url();
-    int rc = AWSJ_OK;
-    if (!u) return AWSJ_ERR_NOMEM;
-    if (curl_url_set(u, CURLUPART_URL, base, 0) || curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) ||
-        curl_url_get(u, CURLUPART_HOST, &host, 0) || curl_url_get(u, CURLUPART_PATH, &path, 0))
-        why = "is not a URL such as http://127.0.0.1:8080";
-    else if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)
-        why = "is not http:// or https://";
-    else if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK ||
-             curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK || strchr(base, '#'))
-        why = "has a query, user or fragment";
-    if (why) {
-        rc = AWSJ_ERR_INPUT;
-        if (buf_addf(err, "aws endpoint URL %s", why)) rc = AWSJ_ERR_NOMEM;
-        goto done;
-    }
-    curl_url_get(u, CURLUPART_PORT, &port, 0);
-    bool default_port = !port || strcmp(port, strcmp(scheme, "https") == 0 ? "443" : "80") == 0;
-    size_t path_len = strlen(path);
-    while (path_len && path[path_len - 1] == '/') path_len--;
-    if (buf_addf(&c->override_host, "%s%s%s", host, default_port ? "" : ":",
-                 default_port ? "" : port) ||
-        buf_addf(&c->override_url, "%s://%s", scheme, buf_str(&c->override_host)) ||
-        buf_addf(&c->override_path, "%.*s/", (int)path_len, path))
-        rc = AWSJ_ERR_NOMEM;
-done:
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(port);
-    curl_free(path);
-    curl_free(query);
-    curl_free(user);
-    curl_url_cleanup(u);
-    return rc;
+    int rc = awscurl_split(base, &c->override_url, &c->override_host, &c->override_path);
+    const char *why = rc == AWSCURL_ERR_NOT_URL  ? "is not a URL such as http://127.0.0.1:8080"
+                      : rc == AWSCURL_ERR_SCHEME ? "is not http:// or https://"
+                      : rc == AWSCURL_ERR_EXTRA  ? "has a query, user or fragment"
+                                                 : NULL;
+    if (why) return buf_addf(err, "aws endpoint URL %s", why) ? AWSJ_ERR_NOMEM : AWSJ_ERR_INPUT;
+    if (rc || buf_adds(&c->override_path, "/")) return AWSJ_ERR_NOMEM;
+    return AWSJ_OK;
 }
 
 static int awsj_client_setup(struct awsj_client *c, const struct awsj_config *cfg,

@@ -137,129 +137,135 @@ static const struct {
     {"delete", true}, {"quotas", false}, {"images", false}, {"config", true},
 };
 
-#define B(c) (1u << (c))
-#define ALL  (~0u)
+#define EPCLI_BIT(c) (1u << (c))
+#define EPCLI_ALL    (~0u)
 
 enum {
-    O_REGION = 256,
-    O_PROFILE,
-    O_URL,
-    O_PLAIN,
-    O_SCALE,
-    O_FACTS,
-    O_JSON,
-    O_POLL,
-    O_MODEL,
-    O_TYPE,
-    O_POOLS,
-    O_PTIMEOUT,
-    O_COUNT,
-    O_IMAGE,
-    O_ROLE,
-    O_ENV,
-    O_MAXLEN,
-    O_REGIONS,
-    O_NOWAIT,
-    O_WTIMEOUT,
-    O_PRICE,
-    O_AS,
-    O_CONTAINS,
-    O_SINCE,
-    O_LIMIT,
-    O_VARIANT,
-    O_PROMPT,
-    O_SYSTEM,
-    O_MAXTOK,
-    O_TEMP,
-    O_YES,
-    O_WAIT,
-    O_RUN,
-    O_BY_TOOL,
-    O_HELP,
-    O_VERSION,
-    O_END
+    EPCLI_O_REGION = 256,
+    EPCLI_O_PROFILE,
+    EPCLI_O_URL,
+    EPCLI_O_PLAIN,
+    EPCLI_O_SCALE,
+    EPCLI_O_FACTS,
+    EPCLI_O_JSON,
+    EPCLI_O_POLL,
+    EPCLI_O_MODEL,
+    EPCLI_O_TYPE,
+    EPCLI_O_POOLS,
+    EPCLI_O_PTIMEOUT,
+    EPCLI_O_COUNT,
+    EPCLI_O_IMAGE,
+    EPCLI_O_ROLE,
+    EPCLI_O_ENV,
+    EPCLI_O_MAXLEN,
+    EPCLI_O_REGIONS,
+    EPCLI_O_NOWAIT,
+    EPCLI_O_WTIMEOUT,
+    EPCLI_O_PRICE,
+    EPCLI_O_AS,
+    EPCLI_O_CONTAINS,
+    EPCLI_O_SINCE,
+    EPCLI_O_LIMIT,
+    EPCLI_O_VARIANT,
+    EPCLI_O_PROMPT,
+    EPCLI_O_SYSTEM,
+    EPCLI_O_MAXTOK,
+    EPCLI_O_TEMP,
+    EPCLI_O_YES,
+    EPCLI_O_WAIT,
+    EPCLI_O_RUN,
+    EPCLI_O_BY_TOOL,
+    EPCLI_O_HELP,
+    EPCLI_O_VERSION,
+    EPCLI_O_END
 };
 
-_Static_assert(O_END - O_REGION <= 64, "an option is a bit of epcli.given");
+_Static_assert(EPCLI_O_END - EPCLI_O_REGION <= 64, "an option is a bit of epcli.given");
 
 /* Which commands take each option. */
-static const unsigned epcli_takes[O_END - O_REGION] = {
-    [0] = ALL, /* O_REGION */
-    [O_PROFILE - O_REGION] = ALL,
-    [O_URL - O_REGION] = ALL,
-    [O_PLAIN - O_REGION] = ALL,
-    [O_SCALE - O_REGION] = ALL,
-    [O_FACTS - O_REGION] = ALL,
-    [O_JSON - O_REGION] = ALL,
-    [O_POLL - O_REGION] = ALL,
-    [O_HELP - O_REGION] = ALL,
-    [O_VERSION - O_REGION] = ALL,
-    [O_MODEL - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_SWAP) | B(EPCLI_CONFIG),
-    [O_TYPE - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_CONFIG) | B(EPCLI_QUOTAS),
-    [O_POOLS - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_CONFIG),
-    [O_PTIMEOUT - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_CONFIG),
-    [O_COUNT - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_CONFIG),
-    [O_IMAGE - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_CONFIG),
-    [O_ROLE - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_CONFIG),
-    [O_ENV - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_CONFIG),
-    [O_MAXLEN - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_CONFIG),
-    [O_REGIONS - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_CONFIG) | B(EPCLI_LIST) | B(EPCLI_QUOTAS),
-    [O_NOWAIT - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_SWAP),
-    [O_WTIMEOUT - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_WAIT) | B(EPCLI_SWAP),
-    [O_PRICE - O_REGION] =
-        B(EPCLI_DEPLOY) | B(EPCLI_WAIT) | B(EPCLI_SWAP) | B(EPCLI_STATUS) | B(EPCLI_DELETE),
-    [O_AS - O_REGION] = B(EPCLI_SWAP),
-    [O_CONTAINS - O_REGION] = B(EPCLI_LIST),
-    [O_SINCE - O_REGION] = B(EPCLI_LOGS),
-    [O_LIMIT - O_REGION] = B(EPCLI_LOGS),
-    [O_VARIANT - O_REGION] = B(EPCLI_VERIFY) | B(EPCLI_QUERY),
-    [O_PROMPT - O_REGION] = B(EPCLI_QUERY),
-    [O_SYSTEM - O_REGION] = B(EPCLI_QUERY),
-    [O_MAXTOK - O_REGION] = B(EPCLI_QUERY),
-    [O_TEMP - O_REGION] = B(EPCLI_QUERY),
-    [O_YES - O_REGION] = B(EPCLI_DELETE),
-    [O_WAIT - O_REGION] = B(EPCLI_DELETE),
-    [O_RUN - O_REGION] = B(EPCLI_DEPLOY) | B(EPCLI_SWAP) | B(EPCLI_DELETE),
-    [O_BY_TOOL - O_REGION] = B(EPCLI_DELETE),
+static const unsigned epcli_takes[EPCLI_O_END - EPCLI_O_REGION] = {
+    [0] = EPCLI_ALL, /* EPCLI_O_REGION */
+    [EPCLI_O_PROFILE - EPCLI_O_REGION] = EPCLI_ALL,
+    [EPCLI_O_URL - EPCLI_O_REGION] = EPCLI_ALL,
+    [EPCLI_O_PLAIN - EPCLI_O_REGION] = EPCLI_ALL,
+    [EPCLI_O_SCALE - EPCLI_O_REGION] = EPCLI_ALL,
+    [EPCLI_O_FACTS - EPCLI_O_REGION] = EPCLI_ALL,
+    [EPCLI_O_JSON - EPCLI_O_REGION] = EPCLI_ALL,
+    [EPCLI_O_POLL - EPCLI_O_REGION] = EPCLI_ALL,
+    [EPCLI_O_HELP - EPCLI_O_REGION] = EPCLI_ALL,
+    [EPCLI_O_VERSION - EPCLI_O_REGION] = EPCLI_ALL,
+    [EPCLI_O_MODEL - EPCLI_O_REGION] =
+        EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_SWAP) | EPCLI_BIT(EPCLI_CONFIG),
+    [EPCLI_O_TYPE - EPCLI_O_REGION] =
+        EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_CONFIG) | EPCLI_BIT(EPCLI_QUOTAS),
+    [EPCLI_O_POOLS - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_CONFIG),
+    [EPCLI_O_PTIMEOUT - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_CONFIG),
+    [EPCLI_O_COUNT - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_CONFIG),
+    [EPCLI_O_IMAGE - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_CONFIG),
+    [EPCLI_O_ROLE - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_CONFIG),
+    [EPCLI_O_ENV - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_CONFIG),
+    [EPCLI_O_MAXLEN - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_CONFIG),
+    [EPCLI_O_REGIONS - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_CONFIG) |
+                                         EPCLI_BIT(EPCLI_LIST) | EPCLI_BIT(EPCLI_QUOTAS),
+    [EPCLI_O_NOWAIT - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_SWAP),
+    [EPCLI_O_WTIMEOUT - EPCLI_O_REGION] =
+        EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_WAIT) | EPCLI_BIT(EPCLI_SWAP),
+    [EPCLI_O_PRICE - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_WAIT) |
+                                       EPCLI_BIT(EPCLI_SWAP) | EPCLI_BIT(EPCLI_STATUS) |
+                                       EPCLI_BIT(EPCLI_DELETE),
+    [EPCLI_O_AS - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_SWAP),
+    [EPCLI_O_CONTAINS - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_LIST),
+    [EPCLI_O_SINCE - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_LOGS),
+    [EPCLI_O_LIMIT - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_LOGS),
+    [EPCLI_O_VARIANT - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_VERIFY) | EPCLI_BIT(EPCLI_QUERY),
+    [EPCLI_O_PROMPT - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_QUERY),
+    [EPCLI_O_SYSTEM - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_QUERY),
+    [EPCLI_O_MAXTOK - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_QUERY),
+    [EPCLI_O_TEMP - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_QUERY),
+    [EPCLI_O_YES - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DELETE),
+    [EPCLI_O_WAIT - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DELETE),
+    [EPCLI_O_RUN - EPCLI_O_REGION] =
+        EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_SWAP) | EPCLI_BIT(EPCLI_DELETE),
+    [EPCLI_O_BY_TOOL - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DELETE),
 };
 
 static const struct option epcli_options[] = {
-    {"region", required_argument, NULL, O_REGION},
-    {"profile", required_argument, NULL, O_PROFILE},
-    {"endpoint-url", required_argument, NULL, O_URL},
-    {"allow-plain-http", no_argument, NULL, O_PLAIN},
-    {"time-scale", required_argument, NULL, O_SCALE},
-    {"facts", required_argument, NULL, O_FACTS},
-    {"json", no_argument, NULL, O_JSON},
-    {"poll", required_argument, NULL, O_POLL},
-    {"model", required_argument, NULL, O_MODEL},
-    {"instance-type", required_argument, NULL, O_TYPE},
-    {"pools", no_argument, NULL, O_POOLS},
-    {"provision-timeout", required_argument, NULL, O_PTIMEOUT},
-    {"count", required_argument, NULL, O_COUNT},
-    {"image", required_argument, NULL, O_IMAGE},
-    {"role", required_argument, NULL, O_ROLE},
-    {"env", required_argument, NULL, O_ENV},
-    {"max-model-len", required_argument, NULL, O_MAXLEN},
-    {"regions", required_argument, NULL, O_REGIONS},
-    {"no-wait", no_argument, NULL, O_NOWAIT},
-    {"wait-timeout", required_argument, NULL, O_WTIMEOUT},
-    {"price-per-hour", required_argument, NULL, O_PRICE},
-    {"as", required_argument, NULL, O_AS},
-    {"name-contains", required_argument, NULL, O_CONTAINS},
-    {"since", required_argument, NULL, O_SINCE},
-    {"limit", required_argument, NULL, O_LIMIT},
-    {"variant", required_argument, NULL, O_VARIANT},
-    {"prompt", required_argument, NULL, O_PROMPT},
-    {"system", required_argument, NULL, O_SYSTEM},
-    {"max-tokens", required_argument, NULL, O_MAXTOK},
-    {"temperature", required_argument, NULL, O_TEMP},
-    {"yes", no_argument, NULL, O_YES},
-    {"wait", no_argument, NULL, O_WAIT},
-    {"run", required_argument, NULL, O_RUN},
-    {"created-by-tool", no_argument, NULL, O_BY_TOOL},
-    {"help", no_argument, NULL, O_HELP},
-    {"version", no_argument, NULL, O_VERSION},
+    {"region", required_argument, NULL, EPCLI_O_REGION},
+    {"profile", required_argument, NULL, EPCLI_O_PROFILE},
+    {"endpoint-url", required_argument, NULL, EPCLI_O_URL},
+    {"allow-plain-http", no_argument, NULL, EPCLI_O_PLAIN},
+    {"time-scale", required_argument, NULL, EPCLI_O_SCALE},
+    {"facts", required_argument, NULL, EPCLI_O_FACTS},
+    {"json", no_argument, NULL, EPCLI_O_JSON},
+    {"poll", required_argument, NULL, EPCLI_O_POLL},
+    {"model", required_argument, NULL, EPCLI_O_MODEL},
+    {"instance-type", required_argument, NULL, EPCLI_O_TYPE},
+    {"pools", no_argument, NULL, EPCLI_O_POOLS},
+    {"provision-timeout", required_argument, NULL, EPCLI_O_PTIMEOUT},
+    {"count", required_argument, NULL, EPCLI_O_COUNT},
+    {"image", required_argument, NULL, EPCLI_O_IMAGE},
+    {"role", required_argument, NULL, EPCLI_O_ROLE},
+    {"env", required_argument, NULL, EPCLI_O_ENV},
+    {"max-model-len", required_argument, NULL, EPCLI_O_MAXLEN},
+    {"regions", required_argument, NULL, EPCLI_O_REGIONS},
+    {"no-wait", no_argument, NULL, EPCLI_O_NOWAIT},
+    {"wait-timeout", required_argument, NULL, EPCLI_O_WTIMEOUT},
+    {"price-per-hour", required_argument, NULL, EPCLI_O_PRICE},
+    {"as", required_argument, NULL, EPCLI_O_AS},
+    {"name-contains", required_argument, NULL, EPCLI_O_CONTAINS},
+    {"since", required_argument, NULL, EPCLI_O_SINCE},
+    {"limit", required_argument, NULL, EPCLI_O_LIMIT},
+    {"variant", required_argument, NULL, EPCLI_O_VARIANT},
+    {"prompt", required_argument, NULL, EPCLI_O_PROMPT},
+    {"system", required_argument, NULL, EPCLI_O_SYSTEM},
+    {"max-tokens", required_argument, NULL, EPCLI_O_MAXTOK},
+    {"temperature", required_argument, NULL, EPCLI_O_TEMP},
+    {"yes", no_argument, NULL, EPCLI_O_YES},
+    {"wait", no_argument, NULL, EPCLI_O_WAIT},
+    {"run", required_argument, NULL, EPCLI_O_RUN},
+    {"created-by-tool", no_argument, NULL, EPCLI_O_BY_TOOL},
+    {"help", no_argument, NULL, EPCLI_O_HELP},
+    {"version", no_argument, NULL, EPCLI_O_VERSION},
     {NULL, 0, NULL, 0},
 };
 
@@ -275,7 +281,7 @@ struct epcli {
     char *type_list, *region_list; /* strdup'ed, split in place */
     const char *as, *contains, *variant, *prompt, *system;
     long limit, max_tokens;
-    uint64_t given; /* the options given, as bits of O_* - O_REGION */
+    uint64_t given; /* the options given, as bits of EPCLI_O_* - EPCLI_O_REGION */
 };
 
 static volatile sig_atomic_t epcli_stop;
@@ -336,76 +342,76 @@ static int epcli_text_ok(const char *flag, const char *v) {
 
 static int epcli_value(struct epcli *a, int opt, const char *name, const char *v) {
     switch (opt) {
-    case O_REGION:
+    case EPCLI_O_REGION:
         a->region = v;
         return 0;
-    case O_PROFILE:
+    case EPCLI_O_PROFILE:
         a->profile = v;
         return 0;
-    case O_URL:
+    case EPCLI_O_URL:
         a->url = v;
         return 0;
-    case O_FACTS:
+    case EPCLI_O_FACTS:
         a->facts = v;
         return 0;
-    case O_SCALE:
+    case EPCLI_O_SCALE:
         return epcli_number(name, v, 0.001, 1e6, &a->scale);
-    case O_POLL:
+    case EPCLI_O_POLL:
         return epcli_number(name, v, 0.01, 3600, &a->poll);
-    case O_MODEL:
+    case EPCLI_O_MODEL:
         a->deploy.model_id = v;
         return epcli_text_ok(name, v);
-    case O_TYPE:
+    case EPCLI_O_TYPE:
         free(a->type_list);
         return (a->type_list = strdup(v)) ? 0 : epcli_fail("out of memory");
-    case O_PTIMEOUT:
+    case EPCLI_O_PTIMEOUT:
         return epcli_whole(name, v, 300, 3600, &a->deploy.provision_timeout_s);
-    case O_COUNT:
+    case EPCLI_O_COUNT:
         return epcli_whole(name, v, 1, 100, &a->deploy.count);
-    case O_IMAGE:
+    case EPCLI_O_IMAGE:
         a->deploy.image = v;
         return epcli_text_ok(name, v);
-    case O_ROLE:
+    case EPCLI_O_ROLE:
         a->deploy.role = v;
         return epcli_text_ok(name, v);
-    case O_ENV:
+    case EPCLI_O_ENV:
         if (a->deploy.n_env == EPREQ_MAX_ENV) return epcli_fail("--env: at most %d", EPREQ_MAX_ENV);
         if (!strchr(v, '=') || v[0] == '=') return epcli_fail("--env '%s': want KEY=VALUE", v);
         a->deploy.env[a->deploy.n_env++] = v;
         return epcli_text_ok(name, v);
-    case O_MAXLEN:
+    case EPCLI_O_MAXLEN:
         return epcli_whole(name, v, 16, 1048576, &a->deploy.max_model_len);
-    case O_REGIONS:
+    case EPCLI_O_REGIONS:
         free(a->region_list);
         return (a->region_list = strdup(v)) ? 0 : epcli_fail("out of memory");
-    case O_WTIMEOUT:
+    case EPCLI_O_WTIMEOUT:
         return epcli_number(name, v, 1, 86400, &a->wait_timeout);
-    case O_PRICE:
+    case EPCLI_O_PRICE:
         return epcli_number(name, v, 0.0001, 10000, &a->price);
-    case O_AS:
+    case EPCLI_O_AS:
         a->as = v;
         return 0;
-    case O_CONTAINS:
+    case EPCLI_O_CONTAINS:
         a->contains = v;
         return 0;
-    case O_SINCE:
+    case EPCLI_O_SINCE:
         return epcli_number(name, v, 1, 1209600, &a->since);
-    case O_LIMIT:
+    case EPCLI_O_LIMIT:
         return epcli_whole(name, v, 1, 10000, &a->limit);
-    case O_VARIANT:
+    case EPCLI_O_VARIANT:
         a->variant = v;
         return 0;
-    case O_PROMPT:
+    case EPCLI_O_PROMPT:
         a->prompt = v;
         return 0;
-    case O_SYSTEM:
+    case EPCLI_O_SYSTEM:
         a->system = v;
         return 0;
-    case O_MAXTOK:
+    case EPCLI_O_MAXTOK:
         return epcli_whole(name, v, 1, 8192, &a->max_tokens);
-    case O_TEMP:
+    case EPCLI_O_TEMP:
         return epcli_number(name, v, 0, 2, &a->temperature);
-    case O_RUN:
+    case EPCLI_O_RUN:
         a->run = v;
         return epown_run_ok(v) ? 0
                                : epcli_fail("--run: '%s' is not a run id (1 to 63 letters, "
@@ -417,15 +423,15 @@ static int epcli_value(struct epcli *a, int opt, const char *name, const char *v
 }
 
 static void epcli_flag(struct epcli *a, int opt) {
-    if (opt == O_JSON) a->json = true;
-    if (opt == O_POOLS) a->pools = true;
-    if (opt == O_NOWAIT) a->no_wait = true;
-    if (opt == O_YES) a->yes = true;
-    if (opt == O_WAIT) a->wait = true;
-    if (opt == O_BY_TOOL) a->by_tool = true;
-    if (opt == O_PLAIN) a->plain_http = true;
-    if (opt == O_HELP) a->help = true;
-    if (opt == O_VERSION) a->version = true;
+    if (opt == EPCLI_O_JSON) a->json = true;
+    if (opt == EPCLI_O_POOLS) a->pools = true;
+    if (opt == EPCLI_O_NOWAIT) a->no_wait = true;
+    if (opt == EPCLI_O_YES) a->yes = true;
+    if (opt == EPCLI_O_WAIT) a->wait = true;
+    if (opt == EPCLI_O_BY_TOOL) a->by_tool = true;
+    if (opt == EPCLI_O_PLAIN) a->plain_http = true;
+    if (opt == EPCLI_O_HELP) a->help = true;
+    if (opt == EPCLI_O_VERSION) a->version = true;
 }
 
 /* The command and its name (the words that are not options). */
@@ -451,15 +457,15 @@ static int epcli_parse(struct epcli *a, int argc, char **argv) {
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "+:h", epcli_options, &idx)) != -1) {
         if (opt == 'h') { /* the short option: idx is not set */
-            a->given |= UINT64_C(1) << (O_HELP - O_REGION);
-            epcli_flag(a, O_HELP);
+            a->given |= UINT64_C(1) << (EPCLI_O_HELP - EPCLI_O_REGION);
+            epcli_flag(a, EPCLI_O_HELP);
             continue;
         }
         if (opt == '?')
             return epcli_fail("unknown option '%s' (see sm-endpoint --help)", argv[optind - 1]);
         if (opt == ':')
             return epcli_fail("%s needs a value (see sm-endpoint --help)", argv[optind - 1]);
-        a->given |= UINT64_C(1) << (opt - O_REGION);
+        a->given |= UINT64_C(1) << (opt - EPCLI_O_REGION);
         int rc =
             epcli_options[idx].has_arg ? epcli_value(a, opt, epcli_options[idx].name, optarg) : 0;
         if (!epcli_options[idx].has_arg) epcli_flag(a, opt);
@@ -512,11 +518,11 @@ static int epcli_read(struct epcli *a, int argc, char **argv) {
 
 /* Refuses an option the command does not take. */
 static int epcli_check(const struct epcli *a) {
-    for (int k = 0; k < O_END - O_REGION; k++)
-        if ((a->given & (UINT64_C(1) << k)) && !(epcli_takes[k] & B(a->cmd))) {
+    for (int k = 0; k < EPCLI_O_END - EPCLI_O_REGION; k++)
+        if ((a->given & (UINT64_C(1) << k)) && !(epcli_takes[k] & EPCLI_BIT(a->cmd))) {
             const char *name = "?";
             for (const struct option *o = epcli_options; o->name; o++)
-                if (o->val == k + O_REGION) name = o->name;
+                if (o->val == k + EPCLI_O_REGION) name = o->name;
             return epcli_fail("--%s does not go with %s (see sm-endpoint --help)", name,
                               epcli_cmds[a->cmd].name);
         }

@@ -13,6 +13,7 @@ token must be the expected one. The endpoint name picks the reply:
   missing       400 ValidationError
   throttled     429 with only a body "__type" (no x-amzn-ErrorType)
   plain-502     502 with an HTML body
+  hostile-503   503 whose reason phrase holds terminal escapes, no error code
   slow          answers after the server stops (for --timeout)
   skew-ahead    the server's clock runs 3600 s ahead (Date header too)
   skew-behind   the server's clock runs 3600 s behind
@@ -66,9 +67,9 @@ class Handler(BaseHTTPRequestHandler):
     def date_time_string(self, timestamp=None):
         return formatdate(time.time() + self.skew, usegmt=True)
 
-    def reply(self, status, body, error_type=None, content_type="application/json"):
+    def reply(self, status, body, error_type=None, content_type="application/json", reason=None):
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.send_response(status)
+        self.send_response(status, reason)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         if error_type:
@@ -149,6 +150,8 @@ class Handler(BaseHTTPRequestHandler):
                                     "message": "Rate exceeded"})
         if name == "plain-502":
             return self.reply(502, b"<html><body>Bad Gateway</body></html>", content_type="text/html")
+        if name == "hostile-503":
+            return self.reply(503, b"", content_type="text/plain", reason="Busy\x1b[2J\x1b]0;pwned\x07 now")
         if name == "slow":
             stopping.wait(30)
         seen = {k.lower(): v for k, v in self.headers.items()

@@ -32,8 +32,9 @@ LAYOUT = {
     "emulator/model": ["emulator/http", "signer", "common"],
     "emulator/http": ["signer", "common"],
     "suite": ["aws", "signer", "common"],
-    "tools": ["aws", "signer", "common"],
-    "mcp": ["tools", "aws", "signer", "common"],
+    "endpoint": ["aws", "signer", "common"],
+    "tools": ["endpoint", "aws", "signer", "common"],
+    "mcp": ["endpoint", "aws", "signer", "common"],
 }
 
 

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "epdesc.h"
-#include "epinvoke.h"
 #include "epwait.h"
+#include "rtinvoke.h"
 #include "smname.h"
 
 #define EPINFO_REPLY_MAX  ((size_t)4 << 20)
@@ -279,24 +279,33 @@ int epinfo_logs(struct epops *o, const char *region, const char *name, double si
 static int epinfo_chat(struct epops *o, const char *region, const char *name, const char *variant,
                        const char *body, struct buf *text, struct epdesc_chat *chat,
                        double *seconds, struct buf *err) {
-    struct buf reply, why;
+    struct rtinvoke_reply got;
+    struct buf why;
     const struct epops_config *cfg = epops_config(o);
-    struct epinvoke inv = {region, cfg->endpoint_url, epops_cache(o), 0, cfg->allow_plain_http};
-    buf_init(&reply, EPINFO_REPLY_MAX);
+    struct rtinvoke_req q = {.region = region,
+                             .base_url = cfg->endpoint_url,
+                             .endpoint = name,
+                             .target_variant = variant,
+                             .body = body,
+                             .body_len = strlen(body),
+                             .allow_plain_http = cfg->allow_plain_http};
+    struct rtinvoke_net net = {0};
+    rtinvoke_reply_init(&got, EPINFO_REPLY_MAX);
     buf_init(&why, 1024);
-    int rc = epinvoke_call(&inv, name, variant, body, strlen(body), &reply, seconds, err);
-    if (rc == EPINVOKE_ERR_INPUT)
+    int rc = rtinvoke_call(&q, epops_cache(o), &net, &got, err);
+    *seconds = rc ? 0 : got.seconds;
+    if (rc == RTINVOKE_ERR_INPUT)
         rc = EPOPS_ERR_INPUT;
-    else if (rc == EPINVOKE_ERR_NOMEM)
+    else if (rc == RTINVOKE_ERR_NOMEM)
         rc = EPOPS_ERR_NOMEM;
     else if (rc && strstr(buf_str(err), "not found"))
         rc = EPOPS_ERR_NOT_FOUND;
     else if (rc)
         rc = EPOPS_ERR_AWS;
-    if (!rc && epdesc_chat(buf_str(&reply), reply.len, EPINFO_TEXT_MAX, text, chat, &why))
+    if (!rc && epdesc_chat(buf_str(&got.body), got.body.len, EPINFO_TEXT_MAX, text, chat, &why))
         rc = buf_fail(err, EPOPS_ERR_FAILED, "%s answered, but not as the vLLM container: %s", name,
                       buf_str(&why));
-    buf_free(&reply);
+    rtinvoke_reply_free(&got);
     buf_free(&why);
     return rc;
 }
