@@ -270,6 +270,7 @@ static const luaL_Reg lsm_functions[] = {
     {"add_file", lsm_add_file},
     {"hooks", lsm_hooks},
     {"finish", lsm_finish},
+    {"trace", lsm_trace},
     {NULL, NULL},
 };
 

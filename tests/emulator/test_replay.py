@@ -1,0 +1,239 @@
+#!/usr/bin/python3
+"""replay.lua (issue 32): production traces, written here with their real field and
+column names, replayed against the emulator on both engines.
+
+  mooncake  sm-stream, one connection (each request after the one before, so the cache
+            is filled in trace order): every record's intended start is its timestamp /
+            --speed to the microsecond, in trace order; the emulator's cached tokens are
+            exactly the 512-token blocks the hash_ids share with an earlier request, its
+            prompt tokens the input length and the template's 6; no request reached the
+            emulator before its intended time (request log)
+  csv       Azure (sm-stream) and BurstGPT (wrk) with --window and --cap: the requests
+            kept, their times from the window's start, their lengths
+  capture   wrk replays Data Capture bodies (JSON, CSV and BASE64 encodings) byte for
+            byte: the container saw each captured prompt, in trace order
+  malformed a bad line: one message naming FILE:LINE, exit 2, nothing sent
+
+usage: test_replay.py GROUP...   (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH)"""
+import base64
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from emutest import check, finish  # noqa: E402
+import emulator  # noqa: E402  (tests/lib, on the path through emutest)
+
+SCRIPT = os.path.join(ROOT, "scenarios", "replay.lua")
+TEMPLATE = 6  # the chat template's tokens around a prompt (emulator/pfx.h)
+PROFILE = ["overhead_s=0.002", "prefill_s_per_token=0.00001", "step_ms=1:2", "max_seqs=256",
+           "jitter=0"]
+
+
+def run(engine, url, d, args, conns=1):
+    """engine (sm-stream or wrk) runs replay.lua: (process, records by label)."""
+    out = os.path.join(d, "out")
+    os.makedirs(out, exist_ok=True)
+    prog = os.environ["SM_STREAM"] if engine == "sm-stream" else os.environ["WRK"]
+    threads = 1 if engine == "sm-stream" else conns  # wrk: one connection a thread
+    cmd = [prog, "-t%d" % threads, "-c%d" % conns, "-d5m", "--timeout", "60s", "-s", SCRIPT, url, "--",
+           "--region", "us-east-1", "--progress", "0", "--out",
+           os.path.join(out, "{label}.json")] + args
+    if engine == "wrk":
+        cmd.remove("--progress")
+        cmd.remove("0")
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    recs = {}
+    for name in sorted(os.listdir(out)):
+        if not name.endswith(".json") or name.endswith(".journal.json"):
+            continue
+        with open(os.path.join(out, name)) as f:
+            doc = json.load(f)
+        recs[doc["label"]] = doc
+    return p, recs
+
+
+def read_log(path):
+    """The request log's invocations (not the engine's warm-up pings)."""
+    with open(path) as f:
+        return [e for e in map(json.loads, f) if e["api"]]
+
+
+def emu_args(log, names):
+    args = ["--request-log", log]
+    for ep in names:
+        args += ["--endpoint", ep + "=instant"]
+        for kv in PROFILE:
+            args += ["--set", "%s.%s" % (ep, kv)]
+        args += ["--set", ep + ".prefix_cache_tokens=65536"]
+    return args
+
+
+def check_times(recs, want_us, what):
+    """The records' intended starts, from the first, are want_us (in order)."""
+    recs = sorted(recs, key=lambda r: (r["t_intended_us"], r["seq"]))
+    got = [r["t_intended_us"] - recs[0]["t_intended_us"] for r in recs]
+    check(got == want_us, "%s: intended starts %r, want %r" % (what, got, want_us))
+    return recs
+
+
+def check_no_early_arrival(recs, lines, what):
+    """No request reached the emulator before its intended time: each request's
+    arrival is after its own intended start, so the sorted arrivals are each at or
+    after the sorted intended starts (both on the wall clock)."""
+    intended = sorted(r["wall_start_us"] - (r["t_start_us"] - r["t_intended_us"]) for r in recs)
+    arrivals = sorted(round(e["arrival"] * 1e6) for e in lines)
+    check(len(intended) == len(arrivals), "%s: %d records, %d requests served"
+          % (what, len(intended), len(arrivals)))
+    early = [(a, i) for a, i in zip(arrivals, intended) if a < i]
+    check(not early, "%s: arrivals before their intended start: %r" % (what, early[:3]))
+
+
+def test_mooncake():
+    rows = [  # timestamp ms, input_length, output_length, hash_ids
+        (0, 1024, 4, [11, 12]),
+        (40, 1024, 3, [11, 13]),
+        (81, 1536, 2, [11, 12, 14]),
+        (120, 300, 5, [21]),
+        (150, 1800, 2, [11, 12, 14, 15]),
+        (151, 1024, 1, [31, 32]),
+    ]
+    speed = 2
+    with tempfile.TemporaryDirectory() as d:
+        trace = os.path.join(d, "mooncake.jsonl")
+        with open(trace, "w") as f:
+            for t, i, o, h in rows:
+                f.write(json.dumps({"timestamp": t, "input_length": i, "output_length": o,
+                                    "hash_ids": h, "chat_id": 7}) + "\n")
+        log = os.path.join(d, "requests.jsonl")
+        with emulator.Emulator(emu_args(log, ["pc"])) as emu:
+            p, recs = run("sm-stream", emu.url, d, ["--endpoint", "pc", "--trace", trace,
+                                                    "--speed", str(speed)])
+        check(p.returncode == 0, "sm-stream replay.lua: exit %d %s" % (p.returncode,
+                                                                        p.stderr[-400:]))
+        lines = read_log(log)
+    recs = recs.get("pc", {})
+    check(recs.get("settings", {}).get("trace_format") == "mooncake"
+          and recs["settings"]["speed"] == speed, "the head names the trace's format and speed")
+    recs = recs.get("records", [])
+    check(len(recs) == len(rows) and all(r["ok"] for r in recs), "%d records" % len(recs))
+    recs = check_times(recs, [t * 1000 // speed for t, _, _, _ in rows], "mooncake")
+    seen, want = set(), []
+    for t, i, o, h in rows:
+        j = 0
+        while j < len(h) and tuple(h[:j + 1]) in seen:
+            j += 1
+        want.append(512 * j)
+        seen.update(tuple(h[:k + 1]) for k in range(len(h)) if 512 * (k + 1) <= i)
+    lines.sort(key=lambda e: e["arrival"])
+    check([e["cached_tokens"] for e in lines] == want,
+          "cached tokens %r, what the hash_ids imply %r" % ([e["cached_tokens"] for e in lines],
+                                                            want))
+    check([e["prompt_tokens"] for e in lines] == [i + TEMPLATE for _, i, _, _ in rows],
+          "prompt tokens: %r" % [e["prompt_tokens"] for e in lines])
+    check([r["completion_tokens"] for r in recs] == [o for _, _, o, _ in rows],
+          "reply lengths: %r" % [r["completion_tokens"] for r in recs])
+    check_no_early_arrival(recs, lines, "mooncake")
+
+
+def test_csv():
+    with tempfile.TemporaryDirectory() as d:
+        azure = os.path.join(d, "azure.csv")
+        with open(azure, "w") as f:
+            f.write("TIMESTAMP,ContextTokens,GeneratedTokens\n")
+            for s, i, o in [("10.000000", 30, 2), ("10.5000000", 40, 3), ("11.2500001", 50, 1),
+                            ("12.0", 60, 2), ("13", 70, 2)]:
+                f.write("2023-11-16 18:15:%s,%d,%d\n" % (s, i, o))
+        burst = os.path.join(d, "burstgpt.csv")
+        with open(burst, "w") as f:
+            f.write("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n")
+            for t, i, o in [(0, 20, 1), (0.25, 25, 2), (0.5, 30, 3), (0.75, 35, 4), (1, 5, 5)]:
+                f.write("%s,ChatGPT,%d,%d,%d,Conversation log\n" % (t, i, o, i + o))
+        log = os.path.join(d, "requests.jsonl")
+        with emulator.Emulator(emu_args(log, ["az", "bg"])) as emu:
+            pa, ra = run("sm-stream", emu.url, os.path.join(d, "a"),
+                         ["--endpoint", "az", "--trace", azure, "--window", "0.5:", "--cap", "3",
+                          "--speed", "0.5"], conns=4)
+            pb, rb = run("wrk", emu.url, os.path.join(d, "b"),
+                         ["--endpoint", "bg", "--trace", burst, "--window", "0.25:1"], conns=2)
+        lines = read_log(log)
+    check(pa.returncode == 0, "sm-stream azure: exit %d %s" % (pa.returncode, pa.stderr[-400:]))
+    check(pb.returncode == 0, "wrk burstgpt: exit %d %s" % (pb.returncode, pb.stderr[-400:]))
+    a = check_times(ra.get("az", {}).get("records", []), [0, 1500000, 3000000], "azure")
+    check([r["prompt_tokens"] for r in a] == [40 + TEMPLATE, 50 + TEMPLATE, 60 + TEMPLATE],
+          "azure: ContextTokens drive the prompts: %r" % [r["prompt_tokens"] for r in a])
+    check(ra.get("az", {}).get("settings", {}).get("window_s") == [0.5],
+          "azure: the head's window")
+    b = check_times(rb.get("bg", {}).get("records", []), [0, 250000, 500000], "burstgpt")
+    check([r["completion_tokens"] for r in b] == [2, 3, 4],
+          "burstgpt: Response tokens drive the replies: %r" % [r["completion_tokens"] for r in b])
+    check_no_early_arrival(a, [e for e in lines if e["endpoint"] == "az"], "azure")
+    check_no_early_arrival(b, [e for e in lines if e["endpoint"] == "bg"], "burstgpt")
+
+
+def capture_line(when, data, encoding):
+    return json.dumps({"captureData": {
+        "endpointInput": {"observedContentType": "application/json", "mode": "INPUT",
+                          "data": data, "encoding": encoding},
+        "endpointOutput": {"observedContentType": "application/json", "mode": "OUTPUT",
+                           "data": "{}", "encoding": "JSON"}},
+        "eventMetadata": {"eventId": "00000000-0000-0000-0000-000000000000",
+                          "inferenceTime": when}, "eventVersion": "0"}) + "\n"
+
+
+def test_capture():
+    bodies = [json.dumps({"messages": [{"role": "user", "content": "Captured prompt %d." % k}],
+                          "max_tokens": 2}) for k in range(3)]
+    with tempfile.TemporaryDirectory() as d:
+        trace = os.path.join(d, "capture.jsonl")
+        with open(trace, "w") as f:
+            f.write(capture_line("2024-03-01T10:00:00.100Z", bodies[0], "JSON"))
+            f.write(capture_line("2024-03-01T10:00:00.350Z",
+                                 base64.b64encode(bodies[1].encode()).decode(), "BASE64"))
+            f.write(capture_line("2024-03-01T10:00:00.600Z", bodies[2], "CSV"))
+        log = os.path.join(d, "requests.jsonl")
+        with emulator.Emulator(emu_args(log, ["cap"])) as emu:
+            p, recs = run("wrk", emu.url, d, ["--endpoint", "cap", "--trace", trace], conns=1)
+        lines = read_log(log)
+    check(p.returncode == 0, "wrk capture: exit %d %s" % (p.returncode, p.stderr[-400:]))
+    recs = check_times(recs.get("cap", {}).get("records", []), [0, 250000, 500000], "capture")
+    check(all(r["ok"] for r in recs) and len(recs) == 3, "capture: 3 records ok")
+    lines.sort(key=lambda e: e["arrival"])
+    check([e["prompt"] for e in lines] == ["Captured prompt %d." % k for k in range(3)],
+          "the captured bodies, as they were: %r" % [e["prompt"] for e in lines])
+    check_no_early_arrival(recs, lines, "capture")
+
+
+def test_malformed():
+    with tempfile.TemporaryDirectory() as d:
+        trace = os.path.join(d, "bad.jsonl")
+        with open(trace, "w") as f:
+            f.write('{"timestamp": 0, "input_length": 10, "output_length": 1}\n\n')
+            f.write('{"timestamp": 5, "input_length": "ten", "output_length": 1}\n')
+        log = os.path.join(d, "requests.jsonl")
+        with emulator.Emulator(emu_args(log, ["m"])) as emu:
+            for engine in ("sm-stream", "wrk"):
+                p, recs = run(engine, emu.url, os.path.join(d, engine),
+                              ["--endpoint", "m", "--trace", trace])
+                check(p.returncode == 2, "%s: exit %d" % (engine, p.returncode))
+                want = "replay: %s:3: \"input_length\" must be a whole number of tokens\n" % trace
+                check(p.stderr.endswith(want) and p.stderr.count("\n") == 1,
+                      "%s: one line naming the line: %r" % (engine, p.stderr))
+                check(not recs, "%s: no result file" % engine)
+        check(read_log(log) == [], "nothing sent")
+
+
+GROUPS = {"mooncake": test_mooncake, "csv": test_csv, "capture": test_capture,
+          "malformed": test_malformed}
+
+if __name__ == "__main__":
+    names = sys.argv[1:]
+    if not names or any(g not in GROUPS for g in names):
+        sys.exit("usage: test_replay.py %s..." % "|".join(GROUPS))
+    for g in names:
+        GROUPS[g]()
+    sys.exit(finish())
