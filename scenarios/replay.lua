@@ -81,7 +81,14 @@ run.scenario({
     ctx.trace, ctx.window = t, { from, to >= 0 and to or nil }
   end,
   settings = function(o, ctx)
-    return { { "trace", o.trace }, { "trace_format", ctx.trace.format },
+    -- sm-compare reads a replay as one open-loop round (rate.lua's fields): its
+    -- offered rate is the requests over the replay's span.
+    local reqs = ctx.trace.requests
+    local span = (reqs[#reqs].at_us - reqs[1].at_us) / 1e6 / o.time_scale
+    local rate = span > 0 and #reqs / span or #reqs
+    return { { "arrivals", "trace" }, { "rates", { rate } },
+      { "duration_s", span > 0 and span or nil },
+      { "trace", o.trace:match("[^/]*$") }, { "trace_format", ctx.trace.format },
       { "speed", o.speed }, { "window_s", ctx.window }, { "cap", o.cap > 0 and o.cap or nil },
       { "requests", #ctx.trace.requests }, { "trace_requests", ctx.trace.read },
       { "trace_seed", o.trace_seed }, { "max_concurrency", ctx.threads },

@@ -7,14 +7,15 @@ column names, replayed against the emulator on both engines.
             --speed to the microsecond, in trace order; the emulator's cached tokens are
             exactly the 512-token blocks the hash_ids share with an earlier request, its
             prompt tokens the input length and the template's 6; no request reached the
-            emulator before its intended time (request log)
+            emulator before its intended time (request log); sm-compare reports it as an
+            open-loop round and names the trace, its window and speed
   csv       Azure (sm-stream) and BurstGPT (wrk) with --window and --cap: the requests
             kept, their times from the window's start, their lengths
   capture   wrk replays Data Capture bodies (JSON, CSV and BASE64 encodings) byte for
             byte: the container saw each captured prompt, in trace order
   malformed a bad line: one message naming FILE:LINE, exit 2, nothing sent
 
-usage: test_replay.py GROUP...   (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH)"""
+usage: test_replay.py GROUP...   (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH, SM_COMPARE)"""
 import base64
 import json
 import os
@@ -116,6 +117,15 @@ def test_mooncake():
         check(p.returncode == 0, "sm-stream replay.lua: exit %d %s" % (p.returncode,
                                                                         p.stderr[-400:]))
         lines = read_log(log)
+        result = os.path.join(d, "out", "pc.json")
+        cmp = subprocess.run([os.environ["SM_COMPARE"], result, result], capture_output=True,
+                             text=True, timeout=60)
+    words = " ".join(cmp.stdout.split())
+    check(cmp.returncode == 0 and "Open-loop load" in words and
+          "a replay of the trace mooncake.jsonl (mooncake), from 0 s to its end of trace time at "
+          "speed 2," in words and "Latency from the intended start" in words,
+          "sm-compare reports the replay as an open loop, naming the trace, window and speed: "
+          "exit %d %s %s" % (cmp.returncode, cmp.stdout[:1500], cmp.stderr[-300:]))
     recs = recs.get("pc", {})
     check(recs.get("settings", {}).get("trace_format") == "mooncake"
           and recs["settings"]["speed"] == speed, "the head names the trace's format and speed")
