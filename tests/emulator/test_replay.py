@@ -13,6 +13,8 @@ column names, replayed against the emulator on both engines.
             kept, their times from the window's start, their lengths
   capture   wrk replays Data Capture bodies (JSON, CSV and BASE64 encodings) byte for
             byte: the container saw each captured prompt, in trace order
+  shards    --print-schedule of --shard 0/3, 1/3 and 2/3: their stripes' union is the
+            whole run's schedule, each arrival at its trace time / --speed
   malformed a bad line: one message naming FILE:LINE, exit 2, nothing sent
 
 usage: test_replay.py GROUP...   (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH, SM_COMPARE)"""
@@ -237,8 +239,37 @@ def test_malformed():
         check(read_log(log) == [], "nothing sent")
 
 
+def schedule(trace, shard=None):
+    """sm-stream's --print-schedule of a replay of trace at speed 4: (round, index,
+    at_us, item) of every arrival the shard (or the whole run) sends."""
+    cmd = [os.environ["SM_STREAM"], "-t1", "-c3", "-d1m", "-s", SCRIPT, "http://127.0.0.1:9",
+           "--", "--endpoint", "a", "--region", "us-east-1", "--allow-plain-http", "--trace",
+           trace, "--speed", "4", "--print-schedule"] + (["--shard", shard] if shard else [])
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "--print-schedule %s: exit %d %s" % (shard, p.returncode,
+                                                                   p.stderr[-300:]))
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    return sorted((r["round"], r["index"], r["at_us"], r["item"]) for r in rows if "at_us" in r)
+
+
+def test_shards():
+    times = [0, 0.1, 0.25, 0.25, 0.4, 0.7, 1.0, 1.3]
+    with tempfile.TemporaryDirectory() as d:
+        trace = os.path.join(d, "burstgpt.csv")
+        with open(trace, "w") as f:
+            f.write("Timestamp,Model,Request tokens,Response tokens\n")
+            for k, t in enumerate(times):
+                f.write("%s,ChatGPT,%d,2\n" % (t, 10 + k))
+        whole = schedule(trace)
+        parts = [schedule(trace, "%d/3" % k) for k in range(3)]
+    check([at for _, _, at, _ in whole] == [round(t * 1e6 / 4) for t in times],
+          "each arrival at its trace time / speed: %r" % whole)
+    check(all(parts) and sorted(sum(parts, [])) == whole,
+          "the shards' stripes make the whole schedule: %r" % parts)
+
+
 GROUPS = {"mooncake": test_mooncake, "csv": test_csv, "capture": test_capture,
-          "malformed": test_malformed}
+          "shards": test_shards, "malformed": test_malformed}
 
 if __name__ == "__main__":
     names = sys.argv[1:]
