@@ -49,7 +49,11 @@ def run(engine, url, d, args, conns=1):
     if engine == "wrk":
         cmd.remove("--progress")
         cmd.remove("0")
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    env = dict(os.environ)
+    if engine == "wrk" and env.get("WRK_PRELOAD"):  # a sanitizer build's plugin
+        env["LD_PRELOAD"] = env["WRK_PRELOAD"]
+        env["ASAN_OPTIONS"] = "detect_leaks=0"
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env)
     recs = {}
     for name in sorted(os.listdir(out)):
         if not name.endswith(".json") or name.endswith(".journal.json"):
