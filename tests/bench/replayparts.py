@@ -83,7 +83,8 @@ class ReplayParts:
             trace = os.path.join(out, f"capture-{speed}.jsonl")
             at = self.replay_trace(trace, trace_rate, seconds * speed)
             log = os.path.join(out, f"requests-{speed}.jsonl")
-            self.replay_run(log, trace, speed, conns, rt, os.path.join(out, f"s{speed}-{{label}}.json"))
+            self.replay_run(log, trace, speed, conns, rt,
+                            os.path.join(out, f"s{speed}-{{label}}.json"))
             figures[speed] = self.replay_figures(
                 read_records(os.path.join(out, f"s{speed}-rp.json")), log, at, speed)
         prio = "real-time priority" if rt else "normal priority"

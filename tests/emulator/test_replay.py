@@ -17,7 +17,8 @@ column names, replayed against the emulator on both engines.
             whole run's schedule, each arrival at its trace time / --speed
   malformed a bad line: one message naming FILE:LINE, exit 2, nothing sent
 
-usage: test_replay.py GROUP...   (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH, SM_COMPARE)"""
+usage: test_replay.py GROUP
+  (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH, SM_COMPARE)"""
 import base64
 import json
 import os
@@ -28,7 +29,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from emutest import check, finish  # noqa: E402
+from emutest import check, run_group  # noqa: E402
 import emulator  # noqa: E402  (tests/lib, on the path through emutest)
 
 SCRIPT = os.path.join(ROOT, "scenarios", "replay.lua")
@@ -43,7 +44,8 @@ def run(engine, url, d, args, conns=1):
     os.makedirs(out, exist_ok=True)
     prog = os.environ["SM_STREAM"] if engine == "sm-stream" else os.environ["WRK"]
     threads = 1 if engine == "sm-stream" else conns  # wrk: one connection a thread
-    cmd = [prog, "-t%d" % threads, "-c%d" % conns, "-d5m", "--timeout", "60s", "-s", SCRIPT, url, "--",
+    cmd = [prog, "-t%d" % threads, "-c%d" % conns, "-d5m", "--timeout", "60s", "-s", SCRIPT,
+           url, "--",
            "--region", "us-east-1", "--progress", "0", "--out",
            os.path.join(out, "{label}.json")] + args
     if engine == "wrk":
@@ -80,6 +82,18 @@ def emu_args(log, names):
     return args
 
 
+def write_trace(d, name, lines):
+    """A trace file in d of lines: its path."""
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write("".join(line + "\n" for line in lines))
+    return path
+
+
+def same(what, got, want):
+    check(got == want, "%s: %r, want %r" % (what, got, want))
+
+
 def check_times(recs, want_us, what):
     """The records' intended starts, from the first, are want_us (in order)."""
     recs = sorted(recs, key=lambda r: (r["t_intended_us"], r["seq"]))
@@ -111,11 +125,9 @@ def test_mooncake():
     ]
     speed = 2
     with tempfile.TemporaryDirectory() as d:
-        trace = os.path.join(d, "mooncake.jsonl")
-        with open(trace, "w") as f:
-            for t, i, o, h in rows:
-                f.write(json.dumps({"timestamp": t, "input_length": i, "output_length": o,
-                                    "hash_ids": h, "chat_id": 7}) + "\n")
+        trace = write_trace(d, "mooncake.jsonl", [json.dumps(
+            {"timestamp": t, "input_length": i, "output_length": o, "hash_ids": h, "chat_id": 7})
+            for t, i, o, h in rows])
         log = os.path.join(d, "requests.jsonl")
         with emulator.Emulator(emu_args(log, ["pc"])) as emu:
             p, recs = run("sm-stream", emu.url, d, ["--endpoint", "pc", "--trace", trace,
@@ -146,29 +158,24 @@ def test_mooncake():
         want.append(512 * j)
         seen.update(tuple(h[:k + 1]) for k in range(len(h)) if 512 * (k + 1) <= i)
     lines.sort(key=lambda e: e["arrival"])
-    check([e["cached_tokens"] for e in lines] == want,
-          "cached tokens %r, what the hash_ids imply %r" % ([e["cached_tokens"] for e in lines],
-                                                            want))
-    check([e["prompt_tokens"] for e in lines] == [i + TEMPLATE for _, i, _, _ in rows],
-          "prompt tokens: %r" % [e["prompt_tokens"] for e in lines])
-    check([r["completion_tokens"] for r in recs] == [o for _, _, o, _ in rows],
-          "reply lengths: %r" % [r["completion_tokens"] for r in recs])
+    same("cached tokens (want: what the hash_ids imply)", [e["cached_tokens"] for e in lines],
+         want)
+    same("prompt tokens", [e["prompt_tokens"] for e in lines],
+         [i + TEMPLATE for _, i, _, _ in rows])
+    same("reply lengths", [r["completion_tokens"] for r in recs], [o for _, _, o, _ in rows])
     check_no_early_arrival(recs, lines, "mooncake")
 
 
 def test_csv():
     with tempfile.TemporaryDirectory() as d:
-        azure = os.path.join(d, "azure.csv")
-        with open(azure, "w") as f:
-            f.write("TIMESTAMP,ContextTokens,GeneratedTokens\n")
-            for s, i, o in [("10.000000", 30, 2), ("10.5000000", 40, 3), ("11.2500001", 50, 1),
-                            ("12.0", 60, 2), ("13", 70, 2)]:
-                f.write("2023-11-16 18:15:%s,%d,%d\n" % (s, i, o))
-        burst = os.path.join(d, "burstgpt.csv")
-        with open(burst, "w") as f:
-            f.write("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n")
-            for t, i, o in [(0, 20, 1), (0.25, 25, 2), (0.5, 30, 3), (0.75, 35, 4), (1, 5, 5)]:
-                f.write("%s,ChatGPT,%d,%d,%d,Conversation log\n" % (t, i, o, i + o))
+        azure = write_trace(d, "azure.csv", ["TIMESTAMP,ContextTokens,GeneratedTokens"] + [
+            "2023-11-16 18:15:%s,%d,%d" % row for row in [
+                ("10.000000", 30, 2), ("10.5000000", 40, 3), ("11.2500001", 50, 1),
+                ("12.0", 60, 2), ("13", 70, 2)]])
+        burst = write_trace(d, "burstgpt.csv", [
+            "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type"] + [
+            "%s,ChatGPT,%d,%d,%d,Conversation log" % (t, i, o, i + o)
+            for t, i, o in [(0, 20, 1), (0.25, 25, 2), (0.5, 30, 3), (0.75, 35, 4), (1, 5, 5)]])
         log = os.path.join(d, "requests.jsonl")
         with emulator.Emulator(emu_args(log, ["az", "bg"])) as emu:
             pa, ra = run("sm-stream", emu.url, os.path.join(d, "a"),
@@ -180,13 +187,13 @@ def test_csv():
     check(pa.returncode == 0, "sm-stream azure: exit %d %s" % (pa.returncode, pa.stderr[-400:]))
     check(pb.returncode == 0, "wrk burstgpt: exit %d %s" % (pb.returncode, pb.stderr[-400:]))
     a = check_times(ra.get("az", {}).get("records", []), [0, 1500000, 3000000], "azure")
-    check([r["prompt_tokens"] for r in a] == [40 + TEMPLATE, 50 + TEMPLATE, 60 + TEMPLATE],
-          "azure: ContextTokens drive the prompts: %r" % [r["prompt_tokens"] for r in a])
+    same("azure: ContextTokens drive the prompts", [r["prompt_tokens"] for r in a],
+         [40 + TEMPLATE, 50 + TEMPLATE, 60 + TEMPLATE])
     check(ra.get("az", {}).get("settings", {}).get("window_s") == [0.5],
           "azure: the head's window")
     b = check_times(rb.get("bg", {}).get("records", []), [0, 250000, 500000], "burstgpt")
-    check([r["completion_tokens"] for r in b] == [2, 3, 4],
-          "burstgpt: Response tokens drive the replies: %r" % [r["completion_tokens"] for r in b])
+    same("burstgpt: Response tokens drive the replies", [r["completion_tokens"] for r in b],
+         [2, 3, 4])
     check_no_early_arrival(a, [e for e in lines if e["endpoint"] == "az"], "azure")
     check_no_early_arrival(b, [e for e in lines if e["endpoint"] == "bg"], "burstgpt")
 
@@ -198,19 +205,18 @@ def capture_line(when, data, encoding):
         "endpointOutput": {"observedContentType": "application/json", "mode": "OUTPUT",
                            "data": "{}", "encoding": "JSON"}},
         "eventMetadata": {"eventId": "00000000-0000-0000-0000-000000000000",
-                          "inferenceTime": when}, "eventVersion": "0"}) + "\n"
+                          "inferenceTime": when}, "eventVersion": "0"})
 
 
 def test_capture():
     bodies = [json.dumps({"messages": [{"role": "user", "content": "Captured prompt %d." % k}],
                           "max_tokens": 2}) for k in range(3)]
     with tempfile.TemporaryDirectory() as d:
-        trace = os.path.join(d, "capture.jsonl")
-        with open(trace, "w") as f:
-            f.write(capture_line("2024-03-01T10:00:00.100Z", bodies[0], "JSON"))
-            f.write(capture_line("2024-03-01T10:00:00.350Z",
-                                 base64.b64encode(bodies[1].encode()).decode(), "BASE64"))
-            f.write(capture_line("2024-03-01T10:00:00.600Z", bodies[2], "CSV"))
+        trace = write_trace(d, "capture.jsonl", [
+            capture_line("2024-03-01T10:00:00.100Z", bodies[0], "JSON"),
+            capture_line("2024-03-01T10:00:00.350Z",
+                         base64.b64encode(bodies[1].encode()).decode(), "BASE64"),
+            capture_line("2024-03-01T10:00:00.600Z", bodies[2], "CSV")])
         log = os.path.join(d, "requests.jsonl")
         with emulator.Emulator(emu_args(log, ["cap"])) as emu:
             p, recs = run("wrk", emu.url, d, ["--endpoint", "cap", "--trace", trace], conns=1)
@@ -219,17 +225,16 @@ def test_capture():
     recs = check_times(recs.get("cap", {}).get("records", []), [0, 250000, 500000], "capture")
     check(all(r["ok"] for r in recs) and len(recs) == 3, "capture: 3 records ok")
     lines.sort(key=lambda e: e["arrival"])
-    check([e["prompt"] for e in lines] == ["Captured prompt %d." % k for k in range(3)],
-          "the captured bodies, as they were: %r" % [e["prompt"] for e in lines])
+    same("the captured bodies, as they were", [e["prompt"] for e in lines],
+         ["Captured prompt %d." % k for k in range(3)])
     check_no_early_arrival(recs, lines, "capture")
 
 
 def test_malformed():
     with tempfile.TemporaryDirectory() as d:
-        trace = os.path.join(d, "bad.jsonl")
-        with open(trace, "w") as f:
-            f.write('{"timestamp": 0, "input_length": 10, "output_length": 1}\n\n')
-            f.write('{"timestamp": 5, "input_length": "ten", "output_length": 1}\n')
+        trace = write_trace(d, "bad.jsonl", [
+            '{"timestamp": 0, "input_length": 10, "output_length": 1}', "",
+            '{"timestamp": 5, "input_length": "ten", "output_length": 1}'])
         log = os.path.join(d, "requests.jsonl")
         with emulator.Emulator(emu_args(log, ["m"])) as emu:
             for engine in ("sm-stream", "wrk"):
@@ -259,11 +264,8 @@ def schedule(trace, shard=None):
 def test_shards():
     times = [0, 0.1, 0.25, 0.25, 0.4, 0.7, 1.0, 1.3]
     with tempfile.TemporaryDirectory() as d:
-        trace = os.path.join(d, "burstgpt.csv")
-        with open(trace, "w") as f:
-            f.write("Timestamp,Model,Request tokens,Response tokens\n")
-            for k, t in enumerate(times):
-                f.write("%s,ChatGPT,%d,2\n" % (t, 10 + k))
+        trace = write_trace(d, "burstgpt.csv", ["Timestamp,Model,Request tokens,Response tokens"]
+                            + ["%s,ChatGPT,%d,2" % (t, 10 + k) for k, t in enumerate(times)])
         whole = schedule(trace)
         parts = [schedule(trace, "%d/3" % k) for k in range(3)]
     check([at for _, _, at, _ in whole] == [round(t * 1e6 / 4) for t in times],
@@ -276,9 +278,4 @@ GROUPS = {"mooncake": test_mooncake, "csv": test_csv, "capture": test_capture,
           "shards": test_shards, "malformed": test_malformed}
 
 if __name__ == "__main__":
-    names = sys.argv[1:]
-    if not names or any(g not in GROUPS for g in names):
-        sys.exit("usage: test_replay.py %s..." % "|".join(GROUPS))
-    for g in names:
-        GROUPS[g]()
-    sys.exit(finish())
+    sys.exit(run_group(GROUPS, __doc__))
