@@ -396,8 +396,9 @@ static int trace_order(const void *a, const void *b) {
 /* Sorts, cuts the window and the cap, and sets each request's times. */
 static void trace_schedule(struct trace *t, const struct trace_spec *s) {
     t->n_read = t->n;
+    if (!t->n) return;
     qsort(t->reqs, t->n, sizeof *t->reqs, trace_order);
-    long long t0 = t->n ? t->reqs[0].t_us : 0;
+    long long t0 = t->reqs[0].t_us;
     size_t keep = 0;
     for (size_t i = 0; i < t->n; i++) {
         struct trace_req r = t->reqs[i];
