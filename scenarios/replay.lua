@@ -35,13 +35,18 @@ local function prompt_of(req, seed, blocks)
   local parts, left = {}, req.input_tokens or 1
   for _, id in ipairs(req.hash_ids or {}) do
     if left <= 0 then break end
-    local words = blocks[id]
-    if not words then
-      words = workload.synthetic_words(BLOCK, seed * 1000003 + id)
-      blocks[id] = words
+    local block = blocks[id]
+    if not block then -- its words, and its whole text once asked for
+      block = { words = workload.synthetic_words(BLOCK, seed * 1000003 + id) }
+      blocks[id] = block
     end
     local k = math.min(left, BLOCK)
-    parts[#parts + 1] = table.concat(words, " ", 1, k)
+    if k == BLOCK then
+      block.text = block.text or table.concat(block.words, " ")
+      parts[#parts + 1] = block.text
+    else
+      parts[#parts + 1] = table.concat(block.words, " ", 1, k)
+    end
     left = left - k
   end
   if left > 0 then
