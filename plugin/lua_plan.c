@@ -45,6 +45,7 @@ static const struct lsm_field lsm_item_fields[] = {
     LSM_F(struct plan_item, question, LSM_STR),      LSM_F(struct plan_item, kind, LSM_STR),
     LSM_F(struct plan_item, answer, LSM_STR),        LSM_F(struct plan_item, pattern, LSM_STR),
     LSM_F(struct plan_item, prompt, LSM_STR),        LSM_F(struct plan_item, max_tokens, LSM_COUNT),
+    LSM_F(struct plan_item, body, LSM_STR),
     LSM_F(struct plan_item, expect_tokens, LSM_COUNT), LSM_F(struct plan_item, temperature, LSM_DOUBLE),
     LSM_F(struct plan_item, ignore_eos, LSM_BOOL),
 };
@@ -253,6 +254,20 @@ static int lsm_plan_round(lua_State *L, struct plan *p, struct buf *err) {
         return rc;
     }
     luaL_argcheck(L, lua_istable(L, -1), 1, "a round's arrivals must be a table");
+    lua_getfield(L, -1, "at_us");
+    if (lua_istable(L, -1)) { /* a replay's times (trace.h) */
+        long n = (long)lua_objlen(L, -1);
+        long long *at = lua_newuserdata(L, (size_t)(n > 0 ? n : 1) * sizeof *at);
+        for (long i = 0; i < n; i++) {
+            lua_rawgeti(L, -2, (int)i + 1);
+            at[i] = (long long)lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+        int rc = plan_add_timed_round(p, at, n, err);
+        lua_pop(L, 3);
+        return rc;
+    }
+    lua_pop(L, 1);
     lua_getfield(L, -1, "process");
     int process = arrivals_process_of(lua_tostring(L, -1));
     lua_pop(L, 1);

@@ -196,6 +196,26 @@ int plan_add_open_round(struct plan *p, const struct arrivals_spec *a, struct bu
     return PLAN_OK;
 }
 
+int plan_add_timed_round(struct plan *p, const long long *at, long n, struct buf *err) {
+    if (n < 1 || n > ARRIVALS_MAX)
+        return buf_fail(err, PLAN_ERR_INPUT, "a replay has 1 to %ld arrivals, got %ld",
+                        ARRIVALS_MAX, n);
+    for (long i = 0; i < n; i++)
+        if (at[i] < 0 || (i && at[i] < at[i - 1]))
+            return buf_fail(err, PLAN_ERR_INPUT, "a replay's arrival times must not go back");
+    long long *copy = malloc((size_t)n * sizeof *copy);
+    if (!copy) return PLAN_ERR_NOMEM;
+    memcpy(copy, at, (size_t)n * sizeof *copy);
+    int rc = plan_add_round(p, -1, 0);
+    if (rc) {
+        free(copy);
+        return rc;
+    }
+    p->rounds[p->n_rounds - 1].at = copy;
+    p->rounds[p->n_rounds - 1].n_at = n;
+    return PLAN_OK;
+}
+
 /* FNV-1a over the side and the body. */
 static uint64_t plan_hash(size_t side, const char *s, size_t n) {
     uint64_t h = 1469598103934665603ULL ^ side;
@@ -221,7 +241,9 @@ static int plan_grow_table(struct plan *p) {
 /* The body of item, into p->body. */
 static int plan_body(struct plan *p, const struct plan_item *item, bool plain, struct buf *err) {
     struct body_params bp = {
-        .prompt = p->format == BODY_RAW ? p->rq.raw_body : item->prompt,
+        .prompt = item->body              ? item->body
+                  : p->format == BODY_RAW ? p->rq.raw_body
+                                          : item->prompt,
         .messages = item->messages,
         .max_tokens = item->max_tokens,
         .has_temperature = item->has_temperature,
@@ -238,7 +260,7 @@ static int plan_body(struct plan *p, const struct plan_item *item, bool plain, s
     buf_reset(&p->body);
     if (!bp.prompt && !bp.messages) return buf_fail(err, PLAN_ERR_INPUT, "an item has no prompt");
     if (!bp.prompt) bp.prompt = "";
-    int rc = body_build(p->format, &bp, &p->body, err);
+    int rc = body_build(item->body ? BODY_RAW : p->format, &bp, &p->body, err);
     if (rc == BODY_ERR_NOMEM) return PLAN_ERR_NOMEM;
     if (rc && buf_adds(err, " (leave it out, or pass the container's own field with --extra)"))
         return PLAN_ERR_NOMEM;

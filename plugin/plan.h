@@ -9,6 +9,7 @@
  *   steady (sweep):        plan_add_round(p, -1, D), then its one template item
  *   open loop:             plan_add_open_round(p, arrivals), then its items, sent
  *                          in turn at the arrivals' times (item i % n for arrival i)
+ *   replay (trace.h):      plan_add_timed_round(p, times, n), then its items
  *
  * The schedule the run hands out (rounds.h) is plan_schedule's; an item it
  * hands out is plan_entry(round, index). Not thread-safe: a plan belongs to
@@ -78,6 +79,7 @@ struct plan_item {
     const char *answer;   /* quiz: the expected answer, else NULL */
     const char *pattern;  /* quiz: the pattern the stripped reply is searched with */
     const char *prompt;
+    const char *body;      /* or NULL: the whole body, sent byte for byte (a replayed capture) */
     const cJSON *messages; /* or a conversation (body.h), copied */
     long max_tokens;       /* < 0: not sent */
     long expect_tokens;    /* >= 0: a reply of another length fails */
@@ -111,6 +113,10 @@ __attribute__((warn_unused_result)) int plan_add_round(struct plan *p, long per_
  * says what is wrong with a. */
 __attribute__((warn_unused_result)) int
 plan_add_open_round(struct plan *p, const struct arrivals_spec *a, struct buf *err);
+/* Starts an open-loop round whose n arrivals are the given start times in
+ * microseconds from the round's start (copied; non-decreasing, >= 0). */
+__attribute__((warn_unused_result)) int plan_add_timed_round(struct plan *p, const long long *at,
+                                                             long n, struct buf *err);
 /* Adds an item to the last round (a steady round takes one); err says what is wrong. */
 __attribute__((warn_unused_result)) int plan_add_item(struct plan *p, const struct plan_item *item,
                                                       struct buf *err);

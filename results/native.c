@@ -621,7 +621,8 @@ int native_src(const struct rfile *rf, const struct slo_set *slo, struct src *ou
     } kinds[] = {{"decode", native_decode},
                  {"sweep", native_sweep},
                  {"quiz", native_quiz},
-                 {"rate", native_rate}};
+                 {"rate", native_rate},
+                 {"replay", native_rate}}; /* a trace replay: an open loop at its offered rate */
     struct native_ctx c = {.rf = rf, .s = out, .w = w, .err = err, .slo = slo};
     memset(out, 0, sizeof *out);
     if (!(out->path = strdup(rf->path))) return native_nomem(&c);
@@ -644,9 +645,10 @@ int native_src(const struct rfile *rf, const struct slo_set *slo, struct src *ou
         rc = native_calls(&c);
         return rc < 0 ? rc : kinds[i].build(&c);
     }
-    warnings_add(w,
-                 "%s: scenario \"%s\" has no comparison (only decode, sweep, quiz and rate have); "
-                 "left out",
-                 rf->path, out->scenario);
+    warnings_add(
+        w,
+        "%s: scenario \"%s\" has no comparison (only decode, sweep, quiz, rate and replay have); "
+        "left out",
+        rf->path, out->scenario);
     return 0;
 }

@@ -6,6 +6,24 @@
 
 #include "fmt.h"
 
+/* A replay's (replay.lua) trace, window and speed into out; 0 for another run. */
+static size_t oreport_trace(const cJSON *st, char *out, size_t cap) {
+    const cJSON *trace = cJSON_GetObjectItemCaseSensitive(st, "trace");
+    const cJSON *format = cJSON_GetObjectItemCaseSensitive(st, "trace_format");
+    const cJSON *window = cJSON_GetObjectItemCaseSensitive(st, "window_s");
+    const cJSON *speed = cJSON_GetObjectItemCaseSensitive(st, "speed");
+    if (!cJSON_IsString(trace) || !cJSON_IsNumber(speed)) return 0;
+    const cJSON *from = cJSON_GetArrayItem(window, 0), *to = cJSON_GetArrayItem(window, 1);
+    char end[48] = "its end";
+    if (cJSON_IsNumber(to)) snprintf(end, sizeof end, "%g s", to->valuedouble);
+    int k = snprintf(out, cap,
+                     "a replay of the trace %.80s (%.16s), from %g s to %s of trace time "
+                     "at speed %g",
+                     trace->valuestring, cJSON_IsString(format) ? format->valuestring : "?",
+                     cJSON_IsNumber(from) ? from->valuedouble : 0, end, speed->valuedouble);
+    return k < 0 ? 0 : (size_t)k < cap ? (size_t)k : cap;
+}
+
 /* The first open-loop input's settings, for the heading. */
 static void oreport_settings(const struct cmp *m, char *out, size_t cap) {
     const struct src *s = m->b->rate.first ? m->b->rate.first : m->c->rate.first;
@@ -16,8 +34,10 @@ static void oreport_settings(const struct cmp *m, char *out, size_t cap) {
     const cJSON *dur = cJSON_GetObjectItemCaseSensitive(st, "duration_s");
     const cJSON *conc = cJSON_GetObjectItemCaseSensitive(st, "max_concurrency");
     const cJSON *tok = cJSON_GetObjectItemCaseSensitive(st, "max_tokens");
-    size_t k = (size_t)snprintf(out, cap, "%s arrivals",
-                                cJSON_IsString(arr) ? arr->valuestring : "unnamed");
+    size_t k = oreport_trace(st, out, cap);
+    if (!k)
+        k = (size_t)snprintf(out, cap, "%s arrivals",
+                             cJSON_IsString(arr) ? arr->valuestring : "unnamed");
     if (cJSON_IsNumber(burst) && k < cap)
         k += (size_t)snprintf(out + k, cap - k, " (burstiness %g)", burst->valuedouble);
     if (cJSON_IsNumber(seed) && k < cap)

@@ -238,12 +238,19 @@ function M.picks(size, n, seed, replace)
   return out
 end
 
+-- The words of a synthetic prompt of n tokens drawn from seed, as a list: the one
+-- place that says what a token is ("about one token a word"; a tokenizer can
+-- later make it exact).
+function M.synthetic_words(n, seed)
+  local out = {}
+  if n <= 0 then return out end
+  for i, k in ipairs(sm.sample(#WORDS, n, seed, true)) do out[i] = WORDS[k] end
+  return out
+end
+
 -- n words drawn from seed, as text.
 local function words(n, seed)
-  if n <= 0 then return "" end
-  local out = {}
-  for i, k in ipairs(sm.sample(#WORDS, n, seed, true)) do out[i] = WORDS[k] end
-  return table.concat(out, " ")
+  return table.concat(M.synthetic_words(n, seed), " ")
 end
 
 -- n items' fields (prompt or messages, max_tokens, ignore_eos, answer), the k-th

@@ -92,6 +92,44 @@ static void test_schedule(void) {
     buf_free(&err);
 }
 
+/* A replay's round (trace.h): its arrivals the given times, item i at arrival
+ * i, a captured body sent byte for byte whatever the plan's format. */
+static void test_timed_round(void) {
+    struct plan *p;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(plan_new(&chat, sides, 1, &p, &err), PLAN_OK);
+    const long long at[] = {0, 250, 250, 1000001};
+    CHECK_INT(plan_add_timed_round(p, at, 4, &err), PLAN_OK);
+    const char *bodies[] = {"{\"inputs\":\"as captured\"}", NULL, "1,2,3", NULL};
+    for (int i = 0; i < 4; i++) {
+        struct plan_item it = item(0, "x", 8);
+        it.body = bodies[i];
+        CHECK_INT(plan_add_item(p, &it, &err), PLAN_OK);
+    }
+    struct rounds_round r[1];
+    CHECK_INT(plan_n_rounds(p), 1);
+    plan_schedule(p, r);
+    CHECK_INT(r[0].items, 4);
+    for (int i = 0; r[0].at_us && i < 4; i++) CHECK_INT(r[0].at_us[i], at[i]);
+    struct sigv4_signer *s = sigv4_signer_new();
+    const char *raw = signed_request(plan_entry(p, 0, 0), s), *body = strstr(raw, "\r\n\r\n");
+    CHECK_STR(body ? body + 4 : NULL, "{\"inputs\":\"as captured\"}");
+    raw = signed_request(plan_entry(p, 0, 1), s);
+    body = strstr(raw, "\r\n\r\n");
+    CHECK_STR(body ? body + 4 : NULL,
+              "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":8}");
+    raw = signed_request(plan_entry(p, 0, 2), s);
+    body = strstr(raw, "\r\n\r\n");
+    CHECK_STR(body ? body + 4 : NULL, "1,2,3");
+    sigv4_signer_free(s);
+    const long long back[] = {5, 4};
+    CHECK_INT(plan_add_timed_round(p, back, 2, &err), PLAN_ERR_INPUT);
+    CHECK_STR(buf_str(&err), "a replay's arrival times must not go back");
+    plan_free(p);
+    buf_free(&err);
+}
+
 /* What plan_new and plan_add_item tell a wrong plan. */
 static void test_refusals(void) {
     struct plan_request bad[] = {chat, chat, chat, chat};
@@ -139,6 +177,7 @@ static void test_refusals(void) {
 int main(void) {
     test_requests_shared_by_side_and_body();
     test_schedule();
+    test_timed_round();
     test_refusals();
     return check_exit();
 }

@@ -1,0 +1,121 @@
+"""The replay part of tests/bench/run (a mixin of its Bench class):
+
+  replay    schedule adherence of replay.lua (issue 32) on sm-stream: a Data Capture
+            trace of 1,000 requests/s written here (each body tagged with its line), at
+            speed 1 and at speed 2 over a trace of half that rate, against the instant
+            profile with a request log: share sent within 1 ms of the intended time
+            (target 99%), and each request's arrival at the emulator (the request log,
+            matched by its tag) against the trace's timestamp / speed from the replay's
+            start: share within 2 ms (target 100%), p99 and max."""
+import json
+import os
+import re
+
+from streamparts import quantile, read_records
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+REPLAY_TAG = re.compile(r"\(trace line (\d+)\)$")
+
+
+class ReplayParts:
+    def replay_trace(self, path, rate, seconds):
+        """A Data Capture trace of rate requests/s for seconds, one body a line: its
+        lines' timestamps in microseconds from the first."""
+        at = []
+        with open(path, "w") as f:
+            for k in range(int(rate * seconds)):
+                t = k * 1000000 // rate
+                at.append(t)
+                body = json.dumps({"messages": [{"role": "user", "content":
+                                                 "Say hi. (trace line %d)" % (k + 1)}],
+                                   "max_tokens": 16})
+                s, us = divmod(t, 1000000)
+                m, s = divmod(s, 60)
+                f.write(json.dumps({
+                    "captureData": {"endpointInput": {
+                        "observedContentType": "application/json", "mode": "INPUT",
+                        "data": body, "encoding": "JSON"}},
+                    "eventMetadata": {"inferenceTime": "2026-01-01T10:%02d:%02d.%06dZ"
+                                      % (m, s, us)}}) + "\n")
+        return at
+
+    def replay_run(self, emu_log, trace, speed, conns, rt, out):
+        emu = self.rt_emulator(["--endpoint", "rp=instant", "--request-log", emu_log])
+        try:
+            p = self.sm_stream(conns, os.path.join(ROOT, "scenarios", "replay.lua"), emu.url,
+                               ["--endpoint", "rp", "--trace", trace, "--speed", str(speed),
+                                "--out", out], rt=rt)
+            self.finished(p, f"replay speed {speed}")
+        finally:
+            emu.stop()
+
+    def replay_figures(self, recs, log_path, at, speed):
+        late = [r["t_start_us"] - r["t_intended_us"] for r in recs]
+        # The replay's start on the wall clock: the first arrival's intended start.
+        origin = min(r["wall_start_us"] - (r["t_start_us"] - r["t_intended_us"]) for r in recs)
+        arrival = []
+        with open(log_path) as f:
+            for line in f:
+                e = json.loads(line)
+                m = REPLAY_TAG.search(e.get("prompt") or "")
+                if e.get("api") and m:
+                    k = int(m.group(1)) - 1
+                    arrival.append(round(e["arrival"] * 1e6) - (origin + round(at[k] / speed)))
+        if len(arrival) != len(at) or len(recs) != len(at) or any(not r["ok"] for r in recs):
+            self.fail(f"replay speed {speed}: {len(recs)} records, {len(arrival)} tagged "
+                      f"requests in the log, {len(at)} in the trace")
+        return {"n": len(recs), "within": 100 * sum(x <= 1000 for x in late) / len(late),
+                "p99": quantile(late, 0.99), "max": max(late),
+                "arr_within": 100 * sum(0 <= x <= 2000 for x in arrival) / len(arrival),
+                "arr_p99": quantile(arrival, 0.99), "arr_max": max(arrival),
+                "arr_min": min(arrival)}
+
+    def part_replay(self):
+        rate, seconds, conns = 1000, 1 if self.quick else 10, 16
+        rt = bool(self.realtime())
+        out = os.path.join(self.tmp, "replay")
+        os.makedirs(out, exist_ok=True)
+        runs = [(1, rate), (2, rate // 2)]  # (speed, the trace's rate): 1,000 sends/s each
+        figures = {}
+        for speed, trace_rate in runs:
+            self.say(f"replay: speed {speed}")
+            trace = os.path.join(out, f"capture-{speed}.jsonl")
+            at = self.replay_trace(trace, trace_rate, seconds * speed)
+            log = os.path.join(out, f"requests-{speed}.jsonl")
+            self.replay_run(log, trace, speed, conns, rt,
+                            os.path.join(out, f"s{speed}-{{label}}.json"))
+            figures[speed] = self.replay_figures(
+                read_records(os.path.join(out, f"s{speed}-rp.json")), log, at, speed)
+        prio = "real-time priority" if rt else "normal priority"
+        lines = [
+            f"scenarios/replay.lua --trace (a SageMaker Data Capture file written by the "
+            f"benchmark: {rate:,} requests/s for {seconds} s, or {rate // 2:,}/s for "
+            f"{2 * seconds} s replayed at --speed 2; each body a chat request for 16 tokens "
+            f"tagged with its line) against sm-emulator's instant profile with --request-log "
+            f"(CPU {self.server_cpu}), sm-stream -t1 -c{conns} on CPU {self.client_cpu}, "
+            f"{prio}. Sent late = t_start_us - t_intended_us of every record; arrival = the "
+            "request log's arrival (the emulator read its first bytes) less the trace's "
+            "timestamp / speed from the replay's start (the first intended start on the wall "
+            "clock), each request matched by its tag.", "",
+            "| speed | requests | sent within 1 ms | sent p99 | arrival within 2 ms | "
+            "arrival p99 | arrival min / max |", "|---|---|---|---|---|---|---|"]
+        for speed, _ in runs:
+            f = figures[speed]
+            lines.append(f"| {speed} | {f['n']:,} | {f['within']:.2f}% | {f['p99']:,} us | "
+                         f"{f['arr_within']:.2f}% | {f['arr_p99']:,} us | "
+                         f"{f['arr_min']:,} / {f['arr_max']:,} us |")
+        self.details.append(("Trace replay schedule adherence", "\n".join(lines)))
+        for speed, _ in runs:
+            f = figures[speed]
+            self.row("replay", f"replay_s{speed}_within", f"replay at speed {speed}: sent "
+                     "within 1 ms", f"share of a Data Capture trace's requests sent at most "
+                     f"1 ms after their intended time, 1,000 sends/s, sm-stream, {prio}",
+                     f["within"], "% of requests", ">= 99%", f["within"] >= 99,
+                     f"n={f['n']:,}, p99 {f['p99']:,} us, max {f['max']:,} us")
+            self.row("replay", f"replay_s{speed}_arrival", f"replay at speed {speed}: arrived "
+                     "within 2 ms", "share of the requests the emulator's request log shows "
+                     "arriving within 2 ms of the trace's timestamp / speed (never before)",
+                     f["arr_within"], "% of requests", "100%", f["arr_within"] >= 100,
+                     f"p99 {f['arr_p99']:,} us, min {f['arr_min']:,} us, "
+                     f"max {f['arr_max']:,} us")
