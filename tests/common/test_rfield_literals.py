@@ -16,15 +16,15 @@ NAME = re.compile(r'^#define (RFIELD_\w+)\s+"([^"]*)"', re.M)
 
 
 def table_names(root):
-    """The record fields' names: the macros of rfield.h that the table holds."""
+    """The record fields' names: the macros of rfield.h that its table's rows name."""
     with open(os.path.join(root, "common", "rfield.h"), encoding="utf-8") as f:
-        names = dict(NAME.findall(f.read()))
-    with open(os.path.join(root, "common", "rfield.c"), encoding="utf-8") as f:
-        rows = re.findall(r"^\s*\{([^,]*),", f.read(), re.M)
+        text = f.read()
+    names = dict(NAME.findall(text))
+    rows = re.findall(r"^\s*X\(([^,]*),", text, re.M)
     bad = [r for r in rows if r not in names]
-    if bad:
-        raise SystemExit(f"FAIL: common/rfield.c: a row names its field by {bad[0]}, not by "
-                         "an RFIELD_ macro of rfield.h")
+    if bad or not rows:
+        raise SystemExit("FAIL: common/rfield.h: a row of RFIELD_TABLE names its field by "
+                         f"{bad[0] if bad else 'nothing'}, not by an RFIELD_ macro")
     return {names[m] for m in rows}
 
 
