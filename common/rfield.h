@@ -55,6 +55,9 @@
 #define RFIELD_ITL_TOKEN             "token"
 #define RFIELD_ITL_CHUNK             "chunk"
 
+/* The largest server_us (model microseconds): 0 to this is in range. */
+#define RFIELD_SERVER_US_MAX 100000000000LL
+
 /* Units. */
 #define RFIELD_UNIT_NONE     NULL
 #define RFIELD_UNIT_US       "microseconds"

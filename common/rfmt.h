@@ -47,8 +47,6 @@
 
 #define RFMT_CLIENT_ROUNDS "client_rounds" /* added at the end: how the client fared, per round */
 
-#define RFMT_SERVER_US_MAX 100000000000LL /* the largest server_us (model microseconds) */
-
 #define RFMT_SHARDS_MAX 10000 /* shards of one run */
 
 /* A client's stall: one piece of its own work that held its event loop longer

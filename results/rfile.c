@@ -145,7 +145,7 @@ static int rfile_time(struct rfile_ctx *c, int64_t *v) {
 /* The emulator's service time: a whole number of model microseconds in range. */
 static int rfile_server_us(struct rfile_ctx *c, int64_t *v) {
     if (jscan_int(&c->s, v) < 0) return -1;
-    return *v < 0 || *v > RFMT_SERVER_US_MAX ? jscan_fail(&c->s, "server_us out of range") : 0;
+    return *v < 0 || *v > RFIELD_SERVER_US_MAX ? jscan_fail(&c->s, "server_us out of range") : 0;
 }
 
 static int rfile_keep_errmsg(struct rfile_ctx *c, uint32_t id) {
