@@ -73,7 +73,11 @@ def comparison_sees_a_field_gained_or_lost(table, doc):
 
 def main():
     table, doc = table_fields(sys.argv[1]), doc_fields(sys.argv[2])
-    if not doc or not comparison_sees_a_field_gained_or_lost(table, doc):
+    if not doc:
+        print(f"FAIL: {sys.argv[2]}: no record table (| field | type | unit | meaning |) in "
+              "its Records section", file=sys.stderr)
+        return 1
+    if not comparison_sees_a_field_gained_or_lost(table, doc):
         print("FAIL: the comparison does not see a field gained or lost", file=sys.stderr)
         return 1
     diff = differences(table, doc)
