@@ -42,6 +42,10 @@
 #define RFMT_PARTIAL        "partial"
 #define RFMT_PARTIAL_REASON "partial_reason"
 #define RFMT_COUNTS         "counts"
+#define RFMT_COUNTS_SENT    "sent" /* counts' members */
+#define RFMT_COUNTS_OK      "ok"
+#define RFMT_COUNTS_FAILED  "failed"
+#define RFMT_COUNTS_ERRORS  "errors"
 #define RFMT_RECORDS        "records"
 #define RFMT_START_LATE_US  "start_late_us" /* added at the end: how late the first request left */
 

@@ -323,10 +323,10 @@ size_t rec_n_files(const struct recorder *r) {
 
 static cJSON *rec_counts_json(const struct rec_counts *c) {
     cJSON *o = cJSON_CreateObject();
-    cJSON *errors = o ? cJSON_AddObjectToObject(o, "errors") : NULL;
-    bool ok = errors && cJSON_AddNumberToObject(o, "sent", (double)c->sent) &&
-              cJSON_AddNumberToObject(o, "ok", (double)c->ok) &&
-              cJSON_AddNumberToObject(o, "failed", (double)c->failed);
+    cJSON *errors = o ? cJSON_AddObjectToObject(o, RFMT_COUNTS_ERRORS) : NULL;
+    bool ok = errors && cJSON_AddNumberToObject(o, RFMT_COUNTS_SENT, (double)c->sent) &&
+              cJSON_AddNumberToObject(o, RFMT_COUNTS_OK, (double)c->ok) &&
+              cJSON_AddNumberToObject(o, RFMT_COUNTS_FAILED, (double)c->failed);
     for (size_t i = 0; ok && i < c->n_errors; i++)
         ok = cJSON_AddNumberToObject(errors, c->errors[i].code, (double)c->errors[i].count);
     if (ok) return o;

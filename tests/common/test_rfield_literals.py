@@ -3,9 +3,11 @@
 outside the table and the tests holds it as a string literal, neither the whole
 literal ("t_end_us") nor a JSON key inside one (",\\"t_end_us\\":"). Where the
 same word names something of another format (a reply body's "finish_reason",
-the counts' "ok"), rfield_other_uses.txt says so, per file and word, with why.
+the counts' "ok"), rfield_other_uses.txt says so, per file (its basename) or
+folder ("emulator/*", a path pattern) and word, with why.
 
     test_rfield_literals.py ROOT"""
+import fnmatch
 import os
 import re
 import sys
@@ -52,14 +54,22 @@ def literals(text):
 
 
 def other_uses(path):
-    """{(file's basename, name)}: where a name means another format's word."""
-    allowed = set()
+    """[(a basename or a path pattern, {names})]: where a name means another format's word."""
+    allowed = []
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.split("#", 1)[0].split()
             if line:
-                allowed |= {(line[0].rstrip(":"), w) for w in line[1:]}
+                allowed.append((line[0].rstrip(":"), set(line[1:])))
     return allowed
+
+
+def is_other_use(allowed, path, word):
+    for where, words in allowed:
+        if word in words and (fnmatch.fnmatch(path, where) if "/" in where
+                              else os.path.basename(path) == where):
+            return True
+    return False
 
 
 def spellings(root, names, allowed):
@@ -79,7 +89,7 @@ def spellings(root, names, allowed):
                 text = f.read()
             for line, lit in literals(text):
                 for word in ([lit] if lit in names else []) + keys.findall(lit):
-                    if (name, word) not in allowed:
+                    if not is_other_use(allowed, path, word):
                         found.append(f"{path}:{line}: \"{word}\"")
     return found
 
