@@ -18,42 +18,38 @@
 #define RFMT_VERSION 2 /* 2: the client and api fields, streamed records' times */
 
 /* Top-level field names. */
-#define RFMT_FORMAT           "format"
-#define RFMT_FORMAT_VERSION   "version"
-#define RFMT_TOOL             "tool"
-#define RFMT_SCENARIO         "scenario"
-#define RFMT_RUN_ID           "run_id"
-#define RFMT_LABEL            "label"
-#define RFMT_ENDPOINT         "endpoint"
-#define RFMT_TARGET           "target"
-#define RFMT_CLIENT           "wrk"
-#define RFMT_CLIENT_NAME      "client"
-#define RFMT_API              "api"
-#define RFMT_TIME_SCALE       "time_scale"
-#define RFMT_STARTED_AT       "started_at"
-#define RFMT_SEED             "seed"
-#define RFMT_SHARD            "shard"
-#define RFMT_START_AT         "start_at"
-#define RFMT_START_TOL        "start_tolerance_s"
-#define RFMT_CLOCK            "clock"
-#define RFMT_SETTINGS_HASH    "settings_sha256"
-#define RFMT_SETTINGS         "settings"
-#define RFMT_ENDED_AT         "ended_at"
-#define RFMT_PARTIAL          "partial"
-#define RFMT_PARTIAL_REASON   "partial_reason"
-#define RFMT_COUNTS           "counts"
-#define RFMT_RECORDS          "records"
-#define RFMT_REC_TURN         "turn"    /* a record's conversation turn (docs/result-format.md) */
-#define RFMT_REC_SESSION      "session" /* a record's sticky session id */
-#define RFMT_START_LATE_US    "start_late_us" /* added at the end: how late the first request left */
-#define RFMT_REC_SERVER_US    "server_us" /* a record's emulator service time, model microseconds */
-#define RFMT_REC_REASONING    "reasoning_tokens"  /* a record's reasoning (thinking) tokens */
-#define RFMT_REC_FIRST_OUTPUT "t_first_output_us" /* a streamed record's first answer chunk */
-#define RFMT_REC_ITL_UNIT     "itl_unit"          /* a streamed record's ITL: "token" or "chunk" */
+#define RFMT_FORMAT         "format"
+#define RFMT_FORMAT_VERSION "version"
+#define RFMT_TOOL           "tool"
+#define RFMT_SCENARIO       "scenario"
+#define RFMT_RUN_ID         "run_id"
+#define RFMT_LABEL          "label"
+#define RFMT_ENDPOINT       "endpoint"
+#define RFMT_TARGET         "target"
+#define RFMT_CLIENT         "wrk"
+#define RFMT_CLIENT_NAME    "client"
+#define RFMT_API            "api"
+#define RFMT_TIME_SCALE     "time_scale"
+#define RFMT_STARTED_AT     "started_at"
+#define RFMT_SEED           "seed"
+#define RFMT_SHARD          "shard"
+#define RFMT_START_AT       "start_at"
+#define RFMT_START_TOL      "start_tolerance_s"
+#define RFMT_CLOCK          "clock"
+#define RFMT_SETTINGS_HASH  "settings_sha256"
+#define RFMT_SETTINGS       "settings"
+#define RFMT_ENDED_AT       "ended_at"
+#define RFMT_PARTIAL        "partial"
+#define RFMT_PARTIAL_REASON "partial_reason"
+#define RFMT_COUNTS         "counts"
+#define RFMT_COUNTS_SENT    "sent" /* counts' members */
+#define RFMT_COUNTS_OK      "ok"
+#define RFMT_COUNTS_FAILED  "failed"
+#define RFMT_COUNTS_ERRORS  "errors"
+#define RFMT_RECORDS        "records"
+#define RFMT_START_LATE_US  "start_late_us" /* added at the end: how late the first request left */
 
 #define RFMT_CLIENT_ROUNDS "client_rounds" /* added at the end: how the client fared, per round */
-
-#define RFMT_SERVER_US_MAX 100000000000LL /* the largest server_us (model microseconds) */
 
 #define RFMT_SHARDS_MAX 10000 /* shards of one run */
 

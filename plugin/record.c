@@ -11,6 +11,7 @@
 
 #include "jmap.h"
 #include "jsonw.h"
+#include "rfield.h"
 #include "rfmt.h"
 #include "safeopen.h"
 
@@ -160,11 +161,14 @@ static char *rec_bool(char *p, bool v) {
 }
 
 static char *rec_error(char *p, const struct rec_record *rec) {
-    if (!rec->error_code) return JSONW_PUT(p, ",\"error\":null");
-    p = jsonw_put_cstr(JSONW_PUT(p, ",\"error\":{\"code\":"), rec->error_code);
-    p = jsonw_put_cstr(JSONW_PUT(p, ",\"message\":"), rec->error_message ? rec->error_message : "");
+    if (!rec->error_code) return JSONW_PUT(p, ",\"" RFIELD_ERROR "\":null");
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_ERROR "\":{\"" RFIELD_ERROR_CODE "\":"),
+                       rec->error_code);
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_ERROR_MESSAGE "\":"),
+                       rec->error_message ? rec->error_message : "");
     if (rec->original_status > 0)
-        p = jsonw_put_int(JSONW_PUT(p, ",\"original_status\":"), rec->original_status);
+        p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_ERROR_ORIGINAL_STATUS "\":"),
+                          rec->original_status);
     return JSONW_PUT(p, "}");
 }
 
@@ -175,13 +179,14 @@ static size_t rec_fixed_room(const struct rec_record *rec) {
 
 /* The fields the plan fixes, from endpoint to max_tokens, each with its leading comma. */
 static char *rec_fixed(char *p, const struct rec_record *rec) {
-    p = jsonw_put_cstr(JSONW_PUT(p, ",\"endpoint\":"), rec->endpoint ? rec->endpoint : "");
-    p = jsonw_put_cstr(JSONW_PUT(p, ",\"variant\":"), rec->variant);
-    p = jsonw_put_cstr(JSONW_PUT(p, ",\"phase\":"), rec->phase ? rec->phase : "");
-    p = jsonw_put_int(JSONW_PUT(p, ",\"batch\":"), rec->batch);
-    p = jsonw_put_cstr(JSONW_PUT(p, ",\"question\":"), rec->question);
-    p = jsonw_put_cstr(JSONW_PUT(p, ",\"kind\":"), rec->kind);
-    return jsonw_put_int(JSONW_PUT(p, ",\"max_tokens\":"), rec->max_tokens);
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_ENDPOINT "\":"),
+                       rec->endpoint ? rec->endpoint : "");
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_VARIANT "\":"), rec->variant);
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_PHASE "\":"), rec->phase ? rec->phase : "");
+    p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_BATCH "\":"), rec->batch);
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_QUESTION "\":"), rec->question);
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_KIND "\":"), rec->kind);
+    return jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_MAX_TOKENS "\":"), rec->max_tokens);
 }
 
 char *rec_fixed_json(const struct rec_record *rec) {
@@ -194,30 +199,31 @@ char *rec_fixed_json(const struct rec_record *rec) {
  * first content came, and the gaps between content chunks (with each chunk's
  * tokens when some carried more than one). */
 static char *rec_stream(char *p, const struct rec_record *rec) {
-    p = jsonw_put_int(JSONW_PUT(p, ",\"t_headers_us\":"), rec->t_headers_us);
-    p = JSONW_PUT(p, ",\"t_first_token_us\":");
+    p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_T_HEADERS_US "\":"), rec->t_headers_us);
+    p = JSONW_PUT(p, ",\"" RFIELD_T_FIRST_TOKEN_US "\":");
     p = rec->t_first_token_us > 0 ? jsonw_put_int(p, rec->t_first_token_us) : JSONW_PUT(p, "null");
     if (rec->t_first_output_us != rec->t_first_token_us &&
         (rec->t_first_output_us > 0 || rec->reasoning_tokens > 0)) {
-        p = JSONW_PUT(p, ",\"" RFMT_REC_FIRST_OUTPUT "\":");
+        p = JSONW_PUT(p, ",\"" RFIELD_T_FIRST_OUTPUT_US "\":");
         p = rec->t_first_output_us > 0 ? jsonw_put_int(p, rec->t_first_output_us)
                                        : JSONW_PUT(p, "null");
     }
-    p = jsonw_put_int(JSONW_PUT(p, ",\"chunks\":"), (long long)rec->n_chunks);
+    p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_CHUNKS "\":"), (long long)rec->n_chunks);
     if (rec->n_received > rec->n_chunks)
-        p = jsonw_put_int(JSONW_PUT(p, ",\"chunks_received\":"), (long long)rec->n_received);
-    p = JSONW_PUT(p, ",\"chunk_gaps_us\":[");
+        p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_CHUNKS_RECEIVED "\":"),
+                          (long long)rec->n_received);
+    p = JSONW_PUT(p, ",\"" RFIELD_CHUNK_GAPS_US "\":[");
     for (size_t i = 0; i + 1 < rec->n_chunks; i++) {
         if (i) *p++ = ',';
         p = jsonw_put_int(p, rec->chunk_gaps_us[i]);
     }
     *p++ = ']';
     if (rec->n_chunks > 1 && rec->itl_per_token)
-        p = JSONW_PUT(p, ",\"" RFMT_REC_ITL_UNIT "\":\"token\"");
+        p = JSONW_PUT(p, ",\"" RFIELD_ITL_UNIT "\":\"" RFIELD_ITL_TOKEN "\"");
     else if (rec->n_chunks > 1)
-        p = JSONW_PUT(p, ",\"" RFMT_REC_ITL_UNIT "\":\"chunk\"");
+        p = JSONW_PUT(p, ",\"" RFIELD_ITL_UNIT "\":\"" RFIELD_ITL_CHUNK "\"");
     if (!rec->chunk_tokens) return p;
-    p = JSONW_PUT(p, ",\"chunk_tokens\":[");
+    p = JSONW_PUT(p, ",\"" RFIELD_CHUNK_TOKENS "\":[");
     for (size_t i = 0; i < rec->n_chunks; i++) {
         if (i) *p++ = ',';
         p = jsonw_put_int(p, rec->chunk_tokens[i]);
@@ -237,29 +243,29 @@ static int rec_serialize(struct buf *b, long long seq, const struct rec_record *
     size_t at = b->len;
     char *start = buf_grow(b, room);
     if (!start) return BUF_ERR_NOMEM;
-    char *p = jsonw_put_int(JSONW_PUT(start, "{\"seq\":"), seq);
-    p = jsonw_put_int(JSONW_PUT(p, ",\"thread\":"), rec->thread);
+    char *p = jsonw_put_int(JSONW_PUT(start, "{\"" RFIELD_SEQ "\":"), seq);
+    p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_THREAD "\":"), rec->thread);
     p = rec->fixed_json ? jsonw_put(p, rec->fixed_json, fixed) : rec_fixed(p, rec);
-    p = rec_count(JSONW_PUT(p, ",\"prompt_tokens\":"), rec->prompt_tokens);
-    p = rec_count(JSONW_PUT(p, ",\"completion_tokens\":"), rec->completion_tokens);
+    p = rec_count(JSONW_PUT(p, ",\"" RFIELD_PROMPT_TOKENS "\":"), rec->prompt_tokens);
+    p = rec_count(JSONW_PUT(p, ",\"" RFIELD_COMPLETION_TOKENS "\":"), rec->completion_tokens);
     if (rec->reasoning_tokens > 0)
-        p = jsonw_put_int(JSONW_PUT(p, ",\"" RFMT_REC_REASONING "\":"), rec->reasoning_tokens);
-    p = jsonw_put_cstr(JSONW_PUT(p, ",\"finish_reason\":"), rec->finish_reason);
-    p = jsonw_put_int(JSONW_PUT(p, ",\"status\":"), rec->status);
-    p = rec_bool(JSONW_PUT(p, ",\"ok\":"), rec->ok);
+        p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_REASONING_TOKENS "\":"), rec->reasoning_tokens);
+    p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_FINISH_REASON "\":"), rec->finish_reason);
+    p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_STATUS "\":"), rec->status);
+    p = rec_bool(JSONW_PUT(p, ",\"" RFIELD_OK "\":"), rec->ok);
     p = rec_error(p, rec);
-    p = jsonw_put_int(JSONW_PUT(p, ",\"t_start_us\":"), rec->t_start_us);
-    p = jsonw_put_int(JSONW_PUT(p, ",\"t_end_us\":"), rec->t_end_us);
-    p = jsonw_put_int(JSONW_PUT(p, ",\"wall_start_us\":"), rec->wall_start_us);
+    p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_T_START_US "\":"), rec->t_start_us);
+    p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_T_END_US "\":"), rec->t_end_us);
+    p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_WALL_START_US "\":"), rec->wall_start_us);
     if (rec->has_server_us)
-        p = jsonw_put_int(JSONW_PUT(p, ",\"" RFMT_REC_SERVER_US "\":"), rec->server_us);
+        p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_SERVER_US "\":"), rec->server_us);
     if (rec->t_intended_us > 0)
-        p = jsonw_put_int(JSONW_PUT(p, ",\"t_intended_us\":"), rec->t_intended_us);
-    if (rec->text) p = jsonw_put_cstr(JSONW_PUT(p, ",\"text\":"), rec->text);
-    if (rec->answer) p = jsonw_put_cstr(JSONW_PUT(p, ",\"answer\":"), rec->answer);
-    if (rec->correct >= 0) p = rec_bool(JSONW_PUT(p, ",\"correct\":"), rec->correct);
-    if (rec->turn > 0) p = jsonw_put_int(JSONW_PUT(p, ",\"" RFMT_REC_TURN "\":"), rec->turn);
-    if (rec->session) p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFMT_REC_SESSION "\":"), rec->session);
+        p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_T_INTENDED_US "\":"), rec->t_intended_us);
+    if (rec->text) p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_TEXT "\":"), rec->text);
+    if (rec->answer) p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_ANSWER "\":"), rec->answer);
+    if (rec->correct >= 0) p = rec_bool(JSONW_PUT(p, ",\"" RFIELD_CORRECT "\":"), rec->correct);
+    if (rec->turn > 0) p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_TURN "\":"), rec->turn);
+    if (rec->session) p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_SESSION "\":"), rec->session);
     if (rec->t_headers_us > 0) p = rec_stream(p, rec);
     p = JSONW_PUT(p, "}\n");
     buf_truncate(b, at + (size_t)(p - start));
@@ -317,10 +323,10 @@ size_t rec_n_files(const struct rec_recorder *r) {
 
 static cJSON *rec_counts_json(const struct rec_counts *c) {
     cJSON *o = cJSON_CreateObject();
-    cJSON *errors = o ? cJSON_AddObjectToObject(o, "errors") : NULL;
-    bool ok = errors && cJSON_AddNumberToObject(o, "sent", (double)c->sent) &&
-              cJSON_AddNumberToObject(o, "ok", (double)c->ok) &&
-              cJSON_AddNumberToObject(o, "failed", (double)c->failed);
+    cJSON *errors = o ? cJSON_AddObjectToObject(o, RFMT_COUNTS_ERRORS) : NULL;
+    bool ok = errors && cJSON_AddNumberToObject(o, RFMT_COUNTS_SENT, (double)c->sent) &&
+              cJSON_AddNumberToObject(o, RFMT_COUNTS_OK, (double)c->ok) &&
+              cJSON_AddNumberToObject(o, RFMT_COUNTS_FAILED, (double)c->failed);
     for (size_t i = 0; ok && i < c->n_errors; i++)
         ok = cJSON_AddNumberToObject(errors, c->errors[i].code, (double)c->errors[i].count);
     if (ok) return o;

@@ -8,7 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "awserr.h"
-#include "rfmt.h"
+#include "rfield.h"
 #include "rscan.h"
 #include "scrub.h"
 
@@ -288,7 +288,7 @@ long long reply_service_us(const char *value) {
     size_t n = 0;
     for (; value && value[n] >= '0' && value[n] <= '9' && n < 12; n++)
         v = v * 10 + (value[n] - '0');
-    return n && !value[n] && v <= RFMT_SERVER_US_MAX ? v : -1;
+    return n && !value[n] && v <= RFIELD_SERVER_US_MAX ? v : -1;
 }
 
 void reply_trim(const char *content_length, const char **body, size_t *len) {

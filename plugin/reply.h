@@ -75,7 +75,7 @@ __attribute__((warn_unused_result)) int reply_parse_with(int status, const char 
 #define REPLY_SERVICE_HEADER "x-sm-emulator-service-us"
 
 /* The value of REPLY_SERVICE_HEADER (NUL-terminated, or NULL when absent): 1 to
- * 12 decimal digits making at most RFMT_SERVER_US_MAX; -1 for anything else
+ * 12 decimal digits making at most RFIELD_SERVER_US_MAX; -1 for anything else
  * (absent, signed, spaced, too long, too large). */
 long long reply_service_us(const char *value);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "jscan.h"
+#include "rfield.h"
 #include "rfmt.h"
 
 #define RFILE_MAX_BYTES ((off_t)1 << 36) /* 64 GiB: a larger file is refused */
@@ -144,7 +145,7 @@ static int rfile_time(struct rfile_ctx *c, int64_t *v) {
 /* The emulator's service time: a whole number of model microseconds in range. */
 static int rfile_server_us(struct rfile_ctx *c, int64_t *v) {
     if (jscan_int(&c->s, v) < 0) return -1;
-    return *v < 0 || *v > RFMT_SERVER_US_MAX ? jscan_fail(&c->s, "server_us out of range") : 0;
+    return *v < 0 || *v > RFIELD_SERVER_US_MAX ? jscan_fail(&c->s, "server_us out of range") : 0;
 }
 
 static int rfile_keep_errmsg(struct rfile_ctx *c, uint32_t id) {
@@ -172,9 +173,9 @@ static int rfile_error_value(struct rfile_ctx *c, uint32_t *id) {
     if (jscan_object(&c->s) < 0) return -1;
     while ((more = jscan_member(&c->s, &count, &key)) > 0) {
         int rc;
-        if (jscan_str_is(&key, "code") && jscan_peek(&c->s) != '{')
+        if (jscan_str_is(&key, RFIELD_ERROR_CODE) && jscan_peek(&c->s) != '{')
             rc = rfile_id(c, id);
-        else if (jscan_str_is(&key, "message") && jscan_peek(&c->s) == '"') {
+        else if (jscan_str_is(&key, RFIELD_ERROR_MESSAGE) && jscan_peek(&c->s) == '"') {
             rc = jscan_string(&c->s, &msg);
             have_msg = rc == 0;
         } else
@@ -182,7 +183,7 @@ static int rfile_error_value(struct rfile_ctx *c, uint32_t *id) {
         if (rc < 0) return -1;
     }
     if (more < 0 || !have_msg) return more;
-    if (!*id && strtab_intern(&c->rf->strs, "error", 5, id) < 0)
+    if (!*id && strtab_intern(&c->rf->strs, RFIELD_ERROR, sizeof RFIELD_ERROR - 1, id) < 0)
         return jscan_fail(&c->s, "out of memory");
     if (rfile_errmsg(c->rf, *id)) return 0;
     buf_reset(&c->tmp);
@@ -294,9 +295,10 @@ static int rfile_itl_unit(struct rfile_ctx *c, int8_t *out) {
     struct jscan_str s;
     if (jscan_peek(&c->s) != '"' || jscan_string(&c->s, &s) < 0)
         return jscan_fail(&c->s, "itl_unit is not \"token\" or \"chunk\"");
-    if (s.n == 5 && !s.escaped && memcmp(s.s, "token", 5) == 0)
+    if (s.n == sizeof RFIELD_ITL_TOKEN - 1 && !s.escaped && memcmp(s.s, RFIELD_ITL_TOKEN, s.n) == 0)
         *out = RFILE_ITL_TOKEN;
-    else if (s.n == 5 && !s.escaped && memcmp(s.s, "chunk", 5) == 0)
+    else if (s.n == sizeof RFIELD_ITL_CHUNK - 1 && !s.escaped &&
+             memcmp(s.s, RFIELD_ITL_CHUNK, s.n) == 0)
         *out = RFILE_ITL_CHUNK;
     else
         return jscan_fail(&c->s, "itl_unit is not \"token\" or \"chunk\"");
@@ -311,62 +313,63 @@ static int rfile_member(struct rfile_ctx *c, const struct jscan_str *k, struct r
     if (k->escaped) return jscan_skip(&c->s);
     switch (k->n) {
     case 2:
-        if (RFILE_IS("ok")) return jscan_bool(&c->s, &r->ok) < 0 ? -1 : RFILE_HAVE_OK;
+        if (RFILE_IS(RFIELD_OK)) return jscan_bool(&c->s, &r->ok) < 0 ? -1 : RFILE_HAVE_OK;
         break;
     case 3:
-        if (RFILE_IS("seq")) return rfile_int(c, &r->seq);
+        if (RFILE_IS(RFIELD_SEQ)) return rfile_int(c, &r->seq);
         break;
     case 4:
-        if (RFILE_IS("kind")) return rfile_id(c, &r->kind);
-        if (RFILE_IS("text")) return rfile_text_value(c, &r->text);
+        if (RFILE_IS(RFIELD_KIND)) return rfile_id(c, &r->kind);
+        if (RFILE_IS(RFIELD_TEXT)) return rfile_text_value(c, &r->text);
         break;
     case 5:
-        if (RFILE_IS("phase")) {
+        if (RFILE_IS(RFIELD_PHASE)) {
             if (jscan_peek(&c->s) != '"') return jscan_fail(&c->s, "expected a string");
             return rfile_id(c, &r->phase) < 0 ? -1 : RFILE_HAVE_PHASE;
         }
-        if (RFILE_IS("batch")) return rfile_int(c, &r->batch);
-        if (RFILE_IS("error")) return rfile_error_value(c, &r->error);
+        if (RFILE_IS(RFIELD_BATCH)) return rfile_int(c, &r->batch);
+        if (RFILE_IS(RFIELD_ERROR)) return rfile_error_value(c, &r->error);
         break;
     case 6:
-        if (RFILE_IS("status")) return rfile_int32(c, &r->status);
-        if (RFILE_IS("answer")) return rfile_text_value(c, &r->answer);
-        if (RFILE_IS("chunks")) return rfile_bit(rfile_int32(c, &r->chunks), RFILE_HAVE_CHUNKS);
+        if (RFILE_IS(RFIELD_STATUS)) return rfile_int32(c, &r->status);
+        if (RFILE_IS(RFIELD_ANSWER)) return rfile_text_value(c, &r->answer);
+        if (RFILE_IS(RFIELD_CHUNKS))
+            return rfile_bit(rfile_int32(c, &r->chunks), RFILE_HAVE_CHUNKS);
         break;
     case 7:
-        if (RFILE_IS("correct")) return rfile_correct(c, &r->correct);
+        if (RFILE_IS(RFIELD_CORRECT)) return rfile_correct(c, &r->correct);
         break;
     case 8:
-        if (RFILE_IS("question")) return rfile_id(c, &r->question);
-        if (RFILE_IS(RFMT_REC_ITL_UNIT)) return rfile_itl_unit(c, &r->itl_unit);
-        if (RFILE_IS("t_end_us")) return rfile_time(c, &r->t_end_us) < 0 ? -1 : RFILE_HAVE_END;
+        if (RFILE_IS(RFIELD_QUESTION)) return rfile_id(c, &r->question);
+        if (RFILE_IS(RFIELD_ITL_UNIT)) return rfile_itl_unit(c, &r->itl_unit);
+        if (RFILE_IS(RFIELD_T_END_US)) return rfile_time(c, &r->t_end_us) < 0 ? -1 : RFILE_HAVE_END;
         break;
     case 9:
-        if (RFILE_IS("server_us")) return rfile_server_us(c, &r->server_us);
+        if (RFILE_IS(RFIELD_SERVER_US)) return rfile_server_us(c, &r->server_us);
         break;
     case 10:
-        if (RFILE_IS("max_tokens")) return rfile_int32(c, &r->max_tokens);
-        if (RFILE_IS("t_start_us"))
+        if (RFILE_IS(RFIELD_MAX_TOKENS)) return rfile_int32(c, &r->max_tokens);
+        if (RFILE_IS(RFIELD_T_START_US))
             return rfile_time(c, &r->t_start_us) < 0 ? -1 : RFILE_HAVE_START;
         break;
     case 12:
-        if (RFILE_IS("t_headers_us"))
+        if (RFILE_IS(RFIELD_T_HEADERS_US))
             return rfile_bit(rfile_time(c, &r->t_headers_us), RFILE_HAVE_HEADERS);
-        if (RFILE_IS("chunk_tokens")) return rfile_bit(rfile_ctoks(c, r), RFILE_HAVE_CTOKS);
+        if (RFILE_IS(RFIELD_CHUNK_TOKENS)) return rfile_bit(rfile_ctoks(c, r), RFILE_HAVE_CTOKS);
         break;
     case 13:
-        if (RFILE_IS("wall_start_us")) return rfile_int(c, &r->wall_start_us);
-        if (RFILE_IS("chunk_gaps_us")) return rfile_bit(rfile_gaps(c, r), RFILE_HAVE_GAPS);
-        if (RFILE_IS("t_intended_us")) return rfile_time_or_null(c, &r->t_intended_us);
+        if (RFILE_IS(RFIELD_WALL_START_US)) return rfile_int(c, &r->wall_start_us);
+        if (RFILE_IS(RFIELD_CHUNK_GAPS_US)) return rfile_bit(rfile_gaps(c, r), RFILE_HAVE_GAPS);
+        if (RFILE_IS(RFIELD_T_INTENDED_US)) return rfile_time_or_null(c, &r->t_intended_us);
         break;
     case 16:
-        if (RFILE_IS("t_first_token_us"))
+        if (RFILE_IS(RFIELD_T_FIRST_TOKEN_US))
             return rfile_bit(rfile_time_or_null(c, &r->t_first_us), RFILE_HAVE_FIRST);
-        if (RFILE_IS(RFMT_REC_REASONING)) return rfile_int32(c, &r->reasoning_tokens);
+        if (RFILE_IS(RFIELD_REASONING_TOKENS)) return rfile_int32(c, &r->reasoning_tokens);
         break;
     case 17:
-        if (RFILE_IS("completion_tokens")) return rfile_int32(c, &r->completion_tokens);
-        if (RFILE_IS(RFMT_REC_FIRST_OUTPUT))
+        if (RFILE_IS(RFIELD_COMPLETION_TOKENS)) return rfile_int32(c, &r->completion_tokens);
+        if (RFILE_IS(RFIELD_T_FIRST_OUTPUT_US))
             return rfile_bit(rfile_time_or_null(c, &r->t_first_output_us), RFILE_HAVE_OUTPUT);
         break;
     }
@@ -405,9 +408,9 @@ static const char *rfile_missing(int have) {
 static bool rfile_stream_bad(const struct rfile_ctx *c, const struct rfile_rec *r, int have,
                              char *out, size_t cap) {
     const uint32_t *g = c->rec_ngaps ? c->rf->gaps + r->gaps : NULL;
-    const char *missing = !(have & RFILE_HAVE_FIRST)    ? "t_first_token_us"
-                          : !(have & RFILE_HAVE_CHUNKS) ? "chunks"
-                          : !(have & RFILE_HAVE_GAPS)   ? "chunk_gaps_us"
+    const char *missing = !(have & RFILE_HAVE_FIRST)    ? RFIELD_T_FIRST_TOKEN_US
+                          : !(have & RFILE_HAVE_CHUNKS) ? RFIELD_CHUNKS
+                          : !(have & RFILE_HAVE_GAPS)   ? RFIELD_CHUNK_GAPS_US
                                                         : NULL;
     uint64_t sum = 0;
     for (size_t i = 0; !missing && i < c->rec_ngaps; i++) sum += g[i];
@@ -434,14 +437,14 @@ static bool rfile_stream_bad(const struct rfile_ctx *c, const struct rfile_rec *
     else if (r->t_first_output_us != RFILE_NONE &&
              (r->t_first_us == RFILE_NONE || r->t_first_output_us < r->t_first_us ||
               r->t_first_output_us > r->t_end_us))
-        snprintf(out, cap, RFMT_REC_FIRST_OUTPUT " is %s",
+        snprintf(out, cap, RFIELD_T_FIRST_OUTPUT_US " is %s",
                  r->t_first_us == RFILE_NONE            ? "set but t_first_token_us is null"
                  : r->t_first_output_us < r->t_first_us ? "before t_first_token_us"
                                                         : "after t_end_us");
     else if (r->reasoning_tokens < 0 ||
              (r->reasoning_tokens > 0 && r->completion_tokens != RFILE_NONE &&
               r->reasoning_tokens > r->completion_tokens))
-        snprintf(out, cap, RFMT_REC_REASONING " is %s",
+        snprintf(out, cap, RFIELD_REASONING_TOKENS " is %s",
                  r->reasoning_tokens < 0 ? "negative" : "more than completion_tokens");
     else if (r->t_headers_us != RFILE_NONE &&
              (r->t_headers_us < r->t_start_us || r->t_headers_us > r->t_end_us))
@@ -495,7 +498,7 @@ static int rfile_record(struct rfile_ctx *c) {
     r.stream = (have & RFILE_HAVE_STREAM) != 0;
     if (!(have & RFILE_HAVE_OUTPUT)) r.t_first_output_us = r.t_first_us;
     if ((have & RFILE_HAVE_OUTPUT) && !r.stream)
-        return rfile_record_error(c, RFMT_REC_FIRST_OUTPUT " without t_first_token_us");
+        return rfile_record_error(c, RFIELD_T_FIRST_OUTPUT_US " without t_first_token_us");
     if (r.stream && rfile_stream_bad(c, &r, have, why, sizeof why))
         return rfile_record_error(c, why);
     if (!(have & RFILE_HAVE_CTOKS)) r.ctoks = RFILE_NO_CTOKS;
@@ -560,7 +563,7 @@ static int rfile_document(struct rfile_ctx *c, const char *data, size_t len) {
     }
     if (jscan_object(&c->s) < 0) return rfile_syntax_error(c);
     while ((more = jscan_member(&c->s, &count, &key)) > 0) {
-        int rc = jscan_str_is(&key, "records") && jscan_peek(&c->s) == '['
+        int rc = jscan_str_is(&key, RFMT_RECORDS) && jscan_peek(&c->s) == '['
                      ? rfile_records(c)
                      : rfile_head_member(c, &key);
         if (rc < 0) return rc;

@@ -45,10 +45,10 @@ static int suite_files_from_json(const cJSON *root, const char *path,
     if (rc || !cJSON_IsObject(counts)) return SUITE_FILES_ERR_FORMAT;
     r->partial = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(root, RFMT_PARTIAL));
     if (cJSON_IsString(reason)) snprintf(r->reason, sizeof r->reason, "%s", reason->valuestring);
-    r->sent = suite_files_count(counts, "sent");
-    r->ok = suite_files_count(counts, "ok");
-    r->failed = suite_files_count(counts, "failed");
-    suite_files_errors_text(cJSON_GetObjectItemCaseSensitive(counts, "errors"), r->errors,
+    r->sent = suite_files_count(counts, RFMT_COUNTS_SENT);
+    r->ok = suite_files_count(counts, RFMT_COUNTS_OK);
+    r->failed = suite_files_count(counts, RFMT_COUNTS_FAILED);
+    suite_files_errors_text(cJSON_GetObjectItemCaseSensitive(counts, RFMT_COUNTS_ERRORS), r->errors,
                             sizeof r->errors);
     const cJSON *ended = cJSON_GetObjectItemCaseSensitive(root, RFMT_ENDED_AT);
     if (head.started_at && cwdoc_time(head.started_at, strlen(head.started_at), &r->started))

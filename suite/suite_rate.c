@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "readall.h"
+#include "rfield.h"
+#include "rfmt.h"
 #include "suite_files.h"
 
 #define SUITE_RATE_MAX_RECORDS 100000
@@ -20,10 +22,10 @@ static double suite_rate_median(const cJSON *records, long tokens, double *walls
     size_t n = 0;
     const cJSON *rec;
     cJSON_ArrayForEach(rec, records) {
-        const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rec, "ok");
-        const cJSON *mt = cJSON_GetObjectItemCaseSensitive(rec, "max_tokens");
-        const cJSON *t0 = cJSON_GetObjectItemCaseSensitive(rec, "t_start_us");
-        const cJSON *t1 = cJSON_GetObjectItemCaseSensitive(rec, "t_end_us");
+        const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rec, RFIELD_OK);
+        const cJSON *mt = cJSON_GetObjectItemCaseSensitive(rec, RFIELD_MAX_TOKENS);
+        const cJSON *t0 = cJSON_GetObjectItemCaseSensitive(rec, RFIELD_T_START_US);
+        const cJSON *t1 = cJSON_GetObjectItemCaseSensitive(rec, RFIELD_T_END_US);
         if (!cJSON_IsTrue(ok) || !cJSON_IsNumber(mt) || mt->valuedouble != tokens ||
             !cJSON_IsNumber(t0) || !cJSON_IsNumber(t1) || t1->valuedouble < t0->valuedouble ||
             n == SUITE_RATE_MAX_RECORDS)
@@ -40,8 +42,8 @@ static void suite_rate_lengths(const cJSON *records, long *lo, long *hi) {
     const cJSON *rec;
     *lo = *hi = -1;
     cJSON_ArrayForEach(rec, records) {
-        const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rec, "ok");
-        const cJSON *mt = cJSON_GetObjectItemCaseSensitive(rec, "max_tokens");
+        const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rec, RFIELD_OK);
+        const cJSON *mt = cJSON_GetObjectItemCaseSensitive(rec, RFIELD_MAX_TOKENS);
         if (!cJSON_IsTrue(ok) || !cJSON_IsNumber(mt) || !(mt->valuedouble >= 1) ||
             mt->valuedouble > 1e7 || mt->valuedouble != floor(mt->valuedouble))
             continue;
@@ -53,8 +55,8 @@ static void suite_rate_lengths(const cJSON *records, long *lo, long *hi) {
 
 int suite_rate_parse(const char *json, size_t len, struct suite_rate *out, struct buf *err) {
     cJSON *root = cJSON_ParseWithLength(json, len);
-    const cJSON *records = cJSON_GetObjectItemCaseSensitive(root, "records");
-    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(root, "time_scale");
+    const cJSON *records = cJSON_GetObjectItemCaseSensitive(root, RFMT_RECORDS);
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(root, RFMT_TIME_SCALE);
     int n = cJSON_IsArray(records) ? cJSON_GetArraySize(records) : 0;
     double *walls = n > 0 ? malloc((size_t)n * sizeof *walls) : NULL;
     long lo, hi;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "plugcheck.h"
-#include "rfmt.h"
+#include "rfield.h"
 
 static void fuzz_parse(const struct plugcheck_input *in, unsigned flags, bool utf8,
                        struct reply *r) {
@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     bool utf8 = plugcheck_utf8((const char *)data, size);
     plugcheck_input_split(data, size, &in);
     long long us = reply_service_us(in.error_type);
-    if (us < -1 || us > RFMT_SERVER_US_MAX || (us >= 0 && !in.error_type[0])) abort();
+    if (us < -1 || us > RFIELD_SERVER_US_MAX || (us >= 0 && !in.error_type[0])) abort();
     fuzz_parse(&in, REPLY_TEXT, utf8, &with_text);
     fuzz_parse(&in, 0, utf8, &without_text);
     fuzz_parse(&in, REPLY_TEXT | REPLY_NO_SCAN, utf8, &cjson);

@@ -6,7 +6,7 @@
 #include "../check.h"
 #include "buf.h"
 #include "reply.h"
-#include "rfmt.h"
+#include "rfield.h"
 
 static const struct {
     const char *name;
@@ -491,7 +491,7 @@ static void test_trim(void) {
 static void test_service_us(void) {
     CHECK(reply_service_us("0") == 0);
     CHECK(reply_service_us("4321") == 4321);
-    CHECK(reply_service_us("100000000000") == RFMT_SERVER_US_MAX);
+    CHECK(reply_service_us("100000000000") == RFIELD_SERVER_US_MAX);
     CHECK(reply_service_us("000000000012") == 12);
     const char *bad[] = {NULL,
                          "",

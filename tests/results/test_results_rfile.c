@@ -1,11 +1,13 @@
 /* Unit tests of rfile (reading a result file or a journal) and field (the
  * type and range rules): the values of the records read, and the one-line
  * error of each kind of bad file (a FIFO and a directory refused at once, a
- * file that starts with a NUL byte, a journal of NUL bytes only). */
+ * file that starts with a NUL byte, a journal of NUL bytes only), and that every
+ * field of common/rfield.h's table is read or said to be unread. */
 #include <sys/stat.h>
 
 #include "../check.h"
 #include "field.h"
+#include "rfield.h"
 #include "rfile.h"
 #include "rtest.h"
 
@@ -175,7 +177,82 @@ static void test_reasoning(void) {
                RFILE_ERR_INPUT, ": record 1: t_first_output_us without t_first_token_us");
 }
 
+/* Every field of the table (common/rfield.h) is either read, and then a value of
+ * the wrong type is refused naming it (so its name reaches the reader's code, not
+ * the skip of an unknown member), or said here to be one sm-compare does not read
+ * (NULL), and then any value is skipped. */
+static void test_every_table_field_read_or_unread(void) {
+    static const struct {
+        const char *name, *bad; /* bad: a value of the wrong type; NULL: not read */
+    } fields[] = {
+        {RFIELD_SEQ, "\"x\""},
+        {RFIELD_THREAD, NULL},
+        {RFIELD_ENDPOINT, NULL},
+        {RFIELD_VARIANT, NULL},
+        {RFIELD_PHASE, "1"},
+        {RFIELD_BATCH, "\"x\""},
+        {RFIELD_QUESTION, "1"},
+        {RFIELD_KIND, "1"},
+        {RFIELD_MAX_TOKENS, "\"x\""},
+        {RFIELD_PROMPT_TOKENS, NULL},
+        {RFIELD_COMPLETION_TOKENS, "\"x\""},
+        {RFIELD_REASONING_TOKENS, "\"x\""},
+        {RFIELD_FINISH_REASON, NULL},
+        {RFIELD_STATUS, "\"x\""},
+        {RFIELD_OK, "\"x\""},
+        {RFIELD_ERROR, "1"},
+        {RFIELD_T_START_US, "\"x\""},
+        {RFIELD_T_END_US, "\"x\""},
+        {RFIELD_WALL_START_US, "\"x\""},
+        {RFIELD_SERVER_US, "\"x\""},
+        {RFIELD_T_INTENDED_US, "\"x\""},
+        {RFIELD_TEXT, "1"},
+        {RFIELD_ANSWER, "1"},
+        {RFIELD_CORRECT, "\"x\""},
+        {RFIELD_TURN, NULL},
+        {RFIELD_SESSION, NULL},
+        {RFIELD_T_HEADERS_US, "\"x\""},
+        {RFIELD_T_FIRST_TOKEN_US, "\"x\""},
+        {RFIELD_T_FIRST_OUTPUT_US, "\"x\""},
+        {RFIELD_CHUNKS, "\"x\""},
+        {RFIELD_CHUNKS_RECEIVED, NULL},
+        {RFIELD_CHUNK_GAPS_US, "\"x\""},
+        {RFIELD_ITL_UNIT, "1"},
+        {RFIELD_CHUNK_TOKENS, "\"x\""},
+    };
+    size_t n, nf = sizeof fields / sizeof fields[0];
+    const struct rfield_row *table = rfield_all(&n);
+    CHECK(n == nf);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < nf && strcmp(fields[j].name, table[i].name) != 0) j++;
+        if (j == nf) fprintf(stderr, "%s: not in this test: is it read?\n", table[i].name);
+        CHECK(j < nf);
+        if (j == nf) continue;
+        char text[512], want[128];
+        snprintf(text, sizeof text,
+                 "{\"records\": [{\"%s\": %s, \"phase\": \"p\", \"ok\": true, "
+                 "\"t_start_us\": 1, \"t_end_us\": 2}]}",
+                 fields[j].name, fields[j].bad ? fields[j].bad : "{\"any\": [1]}");
+        snprintf(want, sizeof want, "record 1, field %s: ", fields[j].name);
+        struct rfile *rf = NULL;
+        struct buf err;
+        buf_init(&err, 1024);
+        int rc = rfile_read(rtest_write("field.json", text), &rf, &err);
+        bool as_said = fields[j].bad ? rc == RFILE_ERR_INPUT && strstr(buf_str(&err), want)
+                                     : rc == RFILE_OK && rf && rf->nrecs == 1;
+        if (!as_said)
+            fprintf(stderr, "%s: %s (%s)\n", fields[j].name,
+                    fields[j].bad ? "a bad value not refused as this field's" : "not skipped",
+                    buf_str(&err));
+        CHECK(as_said);
+        rfile_free(rf);
+        buf_free(&err);
+    }
+}
+
 int main(void) {
+    test_every_table_field_read_or_unread();
     test_reasoning();
     test_document();
     test_journal();
