@@ -518,7 +518,7 @@ static int rfile_records(struct rfile_ctx *c) {
     return more < 0 ? rfile_syntax_error(c) : 0;
 }
 
-/* cJSON refuses one thing the scanner lets through (jstr_decode makes it
+/* cJSON refuses one thing the scanner lets through (jscan_str_decode makes it
  * U+FFFD): half of a UTF-16 surrogate pair. Reports it at the value at at. */
 static int rfile_surrogate_error(struct rfile_ctx *c, const char *at) {
     c->s.p = at;
