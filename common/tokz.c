@@ -172,10 +172,12 @@ static int tokz_load(struct tokz *t, const char *path, struct buf *err) {
         char why[160] = "";
         t->kind = TOKZ_SENTENCEPIECE;
         t->spm = file.len ? spmc_load(file.data, file.len, why, sizeof why) : NULL;
+        /* The library's reason names its own source lines: the user is told what the file is not.
+         */
         if (!t->spm)
             rc = buf_fail(err, TOKZ_ERR_FORMAT,
-                          "%.*s: neither a tokenizer.json nor a SentencePiece model (%s)",
-                          TOKZ_NAME_BYTES, path, file.len ? why : "empty");
+                          "%.*s: neither a tokenizer.json nor a SentencePiece model%s",
+                          TOKZ_NAME_BYTES, path, file.len ? "" : " (empty)");
     }
     buf_free(&file);
     return rc ? rc : tokz_find_words(t, path, err);

@@ -21,6 +21,7 @@
 #include "clockprobe.h"
 #include "dist.h"
 #include "lua_sagemaker.h"
+#include "lua_tok.h"
 #include "plainhttp.h"
 #include "record.h"
 #include "rfmt.h"
@@ -270,6 +271,7 @@ static const luaL_Reg lsm_functions[] = {
     {"add_file", lsm_add_file},
     {"hooks", lsm_hooks},
     {"finish", lsm_finish},
+    {"tokenizer", ltok_open},
     {NULL, NULL},
 };
 

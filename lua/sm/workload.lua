@@ -19,7 +19,12 @@
 -- A synthetic prompt is made of common English words, one token each by the
 -- emulator's count and for most tokenizers; a real server adds its chat
 -- template's tokens (about 10 for Gemma's): the records' prompt_tokens say what
--- the server counted.
+-- the server counted. With --tokenizer FILE (the model's tokenizer.model or
+-- tokenizer.json) a synthetic prompt is exactly --input-tokens tokens by the
+-- model's own tokenizer (sm.tokenizer); the template's overhead is then
+-- measured from usage.prompt_tokens on the first reply, every later reply is
+-- checked against it, and each reply's text is counted against
+-- usage.completion_tokens: the run ends with a note saying what was found.
 local sm = require "sm.plugin"
 local run = require "sm.run"
 
@@ -49,6 +54,10 @@ M.options = {
   { name = "--sessions", type = "bool", default = false,
     help = "each conversation is a sticky session (X-Amzn-SageMaker-Session-Id: NEW_SESSION "
       .. "first, CLOSE last); InvokeEndpoint and its stream route" },
+  { name = "--tokenizer", arg = "FILE", type = "string",
+    help = "the model's tokenizer (SentencePiece tokenizer.model or Hugging Face byte-level BPE "
+      .. "tokenizer.json): --input-tokens are exact, the template's overhead is measured from "
+      .. "usage.prompt_tokens and reply lengths are checked against usage" },
   { name = "--workload-seed", arg = "N", type = "int", default = 1,
     help = "the seed of the sampling and the lengths" },
 }
@@ -63,6 +72,19 @@ local WORDS = {
 }
 
 local MAX_DATASET_BYTES = 256 * 1024 * 1024
+
+-- The tokenizers this Lua state loaded, by path (one state cannot use another's).
+local tokenizers = {}
+
+-- The tokenizer at path, loaded once per state, or nil and a one-line message.
+function M.tokenizer(path)
+  if not tokenizers[path] then
+    local tok, err = sm.tokenizer(path)
+    if not tok then return nil, "--tokenizer: " .. err end
+    tokenizers[path] = tok
+  end
+  return tokenizers[path]
+end
 
 -- One line of a dataset as an item's fields, or nil and why.
 local function dataset_entry(obj)
@@ -182,6 +204,11 @@ function M.validate(o)
   if o.dataset_sampling ~= "with" and o.dataset_sampling ~= "without" then
     return "--dataset-sampling must be with or without, got '" .. o.dataset_sampling .. "'"
   end
+  if o.tokenizer then
+    if not o.input_tokens then return "--tokenizer goes with --input-tokens" end
+    local tok, err = M.tokenizer(o.tokenizer)
+    if not tok then return err end
+  end
   if o.prefix_tokens > 0 and not o.input_tokens then
     return "--prefix-tokens goes with --input-tokens"
   end
@@ -210,6 +237,7 @@ end
 function M.settings(o)
   return { { "dataset", o.dataset }, { "dataset_sampling", o.dataset and o.dataset_sampling },
     { "input_tokens", o.input_tokens }, { "output_tokens", o.output_tokens },
+    { "tokenizer", o.tokenizer },
     { "prefix_tokens", o.input_tokens and o.prefix_tokens or nil },
     { "prefix_groups", o.input_tokens and o.prefix_tokens > 0 and o.prefix_groups or nil },
     { "workload_seed", (o.dataset or o.input_tokens or o.output_tokens) and o.workload_seed },
@@ -256,6 +284,7 @@ function M.items(o, n, seed, base)
     o.dataset_sampling == "with")
   local inputs = o.input_tokens and assert(sm.lengths(o.input_tokens, n, seed))
   local outputs = o.output_tokens and assert(sm.lengths(o.output_tokens, n, seed + 1))
+  local tok = inputs and o.tokenizer and assert(M.tokenizer(o.tokenizer))
   for k = 1, n do
     local item = run.with(base, {})
     if picks then
@@ -265,8 +294,17 @@ function M.items(o, n, seed, base)
     elseif inputs then
       local prefix = math.min(o.prefix_tokens, inputs[k])
       local group = (k - 1) % o.prefix_groups
-      item.prompt = words(prefix, o.workload_seed * 1000003 + group) .. (prefix > 0 and " " or "")
-        .. words(inputs[k] - prefix, seed * 1000003 + k)
+      if tok then
+        -- Exact: both parts are single-token words, and a space before a
+        -- word keeps it one token (tokz.h).
+        item.prompt = tok:prompt(prefix, o.workload_seed * 1000003 + group)
+          .. ((prefix > 0 and inputs[k] > prefix) and " " or "")
+          .. tok:prompt(inputs[k] - prefix, seed * 1000003 + k)
+        item.input_tokens = inputs[k]
+      else
+        item.prompt = words(prefix, o.workload_seed * 1000003 + group)
+          .. (prefix > 0 and " " or "") .. words(inputs[k] - prefix, seed * 1000003 + k)
+      end
     end
     if outputs then item.max_tokens, item.ignore_eos = outputs[k], true end
     items[k] = item
@@ -283,13 +321,71 @@ function M.conversation_items(o, n, seed, base)
   local out = {}
   for k = 1, n do
     local item = run.with(flat[(k - 1) * o.turns + 1], { prompt = false })
-    item.prompt = nil
+    item.prompt, item.input_tokens = nil, nil -- the history's template is not one overhead
     item.turns, item.think_s, item.session = {}, {}, o.sessions
     for t = 1, o.turns do item.turns[t] = flat[(k - 1) * o.turns + t].prompt end
     for t = 1, o.turns - 1 do item.think_s[t] = think[(k - 1) * (o.turns - 1) + t] end
     out[k] = item
   end
   return out
+end
+
+-- The check a scenario runs on each reply when a tokenizer makes the prompts
+-- exact (nil otherwise): the first reply's usage.prompt_tokens minus the
+-- prompt's tokens is the template's overhead; the replies whose overhead
+-- differs and whose text is not usage.completion_tokens long are counted, in
+-- globals that finish() reads with thread:get.
+function M.check_of(o)
+  if not o.tokenizer then return nil end
+  return function(item, reply, rec)
+    if not item.input_tokens or not rec.ok then return end
+    if reply.prompt_tokens then
+      local over = reply.prompt_tokens - item.input_tokens
+      if not sm_tok_overhead then
+        sm_tok_overhead, sm_tok_first = over, reply.prompt_tokens
+        sm_tok_first_input = item.input_tokens
+      end
+      sm_tok_replies = (sm_tok_replies or 0) + 1
+      if over ~= sm_tok_overhead then sm_tok_differ = (sm_tok_differ or 0) + 1 end
+    end
+    local tok = reply.completion_tokens and reply.text and M.tokenizer(o.tokenizer)
+    if tok then
+      local n = tok:count(reply.text)
+      sm_tok_outputs = (sm_tok_outputs or 0) + 1
+      if n ~= reply.completion_tokens then sm_tok_out_differ = (sm_tok_out_differ or 0) + 1 end
+    end
+  end
+end
+
+-- What the checks found, as notes on stderr (name: the scenario's).
+function M.finish(name, o, threads)
+  if not o.tokenizer then return end
+  local over, first, input, replies, differ, outputs, out_differ
+  replies, differ, outputs, out_differ = 0, 0, 0, 0
+  for _, t in ipairs(threads) do
+    local v = t:get("sm_tok_overhead")
+    if v and not over then
+      over, first, input = v, t:get("sm_tok_first"), t:get("sm_tok_first_input")
+    elseif v and v ~= over then
+      differ = differ + 1 -- another thread's first reply
+    end
+    replies = replies + (t:get("sm_tok_replies") or 0)
+    differ = differ + (t:get("sm_tok_differ") or 0)
+    outputs = outputs + (t:get("sm_tok_outputs") or 0)
+    out_differ = out_differ + (t:get("sm_tok_out_differ") or 0)
+  end
+  if not over then
+    io.stderr:write(name, ": note: template overhead not measured: no reply said "
+      .. "usage.prompt_tokens\n")
+    return
+  end
+  io.stderr:write(string.format("%s: note: template overhead: %d tokens (usage.prompt_tokens "
+    .. "%d for a prompt of exactly %d by %s); %d of %d replies differ from it\n", name, over,
+    first, input, o.tokenizer, differ, replies))
+  if outputs > 0 then
+    io.stderr:write(string.format("%s: note: reply lengths: %d of %d replies' texts are not "
+      .. "usage.completion_tokens long by the tokenizer\n", name, out_differ, outputs))
+  end
 end
 
 return M
