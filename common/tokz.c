@@ -14,19 +14,24 @@
 #define TOKZ_CHECK_LEN  64   /* the tokens of the sample checked at load */
 #define TOKZ_NAME_BYTES 200  /* of the path quoted in a message */
 
+#define TOKZ_SLOT  16   /* bytes of a word's slot: a space and at most TOKZ_WORD_MAX letters */
+#define TOKZ_BATCH 4096 /* words written per growth of the output */
+
+_Static_assert(TOKZ_WORD_MAX + 1 <= TOKZ_SLOT, "a word and its space fit a slot");
+
+/* A word as the builder copies it: the whole slot at once, then len bytes kept. */
 struct tokz_word {
-    uint32_t off; /* in words: the space before the word */
-    uint32_t len; /* with the space */
+    char text[TOKZ_SLOT]; /* " word", padded */
+    size_t len;
 };
 
 struct tokz {
     enum tokz_kind kind;
     struct bpe *bpe;
     struct spmc *spm;
-    struct buf words;       /* " word" after " word" */
     struct tokz_word *next; /* one token after a space */
     size_t nnext;
-    struct tokz_word *first; /* one token at the start of a text too */
+    struct tokz_word *first; /* one token at the start of a text too: "word", no space */
     size_t nfirst;
 };
 
@@ -66,20 +71,27 @@ int tokz_count(struct tokz *t, const char *text, size_t len, size_t *n, struct b
     return tokz_encode(t, text, len, NULL, 0, n, err);
 }
 
+/* A number below n from the 32 bits r (Lemire's multiply-shift: no division). */
+static inline size_t tokz_below(uint32_t r, size_t n) {
+    return (size_t)(((uint64_t)r * n) >> 32);
+}
+
 int tokz_prompt(const struct tokz *t, size_t n, uint64_t seed, struct buf *out) {
     uint64_t s = seed;
-    const char *w = t->words.data;
-    for (size_t i = 0; i < n; i++) {
-        const struct tokz_word *e;
-        size_t skip = 0;
-        if (i == 0 && t->nfirst > 0) {
-            e = &t->first[tokz_rand(&s) % t->nfirst];
-            skip = 1;
-        } else {
-            e = &t->next[tokz_rand(&s) % t->nnext];
+    size_t i = 0;
+    while (i < n) {
+        size_t batch = n - i < TOKZ_BATCH ? n - i : TOKZ_BATCH, start = out->len, used = 0;
+        char *p = buf_grow(out, batch * TOKZ_SLOT);
+        if (!p) return BUF_ERR_NOMEM;
+        for (size_t k = 0; k < batch; k++, i++) {
+            uint64_t r = tokz_rand(&s);
+            const struct tokz_word *w = i == 0 && t->nfirst
+                                            ? &t->first[tokz_below((uint32_t)r, t->nfirst)]
+                                            : &t->next[tokz_below((uint32_t)r, t->nnext)];
+            memcpy(p + used, w->text, TOKZ_SLOT);
+            used += w->len;
         }
-        int rc = buf_add(out, w + e->off + skip, e->len - skip);
-        if (rc) return rc;
+        buf_truncate(out, start + used);
     }
     return BUF_OK;
 }
@@ -115,16 +127,20 @@ static int tokz_find_words(struct tokz *t, const char *name, struct buf *err) {
         const char *tok = t->kind == TOKZ_BPE ? bpe_token(t->bpe, id) : spmc_piece(t->spm, (int)id);
         const char *letters = tokz_candidate(tok, marker, &k);
         if (!letters) continue;
-        size_t off = t->words.len;
-        if (buf_addc(&t->words, ' ') || buf_add(&t->words, letters, k)) return TOKZ_ERR_NOMEM;
-        const char *w = t->words.data + off;
-        if (!tokz_single(t, w, k + 1)) {
-            buf_truncate(&t->words, off);
+        struct tokz_word *e = &t->next[t->nnext];
+        e->text[0] = ' ';
+        memcpy(e->text + 1, letters, k);
+        e->len = k + 1;
+        if (!tokz_single(t, e->text, e->len)) {
+            memset(e, 0, sizeof *e);
             continue;
         }
-        struct tokz_word e = {(uint32_t)off, (uint32_t)(k + 1)};
-        t->next[t->nnext++] = e;
-        if (tokz_single(t, w + 1, k)) t->first[t->nfirst++] = e;
+        t->nnext++;
+        if (tokz_single(t, e->text + 1, k)) {
+            struct tokz_word *f = &t->first[t->nfirst++];
+            memcpy(f->text, letters, k);
+            f->len = k;
+        }
     }
     if (t->nnext == 0)
         return buf_fail(err, TOKZ_ERR_FORMAT,
@@ -187,7 +203,6 @@ int tokz_open(const char *path, struct tokz **out, struct buf *err) {
     *out = NULL;
     struct tokz *t = calloc(1, sizeof *t);
     if (!t) return buf_fail(err, TOKZ_ERR_NOMEM, "out of memory");
-    buf_init(&t->words, BUF_NO_CAP);
     int rc = tokz_load(t, path, err);
     if (rc) {
         if (rc == TOKZ_ERR_NOMEM)
@@ -203,7 +218,6 @@ void tokz_free(struct tokz *t) {
     if (!t) return;
     bpe_free(t->bpe);
     spmc_free(t->spm);
-    buf_free(&t->words);
     free(t->next);
     free(t->first);
     free(t);

@@ -23,7 +23,7 @@ from testkit import Failure, check, isolated_env  # noqa: E402
 SECRET = "install-test-secret"
 # What the package must declare (the libraries the programs link, and wrk with its LuaJIT).
 DEPENDS = ["wrk", "libluajit-5.1-2", "libcurl4", "libcjson1", "libpcre2-8-0", "libevent-2.1-7",
-           "libssl3"]
+           "libssl3", "libsentencepiece0"]
 
 
 def env():
