@@ -271,7 +271,7 @@ static const luaL_Reg lsm_functions[] = {
     {"add_file", lsm_add_file},
     {"hooks", lsm_hooks},
     {"finish", lsm_finish},
-    {"tokenizer", ltok_open},
+    {"tokenizer", lsm_tok_open},
     {NULL, NULL},
 };
 

@@ -14,6 +14,6 @@
 #include <lua.h>
 
 /* sagemaker.tokenizer */
-int ltok_open(lua_State *L);
+int lsm_tok_open(lua_State *L);
 
 #endif
