@@ -281,6 +281,7 @@ int bpe_load(const char *json, size_t len, const char *name, struct bpe **out, s
     cJSON_Delete(root);
     if (rc) {
         if (rc == BPE_ERR_NOMEM) (void)buf_fail(err, rc, "%s: out of memory", name);
+        if (err) buf_one_line(err); /* it may quote the file's strings */
         bpe_free(b);
         return rc;
     }
@@ -388,5 +389,6 @@ int bpe_encode(struct bpe *b, const char *text, size_t len, int32_t *ids, size_t
     }
     if (rc == BPE_OK && done < len) rc = bpe_piece(b, text + done, len - done, ids, cap, n, err);
     free(owned);
+    if (rc && err) buf_one_line(err);
     return rc;
 }

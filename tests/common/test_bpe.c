@@ -66,6 +66,10 @@ static const struct {
     {"{\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"vocab\":{\"a\":-1},\"merges\":[]}}",
      "t.json: model.vocab: an id that is no whole number from 0 to 16777216"},
     {"{\"model\":", "t.json: not JSON"},
+    /* A string of the file quoted in the message is made one line. */
+    {"{\"pre_tokenizer\":{\"type\":\"Byte\nLevel\"},\"model\":{\"vocab\":{\"a\":0},"
+     "\"merges\":[]}}",
+     "t.json: pre_tokenizer Byte?Level is not byte-level BPE's (Split, ByteLevel)"},
 };
 
 int main(void) {
