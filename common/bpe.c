@@ -379,7 +379,14 @@ int bpe_encode(struct bpe *b, const char *text, size_t len, int32_t *ids, size_t
     size_t at = 0, done = 0;
     while (at <= len && rc == BPE_OK) {
         int m = pcre2_match(b->re, (PCRE2_SPTR)text, len, at, 0, b->md, NULL);
-        if (m < 0) break;
+        if (m == PCRE2_ERROR_NOMATCH) break;
+        if (m < 0) { /* PCRE2's match limit (a pattern that backtracks without end) */
+            PCRE2_UCHAR why[120];
+            pcre2_get_error_message(m, why, sizeof why);
+            rc = buf_fail(err, BPE_ERR_FORMAT, "the split pattern failed on the text: %s",
+                          (const char *)why);
+            break;
+        }
         const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(b->md);
         if (ov[0] > done) rc = bpe_piece(b, text + done, ov[0] - done, ids, cap, n, err);
         if (rc == BPE_OK && ov[1] > ov[0])

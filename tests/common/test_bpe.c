@@ -99,5 +99,26 @@ int main(void) {
         CHECK_STR(buf_str(&err), bad[i].message);
         buf_free(&err);
     }
+    /* A split pattern that backtracks without end stops at PCRE2's match limit:
+     * the text is refused, not cut wrongly. */
+    static const char slow[] =
+        "{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\","
+        "\"pattern\":{\"Regex\":\"(a|aa)+(a|aa)+(a|aa)+b\"},\"behavior\":\"Isolated\"},"
+        "{\"type\":\"ByteLevel\",\"use_regex\":false}]},\"model\":{\"vocab\":{\"a\":0},"
+        "\"merges\":[]}}";
+    struct buf err;
+    buf_init(&err, 512);
+    struct bpe *b = NULL;
+    CHECK_INT(bpe_load(slow, strlen(slow), "t.json", &b, &err), 0);
+    if (b) {
+        char text[64];
+        memset(text, 'a', sizeof text - 1);
+        memcpy(text + sizeof text - 3, "cb", 3); /* a 'b' to look for, never after the a's */
+        size_t n = 0;
+        CHECK_INT(bpe_encode(b, text, strlen(text), NULL, 0, &n, &err), BPE_ERR_FORMAT);
+        CHECK_STR(buf_str(&err), "the split pattern failed on the text: match limit exceeded");
+        bpe_free(b);
+    }
+    buf_free(&err);
     return check_exit();
 }
