@@ -30,6 +30,7 @@ int main(int argc, char **argv) {
     struct tokz *t = NULL;
     if (tokz_open(argv[1], &t, &err)) {
         fprintf(stderr, "tokz_bench: %s\n", buf_str(&err));
+        buf_free(&err);
         return 2;
     }
     int rc = tokz_prompt(t, n, 1, &out) || tokz_count(t, out.data, out.len, &checked, &err);

@@ -23,6 +23,7 @@ int main(int argc, char **argv) {
     struct tokz *t = NULL;
     if (tokz_open(argv[1], &t, &err)) {
         fprintf(stderr, "tokz_tool: %s\n", buf_str(&err));
+        buf_free(&err);
         return 2;
     }
     int rc = 0;
