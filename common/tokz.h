@@ -18,7 +18,7 @@
 
 #include "buf.h"
 
-#define TOKZ_MAX_FILE (64u * 1024 * 1024) /* the largest tokenizer file read */
+#define TOKZ_MAX_FILE ((size_t)64 * 1024 * 1024) /* the largest tokenizer file read */
 
 enum tokz_error {
     TOKZ_OK = 0,

@@ -100,7 +100,7 @@ static const luaL_Reg lsm_tok_methods[] = {
 
 int lsm_tok_open(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
-    struct tokz **slot = lua_newuserdata(L, sizeof *slot);
+    struct tokz **slot = lua_newuserdata(L, sizeof(struct tokz *));
     *slot = NULL;
     if (luaL_newmetatable(L, LSM_TOK_META)) {
         lua_pushcfunction(L, lsm_tok_gc);
