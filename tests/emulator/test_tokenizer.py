@@ -10,7 +10,9 @@ kinds, against the emulator given the same tokenizer.
           usage.prompt_tokens minus the measured overhead (6) is exactly what was
           asked; the run's note reports the overhead and no reply differing;
           with the tokenizer.json (whose words are the emulator's reply words)
-          every reply's text is usage.completion_tokens long
+          every reply's text is usage.completion_tokens long; with one that
+          knows none of them (each reply word several tokens) every reply is
+          reported as differing
   bad     a file that is no model: sm-stream, wrk (rate.lua) and sm-emulator
           each print one line naming it and exit 2
 
@@ -107,6 +109,19 @@ def test_exact():
                               "bpe %s: reply lengths note %r" % (extra, m and m.group(0)))
 
 
+def test_reply_lengths_differ():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "tokenizer.json")
+        write_tokenizer_json(path, words=["zq", "zqx", "xzq"])  # no word of the emulator's
+        with emulator.Emulator(["--endpoint", "ep=instant", "--tokenizer", path]) as emu:
+            recs, err = run_rate(emu, tmp, path, ["--input-tokens", "64"])
+        check(sorted({r["prompt_tokens"] for r in recs}) == [64 + TEMPLATE],
+              "unknown words: prompt_tokens %r" % sorted({r["prompt_tokens"] for r in recs}))
+        m = OUT_NOTE.search(err)
+        check(m is not None and m.groups() == ("16", "16"),
+              "replies of words the tokenizer splits: the note %r" % (m and m.group(0)))
+
+
 def test_bad():
     with tempfile.TemporaryDirectory() as tmp:
         bad = os.path.join(tmp, "not-a.model")
@@ -129,5 +144,6 @@ def test_bad():
 
 
 if __name__ == "__main__":
-    status = run_cases({"count": test_count, "exact": test_exact, "bad": test_bad}, sys.argv)
+    status = run_cases({"count": test_count, "exact": test_exact,
+                        "differ": test_reply_lengths_differ, "bad": test_bad}, sys.argv)
     sys.exit(max(status, finish()))

@@ -39,9 +39,9 @@ def train_sentencepiece(tmp, kind, vocab_size=80):
     return prefix + ".model"
 
 
-def write_tokenizer_json(path, ignore_merges=False):
+def write_tokenizer_json(path, ignore_merges=False, words=WORDS):
     """A byte-level BPE tokenizer.json (GPT-2's kind): the letters, the space's
-    stand-in and '.' as tokens, then each of WORDS merged letter by letter after
+    stand-in and '.' as tokens, then each of words (WORDS) merged letter by letter after
     a space (Ġword; these merges first, so that a word after a space is always
     one token) and alone (word: one token only where no other word's merge cuts
     in first, unless ignore_merges, Llama 3's rule, makes a word of the
@@ -50,7 +50,7 @@ def write_tokenizer_json(path, ignore_merges=False):
     for c in "abcdefghijklmnopqrstuvwxyz\u0120.,":
         vocab[c] = len(vocab)
     for head in ("\u0120", ""):
-        for w in WORDS:
+        for w in words:
             cur = head + w[0]
             if cur not in vocab:
                 vocab[cur] = len(vocab)
