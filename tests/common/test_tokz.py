@@ -1,7 +1,8 @@
 """The tokenizers of common/tokz.h against models this test makes.
 
 SentencePiece: Debian's spm_train trains a unigram and a BPE model on a text
-written here; tokz's ids must be python3-sentencepiece's, and a prompt built to
+written here, and a BPE one with Gemma's settings (no dummy prefix, white space
+kept, byte fallback); tokz's ids must be python3-sentencepiece's, and a prompt built to
 N tokens must be N tokens by python3-sentencepiece's count. Hugging Face
 byte-level BPE: a tokenizer.json written here (its merges build the words);
 a prompt built to N tokens encodes to N. A bad model file is one line, exit 2.
@@ -14,7 +15,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from testkit import expect, finish  # noqa: E402
-from tokmodels import train_sentencepiece, write_tokenizer_json  # noqa: E402
+from tokmodels import GEMMA_LIKE, train_sentencepiece, write_tokenizer_json  # noqa: E402
 
 import sentencepiece  # noqa: E402
 
@@ -29,9 +30,10 @@ def tool(*args, text=None):
 
 
 def sentencepiece_cases(tmp):
-    for kind in ("unigram", "bpe"):
+    for kind, extra in (("unigram", ()), ("bpe", ()), ("gemma-like bpe", GEMMA_LIKE)):
         try:
-            model = train_sentencepiece(tmp, kind)
+            model = train_sentencepiece(tmp, kind.split()[-1], vocab_size=400 if extra else 80,
+                                        extra=extra, name=kind.replace(" ", "-"))
         except RuntimeError as e:
             expect(False, str(e))
             continue

@@ -24,15 +24,22 @@ def write_corpus(path):
             f.write(" ".join(words) + ".\n")
 
 
-def train_sentencepiece(tmp, kind, vocab_size=80):
-    """spm_train on write_corpus's text: returns the .model's path (raises on failure)."""
+# Gemma's settings: no dummy prefix (the text's first word has no '▁'), white space
+# kept as it is, unknown bytes as byte pieces.
+GEMMA_LIKE = ["--add_dummy_prefix=false", "--remove_extra_whitespaces=false",
+              "--normalization_rule_name=identity", "--byte_fallback=true", "--split_digits=true"]
+
+
+def train_sentencepiece(tmp, kind, vocab_size=80, extra=(), name=None):
+    """spm_train on write_corpus's text (extra: more of its flags): returns the
+    .model's path, tmp/NAME.model (NAME: kind), and raises on failure."""
     text = os.path.join(tmp, "corpus.txt")
     if not os.path.exists(text):
         write_corpus(text)
-    prefix = os.path.join(tmp, kind)
+    prefix = os.path.join(tmp, name or kind)
     r = subprocess.run(["spm_train", "--input=" + text, "--model_prefix=" + prefix,
                         "--vocab_size=%d" % vocab_size, "--model_type=" + kind,
-                        "--hard_vocab_limit=false", "--character_coverage=1.0"],
+                        "--hard_vocab_limit=false", "--character_coverage=1.0"] + list(extra),
                        capture_output=True)
     if r.returncode != 0:
         raise RuntimeError("spm_train %s: %s" % (kind, r.stderr[-300:]))
