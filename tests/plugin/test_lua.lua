@@ -322,6 +322,60 @@ for _, item in ipairs(items) do
 end
 os.remove(ds)
 
+-- sm.tokenizer (and --tokenizer): a byte-level BPE tokenizer.json written here,
+-- whose words are one token each; a prompt built to N tokens counts N, in
+-- workload items too (the prefix shared), and a missing file is one line.
+local G = "\xC4\xA0" -- the space's stand-in, U+0120
+local vocab, merges, nv = {}, {}, 0
+local function tokid(t) if not vocab[t] then vocab[t], nv = nv, nv + 1 end return vocab[t] end
+for c in ("thecas."):gmatch(".") do tokid(c) end
+tokid(G)
+for _, head in ipairs({ G, "" }) do -- after a space first, so those merges rank first
+  for _, w in ipairs({ "the", "cat", "sat" }) do
+    local cur = head .. w:sub(1, 1)
+    if head ~= "" and not vocab[cur] then
+      merges[#merges + 1] = string.format('"%s %s"', head, w:sub(1, 1))
+      tokid(cur)
+    end
+    for i = 2, #w do
+      merges[#merges + 1] = string.format('"%s %s"', cur, w:sub(i, i))
+      cur = cur .. w:sub(i, i)
+      tokid(cur)
+    end
+  end
+end
+local entries = {}
+for t, id in pairs(vocab) do entries[#entries + 1] = string.format('"%s": %d', t, id) end
+local tj = os.tmpname()
+f = assert(io.open(tj, "w"))
+f:write('{"pre_tokenizer": {"type": "ByteLevel", "use_regex": true}, "model": {"type": "BPE", '
+  .. '"vocab": {' .. table.concat(entries, ", ") .. '}, "merges": [' .. table.concat(merges, ", ")
+  .. ']}}')
+f:close()
+local tok = assert(sm.tokenizer(tj))
+eq(tok:kind(), "bpe", "tokenizer kind")
+local ids = tok:encode("the cat.")
+check(#ids == 3 and ids[1] == vocab["the"] and ids[2] == vocab[G .. "cat"] and ids[3] == vocab["."],
+  "encode 'the cat.': " .. table.concat(ids, " "))
+eq(tok:count(tok:prompt(50, 3)), 50, "a prompt of 50 tokens")
+eq(tok:prompt(9, 3), tok:prompt(9, 3), "the same seed, the same prompt")
+local none, msg = sm.tokenizer("/nonexistent/tokenizer.json")
+check(none == nil and msg == "cannot read the tokenizer /nonexistent/tokenizer.json: No such file "
+  .. "or directory", "a missing tokenizer: " .. tostring(msg))
+o = { input_tokens = "uniform:5:40", prefix_tokens = 4, prefix_groups = 2, tokenizer = tj,
+  dataset_sampling = "with", workload_seed = 2 }
+eq(workload.validate(o), nil, "--tokenizer with --input-tokens")
+items = workload.items(o, 8, 3, { max_tokens = 9 })
+for k, item in ipairs(items) do
+  check(item.input_tokens >= 5 and item.input_tokens <= 40, "a drawn length " .. k)
+  eq(tok:count(item.prompt), item.input_tokens, "item " .. k .. "'s prompt is exact")
+end
+eq(items[1].prompt:match("^%S+ %S+ %S+ %S+"), items[3].prompt:match("^%S+ %S+ %S+ %S+"),
+  "a group's 4 shared tokens")
+eq(workload.validate({ tokenizer = tj, prefix_tokens = 0, dataset_sampling = "with" }),
+  "--tokenizer goes with --input-tokens", "--tokenizer alone")
+os.remove(tj)
+
 if failed > 0 then
   io.stderr:write(failed, " check(s) failed\n")
   os.exit(1)
