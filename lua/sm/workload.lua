@@ -27,13 +27,15 @@
 -- usage.completion_tokens: the run ends with a note saying what was found.
 local sm = require "sm.plugin"
 local run = require "sm.run"
+local dataset = require "sm.dataset"
 
 local M = {}
 
 M.options = {
   { name = "--dataset", arg = "FILE", type = "string",
-    help = "prompts from FILE, JSON lines of {\"prompt\": TEXT} or {\"messages\": [...]} "
-      .. "(with \"max_tokens\" and \"answer\" optional)" },
+    help = "prompts from FILE: JSON lines of {\"prompt\": TEXT}, {\"messages\": [...]} (OpenAI "
+      .. "chat) or {\"conversations\": [...]} (with \"max_tokens\" and \"answer\" optional), "
+      .. "a ShareGPT JSON list, or a plain text corpus that --input-tokens words are cut from" },
   { name = "--dataset-sampling", arg = "with|without", type = "string", default = "with",
     help = "draw the dataset's prompts with or without replacement" },
   { name = "--input-tokens", arg = "DIST", type = "string",
@@ -71,7 +73,6 @@ local WORDS = {
   "work", "part", "place", "case", "week", "hand", "night",
 }
 
-local MAX_DATASET_BYTES = 256 * 1024 * 1024
 
 -- The tokenizers this Lua state loaded, by path (one state cannot use another's).
 local tokenizers = {}
@@ -86,56 +87,10 @@ function M.tokenizer(path)
   return tokenizers[path]
 end
 
--- One line of a dataset as an item's fields, or nil and why.
-local function dataset_entry(obj)
-  if type(obj) ~= "table" then return nil, "is not a JSON object" end
-  local e = {}
-  if type(obj.prompt) == "string" then
-    e.prompt = obj.prompt
-  elseif type(obj.messages) == "table" and #obj.messages > 0 then
-    e.messages = obj.messages
-  else
-    return nil, "needs a \"prompt\" string or a non-empty \"messages\" list"
-  end
-  if obj.max_tokens ~= nil then
-    local n = obj.max_tokens
-    if type(n) ~= "number" or n < 1 or n ~= math.floor(n) then
-      return nil, "\"max_tokens\" must be a whole number from 1"
-    end
-    e.max_tokens = n
-  end
-  if obj.answer ~= nil and type(obj.answer) ~= "string" then
-    return nil, "\"answer\" must be a string"
-  end
-  e.answer = obj.answer
-  return e
-end
-
--- The entries of a dataset file, or nil and a one-line message naming the line.
+-- The entries of a dataset file ({corpus = WORDS} for plain text), or nil and
+-- a one-line message naming the line or item (sm.dataset).
 function M.load(path)
-  local f, err = io.open(path, "rb")
-  if not f then return nil, "cannot read the dataset: " .. err end
-  local size = f:seek("end")
-  f:seek("set")
-  if size > MAX_DATASET_BYTES then
-    f:close()
-    return nil, string.format("%s: %d bytes, more than a dataset may have (256 MiB)", path, size)
-  end
-  local entries, n = {}, 0
-  for line in f:lines() do
-    n = n + 1
-    if line:match("%S") then
-      local e, why = dataset_entry(sm.json_decode(line))
-      if not e then
-        f:close()
-        return nil, string.format("%s:%d: %s", path, n, why)
-      end
-      entries[#entries + 1] = e
-    end
-  end
-  f:close()
-  if #entries == 0 then return nil, path .. ": no prompts (one JSON object a line)" end
-  return entries
+  return dataset.load(path)
 end
 
 -- The think-time distribution in seconds as dist.h's words in milliseconds
@@ -165,6 +120,14 @@ function M.think_times(text, n, seed, time_scale)
   local ms = assert(sm.lengths(assert(M.think_ms_spec(text)), n, seed))
   for k = 1, n do out[k] = ms[k] / 1000 / (time_scale or 1) end
   return out
+end
+
+-- Whether a dataset's entries are conversations (one has two user turns or more).
+function M.multiturn(data)
+  for _, e in ipairs(data) do
+    if #e.turns >= 2 then return true end
+  end
+  return false
 end
 
 -- Whether the options ask for conversations.
@@ -200,7 +163,7 @@ function M.validate(o)
     local ok, err = sm.lengths(spec, 0, 0)
     if not ok then return "--think-time: " .. err end
   end
-  if o.dataset and o.input_tokens then return "--dataset and --input-tokens exclude each other" end
+  if o.dataset and o.tokenizer then return "--tokenizer and --dataset exclude each other" end
   if o.dataset_sampling ~= "with" and o.dataset_sampling ~= "without" then
     return "--dataset-sampling must be with or without, got '" .. o.dataset_sampling .. "'"
   end
@@ -221,8 +184,26 @@ function M.validate(o)
   if o.dataset then
     local data, err = M.load(o.dataset)
     if not data then return err end
+    if data.corpus then
+      if not o.input_tokens or o.prefix_tokens > 0 then
+        return o.dataset .. ": a plain text corpus: give --input-tokens (the words of each "
+          .. "prompt cut from it), without --prefix-tokens"
+      end
+      o.workload_corpus = data.corpus
+      return nil
+    end
+    if o.input_tokens then return "--dataset and --input-tokens exclude each other" end
     o.workload_data = data
-    if M.conversations(o) then
+    if M.conversations(o) and M.multiturn(data) then
+      local pool = {}
+      for _, e in ipairs(data) do
+        if #e.turns >= o.turns then pool[#pool + 1] = e end
+      end
+      if #pool == 0 then
+        return string.format("%s: no conversation has %d user turns (--turns)", o.dataset, o.turns)
+      end
+      o.workload_multiturn = pool
+    elseif M.conversations(o) then
       for i, e in ipairs(data) do
         if not e.prompt then
           return string.format("%s: entry %d: --turns takes \"prompt\" entries (each one turn), "
@@ -291,6 +272,8 @@ function M.items(o, n, seed, base)
       local e = o.workload_data[picks[k]]
       item.prompt, item.messages, item.answer = e.prompt, e.messages, e.answer
       item.max_tokens = e.max_tokens or item.max_tokens
+    elseif inputs and o.workload_corpus then
+      item.prompt = dataset.cut(o.workload_corpus, inputs[k], seed * 1000003 + k)
     elseif inputs then
       local prefix = math.min(o.prefix_tokens, inputs[k])
       local group = (k - 1) % o.prefix_groups
@@ -318,12 +301,19 @@ function M.conversation_items(o, n, seed, base)
   local single = setmetatable({ turns = 1, sessions = false }, { __index = o })
   local flat = M.items(single, n * o.turns, seed, base)
   local think = M.think_times(o.think_time, n * math.max(o.turns - 1, 0), seed + 2, o.time_scale)
+  local multi = o.workload_multiturn and M.picks(#o.workload_multiturn, n, seed + 3,
+    o.dataset_sampling == "with")
   local out = {}
   for k = 1, n do
     local item = run.with(flat[(k - 1) * o.turns + 1], { prompt = false })
     item.prompt, item.input_tokens = nil, nil -- the history's template is not one overhead
     item.turns, item.think_s, item.session = {}, {}, o.sessions
     for t = 1, o.turns do item.turns[t] = flat[(k - 1) * o.turns + t].prompt end
+    if multi then -- a multi-turn dataset: one conversation's own user turns
+      local e = o.workload_multiturn[multi[k]]
+      for t = 1, o.turns do item.turns[t] = e.turns[t] end
+      item.messages, item.answer = nil, nil
+    end
     for t = 1, o.turns - 1 do item.think_s[t] = think[(k - 1) * (o.turns - 1) + t] end
     out[k] = item
   end

@@ -308,7 +308,8 @@ f:write('{"prompt": "a"}\n\n{"messages": [{"role": "user", "content": "b"}], "ma
 f:close()
 local data, why = workload.load(ds)
 eq(data, nil, "a dataset with a bad line")
-eq(why, ds .. ":4: needs a \"prompt\" string or a non-empty \"messages\" list", "its line")
+eq(why, ds .. ":4: needs a \"prompt\" string, a non-empty \"messages\" list or "
+  .. "\"conversations\"", "its line")
 f = assert(io.open(ds, "w"))
 f:write('{"prompt": "a"}\n{"messages": [{"role": "user", "content": "b"}], "max_tokens": 3}\n')
 f:close()
@@ -320,6 +321,65 @@ for _, item in ipairs(items) do
   check(item.prompt == "a" and item.max_tokens == 9 or item.messages and item.max_tokens == 3,
     "an entry's own max_tokens")
 end
+-- Dataset files (issue 32, item 2): a ShareGPT JSON list (its first human turn the
+-- prompt; an item without one named), OpenAI chat and ShareGPT lines, and a plain
+-- text corpus that prompts of --input-tokens words are cut from.
+f = assert(io.open(ds, "w"))
+f:write('[{"id": "a", "conversations": [{"from": "system", "value": "s"}, {"from": "human", '
+  .. '"value": "h1"}, {"from": "gpt", "value": "g1"}, {"from": "human", "value": "h2"}]},\n'
+  .. ' {"conversations": [{"from": "human", "value": "k1"}, {"from": "gpt", "value": "x"}, '
+  .. '{"from": "human", "value": "k2"}, {"from": "human", "value": "k3"}]}]')
+f:close()
+data = assert(workload.load(ds))
+check(#data == 2 and data[1].prompt == "h1" and data[1].turns[2] == "h2" and #data[2].turns == 3,
+  "ShareGPT: the human turns")
+o = { dataset = ds, dataset_sampling = "without", prefix_tokens = 0, workload_seed = 1 }
+eq(workload.validate(o), nil, "a ShareGPT dataset")
+items = workload.items(o, 2, 5, { max_tokens = 9 })
+check((items[1].prompt == "h1" and items[2].prompt == "k1") or
+  (items[1].prompt == "k1" and items[2].prompt == "h1"), "single requests: the first human turns")
+co = { dataset = ds, dataset_sampling = "with", prefix_tokens = 0, workload_seed = 1, turns = 3,
+  think_time = "0", sessions = false, format = "vllm-chat", time_scale = 1 }
+eq(workload.validate(co), nil, "a multi-turn dataset for --turns 3")
+convs = workload.items(co, 3, 7, { max_tokens = 9 })
+for k, c in ipairs(convs) do
+  eq(table.concat(c.turns, ","), "k1,k2,k3", "conversation " .. k .. ": the entry's own turns")
+end
+co.turns = 4
+eq(workload.validate(co), ds .. ": no conversation has 4 user turns (--turns)", "too few turns")
+f = assert(io.open(ds, "w"))
+f:write('[{"conversations": [{"from": "gpt", "value": "g"}]}]')
+f:close()
+eq(select(2, workload.load(ds)), ds .. ": item 1: a conversation without a \"human\" turn",
+  "ShareGPT: an item named")
+f = assert(io.open(ds, "w"))
+f:write('{"messages": [{"role": "user", "content": "u1"}, {"role": "assistant", "content": "a"},'
+  .. ' {"role": "user", "content": "u2"}]}\n{"conversations": [{"from": "human", "value": "v1"},'
+  .. ' {"from": "human", "value": "v2"}]}\n')
+f:close()
+co.turns = 2
+eq(workload.validate(co), nil, "OpenAI chat and ShareGPT lines as conversations")
+convs = workload.items(co, 6, 7, { max_tokens = 9 })
+for k, c in ipairs(convs) do
+  local t = table.concat(c.turns, ",")
+  check(t == "u1,u2" or t == "v1,v2", "line conversation " .. k .. ": " .. t)
+end
+f = assert(io.open(ds, "w"))
+f:write("one two three four five\nsix seven\teight  nine ten\n")
+f:close()
+o = { dataset = ds, input_tokens = "uniform:2:4", dataset_sampling = "with", prefix_tokens = 0,
+  workload_seed = 1 }
+eq(workload.validate(o), nil, "a plain text corpus")
+local corpus = " one two three four five six seven eight nine ten one two three "
+items = workload.items(o, 20, 5, { max_tokens = 9 })
+for k, item in ipairs(items) do
+  local n = select(2, item.prompt:gsub("%S+", ""))
+  check(n >= 2 and n <= 4 and corpus:find(" " .. item.prompt .. " ", 1, true),
+    "corpus prompt " .. k .. " is a run of the corpus' words: " .. item.prompt)
+end
+eq(workload.validate({ dataset = ds, dataset_sampling = "with", prefix_tokens = 0 }),
+  ds .. ": a plain text corpus: give --input-tokens (the words of each prompt cut from it), "
+  .. "without --prefix-tokens", "a corpus wants --input-tokens")
 os.remove(ds)
 
 -- sm.tokenizer (and --tokenizer): a byte-level BPE tokenizer.json written here,
