@@ -1,7 +1,8 @@
 -- sm.workload: what a scenario sends besides one fixed prompt. Either prompts
--- from a dataset (JSON lines of {"prompt": TEXT | "messages": [{role, content},
--- ...], "max_tokens": N?, "answer": TEXT?}), sampled with a seed, with or
--- without replacement; or synthetic prompts whose lengths in tokens are drawn
+-- from a dataset (sm.dataset: JSON lines of {"prompt": TEXT | "messages": [{role,
+-- content}, ...] | "conversations": [...], "max_tokens": N?, "answer": TEXT?}, a
+-- ShareGPT JSON list, or a plain text corpus cut into prompts of --input-tokens
+-- words), sampled with a seed, with or without replacement; or synthetic prompts whose lengths in tokens are drawn
 -- from a distribution (sm.lengths: N, uniform:A:B, normal:MEAN:SD[:MIN:MAX],
 -- lognormal:MEAN:SD[:MIN:MAX]), the first --prefix-tokens of them shared within
 -- each of --prefix-groups groups (what a prefix cache can reuse). Reply lengths
