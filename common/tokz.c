@@ -1,5 +1,7 @@
 #include "tokz.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +169,11 @@ static int tokz_find_words(struct tokz *t, const char *name, struct buf *err) {
 static int tokz_load(struct tokz *t, const char *path, struct buf *err) {
     struct buf file;
     buf_init(&file, TOKZ_MAX_FILE);
-    int rc = readall_regular(path, &file);
+    /* A model in the Hugging Face cache is a link to its blob: the link is followed,
+     * and the file it names must be a regular one (no FIFO to block on). */
+    char *real = realpath(path, NULL);
+    int rc = real ? readall_regular(real, &file) : errno;
+    free(real);
     if (rc) {
         const char *why = rc == BUF_ERR_CAP               ? "larger than 64 MiB"
                           : rc == READALL_ERR_NOT_REGULAR ? "not a regular file"

@@ -67,6 +67,23 @@ def bpe_cases(tmp):
         expect(got == str(n), "bpe: a prompt built to %d tokens counts %s" % (n, got))
 
 
+def link_cases(tmp):
+    """A model reached through a link (the Hugging Face cache's way) loads; a FIFO is
+    refused without blocking."""
+    path = os.path.join(tmp, "blob.json")
+    write_tokenizer_json(path)
+    link = os.path.join(tmp, "tokenizer-link.json")
+    os.symlink(path, link)
+    r = tool(link, "kind")
+    expect(r.returncode == 0 and r.stdout.decode().startswith("bpe "),
+           "a linked tokenizer.json: exit %d %r" % (r.returncode, r.stderr))
+    fifo = os.path.join(tmp, "fifo.model")
+    os.mkfifo(fifo)
+    r = subprocess.run([TOOL, fifo, "kind"], capture_output=True, timeout=30)
+    expect(r.returncode == 2 and b"not a regular file" in r.stderr,
+           "a FIFO: exit %d %r" % (r.returncode, r.stderr))
+
+
 def bad_cases(tmp):
     garbage = os.path.join(tmp, "garbage.model")
     with open(garbage, "wb") as f:
@@ -86,5 +103,6 @@ def bad_cases(tmp):
 with tempfile.TemporaryDirectory() as tmp:
     sentencepiece_cases(tmp)
     bpe_cases(tmp)
+    link_cases(tmp)
     bad_cases(tmp)
 sys.exit(finish())
