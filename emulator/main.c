@@ -14,6 +14,7 @@
 #include "fleet.h"
 #include "rtcall.h"
 #include "options.h"
+#include "ptok.h"
 #include "safeopen.h"
 #include "server.h"
 #include "smerr.h"
@@ -182,6 +183,7 @@ static void main_teardown(struct main_state *m) {
     cwlog_free(&m->cwlogs);
     cwmetric_free(&m->cwmetrics);
     model_library_free(&m->lib);
+    ptok_close();
     options_free(&m->opts);
 }
 
@@ -194,8 +196,8 @@ int main(int argc, char **argv) {
     int rc = options_parse(argc, argv, &m.opts, &err);
     if (rc || m.opts.done) {
         code = rc ? 2 : 0;
-    } else if (main_fleet(&m, &err) || main_invoke(&m, &err) || main_serve(&m, &err) ||
-               main_control(&m, &err)) {
+    } else if (ptok_open(m.opts.tokenizer, &err) || main_fleet(&m, &err) || main_invoke(&m, &err) ||
+               main_serve(&m, &err) || main_control(&m, &err)) {
         if (!err.len) (void)buf_fail(&err, MAIN_ERR, "out of memory");
     } else {
         printf("%s\n", m.srv.url);

@@ -59,6 +59,10 @@ static const char options_usage[] =
     "                            reply that would take longer is a 424 ModelError after this\n"
     "                            (default 60; 0 = no limit)\n"
     "  --seed N                  seed of every random choice (default 1)\n"
+    "  --tokenizer FILE          count prompts' tokens with the model's tokenizer (SentencePiece\n"
+    "                            tokenizer.model or byte-level BPE tokenizer.json) instead of the\n"
+    "                            emulator's one-token-a-word rule; the template's tokens are\n"
+    "                            added as before, replies are counted as before\n"
     "  --stream-split N          cut each streamed step's bytes into PayloadParts of at most N\n"
     "                            bytes (anywhere: inside lines, strings, UTF-8 characters);\n"
     "                            default 0: one PayloadPart per container event\n"
@@ -234,6 +238,7 @@ enum {
     OPTIONS_LOG_INTERVAL,
     OPTIONS_REQUEST_LOG,
     OPTIONS_PROFILE_FILE,
+    OPTIONS_TOKENIZER,
     OPTIONS_CRED_FILE,
     OPTIONS_CRED,
     OPTIONS_NO_ENV,
@@ -268,6 +273,7 @@ static const struct option options_long[] = {
     {"log-interval", required_argument, NULL, OPTIONS_LOG_INTERVAL},
     {"request-log", required_argument, NULL, OPTIONS_REQUEST_LOG},
     {"profile-file", required_argument, NULL, OPTIONS_PROFILE_FILE},
+    {"tokenizer", required_argument, NULL, OPTIONS_TOKENIZER},
     {"credentials-file", required_argument, NULL, OPTIONS_CRED_FILE},
     {"credential", required_argument, NULL, OPTIONS_CRED},
     {"no-env-credentials", no_argument, NULL, OPTIONS_NO_ENV},
@@ -312,6 +318,7 @@ static const struct {
     {OPTIONS_LOG_FILE, offsetof(struct options, log_file)},
     {OPTIONS_REQUEST_LOG, offsetof(struct options, request_log)},
     {OPTIONS_PROFILE_FILE, offsetof(struct options, profile_file)},
+    {OPTIONS_TOKENIZER, offsetof(struct options, tokenizer)},
     {OPTIONS_CRED_FILE, offsetof(struct options, credentials_file)},
 };
 

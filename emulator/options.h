@@ -24,6 +24,7 @@ struct options {
     const char *log_file;
     const char *request_log;
     const char *profile_file;
+    const char *tokenizer; /* --tokenizer: prompts counted by the model's tokenizer (ptok.h) */
     const char *credentials_file;
     bool no_env_credentials;
     bool busy_poll; /* poll the sockets without sleeping (one CPU at 100%) */

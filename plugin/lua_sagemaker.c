@@ -22,6 +22,7 @@
 #include "dist.h"
 #include "lua_sagemaker.h"
 #include "lua_trace.h"
+#include "lua_tok.h"
 #include "plainhttp.h"
 #include "record.h"
 #include "rfmt.h"
@@ -272,6 +273,7 @@ static const luaL_Reg lsm_functions[] = {
     {"hooks", lsm_hooks},
     {"finish", lsm_finish},
     {"trace", lua_trace_load},
+    {"tokenizer", lsm_tok_open},
     {NULL, NULL},
 };
 

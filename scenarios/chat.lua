@@ -61,4 +61,6 @@ run.scenario({
     end
     return rounds
   end,
+  check_of = workload.check_of,
+  finish = function(outcome, ctx, threads) workload.finish("chat", ctx.o, threads) end,
 })

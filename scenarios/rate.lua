@@ -68,4 +68,6 @@ run.scenario({
     end
     return rounds
   end,
+  check_of = workload.check_of,
+  finish = function(outcome, ctx, threads) workload.finish("rate", ctx.o, threads) end,
 })

@@ -11,6 +11,7 @@
 
 #include "ans.h"
 #include "jsonw.h"
+#include "ptok.h"
 #include "splitmix.h"
 #include "tok.h"
 
@@ -218,7 +219,7 @@ static bool cont_chat(const cJSON *root, struct cont_request *r) {
             ok = false;
             break;
         }
-        r->prompt_tokens += tok_count(text.data, text.len) + CONT_CHAT_TOKENS_PER_MESSAGE;
+        r->prompt_tokens += ptok_count(text.data, text.len) + CONT_CHAT_TOKENS_PER_MESSAGE;
         pfx_chat_message(r->pfx, role->valuestring, text.data ? text.data : "", text.len);
         if (strcmp(role->valuestring, "user") == 0) {
             buf_reset(&r->prompt);
@@ -236,7 +237,7 @@ static bool cont_completion(const cJSON *root, struct cont_request *r) {
     if (cJSON_IsArray(prompt) && cJSON_GetArraySize(prompt) == 1)
         prompt = cJSON_GetArrayItem(prompt, 0);
     if (!cJSON_IsString(prompt)) return false;
-    r->prompt_tokens = tok_count(prompt->valuestring, strlen(prompt->valuestring)) + 1;
+    r->prompt_tokens = ptok_count(prompt->valuestring, strlen(prompt->valuestring)) + 1;
     pfx_plain(r->pfx, prompt->valuestring, strlen(prompt->valuestring));
     return buf_adds(&r->prompt, prompt->valuestring) == 0;
 }
@@ -372,7 +373,7 @@ static int cont_parse_tgi(const struct model_profile *p, const cJSON *root, stru
         return CONT_REJECT(status, err, lmi ? 400 : 422,
                            "Failed to deserialize the JSON body into the target type: "
                            "parameters: invalid type");
-    r->prompt_tokens = tok_count(inputs->valuestring, strlen(inputs->valuestring)) + 1;
+    r->prompt_tokens = ptok_count(inputs->valuestring, strlen(inputs->valuestring)) + 1;
     pfx_plain(r->pfx, inputs->valuestring, strlen(inputs->valuestring));
     if (buf_adds(&r->prompt, inputs->valuestring)) return CONT_ERR_NOMEM;
     return cont_check_tgi(p, r, temperature, status, err);

@@ -461,6 +461,7 @@ end
 --   seed(o)                optional: the seed the schedule is drawn from (the head's "seed")
 --   plan(o, ctx)           the rounds (see above)
 --   check(item, reply, rec) optional: adjust a record (rec.ok, rec.error_code, ...)
+--   check_of(o)            optional: the check for these options (nil: def.check)
 --   finish(outcome, ctx)   optional: print something in done()
 function M.scenario(def)
   local ctx
@@ -490,7 +491,7 @@ function M.scenario(def)
     if wa then ctx, err = configure(def, wa) end
     if ctx and not ctx.help then
       request, response = sm.hooks(ctx.plan, { thread = sm_thread_id, filler = filler(ctx),
-        check = def.check })
+        check = def.check_of and def.check_of(ctx.o) or def.check })
       err = request == nil and response or err
     end
     if not request then fail(def.name, err or "cannot prepare the requests") end

@@ -1,7 +1,8 @@
 -- sm.workload: what a scenario sends besides one fixed prompt. Either prompts
--- from a dataset (JSON lines of {"prompt": TEXT | "messages": [{role, content},
--- ...], "max_tokens": N?, "answer": TEXT?}), sampled with a seed, with or
--- without replacement; or synthetic prompts whose lengths in tokens are drawn
+-- from a dataset (sm.dataset: JSON lines of {"prompt": TEXT | "messages": [{role,
+-- content}, ...] | "conversations": [...], "max_tokens": N?, "answer": TEXT?}, a
+-- ShareGPT JSON list, or a plain text corpus cut into prompts of --input-tokens
+-- words), sampled with a seed, with or without replacement; or synthetic prompts whose lengths in tokens are drawn
 -- from a distribution (sm.lengths: N, uniform:A:B, normal:MEAN:SD[:MIN:MAX],
 -- lognormal:MEAN:SD[:MIN:MAX]), the first --prefix-tokens of them shared within
 -- each of --prefix-groups groups (what a prefix cache can reuse). Reply lengths
@@ -19,16 +20,23 @@
 -- A synthetic prompt is made of common English words, one token each by the
 -- emulator's count and for most tokenizers; a real server adds its chat
 -- template's tokens (about 10 for Gemma's): the records' prompt_tokens say what
--- the server counted.
+-- the server counted. With --tokenizer FILE (the model's tokenizer.model or
+-- tokenizer.json) a synthetic prompt is exactly --input-tokens tokens by the
+-- model's own tokenizer (sm.tokenizer); the template's overhead is then
+-- measured from usage.prompt_tokens on the first reply, every later reply is
+-- checked against it, and each reply's text is counted against
+-- usage.completion_tokens: the run ends with a note saying what was found.
 local sm = require "sm.plugin"
 local run = require "sm.run"
+local dataset = require "sm.dataset"
 
 local M = {}
 
 M.options = {
   { name = "--dataset", arg = "FILE", type = "string",
-    help = "prompts from FILE, JSON lines of {\"prompt\": TEXT} or {\"messages\": [...]} "
-      .. "(with \"max_tokens\" and \"answer\" optional)" },
+    help = "prompts from FILE: JSON lines of {\"prompt\": TEXT}, {\"messages\": [...]} (OpenAI "
+      .. "chat) or {\"conversations\": [...]} (with \"max_tokens\" and \"answer\" optional), "
+      .. "a ShareGPT JSON list, or a plain text corpus that --input-tokens words are cut from" },
   { name = "--dataset-sampling", arg = "with|without", type = "string", default = "with",
     help = "draw the dataset's prompts with or without replacement" },
   { name = "--input-tokens", arg = "DIST", type = "string",
@@ -49,6 +57,10 @@ M.options = {
   { name = "--sessions", type = "bool", default = false,
     help = "each conversation is a sticky session (X-Amzn-SageMaker-Session-Id: NEW_SESSION "
       .. "first, CLOSE last); InvokeEndpoint and its stream route" },
+  { name = "--tokenizer", arg = "FILE", type = "string",
+    help = "the model's tokenizer (SentencePiece tokenizer.model or Hugging Face byte-level BPE "
+      .. "tokenizer.json): --input-tokens are exact, the template's overhead is measured from "
+      .. "usage.prompt_tokens and reply lengths are checked against usage" },
   { name = "--workload-seed", arg = "N", type = "int", default = 1,
     help = "the seed of the sampling and the lengths" },
 }
@@ -62,58 +74,24 @@ local WORDS = {
   "work", "part", "place", "case", "week", "hand", "night",
 }
 
-local MAX_DATASET_BYTES = 256 * 1024 * 1024
 
--- One line of a dataset as an item's fields, or nil and why.
-local function dataset_entry(obj)
-  if type(obj) ~= "table" then return nil, "is not a JSON object" end
-  local e = {}
-  if type(obj.prompt) == "string" then
-    e.prompt = obj.prompt
-  elseif type(obj.messages) == "table" and #obj.messages > 0 then
-    e.messages = obj.messages
-  else
-    return nil, "needs a \"prompt\" string or a non-empty \"messages\" list"
+-- The tokenizers this Lua state loaded, by path (one state cannot use another's).
+local tokenizers = {}
+
+-- The tokenizer at path, loaded once per state, or nil and a one-line message.
+function M.tokenizer(path)
+  if not tokenizers[path] then
+    local tok, err = sm.tokenizer(path)
+    if not tok then return nil, "--tokenizer: " .. err end
+    tokenizers[path] = tok
   end
-  if obj.max_tokens ~= nil then
-    local n = obj.max_tokens
-    if type(n) ~= "number" or n < 1 or n ~= math.floor(n) then
-      return nil, "\"max_tokens\" must be a whole number from 1"
-    end
-    e.max_tokens = n
-  end
-  if obj.answer ~= nil and type(obj.answer) ~= "string" then
-    return nil, "\"answer\" must be a string"
-  end
-  e.answer = obj.answer
-  return e
+  return tokenizers[path]
 end
 
--- The entries of a dataset file, or nil and a one-line message naming the line.
+-- The entries of a dataset file ({corpus = WORDS} for plain text), or nil and
+-- a one-line message naming the line or item (sm.dataset).
 function M.load(path)
-  local f, err = io.open(path, "rb")
-  if not f then return nil, "cannot read the dataset: " .. err end
-  local size = f:seek("end")
-  f:seek("set")
-  if size > MAX_DATASET_BYTES then
-    f:close()
-    return nil, string.format("%s: %d bytes, more than a dataset may have (256 MiB)", path, size)
-  end
-  local entries, n = {}, 0
-  for line in f:lines() do
-    n = n + 1
-    if line:match("%S") then
-      local e, why = dataset_entry(sm.json_decode(line))
-      if not e then
-        f:close()
-        return nil, string.format("%s:%d: %s", path, n, why)
-      end
-      entries[#entries + 1] = e
-    end
-  end
-  f:close()
-  if #entries == 0 then return nil, path .. ": no prompts (one JSON object a line)" end
-  return entries
+  return dataset.load(path)
 end
 
 -- The think-time distribution in seconds as dist.h's words in milliseconds
@@ -143,6 +121,14 @@ function M.think_times(text, n, seed, time_scale)
   local ms = assert(sm.lengths(assert(M.think_ms_spec(text)), n, seed))
   for k = 1, n do out[k] = ms[k] / 1000 / (time_scale or 1) end
   return out
+end
+
+-- Whether a dataset's entries are conversations (one has two user turns or more).
+function M.multiturn(data)
+  for _, e in ipairs(data) do
+    if #e.turns >= 2 then return true end
+  end
+  return false
 end
 
 -- Whether the options ask for conversations.
@@ -178,9 +164,14 @@ function M.validate(o)
     local ok, err = sm.lengths(spec, 0, 0)
     if not ok then return "--think-time: " .. err end
   end
-  if o.dataset and o.input_tokens then return "--dataset and --input-tokens exclude each other" end
+  if o.dataset and o.tokenizer then return "--tokenizer and --dataset exclude each other" end
   if o.dataset_sampling ~= "with" and o.dataset_sampling ~= "without" then
     return "--dataset-sampling must be with or without, got '" .. o.dataset_sampling .. "'"
+  end
+  if o.tokenizer then
+    if not o.input_tokens then return "--tokenizer goes with --input-tokens" end
+    local tok, err = M.tokenizer(o.tokenizer)
+    if not tok then return err end
   end
   if o.prefix_tokens > 0 and not o.input_tokens then
     return "--prefix-tokens goes with --input-tokens"
@@ -194,8 +185,26 @@ function M.validate(o)
   if o.dataset then
     local data, err = M.load(o.dataset)
     if not data then return err end
+    if data.corpus then
+      if not o.input_tokens or o.prefix_tokens > 0 then
+        return o.dataset .. ": a plain text corpus: give --input-tokens (the words of each "
+          .. "prompt cut from it), without --prefix-tokens"
+      end
+      o.workload_corpus = data.corpus
+      return nil
+    end
+    if o.input_tokens then return "--dataset and --input-tokens exclude each other" end
     o.workload_data = data
-    if M.conversations(o) then
+    if M.conversations(o) and M.multiturn(data) then
+      local pool = {}
+      for _, e in ipairs(data) do
+        if #e.turns >= o.turns then pool[#pool + 1] = e end
+      end
+      if #pool == 0 then
+        return string.format("%s: no conversation has %d user turns (--turns)", o.dataset, o.turns)
+      end
+      o.workload_multiturn = pool
+    elseif M.conversations(o) then
       for i, e in ipairs(data) do
         if not e.prompt then
           return string.format("%s: entry %d: --turns takes \"prompt\" entries (each one turn), "
@@ -210,6 +219,7 @@ end
 function M.settings(o)
   return { { "dataset", o.dataset }, { "dataset_sampling", o.dataset and o.dataset_sampling },
     { "input_tokens", o.input_tokens }, { "output_tokens", o.output_tokens },
+    { "tokenizer", o.tokenizer },
     { "prefix_tokens", o.input_tokens and o.prefix_tokens or nil },
     { "prefix_groups", o.input_tokens and o.prefix_tokens > 0 and o.prefix_groups or nil },
     { "workload_seed", (o.dataset or o.input_tokens or o.output_tokens) and o.workload_seed },
@@ -263,17 +273,29 @@ function M.items(o, n, seed, base)
     o.dataset_sampling == "with")
   local inputs = o.input_tokens and assert(sm.lengths(o.input_tokens, n, seed))
   local outputs = o.output_tokens and assert(sm.lengths(o.output_tokens, n, seed + 1))
+  local tok = inputs and o.tokenizer and assert(M.tokenizer(o.tokenizer))
   for k = 1, n do
     local item = run.with(base, {})
     if picks then
       local e = o.workload_data[picks[k]]
       item.prompt, item.messages, item.answer = e.prompt, e.messages, e.answer
       item.max_tokens = e.max_tokens or item.max_tokens
+    elseif inputs and o.workload_corpus then
+      item.prompt = dataset.cut(o.workload_corpus, inputs[k], seed * 1000003 + k)
     elseif inputs then
       local prefix = math.min(o.prefix_tokens, inputs[k])
       local group = (k - 1) % o.prefix_groups
-      item.prompt = words(prefix, o.workload_seed * 1000003 + group) .. (prefix > 0 and " " or "")
-        .. words(inputs[k] - prefix, seed * 1000003 + k)
+      if tok then
+        -- Exact: both parts are single-token words, and a space before a
+        -- word keeps it one token (tokz.h).
+        item.prompt = tok:prompt(prefix, o.workload_seed * 1000003 + group)
+          .. ((prefix > 0 and inputs[k] > prefix) and " " or "")
+          .. tok:prompt(inputs[k] - prefix, seed * 1000003 + k)
+        item.input_tokens = inputs[k]
+      else
+        item.prompt = words(prefix, o.workload_seed * 1000003 + group)
+          .. (prefix > 0 and " " or "") .. words(inputs[k] - prefix, seed * 1000003 + k)
+      end
     end
     if outputs then item.max_tokens, item.ignore_eos = outputs[k], true end
     items[k] = item
@@ -287,16 +309,81 @@ function M.conversation_items(o, n, seed, base)
   local single = setmetatable({ turns = 1, sessions = false }, { __index = o })
   local flat = M.items(single, n * o.turns, seed, base)
   local think = M.think_times(o.think_time, n * math.max(o.turns - 1, 0), seed + 2, o.time_scale)
+  local multi = o.workload_multiturn and M.picks(#o.workload_multiturn, n, seed + 3,
+    o.dataset_sampling == "with")
   local out = {}
   for k = 1, n do
     local item = run.with(flat[(k - 1) * o.turns + 1], { prompt = false })
-    item.prompt = nil
+    item.prompt, item.input_tokens = nil, nil -- the history's template is not one overhead
     item.turns, item.think_s, item.session = {}, {}, o.sessions
     for t = 1, o.turns do item.turns[t] = flat[(k - 1) * o.turns + t].prompt end
+    if multi then -- a multi-turn dataset: one conversation's own user turns
+      local e = o.workload_multiturn[multi[k]]
+      for t = 1, o.turns do item.turns[t] = e.turns[t] end
+      item.messages, item.answer = nil, nil
+    end
     for t = 1, o.turns - 1 do item.think_s[t] = think[(k - 1) * (o.turns - 1) + t] end
     out[k] = item
   end
   return out
+end
+
+-- The check a scenario runs on each reply when a tokenizer makes the prompts
+-- exact (nil otherwise): the first reply's usage.prompt_tokens minus the
+-- prompt's tokens is the template's overhead; the replies whose overhead
+-- differs and whose text is not usage.completion_tokens long are counted, in
+-- globals that finish() reads with thread:get.
+function M.check_of(o)
+  if not o.tokenizer then return nil end
+  return function(item, reply, rec)
+    if not item.input_tokens or not rec.ok then return end
+    if reply.prompt_tokens then
+      local over = reply.prompt_tokens - item.input_tokens
+      if not sm_tok_overhead then
+        sm_tok_overhead, sm_tok_first = over, reply.prompt_tokens
+        sm_tok_first_input = item.input_tokens
+      end
+      sm_tok_replies = (sm_tok_replies or 0) + 1
+      if over ~= sm_tok_overhead then sm_tok_differ = (sm_tok_differ or 0) + 1 end
+    end
+    local tok = reply.completion_tokens and reply.text and M.tokenizer(o.tokenizer)
+    if tok then
+      local n = tok:count(reply.text)
+      sm_tok_outputs = (sm_tok_outputs or 0) + 1
+      if n ~= reply.completion_tokens then sm_tok_out_differ = (sm_tok_out_differ or 0) + 1 end
+    end
+  end
+end
+
+-- What the checks found, as notes on stderr (name: the scenario's).
+function M.finish(name, o, threads)
+  if not o.tokenizer then return end
+  local over, first, input, replies, differ, outputs, out_differ
+  replies, differ, outputs, out_differ = 0, 0, 0, 0
+  for _, t in ipairs(threads) do
+    local v = t:get("sm_tok_overhead")
+    if v and not over then
+      over, first, input = v, t:get("sm_tok_first"), t:get("sm_tok_first_input")
+    elseif v and v ~= over then
+      differ = differ + 1 -- another thread's first reply
+    end
+    replies = replies + (t:get("sm_tok_replies") or 0)
+    differ = differ + (t:get("sm_tok_differ") or 0)
+    outputs = outputs + (t:get("sm_tok_outputs") or 0)
+    out_differ = out_differ + (t:get("sm_tok_out_differ") or 0)
+  end
+  if not over then
+    io.stderr:write(name, ": note: template overhead not measured: no reply said "
+      .. "usage.prompt_tokens\n")
+    return
+  end
+  io.stderr:write(string.format("%s: note: template overhead: %d tokens (usage.prompt_tokens "
+    .. "%d for a prompt of exactly %d by %s); %d of %d replies differ from it\n", name, over,
+    first, input, o.tokenizer, differ, replies))
+  if outputs > 0 then
+    io.stderr:write(string.format("%s: note: reply lengths: %d of %d replies' texts are not "
+      .. "usage.completion_tokens long by the tokenizer\n", name, out_differ, outputs))
+  end
 end
 
 return M

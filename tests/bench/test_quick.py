@@ -42,6 +42,7 @@ EXPECTED = {
     "capacity": ["capacity_error", "capacity_derived", "capacity_rate_error"],
     "profiles": [f"profiles_{side}_{fig}" for side in ("bf16", "qat", "bf16-cli", "qat-cli")
                  for fig in ("decode", "per_call", "c1", "c4", "c16")],
+    "tokenizer": ["tokenizer_sentencepiece", "tokenizer_bpe"],
 }
 
 

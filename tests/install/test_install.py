@@ -19,11 +19,12 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 import emulator  # noqa: E402
 from testkit import Failure, check, isolated_env  # noqa: E402
+from tokmodels import write_tokenizer_json  # noqa: E402
 
 SECRET = "install-test-secret"
 # What the package must declare (the libraries the programs link, and wrk with its LuaJIT).
 DEPENDS = ["wrk", "libluajit-5.1-2", "libcurl4", "libcjson1", "libpcre2-8-0", "libevent-2.1-7",
-           "libssl3"]
+           "libssl3", "libsentencepiece0"]
 
 
 def env():
@@ -55,6 +56,16 @@ def check_prefix(prefix, work):
                  "ep", "--region", "us-east-1", "--lengths", "4,8", "--repeats", "2", "--out",
                  "out/{label}.json"], cwd=elsewhere)
         check(p.returncode == 0, f"installed decode.lua exited {p.returncode}:\n{p.stderr}")
+        # rate.lua's helpers (sm.workload) and the plugin's tokenizer (libsentencepiece
+        # linked): exact prompts by a tokenizer.json written here.
+        tok = os.path.join(elsewhere, "tokenizer.json")
+        write_tokenizer_json(tok)
+        p = run([os.environ["WRK"], "-t1", "-c1", "-d1m", "--timeout", "60s", "-s",
+                 os.path.join(share, "scenarios", "rate.lua"), emu.url, "--", "--endpoint", "ep",
+                 "--region", "us-east-1", "--rates", "4", "--duration", "1", "--input-tokens",
+                 "32", "--tokenizer", tok, "--out", "rate/{label}.json"], cwd=elsewhere)
+        check(p.returncode == 0 and "template overhead: 6 tokens" in p.stderr,
+              f"installed rate.lua --tokenizer exited {p.returncode}:\n{p.stderr}")
     with open(os.path.join(elsewhere, "out", "ep.json")) as f:
         res = json.load(f)
     check(res["counts"]["ok"] == 4 and not res["partial"],

@@ -308,7 +308,8 @@ f:write('{"prompt": "a"}\n\n{"messages": [{"role": "user", "content": "b"}], "ma
 f:close()
 local data, why = workload.load(ds)
 eq(data, nil, "a dataset with a bad line")
-eq(why, ds .. ":4: needs a \"prompt\" string or a non-empty \"messages\" list", "its line")
+eq(why, ds .. ":4: needs a \"prompt\" string, a non-empty \"messages\" list or "
+  .. "\"conversations\"", "its line")
 f = assert(io.open(ds, "w"))
 f:write('{"prompt": "a"}\n{"messages": [{"role": "user", "content": "b"}], "max_tokens": 3}\n')
 f:close()
@@ -320,7 +321,120 @@ for _, item in ipairs(items) do
   check(item.prompt == "a" and item.max_tokens == 9 or item.messages and item.max_tokens == 3,
     "an entry's own max_tokens")
 end
+-- Dataset files (issue 32, item 2): a ShareGPT JSON list (its first human turn the
+-- prompt; an item without one named), OpenAI chat and ShareGPT lines, and a plain
+-- text corpus that prompts of --input-tokens words are cut from.
+f = assert(io.open(ds, "w"))
+f:write('[{"id": "a", "conversations": [{"from": "system", "value": "s"}, {"from": "human", '
+  .. '"value": "h1"}, {"from": "gpt", "value": "g1"}, {"from": "human", "value": "h2"}]},\n'
+  .. ' {"conversations": [{"from": "human", "value": "k1"}, {"from": "gpt", "value": "x"}, '
+  .. '{"from": "human", "value": "k2"}, {"from": "human", "value": "k3"}]}]')
+f:close()
+data = assert(workload.load(ds))
+check(#data == 2 and data[1].prompt == "h1" and data[1].turns[2] == "h2" and #data[2].turns == 3,
+  "ShareGPT: the human turns")
+o = { dataset = ds, dataset_sampling = "without", prefix_tokens = 0, workload_seed = 1 }
+eq(workload.validate(o), nil, "a ShareGPT dataset")
+items = workload.items(o, 2, 5, { max_tokens = 9 })
+check((items[1].prompt == "h1" and items[2].prompt == "k1") or
+  (items[1].prompt == "k1" and items[2].prompt == "h1"), "single requests: the first human turns")
+co = { dataset = ds, dataset_sampling = "with", prefix_tokens = 0, workload_seed = 1, turns = 3,
+  think_time = "0", sessions = false, format = "vllm-chat", time_scale = 1 }
+eq(workload.validate(co), nil, "a multi-turn dataset for --turns 3")
+convs = workload.items(co, 3, 7, { max_tokens = 9 })
+for k, c in ipairs(convs) do
+  eq(table.concat(c.turns, ","), "k1,k2,k3", "conversation " .. k .. ": the entry's own turns")
+end
+co.turns = 4
+eq(workload.validate(co), ds .. ": no conversation has 4 user turns (--turns)", "too few turns")
+f = assert(io.open(ds, "w"))
+f:write('[{"conversations": [{"from": "gpt", "value": "g"}]}]')
+f:close()
+eq(select(2, workload.load(ds)), ds .. ": item 1: a conversation without a \"human\" turn",
+  "ShareGPT: an item named")
+f = assert(io.open(ds, "w"))
+f:write('{"messages": [{"role": "user", "content": "u1"}, {"role": "assistant", "content": "a"},'
+  .. ' {"role": "user", "content": "u2"}]}\n{"conversations": [{"from": "human", "value": "v1"},'
+  .. ' {"from": "human", "value": "v2"}]}\n')
+f:close()
+co.turns = 2
+eq(workload.validate(co), nil, "OpenAI chat and ShareGPT lines as conversations")
+convs = workload.items(co, 6, 7, { max_tokens = 9 })
+for k, c in ipairs(convs) do
+  local t = table.concat(c.turns, ",")
+  check(t == "u1,u2" or t == "v1,v2", "line conversation " .. k .. ": " .. t)
+end
+f = assert(io.open(ds, "w"))
+f:write("one two three four five\nsix seven\teight  nine ten\n")
+f:close()
+o = { dataset = ds, input_tokens = "uniform:2:4", dataset_sampling = "with", prefix_tokens = 0,
+  workload_seed = 1 }
+eq(workload.validate(o), nil, "a plain text corpus")
+local corpus = " one two three four five six seven eight nine ten one two three "
+items = workload.items(o, 20, 5, { max_tokens = 9 })
+for k, item in ipairs(items) do
+  local n = select(2, item.prompt:gsub("%S+", ""))
+  check(n >= 2 and n <= 4 and corpus:find(" " .. item.prompt .. " ", 1, true),
+    "corpus prompt " .. k .. " is a run of the corpus' words: " .. item.prompt)
+end
+eq(workload.validate({ dataset = ds, dataset_sampling = "with", prefix_tokens = 0 }),
+  ds .. ": a plain text corpus: give --input-tokens (the words of each prompt cut from it), "
+  .. "without --prefix-tokens", "a corpus wants --input-tokens")
 os.remove(ds)
+
+-- sm.tokenizer (and --tokenizer): a byte-level BPE tokenizer.json written here,
+-- whose words are one token each; a prompt built to N tokens counts N, in
+-- workload items too (the prefix shared), and a missing file is one line.
+local G = "\xC4\xA0" -- the space's stand-in, U+0120
+local vocab, merges, nv = {}, {}, 0
+local function tokid(t) if not vocab[t] then vocab[t], nv = nv, nv + 1 end return vocab[t] end
+for c in ("thecas."):gmatch(".") do tokid(c) end
+tokid(G)
+for _, head in ipairs({ G, "" }) do -- after a space first, so those merges rank first
+  for _, w in ipairs({ "the", "cat", "sat" }) do
+    local cur = head .. w:sub(1, 1)
+    if head ~= "" and not vocab[cur] then
+      merges[#merges + 1] = string.format('"%s %s"', head, w:sub(1, 1))
+      tokid(cur)
+    end
+    for i = 2, #w do
+      merges[#merges + 1] = string.format('"%s %s"', cur, w:sub(i, i))
+      cur = cur .. w:sub(i, i)
+      tokid(cur)
+    end
+  end
+end
+local entries = {}
+for t, id in pairs(vocab) do entries[#entries + 1] = string.format('"%s": %d', t, id) end
+local tj = os.tmpname()
+f = assert(io.open(tj, "w"))
+f:write('{"pre_tokenizer": {"type": "ByteLevel", "use_regex": true}, "model": {"type": "BPE", '
+  .. '"vocab": {' .. table.concat(entries, ", ") .. '}, "merges": [' .. table.concat(merges, ", ")
+  .. ']}}')
+f:close()
+local tok = assert(sm.tokenizer(tj))
+eq(tok:kind(), "bpe", "tokenizer kind")
+local ids = tok:encode("the cat.")
+check(#ids == 3 and ids[1] == vocab["the"] and ids[2] == vocab[G .. "cat"] and ids[3] == vocab["."],
+  "encode 'the cat.': " .. table.concat(ids, " "))
+eq(tok:count(tok:prompt(50, 3)), 50, "a prompt of 50 tokens")
+eq(tok:prompt(9, 3), tok:prompt(9, 3), "the same seed, the same prompt")
+local none, msg = sm.tokenizer("/nonexistent/tokenizer.json")
+check(none == nil and msg == "cannot read the tokenizer /nonexistent/tokenizer.json: No such file "
+  .. "or directory", "a missing tokenizer: " .. tostring(msg))
+o = { input_tokens = "uniform:5:40", prefix_tokens = 4, prefix_groups = 2, tokenizer = tj,
+  dataset_sampling = "with", workload_seed = 2 }
+eq(workload.validate(o), nil, "--tokenizer with --input-tokens")
+items = workload.items(o, 8, 3, { max_tokens = 9 })
+for k, item in ipairs(items) do
+  check(item.input_tokens >= 5 and item.input_tokens <= 40, "a drawn length " .. k)
+  eq(tok:count(item.prompt), item.input_tokens, "item " .. k .. "'s prompt is exact")
+end
+eq(items[1].prompt:match("^%S+ %S+ %S+ %S+"), items[3].prompt:match("^%S+ %S+ %S+ %S+"),
+  "a group's 4 shared tokens")
+eq(workload.validate({ tokenizer = tj, prefix_tokens = 0, dataset_sampling = "with" }),
+  "--tokenizer goes with --input-tokens", "--tokenizer alone")
+os.remove(tj)
 
 if failed > 0 then
   io.stderr:write(failed, " check(s) failed\n")
