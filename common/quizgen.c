@@ -30,7 +30,12 @@ static const char *const quizgen_use[] = {"anchor", "velvet", "copper", "lantern
 static const char *const quizgen_endings[] = {"Is there anything else?", "That is all for now.",
                                               "Thank you for reading.", "End of answer."};
 
-#define QUIZGEN_N(a) (sizeof(a) / sizeof *(a))
+#define QUIZGEN_N(a)     (sizeof(a) / sizeof *(a))
+#define QUIZGEN_SUBJECTS 2560u /* 16 words, 16 topics, 10 cities */
+
+_Static_assert(QUIZGEN_N(quizgen_words) == 16 && QUIZGEN_N(quizgen_topics) == 16 &&
+                   QUIZGEN_N(quizgen_cities) == 10,
+               "the subjects' walk assumes 16 x 16 x 10");
 
 static const char *const quizgen_questions[] = {
     "Which city was it shipped to?",
@@ -99,12 +104,24 @@ static int quizgen_num_pattern(struct buf *b, long v) {
 
 /* --- making items --- */
 
-static int quizgen_arith(uint64_t *s, unsigned index, struct quizgen_item *it) {
+/* A number that walks 0..n-1 without repeating as k does (step coprime to n),
+ * from an offset of the seed: what keeps a family's prompts distinct. */
+static unsigned quizgen_walk(uint64_t seed, unsigned k, unsigned step, unsigned n) {
+    uint64_t g = seed;
+    return (unsigned)(((uint64_t)k * step + quizgen_next(&g) % n) % n);
+}
+
+static int quizgen_arith(uint64_t seed, uint64_t *s, unsigned index, struct quizgen_item *it) {
     unsigned level = 1 + index % 3;
     long v;
     int rc;
-    if (quizgen_below(s, 2) == 0) {
+    if (index / 3 % 2 == 0) {
         long a = quizgen_digits(s, level + 1), b = quizgen_digits(s, level + 1);
+        if (level == 1) { /* the 8100 pairs of two digits, each once */
+            unsigned pair = quizgen_walk(seed, index / 6, 4099, 8100);
+            a = 10 + pair % 90;
+            b = 10 + pair / 90;
+        }
         v = a * b;
         rc = buf_addf(&it->prompt,
                       "Compute %ld * %ld (difficulty level %u of 3). Reply with the number only.",
@@ -121,8 +138,8 @@ static int quizgen_arith(uint64_t *s, unsigned index, struct quizgen_item *it) {
     return rc | buf_addf(&it->answer, "%ld", v) | quizgen_num_pattern(&it->pattern, v);
 }
 
-static int quizgen_extract(uint64_t *s, unsigned index, struct quizgen_item *it) {
-    unsigned order = 1000 + quizgen_below(s, 9000), kg = 2 + quizgen_below(s, 60);
+static int quizgen_extract(uint64_t seed, uint64_t *s, unsigned index, struct quizgen_item *it) {
+    unsigned order = 1000 + quizgen_walk(seed, index, 7919, 9000), kg = 2 + quizgen_below(s, 60);
     const char *who = quizgen_people[quizgen_below(s, QUIZGEN_N(quizgen_people))];
     const char *city = quizgen_cities[quizgen_below(s, QUIZGEN_N(quizgen_cities))];
     unsigned q = index % QUIZGEN_N(quizgen_questions);
@@ -143,9 +160,13 @@ static int quizgen_extract(uint64_t *s, unsigned index, struct quizgen_item *it)
     }
 }
 
-static int quizgen_format(uint64_t *s, unsigned index, struct quizgen_item *it,
+static int quizgen_format(uint64_t seed, uint64_t *s, unsigned index, struct quizgen_item *it,
                           struct buf *scratch) {
-    const char *topic = quizgen_topics[quizgen_below(s, QUIZGEN_N(quizgen_topics))];
+    /* the subject, "quiet rivers in Porto": each of the 2560 once per kind of check */
+    unsigned j = quizgen_walk(seed, index / 6, 2053, QUIZGEN_SUBJECTS);
+    char topic[80];
+    snprintf(topic, sizeof topic, "%s %s in %s", quizgen_words[j % 16], quizgen_topics[j / 16 % 16],
+             quizgen_cities[j / 256]);
     int rc = 0;
     switch (index % 6) {
     case 0: {
@@ -223,13 +244,13 @@ int quizgen_make(uint64_t seed, enum quizgen_family f, unsigned index, struct qu
     snprintf(it->id, sizeof it->id, "%s-%u", quizgen_family_name(f), index);
     int rc;
     if (f == QUIZGEN_ARITH)
-        rc = quizgen_arith(&s, index, it);
+        rc = quizgen_arith(seed, &s, index, it);
     else if (f == QUIZGEN_EXTRACT)
-        rc = quizgen_extract(&s, index, it);
+        rc = quizgen_extract(seed, &s, index, it);
     else {
         struct buf scratch;
         buf_init(&scratch, BUF_NO_CAP);
-        rc = quizgen_format(&s, index, it, &scratch);
+        rc = quizgen_format(seed, &s, index, it, &scratch);
         buf_free(&scratch);
     }
     return rc ? QUIZGEN_ERR_NOMEM : QUIZGEN_OK;

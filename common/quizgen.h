@@ -16,6 +16,10 @@
  *            and a forbidden word, an exact bullet count, a fixed ending,
  *            capital letters only
  *
+ * A family's prompts do not repeat within its first 9000 items (the pairs of
+ * level-1 products, the order numbers and the 2560 subjects of each kind of
+ * format check are walked through, not drawn).
+ *
  * quizgen_reply recognises a prompt quizgen wrote and writes a reply that
  * passes its check or one that fails it: the emulator answers with it, and
  * tests prove every check both ways. */

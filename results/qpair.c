@@ -41,7 +41,7 @@ static double qpair_tost(const struct qpair *q, double margin) {
     return p_lo > p_hi ? p_lo : p_hi;
 }
 
-void qpair_analyse(struct qpair *q, double margin, double alpha, uint64_t seed) {
+void qpair_tests(struct qpair *q, double margin) {
     q->verdict = QPAIR_EMPTY;
     q->more = -1;
     if (q->n <= 0) {
@@ -51,7 +51,7 @@ void qpair_analyse(struct qpair *q, double margin, double alpha, uint64_t seed) 
     }
     q->diff = (double)(q->c - q->b) / (double)q->n;
     q->psi = (double)(q->b + q->c) / (double)q->n;
-    qpair_bootstrap(q, 1 - alpha, seed);
+    q->lo = q->hi = NAN;
     q->p_diff = q->p_diff_adj = estim_mcnemar((unsigned)q->b, (unsigned)q->c);
     q->p_equiv = q->p_equiv_adj = qpair_tost(q, margin);
 }
@@ -126,6 +126,11 @@ void qpair_judge(struct qpair *qs, size_t m, double margin, double alpha, double
         q->more = need < 0 ? -1 : need > q->n ? need - q->n : 0;
     }
     free(p);
+}
+
+void qpair_analyse(struct qpair *q, double margin, double alpha, uint64_t seed) {
+    qpair_tests(q, margin);
+    if (q->n > 0) qpair_bootstrap(q, 1 - alpha, seed);
 }
 
 const char *qpair_verdict_name(enum qpair_verdict v) {

@@ -45,7 +45,10 @@ struct qpair {
 /* The interval of q's difference at level (0.95: 95%) from seed. */
 void qpair_bootstrap(struct qpair *q, double level, uint64_t seed);
 
-/* Fills q's figures (bootstrap at 1 - alpha, tests, unadjusted p-values). */
+/* Fills q's difference, discordance and unadjusted p-values (no interval). */
+void qpair_tests(struct qpair *q, double margin);
+
+/* qpair_tests and the bootstrap interval at 1 - alpha from seed. */
 void qpair_analyse(struct qpair *q, double margin, double alpha, uint64_t seed);
 
 /* Holm's adjustment of p[0..m) into adj[0..m) (adj may be p). */

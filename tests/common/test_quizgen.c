@@ -2,6 +2,7 @@
  * accepts the reply that follows the instruction and its own answer, and
  * refuses the reply that breaks it; items are the same for the same seed. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../check.h"
@@ -117,6 +118,30 @@ static void test_other_prompts_not_recognised(void) {
     buf_free(&out);
 }
 
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* 9000 items of a family are 9000 different prompts. */
+static void test_prompts_distinct(void) {
+    enum { N = 9000 };
+    static char *p[N];
+    struct quizgen_item it;
+    quizgen_item_init(&it);
+    for (unsigned f = 0; f < QUIZGEN_FAMILIES; f++) {
+        for (unsigned i = 0; i < N; i++) {
+            CHECK_INT(quizgen_make(5, (enum quizgen_family)f, i, &it), QUIZGEN_OK);
+            p[i] = strdup(buf_str(&it.prompt));
+        }
+        qsort(p, N, sizeof *p, cmp_str);
+        int same = 0;
+        for (unsigned i = 1; i < N; i++) same += strcmp(p[i - 1], p[i]) == 0;
+        CHECK_INT(same, 0);
+        for (unsigned i = 0; i < N; i++) free(p[i]);
+    }
+    quizgen_item_free(&it);
+}
+
 static void test_family_names(void) {
     enum quizgen_family f;
     CHECK(quizgen_family_find("format", &f) && f == QUIZGEN_FORMAT);
@@ -131,5 +156,6 @@ int main(void) {
     test_same_seed_same_items();
     test_other_prompts_not_recognised();
     test_family_names();
+    test_prompts_distinct();
     return check_exit();
 }
