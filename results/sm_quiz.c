@@ -36,7 +36,8 @@ static const char squiz_usage[] =
     "Exit status: 0 done, 2 bad usage or input, 1 another failure.\n";
 
 static int squiz_bad(const char *what, const char *arg, const char *why) {
-    fprintf(stderr, "sm-quiz: %s %s: %s (see sm-quiz --help)\n", what, arg ? arg : "", why);
+    fprintf(stderr, "sm-quiz: %s%s%s: %s (see sm-quiz --help)\n", what, arg ? " " : "",
+            arg ? arg : "", why);
     return 2;
 }
 
