@@ -25,7 +25,7 @@ static const char squiz_usage[] =
     "                       alpha / N, the level Holm's correction gives the first\n"
     "  --margin SHARE       the equivalence margin to plan for too (default 2%)\n"
     "  The formula is Connor's (1987) for McNemar's test of paired proportions\n"
-    "  (docs/quiz.md).\n"
+    "  (docs/compare.md, \"The paired analysis by family\").\n"
     "\n"
     "make: a quiz file for scenarios/quiz.lua (--quiz FILE) and sm-compare\n"
     "  --items N            items of each family (1 to 100000)\n"
