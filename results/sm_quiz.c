@@ -60,6 +60,47 @@ static int squiz_uint(const char *opt, const char *arg, unsigned long lo, unsign
     return 0;
 }
 
+/* Reads the options of command cmd (opts), each through set(ctx, option, value). */
+static int squiz_parse(int argc, char **argv, const struct option *opts, const char *cmd,
+                       int (*set)(void *ctx, int opt, const char *arg), void *ctx) {
+    int c, rc = 0;
+    opterr = 0;
+    while (!rc && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        const char *name = argv[optind - 1];
+        if (c == ':') return squiz_bad(name, NULL, "needs a value");
+        if (c == '?') return squiz_bad("unknown option", name, cmd);
+        rc = set(ctx, c, optarg);
+    }
+    if (!rc && optind < argc) return squiz_bad("unexpected argument", argv[optind], cmd);
+    return rc;
+}
+
+struct squiz_plan_args {
+    struct qplan p;
+    double margin;
+    bool detect;
+    unsigned long fams;
+};
+
+static int squiz_plan_set(void *ctx, int opt, const char *arg) {
+    struct squiz_plan_args *a = ctx;
+    switch (opt) {
+    case 'd':
+        a->detect = true;
+        return squiz_share("--detect", arg, &a->p.detect);
+    case 'p':
+        return squiz_share("--power", arg, &a->p.power);
+    case 'a':
+        return squiz_share("--alpha", arg, &a->p.alpha);
+    case 'r':
+        return squiz_share("--discordance", arg, &a->p.discordance);
+    case 'f':
+        return squiz_uint("--families", arg, 1, 100, &a->fams);
+    default:
+        return squiz_share("--margin", arg, &a->margin);
+    }
+}
+
 static int squiz_plan(int argc, char **argv) {
     static const struct option opts[] = {
         {"detect", required_argument, NULL, 'd'},
@@ -70,45 +111,16 @@ static int squiz_plan(int argc, char **argv) {
         {"margin", required_argument, NULL, 'm'},
         {NULL, 0, NULL, 0},
     };
-    struct qplan p;
-    double margin = QPLAN_MARGIN;
-    bool detect = false;
-    unsigned long fams = 3;
-    int c, rc = 0;
-    qplan_defaults(&p);
-    opterr = 0;
-    while (!rc && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        const char *name = argv[optind - 1];
-        switch (c) {
-        case 'd':
-            rc = squiz_share("--detect", optarg, &p.detect);
-            detect = true;
-            break;
-        case 'p':
-            rc = squiz_share("--power", optarg, &p.power);
-            break;
-        case 'a':
-            rc = squiz_share("--alpha", optarg, &p.alpha);
-            break;
-        case 'r':
-            rc = squiz_share("--discordance", optarg, &p.discordance);
-            break;
-        case 'f':
-            rc = squiz_uint("--families", optarg, 1, 100, &fams);
-            break;
-        case 'm':
-            rc = squiz_share("--margin", optarg, &margin);
-            break;
-        case ':':
-            return squiz_bad(name, NULL, "needs a value");
-        default:
-            return squiz_bad("unknown option", name, "not an option of sm-quiz plan");
-        }
-    }
+    struct squiz_plan_args a = {.margin = QPLAN_MARGIN, .fams = 3};
+    qplan_defaults(&a.p);
+    int rc = squiz_parse(argc, argv, opts, "sm-quiz plan takes the options its --help lists",
+                         squiz_plan_set, &a);
     if (rc) return rc;
-    if (optind < argc)
-        return squiz_bad("unexpected argument", argv[optind], "plan takes options only");
-    if (!detect) return squiz_bad("--detect", NULL, "is required (the difference to find, as 3%)");
+    if (!a.detect)
+        return squiz_bad("--detect", NULL, "is required (the difference to find, as 3%)");
+    struct qplan p = a.p;
+    double margin = a.margin;
+    unsigned long fams = a.fams;
     p.families = (unsigned)fams;
     struct buf err;
     buf_init(&err, 256);
@@ -152,6 +164,28 @@ static int squiz_families(const char *arg, enum quizgen_family *fams, size_t *nf
     return 0;
 }
 
+struct squiz_make_args {
+    enum quizgen_family fams[QUIZGEN_FAMILIES];
+    size_t nf;
+    unsigned long items, seed;
+    const char *out;
+};
+
+static int squiz_make_set(void *ctx, int opt, const char *arg) {
+    struct squiz_make_args *a = ctx;
+    switch (opt) {
+    case 'n':
+        return squiz_uint("--items", arg, 1, QUIZGEN_ITEMS_MAX, &a->items);
+    case 's':
+        return squiz_uint("--seed", arg, 0, ~0UL, &a->seed);
+    case 'f':
+        return squiz_families(arg, a->fams, &a->nf);
+    default:
+        a->out = arg;
+        return 0;
+    }
+}
+
 static int squiz_make(int argc, char **argv) {
     static const struct option opts[] = {
         {"items", required_argument, NULL, 'n'},
@@ -160,37 +194,17 @@ static int squiz_make(int argc, char **argv) {
         {"out", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
-    enum quizgen_family fams[QUIZGEN_FAMILIES] = {QUIZGEN_ARITH, QUIZGEN_EXTRACT, QUIZGEN_FORMAT};
-    size_t nf = QUIZGEN_FAMILIES;
-    unsigned long items = 0, seed = 1;
-    const char *out = NULL;
-    int c, rc = 0;
-    opterr = 0;
-    while (!rc && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        const char *name = argv[optind - 1];
-        switch (c) {
-        case 'n':
-            rc = squiz_uint("--items", optarg, 1, QUIZGEN_ITEMS_MAX, &items);
-            break;
-        case 's':
-            rc = squiz_uint("--seed", optarg, 0, ~0UL, &seed);
-            break;
-        case 'f':
-            rc = squiz_families(optarg, fams, &nf);
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case ':':
-            return squiz_bad(name, NULL, "needs a value");
-        default:
-            return squiz_bad("unknown option", name, "not an option of sm-quiz make");
-        }
-    }
+    struct squiz_make_args a = {.fams = {QUIZGEN_ARITH, QUIZGEN_EXTRACT, QUIZGEN_FORMAT},
+                                .nf = QUIZGEN_FAMILIES,
+                                .seed = 1};
+    int rc = squiz_parse(argc, argv, opts, "sm-quiz make takes the options its --help lists",
+                         squiz_make_set, &a);
     if (rc) return rc;
-    if (optind < argc)
-        return squiz_bad("unexpected argument", argv[optind], "make takes options only");
-    if (!items) return squiz_bad("--items", NULL, "is required (items of each family)");
+    if (!a.items) return squiz_bad("--items", NULL, "is required (items of each family)");
+    const enum quizgen_family *fams = a.fams;
+    size_t nf = a.nf;
+    unsigned long items = a.items, seed = a.seed;
+    const char *out = a.out;
     struct buf text, err;
     buf_init(&text, BUF_NO_CAP);
     buf_init(&err, 512);

@@ -37,7 +37,7 @@ for args, want in [
     (["plan", "--detect", "3%", "--families", "0"], "sm-quiz: --families 0: must be a whole"),
     (["make", "--items", "100001"], "sm-quiz: --items 100001: must be a whole number from 1"),
     (["make", "--items", "5", "--families", "format,format"], "sm-quiz: --families format,format: a family named twice"),
-    (["make", "--items", "5", "--colour"], "sm-quiz: unknown option --colour"),
+    (["make", "--items", "5", "--colour"], "sm-quiz: unknown option --colour: sm-quiz make takes"),
     (["mix"], "sm-quiz: unknown command mix"),
 ]:
     rc, out, err = run(*args)
