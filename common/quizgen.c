@@ -175,7 +175,7 @@ static int quizgen_format(uint64_t seed, uint64_t *s, unsigned index, struct qui
                       "Write about %s in exactly %u words, all in lowercase letters, with no "
                       "punctuation.",
                       topic, n) |
-             buf_addf(&it->pattern, "^\\p{Ll}+(?:\\s+\\p{Ll}+){%u}$", n - 1);
+             buf_addf(&it->pattern, "^\\p{Ll}++(?:\\s++\\p{Ll}++){%u}$", n - 1);
         break;
     }
     case 1: {
@@ -186,8 +186,8 @@ static int quizgen_format(uint64_t seed, uint64_t *s, unsigned index, struct qui
                       "\"%s\" (an integer). Reply with the JSON object only.",
                       topic, ks, ki) |
              buf_addf(&it->pattern,
-                      "^\\{\\s*(?:\"%s\"\\s*:\\s*\"[^\"\\\\]*\"\\s*,\\s*\"%s\"\\s*:\\s*-?\\d+|"
-                      "\"%s\"\\s*:\\s*-?\\d+\\s*,\\s*\"%s\"\\s*:\\s*\"[^\"\\\\]*\")\\s*\\}$",
+                      "^\\{\\s*(?:\"%s\"\\s*:\\s*\"[^\"\\\\]*+\"\\s*,\\s*\"%s\"\\s*:\\s*-?\\d+|"
+                      "\"%s\"\\s*:\\s*-?\\d+\\s*,\\s*\"%s\"\\s*:\\s*\"[^\"\\\\]*+\")\\s*\\}$",
                       ks, ki, ki, ks);
         break;
     }
@@ -209,7 +209,7 @@ static int quizgen_format(uint64_t seed, uint64_t *s, unsigned index, struct qui
                       "List exactly %u ideas about %s as a bulleted list: each line starts with "
                       "\"- \", and nothing else.",
                       n, topic) |
-             buf_addf(&it->pattern, "^(?:- [^\\n]+\\n){%u}- [^\\n]+$", n - 1);
+             buf_addf(&it->pattern, "^(?:- [^\\n]++\\n){%u}- [^\\n]++$", n - 1);
         break;
     }
     case 4: {
@@ -223,7 +223,7 @@ static int quizgen_format(uint64_t seed, uint64_t *s, unsigned index, struct qui
     }
     default:
         rc = buf_addf(&it->prompt, "Write one sentence about %s in capital letters only.", topic) |
-             buf_adds(&it->pattern, "^[^\\p{Ll}]*\\p{Lu}[^\\p{Ll}]*$");
+             buf_adds(&it->pattern, "^[^\\p{Ll}\\p{Lu}]*+\\p{Lu}[^\\p{Ll}]*+$");
         break;
     }
     /* the answer: an example of a reply that passes */

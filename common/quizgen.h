@@ -16,6 +16,9 @@
  *            and a forbidden word, an exact bullet count, a fixed ending,
  *            capital letters only
  *
+ * Every check is linear in the reply (possessive quantifiers, anchored
+ * lookaheads), so a hostile 64 KiB reply is scored within PCRE2's limits.
+ *
  * A family's prompts do not repeat within its first 9000 items (the pairs of
  * level-1 products, the order numbers and the 2560 subjects of each kind of
  * format check are walked through, not drawn).

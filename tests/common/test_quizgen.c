@@ -118,6 +118,43 @@ static void test_other_prompts_not_recognised(void) {
     buf_free(&out);
 }
 
+/* Hostile replies of nearly 64 KiB (what the scorer reads) are scored within
+ * PCRE2's limits by every check: the search ends with an answer, never with
+ * QUIZ_ERR_MATCH, so a reply costs a bounded number of steps. */
+static void test_checks_bounded_on_hostile_replies(void) {
+    static const char *const units[] = {"A", "- x\n", "word ", "a ", "{\"", "\"", " ", "A.", "ab"};
+    static const char *const tails[] = {"a", "", "!", "- ", "\n"};
+    struct quizgen_item it;
+    struct buf reply;
+    quizgen_item_init(&it);
+    buf_init(&reply, BUF_NO_CAP);
+    for (unsigned i = 0; i < 12; i++) { /* two of each kind of format check, and the others */
+        enum quizgen_family f = i < 6 ? QUIZGEN_FORMAT : i < 9 ? QUIZGEN_ARITH : QUIZGEN_EXTRACT;
+        CHECK_INT(quizgen_make(3, f, i < 6 ? i : i - 6, &it), QUIZGEN_OK);
+        struct quiz_re *re = NULL;
+        struct buf err;
+        buf_init(&err, 256);
+        CHECK_INT(quiz_re_compile(it.pattern.data, it.pattern.len, &re, &err), QUIZ_OK);
+        for (size_t u = 0; re && u < sizeof units / sizeof *units; u++)
+            for (size_t t = 0; t < sizeof tails / sizeof *tails; t++) {
+                buf_reset(&reply);
+                while (reply.len + 8 < QUIZ_SCORED_MAX) CHECK_INT(buf_adds(&reply, units[u]), 0);
+                CHECK_INT(buf_adds(&reply, tails[t]), 0);
+                bool found;
+                size_t off, n;
+                int rc = quiz_score(re, reply.data, reply.len, &off, &n, &found);
+                if (rc != QUIZ_OK)
+                    fprintf(stderr, "%s: pattern %s, reply of '%s' and '%s': %d\n", it.id,
+                            buf_str(&it.pattern), units[u], tails[t], rc);
+                CHECK_INT(rc, QUIZ_OK);
+            }
+        quiz_re_free(re);
+        buf_free(&err);
+    }
+    quizgen_item_free(&it);
+    buf_free(&reply);
+}
+
 static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -157,5 +194,6 @@ int main(void) {
     test_other_prompts_not_recognised();
     test_family_names();
     test_prompts_distinct();
+    test_checks_bounded_on_hostile_replies();
     return check_exit();
 }
