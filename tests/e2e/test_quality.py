@@ -5,7 +5,9 @@ the emulator's per-family truth hides a 3-point gap in format following), and
 sm-compare's paired analysis by family must call the A/A pair equivalent
 within 2 points in every family and find the format gap, and only it.
 
-Environment: as test_e2e.py, plus SM_QUIZ (sm-quiz) and SM_COMPARE (sm-compare)."""
+Environment: as test_e2e.py, plus SM_QUIZ (sm-quiz), SM_COMPARE (sm-compare) and
+optionally SM_STREAM (sm-stream: it asks one endpoint the same quiz, and every item must
+be scored as wrk scored it)."""
 import json
 import os
 import subprocess
@@ -31,6 +33,23 @@ def compare(base, cand):
     return {f["family"]: f for f in fams}
 
 
+def stream_scores_as_wrk(url, quiz, run):
+    """sm-stream asks endpoint b the same quiz: every item scored as wrk scored it."""
+    out = tempfile.mkdtemp(prefix="quality-stream-")
+    cmd = [os.environ["SM_STREAM"], "-t1", "-c1", "-d1m", "--timeout", "60s", "-s",
+           os.path.join(e2e.SCENARIOS, "quiz.lua"), url, "--", "--endpoint", "b", "--quiz", quiz,
+           "--max-tokens", "128", "--region", "us-east-1", "--out",
+           os.path.join(out, "{label}.json")]
+    p = subprocess.run(cmd, env=e2e.env(), capture_output=True, text=True, timeout=90)
+    check(p.returncode == 0, f"sm-stream exited {p.returncode}: {p.stderr[-2000:]}")
+    with open(os.path.join(out, "b.json")) as f:
+        streamed = {r["question"]: r["correct"] for r in json.load(f)["records"]}
+    by_wrk = {r["question"]: r["correct"] for r in run.records("b")}
+    check(len(streamed) == 3 * ITEMS and streamed == by_wrk,
+          f"sm-stream scored {sum(a != by_wrk.get(q) for q, a in streamed.items())} items "
+          f"otherwise than wrk ({len(streamed)} records)")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="quality-")
     quiz = os.path.join(tmp, "quiz.json")
@@ -48,6 +67,8 @@ def main():
         e2e.check_against_emulator(run, emu.stats())
         for label in ("a1", "a2", "b"):
             check(len(run.records(label)) == 3 * ITEMS, f"{label}: {len(run.records(label))} records")
+        if os.environ.get("SM_STREAM"):
+            stream_scores_as_wrk(emu.url, quiz, run)
     finally:
         emu.stop()
     path = {lab: os.path.join(run.outdir, f"quiz-{lab}.json") for lab in ("a1", "a2", "b")}
