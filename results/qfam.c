@@ -18,7 +18,7 @@ static struct qfam_row *qfam_row(struct qfam *f, const char *kind) {
     if (f->n == QFAM_MAX) return &f->rows[QFAM_MAX - 1];
     if (f->n == QFAM_MAX - 1) kind = "other";
     struct qfam_row *r = &f->rows[f->n++];
-    snprintf(r->kind, sizeof r->kind, "%s", kind);
+    r->kind = kind;
     return r;
 }
 
@@ -36,7 +36,7 @@ void qfam_build(struct qfam *f, const struct src_quiz *x, const struct src_quiz 
     f->margin = margin;
     f->alpha = alpha;
     f->power = power;
-    snprintf(f->all.kind, sizeof f->all.kind, "all");
+    f->all.kind = "all";
     for (size_t i = 0; x && y && i < x->n; i++) {
         const struct src_quiz_item *a = &x->items[i], *b = qfam_find(y, a->id);
         if (!b || !a->text || !b->text || a->correct < 0 || b->correct < 0) continue;

@@ -24,7 +24,7 @@ struct src_quiz;
 #define QFAM_SEED      20260925u
 
 struct qfam_row {
-    char kind[32];
+    const char *kind; /* the items' kind (they outlive the analysis), or "all", "other" */
     struct qpair q;
 };
 

@@ -2,6 +2,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "esc.h"
 
 static int qfrep_row(struct report_block *t, const struct qfam *f, const struct qfam_row *r) {
     const struct qpair *q = &r->q;
@@ -55,14 +58,17 @@ int qfrep_report(struct report *r, const struct qfam *f, const char *bname, cons
 static cJSON *qfrep_json_row(const struct qfam *f, const struct qfam_row *r) {
     const struct qpair *q = &r->q;
     cJSON *o = cJSON_CreateObject();
+    char *family = esc_utf8(r->kind); /* a kind from a file: valid UTF-8 in the JSON */
     struct buf v;
     buf_init(&v, 200);
-    if (!o || qfam_verdict(f, r, &v)) {
+    if (!o || !family || qfam_verdict(f, r, &v)) {
         buf_free(&v);
+        free(family);
         cJSON_Delete(o);
         return NULL;
     }
-    cJSON_AddStringToObject(o, "family", r->kind);
+    cJSON_AddStringToObject(o, "family", family);
+    free(family);
     cJSON_AddNumberToObject(o, "items", (double)q->n);
     cJSON_AddNumberToObject(o, "baseline_right", (double)q->right_b);
     cJSON_AddNumberToObject(o, "candidate_right", (double)q->right_c);

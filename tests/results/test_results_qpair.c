@@ -6,8 +6,11 @@
 
 #include "../check.h"
 #include "estim.h"
+#include "qfam.h"
+#include "qfrep.h"
 #include "qpair.h"
 #include "qplan.h"
+#include "src.h"
 
 #define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol))
 
@@ -115,11 +118,51 @@ static void test_bootstrap_coverage(void) {
     CHECK(share >= 0.93 && share <= 0.97);
 }
 
+/* Families are told apart by their whole kind (two long kinds sharing their
+ * first 50 bytes stay two rows), and a kind that is not UTF-8 reaches the JSON
+ * as U+FFFD. */
+static void test_families_by_whole_kind_and_valid_json(void) {
+    enum { N = 120 };
+    static struct src_quiz_item bi[N], ci[N];
+    static char ids[N][8];
+    const char *k1 = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\xff"
+                     "1",
+               *k2 = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\xff"
+                     "2";
+    for (int i = 0; i < N; i++) {
+        snprintf(ids[i], sizeof ids[i], "q%d", i);
+        bi[i] = (struct src_quiz_item){
+            .id = ids[i], .kind = (char *)(i % 2 ? k1 : k2), .text = "7", .correct = 1};
+        ci[i] = bi[i];
+        ci[i].correct = i % 10 != 0;
+    }
+    struct src_quiz x = {.items = bi, .n = N}, y = {.items = ci, .n = N};
+    struct qfam f;
+    qfam_build(&f, &x, &y, 0.02, 0.05, 0.8);
+    CHECK(f.have);
+    CHECK_INT(f.n, 2);
+    CHECK_INT(f.all.q.n, N);
+    CHECK_INT(f.all.q.b, 12);
+    cJSON *j = qfrep_json(&f);
+    char *text = j ? cJSON_PrintUnformatted(j) : NULL;
+    CHECK(text &&
+          strstr(text, "\xef\xbf\xbd"
+                       "1") &&
+          !strchr(text, '\xff'));
+    CHECK(text && strstr(text, "\"correction\":\"holm\""));
+    cJSON_free(text);
+    cJSON_Delete(j);
+    struct src_quiz few = {.items = bi, .n = QFAM_MIN_ITEMS - 1};
+    qfam_build(&f, &few, &few, 0.02, 0.05, 0.8);
+    CHECK(!f.have);
+}
+
 int main(void) {
     test_plan_items_from_connor();
     test_plan_refuses_bad_values();
     test_holm_by_hand();
     test_verdicts();
+    test_families_by_whole_kind_and_valid_json();
     test_bootstrap_coverage();
     return check_exit();
 }
