@@ -1,6 +1,7 @@
 #include "qfam.h"
 
-#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src.h"
@@ -20,6 +21,19 @@ static struct qfam_row *qfam_row(struct qfam *f, const char *kind) {
     struct qfam_row *r = &f->rows[f->n++];
     r->kind = kind;
     return r;
+}
+
+/* The bootstrap's seed of a family: from its name, so a family's interval
+ * does not depend on the order of the records or on the other families. */
+static uint64_t qfam_seed(const char *kind) {
+    uint64_t h = QFAM_SEED;
+    for (const unsigned char *p = (const unsigned char *)kind; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ULL;
+    return h;
+}
+
+static int qfam_by_kind(const void *a, const void *b) {
+    return strcmp(((const struct qfam_row *)a)->kind, ((const struct qfam_row *)b)->kind);
 }
 
 static void qfam_count(struct qpair *q, bool x, bool y) {
@@ -45,12 +59,14 @@ void qfam_build(struct qfam *f, const struct src_quiz *x, const struct src_quiz 
     }
     if (f->all.q.n < QFAM_MIN_ITEMS) return;
     f->have = true;
-    for (size_t i = 0; i < f->n; i++) qpair_analyse(&f->rows[i].q, margin, alpha, QFAM_SEED + i);
+    qsort(f->rows, f->n, sizeof *f->rows, qfam_by_kind); /* the same table in any record order */
+    for (size_t i = 0; i < f->n; i++)
+        qpair_analyse(&f->rows[i].q, margin, alpha, qfam_seed(f->rows[i].kind));
     struct qpair q[QFAM_MAX]; /* Holm over the families together */
     for (size_t i = 0; i < f->n; i++) q[i] = f->rows[i].q;
     qpair_judge(q, f->n, margin, alpha, power);
     for (size_t i = 0; i < f->n; i++) f->rows[i].q = q[i];
-    qpair_analyse(&f->all.q, margin, alpha, QFAM_SEED);
+    qpair_analyse(&f->all.q, margin, alpha, qfam_seed(f->all.kind));
     qpair_judge(&f->all.q, 1, margin, alpha, power);
 }
 

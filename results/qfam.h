@@ -4,8 +4,10 @@
  * Over the items both sides answered and whose correctness is known, each
  * family gets qpair.h's figures (McNemar, the 95% paired-bootstrap interval of
  * the difference, TOST at the margin) and Holm's correction across the
- * families; "all" is the whole quiz, unadjusted. The bootstrap's seed is
- * fixed (QFAM_SEED), so a report is the same every time it is made. Shown
+ * families; "all" is the whole quiz, unadjusted. Rows are in the order of
+ * their kinds' names and each family's bootstrap seed comes from QFAM_SEED and
+ * its name, so a report is the same every time it is made, in whatever order
+ * the records come. Shown
  * only from QFAM_MIN_ITEMS items both answered: below, no family could be
  * shown equivalent and McNemar's line says what the quiz can show. */
 #ifndef SM_QFAM_H

@@ -152,6 +152,20 @@ static void test_families_by_whole_kind_and_valid_json(void) {
     CHECK(text && strstr(text, "\"correction\":\"holm\""));
     cJSON_free(text);
     cJSON_Delete(j);
+    /* the same items in the reverse order: the same table */
+    static struct src_quiz_item rb[N], rc[N];
+    for (int i = 0; i < N; i++) {
+        rb[i] = bi[N - 1 - i];
+        rc[i] = ci[N - 1 - i];
+    }
+    struct src_quiz rx = {.items = rb, .n = N}, ry = {.items = rc, .n = N};
+    struct qfam g;
+    qfam_build(&g, &rx, &ry, 0.02, 0.05, 0.8);
+    CHECK_INT(g.n, 2);
+    for (size_t i = 0; i < 2 && g.n == 2 && f.n == 2; i++) {
+        CHECK_STR(g.rows[i].kind, f.rows[i].kind);
+        CHECK(g.rows[i].q.lo == f.rows[i].q.lo && g.rows[i].q.hi == f.rows[i].q.hi);
+    }
     struct src_quiz few = {.items = bi, .n = QFAM_MIN_ITEMS - 1};
     qfam_build(&f, &few, &few, 0.02, 0.05, 0.8);
     CHECK(!f.have);
