@@ -160,6 +160,30 @@ static int quizgen_extract(uint64_t seed, uint64_t *s, unsigned index, struct qu
     }
 }
 
+/* The checks of an exact count: n drawn from lo to lo + span - 1; the prompt
+ * takes the subject and n (n first when count_first), the pattern n - 1. */
+struct quizgen_count {
+    const char *prompt, *pattern;
+    unsigned lo, span;
+    bool count_first;
+};
+
+static const struct quizgen_count quizgen_counts[] = {
+    {"Write about %s in exactly %u words, all in lowercase letters, with no punctuation.",
+     "^\\p{Ll}++(?:\\s++\\p{Ll}++){%u}$", 5, 11, false},
+    {"List exactly %u ideas about %s as a bulleted list: each line starts with \"- \", and "
+     "nothing else.",
+     "^(?:- [^\\n]++\\n){%u}- [^\\n]++$", 3, 4, true},
+};
+
+static int quizgen_counted(struct quizgen_item *it, const struct quizgen_count *c, uint64_t *s,
+                           const char *topic) {
+    unsigned n = c->lo + quizgen_below(s, c->span);
+    int rc = c->count_first ? buf_addf(&it->prompt, c->prompt, n, topic)
+                            : buf_addf(&it->prompt, c->prompt, topic, n);
+    return rc | buf_addf(&it->pattern, c->pattern, n - 1);
+}
+
 static int quizgen_format(uint64_t seed, uint64_t *s, unsigned index, struct quizgen_item *it,
                           struct buf *scratch) {
     /* the subject, "quiet rivers in Porto": each of the 2560 once per kind of check */
@@ -169,15 +193,9 @@ static int quizgen_format(uint64_t seed, uint64_t *s, unsigned index, struct qui
              quizgen_cities[j / 256]);
     int rc = 0;
     switch (index % 6) {
-    case 0: {
-        unsigned n = 5 + quizgen_below(s, 11);
-        rc = buf_addf(&it->prompt,
-                      "Write about %s in exactly %u words, all in lowercase letters, with no "
-                      "punctuation.",
-                      topic, n) |
-             buf_addf(&it->pattern, "^\\p{Ll}++(?:\\s++\\p{Ll}++){%u}$", n - 1);
+    case 0:
+        rc = quizgen_counted(it, &quizgen_counts[0], s, topic);
         break;
-    }
     case 1: {
         const char *ks = quizgen_keys_s[quizgen_below(s, QUIZGEN_N(quizgen_keys_s))];
         const char *ki = quizgen_keys_i[quizgen_below(s, QUIZGEN_N(quizgen_keys_i))];
@@ -203,15 +221,9 @@ static int quizgen_format(uint64_t seed, uint64_t *s, unsigned index, struct qui
                       quizgen_use[x]);
         break;
     }
-    case 3: {
-        unsigned n = 3 + quizgen_below(s, 4);
-        rc = buf_addf(&it->prompt,
-                      "List exactly %u ideas about %s as a bulleted list: each line starts with "
-                      "\"- \", and nothing else.",
-                      n, topic) |
-             buf_addf(&it->pattern, "^(?:- [^\\n]++\\n){%u}- [^\\n]++$", n - 1);
+    case 3:
+        rc = quizgen_counted(it, &quizgen_counts[1], s, topic);
         break;
-    }
     case 4: {
         const char *end = quizgen_endings[quizgen_below(s, QUIZGEN_N(quizgen_endings))];
         rc = buf_addf(&it->prompt,
