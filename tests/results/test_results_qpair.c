@@ -171,12 +171,35 @@ static void test_families_by_whole_kind_and_valid_json(void) {
     CHECK(!f.have);
 }
 
+/* TOST's level: with the true difference at the margin (-2 points: 5% right
+ * only on the baseline, 3% only on the candidate), 2000 runs of 1000 items
+ * call "equivalent" at most 5% of the time, within 3 standard errors. */
+static void test_tost_level_at_the_margin(void) {
+    struct estim_rng r;
+    estim_rng_seed(&r, 35);
+    int equivalent = 0, runs = 2000;
+    for (int k = 0; k < runs; k++) {
+        struct qpair q = {.n = 1000};
+        for (long i = 0; i < q.n; i++) {
+            double u = estim_rng_unit(&r);
+            q.b += u < 0.05;
+            q.c += u >= 0.05 && u < 0.08;
+        }
+        qpair_tests(&q, 0.02);
+        equivalent += q.p_equiv < 0.05;
+    }
+    double share = (double)equivalent / runs;
+    fprintf(stderr, "TOST at the margin: equivalent in %.3f of runs\n", share);
+    CHECK(share <= 0.05 + 3 * sqrt(0.05 * 0.95 / runs));
+}
+
 int main(void) {
     test_plan_items_from_connor();
     test_plan_refuses_bad_values();
     test_holm_by_hand();
     test_verdicts();
     test_families_by_whole_kind_and_valid_json();
+    test_tost_level_at_the_margin();
     test_bootstrap_coverage();
     return check_exit();
 }
