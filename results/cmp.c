@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "notes.h"
+#include "qplan.h"
 #include "scmp.h"
 #include "verdict.h"
 
@@ -451,6 +452,8 @@ int cmp_build(struct cmp *m, const struct side *b, const struct side *c, const s
     int rc = ocmp_build(m, w, err);
     if (rc < 0) return rc;
     rc = qcmp_build(&m->quiz, b, c, m->bname, m->cname, err);
+    qfam_build(&m->fam, b->quiz, c->quiz, o->margin > 0 ? o->margin : QPLAN_MARGIN, QPLAN_ALPHA,
+               QPLAN_POWER);
     if (rc < 0 || (rc = xcheck_side(&m->xc, b, err)) < 0 || (rc = xcheck_side(&m->xc, c, err)) < 0)
         return rc;
     if ((rc = cwcheck_side(&m->cw, b, err)) < 0 || (rc = cwcheck_side(&m->cw, c, err)) < 0)

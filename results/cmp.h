@@ -20,6 +20,7 @@
 #include "interval.h"
 #include "ocmp.h"
 #include "qcmp.h"
+#include "qfam.h"
 #include "side.h"
 #include "warnings.h"
 #include "xcheck.h"
@@ -67,6 +68,7 @@ struct cmp_opts {
     bool have_price;
     double price;              /* USD per hour */
     const struct slo_set *slo; /* open-loop SLOs, or NULL */
+    double margin;             /* the quiz's equivalence margin (0: QPLAN_MARGIN) */
 };
 
 struct cmp {
@@ -76,6 +78,7 @@ struct cmp {
     struct cmp_row *rows;
     size_t nrows;
     struct qcmp quiz;
+    struct qfam fam; /* the quiz's paired analysis by family */
     struct xcheck xc;
     struct cwcheck cw;    /* the CloudWatch cross-check (cwcheck.h) */
     char scale_note[400]; /* "" when both sides ran in real time */

@@ -10,6 +10,7 @@
 #include "cwreport.h"
 #include "esc.h"
 #include "ojson.h"
+#include "qfrep.h"
 #include "shreport.h"
 
 /* A string from a file: ill-formed UTF-8 becomes U+FFFD, so the output is valid JSON. */
@@ -307,6 +308,7 @@ static cJSON *out_json_mcnemar(const struct cmp *m) {
         cJSON_AddNumberToObject(o, "p", m->quiz.mc_p);
     }
     out_json_add_str(o, "text", m->quiz.mc_text);
+    if (m->fam.have) cJSON_AddItemToObject(o, "by_family", qfrep_json(&m->fam));
     return o;
 }
 

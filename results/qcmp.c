@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "estim.h"
+#include "qfam.h"
 
 static const struct src_quiz_item *qcmp_find(const struct src_quiz *q, const char *id) {
     for (size_t i = 0; i < q->n; i++)
@@ -83,6 +84,13 @@ static void qcmp_mcnemar_text(struct qcmp *q, const char *bname, const char *cna
                      "p = %.3f. ",
                      q->both < q->asked ? " (questions both sides answered)" : "", q->mc_b,
                      q->mc_b == 1 ? "" : "s", bname, q->mc_c, cname, q->mc_p);
+    if (q->both >= QFAM_MIN_ITEMS) { /* the paired analysis by family says what it can show */
+        snprintf(q->mc_text + k, sizeof q->mc_text - (size_t)k, "%s",
+                 q->mc_p < 0.05 ? "The difference in correct answers is unlikely to be chance."
+                 : n == 0       ? "No question separates the two."
+                                : "No evidence of a difference in accuracy.");
+        return;
+    }
     snprintf(q->mc_text + k, sizeof q->mc_text - (size_t)k,
              "%s %ld questions can show only a large gap (at least %u one-sided "
              "disagreements are needed for p < 0.05); an equal score does not show equal "

@@ -9,6 +9,7 @@
 #include "cwreport.h"
 #include "fmt.h"
 #include "oreport.h"
+#include "qfrep.h"
 #include "shreport.h"
 
 #define REPORT_REPLY   60   /* bytes of a reply shown in a table */
@@ -482,8 +483,8 @@ static int report_quiz(struct report *r, const struct cmp *m) {
         return -1;
     if (!m->quiz.have)
         return report_text(r, REPORT_PARA, "No comparison of answers: %s.", m->quiz.why);
-    if (report_dis(r, m) < 0) return -1;
-    return report_text(r, REPORT_PARA, "%s", m->quiz.mc_text);
+    if (report_dis(r, m) < 0 || report_text(r, REPORT_PARA, "%s", m->quiz.mc_text) < 0) return -1;
+    return qfrep_report(r, &m->fam, m->bname, m->cname);
 }
 
 /* ---- server log, facts, warnings ---- */

@@ -18,6 +18,7 @@
 #include "out_svg.h"
 #include "out_text.h"
 #include "peerview.h"
+#include "qplan.h"
 #include "quizfile.h"
 #include "report.h"
 #include "safeopen.h"
@@ -83,6 +84,10 @@ static const char compare_usage[] =
     "  -f, --format FORMAT      text (default), markdown, json or csv\n"
     "  -o, --output FILE        write the report to FILE instead of standard output\n"
     "      --svg FILE           also write a chart of both sides with the ratios (SVG)\n"
+    "      --margin SHARE       the quiz's equivalence margin, as 2% or 0.02 (default 2%):\n"
+    "                           with 100 or more questions both sides answered, each\n"
+    "                           family is called different, equivalent within it, or\n"
+    "                           inconclusive with the items still needed\n"
     "      --quiz FILE          the quiz (questions, answers, patterns) to score compare.py\n"
     "                           replies with (default: the reference quiz, in\n"
     "                           PREFIX/share/wrk-sagemaker/scenarios/ when installed, else\n"
@@ -179,6 +184,7 @@ struct compare_args {
     const char *facts[2];
     const char *format, *output, *svg, *quiz;
     bool have_price, allow_mixed;
+    double margin; /* --margin, 0: the default */
     double price;
     struct slo_set slo;               /* --slo, --max-error-rate */
     const struct peerview_view *view; /* --view: a peer's figures instead of the comparison */
@@ -224,6 +230,7 @@ enum {
     COMPARE_OPT_PRICE,
     COMPARE_OPT_SVG,
     COMPARE_OPT_QUIZ,
+    COMPARE_OPT_MARGIN,
     COMPARE_OPT_MIXED,
     COMPARE_OPT_SLO,
     COMPARE_OPT_ERRORS,
@@ -290,6 +297,10 @@ static int compare_option(struct compare_args *a, int c, char *arg) {
     case COMPARE_OPT_QUIZ:
         a->quiz = arg;
         return 0;
+    case COMPARE_OPT_MARGIN:
+        if (!qplan_share(arg, &a->margin) || a->margin > 0.5)
+            return compare_usage_error("--margin must be a share in (0, 50%], as 2% or 0.02", arg);
+        return 0;
     default:
         return compare_usage_error("unknown option", NULL);
     }
@@ -344,6 +355,7 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
         {"output", required_argument, NULL, 'o'},
         {"svg", required_argument, NULL, COMPARE_OPT_SVG},
         {"quiz", required_argument, NULL, COMPARE_OPT_QUIZ},
+        {"margin", required_argument, NULL, COMPARE_OPT_MARGIN},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -449,7 +461,7 @@ static int compare_run(const struct compare_args *a, struct buf *out, struct buf
                        struct compare_job *jobs, struct warnings *w, struct buf *err) {
     struct quizfile *qz = NULL;
     struct cmp m = {0};
-    struct cmp_opts o = {a->have_price, a->price, &a->slo};
+    struct cmp_opts o = {a->have_price, a->price, &a->slo, a->margin};
     int status = 2;
     if (compare_load_quiz(a, &qz, err) < 0) goto done;
     jobs[0].qz = jobs[1].qz = qz;

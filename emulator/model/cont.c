@@ -10,6 +10,8 @@
 #include <cjson/cJSON.h>
 
 #include "ans.h"
+#include "qtruth.h"
+#include "quizgen.h"
 #include "jsonw.h"
 #include "ptok.h"
 #include "splitmix.h"
@@ -465,11 +467,29 @@ int cont_parse_reply(const struct model_profile *p, bool openai, const char *ct,
 
 /* --- answers --- */
 
+/* A generated quiz item's reply (quizgen.h): right or wrong as the model's
+ * per-family accuracy decides (qtruth.h); false for any other prompt. */
+static bool cont_generated(const struct model_profile *p, const struct cont_request *r,
+                           struct cont_answer *a, enum quizgen_family *f) {
+    const char *prompt = buf_str(&r->prompt);
+    if (!quizgen_reply(prompt, r->prompt.len, true, f, &a->text)) {
+        buf_reset(&a->text);
+        return false;
+    }
+    if (qtruth_right(p->model_id, *f, prompt)) return true;
+    buf_reset(&a->text);
+    if (quizgen_reply(prompt, r->prompt.len, false, f, &a->text)) return true;
+    buf_reset(&a->text);
+    return false;
+}
+
 /* The natural reply before length rules: a quiz answer, else filler. */
 static int cont_natural(const struct model_profile *p, const struct cont_request *r,
                         struct cont_answer *a, bool *is_filler) {
     struct ans_question q;
+    enum quizgen_family f;
     *is_filler = false;
+    if (r->prompt.data && cont_generated(p, r, a, &f)) return CONT_OK;
     if (ans_parse(r->prompt.data ? r->prompt.data : "", r->prompt.len, &q)) {
         const char *wrong = model_answer(p, q.key);
         if (wrong) return buf_adds(&a->text, wrong) ? CONT_ERR_NOMEM : CONT_OK;

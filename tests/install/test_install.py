@@ -46,7 +46,8 @@ def check_prefix(prefix, work):
     for rel in ("scenarios/decode.lua", "scenarios/quiz-compare-py-40.json", "lua/sm/run.lua",
                 "lua/sm/where.lua"):
         check(os.path.isfile(os.path.join(share, rel)), f"{rel} not installed under {share}")
-    for prog in ("sm-compare", "sm-suite", "sm-emulator", "sm-invoke", "sm-endpoint", "sm-mcp"):
+    for prog in ("sm-compare", "sm-quiz", "sm-suite", "sm-emulator", "sm-invoke", "sm-endpoint",
+                 "sm-mcp"):
         check(os.access(os.path.join(prefix, "bin", prog), os.X_OK), f"{prog} not installed")
     elsewhere = tempfile.mkdtemp(prefix="elsewhere-", dir=work)
     with emulator.Emulator(["--endpoint", "ep=instant"], binary=os.environ["SM_EMULATOR"],

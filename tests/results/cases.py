@@ -789,6 +789,9 @@ CASES = [
     ("usage_flags_and_arguments_mixed", ["--baseline", "known", "native", "known"], 2,
      "sm-compare: give the sides either with --baseline/--candidate or as arguments "
      "(see sm-compare --help)\n", [], None),
+    ("usage_bad_margin", ["--margin", "60%"] + KNOWN, 2,
+     "sm-compare: --margin must be a share in (0, 50%], as 2% or 0.02: 60% (see sm-compare "
+     "--help)\n", [], None),
     ("usage_unknown_option", ["--colour"] + KNOWN, 2,
      "sm-compare: unknown option: --colour (see sm-compare --help)\n", [], None),
     ("help_lists_every_option", ["--help"], 0, "", ["help.txt"], None),

@@ -55,7 +55,7 @@ struct test_pair {
 };
 
 static int test_compare(struct test_pair *p, char **pb, size_t nb, char **pc, size_t nc) {
-    struct cmp_opts o = {true, 3.6, NULL};
+    struct cmp_opts o = {true, 3.6, NULL, 0};
     warnings_init(&p->w);
     buf_init(&p->err, 2048);
     if (rtest_side(&p->b, "baseline", pb, nb, &p->w, &p->err) < 0 ||

@@ -111,7 +111,7 @@ static int open_side(struct side *s, const char *role, const char *path, const s
  * &p->slo, or NULL for none). */
 static int open_compare_set(struct open_pair *p, const char *b, const char *c,
                             const struct slo_set *slo) {
-    struct cmp_opts o = {true, 3.6, slo};
+    struct cmp_opts o = {true, 3.6, slo, 0};
     warnings_init(&p->w);
     buf_init(&p->err, 2048);
     if (open_side(&p->b, "baseline", b, slo, &p->w, &p->err) < 0 ||
