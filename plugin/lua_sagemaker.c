@@ -21,7 +21,6 @@
 #include "clockprobe.h"
 #include "dist.h"
 #include "lua_sagemaker.h"
-#include "lua_trace.h"
 #include "lua_tok.h"
 #include "plainhttp.h"
 #include "record.h"
@@ -272,7 +271,7 @@ static const luaL_Reg lsm_functions[] = {
     {"add_file", lsm_add_file},
     {"hooks", lsm_hooks},
     {"finish", lsm_finish},
-    {"trace", lua_trace_load},
+    {"trace", lsm_trace_load},
     {"tokenizer", lsm_tok_open},
     {NULL, NULL},
 };

@@ -103,6 +103,15 @@ cJSON *lsm_to_json(lua_State *L, int idx, int depth, const char **why);
 int lsm_json_decode(lua_State *L);
 int lsm_json_encode(lua_State *L);
 
+/* lua_trace.c, the binding of trace.h (a production trace's replay schedule):
+ * sagemaker.trace(path, {speed, from_s, to_s, cap}) -> the schedule as a table
+ * | nil, message:
+ *   { format = "mooncake"|"azure"|"burstgpt"|"capture", read = N (requests in
+ *     the file), requests = { { at_us, t_us, line, input_tokens, output_tokens
+ *     (nil when the trace has none), hash_ids = {...} (Mooncake), body = TEXT
+ *     (Data Capture) }, ... } } */
+int lsm_trace_load(lua_State *L);
+
 /* sagemaker.hooks(plan, {thread, filler, check}) -> request, response. */
 int lsm_hooks(lua_State *L);
 /* The __gc of the hooks' state. */

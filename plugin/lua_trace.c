@@ -1,17 +1,15 @@
-#include "lua_trace.h"
-
 #include <lauxlib.h>
 
 #include "lua_sagemaker.h"
 #include "trace.h"
 
-static void lua_trace_count(lua_State *L, const char *name, long v) {
+static void lsm_trace_count(lua_State *L, const char *name, long v) {
     if (v < 0) return;
     lua_pushnumber(L, (lua_Number)v);
     lua_setfield(L, -2, name);
 }
 
-static void lua_trace_push(lua_State *L, const struct trace *t) {
+static void lsm_trace_push(lua_State *L, const struct trace *t) {
     lua_createtable(L, 0, 3);
     lsm_set_string(L, "format", trace_format_name(t->format));
     lsm_set_number(L, "read", (double)t->n_read);
@@ -22,8 +20,8 @@ static void lua_trace_push(lua_State *L, const struct trace *t) {
         lsm_set_number(L, "at_us", (double)r->at_us);
         lsm_set_number(L, "t_us", (double)r->t_us);
         lsm_set_number(L, "line", (double)r->line);
-        lua_trace_count(L, "input_tokens", r->input_tokens);
-        lua_trace_count(L, "output_tokens", r->output_tokens);
+        lsm_trace_count(L, "input_tokens", r->input_tokens);
+        lsm_trace_count(L, "output_tokens", r->output_tokens);
         if (r->n_hash_ids) {
             lua_createtable(L, (int)r->n_hash_ids, 0);
             for (size_t k = 0; k < r->n_hash_ids; k++) {
@@ -41,7 +39,7 @@ static void lua_trace_push(lua_State *L, const struct trace *t) {
     lua_setfield(L, -2, "requests");
 }
 
-int lua_trace_load(lua_State *L) {
+int lsm_trace_load(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     double to_s = lsm_opt_num(L, 2, "to_s", -1);
@@ -56,7 +54,7 @@ int lua_trace_load(lua_State *L) {
     buf_init(&err, 1024);
     if (trace_load(path, &s, &t, &err)) return lsm_fail_buf(L, &err, "out of memory");
     buf_free(&err);
-    lua_trace_push(L, t);
+    lsm_trace_push(L, t);
     trace_free(t);
     return 1;
 }
