@@ -17,6 +17,7 @@
 #include "out_markdown.h"
 #include "out_svg.h"
 #include "out_text.h"
+#include "peerread.h"
 #include "peerview.h"
 #include "quizfile.h"
 #include "report.h"
@@ -481,7 +482,7 @@ static int compare_view(const struct compare_args *a) {
     buf_init(&err, COMPARE_ERR_MAX);
     int status = 2;
     for (int k = 0; k < 2; k++)
-        if (peerview_read_paths(&sides[k], a->paths[k], a->npaths[k], &err) < 0) goto done;
+        if (peerread_paths(&sides[k], a->paths[k], a->npaths[k], &err) < 0) goto done;
     status = 1;
     if (peerview_render(a->view, ps, roles, strcmp(a->format, "json") == 0, &out) < 0) {
         buf_fail(&err, BUF_ERR_NOMEM, "out of memory");

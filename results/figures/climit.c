@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "orate.h"
-
 void climit_init(struct climit_run *c) {
     *c = (struct climit_run){.cpu_share = -1, .cpu_round = -1};
 }
@@ -65,7 +63,7 @@ bool climit_judge(const struct climit_run *c, double late_share, char *why, size
     why[0] = '\0';
     if (isfinite(late_share) && late_share > CLIMIT_LATE_SHARE)
         climit_add(why, cap, &k, "%.0f%% of sends >%.0f ms late", 100 * late_share,
-                   ORATE_LATE_US / 1000.0);
+                   CLIMIT_LATE_US / 1000.0);
     if (c && c->cpu_share > CLIMIT_CPU_SHARE)
         climit_add(why, cap, &k, "client CPU %.0f%% (round %ld)", 100 * c->cpu_share, c->cpu_round);
     if (c && c->stall_share > CLIMIT_STALL_SHARE)

@@ -4,7 +4,7 @@
  *
  * A figure is client-limited when, in what it was measured from:
  * - more than CLIMIT_LATE_SHARE of the open-loop sends left more than
- *   ORATE_LATE_US after their intended start;
+ *   CLIMIT_LATE_US after their intended start;
  * - a round of at least CLIMIT_CPU_MIN_WALL_S had the client's process use
  *   more than CLIMIT_CPU_SHARE of the CPU it could (its sending threads, at
  *   most the host's processors), unless it busy-polls (its CPU says nothing);
@@ -24,7 +24,8 @@
 
 #include "rfmt.h"
 
-#define CLIMIT_LATE_SHARE     0.05 /* of open-loop sends more than ORATE_LATE_US late */
+#define CLIMIT_LATE_US        1000 /* a send later than this after its intended start is late */
+#define CLIMIT_LATE_SHARE     0.05 /* of open-loop sends more than CLIMIT_LATE_US late */
 #define CLIMIT_CPU_SHARE      0.90 /* of the CPU the client could use in a round */
 #define CLIMIT_CPU_MIN_WALL_S 1.0  /* a shorter round's CPU share is not judged */
 #define CLIMIT_STALL_SHARE    0.05 /* of a round's wall time stalled */

@@ -127,7 +127,9 @@ struct src {
     struct src_level *levels;
     size_t nlevels;
     struct src_quiz *quiz;
-    struct orate *rate;         /* an open-loop run's rounds (orate.h), or NULL */
+    struct orate *rate; /* an open-loop run's rounds (orate.h), or NULL */
+    void (*rate_free)(
+        struct orate *);        /* frees what rate owns (orate_free: orate.h sits above src) */
     struct facts *facts;        /* compare.py's load_facts */
     struct shards_info *shards; /* a sharded run's shards (merged into this input), or NULL */
     struct src_call *calls;     /* owned: the records of its phase with wall_start_us, file order */

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orate.h"
 #include "shards.h"
 
 char *src_dup(const char *s) {
@@ -124,7 +123,7 @@ void src_free(struct src *s) {
     for (size_t i = 0; i < s->nlevels; i++) src_level_free(&s->levels[i]);
     free(s->levels);
     src_quiz_free(s->quiz);
-    if (s->rate) orate_free(s->rate);
+    if (s->rate) s->rate_free(s->rate);
     free(s->rate);
     free(s->facts);
     shards_info_free(s->shards);

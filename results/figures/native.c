@@ -579,7 +579,9 @@ static int native_quiz(struct native_ctx *c) {
 
 static int native_rate(struct native_ctx *c) {
     int rc = native_settings(c, orate_rules, orate_nrules);
-    return rc < 0 ? rc : orate_read(c->rf, c->phase, c->s, c->slo, &c->s->rate, c->w, c->err);
+    if (rc < 0) return rc;
+    c->s->rate_free = orate_free; /* src_free's way to free the rounds */
+    return orate_read(c->rf, c->phase, c->s, c->slo, &c->s->rate, c->w, c->err);
 }
 
 /* ---- every request on the wall clock ---- */

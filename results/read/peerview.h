@@ -98,11 +98,7 @@ __attribute__((warn_unused_result)) int peerview_add_file(struct peerview_side *
 __attribute__((warn_unused_result)) int peerview_push_gap(struct peerview_side *s, double gap);
 __attribute__((warn_unused_result)) int peerview_push_req(struct peerview_side *s,
                                                           const struct peerview_req *r);
-/* Reads the result files of paths (a file, or a folder's *.json files) into s;
- * a `vllm bench serve` detailed result is imported (vllmimport.h).
- * Returns 0, or a negative code with one line in err naming the path. */
-__attribute__((warn_unused_result)) int
-peerview_read_paths(struct peerview_side *s, char *const *paths, size_t n, struct buf *err);
+/* A side's files are read by peerread.h (it knows the importers, which use this side). */
 void peerview_side_free(struct peerview_side *s);
 
 /* The metrics of view v over s into out (PEERVIEW_MAX_METRICS of them);

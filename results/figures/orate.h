@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "climit.h"
 #include "field.h"
 #include "rfile.h"
 #include "slo.h"
@@ -23,9 +24,9 @@
 #include "stream.h"
 #include "warnings.h"
 
-#define ORATE_LATE_US   1000 /* a send later than this after its intended start is late */
-#define ORATE_MAX_RATES 1000 /* rates of one run */
-#define ORATE_MIN_RATE  1e-6 /* requests per second */
+#define ORATE_LATE_US   CLIMIT_LATE_US /* a send later than this after its intended start is late */
+#define ORATE_MAX_RATES 1000           /* rates of one run */
+#define ORATE_MIN_RATE  1e-6           /* requests per second */
 #define ORATE_MAX_RATE  1e9
 
 enum orate_err { ORATE_OK = 0, ORATE_ERR_NOMEM = -1, ORATE_ERR_INPUT = -3 };
