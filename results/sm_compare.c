@@ -8,10 +8,12 @@
 #include <sys/stat.h>
 
 #include "cmp.h"
+#include "comparison.h"
 #include "datadir.h"
 #include "esc.h"
 #include "guard.h"
 #include "inputs.h"
+#include "notes.h"
 #include "out_csv.h"
 #include "out_json.h"
 #include "out_markdown.h"
@@ -391,11 +393,11 @@ static int compare_render(const struct compare_args *a, const struct cmp *m,
                           const struct warnings *w, struct buf *out) {
     if (strcmp(a->format, "json") == 0) return out_json_render(m, w, out);
     if (strcmp(a->format, "csv") == 0) return out_csv_render(m, w, out);
-    struct report r;
+    struct page r;
     if (report_build(m, w, &r) < 0) return BUF_ERR_NOMEM;
     int rc = strcmp(a->format, "markdown") == 0 ? out_markdown_render(&r, out)
                                                 : out_text_render(&r, out);
-    report_free(&r);
+    page_free(&r);
     return rc;
 }
 
@@ -456,8 +458,9 @@ static int compare_run(const struct compare_args *a, struct buf *out, struct buf
     jobs[0].qz = jobs[1].qz = qz;
     if (compare_read_sides(jobs, w, err) < 0 ||
         guard_check(&jobs[0].side, &jobs[1].side, a->allow_mixed, w, err) < 0 ||
-        cmp_build(&m, &jobs[0].side, &jobs[1].side, &o, w, err) < 0)
+        comparison_build(&m, &jobs[0].side, &jobs[1].side, &o, err) < 0)
         goto done;
+    notes_add(&m, w); /* what the reader should know of the figures */
     status = 1;
     if (w->nomem || compare_render(a, &m, w, out) != BUF_OK ||
         (a->svg && out_svg_render(&m, svg) != BUF_OK)) {

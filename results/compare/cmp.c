@@ -5,10 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "notes.h"
-#include "scmp.h"
-#include "verdict.h"
-
 #define CMP_MEASURE_DECIMALS 3 /* compare.py rounds its medians to 3 decimals */
 #define CMP_MAX_LEVELS       256
 
@@ -375,38 +371,7 @@ static int cmp_quiz_rows(struct cmp *m) {
     return 0;
 }
 
-/* ---- notes ---- */
-
-/* How the time-scaled inputs of one side were converted. */
-static size_t cmp_scale_part(const struct side *s, const char *who, char *out, size_t cap) {
-    if (s->scale_lo == s->scale_hi)
-        return (size_t)snprintf(out, cap,
-                                "%s ran %g times faster than real time (rates divided by %g, "
-                                "times multiplied by %g)",
-                                who, s->scale_lo, s->scale_lo, s->scale_lo);
-    return (size_t)snprintf(out, cap,
-                            "%s's files ran %g to %g times faster than real time, each converted "
-                            "by its own time_scale",
-                            who, s->scale_lo, s->scale_hi);
-}
-
-static void cmp_scale_note(struct cmp *m) {
-    const struct side *b = m->b, *c = m->c;
-    bool sb = b->scale_lo != 1 || b->scale_hi != 1, sc = c->scale_lo != 1 || c->scale_hi != 1;
-    char *o = m->scale_note;
-    size_t cap = sizeof m->scale_note, k;
-    if (!sb && !sc) return;
-    k = (size_t)snprintf(o, cap, "Times and rates are in real units: ");
-    if (sb && sc && b->scale_lo == c->scale_lo && b->scale_hi == c->scale_hi)
-        k += cmp_scale_part(b, "both sides", o + k, cap - k);
-    else if (sb && sc) {
-        k += cmp_scale_part(b, "the baseline", o + k, cap - k);
-        if (k < cap) k += (size_t)snprintf(o + k, cap - k, "; ");
-        if (k < cap) k += cmp_scale_part(c, "the candidate", o + k, cap - k);
-    } else
-        k += cmp_scale_part(sb ? b : c, sb ? "the baseline" : "the candidate", o + k, cap - k);
-    if (k < cap) snprintf(o + k, cap - k, ".");
-}
+/* ---- names and marks ---- */
 
 static void cmp_names(struct cmp *m) {
     bool same = strcmp(m->b->name, m->c->name) == 0;
@@ -418,7 +383,7 @@ static void cmp_names(struct cmp *m) {
  * open-loop rate's rows are ocmp's (each rate judged on its own sends); the
  * quiz's scores and the server's facts (weights, KV cache, load time, read from
  * its start-up log) are not the client's timing. */
-static void cmp_mark_client(struct cmp *m) {
+void cmp_mark_client(struct cmp *m) {
     for (size_t i = 0; i < m->nrows; i++) {
         struct cmp_row *r = &m->rows[i];
         if (r->group == CMP_KIND || r->server_fact || strncmp(r->name, "quality", 7) == 0 ||
@@ -437,28 +402,16 @@ bool cmp_row_limited(const struct cmp_row *r) {
     return r->limited_b[0] || r->limited_c[0];
 }
 
-int cmp_build(struct cmp *m, const struct side *b, const struct side *c, const struct cmp_opts *o,
-              struct warnings *w, struct buf *err) {
+int cmp_start(struct cmp *m, const struct side *b, const struct side *c, const struct cmp_opts *o,
+              struct buf *err) {
     memset(m, 0, sizeof *m);
     m->b = b;
     m->c = c;
     m->opts = *o;
     cmp_names(m);
     if (cmp_fact_rows(m) < 0 || cmp_decode_rows(m) < 0 || cmp_level_rows(m) < 0 ||
-        cmp_quiz_rows(m) < 0 || cmp_latency_rows(m) < 0 || cmp_cost_rows(m) < 0 ||
-        scmp_rows(m, w) < 0)
+        cmp_quiz_rows(m) < 0 || cmp_latency_rows(m) < 0 || cmp_cost_rows(m) < 0)
         return buf_fail(err, CMP_ERR_NOMEM, "out of memory");
-    int rc = ocmp_build(m, w, err);
-    if (rc < 0) return rc;
-    rc = qcmp_build(&m->quiz, b, c, m->bname, m->cname, err);
-    if (rc < 0 || (rc = xcheck_side(&m->xc, b, err)) < 0 || (rc = xcheck_side(&m->xc, c, err)) < 0)
-        return rc;
-    if ((rc = cwcheck_side(&m->cw, b, err)) < 0 || (rc = cwcheck_side(&m->cw, c, err)) < 0)
-        return rc;
-    cmp_scale_note(m);
-    cmp_mark_client(m);
-    notes_add(m, w);
-    verdict_build(m, m->verdict, sizeof m->verdict);
     return CMP_OK;
 }
 

@@ -1,13 +1,14 @@
-/* cmp: the comparison of two sides, ready for any output format.
+/* cmp: the comparison of two sides, ready for any output format: numbers and
+ * enums (the report, results/report, puts them in words).
  *
  * Holds the rows of the reference table (and the decode, latency, cost and
  * quiz-kind rows that follow it), each with both values, the ratio candidate /
  * baseline, the requests behind each value and 95% intervals where the data
- * allow one (interval.h); the quiz comparison (qcmp.h), the server-log
- * cross-check (xcheck.h), the CloudWatch cross-check (cwcheck.h) and a short
- * verdict. A value that cannot be given
- * carries the reason instead. Whether the sides may be compared at all is
- * guard.h's to say, before. */
+ * allow one (interval.h); the streaming rows (scmp.h), the open-loop part
+ * (ocmp.h, its rows: openrows.h), the quiz comparison (qcmp.h), the server-log
+ * cross-check (xcheck.h) and the CloudWatch cross-check (cwcheck.h). A value
+ * that cannot be given carries the reason instead. Whether the sides may be
+ * compared at all is guard.h's to say, before; comparison.h builds the whole. */
 #ifndef SM_CMP_H
 #define SM_CMP_H
 
@@ -21,7 +22,6 @@
 #include "ocmp.h"
 #include "qcmp.h"
 #include "side.h"
-#include "warnings.h"
 #include "xcheck.h"
 
 enum cmp_err { CMP_OK = 0, CMP_ERR_NOMEM = -1, CMP_ERR_INPUT = -3 };
@@ -77,21 +77,22 @@ struct cmp {
     size_t nrows;
     struct qcmp quiz;
     struct xcheck xc;
-    struct cwcheck cw;    /* the CloudWatch cross-check (cwcheck.h) */
-    char scale_note[400]; /* "" when both sides ran in real time */
-    bool stream_mixed;    /* one side streamed a measurement the other measured unstreamed */
+    struct cwcheck cw; /* the CloudWatch cross-check (cwcheck.h) */
+    bool stream_mixed; /* one side streamed a measurement the other measured unstreamed */
     size_t itl_token[2], itl_chunk[2]; /* per side: requests whose ITL was per token / chunk */
     struct ocmp open;                  /* the open-loop runs (ocmp.h) */
-    char verdict[2000];
 };
 
-/* Compares b and c (which must outlive m; so must o->slo). Returns 0, or
- * CMP_ERR_NOMEM or CMP_ERR_INPUT (SLOs that do not apply) with err; what the
- * reader should know (failure rates, samples too small for an
- * interval, time scales, server-log differences) goes to w. */
-__attribute__((warn_unused_result)) int cmp_build(struct cmp *m, const struct side *b,
+/* Starts the comparison of b and c (which must outlive m; so must o->slo): the
+ * sides' names and the rows of the reference table, decode, levels, quiz,
+ * latency and cost; comparison_build (comparison.h) adds the rest. Returns 0,
+ * or CMP_ERR_NOMEM with err. */
+__attribute__((warn_unused_result)) int cmp_start(struct cmp *m, const struct side *b,
                                                   const struct side *c, const struct cmp_opts *o,
-                                                  struct warnings *w, struct buf *err);
+                                                  struct buf *err);
+/* Marks every measured value of m a side's client limited (climit.h) with why;
+ * once every row is there. */
+void cmp_mark_client(struct cmp *m);
 void cmp_free(struct cmp *m);
 /* A new row of m (its intervals say "no interval" until set), or NULL out of
  * memory; the row is m's, valid until the next one is added. */

@@ -39,9 +39,27 @@
 #include "climit.h"
 #include "slo.h"
 #include "stream.h"
-#include "warnings.h"
 
-struct cmp; /* cmp.h */
+#define OCMP_MAX_RATES ((size_t)2 * ORATE_MAX_RATES) /* rates of both sides */
+
+enum ocmp_err { OCMP_OK = 0, OCMP_ERR_NOMEM = -1, OCMP_ERR_INPUT = -3 };
+
+/* Why the capacities have no ratio (ocmp_noratio_why says it in words). */
+enum ocmp_noratio {
+    OCMP_NORATIO_NONE,     /* there is a ratio */
+    OCMP_NORATIO_NO_SLO,   /* no SLO given */
+    OCMP_NORATIO_NO_RUN_B, /* no open-loop run on the baseline side */
+    OCMP_NORATIO_NO_RUN_C, /* nor on the candidate's */
+    OCMP_NORATIO_ALL_HELD, /* every rate held on both sides: both bounded from below */
+    OCMP_NORATIO_NONE_HELD /* no rate held on either: both bounded from above */
+};
+
+/* What the open-loop part is computed with. */
+struct ocmp_opts {
+    const struct slo_set *slo; /* the SLOs, or NULL (none) */
+    bool have_price;
+    double price; /* USD per hour */
+};
 
 /* The order the latency metrics are shown in: e2e, ttft, tpot, itl. */
 extern const enum stream_metric ocmp_order[STREAM_METRICS];
@@ -111,29 +129,23 @@ struct ocmp {
     struct ocmp_side x[2];
     enum ocmp_rel ratio_rel; /* the capacity's ratio candidate / baseline */
     double ratio;
-    char ratio_why[160]; /* when ratio_rel is OCMP_NONE */
+    enum ocmp_noratio ratio_none; /* when ratio_rel is OCMP_NONE: why */
 };
 
-/* Fills m->open from m's sides and options, and adds its rows (group
- * CMP_OPEN, for CSV) to m. Returns 0, CMP_ERR_NOMEM, or CMP_ERR_INPUT with one
- * line in err (SLOs without an open-loop run, or on a metric a side lacks);
- * warnings go to w. */
-__attribute__((warn_unused_result)) int ocmp_build(struct cmp *m, struct warnings *w,
-                                                   struct buf *err);
+/* Fills o from the sides b and c (names[k]: side k's display name; both must
+ * outlive o, and so must opts->slo). Returns 0, OCMP_ERR_NOMEM, or
+ * OCMP_ERR_INPUT with one line in err (SLOs without an open-loop run, or on a
+ * metric a side lacks). Numbers only: the report says them (oreport.h), and
+ * notes.h warns of what they show. */
+__attribute__((warn_unused_result)) int ocmp_build(struct ocmp *o, const struct side *b,
+                                                   const struct side *c, const char *const names[2],
+                                                   const struct ocmp_opts *opts, struct buf *err);
 void ocmp_free(struct ocmp *o);
 /* The point of x at rate, or NULL. */
 const struct ocmp_point *ocmp_point(const struct ocmp_side *x, double rate);
 /* The sorted union of both sides' rates into out (cap of them); returns how many. */
 size_t ocmp_rates(const struct ocmp *o, double *out, size_t cap);
-/* "", ">=", ">", "<=" or "<". */
-const char *ocmp_rel_text(enum ocmp_rel rel);
-/* The SLOs as a phrase: "p90 TTFT <= 1 s and at most 1% failed". */
-void ocmp_slo_phrase(const struct ocmp *o, char *out, size_t cap);
-/* A rate's verdict: "held", or "failed: p90 TTFT 1.52 s > 1 s, ...". */
-void ocmp_verdict_cell(const struct ocmp *o, const struct ocmp_point *p, char *out, size_t cap);
-/* A capacity (or its ratio) as text: "6.3", ">= 8", "< 1". */
-void ocmp_bound_text(enum ocmp_rel rel, double v, int decimals, char *out, size_t cap);
-/* The verdict's sentence on capacity ("" without SLOs). */
-void ocmp_verdict(const struct cmp *m, char *out, size_t cap);
+/* Why there is no ratio, in words ("" for OCMP_NORATIO_NONE): constant text. */
+const char *ocmp_noratio_why(enum ocmp_noratio why);
 
 #endif

@@ -75,26 +75,14 @@ static int qcmp_unanswered(struct qcmp *q, const struct src_quiz *x, const struc
     return 0;
 }
 
-static void qcmp_mcnemar_text(struct qcmp *q, const char *bname, const char *cname) {
-    unsigned n = q->mc_b + q->mc_c, need = 1;
+/* The one-sided disagreements McNemar's exact test needs for p < 0.05 (at most 1000). */
+static unsigned qcmp_mcnemar_need(void) {
+    unsigned need = 1;
     while (estim_mcnemar(need, 0) >= 0.05 && need < 1000) need++;
-    int k = snprintf(q->mc_text, sizeof q->mc_text,
-                     "McNemar's exact test%s: %u question%s only %s got right, %u only %s: "
-                     "p = %.3f. ",
-                     q->both < q->asked ? " (questions both sides answered)" : "", q->mc_b,
-                     q->mc_b == 1 ? "" : "s", bname, q->mc_c, cname, q->mc_p);
-    snprintf(q->mc_text + k, sizeof q->mc_text - (size_t)k,
-             "%s %ld questions can show only a large gap (at least %u one-sided "
-             "disagreements are needed for p < 0.05); an equal score does not show equal "
-             "quality, which would take hundreds of questions.",
-             q->mc_p < 0.05 ? "The difference in correct answers is unlikely to be chance."
-             : n == 0       ? "No question separates the two."
-                            : "No evidence of a difference in accuracy.",
-             q->both, need);
+    return need;
 }
 
-int qcmp_build(struct qcmp *q, const struct side *b, const struct side *c, const char *bname,
-               const char *cname, struct buf *err) {
+int qcmp_build(struct qcmp *q, const struct side *b, const struct side *c, struct buf *err) {
     const struct src_quiz *x = b->quiz, *y = c->quiz;
     bool known = true;
     memset(q, 0, sizeof *q);
@@ -114,15 +102,10 @@ int qcmp_build(struct qcmp *q, const struct side *b, const struct side *c, const
         if (!qcmp_find(x, y->items[i].id) && qcmp_question(q, NULL, &y->items[i], &known) < 0)
             return buf_fail(err, QCMP_ERR_NOMEM, "out of memory");
     if (qcmp_unanswered(q, x, y) < 0) return buf_fail(err, QCMP_ERR_NOMEM, "out of memory");
-    if (!known) {
-        snprintf(q->mc_text, sizeof q->mc_text,
-                 "McNemar's test: n/a (which replies are right is unknown; a compare.py file "
-                 "needs the quiz file, --quiz FILE).");
-        return QCMP_OK;
-    }
+    if (!known) return QCMP_OK; /* which replies are right is unknown: no test */
     q->have_mcnemar = true;
     q->mc_p = estim_mcnemar(q->mc_b, q->mc_c);
-    qcmp_mcnemar_text(q, bname, cname);
+    q->mc_need = qcmp_mcnemar_need();
     return QCMP_OK;
 }
 

@@ -30,18 +30,16 @@ struct qcmp {
     long identical; /* of both */
     struct qcmp_dis *dis;
     size_t ndis, ndiffer; /* all listed; those answered by both */
-    bool have_mcnemar;
-    unsigned mc_b, mc_c; /* questions only the baseline / only the candidate got right */
+    bool have_mcnemar;    /* false when have: which replies are right is unknown */
+    unsigned mc_b, mc_c;  /* questions only the baseline / only the candidate got right */
     double mc_p;
-    char mc_text[800]; /* the test's result and what the quiz can show, or why none */
+    unsigned mc_need; /* one-sided disagreements the test needs for p < 0.05 */
 };
 
-/* Compares the quizzes of b and c (named bname, cname in texts); q refers to
- * their items, which must outlive it. Returns 0, or QCMP_ERR_NOMEM with "out of
- * memory" in err. */
+/* Compares the quizzes of b and c; q refers to their items, which must
+ * outlive it. Returns 0, or QCMP_ERR_NOMEM with "out of memory" in err. */
 __attribute__((warn_unused_result)) int qcmp_build(struct qcmp *q, const struct side *b,
-                                                   const struct side *c, const char *bname,
-                                                   const char *cname, struct buf *err);
+                                                   const struct side *c, struct buf *err);
 void qcmp_free(struct qcmp *q);
 
 #endif

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fmt.h"
 #include "stream.h"
 
 #define SCMP_MAX_LEVELS 256
@@ -123,7 +122,7 @@ static int scmp_decode(struct cmp *m) {
     return scmp_measurement(m, &me, true);
 }
 
-static const struct side_level *scmp_level(const struct side *s, int c) {
+const struct side_level *scmp_level(const struct side *s, int c) {
     for (size_t i = 0; i < s->nlv; i++)
         if (s->lv[i].c == c) return &s->lv[i];
     return NULL;
@@ -156,46 +155,6 @@ static int scmp_levels(struct cmp *m) {
     return 0;
 }
 
-/* The check of one c1 measurement what of side s against its decode rate. */
-static bool scmp_check_one(const struct side *s, const char *name, const char *what,
-                           const struct stream_meas *x, struct warnings *w) {
-    const struct side_decode *dc = &s->dec;
-    struct stream_fig f;
-    char itl[FMT_CELL], rate[FMT_CELL], n[120];
-    char why[CLIMIT_WHY];
-    if (!dc->rate.ok || !climit_itl(x->gaps, x->burst, why, sizeof why)) return false;
-    stream_figures(x, STREAM_ITL, s->bias_hi, &f);
-    if (!f.ok || !(f.q[0] > 0)) return false;
-    double diff = 1 / f.q[0] / dc->rate.v - 1;
-    if (fabs(diff) <= SCMP_ITL_TOLERANCE) return false;
-    fmt_num(1 / f.q[0], 2, itl, sizeof itl);
-    fmt_num(dc->rate.v, 2, rate, sizeof rate);
-    if (dc->medians_only)
-        snprintf(n, sizeof n, "compare.py's medians");
-    else
-        snprintf(n, sizeof n, "n = %zu and %zu replies of %d and %d tokens", dc->ns, dc->nl,
-                 dc->lengths[0], dc->lengths[dc->nlengths - 1]);
-    warnings_add(w,
-                 "%s c1 (%s): 1 / median ITL is %s tokens/s (n = %llu tokens of %zu requests), "
-                 "the decode rate from length differencing %s tokens/s (%s): they differ by "
-                 "%.1f%%, more than %.0f%%",
-                 name, what, itl, (unsigned long long)f.tokens, f.requests, rate, n,
-                 100 * fabs(diff), 100 * SCMP_ITL_TOLERANCE);
-    return true;
-}
-
-bool scmp_check(const struct side *s, const char *name, struct warnings *w) {
-    bool warned = false;
-    if (s->dec.have && s->dec.streamed)
-        warned |= scmp_check_one(s, name, "decode", &s->dec.stream, w);
-    const struct side_level *l = scmp_level(s, 1);
-    if (l && l->streamed) warned |= scmp_check_one(s, name, "sweep", &l->stream, w);
-    return warned;
-}
-
-int scmp_rows(struct cmp *m, struct warnings *w) {
-    if (scmp_decode(m) < 0 || scmp_levels(m) < 0) return -1;
-    scmp_check(m->b, m->bname, w);
-    scmp_check(m->c, m->cname, w);
-    return 0;
+int scmp_rows(struct cmp *m) {
+    return scmp_decode(m) < 0 || scmp_levels(m) < 0 ? -1 : 0;
 }

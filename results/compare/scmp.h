@@ -13,19 +13,17 @@
  * The check: at concurrency 1 one token follows another every decode step, so
  * 1 / median ITL should be the decode rate that length differencing measures
  * (decode_tokens_per_second); a difference above SCMP_ITL_TOLERANCE is a
- * warning with both figures and their samples. */
+ * warning with both figures and their samples (notes.h writes it). */
 #ifndef SM_SCMP_H
 #define SM_SCMP_H
 
 #include "cmp.h"
-#include "warnings.h"
 
 #define SCMP_ITL_TOLERANCE 0.02
 
-/* Adds m's streaming rows and sets m->stream_mixed; the check's warnings go
- * to w. Returns 0, or -1 out of memory. */
-__attribute__((warn_unused_result)) int scmp_rows(struct cmp *m, struct warnings *w);
-/* One side's check (side s, its display name): whether it warned. */
-bool scmp_check(const struct side *s, const char *name, struct warnings *w);
+/* Adds m's streaming rows and sets m->stream_mixed. Returns 0, or -1 out of memory. */
+__attribute__((warn_unused_result)) int scmp_rows(struct cmp *m);
+/* The sweep level of s at concurrency c, or NULL. */
+const struct side_level *scmp_level(const struct side *s, int c);
 
 #endif

@@ -25,8 +25,7 @@ static void cwreport_num(double v, int decimals, char *out, size_t cap) {
         fmt_num(v, decimals, out, cap);
 }
 
-static int cwreport_counts(struct report_block *t, const struct cmp *m,
-                           const struct cwcheck_row *x) {
+static int cwreport_counts(struct page_block *t, const struct cmp *m, const struct cwcheck_row *x) {
     char inv[64], req[64], ans[64], ok[64], err[96], cerr[96];
     snprintf(inv, sizeof inv, "%.0f%s", x->invocations, x->lost ? " !" : "");
     cwreport_range(&x->requests, req, sizeof req);
@@ -36,11 +35,10 @@ static int cwreport_counts(struct report_block *t, const struct cmp *m,
     snprintf(err, sizeof err, "%.0f / %.0f / %.0f", x->errors_4xx, x->errors_5xx, x->model_errors);
     snprintf(cerr, sizeof cerr, "%ld / %ld", x->client_4xx.hi, x->client_5xx.hi);
     const char *cells[] = {cwreport_side(m, x), src_name(x->src), inv, req, ans, ok, err, cerr};
-    return report_row(t, cells);
+    return page_row(t, cells);
 }
 
-static int cwreport_times(struct report_block *t, const struct cmp *m,
-                          const struct cwcheck_row *x) {
+static int cwreport_times(struct page_block *t, const struct cmp *m, const struct cwcheck_row *x) {
     char c[8][64];
     double v[] = {x->latency ? x->model_ms : NAN,
                   x->latency ? x->overhead_ms : NAN,
@@ -53,10 +51,10 @@ static int cwreport_times(struct report_block *t, const struct cmp *m,
     for (int i = 0; i < 8; i++) cwreport_num(v[i], i < 4 ? 1 : 0, c[i], sizeof c[i]);
     const char *cells[] = {
         cwreport_side(m, x), src_name(x->src), c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]};
-    return report_row(t, cells);
+    return page_row(t, cells);
 }
 
-int cwreport_build(struct report *r, const struct cmp *m) {
+int cwreport_build(struct page *r, const struct cmp *m) {
     const struct cwcheck *x = &m->cw;
     if (!x->n) return 0;
     const char *h1[] = {"side",
@@ -69,29 +67,29 @@ int cwreport_build(struct report *r, const struct cmp *m) {
                         "client 4xx / 5xx"};
     const char *h2[] = {"side",     "step",  "model ms",  "overhead ms", "client ms",
                         "added ms", "GPU %", "GPU mem %", "CPU %",       "memory %"};
-    if (report_text(r, REPORT_HEADING, "CloudWatch cross-check (server side)") < 0) return -1;
-    struct report_block *t = report_table(r, 0xfc, 8, h1);
+    if (page_text(r, PAGE_HEADING, "CloudWatch cross-check (server side)") < 0) return -1;
+    struct page_block *t = page_table(r, 0xfc, 8, h1);
     for (size_t i = 0; t && i < x->n; i++)
         if (x->rows[i].ok && cwreport_counts(t, m, &x->rows[i]) < 0) return -1;
     if (!t) return -1;
-    t = report_table(r, 0x3fc, 10, h2);
+    t = page_table(r, 0x3fc, 10, h2);
     for (size_t i = 0; t && i < x->n; i++)
         if (x->rows[i].ok && cwreport_times(t, m, &x->rows[i]) < 0) return -1;
     if (!t) return -1;
     for (size_t i = 0; i < x->n; i++)
         if (!x->rows[i].ok &&
-            report_text(r, REPORT_ITEM, "%s %s: no cross-check: %s", cwreport_side(m, &x->rows[i]),
-                        src_name(x->rows[i].src), x->rows[i].why) < 0)
+            page_text(r, PAGE_ITEM, "%s %s: no cross-check: %s", cwreport_side(m, &x->rows[i]),
+                      src_name(x->rows[i].src), x->rows[i].why) < 0)
             return -1;
-    return report_text(r, REPORT_PARA,
-                       "Over the metric periods (a minute; a model minute in a time-scaled run) "
-                       "that hold each step: CloudWatch's Invocations against the client's "
-                       "requests in those periods (a range where a request may fall in a "
-                       "neighbouring period), the invocations it counts as answered (less 4xx "
-                       "and 5xx) against the client's 2xx replies, ModelLatency and "
-                       "OverheadLatency against the client's mean end-to-end latency (added: "
-                       "what the network and the client took), and the instance's utilization. "
-                       "! marks a count outside the client's range.");
+    return page_text(r, PAGE_PARA,
+                     "Over the metric periods (a minute; a model minute in a time-scaled run) "
+                     "that hold each step: CloudWatch's Invocations against the client's "
+                     "requests in those periods (a range where a request may fall in a "
+                     "neighbouring period), the invocations it counts as answered (less 4xx "
+                     "and 5xx) against the client's 2xx replies, ModelLatency and "
+                     "OverheadLatency against the client's mean end-to-end latency (added: "
+                     "what the network and the client took), and the instance's utilization. "
+                     "! marks a count outside the client's range.");
 }
 
 static void cwreport_add_num(cJSON *o, const char *key, double v) {

@@ -7,12 +7,12 @@
 #include <cjson/cJSON.h>
 
 #include "cmp.h"
-#include "report.h"
+#include "page.h"
 #include "warnings.h"
 
 /* Adds the section to r (nothing when no side has CloudWatch metrics).
  * Returns 0, or -1 out of memory. */
-__attribute__((warn_unused_result)) int cwreport_build(struct report *r, const struct cmp *m);
+__attribute__((warn_unused_result)) int cwreport_build(struct page *r, const struct cmp *m);
 /* The rows as a JSON array (owned by the caller), or NULL out of memory. */
 cJSON *cwreport_json(const struct cmp *m);
 /* One warning per difference: requests lost or invented, replies not seen. */

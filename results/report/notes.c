@@ -7,6 +7,8 @@
 #include "cwreport.h"
 #include "estim.h"
 #include "fmt.h"
+#include "scmp.h"
+#include "stream.h"
 
 /* "ThrottlingException 3, socket 1" */
 static void notes_errors(const struct src_tally *t, char *out, size_t cap) {
@@ -174,7 +176,88 @@ static void notes_xcheck(const struct cmp *m, struct warnings *w) {
     }
 }
 
+/* ---- the streaming check (scmp.h) ---- */
+
+/* The check of one c1 measurement what of side s against its decode rate. */
+static bool notes_itl_check_one(const struct side *s, const char *name, const char *what,
+                                const struct stream_meas *x, struct warnings *w) {
+    const struct side_decode *dc = &s->dec;
+    struct stream_fig f;
+    char itl[FMT_CELL], rate[FMT_CELL], n[120];
+    char why[CLIMIT_WHY];
+    if (!dc->rate.ok || !climit_itl(x->gaps, x->burst, why, sizeof why)) return false;
+    stream_figures(x, STREAM_ITL, s->bias_hi, &f);
+    if (!f.ok || !(f.q[0] > 0)) return false;
+    double diff = 1 / f.q[0] / dc->rate.v - 1;
+    if (fabs(diff) <= SCMP_ITL_TOLERANCE) return false;
+    fmt_num(1 / f.q[0], 2, itl, sizeof itl);
+    fmt_num(dc->rate.v, 2, rate, sizeof rate);
+    if (dc->medians_only)
+        snprintf(n, sizeof n, "compare.py's medians");
+    else
+        snprintf(n, sizeof n, "n = %zu and %zu replies of %d and %d tokens", dc->ns, dc->nl,
+                 dc->lengths[0], dc->lengths[dc->nlengths - 1]);
+    warnings_add(w,
+                 "%s c1 (%s): 1 / median ITL is %s tokens/s (n = %llu tokens of %zu requests), "
+                 "the decode rate from length differencing %s tokens/s (%s): they differ by "
+                 "%.1f%%, more than %.0f%%",
+                 name, what, itl, (unsigned long long)f.tokens, f.requests, rate, n,
+                 100 * fabs(diff), 100 * SCMP_ITL_TOLERANCE);
+    return true;
+}
+
+bool notes_itl_check(const struct side *s, const char *name, struct warnings *w) {
+    bool warned = false;
+    if (s->dec.have && s->dec.streamed)
+        warned |= notes_itl_check_one(s, name, "decode", &s->dec.stream, w);
+    const struct side_level *l = scmp_level(s, 1);
+    if (l && l->streamed) warned |= notes_itl_check_one(s, name, "sweep", &l->stream, w);
+    return warned;
+}
+
+/* ---- the open-loop runs (ocmp.h) ---- */
+
+static void notes_open_side(const struct ocmp *o, const struct ocmp_side *x, struct warnings *w) {
+    for (size_t i = 0; i < x->n; i++) {
+        const struct ocmp_point *p = &x->p[i];
+        if (p->late_share > 0.01)
+            warnings_add(w,
+                         "%s at %g requests/s: %.1f%% of the successful requests left more than "
+                         "%d ms after their intended start on the client's clock (p99 %.3g s in "
+                         "real time): the client could not keep the schedule (more connections, "
+                         "-c, may help); their latency counts from the intended start anyway",
+                         x->name, p->rate, 100 * p->late_share, ORATE_LATE_US / 1000, p->late_p99);
+    }
+    for (size_t k = 0; o->any_slo && k < o->slo.n; k++) {
+        const struct slo *s = &o->slo.s[k];
+        double need = ceil(1 / (1 - s->q) - 1e-9);
+        char rates[300] = "", text[80];
+        size_t n = 0;
+        for (size_t i = 0; i < x->n && n < sizeof rates; i++) {
+            const struct ocmp_point *p = &x->p[i];
+            size_t have = p->r->stream.s[s->metric].requests;
+            if ((double)have >= need) continue;
+            n += (size_t)snprintf(rates + n, sizeof rates - n, "%s%g (%zu)", n ? ", " : "", p->rate,
+                                  have);
+        }
+        if (!n) continue;
+        slo_text(s, text, sizeof text);
+        warnings_add(w,
+                     "%s: %s: at %s requests/s (requests in parentheses) fewer than %.0f "
+                     "requests give the p%g, which is then close to their largest value",
+                     x->name, text, rates, need, s->pct);
+    }
+    if (x->cap.nonmonotone)
+        warnings_add(w,
+                     "%s: the SLOs held again at a rate above the first that failed them (%g "
+                     "requests/s): the capacity is read below that first failure",
+                     x->name, x->cap.fail);
+}
+
 void notes_add(const struct cmp *m, struct warnings *w) {
+    notes_itl_check(m->b, m->bname, w);
+    notes_itl_check(m->c, m->cname, w);
+    for (int k = 0; m->open.have && k < 2; k++) notes_open_side(&m->open, &m->open.x[k], w);
     notes_side_failures(m->b, m->bname, w);
     notes_side_failures(m->c, m->cname, w);
     for (size_t i = 0; i < m->nrows; i++) notes_small(&m->rows[i], w);

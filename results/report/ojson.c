@@ -183,7 +183,8 @@ cJSON *ojson_build(const struct cmp *m) {
     cJSON_AddItemToObject(ratio, "value", ojson_num(o->ratio));
     cJSON_AddItemToObject(ratio, "relation", ojson_rel_item(o->ratio_rel));
     cJSON_AddItemToObject(ratio, "why_none",
-                          o->ratio_rel == OCMP_NONE ? ojson_str(o->ratio_why) : cJSON_CreateNull());
+                          o->ratio_rel == OCMP_NONE ? ojson_str(ocmp_noratio_why(o->ratio_none))
+                                                    : cJSON_CreateNull());
     cJSON_AddItemToObject(x, "capacity_ratio", ratio);
     cJSON_AddStringToObject(x, "no_interval",
                             "a round's requests queue behind each other (not independent "

@@ -5,6 +5,106 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "stream.h"
+
+/* ---- the open-loop part in words (the model, ocmp.h, holds its numbers) ---- */
+
+const char *oreport_rel_text(enum ocmp_rel rel) {
+    static const char *const text[] = {"", "", ">=", ">", "<=", "<"};
+    return text[rel];
+}
+
+/* A bounded figure after prefix: v with decimals (< 0: significant digits),
+ * or "n/a" when there is none. */
+static void oreport_bound(const char *prefix, enum ocmp_rel rel, double v, int decimals, char *out,
+                          size_t cap) {
+    char num[FMT_CELL];
+    if (rel == OCMP_NONE || !isfinite(v)) {
+        snprintf(out, cap, "n/a");
+        return;
+    }
+    if (decimals < 0)
+        fmt_sig(v, num, sizeof num);
+    else
+        fmt_num(v, decimals, num, sizeof num);
+    snprintf(out, cap, "%s%s", prefix, num);
+}
+
+void oreport_bound_text(enum ocmp_rel rel, double v, int decimals, char *out, size_t cap) {
+    char mark[8];
+    snprintf(mark, sizeof mark, "%s%s", oreport_rel_text(rel), rel == OCMP_EQ ? "" : " ");
+    oreport_bound(mark, rel, v, decimals, out, cap);
+}
+
+int oreport_slo_phrase(const struct ocmp *o, struct buf *out) {
+    int rc = 0;
+    for (size_t i = 0; i < o->slo.n && rc == 0; i++) {
+        char t[80];
+        slo_text(&o->slo.s[i], t, sizeof t);
+        rc = buf_addf(out, "%s%s", i ? (i + 1 == o->slo.n ? " and " : ", ") : "", t);
+    }
+    if (o->slo.attain_given && rc == 0)
+        rc = buf_addf(out, ", all met at once by at least %g%% of requests,", 100 * o->slo.attain);
+    if (rc == 0)
+        rc = buf_addf(out, "%sat most %g%% failed", out->len ? " with " : "",
+                      100 * o->slo.max_error);
+    return rc;
+}
+
+void oreport_verdict_cell(const struct ocmp *o, const struct ocmp_point *p, char *out, size_t cap) {
+    size_t k = 0;
+    if (p->held) {
+        snprintf(out, cap, "held");
+        return;
+    }
+    k = (size_t)snprintf(out, cap, "failed:");
+    if (o->slo.attain_given && !p->att.ok && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, " %.1f%% met every SLO", 100 * p->att.v);
+    for (size_t i = 0; !o->slo.attain_given && i < o->slo.n && k < cap; i++) {
+        const struct slo *s = &o->slo.s[i];
+        char v[FMT_CELL];
+        if (p->check[i].ok) continue;
+        fmt_sig(p->check[i].v, v, sizeof v);
+        k += (size_t)snprintf(out + k, cap - k, "%s p%g %s %s%s", k > 7 ? "," : "", s->pct,
+                              stream_name(s->metric), p->check[i].have ? v : "n/a",
+                              p->check[i].have ? " s" : "");
+    }
+    if (!p->err.ok && k < cap)
+        snprintf(out + k, cap - k, "%s %.1f%% failed", k > 7 ? "," : "", 100 * p->err.v);
+}
+
+/* A bounded figure in words: "4.34", "at least 8", "less than 1". */
+static void oreport_bound_words(enum ocmp_rel rel, double v, int decimals, char *out, size_t cap) {
+    static const char *const words[] = {"",           "",         "at least ",
+                                        "more than ", "at most ", "less than "};
+    oreport_bound(words[rel], rel, v, decimals, out, cap);
+}
+
+int oreport_verdict(const struct cmp *m, struct buf *out) {
+    const struct ocmp *o = &m->open;
+    const struct ocmp_cap *b = &o->x[0].cap, *c = &o->x[1].cap;
+    char vb[FMT_CELL], vc[FMT_CELL], ratio[FMT_CELL];
+    struct buf phrase;
+    int rc;
+    if (!o->have || !o->any_slo) return 0;
+    buf_init(&phrase, BUF_NO_CAP);
+    if ((rc = oreport_slo_phrase(o, &phrase)) < 0) goto done;
+    oreport_bound_words(b->rel, b->v, 2, vb, sizeof vb);
+    oreport_bound_words(c->rel, c->v, 2, vc, sizeof vc);
+    const char *at = o->slo.n ? "At" : "With"; /* "With at most 1% failed" */
+    if (o->ratio_rel == OCMP_NONE) {
+        rc =
+            buf_addf(out, "%s %s, %s serves %s requests/s and %s %s (no ratio: %s).", at,
+                     buf_str(&phrase), m->cname, vc, m->bname, vb, ocmp_noratio_why(o->ratio_none));
+        goto done;
+    }
+    oreport_bound_words(o->ratio_rel, o->ratio, -1, ratio, sizeof ratio);
+    rc = buf_addf(out, "%s %s, %s serves %s requests/s vs %s for %s (%sx).", at, buf_str(&phrase),
+                  m->cname, vc, vb, m->bname, ratio);
+done:
+    buf_free(&phrase);
+    return rc;
+}
 
 /* The first open-loop input's settings, for the heading. */
 static void oreport_settings(const struct cmp *m, char *out, size_t cap) {
@@ -48,13 +148,13 @@ static void oreport_sig(double x, char *out, size_t cap) {
 
 /* ---- the load table ---- */
 
-static int oreport_load_row(struct report_block *t, const struct ocmp *o, const struct ocmp_side *x,
+static int oreport_load_row(struct page_block *t, const struct ocmp *o, const struct ocmp_side *x,
                             const struct ocmp_point *p) {
     char rate[FMT_CELL], arr[FMT_CELL], done[FMT_CELL], ok[64], late[32], p99[FMT_CELL],
         tok[FMT_CELL], good[FMT_CELL], att[32], slo[400];
     fmt_num(p->rate, -1, rate, sizeof rate);
     if (p->limited[0])
-        snprintf(rate + strlen(rate), sizeof rate - strlen(rate), " %s", REPORT_LIMITED);
+        snprintf(rate + strlen(rate), sizeof rate - strlen(rate), " %s", PAGE_LIMITED);
     fmt_num(p->arrival, 2, arr, sizeof arr);
     fmt_num(p->completion, 2, done, sizeof done);
     fmt_requests(&p->r->tally, ok, sizeof ok);
@@ -63,15 +163,15 @@ static int oreport_load_row(struct report_block *t, const struct ocmp *o, const 
     fmt_num(p->tokens, 2, tok, sizeof tok);
     fmt_num(p->goodput, 2, good, sizeof good);
     oreport_pct(p->attainment, att, sizeof att);
-    if (o->any_slo) ocmp_verdict_cell(o, p, slo, sizeof slo);
+    if (o->any_slo) oreport_verdict_cell(o, p, slo, sizeof slo);
     const char *cells[] = {x->name, rate, arr, done, ok, late, p99, tok, good, att, slo};
-    return report_row(t, cells);
+    return page_row(t, cells);
 }
 
-static int oreport_load(struct report *r, const struct ocmp *o) {
+static int oreport_load(struct page *r, const struct ocmp *o) {
     const char *head[] = {"side",       "rate/s",   "arrived/s", "done/s",   "ok/sent", "late",
                           "p99 late s", "tokens/s", "goodput/s", "attained", "SLOs"};
-    struct report_block *t = report_table(r, 0x3fe, o->any_slo ? 11 : 8, head);
+    struct page_block *t = page_table(r, 0x3fe, o->any_slo ? 11 : 8, head);
     if (!t) return -1;
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < o->x[k].n; i++)
@@ -92,12 +192,12 @@ static void oreport_triple(const struct ocmp_lat *l, int decimals, char *out, si
     snprintf(out, cap, "%s / %s / %s", q[0], q[1], q[2]);
 }
 
-static int oreport_lat_row(struct report_block *t, const struct ocmp *o, const struct ocmp_side *x,
+static int oreport_lat_row(struct page_block *t, const struct ocmp *o, const struct ocmp_side *x,
                            const struct ocmp_point *p) {
     char rate[FMT_CELL], c[4][3 * FMT_CELL + 8], n[96];
     fmt_num(p->rate, -1, rate, sizeof rate);
     if (p->limited[0])
-        snprintf(rate + strlen(rate), sizeof rate - strlen(rate), " %s", REPORT_LIMITED);
+        snprintf(rate + strlen(rate), sizeof rate - strlen(rate), " %s", PAGE_LIMITED);
     for (int i = 0; i < 4; i++)
         oreport_triple(&p->lat[ocmp_order[i]],
                        ocmp_order[i] == STREAM_TPOT || ocmp_order[i] == STREAM_ITL ? 4 : 3, c[i],
@@ -113,14 +213,13 @@ static int oreport_lat_row(struct report_block *t, const struct ocmp *o, const s
         snprintf(n, sizeof n, "%zu", p->lat[STREAM_E2E].requests);
     const char *all[] = {x->name, rate, c[0], c[1], c[2], c[3], n};
     const char *e2e[] = {x->name, rate, c[0], n};
-    return report_row(t, o->streamed ? all : e2e);
+    return page_row(t, o->streamed ? all : e2e);
 }
 
-static int oreport_latency(struct report *r, const struct ocmp *o) {
+static int oreport_latency(struct page *r, const struct ocmp *o) {
     const char *all[] = {"side", "rate/s", "e2e", "ttft", "tpot", "itl", "n"};
     const char *e2e[] = {"side", "rate/s", "e2e", "n"};
-    struct report_block *t =
-        o->streamed ? report_table(r, 0x7e, 7, all) : report_table(r, 0xe, 4, e2e);
+    struct page_block *t = o->streamed ? page_table(r, 0x7e, 7, all) : page_table(r, 0xe, 4, e2e);
     if (!t) return -1;
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < o->x[k].n; i++)
@@ -141,13 +240,13 @@ static void oreport_by(const struct ocmp *o, int by, char *out, size_t cap) {
         snprintf(out, cap, "%s", "");
 }
 
-static int oreport_cap_row(struct report_block *t, const struct cmp *m, const struct ocmp_side *x) {
+static int oreport_cap_row(struct page_block *t, const struct cmp *m, const struct ocmp_side *x) {
     const struct ocmp_cap *c = &x->cap;
     char v[FMT_CELL], where[200], by[120], tok[FMT_CELL], usd[FMT_CELL];
     enum ocmp_rel cost = c->rel == OCMP_GE ? OCMP_LE : c->rel == OCMP_LT ? OCMP_GT : c->rel;
-    ocmp_bound_text(c->rel, c->v, 2, v, sizeof v);
-    ocmp_bound_text(c->rel, c->tokens, 2, tok, sizeof tok);
-    ocmp_bound_text(cost, c->usd, 2, usd, sizeof usd);
+    oreport_bound_text(c->rel, c->v, 2, v, sizeof v);
+    oreport_bound_text(c->rel, c->tokens, 2, tok, sizeof tok);
+    oreport_bound_text(cost, c->usd, 2, usd, sizeof usd);
     oreport_by(&m->open, c->by, by, sizeof by);
     if (c->rel == OCMP_EQ)
         snprintf(where, sizeof where, "held at %g, failed at %g", c->pass, c->fail);
@@ -158,73 +257,78 @@ static int oreport_cap_row(struct report_block *t, const struct cmp *m, const st
     else
         snprintf(where, sizeof where, "no open-loop run");
     const char *cells[] = {x->name, v, where, by, tok, usd};
-    return report_row(t, cells);
+    return page_row(t, cells);
 }
 
-static int oreport_capacity(struct report *r, const struct cmp *m) {
+static int oreport_capacity(struct page *r, const struct cmp *m) {
     const struct ocmp *o = &m->open;
     const char *head[] = {"side",       "capacity req/s", "rates",
                           "limited by", "tokens/s",       "USD per M tokens"};
     char ratio[FMT_CELL];
-    if (report_text(r, REPORT_PARA,
-                    "Capacity at the SLOs: the highest rate at which they hold, interpolated "
-                    "between the last rate that held them and the first that did not (on the "
-                    "first SLO to fail, linear in the rate); \">=\" when every rate held, \"<\" "
-                    "when none did.") < 0)
+    if (page_text(r, PAGE_PARA,
+                  "Capacity at the SLOs: the highest rate at which they hold, interpolated "
+                  "between the last rate that held them and the first that did not (on the "
+                  "first SLO to fail, linear in the rate); \">=\" when every rate held, \"<\" "
+                  "when none did.") < 0)
         return -1;
-    struct report_block *t = report_table(r, 0x32, m->opts.have_price ? 6 : 5, head);
+    struct page_block *t = page_table(r, 0x32, m->opts.have_price ? 6 : 5, head);
     if (!t) return -1;
     for (int k = 0; k < 2; k++)
         if (oreport_cap_row(t, m, &o->x[k]) < 0) return -1;
     if (o->ratio_rel == OCMP_NONE) {
-        if (report_text(r, REPORT_PARA, "Capacity %s / %s: n/a, %s.", m->cname, m->bname,
-                        o->ratio_why) < 0)
+        if (page_text(r, PAGE_PARA, "Capacity %s / %s: n/a, %s.", m->cname, m->bname,
+                      ocmp_noratio_why(o->ratio_none)) < 0)
             return -1;
     } else {
-        ocmp_bound_text(o->ratio_rel, o->ratio, -1, ratio, sizeof ratio);
-        if (report_text(r, REPORT_PARA, "Capacity %s / %s: %s.", m->cname, m->bname, ratio) < 0)
+        oreport_bound_text(o->ratio_rel, o->ratio, -1, ratio, sizeof ratio);
+        if (page_text(r, PAGE_PARA, "Capacity %s / %s: %s.", m->cname, m->bname, ratio) < 0)
             return -1;
     }
-    return report_text(r, REPORT_PARA,
-                       "No 95%% interval: a round's requests queue behind each other, so they are "
-                       "not independent samples, and the capacity is read where a curve measured "
-                       "at a few rates crosses a bound; the rates that held and failed bracket "
-                       "it only as finely as the rates were spaced.");
+    return page_text(r, PAGE_PARA,
+                     "No 95%% interval: a round's requests queue behind each other, so they are "
+                     "not independent samples, and the capacity is read where a curve measured "
+                     "at a few rates crosses a bound; the rates that held and failed bracket "
+                     "it only as finely as the rates were spaced.");
 }
 
-int oreport_build(struct report *r, const struct cmp *m) {
+int oreport_build(struct page *r, const struct cmp *m) {
     const struct ocmp *o = &m->open;
-    char settings[400], slo[600];
+    char settings[400];
     if (!o->have) return 0;
     oreport_settings(m, settings, sizeof settings);
-    if (report_text(r, REPORT_HEADING, "Open-loop load (rate.lua)") < 0 ||
-        report_text(r, REPORT_PARA, "%s. Rates in requests per second, times in seconds.",
-                    settings) < 0)
+    if (page_text(r, PAGE_HEADING, "Open-loop load (rate.lua)") < 0 ||
+        page_text(r, PAGE_PARA, "%s. Rates in requests per second, times in seconds.", settings) <
+            0)
         return -1;
     if (o->any_slo) {
-        ocmp_slo_phrase(o, slo, sizeof slo);
-        if (report_text(r, REPORT_PARA,
-                        "SLOs, checked at each rate: %s (%s, failures of all those sent).", slo,
-                        o->slo.attain_given
-                            ? "the share of the requests sent that met every bound at once; the "
-                              "percentiles shown, not deciding"
-                            : "percentiles of the successful requests") < 0)
-            return -1;
+        struct buf slo;
+        buf_init(&slo, BUF_NO_CAP);
+        int rc = oreport_slo_phrase(o, &slo);
+        if (rc == 0)
+            rc = page_text(r, PAGE_PARA,
+                           "SLOs, checked at each rate: %s (%s, failures of all those sent).",
+                           buf_str(&slo),
+                           o->slo.attain_given
+                               ? "the share of the requests sent that met every bound at once; "
+                                 "the percentiles shown, not deciding"
+                               : "percentiles of the successful requests");
+        buf_free(&slo);
+        if (rc < 0) return -1;
     }
     if (oreport_load(r, o) < 0 ||
-        report_text(r, REPORT_PARA,
-                    "arrived/s: the requests over the seconds of arrivals (their intended "
-                    "starts); done/s, tokens/s, goodput/s: successful requests, their tokens, "
-                    "those that met every SLO, over first intended start to last reply; late: "
-                    "successful requests sent more than %d ms after their intended start (the "
-                    "client's clock), p99 late: their lateness at p99.%s",
-                    ORATE_LATE_US / 1000,
-                    o->any_slo ? " attained: the share of the requests sent that met every SLO's "
-                                 "bound at once (a failed one met none)."
-                               : "") < 0 ||
-        report_text(r, REPORT_PARA,
-                    "Latency from the intended start (p50 / p90 / p99 of the successful "
-                    "requests; itl over their tokens):") < 0 ||
+        page_text(r, PAGE_PARA,
+                  "arrived/s: the requests over the seconds of arrivals (their intended "
+                  "starts); done/s, tokens/s, goodput/s: successful requests, their tokens, "
+                  "those that met every SLO, over first intended start to last reply; late: "
+                  "successful requests sent more than %d ms after their intended start (the "
+                  "client's clock), p99 late: their lateness at p99.%s",
+                  ORATE_LATE_US / 1000,
+                  o->any_slo ? " attained: the share of the requests sent that met every SLO's "
+                               "bound at once (a failed one met none)."
+                             : "") < 0 ||
+        page_text(r, PAGE_PARA,
+                  "Latency from the intended start (p50 / p90 / p99 of the successful "
+                  "requests; itl over their tokens):") < 0 ||
         oreport_latency(r, o) < 0)
         return -1;
     return o->any_slo ? oreport_capacity(r, m) : 0;

@@ -5,11 +5,27 @@
 #ifndef SM_OREPORT_H
 #define SM_OREPORT_H
 
+#include <stddef.h>
+
+#include "buf.h"
 #include "cmp.h"
-#include "report.h"
+#include "page.h"
 
 /* Adds the blocks of m->open to r (nothing without an open-loop run). Returns
  * 0, or -1 out of memory. */
-__attribute__((warn_unused_result)) int oreport_build(struct report *r, const struct cmp *m);
+__attribute__((warn_unused_result)) int oreport_build(struct page *r, const struct cmp *m);
+
+/* "", ">=", ">", "<=" or "<". */
+const char *oreport_rel_text(enum ocmp_rel rel);
+/* The SLOs as a phrase appended to out: "p90 TTFT <= 1 s and at most 1% failed".
+ * Returns 0, or a negative enum buf_error. */
+__attribute__((warn_unused_result)) int oreport_slo_phrase(const struct ocmp *o, struct buf *out);
+/* A rate's verdict: "held", or "failed: p90 TTFT 1.52 s > 1 s, ...". */
+void oreport_verdict_cell(const struct ocmp *o, const struct ocmp_point *p, char *out, size_t cap);
+/* A capacity (or its ratio) as text: "6.3", ">= 8", "< 1". */
+void oreport_bound_text(enum ocmp_rel rel, double v, int decimals, char *out, size_t cap);
+/* The verdict's sentence on capacity appended to out (nothing without SLOs).
+ * Returns 0, or a negative enum buf_error. */
+__attribute__((warn_unused_result)) int oreport_verdict(const struct cmp *m, struct buf *out);
 
 #endif

@@ -10,7 +10,9 @@
 #include "cwreport.h"
 #include "esc.h"
 #include "ojson.h"
+#include "prose.h"
 #include "shreport.h"
+#include "verdict.h"
 
 /* A string from a file: ill-formed UTF-8 becomes U+FFFD, so the output is valid JSON. */
 static cJSON *out_json_str(const char *s) {
@@ -299,14 +301,19 @@ static cJSON *out_json_runs(const struct cmp *m) {
     return a;
 }
 
-static cJSON *out_json_mcnemar(const struct cmp *m) {
+/* The report's sentences (prose.h, verdict.h), written once for the document. */
+struct out_json_prose {
+    struct buf scale, mcnemar, verdict;
+};
+
+static cJSON *out_json_mcnemar(const struct cmp *m, const struct out_json_prose *p) {
     cJSON *o = cJSON_CreateObject();
     if (m->quiz.have_mcnemar) {
         cJSON_AddNumberToObject(o, "only_baseline_right", m->quiz.mc_b);
         cJSON_AddNumberToObject(o, "only_candidate_right", m->quiz.mc_c);
         cJSON_AddNumberToObject(o, "p", m->quiz.mc_p);
     }
-    out_json_add_str(o, "text", m->quiz.mc_text);
+    out_json_add_str(o, "text", buf_str(&p->mcnemar));
     return o;
 }
 
@@ -400,11 +407,12 @@ static cJSON *out_json_limited(const struct cmp *m) {
     return o;
 }
 
-static cJSON *out_json_document(const struct cmp *m, const struct warnings *w) {
+static cJSON *out_json_document(const struct cmp *m, const struct warnings *w,
+                                const struct out_json_prose *p) {
     cJSON *o = cJSON_CreateObject();
     out_json_reference(o, m);
     cJSON_AddStringToObject(o, "tool", "sm-compare " SM_VERSION);
-    cJSON_AddStringToObject(o, "time_scale", m->scale_note[0] ? m->scale_note : "real time");
+    cJSON_AddStringToObject(o, "time_scale", p->scale.len ? buf_str(&p->scale) : "real time");
     cJSON_AddItemToObject(o, "requests_per_figure", out_json_counts(m));
     cJSON_AddItemToObject(o, "intervals", out_json_intervals(m));
     cJSON_AddItemToObject(o, "decode", out_json_rows(m, CMP_DECODE));
@@ -426,21 +434,35 @@ static cJSON *out_json_document(const struct cmp *m, const struct warnings *w) {
     cJSON_AddItemToObject(o, "runs", out_json_runs(m));
     cJSON *shards = shreport_json(m);
     if (shards) cJSON_AddItemToObject(o, "shards", shards);
-    cJSON_AddItemToObject(o, "mcnemar", out_json_mcnemar(m));
+    cJSON_AddItemToObject(o, "mcnemar", out_json_mcnemar(m, p));
     cJSON_AddItemToObject(o, "server_log", out_json_xcheck(m));
     if (m->cw.n) cJSON_AddItemToObject(o, "cloudwatch", cwreport_json(m));
     cJSON_AddItemToObject(o, "warnings", out_json_strings(w->items, w->n));
     cJSON_AddItemToObject(o, "client_limited", out_json_limited(m));
-    cJSON_AddItemToObject(o, "verdict", out_json_str(m->verdict));
+    cJSON_AddItemToObject(o, "verdict", out_json_str(buf_str(&p->verdict)));
     return o;
 }
 
 int out_json_render(const struct cmp *m, const struct warnings *w, struct buf *out) {
-    cJSON *doc = out_json_document(m, w);
-    char *text = doc ? cJSON_Print(doc) : NULL;
-    int rc = text ? buf_adds(out, text) : BUF_ERR_NOMEM;
+    struct out_json_prose p;
+    cJSON *doc = NULL;
+    char *text = NULL;
+    buf_init(&p.scale, BUF_NO_CAP);
+    buf_init(&p.mcnemar, BUF_NO_CAP);
+    buf_init(&p.verdict, BUF_NO_CAP);
+    int rc = prose_scale(m, &p.scale);
+    if (!rc) rc = prose_mcnemar(m, &p.mcnemar);
+    if (!rc) rc = verdict_build(m, &p.verdict);
+    if (!rc) {
+        doc = out_json_document(m, w, &p);
+        text = doc ? cJSON_Print(doc) : NULL;
+        rc = text ? buf_adds(out, text) : BUF_ERR_NOMEM;
+    }
     if (!rc) rc = buf_addc(out, '\n');
     free(text);
     cJSON_Delete(doc);
+    buf_free(&p.scale);
+    buf_free(&p.mcnemar);
+    buf_free(&p.verdict);
     return rc;
 }

@@ -2,7 +2,7 @@
 
 #include "esc.h"
 
-static int out_markdown_table(struct buf *b, const struct report_block *t) {
+static int out_markdown_table(struct buf *b, const struct page_block *t) {
     int rc = 0;
     for (size_t r = 0; r < t->nrows && !rc; r++) {
         for (size_t c = 0; c < t->ncols && !rc; c++)
@@ -19,26 +19,26 @@ static int out_markdown_line(struct buf *b, const char *lead, const char *text) 
     return buf_adds(b, lead) || esc_markdown(b, text) || buf_addc(b, '\n');
 }
 
-int out_markdown_render(const struct report *r, struct buf *out) {
+int out_markdown_render(const struct page *r, struct buf *out) {
     int rc = 0;
     for (size_t i = 0; i < r->n && !rc; i++) {
-        const struct report_block *bl = &r->blocks[i];
-        bool list = i && bl->kind == REPORT_ITEM && r->blocks[i - 1].kind == REPORT_ITEM;
+        const struct page_block *bl = &r->blocks[i];
+        bool list = i && bl->kind == PAGE_ITEM && r->blocks[i - 1].kind == PAGE_ITEM;
         if (i && !list) rc = buf_addc(out, '\n');
         switch (bl->kind) {
-        case REPORT_TITLE:
+        case PAGE_TITLE:
             rc = rc || out_markdown_line(out, "# ", bl->text);
             break;
-        case REPORT_HEADING:
+        case PAGE_HEADING:
             rc = rc || out_markdown_line(out, "## ", bl->text);
             break;
-        case REPORT_TABLE:
+        case PAGE_TABLE:
             rc = rc || out_markdown_table(out, bl);
             break;
-        case REPORT_PARA:
+        case PAGE_PARA:
             rc = rc || out_markdown_line(out, "", bl->text);
             break;
-        case REPORT_ITEM:
+        case PAGE_ITEM:
             rc = rc || out_markdown_line(out, "- ", bl->text);
             break;
         }

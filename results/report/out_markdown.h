@@ -5,10 +5,9 @@
 #define SM_OUT_MARKDOWN_H
 
 #include "buf.h"
-#include "report.h"
+#include "page.h"
 
 /* Appends the report to out; returns BUF_OK or a buf error. */
-__attribute__((warn_unused_result)) int out_markdown_render(const struct report *r,
-                                                            struct buf *out);
+__attribute__((warn_unused_result)) int out_markdown_render(const struct page *r, struct buf *out);
 
 #endif

@@ -7,6 +7,7 @@
 #include "esc.h"
 #include "fmt.h"
 #include "osvg.h"
+#include "prose.h"
 
 #define OUT_SVG_WIDTH   780
 #define OUT_SVG_BAR_X   290 /* where bars start */
@@ -229,8 +230,12 @@ static int out_svg_footer(struct buf *b, const struct cmp *m, double y) {
                  m->bname, m->quiz.mc_c, m->cname, m->quiz.mc_p);
         rc = out_svg_text(b, 10, y + 34, "font-size=\"12\"", line);
     }
-    if (!rc && m->scale_note[0])
-        rc = out_svg_text(b, 10, y + 52, "font-size=\"11\" fill=\"#555\"", m->scale_note);
+    struct buf scale;
+    buf_init(&scale, BUF_NO_CAP);
+    if (!rc) rc = prose_scale(m, &scale);
+    if (!rc && scale.len)
+        rc = out_svg_text(b, 10, y + 52, "font-size=\"11\" fill=\"#555\"", buf_str(&scale));
+    buf_free(&scale);
     return rc;
 }
 

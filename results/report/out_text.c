@@ -56,7 +56,7 @@ static int out_text_wrap(struct buf *b, const char *raw, const char *first, size
 }
 
 /* The table's cells escaped, in one array of strings (freed by the caller). */
-static char **out_text_cells(const struct report_block *t) {
+static char **out_text_cells(const struct page_block *t) {
     size_t n = t->nrows * t->ncols;
     char **cells = calloc(n ? n : 1, sizeof *cells);
     for (size_t i = 0; cells && i < n; i++) {
@@ -72,7 +72,7 @@ static char **out_text_cells(const struct report_block *t) {
     return cells;
 }
 
-static int out_text_table(struct buf *b, const struct report_block *t) {
+static int out_text_table(struct buf *b, const struct page_block *t) {
     size_t *w = calloc(t->ncols, sizeof *w), n = t->nrows * t->ncols;
     char **cells = out_text_cells(t);
     int rc = 0;
@@ -113,24 +113,24 @@ static int out_text_heading(struct buf *b, const char *raw) {
     return rc || buf_addc(b, '\n');
 }
 
-int out_text_render(const struct report *r, struct buf *out) {
+int out_text_render(const struct page *r, struct buf *out) {
     int rc = 0;
     for (size_t i = 0; i < r->n && !rc; i++) {
-        const struct report_block *bl = &r->blocks[i];
-        enum report_kind prev = i ? r->blocks[i - 1].kind : REPORT_HEADING;
+        const struct page_block *bl = &r->blocks[i];
+        enum page_kind prev = i ? r->blocks[i - 1].kind : PAGE_HEADING;
         switch (bl->kind) {
-        case REPORT_TITLE:
-        case REPORT_PARA:
+        case PAGE_TITLE:
+        case PAGE_PARA:
             rc = out_text_wrap(out, bl->text, "", 0);
             break;
-        case REPORT_HEADING:
+        case PAGE_HEADING:
             rc = out_text_heading(out, bl->text);
             break;
-        case REPORT_TABLE:
-            if (prev != REPORT_HEADING) rc = buf_addc(out, '\n');
+        case PAGE_TABLE:
+            if (prev != PAGE_HEADING) rc = buf_addc(out, '\n');
             rc = rc || out_text_table(out, bl);
             break;
-        case REPORT_ITEM:
+        case PAGE_ITEM:
             rc = out_text_wrap(out, bl->text, "- ", 2);
             break;
         }

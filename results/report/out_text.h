@@ -5,10 +5,10 @@
 #define SM_OUT_TEXT_H
 
 #include "buf.h"
-#include "report.h"
+#include "page.h"
 
 /* Appends the report to out; returns BUF_OK or a buf error. */
-__attribute__((warn_unused_result)) int out_text_render(const struct report *r, struct buf *out);
+__attribute__((warn_unused_result)) int out_text_render(const struct page *r, struct buf *out);
 /* The display width of s (UTF-8 code points). */
 size_t out_text_width(const char *s);
 

@@ -9,78 +9,31 @@
 #include "cwreport.h"
 #include "fmt.h"
 #include "oreport.h"
+#include "prose.h"
 #include "shreport.h"
+#include "verdict.h"
 
 #define REPORT_REPLY   60   /* bytes of a reply shown in a table */
 #define REPORT_RIGHT13 0xe  /* columns 1 to 3 right-aligned */
 #define REPORT_RIGHT15 0x3e /* columns 1 to 5 right-aligned */
 
-static struct report_block *report_add(struct report *r, enum report_kind kind) {
-    struct report_block *b = realloc(r->blocks, (r->n + 1) * sizeof *b);
-    if (!b) return NULL;
-    r->blocks = b;
-    b = &b[r->n++];
-    memset(b, 0, sizeof *b);
-    b->kind = kind;
-    return b;
-}
-
-int report_text(struct report *r, enum report_kind kind, const char *fmt, ...) {
-    struct report_block *b = report_add(r, kind);
-    if (!b) return -1;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&b->text, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->text = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-struct report_block *report_table(struct report *r, unsigned right, size_t ncols,
-                                  const char *const *head) {
-    struct report_block *b = report_add(r, REPORT_TABLE);
-    if (!b) return NULL;
-    b->ncols = ncols;
-    b->right = right;
-    if (!(b->cells = calloc(ncols, sizeof *b->cells))) return NULL;
-    b->nrows = 1;
-    for (size_t i = 0; i < ncols; i++)
-        if (!(b->cells[i] = strdup(head[i]))) return NULL;
-    return b;
-}
-
-int report_row(struct report_block *b, const char *const *cells) {
-    char **c = realloc(b->cells, (b->nrows + 1) * b->ncols * sizeof *c);
-    if (!c) return -1;
-    b->cells = c;
-    c += b->nrows * b->ncols;
-    for (size_t i = 0; i < b->ncols; i++) c[i] = NULL;
-    b->nrows++;
-    for (size_t i = 0; i < b->ncols; i++)
-        if (!(c[i] = strdup(cells[i] ? cells[i] : ""))) return -1;
-    return 0;
-}
-
 /* A value its side's client limited says so: "0.0189 [client-limited]". */
 static void report_mark(const char *limited, char *cell, size_t cap) {
     size_t n = strlen(cell);
-    if (limited[0] && n < cap) snprintf(cell + n, cap - n, " %s", REPORT_LIMITED);
+    if (limited[0] && n < cap) snprintf(cell + n, cap - n, " %s", PAGE_LIMITED);
 }
 
 /* One line per row of group g that misses a value, with the reasons. */
-static int report_why(struct report *r, const struct cmp *m, enum cmp_group g) {
+static int report_why(struct page *r, const struct cmp *m, enum cmp_group g) {
     for (size_t i = 0; i < m->nrows; i++) {
         const struct cmp_row *w = &m->rows[i];
         if (w->group != g || (w->b.ok && w->c.ok)) continue;
         int rc;
         if (!w->b.ok && !w->c.ok)
-            rc = report_text(r, REPORT_ITEM, "%s: n/a, %s; %s", w->name, w->b.why, w->c.why);
+            rc = page_text(r, PAGE_ITEM, "%s: n/a, %s; %s", w->name, w->b.why, w->c.why);
         else
-            rc = report_text(r, REPORT_ITEM, "%s, %s: n/a, %s", w->name,
-                             w->b.ok ? m->cname : m->bname, w->b.ok ? w->c.why : w->b.why);
+            rc = page_text(r, PAGE_ITEM, "%s, %s: n/a, %s", w->name, w->b.ok ? m->cname : m->bname,
+                           w->b.ok ? w->c.why : w->b.why);
         if (rc < 0) return -1;
     }
     return 0;
@@ -88,7 +41,7 @@ static int report_why(struct report *r, const struct cmp *m, enum cmp_group g) {
 
 /* A table of the rows of group g: name, both values, ratio, each side's
  * requests (when a row of the group rests on requests). */
-static int report_rows(struct report *r, const struct cmp *m, enum cmp_group g) {
+static int report_rows(struct page *r, const struct cmp *m, enum cmp_group g) {
     char okb[200], okc[200];
     bool counts = false;
     for (size_t i = 0; i < m->nrows; i++)
@@ -96,7 +49,7 @@ static int report_rows(struct report *r, const struct cmp *m, enum cmp_group g) 
     snprintf(okb, sizeof okb, "%s ok/sent", m->bname);
     snprintf(okc, sizeof okc, "%s ok/sent", m->cname);
     const char *head[] = {"measurement", m->bname, m->cname, "ratio", okb, okc};
-    struct report_block *t = report_table(r, REPORT_RIGHT15, counts ? 6 : 4, head);
+    struct page_block *t = page_table(r, REPORT_RIGHT15, counts ? 6 : 4, head);
     if (!t) return -1;
     for (size_t i = 0; i < m->nrows; i++) {
         const struct cmp_row *w = &m->rows[i];
@@ -110,7 +63,7 @@ static int report_rows(struct report *r, const struct cmp *m, enum cmp_group g) 
         fmt_requests(w->tb, nb, sizeof nb);
         fmt_requests(w->tc, nc, sizeof nc);
         const char *cells[] = {w->name, b, c, q, nb, nc};
-        if (report_row(t, cells) < 0) return -1;
+        if (page_row(t, cells) < 0) return -1;
     }
     return 0;
 }
@@ -127,23 +80,28 @@ static bool report_group_has_rows(const struct cmp *m, enum cmp_group g) {
     return false;
 }
 
-static int report_identical(struct report *r, const struct cmp *m) {
+static int report_identical(struct page *r, const struct cmp *m) {
     const struct qcmp *q = &m->quiz;
-    if (!q->have) return report_text(r, REPORT_PARA, "identical answers: n/a, %s", q->why);
+    if (!q->have) return page_text(r, PAGE_PARA, "identical answers: n/a, %s", q->why);
     if (q->both == q->asked)
-        return report_text(r, REPORT_PARA, "identical answers: %ld/%ld", q->identical, q->both);
-    return report_text(r, REPORT_PARA,
-                       "identical answers: %ld/%ld of the questions both sides answered (%ld "
-                       "asked)",
-                       q->identical, q->both, q->asked);
+        return page_text(r, PAGE_PARA, "identical answers: %ld/%ld", q->identical, q->both);
+    return page_text(r, PAGE_PARA,
+                     "identical answers: %ld/%ld of the questions both sides answered (%ld "
+                     "asked)",
+                     q->identical, q->both, q->asked);
 }
 
-static int report_main(struct report *r, const struct cmp *m) {
-    if (report_text(r, REPORT_TITLE,
-                    "sm-compare: baseline %s, candidate %s (ratios are candidate / baseline)",
-                    m->bname, m->cname) < 0)
+static int report_main(struct page *r, const struct cmp *m) {
+    if (page_text(r, PAGE_TITLE,
+                  "sm-compare: baseline %s, candidate %s (ratios are candidate / baseline)",
+                  m->bname, m->cname) < 0)
         return -1;
-    if (m->scale_note[0] && report_text(r, REPORT_PARA, "%s", m->scale_note) < 0) return -1;
+    struct buf scale;
+    buf_init(&scale, BUF_NO_CAP);
+    int rc = prose_scale(m, &scale);
+    if (rc == 0 && scale.len) rc = page_text(r, PAGE_PARA, "%s", buf_str(&scale));
+    buf_free(&scale);
+    if (rc < 0) return -1;
     if (report_rows(r, m, CMP_MAIN) < 0 || report_identical(r, m) < 0) return -1;
     return report_why(r, m, CMP_MAIN);
 }
@@ -158,7 +116,7 @@ static bool report_has_interval(const struct cmp_row *w) {
     return w->method != NULL && (w->b.ok || w->c.ok) && any;
 }
 
-static int report_interval_rows(struct report_block *t, const struct cmp *m) {
+static int report_interval_rows(struct page_block *t, const struct cmp *m) {
     for (size_t i = 0; i < m->nrows; i++) {
         const struct cmp_row *w = &m->rows[i];
         if (!report_has_interval(w)) continue;
@@ -169,12 +127,12 @@ static int report_interval_rows(struct report_block *t, const struct cmp *m) {
         fmt_interval(&w->ci_r, -1, q, sizeof q);
         snprintf(n, sizeof n, "%zu, %zu", w->nb, w->nc);
         const char *cells[] = {w->name, b, c, q, n};
-        if (report_row(t, cells) < 0) return -1;
+        if (page_row(t, cells) < 0) return -1;
     }
     return 0;
 }
 
-static int report_methods(struct report *r, const struct cmp *m) {
+static int report_methods(struct page *r, const struct cmp *m) {
     const char *seen[8];
     size_t n = 0;
     for (size_t i = 0; i < m->nrows; i++) {
@@ -187,12 +145,12 @@ static int report_methods(struct report *r, const struct cmp *m) {
         const char *label = w->load_c                ? "load_cN_tokens_per_second"
                             : w->group == CMP_STREAM ? "ttft, itl, tpot, e2e"
                                                      : w->name;
-        if (report_text(r, REPORT_ITEM, "%s: %s", label, w->method) < 0) return -1;
+        if (page_text(r, PAGE_ITEM, "%s: %s", label, w->method) < 0) return -1;
     }
     return 0;
 }
 
-static int report_intervals(struct report *r, const struct cmp *m) {
+static int report_intervals(struct page *r, const struct cmp *m) {
     bool any = false, some = false, stream = false;
     for (size_t i = 0; i < m->nrows; i++) {
         any |= report_has_interval(&m->rows[i]);
@@ -200,25 +158,25 @@ static int report_intervals(struct report *r, const struct cmp *m) {
         some |= m->rows[i].method && (m->rows[i].b.ok || m->rows[i].c.ok);
     }
     if (!some) return 0;
-    if (report_text(r, REPORT_HEADING, "95%% intervals") < 0) return -1;
+    if (page_text(r, PAGE_HEADING, "95%% intervals") < 0) return -1;
     if (!any)
-        return report_text(r, REPORT_PARA,
-                           "n/a: compare.py files keep only medians and batches timed through "
-                           "the aws CLI.");
+        return page_text(r, PAGE_PARA,
+                         "n/a: compare.py files keep only medians and batches timed through "
+                         "the aws CLI.");
     const char *head[] = {"measurement", m->bname, m->cname, "ratio", "samples"};
-    struct report_block *t = report_table(r, REPORT_RIGHT13 | 0x10, 5, head);
+    struct page_block *t = page_table(r, REPORT_RIGHT13 | 0x10, 5, head);
     if (!t || report_interval_rows(t, m) < 0) return -1;
-    if (report_text(r, REPORT_PARA,
-                    "Samples: replies of each length (decode), batches (load%s) per side. The "
-                    "methods (docs/compare.md):",
-                    stream ? " and streaming; a streamed decode's: requests" : "") < 0)
+    if (page_text(r, PAGE_PARA,
+                  "Samples: replies of each length (decode), batches (load%s) per side. The "
+                  "methods (docs/compare.md):",
+                  stream ? " and streaming; a streamed decode's: requests" : "") < 0)
         return -1;
     return report_methods(r, m);
 }
 
 /* ---- decode, latency, cost ---- */
 
-static int report_decode(struct report *r, const struct cmp *m) {
+static int report_decode(struct page *r, const struct cmp *m) {
     if (!report_group_has_rows(m, CMP_DECODE)) return 0;
     const struct side_decode *dc = m->b->dec.have ? &m->b->dec : &m->c->dec;
     char lengths[200] = "";
@@ -228,23 +186,23 @@ static int report_decode(struct report *r, const struct cmp *m) {
                               : i + 1 == dc->nlengths ? " and "
                                                       : ", ",
                               dc->lengths[i]);
-    if (report_text(r, REPORT_HEADING, "Decode (lengths %s)", lengths) < 0 ||
+    if (page_text(r, PAGE_HEADING, "Decode (lengths %s)", lengths) < 0 ||
         report_rows(r, m, CMP_DECODE) < 0 ||
-        report_text(r, REPORT_PARA,
-                    "rate = (long - short) / (median wall long - median wall short); fixed cost = "
-                    "median wall short - short / rate.") < 0)
+        page_text(r, PAGE_PARA,
+                  "rate = (long - short) / (median wall long - median wall short); fixed cost = "
+                  "median wall short - short / rate.") < 0)
         return -1;
     return report_why(r, m, CMP_DECODE);
 }
 
-static int report_latency(struct report *r, const struct cmp *m) {
+static int report_latency(struct page *r, const struct cmp *m) {
     if (!report_group_has_rows(m, CMP_LATENCY)) return 0;
-    if (report_text(r, REPORT_HEADING, "Latency per request (seconds)") < 0) return -1;
+    if (page_text(r, PAGE_HEADING, "Latency per request (seconds)") < 0) return -1;
     if (!report_group_has_value(m, CMP_LATENCY)) {
         const struct cmp_row *w = NULL;
         for (size_t i = 0; i < m->nrows && !w; i++)
             if (m->rows[i].group == CMP_LATENCY) w = &m->rows[i];
-        return report_text(r, REPORT_PARA, "n/a: %s", w->b.ok ? w->c.why : w->b.why);
+        return page_text(r, PAGE_PARA, "n/a: %s", w->b.ok ? w->c.why : w->b.why);
     }
     return report_rows(r, m, CMP_LATENCY) < 0 ? -1 : report_why(r, m, CMP_LATENCY);
 }
@@ -262,7 +220,7 @@ static void report_n(const struct cmp_n *n, const struct side_val *v, char *out,
 }
 
 /* Each side's reasons for a missing streaming value, each once. */
-static int report_stream_why(struct report *r, const struct cmp *m) {
+static int report_stream_why(struct page *r, const struct cmp *m) {
     const char *seen[32];
     size_t nseen = 0;
     for (size_t i = 0; i < m->nrows; i++) {
@@ -273,8 +231,7 @@ static int report_stream_why(struct report *r, const struct cmp *m) {
             for (size_t j = 0; j < nseen && !dup; j++) dup = strcmp(seen[j], v->why) == 0;
             if (dup || nseen == sizeof seen / sizeof seen[0]) continue;
             seen[nseen++] = v->why;
-            if (report_text(r, REPORT_ITEM, "%s: n/a where %s", k ? m->cname : m->bname, v->why) <
-                0)
+            if (page_text(r, PAGE_ITEM, "%s: n/a where %s", k ? m->cname : m->bname, v->why) < 0)
                 return -1;
         }
     }
@@ -282,32 +239,32 @@ static int report_stream_why(struct report *r, const struct cmp *m) {
 }
 
 /* What ITL's unit was on each side, when the records said (itl_unit). */
-static int report_itl_unit(struct report *r, const struct cmp *m) {
+static int report_itl_unit(struct page *r, const struct cmp *m) {
     const char *u[2] = {cmp_itl_unit(m, 0), cmp_itl_unit(m, 1)};
     if (!u[0] && !u[1]) return 0;
-    return report_text(r, REPORT_PARA,
-                       "ITL unit: per %s on %s, per %s on %s (per token: the server said each "
-                       "chunk's tokens, e.g. vLLM's stream_options.continuous_usage_stats; per "
-                       "chunk: a chunk of several tokens counts as one gap, e.g. a container "
-                       "that refused it).",
-                       u[0] ? u[0] : "(not said)", m->bname, u[1] ? u[1] : "(not said)", m->cname);
+    return page_text(r, PAGE_PARA,
+                     "ITL unit: per %s on %s, per %s on %s (per token: the server said each "
+                     "chunk's tokens, e.g. vLLM's stream_options.continuous_usage_stats; per "
+                     "chunk: a chunk of several tokens counts as one gap, e.g. a container "
+                     "that refused it).",
+                     u[0] ? u[0] : "(not said)", m->bname, u[1] ? u[1] : "(not said)", m->cname);
 }
 
-static int report_stream(struct report *r, const struct cmp *m) {
+static int report_stream(struct page *r, const struct cmp *m) {
     char nb[200], nc[200];
     if (!report_group_has_rows(m, CMP_STREAM)) return 0;
-    if (report_text(r, REPORT_HEADING, "Streaming (seconds; successful requests)") < 0) return -1;
+    if (page_text(r, PAGE_HEADING, "Streaming (seconds; successful requests)") < 0) return -1;
     if (m->stream_mixed &&
-        report_text(r, REPORT_PARA,
-                    "MIXED: one side did not stream its replies, so it has no TTFT, ITL or TPOT; "
-                    "its end-to-end latency is compared, but a whole reply ends with its last "
-                    "byte and a streamed one with its last chunk, over another route.") < 0)
+        page_text(r, PAGE_PARA,
+                  "MIXED: one side did not stream its replies, so it has no TTFT, ITL or TPOT; "
+                  "its end-to-end latency is compared, but a whole reply ends with its last "
+                  "byte and a streamed one with its last chunk, over another route.") < 0)
         return -1;
     if (report_itl_unit(r, m) < 0) return -1;
     snprintf(nb, sizeof nb, "%s n", m->bname);
     snprintf(nc, sizeof nc, "%s n", m->cname);
     const char *head[] = {"measurement", m->bname, m->cname, "ratio", nb, nc};
-    struct report_block *t = report_table(r, REPORT_RIGHT15, 6, head);
+    struct page_block *t = page_table(r, REPORT_RIGHT15, 6, head);
     if (!t) return -1;
     for (size_t i = 0; i < m->nrows; i++) {
         const struct cmp_row *w = &m->rows[i];
@@ -321,23 +278,22 @@ static int report_stream(struct report *r, const struct cmp *m) {
         report_n(&w->n_b, &w->b, sb, sizeof sb);
         report_n(&w->n_c, &w->c, sc, sizeof sc);
         const char *cells[] = {w->name, b, c, q, sb, sc};
-        if (report_row(t, cells) < 0) return -1;
+        if (page_row(t, cells) < 0) return -1;
     }
-    if (report_text(r, REPORT_PARA,
-                    "ttft: first content chunk - request sent; itl: the gaps between content "
-                    "chunks, per token (the gap before a chunk of k tokens counts k times, as "
-                    "gap / k); tpot: (end - first chunk) / (completion tokens - 1), requests of "
-                    "2 tokens or more; e2e: end - request sent. p50/p90/p99 over the successful "
-                    "requests (itl: over their tokens); n: requests (itl: tokens of requests).") <
-        0)
+    if (page_text(r, PAGE_PARA,
+                  "ttft: first content chunk - request sent; itl: the gaps between content "
+                  "chunks, per token (the gap before a chunk of k tokens counts k times, as "
+                  "gap / k); tpot: (end - first chunk) / (completion tokens - 1), requests of "
+                  "2 tokens or more; e2e: end - request sent. p50/p90/p99 over the successful "
+                  "requests (itl: over their tokens); n: requests (itl: tokens of requests).") < 0)
         return -1;
     return report_stream_why(r, m);
 }
 
-static int report_cost(struct report *r, const struct cmp *m) {
+static int report_cost(struct page *r, const struct cmp *m) {
     if (!m->opts.have_price || !report_group_has_rows(m, CMP_COST)) return 0;
-    if (report_text(r, REPORT_HEADING, "Cost per million output tokens (USD %g per hour)",
-                    m->opts.price) < 0 ||
+    if (page_text(r, PAGE_HEADING, "Cost per million output tokens (USD %g per hour)",
+                  m->opts.price) < 0 ||
         report_rows(r, m, CMP_COST) < 0)
         return -1;
     return report_why(r, m, CMP_COST);
@@ -356,7 +312,7 @@ static void report_errors_text(const struct src_tally *t, char *out, size_t cap)
     }
 }
 
-static int report_tally(struct report_block *t, const char *side, const char *what,
+static int report_tally(struct page_block *t, const char *side, const char *what,
                         const struct src_tally *ta) {
     char sent[32], ok[32], failed[32], errs[600];
     snprintf(sent, sizeof sent, "%ld", ta->sent);
@@ -364,13 +320,13 @@ static int report_tally(struct report_block *t, const char *side, const char *wh
     snprintf(failed, sizeof failed, "%ld", ta->failed);
     report_errors_text(ta, errs, sizeof errs);
     const char *cells[] = {side, what, sent, ok, failed, errs};
-    return report_row(t, cells);
+    return page_row(t, cells);
 }
 
-static int report_requests(struct report *r, const struct cmp *m) {
+static int report_requests(struct page *r, const struct cmp *m) {
     const char *head[] = {"side", "measurement", "sent", "ok", "failed", "errors"};
-    if (report_text(r, REPORT_HEADING, "Requests") < 0) return -1;
-    struct report_block *t = report_table(r, 0x1c, 6, head);
+    if (page_text(r, PAGE_HEADING, "Requests") < 0) return -1;
+    struct page_block *t = page_table(r, 0x1c, 6, head);
     if (!t) return -1;
     for (int k = 0; k < 2; k++) {
         const struct side *s = k ? m->c : m->b;
@@ -392,8 +348,7 @@ static int report_requests(struct report *r, const struct cmp *m) {
 }
 
 /* "(max - min) / mean" of the runs of one side and measurement. */
-static int report_spread(struct report *r, const struct side *s, const char *name,
-                         const char *what) {
+static int report_spread(struct page *r, const struct side *s, const char *name, const char *what) {
     double lo = INFINITY, hi = -INFINITY, sum = 0;
     int n = 0;
     for (size_t i = 0; i < s->nruns; i++) {
@@ -404,15 +359,15 @@ static int report_spread(struct report *r, const struct side *s, const char *nam
         n++;
     }
     if (n < 2 || !(sum > 0)) return 0;
-    return report_text(r, REPORT_ITEM, "%s %s: %d runs agree within %.2f%% ((max - min) / mean)",
-                       name, what, n, (hi - lo) / (sum / n) * 100);
+    return page_text(r, PAGE_ITEM, "%s %s: %d runs agree within %.2f%% ((max - min) / mean)", name,
+                     what, n, (hi - lo) / (sum / n) * 100);
 }
 
-static int report_runs(struct report *r, const struct cmp *m) {
+static int report_runs(struct page *r, const struct cmp *m) {
     if (!m->b->nruns && !m->c->nruns) return 0;
     const char *head[] = {"side", "measurement", "file", "value"};
-    if (report_text(r, REPORT_HEADING, "Agreement of the runs of one side") < 0) return -1;
-    struct report_block *t = report_table(r, 0x8, 4, head);
+    if (page_text(r, PAGE_HEADING, "Agreement of the runs of one side") < 0) return -1;
+    struct page_block *t = page_table(r, 0x8, 4, head);
     if (!t) return -1;
     for (int k = 0; k < 2; k++) {
         const struct side *s = k ? m->c : m->b;
@@ -421,7 +376,7 @@ static int report_runs(struct report *r, const struct cmp *m) {
             fmt_num(s->runs[i].v, 2, v, sizeof v);
             const char *cells[] = {k ? m->cname : m->bname, s->runs[i].what,
                                    src_name(s->runs[i].src), v};
-            if (report_row(t, cells) < 0) return -1;
+            if (page_row(t, cells) < 0) return -1;
         }
     }
     for (int k = 0; k < 2; k++) {
@@ -447,21 +402,21 @@ static void report_reply(const struct src_quiz_item *it, char *out, size_t cap) 
         fmt_reply(it->text, REPORT_REPLY, out, cap);
 }
 
-static int report_dis_heading(struct report *r, const struct qcmp *q) {
+static int report_dis_heading(struct page *r, const struct qcmp *q) {
     if (q->both == q->asked)
-        return report_text(r, REPORT_HEADING, "Disagreements (%zu of %ld questions)", q->ndiffer,
-                           q->asked);
-    return report_text(r, REPORT_HEADING,
-                       "Disagreements (%zu of the %ld questions both answered; %zu unanswered)",
-                       q->ndiffer, q->both, q->ndis - q->ndiffer);
+        return page_text(r, PAGE_HEADING, "Disagreements (%zu of %ld questions)", q->ndiffer,
+                         q->asked);
+    return page_text(r, PAGE_HEADING,
+                     "Disagreements (%zu of the %ld questions both answered; %zu unanswered)",
+                     q->ndiffer, q->both, q->ndis - q->ndiffer);
 }
 
-static int report_dis(struct report *r, const struct cmp *m) {
+static int report_dis(struct page *r, const struct cmp *m) {
     const struct qcmp *q = &m->quiz;
     if (report_dis_heading(r, q) < 0) return -1;
     if (!q->ndis) return 0;
     const char *head[] = {"question", "expected", m->bname, m->cname, "right"};
-    struct report_block *t = report_table(r, 0, 5, head);
+    struct page_block *t = page_table(r, 0, 5, head);
     if (!t) return -1;
     for (size_t i = 0; i < q->ndis; i++) {
         const struct qcmp_dis *d = &q->dis[i];
@@ -470,25 +425,29 @@ static int report_dis(struct report *r, const struct cmp *m) {
         report_reply(d->ci, c, sizeof c);
         fmt_reply(d->expected ? d->expected : "?", REPORT_REPLY, e, sizeof e);
         const char *cells[] = {d->id, e, b, c, d->right};
-        if (report_row(t, cells) < 0) return -1;
+        if (page_row(t, cells) < 0) return -1;
     }
     return 0;
 }
 
-static int report_quiz(struct report *r, const struct cmp *m) {
+static int report_quiz(struct page *r, const struct cmp *m) {
     if (!m->b->quiz && !m->c->quiz) return 0;
-    if (report_text(r, REPORT_HEADING, "Quiz") < 0 || report_rows(r, m, CMP_KIND) < 0 ||
+    if (page_text(r, PAGE_HEADING, "Quiz") < 0 || report_rows(r, m, CMP_KIND) < 0 ||
         report_why(r, m, CMP_KIND) < 0)
         return -1;
-    if (!m->quiz.have)
-        return report_text(r, REPORT_PARA, "No comparison of answers: %s.", m->quiz.why);
+    if (!m->quiz.have) return page_text(r, PAGE_PARA, "No comparison of answers: %s.", m->quiz.why);
     if (report_dis(r, m) < 0) return -1;
-    return report_text(r, REPORT_PARA, "%s", m->quiz.mc_text);
+    struct buf mc;
+    buf_init(&mc, BUF_NO_CAP);
+    int rc = prose_mcnemar(m, &mc);
+    if (rc == 0) rc = page_text(r, PAGE_PARA, "%s", buf_str(&mc));
+    buf_free(&mc);
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- server log, facts, warnings ---- */
 
-static int report_xcheck_row(struct report_block *t, const struct cmp *m,
+static int report_xcheck_row(struct page_block *t, const struct cmp *m,
                              const struct xcheck_row *x) {
     char level[64], client[FMT_CELL * 3 + 16], server[FMT_CELL], diff[64], over[64];
     snprintf(level, sizeof level, "c%d", x->c);
@@ -503,43 +462,42 @@ static int report_xcheck_row(struct report_block *t, const struct cmp *m,
     snprintf(over, sizeof over, "%zu lines, %.3g s", x->lines, x->seconds);
     const char *cells[] = {
         x->side == m->b ? m->bname : m->cname, level, client, server, diff, over};
-    return report_row(t, cells);
+    return page_row(t, cells);
 }
 
-static int report_xcheck(struct report *r, const struct cmp *m) {
+static int report_xcheck(struct page *r, const struct cmp *m) {
     if (!m->xc.n) return 0;
     const char *head[] = {"side", "level", "client tokens/s", "server tokens/s", "server - client",
                           "over"};
-    if (report_text(r, REPORT_HEADING, "Server log cross-check (generation throughput)") < 0)
-        return -1;
-    struct report_block *t = report_table(r, 0x1c, 6, head);
+    if (page_text(r, PAGE_HEADING, "Server log cross-check (generation throughput)") < 0) return -1;
+    struct page_block *t = page_table(r, 0x1c, 6, head);
     if (!t) return -1;
     for (size_t i = 0; i < m->xc.n; i++)
         if (m->xc.rows[i].ok && report_xcheck_row(t, m, &m->xc.rows[i]) < 0) return -1;
     for (size_t i = 0; i < m->xc.n; i++) {
         const struct xcheck_row *x = &m->xc.rows[i];
         if (!x->ok &&
-            report_text(r, REPORT_ITEM, "%s c%d (%s): no cross-check: %s",
-                        x->side == m->b ? m->bname : m->cname, x->c, src_name(x->src), x->why) < 0)
+            page_text(r, PAGE_ITEM, "%s c%d (%s): no cross-check: %s",
+                      x->side == m->b ? m->bname : m->cname, x->c, src_name(x->src), x->why) < 0)
             return -1;
     }
-    return report_text(r, REPORT_PARA,
-                       "The client's figure is a range over where the log's intervals may lie "
-                       "(its time resolution, %.0f ms of clock difference); ! marks a server "
-                       "figure more than %.0f%% outside it.",
-                       1e3 * XCHECK_CLOCK_S, 100 * XCHECK_TOLERANCE);
+    return page_text(r, PAGE_PARA,
+                     "The client's figure is a range over where the log's intervals may lie "
+                     "(its time resolution, %.0f ms of clock difference); ! marks a server "
+                     "figure more than %.0f%% outside it.",
+                     1e3 * XCHECK_CLOCK_S, 100 * XCHECK_TOLERANCE);
 }
 
 static const char *report_fact(const struct facts_fact *f) {
     return f->have ? f->text : "n/a";
 }
 
-static int report_facts(struct report *r, const struct cmp *m) {
+static int report_facts(struct page *r, const struct cmp *m) {
     const struct facts *x = &m->b->in.facts, *y = &m->c->in.facts;
     if (!m->b->in.have_facts && !m->c->in.have_facts) return 0;
     const char *head[] = {"fact", m->bname, m->cname};
-    if (report_text(r, REPORT_HEADING, "Container facts (vLLM start-up log)") < 0) return -1;
-    struct report_block *t = report_table(r, 0, 3, head);
+    if (page_text(r, PAGE_HEADING, "Container facts (vLLM start-up log)") < 0) return -1;
+    struct page_block *t = page_table(r, 0, 3, head);
     if (!t) return -1;
     char bx[80], cx[80];
     snprintf(bx, sizeof bx, "%s%s", report_fact(&x->max_concurrency),
@@ -554,26 +512,26 @@ static int report_facts(struct report *r, const struct cmp *m) {
         {"vllm_version", report_fact(&x->vllm_version), report_fact(&y->vllm_version)},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        if (report_row(t, rows[i]) < 0) return -1;
+        if (page_row(t, rows[i]) < 0) return -1;
     for (int k = 0; k < 2; k++) {
         const struct side *s = k ? m->c : m->b;
-        if (s->in.have_facts && report_text(r, REPORT_ITEM, "%s facts from %s",
-                                            k ? m->cname : m->bname, s->in.facts.source) < 0)
+        if (s->in.have_facts && page_text(r, PAGE_ITEM, "%s facts from %s", k ? m->cname : m->bname,
+                                          s->in.facts.source) < 0)
             return -1;
     }
     return 0;
 }
 
-static int report_warnings(struct report *r, const struct warnings *w) {
+static int report_warnings(struct page *r, const struct warnings *w) {
     if (!w->n) return 0;
-    if (report_text(r, REPORT_HEADING, "Warnings") < 0) return -1;
+    if (page_text(r, PAGE_HEADING, "Warnings") < 0) return -1;
     for (size_t i = 0; i < w->n; i++)
-        if (report_text(r, REPORT_ITEM, "%s", w->items[i]) < 0) return -1;
+        if (page_text(r, PAGE_ITEM, "%s", w->items[i]) < 0) return -1;
     return 0;
 }
 
 /* Each side's reasons for a client-limited figure, each once. */
-static int report_limited(struct report *r, const struct cmp *m) {
+static int report_limited(struct page *r, const struct cmp *m) {
     const char *seen[64];
     const char *who[64];
     size_t n = 0;
@@ -589,41 +547,40 @@ static int report_limited(struct report *r, const struct cmp *m) {
             who[n++] = name;
         }
     if (!n) return 0;
-    if (report_text(r, REPORT_HEADING, "Client-limited figures") < 0 ||
-        report_text(r, REPORT_PARA,
-                    "A value marked %s was measured while the client itself lagged (late "
-                    "sends, a busy CPU or a stalled loop: docs/compare.md, Client-limited "
-                    "figures): it says more of the client than of the server, and a ratio of it "
-                    "is no server comparison.",
-                    REPORT_LIMITED) < 0)
+    if (page_text(r, PAGE_HEADING, "Client-limited figures") < 0 ||
+        page_text(r, PAGE_PARA,
+                  "A value marked %s was measured while the client itself lagged (late "
+                  "sends, a busy CPU or a stalled loop: docs/compare.md, Client-limited "
+                  "figures): it says more of the client than of the server, and a ratio of it "
+                  "is no server comparison.",
+                  PAGE_LIMITED) < 0)
         return -1;
     for (size_t j = 0; j < n; j++)
-        if (report_text(r, REPORT_ITEM, "%s: client-limited: %s", who[j], seen[j]) < 0) return -1;
+        if (page_text(r, PAGE_ITEM, "%s: client-limited: %s", who[j], seen[j]) < 0) return -1;
     return 0;
 }
 
-int report_build(const struct cmp *m, const struct warnings *w, struct report *out) {
+/* The verdict (verdict.h) under its heading. */
+static int report_verdict(struct page *r, const struct cmp *m) {
+    struct buf v;
+    buf_init(&v, BUF_NO_CAP);
+    int rc = verdict_build(m, &v);
+    if (rc == 0) rc = page_text(r, PAGE_HEADING, "Verdict");
+    if (rc == 0) rc = page_text(r, PAGE_PARA, "%s", buf_str(&v));
+    buf_free(&v);
+    return rc < 0 ? -1 : 0;
+}
+
+int report_build(const struct cmp *m, const struct warnings *w, struct page *out) {
     memset(out, 0, sizeof *out);
     if (report_main(out, m) < 0 || report_intervals(out, m) < 0 || report_decode(out, m) < 0 ||
         report_latency(out, m) < 0 || report_stream(out, m) < 0 || oreport_build(out, m) < 0 ||
         report_cost(out, m) < 0 || report_requests(out, m) < 0 || report_runs(out, m) < 0 ||
         shreport_build(out, m) < 0 || report_quiz(out, m) < 0 || report_xcheck(out, m) < 0 ||
         cwreport_build(out, m) < 0 || report_facts(out, m) < 0 || report_warnings(out, w) < 0 ||
-        report_limited(out, m) < 0 || report_text(out, REPORT_HEADING, "Verdict") < 0 ||
-        report_text(out, REPORT_PARA, "%s", m->verdict) < 0) {
-        report_free(out);
+        report_limited(out, m) < 0 || report_verdict(out, m) < 0) {
+        page_free(out);
         return REPORT_ERR_NOMEM;
     }
     return REPORT_OK;
-}
-
-void report_free(struct report *r) {
-    for (size_t i = 0; i < r->n; i++) {
-        struct report_block *b = &r->blocks[i];
-        free(b->text);
-        for (size_t k = 0; b->cells && k < b->nrows * b->ncols; k++) free(b->cells[k]);
-        free(b->cells);
-    }
-    free(r->blocks);
-    memset(r, 0, sizeof *r);
 }

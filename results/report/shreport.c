@@ -19,21 +19,21 @@ static void shreport_num(double x, int decimals, char *out, size_t cap) {
         snprintf(out, cap, "n/a");
 }
 
-static int shreport_run(struct report *r, const struct shards_info *in) {
+static int shreport_run(struct page *r, const struct shards_info *in) {
     char window[FMT_CELL], tps[FMT_CELL];
     shreport_num(in->window_s, 2, window, sizeof window);
     shreport_num(in->window_tokens_per_s, 2, tps, sizeof tps);
-    if (report_text(r, REPORT_PARA,
-                    "Run %s, %s (%s): %ld shards%s%s; first requests %.2f ms apart; all shards "
-                    "sending for %s s, %s tokens/s over that window (%ld requests ended in it).",
-                    in->run_id, in->label, in->scenario, in->count,
-                    in->start_at ? ", --start-at " : "", in->start_at ? in->start_at : "",
-                    in->skew_s * 1e3, window, tps, in->window_requests) < 0)
+    if (page_text(r, PAGE_PARA,
+                  "Run %s, %s (%s): %ld shards%s%s; first requests %.2f ms apart; all shards "
+                  "sending for %s s, %s tokens/s over that window (%ld requests ended in it).",
+                  in->run_id, in->label, in->scenario, in->count,
+                  in->start_at ? ", --start-at " : "", in->start_at ? in->start_at : "",
+                  in->skew_s * 1e3, window, tps, in->window_requests) < 0)
         return -1;
     static const char *const head[] = {"shard",    "start after --start-at (ms)",
                                        "ok/sent",  "requests/s",
                                        "tokens/s", "clock offset (ms)"};
-    struct report_block *t = report_table(r, SHREPORT_RIGHT, 6, head);
+    struct page_block *t = page_table(r, SHREPORT_RIGHT, 6, head);
     if (!t) return -1;
     for (long k = 0; k < in->count; k++) {
         const struct shards_shard *s = &in->shards[k];
@@ -48,19 +48,19 @@ static int shreport_run(struct report *r, const struct shards_info *in) {
         else
             snprintf(clk, sizeof clk, "not measured");
         const char *cells[] = {idx, late, ok, rate, tok, clk};
-        if (report_row(t, cells) < 0) return -1;
+        if (page_row(t, cells) < 0) return -1;
     }
     return 0;
 }
 
-int shreport_build(struct report *r, const struct cmp *m) {
+int shreport_build(struct page *r, const struct cmp *m) {
     bool heading = false;
     const struct side *sides[] = {m->b, m->c};
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < sides[k]->in.n; i++) {
             const struct shards_info *in = sides[k]->in.srcs[i].shards;
             if (!in) continue;
-            if (!heading && report_text(r, REPORT_HEADING, "Shards (one run each, merged)") < 0)
+            if (!heading && page_text(r, PAGE_HEADING, "Shards (one run each, merged)") < 0)
                 return -1;
             heading = true;
             if (shreport_run(r, in) < 0) return -1;

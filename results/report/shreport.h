@@ -8,11 +8,11 @@
 #include <cjson/cJSON.h>
 
 #include "cmp.h"
-#include "report.h"
+#include "page.h"
 
 /* Adds a "Shards" section to r when a side has a sharded run. Returns 0, or -1
  * out of memory. */
-__attribute__((warn_unused_result)) int shreport_build(struct report *r, const struct cmp *m);
+__attribute__((warn_unused_result)) int shreport_build(struct page *r, const struct cmp *m);
 /* The "shards" list of the JSON report (the caller owns it), or NULL when no
  * side has a sharded run. */
 cJSON *shreport_json(const struct cmp *m);

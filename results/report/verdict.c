@@ -7,22 +7,29 @@
 
 #include "fmt.h"
 #include "notes.h"
+#include "oreport.h"
 
-/* The verdict being written. */
+/* The verdict being written: it grows as it needs (no cap cuts it); rc keeps
+ * the first failure (out of memory), after which nothing is added. */
 struct verdict_out {
-    char *p;
-    size_t k, cap;
+    struct buf *b;
+    int rc;
 };
 
 __attribute__((format(printf, 2, 3))) static void verdict_add(struct verdict_out *o,
                                                               const char *fmt, ...) {
     va_list ap;
-    if (o->k >= o->cap) return;
+    if (o->rc < 0) return;
     va_start(ap, fmt);
-    int n = vsnprintf(o->p + o->k, o->cap - o->k, fmt, ap);
+    o->rc = buf_vaddf(o->b, fmt, ap);
     va_end(ap);
-    if (n > 0) o->k += (size_t)n;
-    if (o->k >= o->cap) o->k = o->cap - 1;
+}
+
+/* Cuts the spaces at the end. */
+static void verdict_trim(struct verdict_out *o) {
+    size_t n = o->b->len;
+    while (n > 0 && buf_str(o->b)[n - 1] == ' ') n--;
+    buf_truncate(o->b, n);
 }
 
 /* The caveat of a sentence whose figures a side's client limited: who and why. */
@@ -124,31 +131,34 @@ static void verdict_failures(struct verdict_out *o, const struct cmp *m) {
     verdict_add(o, " (see Warnings).");
 }
 
-void verdict_build(const struct cmp *m, char *out, size_t cap) {
-    struct verdict_out o = {out, 0, cap};
+int verdict_build(const struct cmp *m, struct buf *out) {
+    struct verdict_out o = {out, 0};
+    struct buf open;
     const struct cmp_row *r;
-    out[0] = '\0';
+    buf_reset(out);
     verdict_decode(&o, m);
     verdict_load(&o, m);
-    char open[1200];
-    ocmp_verdict(m, open, sizeof open);
-    if (open[0] && (m->b->limited[0] || m->c->limited[0])) { /* its capacity rests on every rate */
-        size_t n = strlen(open);
-        if (n && open[n - 1] == '.') open[n - 1] = '\0';
-        verdict_add(&o, "%s", open);
+    buf_init(&open, BUF_NO_CAP);
+    if (o.rc == 0) o.rc = oreport_verdict(m, &open);
+    if (open.len && (m->b->limited[0] || m->c->limited[0])) { /* its capacity rests on every rate */
+        size_t n = open.len;
+        if (buf_str(&open)[n - 1] == '.') buf_truncate(&open, n - 1);
+        verdict_add(&o, "%s", buf_str(&open));
         verdict_caveat(&o, m, m->b->rate.n ? m->b->limited : "", m->c->rate.n ? m->c->limited : "");
         verdict_add(&o, ". ");
-    } else if (open[0]) {
-        verdict_add(&o, "%s ", open);
+    } else if (open.len) {
+        verdict_add(&o, "%s ", buf_str(&open));
     }
+    buf_free(&open);
     if ((r = cmp_row(m, "weights_gib")) && r->ratio.ok) {
         char w[FMT_CELL];
         fmt_sig(r->ratio.v, w, sizeof w);
         verdict_add(&o, "Its weights take %sx the memory. ", w);
     }
     verdict_quiz(&o, m);
-    while (o.k > 0 && out[o.k - 1] == ' ') out[--o.k] = '\0';
+    verdict_trim(&o);
     verdict_failures(&o, m);
-    if (!o.k) verdict_add(&o, "Nothing measured on both sides.");
-    while (o.k > 0 && out[o.k - 1] == ' ') out[--o.k] = '\0';
+    if (!out->len) verdict_add(&o, "Nothing measured on both sides.");
+    verdict_trim(&o);
+    return o.rc;
 }

@@ -7,11 +7,13 @@
 
 #include <stddef.h>
 
+#include "buf.h"
 #include "cmp.h"
 
 #define VERDICT_FAILURES 0.01 /* a side's failed share of requests the verdict names */
 
-/* Writes m's verdict into out (cap bytes, NUL-terminated). */
-void verdict_build(const struct cmp *m, char *out, size_t cap);
+/* Writes m's verdict into out (emptied first; it grows as the verdict needs).
+ * Returns 0, or a negative enum buf_error (out of memory). */
+__attribute__((warn_unused_result)) int verdict_build(const struct cmp *m, struct buf *out);
 
 #endif

@@ -8,9 +8,13 @@
 
 #include "../check.h"
 #include "cmp.h"
+#include "comparison.h"
 #include "guard.h"
+#include "notes.h"
+#include "oreport.h"
 #include "rtest.h"
 #include "slo.h"
+#include "verdict.h"
 
 #define OPEN_SETTINGS                                                                              \
     "{\"arrivals\": \"constant\", \"rates\": [1, 2, 4], \"duration_s\": 2, \"arrival_seed\": 1, "  \
@@ -83,6 +87,7 @@ struct open_pair {
     struct cmp m;
     struct warnings w;
     struct buf err;
+    struct buf verdict; /* verdict.h's */
     struct slo_set slo;
 };
 
@@ -114,10 +119,13 @@ static int open_compare_set(struct open_pair *p, const char *b, const char *c,
     struct cmp_opts o = {true, 3.6, slo};
     warnings_init(&p->w);
     buf_init(&p->err, 2048);
+    buf_init(&p->verdict, BUF_NO_CAP);
     if (open_side(&p->b, "baseline", b, slo, &p->w, &p->err) < 0 ||
         open_side(&p->c, "candidate", c, slo, &p->w, &p->err) < 0)
         return -1;
-    return cmp_build(&p->m, &p->b, &p->c, &o, &p->w, &p->err);
+    int rc = comparison_build(&p->m, &p->b, &p->c, &o, &p->err);
+    if (rc == 0) notes_add(&p->m, &p->w); /* the report's warnings on the figures */
+    return rc == 0 ? verdict_build(&p->m, &p->verdict) : rc;
 }
 
 /* The same with the SLO arguments slos and --max-error-rate errors (both
@@ -143,6 +151,7 @@ static int open_compare_attain(struct open_pair *p, const char *b, const char *c
 
 static void open_pair_free(struct open_pair *p) {
     cmp_free(&p->m);
+    buf_free(&p->verdict);
     side_free(&p->b);
     side_free(&p->c);
     warnings_free(&p->w);
@@ -381,7 +390,7 @@ static void test_goodput_per_request(void) {
         CHECK(!x->err.ok && open_near(x->err.v, 0.25) && !x->held);
     }
     char cell[200];
-    ocmp_verdict_cell(&p.m.open, x, cell, sizeof cell);
+    oreport_verdict_cell(&p.m.open, x, cell, sizeof cell);
     CHECK_STR(cell, "failed: 25.0% failed");
     open_pair_free(&p);
 }
@@ -412,7 +421,7 @@ static void test_attainment_is_joint_over_the_slos(void) {
     x = ocmp_point(&p.m.open.x[0], 1);
     CHECK(x && x->check[0].ok && x->check[1].ok && !x->att.ok && !x->held);
     char cell[200];
-    ocmp_verdict_cell(&p.m.open, x, cell, sizeof cell);
+    oreport_verdict_cell(&p.m.open, x, cell, sizeof cell);
     CHECK_STR(cell, "failed: 0.0% met every SLO");
     CHECK(p.m.open.x[0].cap.rel == OCMP_LT && p.m.open.x[0].cap.by == -3);
     open_pair_free(&p);
@@ -436,8 +445,9 @@ static void test_capacity_on_the_attainment(void) {
     CHECK(x->p[0].held && !x->p[1].held && x->p[1].check[0].ok); /* p50 held, 75% < 80% */
     CHECK(x->cap.rel == OCMP_EQ && x->cap.by == -3 && open_near(x->cap.v, 1.8));
     CHECK(x->cap.pass == 1 && x->cap.fail == 2);
-    CHECK(strstr(p.m.verdict, "At p50 end-to-end latency <= 1 s, all met at once by at least 80% "
-                              "of requests, with at most 1% failed") != NULL);
+    CHECK(strstr(buf_str(&p.verdict),
+                 "At p50 end-to-end latency <= 1 s, all met at once by at least 80% "
+                 "of requests, with at most 1% failed") != NULL);
     open_pair_free(&p);
 
     CHECK(open_compare(&p, a, a, slos, NULL) == 0); /* the percentiles alone: held at 2 */
@@ -468,8 +478,9 @@ static void test_capacity_interpolated_and_bounded(void) {
     CHECK(r && strcmp(r->note, "candidate: at least the value; ratio: at least the value") == 0);
     r = cmp_row(&p.m, "rate_4_slos_held");
     CHECK(r && r->b.v == 0 && r->c.v == 1 && r->no_ratio);
-    CHECK(strstr(p.m.verdict, "At p90 end-to-end latency <= 4 s with at most 1% failed, b serves "
-                              "at least 4 requests/s vs 3 for a (at least 1.33x).") != NULL);
+    CHECK(strstr(buf_str(&p.verdict),
+                 "At p90 end-to-end latency <= 4 s with at most 1% failed, b serves "
+                 "at least 4 requests/s vs 3 for a (at least 1.33x).") != NULL);
     open_pair_free(&p);
 
     /* none holds on either side: "< 1" both, no ratio */
@@ -477,9 +488,9 @@ static void test_capacity_interpolated_and_bounded(void) {
     CHECK(open_compare(&p, a, b, tight, NULL) == 0);
     CHECK(p.m.open.x[0].cap.rel == OCMP_LT && p.m.open.x[0].cap.v == 1 &&
           p.m.open.x[0].cap.fail == 1 && p.m.open.x[0].cap.by == 0);
-    CHECK(p.m.open.ratio_rel == OCMP_NONE &&
-          strcmp(p.m.open.ratio_why, "both capacities are bounded the same way: no rate held on "
-                                     "either") == 0);
+    CHECK(p.m.open.ratio_rel == OCMP_NONE && p.m.open.ratio_none == OCMP_NORATIO_NONE_HELD &&
+          strcmp(ocmp_noratio_why(p.m.open.ratio_none),
+                 "both capacities are bounded the same way: no rate held on either") == 0);
     open_pair_free(&p);
 
     /* the candidate fails at 2: against a baseline that held everywhere, the ratio is "<=" */
@@ -503,8 +514,8 @@ static void test_capacity_on_the_error_rate(void) {
     const struct ocmp_point *x = ocmp_point(&p.m.open.x[0], 4);
     CHECK(x && !x->held && open_near(x->errors, 0.25) && open_near(x->goodput, x->completion));
     CHECK(open_warned(&p.w, "a (baseline) rate 4/s: 2 of 8 requests failed (25.0%)"));
-    CHECK(strstr(p.m.verdict, "With at most 10% failed, a (candidate) serves 2.8 requests/s") !=
-          NULL);
+    CHECK(strstr(buf_str(&p.verdict),
+                 "With at most 10% failed, a (candidate) serves 2.8 requests/s") != NULL);
     open_pair_free(&p);
 }
 

@@ -8,6 +8,7 @@
 
 #include "../check.h"
 #include "guard.h"
+#include "notes.h"
 #include "rtest.h"
 #include "scmp.h"
 #include "stream.h"
@@ -288,7 +289,7 @@ static bool test_check(double factor, struct warnings *w) {
     buf_init(&err, 1024);
     CHECK(rtest_side(&s, "baseline", paths, 2, w, &err) == 0);
     CHECK(s.dec.rate.ok && fabs(s.dec.rate.v - 50) < 1e-3);
-    bool warned = scmp_check(&s, "s", w);
+    bool warned = notes_itl_check(&s, "s", w);
     side_free(&s);
     buf_free(&err);
     return warned;
