@@ -76,9 +76,9 @@ static int orate_itl(struct orate_ctx *c, const struct rfile_rec *r, double q, d
         c->capitl = n;
     }
     for (size_t j = 1; j <= n; j++) {
-        uint32_t tokens = r->ctoks == RFILE_NO_CTOKS ? 1 : c->rf->ctoks[r->ctoks + j];
-        double gap = c->rf->gaps[r->gaps + j - 1] * c->k;
-        c->itl[j - 1] = (struct estim_cval){gap / tokens, tokens, 0};
+        uint32_t tokens;
+        double itl = stream_itl(c->rf, r, j, c->s->time_scale, &tokens);
+        c->itl[j - 1] = (struct estim_cval){itl, tokens, 0};
         total += tokens;
     }
     estim_csort(c->itl, n);
@@ -91,19 +91,19 @@ static int orate_itl(struct orate_ctx *c, const struct rfile_rec *r, double q, d
  * request too short to have them). Returns 0, or -1 out of memory. */
 static int orate_value(struct orate_ctx *c, const struct rfile_rec *x, const struct slo *s,
                        double *v, bool *have) {
+    double scale = c->s->time_scale;
     bool first = x->stream && x->t_first_us != RFILE_NONE;
     *have = true;
-    switch (s->metric) {
+    *v = 0;
+    switch (s->metric) { /* the figures stream.h defines, as the round's samples hold them */
     case STREAM_E2E:
-        *v = (double)(x->t_end_us - x->t_start_us) * c->k;
+        *v = stream_e2e(x, scale);
         return 0;
     case STREAM_TTFT:
-        *have = first;
-        *v = first ? (double)(x->t_first_us - x->t_start_us) * c->k : 0;
+        *have = stream_ttft(x, scale, v);
         return 0;
     case STREAM_TPOT:
-        *have = first && x->completion_tokens >= 2;
-        *v = *have ? (double)(x->t_end_us - x->t_first_us) * c->k / (x->completion_tokens - 1) : 0;
+        *have = stream_tpot(x, scale, v);
         return 0;
     case STREAM_ITL:
         *have = first && x->chunks >= 2;

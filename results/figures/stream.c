@@ -31,19 +31,18 @@ static int stream_push(struct stream_sample *s, double v, uint32_t w, uint32_t c
 
 /* The per-token gaps of r: the gap before a chunk of k tokens, k times gap / k;
  * those after the first answer chunk came also as the answer's. */
-static int stream_itl(struct stream_meas *m, const struct rfile *rf, const struct rfile_rec *r,
-                      uint32_t cluster, double k) {
+static int stream_add_itl(struct stream_meas *m, const struct rfile *rf, const struct rfile_rec *r,
+                          uint32_t cluster, double scale) {
     int64_t at = r->t_first_us; /* when chunk j - 1 came */
     bool answer_rows = r->t_first_output_us != r->t_first_us;
     for (int32_t j = 1; j < r->chunks; j++) {
-        uint32_t tokens = r->ctoks == RFILE_NO_CTOKS ? 1 : rf->ctoks[r->ctoks + (size_t)j];
-        uint32_t us = rf->gaps[r->gaps + (size_t)j - 1];
-        double gap = us * k;
-        if (stream_push(&m->s[STREAM_ITL], gap / tokens, tokens, cluster) < 0) return -1;
+        uint32_t tokens;
+        double itl = stream_itl(rf, r, (size_t)j, scale, &tokens);
+        if (stream_push(&m->s[STREAM_ITL], itl, tokens, cluster) < 0) return -1;
         if (answer_rows && r->t_first_output_us != RFILE_NONE && at >= r->t_first_output_us &&
-            stream_push(&m->s[STREAM_ITL_ANSWER], gap / tokens, tokens, cluster) < 0)
+            stream_push(&m->s[STREAM_ITL_ANSWER], itl, tokens, cluster) < 0)
             return -1;
-        at += us;
+        at += rf->gaps[r->gaps + (size_t)j - 1];
     }
     m->s[STREAM_ITL].requests += r->chunks > 1;
     m->itl_token += r->chunks > 1 && r->itl_unit == RFILE_ITL_TOKEN;
@@ -75,25 +74,47 @@ static int stream_answer(struct stream_meas *m, const struct rfile_rec *r, uint3
     return 0;
 }
 
+/* ---- a record's figures: each defined here once ---- */
+
+double stream_e2e(const struct rfile_rec *r, double scale) {
+    return tscale_since_start(r, scale, r->t_end_us);
+}
+
+bool stream_ttft(const struct rfile_rec *r, double scale, double *out) {
+    if (!r->stream || r->t_first_us == RFILE_NONE) return false;
+    *out = tscale_since_start(r, scale, r->t_first_us);
+    return true;
+}
+
+bool stream_tpot(const struct rfile_rec *r, double scale, double *out) {
+    if (!r->stream || r->t_first_us == RFILE_NONE || r->completion_tokens < 2) return false;
+    *out = (double)(r->t_end_us - r->t_first_us) * (scale / 1e6) / (r->completion_tokens - 1);
+    return true;
+}
+
+double stream_itl(const struct rfile *rf, const struct rfile_rec *r, size_t j, double scale,
+                  uint32_t *tokens) {
+    *tokens = r->ctoks == RFILE_NO_CTOKS ? 1 : rf->ctoks[r->ctoks + j];
+    return rf->gaps[r->gaps + j - 1] * (scale / 1e6) / *tokens;
+}
+
+/* ---- a measurement's samples ---- */
+
 int stream_add(struct stream_meas *m, const struct rfile *rf, const struct rfile_rec *r,
                uint32_t cluster, double scale) {
-    double k = scale / 1e6; /* real seconds per microsecond as measured (after the head) */
+    double v;
     if (cluster >= m->clusters) m->clusters = cluster + 1;
-    if (stream_push(&m->s[STREAM_E2E], tscale_since_start(r, scale, r->t_end_us), 1, cluster) < 0)
-        return -1;
+    if (stream_push(&m->s[STREAM_E2E], stream_e2e(r, scale), 1, cluster) < 0) return -1;
     m->s[STREAM_E2E].requests++;
-    if (!r->stream || r->t_first_us == RFILE_NONE) return 0;
-    if (stream_push(&m->s[STREAM_TTFT], tscale_since_start(r, scale, r->t_first_us), 1, cluster) <
-        0)
-        return -1;
+    if (!stream_ttft(r, scale, &v)) return 0;
+    if (stream_push(&m->s[STREAM_TTFT], v, 1, cluster) < 0) return -1;
     m->s[STREAM_TTFT].requests++;
-    if (r->completion_tokens >= 2) {
-        double tpot = (double)(r->t_end_us - r->t_first_us) * k / (r->completion_tokens - 1);
-        if (stream_push(&m->s[STREAM_TPOT], tpot, 1, cluster) < 0) return -1;
+    if (stream_tpot(r, scale, &v)) {
+        if (stream_push(&m->s[STREAM_TPOT], v, 1, cluster) < 0) return -1;
         m->s[STREAM_TPOT].requests++;
     }
     if (stream_answer(m, r, cluster, scale) < 0) return -1;
-    return stream_itl(m, rf, r, cluster, k);
+    return stream_add_itl(m, rf, r, cluster, scale);
 }
 
 int stream_merge(struct stream_meas *into, const struct stream_meas *from) {

@@ -71,6 +71,22 @@ struct stream_meas {
     uint64_t gaps, burst; /* ITL's gaps, and those below the read resolution (climit.h) */
 };
 
+/* The figures of one successful record r of rf, each defined here and nowhere
+ * else (the streaming figures below and the open-loop rounds, orate.h, use them
+ * alike), in real seconds at the file's time scale (tscale.h). */
+/* End-to-end latency: t_end_us - t_start_us. */
+double stream_e2e(const struct rfile_rec *r, double scale);
+/* TTFT: t_first_token_us - t_start_us; false (no TTFT) when r was not streamed
+ * or no token came. */
+bool stream_ttft(const struct rfile_rec *r, double scale, double *out);
+/* TPOT: (t_end_us - t_first_token_us) / (completion_tokens - 1); false when r
+ * has no TTFT or fewer than 2 tokens. */
+bool stream_tpot(const struct rfile_rec *r, double scale, double *out);
+/* ITL of chunk j (1 to r->chunks - 1): the gap before it over its tokens
+ * (*tokens, the weight of the value). */
+double stream_itl(const struct rfile *rf, const struct rfile_rec *r, size_t j, double scale,
+                  uint32_t *tokens);
+
 /* Adds the successful record r of rf (cluster: its unit; scale: the file's
  * time_scale): its end-to-end latency, and its TTFT, ITL and TPOT when r was
  * streamed. Returns 0, or -1 out of memory. */
