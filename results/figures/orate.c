@@ -146,6 +146,11 @@ static int orate_ok(struct orate_ctx *c, struct orate_round *r, const struct rfi
     struct rfile_rec x = *rec;
     bool good;
     x.t_start_us = at;
+    /* An open-loop run's latencies are multiplied whole at a time scale
+     * (docs/compare.md, Time-scaled runs): they count from the intended start,
+     * and server_us splits only the reply's own time. Its figures and its SLOs
+     * are then the same values (stream.h). */
+    x.server_us = RFILE_NONE;
     if (rec->completion_tokens > 0) r->tokens += rec->completion_tokens;
     if (rec->t_intended_us != RFILE_NONE) {
         int64_t late = rec->t_start_us - rec->t_intended_us;
