@@ -380,7 +380,7 @@ static void cmp_names(struct cmp *m) {
 }
 
 /* Marks every measured value a side's client limited (climit.h) with why: an
- * open-loop rate's rows are ocmp's (each rate judged on its own sends); the
+ * open-loop rate's rows are openloop_cmp's (each rate judged on its own sends); the
  * quiz's scores and the server's facts (weights, KV cache, load time, read from
  * its start-up log) are not the client's timing. */
 void cmp_mark_client(struct cmp *m) {
@@ -417,10 +417,10 @@ int cmp_start(struct cmp *m, const struct side *b, const struct side *c, const s
 
 void cmp_free(struct cmp *m) {
     free(m->rows);
-    ocmp_free(&m->open);
-    qcmp_free(&m->quiz);
+    openloop_cmp_free(&m->open);
+    quiz_cmp_free(&m->quiz);
     xcheck_free(&m->xc);
-    cwcheck_free(&m->cw);
+    cloudwatch_check_free(&m->cw);
     memset(m, 0, sizeof *m);
 }
 

@@ -4,9 +4,9 @@
  * Holds the rows of the reference table (and the decode, latency, cost and
  * quiz-kind rows that follow it), each with both values, the ratio candidate /
  * baseline, the requests behind each value and 95% intervals where the data
- * allow one (interval.h); the streaming rows (scmp.h), the open-loop part
- * (ocmp.h, its rows: openrows.h), the quiz comparison (qcmp.h), the server-log
- * cross-check (xcheck.h) and the CloudWatch cross-check (cwcheck.h). A value
+ * allow one (interval.h); the streaming rows (streamrows.h), the open-loop part
+ * (openloop_cmp.h, its rows: openrows.h), the quiz comparison (quiz_cmp.h), the server-log
+ * cross-check (xcheck.h) and the CloudWatch cross-check (cloudwatch_check.h). A value
  * that cannot be given carries the reason instead. Whether the sides may be
  * compared at all is guard.h's to say, before; comparison.h builds the whole. */
 #ifndef SM_CMP_H
@@ -17,10 +17,10 @@
 
 #include "buf.h"
 #include "climit.h"
-#include "cwcheck.h"
+#include "cloudwatch_check.h"
 #include "interval.h"
-#include "ocmp.h"
-#include "qcmp.h"
+#include "openloop_cmp.h"
+#include "quiz_cmp.h"
 #include "side.h"
 #include "xcheck.h"
 
@@ -32,8 +32,9 @@ enum cmp_group {
     CMP_LATENCY, /* per level p50/p90/p99 */
     CMP_COST,    /* per level, with --price-per-hour */
     CMP_KIND,    /* quiz correct per kind */
-    CMP_STREAM,  /* per streamed measurement: TTFT, ITL, TPOT, end-to-end p50/p90/p99 (scmp.h) */
-    CMP_OPEN,    /* per asked rate of an open-loop run, and the capacity (ocmp.h; CSV only) */
+    CMP_STREAM,  /* per streamed measurement: TTFT, ITL, TPOT, end-to-end p50/p90/p99 (streamrows.h)
+                  */
+    CMP_OPEN, /* per asked rate of an open-loop run, and the capacity (openloop_cmp.h; CSV only) */
 };
 
 /* The sample behind a streaming row's value. */
@@ -75,12 +76,12 @@ struct cmp {
     struct cmp_opts opts;
     struct cmp_row *rows;
     size_t nrows;
-    struct qcmp quiz;
+    struct quiz_cmp quiz;
     struct xcheck xc;
-    struct cwcheck cw; /* the CloudWatch cross-check (cwcheck.h) */
-    bool stream_mixed; /* one side streamed a measurement the other measured unstreamed */
+    struct cloudwatch_check cw; /* the CloudWatch cross-check (cloudwatch_check.h) */
+    bool stream_mixed;          /* one side streamed a measurement the other measured unstreamed */
     size_t itl_token[2], itl_chunk[2]; /* per side: requests whose ITL was per token / chunk */
-    struct ocmp open;                  /* the open-loop runs (ocmp.h) */
+    struct openloop_cmp open;          /* the open-loop runs (openloop_cmp.h) */
 };
 
 /* Starts the comparison of b and c (which must outlive m; so must o->slo): the

@@ -1,7 +1,7 @@
 /* comparison: the whole comparison of two sides (cmp.h), the top of the model:
- * the reference table's rows (cmp_start), the streaming rows (scmp.h), the
- * open-loop part and its rows (ocmp.h, openrows.h), the quiz compared
- * (qcmp.h), the server-log and CloudWatch cross-checks (xcheck.h, cwcheck.h)
+ * the reference table's rows (cmp_start), the streaming rows (streamrows.h), the
+ * open-loop part and its rows (openloop_cmp.h, openrows.h), the quiz compared
+ * (quiz_cmp.h), the server-log and CloudWatch cross-checks (xcheck.h, cloudwatch_check.h)
  * and the client-limited marks. Numbers only: what the reader should know of
  * them is notes.h's to say, and the verdict verdict.h's. */
 #ifndef SM_COMPARISON_H

@@ -195,7 +195,7 @@ static int guard_setting(struct guard_ctx *g, const struct guard_iter *a,
 static int guard_settings(struct guard_ctx *g, const struct guard_iter *all, size_t n) {
     static const char *const parts[] = {"decode", "sweep", "quiz", "open-loop"};
     /* An open-loop run's rates may differ: each side's rounds are pooled by rate
-     * into one curve (orate_pool), e.g. a capacity search's probes of one rate each. */
+     * into one curve (openloop_pool), e.g. a capacity search's probes of one rate each. */
     static const char *const keys[4][11] = {{"prompt", "temperature", "ignore_eos", NULL},
                                             {"prompt", "temperature", "ignore_eos", NULL},
                                             {"max_tokens", "temperature", NULL},

@@ -4,15 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ocmp.h"
+#include "openloop_cmp.h"
 #include "side.h"
 #include "stream.h"
 
-static void openrows_val(struct side_val *v, const struct ocmp_side *x, double rate, double value,
-                         const char *what) {
+static void openrows_val(struct side_val *v, const struct openloop_cmp_side *x, double rate,
+                         double value, const char *what) {
     if (!x->n)
         side_val_none(v, "no open-loop run on the %s side", x->s->role);
-    else if (!ocmp_point(x, rate))
+    else if (!openloop_cmp_point(x, rate))
         side_val_none(v, "%g requests/s not measured on the %s side", rate, x->s->role);
     else if (!isfinite(value))
         side_val_none(v, "%s", what);
@@ -21,20 +21,20 @@ static void openrows_val(struct side_val *v, const struct ocmp_side *x, double r
 }
 
 /* A figure of a point (arg: which). */
-typedef double openrows_pick(const struct ocmp_point *p, int arg);
+typedef double openrows_pick(const struct openloop_cmp_point *p, int arg);
 
-static double openrows_pick_field(const struct ocmp_point *p, int arg) {
+static double openrows_pick_field(const struct openloop_cmp_point *p, int arg) {
     const double *f[] = {&p->arrival,    &p->completion, &p->tokens,     &p->goodput,
                          &p->attainment, &p->errors,     &p->late_share, &p->late_p99};
     return *f[arg];
 }
 
-static double openrows_pick_lat(const struct ocmp_point *p, int arg) {
-    const struct ocmp_lat *l = &p->lat[arg / STREAM_QUANTILES];
+static double openrows_pick_lat(const struct openloop_cmp_point *p, int arg) {
+    const struct openloop_cmp_lat *l = &p->lat[arg / STREAM_QUANTILES];
     return l->ok ? l->q[arg % STREAM_QUANTILES] : NAN;
 }
 
-static double openrows_pick_held(const struct ocmp_point *p, int arg) {
+static double openrows_pick_held(const struct openloop_cmp_point *p, int arg) {
     (void)arg;
     return p->held ? 1 : 0;
 }
@@ -48,8 +48,8 @@ static int openrows_row(struct cmp *m, double rate, const char *what, int decima
     if (!r) return -1;
     r->no_ratio = no_ratio;
     for (int k = 0; k < 2; k++) {
-        const struct ocmp_side *x = &m->open.x[k];
-        const struct ocmp_point *p = ocmp_point(x, rate);
+        const struct openloop_cmp_side *x = &m->open.x[k];
+        const struct openloop_cmp_point *p = openloop_cmp_point(x, rate);
         struct side_val *v = k ? &r->c : &r->b;
         openrows_val(v, x, rate, p ? pick(p, arg) : NAN, none);
         if (p && !v->ok && pick == openrows_pick_lat && arg / STREAM_QUANTILES == STREAM_ITL &&
@@ -87,7 +87,7 @@ static int openrows_rate_rows(struct cmp *m, double rate) {
             return -1;
     }
     for (int j = 0; j < STREAM_METRICS; j++) {
-        enum stream_metric k = ocmp_order[j];
+        enum stream_metric k = openloop_cmp_order[j];
         if (k != STREAM_E2E && !m->open.streamed) continue;
         for (int q = 0; q < STREAM_QUANTILES; q++) {
             char what[48];
@@ -110,44 +110,45 @@ static int openrows_cap_row(struct cmp *m, const char *name, int decimals, int w
     size_t k = 0;
     if (!r) return -1;
     for (int s = 0; s < 2; s++) {
-        const struct ocmp_cap *c = &m->open.x[s].cap;
+        const struct openloop_cmp_cap *c = &m->open.x[s].cap;
         struct side_val *v = s ? &r->c : &r->b;
         double x = which == 0 ? c->v : which == 1 ? c->tokens : c->usd;
-        enum ocmp_rel rel = c->rel;
-        if (which == 2 && (rel == OCMP_GE || rel == OCMP_LT)) /* a cost falls as capacity grows */
-            rel = rel == OCMP_GE ? OCMP_LE : OCMP_GT;
-        if (c->rel == OCMP_NONE)
+        enum openloop_cmp_rel rel = c->rel;
+        if (which == 2 &&
+            (rel == OPENLOOP_CMP_GE || rel == OPENLOOP_CMP_LT)) /* a cost falls as capacity grows */
+            rel = rel == OPENLOOP_CMP_GE ? OPENLOOP_CMP_LE : OPENLOOP_CMP_GT;
+        if (c->rel == OPENLOOP_CMP_NONE)
             side_val_none(v, "no open-loop run on the %s side", s ? "candidate" : "baseline");
         else if (!isfinite(x))
             side_val_none(v, "no tokens were served");
         else
             side_val_set(v, x);
-        if (v->ok && rel != OCMP_EQ && k < sizeof r->note)
+        if (v->ok && rel != OPENLOOP_CMP_EQ && k < sizeof r->note)
             k += (size_t)snprintf(r->note + k, sizeof r->note - k, "%s%s: %s the value",
                                   k ? "; " : "", s ? "candidate" : "baseline",
-                                  rel == OCMP_GE   ? "at least"
-                                  : rel == OCMP_LE ? "at most"
-                                  : rel == OCMP_GT ? "more than"
-                                                   : "less than");
+                                  rel == OPENLOOP_CMP_GE   ? "at least"
+                                  : rel == OPENLOOP_CMP_LE ? "at most"
+                                  : rel == OPENLOOP_CMP_GT ? "more than"
+                                                           : "less than");
     }
     r->no_ratio = which != 0;
-    if (which == 0 && m->open.ratio_rel == OCMP_NONE)
-        side_val_none(&r->ratio, "%s", ocmp_noratio_why(m->open.ratio_none));
+    if (which == 0 && m->open.ratio_rel == OPENLOOP_CMP_NONE)
+        side_val_none(&r->ratio, "%s", openloop_cmp_noratio_why(m->open.ratio_none));
     else if (which == 0)
         side_val_set(&r->ratio, m->open.ratio);
-    if (which == 0 && m->open.ratio_rel != OCMP_EQ && m->open.ratio_rel != OCMP_NONE &&
-        k < sizeof r->note)
+    if (which == 0 && m->open.ratio_rel != OPENLOOP_CMP_EQ &&
+        m->open.ratio_rel != OPENLOOP_CMP_NONE && k < sizeof r->note)
         snprintf(r->note + k, sizeof r->note - k, "%sratio: %s the value", k ? "; " : "",
-                 m->open.ratio_rel == OCMP_GE   ? "at least"
-                 : m->open.ratio_rel == OCMP_LE ? "at most"
-                 : m->open.ratio_rel == OCMP_GT ? "more than"
-                                                : "less than");
+                 m->open.ratio_rel == OPENLOOP_CMP_GE   ? "at least"
+                 : m->open.ratio_rel == OPENLOOP_CMP_LE ? "at most"
+                 : m->open.ratio_rel == OPENLOOP_CMP_GT ? "more than"
+                                                        : "less than");
     return 0;
 }
 
 int openrows_add(struct cmp *m) {
-    double rates[OCMP_MAX_RATES];
-    size_t n = ocmp_rates(&m->open, rates, OCMP_MAX_RATES);
+    double rates[OPENLOOP_CMP_MAX_RATES];
+    size_t n = openloop_cmp_rates(&m->open, rates, OPENLOOP_CMP_MAX_RATES);
     for (size_t i = 0; i < n; i++)
         if (openrows_rate_rows(m, rates[i]) < 0) return -1;
     if (!m->open.any_slo) return 0;

@@ -1,4 +1,4 @@
-/* openrows: the open-loop part of a comparison (ocmp.h) as rows of m (group
+/* openrows: the open-loop part of a comparison (openloop_cmp.h) as rows of m (group
  * CMP_OPEN), for CSV: per asked rate each side's arrivals, completions, tokens
  * and goodput per second, the SLO attainment, failed and late shares, the
  * latency figures at p50, p90 and p99 and whether the SLOs held; then the

@@ -373,9 +373,9 @@ static int side_level_runs(struct side *s, struct buf *err) {
 
 static int side_build_rate(struct side *s, struct buf *err) {
     for (size_t i = 0; i < s->in.n; i++)
-        if (s->in.srcs[i].rate && orate_pool(&s->rate, s->in.srcs[i].rate, &s->in.srcs[i]) < 0)
+        if (s->in.srcs[i].rate && openloop_pool(&s->rate, s->in.srcs[i].rate, &s->in.srcs[i]) < 0)
             return side_nomem(err);
-    return orate_finish(&s->rate) < 0 ? side_nomem(err) : 0;
+    return openloop_finish(&s->rate) < 0 ? side_nomem(err) : 0;
 }
 
 /* ---- quiz ---- */
@@ -425,7 +425,7 @@ static void side_build_client(struct side *s) {
     for (size_t i = 0; i < s->in.n; i++) climit_merge(&s->client, &s->in.srcs[i].self);
     s->late_share = NAN;
     for (size_t i = 0; i < s->rate.n; i++) {
-        double share = orate_late_share(&s->rate.r[i]);
+        double share = openloop_late_share(&s->rate.r[i]);
         if (isfinite(share) && !(share <= s->late_share)) s->late_share = share;
     }
     climit_judge(&s->client, s->late_share, s->limited, sizeof s->limited);
@@ -460,7 +460,7 @@ void side_free(struct side *s) {
         src_tally_free(&s->lv[i].tally);
     }
     free(s->lv);
-    orate_free(&s->rate);
+    openloop_free(&s->rate);
     free(s->runs);
     inputs_free(&s->in);
     memset(s, 0, sizeof *s);

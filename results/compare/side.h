@@ -13,7 +13,7 @@
 #include "buf.h"
 #include "climit.h"
 #include "inputs.h"
-#include "orate.h"
+#include "openloop.h"
 #include "src.h"
 #include "warnings.h"
 
@@ -78,7 +78,7 @@ struct side {
     size_t nlv;
     const struct src_quiz *quiz; /* the first quiz input's */
     const struct src *quiz_src;
-    struct orate rate; /* open-loop rounds of every input, pooled by rate, finished */
+    struct openloop rate; /* open-loop rounds of every input, pooled by rate, finished */
     struct side_run *runs;
     size_t nruns;
     double scale_lo, scale_hi; /* the smallest and largest time_scale of its inputs */

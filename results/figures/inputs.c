@@ -144,10 +144,10 @@ static int inputs_cloudwatch(struct inputs_ctx *c, const char *path, bool logs) 
     int rc = rfile_map_open(path, &m, c->err);
     if (rc < 0) return rc;
     buf_init(&why, 1024);
-    rc = logs ? cwside_logs(&c->in->cw, m.data, m.len, &why)
-              : cwside_metrics(&c->in->cw, m.data, m.len, &why);
+    rc = logs ? cloudwatch_side_logs(&c->in->cw, m.data, m.len, &why)
+              : cloudwatch_side_metrics(&c->in->cw, m.data, m.len, &why);
     rfile_map_close(&m);
-    if (rc == CWSIDE_ERR_INPUT)
+    if (rc == CLOUDWATCH_SIDE_ERR_INPUT)
         rc =
             buf_fail(c->err, INPUTS_ERR_INPUT, "%s: not what aws %s prints: %s", path,
                      logs ? "logs filter-log-events" : "cloudwatch get-metric-data", buf_str(&why));
@@ -309,10 +309,10 @@ static int inputs_cw_log(struct inputs_ctx *c) {
     struct facts f;
     struct srvlog lines = {0};
     memset(&f, 0, sizeof f);
-    cwside_finish(&c->in->cw);
+    cloudwatch_side_finish(&c->in->cw);
     if (!c->in->cw.nev) return 0;
     buf_init(&text, BUF_NO_CAP);
-    int rc = cwside_log_text(&c->in->cw, &text) ? inputs_nomem(c) : 0;
+    int rc = cloudwatch_side_log_text(&c->in->cw, &text) ? inputs_nomem(c) : 0;
     if (!rc) rc = facts_scan(text.data, text.len, &f, c->err);
     if (!rc) rc = srvlog_scan(&lines, text.data ? text.data : "", text.len, c->err);
     buf_free(&text);
@@ -385,6 +385,6 @@ void inputs_free(struct inputs *in) {
     for (size_t i = 0; i < in->n; i++) src_free(&in->srcs[i]);
     free(in->srcs);
     srvlog_free(&in->log);
-    cwside_free(&in->cw);
+    cloudwatch_side_free(&in->cw);
     memset(in, 0, sizeof *in);
 }

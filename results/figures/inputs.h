@@ -6,7 +6,7 @@
  * cloudwatch/ folder) or a file. Bad input in a named file is an error; a
  * JSON file of another kind in a directory is left out with a warning. A log
  * gives the container's start-up facts and its throughput lines (srvlog.h);
- * so do CloudWatch's log events (cwside.h), read as `aws logs tail` prints
+ * so do CloudWatch's log events (cloudwatch_side.h), read as `aws logs tail` prints
  * them, and when they hold throughput lines those are the ones kept (their
  * times are finer than a log file's). */
 #ifndef SM_INPUTS_H
@@ -15,7 +15,7 @@
 #include <stdbool.h>
 
 #include "buf.h"
-#include "cwside.h"
+#include "cloudwatch_side.h"
 #include "facts.h"
 #include "quizfile.h"
 #include "slo.h"
@@ -35,10 +35,10 @@ struct inputs {
     size_t n;
     struct facts facts; /* merged: compare.py load_facts, then logs, then --facts-* */
     bool have_facts;
-    struct srvlog log; /* the throughput lines of every log of the side */
-    size_t nlogs;      /* logs read */
-    struct cwside cw;  /* CloudWatch's log events and metrics, finished */
-    char cw_path[512]; /* the first CloudWatch document's folder, "" without one */
+    struct srvlog log;         /* the throughput lines of every log of the side */
+    size_t nlogs;              /* logs read */
+    struct cloudwatch_side cw; /* CloudWatch's log events and metrics, finished */
+    char cw_path[512];         /* the first CloudWatch document's folder, "" without one */
 };
 
 /* Reads the paths of one side, and facts_log (--facts-ROLE, may be NULL). qz

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "field.h"
-#include "orate.h"
+#include "openloop.h"
 #include "rfmt.h"
 #include "shards.h"
 #include "smname.h"
@@ -578,10 +578,10 @@ static int native_quiz(struct native_ctx *c) {
 /* ---- rate ---- */
 
 static int native_rate(struct native_ctx *c) {
-    int rc = native_settings(c, orate_rules, orate_nrules);
+    int rc = native_settings(c, openloop_rules, openloop_nrules);
     if (rc < 0) return rc;
-    c->s->rate_free = orate_free; /* src_free's way to free the rounds */
-    return orate_read(c->rf, c->phase, c->s, c->slo, &c->s->rate, c->w, c->err);
+    c->s->rate_free = openloop_free; /* src_free's way to free the rounds */
+    return openloop_read(c->rf, c->phase, c->s, c->slo, &c->s->rate, c->w, c->err);
 }
 
 /* ---- every request on the wall clock ---- */

@@ -95,7 +95,7 @@ struct src_quiz {
 };
 
 /* A request of the file on the wall clock, whatever came of it (the CloudWatch
- * cross-check, cwcheck.h, counts them). */
+ * cross-check, cloudwatch_check.h, counts them). */
 struct src_call {
     double start, end; /* Unix seconds, as measured (end: start + its duration) */
     int status;        /* HTTP status; 0: no reply */
@@ -104,7 +104,7 @@ struct src_call {
 
 enum src_kind { SRC_RESULT, SRC_JOURNAL, SRC_MEASURE };
 
-struct orate;       /* orate.h */
+struct openloop;    /* openloop.h */
 struct shards_info; /* shards.h */
 
 struct src {
@@ -127,10 +127,10 @@ struct src {
     struct src_level *levels;
     size_t nlevels;
     struct src_quiz *quiz;
-    struct orate *rate; /* an open-loop run's rounds (orate.h), or NULL */
+    struct openloop *rate; /* an open-loop run's rounds (openloop.h), or NULL */
     void (*rate_free)(
-        struct orate *);        /* frees what rate owns (orate_free: orate.h sits above src) */
-    struct facts *facts;        /* compare.py's load_facts */
+        struct openloop *); /* frees what rate owns (openloop_free: openloop.h sits above src) */
+    struct facts *facts;    /* compare.py's load_facts */
     struct shards_info *shards; /* a sharded run's shards (merged into this input), or NULL */
     struct src_call *calls;     /* owned: the records of its phase with wall_start_us, file order */
     size_t ncalls;

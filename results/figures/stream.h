@@ -72,7 +72,7 @@ struct stream_meas {
 };
 
 /* The figures of one successful record r of rf, each defined here and nowhere
- * else (the streaming figures below and the open-loop rounds, orate.h, use them
+ * else (the streaming figures below and the open-loop rounds, openloop.h, use them
  * alike), in real seconds at the file's time scale (tscale.h). */
 /* End-to-end latency: t_end_us - t_start_us. */
 double stream_e2e(const struct rfile_rec *r, double scale);

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cwreport.h"
+#include "cloudwatch_report.h"
 #include "estim.h"
 #include "fmt.h"
-#include "scmp.h"
+#include "streamrows.h"
 #include "stream.h"
 
 /* "ThrottlingException 3, socket 1" */
@@ -176,7 +176,7 @@ static void notes_xcheck(const struct cmp *m, struct warnings *w) {
     }
 }
 
-/* ---- the streaming check (scmp.h) ---- */
+/* ---- the streaming check (streamrows.h) ---- */
 
 /* The check of one c1 measurement what of side s against its decode rate. */
 static bool notes_itl_check_one(const struct side *s, const char *name, const char *what,
@@ -189,7 +189,7 @@ static bool notes_itl_check_one(const struct side *s, const char *name, const ch
     stream_figures(x, STREAM_ITL, s->bias_hi, &f);
     if (!f.ok || !(f.q[0] > 0)) return false;
     double diff = 1 / f.q[0] / dc->rate.v - 1;
-    if (fabs(diff) <= SCMP_ITL_TOLERANCE) return false;
+    if (fabs(diff) <= STREAMROWS_ITL_TOLERANCE) return false;
     fmt_num(1 / f.q[0], 2, itl, sizeof itl);
     fmt_num(dc->rate.v, 2, rate, sizeof rate);
     if (dc->medians_only)
@@ -202,7 +202,7 @@ static bool notes_itl_check_one(const struct side *s, const char *name, const ch
                  "the decode rate from length differencing %s tokens/s (%s): they differ by "
                  "%.1f%%, more than %.0f%%",
                  name, what, itl, (unsigned long long)f.tokens, f.requests, rate, n,
-                 100 * fabs(diff), 100 * SCMP_ITL_TOLERANCE);
+                 100 * fabs(diff), 100 * STREAMROWS_ITL_TOLERANCE);
     return true;
 }
 
@@ -210,23 +210,25 @@ bool notes_itl_check(const struct side *s, const char *name, struct warnings *w)
     bool warned = false;
     if (s->dec.have && s->dec.streamed)
         warned |= notes_itl_check_one(s, name, "decode", &s->dec.stream, w);
-    const struct side_level *l = scmp_level(s, 1);
+    const struct side_level *l = streamrows_level(s, 1);
     if (l && l->streamed) warned |= notes_itl_check_one(s, name, "sweep", &l->stream, w);
     return warned;
 }
 
-/* ---- the open-loop runs (ocmp.h) ---- */
+/* ---- the open-loop runs (openloop_cmp.h) ---- */
 
-static void notes_open_side(const struct ocmp *o, const struct ocmp_side *x, struct warnings *w) {
+static void notes_open_side(const struct openloop_cmp *o, const struct openloop_cmp_side *x,
+                            struct warnings *w) {
     for (size_t i = 0; i < x->n; i++) {
-        const struct ocmp_point *p = &x->p[i];
+        const struct openloop_cmp_point *p = &x->p[i];
         if (p->late_share > 0.01)
             warnings_add(w,
                          "%s at %g requests/s: %.1f%% of the successful requests left more than "
                          "%d ms after their intended start on the client's clock (p99 %.3g s in "
                          "real time): the client could not keep the schedule (more connections, "
                          "-c, may help); their latency counts from the intended start anyway",
-                         x->name, p->rate, 100 * p->late_share, ORATE_LATE_US / 1000, p->late_p99);
+                         x->name, p->rate, 100 * p->late_share, OPENLOOP_LATE_US / 1000,
+                         p->late_p99);
     }
     for (size_t k = 0; o->any_slo && k < o->slo.n; k++) {
         const struct slo *s = &o->slo.s[k];
@@ -234,7 +236,7 @@ static void notes_open_side(const struct ocmp *o, const struct ocmp_side *x, str
         char rates[300] = "", text[80];
         size_t n = 0;
         for (size_t i = 0; i < x->n && n < sizeof rates; i++) {
-            const struct ocmp_point *p = &x->p[i];
+            const struct openloop_cmp_point *p = &x->p[i];
             size_t have = p->r->stream.s[s->metric].requests;
             if ((double)have >= need) continue;
             n += (size_t)snprintf(rates + n, sizeof rates - n, "%s%g (%zu)", n ? ", " : "", p->rate,
@@ -264,5 +266,5 @@ void notes_add(const struct cmp *m, struct warnings *w) {
     notes_scaled(m, w);
     notes_measure(m, w);
     notes_xcheck(m, w);
-    cwreport_notes(m, w);
+    cloudwatch_report_notes(m, w);
 }

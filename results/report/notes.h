@@ -11,9 +11,9 @@
  * - a server log whose generation throughput differs from the client's
  *   (xcheck.h);
  * - and first, in this order: a c1 measurement whose 1 / median ITL differs
- *   from the decode rate by more than SCMP_ITL_TOLERANCE (scmp.h), and each
+ *   from the decode rate by more than STREAMROWS_ITL_TOLERANCE (streamrows.h), and each
  *   open-loop side's late sends, percentiles resting on few requests, and SLOs
- *   that held again above a failed rate (ocmp.h). */
+ *   that held again above a failed rate (openloop_cmp.h). */
 #ifndef SM_NOTES_H
 #define SM_NOTES_H
 

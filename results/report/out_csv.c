@@ -94,7 +94,7 @@ static int out_csv_plain(struct buf *b, const char *name, const char *base, cons
     return out_csv_line(b, cells);
 }
 
-static int out_csv_dis(struct buf *b, const struct qcmp_dis *d) {
+static int out_csv_dis(struct buf *b, const struct quiz_cmp_dis *d) {
     char name[200], note[300];
     snprintf(name, sizeof name, "disagreement:%s", d->id);
     snprintf(note, sizeof note, "expected %s; right: %s", d->expected ? d->expected : "?",
@@ -105,7 +105,7 @@ static int out_csv_dis(struct buf *b, const struct qcmp_dis *d) {
 }
 
 static int out_csv_quiz(struct buf *b, const struct cmp *m) {
-    const struct qcmp *q = &m->quiz;
+    const struct quiz_cmp *q = &m->quiz;
     char n1[32], n2[32], tot[32], p[FMT_CELL];
     if (!q->have) return 0;
     snprintf(n1, sizeof n1, "%ld", q->identical);

@@ -7,11 +7,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "cwreport.h"
+#include "cloudwatch_report.h"
 #include "esc.h"
-#include "ojson.h"
+#include "openloop_json.h"
 #include "prose.h"
-#include "shreport.h"
+#include "shard_report.h"
 #include "verdict.h"
 
 /* A string from a file: ill-formed UTF-8 becomes U+FFFD, so the output is valid JSON. */
@@ -146,7 +146,7 @@ static void out_json_failure(cJSON *o, const char *key, const struct src_quiz_it
 static cJSON *out_json_disagreements(const struct cmp *m) {
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; i < m->quiz.ndis; i++) {
-        const struct qcmp_dis *d = &m->quiz.dis[i];
+        const struct quiz_cmp_dis *d = &m->quiz.dis[i];
         cJSON *o = cJSON_CreateObject();
         out_json_add_str(o, "id", d->id);
         out_json_add(o, m->bname, out_json_reply(d->bi));
@@ -418,7 +418,7 @@ static cJSON *out_json_document(const struct cmp *m, const struct warnings *w,
     cJSON_AddItemToObject(o, "decode", out_json_rows(m, CMP_DECODE));
     cJSON_AddItemToObject(o, "latency_seconds", out_json_rows(m, CMP_LATENCY));
     out_json_stream(o, m);
-    cJSON *open = ojson_build(m);
+    cJSON *open = openloop_json_build(m);
     if (open) cJSON_AddItemToObject(o, "open_loop", open);
     if (m->opts.have_price) {
         cJSON *c = cJSON_AddObjectToObject(o, "cost");
@@ -432,11 +432,11 @@ static cJSON *out_json_document(const struct cmp *m, const struct warnings *w,
     cJSON_AddItemToObject(o, "not_available", out_json_not_available(m));
     cJSON_AddItemToObject(o, "requests", out_json_requests(m));
     cJSON_AddItemToObject(o, "runs", out_json_runs(m));
-    cJSON *shards = shreport_json(m);
+    cJSON *shards = shard_report_json(m);
     if (shards) cJSON_AddItemToObject(o, "shards", shards);
     cJSON_AddItemToObject(o, "mcnemar", out_json_mcnemar(m, p));
     cJSON_AddItemToObject(o, "server_log", out_json_xcheck(m));
-    if (m->cw.n) cJSON_AddItemToObject(o, "cloudwatch", cwreport_json(m));
+    if (m->cw.n) cJSON_AddItemToObject(o, "cloudwatch", cloudwatch_report_json(m));
     cJSON_AddItemToObject(o, "warnings", out_json_strings(w->items, w->n));
     cJSON_AddItemToObject(o, "client_limited", out_json_limited(m));
     cJSON_AddItemToObject(o, "verdict", out_json_str(buf_str(&p->verdict)));

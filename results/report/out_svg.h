@@ -5,7 +5,7 @@
  * and one of inter-token latency: per measurement (decode, each concurrency
  * level) each side's p50 with its interval and ticks at p90 and p99, on one
  * scale per panel; with an open-loop run, its latency against achieved rate
- * (osvg.h). Hand-written SVG 1.1, no scripts, no external files;
+ * (openloop_svg.h). Hand-written SVG 1.1, no scripts, no external files;
  * every text escaped for XML (esc_xml). */
 #ifndef SM_OUT_SVG_H
 #define SM_OUT_SVG_H

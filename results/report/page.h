@@ -1,6 +1,6 @@
 /* page: a report laid out as a list of blocks (title, headings, tables,
  * paragraphs, list items), built by the parts of the report (report.h,
- * oreport.h, shreport.h, cwreport.h) and rendered by the text and Markdown
+ * openloop_report.h, shard_report.h, cloudwatch_report.h) and rendered by the text and Markdown
  * writers (out_text.h, out_markdown.h). It knows nothing of the comparison. */
 #ifndef SM_PAGE_H
 #define SM_PAGE_H

@@ -32,7 +32,7 @@ int prose_scale(const struct cmp *m, struct buf *out) {
 }
 
 int prose_mcnemar(const struct cmp *m, struct buf *out) {
-    const struct qcmp *q = &m->quiz;
+    const struct quiz_cmp *q = &m->quiz;
     unsigned n = q->mc_b + q->mc_c;
     if (!q->have) return 0;
     if (!q->have_mcnemar)

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cwreport.h"
+#include "cloudwatch_report.h"
 #include "fmt.h"
-#include "oreport.h"
+#include "openloop_report.h"
 #include "prose.h"
-#include "shreport.h"
+#include "shard_report.h"
 #include "verdict.h"
 
 #define REPORT_REPLY   60   /* bytes of a reply shown in a table */
@@ -81,7 +81,7 @@ static bool report_group_has_rows(const struct cmp *m, enum cmp_group g) {
 }
 
 static int report_identical(struct page *r, const struct cmp *m) {
-    const struct qcmp *q = &m->quiz;
+    const struct quiz_cmp *q = &m->quiz;
     if (!q->have) return page_text(r, PAGE_PARA, "identical answers: n/a, %s", q->why);
     if (q->both == q->asked)
         return page_text(r, PAGE_PARA, "identical answers: %ld/%ld", q->identical, q->both);
@@ -402,7 +402,7 @@ static void report_reply(const struct src_quiz_item *it, char *out, size_t cap) 
         fmt_reply(it->text, REPORT_REPLY, out, cap);
 }
 
-static int report_dis_heading(struct page *r, const struct qcmp *q) {
+static int report_dis_heading(struct page *r, const struct quiz_cmp *q) {
     if (q->both == q->asked)
         return page_text(r, PAGE_HEADING, "Disagreements (%zu of %ld questions)", q->ndiffer,
                          q->asked);
@@ -412,14 +412,14 @@ static int report_dis_heading(struct page *r, const struct qcmp *q) {
 }
 
 static int report_dis(struct page *r, const struct cmp *m) {
-    const struct qcmp *q = &m->quiz;
+    const struct quiz_cmp *q = &m->quiz;
     if (report_dis_heading(r, q) < 0) return -1;
     if (!q->ndis) return 0;
     const char *head[] = {"question", "expected", m->bname, m->cname, "right"};
     struct page_block *t = page_table(r, 0, 5, head);
     if (!t) return -1;
     for (size_t i = 0; i < q->ndis; i++) {
-        const struct qcmp_dis *d = &q->dis[i];
+        const struct quiz_cmp_dis *d = &q->dis[i];
         char b[REPORT_REPLY + 100], c[REPORT_REPLY + 100], e[REPORT_REPLY + 8];
         report_reply(d->bi, b, sizeof b);
         report_reply(d->ci, c, sizeof c);
@@ -574,11 +574,12 @@ static int report_verdict(struct page *r, const struct cmp *m) {
 int report_build(const struct cmp *m, const struct warnings *w, struct page *out) {
     memset(out, 0, sizeof *out);
     if (report_main(out, m) < 0 || report_intervals(out, m) < 0 || report_decode(out, m) < 0 ||
-        report_latency(out, m) < 0 || report_stream(out, m) < 0 || oreport_build(out, m) < 0 ||
-        report_cost(out, m) < 0 || report_requests(out, m) < 0 || report_runs(out, m) < 0 ||
-        shreport_build(out, m) < 0 || report_quiz(out, m) < 0 || report_xcheck(out, m) < 0 ||
-        cwreport_build(out, m) < 0 || report_facts(out, m) < 0 || report_warnings(out, w) < 0 ||
-        report_limited(out, m) < 0 || report_verdict(out, m) < 0) {
+        report_latency(out, m) < 0 || report_stream(out, m) < 0 ||
+        openloop_report_build(out, m) < 0 || report_cost(out, m) < 0 ||
+        report_requests(out, m) < 0 || report_runs(out, m) < 0 || shard_report_build(out, m) < 0 ||
+        report_quiz(out, m) < 0 || report_xcheck(out, m) < 0 ||
+        cloudwatch_report_build(out, m) < 0 || report_facts(out, m) < 0 ||
+        report_warnings(out, w) < 0 || report_limited(out, m) < 0 || report_verdict(out, m) < 0) {
         page_free(out);
         return REPORT_ERR_NOMEM;
     }

@@ -7,7 +7,7 @@
 
 #include "fmt.h"
 #include "notes.h"
-#include "oreport.h"
+#include "openloop_report.h"
 
 /* The verdict being written: it grows as it needs (no cap cuts it); rc keeps
  * the first failure (out of memory), after which nothing is added. */
@@ -90,7 +90,7 @@ static void verdict_load(struct verdict_out *o, const struct cmp *m) {
 
 static void verdict_quiz(struct verdict_out *o, const struct cmp *m) {
     const struct cmp_row *r = cmp_row(m, "quality_correct");
-    const struct qcmp *q = &m->quiz;
+    const struct quiz_cmp *q = &m->quiz;
     if (!q->have || !r || !r->b.ok || !r->c.ok) return;
     const char *sig = !q->have_mcnemar ? ""
                       : q->mc_p < 0.05 ? ", a significant difference"
@@ -139,7 +139,7 @@ int verdict_build(const struct cmp *m, struct buf *out) {
     verdict_decode(&o, m);
     verdict_load(&o, m);
     buf_init(&open, BUF_NO_CAP);
-    if (o.rc == 0) o.rc = oreport_verdict(m, &open);
+    if (o.rc == 0) o.rc = openloop_report_verdict(m, &open);
     if (open.len && (m->b->limited[0] || m->c->limited[0])) { /* its capacity rests on every rate */
         size_t n = open.len;
         if (buf_str(&open)[n - 1] == '.') buf_truncate(&open, n - 1);

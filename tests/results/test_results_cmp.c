@@ -1,4 +1,4 @@
-/* Unit tests of cmp (the comparison's rows), qcmp (the quiz compared), notes,
+/* Unit tests of cmp (the comparison's rows), quiz_cmp (the quiz compared), notes,
  * verdict and fmt: ratios at full precision, each figure's requests and
  * intervals, unanswered questions, the warnings and the verdict's wording,
  * and how numbers are shown. */
@@ -107,7 +107,7 @@ static void test_rows(void) {
     const struct cmp_row *k = cmp_row(&p.m, "quality_add_correct");
     CHECK(k && k->b_total == 2 && k->b_unanswered == 1 && k->c_total == 3);
     /* the quiz: questions 3 and 4 unanswered on the baseline side */
-    const struct qcmp *qc = &p.m.quiz;
+    const struct quiz_cmp *qc = &p.m.quiz;
     CHECK(qc->have && qc->asked == 4 && qc->both == 2 && qc->identical == 2);
     CHECK(qc->unanswered_b == 2 && qc->unanswered_c == 0 && qc->ndiffer == 0 && qc->ndis == 2);
     CHECK(qc->ndis == 2 && strcmp(qc->dis[0].right, "unanswered") == 0);

@@ -2,7 +2,7 @@
  * one-line refusals (rfile), the values each record gives (stream: TTFT, ITL
  * per token, TPOT, end-to-end), their percentiles on hand-made files, the
  * clustered quantile and its interval (estim, interval), the check of ITL at
- * c1 against the decode rate (scmp), and the guard on a streamed side
+ * c1 against the decode rate (streamrows), and the guard on a streamed side
  * against one that was not. */
 #include <math.h>
 
@@ -10,7 +10,7 @@
 #include "guard.h"
 #include "notes.h"
 #include "rtest.h"
-#include "scmp.h"
+#include "streamrows.h"
 #include "stream.h"
 
 #define TEST_C1 "{\"mode\": \"batch\", \"concurrency\": 1, \"max_tokens\": 5}"

@@ -1,4 +1,4 @@
-/* scmp: the streaming part of a comparison.
+/* streamrows: the streaming part of a comparison.
  *
  * For every measurement that either side streamed (decode, each sweep level),
  * rows of group CMP_STREAM named METRIC_MEASUREMENT_pQ_seconds
@@ -12,18 +12,18 @@
  *
  * The check: at concurrency 1 one token follows another every decode step, so
  * 1 / median ITL should be the decode rate that length differencing measures
- * (decode_tokens_per_second); a difference above SCMP_ITL_TOLERANCE is a
+ * (decode_tokens_per_second); a difference above STREAMROWS_ITL_TOLERANCE is a
  * warning with both figures and their samples (notes.h writes it). */
-#ifndef SM_SCMP_H
-#define SM_SCMP_H
+#ifndef SM_STREAMROWS_H
+#define SM_STREAMROWS_H
 
 #include "cmp.h"
 
-#define SCMP_ITL_TOLERANCE 0.02
+#define STREAMROWS_ITL_TOLERANCE 0.02
 
 /* Adds m's streaming rows and sets m->stream_mixed. Returns 0, or -1 out of memory. */
-__attribute__((warn_unused_result)) int scmp_rows(struct cmp *m);
+__attribute__((warn_unused_result)) int streamrows_add(struct cmp *m);
 /* The sweep level of s at concurrency c, or NULL. */
-const struct side_level *scmp_level(const struct side *s, int c);
+const struct side_level *streamrows_level(const struct side *s, int c);
 
 #endif

@@ -1,4 +1,4 @@
-#include "ocmp.h"
+#include "openloop_cmp.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -8,16 +8,17 @@
 
 #include "estim.h"
 
-const enum stream_metric ocmp_order[STREAM_METRICS] = {STREAM_E2E, STREAM_TTFT, STREAM_TPOT,
-                                                       STREAM_ITL};
+const enum stream_metric openloop_cmp_order[STREAM_METRICS] = {STREAM_E2E, STREAM_TTFT, STREAM_TPOT,
+                                                               STREAM_ITL};
 
-const struct ocmp_point *ocmp_point(const struct ocmp_side *x, double rate) {
+const struct openloop_cmp_point *openloop_cmp_point(const struct openloop_cmp_side *x,
+                                                    double rate) {
     for (size_t i = 0; i < x->n; i++)
         if (x->p[i].rate == rate) return &x->p[i];
     return NULL;
 }
 
-size_t ocmp_rates(const struct ocmp *o, double *out, size_t cap) {
+size_t openloop_cmp_rates(const struct openloop_cmp *o, double *out, size_t cap) {
     size_t n = 0;
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < o->x[k].n && n < cap; i++) {
@@ -34,18 +35,18 @@ size_t ocmp_rates(const struct ocmp *o, double *out, size_t cap) {
 /* ---- whether the SLOs apply ---- */
 
 /* The first open-loop input of side s that did not stream, or NULL. */
-static const struct src *ocmp_unstreamed(const struct side *s) {
+static const struct src *openloop_cmp_unstreamed(const struct side *s) {
     for (size_t i = 0; i < s->in.n; i++)
         if (s->in.srcs[i].rate && !s->in.srcs[i].streamed) return &s->in.srcs[i];
     return NULL;
 }
 
-static int ocmp_applies(const struct ocmp *o, const struct side *b, const struct side *c,
-                        struct buf *err) {
+static int openloop_cmp_applies(const struct openloop_cmp *o, const struct side *b,
+                                const struct side *c, struct buf *err) {
     const struct slo_set *set = &o->slo;
     if (!slo_any(set)) return 0;
     if (!b->rate.n && !c->rate.n)
-        return buf_fail(err, OCMP_ERR_INPUT,
+        return buf_fail(err, OPENLOOP_CMP_ERR_INPUT,
                         "--slo and --max-error-rate judge open-loop runs (rate.lua), and neither "
                         "side has one");
     for (size_t i = 0; i < set->n; i++) {
@@ -53,10 +54,10 @@ static int ocmp_applies(const struct ocmp *o, const struct side *b, const struct
         if (set->s[i].metric == STREAM_E2E) continue;
         for (int k = 0; k < 2; k++) {
             const struct side *s = k ? c : b;
-            const struct src *u = ocmp_unstreamed(s);
+            const struct src *u = openloop_cmp_unstreamed(s);
             if (!u) continue;
             slo_key(&set->s[i], key, sizeof key);
-            return buf_fail(err, OCMP_ERR_INPUT,
+            return buf_fail(err, OPENLOOP_CMP_ERR_INPUT,
                             "--slo %s: the %s %s did not stream its replies (%s): it has no %s "
                             "(measure with sm-stream)",
                             key, s->role, u->path, u->client ? u->client : "wrk",
@@ -68,7 +69,8 @@ static int ocmp_applies(const struct ocmp *o, const struct side *b, const struct
 
 /* ---- one side's points ---- */
 
-static void ocmp_lat(const struct stream_sample *x, enum stream_metric k, struct ocmp_lat *out) {
+static void openloop_cmp_lat(const struct stream_sample *x, enum stream_metric k,
+                             struct openloop_cmp_lat *out) {
     memset(out, 0, sizeof *out);
     out->ok = x->n > 0 && x->total > 0;
     out->requests = x->requests;
@@ -78,12 +80,12 @@ static void ocmp_lat(const struct stream_sample *x, enum stream_metric k, struct
 }
 
 /* The SLO verdicts of point p. */
-static void ocmp_checks(const struct ocmp *o, struct ocmp_point *p) {
+static void openloop_cmp_checks(const struct openloop_cmp *o, struct openloop_cmp_point *p) {
     const struct slo_set *set = &o->slo;
     p->held = true;
     for (size_t i = 0; i < set->n; i++) {
         const struct stream_sample *x = &p->r->stream.s[set->s[i].metric];
-        struct ocmp_check *c = &p->check[i];
+        struct openloop_cmp_check *c = &p->check[i];
         c->have = x->n > 0 && x->total > 0;
         c->v = c->have ? estim_cquantile(x->x, x->n, x->total, set->s[i].q) : NAN;
         c->ok = c->have && c->v <= set->s[i].bound;
@@ -99,60 +101,60 @@ static void ocmp_checks(const struct ocmp *o, struct ocmp_point *p) {
     p->held &= p->err.ok;
 }
 
-static void ocmp_point_of(const struct ocmp *o, const struct side *s, const struct orate_round *r,
-                          struct ocmp_point *p) {
+static void openloop_cmp_point_of(const struct openloop_cmp *o, const struct side *s,
+                                  const struct openloop_round *r, struct openloop_cmp_point *p) {
     memset(p, 0, sizeof *p);
     p->r = r;
     p->rate = r->rate;
-    p->arrival = orate_arrival_rate(r);
-    p->completion = orate_completion_rate(r);
-    p->tokens = orate_tokens_rate(r);
-    p->goodput = o->any_slo ? orate_goodput(r) : NAN;
-    p->errors = orate_error_share(r);
-    p->attainment = o->slo.n ? orate_attainment(r) : NAN;
-    p->late_share = orate_late_share(r);
-    p->late_p99 = orate_late_p99(r);
+    p->arrival = openloop_arrival_rate(r);
+    p->completion = openloop_completion_rate(r);
+    p->tokens = openloop_tokens_rate(r);
+    p->goodput = o->any_slo ? openloop_goodput(r) : NAN;
+    p->errors = openloop_error_share(r);
+    p->attainment = o->slo.n ? openloop_attainment(r) : NAN;
+    p->late_share = openloop_late_share(r);
+    p->late_p99 = openloop_late_p99(r);
     for (int k = 0; k < STREAM_METRICS; k++)
-        ocmp_lat(&r->stream.s[k], (enum stream_metric)k, &p->lat[k]);
+        openloop_cmp_lat(&r->stream.s[k], (enum stream_metric)k, &p->lat[k]);
     if (p->lat[STREAM_ITL].ok &&
         !climit_itl(r->stream.gaps, r->stream.burst, p->itl_why, sizeof p->itl_why))
         p->lat[STREAM_ITL].ok = false; /* a gap of a burst says nothing: no ITL, nor its SLO */
     climit_judge(&s->client, p->late_share, p->limited, sizeof p->limited);
-    if (o->any_slo) ocmp_checks(o, p);
+    if (o->any_slo) openloop_cmp_checks(o, p);
 }
 
 /* ---- capacity ---- */
 
 /* Where the straight line through (r0, v0) and (r1, v1) reaches bound, for v0
  * <= bound < v1; r0 when v1 is unknown. */
-static double ocmp_cross(double r0, double v0, double r1, double v1, double bound) {
+static double openloop_cmp_cross(double r0, double v0, double r1, double v1, double bound) {
     if (!isfinite(v1) || !(v1 > v0)) return r0;
     return r0 + (r1 - r0) * (bound - v0) / (v1 - v0);
 }
 
 /* The rate between points a (held) and f (failed) at which the first of f's
  * failed SLOs is reached; *by: which. */
-static double ocmp_between(const struct ocmp *o, const struct ocmp_point *a,
-                           const struct ocmp_point *f, int *by) {
+static double openloop_cmp_between(const struct openloop_cmp *o, const struct openloop_cmp_point *a,
+                                   const struct openloop_cmp_point *f, int *by) {
     double best = f->rate;
     *by = -2;
     if (o->slo.attain_given && !f->att.ok) { /* the share missing an SLO grows with the rate */
-        best = ocmp_cross(a->rate, 1 - a->att.v, f->rate, f->att.have ? 1 - f->att.v : NAN,
-                          1 - o->slo.attain);
+        best = openloop_cmp_cross(a->rate, 1 - a->att.v, f->rate, f->att.have ? 1 - f->att.v : NAN,
+                                  1 - o->slo.attain);
         *by = -3;
     }
     for (size_t i = 0; !o->slo.attain_given && i < o->slo.n; i++) {
         if (f->check[i].ok) continue;
-        double r = ocmp_cross(a->rate, a->check[i].v, f->rate,
-                              f->check[i].have ? f->check[i].v : NAN, o->slo.s[i].bound);
+        double r = openloop_cmp_cross(a->rate, a->check[i].v, f->rate,
+                                      f->check[i].have ? f->check[i].v : NAN, o->slo.s[i].bound);
         if (*by == -2 || r < best) {
             best = r;
             *by = (int)i;
         }
     }
     if (!f->err.ok) {
-        double r =
-            ocmp_cross(a->rate, a->err.v, f->rate, f->err.have ? f->err.v : NAN, o->slo.max_error);
+        double r = openloop_cmp_cross(a->rate, a->err.v, f->rate, f->err.have ? f->err.v : NAN,
+                                      o->slo.max_error);
         if (*by == -2 || r < best) {
             best = r;
             *by = -1;
@@ -162,15 +164,17 @@ static double ocmp_between(const struct ocmp *o, const struct ocmp_point *a,
 }
 
 /* The first failed SLO of point f, for "limited by". */
-static int ocmp_first_failed(const struct ocmp *o, const struct ocmp_point *f) {
+static int openloop_cmp_first_failed(const struct openloop_cmp *o,
+                                     const struct openloop_cmp_point *f) {
     if (o->slo.attain_given && !f->att.ok) return -3;
     for (size_t i = 0; !o->slo.attain_given && i < o->slo.n; i++)
         if (!f->check[i].ok) return (int)i;
     return f->err.ok ? -2 : -1;
 }
 
-static void ocmp_capacity(const struct ocmp *o, struct ocmp_side *x, const struct ocmp_opts *opts) {
-    struct ocmp_cap *c = &x->cap;
+static void openloop_cmp_capacity(const struct openloop_cmp *o, struct openloop_cmp_side *x,
+                                  const struct openloop_cmp_opts *opts) {
+    struct openloop_cmp_cap *c = &x->cap;
     double tokens = 0, ok = 0;
     size_t f = 0;
     memset(c, 0, sizeof *c);
@@ -180,17 +184,17 @@ static void ocmp_capacity(const struct ocmp *o, struct ocmp_side *x, const struc
     while (f < x->n && x->p[f].held) f++;
     for (size_t i = f + 1; i < x->n; i++) c->nonmonotone |= x->p[i].held;
     if (f == x->n) {
-        c->rel = OCMP_GE;
+        c->rel = OPENLOOP_CMP_GE;
         c->v = c->pass = x->p[x->n - 1].rate;
     } else if (f == 0) {
-        c->rel = OCMP_LT;
+        c->rel = OPENLOOP_CMP_LT;
         c->v = c->fail = x->p[0].rate;
-        c->by = ocmp_first_failed(o, &x->p[0]);
+        c->by = openloop_cmp_first_failed(o, &x->p[0]);
     } else {
-        c->rel = OCMP_EQ;
+        c->rel = OPENLOOP_CMP_EQ;
         c->pass = x->p[f - 1].rate;
         c->fail = x->p[f].rate;
-        c->v = ocmp_between(o, &x->p[f - 1], &x->p[f], &c->by);
+        c->v = openloop_cmp_between(o, &x->p[f - 1], &x->p[f], &c->by);
     }
     for (size_t i = 0; i < x->n; i++) {
         tokens += x->p[i].r->tokens;
@@ -204,29 +208,31 @@ static void ocmp_capacity(const struct ocmp *o, struct ocmp_side *x, const struc
 }
 
 /* The ratio c / b of two bounded capacities. */
-static void ocmp_ratio(struct ocmp *o) {
-    static const enum ocmp_rel table[3][3] = {
+static void openloop_cmp_ratio(struct openloop_cmp *o) {
+    static const enum openloop_cmp_rel table[3][3] = {
         /* c \ b:   EQ         GE         LT */
-        /* EQ */ {OCMP_EQ, OCMP_LE, OCMP_GT},
-        /* GE */ {OCMP_GE, OCMP_NONE, OCMP_GT},
-        /* LT */ {OCMP_LT, OCMP_LT, OCMP_NONE},
+        /* EQ */ {OPENLOOP_CMP_EQ, OPENLOOP_CMP_LE, OPENLOOP_CMP_GT},
+        /* GE */ {OPENLOOP_CMP_GE, OPENLOOP_CMP_NONE, OPENLOOP_CMP_GT},
+        /* LT */ {OPENLOOP_CMP_LT, OPENLOOP_CMP_LT, OPENLOOP_CMP_NONE},
     };
-    const struct ocmp_cap *b = &o->x[0].cap, *c = &o->x[1].cap;
-    o->ratio_rel = OCMP_NONE;
+    const struct openloop_cmp_cap *b = &o->x[0].cap, *c = &o->x[1].cap;
+    o->ratio_rel = OPENLOOP_CMP_NONE;
     o->ratio = NAN;
     if (!o->any_slo) {
-        o->ratio_none = OCMP_NORATIO_NO_SLO;
+        o->ratio_none = OPENLOOP_CMP_NORATIO_NO_SLO;
         return;
     }
-    if (b->rel == OCMP_NONE || c->rel == OCMP_NONE) {
-        o->ratio_none = b->rel == OCMP_NONE ? OCMP_NORATIO_NO_RUN_B : OCMP_NORATIO_NO_RUN_C;
+    if (b->rel == OPENLOOP_CMP_NONE || c->rel == OPENLOOP_CMP_NONE) {
+        o->ratio_none = b->rel == OPENLOOP_CMP_NONE ? OPENLOOP_CMP_NORATIO_NO_RUN_B
+                                                    : OPENLOOP_CMP_NORATIO_NO_RUN_C;
         return;
     }
-    int ib = b->rel == OCMP_EQ ? 0 : b->rel == OCMP_GE ? 1 : 2;
-    int ic = c->rel == OCMP_EQ ? 0 : c->rel == OCMP_GE ? 1 : 2;
+    int ib = b->rel == OPENLOOP_CMP_EQ ? 0 : b->rel == OPENLOOP_CMP_GE ? 1 : 2;
+    int ic = c->rel == OPENLOOP_CMP_EQ ? 0 : c->rel == OPENLOOP_CMP_GE ? 1 : 2;
     o->ratio_rel = table[ic][ib];
-    if (o->ratio_rel == OCMP_NONE) {
-        o->ratio_none = b->rel == OCMP_GE ? OCMP_NORATIO_ALL_HELD : OCMP_NORATIO_NONE_HELD;
+    if (o->ratio_rel == OPENLOOP_CMP_NONE) {
+        o->ratio_none = b->rel == OPENLOOP_CMP_GE ? OPENLOOP_CMP_NORATIO_ALL_HELD
+                                                  : OPENLOOP_CMP_NORATIO_NONE_HELD;
         return;
     }
     o->ratio = c->v / b->v;
@@ -234,42 +240,43 @@ static void ocmp_ratio(struct ocmp *o) {
 
 /* ---- building ---- */
 
-static int ocmp_side_build(struct ocmp *o, int k, const struct side *s, const char *name,
-                           const struct ocmp_opts *opts) {
-    struct ocmp_side *x = &o->x[k];
+static int openloop_cmp_side_build(struct openloop_cmp *o, int k, const struct side *s,
+                                   const char *name, const struct openloop_cmp_opts *opts) {
+    struct openloop_cmp_side *x = &o->x[k];
     x->s = s;
     x->name = name;
     if (s->rate.n && !(x->p = calloc(s->rate.n, sizeof *x->p))) return -1;
     x->n = s->rate.n;
     for (size_t i = 0; i < x->n; i++) {
-        ocmp_point_of(o, s, &s->rate.r[i], &x->p[i]);
+        openloop_cmp_point_of(o, s, &s->rate.r[i], &x->p[i]);
         x->streamed |= s->rate.r[i].streamed;
     }
-    ocmp_capacity(o, x, opts);
+    openloop_cmp_capacity(o, x, opts);
     return 0;
 }
 
-int ocmp_build(struct ocmp *o, const struct side *b, const struct side *c,
-               const char *const names[2], const struct ocmp_opts *opts, struct buf *err) {
+int openloop_cmp_build(struct openloop_cmp *o, const struct side *b, const struct side *c,
+                       const char *const names[2], const struct openloop_cmp_opts *opts,
+                       struct buf *err) {
     memset(o, 0, sizeof *o);
     if (opts->slo)
         o->slo = *opts->slo;
     else
         slo_init(&o->slo);
     o->any_slo = slo_any(&o->slo);
-    int rc = ocmp_applies(o, b, c, err);
+    int rc = openloop_cmp_applies(o, b, c, err);
     if (rc < 0) return rc;
     o->have = b->rate.n || c->rate.n;
     if (!o->have) return 0;
-    if (ocmp_side_build(o, 0, b, names[0], opts) < 0 ||
-        ocmp_side_build(o, 1, c, names[1], opts) < 0)
-        return buf_fail(err, OCMP_ERR_NOMEM, "out of memory");
+    if (openloop_cmp_side_build(o, 0, b, names[0], opts) < 0 ||
+        openloop_cmp_side_build(o, 1, c, names[1], opts) < 0)
+        return buf_fail(err, OPENLOOP_CMP_ERR_NOMEM, "out of memory");
     o->streamed = o->x[0].streamed || o->x[1].streamed;
-    ocmp_ratio(o);
+    openloop_cmp_ratio(o);
     return 0;
 }
 
-const char *ocmp_noratio_why(enum ocmp_noratio why) {
+const char *openloop_cmp_noratio_why(enum openloop_cmp_noratio why) {
     static const char *const text[] = {
         "",
         "no SLO given (--slo, --max-error-rate)",
@@ -281,7 +288,7 @@ const char *ocmp_noratio_why(enum ocmp_noratio why) {
     return text[why];
 }
 
-void ocmp_free(struct ocmp *o) {
+void openloop_cmp_free(struct openloop_cmp *o) {
     for (int k = 0; k < 2; k++) free(o->x[k].p);
     memset(o, 0, sizeof *o);
 }

@@ -1,4 +1,4 @@
-#include "orate.h"
+#include "openloop.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include "estim.h"
 
-const struct field_rule orate_rules[] = {
+const struct field_rule openloop_rules[] = {
     {"arrivals", FIELD_STR | FIELD_NULL, 0, 0},
     {"rates", FIELD_ARR, 0, 0},
     {"duration_s", FIELD_NUM | FIELD_NULL, 1e-6, 1e9},
@@ -15,38 +15,38 @@ const struct field_rule orate_rules[] = {
     {"arrival_seed", FIELD_INT | FIELD_NULL, -9e18, 9e18},
     {"max_concurrency", FIELD_INT | FIELD_NULL, 1, 1e6},
 };
-const size_t orate_nrules = sizeof orate_rules / sizeof orate_rules[0];
+const size_t openloop_nrules = sizeof openloop_rules / sizeof openloop_rules[0];
 
 /* The state of reading one file's rounds. */
-struct orate_ctx {
+struct openloop_ctx {
     const struct rfile *rf;
     const struct src *s;
     const struct slo_set *slo;
-    struct orate *o;
+    struct openloop *o;
     struct buf *err;
     double k;                               /* real seconds per microsecond as measured */
     int64_t *first_at, *last_at, *last_end; /* per round, as measured: intended starts, end */
-    struct estim_cval *itl;                 /* one request's per-token gaps (orate_itl) */
+    struct estim_cval *itl;                 /* one request's per-token gaps (openloop_itl) */
     size_t capitl;
 };
 
-static int orate_nomem(struct orate_ctx *c) {
-    return buf_fail(c->err, ORATE_ERR_NOMEM, "out of memory");
+static int openloop_nomem(struct openloop_ctx *c) {
+    return buf_fail(c->err, OPENLOOP_ERR_NOMEM, "out of memory");
 }
 
 /* settings.rates: one round per rate, in the order of the records' batch index. */
-static int orate_rates(struct orate_ctx *c) {
-    static const struct field_rule one = {"", FIELD_NUM, ORATE_MIN_RATE, ORATE_MAX_RATE};
+static int openloop_rates(struct openloop_ctx *c) {
+    static const struct field_rule one = {"", FIELD_NUM, OPENLOOP_MIN_RATE, OPENLOOP_MAX_RATE};
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(c->s->settings, "rates"), *v;
     int n = cJSON_GetArraySize(arr);
     char name[48];
-    if (!arr || n < 1 || n > ORATE_MAX_RATES)
-        return buf_fail(c->err, ORATE_ERR_INPUT,
+    if (!arr || n < 1 || n > OPENLOOP_MAX_RATES)
+        return buf_fail(c->err, OPENLOOP_ERR_INPUT,
                         "%s: settings.rates must list the asked rates (1 to %d of them)",
-                        c->rf->path, ORATE_MAX_RATES);
+                        c->rf->path, OPENLOOP_MAX_RATES);
     c->o->r = calloc((size_t)n, sizeof *c->o->r);
     c->first_at = malloc((size_t)n * 3 * sizeof *c->first_at);
-    if (!c->o->r || !c->first_at) return orate_nomem(c);
+    if (!c->o->r || !c->first_at) return openloop_nomem(c);
     c->last_at = c->first_at + n;
     c->last_end = c->last_at + n;
     c->o->n = (size_t)n;
@@ -66,7 +66,7 @@ static int orate_rates(struct orate_ctx *c) {
 }
 
 /* The q-quantile of the per-token gaps of the streamed record r (chunks >= 2). */
-static int orate_itl(struct orate_ctx *c, const struct rfile_rec *r, double q, double *out) {
+static int openloop_itl(struct openloop_ctx *c, const struct rfile_rec *r, double q, double *out) {
     size_t n = (size_t)r->chunks - 1;
     uint64_t total = 0;
     if (n > c->capitl) {
@@ -89,8 +89,8 @@ static int orate_itl(struct orate_ctx *c, const struct rfile_rec *r, double q, d
 /* One SLO's value for the successful record x (its start the intended one);
  * *have false when x has none (a TTFT without content; TPOT and ITL of a
  * request too short to have them). Returns 0, or -1 out of memory. */
-static int orate_value(struct orate_ctx *c, const struct rfile_rec *x, const struct slo *s,
-                       double *v, bool *have) {
+static int openloop_value(struct openloop_ctx *c, const struct rfile_rec *x, const struct slo *s,
+                          double *v, bool *have) {
     double scale = c->s->time_scale;
     bool first = x->stream && x->t_first_us != RFILE_NONE;
     *have = true;
@@ -107,7 +107,7 @@ static int orate_value(struct orate_ctx *c, const struct rfile_rec *x, const str
         return 0;
     case STREAM_ITL:
         *have = first && x->chunks >= 2;
-        return *have ? orate_itl(c, x, s->q, v) : 0;
+        return *have ? openloop_itl(c, x, s->q, v) : 0;
     default: /* the answer-only figures are no SLO's metric (slo.h) */
         *have = false;
         return 0;
@@ -116,19 +116,19 @@ static int orate_value(struct orate_ctx *c, const struct rfile_rec *x, const str
 
 /* Whether the successful record x met every SLO: a request without a TTFT
  * fails a TTFT bound; one without a TPOT or an ITL (too short) meets theirs. */
-static int orate_good(struct orate_ctx *c, const struct rfile_rec *x, bool *good) {
+static int openloop_good(struct openloop_ctx *c, const struct rfile_rec *x, bool *good) {
     *good = true;
     for (size_t i = 0; c->slo && i < c->slo->n && *good; i++) {
         const struct slo *s = &c->slo->s[i];
         double v = 0;
         bool have;
-        if (orate_value(c, x, s, &v, &have) < 0) return -1;
+        if (openloop_value(c, x, s, &v, &have) < 0) return -1;
         *good = have ? v <= s->bound : s->metric != STREAM_TTFT;
     }
     return 0;
 }
 
-static int orate_push_late(struct orate_round *r, double v) {
+static int openloop_push_late(struct openloop_round *r, double v) {
     if (r->nlate == r->caplate) {
         size_t cap = r->caplate ? 2 * r->caplate : 64;
         double *p = realloc(r->lateness, cap * sizeof *p);
@@ -141,8 +141,8 @@ static int orate_push_late(struct orate_round *r, double v) {
 }
 
 /* A successful record of round b. */
-static int orate_ok(struct orate_ctx *c, struct orate_round *r, const struct rfile_rec *rec,
-                    int64_t at) {
+static int openloop_ok(struct openloop_ctx *c, struct openloop_round *r,
+                       const struct rfile_rec *rec, int64_t at) {
     struct rfile_rec x = *rec;
     bool good;
     x.t_start_us = at;
@@ -154,24 +154,24 @@ static int orate_ok(struct orate_ctx *c, struct orate_round *r, const struct rfi
     if (rec->completion_tokens > 0) r->tokens += rec->completion_tokens;
     if (rec->t_intended_us != RFILE_NONE) {
         int64_t late = rec->t_start_us - rec->t_intended_us;
-        r->late += late > ORATE_LATE_US;
-        if (orate_push_late(r, (double)late * c->k) < 0) return -1;
+        r->late += late > OPENLOOP_LATE_US;
+        if (openloop_push_late(r, (double)late * c->k) < 0) return -1;
     }
     if (c->s->streamed && !rec->stream) r->stream.unstreamed++;
     if (stream_add(&r->stream, c->rf, &x, r->nreq++, c->s->time_scale) < 0 ||
-        orate_good(c, &x, &good) < 0)
+        openloop_good(c, &x, &good) < 0)
         return -1;
     r->good += good;
     return 0;
 }
 
-static int orate_record(struct orate_ctx *c, const struct rfile_rec *rec, size_t i) {
+static int openloop_record(struct openloop_ctx *c, const struct rfile_rec *rec, size_t i) {
     int64_t b = rec->batch < 0 ? 0 : rec->batch;
     if ((uint64_t)b >= c->o->n)
-        return buf_fail(c->err, ORATE_ERR_INPUT,
+        return buf_fail(c->err, OPENLOOP_ERR_INPUT,
                         "%s: record %zu: batch %lld has no rate (settings.rates lists %zu)",
                         c->rf->path, i + 1, (long long)b, c->o->n);
-    struct orate_round *r = &c->o->r[b];
+    struct openloop_round *r = &c->o->r[b];
     int64_t at = rec->t_intended_us != RFILE_NONE ? rec->t_intended_us : rec->t_start_us;
     r->no_intended += rec->t_intended_us == RFILE_NONE;
     if (at < c->first_at[b]) c->first_at[b] = at;
@@ -179,18 +179,18 @@ static int orate_record(struct orate_ctx *c, const struct rfile_rec *rec, size_t
     if (rec->t_end_us > c->last_end[b]) c->last_end[b] = rec->t_end_us;
     if (src_tally_add(&r->tally, rec->ok, rfile_str(c->rf, rec->error),
                       rfile_errmsg(c->rf, rec->error)) < 0 ||
-        (rec->ok && orate_ok(c, r, rec, at) < 0))
-        return orate_nomem(c);
+        (rec->ok && openloop_ok(c, r, rec, at) < 0))
+        return openloop_nomem(c);
     return 0;
 }
 
 /* The spans and arrivals of each round, once every record is in. */
-static void orate_spans(struct orate_ctx *c, struct warnings *w) {
+static void openloop_spans(struct openloop_ctx *c, struct warnings *w) {
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(c->s->settings, "duration_s");
     double duration = cJSON_IsNumber(d) ? d->valuedouble : NAN;
     size_t none = 0;
     for (size_t b = 0; b < c->o->n; b++) {
-        struct orate_round *r = &c->o->r[b];
+        struct openloop_round *r = &c->o->r[b];
         r->streamed = c->s->streamed;
         none += r->no_intended;
         if (!r->tally.sent) {
@@ -219,16 +219,17 @@ static void orate_spans(struct orate_ctx *c, struct warnings *w) {
                      c->rf->path);
 }
 
-int orate_read(const struct rfile *rf, uint32_t phase, const struct src *s,
-               const struct slo_set *slo, struct orate **out, struct warnings *w, struct buf *err) {
-    struct orate_ctx c = {.rf = rf, .s = s, .slo = slo, .err = err, .k = s->time_scale / 1e6};
+int openloop_read(const struct rfile *rf, uint32_t phase, const struct src *s,
+                  const struct slo_set *slo, struct openloop **out, struct warnings *w,
+                  struct buf *err) {
+    struct openloop_ctx c = {.rf = rf, .s = s, .slo = slo, .err = err, .k = s->time_scale / 1e6};
     int rc;
     if (!(*out = c.o = calloc(1, sizeof *c.o)))
-        return buf_fail(err, ORATE_ERR_NOMEM, "out of memory");
-    if ((rc = orate_rates(&c)) < 0) goto done;
+        return buf_fail(err, OPENLOOP_ERR_NOMEM, "out of memory");
+    if ((rc = openloop_rates(&c)) < 0) goto done;
     for (size_t i = 0; i < rf->nrecs && rc == 0; i++)
-        if (rf->recs[i].phase == phase) rc = orate_record(&c, &rf->recs[i], i);
-    if (rc == 0) orate_spans(&c, w);
+        if (rf->recs[i].phase == phase) rc = openloop_record(&c, &rf->recs[i], i);
+    if (rc == 0) openloop_spans(&c, w);
     size_t unstreamed = 0;
     for (size_t b = 0; b < c.o->n; b++) unstreamed += c.o->r[b].stream.unstreamed;
     if (rc == 0 && unstreamed)
@@ -244,13 +245,13 @@ done:
 
 /* ---- a side's rounds ---- */
 
-static int orate_append(double **arr, size_t *n, size_t *cap, const double *from, size_t k) {
+static int openloop_append(double **arr, size_t *n, size_t *cap, const double *from, size_t k) {
     for (size_t i = 0; i < k; i++)
         if (src_push(arr, n, cap, from[i]) < 0) return -1;
     return 0;
 }
 
-static int orate_merge(struct orate_round *into, const struct orate_round *from) {
+static int openloop_merge(struct openloop_round *into, const struct openloop_round *from) {
     into->arr_n += from->arr_n;
     into->arr_s += from->arr_s;
     into->span_s += from->span_s;
@@ -260,40 +261,40 @@ static int orate_merge(struct orate_round *into, const struct orate_round *from)
     into->no_intended += from->no_intended;
     into->streamed |= from->streamed;
     into->nreq += from->nreq;
-    if (orate_append(&into->lateness, &into->nlate, &into->caplate, from->lateness, from->nlate) <
-            0 ||
+    if (openloop_append(&into->lateness, &into->nlate, &into->caplate, from->lateness,
+                        from->nlate) < 0 ||
         stream_merge(&into->stream, &from->stream) < 0 ||
         src_tally_merge(&into->tally, &from->tally) < 0)
         return -1;
     return 0;
 }
 
-int orate_pool(struct orate *into, const struct orate *from, const struct src *src) {
+int openloop_pool(struct openloop *into, const struct openloop *from, const struct src *src) {
     if (!into->first) into->first = src;
     for (size_t i = 0; i < from->n; i++) {
-        const struct orate_round *f = &from->r[i];
+        const struct openloop_round *f = &from->r[i];
         size_t k = 0;
         if (!f->tally.sent) continue;
         while (k < into->n && into->r[k].rate != f->rate) k++;
         if (k == into->n) {
-            struct orate_round *r = realloc(into->r, (into->n + 1) * sizeof *r);
+            struct openloop_round *r = realloc(into->r, (into->n + 1) * sizeof *r);
             if (!r) return -1;
             into->r = r;
             memset(&r[into->n], 0, sizeof *r);
             r[into->n++].rate = f->rate;
         }
-        if (orate_merge(&into->r[k], f) < 0) return -1;
+        if (openloop_merge(&into->r[k], f) < 0) return -1;
     }
     return 0;
 }
 
-static int orate_cmp_rate(const void *a, const void *b) {
-    const struct orate_round *x = a, *y = b;
+static int openloop_cmp_rate(const void *a, const void *b) {
+    const struct openloop_round *x = a, *y = b;
     return (x->rate > y->rate) - (x->rate < y->rate);
 }
 
-int orate_finish(struct orate *o) {
-    if (o->n) qsort(o->r, o->n, sizeof *o->r, orate_cmp_rate);
+int openloop_finish(struct openloop *o) {
+    if (o->n) qsort(o->r, o->n, sizeof *o->r, openloop_cmp_rate);
     for (size_t i = 0; i < o->n; i++) {
         estim_sort(o->r[i].lateness, o->r[i].nlate);
         if (stream_finish(&o->r[i].stream) < 0) return -1;
@@ -301,7 +302,7 @@ int orate_finish(struct orate *o) {
     return 0;
 }
 
-void orate_free(struct orate *o) {
+void openloop_free(struct openloop *o) {
     for (size_t i = 0; i < o->n; i++) {
         free(o->r[i].lateness);
         stream_free(&o->r[i].stream);
@@ -313,38 +314,38 @@ void orate_free(struct orate *o) {
 
 /* ---- figures ---- */
 
-static double orate_per(double x, double s) {
+static double openloop_per(double x, double s) {
     return s > 0 ? x / s : NAN;
 }
 
-double orate_arrival_rate(const struct orate_round *r) {
-    return orate_per(r->arr_n, r->arr_s);
+double openloop_arrival_rate(const struct openloop_round *r) {
+    return openloop_per(r->arr_n, r->arr_s);
 }
 
-double orate_completion_rate(const struct orate_round *r) {
-    return orate_per((double)r->tally.ok, r->span_s);
+double openloop_completion_rate(const struct openloop_round *r) {
+    return openloop_per((double)r->tally.ok, r->span_s);
 }
 
-double orate_tokens_rate(const struct orate_round *r) {
-    return orate_per(r->tokens, r->span_s);
+double openloop_tokens_rate(const struct openloop_round *r) {
+    return openloop_per(r->tokens, r->span_s);
 }
 
-double orate_goodput(const struct orate_round *r) {
-    return orate_per((double)r->good, r->span_s);
+double openloop_goodput(const struct openloop_round *r) {
+    return openloop_per((double)r->good, r->span_s);
 }
 
-double orate_attainment(const struct orate_round *r) {
-    return orate_per((double)r->good, (double)r->tally.sent);
+double openloop_attainment(const struct openloop_round *r) {
+    return openloop_per((double)r->good, (double)r->tally.sent);
 }
 
-double orate_error_share(const struct orate_round *r) {
-    return orate_per((double)r->tally.failed, (double)r->tally.sent);
+double openloop_error_share(const struct openloop_round *r) {
+    return openloop_per((double)r->tally.failed, (double)r->tally.sent);
 }
 
-double orate_late_share(const struct orate_round *r) {
-    return orate_per((double)r->late, (double)r->nlate);
+double openloop_late_share(const struct openloop_round *r) {
+    return openloop_per((double)r->late, (double)r->nlate);
 }
 
-double orate_late_p99(const struct orate_round *r) {
+double openloop_late_p99(const struct openloop_round *r) {
     return r->nlate ? estim_quantile(r->lateness, r->nlate, 0.99) : NAN;
 }

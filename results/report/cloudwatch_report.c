@@ -1,4 +1,4 @@
-#include "cwreport.h"
+#include "cloudwatch_report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -6,11 +6,12 @@
 
 #include "fmt.h"
 
-static const char *cwreport_side(const struct cmp *m, const struct cwcheck_row *x) {
+static const char *cloudwatch_report_side(const struct cmp *m,
+                                          const struct cloudwatch_check_row *x) {
     return x->side == m->b ? m->bname : m->cname;
 }
 
-static void cwreport_range(const struct cwcheck_range *r, char *out, size_t cap) {
+static void cloudwatch_report_range(const struct cloudwatch_check_range *r, char *out, size_t cap) {
     if (r->lo == r->hi)
         snprintf(out, cap, "%ld", r->hi);
     else
@@ -18,27 +19,30 @@ static void cwreport_range(const struct cwcheck_range *r, char *out, size_t cap)
 }
 
 /* v with decimals, or "n/a" when it is not a number. */
-static void cwreport_num(double v, int decimals, char *out, size_t cap) {
+static void cloudwatch_report_num(double v, int decimals, char *out, size_t cap) {
     if (isnan(v))
         snprintf(out, cap, "n/a");
     else
         fmt_num(v, decimals, out, cap);
 }
 
-static int cwreport_counts(struct page_block *t, const struct cmp *m, const struct cwcheck_row *x) {
+static int cloudwatch_report_counts(struct page_block *t, const struct cmp *m,
+                                    const struct cloudwatch_check_row *x) {
     char inv[64], req[64], ans[64], ok[64], err[96], cerr[96];
     snprintf(inv, sizeof inv, "%.0f%s", x->invocations, x->lost ? " !" : "");
-    cwreport_range(&x->requests, req, sizeof req);
+    cloudwatch_report_range(&x->requests, req, sizeof req);
     snprintf(ans, sizeof ans, "%.0f%s", x->invocations - x->errors_4xx - x->errors_5xx,
              x->unseen ? " !" : "");
-    cwreport_range(&x->answered, ok, sizeof ok);
+    cloudwatch_report_range(&x->answered, ok, sizeof ok);
     snprintf(err, sizeof err, "%.0f / %.0f / %.0f", x->errors_4xx, x->errors_5xx, x->model_errors);
     snprintf(cerr, sizeof cerr, "%ld / %ld", x->client_4xx.hi, x->client_5xx.hi);
-    const char *cells[] = {cwreport_side(m, x), src_name(x->src), inv, req, ans, ok, err, cerr};
+    const char *cells[] = {
+        cloudwatch_report_side(m, x), src_name(x->src), inv, req, ans, ok, err, cerr};
     return page_row(t, cells);
 }
 
-static int cwreport_times(struct page_block *t, const struct cmp *m, const struct cwcheck_row *x) {
+static int cloudwatch_report_times(struct page_block *t, const struct cmp *m,
+                                   const struct cloudwatch_check_row *x) {
     char c[8][64];
     double v[] = {x->latency ? x->model_ms : NAN,
                   x->latency ? x->overhead_ms : NAN,
@@ -48,14 +52,22 @@ static int cwreport_times(struct page_block *t, const struct cmp *m, const struc
                   x->gpu_memory,
                   x->cpu,
                   x->memory};
-    for (int i = 0; i < 8; i++) cwreport_num(v[i], i < 4 ? 1 : 0, c[i], sizeof c[i]);
-    const char *cells[] = {
-        cwreport_side(m, x), src_name(x->src), c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]};
+    for (int i = 0; i < 8; i++) cloudwatch_report_num(v[i], i < 4 ? 1 : 0, c[i], sizeof c[i]);
+    const char *cells[] = {cloudwatch_report_side(m, x),
+                           src_name(x->src),
+                           c[0],
+                           c[1],
+                           c[2],
+                           c[3],
+                           c[4],
+                           c[5],
+                           c[6],
+                           c[7]};
     return page_row(t, cells);
 }
 
-int cwreport_build(struct page *r, const struct cmp *m) {
-    const struct cwcheck *x = &m->cw;
+int cloudwatch_report_build(struct page *r, const struct cmp *m) {
+    const struct cloudwatch_check *x = &m->cw;
     if (!x->n) return 0;
     const char *h1[] = {"side",
                         "step",
@@ -70,16 +82,16 @@ int cwreport_build(struct page *r, const struct cmp *m) {
     if (page_text(r, PAGE_HEADING, "CloudWatch cross-check (server side)") < 0) return -1;
     struct page_block *t = page_table(r, 0xfc, 8, h1);
     for (size_t i = 0; t && i < x->n; i++)
-        if (x->rows[i].ok && cwreport_counts(t, m, &x->rows[i]) < 0) return -1;
+        if (x->rows[i].ok && cloudwatch_report_counts(t, m, &x->rows[i]) < 0) return -1;
     if (!t) return -1;
     t = page_table(r, 0x3fc, 10, h2);
     for (size_t i = 0; t && i < x->n; i++)
-        if (x->rows[i].ok && cwreport_times(t, m, &x->rows[i]) < 0) return -1;
+        if (x->rows[i].ok && cloudwatch_report_times(t, m, &x->rows[i]) < 0) return -1;
     if (!t) return -1;
     for (size_t i = 0; i < x->n; i++)
-        if (!x->rows[i].ok &&
-            page_text(r, PAGE_ITEM, "%s %s: no cross-check: %s", cwreport_side(m, &x->rows[i]),
-                      src_name(x->rows[i].src), x->rows[i].why) < 0)
+        if (!x->rows[i].ok && page_text(r, PAGE_ITEM, "%s %s: no cross-check: %s",
+                                        cloudwatch_report_side(m, &x->rows[i]),
+                                        src_name(x->rows[i].src), x->rows[i].why) < 0)
             return -1;
     return page_text(r, PAGE_PARA,
                      "Over the metric periods (a minute; a model minute in a time-scaled run) "
@@ -92,18 +104,18 @@ int cwreport_build(struct page *r, const struct cmp *m) {
                      "! marks a count outside the client's range.");
 }
 
-static void cwreport_add_num(cJSON *o, const char *key, double v) {
+static void cloudwatch_report_add_num(cJSON *o, const char *key, double v) {
     cJSON_AddItemToObject(o, key, isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v));
 }
 
-static cJSON *cwreport_range_json(const struct cwcheck_range *r) {
+static cJSON *cloudwatch_report_range_json(const struct cloudwatch_check_range *r) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "low", (double)r->lo);
     cJSON_AddNumberToObject(o, "high", (double)r->hi);
     return o;
 }
 
-static cJSON *cwreport_row_json(const struct cwcheck_row *x) {
+static cJSON *cloudwatch_report_row_json(const struct cloudwatch_check_row *x) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "side", x->side->role);
     cJSON_AddStringToObject(o, "file", x->src->path);
@@ -116,40 +128,40 @@ static cJSON *cwreport_row_json(const struct cwcheck_row *x) {
         return o;
     }
     cJSON_AddNumberToObject(o, "invocations", x->invocations);
-    cJSON_AddItemToObject(o, "client_requests", cwreport_range_json(&x->requests));
+    cJSON_AddItemToObject(o, "client_requests", cloudwatch_report_range_json(&x->requests));
     cJSON_AddNumberToObject(o, "answered", x->invocations - x->errors_4xx - x->errors_5xx);
-    cJSON_AddItemToObject(o, "client_2xx", cwreport_range_json(&x->answered));
+    cJSON_AddItemToObject(o, "client_2xx", cloudwatch_report_range_json(&x->answered));
     cJSON_AddNumberToObject(o, "errors_4xx", x->errors_4xx);
     cJSON_AddNumberToObject(o, "errors_5xx", x->errors_5xx);
     cJSON_AddNumberToObject(o, "model_errors", x->model_errors);
-    cJSON_AddItemToObject(o, "client_4xx", cwreport_range_json(&x->client_4xx));
-    cJSON_AddItemToObject(o, "client_5xx", cwreport_range_json(&x->client_5xx));
+    cJSON_AddItemToObject(o, "client_4xx", cloudwatch_report_range_json(&x->client_4xx));
+    cJSON_AddItemToObject(o, "client_5xx", cloudwatch_report_range_json(&x->client_5xx));
     cJSON_AddBoolToObject(o, "requests_differ", x->lost);
     cJSON_AddBoolToObject(o, "answered_differ", x->unseen);
-    cwreport_add_num(o, "model_latency_ms", x->latency ? x->model_ms : NAN);
-    cwreport_add_num(o, "overhead_latency_ms", x->latency ? x->overhead_ms : NAN);
-    cwreport_add_num(o, "client_latency_ms", x->client_ms);
-    cwreport_add_num(o, "added_ms", x->latency ? x->added_ms : NAN);
-    cwreport_add_num(o, "gpu_utilization", x->gpu);
-    cwreport_add_num(o, "gpu_memory_utilization", x->gpu_memory);
-    cwreport_add_num(o, "cpu_utilization", x->cpu);
-    cwreport_add_num(o, "memory_utilization", x->memory);
+    cloudwatch_report_add_num(o, "model_latency_ms", x->latency ? x->model_ms : NAN);
+    cloudwatch_report_add_num(o, "overhead_latency_ms", x->latency ? x->overhead_ms : NAN);
+    cloudwatch_report_add_num(o, "client_latency_ms", x->client_ms);
+    cloudwatch_report_add_num(o, "added_ms", x->latency ? x->added_ms : NAN);
+    cloudwatch_report_add_num(o, "gpu_utilization", x->gpu);
+    cloudwatch_report_add_num(o, "gpu_memory_utilization", x->gpu_memory);
+    cloudwatch_report_add_num(o, "cpu_utilization", x->cpu);
+    cloudwatch_report_add_num(o, "memory_utilization", x->memory);
     return o;
 }
 
-cJSON *cwreport_json(const struct cmp *m) {
+cJSON *cloudwatch_report_json(const struct cmp *m) {
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; a && i < m->cw.n; i++)
-        cJSON_AddItemToArray(a, cwreport_row_json(&m->cw.rows[i]));
+        cJSON_AddItemToArray(a, cloudwatch_report_row_json(&m->cw.rows[i]));
     return a;
 }
 
-void cwreport_notes(const struct cmp *m, struct warnings *w) {
+void cloudwatch_report_notes(const struct cmp *m, struct warnings *w) {
     for (size_t i = 0; i < m->cw.n; i++) {
-        const struct cwcheck_row *x = &m->cw.rows[i];
+        const struct cloudwatch_check_row *x = &m->cw.rows[i];
         char req[64], ok[64];
-        cwreport_range(&x->requests, req, sizeof req);
-        cwreport_range(&x->answered, ok, sizeof ok);
+        cloudwatch_report_range(&x->requests, req, sizeof req);
+        cloudwatch_report_range(&x->answered, ok, sizeof ok);
         double answered = x->invocations - x->errors_4xx - x->errors_5xx;
         if (x->ok && x->lost)
             warnings_add(w,

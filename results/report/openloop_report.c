@@ -1,4 +1,4 @@
-#include "oreport.h"
+#include "openloop_report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,19 +7,19 @@
 #include "fmt.h"
 #include "stream.h"
 
-/* ---- the open-loop part in words (the model, ocmp.h, holds its numbers) ---- */
+/* ---- the open-loop part in words (the model, openloop_cmp.h, holds its numbers) ---- */
 
-const char *oreport_rel_text(enum ocmp_rel rel) {
+const char *openloop_report_rel_text(enum openloop_cmp_rel rel) {
     static const char *const text[] = {"", "", ">=", ">", "<=", "<"};
     return text[rel];
 }
 
 /* A bounded figure after prefix: v with decimals (< 0: significant digits),
  * or "n/a" when there is none. */
-static void oreport_bound(const char *prefix, enum ocmp_rel rel, double v, int decimals, char *out,
-                          size_t cap) {
+static void openloop_report_bound(const char *prefix, enum openloop_cmp_rel rel, double v,
+                                  int decimals, char *out, size_t cap) {
     char num[FMT_CELL];
-    if (rel == OCMP_NONE || !isfinite(v)) {
+    if (rel == OPENLOOP_CMP_NONE || !isfinite(v)) {
         snprintf(out, cap, "n/a");
         return;
     }
@@ -30,13 +30,15 @@ static void oreport_bound(const char *prefix, enum ocmp_rel rel, double v, int d
     snprintf(out, cap, "%s%s", prefix, num);
 }
 
-void oreport_bound_text(enum ocmp_rel rel, double v, int decimals, char *out, size_t cap) {
+void openloop_report_bound_text(enum openloop_cmp_rel rel, double v, int decimals, char *out,
+                                size_t cap) {
     char mark[8];
-    snprintf(mark, sizeof mark, "%s%s", oreport_rel_text(rel), rel == OCMP_EQ ? "" : " ");
-    oreport_bound(mark, rel, v, decimals, out, cap);
+    snprintf(mark, sizeof mark, "%s%s", openloop_report_rel_text(rel),
+             rel == OPENLOOP_CMP_EQ ? "" : " ");
+    openloop_report_bound(mark, rel, v, decimals, out, cap);
 }
 
-int oreport_slo_phrase(const struct ocmp *o, struct buf *out) {
+int openloop_report_slo_phrase(const struct openloop_cmp *o, struct buf *out) {
     int rc = 0;
     for (size_t i = 0; i < o->slo.n && rc == 0; i++) {
         char t[80];
@@ -51,7 +53,8 @@ int oreport_slo_phrase(const struct ocmp *o, struct buf *out) {
     return rc;
 }
 
-void oreport_verdict_cell(const struct ocmp *o, const struct ocmp_point *p, char *out, size_t cap) {
+void openloop_report_verdict_cell(const struct openloop_cmp *o, const struct openloop_cmp_point *p,
+                                  char *out, size_t cap) {
     size_t k = 0;
     if (p->held) {
         snprintf(out, cap, "held");
@@ -74,31 +77,32 @@ void oreport_verdict_cell(const struct ocmp *o, const struct ocmp_point *p, char
 }
 
 /* A bounded figure in words: "4.34", "at least 8", "less than 1". */
-static void oreport_bound_words(enum ocmp_rel rel, double v, int decimals, char *out, size_t cap) {
+static void openloop_report_bound_words(enum openloop_cmp_rel rel, double v, int decimals,
+                                        char *out, size_t cap) {
     static const char *const words[] = {"",           "",         "at least ",
                                         "more than ", "at most ", "less than "};
-    oreport_bound(words[rel], rel, v, decimals, out, cap);
+    openloop_report_bound(words[rel], rel, v, decimals, out, cap);
 }
 
-int oreport_verdict(const struct cmp *m, struct buf *out) {
-    const struct ocmp *o = &m->open;
-    const struct ocmp_cap *b = &o->x[0].cap, *c = &o->x[1].cap;
+int openloop_report_verdict(const struct cmp *m, struct buf *out) {
+    const struct openloop_cmp *o = &m->open;
+    const struct openloop_cmp_cap *b = &o->x[0].cap, *c = &o->x[1].cap;
     char vb[FMT_CELL], vc[FMT_CELL], ratio[FMT_CELL];
     struct buf phrase;
     int rc;
     if (!o->have || !o->any_slo) return 0;
     buf_init(&phrase, BUF_NO_CAP);
-    if ((rc = oreport_slo_phrase(o, &phrase)) < 0) goto done;
-    oreport_bound_words(b->rel, b->v, 2, vb, sizeof vb);
-    oreport_bound_words(c->rel, c->v, 2, vc, sizeof vc);
+    if ((rc = openloop_report_slo_phrase(o, &phrase)) < 0) goto done;
+    openloop_report_bound_words(b->rel, b->v, 2, vb, sizeof vb);
+    openloop_report_bound_words(c->rel, c->v, 2, vc, sizeof vc);
     const char *at = o->slo.n ? "At" : "With"; /* "With at most 1% failed" */
-    if (o->ratio_rel == OCMP_NONE) {
-        rc =
-            buf_addf(out, "%s %s, %s serves %s requests/s and %s %s (no ratio: %s).", at,
-                     buf_str(&phrase), m->cname, vc, m->bname, vb, ocmp_noratio_why(o->ratio_none));
+    if (o->ratio_rel == OPENLOOP_CMP_NONE) {
+        rc = buf_addf(out, "%s %s, %s serves %s requests/s and %s %s (no ratio: %s).", at,
+                      buf_str(&phrase), m->cname, vc, m->bname, vb,
+                      openloop_cmp_noratio_why(o->ratio_none));
         goto done;
     }
-    oreport_bound_words(o->ratio_rel, o->ratio, -1, ratio, sizeof ratio);
+    openloop_report_bound_words(o->ratio_rel, o->ratio, -1, ratio, sizeof ratio);
     rc = buf_addf(out, "%s %s, %s serves %s requests/s vs %s for %s (%sx).", at, buf_str(&phrase),
                   m->cname, vc, vb, m->bname, ratio);
 done:
@@ -107,7 +111,7 @@ done:
 }
 
 /* The first open-loop input's settings, for the heading. */
-static void oreport_settings(const struct cmp *m, char *out, size_t cap) {
+static void openloop_report_settings(const struct cmp *m, char *out, size_t cap) {
     const struct src *s = m->b->rate.first ? m->b->rate.first : m->c->rate.first;
     const cJSON *st = s ? s->settings : NULL;
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(st, "arrivals");
@@ -132,14 +136,14 @@ static void oreport_settings(const struct cmp *m, char *out, size_t cap) {
         snprintf(out + k, cap - k, ", %.0f tokens asked per request", tok->valuedouble);
 }
 
-static void oreport_pct(double x, char *out, size_t cap) {
+static void openloop_report_pct(double x, char *out, size_t cap) {
     if (isfinite(x))
         snprintf(out, cap, "%.1f%%", 100 * x);
     else
         snprintf(out, cap, "n/a");
 }
 
-static void oreport_sig(double x, char *out, size_t cap) {
+static void openloop_report_sig(double x, char *out, size_t cap) {
     if (isfinite(x))
         fmt_sig(x, out, cap);
     else
@@ -148,8 +152,9 @@ static void oreport_sig(double x, char *out, size_t cap) {
 
 /* ---- the load table ---- */
 
-static int oreport_load_row(struct page_block *t, const struct ocmp *o, const struct ocmp_side *x,
-                            const struct ocmp_point *p) {
+static int openloop_report_load_row(struct page_block *t, const struct openloop_cmp *o,
+                                    const struct openloop_cmp_side *x,
+                                    const struct openloop_cmp_point *p) {
     char rate[FMT_CELL], arr[FMT_CELL], done[FMT_CELL], ok[64], late[32], p99[FMT_CELL],
         tok[FMT_CELL], good[FMT_CELL], att[32], slo[400];
     fmt_num(p->rate, -1, rate, sizeof rate);
@@ -158,31 +163,32 @@ static int oreport_load_row(struct page_block *t, const struct ocmp *o, const st
     fmt_num(p->arrival, 2, arr, sizeof arr);
     fmt_num(p->completion, 2, done, sizeof done);
     fmt_requests(&p->r->tally, ok, sizeof ok);
-    oreport_pct(p->late_share, late, sizeof late);
-    oreport_sig(p->late_p99, p99, sizeof p99);
+    openloop_report_pct(p->late_share, late, sizeof late);
+    openloop_report_sig(p->late_p99, p99, sizeof p99);
     fmt_num(p->tokens, 2, tok, sizeof tok);
     fmt_num(p->goodput, 2, good, sizeof good);
-    oreport_pct(p->attainment, att, sizeof att);
-    if (o->any_slo) oreport_verdict_cell(o, p, slo, sizeof slo);
+    openloop_report_pct(p->attainment, att, sizeof att);
+    if (o->any_slo) openloop_report_verdict_cell(o, p, slo, sizeof slo);
     const char *cells[] = {x->name, rate, arr, done, ok, late, p99, tok, good, att, slo};
     return page_row(t, cells);
 }
 
-static int oreport_load(struct page *r, const struct ocmp *o) {
+static int openloop_report_load(struct page *r, const struct openloop_cmp *o) {
     const char *head[] = {"side",       "rate/s",   "arrived/s", "done/s",   "ok/sent", "late",
                           "p99 late s", "tokens/s", "goodput/s", "attained", "SLOs"};
     struct page_block *t = page_table(r, 0x3fe, o->any_slo ? 11 : 8, head);
     if (!t) return -1;
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < o->x[k].n; i++)
-            if (oreport_load_row(t, o, &o->x[k], &o->x[k].p[i]) < 0) return -1;
+            if (openloop_report_load_row(t, o, &o->x[k], &o->x[k].p[i]) < 0) return -1;
     return 0;
 }
 
 /* ---- the latency table ---- */
 
 /* "p50 / p90 / p99" of one metric, or "n/a". */
-static void oreport_triple(const struct ocmp_lat *l, int decimals, char *out, size_t cap) {
+static void openloop_report_triple(const struct openloop_cmp_lat *l, int decimals, char *out,
+                                   size_t cap) {
     char q[STREAM_QUANTILES][FMT_CELL];
     if (!l->ok) {
         snprintf(out, cap, "n/a");
@@ -192,20 +198,22 @@ static void oreport_triple(const struct ocmp_lat *l, int decimals, char *out, si
     snprintf(out, cap, "%s / %s / %s", q[0], q[1], q[2]);
 }
 
-static int oreport_lat_row(struct page_block *t, const struct ocmp *o, const struct ocmp_side *x,
-                           const struct ocmp_point *p) {
+static int openloop_report_lat_row(struct page_block *t, const struct openloop_cmp *o,
+                                   const struct openloop_cmp_side *x,
+                                   const struct openloop_cmp_point *p) {
     char rate[FMT_CELL], c[4][3 * FMT_CELL + 8], n[96];
     fmt_num(p->rate, -1, rate, sizeof rate);
     if (p->limited[0])
         snprintf(rate + strlen(rate), sizeof rate - strlen(rate), " %s", PAGE_LIMITED);
     for (int i = 0; i < 4; i++)
-        oreport_triple(&p->lat[ocmp_order[i]],
-                       ocmp_order[i] == STREAM_TPOT || ocmp_order[i] == STREAM_ITL ? 4 : 3, c[i],
-                       sizeof c[i]);
+        openloop_report_triple(
+            &p->lat[openloop_cmp_order[i]],
+            openloop_cmp_order[i] == STREAM_TPOT || openloop_cmp_order[i] == STREAM_ITL ? 4 : 3,
+            c[i], sizeof c[i]);
     for (int i = 0; i < 4; i++)
-        if (ocmp_order[i] == STREAM_ITL && p->itl_why[0])
+        if (openloop_cmp_order[i] == STREAM_ITL && p->itl_why[0])
             snprintf(c[i], sizeof c[i], "not resolved");
-    const struct ocmp_lat *itl = &p->lat[STREAM_ITL];
+    const struct openloop_cmp_lat *itl = &p->lat[STREAM_ITL];
     if (itl->ok)
         snprintf(n, sizeof n, "%zu (itl: %llu tokens)", p->lat[STREAM_E2E].requests,
                  (unsigned long long)itl->tokens);
@@ -216,20 +224,20 @@ static int oreport_lat_row(struct page_block *t, const struct ocmp *o, const str
     return page_row(t, o->streamed ? all : e2e);
 }
 
-static int oreport_latency(struct page *r, const struct ocmp *o) {
+static int openloop_report_latency(struct page *r, const struct openloop_cmp *o) {
     const char *all[] = {"side", "rate/s", "e2e", "ttft", "tpot", "itl", "n"};
     const char *e2e[] = {"side", "rate/s", "e2e", "n"};
     struct page_block *t = o->streamed ? page_table(r, 0x7e, 7, all) : page_table(r, 0xe, 4, e2e);
     if (!t) return -1;
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < o->x[k].n; i++)
-            if (oreport_lat_row(t, o, &o->x[k], &o->x[k].p[i]) < 0) return -1;
+            if (openloop_report_lat_row(t, o, &o->x[k], &o->x[k].p[i]) < 0) return -1;
     return 0;
 }
 
 /* ---- capacity ---- */
 
-static void oreport_by(const struct ocmp *o, int by, char *out, size_t cap) {
+static void openloop_report_by(const struct openloop_cmp *o, int by, char *out, size_t cap) {
     if (by >= 0)
         slo_text(&o->slo.s[by], out, cap);
     else if (by == -1)
@@ -240,19 +248,22 @@ static void oreport_by(const struct ocmp *o, int by, char *out, size_t cap) {
         snprintf(out, cap, "%s", "");
 }
 
-static int oreport_cap_row(struct page_block *t, const struct cmp *m, const struct ocmp_side *x) {
-    const struct ocmp_cap *c = &x->cap;
+static int openloop_report_cap_row(struct page_block *t, const struct cmp *m,
+                                   const struct openloop_cmp_side *x) {
+    const struct openloop_cmp_cap *c = &x->cap;
     char v[FMT_CELL], where[200], by[120], tok[FMT_CELL], usd[FMT_CELL];
-    enum ocmp_rel cost = c->rel == OCMP_GE ? OCMP_LE : c->rel == OCMP_LT ? OCMP_GT : c->rel;
-    oreport_bound_text(c->rel, c->v, 2, v, sizeof v);
-    oreport_bound_text(c->rel, c->tokens, 2, tok, sizeof tok);
-    oreport_bound_text(cost, c->usd, 2, usd, sizeof usd);
-    oreport_by(&m->open, c->by, by, sizeof by);
-    if (c->rel == OCMP_EQ)
+    enum openloop_cmp_rel cost = c->rel == OPENLOOP_CMP_GE   ? OPENLOOP_CMP_LE
+                                 : c->rel == OPENLOOP_CMP_LT ? OPENLOOP_CMP_GT
+                                                             : c->rel;
+    openloop_report_bound_text(c->rel, c->v, 2, v, sizeof v);
+    openloop_report_bound_text(c->rel, c->tokens, 2, tok, sizeof tok);
+    openloop_report_bound_text(cost, c->usd, 2, usd, sizeof usd);
+    openloop_report_by(&m->open, c->by, by, sizeof by);
+    if (c->rel == OPENLOOP_CMP_EQ)
         snprintf(where, sizeof where, "held at %g, failed at %g", c->pass, c->fail);
-    else if (c->rel == OCMP_GE)
+    else if (c->rel == OPENLOOP_CMP_GE)
         snprintf(where, sizeof where, "held at every rate, up to %g", c->pass);
-    else if (c->rel == OCMP_LT)
+    else if (c->rel == OPENLOOP_CMP_LT)
         snprintf(where, sizeof where, "failed already at %g", c->fail);
     else
         snprintf(where, sizeof where, "no open-loop run");
@@ -260,8 +271,8 @@ static int oreport_cap_row(struct page_block *t, const struct cmp *m, const stru
     return page_row(t, cells);
 }
 
-static int oreport_capacity(struct page *r, const struct cmp *m) {
-    const struct ocmp *o = &m->open;
+static int openloop_report_capacity(struct page *r, const struct cmp *m) {
+    const struct openloop_cmp *o = &m->open;
     const char *head[] = {"side",       "capacity req/s", "rates",
                           "limited by", "tokens/s",       "USD per M tokens"};
     char ratio[FMT_CELL];
@@ -274,13 +285,13 @@ static int oreport_capacity(struct page *r, const struct cmp *m) {
     struct page_block *t = page_table(r, 0x32, m->opts.have_price ? 6 : 5, head);
     if (!t) return -1;
     for (int k = 0; k < 2; k++)
-        if (oreport_cap_row(t, m, &o->x[k]) < 0) return -1;
-    if (o->ratio_rel == OCMP_NONE) {
+        if (openloop_report_cap_row(t, m, &o->x[k]) < 0) return -1;
+    if (o->ratio_rel == OPENLOOP_CMP_NONE) {
         if (page_text(r, PAGE_PARA, "Capacity %s / %s: n/a, %s.", m->cname, m->bname,
-                      ocmp_noratio_why(o->ratio_none)) < 0)
+                      openloop_cmp_noratio_why(o->ratio_none)) < 0)
             return -1;
     } else {
-        oreport_bound_text(o->ratio_rel, o->ratio, -1, ratio, sizeof ratio);
+        openloop_report_bound_text(o->ratio_rel, o->ratio, -1, ratio, sizeof ratio);
         if (page_text(r, PAGE_PARA, "Capacity %s / %s: %s.", m->cname, m->bname, ratio) < 0)
             return -1;
     }
@@ -291,11 +302,11 @@ static int oreport_capacity(struct page *r, const struct cmp *m) {
                      "it only as finely as the rates were spaced.");
 }
 
-int oreport_build(struct page *r, const struct cmp *m) {
-    const struct ocmp *o = &m->open;
+int openloop_report_build(struct page *r, const struct cmp *m) {
+    const struct openloop_cmp *o = &m->open;
     char settings[400];
     if (!o->have) return 0;
-    oreport_settings(m, settings, sizeof settings);
+    openloop_report_settings(m, settings, sizeof settings);
     if (page_text(r, PAGE_HEADING, "Open-loop load (rate.lua)") < 0 ||
         page_text(r, PAGE_PARA, "%s. Rates in requests per second, times in seconds.", settings) <
             0)
@@ -303,7 +314,7 @@ int oreport_build(struct page *r, const struct cmp *m) {
     if (o->any_slo) {
         struct buf slo;
         buf_init(&slo, BUF_NO_CAP);
-        int rc = oreport_slo_phrase(o, &slo);
+        int rc = openloop_report_slo_phrase(o, &slo);
         if (rc == 0)
             rc = page_text(r, PAGE_PARA,
                            "SLOs, checked at each rate: %s (%s, failures of all those sent).",
@@ -315,21 +326,21 @@ int oreport_build(struct page *r, const struct cmp *m) {
         buf_free(&slo);
         if (rc < 0) return -1;
     }
-    if (oreport_load(r, o) < 0 ||
+    if (openloop_report_load(r, o) < 0 ||
         page_text(r, PAGE_PARA,
                   "arrived/s: the requests over the seconds of arrivals (their intended "
                   "starts); done/s, tokens/s, goodput/s: successful requests, their tokens, "
                   "those that met every SLO, over first intended start to last reply; late: "
                   "successful requests sent more than %d ms after their intended start (the "
                   "client's clock), p99 late: their lateness at p99.%s",
-                  ORATE_LATE_US / 1000,
+                  OPENLOOP_LATE_US / 1000,
                   o->any_slo ? " attained: the share of the requests sent that met every SLO's "
                                "bound at once (a failed one met none)."
                              : "") < 0 ||
         page_text(r, PAGE_PARA,
                   "Latency from the intended start (p50 / p90 / p99 of the successful "
                   "requests; itl over their tokens):") < 0 ||
-        oreport_latency(r, o) < 0)
+        openloop_report_latency(r, o) < 0)
         return -1;
-    return o->any_slo ? oreport_capacity(r, m) : 0;
+    return o->any_slo ? openloop_report_capacity(r, m) : 0;
 }

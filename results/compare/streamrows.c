@@ -1,4 +1,4 @@
-#include "scmp.h"
+#include "streamrows.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -6,14 +6,14 @@
 
 #include "stream.h"
 
-#define SCMP_MAX_LEVELS 256
+#define STREAMROWS_MAX_LEVELS 256
 
-static const char scmp_method[] =
+static const char streamrows_method[] =
     "Woodruff's interval of the quantile over the batches (the requests, when they ran one at "
     "a time); the log ratio of the quantiles +- t x their standard errors";
 
 /* One measurement of both sides. */
-struct scmp_meas {
+struct streamrows_meas {
     char what[16];                  /* "decode" or "c4" */
     const struct stream_meas *x[2]; /* NULL: the side did not measure it */
     bool streamed[2];
@@ -22,7 +22,8 @@ struct scmp_meas {
 };
 
 /* Why a side has no value of metric k, into v. */
-static void scmp_none(struct side_val *v, const struct scmp_meas *me, int k, enum stream_metric m) {
+static void streamrows_none(struct side_val *v, const struct streamrows_meas *me, int k,
+                            enum stream_metric m) {
     static const char *const empty[STREAM_ALL_METRICS] = {
         "no successful request with content",
         "no successful request of 2 chunks or more",
@@ -41,8 +42,8 @@ static void scmp_none(struct side_val *v, const struct scmp_meas *me, int k, enu
 }
 
 /* One side's value, interval and sample of quantile qi. */
-static void scmp_side(struct cmp_row *r, int k, const struct scmp_meas *me, enum stream_metric m,
-                      const struct stream_fig *f, int qi) {
+static void streamrows_side(struct cmp_row *r, int k, const struct streamrows_meas *me,
+                            enum stream_metric m, const struct stream_fig *f, int qi) {
     struct side_val *v = k ? &r->c : &r->b;
     struct interval *ci = k ? &r->ci_c : &r->ci_b;
     struct interval_fig *fig = k ? &r->fig_c : &r->fig_b;
@@ -53,7 +54,7 @@ static void scmp_side(struct cmp_row *r, int k, const struct scmp_meas *me, enum
         side_val_none(v, "%s", itl); /* the read side did not resolve the gaps */
         have = false;
     } else if (!have) {
-        scmp_none(v, me, k, m);
+        streamrows_none(v, me, k, m);
     }
     if (!have) {
         interval_none(ci, "%s", v->why);
@@ -69,7 +70,8 @@ static void scmp_side(struct cmp_row *r, int k, const struct scmp_meas *me, enum
     *(k ? &r->tc : &r->tb) = me->tally[k];
 }
 
-static int scmp_metric(struct cmp *m, const struct scmp_meas *me, enum stream_metric k) {
+static int streamrows_metric(struct cmp *m, const struct streamrows_meas *me,
+                             enum stream_metric k) {
     struct stream_fig f[2];
     for (int s = 0; s < 2; s++) {
         memset(&f[s], 0, sizeof f[s]);
@@ -83,17 +85,17 @@ static int scmp_metric(struct cmp *m, const struct scmp_meas *me, enum stream_me
                     k == STREAM_TPOT_ANSWER;
         struct cmp_row *r = cmp_add_row(m, name, CMP_STREAM, fine ? 4 : 3);
         if (!r) return -1;
-        scmp_side(r, 0, me, k, &f[0], qi);
-        scmp_side(r, 1, me, k, &f[1], qi);
+        streamrows_side(r, 0, me, k, &f[0], qi);
+        streamrows_side(r, 1, me, k, &f[1], qi);
         cmp_set_ratio(r);
         interval_ratio(&r->fig_b, &r->fig_c, &r->ci_r);
-        r->method = scmp_method;
+        r->method = streamrows_method;
     }
     return 0;
 }
 
 /* The rows of one measurement, when either side streamed it. */
-static int scmp_measurement(struct cmp *m, struct scmp_meas *me, bool decode) {
+static int streamrows_measurement(struct cmp *m, struct streamrows_meas *me, bool decode) {
     if (!me->streamed[0] && !me->streamed[1]) return 0;
     if (me->x[0] && me->x[1] && me->streamed[0] != me->streamed[1]) m->stream_mixed = true;
     for (int k = 0; k < 2; k++) {
@@ -105,13 +107,13 @@ static int scmp_measurement(struct cmp *m, struct scmp_meas *me, bool decode) {
     bool reasoned = (me->x[0] && me->x[0]->reasoned) || (me->x[1] && me->x[1]->reasoned);
     for (int k = 0; k < (reasoned ? STREAM_ALL_METRICS : STREAM_METRICS); k++) {
         if (decode && k == STREAM_E2E) continue; /* its requests mix two lengths */
-        if (scmp_metric(m, me, (enum stream_metric)k) < 0) return -1;
+        if (streamrows_metric(m, me, (enum stream_metric)k) < 0) return -1;
     }
     return 0;
 }
 
-static int scmp_decode(struct cmp *m) {
-    struct scmp_meas me = {.what = "decode", .s = {m->b, m->c}};
+static int streamrows_decode(struct cmp *m) {
+    struct streamrows_meas me = {.what = "decode", .s = {m->b, m->c}};
     for (int k = 0; k < 2; k++) {
         const struct side_decode *d = &me.s[k]->dec;
         if (!d->have) continue;
@@ -119,20 +121,20 @@ static int scmp_decode(struct cmp *m) {
         me.streamed[k] = d->streamed;
         me.tally[k] = &d->tally;
     }
-    return scmp_measurement(m, &me, true);
+    return streamrows_measurement(m, &me, true);
 }
 
-const struct side_level *scmp_level(const struct side *s, int c) {
+const struct side_level *streamrows_level(const struct side *s, int c) {
     for (size_t i = 0; i < s->nlv; i++)
         if (s->lv[i].c == c) return &s->lv[i];
     return NULL;
 }
 
-static int scmp_levels(struct cmp *m) {
-    int lv[SCMP_MAX_LEVELS];
+static int streamrows_levels(struct cmp *m) {
+    int lv[STREAMROWS_MAX_LEVELS];
     size_t n = 0;
     for (int k = 0; k < 2; k++) /* the union of both sides' levels, ascending */
-        for (size_t i = 0; i < (k ? m->c : m->b)->nlv && n < SCMP_MAX_LEVELS; i++) {
+        for (size_t i = 0; i < (k ? m->c : m->b)->nlv && n < STREAMROWS_MAX_LEVELS; i++) {
             int c = (k ? m->c : m->b)->lv[i].c;
             size_t j = 0;
             while (j < n && lv[j] != c) j++;
@@ -141,20 +143,20 @@ static int scmp_levels(struct cmp *m) {
             lv[j] = c;
         }
     for (size_t i = 0; i < n; i++) {
-        struct scmp_meas me = {.s = {m->b, m->c}};
+        struct streamrows_meas me = {.s = {m->b, m->c}};
         snprintf(me.what, sizeof me.what, "c%d", lv[i]);
         for (int k = 0; k < 2; k++) {
-            const struct side_level *l = scmp_level(me.s[k], lv[i]);
+            const struct side_level *l = streamrows_level(me.s[k], lv[i]);
             if (!l || l->measure) continue;
             me.x[k] = &l->stream;
             me.streamed[k] = l->streamed;
             me.tally[k] = &l->tally;
         }
-        if (scmp_measurement(m, &me, false) < 0) return -1;
+        if (streamrows_measurement(m, &me, false) < 0) return -1;
     }
     return 0;
 }
 
-int scmp_rows(struct cmp *m) {
-    return scmp_decode(m) < 0 || scmp_levels(m) < 0 ? -1 : 0;
+int streamrows_add(struct cmp *m) {
+    return streamrows_decode(m) < 0 || streamrows_levels(m) < 0 ? -1 : 0;
 }

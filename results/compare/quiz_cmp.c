@@ -1,4 +1,4 @@
-#include "qcmp.h"
+#include "quiz_cmp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,18 +6,18 @@
 
 #include "estim.h"
 
-static const struct src_quiz_item *qcmp_find(const struct src_quiz *q, const char *id) {
+static const struct src_quiz_item *quiz_cmp_find(const struct src_quiz *q, const char *id) {
     for (size_t i = 0; i < q->n; i++)
         if (strcmp(q->items[i].id, id) == 0) return &q->items[i];
     return NULL;
 }
 
-static bool qcmp_answered(const struct src_quiz_item *it) {
+static bool quiz_cmp_answered(const struct src_quiz_item *it) {
     return it && it->text;
 }
 
-static const char *qcmp_right(const struct src_quiz_item *x, const struct src_quiz_item *y) {
-    if (!qcmp_answered(x) || !qcmp_answered(y)) return "unanswered";
+static const char *quiz_cmp_right(const struct src_quiz_item *x, const struct src_quiz_item *y) {
+    if (!quiz_cmp_answered(x) || !quiz_cmp_answered(y)) return "unanswered";
     if (x->correct < 0 || y->correct < 0) return "unknown";
     return x->correct && y->correct ? "both"
            : x->correct             ? "baseline"
@@ -25,9 +25,9 @@ static const char *qcmp_right(const struct src_quiz_item *x, const struct src_qu
                                     : "neither";
 }
 
-static int qcmp_add_dis(struct qcmp *q, const struct src_quiz_item *x,
-                        const struct src_quiz_item *y) {
-    struct qcmp_dis *p = realloc(q->dis, (q->ndis + 1) * sizeof *p);
+static int quiz_cmp_add_dis(struct quiz_cmp *q, const struct src_quiz_item *x,
+                            const struct src_quiz_item *y) {
+    struct quiz_cmp_dis *p = realloc(q->dis, (q->ndis + 1) * sizeof *p);
     if (!p) return -1;
     q->dis = p;
     p = &p[q->ndis++];
@@ -35,23 +35,23 @@ static int qcmp_add_dis(struct qcmp *q, const struct src_quiz_item *x,
     p->expected = x && x->expected ? x->expected : y ? y->expected : NULL;
     p->bi = x;
     p->ci = y;
-    p->right = qcmp_right(x, y);
+    p->right = quiz_cmp_right(x, y);
     return 0;
 }
 
 /* Counts one question asked of the baseline (a), the candidate (b) or both. */
-static int qcmp_question(struct qcmp *q, const struct src_quiz_item *a,
-                         const struct src_quiz_item *b, bool *known) {
+static int quiz_cmp_question(struct quiz_cmp *q, const struct src_quiz_item *a,
+                             const struct src_quiz_item *b, bool *known) {
     q->asked++;
-    q->unanswered_b += !qcmp_answered(a);
-    q->unanswered_c += !qcmp_answered(b);
+    q->unanswered_b += !quiz_cmp_answered(a);
+    q->unanswered_c += !quiz_cmp_answered(b);
     if (!a || !b || !a->text || !b->text) return 0;
     q->both++;
     if (strcmp(a->text, b->text) == 0) {
         q->identical++;
         return 0;
     }
-    if (qcmp_add_dis(q, a, b) < 0) return -1;
+    if (quiz_cmp_add_dis(q, a, b) < 0) return -1;
     q->ndiffer++;
     if (a->correct < 0 || b->correct < 0)
         *known = false;
@@ -63,26 +63,29 @@ static int qcmp_question(struct qcmp *q, const struct src_quiz_item *a,
 }
 
 /* The questions one side left unanswered, after the disagreements. */
-static int qcmp_unanswered(struct qcmp *q, const struct src_quiz *x, const struct src_quiz *y) {
+static int quiz_cmp_unanswered(struct quiz_cmp *q, const struct src_quiz *x,
+                               const struct src_quiz *y) {
     for (size_t i = 0; i < x->n; i++) {
-        const struct src_quiz_item *b = qcmp_find(y, x->items[i].id);
-        if ((!qcmp_answered(&x->items[i]) || !qcmp_answered(b)) &&
-            qcmp_add_dis(q, &x->items[i], b) < 0)
+        const struct src_quiz_item *b = quiz_cmp_find(y, x->items[i].id);
+        if ((!quiz_cmp_answered(&x->items[i]) || !quiz_cmp_answered(b)) &&
+            quiz_cmp_add_dis(q, &x->items[i], b) < 0)
             return -1;
     }
     for (size_t i = 0; i < y->n; i++)
-        if (!qcmp_find(x, y->items[i].id) && qcmp_add_dis(q, NULL, &y->items[i]) < 0) return -1;
+        if (!quiz_cmp_find(x, y->items[i].id) && quiz_cmp_add_dis(q, NULL, &y->items[i]) < 0)
+            return -1;
     return 0;
 }
 
 /* The one-sided disagreements McNemar's exact test needs for p < 0.05 (at most 1000). */
-static unsigned qcmp_mcnemar_need(void) {
+static unsigned quiz_cmp_mcnemar_need(void) {
     unsigned need = 1;
     while (estim_mcnemar(need, 0) >= 0.05 && need < 1000) need++;
     return need;
 }
 
-int qcmp_build(struct qcmp *q, const struct side *b, const struct side *c, struct buf *err) {
+int quiz_cmp_build(struct quiz_cmp *q, const struct side *b, const struct side *c,
+                   struct buf *err) {
     const struct src_quiz *x = b->quiz, *y = c->quiz;
     bool known = true;
     memset(q, 0, sizeof *q);
@@ -91,25 +94,26 @@ int qcmp_build(struct qcmp *q, const struct side *b, const struct side *c, struc
                  !x && !y ? "baseline or the candidate"
                  : !x     ? "baseline"
                           : "candidate");
-        return QCMP_OK;
+        return QUIZ_CMP_OK;
     }
     q->have = true;
     /* every baseline question, then those only the candidate asked */
     for (size_t i = 0; i < x->n; i++)
-        if (qcmp_question(q, &x->items[i], qcmp_find(y, x->items[i].id), &known) < 0)
-            return buf_fail(err, QCMP_ERR_NOMEM, "out of memory");
+        if (quiz_cmp_question(q, &x->items[i], quiz_cmp_find(y, x->items[i].id), &known) < 0)
+            return buf_fail(err, QUIZ_CMP_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < y->n; i++)
-        if (!qcmp_find(x, y->items[i].id) && qcmp_question(q, NULL, &y->items[i], &known) < 0)
-            return buf_fail(err, QCMP_ERR_NOMEM, "out of memory");
-    if (qcmp_unanswered(q, x, y) < 0) return buf_fail(err, QCMP_ERR_NOMEM, "out of memory");
-    if (!known) return QCMP_OK; /* which replies are right is unknown: no test */
+        if (!quiz_cmp_find(x, y->items[i].id) &&
+            quiz_cmp_question(q, NULL, &y->items[i], &known) < 0)
+            return buf_fail(err, QUIZ_CMP_ERR_NOMEM, "out of memory");
+    if (quiz_cmp_unanswered(q, x, y) < 0) return buf_fail(err, QUIZ_CMP_ERR_NOMEM, "out of memory");
+    if (!known) return QUIZ_CMP_OK; /* which replies are right is unknown: no test */
     q->have_mcnemar = true;
     q->mc_p = estim_mcnemar(q->mc_b, q->mc_c);
-    q->mc_need = qcmp_mcnemar_need();
-    return QCMP_OK;
+    q->mc_need = quiz_cmp_mcnemar_need();
+    return QUIZ_CMP_OK;
 }
 
-void qcmp_free(struct qcmp *q) {
+void quiz_cmp_free(struct quiz_cmp *q) {
     free(q->dis);
     memset(q, 0, sizeof *q);
 }

@@ -1,4 +1,4 @@
-/* ocmp: the open-loop part of a comparison (rate.lua's runs; docs/compare.md,
+/* openloop_cmp: the open-loop part of a comparison (rate.lua's runs; docs/compare.md,
  * Open-loop runs).
  *
  * Per side and asked rate: the achieved arrival rate (the intended starts'),
@@ -27,48 +27,59 @@
  * the error rate) in place of the per-percentile checks, which are still shown:
  * the capacity is then read where the share of requests missing an SLO crosses
  * 1 - the attainment asked. */
-#ifndef SM_OCMP_H
-#define SM_OCMP_H
+#ifndef SM_OPENLOOP_CMP_H
+#define SM_OPENLOOP_CMP_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "orate.h"
+#include "openloop.h"
 #include "side.h"
 #include "climit.h"
 #include "slo.h"
 #include "stream.h"
 
-#define OCMP_MAX_RATES ((size_t)2 * ORATE_MAX_RATES) /* rates of both sides */
+#define OPENLOOP_CMP_MAX_RATES ((size_t)2 * OPENLOOP_MAX_RATES) /* rates of both sides */
 
-enum ocmp_err { OCMP_OK = 0, OCMP_ERR_NOMEM = -1, OCMP_ERR_INPUT = -3 };
+enum openloop_cmp_err {
+    OPENLOOP_CMP_OK = 0,
+    OPENLOOP_CMP_ERR_NOMEM = -1,
+    OPENLOOP_CMP_ERR_INPUT = -3
+};
 
-/* Why the capacities have no ratio (ocmp_noratio_why says it in words). */
-enum ocmp_noratio {
-    OCMP_NORATIO_NONE,     /* there is a ratio */
-    OCMP_NORATIO_NO_SLO,   /* no SLO given */
-    OCMP_NORATIO_NO_RUN_B, /* no open-loop run on the baseline side */
-    OCMP_NORATIO_NO_RUN_C, /* nor on the candidate's */
-    OCMP_NORATIO_ALL_HELD, /* every rate held on both sides: both bounded from below */
-    OCMP_NORATIO_NONE_HELD /* no rate held on either: both bounded from above */
+/* Why the capacities have no ratio (openloop_cmp_noratio_why says it in words). */
+enum openloop_cmp_noratio {
+    OPENLOOP_CMP_NORATIO_NONE,     /* there is a ratio */
+    OPENLOOP_CMP_NORATIO_NO_SLO,   /* no SLO given */
+    OPENLOOP_CMP_NORATIO_NO_RUN_B, /* no open-loop run on the baseline side */
+    OPENLOOP_CMP_NORATIO_NO_RUN_C, /* nor on the candidate's */
+    OPENLOOP_CMP_NORATIO_ALL_HELD, /* every rate held on both sides: both bounded from below */
+    OPENLOOP_CMP_NORATIO_NONE_HELD /* no rate held on either: both bounded from above */
 };
 
 /* What the open-loop part is computed with. */
-struct ocmp_opts {
+struct openloop_cmp_opts {
     const struct slo_set *slo; /* the SLOs, or NULL (none) */
     bool have_price;
     double price; /* USD per hour */
 };
 
 /* The order the latency metrics are shown in: e2e, ttft, tpot, itl. */
-extern const enum stream_metric ocmp_order[STREAM_METRICS];
+extern const enum stream_metric openloop_cmp_order[STREAM_METRICS];
 
 /* How a bounded figure relates to its value. */
-enum ocmp_rel { OCMP_NONE, OCMP_EQ, OCMP_GE, OCMP_GT, OCMP_LE, OCMP_LT };
+enum openloop_cmp_rel {
+    OPENLOOP_CMP_NONE,
+    OPENLOOP_CMP_EQ,
+    OPENLOOP_CMP_GE,
+    OPENLOOP_CMP_GT,
+    OPENLOOP_CMP_LE,
+    OPENLOOP_CMP_LT
+};
 
 /* One latency metric of one round. */
-struct ocmp_lat {
+struct openloop_cmp_lat {
     bool ok;                    /* some value */
     double q[STREAM_QUANTILES]; /* seconds at p50, p90, p99 */
     size_t requests;            /* requests behind them */
@@ -76,35 +87,35 @@ struct ocmp_lat {
 };
 
 /* One SLO at one round. */
-struct ocmp_check {
+struct openloop_cmp_check {
     bool have; /* a value (no successful request with the metric: none, and it fails) */
     double v;  /* seconds, or the share of failed requests */
     bool ok;
 };
 
 /* One side at one asked rate (NAN: no figure). */
-struct ocmp_point {
-    const struct orate_round *r;
+struct openloop_cmp_point {
+    const struct openloop_round *r;
     double rate;                 /* asked, requests per second */
     double arrival, completion;  /* achieved, requests per second */
     double tokens, goodput;      /* per second (goodput NAN without SLOs) */
     double errors;               /* failed / sent */
     double attainment;           /* good / sent: every SLO met at once (NAN without --slo) */
     double late_share, late_p99; /* late sends / sends with an intended start; seconds */
-    struct ocmp_lat lat[STREAM_METRICS];
-    struct ocmp_check check[SLO_MAX]; /* the SLOs of ocmp.slo, in order */
-    struct ocmp_check err;            /* the error rate */
-    struct ocmp_check att;            /* the attainment (--min-attainment; v: good / sent) */
+    struct openloop_cmp_lat lat[STREAM_METRICS];
+    struct openloop_cmp_check check[SLO_MAX]; /* the SLOs of openloop_cmp.slo, in order */
+    struct openloop_cmp_check err;            /* the error rate */
+    struct openloop_cmp_check att; /* the attainment (--min-attainment; v: good / sent) */
     bool held; /* every SLO held (with --min-attainment: the attainment and the error rate) */
     char limited[CLIMIT_WHY]; /* "" or why the client limited this rate's figures */
     char itl_why[CLIMIT_WHY]; /* "" or why ITL has no value (climit_itl) */
 };
 
 /* The capacity at the SLOs of one side. */
-struct ocmp_cap {
-    enum ocmp_rel rel; /* EQ interpolated, GE every rate held, LT none; NONE: no SLO */
-    double v;          /* requests per second (the bound when rel is GE or LT) */
-    double pass, fail; /* the last rate that held and the first that failed (NAN: none) */
+struct openloop_cmp_cap {
+    enum openloop_cmp_rel rel; /* EQ interpolated, GE every rate held, LT none; NONE: no SLO */
+    double v;                  /* requests per second (the bound when rel is GE or LT) */
+    double pass, fail;         /* the last rate that held and the first that failed (NAN: none) */
     int by; /* what failed first: an SLO's index, -1 the error rate, -2 none, -3 the attainment */
     bool nonmonotone;          /* a rate above the first failure held again */
     double tokens_per_request; /* completion tokens of the successful requests, mean */
@@ -112,40 +123,41 @@ struct ocmp_cap {
     double usd;                /* per million tokens at the capacity (--price-per-hour) */
 };
 
-struct ocmp_side {
+struct openloop_cmp_side {
     const struct side *s;
     const char *name;
-    struct ocmp_point *p; /* owned, ascending rate */
+    struct openloop_cmp_point *p; /* owned, ascending rate */
     size_t n;
     bool streamed;
-    struct ocmp_cap cap;
+    struct openloop_cmp_cap cap;
 };
 
-struct ocmp {
+struct openloop_cmp {
     bool have;          /* some side measured open-loop */
     bool any_slo;       /* SLOs were given: verdicts and capacity */
     bool streamed;      /* some side streamed: TTFT, TPOT and ITL */
     struct slo_set slo; /* a copy of the options' */
-    struct ocmp_side x[2];
-    enum ocmp_rel ratio_rel; /* the capacity's ratio candidate / baseline */
+    struct openloop_cmp_side x[2];
+    enum openloop_cmp_rel ratio_rel; /* the capacity's ratio candidate / baseline */
     double ratio;
-    enum ocmp_noratio ratio_none; /* when ratio_rel is OCMP_NONE: why */
+    enum openloop_cmp_noratio ratio_none; /* when ratio_rel is OPENLOOP_CMP_NONE: why */
 };
 
 /* Fills o from the sides b and c (names[k]: side k's display name; both must
- * outlive o, and so must opts->slo). Returns 0, OCMP_ERR_NOMEM, or
- * OCMP_ERR_INPUT with one line in err (SLOs without an open-loop run, or on a
- * metric a side lacks). Numbers only: the report says them (oreport.h), and
+ * outlive o, and so must opts->slo). Returns 0, OPENLOOP_CMP_ERR_NOMEM, or
+ * OPENLOOP_CMP_ERR_INPUT with one line in err (SLOs without an open-loop run, or on a
+ * metric a side lacks). Numbers only: the report says them (openloop_report.h), and
  * notes.h warns of what they show. */
-__attribute__((warn_unused_result)) int ocmp_build(struct ocmp *o, const struct side *b,
-                                                   const struct side *c, const char *const names[2],
-                                                   const struct ocmp_opts *opts, struct buf *err);
-void ocmp_free(struct ocmp *o);
+__attribute__((warn_unused_result)) int
+openloop_cmp_build(struct openloop_cmp *o, const struct side *b, const struct side *c,
+                   const char *const names[2], const struct openloop_cmp_opts *opts,
+                   struct buf *err);
+void openloop_cmp_free(struct openloop_cmp *o);
 /* The point of x at rate, or NULL. */
-const struct ocmp_point *ocmp_point(const struct ocmp_side *x, double rate);
+const struct openloop_cmp_point *openloop_cmp_point(const struct openloop_cmp_side *x, double rate);
 /* The sorted union of both sides' rates into out (cap of them); returns how many. */
-size_t ocmp_rates(const struct ocmp *o, double *out, size_t cap);
-/* Why there is no ratio, in words ("" for OCMP_NORATIO_NONE): constant text. */
-const char *ocmp_noratio_why(enum ocmp_noratio why);
+size_t openloop_cmp_rates(const struct openloop_cmp *o, double *out, size_t cap);
+/* Why there is no ratio, in words ("" for OPENLOOP_CMP_NORATIO_NONE): constant text. */
+const char *openloop_cmp_noratio_why(enum openloop_cmp_noratio why);
 
 #endif

@@ -1,9 +1,9 @@
-/* ojson: the open-loop part of the JSON report, "open_loop" (ocmp.h; its shape
+/* openloop_json: the open-loop part of the JSON report, "open_loop" (openloop_cmp.h; its shape
  * is documented in docs/compare.md, JSON, and sm-suite reads it): the
  * settings, the SLOs, per side the figures and SLO verdicts of every asked
  * rate and the capacity, and the capacity's ratio. */
-#ifndef SM_OJSON_H
-#define SM_OJSON_H
+#ifndef SM_OPENLOOP_JSON_H
+#define SM_OPENLOOP_JSON_H
 
 #include <cjson/cJSON.h>
 
@@ -11,6 +11,6 @@
 
 /* The "open_loop" object of m (the caller owns it), or NULL when m has no
  * open-loop run (or out of memory). */
-cJSON *ojson_build(const struct cmp *m);
+cJSON *openloop_json_build(const struct cmp *m);
 
 #endif
