@@ -1,5 +1,5 @@
 /* Fuzzes the readers of CloudWatch's documents (common/cwdoc.h) and what
- * sm-compare builds on them (results/cloudwatch_side.h): FilterLogEvents' events and
+ * sm-compare builds on them (results/read/cloudwatch_side.h): FilterLogEvents' events and
  * GetMetricData's results, as replies and as the aws CLI prints them. Input:
  * one control byte (bit 0: events or metric data), then the document.
  *
