@@ -37,6 +37,10 @@ enum cmp_group {
     CMP_OPEN, /* per asked rate of an open-loop run, and the capacity (openloop_cmp.h; CSV only) */
 };
 
+/* How a row's value stands for its figure: the figure itself, or a bound of it
+ * (an open-loop capacity when every rate held, or none did). */
+enum cmp_bound { CMP_EXACT, CMP_AT_LEAST, CMP_AT_MOST, CMP_MORE_THAN, CMP_LESS_THAN };
+
 /* The sample behind a streaming row's value. */
 struct cmp_n {
     size_t requests;
@@ -59,9 +63,9 @@ struct cmp_row {
     size_t nb, nc;                    /* samples the intervals rest on (0: none) */
     const char *method;               /* how the intervals were computed, or NULL */
     struct cmp_n n_b, n_c;            /* CMP_STREAM: the values' requests (and tokens) */
-    char note[160];                   /* more to say (a bounded value), or "" */
-    char limited_b[CLIMIT_WHY];       /* "" or why the baseline's client limited its value */
-    char limited_c[CLIMIT_WHY];       /* the same of the candidate's */
+    enum cmp_bound bound_b, bound_c, bound_ratio; /* CMP_EXACT unless the value is a bound */
+    char limited_b[CLIMIT_WHY]; /* "" or why the baseline's client limited its value */
+    char limited_c[CLIMIT_WHY]; /* the same of the candidate's */
 };
 
 struct cmp_opts {

@@ -104,10 +104,18 @@ static int openrows_rate_rows(struct cmp *m, double rate) {
                : 0;
 }
 
-/* One capacity row: each side's figure, its bound in the note. */
+/* The bound a capacity's relation makes of its value. */
+static enum cmp_bound openrows_bound(enum openloop_cmp_rel rel) {
+    return rel == OPENLOOP_CMP_GE   ? CMP_AT_LEAST
+           : rel == OPENLOOP_CMP_LE ? CMP_AT_MOST
+           : rel == OPENLOOP_CMP_GT ? CMP_MORE_THAN
+           : rel == OPENLOOP_CMP_LT ? CMP_LESS_THAN
+                                    : CMP_EXACT;
+}
+
+/* One capacity row: each side's figure, and whether it is a bound. */
 static int openrows_cap_row(struct cmp *m, const char *name, int decimals, int which) {
     struct cmp_row *r = cmp_add_row(m, name, CMP_OPEN, decimals);
-    size_t k = 0;
     if (!r) return -1;
     for (int s = 0; s < 2; s++) {
         const struct openloop_cmp_cap *c = &m->open.x[s].cap;
@@ -123,26 +131,14 @@ static int openrows_cap_row(struct cmp *m, const char *name, int decimals, int w
             side_val_none(v, "no tokens were served");
         else
             side_val_set(v, x);
-        if (v->ok && rel != OPENLOOP_CMP_EQ && k < sizeof r->note)
-            k += (size_t)snprintf(r->note + k, sizeof r->note - k, "%s%s: %s the value",
-                                  k ? "; " : "", s ? "candidate" : "baseline",
-                                  rel == OPENLOOP_CMP_GE   ? "at least"
-                                  : rel == OPENLOOP_CMP_LE ? "at most"
-                                  : rel == OPENLOOP_CMP_GT ? "more than"
-                                                           : "less than");
+        if (v->ok) *(s ? &r->bound_c : &r->bound_b) = openrows_bound(rel);
     }
     r->no_ratio = which != 0;
     if (which == 0 && m->open.ratio_rel == OPENLOOP_CMP_NONE)
         side_val_none(&r->ratio, "%s", openloop_cmp_noratio_why(m->open.ratio_none));
     else if (which == 0)
         side_val_set(&r->ratio, m->open.ratio);
-    if (which == 0 && m->open.ratio_rel != OPENLOOP_CMP_EQ &&
-        m->open.ratio_rel != OPENLOOP_CMP_NONE && k < sizeof r->note)
-        snprintf(r->note + k, sizeof r->note - k, "%sratio: %s the value", k ? "; " : "",
-                 m->open.ratio_rel == OPENLOOP_CMP_GE   ? "at least"
-                 : m->open.ratio_rel == OPENLOOP_CMP_LE ? "at most"
-                 : m->open.ratio_rel == OPENLOOP_CMP_GT ? "more than"
-                                                        : "less than");
+    if (which == 0 && r->ratio.ok) r->bound_ratio = openrows_bound(m->open.ratio_rel);
     return 0;
 }
 

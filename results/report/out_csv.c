@@ -41,8 +41,13 @@ static void out_csv_note(const struct cmp_row *r, char *out, size_t cap) {
         k += (size_t)snprintf(out + k, cap - k, "ratio: %s", r->ratio.why);
     if (r->method && !r->ci_r.ok && k < cap)
         k += (size_t)snprintf(out + k, cap - k, "%sinterval: %s", k ? "; " : "", r->ci_r.why);
-    if (r->note[0] && k < cap)
-        k += (size_t)snprintf(out + k, cap - k, "%s%s", k ? "; " : "", r->note);
+    const enum cmp_bound bound[] = {r->bound_b, r->bound_c, r->bound_ratio};
+    static const char *const who[] = {"baseline", "candidate", "ratio"};
+    static const char *const words[] = {"", "at least", "at most", "more than", "less than"};
+    for (int i = 0; i < 3 && k < cap; i++) /* a value that is a bound says so */
+        if (bound[i] != CMP_EXACT)
+            k += (size_t)snprintf(out + k, cap - k, "%s%s: %s the value", k ? "; " : "", who[i],
+                                  words[bound[i]]);
     if (r->limited_b[0] && k < cap)
         k += (size_t)snprintf(out + k, cap - k, "%sbaseline client-limited: %s", k ? "; " : "",
                               r->limited_b);
