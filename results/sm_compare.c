@@ -8,17 +8,20 @@
 #include <sys/stat.h>
 
 #include "cmp.h"
+#include "comparison.h"
 #include "datadir.h"
 #include "esc.h"
 #include "guard.h"
 #include "inputs.h"
+#include "notes.h"
 #include "out_csv.h"
 #include "out_json.h"
 #include "out_markdown.h"
 #include "out_svg.h"
 #include "out_text.h"
+#include "peerread.h"
 #include "peerview.h"
-#include "qplan.h"
+#include "quiz_plan.h"
 #include "quizfile.h"
 #include "report.h"
 #include "safeopen.h"
@@ -298,7 +301,7 @@ static int compare_option(struct compare_args *a, int c, char *arg) {
         a->quiz = arg;
         return 0;
     case COMPARE_OPT_MARGIN:
-        if (!qplan_share(arg, &a->margin) || a->margin > 0.5)
+        if (!quiz_plan_share(arg, &a->margin) || a->margin > 0.5)
             return compare_usage_error("--margin must be a share in (0, 50%], as 2% or 0.02", arg);
         return 0;
     default:
@@ -402,11 +405,11 @@ static int compare_render(const struct compare_args *a, const struct cmp *m,
                           const struct warnings *w, struct buf *out) {
     if (strcmp(a->format, "json") == 0) return out_json_render(m, w, out);
     if (strcmp(a->format, "csv") == 0) return out_csv_render(m, w, out);
-    struct report r;
+    struct page r;
     if (report_build(m, w, &r) < 0) return BUF_ERR_NOMEM;
     int rc = strcmp(a->format, "markdown") == 0 ? out_markdown_render(&r, out)
                                                 : out_text_render(&r, out);
-    report_free(&r);
+    page_free(&r);
     return rc;
 }
 
@@ -467,8 +470,9 @@ static int compare_run(const struct compare_args *a, struct buf *out, struct buf
     jobs[0].qz = jobs[1].qz = qz;
     if (compare_read_sides(jobs, w, err) < 0 ||
         guard_check(&jobs[0].side, &jobs[1].side, a->allow_mixed, w, err) < 0 ||
-        cmp_build(&m, &jobs[0].side, &jobs[1].side, &o, w, err) < 0)
+        comparison_build(&m, &jobs[0].side, &jobs[1].side, &o, err) < 0)
         goto done;
+    notes_add(&m, w); /* what the reader should know of the figures */
     status = 1;
     if (w->nomem || compare_render(a, &m, w, out) != BUF_OK ||
         (a->svg && out_svg_render(&m, svg) != BUF_OK)) {
@@ -493,7 +497,7 @@ static int compare_view(const struct compare_args *a) {
     buf_init(&err, COMPARE_ERR_MAX);
     int status = 2;
     for (int k = 0; k < 2; k++)
-        if (peerview_read_paths(&sides[k], a->paths[k], a->npaths[k], &err) < 0) goto done;
+        if (peerread_paths(&sides[k], a->paths[k], a->npaths[k], &err) < 0) goto done;
     status = 1;
     if (peerview_render(a->view, ps, roles, strcmp(a->format, "json") == 0, &out) < 0) {
         buf_fail(&err, BUF_ERR_NOMEM, "out of memory");

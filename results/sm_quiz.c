@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "qplan.h"
+#include "quiz_plan.h"
 #include "quizgen.h"
 #include "safeopen.h"
 
@@ -42,7 +42,8 @@ static int squiz_bad(const char *what, const char *arg, const char *why) {
 }
 
 static int squiz_share(const char *opt, const char *arg, double *out) {
-    if (!qplan_share(arg, out)) return squiz_bad(opt, arg, "not a share in (0, 1), as 3% or 0.03");
+    if (!quiz_plan_share(arg, out))
+        return squiz_bad(opt, arg, "not a share in (0, 1), as 3% or 0.03");
     return 0;
 }
 
@@ -76,7 +77,7 @@ static int squiz_parse(int argc, char **argv, const struct option *opts, const c
 }
 
 struct squiz_plan_args {
-    struct qplan p;
+    struct quiz_plan p;
     double margin;
     bool detect;
     unsigned long fams;
@@ -111,27 +112,27 @@ static int squiz_plan(int argc, char **argv) {
         {"margin", required_argument, NULL, 'm'},
         {NULL, 0, NULL, 0},
     };
-    struct squiz_plan_args a = {.margin = QPLAN_MARGIN, .fams = 3};
-    qplan_defaults(&a.p);
+    struct squiz_plan_args a = {.margin = QUIZ_PLAN_MARGIN, .fams = 3};
+    quiz_plan_defaults(&a.p);
     int rc = squiz_parse(argc, argv, opts, "sm-quiz plan takes the options its --help lists",
                          squiz_plan_set, &a);
     if (rc) return rc;
     if (!a.detect)
         return squiz_bad("--detect", NULL, "is required (the difference to find, as 3%)");
-    struct qplan p = a.p;
+    struct quiz_plan p = a.p;
     double margin = a.margin;
     unsigned long fams = a.fams;
     p.families = (unsigned)fams;
     struct buf err;
     buf_init(&err, 256);
-    if (qplan_check(&p, &err)) {
+    if (quiz_plan_check(&p, &err)) {
         fprintf(stderr, "sm-quiz: %s\n", buf_str(&err));
         buf_free(&err);
         return 2;
     }
     buf_free(&err);
-    long n = qplan_items(&p);
-    long eq = qplan_items_equiv(margin, 0, p.discordance, p.alpha / p.families, p.power);
+    long n = quiz_plan_items(&p);
+    long eq = quiz_plan_items_equiv(margin, 0, p.discordance, p.alpha / p.families, p.power);
     printf("Plan: find a difference of %g points in accuracy with %g%% power at a two-sided %g%%,\n"
            "Holm's correction across %u famil%s (each planned at %.3g%%), assuming the sides\n"
            "disagree on %g%% of the items (sm-compare re-estimates it as \"discordant\").\n"
@@ -142,7 +143,7 @@ static int squiz_plan(int argc, char **argv) {
            "quiz.json\n",
            p.detect * 100, p.power * 100, p.alpha * 100, p.families, p.families == 1 ? "y" : "ies",
            p.alpha / p.families * 100, p.discordance * 100, n, n * (long)p.families,
-           qplan_power(&p, n) * 100, margin * 100, eq, n > eq ? n : eq);
+           quiz_plan_power(&p, n) * 100, margin * 100, eq, n > eq ? n : eq);
     return fflush(stdout) ? 1 : 0;
 }
 

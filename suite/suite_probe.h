@@ -4,7 +4,7 @@
  * output), the verdict read from that JSON (open_loop.sides.baseline.rates[]:
  * the entry of the probe's rate, its slos.held), and the rate a result file
  * was asked for (settings.rates, one rate). The SLO logic stays in sm-compare
- * (results/slo.c); this runs it and reads its answer (all pure but the run). */
+ * (results/figures/slo.c); this runs it and reads its answer (all pure but the run). */
 #ifndef SM_SUITE_PROBE_H
 #define SM_SUITE_PROBE_H
 

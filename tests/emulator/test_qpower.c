@@ -1,13 +1,13 @@
 /* The emulator's per-family truth on generated quiz items (qtruth.h), and the
- * power claim of the plan (qplan.h) checked by simulation: paired outcomes
+ * power claim of the plan (quiz_plan.h) checked by simulation: paired outcomes
  * drawn from that truth over repeated seeds, analysed as sm-compare does
- * (qpair.h: McNemar per family, Holm across the three). */
+ * (quiz_pair.h: McNemar per family, Holm across the three). */
 #include <math.h>
 #include <stdio.h>
 
 #include "check.h"
-#include "qpair.h"
-#include "qplan.h"
+#include "quiz_pair.h"
+#include "quiz_plan.h"
 #include "qtruth.h"
 #include "quizgen.h"
 
@@ -15,11 +15,11 @@
 #define QAT  "google/gemma-4-E2B-it-qat-w4a16-ct"
 
 /* Counts n items of each family under seed: b and c per family. */
-static void draw(uint64_t seed, long n, const char *base, const char *cand, struct qpair *q) {
+static void draw(uint64_t seed, long n, const char *base, const char *cand, struct quiz_pair *q) {
     struct quizgen_item it;
     quizgen_item_init(&it);
     for (unsigned f = 0; f < QUIZGEN_FAMILIES; f++) {
-        q[f] = (struct qpair){.n = n};
+        q[f] = (struct quiz_pair){.n = n};
         for (long i = 0; i < n; i++) {
             CHECK_INT(quizgen_make(seed, (enum quizgen_family)f, (unsigned)i, &it), QUIZGEN_OK);
             bool x = qtruth_right(base, it.family, buf_str(&it.prompt));
@@ -36,7 +36,7 @@ static void draw(uint64_t seed, long n, const char *base, const char *cand, stru
 /* Over 6000 items a family, each model's accuracy and the pair's discordance
  * are the table's, within 4 standard errors. */
 static void test_truth_is_the_table(void) {
-    struct qpair q[QUIZGEN_FAMILIES];
+    struct quiz_pair q[QUIZGEN_FAMILIES];
     long n = 6000;
     draw(99, n, BF16, QAT, q);
     for (unsigned f = 0; f < QUIZGEN_FAMILIES; f++) {
@@ -59,11 +59,11 @@ static void test_truth_is_the_table(void) {
 static double simulated_power(long n, int runs) {
     int found = 0;
     for (int k = 0; k < runs; k++) {
-        struct qpair q[QUIZGEN_FAMILIES];
+        struct quiz_pair q[QUIZGEN_FAMILIES];
         draw(1000 + (uint64_t)k, n, BF16, QAT, q);
-        for (unsigned f = 0; f < QUIZGEN_FAMILIES; f++) qpair_tests(&q[f], QPLAN_MARGIN);
-        qpair_judge(q, QUIZGEN_FAMILIES, QPLAN_MARGIN, 0.05, 0.8);
-        found += q[QUIZGEN_FORMAT].verdict == QPAIR_DIFFERENT;
+        for (unsigned f = 0; f < QUIZGEN_FAMILIES; f++) quiz_pair_tests(&q[f], QUIZ_PLAN_MARGIN);
+        quiz_pair_judge(q, QUIZGEN_FAMILIES, QUIZ_PLAN_MARGIN, 0.05, 0.8);
+        found += q[QUIZGEN_FORMAT].verdict == QUIZ_PAIR_DIFFERENT;
     }
     return (double)found / runs;
 }
@@ -72,15 +72,15 @@ static double simulated_power(long n, int runs) {
  * error (3 standard errors of 200 runs); the default plan (10% assumed, more
  * than the truth's 7.9%) reaches at least that. */
 static void test_plan_power_holds_by_simulation(void) {
-    struct qplan p;
+    struct quiz_plan p;
     struct buf err;
     buf_init(&err, 256);
-    qplan_defaults(&p);
+    quiz_plan_defaults(&p);
     p.families = QUIZGEN_FAMILIES;
-    CHECK_INT(qplan_check(&p, &err), QPLAN_OK);
-    long n_default = qplan_items(&p);
+    CHECK_INT(quiz_plan_check(&p, &err), QUIZ_PLAN_OK);
+    long n_default = quiz_plan_items(&p);
     p.discordance = qtruth_discordance(BF16, QAT, QUIZGEN_FORMAT);
-    long n_true = qplan_items(&p);
+    long n_true = quiz_plan_items(&p);
     CHECK(n_true < n_default);
     int runs = 200;
     double tol = 3 * sqrt(0.8 * 0.2 / runs);
@@ -95,16 +95,16 @@ static void test_plan_power_holds_by_simulation(void) {
 /* A/A: the same model on both sides agrees on every item; the default plan's
  * items show equivalence within 2 points in every family. */
 static void test_aa_is_equivalent(void) {
-    struct qplan p;
-    qplan_defaults(&p);
+    struct quiz_plan p;
+    quiz_plan_defaults(&p);
     p.families = QUIZGEN_FAMILIES;
-    struct qpair q[QUIZGEN_FAMILIES];
-    draw(7, qplan_items(&p), QAT, QAT, q);
-    for (unsigned f = 0; f < QUIZGEN_FAMILIES; f++) qpair_tests(&q[f], QPLAN_MARGIN);
-    qpair_judge(q, QUIZGEN_FAMILIES, QPLAN_MARGIN, 0.05, 0.8);
+    struct quiz_pair q[QUIZGEN_FAMILIES];
+    draw(7, quiz_plan_items(&p), QAT, QAT, q);
+    for (unsigned f = 0; f < QUIZGEN_FAMILIES; f++) quiz_pair_tests(&q[f], QUIZ_PLAN_MARGIN);
+    quiz_pair_judge(q, QUIZGEN_FAMILIES, QUIZ_PLAN_MARGIN, 0.05, 0.8);
     for (unsigned f = 0; f < QUIZGEN_FAMILIES; f++) {
         CHECK_INT(q[f].b + q[f].c, 0);
-        CHECK_INT(q[f].verdict, QPAIR_EQUIVALENT);
+        CHECK_INT(q[f].verdict, QUIZ_PAIR_EQUIVALENT);
     }
 }
 

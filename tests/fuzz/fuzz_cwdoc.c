@@ -1,5 +1,5 @@
 /* Fuzzes the readers of CloudWatch's documents (common/cwdoc.h) and what
- * sm-compare builds on them (results/cwside.h): FilterLogEvents' events and
+ * sm-compare builds on them (results/read/cloudwatch_side.h): FilterLogEvents' events and
  * GetMetricData's results, as replies and as the aws CLI prints them. Input:
  * one control byte (bit 0: events or metric data), then the document.
  *
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cwdoc.h"
-#include "cwside.h"
+#include "cloudwatch_side.h"
 
 static int fuzz_event(void *ud, const struct cwdoc_event *e) {
     (void)ud;
@@ -36,24 +36,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *p = (const char *)data + 1;
     size_t n = size - 1;
     struct buf err, text;
-    struct cwside side;
+    struct cloudwatch_side side;
     memset(&side, 0, sizeof side);
     buf_init(&err, 4096);
     buf_init(&text, BUF_NO_CAP);
     if (data[0] & 1) {
         (void)!cwdoc_metrics(p, n, fuzz_series, NULL, &err);
-        (void)!cwside_metrics(&side, p, n, &err);
-        (void)!cwside_metrics(&side, p, n, &err); /* the same points twice keep one each */
-        cwside_finish(&side);
+        (void)!cloudwatch_side_metrics(&side, p, n, &err);
+        (void)!cloudwatch_side_metrics(&side, p, n, &err); /* the same points twice keep one each */
+        cloudwatch_side_finish(&side);
         for (int k = 0; k < CWDOC_N_METRICS; k++)
             for (size_t i = 1; i < side.m[k].n; i++)
                 if (!(side.m[k].t[i] > side.m[k].t[i - 1])) abort();
     } else {
         (void)!cwdoc_events(p, n, fuzz_event, NULL, &err);
-        (void)!cwside_logs(&side, p, n, &err);
-        (void)!cwside_logs(&side, p, n, &err);
-        cwside_finish(&side);
-        if (cwside_log_text(&side, &text) == 0) {
+        (void)!cloudwatch_side_logs(&side, p, n, &err);
+        (void)!cloudwatch_side_logs(&side, p, n, &err);
+        cloudwatch_side_finish(&side);
+        if (cloudwatch_side_log_text(&side, &text) == 0) {
             size_t lines = 0;
             for (size_t i = 0; i < text.len; i++) {
                 unsigned char c = (unsigned char)text.data[i];
@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
     }
     if (err.len && strchr(buf_str(&err), '\n')) abort();
-    cwside_free(&side);
+    cloudwatch_side_free(&side);
     buf_free(&err);
     buf_free(&text);
     return 0;

@@ -1,7 +1,7 @@
 /* Fuzzes the imports of another tool's run as a side of a peer view: the input
  * is written as a `vllm bench serve` detailed result (vllm-run.json) and as
  * AIPerf's export (profile_export.jsonl), and each is read as a side
- * (peerview_read_paths: rfile then vllmimport, or aiperfimport). A read either
+ * (peerread_paths: rfile then vllmimport, or aiperfimport). A read either
  * refuses in one line naming the file, or yields requests with finite times
  * whose chunk gaps are in the side; then every view is computed over them,
  * each statistic finite (or no value). */
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "peerread.h"
 #include "peerview.h"
 #include "tmpdir.h"
 
@@ -19,7 +20,7 @@ static void fuzz_side(const char *name, const uint8_t *data, size_t size) {
     struct peerview_side s = {0};
     struct buf err;
     buf_init(&err, 1024);
-    int rc = peerview_read_paths(&s, paths, 1, &err);
+    int rc = peerread_paths(&s, paths, 1, &err);
     if (rc < 0 &&
         (!err.len || memchr(buf_str(&err), '\n', err.len) || !strstr(buf_str(&err), name)))
         abort();

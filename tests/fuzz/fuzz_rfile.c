@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "inputs.h"
-#include "orate.h"
+#include "openloop.h"
 #include "tmpdir.h"
 
 static void fuzz_tally(const struct src_tally *t) {
@@ -45,11 +45,12 @@ static void fuzz_stream(struct stream_meas *m, const struct src_tally *t) {
     }
 }
 
-static void fuzz_rate(struct orate *o) {
+static void fuzz_rate(struct openloop *o) {
     for (size_t i = 0; i < o->n; i++) {
-        struct orate_round *r = &o->r[i];
-        double x[] = {orate_arrival_rate(r), orate_completion_rate(r), orate_tokens_rate(r),
-                      orate_goodput(r),      orate_error_share(r),     orate_late_share(r)};
+        struct openloop_round *r = &o->r[i];
+        double x[] = {openloop_arrival_rate(r), openloop_completion_rate(r),
+                      openloop_tokens_rate(r),  openloop_goodput(r),
+                      openloop_error_share(r),  openloop_late_share(r)};
         fuzz_tally(&r->tally);
         if (r->good > r->tally.ok || r->late > (long)r->nlate || (long)r->nlate > r->tally.ok)
             abort();

@@ -144,10 +144,40 @@ static void test_verdict(void) {
         struct cmp m = {.b = &b, .c = &c, .rows = r, .nrows = 2};
         snprintf(m.bname, sizeof m.bname, "bf16");
         snprintf(m.cname, sizeof m.cname, "qat");
-        char out[2000];
-        verdict_build(&m, out, sizeof out);
-        CHECK_STR(out, rows[i].want);
+        struct buf out;
+        buf_init(&out, BUF_NO_CAP);
+        CHECK(verdict_build(&m, &out) == 0);
+        CHECK_STR(buf_str(&out), rows[i].want);
+        buf_free(&out);
     }
+}
+
+/* A verdict is never cut: with long names and reasons it runs past the 2000
+ * bytes the model once held it in, and still ends with its last sentence whole. */
+static void test_verdict_long_is_whole(void) {
+    static struct side b, c;
+    char lb[CLIMIT_WHY], lc[CLIMIT_WHY];
+    memset(lb, 'b', sizeof lb - 1);
+    lb[sizeof lb - 1] = '\0';
+    memset(lc, 'c', sizeof lc - 1);
+    lc[sizeof lc - 1] = '\0';
+    struct cmp_row r[2] = {row_of("decode_tokens_per_second", 0, 2, lb, lc),
+                           row_of("load_c4_tokens_per_second", 4, 1.5, lb, lc)};
+    struct cmp m = {.b = &b, .c = &c, .rows = r, .nrows = 2};
+    memset(m.bname, 'B', sizeof m.bname - 1);
+    memset(m.cname, 'C', sizeof m.cname - 1);
+    struct buf out, tail;
+    buf_init(&out, BUF_NO_CAP);
+    buf_init(&tail, BUF_NO_CAP);
+    CHECK(verdict_build(&m, &out) == 0);
+    CHECK(buf_addf(&tail,
+                   "the tokens per second (c4) (client-limited, so a figure of the client "
+                   "rather than of the server: %s: %s; %s: %s).",
+                   m.bname, lb, m.cname, lc) == 0);
+    CHECK(out.len > 2000);
+    CHECK(out.len >= tail.len && strcmp(buf_str(&out) + out.len - tail.len, buf_str(&tail)) == 0);
+    buf_free(&out);
+    buf_free(&tail);
 }
 
 int main(void) {
@@ -155,5 +185,6 @@ int main(void) {
     test_itl();
     test_judge();
     test_verdict();
+    test_verdict_long_is_whole();
     return check_exit();
 }

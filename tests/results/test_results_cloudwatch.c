@@ -1,4 +1,4 @@
-/* The CloudWatch cross-check (results/cwcheck.h) on a side built by hand: the
+/* The CloudWatch cross-check (results/cloudwatch_check.h) on a side built by hand: the
  * periods that hold a step (a model minute at a time scale), the client's
  * counts as ranges, which differences are flagged (requests CloudWatch counts
  * that no reply came for, fewer invocations than replies), the latency split
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../check.h"
-#include "cwcheck.h"
+#include "cloudwatch_check.h"
 
 #define T0 1796144040.0 /* a whole minute */
 
@@ -47,14 +47,14 @@ int main(void) {
     f[1] = (struct src){.path = "sweep-c4.json", .time_scale = 10, .calls = two, .ncalls = 4};
     s.in.srcs = f;
     s.in.n = 2;
-    struct cwcheck x = {0};
-    CHECK_INT(cwcheck_side(&x, &s, &err), 0); /* no metrics: no rows */
+    struct cloudwatch_check x = {0};
+    CHECK_INT(cloudwatch_check_side(&x, &s, &err), 0); /* no metrics: no rows */
     CHECK_INT((int)x.n, 0);
-    CHECK_INT(cwside_metrics(&s.in.cw, doc, strlen(doc), &err), 0);
-    cwside_finish(&s.in.cw);
-    CHECK_INT(cwcheck_side(&x, &s, &err), 0);
+    CHECK_INT(cloudwatch_side_metrics(&s.in.cw, doc, strlen(doc), &err), 0);
+    cloudwatch_side_finish(&s.in.cw);
+    CHECK_INT(cloudwatch_check_side(&x, &s, &err), 0);
     CHECK_INT((int)x.n, 2);
-    const struct cwcheck_row *a = &x.rows[0], *b = &x.rows[1];
+    const struct cloudwatch_check_row *a = &x.rows[0], *b = &x.rows[1];
     CHECK(a->ok && b->ok);
     CHECK(a->b0 == T0 && a->b1 == T0 + 6 && b->b0 == T0 + 6 && b->b1 == T0 + 12);
     CHECK(a->invocations == 4 && a->errors_4xx == 1);
@@ -79,12 +79,12 @@ int main(void) {
     struct src_call late[] = {{T0 + 100, T0 + 101, 200, 10}};
     f[1].calls = late;
     f[1].ncalls = 1;
-    cwcheck_free(&x);
-    CHECK_INT(cwcheck_side(&x, &s, &err), 0);
+    cloudwatch_check_free(&x);
+    CHECK_INT(cloudwatch_check_side(&x, &s, &err), 0);
     CHECK(x.n == 2 && !x.rows[1].ok &&
           strstr(x.rows[1].why, "CloudWatch has no Invocations") != NULL);
-    cwcheck_free(&x);
-    cwside_free(&s.in.cw);
+    cloudwatch_check_free(&x);
+    cloudwatch_side_free(&s.in.cw);
     buf_free(&err);
     return check_exit();
 }

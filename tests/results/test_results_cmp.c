@@ -1,4 +1,4 @@
-/* Unit tests of cmp (the comparison's rows), qcmp (the quiz compared), notes,
+/* Unit tests of cmp (the comparison's rows), quiz_cmp (the quiz compared), notes,
  * verdict and fmt: ratios at full precision, each figure's requests and
  * intervals, unanswered questions, the warnings and the verdict's wording,
  * and how numbers are shown. */
@@ -6,8 +6,11 @@
 
 #include "../check.h"
 #include "cmp.h"
+#include "comparison.h"
 #include "fmt.h"
+#include "notes.h"
 #include "rtest.h"
+#include "verdict.h"
 
 /* A decode file of rate tokens/s with 5 replies of 16 and 512 tokens (the
  * first of 512 failed when fail) and a little spread. */
@@ -52,20 +55,25 @@ struct test_pair {
     struct cmp m;
     struct warnings w;
     struct buf err;
+    struct buf verdict; /* verdict.h's */
 };
 
 static int test_compare(struct test_pair *p, char **pb, size_t nb, char **pc, size_t nc) {
     struct cmp_opts o = {true, 3.6, NULL, 0};
     warnings_init(&p->w);
     buf_init(&p->err, 2048);
+    buf_init(&p->verdict, BUF_NO_CAP);
     if (rtest_side(&p->b, "baseline", pb, nb, &p->w, &p->err) < 0 ||
         rtest_side(&p->c, "candidate", pc, nc, &p->w, &p->err) < 0)
         return -1;
-    return cmp_build(&p->m, &p->b, &p->c, &o, &p->w, &p->err);
+    int rc = comparison_build(&p->m, &p->b, &p->c, &o, &p->err);
+    if (rc == 0) notes_add(&p->m, &p->w); /* the report's warnings on the figures */
+    return rc == 0 ? verdict_build(&p->m, &p->verdict) : rc;
 }
 
 static void test_pair_free(struct test_pair *p) {
     cmp_free(&p->m);
+    buf_free(&p->verdict);
     side_free(&p->b);
     side_free(&p->c);
     warnings_free(&p->w);
@@ -99,7 +107,7 @@ static void test_rows(void) {
     const struct cmp_row *k = cmp_row(&p.m, "quality_add_correct");
     CHECK(k && k->b_total == 2 && k->b_unanswered == 1 && k->c_total == 3);
     /* the quiz: questions 3 and 4 unanswered on the baseline side */
-    const struct qcmp *qc = &p.m.quiz;
+    const struct quiz_cmp *qc = &p.m.quiz;
     CHECK(qc->have && qc->asked == 4 && qc->both == 2 && qc->identical == 2);
     CHECK(qc->unanswered_b == 2 && qc->unanswered_c == 0 && qc->ndiffer == 0 && qc->ndis == 2);
     CHECK(qc->ndis == 2 && strcmp(qc->dis[0].right, "unanswered") == 0);
@@ -108,10 +116,11 @@ static void test_rows(void) {
           test_warned(&p.w, "b decode: 1 of 10 requests failed (10.0%)"));
     CHECK(test_warned(&p.w, "b quiz: 2 of 4 requests failed (50.0%): InternalFailure 2"));
     CHECK(test_warned(&p.w, "decode_tokens_per_second: n = 4: no interval"));
-    CHECK(strstr(p.m.verdict, "Quiz: 3/4 answered against 2/2 answered (0 and 2 unanswered: "
-                              "their requests failed); of the 2 questions both answered, 2 "
-                              "answers identical") != NULL);
-    CHECK(strstr(p.m.verdict, "Failures: 21.4% of b's requests (3 of 14) failed") != NULL);
+    CHECK(strstr(buf_str(&p.verdict),
+                 "Quiz: 3/4 answered against 2/2 answered (0 and 2 unanswered: "
+                 "their requests failed); of the 2 questions both answered, 2 "
+                 "answers identical") != NULL);
+    CHECK(strstr(buf_str(&p.verdict), "Failures: 21.4% of b's requests (3 of 14) failed") != NULL);
     test_pair_free(&p);
 }
 
@@ -129,8 +138,9 @@ static void test_verdict_levels(void) {
                   (char *)rtest_result("vc4.json", "sweep", "c", "1", st4, r2)};
     struct test_pair p;
     CHECK(test_compare(&p, pb, 2, pc, 2) == 0);
-    CHECK(strstr(p.m.verdict, "Under load it serves 1.00x the tokens per second at every level "
-                              "(c1, c4).") != NULL);
+    CHECK(strstr(buf_str(&p.verdict),
+                 "Under load it serves 1.00x the tokens per second at every level "
+                 "(c1, c4).") != NULL);
     const struct cmp_row *cost = cmp_row(&p.m, "cost_c1_usd_per_million_tokens");
     CHECK(cost && fabs(cost->b.v - 3.6 / (100 * 3600.0) * 1e6) < 1e-9);
     test_pair_free(&p);

@@ -31,7 +31,7 @@
  * together. Woodruff's interval with the requests, or with 10 blocks of time,
  * as independent units falls short of 93% for the median end-to-end latency
  * (and, over requests, TTFT's at 20/s): why sm-compare gives the open-loop
- * figures no interval (ocmp.h). */
+ * figures no interval (openloop_cmp.h). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>

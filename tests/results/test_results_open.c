@@ -1,16 +1,20 @@
 /* Unit tests of the open-loop comparison on hand-made files: the SLO options
  * and their one-line refusals (slo), t_intended_us read and checked (rfile),
  * latency from the intended start, late sends on the client's clock, the
- * arrival and completion rates (orate), per-request goodput, each rate's
+ * arrival and completion rates (openloop), per-request goodput, each rate's
  * verdict, the capacity interpolated or bounded, its ratio and cost, the
- * warnings (ocmp), and the guard on different schedules. */
+ * warnings (openloop_cmp), and the guard on different schedules. */
 #include <math.h>
 
 #include "../check.h"
 #include "cmp.h"
+#include "comparison.h"
 #include "guard.h"
+#include "notes.h"
+#include "openloop_report.h"
 #include "rtest.h"
 #include "slo.h"
+#include "verdict.h"
 
 #define OPEN_SETTINGS                                                                              \
     "{\"arrivals\": \"constant\", \"rates\": [1, 2, 4], \"duration_s\": 2, \"arrival_seed\": 1, "  \
@@ -83,6 +87,7 @@ struct open_pair {
     struct cmp m;
     struct warnings w;
     struct buf err;
+    struct buf verdict; /* verdict.h's */
     struct slo_set slo;
 };
 
@@ -114,10 +119,13 @@ static int open_compare_set(struct open_pair *p, const char *b, const char *c,
     struct cmp_opts o = {true, 3.6, slo, 0};
     warnings_init(&p->w);
     buf_init(&p->err, 2048);
+    buf_init(&p->verdict, BUF_NO_CAP);
     if (open_side(&p->b, "baseline", b, slo, &p->w, &p->err) < 0 ||
         open_side(&p->c, "candidate", c, slo, &p->w, &p->err) < 0)
         return -1;
-    return cmp_build(&p->m, &p->b, &p->c, &o, &p->w, &p->err);
+    int rc = comparison_build(&p->m, &p->b, &p->c, &o, &p->err);
+    if (rc == 0) notes_add(&p->m, &p->w); /* the report's warnings on the figures */
+    return rc == 0 ? verdict_build(&p->m, &p->verdict) : rc;
 }
 
 /* The same with the SLO arguments slos and --max-error-rate errors (both
@@ -143,6 +151,7 @@ static int open_compare_attain(struct open_pair *p, const char *b, const char *c
 
 static void open_pair_free(struct open_pair *p) {
     cmp_free(&p->m);
+    buf_free(&p->verdict);
     side_free(&p->b);
     side_free(&p->c);
     warnings_free(&p->w);
@@ -296,7 +305,7 @@ static void test_latency_from_intended_start_and_late_sends(void) {
         const char *path = open_file(name, "a", "wrk", scales[s], OPEN_SETTINGS, recs);
         struct open_pair p;
         CHECK(open_compare(&p, path, path, NULL, NULL) == 0);
-        const struct ocmp_point *x = ocmp_point(&p.m.open.x[0], 2);
+        const struct openloop_cmp_point *x = openloop_cmp_point(&p.m.open.x[0], 2);
         CHECK(p.m.open.have && p.m.open.x[0].n == 1 && x);
         if (x) {
             for (int q = 0; q < STREAM_QUANTILES; q++)
@@ -309,7 +318,7 @@ static void test_latency_from_intended_start_and_late_sends(void) {
             CHECK(open_near(x->tokens, 32 / (2.5 * k)));
             CHECK(isnan(x->goodput)); /* no SLO */
         }
-        CHECK(!p.m.open.any_slo && p.m.open.x[0].cap.rel == OCMP_NONE);
+        CHECK(!p.m.open.any_slo && p.m.open.x[0].cap.rel == OPENLOOP_CMP_NONE);
         CHECK(open_warned(&p.w, "1 ms after their intended start"));
         open_pair_free(&p);
     }
@@ -321,7 +330,7 @@ static void test_records_without_intended_start(void) {
                                  open_rec(0, -1, 2000000, 3500000, true, NULL));
     struct open_pair p;
     CHECK(open_compare(&p, path, path, NULL, NULL) == 0);
-    const struct ocmp_point *x = ocmp_point(&p.m.open.x[0], 1);
+    const struct openloop_cmp_point *x = openloop_cmp_point(&p.m.open.x[0], 1);
     CHECK(x && open_near(x->lat[STREAM_E2E].q[0], 1.5) && isnan(x->late_share));
     CHECK(open_warned(&p.w, "1 records without t_intended_us: their latency counts from when"));
     open_pair_free(&p);
@@ -371,7 +380,7 @@ static void test_goodput_per_request(void) {
     static const char *const slos[] = {"ttft:p50:0.5", "itl:p90:0.02", NULL};
     struct open_pair p;
     CHECK(open_compare(&p, path, path, slos, NULL) == 0);
-    const struct ocmp_point *x = ocmp_point(&p.m.open.x[0], 1);
+    const struct openloop_cmp_point *x = openloop_cmp_point(&p.m.open.x[0], 1);
     CHECK(x != NULL);
     if (x) {
         CHECK(x->r->good == 1 && x->r->tally.ok == 3 && x->r->tally.sent == 4);
@@ -381,7 +390,7 @@ static void test_goodput_per_request(void) {
         CHECK(!x->err.ok && open_near(x->err.v, 0.25) && !x->held);
     }
     char cell[200];
-    ocmp_verdict_cell(&p.m.open, x, cell, sizeof cell);
+    openloop_report_verdict_cell(&p.m.open, x, cell, sizeof cell);
     CHECK_STR(cell, "failed: 25.0% failed");
     open_pair_free(&p);
 }
@@ -401,7 +410,7 @@ static void test_attainment_is_joint_over_the_slos(void) {
     static const char *const slos[] = {"ttft:p40:0.5", "itl:p40:0.05", NULL};
     struct open_pair p;
     CHECK(open_compare(&p, path, path, slos, NULL) == 0);
-    const struct ocmp_point *x = ocmp_point(&p.m.open.x[0], 1);
+    const struct openloop_cmp_point *x = openloop_cmp_point(&p.m.open.x[0], 1);
     CHECK(x && x->check[0].ok && x->check[1].ok && x->held); /* each on its own holds */
     CHECK(x && x->r->good == 0 && x->attainment == 0);       /* none meets both */
     const struct cmp_row *r = cmp_row(&p.m, "rate_1_slo_attainment");
@@ -409,12 +418,12 @@ static void test_attainment_is_joint_over_the_slos(void) {
     open_pair_free(&p);
 
     CHECK(open_compare_attain(&p, path, path, slos, "50") == 0);
-    x = ocmp_point(&p.m.open.x[0], 1);
+    x = openloop_cmp_point(&p.m.open.x[0], 1);
     CHECK(x && x->check[0].ok && x->check[1].ok && !x->att.ok && !x->held);
     char cell[200];
-    ocmp_verdict_cell(&p.m.open, x, cell, sizeof cell);
+    openloop_report_verdict_cell(&p.m.open, x, cell, sizeof cell);
     CHECK_STR(cell, "failed: 0.0% met every SLO");
-    CHECK(p.m.open.x[0].cap.rel == OCMP_LT && p.m.open.x[0].cap.by == -3);
+    CHECK(p.m.open.x[0].cap.rel == OPENLOOP_CMP_LT && p.m.open.x[0].cap.by == -3);
     open_pair_free(&p);
 }
 
@@ -430,14 +439,15 @@ static void test_capacity_on_the_attainment(void) {
     static const char *const slos[] = {"e2e:p50:1", NULL};
     struct open_pair p;
     CHECK(open_compare_attain(&p, a, a, slos, "80") == 0);
-    const struct ocmp_side *x = &p.m.open.x[0];
+    const struct openloop_cmp_side *x = &p.m.open.x[0];
     CHECK(x->n == 3 && x->p[0].attainment == 1 && x->p[1].attainment == 0.75 &&
           x->p[2].attainment == 0.5);
     CHECK(x->p[0].held && !x->p[1].held && x->p[1].check[0].ok); /* p50 held, 75% < 80% */
-    CHECK(x->cap.rel == OCMP_EQ && x->cap.by == -3 && open_near(x->cap.v, 1.8));
+    CHECK(x->cap.rel == OPENLOOP_CMP_EQ && x->cap.by == -3 && open_near(x->cap.v, 1.8));
     CHECK(x->cap.pass == 1 && x->cap.fail == 2);
-    CHECK(strstr(p.m.verdict, "At p50 end-to-end latency <= 1 s, all met at once by at least 80% "
-                              "of requests, with at most 1% failed") != NULL);
+    CHECK(strstr(buf_str(&p.verdict),
+                 "At p50 end-to-end latency <= 1 s, all met at once by at least 80% "
+                 "of requests, with at most 1% failed") != NULL);
     open_pair_free(&p);
 
     CHECK(open_compare(&p, a, a, slos, NULL) == 0); /* the percentiles alone: held at 2 */
@@ -456,38 +466,41 @@ static void test_capacity_interpolated_and_bounded(void) {
     static const char *const slos[] = {"e2e:p90:4", NULL};
     struct open_pair p;
     CHECK(open_compare(&p, a, b, slos, NULL) == 0);
-    const struct ocmp_cap *ca = &p.m.open.x[0].cap, *cb = &p.m.open.x[1].cap;
-    CHECK(ca->rel == OCMP_EQ && open_near(ca->v, 3) && ca->pass == 2 && ca->fail == 4 &&
+    const struct openloop_cmp_cap *ca = &p.m.open.x[0].cap, *cb = &p.m.open.x[1].cap;
+    CHECK(ca->rel == OPENLOOP_CMP_EQ && open_near(ca->v, 3) && ca->pass == 2 && ca->fail == 4 &&
           ca->by == 0 && !ca->nonmonotone);
     CHECK(open_near(ca->tokens_per_request, 8) && open_near(ca->tokens, 24));
     CHECK(open_near(ca->usd, 3.6e6 / 3600 / 24));
-    CHECK(cb->rel == OCMP_GE && cb->v == 4 && cb->pass == 4 && isnan(cb->fail));
-    CHECK(p.m.open.ratio_rel == OCMP_GE && open_near(p.m.open.ratio, 4 / 3.0));
+    CHECK(cb->rel == OPENLOOP_CMP_GE && cb->v == 4 && cb->pass == 4 && isnan(cb->fail));
+    CHECK(p.m.open.ratio_rel == OPENLOOP_CMP_GE && open_near(p.m.open.ratio, 4 / 3.0));
     const struct cmp_row *r = cmp_row(&p.m, "capacity_requests_per_second");
     CHECK(r && r->b.ok && open_near(r->b.v, 3) && r->ratio.ok);
-    CHECK(r && strcmp(r->note, "candidate: at least the value; ratio: at least the value") == 0);
+    CHECK(r && r->bound_b == CMP_EXACT && r->bound_c == CMP_AT_LEAST &&
+          r->bound_ratio == CMP_AT_LEAST);
     r = cmp_row(&p.m, "rate_4_slos_held");
     CHECK(r && r->b.v == 0 && r->c.v == 1 && r->no_ratio);
-    CHECK(strstr(p.m.verdict, "At p90 end-to-end latency <= 4 s with at most 1% failed, b serves "
-                              "at least 4 requests/s vs 3 for a (at least 1.33x).") != NULL);
+    CHECK(strstr(buf_str(&p.verdict),
+                 "At p90 end-to-end latency <= 4 s with at most 1% failed, b serves "
+                 "at least 4 requests/s vs 3 for a (at least 1.33x).") != NULL);
     open_pair_free(&p);
 
     /* none holds on either side: "< 1" both, no ratio */
     static const char *const tight[] = {"e2e:p90:0.5", NULL};
     CHECK(open_compare(&p, a, b, tight, NULL) == 0);
-    CHECK(p.m.open.x[0].cap.rel == OCMP_LT && p.m.open.x[0].cap.v == 1 &&
+    CHECK(p.m.open.x[0].cap.rel == OPENLOOP_CMP_LT && p.m.open.x[0].cap.v == 1 &&
           p.m.open.x[0].cap.fail == 1 && p.m.open.x[0].cap.by == 0);
-    CHECK(p.m.open.ratio_rel == OCMP_NONE &&
-          strcmp(p.m.open.ratio_why, "both capacities are bounded the same way: no rate held on "
-                                     "either") == 0);
+    CHECK(p.m.open.ratio_rel == OPENLOOP_CMP_NONE &&
+          p.m.open.ratio_none == OPENLOOP_CMP_NORATIO_NONE_HELD &&
+          strcmp(openloop_cmp_noratio_why(p.m.open.ratio_none),
+                 "both capacities are bounded the same way: no rate held on either") == 0);
     open_pair_free(&p);
 
     /* the candidate fails at 2: against a baseline that held everywhere, the ratio is "<=" */
     static const char *const mid[] = {"e2e:p90:2.6", NULL};
     CHECK(open_compare(&p, b, a, mid, NULL) == 0);
-    CHECK(p.m.open.x[0].cap.rel == OCMP_GE && p.m.open.x[1].cap.rel == OCMP_EQ);
+    CHECK(p.m.open.x[0].cap.rel == OPENLOOP_CMP_GE && p.m.open.x[1].cap.rel == OPENLOOP_CMP_EQ);
     CHECK(open_near(p.m.open.x[1].cap.v, 1.6)); /* 2 s at 1, 3 s at 2: 2.6 s at 1.6 */
-    CHECK(p.m.open.ratio_rel == OCMP_LE && open_near(p.m.open.ratio, 1.6 / 4));
+    CHECK(p.m.open.ratio_rel == OPENLOOP_CMP_LE && open_near(p.m.open.ratio, 1.6 / 4));
     open_pair_free(&p);
 }
 
@@ -498,13 +511,13 @@ static void test_capacity_on_the_error_rate(void) {
     const char *a = open_rounds("err-a.json", "a", e, fail);
     struct open_pair p;
     CHECK(open_compare(&p, a, a, NULL, "0.1") == 0);
-    const struct ocmp_cap *c = &p.m.open.x[0].cap;
-    CHECK(c->rel == OCMP_EQ && c->by == -1 && open_near(c->v, 2 + 2 * 0.1 / 0.25));
-    const struct ocmp_point *x = ocmp_point(&p.m.open.x[0], 4);
+    const struct openloop_cmp_cap *c = &p.m.open.x[0].cap;
+    CHECK(c->rel == OPENLOOP_CMP_EQ && c->by == -1 && open_near(c->v, 2 + 2 * 0.1 / 0.25));
+    const struct openloop_cmp_point *x = openloop_cmp_point(&p.m.open.x[0], 4);
     CHECK(x && !x->held && open_near(x->errors, 0.25) && open_near(x->goodput, x->completion));
     CHECK(open_warned(&p.w, "a (baseline) rate 4/s: 2 of 8 requests failed (25.0%)"));
-    CHECK(strstr(p.m.verdict, "With at most 10% failed, a (candidate) serves 2.8 requests/s") !=
-          NULL);
+    CHECK(strstr(buf_str(&p.verdict),
+                 "With at most 10% failed, a (candidate) serves 2.8 requests/s") != NULL);
     open_pair_free(&p);
 }
 
@@ -516,8 +529,8 @@ static void test_capacity_not_monotone_warns(void) {
     static const char *const slos[] = {"e2e:p50:4", NULL};
     struct open_pair p;
     CHECK(open_compare(&p, a, a, slos, NULL) == 0);
-    const struct ocmp_cap *c = &p.m.open.x[0].cap;
-    CHECK(c->rel == OCMP_EQ && c->nonmonotone && open_near(c->v, 1 + 2.0 / 3));
+    const struct openloop_cmp_cap *c = &p.m.open.x[0].cap;
+    CHECK(c->rel == OPENLOOP_CMP_EQ && c->nonmonotone && open_near(c->v, 1 + 2.0 / 3));
     CHECK(open_warned(&p.w, "the SLOs held again at a rate above the first that failed them (2 "
                             "requests/s)"));
     open_pair_free(&p);
@@ -570,8 +583,8 @@ static void test_runs_of_one_side_pooled_by_rate(void) {
     buf_init(&err, 512);
     CHECK(rtest_side(&s, "baseline", paths, 2, &w, &err) == 0);
     CHECK(s.rate.n == 3 && s.rate.r[2].rate == 4 && s.rate.r[2].tally.sent == 16);
-    CHECK(s.rate.n == 3 && open_near(orate_arrival_rate(&s.rate.r[2]), 4));
-    CHECK(s.rate.n == 3 && open_near(orate_completion_rate(&s.rate.r[2]), 16 / (2 * 6.75)));
+    CHECK(s.rate.n == 3 && open_near(openloop_arrival_rate(&s.rate.r[2]), 4));
+    CHECK(s.rate.n == 3 && open_near(openloop_completion_rate(&s.rate.r[2]), 16 / (2 * 6.75)));
     side_free(&s);
     warnings_free(&w);
     buf_free(&err);
@@ -609,6 +622,34 @@ static void test_guard_refuses_another_schedule(void) {
     buf_free(&err);
 }
 
+/* A request is good (goodput, attainment) on the figures the comparison shows
+ * (stream.h defines them once): at time_scale 10 an open-loop request's
+ * latency is multiplied whole (docs/compare.md, Time-scaled runs), server_us
+ * or not, so a reply of 0.1 s measured is 1 s for its figure and its SLO
+ * alike, and misses an SLO of 0.95 s. */
+static void test_slo_judged_on_the_shown_time_scaled_figure(void) {
+    char recs[4096];
+    size_t n = 0;
+    for (int j = 0; j < 4; j++) {
+        long at = 1000000 + j * 500000L;
+        n += (size_t)snprintf(recs + n, sizeof recs - n, "%s%s", j ? "," : "",
+                              open_rec(1, at, at, at + 100000, true, "\"server_us\": 900000"));
+    }
+    const char *path = open_file("scaled-slo.json", "a", "wrk", "10", OPEN_SETTINGS, recs);
+    static const char *const slos[] = {"e2e:p90:0.95", NULL};
+    struct open_pair p;
+    CHECK(open_compare(&p, path, path, slos, NULL) == 0);
+    const struct openloop_cmp_point *x = openloop_cmp_point(&p.m.open.x[0], 2);
+    CHECK(x != NULL);
+    if (x) {
+        CHECK(open_near(x->lat[STREAM_E2E].q[1], 1.0)); /* not 0.91: 0.9 s of model time */
+        CHECK(x->check[0].have && open_near(x->check[0].v, 1.0) && !x->held);
+        CHECK(open_near(x->attainment, 0)); /* every request missed the SLO it is shown to miss */
+        CHECK(open_near(x->goodput, 0));
+    }
+    open_pair_free(&p);
+}
+
 int main(void) {
     test_slo_options_parsed_or_refused_in_one_line();
     test_intended_after_start_refused();
@@ -625,5 +666,6 @@ int main(void) {
     test_batch_without_rate_refused();
     test_runs_of_one_side_pooled_by_rate();
     test_guard_refuses_another_schedule();
+    test_slo_judged_on_the_shown_time_scaled_figure();
     return check_exit();
 }

@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "../check.h"
+#include "peerread.h"
 #include "peerview.h"
 #include "aiperfimport.h"
 #include "rtest.h"
@@ -44,7 +45,7 @@ static int pv_compute(const char *name, const char *scale, struct peerview_metri
     struct buf err;
     buf_init(&err, 512);
     memset(s, 0, sizeof *s);
-    CHECK(peerview_read_paths(s, paths, 1, &err) == 0);
+    CHECK(peerread_paths(s, paths, 1, &err) == 0);
     buf_free(&err);
     const struct peerview_view *v = peerview_find(name);
     CHECK(v != NULL);
@@ -162,7 +163,7 @@ static void test_vllm_file_imported(void) {
     snprintf(text, sizeof text, doc,
              ", \"latencies\": [0.17, 0.4, 0.21, 0], \"start_times\": [0, 1, 2, 3]");
     char *paths[] = {(char *)rtest_write("vllm-detailed.json", text)};
-    CHECK(peerview_read_paths(&s, paths, 1, &err) == 0);
+    CHECK(peerread_paths(&s, paths, 1, &err) == 0);
     CHECK(s.n == 3 && s.failed == 1);
     CHECK(peerview_compute(peerview_find("vllm"), &s, m) == 4);
     CHECK(pv_near(m[0].mean, 200) && pv_near(m[0].pct[0], 298) && pv_near(m[1].mean, 33.75));
@@ -171,21 +172,21 @@ static void test_vllm_file_imported(void) {
 
     snprintf(text, sizeof text, doc, "");
     paths[0] = (char *)rtest_write("vllm-old.json", text);
-    CHECK(peerview_read_paths(&s, paths, 1, &err) == 0);
+    CHECK(peerread_paths(&s, paths, 1, &err) == 0);
     CHECK(peerview_compute(peerview_find("vllm"), &s, m) == 4);
     CHECK(pv_near(m[3].mean, (160 + 350 + 200) / 3.0));
     peerview_side_free(&s);
 
     snprintf(text, sizeof text, doc, ", \"latencies\": [0.17, 0.4]");
     paths[0] = (char *)rtest_write("vllm-short.json", text);
-    CHECK(peerview_read_paths(&s, paths, 1, &err) == VLLMIMPORT_ERR_INPUT);
+    CHECK(peerread_paths(&s, paths, 1, &err) == VLLMIMPORT_ERR_INPUT);
     CHECK(strstr(buf_str(&err), "vllm-short.json: vLLM result: \"latencies\" must list one "
                                 "entry per request (4, as \"ttfts\")") != NULL);
     peerview_side_free(&s);
     static const char bad[] = "{\"ttfts\": [0.1], \"itls\": [[-0.01]], \"output_lens\": [2], "
                               "\"errors\": [\"\"]}";
     paths[0] = (char *)rtest_write("vllm-bad.json", bad);
-    CHECK(peerview_read_paths(&s, paths, 1, &err) == VLLMIMPORT_ERR_INPUT);
+    CHECK(peerread_paths(&s, paths, 1, &err) == VLLMIMPORT_ERR_INPUT);
     CHECK(strstr(buf_str(&err), "vllm-bad.json: vLLM result: itls[0][0] must be seconds from 0 to "
                                 "1e+06") != NULL);
     peerview_side_free(&s);
@@ -222,7 +223,7 @@ static void test_aiperf_file_imported(void) {
     snprintf(text, sizeof text, lines, "ns");
     char *paths[] = {(char *)rtest_write("profile_export.jsonl", text)};
     CHECK(aiperfimport_is(paths[0]));
-    CHECK(peerview_read_paths(&s, paths, 1, &err) == 0);
+    CHECK(peerread_paths(&s, paths, 1, &err) == 0);
     CHECK(s.n == 3 && s.failed == 1);
     CHECK(peerview_compute(peerview_find("aiperf"), &s, m) == 4);
     CHECK(pv_near(m[0].mean, 200) && pv_near(m[1].mean, 33.75) && pv_near(m[1].pct[0], 17.825));
@@ -233,7 +234,7 @@ static void test_aiperf_file_imported(void) {
 
     snprintf(text, sizeof text, lines, "minutes");
     paths[0] = (char *)rtest_write("bad_export.jsonl", text);
-    CHECK(peerview_read_paths(&s, paths, 1, &err) == AIPERFIMPORT_ERR_INPUT);
+    CHECK(peerread_paths(&s, paths, 1, &err) == AIPERFIMPORT_ERR_INPUT);
     CHECK(strstr(buf_str(&err),
                  "bad_export.jsonl: line 2: AIPerf record: time_to_first_token "
                  "must be {\"value\": a time from 0, \"unit\": ns, us, ms, s}") != NULL);

@@ -2,14 +2,15 @@
  * one-line refusals (rfile), the values each record gives (stream: TTFT, ITL
  * per token, TPOT, end-to-end), their percentiles on hand-made files, the
  * clustered quantile and its interval (estim, interval), the check of ITL at
- * c1 against the decode rate (scmp), and the guard on a streamed side
+ * c1 against the decode rate (streamrows), and the guard on a streamed side
  * against one that was not. */
 #include <math.h>
 
 #include "../check.h"
 #include "guard.h"
+#include "notes.h"
 #include "rtest.h"
-#include "scmp.h"
+#include "streamrows.h"
 #include "stream.h"
 
 #define TEST_C1 "{\"mode\": \"batch\", \"concurrency\": 1, \"max_tokens\": 5}"
@@ -288,7 +289,7 @@ static bool test_check(double factor, struct warnings *w) {
     buf_init(&err, 1024);
     CHECK(rtest_side(&s, "baseline", paths, 2, w, &err) == 0);
     CHECK(s.dec.rate.ok && fabs(s.dec.rate.v - 50) < 1e-3);
-    bool warned = scmp_check(&s, "s", w);
+    bool warned = notes_itl_check(&s, "s", w);
     side_free(&s);
     buf_free(&err);
     return warned;

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""sm-quiz: the plan's numbers (Connor's formula, as test_results_qpair.c checks
+"""sm-quiz: the plan's numbers (Connor's formula, as test_results_quiz_pair.c checks
 by hand), refusals of bad input (one line naming it, exit 2), and quiz files
 that are the same for the same seed. Argument: the sm-quiz binary."""
 import json

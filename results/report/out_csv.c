@@ -1,0 +1,151 @@
+#include "out_csv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "esc.h"
+#include "fmt.h"
+
+#define OUT_CSV_COLS 17
+
+static int out_csv_line(struct buf *b, const char *const *cells) {
+    int rc = 0;
+    for (int i = 0; i < OUT_CSV_COLS && !rc; i++)
+        rc = esc_csv(b, cells[i] ? cells[i] : "") ||
+             buf_adds(b, i == OUT_CSV_COLS - 1 ? "\r\n" : ",");
+    return rc;
+}
+
+static void out_csv_num(double x, char *out, size_t cap) {
+    if (isfinite(x))
+        snprintf(out, cap, "%.15g", x);
+    else
+        out[0] = '\0';
+}
+
+static void out_csv_ci(const struct interval *ci, char *lo, char *hi) {
+    lo[0] = hi[0] = '\0';
+    if (!ci->ok) return;
+    out_csv_num(ci->lo, lo, FMT_CELL);
+    out_csv_num(ci->hi, hi, FMT_CELL);
+}
+
+static void out_csv_note(const struct cmp_row *r, char *out, size_t cap) {
+    size_t k = 0;
+    out[0] = '\0';
+    if (!r->b.ok) k += (size_t)snprintf(out + k, cap - k, "baseline: %s", r->b.why);
+    if (!r->c.ok && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, "%scandidate: %s", k ? "; " : "", r->c.why);
+    if (!r->no_ratio && !r->ratio.ok && r->b.ok && r->c.ok && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, "ratio: %s", r->ratio.why);
+    if (r->method && !r->ci_r.ok && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, "%sinterval: %s", k ? "; " : "", r->ci_r.why);
+    const enum cmp_bound bound[] = {r->bound_b, r->bound_c, r->bound_ratio};
+    static const char *const who[] = {"baseline", "candidate", "ratio"};
+    static const char *const words[] = {"", "at least", "at most", "more than", "less than"};
+    for (int i = 0; i < 3 && k < cap; i++) /* a value that is a bound says so */
+        if (bound[i] != CMP_EXACT)
+            k += (size_t)snprintf(out + k, cap - k, "%s%s: %s the value", k ? "; " : "", who[i],
+                                  words[bound[i]]);
+    if (r->limited_b[0] && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, "%sbaseline client-limited: %s", k ? "; " : "",
+                              r->limited_b);
+    if (r->limited_c[0] && k < cap)
+        snprintf(out + k, cap - k, "%scandidate client-limited: %s", k ? "; " : "", r->limited_c);
+}
+
+static void out_csv_count(const struct src_tally *t, char *ok, char *sent) {
+    ok[0] = sent[0] = '\0';
+    if (!t) return;
+    snprintf(ok, 32, "%ld", t->ok);
+    snprintf(sent, 32, "%ld", t->sent);
+}
+
+static void out_csv_n(const struct side_val *v, const struct cmp_n *n, char *out, size_t cap) {
+    if (v->ok)
+        snprintf(out, cap, "%llu",
+                 n->tokens ? (unsigned long long)n->tokens : (unsigned long long)n->requests);
+}
+
+static int out_csv_row(struct buf *b, const struct cmp_row *r) {
+    char v[3][FMT_CELL], lo[3][FMT_CELL], hi[3][FMT_CELL], note[1200];
+    char okb[32], sb[32], okc[32], sc[32], tb[32] = "", tc[32] = "";
+    out_csv_num(r->b.ok ? r->b.v : NAN, v[0], FMT_CELL);
+    out_csv_num(r->c.ok ? r->c.v : NAN, v[1], FMT_CELL);
+    out_csv_num(!r->no_ratio && r->ratio.ok ? r->ratio.v : NAN, v[2], FMT_CELL);
+    out_csv_ci(&r->ci_b, lo[0], hi[0]);
+    out_csv_ci(&r->ci_c, lo[1], hi[1]);
+    out_csv_ci(&r->ci_r, lo[2], hi[2]);
+    out_csv_count(r->tb, okb, sb);
+    out_csv_count(r->tc, okc, sc);
+    if (r->b_total > 0) snprintf(tb, sizeof tb, "%ld", r->b_total);
+    if (r->c_total > 0) snprintf(tc, sizeof tc, "%ld", r->c_total);
+    if (r->group == CMP_STREAM) { /* the sample: requests, or ITL's tokens */
+        out_csv_n(&r->b, &r->n_b, tb, sizeof tb);
+        out_csv_n(&r->c, &r->n_c, tc, sizeof tc);
+    }
+    out_csv_note(r, note, sizeof note);
+    const char *cells[OUT_CSV_COLS] = {r->name, v[0], v[1], v[2], lo[0], hi[0], lo[1], hi[1], lo[2],
+                                       hi[2],   okb,  sb,   okc,  sc,    tb,    tc,    note};
+    return out_csv_line(b, cells);
+}
+
+/* A row without intervals or requests. */
+static int out_csv_plain(struct buf *b, const char *name, const char *base, const char *cand,
+                         const char *ratio, const char *total, const char *note) {
+    const char *cells[OUT_CSV_COLS] = {name, base, cand, ratio, "", "",    "",    "",  "",
+                                       "",   "",   "",   "",    "", total, total, note};
+    return out_csv_line(b, cells);
+}
+
+static int out_csv_dis(struct buf *b, const struct quiz_cmp_dis *d) {
+    char name[200], note[300];
+    snprintf(name, sizeof name, "disagreement:%s", d->id);
+    snprintf(note, sizeof note, "expected %s; right: %s", d->expected ? d->expected : "?",
+             d->right);
+    const char *bt = !d->bi ? "(not asked)" : d->bi->text ? d->bi->text : "(failed)";
+    const char *ct = !d->ci ? "(not asked)" : d->ci->text ? d->ci->text : "(failed)";
+    return out_csv_plain(b, name, bt, ct, "", "", note);
+}
+
+static int out_csv_quiz(struct buf *b, const struct cmp *m) {
+    const struct quiz_cmp *q = &m->quiz;
+    char n1[32], n2[32], tot[32], p[FMT_CELL];
+    if (!q->have) return 0;
+    snprintf(n1, sizeof n1, "%ld", q->identical);
+    snprintf(tot, sizeof tot, "%ld", q->both);
+    if (out_csv_plain(b, "identical_answers", n1, n1, "", tot,
+                      "replies byte-identical on both sides, of the questions both answered"))
+        return -1;
+    if (q->have_mcnemar) {
+        snprintf(n1, sizeof n1, "%u", q->mc_b);
+        snprintf(n2, sizeof n2, "%u", q->mc_c);
+        out_csv_num(q->mc_p, p, sizeof p);
+        if (out_csv_plain(b, "mcnemar_exact_p", n1, n2, p, "",
+                          "questions only that side got right; p in the ratio column"))
+            return -1;
+    }
+    for (size_t i = 0; i < q->ndis; i++)
+        if (out_csv_dis(b, &q->dis[i])) return -1;
+    return 0;
+}
+
+static int out_csv_warnings(struct buf *b, const struct warnings *w) {
+    int rc = 0;
+    for (size_t i = 0; i < w->n && !rc; i++)
+        rc = buf_adds(b, "# warning: ") || esc_text(b, w->items[i]) || buf_adds(b, "\r\n");
+    return rc;
+}
+
+int out_csv_render(const struct cmp *m, const struct warnings *w, struct buf *out) {
+    static const char *const head[OUT_CSV_COLS] = {
+        "measurement",     "baseline",      "candidate",      "ratio",          "baseline_low",
+        "baseline_high",   "candidate_low", "candidate_high", "ratio_low",      "ratio_high",
+        "baseline_ok",     "baseline_sent", "candidate_ok",   "candidate_sent", "baseline_total",
+        "candidate_total", "note"};
+    int rc = out_csv_warnings(out, w) || out_csv_line(out, head);
+    for (size_t i = 0; i < m->nrows && !rc; i++) rc = out_csv_row(out, &m->rows[i]);
+    if (!rc) rc = out_csv_quiz(out, m);
+    return rc ? BUF_ERR_NOMEM : BUF_OK;
+}
