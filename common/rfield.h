@@ -1,7 +1,7 @@
 /* rfield: the one owner of a result record's fields (docs/result-format.md,
  * Records): their names, and a table of each field's name, JSON type, unit and
  * meaning. The recorder writes records with these names (plugin/record.c),
- * sm-compare reads them (results/rfile.c) and sm-suite's rate reader too
+ * sm-compare reads them (results/read/rfile.c) and sm-suite's rate reader too
  * (suite/suite_rate.c); nothing else in C spells a record field's name
  * (tests/common/test_rfield_literals.py), and the table is the document's
  * (tests/common/test_rfield_doc.py). The names are macros, so that a writer

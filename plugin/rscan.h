@@ -11,7 +11,7 @@
  * everything else as it skips it. Strings without escapes, most of a reply's
  * bytes, are searched 16 bytes at a time (SSE2), past 64 bytes with memchr
  * (control characters in them pass, as cJSON lets them); strings with escapes
- * and numbers other than plain integers are read by jscan (results/jscan.h).
+ * and numbers other than plain integers are read by jscan (common/jscan.h).
  * A body it cannot read as cJSON would is refused and goes to cJSON (reply.c):
  * another shape, escaped member names or names holding a NUL byte (which cJSON
  * cuts there), a "choices" that is not a non-empty array with an object first,

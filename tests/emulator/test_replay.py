@@ -33,7 +33,7 @@ from emutest import check, run_group  # noqa: E402
 import emulator  # noqa: E402  (tests/lib, on the path through emutest)
 
 SCRIPT = os.path.join(ROOT, "scenarios", "replay.lua")
-TEMPLATE = 6  # the chat template's tokens around a prompt (emulator/pfx.h)
+TEMPLATE = 6  # the chat template's tokens around a prompt (emulator/model/pfx.h)
 PROFILE = ["overhead_s=0.002", "prefill_s_per_token=0.00001", "step_ms=1:2", "max_seqs=256",
            "jitter=0"]
 

@@ -4,7 +4,7 @@
     model = train_sentencepiece(tmp, "unigram")      # tmp/unigram.model
     write_tokenizer_json(tmp + "/tokenizer.json")    # byte-level BPE
 
-WORDS are the emulator's filler words (emulator/tok.c), so that its replies are
+WORDS are the emulator's filler words (emulator/model/tok.c), so that its replies are
 made of words these models know."""
 import json
 import os

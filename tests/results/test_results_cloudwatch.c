@@ -1,4 +1,4 @@
-/* The CloudWatch cross-check (results/cloudwatch_check.h) on a side built by hand: the
+/* The CloudWatch cross-check (results/compare/cloudwatch_check.h) on a side built by hand: the
  * periods that hold a step (a model minute at a time scale), the client's
  * counts as ranges, which differences are flagged (requests CloudWatch counts
  * that no reply came for, fewer invocations than replies), the latency split

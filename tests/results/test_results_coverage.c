@@ -1,4 +1,4 @@
-/* Coverage of sm-compare's 95% intervals (results/interval.h), simulated with
+/* Coverage of sm-compare's 95% intervals (results/stats/interval.h), simulated with
  * the emulator's own timing model: emulator/model/model.c's bf16-l4 and qat-l4
  * profiles (1% jitter on every overhead and decode step) and emulator/model/batch.c's
  * continuous batching, driven the way the emulator's event loop drives them.
@@ -16,7 +16,7 @@
  * that get an interval.
  *
  * The sweep's requests also stream, token by token as the emulator sends them,
- * through the result format's record into results/stream.h: every median of
+ * through the result format's record into results/figures/stream.h: every median of
  * TTFT, ITL, TPOT and end-to-end latency and ITL's p90 (per side and ratio, the
  * batches as units) holds 93% to 98% (the medians of requests at c4 and c16
  * are conservative: at least 93%), and the p90s of requests and all p99s get
