@@ -91,6 +91,36 @@ static int cmp_fact_rows(struct cmp *m) {
     return 0;
 }
 
+/* The peak of vLLM's generation throughput lines while compare.py loaded the side. */
+static const struct src *cmp_server_peak_src(const struct side *s) {
+    for (size_t i = 0; i < s->in.n; i++)
+        if (s->in.srcs[i].have_server_peak) return &s->in.srcs[i];
+    return NULL;
+}
+
+static void cmp_server_peak_val(struct side_val *v, const struct side *s) {
+    const struct src *p = cmp_server_peak_src(s);
+    if (p)
+        side_val_set(v, p->server_peak_tps);
+    else
+        side_val_none(v,
+                      "no compare.py server_throughput_during_load for the %s (its server log "
+                      "is checked against the client in the server-log section)",
+                      s->role);
+}
+
+/* A row only when a compare.py file of either side has the figure. */
+static int cmp_server_peak_row(struct cmp *m) {
+    if (!cmp_server_peak_src(m->b) && !cmp_server_peak_src(m->c)) return 0;
+    struct cmp_row *r = cmp_add_row(m, "server_peak_tokens_per_second", CMP_MAIN, -1);
+    if (!r) return -1;
+    cmp_server_peak_val(&r->b, m->b);
+    cmp_server_peak_val(&r->c, m->c);
+    r->server_fact = true;
+    cmp_set_ratio(r);
+    return 0;
+}
+
 /* ---- decode ---- */
 
 /* The decode intervals of one side (rate, fixed cost) and their sample size. */
@@ -410,7 +440,8 @@ int cmp_start(struct cmp *m, const struct side *b, const struct side *c, const s
     m->opts = *o;
     cmp_names(m);
     if (cmp_fact_rows(m) < 0 || cmp_decode_rows(m) < 0 || cmp_level_rows(m) < 0 ||
-        cmp_quiz_rows(m) < 0 || cmp_latency_rows(m) < 0 || cmp_cost_rows(m) < 0)
+        cmp_server_peak_row(m) < 0 || cmp_quiz_rows(m) < 0 || cmp_latency_rows(m) < 0 ||
+        cmp_cost_rows(m) < 0)
         return buf_fail(err, CMP_ERR_NOMEM, "out of memory");
     return CMP_OK;
 }

@@ -52,11 +52,12 @@ struct cmp_row {
     char name[64];
     enum cmp_group group;
     struct side_val b, c, ratio;
-    bool no_ratio;                    /* the reference gives no ratio for this row */
-    bool server_fact;                 /* from the server's start-up log: never client-limited */
-    int decimals;                     /* rounding of the values in text; -1: as read */
-    int load_c;                       /* a load_cN_tokens_per_second row's N; 0 for others */
-    long b_total, c_total;            /* > 0: the values count out of these (answered) */
+    bool no_ratio;         /* the reference gives no ratio for this row */
+    bool server_fact;      /* the server's own figure (start-up log, throughput lines): never
+                              client-limited */
+    int decimals;          /* rounding of the values in text; -1: as read */
+    int load_c;            /* a load_cN_tokens_per_second row's N; 0 for others */
+    long b_total, c_total; /* > 0: the values count out of these (answered) */
     long b_unanswered, c_unanswered;  /* counts: questions a side left unanswered */
     const struct src_tally *tb, *tc;  /* the requests behind each value, or NULL */
     struct interval ci_b, ci_c, ci_r; /* 95% intervals (ok false: why none) */

@@ -28,6 +28,12 @@ static const struct field_rule measure_top_rules[] = {
     {"decode", FIELD_OBJ | FIELD_NULL, 0, 0},
     {"load", FIELD_OBJ | FIELD_NULL, 0, 0},
     {"quality", FIELD_OBJ | FIELD_NULL, 0, 0},
+    {"server_throughput_during_load", FIELD_OBJ | FIELD_NULL, 0, 0},
+};
+
+static const struct field_rule measure_server_rules[] = {
+    {"lines", FIELD_INT, 0, MEASURE_MAX},
+    {"peak_tokens_per_second", FIELD_NUM | FIELD_NULL, 0, MEASURE_MAX},
 };
 
 static const struct field_rule measure_settings_rules[] = {
@@ -111,6 +117,24 @@ static void measure_facts(const cJSON *lf, const char *path, struct facts *f) {
         }
     }
     snprintf(f->source, sizeof f->source, "%s (load_facts)", path);
+}
+
+/* compare.py's peak of vLLM's "Avg generation throughput" lines while it loaded
+ * the endpoint: kept as the server's figure it is (no window to check it in). */
+static int measure_server(struct measure_ctx *c, const cJSON *srv) {
+    double peak, lines;
+    if (!cJSON_IsObject(srv)) return 0;
+    int rc = field_check(srv, measure_server_rules,
+                         sizeof measure_server_rules / sizeof measure_server_rules[0], c->path,
+                         "server_throughput_during_load.", c->err);
+    if (rc < 0) return rc;
+    if (!measure_num(srv, "peak_tokens_per_second", &peak) || !measure_num(srv, "lines", &lines) ||
+        lines < 1)
+        return 0;
+    c->s->have_server_peak = true;
+    c->s->server_peak_tps = peak;
+    c->s->server_peak_lines = (long)lines;
+    return 0;
 }
 
 static int measure_decode(struct measure_ctx *c, const cJSON *dec) {
@@ -313,7 +337,8 @@ int measure_src(const cJSON *doc, const char *path, const struct quizfile *qz, s
     }
     if ((rc = measure_decode(&c, measure_item(doc, "decode"))) < 0 ||
         (rc = measure_load(&c, measure_item(doc, "load"))) < 0 ||
-        (rc = measure_quality(&c, measure_item(doc, "quality"))) < 0)
+        (rc = measure_quality(&c, measure_item(doc, "quality"))) < 0 ||
+        (rc = measure_server(&c, measure_item(doc, "server_throughput_during_load"))) < 0)
         return rc;
     if (out->quiz && !qz)
         warnings_add(w,

@@ -131,6 +131,9 @@ struct src {
     void (*rate_free)(
         struct openloop *); /* frees what rate owns (openloop_free: openloop.h sits above src) */
     struct facts *facts;    /* compare.py's load_facts */
+    bool have_server_peak;  /* compare.py's server_throughput_during_load */
+    double server_peak_tps; /* its peak generation throughput (vLLM's log), tokens/s */
+    long server_peak_lines; /* the log lines it was read from */
     struct shards_info *shards; /* a sharded run's shards (merged into this input), or NULL */
     struct src_call *calls;     /* owned: the records of its phase with wall_start_us, file order */
     size_t ncalls;

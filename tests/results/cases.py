@@ -68,6 +68,8 @@ def check_article(out, _):
     expect(rows["load_c16_tokens_per_second"][:2] == [619.1, 1077.25], "c16 values")
     expect(rows["quality_correct"] == [37, 37, None], "quality %r" % rows["quality_correct"])
     expect(rows["load_seconds"] == [82.751806, 66.190265, None], "load seconds")
+    expect(rows["server_peak_tokens_per_second"] == [409.6, 716.8, 1.75],
+           "compare.py's server_throughput_during_load %r" % rows.get("server_peak_tokens_per_second"))
     expect(doc["identical_answers"] == {"count": 35, "total": 40, "asked": 40}, "identical answers")
     expect(all(v[k] is None for v in doc["intervals"]["rows"].values()
                for k in ("baseline", "candidate", "ratio")), "compare.py files got intervals")
