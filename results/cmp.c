@@ -438,6 +438,17 @@ bool cmp_row_limited(const struct cmp_row *r) {
     return r->limited_b[0] || r->limited_c[0];
 }
 
+/* Side k's connection times over its inputs (conntime.h). */
+static int cmp_conn(struct cmp *m, int k) {
+    const struct side *s = k ? m->c : m->b;
+    const struct conntime **parts = s->in.n ? malloc(s->in.n * sizeof *parts) : NULL;
+    if (s->in.n && !parts) return -1;
+    for (size_t i = 0; i < s->in.n; i++) parts[i] = &s->in.srcs[i].conn;
+    int rc = conntime_summarize(parts, s->in.n, &m->conn[k]);
+    free(parts);
+    return rc;
+}
+
 int cmp_build(struct cmp *m, const struct side *b, const struct side *c, const struct cmp_opts *o,
               struct warnings *w, struct buf *err) {
     memset(m, 0, sizeof *m);
@@ -458,6 +469,8 @@ int cmp_build(struct cmp *m, const struct side *b, const struct side *c, const s
         return rc;
     if ((rc = cwcheck_side(&m->cw, b, err)) < 0 || (rc = cwcheck_side(&m->cw, c, err)) < 0)
         return rc;
+    if (cmp_conn(m, 0) < 0 || cmp_conn(m, 1) < 0)
+        return buf_fail(err, CMP_ERR_NOMEM, "out of memory");
     cmp_scale_note(m);
     cmp_mark_client(m);
     notes_add(m, w);

@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "climit.h"
+#include "conntime.h"
 #include "cwcheck.h"
 #include "interval.h"
 #include "ocmp.h"
@@ -84,6 +85,7 @@ struct cmp {
     char scale_note[400]; /* "" when both sides ran in real time */
     bool stream_mixed;    /* one side streamed a measurement the other measured unstreamed */
     size_t itl_token[2], itl_chunk[2]; /* per side: requests whose ITL was per token / chunk */
+    struct conntime_summary conn[2];   /* per side: opening connections (conntime.h) */
     struct ocmp open;                  /* the open-loop runs (ocmp.h) */
     char verdict[2000];
 };

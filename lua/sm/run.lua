@@ -62,6 +62,10 @@ M.common = {
     help = "a thinking model's reasoning (Qwen3, Gemma 4, gpt-oss, DeepSeek-R1 distills): on "
       .. "or off sends vllm-chat's chat_template_kwargs.enable_thinking, default sends "
       .. "nothing (the model's own); the result's settings say which" },
+  { name = "--warmup", arg = "N", type = "int", default = 0,
+    help = "send N warm-up requests to each side first (copies of the plan's first request, "
+      .. "all done before the first measured one), recorded with phase \"warmup\" and left "
+      .. "out of every figure by sm-compare, which counts them" },
   { name = "--seed", arg = "N", type = "int", help = "the seed field of every body" },
   { name = "--min-tokens", arg = "N", type = "int",
     help = "the min_tokens field of every body (vLLM formats)" },
@@ -146,6 +150,22 @@ function M.order(list, i)
   local out = {}
   for k = 1, #list do out[k] = list[(k - 1 + i) % #list + 1] end
   return out
+end
+
+-- The phase of the warm-up requests (--warmup), which sm-compare leaves out.
+M.WARMUP_PHASE = "warmup"
+
+-- A round of n warm-up requests per side, before every other: copies of the
+-- plan's first item, in turn on each side; the next round starts when all are done.
+local function warmup_round(rounds, sides, n)
+  local first = each_item(rounds)()
+  local items = {}
+  for i = 0, n - 1 do
+    for _, side in ipairs(M.order(sides, i)) do
+      items[#items + 1] = M.with(first, { side = side, batch = i, phase = M.WARMUP_PHASE })
+    end
+  end
+  return { items = items }
 end
 
 local function fail(name, msg)
@@ -274,6 +294,9 @@ local function configure(def, wa)
   end
   ctx.rounds = def.plan(o, ctx)
   for item in each_item(ctx.rounds) do item.phase = item.phase or def.name end
+  if o.warmup > 0 then
+    table.insert(ctx.rounds, 1, warmup_round(ctx.rounds, ctx.sides, o.warmup))
+  end
   ctx.plan = {
     request = { host = url.host_header, region = ctx.region, service = "sagemaker",
       user_agent = "wrk-sagemaker/" .. sm.version, format = o.format,
@@ -287,7 +310,7 @@ local function configure(def, wa)
 end
 
 -- A scenario's settings, with --thinking when it was given (a thinking model's
--- figures depend on it).
+-- figures depend on it). --warmup is not one: its requests are in no figure.
 local function with_thinking(settings, o)
   if o.thinking ~= "default" then settings[#settings + 1] = { "thinking", o.thinking } end
   return settings
