@@ -62,6 +62,10 @@ M.common = {
     help = "a thinking model's reasoning (Qwen3, Gemma 4, gpt-oss, DeepSeek-R1 distills): on "
       .. "or off sends vllm-chat's chat_template_kwargs.enable_thinking, default sends "
       .. "nothing (the model's own); the result's settings say which" },
+  { name = "--api", arg = "invoke|openai", type = "string", default = "invoke",
+    help = "wrk's route: invoke (InvokeEndpoint) or openai (SageMaker's OpenAI-compatible "
+      .. "route, /openai/v1/chat/completions, with \"stream\": false: wrk cannot stream; "
+      .. "--format vllm-chat); sm-stream takes its own --api before the --" },
   { name = "--warmup", arg = "N", type = "int", default = 0,
     help = "send N warm-up requests to each side first (copies of the plan's first request, "
       .. "all done before the first measured one), recorded with phase \"warmup\" and left "
@@ -288,6 +292,16 @@ local function configure(def, wa)
     return nil, "--thinking " .. o.thinking .. " needs --format vllm-chat (a chat template's "
       .. "enable_thinking), not " .. o.format
   end
+  if not ({ invoke = 1, openai = 1 })[o.api] then
+    return nil, "--api must be invoke or openai, got '" .. o.api .. "'"
+  end
+  if o.api ~= "invoke" and sm.client ~= "wrk" then
+    return nil, "--api " .. o.api .. " after the -- is wrk's: " .. sm.client
+      .. " takes --api stream|openai before the --"
+  end
+  if o.api == "openai" and o.format ~= "vllm-chat" then
+    return nil, "--api openai takes chat bodies only (--format vllm-chat), not " .. o.format
+  end
   if def.validate then
     err = def.validate(o, ctx)
     if err then return nil, err end
@@ -302,7 +316,8 @@ local function configure(def, wa)
       user_agent = "wrk-sagemaker/" .. sm.version, format = o.format,
       raw_body = o.format == "raw" and o.body or nil, extra = o.extra,
       min_tokens = o.min_tokens, seed = o.seed, custom_attributes = o.custom_attributes,
-      thinking = o.thinking ~= "default" and o.thinking or nil },
+      thinking = o.thinking ~= "default" and o.thinking or nil,
+      api = o.api ~= "invoke" and o.api or nil },
     sides = ctx.sides,
     rounds = ctx.rounds,
   }
@@ -321,6 +336,7 @@ local function head_of(def, ctx, side, run)
   local o, wa = ctx.o, ctx.wa
   return {
     scenario = def.name,
+    api = o.api ~= "invoke" and o.api or nil, -- wrk's; sm-stream's own is added by the module
     run_id = run.run_id,
     label = side.label,
     endpoint = { name = side.name, variant = side.variant, format = o.format,
