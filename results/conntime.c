@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estim.h"
+
 int conntime_add(struct conntime *t, const struct rfile_rec *r) {
     if (r->connect_us == RFILE_NONE) return 0;
     t->timed++;
@@ -30,19 +32,6 @@ void conntime_free(struct conntime *t) {
     memset(t, 0, sizeof *t);
 }
 
-static int conntime_cmp(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) in milliseconds (sorts v); NAN when n is 0. */
-static double conntime_median_ms(int64_t *v, size_t n) {
-    if (!n) return NAN;
-    qsort(v, n, sizeof *v, conntime_cmp);
-    double m = n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
-    return m / 1000;
-}
-
 int conntime_summarize(const struct conntime *const *parts, size_t n,
                        struct conntime_summary *out) {
     *out = (struct conntime_summary){.opened_share = NAN, .connect_ms = NAN, .tls_ms = NAN};
@@ -52,7 +41,7 @@ int conntime_summarize(const struct conntime *const *parts, size_t n,
     }
     if (out->timed) out->opened_share = (double)out->opened / (double)out->timed;
     if (!out->opened) return 0;
-    int64_t *c = malloc(out->opened * sizeof *c), *s = malloc(out->opened * sizeof *s);
+    double *c = malloc(out->opened * sizeof *c), *s = malloc(out->opened * sizeof *s);
     if (!c || !s) {
         free(c);
         free(s);
@@ -60,13 +49,13 @@ int conntime_summarize(const struct conntime *const *parts, size_t n,
     }
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!parts[i]->opened) continue;
-        memcpy(c + at, parts[i]->connect, parts[i]->opened * sizeof *c);
-        memcpy(s + at, parts[i]->tls, parts[i]->opened * sizeof *s);
-        at += parts[i]->opened;
+        for (size_t j = 0; j < parts[i]->opened; j++, at++) {
+            c[at] = (double)parts[i]->connect[j] / 1000;
+            s[at] = (double)parts[i]->tls[j] / 1000;
+        }
     }
-    out->connect_ms = conntime_median_ms(c, at);
-    out->tls_ms = conntime_median_ms(s, at);
+    out->connect_ms = estim_median(c, at);
+    out->tls_ms = estim_median(s, at);
     free(c);
     free(s);
     return 0;
