@@ -34,6 +34,8 @@
 #define RFIELD_WALL_START_US     "wall_start_us"
 #define RFIELD_SERVER_US         "server_us"
 #define RFIELD_T_INTENDED_US     "t_intended_us"
+#define RFIELD_CONNECT_US        "connect_us"
+#define RFIELD_TLS_US            "tls_us"
 #define RFIELD_TEXT              "text"
 #define RFIELD_ANSWER            "answer"
 #define RFIELD_CORRECT           "correct"
@@ -48,12 +50,14 @@
 #define RFIELD_ITL_UNIT          "itl_unit"
 #define RFIELD_CHUNK_TOKENS      "chunk_tokens"
 
-/* The members of a record's error object, and the values of itl_unit. */
+/* The members of a record's error object, the values of itl_unit, and a phase's. */
 #define RFIELD_ERROR_CODE            "code"
 #define RFIELD_ERROR_MESSAGE         "message"
 #define RFIELD_ERROR_ORIGINAL_STATUS "original_status"
 #define RFIELD_ITL_TOKEN             "token"
 #define RFIELD_ITL_CHUNK             "chunk"
+/* The phase of a warm-up request (a scenario's --warmup): in no figure. */
+#define RFIELD_PHASE_WARMUP "warmup"
 
 /* The largest server_us (model microseconds): 0 to this is in range. */
 #define RFIELD_SERVER_US_MAX 100000000000LL
@@ -101,6 +105,10 @@
     X(RFIELD_SERVER_US, "integer", RFIELD_UNIT_MODEL_US,                                           \
       "sm-emulator's service time up to the reply's head")                                         \
     X(RFIELD_T_INTENDED_US, "integer", RFIELD_UNIT_US, "an open-loop request's intended start")    \
+    X(RFIELD_CONNECT_US, "integer", RFIELD_UNIT_US,                                                \
+      "sm-stream: opening its connection took (lookup, TCP); 0: a kept one was reused")            \
+    X(RFIELD_TLS_US, "integer", RFIELD_UNIT_US,                                                    \
+      "sm-stream: the TLS handshake after the connect; 0: reused, or plain HTTP")                  \
     X(RFIELD_TEXT, "string", RFIELD_UNIT_NONE, "quiz: the stripped reply")                         \
     X(RFIELD_ANSWER, "string", RFIELD_UNIT_NONE, "quiz: the expected answer")                      \
     X(RFIELD_CORRECT, "boolean", RFIELD_UNIT_NONE, "quiz: the pattern matched the reply")          \

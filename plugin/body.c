@@ -65,6 +65,7 @@ static bool body_vllm_fields(cJSON *root, const struct body_params *p) {
         return false;
     if (p->has_seed && !body_add_number(root, "seed", (double)p->seed)) return false;
     if (p->stream && !body_stream_fields(root, true, p->plain_usage)) return false;
+    if (!p->stream && p->no_stream && !cJSON_AddFalseToObject(root, "stream")) return false;
     if (p->thinking != BODY_THINKING_DEFAULT) { /* before extra: its own kwargs win */
         cJSON *kw = cJSON_AddObjectToObject(root, "chat_template_kwargs");
         if (!kw || !cJSON_AddBoolToObject(kw, "enable_thinking", p->thinking == BODY_THINKING_ON))

@@ -56,6 +56,7 @@ struct body_params {
                            (tgi, lmi: inside "parameters") */
     bool stream;        /* ask for a streamed reply: vLLM "stream" with usage in its last
                            chunk (stream_options.include_usage), TGI and LMI "stream" */
+    bool no_stream;     /* vLLM, not stream: say "stream": false (the OpenAI route unstreamed) */
     bool plain_usage;   /* vLLM stream: no stream_options.continuous_usage_stats (a container
                            that refuses it) */
     enum body_thinking thinking; /* vllm-chat: "chat_template_kwargs":{"enable_thinking":B}

@@ -198,6 +198,9 @@ int call_finish(const struct call *c, const struct call_reply *in, struct call_r
     rec->t_intended_us = in->t_due_us;
     rec->server_us = reply_service_us(in->service_us);
     rec->has_server_us = rec->server_us >= 0;
+    rec->has_conn = in->conn_timed;
+    rec->connect_us = in->connect_us;
+    rec->tls_us = in->tls_us;
     if (in->stream) {
         rec->t_headers_us = in->stream->t_headers_us > 0 ? in->stream->t_headers_us : in->t_end_us;
         rec->t_first_token_us = in->stream->t_first_us;

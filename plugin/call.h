@@ -94,6 +94,9 @@ struct call_reply {
     const struct call_stream *stream; /* a streamed reply: a 2xx is read from this, not body */
     const char *new_session; /* X-Amzn-SageMaker-New-Session-Id, or NULL (a NEW_SESSION call's) */
     const char *service_us;  /* the emulator's REPLY_SERVICE_HEADER, or NULL (reply.h) */
+    bool conn_timed;         /* the client timed the connection (sm-stream; wrk does not say): */
+    long long connect_us;    /* opening it (name lookup and TCP), 0 when a kept one was reused */
+    long long tls_us;        /* its TLS handshake, 0 when reused or plain HTTP */
 };
 
 /* A finished call: its record and whether to send it again. */

@@ -157,6 +157,13 @@ static struct plan *lsm_plan_new(lua_State *L, int idx, struct buf *err) {
     if (lsm_client()) {
         rq.route = lsm_client()->route;
         rq.bearer = lsm_client()->bearer;
+    } else { /* wrk: InvokeEndpoint, or api "openai": the OpenAI route unstreamed */
+        lua_getfield(L, -1, "api");
+        const char *api = lua_tostring(L, -1);
+        luaL_argcheck(L, !api || strcmp(api, "invoke") == 0 || strcmp(api, "openai") == 0, idx,
+                      "plan.request.api must be invoke or openai");
+        rq.route = api && strcmp(api, "openai") == 0 ? PLAN_ROUTE_OPENAI_WHOLE : PLAN_ROUTE_INVOKE;
+        lua_pop(L, 1);
     }
     lua_getfield(L, idx, "sides");
     luaL_argcheck(L, lua_istable(L, -1), idx, "plan.sides must be a list");

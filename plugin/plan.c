@@ -61,6 +61,16 @@ struct plan {
     struct buf body; /* scratch */
 };
 
+/* Whether route is the OpenAI-compatible one (streamed or not). */
+static bool plan_route_openai(enum plan_route route) {
+    return route == PLAN_ROUTE_OPENAI || route == PLAN_ROUTE_OPENAI_WHOLE;
+}
+
+/* Whether route's bodies ask for a stream. */
+static bool plan_route_streams(enum plan_route route) {
+    return route == PLAN_ROUTE_STREAM || route == PLAN_ROUTE_OPENAI;
+}
+
 static char *plan_dup(const char *s, bool *ok) {
     char *d = s ? strdup(s) : NULL;
     if (s && !d) *ok = false;
@@ -99,7 +109,7 @@ static int plan_copy_request(struct plan *p, const struct plan_request *rq, stru
     if (body_format_parse(rq->format ? rq->format : "", &p->format))
         return buf_fail(err, PLAN_ERR_INPUT, "unknown body format '%s'",
                         rq->format ? rq->format : "");
-    if (rq->route == PLAN_ROUTE_OPENAI && p->format != BODY_VLLM_CHAT)
+    if (plan_route_openai(rq->route) && p->format != BODY_VLLM_CHAT)
         return buf_fail(err, PLAN_ERR_INPUT,
                         "the OpenAI route takes chat bodies only (--format vllm-chat)");
     if ((p->format == BODY_RAW) != (rq->raw_body != NULL))
@@ -253,7 +263,8 @@ static int plan_body(struct plan *p, const struct plan_item *item, bool plain, s
         .has_seed = p->rq.has_seed,
         .seed = p->rq.seed,
         .extra = p->extra,
-        .stream = p->rq.route != PLAN_ROUTE_INVOKE,
+        .stream = plan_route_streams(p->rq.route),
+        .no_stream = p->rq.route == PLAN_ROUTE_OPENAI_WHOLE,
         .plain_usage = plain,
         .thinking = p->thinking,
     };
@@ -273,6 +284,7 @@ static int plan_target(const struct plan *p, const struct plan_side *s, struct b
     case PLAN_ROUTE_STREAM:
         return buf_addf(out, "/endpoints/%s/invocations-response-stream", s->name);
     case PLAN_ROUTE_OPENAI:
+    case PLAN_ROUTE_OPENAI_WHOLE:
         if (s->component)
             return buf_addf(out, "/endpoints/%s/inference-components/%s/openai/v1/chat/completions",
                             s->name, s->component);
@@ -295,7 +307,7 @@ static int plan_sreq(const struct plan *p, size_t side, enum plan_route route, c
     if (p->rq.custom_attributes)
         h[n++] = (struct sigv4_header){"X-Amzn-SageMaker-Custom-Attributes", 34,
                                        p->rq.custom_attributes, strlen(p->rq.custom_attributes)};
-    if (s->component && route != PLAN_ROUTE_OPENAI) /* that route's path names it */
+    if (s->component && !plan_route_openai(route)) /* that route's path names it */
         h[n++] = (struct sigv4_header){"X-Amzn-SageMaker-Inference-Component", 36, s->component,
                                        strlen(s->component)};
     if (session)
@@ -314,7 +326,7 @@ static int plan_sreq(const struct plan *p, size_t side, enum plan_route route, c
         .accept = route == PLAN_ROUTE_STREAM   ? NULL
                   : route == PLAN_ROUTE_OPENAI ? "text/event-stream"
                                                : "application/json",
-        .bearer = route == PLAN_ROUTE_OPENAI ? p->rq.bearer : NULL,
+        .bearer = plan_route_openai(route) ? p->rq.bearer : NULL,
         .extra = h,
         .n_extra = n,
         .user_agent = p->rq.user_agent,
@@ -415,7 +427,7 @@ static int plan_conv(const struct plan *p, const struct plan_item *item, struct 
     if (!item->n_turns) return PLAN_OK;
     if (p->format != BODY_VLLM_CHAT)
         return buf_fail(err, PLAN_ERR_INPUT, "a conversation needs the vllm-chat format");
-    if (item->session && p->rq.route == PLAN_ROUTE_OPENAI)
+    if (item->session && plan_route_openai(p->rq.route))
         return buf_fail(err, PLAN_ERR_INPUT, "the OpenAI-compatible route has no sticky sessions");
     if (item->messages)
         return buf_fail(err, PLAN_ERR_INPUT, "a conversation's turns are prompts, not messages");
@@ -467,7 +479,8 @@ int plan_conv_request(const struct plan *p, const struct plan_entry *e, enum con
         .has_seed = p->rq.has_seed,
         .seed = p->rq.seed,
         .extra = p->extra,
-        .stream = p->rq.route != PLAN_ROUTE_INVOKE,
+        .stream = plan_route_streams(p->rq.route),
+        .no_stream = p->rq.route == PLAN_ROUTE_OPENAI_WHOLE,
         .plain_usage = plain,
         .thinking = p->thinking,
     };

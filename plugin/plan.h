@@ -35,11 +35,13 @@ enum plan_error {
 
 /* How requests reach the endpoint. */
 enum plan_route {
-    PLAN_ROUTE_INVOKE = 0, /* InvokeEndpoint: POST /endpoints/NAME/invocations */
-    PLAN_ROUTE_STREAM,     /* InvokeEndpointWithResponseStream: .../invocations-response-stream,
-                              a streamed body, the reply an event stream */
-    PLAN_ROUTE_OPENAI,     /* the OpenAI-compatible route: .../openai/v1/chat/completions, a
-                              streamed vLLM chat body, the reply Server-Sent Events */
+    PLAN_ROUTE_INVOKE = 0,   /* InvokeEndpoint: POST /endpoints/NAME/invocations */
+    PLAN_ROUTE_STREAM,       /* InvokeEndpointWithResponseStream: .../invocations-response-stream,
+                                a streamed body, the reply an event stream */
+    PLAN_ROUTE_OPENAI,       /* the OpenAI-compatible route: .../openai/v1/chat/completions, a
+                                streamed vLLM chat body, the reply Server-Sent Events */
+    PLAN_ROUTE_OPENAI_WHOLE, /* the same route unstreamed (wrk, which cannot stream): a vLLM
+                                chat body without "stream", the reply one chat completion */
 };
 
 /* What every request of the run shares. The strings are copied. */

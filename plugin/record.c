@@ -261,6 +261,10 @@ static int rec_serialize(struct buf *b, long long seq, const struct rec_record *
         p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_SERVER_US "\":"), rec->server_us);
     if (rec->t_intended_us > 0)
         p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_T_INTENDED_US "\":"), rec->t_intended_us);
+    if (rec->has_conn) {
+        p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_CONNECT_US "\":"), rec->connect_us);
+        p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_TLS_US "\":"), rec->tls_us);
+    }
     if (rec->text) p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_TEXT "\":"), rec->text);
     if (rec->answer) p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_ANSWER "\":"), rec->answer);
     if (rec->correct >= 0) p = rec_bool(JSONW_PUT(p, ",\"" RFIELD_CORRECT "\":"), rec->correct);

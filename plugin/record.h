@@ -54,6 +54,10 @@ struct rec_record {
     long long server_us;     /* its model microseconds to the head (emulator/README.md) */
     long long t_intended_us; /* an open-loop request's intended start; <= 0: omitted (the run's
                               * clock starts before its first round) */
+    bool has_conn;           /* the client timed the connection (sm-stream's libcurl; wrk does
+                              * not say): connect_us and tls_us are written */
+    long long connect_us;    /* opening the connection: name lookup and TCP; 0: reused */
+    long long tls_us;        /* the TLS handshake after it; 0: reused, or plain HTTP */
     const char *text;        /* NULL: omitted */
     const char *answer;      /* NULL: omitted */
     int correct;             /* < 0: omitted; 0 or 1 */

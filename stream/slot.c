@@ -381,6 +381,19 @@ static void slot_finish_stream(struct slot *s, CURLcode result) {
                           curl_easy_strerror(result), strlen(curl_easy_strerror(result)));
 }
 
+/* How long opening the request's connection took, as libcurl timed it from the
+ * transfer's start: the connect (name lookup and TCP; 0 on a kept connection)
+ * and the TLS handshake after it (0 when reused or plain HTTP). */
+static void slot_conn_times(struct slot *s, struct call_reply *in) {
+    curl_off_t connect = 0, app = 0;
+    if (curl_easy_getinfo(s->easy, CURLINFO_CONNECT_TIME_T, &connect) != CURLE_OK ||
+        curl_easy_getinfo(s->easy, CURLINFO_APPCONNECT_TIME_T, &app) != CURLE_OK)
+        return;
+    in->conn_timed = true;
+    in->connect_us = connect > 0 ? (long long)connect : 0;
+    in->tls_us = app > connect && connect > 0 ? (long long)(app - connect) : 0;
+}
+
 void slot_done(struct slot *s, CURLcode result) {
     uint64_t t0 = slot_clock_ns();
     if (!s->left) disp_sent(s->disp, s->t_handed_us, s->wall_handed_us); /* never written */
@@ -419,6 +432,7 @@ void slot_done(struct slot *s, CURLcode result) {
         in.date = s->date[0] ? s->date : NULL;
     }
     in.want_text = s->want_text;
+    slot_conn_times(s, &in);
     in.service_us = s->status >= 200 && s->service_us[0] ? s->service_us : NULL;
     in.new_session = s->control && s->new_session[0] ? s->new_session : NULL;
     s->entry = NULL;

@@ -2,6 +2,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,12 @@ static int suite_rate_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Whether rec is a measured request: not a warm-up (--warmup). */
+static bool suite_rate_measured(const cJSON *rec) {
+    const cJSON *phase = cJSON_GetObjectItemCaseSensitive(rec, RFIELD_PHASE);
+    return !cJSON_IsString(phase) || strcmp(phase->valuestring, RFIELD_PHASE_WARMUP) != 0;
+}
+
 /* The median wall (real seconds) of the ok records asking for tokens; -1 when none. */
 static double suite_rate_median(const cJSON *records, long tokens, double *walls) {
     size_t n = 0;
@@ -26,9 +33,9 @@ static double suite_rate_median(const cJSON *records, long tokens, double *walls
         const cJSON *mt = cJSON_GetObjectItemCaseSensitive(rec, RFIELD_MAX_TOKENS);
         const cJSON *t0 = cJSON_GetObjectItemCaseSensitive(rec, RFIELD_T_START_US);
         const cJSON *t1 = cJSON_GetObjectItemCaseSensitive(rec, RFIELD_T_END_US);
-        if (!cJSON_IsTrue(ok) || !cJSON_IsNumber(mt) || mt->valuedouble != tokens ||
-            !cJSON_IsNumber(t0) || !cJSON_IsNumber(t1) || t1->valuedouble < t0->valuedouble ||
-            n == SUITE_RATE_MAX_RECORDS)
+        if (!cJSON_IsTrue(ok) || !suite_rate_measured(rec) || !cJSON_IsNumber(mt) ||
+            mt->valuedouble != tokens || !cJSON_IsNumber(t0) || !cJSON_IsNumber(t1) ||
+            t1->valuedouble < t0->valuedouble || n == SUITE_RATE_MAX_RECORDS)
             continue;
         walls[n++] = (t1->valuedouble - t0->valuedouble) / 1e6;
     }
@@ -44,8 +51,9 @@ static void suite_rate_lengths(const cJSON *records, long *lo, long *hi) {
     cJSON_ArrayForEach(rec, records) {
         const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rec, RFIELD_OK);
         const cJSON *mt = cJSON_GetObjectItemCaseSensitive(rec, RFIELD_MAX_TOKENS);
-        if (!cJSON_IsTrue(ok) || !cJSON_IsNumber(mt) || !(mt->valuedouble >= 1) ||
-            mt->valuedouble > 1e7 || mt->valuedouble != floor(mt->valuedouble))
+        if (!cJSON_IsTrue(ok) || !suite_rate_measured(rec) || !cJSON_IsNumber(mt) ||
+            !(mt->valuedouble >= 1) || mt->valuedouble > 1e7 ||
+            mt->valuedouble != floor(mt->valuedouble))
             continue;
         long t = (long)mt->valuedouble;
         if (*lo < 0 || t < *lo) *lo = t;

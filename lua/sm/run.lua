@@ -62,6 +62,14 @@ M.common = {
     help = "a thinking model's reasoning (Qwen3, Gemma 4, gpt-oss, DeepSeek-R1 distills): on "
       .. "or off sends vllm-chat's chat_template_kwargs.enable_thinking, default sends "
       .. "nothing (the model's own); the result's settings say which" },
+  { name = "--api", arg = "invoke|openai", type = "string", default = "invoke",
+    help = "wrk's route: invoke (InvokeEndpoint) or openai (SageMaker's OpenAI-compatible "
+      .. "route, /openai/v1/chat/completions, with \"stream\": false: wrk cannot stream; "
+      .. "--format vllm-chat); sm-stream takes its own --api before the --" },
+  { name = "--warmup", arg = "N", type = "int", default = 0,
+    help = "send N warm-up requests to each side first (copies of the plan's first request, "
+      .. "all done before the first measured one), recorded with phase \"warmup\" and left "
+      .. "out of every figure by sm-compare, which counts them" },
   { name = "--seed", arg = "N", type = "int", help = "the seed field of every body" },
   { name = "--min-tokens", arg = "N", type = "int",
     help = "the min_tokens field of every body (vLLM formats)" },
@@ -146,6 +154,22 @@ function M.order(list, i)
   local out = {}
   for k = 1, #list do out[k] = list[(k - 1 + i) % #list + 1] end
   return out
+end
+
+-- The phase of the warm-up requests (--warmup), which sm-compare leaves out.
+M.WARMUP_PHASE = "warmup"
+
+-- A round of n warm-up requests per side, before every other: copies of the
+-- plan's first item, in turn on each side; the next round starts when all are done.
+local function warmup_round(rounds, sides, n)
+  local first = each_item(rounds)()
+  local items = {}
+  for i = 0, n - 1 do
+    for _, side in ipairs(M.order(sides, i)) do
+      items[#items + 1] = M.with(first, { side = side, batch = i, phase = M.WARMUP_PHASE })
+    end
+  end
+  return { items = items }
 end
 
 local function fail(name, msg)
@@ -268,18 +292,32 @@ local function configure(def, wa)
     return nil, "--thinking " .. o.thinking .. " needs --format vllm-chat (a chat template's "
       .. "enable_thinking), not " .. o.format
   end
+  if not ({ invoke = 1, openai = 1 })[o.api] then
+    return nil, "--api must be invoke or openai, got '" .. o.api .. "'"
+  end
+  if o.api ~= "invoke" and sm.client ~= "wrk" then
+    return nil, "--api " .. o.api .. " after the -- is wrk's: " .. sm.client
+      .. " takes --api stream|openai before the --"
+  end
+  if o.api == "openai" and o.format ~= "vllm-chat" then
+    return nil, "--api openai takes chat bodies only (--format vllm-chat), not " .. o.format
+  end
   if def.validate then
     err = def.validate(o, ctx)
     if err then return nil, err end
   end
   ctx.rounds = def.plan(o, ctx)
   for item in each_item(ctx.rounds) do item.phase = item.phase or def.name end
+  if o.warmup > 0 then
+    table.insert(ctx.rounds, 1, warmup_round(ctx.rounds, ctx.sides, o.warmup))
+  end
   ctx.plan = {
     request = { host = url.host_header, region = ctx.region, service = "sagemaker",
       user_agent = "wrk-sagemaker/" .. sm.version, format = o.format,
       raw_body = o.format == "raw" and o.body or nil, extra = o.extra,
       min_tokens = o.min_tokens, seed = o.seed, custom_attributes = o.custom_attributes,
-      thinking = o.thinking ~= "default" and o.thinking or nil },
+      thinking = o.thinking ~= "default" and o.thinking or nil,
+      api = o.api ~= "invoke" and o.api or nil },
     sides = ctx.sides,
     rounds = ctx.rounds,
   }
@@ -287,7 +325,7 @@ local function configure(def, wa)
 end
 
 -- A scenario's settings, with --thinking when it was given (a thinking model's
--- figures depend on it).
+-- figures depend on it). --warmup is not one: its requests are in no figure.
 local function with_thinking(settings, o)
   if o.thinking ~= "default" then settings[#settings + 1] = { "thinking", o.thinking } end
   return settings
@@ -298,6 +336,7 @@ local function head_of(def, ctx, side, run)
   local o, wa = ctx.o, ctx.wa
   return {
     scenario = def.name,
+    api = o.api ~= "invoke" and o.api or nil, -- wrk's; sm-stream's own is added by the module
     run_id = run.run_id,
     label = side.label,
     endpoint = { name = side.name, variant = side.variant, format = o.format,

@@ -18,6 +18,7 @@
 #include "buf.h"
 #include "climit.h"
 #include "cloudwatch_check.h"
+#include "conntime.h"
 #include "interval.h"
 #include "openloop_cmp.h"
 #include "quiz_cmp.h"
@@ -89,6 +90,7 @@ struct cmp {
     struct cloudwatch_check cw; /* the CloudWatch cross-check (cloudwatch_check.h) */
     bool stream_mixed;          /* one side streamed a measurement the other measured unstreamed */
     size_t itl_token[2], itl_chunk[2]; /* per side: requests whose ITL was per token / chunk */
+    struct conntime_summary conn[2];   /* per side: opening connections (conntime.h) */
     struct openloop_cmp open;          /* the open-loop runs (openloop_cmp.h) */
 };
 

@@ -1,5 +1,7 @@
 #include "comparison.h"
 
+#include <stdlib.h>
+
 #include "cloudwatch_check.h"
 #include "openloop_cmp.h"
 #include "openrows.h"
@@ -7,6 +9,17 @@
 #include "quiz_cmp.h"
 #include "streamrows.h"
 #include "xcheck.h"
+
+/* Side k's connection times over its inputs (conntime.h). */
+static int comparison_conn(struct cmp *m, int k) {
+    const struct side *s = k ? m->c : m->b;
+    const struct conntime **parts = s->in.n ? malloc(s->in.n * sizeof *parts) : NULL;
+    if (s->in.n && !parts) return -1;
+    for (size_t i = 0; i < s->in.n; i++) parts[i] = &s->in.srcs[i].conn;
+    int rc = conntime_summarize(parts, s->in.n, &m->conn[k]);
+    free(parts);
+    return rc;
+}
 
 int comparison_build(struct cmp *m, const struct side *b, const struct side *c,
                      const struct cmp_opts *o, struct buf *err) {
@@ -25,6 +38,8 @@ int comparison_build(struct cmp *m, const struct side *b, const struct side *c,
     if ((rc = cloudwatch_check_side(&m->cw, b, err)) < 0 ||
         (rc = cloudwatch_check_side(&m->cw, c, err)) < 0)
         return rc;
+    if (comparison_conn(m, 0) < 0 || comparison_conn(m, 1) < 0)
+        return buf_fail(err, CMP_ERR_NOMEM, "out of memory");
     cmp_mark_client(m);
     return CMP_OK;
 }

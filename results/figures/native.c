@@ -11,6 +11,8 @@
 #include "shards.h"
 #include "smname.h"
 #include "tscale.h"
+#include "warmup.h"
+#include "conntime.h"
 
 #define NATIVE_MAX_BATCHES 16000000 /* batch indices above this are bad input */
 #define NATIVE_MAX_LENGTH  10000000 /* a decode length above this is bad input */
@@ -639,11 +641,18 @@ int native_src(const struct rfile *rf, const struct slo_set *slo, struct src *ou
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         if (strcmp(out->scenario, kinds[i].scenario) != 0) continue;
         c.phase = native_phase(rf, kinds[i].scenario);
-        size_t other = 0;
+        size_t warm = warmup_count(rf), other = 0;
         for (size_t k = 0; k < rf->nrecs; k++) other += rf->recs[k].phase != c.phase;
+        other -= warm;
+        if (warm)
+            warnings_add(w, "%s: %zu warm-up request%s left out of every figure", rf->path, warm,
+                         warm == 1 ? "" : "s");
         if (other)
             warnings_add(w, "%s: %zu records of other phases than \"%s\" left out", rf->path, other,
                          kinds[i].scenario);
+        for (size_t k = 0; k < rf->nrecs; k++)
+            if (rf->recs[k].phase == c.phase && conntime_add(&out->conn, &rf->recs[k]) < 0)
+                return native_nomem(&c);
         rc = native_calls(&c);
         return rc < 0 ? rc : kinds[i].build(&c);
     }

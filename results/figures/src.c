@@ -128,6 +128,7 @@ void src_free(struct src *s) {
     free(s->facts);
     shards_info_free(s->shards);
     free(s->calls);
+    conntime_free(&s->conn);
     memset(s, 0, sizeof *s);
 }
 

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "climit.h"
+#include "conntime.h"
 #include "facts.h"
 #include "stream.h"
 
@@ -138,6 +139,7 @@ struct src {
     struct src_call *calls;     /* owned: the records of its phase with wall_start_us, file order */
     size_t ncalls;
     struct climit_run self; /* what its client recorded of itself (client_rounds) */
+    struct conntime conn;   /* its phase's connection times (sm-stream's records) */
 };
 
 /* Frees what s owns and zeroes it. */

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "warmup.h"
+
 /* ---- the views ---- */
 
 static const double peerview_vllm_pcts[] = {99}; /* --metric-percentiles' default */
@@ -76,6 +78,10 @@ int peerview_add_file(struct peerview_side *s, const struct rfile *rf, double sc
     double k = scale / 1e6;
     for (size_t i = 0; i < rf->nrecs; i++) {
         const struct rfile_rec *x = &rf->recs[i];
+        if (warmup_is(rf, x)) {
+            s->warmup++;
+            continue;
+        }
         if (!x->ok) {
             s->failed++;
             continue;
@@ -323,6 +329,7 @@ static cJSON *peerview_side_json(const struct peerview_view *v, const struct pee
     cJSON_AddNumberToObject(o, "requests", (double)s->n);
     cJSON_AddNumberToObject(o, "failed_left_out", (double)s->failed);
     cJSON_AddNumberToObject(o, "without_first_token_left_out", (double)s->unstreamed);
+    cJSON_AddNumberToObject(o, "warmup_left_out", (double)s->warmup);
     for (int i = 0; i < nm; i++) {
         cJSON *x = cJSON_CreateObject(), *p = cJSON_CreateObject();
         cJSON_AddStringToObject(x, "key", m[i].key);
@@ -394,8 +401,11 @@ static int peerview_text(const struct peerview_view *v, const struct peerview_si
                       "Definitions from %s.\nStatistics: %s.\n\n",
                       v->title, v->source, v->method);
     for (int k = 0; k < 2; k++)
-        rc |= buf_addf(out, "%s: %zu requests (left out: %zu failed, %zu without a first token)\n",
-                       names[k], sides[k]->n, sides[k]->failed, sides[k]->unstreamed);
+        rc |= buf_addf(out,
+                       "%s: %zu requests (left out: %zu failed, %zu without a first token, "
+                       "%zu warm-up)\n",
+                       names[k], sides[k]->n, sides[k]->failed, sides[k]->unstreamed,
+                       sides[k]->warmup);
     rc |= buf_addf(out, "\n%-40s %-10s %6s %10s %10s %10s", "metric (unit)", "side", "n", "mean",
                    "median", "std");
     for (size_t q = 0; q < v->npct; q++) {

@@ -60,6 +60,7 @@ struct peerview_side {
     double *gaps; /* owned: every request's chunk gaps, seconds */
     size_t ngaps, capgaps;
     size_t failed, unstreamed; /* records left out: failed; successful without a first token */
+    size_t warmup;             /* and warm-up requests (warmup.h) */
 };
 
 /* One metric of a view over one side. */

@@ -333,6 +333,7 @@ static int rfile_member(struct rfile_ctx *c, const struct jscan_str *k, struct r
     case 6:
         if (RFILE_IS(RFIELD_STATUS)) return rfile_int32(c, &r->status);
         if (RFILE_IS(RFIELD_ANSWER)) return rfile_text_value(c, &r->answer);
+        if (RFILE_IS(RFIELD_TLS_US)) return rfile_time(c, &r->tls_us);
         if (RFILE_IS(RFIELD_CHUNKS))
             return rfile_bit(rfile_int32(c, &r->chunks), RFILE_HAVE_CHUNKS);
         break;
@@ -349,6 +350,7 @@ static int rfile_member(struct rfile_ctx *c, const struct jscan_str *k, struct r
         break;
     case 10:
         if (RFILE_IS(RFIELD_MAX_TOKENS)) return rfile_int32(c, &r->max_tokens);
+        if (RFILE_IS(RFIELD_CONNECT_US)) return rfile_time(c, &r->connect_us);
         if (RFILE_IS(RFIELD_T_START_US))
             return rfile_time(c, &r->t_start_us) < 0 ? -1 : RFILE_HAVE_START;
         break;
@@ -472,6 +474,8 @@ static int rfile_record(struct rfile_ctx *c) {
                           .chunks = RFILE_NONE,
                           .t_headers_us = RFILE_NONE,
                           .server_us = RFILE_NONE,
+                          .connect_us = RFILE_NONE,
+                          .tls_us = RFILE_NONE,
                           .t_first_us = RFILE_NONE,
                           .t_first_output_us = RFILE_NONE,
                           .ctoks = RFILE_NO_CTOKS};

@@ -51,6 +51,8 @@ struct rfile_rec {
     int32_t chunks;       /* content chunks (RFILE_NONE when not streamed) */
     int64_t t_headers_us; /* RFILE_NONE when absent */
     int64_t server_us;    /* the emulator's service time (model us, tscale.h); RFILE_NONE: none */
+    int64_t connect_us;   /* opening its connection (sm-stream); 0: reused; RFILE_NONE: absent */
+    int64_t tls_us;       /* the TLS handshake after it; 0: reused or plain HTTP; RFILE_NONE */
     int64_t t_first_us;   /* t_first_token_us; RFILE_NONE when null (no content came) */
     int64_t t_first_output_us; /* the first answer chunk (t_first_output_us; absent: t_first_us);
                                 * RFILE_NONE when none came */

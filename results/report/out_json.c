@@ -39,6 +39,11 @@ static void out_json_add(cJSON *o, const char *key, cJSON *v) {
     free(fixed);
 }
 
+/* o.name = v, or null when v is not finite. */
+static void out_json_finite(cJSON *o, const char *name, double v) {
+    cJSON_AddItemToObject(o, name, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
 static cJSON *out_json_num(const struct side_val *v) {
     return v->ok ? cJSON_CreateNumber(v->v) : cJSON_CreateNull();
 }
@@ -93,6 +98,18 @@ static void out_json_stream(cJSON *o, const struct cmp *m) {
             const char *v = cmp_itl_unit(m, k);
             cJSON_AddItemToObject(u, k ? "candidate" : "baseline",
                                   v ? cJSON_CreateString(v) : cJSON_CreateNull());
+        }
+    }
+    if (m->conn[0].timed || m->conn[1].timed) {
+        cJSON *cn = cJSON_AddObjectToObject(st, "connections"); /* conntime.h */
+        for (int k = 0; k < 2; k++) {
+            const struct conntime_summary *c = &m->conn[k];
+            cJSON *o = cJSON_AddObjectToObject(cn, k ? "candidate" : "baseline");
+            cJSON_AddNumberToObject(o, "requests_timed", (double)c->timed);
+            cJSON_AddNumberToObject(o, "opened", (double)c->opened);
+            out_json_finite(o, "opened_share", c->opened_share);
+            out_json_finite(o, "connect_median_ms", c->connect_ms);
+            out_json_finite(o, "tls_median_ms", c->tls_ms);
         }
     }
     cJSON_AddItemToObject(st, "rows", out_json_rows(m, CMP_STREAM));

@@ -251,6 +251,29 @@ static int report_itl_unit(struct page *r, const struct cmp *m) {
                      u[0] ? u[0] : "(not said)", m->bname, u[1] ? u[1] : "(not said)", m->cname);
 }
 
+/* How many requests opened a connection, and how long opening took (sm-stream's
+ * records: connect_us, tls_us), when some side's records said. */
+static int report_conn(struct page *r, const struct cmp *m) {
+    if (!m->conn[0].timed && !m->conn[1].timed) return 0;
+    char part[2][200];
+    for (int k = 0; k < 2; k++) {
+        const struct conntime_summary *c = &m->conn[k];
+        if (!c->timed)
+            snprintf(part[k], sizeof part[k], "not timed (wrk keeps its connections)");
+        else if (!c->opened)
+            snprintf(part[k], sizeof part[k], "none of %zu requests opened one", c->timed);
+        else
+            snprintf(part[k], sizeof part[k],
+                     "%zu of %zu requests opened one (%.1f%%), connect median %.3f ms, TLS "
+                     "median %.3f ms",
+                     c->opened, c->timed, 100 * c->opened_share, c->connect_ms, c->tls_ms);
+    }
+    return page_text(r, PAGE_PARA,
+                     "Connections (left out of TTFT and latency, which start once the "
+                     "request is on its connection): %s: %s; %s: %s.",
+                     m->bname, part[0], m->cname, part[1]);
+}
+
 static int report_stream(struct page *r, const struct cmp *m) {
     char nb[200], nc[200];
     if (!report_group_has_rows(m, CMP_STREAM)) return 0;
@@ -261,7 +284,7 @@ static int report_stream(struct page *r, const struct cmp *m) {
                   "its end-to-end latency is compared, but a whole reply ends with its last "
                   "byte and a streamed one with its last chunk, over another route.") < 0)
         return -1;
-    if (report_itl_unit(r, m) < 0) return -1;
+    if (report_itl_unit(r, m) < 0 || report_conn(r, m) < 0) return -1;
     snprintf(nb, sizeof nb, "%s n", m->bname);
     snprintf(nc, sizeof nc, "%s n", m->cname);
     const char *head[] = {"measurement", m->bname, m->cname, "ratio", nb, nc};

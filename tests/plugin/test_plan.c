@@ -65,6 +65,38 @@ static void test_requests_shared_by_side_and_body(void) {
     buf_free(&err);
 }
 
+/* wrk on the OpenAI-compatible route: its path (the component in it, not in a
+ * header), a JSON reply asked for, and a body that says "stream": false. */
+static void test_openai_route_unstreamed_for_wrk(void) {
+    struct plan_request rq = chat;
+    rq.route = PLAN_ROUTE_OPENAI_WHOLE;
+    struct plan *p;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(plan_new(&rq, sides, 2, &p, &err), PLAN_OK);
+    CHECK_INT(plan_add_round(p, -1, 0), PLAN_OK);
+    const struct plan_item items[] = {item(0, "a", 16), item(1, "a", 16)};
+    for (size_t i = 0; i < 2; i++) CHECK_INT(plan_add_item(p, &items[i], &err), PLAN_OK);
+    struct sigv4_signer *s = sigv4_signer_new();
+    const char *raw = signed_request(plan_entry(p, 0, 0), s);
+    CHECK(strncmp(raw, "POST /endpoints/bf16/openai/v1/chat/completions HTTP/1.1\r\n", 58) == 0);
+    CHECK(strstr(raw, "\r\nAccept: application/json\r\n") != NULL);
+    const char *body = strstr(raw, "\r\n\r\n");
+    CHECK_STR(body ? body + 4 : NULL, "{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}],"
+                                      "\"max_tokens\":16,\"stream\":false}");
+    raw = signed_request(plan_entry(p, 0, 1), s);
+    CHECK(strncmp(raw, "POST /endpoints/ep/inference-components/comp/openai/v1/chat/completions ",
+                  72) == 0);
+    CHECK(!strstr(raw, "Inference-Component:"));
+    sigv4_signer_free(s);
+    plan_free(p);
+    rq.format = "tgi";
+    CHECK_INT(plan_new(&rq, sides, 2, &p, &err), PLAN_ERR_INPUT);
+    CHECK_STR(buf_str(&err), "the OpenAI route takes chat bodies only (--format vllm-chat)");
+    plan_free(p);
+    buf_free(&err);
+}
+
 static void test_schedule(void) {
     struct plan *p;
     struct buf err;
@@ -176,6 +208,7 @@ static void test_refusals(void) {
 
 int main(void) {
     test_requests_shared_by_side_and_body();
+    test_openai_route_unstreamed_for_wrk();
     test_schedule();
     test_timed_round();
     test_refusals();

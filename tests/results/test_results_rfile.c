@@ -206,6 +206,8 @@ static void test_every_table_field_read_or_unread(void) {
         {RFIELD_WALL_START_US, "\"x\""},
         {RFIELD_SERVER_US, "\"x\""},
         {RFIELD_T_INTENDED_US, "\"x\""},
+        {RFIELD_CONNECT_US, "\"x\""},
+        {RFIELD_TLS_US, "\"x\""},
         {RFIELD_TEXT, "1"},
         {RFIELD_ANSWER, "1"},
         {RFIELD_CORRECT, "\"x\""},
