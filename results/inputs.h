@@ -20,6 +20,7 @@
 #include "quizfile.h"
 #include "slo.h"
 #include "src.h"
+#include "specdec.h"
 #include "srvlog.h"
 #include "warnings.h"
 
@@ -35,10 +36,11 @@ struct inputs {
     size_t n;
     struct facts facts; /* merged: compare.py load_facts, then logs, then --facts-* */
     bool have_facts;
-    struct srvlog log; /* the throughput lines of every log of the side */
-    size_t nlogs;      /* logs read */
-    struct cwside cw;  /* CloudWatch's log events and metrics, finished */
-    char cw_path[512]; /* the first CloudWatch document's folder, "" without one */
+    struct srvlog log;   /* the throughput lines of every log of the side */
+    struct specdec spec; /* vLLM's speculative-decoding lines, pooled the same way */
+    size_t nlogs;        /* logs read */
+    struct cwside cw;    /* CloudWatch's log events and metrics, finished */
+    char cw_path[512];   /* the first CloudWatch document's folder, "" without one */
 };
 
 /* Reads the paths of one side, and facts_log (--facts-ROLE, may be NULL). qz

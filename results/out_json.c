@@ -12,6 +12,7 @@
 #include "ojson.h"
 #include "qfrep.h"
 #include "shreport.h"
+#include "tokreport.h"
 
 /* A string from a file: ill-formed UTF-8 becomes U+FFFD, so the output is valid JSON. */
 static cJSON *out_json_str(const char *s) {
@@ -431,6 +432,8 @@ static cJSON *out_json_document(const struct cmp *m, const struct warnings *w) {
     cJSON_AddItemToObject(o, "mcnemar", out_json_mcnemar(m));
     cJSON_AddItemToObject(o, "server_log", out_json_xcheck(m));
     if (m->cw.n) cJSON_AddItemToObject(o, "cloudwatch", cwreport_json(m));
+    cJSON *tok = tokreport_json(m);
+    if (tok) cJSON_AddItemToObject(o, "server_tokens", tok);
     cJSON_AddItemToObject(o, "warnings", out_json_strings(w->items, w->n));
     cJSON_AddItemToObject(o, "client_limited", out_json_limited(m));
     cJSON_AddItemToObject(o, "verdict", out_json_str(m->verdict));

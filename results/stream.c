@@ -82,6 +82,7 @@ int stream_add(struct stream_meas *m, const struct rfile *rf, const struct rfile
     if (stream_push(&m->s[STREAM_E2E], tscale_since_start(r, scale, r->t_end_us), 1, cluster) < 0)
         return -1;
     m->s[STREAM_E2E].requests++;
+    rtally_add(&m->tally, r);
     if (!r->stream || r->t_first_us == RFILE_NONE) return 0;
     if (stream_push(&m->s[STREAM_TTFT], tscale_since_start(r, scale, r->t_first_us), 1, cluster) <
         0)
@@ -111,6 +112,7 @@ int stream_merge(struct stream_meas *into, const struct stream_meas *from) {
     into->unstreamed += from->unstreamed;
     into->gaps += from->gaps;
     into->burst += from->burst;
+    rtally_merge(&into->tally, &from->tally);
     return 0;
 }
 

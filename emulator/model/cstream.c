@@ -116,11 +116,13 @@ static int cstream_vllm_token(const struct cstream *c, const struct cstream_toke
 static int cstream_vllm_usage(const struct cstream *c, struct buf *out) {
     size_t p = c->req->prompt_tokens, n = c->ans->tokens + c->ans->reasoning_tokens;
     int rc = cstream_vllm_head(c, out);
-    return rc ? rc
-              : buf_addf(out,
-                         "],\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu,"
-                         "\"completion_tokens\":%zu}}\n\n",
-                         p, p + n, n);
+    if (!rc)
+        rc = buf_addf(out,
+                      "],\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu,"
+                      "\"completion_tokens\":%zu",
+                      p, p + n, n);
+    if (!rc && c->meta.prompt_details) rc = cont_prompt_details(&c->meta, out);
+    return rc ? rc : buf_adds(out, "}}\n\n");
 }
 
 static int cstream_tgi_token(const struct cstream *c, const struct cstream_token *t,

@@ -60,6 +60,7 @@ struct model_profile {
     char reasoning_field[24];       /* their delta's field: "reasoning" or "reasoning_content" */
     char continuous_usage[8];       /* stream_options.continuous_usage_stats: "accept" or "reject"
                                      * (an older vLLM's 400) */
+    unsigned long prompt_tokens_details; /* 1: vLLM --enable-prompt-tokens-details (0: off) */
 };
 
 /* A set of named profiles (from --profile-file) searched before the built-ins. */

@@ -253,8 +253,12 @@ static void rtcall_done(struct rtcall *call) {
         buf_free(&orig);
         return;
     }
-    struct cont_meta meta = {call->reply_id, call->created, var->profile.model_id,
-                             var->profile.reasoning_field};
+    struct cont_meta meta = {call->reply_id,
+                             call->created,
+                             var->profile.model_id,
+                             var->profile.reasoning_field,
+                             var->profile.prompt_tokens_details != 0,
+                             &call->seq.cached_tokens};
     buf_reset(&call->body);
     if (call->sess.status  ? buf_add(&call->body, call->sess.text.data, call->sess.text.len)
         : call->req.stream ? rtcall_gathered(call, &meta)
@@ -504,8 +508,12 @@ static void rtcall_stream_prepare(struct rtcall *call) {
         var->counts.faults[fault]++;
         var->ep->counts.faults[fault]++;
     }
-    struct cont_meta meta = {call->reply_id, call->created, var->profile.model_id,
-                             var->profile.reasoning_field};
+    struct cont_meta meta = {call->reply_id,
+                             call->created,
+                             var->profile.model_id,
+                             var->profile.reasoning_field,
+                             var->profile.prompt_tokens_details != 0,
+                             &call->seq.cached_tokens};
     rstream_init(&call->rs, &call->req, &call->ans, &meta, wire, call->inv->stream_split,
                  call->fault);
     call->streaming = true;

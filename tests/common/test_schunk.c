@@ -249,7 +249,33 @@ static void test_reasoning_tokens(void) {
     buf_free(&scratch);
 }
 
+/* usage.prompt_tokens_details.cached_tokens (vLLM --enable-prompt-tokens-details):
+ * the prompt tokens the prefix cache served; -1 when absent or details null. */
+static void test_cached_tokens(void) {
+    static const struct {
+        const char *json;
+        int64_t prompt, cached;
+    } cases[] = {
+        {"{\"choices\":[],\"usage\":{\"prompt_tokens\":64,\"completion_tokens\":4,"
+         "\"prompt_tokens_details\":{\"audio_tokens\":0,\"cached_tokens\":48}}}",
+         64, 48},
+        {"{\"choices\":[],\"usage\":{\"prompt_tokens\":64,\"prompt_tokens_details\":null}}", 64,
+         -1},
+        {"{\"choices\":[],\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":4}}", 8, -1},
+    };
+    struct buf scratch;
+    buf_init(&scratch, BUF_NO_CAP);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct schunk c;
+        CHECK(schunk_parse(cases[i].json, strlen(cases[i].json), &scratch, &c, NULL) == 0);
+        CHECK(c.prompt_tokens == cases[i].prompt);
+        CHECK(c.cached_tokens == cases[i].cached);
+    }
+    buf_free(&scratch);
+}
+
 int main(void) {
+    test_cached_tokens();
     test_reasoning_tokens();
     test_rows();
     test_spans_and_scratch();

@@ -544,7 +544,42 @@ static void test_reasoning(void) {
     }
 }
 
+/* A whole reply's usage.prompt_tokens_details.cached_tokens (vLLM with
+ * --enable-prompt-tokens-details), through the scanner and through cJSON alike;
+ * null details say none; a count that is no count is a parse error naming it. */
+static void test_cached_tokens(void) {
+    static const char ok[] = "{\"choices\":[{\"message\":{\"content\":\"x\"}}],"
+                             "\"usage\":{\"prompt_tokens\":64,\"completion_tokens\":1,"
+                             "\"prompt_tokens_details\":{\"cached_tokens\":48}}}";
+    static const char none[] = "{\"choices\":[{\"message\":{\"content\":\"x\"}}],"
+                               "\"usage\":{\"prompt_tokens\":64,\"completion_tokens\":1,"
+                               "\"prompt_tokens_details\":null}}";
+    static const char bad[] = "{\"choices\":[{\"message\":{\"content\":\"x\"}}],"
+                              "\"usage\":{\"prompt_tokens\":64,\"completion_tokens\":1,"
+                              "\"prompt_tokens_details\":{\"cached_tokens\":\"many\"}}}";
+    for (unsigned flags = REPLY_TEXT; flags <= (REPLY_TEXT | REPLY_NO_SCAN);
+         flags += REPLY_NO_SCAN) {
+        struct reply r;
+        reply_init(&r);
+        CHECK_INT(reply_parse_with(200, NULL, ok, strlen(ok), flags, &r), REPLY_OK);
+        CHECK_INT(r.prompt_tokens, 64);
+        CHECK_INT(r.cached_tokens, 48);
+        reply_clear(&r);
+        CHECK_INT(reply_parse_with(200, NULL, none, strlen(none), flags, &r), REPLY_OK);
+        CHECK_INT(r.cached_tokens, -1);
+        CHECK(r.error_code == NULL);
+        reply_clear(&r);
+        CHECK_INT(reply_parse_with(200, NULL, bad, strlen(bad), flags, &r), REPLY_OK);
+        CHECK_STR(r.error_code, "parse");
+        CHECK(r.error_message &&
+              strstr(r.error_message, "usage.prompt_tokens_details.cached_tokens"));
+        CHECK_INT(r.cached_tokens, -1);
+        reply_clear(&r);
+    }
+}
+
 int main(void) {
+    test_cached_tokens();
     test_reasoning();
     test_service_us();
     test_cases();

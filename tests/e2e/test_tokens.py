@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""Prefix-cache hits end to end (issue 30, item 7): sm-emulator with its prefix cache
+and vLLM's --enable-prompt-tokens-details (prompt_tokens_details=1) says each reply's
+usage.prompt_tokens_details.cached_tokens; sm-stream (both routes) and the wrk plugin
+record it as cached_tokens, equal to the emulator's own request log; sm-compare's hit
+ratio per side is the records' cached over prompt tokens, in JSON, text, Markdown and
+CSV. Without the details (vLLM's default) no record has the field and sm-compare shows
+no hit ratio. Counts are asserted exactly: no timing margin.
+
+usage: test_tokens.py CASE   (environment: SM_STREAM, SM_EMULATOR, SM_COMPARE, WRK,
+                              optionally WRK_PRELOAD)"""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import emulator  # noqa: E402
+from testkit import check, isolated_env  # noqa: E402
+
+LENGTHS = (4, 6)
+REPEATS = 2
+
+
+def env():
+    return isolated_env(AWS_ACCESS_KEY_ID="AKIDTOKENSTEST", AWS_SECRET_ACCESS_KEY="tokens-secret")
+
+
+def emulator_for(log, details):
+    args = ["--endpoint", "a=instant", "--endpoint", "b=instant", "--request-log", log]
+    sets = ["overhead_s=0.002", "step_ms=1:1", "jitter=0", "prefix_cache_tokens=65536"]
+    if details:
+        sets.append("prompt_tokens_details=1")
+    for ep in ("a", "b"):
+        for s in sets:
+            args += ["--set", "%s.%s" % (ep, s)]
+    return emulator.Emulator(args, binary=os.environ["SM_EMULATOR"], env=env())
+
+
+def read_log(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def stream_run(api, details):
+    """decode.lua under sm-stream: (out dir, result files by label, request log)."""
+    out = tempfile.mkdtemp(prefix="tokens-")
+    log = os.path.join(out, "requests.jsonl")
+    with emulator_for(log, details) as emu:
+        cmd = [os.environ["SM_STREAM"], "-t1", "-c1", "-d2m", "--timeout", "60s", "--api", api,
+               "-s", os.path.join(ROOT, "scenarios", "decode.lua"), emu.url, "--", "--region",
+               "us-east-1", "--out", os.path.join(out, "{label}.json"), "--endpoint", "a",
+               "--endpoint", "b", "--lengths", ",".join(map(str, LENGTHS)), "--repeats",
+               str(REPEATS)]
+        p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, "%s: exit %d\n%s" % (" ".join(cmd), p.returncode, p.stderr))
+    res = {lab: json.load(open(os.path.join(out, lab + ".json"))) for lab in ("a", "b")}
+    return out, res, read_log(log)
+
+
+def sm_compare(out, fmt):
+    p = subprocess.run([os.environ["SM_COMPARE"], "--format", fmt, os.path.join(out, "a.json"),
+                        os.path.join(out, "b.json")], capture_output=True, text=True, env=env(),
+                       timeout=60)
+    check(p.returncode in (0, 1), "sm-compare: exit %d\n%s" % (p.returncode, p.stderr))
+    return p.stdout
+
+
+def check_recorded(res, logged):
+    """Each side's records say the cached tokens the emulator logged for its requests
+    (the same multiset: the records are in completion order), some hits among them."""
+    for lab in ("a", "b"):
+        recs = res[lab]["records"]
+        check(all(r["ok"] for r in recs) and len(recs) == len(LENGTHS) * REPEATS, str(recs))
+        got = sorted((r["prompt_tokens"], r["cached_tokens"]) for r in recs)
+        want = sorted((e["prompt_tokens"], e["cached_tokens"]) for e in logged
+                      if e["endpoint"] == lab and e["status"] == 200)
+        check(got == want, "%s: recorded %r, logged %r" % (lab, got, want))
+        check(got[0][1] == 0 and any(c > 0 for _, c in got), "a miss, then hits: %r" % got)
+
+
+def ratio(recs):
+    return sum(r["cached_tokens"] for r in recs) / sum(r["prompt_tokens"] for r in recs)
+
+
+def check_compared(out, res):
+    want = {side: ratio(res[lab]["records"]) for side, lab in (("baseline", "a"),
+                                                                ("candidate", "b"))}
+    doc = json.loads(sm_compare(out, "json"))
+    fig = doc.get("server_tokens", {}).get("prefix_cache_hit_ratio")
+    check(fig is not None, "no hit ratio in %s" % json.dumps(doc.get("server_tokens")))
+    for side in ("baseline", "candidate"):
+        check(abs(fig[side]["value"] - want[side]) < 1e-12 and
+              fig[side]["n"] == len(LENGTHS) * REPEATS, "%s: %r, want %r" % (side, fig, want))
+    rows = {r[0]: r for r in csv.reader(io.StringIO(sm_compare(out, "csv"))) if r}
+    row = rows.get("prefix_cache_hit_ratio")
+    check(row is not None and abs(float(row[1]) - want["baseline"]) < 1e-12 and
+          abs(float(row[2]) - want["candidate"]) < 1e-12 and row[14] == str(len(LENGTHS) * REPEATS),
+          "csv row %r" % row)
+    for fmt in ("text", "markdown"):
+        text = sm_compare(out, fmt)
+        shown = [("%.4f" % want[k]).rstrip("0").rstrip(".") for k in ("baseline", "candidate")]
+        line = [x.replace("|", " ").split() for x in text.splitlines()
+                if x.replace("|", " ").split()[:1] == ["prefix_cache_hit_ratio"]]
+        check(len(line) == 1 and line[0][1:3] == shown and line[0][3:] == [str(len(LENGTHS) * REPEATS), "requests"] * 2,
+              "%s: want %r in\n%s" % (fmt, shown, text))
+
+
+def case_cache(api):
+    out, res, logged = stream_run(api, details=True)
+    check_recorded(res, logged)
+    check_compared(out, res)
+
+
+def case_cache_off():
+    """vLLM's default: prompt_tokens_details null; no record says cached_tokens, no hit
+    ratio is shown."""
+    out, res, logged = stream_run("stream", details=False)
+    recs = res["a"]["records"] + res["b"]["records"]
+    check(all("cached_tokens" not in r for r in recs), str(recs))
+    check(any(e["cached_tokens"] for e in logged), "the cache served some: %r" % logged)
+    doc = json.loads(sm_compare(out, "json"))
+    check("prefix_cache_hit_ratio" not in doc.get("server_tokens", {}), str(doc))
+
+
+def case_cache_wrk():
+    """The wrk plugin (whole replies): the same records from the reply's usage."""
+    out = tempfile.mkdtemp(prefix="tokens-")
+    log = os.path.join(out, "requests.jsonl")
+    with emulator_for(log, details=True) as emu:
+        e = env()
+        if os.environ.get("WRK_PRELOAD"):  # the sanitizers' runtime, for the plugin
+            e.update(LD_PRELOAD=os.environ["WRK_PRELOAD"], ASAN_OPTIONS="detect_leaks=0")
+        p = subprocess.run([os.environ["WRK"], "-t1", "-c1", "-d1m", "--timeout", "60s", "-s",
+                            os.path.join(ROOT, "scenarios", "decode.lua"), emu.url, "--",
+                            "--endpoint", "a", "--endpoint", "b", "--region", "us-east-1",
+                            "--lengths", ",".join(map(str, LENGTHS)), "--repeats",
+                            str(REPEATS), "--out", os.path.join(out, "{label}.json")],
+                           env=e, capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, p.stderr)
+    res = {lab: json.load(open(os.path.join(out, lab + ".json"))) for lab in ("a", "b")}
+    check_recorded(res, read_log(log))
+    check_compared(out, res)
+
+
+CASES = {"hits_recorded_and_compared_stream": lambda: case_cache("stream"),
+         "hits_recorded_and_compared_openai": lambda: case_cache("openai"),
+         "hits_recorded_and_compared_wrk": case_cache_wrk,
+         "no_details_no_hit_ratio": case_cache_off}
+
+
+def main():
+    CASES[sys.argv[1]]()
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
