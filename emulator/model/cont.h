@@ -53,6 +53,8 @@ struct cont_meta {
     const char *reasoning_field; /* a streamed reasoning delta's field; NULL: "reasoning" */
     bool prompt_details;         /* vLLM --enable-prompt-tokens-details: the usage's
                                   * prompt_tokens_details says cached_tokens (else null) */
+    unsigned spec_step;          /* vLLM speculative decoding: an answer's tokens a chunk (the
+                                  * accepted drafts + 1; <= 1: one) */
     const size_t *cached_tokens; /* the prompt tokens the prefix cache served, read when the
                                   * usage is written (a stream starts before its admission);
                                   * NULL: 0 */

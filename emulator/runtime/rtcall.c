@@ -258,6 +258,7 @@ static void rtcall_done(struct rtcall *call) {
                              var->profile.model_id,
                              var->profile.reasoning_field,
                              var->profile.prompt_tokens_details != 0,
+                             call->seq.spec_step,
                              &call->seq.cached_tokens};
     buf_reset(&call->body);
     if (call->sess.status  ? buf_add(&call->body, call->sess.text.data, call->sess.text.len)
@@ -513,10 +514,23 @@ static void rtcall_stream_prepare(struct rtcall *call) {
                              var->profile.model_id,
                              var->profile.reasoning_field,
                              var->profile.prompt_tokens_details != 0,
+                             call->seq.spec_step,
                              &call->seq.cached_tokens};
     rstream_init(&call->rs, &call->req, &call->ans, &meta, wire, call->inv->stream_split,
                  call->fault);
     call->streaming = true;
+}
+
+/* vLLM's speculative decoding (spec_tokens): an answer's steps give the accepted
+ * drafts and the target model's token, its reasoning one a step; the other
+ * containers, and a profile without it, one token a step. */
+static void rtcall_speculate(const struct model_profile *p, const struct cont_request *r,
+                             const struct cont_answer *a, struct batch_seq *q) {
+    bool vllm = r->kind == CONT_CHAT || r->kind == CONT_COMPLETION;
+    unsigned long accepted = p->spec_accepted < p->spec_tokens ? p->spec_accepted : p->spec_tokens;
+    q->spec_k = vllm ? (unsigned)p->spec_tokens : 0;
+    q->spec_step = q->spec_k ? (unsigned)accepted + 1 : 0;
+    q->spec_from = a->reasoning_tokens;
 }
 
 /* The container's session manager (sess.h) on the request: its reply or its
@@ -558,6 +572,7 @@ static int rtcall_prepare(struct rtcall *call, const struct http_head *h, const 
     if (cont_answer(p, &call->req, &call->ans)) return CONT_ERR_NOMEM;
     call->seq.prompt_tokens = call->req.prompt_tokens;
     call->seq.want_tokens = (call->ans.tokens ? call->ans.tokens : 1) + call->ans.reasoning_tokens;
+    rtcall_speculate(p, &call->req, &call->ans, &call->seq);
     if (call->req.pfx) { /* the reply's tokens follow the prompt's in the KV cache */
         pfx_text(&call->pfx, call->ans.text.data, call->ans.text.len);
         call->seq.blocks = call->pfx.blocks;

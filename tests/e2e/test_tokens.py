@@ -1,11 +1,22 @@
 #!/usr/bin/python3
-"""Prefix-cache hits end to end (issue 30, item 7): sm-emulator with its prefix cache
+"""Prefix-cache hits and speculative decoding end to end (issue 30, items 7 and 8).
+
+Prefix-cache hits: sm-emulator with its prefix cache
 and vLLM's --enable-prompt-tokens-details (prompt_tokens_details=1) says each reply's
 usage.prompt_tokens_details.cached_tokens; sm-stream (both routes) and the wrk plugin
 record it as cached_tokens, equal to the emulator's own request log; sm-compare's hit
 ratio per side is the records' cached over prompt tokens, in JSON, text, Markdown and
 CSV. Without the details (vLLM's default) no record has the field and sm-compare shows
-no hit ratio. Counts are asserted exactly: no timing margin.
+no hit ratio.
+
+Speculative decoding: sm-emulator's spec_tokens=K, spec_accepted=A streams a vLLM answer
+A + 1 tokens a chunk (the last chunk what is left) and logs vLLM's "SpecDecoding metrics"
+lines; sm-stream records the chunks; sm-compare's tokens per chunk, acceptance rate and
+mean acceptance length per side are what the plan implies: for T answer tokens,
+ceil(T / (A + 1)) steps (drafts), T - drafts accepted, K * drafts drafted.
+
+Counts are asserted exactly: no timing margin (the log is read again until its lines
+hold every step, a bound on waiting, not on the figures).
 
 usage: test_tokens.py CASE   (environment: SM_STREAM, SM_EMULATOR, SM_COMPARE, WRK,
                               optionally WRK_PRELOAD)"""
@@ -16,6 +27,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -148,10 +160,71 @@ def case_cache_wrk():
     check_compared(out, res)
 
 
+K, A = 4, 2  # the speculative profile: draft tokens a step, of them accepted
+
+
+def case_speculation(api):
+    out = tempfile.mkdtemp(prefix="tokens-")
+    args = ["--endpoint", "a=instant", "--endpoint", "b=instant", "--log-file",
+            os.path.join(out, "{endpoint}.log"), "--log-interval", "0.05"]
+    for ep in ("a", "b"):
+        for x in ("overhead_s=0.002", "step_ms=1:1", "jitter=0"):
+            args += ["--set", "%s.%s" % (ep, x)]
+    args += ["--set", "b.spec_tokens=%d" % K, "--set", "b.spec_accepted=%d" % A]
+    with emulator.Emulator(args, binary=os.environ["SM_EMULATOR"], env=env()) as emu:
+        cmd = [os.environ["SM_STREAM"], "-t1", "-c1", "-d2m", "--timeout", "60s", "--api", api,
+               "-s", os.path.join(ROOT, "scenarios", "decode.lua"), emu.url, "--", "--region",
+               "us-east-1", "--out", os.path.join(out, "{label}.json"), "--endpoint", "a",
+               "--endpoint", "b", "--lengths", ",".join(map(str, LENGTHS)), "--repeats",
+               str(REPEATS)]
+        p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0, "%s: exit %d\n%s" % (" ".join(cmd), p.returncode, p.stderr))
+        res = {lab: json.load(open(os.path.join(out, lab + ".json"))) for lab in ("a", "b")}
+        recs = res["b"]["records"]
+        steps = [-(-r["completion_tokens"] // (A + 1)) for r in recs]
+        want_acc = sum(r["completion_tokens"] for r in recs) - sum(steps)
+        want_draft = K * sum(steps)
+        deadline = time.monotonic() + 60  # the log's interval is 0.05 s: a bound, not a margin
+        while True:
+            text = open(os.path.join(out, "b.log")).read()
+            lines = [x for x in text.splitlines() if "SpecDecoding metrics:" in x]
+            drafted = sum(int(x.split("Drafted: ")[1].split()[0]) for x in lines)
+            if drafted >= want_draft or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+    check(drafted == want_draft, "drafted %d, want %d:\n%s" % (drafted, want_draft, text))
+    check("SpecDecoding" not in open(os.path.join(out, "a.log")).read(), "a has no speculation")
+    for r, n in zip(recs, steps):
+        check(r["ok"] and r["chunks"] == n, "%d chunks, want %d: %r" % (r["chunks"], n, r))
+    check(all(r["chunks"] == r["completion_tokens"] for r in res["a"]["records"]),
+          "one token a chunk without speculation")
+    p = subprocess.run([os.environ["SM_COMPARE"], "--format", "json",
+                        os.path.join(out, "a.json"), os.path.join(out, "a.log"), "--",
+                        os.path.join(out, "b.json"), os.path.join(out, "b.log")],
+                       capture_output=True, text=True, env=env(), timeout=60)
+    check(p.returncode in (0, 1), "sm-compare: exit %d\n%s" % (p.returncode, p.stderr))
+    fig = json.loads(p.stdout)["server_tokens"]
+    tokens = sum(r["completion_tokens"] for r in recs)
+    got = {k: (fig[k]["baseline"]["value"], fig[k]["candidate"]["value"])
+           for k in ("tokens_per_chunk", "spec_acceptance_rate", "spec_mean_acceptance_length")}
+    want_len = sum(float(x.split("Mean acceptance length: ")[1].split(",")[0]) *
+                   int(x.split("Drafted: ")[1].split()[0]) for x in lines) / want_draft
+    check(got["tokens_per_chunk"][0] == 1 and
+          abs(got["tokens_per_chunk"][1] - tokens / sum(steps)) < 1e-12, str(got))
+    check(got["spec_acceptance_rate"][0] is None and
+          abs(got["spec_acceptance_rate"][1] - want_acc / want_draft) < 1e-12, str(got))
+    check(got["spec_mean_acceptance_length"][0] is None and
+          abs(got["spec_mean_acceptance_length"][1] - want_len) < 1e-12 and
+          abs(want_len - (1 + want_acc / sum(steps))) < 0.005 * len(lines), str(got))
+    check(fig["spec_acceptance_rate"]["candidate"]["n"] == len(lines), str(fig))
+
+
 CASES = {"hits_recorded_and_compared_stream": lambda: case_cache("stream"),
          "hits_recorded_and_compared_openai": lambda: case_cache("openai"),
          "hits_recorded_and_compared_wrk": case_cache_wrk,
-         "no_details_no_hit_ratio": case_cache_off}
+         "no_details_no_hit_ratio": case_cache_off,
+         "speculation_chunks_and_acceptance_stream": lambda: case_speculation("stream"),
+         "speculation_chunks_and_acceptance_openai": lambda: case_speculation("openai")}
 
 
 def main():
