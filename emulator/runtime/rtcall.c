@@ -242,6 +242,18 @@ static int rtcall_gathered(struct rtcall *call, const struct cont_meta *meta) {
     return rc;
 }
 
+/* What the container's reply says of itself and of the call's sequence. */
+static struct cont_meta rtcall_meta(struct rtcall *call) {
+    const struct model_profile *p = &call->var->profile;
+    return (struct cont_meta){.id = call->reply_id,
+                              .created = call->created,
+                              .model = p->model_id,
+                              .reasoning_field = p->reasoning_field,
+                              .prompt_details = p->prompt_tokens_details != 0,
+                              .spec_step = call->seq.spec_step,
+                              .cached_tokens = &call->seq.cached_tokens};
+}
+
 /* The container has answered (success or its error), all at once. */
 static void rtcall_done(struct rtcall *call) {
     struct fleet_variant *var = call->var;
@@ -253,13 +265,7 @@ static void rtcall_done(struct rtcall *call) {
         buf_free(&orig);
         return;
     }
-    struct cont_meta meta = {call->reply_id,
-                             call->created,
-                             var->profile.model_id,
-                             var->profile.reasoning_field,
-                             var->profile.prompt_tokens_details != 0,
-                             call->seq.spec_step,
-                             &call->seq.cached_tokens};
+    struct cont_meta meta = rtcall_meta(call);
     buf_reset(&call->body);
     if (call->sess.status  ? buf_add(&call->body, call->sess.text.data, call->sess.text.len)
         : call->req.stream ? rtcall_gathered(call, &meta)
@@ -509,13 +515,7 @@ static void rtcall_stream_prepare(struct rtcall *call) {
         var->counts.faults[fault]++;
         var->ep->counts.faults[fault]++;
     }
-    struct cont_meta meta = {call->reply_id,
-                             call->created,
-                             var->profile.model_id,
-                             var->profile.reasoning_field,
-                             var->profile.prompt_tokens_details != 0,
-                             call->seq.spec_step,
-                             &call->seq.cached_tokens};
+    struct cont_meta meta = rtcall_meta(call);
     rstream_init(&call->rs, &call->req, &call->ans, &meta, wire, call->inv->stream_split,
                  call->fault);
     call->streaming = true;

@@ -64,15 +64,20 @@ def stream_run(api, details):
     out = tempfile.mkdtemp(prefix="tokens-")
     log = os.path.join(out, "requests.jsonl")
     with emulator_for(log, details) as emu:
-        cmd = [os.environ["SM_STREAM"], "-t1", "-c1", "-d2m", "--timeout", "60s", "--api", api,
-               "-s", os.path.join(ROOT, "scenarios", "decode.lua"), emu.url, "--", "--region",
-               "us-east-1", "--out", os.path.join(out, "{label}.json"), "--endpoint", "a",
-               "--endpoint", "b", "--lengths", ",".join(map(str, LENGTHS)), "--repeats",
-               str(REPEATS)]
-        p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
-    check(p.returncode == 0, "%s: exit %d\n%s" % (" ".join(cmd), p.returncode, p.stderr))
-    res = {lab: json.load(open(os.path.join(out, lab + ".json"))) for lab in ("a", "b")}
+        res = decode(emu, out, api)
     return out, res, read_log(log)
+
+
+def decode(emu, out, api):
+    """decode.lua under sm-stream on api against emu's a and b: the result files by label."""
+    cmd = [os.environ["SM_STREAM"], "-t1", "-c1", "-d2m", "--timeout", "60s", "--api", api,
+           "-s", os.path.join(ROOT, "scenarios", "decode.lua"), emu.url, "--", "--region",
+           "us-east-1", "--out", os.path.join(out, "{label}.json"), "--endpoint", "a",
+           "--endpoint", "b", "--lengths", ",".join(map(str, LENGTHS)), "--repeats",
+           str(REPEATS)]
+    p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, "%s: exit %d\n%s" % (" ".join(cmd), p.returncode, p.stderr))
+    return {lab: json.load(open(os.path.join(out, lab + ".json"))) for lab in ("a", "b")}
 
 
 def sm_compare(out, fmt):
@@ -172,14 +177,7 @@ def case_speculation(api):
             args += ["--set", "%s.%s" % (ep, x)]
     args += ["--set", "b.spec_tokens=%d" % K, "--set", "b.spec_accepted=%d" % A]
     with emulator.Emulator(args, binary=os.environ["SM_EMULATOR"], env=env()) as emu:
-        cmd = [os.environ["SM_STREAM"], "-t1", "-c1", "-d2m", "--timeout", "60s", "--api", api,
-               "-s", os.path.join(ROOT, "scenarios", "decode.lua"), emu.url, "--", "--region",
-               "us-east-1", "--out", os.path.join(out, "{label}.json"), "--endpoint", "a",
-               "--endpoint", "b", "--lengths", ",".join(map(str, LENGTHS)), "--repeats",
-               str(REPEATS)]
-        p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
-        check(p.returncode == 0, "%s: exit %d\n%s" % (" ".join(cmd), p.returncode, p.stderr))
-        res = {lab: json.load(open(os.path.join(out, lab + ".json"))) for lab in ("a", "b")}
+        res = decode(emu, out, api)
         recs = res["b"]["records"]
         steps = [-(-r["completion_tokens"] // (A + 1)) for r in recs]
         want_acc = sum(r["completion_tokens"] for r in recs) - sum(steps)
