@@ -25,6 +25,7 @@
 #define RFIELD_PROMPT_TOKENS     "prompt_tokens"
 #define RFIELD_COMPLETION_TOKENS "completion_tokens"
 #define RFIELD_REASONING_TOKENS  "reasoning_tokens"
+#define RFIELD_CACHED_TOKENS     "cached_tokens"
 #define RFIELD_FINISH_REASON     "finish_reason"
 #define RFIELD_STATUS            "status"
 #define RFIELD_OK                "ok"
@@ -91,6 +92,8 @@
       "the generated tokens (reasoning included), as the reply said")                              \
     X(RFIELD_REASONING_TOKENS, "integer", RFIELD_UNIT_TOKENS,                                      \
       "the reasoning tokens among completion_tokens; absent: none said or seen")                   \
+    X(RFIELD_CACHED_TOKENS, "integer", RFIELD_UNIT_TOKENS,                                         \
+      "the prompt tokens the server's prefix cache served; absent: not said")                      \
     X(RFIELD_FINISH_REASON, "string or null", RFIELD_UNIT_NONE,                                    \
       "why the generation stopped, as the reply said")                                             \
     X(RFIELD_STATUS, "integer", RFIELD_UNIT_NONE, "the HTTP status; 0 when no reply arrived")      \

@@ -33,7 +33,7 @@ void schunk_clear(struct schunk *c) {
     c->content = c->reasoning = c->finish_reason = empty;
     c->error_type = c->error_code = c->error_message = empty;
     c->logprob_tokens = -1;
-    c->prompt_tokens = c->completion_tokens = c->reasoning_tokens = -1;
+    c->prompt_tokens = c->completion_tokens = c->reasoning_tokens = c->cached_tokens = -1;
 }
 
 static int schunk_nomem(struct schunk_walk *w) {
@@ -193,8 +193,18 @@ static int schunk_usage_details_member(struct schunk_walk *w, const struct jscan
     return jscan_skip(&w->s);
 }
 
+/* vLLM (--enable-prompt-tokens-details) and OpenAI: the prompt tokens its prefix cache served. */
+static int schunk_prompt_details_member(struct schunk_walk *w, const struct jscan_str *key,
+                                        void *arg) {
+    (void)arg;
+    if (SCHUNK_KEY_IS(key, "cached_tokens")) return schunk_read_count(w, &w->c->cached_tokens);
+    return jscan_skip(&w->s);
+}
+
 static int schunk_usage_member(struct schunk_walk *w, const struct jscan_str *key, void *arg) {
     (void)arg;
+    if (SCHUNK_KEY_IS(key, "prompt_tokens_details"))
+        return schunk_each_member(w, schunk_prompt_details_member, NULL);
     if (SCHUNK_KEY_IS(key, "prompt_tokens")) return schunk_read_count(w, &w->c->prompt_tokens);
     if (SCHUNK_KEY_IS(key, "completion_tokens"))
         return schunk_read_count(w, &w->c->completion_tokens);

@@ -95,6 +95,7 @@ struct schunk {
     int64_t prompt_tokens;           /* from usage (or details input_length); -1 when absent */
     int64_t completion_tokens;       /* from usage or details generated_tokens; -1 when absent */
     int64_t reasoning_tokens; /* usage.completion_tokens_details.reasoning_tokens; -1 when absent */
+    int64_t cached_tokens;    /* usage.prompt_tokens_details.cached_tokens; -1 when absent */
     struct schunk_str error_type; /* ERROR: type / error_type; EXCEPTION: :exception-type */
     struct schunk_str
         error_code; /* ERROR: code (string or number as written); EXCEPTION: ErrorCode */

@@ -25,6 +25,7 @@ void sstream_init(struct sstream *s, enum sstream_body body, enum sstream_framin
     s->cumulative = 0;
     memset(&s->totals, 0, sizeof s->totals);
     s->totals.prompt_tokens = s->totals.completion_tokens = s->totals.reasoning_tokens = -1;
+    s->totals.cached_tokens = -1;
     s->ended = false;
     s->finished = false;
     s->err = 0;
@@ -149,6 +150,7 @@ static void sstream_account(struct sstream *s, struct schunk *c) {
     if (c->prompt_tokens >= 0) t->prompt_tokens = c->prompt_tokens;
     if (c->completion_tokens >= 0) t->completion_tokens = c->completion_tokens;
     if (c->reasoning_tokens >= 0) t->reasoning_tokens = c->reasoning_tokens;
+    if (c->cached_tokens >= 0) t->cached_tokens = c->cached_tokens;
     if (c->kind == SCHUNK_DONE || c->final) t->done = true;
     if (c->kind == SCHUNK_ERROR || c->kind == SCHUNK_EXCEPTION) t->error = true;
 }

@@ -94,6 +94,7 @@ struct sstream_totals {
     int64_t prompt_tokens;     /* last usage/details count; -1 when none came */
     int64_t completion_tokens; /* last usage/details count; -1 when none came */
     int64_t reasoning_tokens;  /* last usage's completion_tokens_details count; -1: none came */
+    int64_t cached_tokens;     /* last usage's prompt_tokens_details.cached_tokens; -1: none came */
     char finish_reason[32];    /* last finish_reason ("" when none came; cut to fit) */
     bool done;                 /* "[DONE]" or a TGI/LMI final event came */
     bool error;                /* an SCHUNK_ERROR or SCHUNK_EXCEPTION came */

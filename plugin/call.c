@@ -188,6 +188,10 @@ int call_finish(const struct call *c, const struct call_reply *in, struct call_r
     rec->finish_reason = r->finish_reason;
     rec->status = in->status;
     rec->ok = r->error_code == NULL;
+    rec->cached_tokens = in->stream ? in->stream->cached_tokens : r->cached_tokens;
+    /* a count that cannot be a share of the prompt's is not kept */
+    rec->has_cached_tokens = rec->ok && rec->cached_tokens >= 0 && rec->prompt_tokens >= 0 &&
+                             rec->cached_tokens <= rec->prompt_tokens;
     rec->error_code = r->error_code;
     rec->error_message = r->error_message;
     rec->original_status = r->original_status;

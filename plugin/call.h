@@ -71,6 +71,7 @@ struct call_stream {
     long chunk_tokens;           /* the chunks' tokens summed */
     long prompt_tokens;          /* the stream's usage or details; -1 when it said none */
     long completion_tokens;      /* the same */
+    long cached_tokens;          /* the usage's prompt_tokens_details.cached_tokens; -1: none */
     const char *finish_reason;   /* NULL when none came */
     const char *error_code;      /* how the stream failed (an exception, a broken frame), or NULL */
     const char *error_message;   /* one line */

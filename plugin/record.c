@@ -250,6 +250,8 @@ static int rec_serialize(struct buf *b, long long seq, const struct rec_record *
     p = rec_count(JSONW_PUT(p, ",\"" RFIELD_COMPLETION_TOKENS "\":"), rec->completion_tokens);
     if (rec->reasoning_tokens > 0)
         p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_REASONING_TOKENS "\":"), rec->reasoning_tokens);
+    if (rec->has_cached_tokens)
+        p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_CACHED_TOKENS "\":"), rec->cached_tokens);
     p = jsonw_put_cstr(JSONW_PUT(p, ",\"" RFIELD_FINISH_REASON "\":"), rec->finish_reason);
     p = jsonw_put_int(JSONW_PUT(p, ",\"" RFIELD_STATUS "\":"), rec->status);
     p = rec_bool(JSONW_PUT(p, ",\"" RFIELD_OK "\":"), rec->ok);

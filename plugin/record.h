@@ -43,6 +43,8 @@ struct rec_record {
     long prompt_tokens;        /* < 0: null */
     long completion_tokens;    /* < 0: null */
     long reasoning_tokens;     /* of completion_tokens, a thinking model's; <= 0: omitted */
+    long cached_tokens;        /* of prompt_tokens, the prefix cache's, when has_cached_tokens */
+    bool has_cached_tokens;    /* the reply said them (else omitted) */
     const char *finish_reason; /* NULL: null */
     int status;                /* 0: no reply */
     bool ok;

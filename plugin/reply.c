@@ -15,7 +15,8 @@
 #define REPLY_COUNT_MAX 9e15 /* larger token counts are not believed (nor cast) */
 
 void reply_init(struct reply *r) {
-    *r = (struct reply){.prompt_tokens = -1, .completion_tokens = -1, .reasoning_tokens = -1};
+    *r = (struct reply){
+        .prompt_tokens = -1, .completion_tokens = -1, .reasoning_tokens = -1, .cached_tokens = -1};
 }
 
 void reply_clear(struct reply *r) {
@@ -116,6 +117,18 @@ static bool reply_reasoning(struct reply *r, double v) {
     return ok;
 }
 
+/* The prompt tokens the server's prefix cache served, when the usage says them
+ * (its prompt_tokens_details: vLLM with --enable-prompt-tokens-details, OpenAI;
+ * a null details says none); false when out of memory. */
+static bool reply_cached(struct reply *r, double v) {
+    if (r->error_code) return true;
+    bool ok =
+        reply_take_count(r, "usage.prompt_tokens_details.cached_tokens", v, &r->cached_tokens);
+    if (r->error_code)
+        r->prompt_tokens = r->completion_tokens = r->reasoning_tokens = r->cached_tokens = -1;
+    return ok;
+}
+
 static const char reply_no_choice[] = "reply has no choices[0].message or text";
 
 /* vLLM: choices[0].message.content (null for a reply that is all reasoning) or .text. */
@@ -130,7 +143,10 @@ static bool reply_vllm(const cJSON *root, bool want_text, struct reply *r) {
                       "usage.completion_tokens", reply_count(usage, "completion_tokens")) ||
         !reply_reasoning(
             r, reply_count(cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens_details"),
-                           "reasoning_tokens")))
+                           "reasoning_tokens")) ||
+        !reply_cached(r,
+                      reply_count(cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens_details"),
+                                  "cached_tokens")))
         return false;
     if (r->error_code) return true;
     return (!want_text || reply_set(&r->text, text ? text : "")) &&
@@ -168,7 +184,7 @@ static int reply_scan(const char *body, size_t len, bool want_text, struct reply
     if (!v.message && !v.has_text) return reply_set_error(r, "parse", reply_no_choice) ? 1 : -1;
     if (!reply_counts(r, "usage.prompt_tokens", v.prompt_tokens, "usage.completion_tokens",
                       v.completion_tokens) ||
-        !reply_reasoning(r, v.reasoning_tokens))
+        !reply_reasoning(r, v.reasoning_tokens) || !reply_cached(r, v.cached_tokens))
         return -1;
     if (r->error_code) return 1;
     if (want_text && !(r->text = v.has_text ? reply_scan_dup(&v.text) : reply_dup("", 0)))

@@ -50,6 +50,8 @@ struct reply {
     long prompt_tokens;     /* -1: the reply did not say */
     long completion_tokens; /* -1: the reply did not say */
     long reasoning_tokens;  /* of them, reasoning (usage.completion_tokens_details); -1: not said */
+    long cached_tokens;     /* of the prompt's, the prefix cache's (usage.prompt_tokens_details);
+                             * -1: not said */
     char *finish_reason;    /* malloc'ed or NULL */
     char *error_code;       /* malloc'ed; NULL for a usable success */
     char *error_message;    /* malloc'ed one line; NULL for a usable success */

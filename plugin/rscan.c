@@ -17,7 +17,8 @@ struct rscan_field {
 
 struct rscan {
     const char *p, *end;
-    bool choices, message, usage, prompt, completion, reasoning; /* member seen */
+    bool choices, message, usage, prompt, completion, reasoning, cached; /* member seen */
+    bool details, prompt_details; /* the usage's *_details seen */
     struct rscan_field content, text, finish;
     struct rscan_reply *out;
 };
@@ -193,13 +194,25 @@ static bool rscan_details_member(struct rscan *s, const struct jscan_str *name) 
     return rscan_skip(s);
 }
 
+static bool rscan_prompt_details_member(struct rscan *s, const struct jscan_str *name) {
+    if (RSCAN_NAME_IS(name, "cached_tokens"))
+        return rscan_count(s, &s->cached, &s->out->cached_tokens);
+    return rscan_skip(s);
+}
+
 static bool rscan_usage_member(struct rscan *s, const struct jscan_str *name) {
     if (RSCAN_NAME_IS(name, "prompt_tokens"))
         return rscan_count(s, &s->prompt, &s->out->prompt_tokens);
     if (RSCAN_NAME_IS(name, "completion_tokens"))
         return rscan_count(s, &s->completion, &s->out->completion_tokens);
-    if (RSCAN_NAME_IS(name, "completion_tokens_details") && rscan_peek(s) == '{')
-        return rscan_object(s, rscan_details_member);
+    if (RSCAN_NAME_IS(name, "completion_tokens_details") && !s->details) {
+        s->details = true; /* the first, as cJSON finds it */
+        return rscan_peek(s) == '{' ? rscan_object(s, rscan_details_member) : rscan_skip(s);
+    }
+    if (RSCAN_NAME_IS(name, "prompt_tokens_details") && !s->prompt_details) {
+        s->prompt_details = true;
+        return rscan_peek(s) == '{' ? rscan_object(s, rscan_prompt_details_member) : rscan_skip(s);
+    }
     return rscan_skip(s);
 }
 
@@ -240,8 +253,10 @@ static bool rscan_root_member(struct rscan *s, const struct jscan_str *name) {
 
 bool rscan_vllm(const char *body, size_t len, struct rscan_reply *out) {
     struct rscan s = {.p = body, .end = body + len, .out = out};
-    *out = (struct rscan_reply){
-        .prompt_tokens = NAN, .completion_tokens = NAN, .reasoning_tokens = NAN};
+    *out = (struct rscan_reply){.prompt_tokens = NAN,
+                                .completion_tokens = NAN,
+                                .reasoning_tokens = NAN,
+                                .cached_tokens = NAN};
     if (!rscan_object(&s, rscan_root_member) || rscan_peek(&s) != 0 || !s.choices) return false;
     const struct rscan_field *text = s.message ? &s.content : &s.text;
     out->message = s.message;

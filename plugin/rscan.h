@@ -3,7 +3,8 @@
  *
  *   {"choices":[{"message":{"content":T},"finish_reason":F}, ...],
  *    "usage":{"prompt_tokens":P,"completion_tokens":C,
- *             "completion_tokens_details":{"reasoning_tokens":R}}, ...}
+ *             "completion_tokens_details":{"reasoning_tokens":R},
+ *             "prompt_tokens_details":{"cached_tokens":K}}, ...}
  *   (completions: "text":T in place of the message)
  *
  * It reads what cJSON_GetObjectItemCaseSensitive would find (the first member
@@ -38,6 +39,7 @@ struct rscan_reply {
                              type, else the number */
     double completion_tokens;
     double reasoning_tokens; /* usage.completion_tokens_details.reasoning_tokens, the same way */
+    double cached_tokens;    /* usage.prompt_tokens_details.cached_tokens, the same way */
 };
 
 /* Reads body (len bytes) into out; false when cJSON must read it instead. */

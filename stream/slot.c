@@ -397,8 +397,10 @@ static void slot_conn_times(struct slot *s, struct call_reply *in) {
 void slot_done(struct slot *s, CURLcode result) {
     uint64_t t0 = slot_clock_ns();
     if (!s->left) disp_sent(s->disp, s->t_handed_us, s->wall_handed_us); /* never written */
-    struct call_stream st = {
-        .t_headers_us = s->t_headers_us, .prompt_tokens = -1, .completion_tokens = -1};
+    struct call_stream st = {.t_headers_us = s->t_headers_us,
+                             .prompt_tokens = -1,
+                             .completion_tokens = -1,
+                             .cached_tokens = -1};
     struct call_reply in = {.status = s->status, .body = "", .stream = &st};
     if (s->streaming) {
         slot_finish_stream(s, result);
@@ -417,6 +419,7 @@ void slot_done(struct slot *s, CURLcode result) {
             .chunk_tokens = s->chunk_tokens,
             .prompt_tokens = t->prompt_tokens,
             .completion_tokens = t->completion_tokens,
+            .cached_tokens = t->cached_tokens,
             .finish_reason = t->finish_reason[0] ? t->finish_reason : NULL,
             .error_code = s->stream_code[0] ? s->stream_code : NULL,
             .error_message = s->stream_message,

@@ -102,8 +102,18 @@ void batch_end(struct batch *s, struct batch_list *done) {
     s->stepping = false;
     while (q) {
         struct batch_seq *next = q->next;
-        q->produced++;
-        s->generated_tokens++;
+        size_t k = 1; /* tokens this step gives q */
+        if (q->spec_step > 1 && q->produced >= q->spec_from) {
+            size_t left = q->want_tokens - q->produced;
+            k = q->spec_step < left ? q->spec_step : left;
+            s->spec.drafts++;
+            s->spec.draft_tokens += q->spec_k;
+            s->spec.accepted += k - 1;
+            for (size_t i = 0; i + 1 < k && i < BATCH_SPEC_MAX; i++) s->spec.pos[i]++;
+            s->spec.k = q->spec_k;
+        }
+        q->produced += k;
+        s->generated_tokens += k;
         if (q->produced >= q->want_tokens) {
             if (q->blocks) pcache_insert(&s->cache, q->blocks, q->done_blocks);
             batch_unlink(&s->running, q);

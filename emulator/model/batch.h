@@ -22,10 +22,25 @@
 #include "model.h"
 #include "pcache.h"
 
+/* The most draft tokens a speculative step proposes. */
+#define BATCH_SPEC_MAX MODEL_SPEC_MAX
+
+/* Speculative decoding's counts since the start, as vLLM counts them
+ * (vllm/v1/spec_decode/metrics.py): drafts, their proposed and accepted tokens,
+ * and the drafts that accepted position i (0-based). */
+struct batch_spec {
+    uint64_t drafts, draft_tokens, accepted;
+    uint64_t pos[BATCH_SPEC_MAX];
+    unsigned k; /* the draft tokens a step proposes (the last sequence's) */
+};
+
 struct batch_seq {
     size_t prompt_tokens;
     size_t want_tokens; /* tokens to generate (>= 1) */
     size_t produced;
+    unsigned spec_k;    /* speculative decoding: draft tokens a step proposes (0: none) */
+    unsigned spec_step; /* tokens a speculative step gives: accepted drafts + 1 (<= 1: one) */
+    size_t spec_from;   /* the tokens before speculation starts (a reasoning's, one a step) */
     bool running;
     bool queued;
     const uint64_t *blocks; /* the hashes of its token blocks (pfx.h), prompt then reply; not
@@ -53,6 +68,7 @@ struct batch {
     bool stepping;                                 /* a step is planned and not yet closed */
     double step_end;                               /* when the planned step ends */
     unsigned long prompt_tokens, generated_tokens; /* since the start */
+    struct batch_spec spec;                        /* speculative decoding's counts */
     struct pcache cache;                           /* the prefix cache; owned */
 };
 

@@ -558,12 +558,21 @@ int cont_answer(const struct model_profile *p, const struct cont_request *r,
 
 /* --- replies --- */
 
-static int cont_usage(const struct cont_request *r, const struct cont_answer *a, struct buf *out) {
+int cont_prompt_details(const struct cont_meta *m, struct buf *out) {
+    if (!m->prompt_details) return buf_adds(out, ",\"prompt_tokens_details\":null");
+    return buf_addf(out, ",\"prompt_tokens_details\":{\"cached_tokens\":%zu}",
+                    m->cached_tokens ? *m->cached_tokens : 0);
+}
+
+static int cont_usage(const struct cont_request *r, const struct cont_answer *a,
+                      const struct cont_meta *m, struct buf *out) {
     size_t n = a->tokens + a->reasoning_tokens; /* vLLM's count: reasoning and answer */
-    return buf_addf(out,
-                    "\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu,"
-                    "\"completion_tokens\":%zu,\"prompt_tokens_details\":null}",
-                    r->prompt_tokens, r->prompt_tokens + n, n);
+    int rc = buf_addf(out,
+                      "\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu,"
+                      "\"completion_tokens\":%zu",
+                      r->prompt_tokens, r->prompt_tokens + n, n);
+    if (!rc) rc = cont_prompt_details(m, out);
+    return rc ? rc : buf_addc(out, '}');
 }
 
 static int cont_reply_vllm(const struct cont_request *r, const struct cont_answer *a,
@@ -593,7 +602,7 @@ static int cont_reply_vllm(const struct cont_request *r, const struct cont_answe
                       ",\"logprobs\":null,\"finish_reason\":\"%s\",\"stop_reason\":null%s}],"
                       "\"service_tier\":null,\"system_fingerprint\":null,",
                       finish, chat ? "" : ",\"prompt_logprobs\":null");
-    if (!rc) rc = cont_usage(r, a, out);
+    if (!rc) rc = cont_usage(r, a, m, out);
     if (!rc)
         rc = buf_addf(out, "%s,\"kv_transfer_params\":null}",
                       chat ? ",\"prompt_logprobs\":null" : "");

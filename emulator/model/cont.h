@@ -51,6 +51,13 @@ struct cont_meta {
     long long created;           /* Unix seconds */
     const char *model;           /* the profile's model_id */
     const char *reasoning_field; /* a streamed reasoning delta's field; NULL: "reasoning" */
+    bool prompt_details;         /* vLLM --enable-prompt-tokens-details: the usage's
+                                  * prompt_tokens_details says cached_tokens (else null) */
+    unsigned spec_step;          /* vLLM speculative decoding: an answer's tokens a chunk (the
+                                  * accepted drafts + 1; <= 1: one) */
+    const size_t *cached_tokens; /* the prompt tokens the prefix cache served, read when the
+                                  * usage is written (a stream starts before its admission);
+                                  * NULL: 0 */
 };
 
 enum cont_error {
@@ -107,6 +114,11 @@ cont_answer(const struct model_profile *p, const struct cont_request *r, struct 
 __attribute__((warn_unused_result)) int cont_reply(const struct cont_request *r,
                                                    const struct cont_answer *a,
                                                    const struct cont_meta *m, struct buf *out);
+
+/* Appends the usage's ",\"prompt_tokens_details\":..." member as vLLM writes it
+ * (m->prompt_details: {"cached_tokens":N}, else null). Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int cont_prompt_details(const struct cont_meta *m,
+                                                            struct buf *out);
 
 /* The container's body for an internal error (the model_error fault), by format.
  * Returns 0 or BUF_ERR_*. */

@@ -13,13 +13,17 @@ struct cstream_token {
     double logprob;
     bool last;
     bool reasoning; /* a reasoning token (vLLM chat) */
+    size_t tokens;  /* the tokens it stands for (several: a speculative step's) */
 };
 
 void cstream_init(struct cstream *c, const struct cont_request *r, const struct cont_answer *a,
                   const struct cont_meta *m) {
     *c = (struct cstream){.req = r, .ans = a, .meta = *m};
     c->reasoning_field = m->reasoning_field ? m->reasoning_field : "reasoning";
-    c->steps = (a->tokens ? a->tokens : 1) + a->reasoning_tokens;
+    bool vllm = r->kind == CONT_CHAT || r->kind == CONT_COMPLETION;
+    c->step_tokens = vllm && m->spec_step > 1 ? m->spec_step : 1;
+    size_t answer = a->tokens ? a->tokens : 1;
+    c->steps = (answer + c->step_tokens - 1) / c->step_tokens + a->reasoning_tokens;
 }
 
 const char *cstream_content_type(enum cont_kind k) {
@@ -44,8 +48,14 @@ static struct cstream_token cstream_next(struct cstream *c) {
     size_t len = b->len, *at = think ? &c->rat : &c->at;
     bool last = c->done + 1 >= c->steps;
     bool end_of = last || (think && c->done + 1 >= c->ans->reasoning_tokens);
-    size_t end = end_of ? len : tok_next(s, len, *at);
-    struct cstream_token t = {s + *at, end - *at, 0, 0, last, think};
+    size_t n = think ? 1 : c->step_tokens, end = *at;
+    for (size_t i = 0; i < n && !end_of; i++) end = tok_next(s, len, end);
+    if (end_of) end = len;
+    if (last) /* the answer's tokens not yet written */
+        n = (c->ans->tokens ? c->ans->tokens : 1) + c->ans->reasoning_tokens - c->tokens_done;
+    else if (think && end_of)
+        n = c->ans->reasoning_tokens - c->tokens_done;
+    struct cstream_token t = {s + *at, end - *at, 0, 0, last, think, n};
     uint64_t h = 0xcbf29ce484222325ULL;
     for (size_t i = 0; i < t.len; i++) h = (h ^ (unsigned char)t.text[i]) * 0x100000001b3ULL;
     t.id = (unsigned long)(h % 256000);
@@ -107,7 +117,7 @@ static int cstream_vllm_token(const struct cstream *c, const struct cstream_toke
     if (!rc && !chat) rc = buf_adds(out, ",\"prompt_token_ids\":null");
     if (!rc) rc = buf_adds(out, ",\"token_ids\":null}]");
     if (!rc && c->req->continuous_usage)
-        rc = cstream_running_usage(c, c->done + 1, out);
+        rc = cstream_running_usage(c, c->tokens_done + t->tokens, out);
     else if (!rc && !chat)
         rc = buf_adds(out, ",\"usage\":null");
     return rc ? rc : buf_adds(out, "}\n\n");
@@ -116,11 +126,13 @@ static int cstream_vllm_token(const struct cstream *c, const struct cstream_toke
 static int cstream_vllm_usage(const struct cstream *c, struct buf *out) {
     size_t p = c->req->prompt_tokens, n = c->ans->tokens + c->ans->reasoning_tokens;
     int rc = cstream_vllm_head(c, out);
-    return rc ? rc
-              : buf_addf(out,
-                         "],\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu,"
-                         "\"completion_tokens\":%zu}}\n\n",
-                         p, p + n, n);
+    if (!rc)
+        rc = buf_addf(out,
+                      "],\"usage\":{\"prompt_tokens\":%zu,\"total_tokens\":%zu,"
+                      "\"completion_tokens\":%zu",
+                      p, p + n, n);
+    if (!rc && c->meta.prompt_details) rc = cont_prompt_details(&c->meta, out);
+    return rc ? rc : buf_adds(out, "}}\n\n");
 }
 
 static int cstream_tgi_token(const struct cstream *c, const struct cstream_token *t,
@@ -192,5 +204,6 @@ int cstream_step(struct cstream *c, struct buf *out, struct cstream_events *ev) 
         cstream_mark(ev, out);
     }
     c->done++;
+    c->tokens_done += t.tokens;
     return rc ? CSTREAM_ERR_NOMEM : CSTREAM_OK;
 }

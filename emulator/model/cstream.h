@@ -59,10 +59,12 @@ struct cstream {
     const struct cont_answer *ans;
     struct cont_meta meta;
     const char *reasoning_field; /* vLLM chat: "reasoning" or "reasoning_content" */
-    size_t steps; /* decode steps: the reasoning's tokens, then the answer's (at least 1) */
-    size_t done;  /* steps written */
-    size_t at;    /* bytes of the answer's text written */
-    size_t rat;   /* bytes of the reasoning's text written */
+    size_t steps;         /* decode steps: the reasoning's tokens, then the answer's (at least 1) */
+    size_t done;          /* steps written */
+    size_t tokens_done;   /* tokens written (more than done when a step gives several) */
+    unsigned step_tokens; /* an answer's tokens a step (vLLM speculative decoding; 1: one) */
+    size_t at;            /* bytes of the answer's text written */
+    size_t rat;           /* bytes of the reasoning's text written */
 };
 
 enum cstream_error { CSTREAM_OK = 0, CSTREAM_ERR_NOMEM = -1 };

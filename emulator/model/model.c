@@ -81,6 +81,15 @@ static const struct model_param model_params[] = {
     MODEL_PARAM("continuous_usage_stats", MODEL_T_STR, continuous_usage,
                 "vLLM: stream_options.continuous_usage_stats (the running usage in every chunk): "
                 "accept, or reject (400, as a vLLM older than the option)"),
+    MODEL_PARAM("prompt_tokens_details", MODEL_T_ULONG, prompt_tokens_details,
+                "vLLM --enable-prompt-tokens-details: 1 says the prefix cache's tokens in every "
+                "reply's usage.prompt_tokens_details.cached_tokens; 0: null, vLLM's default"),
+    MODEL_PARAM("spec_tokens", MODEL_T_ULONG, spec_tokens,
+                "vLLM speculative decoding: draft tokens each decode step proposes "
+                "(num_speculative_tokens; 0: off; at most 16)"),
+    MODEL_PARAM("spec_accepted", MODEL_T_ULONG, spec_accepted,
+                "of a step's draft tokens, those it accepts: a vLLM answer streams "
+                "spec_accepted + 1 tokens a chunk (at most spec_tokens)"),
     MODEL_PARAM("session_ttl_s", MODEL_T_SECONDS, session_ttl_s,
                 "lifetime of a stateful session, seconds (0: the container has sessions off)"),
 };
@@ -264,6 +273,12 @@ static int model_set_number(const struct model_param *mp, char *field, const cha
     case MODEL_T_ULONG:
         if (model_parse_ulong(value, 1000000000000UL, &ul)) return MODEL_ERR_INVALID;
         if (mp->offset == offsetof(struct model_profile, reasoning_tokens) && ul > 100000)
+            return MODEL_ERR_INVALID;
+        if (mp->offset == offsetof(struct model_profile, prompt_tokens_details) && ul > 1)
+            return MODEL_ERR_INVALID;
+        if ((mp->offset == offsetof(struct model_profile, spec_tokens) ||
+             mp->offset == offsetof(struct model_profile, spec_accepted)) &&
+            ul > MODEL_SPEC_MAX)
             return MODEL_ERR_INVALID;
         memcpy(field, &ul, sizeof ul);
         return MODEL_OK;

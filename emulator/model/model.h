@@ -60,7 +60,13 @@ struct model_profile {
     char reasoning_field[24];       /* their delta's field: "reasoning" or "reasoning_content" */
     char continuous_usage[8];       /* stream_options.continuous_usage_stats: "accept" or "reject"
                                      * (an older vLLM's 400) */
+    unsigned long prompt_tokens_details; /* 1: vLLM --enable-prompt-tokens-details (0: off) */
+    unsigned long spec_tokens;   /* speculative decoding: draft tokens a step proposes (0: off) */
+    unsigned long spec_accepted; /* of them, those every step accepts (at most spec_tokens) */
 };
+
+/* The most draft tokens a speculative step proposes (spec_tokens). */
+#define MODEL_SPEC_MAX 16
 
 /* A set of named profiles (from --profile-file) searched before the built-ins. */
 struct model_library {

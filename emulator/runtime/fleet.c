@@ -179,6 +179,7 @@ static void fleet_log_variant(struct fleet_variant *var, double now, double inte
     double hit = pc->prompt_tokens ? (double)pc->cached_tokens / (double)pc->prompt_tokens : 0;
     vlog_metrics(&var->log, now, interval_s, b->prompt_tokens - var->logged_prompt,
                  b->generated_tokens - var->logged_gen, b->running.n, b->waiting.n, kv, hit);
+    vlog_spec(&var->log, now, interval_s, &b->spec);
     var->logged_prompt = b->prompt_tokens;
     var->logged_gen = b->generated_tokens;
 }

@@ -242,6 +242,18 @@ static int rtcall_gathered(struct rtcall *call, const struct cont_meta *meta) {
     return rc;
 }
 
+/* What the container's reply says of itself and of the call's sequence. */
+static struct cont_meta rtcall_meta(struct rtcall *call) {
+    const struct model_profile *p = &call->var->profile;
+    return (struct cont_meta){.id = call->reply_id,
+                              .created = call->created,
+                              .model = p->model_id,
+                              .reasoning_field = p->reasoning_field,
+                              .prompt_details = p->prompt_tokens_details != 0,
+                              .spec_step = call->seq.spec_step,
+                              .cached_tokens = &call->seq.cached_tokens};
+}
+
 /* The container has answered (success or its error), all at once. */
 static void rtcall_done(struct rtcall *call) {
     struct fleet_variant *var = call->var;
@@ -253,8 +265,7 @@ static void rtcall_done(struct rtcall *call) {
         buf_free(&orig);
         return;
     }
-    struct cont_meta meta = {call->reply_id, call->created, var->profile.model_id,
-                             var->profile.reasoning_field};
+    struct cont_meta meta = rtcall_meta(call);
     buf_reset(&call->body);
     if (call->sess.status  ? buf_add(&call->body, call->sess.text.data, call->sess.text.len)
         : call->req.stream ? rtcall_gathered(call, &meta)
@@ -504,11 +515,22 @@ static void rtcall_stream_prepare(struct rtcall *call) {
         var->counts.faults[fault]++;
         var->ep->counts.faults[fault]++;
     }
-    struct cont_meta meta = {call->reply_id, call->created, var->profile.model_id,
-                             var->profile.reasoning_field};
+    struct cont_meta meta = rtcall_meta(call);
     rstream_init(&call->rs, &call->req, &call->ans, &meta, wire, call->inv->stream_split,
                  call->fault);
     call->streaming = true;
+}
+
+/* vLLM's speculative decoding (spec_tokens): an answer's steps give the accepted
+ * drafts and the target model's token, its reasoning one a step; the other
+ * containers, and a profile without it, one token a step. */
+static void rtcall_speculate(const struct model_profile *p, const struct cont_request *r,
+                             const struct cont_answer *a, struct batch_seq *q) {
+    bool vllm = r->kind == CONT_CHAT || r->kind == CONT_COMPLETION;
+    unsigned long accepted = p->spec_accepted < p->spec_tokens ? p->spec_accepted : p->spec_tokens;
+    q->spec_k = vllm ? (unsigned)p->spec_tokens : 0;
+    q->spec_step = q->spec_k ? (unsigned)accepted + 1 : 0;
+    q->spec_from = a->reasoning_tokens;
 }
 
 /* The container's session manager (sess.h) on the request: its reply or its
@@ -550,6 +572,7 @@ static int rtcall_prepare(struct rtcall *call, const struct http_head *h, const 
     if (cont_answer(p, &call->req, &call->ans)) return CONT_ERR_NOMEM;
     call->seq.prompt_tokens = call->req.prompt_tokens;
     call->seq.want_tokens = (call->ans.tokens ? call->ans.tokens : 1) + call->ans.reasoning_tokens;
+    rtcall_speculate(p, &call->req, &call->ans, &call->seq);
     if (call->req.pfx) { /* the reply's tokens follow the prompt's in the KV cache */
         pfx_text(&call->pfx, call->ans.text.data, call->ans.text.len);
         call->seq.blocks = call->pfx.blocks;

@@ -140,6 +140,30 @@ void vlog_access(struct vlog *v, double now, const char *path, int status) {
     vlog_emit(v, now, text, n < (int)sizeof text ? (size_t)n : sizeof text - 1, false);
 }
 
+void vlog_spec(struct vlog *v, double now, double model_seconds, const struct batch_spec *total) {
+    struct batch_spec d = *total;
+    const struct batch_spec *was = &v->spec_logged;
+    d.drafts -= was->drafts;
+    d.draft_tokens -= was->draft_tokens;
+    d.accepted -= was->accepted;
+    for (size_t i = 0; i < BATCH_SPEC_MAX; i++) d.pos[i] -= was->pos[i];
+    v->spec_logged = *total;
+    if (!vlog_on(v) || !d.drafts) return;
+    char rates[BATCH_SPEC_MAX * 8 + 1] = "";
+    for (size_t i = 0, at = 0; i < d.k && i < BATCH_SPEC_MAX; i++)
+        at += (size_t)snprintf(rates + at, sizeof rates - at, "%s%.3f", i ? ", " : "",
+                               (double)d.pos[i] / (double)d.drafts);
+    double secs = model_seconds > 0 ? model_seconds : 1;
+    vlog_line(v, VLOG_API, now, false, "metrics.py:113",
+              "SpecDecoding metrics: Mean acceptance length: %.2f, Accepted throughput: %.2f "
+              "tokens/s, Drafted throughput: %.2f tokens/s, Accepted: %llu tokens, Drafted: %llu "
+              "tokens, Per-position acceptance rate: %s, Avg Draft acceptance rate: %.1f%%",
+              1 + (double)d.accepted / (double)d.drafts, (double)d.accepted / secs,
+              (double)d.draft_tokens / secs, (unsigned long long)d.accepted,
+              (unsigned long long)d.draft_tokens, rates,
+              d.draft_tokens ? 100.0 * (double)d.accepted / (double)d.draft_tokens : 0.0);
+}
+
 void vlog_metrics(struct vlog *v, double now, double model_seconds, unsigned long prompt_tokens,
                   unsigned long gen_tokens, size_t running, size_t waiting, double kv_usage,
                   double prefix_hit_rate) {

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "batch.h"
 #include "buf.h"
 #include "cwlog.h"
 #include "model.h"
@@ -30,6 +31,7 @@ struct vlog {
     char stream[80];                        /* the log stream's name */
     struct cwlog *cw;                       /* also every line there, or NULL (borrowed) */
     char endpoint[CWLOG_NAME_MAX];          /* its log group's endpoint */
+    struct batch_spec spec_logged;          /* speculative counts at the last SpecDecoding line */
 };
 
 enum vlog_error { VLOG_OK = 0, VLOG_ERR_IO = -1 };
@@ -60,5 +62,13 @@ void vlog_access(struct vlog *v, double now, const char *path, int status);
 void vlog_metrics(struct vlog *v, double now, double model_seconds, unsigned long prompt_tokens,
                   unsigned long gen_tokens, size_t running, size_t waiting, double kv_usage,
                   double prefix_hit_rate);
+
+/* Writes vLLM's speculative-decoding line for the drafts since the previous one
+ * (total: the counts since the start), over model_seconds, unless none came:
+ * "SpecDecoding metrics: Mean acceptance length: L, Accepted throughput: X
+ * tokens/s, Drafted throughput: Y tokens/s, Accepted: A tokens, Drafted: D
+ * tokens, Per-position acceptance rate: p1, ..., Avg Draft acceptance rate: R%"
+ * (vllm/v1/spec_decode/metrics.py, SpecDecodingLogging.log). */
+void vlog_spec(struct vlog *v, double now, double model_seconds, const struct batch_spec *total);
 
 #endif

@@ -281,11 +281,13 @@ static int inputs_log(struct inputs_ctx *c, const char *path) {
     if (rc < 0) return rc;
     if ((rc = facts_scan(m.data, m.len, &f, c->err)) == 0)
         rc = srvlog_scan(&c->in->log, m.data ? m.data : "", m.len, c->err);
+    size_t spec = c->in->spec.lines;
+    if (rc == 0 && m.data) specdec_scan(&c->in->spec, m.data, m.len);
     rfile_map_close(&m);
     if (rc < 0) return rc;
     c->in->nlogs++;
     snprintf(f.source, sizeof f.source, "%s", path);
-    if (!facts_any(&f) && c->in->log.n == lines)
+    if (!facts_any(&f) && c->in->log.n == lines && c->in->spec.lines == spec)
         warnings_add(c->w, "%s: no vLLM start-up facts or throughput lines in this log", path);
     inputs_overlay(c->in, &f);
     return 0;
@@ -315,6 +317,8 @@ static int inputs_cw_log(struct inputs_ctx *c) {
     int rc = cloudwatch_side_log_text(&c->in->cw, &text) ? inputs_nomem(c) : 0;
     if (!rc) rc = facts_scan(text.data, text.len, &f, c->err);
     if (!rc) rc = srvlog_scan(&lines, text.data ? text.data : "", text.len, c->err);
+    struct specdec spec = {0};
+    if (!rc && text.data) specdec_scan(&spec, text.data, text.len);
     buf_free(&text);
     if (rc < 0) {
         srvlog_free(&lines);
@@ -327,6 +331,7 @@ static int inputs_cw_log(struct inputs_ctx *c) {
         srvlog_free(&c->in->log);
         c->in->log = lines;
     }
+    if (spec.lines) c->in->spec = spec; /* as the throughput lines: CloudWatch's instead */
     return 0;
 }
 

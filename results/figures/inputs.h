@@ -20,6 +20,7 @@
 #include "quizfile.h"
 #include "slo.h"
 #include "src.h"
+#include "specdec.h"
 #include "srvlog.h"
 #include "warnings.h"
 
@@ -36,6 +37,7 @@ struct inputs {
     struct facts facts; /* merged: compare.py load_facts, then logs, then --facts-* */
     bool have_facts;
     struct srvlog log;         /* the throughput lines of every log of the side */
+    struct specdec spec;       /* vLLM's speculative-decoding lines, pooled the same way */
     size_t nlogs;              /* logs read */
     struct cloudwatch_side cw; /* CloudWatch's log events and metrics, finished */
     char cw_path[512];         /* the first CloudWatch document's folder, "" without one */

@@ -106,6 +106,7 @@ int stream_add(struct stream_meas *m, const struct rfile *rf, const struct rfile
     if (cluster >= m->clusters) m->clusters = cluster + 1;
     if (stream_push(&m->s[STREAM_E2E], stream_e2e(r, scale), 1, cluster) < 0) return -1;
     m->s[STREAM_E2E].requests++;
+    rtally_add(&m->tally, r);
     if (!stream_ttft(r, scale, &v)) return 0;
     if (stream_push(&m->s[STREAM_TTFT], v, 1, cluster) < 0) return -1;
     m->s[STREAM_TTFT].requests++;
@@ -132,6 +133,7 @@ int stream_merge(struct stream_meas *into, const struct stream_meas *from) {
     into->unstreamed += from->unstreamed;
     into->gaps += from->gaps;
     into->burst += from->burst;
+    rtally_merge(&into->tally, &from->tally);
     return 0;
 }
 

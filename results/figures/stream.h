@@ -33,6 +33,7 @@
 #include "estim.h"
 #include "interval.h"
 #include "rfile.h"
+#include "rtally.h"
 
 /* The first four are every stream's figures; the last three a thinking model's
  * answer-only ones (time to first output token, ITL and TPOT of the answer),
@@ -69,6 +70,7 @@ struct stream_meas {
     uint32_t clusters;    /* before stream_finish: one past the largest id; after: how many */
     size_t unstreamed;    /* successful requests of a streamed file without stream fields */
     uint64_t gaps, burst; /* ITL's gaps, and those below the read resolution (climit.h) */
+    struct rtally tally;  /* prefix-cache hits and tokens per chunk (rtally.h) */
 };
 
 /* The figures of one successful record r of rf, each defined here and nowhere

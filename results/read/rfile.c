@@ -361,6 +361,8 @@ static int rfile_member(struct rfile_ctx *c, const struct jscan_str *k, struct r
         break;
     case 13:
         if (RFILE_IS(RFIELD_WALL_START_US)) return rfile_int(c, &r->wall_start_us);
+        if (RFILE_IS(RFIELD_PROMPT_TOKENS)) return rfile_int32(c, &r->prompt_tokens);
+        if (RFILE_IS(RFIELD_CACHED_TOKENS)) return rfile_int32(c, &r->cached_tokens);
         if (RFILE_IS(RFIELD_CHUNK_GAPS_US)) return rfile_bit(rfile_gaps(c, r), RFILE_HAVE_GAPS);
         if (RFILE_IS(RFIELD_T_INTENDED_US)) return rfile_time_or_null(c, &r->t_intended_us);
         break;
@@ -470,6 +472,8 @@ static int rfile_record(struct rfile_ctx *c) {
                           .batch = RFILE_NONE,
                           .max_tokens = RFILE_NONE,
                           .completion_tokens = RFILE_NONE,
+                          .prompt_tokens = RFILE_NONE,
+                          .cached_tokens = RFILE_NONE,
                           .correct = -1,
                           .chunks = RFILE_NONE,
                           .t_headers_us = RFILE_NONE,
@@ -498,6 +502,9 @@ static int rfile_record(struct rfile_ctx *c) {
     if (r.t_intended_us > r.t_start_us)
         return rfile_record_error(c, "t_intended_us is after t_start_us (a request never leaves "
                                      "before its intended start)");
+    if (r.cached_tokens != RFILE_NONE && r.prompt_tokens != RFILE_NONE &&
+        r.cached_tokens > r.prompt_tokens)
+        return rfile_record_error(c, RFIELD_CACHED_TOKENS " is more than " RFIELD_PROMPT_TOKENS);
     char why[160];
     r.stream = (have & RFILE_HAVE_STREAM) != 0;
     if (!(have & RFILE_HAVE_OUTPUT)) r.t_first_output_us = r.t_first_us;

@@ -40,6 +40,8 @@ struct rfile_rec {
     int32_t max_tokens;        /* RFILE_NONE when null */
     int32_t completion_tokens; /* RFILE_NONE when the reply did not say */
     int32_t reasoning_tokens;  /* of them, reasoning; 0 when absent */
+    int32_t prompt_tokens;     /* RFILE_NONE when the reply did not say */
+    int32_t cached_tokens;     /* of them, the prefix cache's; RFILE_NONE when absent */
     int8_t itl_unit;           /* RFILE_ITL_TOKEN, RFILE_ITL_CHUNK, or 0: the record did not say */
     int32_t status;
     uint32_t phase, kind, question, error; /* ids in rfile.strs, 0 when null */

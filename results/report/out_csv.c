@@ -6,6 +6,7 @@
 
 #include "esc.h"
 #include "fmt.h"
+#include "tokreport.h"
 
 #define OUT_CSV_COLS 17
 
@@ -131,6 +132,24 @@ static int out_csv_quiz(struct buf *b, const struct cmp *m) {
     return 0;
 }
 
+/* The prefix cache's and speculation's figures (tokreport.h): n in the totals. */
+static int out_csv_tokens(struct buf *b, const struct cmp *m) {
+    struct tokreport_fig f[TOKREPORT_FIGS];
+    size_t n = tokreport_figs(m, f);
+    for (size_t i = 0; i < n; i++) {
+        char v[2][FMT_CELL], t[2][32], note[400];
+        for (int k = 0; k < 2; k++) {
+            out_csv_num(f[i].v[k], v[k], sizeof v[k]);
+            snprintf(t[k], sizeof t[k], "%zu", f[i].n[k]);
+        }
+        snprintf(note, sizeof note, "totals: %s; %s", f[i].n_what, f[i].means);
+        const char *cells[OUT_CSV_COLS] = {f[i].name, v[0], v[1], "", "", "",   "",   "",  "",
+                                           "",        "",   "",   "", "", t[0], t[1], note};
+        if (out_csv_line(b, cells)) return -1;
+    }
+    return 0;
+}
+
 static int out_csv_warnings(struct buf *b, const struct warnings *w) {
     int rc = 0;
     for (size_t i = 0; i < w->n && !rc; i++)
@@ -147,5 +166,6 @@ int out_csv_render(const struct cmp *m, const struct warnings *w, struct buf *ou
     int rc = out_csv_warnings(out, w) || out_csv_line(out, head);
     for (size_t i = 0; i < m->nrows && !rc; i++) rc = out_csv_row(out, &m->rows[i]);
     if (!rc) rc = out_csv_quiz(out, m);
+    if (!rc) rc = out_csv_tokens(out, m);
     return rc ? BUF_ERR_NOMEM : BUF_OK;
 }

@@ -13,6 +13,7 @@
 #include "prose.h"
 #include "quiz_family_report.h"
 #include "shard_report.h"
+#include "tokreport.h"
 #include "verdict.h"
 
 /* A string from a file: ill-formed UTF-8 becomes U+FFFD, so the output is valid JSON. */
@@ -456,6 +457,8 @@ static cJSON *out_json_document(const struct cmp *m, const struct warnings *w,
     cJSON_AddItemToObject(o, "mcnemar", out_json_mcnemar(m, p));
     cJSON_AddItemToObject(o, "server_log", out_json_xcheck(m));
     if (m->cw.n) cJSON_AddItemToObject(o, "cloudwatch", cloudwatch_report_json(m));
+    cJSON *tok = tokreport_json(m);
+    if (tok) cJSON_AddItemToObject(o, "server_tokens", tok);
     cJSON_AddItemToObject(o, "warnings", out_json_strings(w->items, w->n));
     cJSON_AddItemToObject(o, "client_limited", out_json_limited(m));
     cJSON_AddItemToObject(o, "verdict", out_json_str(buf_str(&p->verdict)));

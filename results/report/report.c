@@ -12,6 +12,7 @@
 #include "prose.h"
 #include "quiz_family_report.h"
 #include "shard_report.h"
+#include "tokreport.h"
 #include "verdict.h"
 
 #define REPORT_REPLY   60   /* bytes of a reply shown in a table */
@@ -599,7 +600,7 @@ static int report_verdict(struct page *r, const struct cmp *m) {
 int report_build(const struct cmp *m, const struct warnings *w, struct page *out) {
     memset(out, 0, sizeof *out);
     if (report_main(out, m) < 0 || report_intervals(out, m) < 0 || report_decode(out, m) < 0 ||
-        report_latency(out, m) < 0 || report_stream(out, m) < 0 ||
+        report_latency(out, m) < 0 || report_stream(out, m) < 0 || tokreport_build(out, m) < 0 ||
         openloop_report_build(out, m) < 0 || report_cost(out, m) < 0 ||
         report_requests(out, m) < 0 || report_runs(out, m) < 0 || shard_report_build(out, m) < 0 ||
         report_quiz(out, m) < 0 || report_xcheck(out, m) < 0 ||

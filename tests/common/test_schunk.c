@@ -222,21 +222,28 @@ static void test_spans_and_scratch(void) {
     buf_free(&scratch);
 }
 
-/* usage.completion_tokens_details.reasoning_tokens: the reasoning among the
- * completion tokens when the server says it; -1 otherwise. */
+/* The usage's details: completion_tokens_details.reasoning_tokens (the reasoning
+ * among the completion tokens) and prompt_tokens_details.cached_tokens (vLLM with
+ * --enable-prompt-tokens-details: the prompt tokens its prefix cache served), each
+ * -1 when the server does not say it (absent, or details null). */
 static void test_reasoning_tokens(void) {
     static const struct {
         const char *json;
-        int64_t completion, reasoning;
+        int64_t completion, reasoning, cached;
     } cases[] = {
         {"{\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":40,"
          "\"completion_tokens_details\":{\"accepted_prediction_tokens\":0,\"reasoning_tokens\":39}}"
          "}",
-         40, 39},
+         40, 39, -1},
         {"{\"choices\":[],\"usage\":{\"completion_tokens\":4,\"completion_tokens_details\":null}}",
-         4, -1},
-        {"{\"choices\":[],\"usage\":{\"completion_tokens\":4}}", 4, -1},
-        {"{\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":\"x\"}}]}", -1, -1},
+         4, -1, -1},
+        {"{\"choices\":[],\"usage\":{\"completion_tokens\":4}}", 4, -1, -1},
+        {"{\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":\"x\"}}]}", -1, -1, -1},
+        {"{\"choices\":[],\"usage\":{\"prompt_tokens\":64,\"completion_tokens\":4,"
+         "\"prompt_tokens_details\":{\"audio_tokens\":0,\"cached_tokens\":48}}}",
+         4, -1, 48},
+        {"{\"choices\":[],\"usage\":{\"completion_tokens\":4,\"prompt_tokens_details\":null}}", 4,
+         -1, -1},
     };
     struct buf scratch;
     buf_init(&scratch, BUF_NO_CAP);
@@ -245,6 +252,7 @@ static void test_reasoning_tokens(void) {
         CHECK(schunk_parse(cases[i].json, strlen(cases[i].json), &scratch, &c, NULL) == 0);
         CHECK(c.completion_tokens == cases[i].completion);
         CHECK(c.reasoning_tokens == cases[i].reasoning);
+        CHECK(c.cached_tokens == cases[i].cached);
     }
     buf_free(&scratch);
 }

@@ -387,6 +387,26 @@ static void test_continuous_usage(void) {
     seen_free(&s);
 }
 
+/* The stream's last usage says the prefix cache's tokens: the totals keep them;
+ * a stream that never says them keeps -1. */
+static void test_cached_tokens_in_totals(void) {
+    const char *text =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n"
+        "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":1,"
+        "\"prompt_tokens_details\":{\"cached_tokens\":32}}}\n\n"
+        "data: [DONE]\n\n";
+    struct seen s;
+    seen_init(&s);
+    run_all(text, strlen(text), SSTREAM_BODY_PLAIN, SSTREAM_FRAMING_SSE, &s);
+    CHECK_INT(s.totals.prompt_tokens, 40);
+    CHECK_INT(s.totals.cached_tokens, 32);
+    seen_free(&s);
+    seen_init(&s);
+    run_all(vllm_sse, strlen(vllm_sse), SSTREAM_BODY_PLAIN, SSTREAM_FRAMING_AUTO, &s);
+    CHECK_INT(s.totals.cached_tokens, -1);
+    seen_free(&s);
+}
+
 static void test_sse_error_event(void) {
     const char *text = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n"
                        "event: error\ndata: upstream went away\n\n";
@@ -473,6 +493,7 @@ static void test_framing_for(void) {
 }
 
 int main(void) {
+    test_cached_tokens_in_totals();
     test_eventstream_every_cut();
     test_plain_sse();
     test_exception_ends_stream();

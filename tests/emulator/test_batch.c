@@ -79,7 +79,38 @@ static void test_cache(void) {
     model_free(&p);
 }
 
+/* A speculative sequence (4 drafts a step, 2 accepted): its 2 reasoning tokens one a
+ * step, then 3 tokens a step, the last step what is left; the batch counts the drafts
+ * as vLLM does (drafts, proposed and accepted tokens, accepted per position). */
+static void test_speculation(void) {
+    struct model_profile p = profile();
+    struct batch b;
+    struct batch_list done = {0};
+    struct batch_seq s = {
+        .prompt_tokens = 10, .want_tokens = 10, .spec_k = 4, .spec_step = 3, .spec_from = 2};
+    static const size_t produced[] = {1, 2, 5, 8, 10};
+    batch_init(&b, &p, 1);
+    batch_add(&b, &s);
+    double t = 0;
+    for (size_t i = 0; i < sizeof produced / sizeof *produced; i++) {
+        t = batch_begin(&b, t);
+        batch_end(&b, &done);
+        CHECK_INT(s.produced, produced[i]);
+    }
+    CHECK(batch_pop(&done) == &s && !batch_busy(&b));
+    CHECK_INT(b.generated_tokens, 10);
+    CHECK_INT(b.spec.drafts, 3);
+    CHECK_INT(b.spec.draft_tokens, 12);
+    CHECK_INT(b.spec.accepted, 2 + 2 + 1);
+    CHECK_INT(b.spec.pos[0], 3);
+    CHECK_INT(b.spec.pos[1], 2);
+    CHECK_INT(b.spec.pos[2], 0);
+    CHECK_INT(b.spec.k, 4);
+    batch_free(&b);
+}
+
 int main(void) {
+    test_speculation();
     struct model_profile p = profile();
     static const struct {
         unsigned b;

@@ -188,7 +188,7 @@ static cJSON *reply(const char *format, const char *body, struct cont_answer *a)
     buf_init(&out, BUF_NO_CAP);
     CHECK_INT(cont_parse(&p, "application/json", body, strlen(body), &r, &status, &err), CONT_OK);
     CHECK_INT(cont_answer(&p, &r, a), CONT_OK);
-    struct cont_meta m = {"cmpl-1", 1700000000, p.model_id, NULL};
+    struct cont_meta m = {"cmpl-1", 1700000000, p.model_id, NULL, false, 0, NULL};
     CHECK_INT(cont_reply(&r, a, &m, &out), 0);
     cJSON *j = cJSON_Parse(buf_str(&out));
     CHECK(j != NULL);

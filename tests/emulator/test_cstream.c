@@ -33,7 +33,7 @@ static void make(enum cont_kind kind, const char *text, bool usage, bool details
 static size_t run(const struct cont_request *r, const struct cont_answer *a, struct buf *out,
                   size_t *events) {
     struct cstream c;
-    struct cont_meta m = {"chatcmpl-1", 1700000000, "m", NULL};
+    struct cont_meta m = {"chatcmpl-1", 1700000000, "m", NULL, false, 0, NULL};
     size_t steps = 0;
     cstream_init(&c, r, a, &m);
     *events = 0;

@@ -21,7 +21,7 @@
 
 static struct cont_request req;
 static struct cont_answer ans;
-static const struct cont_meta meta = {"chatcmpl-9", 1700000000, "m", NULL};
+static const struct cont_meta meta = {"chatcmpl-9", 1700000000, "m", NULL, false, 0, NULL};
 
 /* The container's own stream, all steps (what PayloadParts must carry). */
 static void container_bytes(struct buf *out) {

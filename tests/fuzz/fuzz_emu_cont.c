@@ -134,7 +134,7 @@ static void fuzz_check_answer(const struct fuzz_case *c, const struct cont_reque
 /* The reply: JSON with the answer's text and counts. */
 static void fuzz_check_reply(const struct cont_request *r, const struct cont_answer *a) {
     struct buf out;
-    struct cont_meta m = {"chatcmpl-fuzz", 1440938160, "emulated-model", NULL};
+    struct cont_meta m = {"chatcmpl-fuzz", 1440938160, "emulated-model", NULL, false, 0, NULL};
     buf_init(&out, BUF_NO_CAP);
     if (cont_reply(r, a, &m, &out)) abort();
     cJSON *j = cJSON_Parse(buf_str(&out)), *one = j;
@@ -168,7 +168,7 @@ static void fuzz_check_reply(const struct cont_request *r, const struct cont_ans
 /* The stream of the answer on wire, read back by the client's decoder. */
 static void fuzz_check_stream(const struct cont_request *r, const struct cont_answer *a,
                               enum rstream_wire wire, size_t split) {
-    struct cont_meta m = {"chatcmpl-fuzz", 1440938160, "emulated-model", NULL};
+    struct cont_meta m = {"chatcmpl-fuzz", 1440938160, "emulated-model", NULL, false, 0, NULL};
     struct rstream rs;
     struct rstream_step st;
     struct buf out, content;

@@ -1,6 +1,7 @@
 /* The reply parser on replies shaped like each container's and each error SageMaker sends;
  * the vLLM scanner against cJSON on every body, and where it reads without cJSON. */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "../check.h"
@@ -509,9 +510,35 @@ static void test_service_us(void) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK(reply_service_us(bad[i]) == -1);
 }
 
+/* One count of the usage's details, read through the scanner and through cJSON
+ * alike: ok says want (its text, when given, the reply's), none (details null)
+ * says -1, bad (a count that is no count) is a parse error naming field. The count
+ * is the long at offset off of struct reply. */
+static void check_usage_detail(const char *ok, const char *text, const char *none, const char *bad,
+                               const char *field, size_t off, long want) {
+    for (unsigned flags = REPLY_TEXT; flags <= (REPLY_TEXT | REPLY_NO_SCAN);
+         flags += REPLY_NO_SCAN) {
+        struct reply r;
+        const char *const bodies[] = {ok, none, bad};
+        for (int i = 0; i < 3; i++) {
+            reply_init(&r);
+            CHECK_INT(reply_parse_with(200, NULL, bodies[i], strlen(bodies[i]), flags, &r),
+                      REPLY_OK);
+            CHECK_INT(*(const long *)(const void *)((const char *)&r + off), i ? -1 : want);
+            if (i == 0 && text) CHECK_STR(r.text, text);
+            if (i < 2) CHECK(r.error_code == NULL);
+            if (i == 2) {
+                CHECK_STR(r.error_code, "parse");
+                CHECK(r.error_message && strstr(r.error_message, field));
+                CHECK_INT(r.completion_tokens, -1);
+            }
+            reply_clear(&r);
+        }
+    }
+}
+
 /* A thinking model's whole reply: its reasoning stays out of the scored text, its
- * reasoning tokens come from usage.completion_tokens_details, through the scanner
- * and through cJSON alike; a count that is no count is a parse error naming it. */
+ * reasoning tokens come from usage.completion_tokens_details. */
 static void test_reasoning(void) {
     static const char ok[] =
         "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Canberra\","
@@ -524,27 +551,29 @@ static void test_reasoning(void) {
     static const char bad[] = "{\"choices\":[{\"message\":{\"content\":\"x\"}}],"
                               "\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":3,"
                               "\"completion_tokens_details\":{\"reasoning_tokens\":1.5}}}";
-    for (unsigned flags = REPLY_TEXT; flags <= (REPLY_TEXT | REPLY_NO_SCAN);
-         flags += REPLY_NO_SCAN) {
-        struct reply r;
-        reply_init(&r);
-        CHECK_INT(reply_parse_with(200, NULL, ok, strlen(ok), flags, &r), REPLY_OK);
-        check_reply(&r, "Canberra", "stop", 9, 40, NULL);
-        CHECK_INT(r.reasoning_tokens, 39);
-        reply_clear(&r);
-        CHECK_INT(reply_parse_with(200, NULL, none, strlen(none), flags, &r), REPLY_OK);
-        CHECK_INT(r.reasoning_tokens, -1);
-        reply_clear(&r);
-        CHECK_INT(reply_parse_with(200, NULL, bad, strlen(bad), flags, &r), REPLY_OK);
-        CHECK_STR(r.error_code, "parse");
-        CHECK(r.error_message &&
-              strstr(r.error_message, "usage.completion_tokens_details.reasoning_tokens"));
-        CHECK_INT(r.completion_tokens, -1);
-        reply_clear(&r);
-    }
+    check_usage_detail(ok, "Canberra", none, bad,
+                       "usage.completion_tokens_details.reasoning_tokens",
+                       offsetof(struct reply, reasoning_tokens), 39);
+}
+
+/* A whole reply's usage.prompt_tokens_details.cached_tokens (vLLM with
+ * --enable-prompt-tokens-details): the prompt tokens its prefix cache served. */
+static void test_cached_tokens(void) {
+    static const char ok[] = "{\"choices\":[{\"message\":{\"content\":\"x\"}}],"
+                             "\"usage\":{\"prompt_tokens\":64,\"completion_tokens\":1,"
+                             "\"prompt_tokens_details\":{\"cached_tokens\":48}}}";
+    static const char none[] = "{\"choices\":[{\"message\":{\"content\":\"x\"}}],"
+                               "\"usage\":{\"prompt_tokens\":64,\"completion_tokens\":1,"
+                               "\"prompt_tokens_details\":null}}";
+    static const char bad[] = "{\"choices\":[{\"message\":{\"content\":\"x\"}}],"
+                              "\"usage\":{\"prompt_tokens\":64,\"completion_tokens\":1,"
+                              "\"prompt_tokens_details\":{\"cached_tokens\":\"many\"}}}";
+    check_usage_detail(ok, "x", none, bad, "usage.prompt_tokens_details.cached_tokens",
+                       offsetof(struct reply, cached_tokens), 48);
 }
 
 int main(void) {
+    test_cached_tokens();
     test_reasoning();
     test_service_us();
     test_cases();

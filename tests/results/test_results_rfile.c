@@ -177,6 +177,28 @@ static void test_reasoning(void) {
                RFILE_ERR_INPUT, ": record 1: t_first_output_us without t_first_token_us");
 }
 
+/* A record's prompt_tokens and cached_tokens read (absent: RFILE_NONE); cached
+ * tokens past the prompt's are refused naming the field. */
+static void test_cached_tokens(void) {
+    struct rfile *rf = NULL;
+    struct buf err;
+    buf_init(&err, 1024);
+    const char *ok = rtest_write("cached.json", REASON_REC(", \"prompt_tokens\": 64, "
+                                                           "\"cached_tokens\": 48"));
+    CHECK(rfile_read(ok, &rf, &err) == RFILE_OK);
+    CHECK(rf && rf->nrecs == 1 && rf->recs[0].prompt_tokens == 64 &&
+          rf->recs[0].cached_tokens == 48);
+    rfile_free(rf);
+    const char *plain = rtest_write("uncached.json", REASON_REC(""));
+    CHECK(rfile_read(plain, &rf, &err) == RFILE_OK);
+    CHECK(rf && rf->recs[0].prompt_tokens == RFILE_NONE && rf->recs[0].cached_tokens == RFILE_NONE);
+    rfile_free(rf);
+    buf_free(&err);
+    test_fails(rtest_write("overcached.json",
+                           REASON_REC(", \"prompt_tokens\": 16, \"cached_tokens\": 32")),
+               RFILE_ERR_INPUT, ": record 1: cached_tokens is more than prompt_tokens");
+}
+
 /* Every field of the table (common/rfield.h) is either read, and then a value of
  * the wrong type is refused naming it (so its name reaches the reader's code, not
  * the skip of an unknown member), or said here to be one sm-compare does not read
@@ -194,9 +216,10 @@ static void test_every_table_field_read_or_unread(void) {
         {RFIELD_QUESTION, "1"},
         {RFIELD_KIND, "1"},
         {RFIELD_MAX_TOKENS, "\"x\""},
-        {RFIELD_PROMPT_TOKENS, NULL},
+        {RFIELD_PROMPT_TOKENS, "\"x\""},
         {RFIELD_COMPLETION_TOKENS, "\"x\""},
         {RFIELD_REASONING_TOKENS, "\"x\""},
+        {RFIELD_CACHED_TOKENS, "\"x\""},
         {RFIELD_FINISH_REASON, NULL},
         {RFIELD_STATUS, "\"x\""},
         {RFIELD_OK, "\"x\""},
@@ -255,6 +278,7 @@ static void test_every_table_field_read_or_unread(void) {
 
 int main(void) {
     test_every_table_field_read_or_unread();
+    test_cached_tokens();
     test_reasoning();
     test_document();
     test_journal();
