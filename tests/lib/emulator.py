@@ -116,7 +116,7 @@ class Emulator:
         """GET /emulator/stats as a dict (over TLS without checking the certificate)."""
         import ssl
         ctx = ssl._create_unverified_context() if self.url.startswith("https") else None
-        with urllib.request.urlopen(self.url + "/emulator/stats", timeout=10, context=ctx) as r:
+        with urllib.request.urlopen(self.url + "/emulator/stats", timeout=60, context=ctx) as r:
             return json.load(r)
 
     def __enter__(self):

@@ -14,10 +14,12 @@ Environment: see suitelib.py.
 The configuration (emulator/model/batch.c's continuous batching on the instant profile: no
 overhead, prefill or jitter): steps of S = 0.1 s, at most M = 4 sequences, replies of
 T = 8 tokens, so the knee is M / (T S) = 5 requests/s. Below it a request waits for the
-next step and takes T steps, (T + 0.5) S on average and at most (T + 1) S = 0.9 s, under
-the SLO's 1.2 s; above it the queue grows by lambda - mu a second for the D = 15 s of a
-probe, so the p90 end-to-end latency reaches the bound B near mu (1 + (B - (T + 0.5) S) /
-(0.9 D)) = 5.13 requests/s, the derived capacity."""
+next step and takes T steps, (T + 0.5) S on average and at most (T + 1) S = 0.9 s, far
+under the SLO's 3 s (2.1 model seconds, 420 ms of real time at the time scale 5, for a
+busy host's hiccups: the search's verdicts at LO and HI must not hinge on the host);
+above it the queue grows by lambda - mu a second for the D = 15 s of a probe, so the p90
+end-to-end latency reaches the bound B near mu (1 + (B - (T + 0.5) S) / (0.9 D)) = 5.80
+requests/s, the derived capacity; at HI (6.25) it passes B by about a second."""
 import json
 import os
 import shlex
@@ -27,13 +29,13 @@ import suitelib as sl
 from suitelib import check
 
 SEATS, TOKENS, STEP = 4, 8, 0.1
-BOUND, QUANTILE, DURATION = 1.2, 0.9, 15
+BOUND, QUANTILE, DURATION = 3, 0.9, 15
 KNEE = SEATS / (TOKENS * STEP)
 DERIVED = KNEE * (1 + (BOUND - (TOKENS + 0.5) * STEP) / (QUANTILE * DURATION))
 SIDES = ["--baseline", "cap-a=a", "--candidate", "cap-b=b"]
 SEARCH = ["--scenarios", "rate", "--capacity-search", "4:6.25", "--rate-duration", str(DURATION),
           "--slo", "e2e:p90:%g" % BOUND, "--arrivals", "constant", "--max-tokens", str(TOKENS),
-          "--prompt", "Count.", "--time-scale", "10", "--no-cloudwatch"]
+          "--prompt", "Count.", "--time-scale", "5", "--no-cloudwatch"]
 
 
 def probes_of(run, label):
@@ -53,7 +55,7 @@ def case_search():
     emu = sl.start_emulator(["--endpoint", "cap-a=instant", "--endpoint", "cap-b=instant",
                              "--set", "*.step_ms=1:%g" % (STEP * 1000), "--set",
                              "*.max_seqs=%d" % SEATS, "--region", "us-east-1", "--time-scale",
-                             "10"], e)
+                             "5"], e)
     run = os.path.join(tmp, "run")
     try:
         # 4 probes a side first: LO, HI and two bisections
