@@ -35,6 +35,17 @@ struct engine_multi {
     struct event *timer; /* libcurl's timeout */
 };
 
+/* A stream's socket is watched edge-triggered while libcurl only reads it: epoll
+ * reports it once per arrival, not at every turn of the loop until libcurl has
+ * read it. With level triggering, a turn that stops after ENGINE_DISPATCH_US
+ * (below) with thousands of sockets still to read (10,000 streams' tokens of one
+ * step) had the kernel poll every one of them again at the next turn's
+ * epoll_wait, and libevent mark them active again: that was most of the
+ * process's CPU per token. Nothing is lost: libcurl reads a socket until it is
+ * empty (or asks to come back by a timeout), and a socket libevent has marked
+ * active stays in its queue until its callback has run. */
+#define ENGINE_READ_EDGE EV_ET
+
 /* How long the loop reads streams under way before it looks for a due arrival. */
 #define ENGINE_DISPATCH_US 200
 
@@ -311,6 +322,7 @@ static int engine_on_socket(CURL *easy, curl_socket_t fd, int what, void *ud, vo
     }
     short kind = (short)((what & CURL_POLL_IN ? EV_READ : 0) |
                          (what & CURL_POLL_OUT ? EV_WRITE : 0) | EV_PERSIST);
+    if (what == CURL_POLL_IN) kind |= ENGINE_READ_EDGE;
     if (k) {
         event_del(k->ev);
         event_assign(k->ev, t->base, fd, kind, engine_on_event, k);
