@@ -46,6 +46,7 @@ static const struct lsm_field lsm_item_fields[] = {
     LSM_F(struct plan_item, answer, LSM_STR),        LSM_F(struct plan_item, pattern, LSM_STR),
     LSM_F(struct plan_item, prompt, LSM_STR),        LSM_F(struct plan_item, max_tokens, LSM_COUNT),
     LSM_F(struct plan_item, body, LSM_STR),
+    LSM_F(struct plan_item, content_type, LSM_STR),
     LSM_F(struct plan_item, expect_tokens, LSM_COUNT), LSM_F(struct plan_item, temperature, LSM_DOUBLE),
     LSM_F(struct plan_item, ignore_eos, LSM_BOOL),
 };

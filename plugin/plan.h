@@ -79,10 +79,11 @@ struct plan_item {
     const char *answer;   /* quiz: the expected answer, else NULL */
     const char *pattern;  /* quiz: the pattern the stripped reply is searched with */
     const char *prompt;
-    const char *body;      /* or NULL: the whole body, sent byte for byte (a replayed capture) */
-    const cJSON *messages; /* or a conversation (body.h), copied */
-    long max_tokens;       /* < 0: not sent */
-    long expect_tokens;    /* >= 0: a reply of another length fails */
+    const char *body;         /* or NULL: the whole body, sent byte for byte (a replayed capture) */
+    const char *content_type; /* NULL: application/json; else the Content-Type sent (with body) */
+    const cJSON *messages;    /* or a conversation (body.h), copied */
+    long max_tokens;          /* < 0: not sent */
+    long expect_tokens;       /* >= 0: a reply of another length fails */
     bool has_temperature;
     double temperature;
     bool ignore_eos;

@@ -2,6 +2,7 @@
  * the schedule of the rounds, and what a wrong plan is told. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../check.h"
 #include "plan.h"
@@ -130,6 +131,54 @@ static void test_timed_round(void) {
     buf_free(&err);
 }
 
+/* The value of header name in the raw request, or "" when it has none. */
+static const char *header_of(const char *raw, const char *name, char *out, size_t size) {
+    out[0] = 0;
+    for (const char *l = strstr(raw, "\r\n"); l && strncmp(l, "\r\n\r\n", 4);
+         l = strstr(l + 2, "\r\n")) {
+        size_t n = strlen(name);
+        if (strncasecmp(l + 2, name, n) == 0 && l[2 + n] == ':') {
+            const char *v = l + 3 + n + (l[3 + n] == ' '), *end = strstr(v, "\r\n");
+            size_t k = (size_t)(end - v) < size - 1 ? (size_t)(end - v) : size - 1;
+            memcpy(out, v, k);
+            out[k] = 0;
+        }
+    }
+    return out;
+}
+
+/* A replayed capture's body goes with its observedContentType (trace.h) as
+ * the Content-Type; the same body with another type is another request; a
+ * prompt's body stays application/json whatever the item says. */
+static void test_captured_content_type(void) {
+    struct plan *p;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(plan_new(&chat, sides, 1, &p, &err), PLAN_OK);
+    const long long at[] = {0, 1, 2, 3};
+    CHECK_INT(plan_add_timed_round(p, at, 4, &err), PLAN_OK);
+    const char *bodies[] = {"1,2,3", "1,2,3", "1,2,3", NULL};
+    const char *types[] = {"text/csv", NULL, "text/csv", "text/csv"};
+    for (int i = 0; i < 4; i++) {
+        struct plan_item it = item(0, "x", 8);
+        it.body = bodies[i];
+        it.content_type = types[i];
+        CHECK_INT(plan_add_item(p, &it, &err), PLAN_OK);
+    }
+    CHECK_INT(plan_n_requests(p), 3);
+    struct sigv4_signer *s = sigv4_signer_new();
+    char v[512];
+    const char *want[] = {"text/csv", "application/json", "text/csv", "application/json"};
+    for (int i = 0; i < 4; i++)
+        CHECK_STR(header_of(signed_request(plan_entry(p, 0, i), s), "Content-Type", v, sizeof v),
+                  want[i]);
+    CHECK(strstr(header_of(signed_request(plan_entry(p, 0, 0), s), "Authorization", v, sizeof v),
+                 "content-type") != NULL);
+    sigv4_signer_free(s);
+    plan_free(p);
+    buf_free(&err);
+}
+
 /* What plan_new and plan_add_item tell a wrong plan. */
 static void test_refusals(void) {
     struct plan_request bad[] = {chat, chat, chat, chat};
@@ -174,7 +223,11 @@ static void test_refusals(void) {
     buf_free(&err);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "content-type") == 0) {
+        test_captured_content_type();
+        return check_exit();
+    }
     test_requests_shared_by_side_and_body();
     test_schedule();
     test_timed_round();
