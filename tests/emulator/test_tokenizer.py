@@ -13,6 +13,12 @@ kinds, against the emulator given the same tokenizer.
           every reply's text is usage.completion_tokens long; with one that
           knows none of them (each reply word several tokens) every reply is
           reported as differing
+  dataset with both kinds: a plain text corpus's prompts are cut to exactly
+          --input-tokens tokens (usage.prompt_tokens minus the overhead); a
+          ShareGPT file's prompts are counted (each record's prompt_tokens minus
+          the overhead is its human turn's count, the note gives their lengths)
+          and with --dataset-output-tokens each request's max_tokens is its gpt
+          turn's count
   bad     a file that is no model: sm-stream, wrk (rate.lua) and sm-emulator
           each print one line naming it and exit 2
 
@@ -31,7 +37,7 @@ sys.path.insert(0, HERE)
 from emutest import chat, check, finish, invoke  # noqa: E402
 import emulator  # noqa: E402  (tests/lib, on the path through emutest)
 from testkit import run_cases  # noqa: E402
-from tokmodels import train_sentencepiece, write_tokenizer_json  # noqa: E402
+from tokmodels import WORDS, train_sentencepiece, write_corpus, write_tokenizer_json  # noqa: E402
 
 import sentencepiece  # noqa: E402
 
@@ -122,6 +128,64 @@ def test_reply_lengths_differ():
               "replies of words the tokenizer splits: the note %r" % (m and m.group(0)))
 
 
+DS_NOTE = re.compile(r"rate: note: dataset prompts by [^:]*: (\d+) of them, (\d+) to (\d+) "
+                     r"tokens \(mean [\d.]+\) before the template")
+
+
+def counter(kind, path):
+    """The number of tokens of a text by the model at path (python3-sentencepiece's; the
+    tokenizer.json's: one a word of WORDS after a space or first, '.' one more)."""
+    if kind == "sentencepiece":
+        sp = sentencepiece.SentencePieceProcessor(model_file=path)
+        return lambda t: len(sp.encode(t))
+    return lambda t: sum(1 + w.count(".") for w in t.split())
+
+
+def test_dataset():
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = os.path.join(tmp, "corpus.txt")
+        write_corpus(corpus)
+        convs = []
+        for i in range(6):  # prompts of 3 to 8 words, replies of 2 to 12
+            human = " ".join(WORDS[(i * 5 + k) % len(WORDS)] for k in range(3 + i))
+            gpt = " ".join(WORDS[(i * 3 + k) % len(WORDS)] for k in range(2 + 2 * i))
+            convs.append({"conversations": [{"from": "human", "value": human},
+                                            {"from": "gpt", "value": gpt}]})
+        sharegpt = os.path.join(tmp, "sharegpt.json")
+        with open(sharegpt, "w") as f:
+            json.dump(convs, f)
+        for kind, path in models(tmp):
+            count = counter(kind, path)
+            with emulator.Emulator(["--endpoint", "ep=instant", "--tokenizer", path]) as emu:
+                recs, err = run_rate(emu, tmp, path, ["--dataset", corpus, "--input-tokens",
+                                                      "uniform:40:400"])
+                lens = sorted({r["prompt_tokens"] - TEMPLATE for r in recs})
+                check(len(recs) == 16 and all(r["ok"] for r in recs),
+                      "%s corpus: %d records" % (kind, len(recs)))
+                m = NOTE.search(err)
+                check(m is not None and m.groups() == (str(TEMPLATE), "0", "16"),
+                      "%s corpus: the overhead note %r (every prompt exact)"
+                      % (kind, m and m.group(0)))
+                check(all(40 <= n <= 400 for n in lens) and len(lens) > 1,
+                      "%s corpus: prompt lengths %r" % (kind, lens))
+                recs, err = run_rate(emu, tmp, path, ["--dataset", sharegpt,
+                                                      "--dataset-output-tokens"])
+                want = {count(c["conversations"][0]["value"]):
+                        count(c["conversations"][1]["value"]) for c in convs}
+                check(len(want) == len(convs), "%s: the test's prompts differ in length" % kind)
+                got = [(r["prompt_tokens"] - TEMPLATE, r["max_tokens"]) for r in recs]
+                check(len(recs) == 16 and all(p in want and want[p] == mt for p, mt in got),
+                      "%s sharegpt: (prompt tokens, max_tokens) %r, want from %r"
+                      % (kind, got, want))
+                m = DS_NOTE.search(err)
+                check(m is not None and m.group(1) == "16" and
+                      int(m.group(2)) >= min(want) and int(m.group(3)) <= max(want),
+                      "%s sharegpt: the lengths note %r" % (kind, m and m.group(0)))
+                m = NOTE.search(err)
+                check(m is not None and m.groups() == (str(TEMPLATE), "0", "16"),
+                      "%s sharegpt: the overhead note %r" % (kind, m and m.group(0)))
+
+
 def test_bad():
     with tempfile.TemporaryDirectory() as tmp:
         bad = os.path.join(tmp, "not-a.model")
@@ -145,5 +209,6 @@ def test_bad():
 
 if __name__ == "__main__":
     status = run_cases({"count": test_count, "exact": test_exact,
-                        "differ": test_reply_lengths_differ, "bad": test_bad}, sys.argv)
+                        "differ": test_reply_lengths_differ, "bad": test_bad,
+                        "dataset": test_dataset}, sys.argv)
     sys.exit(max(status, finish()))
