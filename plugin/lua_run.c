@@ -293,6 +293,26 @@ static void lsm_push_counts(lua_State *L, const struct rec_counts *c) {
     lua_setfield(L, -2, "errors");
 }
 
+/* sagemaker.set_template(file, {tokens = N, ...}) -> true | nil, message: the
+ * template's overhead (rfmt.h: RFMT_TEMPLATE) of result file file (1-based),
+ * written by finish. */
+int lsm_set_template(lua_State *L) {
+    lua_Integer file = luaL_checkinteger(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const char *why = "out of memory";
+    cJSON *v = lsm_to_json(L, 2, 0, &why);
+    if (!v) return luaL_error(L, "set_template: %s", why);
+    struct buf err;
+    buf_init(&err, 256);
+    int rc = file >= 1 ? run_set_template((size_t)file - 1, v, &err)
+                       : buf_fail(&err, RUN_ERR_INPUT, "no result file %ld", (long)file);
+    cJSON_Delete(v);
+    if (rc) return lsm_fail_buf(L, &err, "out of memory");
+    buf_free(&err);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* sagemaker.finish() -> {partial, reason, files = {counts, ...}} | nil, message:
  * in done(), says how the run ended and writes the result files. */
 int lsm_finish(lua_State *L) {

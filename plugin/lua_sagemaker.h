@@ -70,6 +70,7 @@ int lsm_begin(lua_State *L);
 int lsm_schedule(lua_State *L);
 int lsm_add_file(lua_State *L);
 int lsm_finish(lua_State *L);
+int lsm_set_template(lua_State *L);
 
 /* nil, message: the way every function reports bad data (frees b). */
 int lsm_fail(lua_State *L, const char *msg);

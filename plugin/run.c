@@ -349,6 +349,19 @@ static int run_watch_files(void) {
     return REC_OK;
 }
 
+int run_set_template(size_t file, const cJSON *v, struct buf *err) {
+    if (!cJSON_IsObject(v)) return buf_fail(err, RUN_ERR_INPUT, RFMT_TEMPLATE " must be an object");
+    pthread_mutex_lock(&run.lock);
+    int rc = !run.rec                                        ? RUN_ERR_STATE
+             : file >= rec_n_files(run.rec)                  ? RUN_ERR_INPUT
+             : rec_set_more(run.rec, file, RFMT_TEMPLATE, v) ? RUN_ERR_NOMEM
+                                                             : RUN_OK;
+    pthread_mutex_unlock(&run.lock);
+    if (rc == RUN_ERR_INPUT) return buf_fail(err, rc, "no result file %zu", file + 1);
+    if (rc == RUN_ERR_STATE) return buf_fail(err, rc, "the run has not begun");
+    return rc;
+}
+
 void run_abort(const char *reason) {
     pthread_mutex_lock(&run.lock);
     run_stop(reason);

@@ -11,6 +11,7 @@
 #include "oreport.h"
 #include "qfrep.h"
 #include "shreport.h"
+#include "tmplrep.h"
 
 #define REPORT_REPLY   60   /* bytes of a reply shown in a table */
 #define REPORT_RIGHT13 0xe  /* columns 1 to 3 right-aligned */
@@ -608,9 +609,10 @@ int report_build(const struct cmp *m, const struct warnings *w, struct report *o
     if (report_main(out, m) < 0 || report_intervals(out, m) < 0 || report_decode(out, m) < 0 ||
         report_latency(out, m) < 0 || report_stream(out, m) < 0 || oreport_build(out, m) < 0 ||
         report_cost(out, m) < 0 || report_requests(out, m) < 0 || report_runs(out, m) < 0 ||
-        shreport_build(out, m) < 0 || report_quiz(out, m) < 0 || report_xcheck(out, m) < 0 ||
-        cwreport_build(out, m) < 0 || report_facts(out, m) < 0 || report_warnings(out, w) < 0 ||
-        report_limited(out, m) < 0 || report_text(out, REPORT_HEADING, "Verdict") < 0 ||
+        shreport_build(out, m) < 0 || tmplrep_build(out, m) < 0 || report_quiz(out, m) < 0 ||
+        report_xcheck(out, m) < 0 || cwreport_build(out, m) < 0 || report_facts(out, m) < 0 ||
+        report_warnings(out, w) < 0 || report_limited(out, m) < 0 ||
+        report_text(out, REPORT_HEADING, "Verdict") < 0 ||
         report_text(out, REPORT_PARA, "%s", m->verdict) < 0) {
         report_free(out);
         return REPORT_ERR_NOMEM;

@@ -462,6 +462,8 @@ end
 --   plan(o, ctx)           the rounds (see above)
 --   check(item, reply, rec) optional: adjust a record (rec.ok, rec.error_code, ...)
 --   check_of(o)            optional: the check for these options (nil: def.check)
+--   record(ctx, threads)   optional: in done(), before the result files are written (e.g.
+--                          sm.set_template); nil or a message (printed, the run goes on)
 --   finish(outcome, ctx)   optional: print something in done()
 function M.scenario(def)
   local ctx
@@ -498,7 +500,12 @@ function M.scenario(def)
   end
 
   function done()
-    local out, err = sm.finish()
+    local out, err
+    if def.record then
+      err = def.record(ctx, threads)
+      if err then io.stderr:write(def.name, ": ", err, "\n") end
+    end
+    out, err = sm.finish()
     if not out then
       io.stderr:write(def.name, ": ", err, "\n")
       os.exit(1)

@@ -431,63 +431,97 @@ end
 -- The check a scenario runs on each reply when a tokenizer makes the prompts
 -- exact (nil otherwise): the first reply's usage.prompt_tokens minus the
 -- prompt's tokens is the template's overhead; the replies whose overhead
--- differs and whose text is not usage.completion_tokens long are counted, in
--- globals that finish() reads with thread:get.
+-- differs and whose text is not usage.completion_tokens long are counted, per
+-- side (the suffix _S of each global, S the side's index), in globals that
+-- finish() reads with thread:get.
 function M.check_of(o)
   if not o.tokenizer then return nil end
   return function(item, reply, rec)
     if not item.input_tokens or not rec.ok then return end
+    local s, g = "_" .. item.side.index, _G
     if reply.prompt_tokens then
       local over = reply.prompt_tokens - item.input_tokens
-      if not sm_tok_overhead then
-        sm_tok_overhead, sm_tok_first = over, reply.prompt_tokens
-        sm_tok_first_input = item.input_tokens
+      if not g["sm_tok_overhead" .. s] then
+        g["sm_tok_overhead" .. s], g["sm_tok_first" .. s] = over, reply.prompt_tokens
+        g["sm_tok_first_input" .. s] = item.input_tokens
       end
-      sm_tok_replies = (sm_tok_replies or 0) + 1
-      if over ~= sm_tok_overhead then sm_tok_differ = (sm_tok_differ or 0) + 1 end
+      g["sm_tok_replies" .. s] = (g["sm_tok_replies" .. s] or 0) + 1
+      if over ~= g["sm_tok_overhead" .. s] then
+        g["sm_tok_differ" .. s] = (g["sm_tok_differ" .. s] or 0) + 1
+      end
     end
     local tok = reply.completion_tokens and reply.text and M.tokenizer(o.tokenizer)
     if tok then
       local n = tok:count(reply.text)
-      sm_tok_outputs = (sm_tok_outputs or 0) + 1
-      if n ~= reply.completion_tokens then sm_tok_out_differ = (sm_tok_out_differ or 0) + 1 end
+      g["sm_tok_outputs" .. s] = (g["sm_tok_outputs" .. s] or 0) + 1
+      if n ~= reply.completion_tokens then
+        g["sm_tok_out_differ" .. s] = (g["sm_tok_out_differ" .. s] or 0) + 1
+      end
+    end
+  end
+end
+
+-- What the threads' checks found for side index (1-based): the first thread's
+-- overhead with its reply and prompt, and the counts; nil when no reply said
+-- usage.prompt_tokens.
+local function found(threads, index)
+  local s = "_" .. index
+  local f = { replies = 0, differ = 0, outputs = 0, out_differ = 0 }
+  for _, t in ipairs(threads) do
+    local v = t:get("sm_tok_overhead" .. s)
+    if v and not f.over then
+      f.over, f.first, f.input = v, t:get("sm_tok_first" .. s), t:get("sm_tok_first_input" .. s)
+    elseif v and v ~= f.over then
+      f.differ = f.differ + 1 -- another thread's first reply
+    end
+    f.replies = f.replies + (t:get("sm_tok_replies" .. s) or 0)
+    f.differ = f.differ + (t:get("sm_tok_differ" .. s) or 0)
+    f.outputs = f.outputs + (t:get("sm_tok_outputs" .. s) or 0)
+    f.out_differ = f.out_differ + (t:get("sm_tok_out_differ" .. s) or 0)
+  end
+  return f.over and f or nil
+end
+
+-- Before the result files are written: each side's measured overhead into its
+-- file's head (template_overhead, docs/result-format.md). Returns nil or a message.
+function M.record(ctx, threads)
+  if not ctx.o.tokenizer then return nil end
+  for i in ipairs(ctx.sides) do
+    local f = found(threads, i)
+    if f then
+      local ok, err = sm.set_template(i, { tokens = f.over, first_prompt_tokens = f.first,
+        exact_tokens = f.input, tokenizer = ctx.o.tokenizer:match("[^/]*$"),
+        replies = f.replies, replies_differing = f.differ, reply_texts = f.outputs,
+        reply_texts_differing = f.out_differ })
+      if not ok then return err end
     end
   end
 end
 
 -- What the checks found, as notes on stderr (name: the scenario's).
-function M.finish(name, o, threads)
+function M.finish(name, o, threads, sides)
   if not o.tokenizer then return end
   local c = o.workload_counted
   if c and o.dataset and not o.workload_corpus then
     io.stderr:write(string.format("%s: note: dataset prompts by %s: %d of them, %d to %d tokens "
       .. "(mean %.1f) before the template\n", name, o.tokenizer, c.n, c.min, c.max, c.sum / c.n))
   end
-  local over, first, input, replies, differ, outputs, out_differ
-  replies, differ, outputs, out_differ = 0, 0, 0, 0
-  for _, t in ipairs(threads) do
-    local v = t:get("sm_tok_overhead")
-    if v and not over then
-      over, first, input = v, t:get("sm_tok_first"), t:get("sm_tok_first_input")
-    elseif v and v ~= over then
-      differ = differ + 1 -- another thread's first reply
+  for i, side in ipairs(sides) do
+    local f = found(threads, i)
+    local who = #sides > 1 and " (" .. side.label .. ")" or ""
+    if not f then
+      io.stderr:write(name, ": note: template overhead", who, " not measured: no reply said "
+        .. "usage.prompt_tokens\n")
+    else
+      io.stderr:write(string.format("%s: note: template overhead%s: %d tokens "
+        .. "(usage.prompt_tokens %d for a prompt of exactly %d by %s); %d of %d replies differ "
+        .. "from it\n", name, who, f.over, f.first, f.input, o.tokenizer, f.differ, f.replies))
+      if f.outputs > 0 then
+        io.stderr:write(string.format("%s: note: reply lengths%s: %d of %d replies' texts are "
+          .. "not usage.completion_tokens long by the tokenizer\n", name, who, f.out_differ,
+          f.outputs))
+      end
     end
-    replies = replies + (t:get("sm_tok_replies") or 0)
-    differ = differ + (t:get("sm_tok_differ") or 0)
-    outputs = outputs + (t:get("sm_tok_outputs") or 0)
-    out_differ = out_differ + (t:get("sm_tok_out_differ") or 0)
-  end
-  if not over then
-    io.stderr:write(name, ": note: template overhead not measured: no reply said "
-      .. "usage.prompt_tokens\n")
-    return
-  end
-  io.stderr:write(string.format("%s: note: template overhead: %d tokens (usage.prompt_tokens "
-    .. "%d for a prompt of exactly %d by %s); %d of %d replies differ from it\n", name, over,
-    first, input, o.tokenizer, differ, replies))
-  if outputs > 0 then
-    io.stderr:write(string.format("%s: note: reply lengths: %d of %d replies' texts are not "
-      .. "usage.completion_tokens long by the tokenizer\n", name, out_differ, outputs))
   end
 end
 

@@ -8,8 +8,9 @@ kinds, against the emulator given the same tokenizer.
   exact   sm-stream runs rate.lua --tokenizer FILE --input-tokens 2048 (and
           300 with a shared prefix of 100, and uniform:20:300): every record's
           usage.prompt_tokens minus the measured overhead (6) is exactly what was
-          asked; the run's note reports the overhead and no reply differing;
-          with the tokenizer.json (whose words are the emulator's reply words)
+          asked; the run's note reports the overhead and no reply differing, and
+          so does the result file's template_overhead;
+          sm-compare's report shows it per input; with the tokenizer.json (whose words are the emulator's reply words)
           every reply's text is usage.completion_tokens long; with one that
           knows none of them (each reply word several tokens) every reply is
           reported as differing
@@ -90,6 +91,19 @@ def run_rate(emu, tmp, path, extra):
         return json.load(f)["records"], p.stderr
 
 
+def compare_report(tmp):
+    """sm-compare's text report of tmp/out.json against a copy of itself."""
+    b, c = os.path.join(tmp, "b"), os.path.join(tmp, "c")
+    for d in (b, c):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        shutil.copy(os.path.join(tmp, "out.json"), os.path.join(d, "rate.json"))
+    p = subprocess.run([os.environ["SM_COMPARE"], b, c], capture_output=True, text=True,
+                       timeout=60)
+    check(p.returncode in (0, 1), "sm-compare: exit %d %s" % (p.returncode, p.stderr[-300:]))
+    return " ".join(p.stdout.split())  # the lines as wrapped, joined
+
+
 def test_exact():
     with tempfile.TemporaryDirectory() as tmp:
         for kind, path in models(tmp):
@@ -105,6 +119,20 @@ def test_exact():
                     check(m is not None, "%s %s: no overhead note in %r" % (kind, extra, err))
                     check(m is None or m.groups() == (str(TEMPLATE), "0", "16"),
                           "%s %s: the note says %r" % (kind, extra, m and m.group(0)))
+                    with open(os.path.join(tmp, "out.json")) as f:
+                        t = json.load(f).get("template_overhead")
+                    check(t is not None and t.get("tokens") == TEMPLATE and
+                          t.get("replies") == 16 and t.get("replies_differing") == 0 and
+                          t.get("tokenizer") == os.path.basename(path) and
+                          t.get("first_prompt_tokens") == t.get("exact_tokens", -99) + TEMPLATE,
+                          "%s %s: the head's template_overhead %r" % (kind, extra, t))
+                    if want == 2048:
+                        report = compare_report(tmp)
+                        check("Chat template overhead (--tokenizer)" in report and
+                              ("%d tokens (usage.prompt_tokens %d for a prompt of exactly 2048"
+                               % (TEMPLATE, 2048 + TEMPLATE)) in report and
+                              "0 of 16 replies differ from it" in report,
+                              "%s: sm-compare's report says the overhead: %r" % (kind, report))
                     if want is not None:
                         got = sorted({r["prompt_tokens"] - TEMPLATE for r in recs})
                         check(got == [want], "%s %s: prompt_tokens minus %d are %r, not %d"
