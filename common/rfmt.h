@@ -62,6 +62,7 @@
 #define RFMT_TEMPLATE_DIFFER      "replies_differing"
 #define RFMT_TEMPLATE_TEXTS       "reply_texts"
 #define RFMT_TEMPLATE_TEXT_DIFFER "reply_texts_differing"
+#define RFMT_TEMPLATE_PER_TURN    "per_turn" /* conversations: one object per turn */
 
 #define RFMT_SHARDS_MAX 10000 /* shards of one run */
 

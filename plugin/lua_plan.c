@@ -62,6 +62,7 @@ static const struct lsm_field lsm_record_fields[] = {
     LSM_F(struct rec_record, t_start_us, LSM_LL),    LSM_F(struct rec_record, t_end_us, LSM_LL),
     LSM_F(struct rec_record, wall_start_us, LSM_LL), LSM_F(struct rec_record, text, LSM_STR),
     LSM_F(struct rec_record, answer, LSM_STR),       LSM_F(struct rec_record, correct, LSM_TRI),
+    LSM_F(struct rec_record, turn, LSM_POS),
 };
 static const struct lsm_field lsm_reply_fields[] = {
     LSM_F(struct reply, status, LSM_INT),            LSM_F(struct reply, text, LSM_STR),

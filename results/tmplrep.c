@@ -1,6 +1,7 @@
 #include "tmplrep.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "rfmt.h"
 
@@ -13,9 +14,33 @@ static long tmplrep_count(const cJSON *o, const char *name) {
     return (long)v->valuedouble;
 }
 
-/* One input's line; an object without a whole number of tokens is said to be unreadable. */
+/* A conversation's overhead per turn (RFMT_TEMPLATE_PER_TURN), one item a turn. */
+static int tmplrep_turns(struct report *r, const char *side, const struct src *s,
+                         const cJSON *turns) {
+    const cJSON *t;
+    int k = 0;
+    cJSON_ArrayForEach(t, turns) {
+        const cJSON *over = cJSON_GetObjectItemCaseSensitive(t, RFMT_TEMPLATE_TOKENS);
+        long replies = tmplrep_count(t, RFMT_TEMPLATE_REPLIES);
+        long differ = tmplrep_count(t, RFMT_TEMPLATE_DIFFER);
+        char n[48] = "not measured";
+        if (++k > 1000) break;
+        if (cJSON_IsNumber(over) && fabs(over->valuedouble) <= 1e9)
+            snprintf(n, sizeof n, "%.0f tokens", over->valuedouble);
+        if (report_text(r, REPORT_ITEM, "%s: %s: turn %d: %s; %ld of %ld replies differ from it",
+                        side, src_name(s), k, n, differ, replies) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One input's lines; an object with neither a whole number of tokens nor
+ * per_turn is said to be unreadable. */
 static int tmplrep_line(struct report *r, const char *side, const struct src *s) {
     const cJSON *t = s->template_overhead;
+    const cJSON *turns = cJSON_GetObjectItemCaseSensitive(t, RFMT_TEMPLATE_PER_TURN);
+    if (cJSON_IsArray(turns) && !cJSON_HasObjectItem(t, RFMT_TEMPLATE_TOKENS))
+        return tmplrep_turns(r, side, s, turns);
     const cJSON *tok = cJSON_GetObjectItemCaseSensitive(t, RFMT_TEMPLATE_TOKENIZER);
     const cJSON *over = cJSON_GetObjectItemCaseSensitive(t, RFMT_TEMPLATE_TOKENS);
     long first = tmplrep_count(t, RFMT_TEMPLATE_FIRST),
@@ -41,7 +66,7 @@ static int tmplrep_line(struct report *r, const char *side, const struct src *s)
                     "the tokenizer",
                     side, src_name(s), tdiffer, texts) < 0)
         return -1;
-    return 0;
+    return cJSON_IsArray(turns) ? tmplrep_turns(r, side, s, turns) : 0;
 }
 
 int tmplrep_build(struct report *r, const struct cmp *m) {

@@ -434,9 +434,39 @@ end
 -- differs and whose text is not usage.completion_tokens long are counted, per
 -- side (the suffix _S of each global, S the side's index), in globals that
 -- finish() reads with thread:get.
+-- A conversation's turn (rec.turn) is checked against its own overhead, which
+-- grows with the history: its prompt_tokens minus the tokens of the user
+-- prompts so far and of the replies before it (each counted by the tokenizer,
+-- as the server counts each message) is turn T's overhead, in the globals
+-- with the suffix _S_T.
+local conv_sums = setmetatable({}, { __mode = "k" }) -- a conversation's item: its tokens so far
+
+local function check_turn(o, item, reply, rec)
+  local tok, t, g = M.tokenizer(o.tokenizer), rec.turn, _G
+  if t == 1 then conv_sums[item] = 0 end
+  local sum = conv_sums[item]
+  local user = item.turns and item.turns[t] and tok and tok:count(item.turns[t])
+  if not sum or not user or not rec.ok then
+    conv_sums[item] = nil -- a turn lost: the rest of this conversation is not measured
+    return
+  end
+  local s = "_" .. item.side.index .. "_" .. t
+  if reply.prompt_tokens then
+    local over = reply.prompt_tokens - sum - user
+    if not g["sm_tok_turn_over" .. s] then g["sm_tok_turn_over" .. s] = over end
+    g["sm_tok_turn_replies" .. s] = (g["sm_tok_turn_replies" .. s] or 0) + 1
+    if over ~= g["sm_tok_turn_over" .. s] then
+      g["sm_tok_turn_differ" .. s] = (g["sm_tok_turn_differ" .. s] or 0) + 1
+    end
+  end
+  local said = reply.text and tok:count(reply.text)
+  conv_sums[item] = said and sum + user + said or nil
+end
+
 function M.check_of(o)
   if not o.tokenizer then return nil end
   return function(item, reply, rec)
+    if rec.turn and M.conversations(o) then check_turn(o, item, reply, rec) end
     if not item.input_tokens or not rec.ok then return end
     local s, g = "_" .. item.side.index, _G
     if reply.prompt_tokens then
@@ -482,17 +512,43 @@ local function found(threads, index)
   return f.over and f or nil
 end
 
+-- A conversation's overhead per turn for side index: a list of {tokens,
+-- replies, replies_differing} (tokens nil where no reply of that turn said
+-- usage.prompt_tokens), or nil for single requests.
+local function per_turn(o, threads, index)
+  if not M.conversations(o) then return nil end
+  local out = {}
+  for turn = 1, o.turns do
+    local s = "_" .. index .. "_" .. turn
+    local f = { replies = 0, replies_differing = 0 }
+    for _, t in ipairs(threads) do
+      local v = t:get("sm_tok_turn_over" .. s)
+      if v and not f.tokens then
+        f.tokens = v
+      elseif v and v ~= f.tokens then
+        f.replies_differing = f.replies_differing + 1
+      end
+      f.replies = f.replies + (t:get("sm_tok_turn_replies" .. s) or 0)
+      f.replies_differing = f.replies_differing + (t:get("sm_tok_turn_differ" .. s) or 0)
+    end
+    out[turn] = f
+  end
+  return out
+end
+
 -- Before the result files are written: each side's measured overhead into its
 -- file's head (template_overhead, docs/result-format.md). Returns nil or a message.
 function M.record(ctx, threads)
   if not ctx.o.tokenizer then return nil end
   for i in ipairs(ctx.sides) do
-    local f = found(threads, i)
-    if f then
-      local ok, err = sm.set_template(i, { tokens = f.over, first_prompt_tokens = f.first,
-        exact_tokens = f.input, tokenizer = ctx.o.tokenizer:match("[^/]*$"),
-        replies = f.replies, replies_differing = f.differ, reply_texts = f.outputs,
-        reply_texts_differing = f.out_differ })
+    local f, turns = found(threads, i), per_turn(ctx.o, threads, i)
+    local v = f and { tokens = f.over, first_prompt_tokens = f.first,
+      exact_tokens = f.input, replies = f.replies, replies_differing = f.differ,
+      reply_texts = f.outputs, reply_texts_differing = f.out_differ } or {}
+    v.per_turn = turns
+    if f or turns then
+      v.tokenizer = ctx.o.tokenizer:match("[^/]*$")
+      local ok, err = sm.set_template(i, v)
       if not ok then return err end
     end
   end
@@ -509,7 +565,14 @@ function M.finish(name, o, threads, sides)
   for i, side in ipairs(sides) do
     local f = found(threads, i)
     local who = #sides > 1 and " (" .. side.label .. ")" or ""
-    if not f then
+    for turn, t in ipairs(per_turn(o, threads, i) or {}) do
+      io.stderr:write(string.format("%s: note: template overhead%s, turn %d: %s; %d of %d "
+        .. "replies differ from it\n", name, who, turn,
+        t.tokens and t.tokens .. " tokens" or "not measured", t.replies_differing, t.replies))
+    end
+    if not f and M.conversations(o) then
+      -- a conversation's first turn is in its per-turn line
+    elseif not f then
       io.stderr:write(name, ": note: template overhead", who, " not measured: no reply said "
         .. "usage.prompt_tokens\n")
     else

@@ -20,6 +20,10 @@ kinds, against the emulator given the same tokenizer.
           the overhead is its human turn's count, the note gives their lengths)
           and with --dataset-output-tokens each request's max_tokens is its gpt
           turn's count
+  turns   chat.lua --turns 3 with each tokenizer: the overhead per turn grows with
+          the history (the emulator's 2 + 4 a message: 6, 14, 22), every reply
+          of a turn agreeing, in the notes, the head's template_overhead.per_turn
+          and sm-compare's report
   bad     a file that is no model: sm-stream, wrk (rate.lua) and sm-emulator
           each print one line naming it and exit 2
 
@@ -214,6 +218,39 @@ def test_dataset():
                       "%s sharegpt: the overhead note %r" % (kind, m and m.group(0)))
 
 
+def test_turns():
+    want = [2 + 4 * (2 * t - 1) for t in (1, 2, 3)]
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind, path in models(tmp):
+            out = os.path.join(tmp, "out.json")
+            with emulator.Emulator(["--endpoint", "ep=instant", "--tokenizer", path]) as emu:
+                p = subprocess.run(
+                    [os.environ["SM_STREAM"], "-t1", "-c4", "-d5m", "-s",
+                     os.path.join(ROOT, "scenarios", "chat.lua"), emu.url, "--", "--endpoint",
+                     "ep", "--region", "us-east-1", "--conversations", "4", "--turns", "3",
+                     "--input-tokens", "30", "--max-tokens", "5", "--tokenizer", path,
+                     "--progress", "0", "--out", out, "--force"],
+                    capture_output=True, text=True, timeout=240)
+            check(p.returncode == 0, "%s chat.lua: exit %d %s" % (kind, p.returncode,
+                                                                p.stderr[-400:]))
+            if p.returncode:
+                continue
+            with open(out) as f:
+                t = json.load(f).get("template_overhead") or {}
+            got = [(e.get("tokens"), e.get("replies"), e.get("replies_differing"))
+                   for e in t.get("per_turn", [])]
+            check(got == [(w, 4, 0) for w in want],
+                  "%s: per_turn (tokens, replies, differing) %r, want %r" % (kind, got, want))
+            for turn, w in enumerate(want, 1):
+                line = "chat: note: template overhead, turn %d: %d tokens; 0 of 4 replies " \
+                       "differ from it" % (turn, w)
+                check(line in p.stderr, "%s: no note %r in %r" % (kind, line, p.stderr[-600:]))
+            report = compare_report(tmp)
+            check(all("turn %d: %d tokens; 0 of 4 replies differ from it" % (k, w) in report
+                      for k, w in enumerate(want, 1)),
+                  "%s: sm-compare's per-turn lines in %r" % (kind, report[-800:]))
+
+
 def test_bad():
     with tempfile.TemporaryDirectory() as tmp:
         bad = os.path.join(tmp, "not-a.model")
@@ -238,5 +275,5 @@ def test_bad():
 if __name__ == "__main__":
     status = run_cases({"count": test_count, "exact": test_exact,
                         "differ": test_reply_lengths_differ, "bad": test_bad,
-                        "dataset": test_dataset}, sys.argv)
+                        "dataset": test_dataset, "turns": test_turns}, sys.argv)
     sys.exit(max(status, finish()))
