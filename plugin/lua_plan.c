@@ -38,7 +38,7 @@ static const struct lsm_field lsm_request_fields[] = {
     LSM_F(struct plan_request, format, LSM_STR),     LSM_F(struct plan_request, raw_body, LSM_STR),
     LSM_F(struct plan_request, extra, LSM_STR),      LSM_F(struct plan_request, min_tokens, LSM_COUNT),
     LSM_F(struct plan_request, seed, LSM_LONG),      LSM_F(struct plan_request, custom_attributes, LSM_STR),
-    LSM_F(struct plan_request, thinking, LSM_STR),
+    LSM_F(struct plan_request, thinking, LSM_STR),   LSM_F(struct plan_request, shared, LSM_BOOL),
 };
 static const struct lsm_field lsm_item_fields[] = {
     LSM_F(struct plan_item, phase, LSM_STR),         LSM_F(struct plan_item, batch, LSM_LONG),

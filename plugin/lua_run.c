@@ -147,6 +147,10 @@ int lsm_begin(lua_State *L) {
     int rc = rounds ? run_begin(&c, &err) : RUN_ERR_NOMEM;
     free(rounds);
     if (rc == RUN_OK && !lsm_client() && wrkhost_start()) rc = RUN_ERR_NOMEM;
+    if (rc == RUN_OK && plan_shared(p)) { /* the run owns it now: every sender uses it */
+        run_share_plan(p);
+        box->plan = NULL;
+    }
     if (rc == RUN_ERR_INPUT && err.len) return lsm_fail_buf(L, &err, "bad input");
     if (rc == RUN_ERR_INPUT) return lsm_fail(L, "a round has no items, or threads < 1");
     if (rc == RUN_ERR_STATE) return lsm_fail(L, "the run has begun already");

@@ -91,6 +91,8 @@ struct lsm_hooks {
     bool check;   /* the scenario has a check */
     int *kept;    /* per request: the Lua string of its last signature, or LUA_NOREF */
     unsigned long *kept_gen;
+    size_t n_kept; /* requests of the plan, kept's size */
+    bool borrowed; /* plan is the run's shared one (run_shared_plan): not freed here */
 };
 
 /* Pushes j as a Lua value (JSON null: sagemaker.null); false (nothing pushed)

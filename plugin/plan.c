@@ -348,6 +348,7 @@ static int plan_request_for(struct plan *p, size_t side, const char *content_typ
     if (2 * (p->n_reqs + 1) > p->table_size && plan_grow_table(p)) return PLAN_ERR_NOMEM;
     size_t k = h & (p->table_size - 1);
     for (; p->table[k]; k = (k + 1) & (p->table_size - 1)) {
+        if (p->rq.shared) continue; /* each entry its own: one signer per sreq */
         const struct plan_req *r = &p->reqs[p->table[k] - 1];
         if (r->hash == h && r->side == side && r->body_len == p->body.len &&
             memcmp(r->body, body, p->body.len) == 0 &&
@@ -544,6 +545,10 @@ int plan_add_item(struct plan *p, const struct plan_item *item, struct buf *err)
     p->n_entries++;
     round->n++;
     return PLAN_OK;
+}
+
+bool plan_shared(const struct plan *p) {
+    return p->rq.shared;
 }
 
 size_t plan_n_rounds(const struct plan *p) {

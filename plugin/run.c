@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "plan.h"
 #include "progress.h"
 #include "refuse.h"
 #include "rfmt.h"
@@ -15,6 +16,7 @@
 
 static struct {
     pthread_mutex_t lock;
+    struct plan *shared_plan; /* run_share_plan's, or NULL */
     pthread_cond_t round_changed;
     bool begun;
     struct timespec origin; /* CLOCK_MONOTONIC */
@@ -432,8 +434,24 @@ int run_end(struct run_outcome *out, struct buf *err) {
     return rc;
 }
 
+void run_share_plan(struct plan *p) {
+    pthread_mutex_lock(&run.lock);
+    plan_free(run.shared_plan);
+    run.shared_plan = p;
+    pthread_mutex_unlock(&run.lock);
+}
+
+const struct plan *run_shared_plan(void) {
+    pthread_mutex_lock(&run.lock);
+    const struct plan *p = run.shared_plan;
+    pthread_mutex_unlock(&run.lock);
+    return p;
+}
+
 void run_free(void) {
     pthread_mutex_lock(&run.lock);
+    plan_free(run.shared_plan);
+    run.shared_plan = NULL;
     if (run.begun) pthread_cond_destroy(&run.round_changed);
     rounds_free(run.rounds);
     rec_free(run.rec);

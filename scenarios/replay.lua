@@ -101,6 +101,9 @@ run.scenario({
       { "temperature", o.temperature } }
   end,
   seed = function(o) return o.trace_seed end,
+  -- The trace and its prompts are made once per process, not once per thread:
+  -- every sender takes its arrivals from the one plan (memory: the trace once).
+  shared_plan = true,
   -- One round per side, both with the trace's times and prompts; the schedule
   -- runs time_scale times faster on a time-scaled server, as rate.lua's.
   plan = function(o, ctx)

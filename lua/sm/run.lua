@@ -268,18 +268,22 @@ local function configure(def, wa)
     return nil, "--thinking " .. o.thinking .. " needs --format vllm-chat (a chat template's "
       .. "enable_thinking), not " .. o.format
   end
-  if def.validate then
+  -- A scenario whose plan is shared (def.shared_plan) has it made once, in the
+  -- main state (sm.begin hands it to the run); a client thread's state makes none.
+  local borrowed = def.shared_plan and not sm.is_main_state()
+  if def.validate and not borrowed then
     err = def.validate(o, ctx)
     if err then return nil, err end
   end
-  ctx.rounds = def.plan(o, ctx)
+  ctx.rounds = borrowed and {} or def.plan(o, ctx)
   for item in each_item(ctx.rounds) do item.phase = item.phase or def.name end
   ctx.plan = {
     request = { host = url.host_header, region = ctx.region, service = "sagemaker",
       user_agent = "wrk-sagemaker/" .. sm.version, format = o.format,
       raw_body = o.format == "raw" and o.body or nil, extra = o.extra,
       min_tokens = o.min_tokens, seed = o.seed, custom_attributes = o.custom_attributes,
-      thinking = o.thinking ~= "default" and o.thinking or nil },
+      thinking = o.thinking ~= "default" and o.thinking or nil,
+      shared = def.shared_plan or nil },
     sides = ctx.sides,
     rounds = ctx.rounds,
   }
@@ -460,6 +464,9 @@ end
 --   settings(o, ctx)       {{key, value}, ...}: the result file's "settings"
 --   seed(o)                optional: the seed the schedule is drawn from (the head's "seed")
 --   plan(o, ctx)           the rounds (see above)
+--   shared_plan            optional, true: the plan is made once per process (its
+--                          validate and plan run in the main state only) and every
+--                          thread sends from it; no check (a thread has no items)
 --   check(item, reply, rec) optional: adjust a record (rec.ok, rec.error_code, ...)
 --   check_of(o)            optional: the check for these options (nil: def.check)
 --   record(ctx, threads)   optional: in done(), before the result files are written (e.g.
