@@ -93,21 +93,30 @@ static void test_schedule(void) {
     buf_free(&err);
 }
 
+/* A plan of the first side with one timed round of n arrivals at (a replay's),
+ * item i the prompt "x" or bodies[i] with types[i] (types may be NULL). */
+static struct plan *timed_plan(const long long *at, long n, const char *const *bodies,
+                               const char *const *types, struct buf *err) {
+    struct plan *p;
+    CHECK_INT(plan_new(&chat, sides, 1, &p, err), PLAN_OK);
+    CHECK_INT(plan_add_timed_round(p, at, n, err), PLAN_OK);
+    for (long i = 0; i < n; i++) {
+        struct plan_item it = item(0, "x", 8);
+        it.body = bodies[i];
+        it.content_type = types ? types[i] : NULL;
+        CHECK_INT(plan_add_item(p, &it, err), PLAN_OK);
+    }
+    return p;
+}
+
 /* A replay's round (trace.h): its arrivals the given times, item i at arrival
  * i, a captured body sent byte for byte whatever the plan's format. */
 static void test_timed_round(void) {
-    struct plan *p;
     struct buf err;
     buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(plan_new(&chat, sides, 1, &p, &err), PLAN_OK);
     const long long at[] = {0, 250, 250, 1000001};
-    CHECK_INT(plan_add_timed_round(p, at, 4, &err), PLAN_OK);
     const char *bodies[] = {"{\"inputs\":\"as captured\"}", NULL, "1,2,3", NULL};
-    for (int i = 0; i < 4; i++) {
-        struct plan_item it = item(0, "x", 8);
-        it.body = bodies[i];
-        CHECK_INT(plan_add_item(p, &it, &err), PLAN_OK);
-    }
+    struct plan *p = timed_plan(at, 4, bodies, NULL, &err);
     struct rounds_round r[1];
     CHECK_INT(plan_n_rounds(p), 1);
     plan_schedule(p, r);
@@ -151,20 +160,12 @@ static const char *header_of(const char *raw, const char *name, char *out, size_
  * the Content-Type; the same body with another type is another request; a
  * prompt's body stays application/json whatever the item says. */
 static void test_captured_content_type(void) {
-    struct plan *p;
     struct buf err;
     buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(plan_new(&chat, sides, 1, &p, &err), PLAN_OK);
     const long long at[] = {0, 1, 2, 3};
-    CHECK_INT(plan_add_timed_round(p, at, 4, &err), PLAN_OK);
     const char *bodies[] = {"1,2,3", "1,2,3", "1,2,3", NULL};
     const char *types[] = {"text/csv", NULL, "text/csv", "text/csv"};
-    for (int i = 0; i < 4; i++) {
-        struct plan_item it = item(0, "x", 8);
-        it.body = bodies[i];
-        it.content_type = types[i];
-        CHECK_INT(plan_add_item(p, &it, &err), PLAN_OK);
-    }
+    struct plan *p = timed_plan(at, 4, bodies, types, &err);
     CHECK_INT(plan_n_requests(p), 3);
     struct sigv4_signer *s = sigv4_signer_new();
     char v[512];
