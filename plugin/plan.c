@@ -55,7 +55,8 @@ struct plan {
     size_t n_entries, cap_entries;
     struct plan_req *reqs;
     size_t n_reqs, cap_reqs;
-    size_t *table; /* open addressing over reqs: index + 1, 0 empty */
+    size_t *table;    /* open addressing over reqs: index + 1, 0 empty */
+    size_t item_reqs; /* requests before the item being added (a shared plan's own) */
     size_t table_size;
     struct quiz_re **patterns;
     size_t n_patterns;
@@ -348,7 +349,8 @@ static int plan_request_for(struct plan *p, size_t side, const char *content_typ
     if (2 * (p->n_reqs + 1) > p->table_size && plan_grow_table(p)) return PLAN_ERR_NOMEM;
     size_t k = h & (p->table_size - 1);
     for (; p->table[k]; k = (k + 1) & (p->table_size - 1)) {
-        if (p->rq.shared) continue; /* each entry its own: one signer per sreq */
+        if (p->rq.shared && p->table[k] - 1 < p->item_reqs)
+            continue; /* another entry's: each its own, one signer per sreq */
         const struct plan_req *r = &p->reqs[p->table[k] - 1];
         if (r->hash == h && r->side == side && r->body_len == p->body.len &&
             memcmp(r->body, body, p->body.len) == 0 &&
@@ -530,6 +532,7 @@ int plan_add_item(struct plan *p, const struct plan_item *item, struct buf *err)
     const char *ct = item->body ? item->content_type : NULL; /* only a body sent as it is */
     int rc = plan_conv(p, item, &e->conv, err);
     size_t plain = 0;
+    p->item_reqs = p->n_reqs;
     if (!rc) rc = plan_body(p, item, true, err);
     if (!rc) rc = plan_request_for(p, item->side, ct, &plain);
     if (!rc) rc = plan_body(p, item, false, err);

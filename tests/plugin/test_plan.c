@@ -180,6 +180,32 @@ static void test_captured_content_type(void) {
     buf_free(&err);
 }
 
+/* A shared plan (a replay's, used by every sender at once) gives each item
+ * requests of its own, even for the same body, so that no two senders sign one
+ * sreq; an item's plain request is still its own request when the bodies agree. */
+static void test_shared_plan_requests_per_item(void) {
+    struct plan_request rq = chat;
+    rq.shared = true;
+    struct plan *p;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(plan_new(&rq, sides, 1, &p, &err), PLAN_OK);
+    CHECK(plan_shared(p));
+    CHECK_INT(plan_add_round(p, -1, 0), PLAN_OK);
+    for (int i = 0; i < 3; i++) {
+        struct plan_item it = item(0, "the same prompt", 8);
+        CHECK_INT(plan_add_item(p, &it, &err), PLAN_OK);
+    }
+    CHECK_INT(plan_n_requests(p), 3);
+    for (long i = 0; i < 3; i++) {
+        const struct plan_entry *e = plan_entry(p, 0, i);
+        CHECK_INT(plan_request_number(p, e), i);
+        CHECK(plan_entry_request(e, true) == plan_entry_request(e, false));
+    }
+    plan_free(p);
+    buf_free(&err);
+}
+
 /* What plan_new and plan_add_item tell a wrong plan. */
 static void test_refusals(void) {
     struct plan_request bad[] = {chat, chat, chat, chat};
@@ -232,6 +258,7 @@ int main(int argc, char **argv) {
     test_requests_shared_by_side_and_body();
     test_schedule();
     test_timed_round();
+    test_shared_plan_requests_per_item();
     test_refusals();
     return check_exit();
 }
