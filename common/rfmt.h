@@ -51,6 +51,19 @@
 
 #define RFMT_CLIENT_ROUNDS "client_rounds" /* added at the end: how the client fared, per round */
 
+/* Added at the end with --tokenizer: the chat template's overhead measured from
+ * usage.prompt_tokens (docs/result-format.md, Top level), and its members. */
+#define RFMT_TEMPLATE             "template_overhead"
+#define RFMT_TEMPLATE_TOKENS      "tokens"
+#define RFMT_TEMPLATE_FIRST       "first_prompt_tokens"
+#define RFMT_TEMPLATE_EXACT       "exact_tokens"
+#define RFMT_TEMPLATE_TOKENIZER   "tokenizer"
+#define RFMT_TEMPLATE_REPLIES     "replies"
+#define RFMT_TEMPLATE_DIFFER      "replies_differing"
+#define RFMT_TEMPLATE_TEXTS       "reply_texts"
+#define RFMT_TEMPLATE_TEXT_DIFFER "reply_texts_differing"
+#define RFMT_TEMPLATE_PER_TURN    "per_turn" /* conversations: one object per turn */
+
 #define RFMT_SHARDS_MAX 10000 /* shards of one run */
 
 /* A client's stall: one piece of its own work that held its event loop longer

@@ -12,13 +12,12 @@
 
 int lsm_hooks_gc(lua_State *L) {
     struct lsm_hooks *h = luaL_checkudata(L, 1, LSM_HOOKS);
-    for (size_t i = 0; h->kept && i < plan_n_requests(h->plan); i++)
-        luaL_unref(L, LUA_REGISTRYINDEX, h->kept[i]);
+    for (size_t i = 0; h->kept && i < h->n_kept; i++) luaL_unref(L, LUA_REGISTRYINDEX, h->kept[i]);
     free(h->kept);
     free(h->kept_gen);
     if (h->env) luaL_unref(L, LUA_REGISTRYINDEX, h->env);
     disp_free(h->disp);
-    plan_free(h->plan);
+    if (!h->borrowed) plan_free(h->plan);
     *h = (struct lsm_hooks){0};
     return 0;
 }
@@ -169,7 +168,13 @@ int lsm_hooks(lua_State *L) {
     int ud = lua_gettop(L);
     struct buf err;
     buf_init(&err, 1024);
-    if (lsm_plan(L, 1, &h->plan, &err)) return lsm_fail_buf(L, &err, "out of memory");
+    const struct plan *shared = run_shared_plan();
+    if (shared) { /* read only from now on; its items are signed by one sender each */
+        h->plan = (struct plan *)shared;
+        h->borrowed = true;
+    } else if (lsm_plan(L, 1, &h->plan, &err)) {
+        return lsm_fail_buf(L, &err, "out of memory");
+    }
     buf_free(&err);
     lsm_hooks_env(L, 1, 2);
     lua_getfield(L, -1, "check");
@@ -187,7 +192,7 @@ int lsm_hooks(lua_State *L) {
                             .check = check ? lsm_check : NULL,
                             .check_ud = h,
                             .want_text = check};
-    size_t n = plan_n_requests(h->plan);
+    size_t n = h->n_kept = plan_n_requests(h->plan);
     h->kept = malloc((n + 1) * sizeof *h->kept);
     h->kept_gen = calloc(n + 1, sizeof *h->kept_gen);
     if (!h->kept || !h->kept_gen || disp_new(&c, &h->disp)) return lsm_fail(L, "out of memory");

@@ -38,7 +38,7 @@ static const struct lsm_field lsm_request_fields[] = {
     LSM_F(struct plan_request, format, LSM_STR),     LSM_F(struct plan_request, raw_body, LSM_STR),
     LSM_F(struct plan_request, extra, LSM_STR),      LSM_F(struct plan_request, min_tokens, LSM_COUNT),
     LSM_F(struct plan_request, seed, LSM_LONG),      LSM_F(struct plan_request, custom_attributes, LSM_STR),
-    LSM_F(struct plan_request, thinking, LSM_STR),
+    LSM_F(struct plan_request, thinking, LSM_STR),   LSM_F(struct plan_request, shared, LSM_BOOL),
 };
 static const struct lsm_field lsm_item_fields[] = {
     LSM_F(struct plan_item, phase, LSM_STR),         LSM_F(struct plan_item, batch, LSM_LONG),
@@ -46,6 +46,7 @@ static const struct lsm_field lsm_item_fields[] = {
     LSM_F(struct plan_item, answer, LSM_STR),        LSM_F(struct plan_item, pattern, LSM_STR),
     LSM_F(struct plan_item, prompt, LSM_STR),        LSM_F(struct plan_item, max_tokens, LSM_COUNT),
     LSM_F(struct plan_item, body, LSM_STR),
+    LSM_F(struct plan_item, content_type, LSM_STR),
     LSM_F(struct plan_item, expect_tokens, LSM_COUNT), LSM_F(struct plan_item, temperature, LSM_DOUBLE),
     LSM_F(struct plan_item, ignore_eos, LSM_BOOL),
 };
@@ -61,6 +62,7 @@ static const struct lsm_field lsm_record_fields[] = {
     LSM_F(struct rec_record, t_start_us, LSM_LL),    LSM_F(struct rec_record, t_end_us, LSM_LL),
     LSM_F(struct rec_record, wall_start_us, LSM_LL), LSM_F(struct rec_record, text, LSM_STR),
     LSM_F(struct rec_record, answer, LSM_STR),       LSM_F(struct rec_record, correct, LSM_TRI),
+    LSM_F(struct rec_record, turn, LSM_POS),
 };
 static const struct lsm_field lsm_reply_fields[] = {
     LSM_F(struct reply, status, LSM_INT),            LSM_F(struct reply, text, LSM_STR),

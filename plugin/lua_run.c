@@ -147,6 +147,10 @@ int lsm_begin(lua_State *L) {
     int rc = rounds ? run_begin(&c, &err) : RUN_ERR_NOMEM;
     free(rounds);
     if (rc == RUN_OK && !lsm_client() && wrkhost_start()) rc = RUN_ERR_NOMEM;
+    if (rc == RUN_OK && plan_shared(p)) { /* the run owns it now: every sender uses it */
+        run_share_plan(p);
+        box->plan = NULL;
+    }
     if (rc == RUN_ERR_INPUT && err.len) return lsm_fail_buf(L, &err, "bad input");
     if (rc == RUN_ERR_INPUT) return lsm_fail(L, "a round has no items, or threads < 1");
     if (rc == RUN_ERR_STATE) return lsm_fail(L, "the run has begun already");
@@ -291,6 +295,26 @@ static void lsm_push_counts(lua_State *L, const struct rec_counts *c) {
     for (size_t i = 0; i < c->n_errors; i++)
         lsm_set_number(L, c->errors[i].code, (double)c->errors[i].count);
     lua_setfield(L, -2, "errors");
+}
+
+/* sagemaker.set_template(file, {tokens = N, ...}) -> true | nil, message: the
+ * template's overhead (rfmt.h: RFMT_TEMPLATE) of result file file (1-based),
+ * written by finish. */
+int lsm_set_template(lua_State *L) {
+    lua_Integer file = luaL_checkinteger(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const char *why = "out of memory";
+    cJSON *v = lsm_to_json(L, 2, 0, &why);
+    if (!v) return luaL_error(L, "set_template: %s", why);
+    struct buf err;
+    buf_init(&err, 256);
+    int rc = file >= 1 ? run_set_template((size_t)file - 1, v, &err)
+                       : buf_fail(&err, RUN_ERR_INPUT, "no result file %ld", (long)file);
+    cJSON_Delete(v);
+    if (rc) return lsm_fail_buf(L, &err, "out of memory");
+    buf_free(&err);
+    lua_pushboolean(L, 1);
+    return 1;
 }
 
 /* sagemaker.finish() -> {partial, reason, files = {counts, ...}} | nil, message:

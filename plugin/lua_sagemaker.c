@@ -271,6 +271,7 @@ static const luaL_Reg lsm_functions[] = {
     {"add_file", lsm_add_file},
     {"hooks", lsm_hooks},
     {"finish", lsm_finish},
+    {"set_template", lsm_set_template},
     {"trace", lsm_trace_load},
     {"tokenizer", lsm_tok_open},
     {NULL, NULL},

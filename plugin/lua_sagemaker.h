@@ -70,6 +70,7 @@ int lsm_begin(lua_State *L);
 int lsm_schedule(lua_State *L);
 int lsm_add_file(lua_State *L);
 int lsm_finish(lua_State *L);
+int lsm_set_template(lua_State *L);
 
 /* nil, message: the way every function reports bad data (frees b). */
 int lsm_fail(lua_State *L, const char *msg);
@@ -90,6 +91,8 @@ struct lsm_hooks {
     bool check;   /* the scenario has a check */
     int *kept;    /* per request: the Lua string of its last signature, or LUA_NOREF */
     unsigned long *kept_gen;
+    size_t n_kept; /* requests of the plan, kept's size */
+    bool borrowed; /* plan is the run's shared one (run_shared_plan): not freed here */
 };
 
 /* Pushes j as a Lua value (JSON null: sagemaker.null); false (nothing pushed)

@@ -16,7 +16,7 @@ static void lsm_trace_push(lua_State *L, const struct trace *t) {
     lua_createtable(L, (int)t->n, 0);
     for (size_t i = 0; i < t->n; i++) {
         const struct trace_req *r = &t->reqs[i];
-        lua_createtable(L, 0, 7);
+        lua_createtable(L, 0, 8);
         lsm_set_number(L, "at_us", (double)r->at_us);
         lsm_set_number(L, "t_us", (double)r->t_us);
         lsm_set_number(L, "line", (double)r->line);
@@ -34,6 +34,7 @@ static void lsm_trace_push(lua_State *L, const struct trace *t) {
             lua_pushlstring(L, r->body, r->body_len);
             lua_setfield(L, -2, "body");
         }
+        if (r->content_type) lsm_set_string(L, "content_type", r->content_type);
         lua_rawseti(L, -2, (int)i + 1);
     }
     lua_setfield(L, -2, "requests");

@@ -31,12 +31,13 @@ struct plan_round {
     long n_at;
 };
 
-/* A distinct request: a side and a body. */
+/* A distinct request: a side, a body and its Content-Type. */
 struct plan_req {
     size_t side;
     uint64_t hash; /* of the side and the body */
     char *body;
     size_t body_len;
+    char *content_type; /* NULL: application/json */
     struct sreq *sreq;
 };
 
@@ -54,7 +55,8 @@ struct plan {
     size_t n_entries, cap_entries;
     struct plan_req *reqs;
     size_t n_reqs, cap_reqs;
-    size_t *table; /* open addressing over reqs: index + 1, 0 empty */
+    size_t *table;    /* open addressing over reqs: index + 1, 0 empty */
+    size_t item_reqs; /* requests before the item being added (a shared plan's own) */
     size_t table_size;
     struct quiz_re **patterns;
     size_t n_patterns;
@@ -171,6 +173,7 @@ void plan_free(struct plan *p) {
     }
     for (size_t i = 0; i < p->n_reqs; i++) {
         free(p->reqs[i].body);
+        free(p->reqs[i].content_type);
         sreq_free(p->reqs[i].sreq);
     }
     for (size_t i = 0; i < p->n_patterns; i++) quiz_re_free(p->patterns[i]);
@@ -295,9 +298,10 @@ static int plan_target(const struct plan *p, const struct plan_side *s, struct b
 }
 
 /* A signed request of side with body[0..len) on route (its target and
- * headers), with X-Amzn-SageMaker-Session-Id: session when not NULL. */
+ * headers), with X-Amzn-SageMaker-Session-Id: session when not NULL and
+ * Content-Type: content_type (NULL: application/json). */
 static int plan_sreq(const struct plan *p, size_t side, enum plan_route route, const char *session,
-                     const char *body, size_t len, struct sreq **out) {
+                     const char *content_type, const char *body, size_t len, struct sreq **out) {
     const struct plan_side *s = &p->sides[side];
     struct sigv4_header h[PLAN_MAX_HEADERS];
     size_t n = 0;
@@ -322,7 +326,7 @@ static int plan_sreq(const struct plan *p, size_t side, enum plan_route route, c
         .method = "POST",
         .target = buf_str(&target),
         .host = p->rq.host,
-        .content_type = "application/json",
+        .content_type = content_type ? content_type : "application/json",
         .accept = route == PLAN_ROUTE_STREAM   ? NULL
                   : route == PLAN_ROUTE_OPENAI ? "text/event-stream"
                                                : "application/json",
@@ -341,19 +345,28 @@ static int plan_sreq(const struct plan *p, size_t side, enum plan_route route, c
 }
 
 static int plan_new_sreq(struct plan *p, size_t side, struct plan_req *r) {
-    return plan_sreq(p, side, p->rq.route, NULL, r->body, r->body_len, &r->sreq);
+    return plan_sreq(p, side, p->rq.route, NULL, r->content_type, r->body, r->body_len, &r->sreq);
 }
 
-/* The signed request of side and the body in p->body, made when new. */
-static int plan_request_for(struct plan *p, size_t side, size_t *out) {
+/* Whether two Content-Types (NULL: the default) are the same. */
+static bool plan_same_type(const char *a, const char *b) {
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The signed request of side, the body in p->body and content_type (NULL: the
+ * default), made when new. */
+static int plan_request_for(struct plan *p, size_t side, const char *content_type, size_t *out) {
     const char *body = p->body.data ? p->body.data : "";
     uint64_t h = plan_hash(side, body, p->body.len);
     if (2 * (p->n_reqs + 1) > p->table_size && plan_grow_table(p)) return PLAN_ERR_NOMEM;
     size_t k = h & (p->table_size - 1);
     for (; p->table[k]; k = (k + 1) & (p->table_size - 1)) {
+        if (p->rq.shared && p->table[k] - 1 < p->item_reqs)
+            continue; /* another entry's: each its own, one signer per sreq */
         const struct plan_req *r = &p->reqs[p->table[k] - 1];
         if (r->hash == h && r->side == side && r->body_len == p->body.len &&
-            memcmp(r->body, body, p->body.len) == 0) {
+            memcmp(r->body, body, p->body.len) == 0 &&
+            plan_same_type(r->content_type, content_type)) {
             *out = p->table[k] - 1;
             return PLAN_OK;
         }
@@ -369,9 +382,14 @@ static int plan_request_for(struct plan *p, size_t side, size_t *out) {
     *r = (struct plan_req){.side = side, .hash = h, .body_len = p->body.len};
     if (!(r->body = malloc(p->body.len + 1))) return PLAN_ERR_NOMEM;
     memcpy(r->body, body, p->body.len + 1);
+    if (content_type && !(r->content_type = strdup(content_type))) {
+        free(r->body);
+        return PLAN_ERR_NOMEM;
+    }
     int rc = plan_new_sreq(p, side, r);
     if (rc) {
         free(r->body);
+        free(r->content_type);
         return rc;
     }
     p->table[k] = ++p->n_reqs;
@@ -464,7 +482,7 @@ int plan_conv_request(const struct plan *p, const struct plan_entry *e, enum con
     if (kind == CONV_OPEN || kind == CONV_CLOSE) {
         const char *body =
             kind == CONV_OPEN ? "{\"requestType\":\"NEW_SESSION\"}" : "{\"requestType\":\"CLOSE\"}";
-        return plan_sreq(p, side, PLAN_ROUTE_INVOKE, session, body, strlen(body), out);
+        return plan_sreq(p, side, PLAN_ROUTE_INVOKE, session, NULL, body, strlen(body), out);
     }
     if (kind != CONV_TURN || !messages)
         return buf_fail(err, PLAN_ERR_INPUT, "a conversation's step without messages");
@@ -488,7 +506,7 @@ int plan_conv_request(const struct plan *p, const struct plan_entry *e, enum con
     buf_init(&body, BUF_NO_CAP);
     int rc = body_build(p->format, &bp, &body, err);
     rc = rc == BODY_ERR_NOMEM ? PLAN_ERR_NOMEM : rc ? PLAN_ERR_INPUT : PLAN_OK;
-    if (!rc) rc = plan_sreq(p, side, p->rq.route, session, buf_str(&body), body.len, out);
+    if (!rc) rc = plan_sreq(p, side, p->rq.route, session, NULL, buf_str(&body), body.len, out);
     buf_free(&body);
     return rc;
 }
@@ -524,12 +542,14 @@ int plan_add_item(struct plan *p, const struct plan_item *item, struct buf *err)
     if (item->n_turns) first.prompt = item->turns[0];
     item = &first;
     struct quiz_re *re;
+    const char *ct = item->body ? item->content_type : NULL; /* only a body sent as it is */
     int rc = plan_conv(p, item, &e->conv, err);
     size_t plain = 0;
+    p->item_reqs = p->n_reqs;
     if (!rc) rc = plan_body(p, item, true, err);
-    if (!rc) rc = plan_request_for(p, item->side, &plain);
+    if (!rc) rc = plan_request_for(p, item->side, ct, &plain);
     if (!rc) rc = plan_body(p, item, false, err);
-    if (!rc) rc = plan_request_for(p, item->side, &e->request);
+    if (!rc) rc = plan_request_for(p, item->side, ct, &e->request);
     if (!rc) rc = plan_pattern(p, item, &re, err);
     if (!rc) rc = plan_call(p, item, re, &e->call);
     if (rc) {
@@ -541,6 +561,10 @@ int plan_add_item(struct plan *p, const struct plan_item *item, struct buf *err)
     p->n_entries++;
     round->n++;
     return PLAN_OK;
+}
+
+bool plan_shared(const struct plan *p) {
+    return p->rq.shared;
 }
 
 size_t plan_n_rounds(const struct plan *p) {

@@ -13,7 +13,10 @@
  *
  * The schedule the run hands out (rounds.h) is plan_schedule's; an item it
  * hands out is plan_entry(round, index). Not thread-safe: a plan belongs to
- * one client thread, which signs its requests (sreq.h). */
+ * one client thread, which signs its requests (sreq.h); except a shared plan
+ * (plan_request.shared: a replay's), made once per process and then only
+ * read, whose entries each have requests of their own: the run hands an item
+ * to one sender, which alone signs it. */
 #ifndef SM_PLAN_H
 #define SM_PLAN_H
 
@@ -61,6 +64,8 @@ struct plan_request {
     const char *bearer;            /* the OpenAI route: Authorization: Bearer, not SigV4 */
     const char *thinking; /* "on", "off" (vllm-chat's chat_template_kwargs.enable_thinking),
                            * or NULL / "default": not sent */
+    bool shared;          /* one plan for every sender of the process (run_share_plan): every item
+                           * gets requests of its own, so that no two senders sign one sreq */
 };
 
 /* A side of the run: an endpoint (with a variant or inference component); its
@@ -81,10 +86,11 @@ struct plan_item {
     const char *answer;   /* quiz: the expected answer, else NULL */
     const char *pattern;  /* quiz: the pattern the stripped reply is searched with */
     const char *prompt;
-    const char *body;      /* or NULL: the whole body, sent byte for byte (a replayed capture) */
-    const cJSON *messages; /* or a conversation (body.h), copied */
-    long max_tokens;       /* < 0: not sent */
-    long expect_tokens;    /* >= 0: a reply of another length fails */
+    const char *body;         /* or NULL: the whole body, sent byte for byte (a replayed capture) */
+    const char *content_type; /* NULL: application/json; else the Content-Type sent (with body) */
+    const cJSON *messages;    /* or a conversation (body.h), copied */
+    long max_tokens;          /* < 0: not sent */
+    long expect_tokens;       /* >= 0: a reply of another length fails */
     bool has_temperature;
     double temperature;
     bool ignore_eos;
@@ -136,6 +142,8 @@ size_t plan_entry_number(const struct plan *p, const struct plan_entry *e);
  * refuses it; the same request when the body has none). */
 struct sreq *plan_entry_request(const struct plan_entry *e, bool plain);
 const struct call *plan_entry_call(const struct plan_entry *e);
+/* Whether the plan was made shared (plan_request.shared). */
+bool plan_shared(const struct plan *p);
 /* The number of distinct requests, and the one of an entry (0-based), for callers
  * that keep something per request. */
 size_t plan_n_requests(const struct plan *p);

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "plan.h"
 #include "progress.h"
 #include "refuse.h"
 #include "rfmt.h"
@@ -15,6 +16,7 @@
 
 static struct {
     pthread_mutex_t lock;
+    struct plan *shared_plan; /* run_share_plan's, or NULL */
     pthread_cond_t round_changed;
     bool begun;
     struct timespec origin; /* CLOCK_MONOTONIC */
@@ -349,6 +351,19 @@ static int run_watch_files(void) {
     return REC_OK;
 }
 
+int run_set_template(size_t file, const cJSON *v, struct buf *err) {
+    if (!cJSON_IsObject(v)) return buf_fail(err, RUN_ERR_INPUT, RFMT_TEMPLATE " must be an object");
+    pthread_mutex_lock(&run.lock);
+    int rc = !run.rec                                        ? RUN_ERR_STATE
+             : file >= rec_n_files(run.rec)                  ? RUN_ERR_INPUT
+             : rec_set_more(run.rec, file, RFMT_TEMPLATE, v) ? RUN_ERR_NOMEM
+                                                             : RUN_OK;
+    pthread_mutex_unlock(&run.lock);
+    if (rc == RUN_ERR_INPUT) return buf_fail(err, rc, "no result file %zu", file + 1);
+    if (rc == RUN_ERR_STATE) return buf_fail(err, rc, "the run has not begun");
+    return rc;
+}
+
 void run_abort(const char *reason) {
     pthread_mutex_lock(&run.lock);
     run_stop(reason);
@@ -419,8 +434,24 @@ int run_end(struct run_outcome *out, struct buf *err) {
     return rc;
 }
 
+void run_share_plan(struct plan *p) {
+    pthread_mutex_lock(&run.lock);
+    plan_free(run.shared_plan);
+    run.shared_plan = p;
+    pthread_mutex_unlock(&run.lock);
+}
+
+const struct plan *run_shared_plan(void) {
+    pthread_mutex_lock(&run.lock);
+    const struct plan *p = run.shared_plan;
+    pthread_mutex_unlock(&run.lock);
+    return p;
+}
+
 void run_free(void) {
     pthread_mutex_lock(&run.lock);
+    plan_free(run.shared_plan);
+    run.shared_plan = NULL;
     if (run.begun) pthread_cond_destroy(&run.round_changed);
     rounds_free(run.rounds);
     rec_free(run.rec);

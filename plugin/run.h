@@ -143,6 +143,19 @@ void run_watch_stall(long long us);
 /* Reads of a reply's content, counted in the current round (watch_reads). */
 void run_watch_reads(long reads, long chunks, long burst_chunks);
 
+struct plan;
+/* Takes p (plan.h, made shared) as the plan every sender of the process uses
+ * (freed by run_free); after run_begin, before any sender asks for it. */
+void run_share_plan(struct plan *p);
+/* The shared plan, or NULL when each sender makes its own. */
+const struct plan *run_shared_plan(void);
+
+/* Gives result file its template_overhead (rfmt.h: RFMT_TEMPLATE, an object;
+ * copied), written at the end. RUN_ERR_INPUT with err when v is no object or
+ * file is not one of the run's. */
+__attribute__((warn_unused_result)) int run_set_template(size_t file, const cJSON *v,
+                                                         struct buf *err);
+
 /* Stops the run early with reason (one line); the first reason wins. */
 void run_abort(const char *reason);
 

@@ -36,6 +36,7 @@ void trace_free(struct trace *t) {
     for (size_t i = 0; i < t->n; i++) {
         free(t->reqs[i].hash_ids);
         free(t->reqs[i].body);
+        free(t->reqs[i].content_type);
     }
     free(t->reqs);
     free(t);
@@ -255,6 +256,22 @@ static int trace_mooncake(struct trace_build *b, const cJSON *o, long line) {
     return TRACE_OK;
 }
 
+/* The captured observedContentType ct (absent: none) into r: a header value
+ * of printable ASCII, at most TRACE_MAX_CONTENT_TYPE bytes. */
+static int trace_content_type(struct trace_build *b, struct trace_req *r, const cJSON *ct,
+                              long line) {
+    if (!ct) return TRACE_OK;
+    const char *s = cJSON_IsString(ct) ? ct->valuestring : NULL;
+    size_t n = s ? strlen(s) : 0;
+    bool ok = s && n > 0 && n <= TRACE_MAX_CONTENT_TYPE;
+    for (size_t i = 0; ok && i < n; i++) ok = s[i] >= 0x20 && s[i] < 0x7f;
+    if (!ok)
+        return trace_fail(b, line,
+                          "\"captureData.endpointInput.observedContentType\" must be a header "
+                          "value of 1 to 255 printable ASCII characters");
+    return (r->content_type = strdup(s)) ? TRACE_OK : TRACE_ERR_NOMEM;
+}
+
 static int trace_capture(struct trace_build *b, const cJSON *o, long line) {
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(o, "eventMetadata");
     const cJSON *when = cJSON_GetObjectItemCaseSensitive(meta, "inferenceTime");
@@ -294,7 +311,8 @@ static int trace_capture(struct trace_build *b, const cJSON *o, long line) {
                           "\"captureData.endpointInput.encoding\" must be JSON, CSV or BASE64");
     }
     if (!r->body_len) return trace_fail(b, line, "the captured body is empty");
-    return TRACE_OK;
+    return trace_content_type(b, r, cJSON_GetObjectItemCaseSensitive(in, "observedContentType"),
+                              line);
 }
 
 /* The CSV fields of l into f (at most TRACE_MAX_COLUMNS; quoted fields keep
@@ -408,6 +426,7 @@ static void trace_schedule(struct trace *t, const struct trace_spec *s) {
         if (!in) {
             free(r.hash_ids);
             free(r.body);
+            free(r.content_type);
             continue;
         }
         r.at_us = llround((double)(r.t_us - s->from_us) / s->speed);

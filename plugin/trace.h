@@ -11,7 +11,9 @@
  *   SageMaker Data      JSONL of {"captureData": {"endpointInput": {"data": TEXT,
  *   Capture              "encoding": "JSON"|"CSV"|"BASE64", ...}}, "eventMetadata":
  *                        {"inferenceTime": "YYYY-MM-DDTHH:MM:SS[.frac]Z"}}: the body
- *                        as it was sent (BASE64 decoded)
+ *                        as it was sent (BASE64 decoded), with its
+ *                        endpointInput.observedContentType when captured (at most
+ *                        TRACE_MAX_CONTENT_TYPE bytes of printable ASCII)
  *
  * Unknown fields and columns are ignored; a line that lacks a field or holds
  * a value out of range fails the whole read with "NAME:LINE: what", so a run
@@ -30,9 +32,10 @@
 
 #include "buf.h"
 
-#define TRACE_BLOCK     512        /* tokens per Mooncake hash id */
-#define TRACE_MAX_BYTES (1L << 30) /* the largest trace file read */
-#define TRACE_MAX_LINE  16777216L  /* the longest line */
+#define TRACE_BLOCK            512        /* tokens per Mooncake hash id */
+#define TRACE_MAX_BYTES        (1L << 30) /* the largest trace file read */
+#define TRACE_MAX_LINE         16777216L  /* the longest line */
+#define TRACE_MAX_CONTENT_TYPE 255        /* the longest observedContentType replayed */
 
 enum trace_error {
     TRACE_OK = 0,
@@ -57,6 +60,7 @@ struct trace_req {
     size_t n_hash_ids;
     char *body; /* Data Capture: the body as sent (NUL-terminated), else NULL */
     size_t body_len;
+    char *content_type; /* Data Capture: observedContentType (NUL-terminated), or NULL */
 };
 
 struct trace_spec {

@@ -62,5 +62,6 @@ run.scenario({
     return rounds
   end,
   check_of = workload.check_of,
-  finish = function(outcome, ctx, threads) workload.finish("chat", ctx.o, threads) end,
+  record = workload.record,
+  finish = function(outcome, ctx, threads) workload.finish("chat", ctx.o, threads, ctx.sides) end,
 })

@@ -69,5 +69,6 @@ run.scenario({
     return rounds
   end,
   check_of = workload.check_of,
-  finish = function(outcome, ctx, threads) workload.finish("rate", ctx.o, threads) end,
+  record = workload.record,
+  finish = function(outcome, ctx, threads) workload.finish("rate", ctx.o, threads, ctx.sides) end,
 })

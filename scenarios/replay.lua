@@ -8,7 +8,8 @@
 -- each hash id's 512-token block is the same text wherever it appears, so a
 -- prefix cache hits where production shared a prefix); replies are the trace's
 -- output length (max_tokens with ignore_eos). A Data Capture body is sent as it
--- was captured. A malformed line stops the run before anything is sent.
+-- was captured, with its observedContentType as the Content-Type when the
+-- capture holds one (else application/json). A malformed line stops the run before anything is sent.
 local dir = debug.getinfo(1, "S").source:match("^@(.-)[^/]*$")
 package.path = dir .. "../lua/?.lua;" .. package.path
 local run = require "sm.run"
@@ -100,6 +101,9 @@ run.scenario({
       { "temperature", o.temperature } }
   end,
   seed = function(o) return o.trace_seed end,
+  -- The trace and its prompts are made once per process, not once per thread:
+  -- every sender takes its arrivals from the one plan (memory: the trace once).
+  shared_plan = true,
   -- One round per side, both with the trace's times and prompts; the schedule
   -- runs time_scale times faster on a time-scaled server, as rate.lua's.
   plan = function(o, ctx)
@@ -108,7 +112,7 @@ run.scenario({
       at[k] = math.floor(req.at_us / o.time_scale + 0.5)
       local item = { batch = 0, temperature = o.temperature }
       if req.body then
-        item.body = req.body
+        item.body, item.content_type = req.body, req.content_type
       else
         item.prompt = prompt_of(req, o.trace_seed, blocks)
         item.max_tokens, item.ignore_eos = math.max(req.output_tokens or 1, 1), true

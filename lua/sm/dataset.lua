@@ -8,35 +8,45 @@
 --   else  a plain text corpus to cut prompts from (--input-tokens words each,
 --         from a seeded place).
 -- An entry is {prompt = TEXT} or {messages = LIST}, with max_tokens, answer,
--- and turns (its user texts in order: a multi-turn entry's conversation).
+-- turns (its user texts in order: a multi-turn entry's conversation) and reply
+-- (the text of the first gpt or assistant turn after the first user turn, when
+-- there is one: what --dataset-output-tokens takes its length from).
 local sm = require "sm.plugin"
 
 local M = {}
 
 M.MAX_BYTES = 256 * 1024 * 1024
 
--- An entry's user texts of an OpenAI messages list (string contents only).
+-- An entry's user texts of an OpenAI messages list (string contents only), and
+-- the first assistant text after the first of them.
 local function user_texts(messages)
-  local turns = {}
+  local turns, reply = {}, nil
   for _, m in ipairs(messages) do
     if type(m) == "table" and m.role == "user" and type(m.content) == "string" then
       turns[#turns + 1] = m.content
+    elseif type(m) == "table" and m.role == "assistant" and type(m.content) == "string"
+      and #turns > 0 and not reply then
+      reply = m.content
     end
   end
-  return turns
+  return turns, reply
 end
 
 -- A ShareGPT conversation as an entry (its first human text the prompt), or nil and why.
 local function sharegpt(conv)
-  local turns = {}
+  local turns, reply = {}, nil
   for _, m in ipairs(conv) do
     if type(m) ~= "table" or type(m.value) ~= "string" or type(m.from) ~= "string" then
       return nil, "a \"conversations\" item without a \"from\" and a \"value\" string"
     end
-    if m.from == "human" or m.from == "user" then turns[#turns + 1] = m.value end
+    if m.from == "human" or m.from == "user" then
+      turns[#turns + 1] = m.value
+    elseif (m.from == "gpt" or m.from == "assistant") and #turns > 0 and not reply then
+      reply = m.value
+    end
   end
   if #turns == 0 then return nil, "a conversation without a \"human\" turn" end
-  return { prompt = turns[1], turns = turns }
+  return { prompt = turns[1], turns = turns, reply = reply }
 end
 
 -- One JSON object of a dataset as an entry, or nil and why.
@@ -46,7 +56,8 @@ function M.entry(obj)
   if type(obj.prompt) == "string" then
     e = { prompt = obj.prompt, turns = { obj.prompt } }
   elseif type(obj.messages) == "table" and #obj.messages > 0 then
-    e = { messages = obj.messages, turns = user_texts(obj.messages) }
+    e = { messages = obj.messages }
+    e.turns, e.reply = user_texts(obj.messages)
   elseif type(obj.conversations) == "table" then
     e, why = sharegpt(obj.conversations)
     if not e then return nil, why end

@@ -302,11 +302,14 @@ local function configure(def, wa)
   if o.api == "openai" and o.format ~= "vllm-chat" then
     return nil, "--api openai takes chat bodies only (--format vllm-chat), not " .. o.format
   end
-  if def.validate then
+  -- A scenario whose plan is shared (def.shared_plan) has it made once, in the
+  -- main state (sm.begin hands it to the run); a client thread's state makes none.
+  local borrowed = def.shared_plan and not sm.is_main_state()
+  if def.validate and not borrowed then
     err = def.validate(o, ctx)
     if err then return nil, err end
   end
-  ctx.rounds = def.plan(o, ctx)
+  ctx.rounds = borrowed and {} or def.plan(o, ctx)
   for item in each_item(ctx.rounds) do item.phase = item.phase or def.name end
   if o.warmup > 0 then
     table.insert(ctx.rounds, 1, warmup_round(ctx.rounds, ctx.sides, o.warmup))
@@ -317,7 +320,8 @@ local function configure(def, wa)
       raw_body = o.format == "raw" and o.body or nil, extra = o.extra,
       min_tokens = o.min_tokens, seed = o.seed, custom_attributes = o.custom_attributes,
       thinking = o.thinking ~= "default" and o.thinking or nil,
-      api = o.api ~= "invoke" and o.api or nil },
+      api = o.api ~= "invoke" and o.api or nil,
+      shared = def.shared_plan or nil },
     sides = ctx.sides,
     rounds = ctx.rounds,
   }
@@ -499,8 +503,13 @@ end
 --   settings(o, ctx)       {{key, value}, ...}: the result file's "settings"
 --   seed(o)                optional: the seed the schedule is drawn from (the head's "seed")
 --   plan(o, ctx)           the rounds (see above)
+--   shared_plan            optional, true: the plan is made once per process (its
+--                          validate and plan run in the main state only) and every
+--                          thread sends from it; no check (a thread has no items)
 --   check(item, reply, rec) optional: adjust a record (rec.ok, rec.error_code, ...)
 --   check_of(o)            optional: the check for these options (nil: def.check)
+--   record(ctx, threads)   optional: in done(), before the result files are written (e.g.
+--                          sm.set_template); nil or a message (printed, the run goes on)
 --   finish(outcome, ctx)   optional: print something in done()
 function M.scenario(def)
   local ctx
@@ -537,7 +546,12 @@ function M.scenario(def)
   end
 
   function done()
-    local out, err = sm.finish()
+    local out, err
+    if def.record then
+      err = def.record(ctx, threads)
+      if err then io.stderr:write(def.name, ": ", err, "\n") end
+    end
+    out, err = sm.finish()
     if not out then
       io.stderr:write(def.name, ": ", err, "\n")
       os.exit(1)

@@ -25,7 +25,12 @@
 -- model's own tokenizer (sm.tokenizer); the template's overhead is then
 -- measured from usage.prompt_tokens on the first reply, every later reply is
 -- checked against it, and each reply's text is counted against
--- usage.completion_tokens: the run ends with a note saying what was found.
+-- usage.completion_tokens: the run ends with a note saying what was found. A
+-- corpus prompt is then cut to exactly --input-tokens tokens, and a dataset's
+-- prompts are counted (the note gives their lengths; a one-message prompt's
+-- count is what the overhead is measured against). --dataset-output-tokens
+-- sends each entry's reply turn's length (ShareGPT's gpt, OpenAI's assistant)
+-- as max_tokens with ignore_eos.
 local sm = require "sm.plugin"
 local run = require "sm.run"
 local dataset = require "sm.dataset"
@@ -36,7 +41,8 @@ M.options = {
   { name = "--dataset", arg = "FILE", type = "string",
     help = "prompts from FILE: JSON lines of {\"prompt\": TEXT}, {\"messages\": [...]} (OpenAI "
       .. "chat) or {\"conversations\": [...]} (with \"max_tokens\" and \"answer\" optional), "
-      .. "a ShareGPT JSON list, or a plain text corpus that --input-tokens words are cut from" },
+      .. "a ShareGPT JSON list, or a plain text corpus that --input-tokens words (with "
+      .. "--tokenizer: tokens) are cut from" },
   { name = "--dataset-sampling", arg = "with|without", type = "string", default = "with",
     help = "draw the dataset's prompts with or without replacement" },
   { name = "--input-tokens", arg = "DIST", type = "string",
@@ -59,8 +65,13 @@ M.options = {
       .. "first, CLOSE last); InvokeEndpoint and its stream route" },
   { name = "--tokenizer", arg = "FILE", type = "string",
     help = "the model's tokenizer (SentencePiece tokenizer.model or Hugging Face byte-level BPE "
-      .. "tokenizer.json): --input-tokens are exact, the template's overhead is measured from "
+      .. "tokenizer.json): --input-tokens are exact (a corpus's prompts cut to the token), a "
+      .. "--dataset's prompts are counted, the template's overhead is measured from "
       .. "usage.prompt_tokens and reply lengths are checked against usage" },
+  { name = "--dataset-output-tokens", type = "bool", default = false,
+    help = "each dataset prompt's reply as long as its entry's first gpt (ShareGPT) or "
+      .. "assistant (OpenAI chat) turn: its tokens by --tokenizer, else its words, sent as "
+      .. "max_tokens with ignore_eos (an entry without one keeps its max_tokens)" },
   { name = "--workload-seed", arg = "N", type = "int", default = 1,
     help = "the seed of the sampling and the lengths" },
 }
@@ -164,12 +175,13 @@ function M.validate(o)
     local ok, err = sm.lengths(spec, 0, 0)
     if not ok then return "--think-time: " .. err end
   end
-  if o.dataset and o.tokenizer then return "--tokenizer and --dataset exclude each other" end
   if o.dataset_sampling ~= "with" and o.dataset_sampling ~= "without" then
     return "--dataset-sampling must be with or without, got '" .. o.dataset_sampling .. "'"
   end
   if o.tokenizer then
-    if not o.input_tokens then return "--tokenizer goes with --input-tokens" end
+    if not o.input_tokens and not o.dataset then
+      return "--tokenizer goes with --input-tokens or --dataset"
+    end
     local tok, err = M.tokenizer(o.tokenizer)
     if not tok then return err end
   end
@@ -182,9 +194,19 @@ function M.validate(o)
       if not ok then return "--" .. name:gsub("_", "-") .. ": " .. err end
     end
   end
+  if o.dataset_output_tokens and not o.dataset then
+    return "--dataset-output-tokens goes with --dataset"
+  end
+  if o.dataset_output_tokens and o.output_tokens then
+    return "--dataset-output-tokens and --output-tokens exclude each other"
+  end
   if o.dataset then
     local data, err = M.load(o.dataset)
     if not data then return err end
+    if data.corpus and o.dataset_output_tokens then
+      return o.dataset .. ": a plain text corpus has no replies (--dataset-output-tokens takes "
+        .. "ShareGPT gpt turns or OpenAI chat assistant messages)"
+    end
     if data.corpus then
       if not o.input_tokens or o.prefix_tokens > 0 then
         return o.dataset .. ": a plain text corpus: give --input-tokens (the words of each "
@@ -194,6 +216,14 @@ function M.validate(o)
       return nil
     end
     if o.input_tokens then return "--dataset and --input-tokens exclude each other" end
+    if o.dataset_output_tokens then
+      local any = false
+      for _, e in ipairs(data) do any = any or e.reply ~= nil end
+      if not any then
+        return o.dataset .. ": no entry has a gpt or assistant turn after its first user turn "
+          .. "(--dataset-output-tokens)"
+      end
+    end
     o.workload_data = data
     if M.conversations(o) and M.multiturn(data) then
       local pool = {}
@@ -220,6 +250,7 @@ function M.settings(o)
   return { { "dataset", o.dataset }, { "dataset_sampling", o.dataset and o.dataset_sampling },
     { "input_tokens", o.input_tokens }, { "output_tokens", o.output_tokens },
     { "tokenizer", o.tokenizer },
+    { "dataset_output_tokens", o.dataset_output_tokens or nil },
     { "prefix_tokens", o.input_tokens and o.prefix_tokens or nil },
     { "prefix_groups", o.input_tokens and o.prefix_tokens > 0 and o.prefix_groups or nil },
     { "workload_seed", (o.dataset or o.input_tokens or o.output_tokens) and o.workload_seed },
@@ -263,6 +294,68 @@ local function words(n, seed)
   return table.concat(M.synthetic_words(n, seed), " ")
 end
 
+-- A prompt of exactly n tokens by tok cut from a corpus's words at a place
+-- drawn from seed: the most words from there that are at most n tokens
+-- (found by halving), then the tokenizer's single-token words to make up the
+-- rest (tokz.h: joined by a space, the counts add up). Checked by counting;
+-- when a cut word's end and the filler would merge, fewer words are kept
+-- (none at the last: all filler, exact by construction).
+function M.cut_exact(tok, corpus, n, seed)
+  local text = dataset.cut(corpus, n, seed) -- n words are n tokens at least
+  local cut = {}
+  for w in text:gmatch("%S+") do cut[#cut + 1] = w end
+  local function count(text) return tok:count(text) or math.huge end -- refused: never fits
+  local lo, hi = 0, #cut -- lo words fit
+  while lo < hi do
+    local mid = math.floor((lo + hi + 1) / 2)
+    if count(table.concat(cut, " ", 1, mid)) <= n then lo = mid else hi = mid - 1 end
+  end
+  for k = lo, 0, -1 do
+    local head = table.concat(cut, " ", 1, k)
+    local got = k > 0 and count(head) or 0
+    local fill = n - got > 0 and tok:prompt(n - got, seed + 1) or ""
+    local prompt = head .. ((k > 0 and fill ~= "") and " " or "") .. fill
+    if k == 0 or (got <= n and count(prompt) == n) then return prompt end
+  end
+end
+
+-- The tokens of a dataset entry's prompt by tok (an entry of one user message:
+-- its text), kept in the entry; nil for a list of messages (its template is
+-- more than one message's).
+local function entry_tokens(tok, e)
+  if e.tokens == nil then
+    local m = e.messages
+    local text = e.prompt or (m and #m == 1 and type(m[1]) == "table" and m[1].role == "user"
+      and type(m[1].content) == "string" and m[1].content)
+    e.tokens = text and tok:count(text) or false
+  end
+  return e.tokens or nil
+end
+
+-- The reply length of entry e for --dataset-output-tokens: its reply's tokens
+-- by tok, else its words (at least 1), or nil when it has no reply.
+local function reply_tokens(tok, e)
+  if not e.reply then return nil end
+  if e.reply_tokens == nil then
+    local n = 0
+    if tok then
+      n = tok:count(e.reply)
+    else
+      for _ in e.reply:gmatch("%S+") do n = n + 1 end
+    end
+    e.reply_tokens = math.max(n, 1)
+  end
+  return e.reply_tokens
+end
+
+-- Adds a prompt of n tokens to the lengths this state counted (o.workload_counted).
+local function counted(o, n)
+  local c = o.workload_counted or { n = 0, sum = 0 }
+  o.workload_counted = c
+  c.n, c.sum = c.n + 1, c.sum + n
+  c.min, c.max = math.min(c.min or n, n), math.max(c.max or n, n)
+end
+
 -- n items' fields (prompt or messages, max_tokens, ignore_eos, answer), the k-th
 -- of a round drawn with seed + k; base holds the fields of an item without a
 -- workload (prompt, max_tokens, ...), which the workload's replace.
@@ -273,13 +366,20 @@ function M.items(o, n, seed, base)
     o.dataset_sampling == "with")
   local inputs = o.input_tokens and assert(sm.lengths(o.input_tokens, n, seed))
   local outputs = o.output_tokens and assert(sm.lengths(o.output_tokens, n, seed + 1))
-  local tok = inputs and o.tokenizer and assert(M.tokenizer(o.tokenizer))
+  local tok = o.tokenizer and assert(M.tokenizer(o.tokenizer))
   for k = 1, n do
     local item = run.with(base, {})
     if picks then
       local e = o.workload_data[picks[k]]
       item.prompt, item.messages, item.answer = e.prompt, e.messages, e.answer
       item.max_tokens = e.max_tokens or item.max_tokens
+      item.input_tokens = tok and entry_tokens(tok, e)
+      if item.input_tokens then counted(o, item.input_tokens) end
+      local reply = o.dataset_output_tokens and reply_tokens(tok, e)
+      if reply then item.max_tokens, item.ignore_eos = reply, true end
+    elseif inputs and o.workload_corpus and tok then
+      item.prompt = M.cut_exact(tok, o.workload_corpus, inputs[k], seed * 1000003 + k)
+      item.input_tokens = inputs[k]
     elseif inputs and o.workload_corpus then
       item.prompt = dataset.cut(o.workload_corpus, inputs[k], seed * 1000003 + k)
     elseif inputs then
@@ -331,58 +431,160 @@ end
 -- The check a scenario runs on each reply when a tokenizer makes the prompts
 -- exact (nil otherwise): the first reply's usage.prompt_tokens minus the
 -- prompt's tokens is the template's overhead; the replies whose overhead
--- differs and whose text is not usage.completion_tokens long are counted, in
--- globals that finish() reads with thread:get.
+-- differs and whose text is not usage.completion_tokens long are counted, per
+-- side (the suffix _S of each global, S the side's index), in globals that
+-- finish() reads with thread:get.
+-- A conversation's turn (rec.turn) is checked against its own overhead, which
+-- grows with the history: its prompt_tokens minus the tokens of the user
+-- prompts so far and of the replies before it (each counted by the tokenizer,
+-- as the server counts each message) is turn T's overhead, in the globals
+-- with the suffix _S_T.
+local conv_sums = setmetatable({}, { __mode = "k" }) -- a conversation's item: its tokens so far
+
+local function check_turn(o, item, reply, rec)
+  local tok, t, g = M.tokenizer(o.tokenizer), rec.turn, _G
+  if t == 1 then conv_sums[item] = 0 end
+  local sum = conv_sums[item]
+  local user = item.turns and item.turns[t] and tok and tok:count(item.turns[t])
+  if not sum or not user or not rec.ok then
+    conv_sums[item] = nil -- a turn lost: the rest of this conversation is not measured
+    return
+  end
+  local s = "_" .. item.side.index .. "_" .. t
+  if reply.prompt_tokens then
+    local over = reply.prompt_tokens - sum - user
+    if not g["sm_tok_turn_over" .. s] then g["sm_tok_turn_over" .. s] = over end
+    g["sm_tok_turn_replies" .. s] = (g["sm_tok_turn_replies" .. s] or 0) + 1
+    if over ~= g["sm_tok_turn_over" .. s] then
+      g["sm_tok_turn_differ" .. s] = (g["sm_tok_turn_differ" .. s] or 0) + 1
+    end
+  end
+  local said = reply.text and tok:count(reply.text)
+  conv_sums[item] = said and sum + user + said or nil
+end
+
 function M.check_of(o)
   if not o.tokenizer then return nil end
   return function(item, reply, rec)
+    if rec.turn and M.conversations(o) then check_turn(o, item, reply, rec) end
     if not item.input_tokens or not rec.ok then return end
+    local s, g = "_" .. item.side.index, _G
     if reply.prompt_tokens then
       local over = reply.prompt_tokens - item.input_tokens
-      if not sm_tok_overhead then
-        sm_tok_overhead, sm_tok_first = over, reply.prompt_tokens
-        sm_tok_first_input = item.input_tokens
+      if not g["sm_tok_overhead" .. s] then
+        g["sm_tok_overhead" .. s], g["sm_tok_first" .. s] = over, reply.prompt_tokens
+        g["sm_tok_first_input" .. s] = item.input_tokens
       end
-      sm_tok_replies = (sm_tok_replies or 0) + 1
-      if over ~= sm_tok_overhead then sm_tok_differ = (sm_tok_differ or 0) + 1 end
+      g["sm_tok_replies" .. s] = (g["sm_tok_replies" .. s] or 0) + 1
+      if over ~= g["sm_tok_overhead" .. s] then
+        g["sm_tok_differ" .. s] = (g["sm_tok_differ" .. s] or 0) + 1
+      end
     end
     local tok = reply.completion_tokens and reply.text and M.tokenizer(o.tokenizer)
     if tok then
       local n = tok:count(reply.text)
-      sm_tok_outputs = (sm_tok_outputs or 0) + 1
-      if n ~= reply.completion_tokens then sm_tok_out_differ = (sm_tok_out_differ or 0) + 1 end
+      g["sm_tok_outputs" .. s] = (g["sm_tok_outputs" .. s] or 0) + 1
+      if n ~= reply.completion_tokens then
+        g["sm_tok_out_differ" .. s] = (g["sm_tok_out_differ" .. s] or 0) + 1
+      end
+    end
+  end
+end
+
+-- What the threads' checks found for side index (1-based): the first thread's
+-- overhead with its reply and prompt, and the counts; nil when no reply said
+-- usage.prompt_tokens.
+local function found(threads, index)
+  local s = "_" .. index
+  local f = { replies = 0, differ = 0, outputs = 0, out_differ = 0 }
+  for _, t in ipairs(threads) do
+    local v = t:get("sm_tok_overhead" .. s)
+    if v and not f.over then
+      f.over, f.first, f.input = v, t:get("sm_tok_first" .. s), t:get("sm_tok_first_input" .. s)
+    elseif v and v ~= f.over then
+      f.differ = f.differ + 1 -- another thread's first reply
+    end
+    f.replies = f.replies + (t:get("sm_tok_replies" .. s) or 0)
+    f.differ = f.differ + (t:get("sm_tok_differ" .. s) or 0)
+    f.outputs = f.outputs + (t:get("sm_tok_outputs" .. s) or 0)
+    f.out_differ = f.out_differ + (t:get("sm_tok_out_differ" .. s) or 0)
+  end
+  return f.over and f or nil
+end
+
+-- A conversation's overhead per turn for side index: a list of {tokens,
+-- replies, replies_differing} (tokens nil where no reply of that turn said
+-- usage.prompt_tokens), or nil for single requests.
+local function per_turn(o, threads, index)
+  if not M.conversations(o) then return nil end
+  local out = {}
+  for turn = 1, o.turns do
+    local s = "_" .. index .. "_" .. turn
+    local f = { replies = 0, replies_differing = 0 }
+    for _, t in ipairs(threads) do
+      local v = t:get("sm_tok_turn_over" .. s)
+      if v and not f.tokens then
+        f.tokens = v
+      elseif v and v ~= f.tokens then
+        f.replies_differing = f.replies_differing + 1
+      end
+      f.replies = f.replies + (t:get("sm_tok_turn_replies" .. s) or 0)
+      f.replies_differing = f.replies_differing + (t:get("sm_tok_turn_differ" .. s) or 0)
+    end
+    out[turn] = f
+  end
+  return out
+end
+
+-- Before the result files are written: each side's measured overhead into its
+-- file's head (template_overhead, docs/result-format.md). Returns nil or a message.
+function M.record(ctx, threads)
+  if not ctx.o.tokenizer then return nil end
+  for i in ipairs(ctx.sides) do
+    local f, turns = found(threads, i), per_turn(ctx.o, threads, i)
+    local v = f and { tokens = f.over, first_prompt_tokens = f.first,
+      exact_tokens = f.input, replies = f.replies, replies_differing = f.differ,
+      reply_texts = f.outputs, reply_texts_differing = f.out_differ } or {}
+    v.per_turn = turns
+    if f or turns then
+      v.tokenizer = ctx.o.tokenizer:match("[^/]*$")
+      local ok, err = sm.set_template(i, v)
+      if not ok then return err end
     end
   end
 end
 
 -- What the checks found, as notes on stderr (name: the scenario's).
-function M.finish(name, o, threads)
+function M.finish(name, o, threads, sides)
   if not o.tokenizer then return end
-  local over, first, input, replies, differ, outputs, out_differ
-  replies, differ, outputs, out_differ = 0, 0, 0, 0
-  for _, t in ipairs(threads) do
-    local v = t:get("sm_tok_overhead")
-    if v and not over then
-      over, first, input = v, t:get("sm_tok_first"), t:get("sm_tok_first_input")
-    elseif v and v ~= over then
-      differ = differ + 1 -- another thread's first reply
+  local c = o.workload_counted
+  if c and o.dataset and not o.workload_corpus then
+    io.stderr:write(string.format("%s: note: dataset prompts by %s: %d of them, %d to %d tokens "
+      .. "(mean %.1f) before the template\n", name, o.tokenizer, c.n, c.min, c.max, c.sum / c.n))
+  end
+  for i, side in ipairs(sides) do
+    local f = found(threads, i)
+    local who = #sides > 1 and " (" .. side.label .. ")" or ""
+    for turn, t in ipairs(per_turn(o, threads, i) or {}) do
+      io.stderr:write(string.format("%s: note: template overhead%s, turn %d: %s; %d of %d "
+        .. "replies differ from it\n", name, who, turn,
+        t.tokens and t.tokens .. " tokens" or "not measured", t.replies_differing, t.replies))
     end
-    replies = replies + (t:get("sm_tok_replies") or 0)
-    differ = differ + (t:get("sm_tok_differ") or 0)
-    outputs = outputs + (t:get("sm_tok_outputs") or 0)
-    out_differ = out_differ + (t:get("sm_tok_out_differ") or 0)
-  end
-  if not over then
-    io.stderr:write(name, ": note: template overhead not measured: no reply said "
-      .. "usage.prompt_tokens\n")
-    return
-  end
-  io.stderr:write(string.format("%s: note: template overhead: %d tokens (usage.prompt_tokens "
-    .. "%d for a prompt of exactly %d by %s); %d of %d replies differ from it\n", name, over,
-    first, input, o.tokenizer, differ, replies))
-  if outputs > 0 then
-    io.stderr:write(string.format("%s: note: reply lengths: %d of %d replies' texts are not "
-      .. "usage.completion_tokens long by the tokenizer\n", name, out_differ, outputs))
+    if not f and M.conversations(o) then
+      -- a conversation's first turn is in its per-turn line
+    elseif not f then
+      io.stderr:write(name, ": note: template overhead", who, " not measured: no reply said "
+        .. "usage.prompt_tokens\n")
+    else
+      io.stderr:write(string.format("%s: note: template overhead%s: %d tokens "
+        .. "(usage.prompt_tokens %d for a prompt of exactly %d by %s); %d of %d replies differ "
+        .. "from it\n", name, who, f.over, f.first, f.input, o.tokenizer, f.differ, f.replies))
+      if f.outputs > 0 then
+        io.stderr:write(string.format("%s: note: reply lengths%s: %d of %d replies' texts are "
+          .. "not usage.completion_tokens long by the tokenizer\n", name, who, f.out_differ,
+          f.outputs))
+      end
+    end
   end
 end
 

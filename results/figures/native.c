@@ -152,7 +152,8 @@ static int native_head(struct native_ctx *c) {
     s->started = src_dup(head.started_at);
     if (!s->scenario || (head.tool && !s->tool) || !s->client || (head.run_id && !s->run_id) ||
         (head.started_at && !s->started) || native_copy(c, "endpoint", &s->endpoint) < 0 ||
-        native_copy(c, "settings", &s->settings) < 0)
+        native_copy(c, "settings", &s->settings) < 0 ||
+        native_copy(c, RFMT_TEMPLATE, &s->template_overhead) < 0)
         return native_nomem(c);
     s->time_scale = head.time_scale;
     if (!cJSON_GetObjectItemCaseSensitive(h, "time_scale"))

@@ -119,6 +119,7 @@ void src_free(struct src *s) {
     free(s->partial_reason);
     cJSON_Delete(s->endpoint);
     cJSON_Delete(s->settings);
+    cJSON_Delete(s->template_overhead);
     src_decode_free(s->decode);
     for (size_t i = 0; i < s->nlevels; i++) src_level_free(&s->levels[i]);
     free(s->levels);

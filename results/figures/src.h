@@ -111,15 +111,16 @@ struct shards_info; /* shards.h */
 struct src {
     char *path; /* owned */
     enum src_kind kind;
-    char *tool;      /* the client that measured ("wrk-sagemaker 0.1.0"), or NULL */
-    char *client;    /* the load generator: "wrk" or "sm-stream" (NULL for imports) */
-    bool streamed;   /* its replies were streamed (sm-stream): they have TTFT and ITL */
-    char *label;     /* the side's label (result files) or endpoint name (compare.py) */
-    char *run_id;    /* or NULL */
-    char *scenario;  /* decode, sweep, quiz, ... ("measure" for compare.py) */
-    char *started;   /* the run's start time as written, or NULL */
-    cJSON *endpoint; /* owned copy of the file's endpoint object, or NULL */
-    cJSON *settings; /* owned copy of the file's settings, or NULL */
+    char *tool;               /* the client that measured ("wrk-sagemaker 0.1.0"), or NULL */
+    char *client;             /* the load generator: "wrk" or "sm-stream" (NULL for imports) */
+    bool streamed;            /* its replies were streamed (sm-stream): they have TTFT and ITL */
+    char *label;              /* the side's label (result files) or endpoint name (compare.py) */
+    char *run_id;             /* or NULL */
+    char *scenario;           /* decode, sweep, quiz, ... ("measure" for compare.py) */
+    char *started;            /* the run's start time as written, or NULL */
+    cJSON *endpoint;          /* owned copy of the file's endpoint object, or NULL */
+    cJSON *settings;          /* owned copy of the file's settings, or NULL */
+    cJSON *template_overhead; /* owned copy of the file's template_overhead (rfmt.h), or NULL */
     double time_scale;
     bool scale_biased; /* time-scaled and some time converted without server_us (tscale.h) */
     bool partial;

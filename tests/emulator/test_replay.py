@@ -16,6 +16,11 @@ column names, replayed against the emulator on both engines.
   shards    --print-schedule of --shard 0/3, 1/3 and 2/3: their stripes' union is the
             whole run's schedule, each arrival at its trace time / --speed
   malformed a bad line: one message naming FILE:LINE, exit 2, nothing sent
+  memory    a trace of 600 prompts of 4,000 tokens (about 12 MB of prompt text) is
+            made once per process, not once per client thread: wrk -t6 peaks at less
+            than one copy of the prompts above wrk -t1 (ru_maxrss; each thread made
+            them all before, six times the trace); Data Capture bodies that are the
+            same, sent by 6 threads at once, all reach the container
 
 usage: test_replay.py GROUP
   (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH, SM_COMPARE)"""
@@ -274,8 +279,61 @@ def test_shards():
           "the shards' stripes make the whole schedule: %r" % parts)
 
 
+def peak_kib(cmd, env):
+    """Runs cmd: (exit status, its peak resident set in KiB, stderr's tail)."""
+    with tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        return p.returncode, usage.ru_maxrss, err.read()[-400:].decode(errors="replace")
+
+
+def test_memory():
+    n, tokens = 600, 4000
+    prompt_kib = n * tokens * 5 // 1024  # about 5 bytes a word with its space
+    with tempfile.TemporaryDirectory() as d:
+        trace = write_trace(d, "big.jsonl", [json.dumps(
+            {"timestamp": k * 2, "input_length": tokens, "output_length": 1, "hash_ids": []})
+            for k in range(n)])
+        log = os.path.join(d, "requests.jsonl")
+        env = dict(os.environ)
+        if env.get("WRK_PRELOAD"):
+            env["LD_PRELOAD"] = env["WRK_PRELOAD"]
+            env["ASAN_OPTIONS"] = "detect_leaks=0"
+        peaks = {}
+        with emulator.Emulator(["--request-log", log, "--endpoint", "big=instant"]) as emu:
+            for t in (1, 6):
+                cmd = [os.environ["WRK"], "-t%d" % t, "-c%d" % t, "-d5m", "--timeout", "60s",
+                       "-s", SCRIPT, emu.url, "--", "--endpoint", "big", "--region",
+                       "us-east-1", "--trace", trace, "--out",
+                       os.path.join(d, "t%d-{label}.json" % t)]
+                rc, peaks[t], err = peak_kib(cmd, env)
+                check(rc == 0, "wrk -t%d: exit %d %s" % (t, rc, err))
+                with open(os.path.join(d, "t%d-big.json" % t)) as f:
+                    recs = json.load(f)["records"]
+                check(len(recs) == n and all(r["ok"] for r in recs),
+                      "wrk -t%d: %d records" % (t, len(recs)))
+        print("peak resident set: wrk -t1 %d KiB, -t6 %d KiB" % (peaks[1], peaks[6]))
+        check(peaks[6] - peaks[1] < prompt_kib,
+              "wrk -t6 peaks %d KiB above -t1 (%d KiB), more than one copy of the prompts "
+              "(%d KiB): each thread made the trace's prompts" % (peaks[6] - peaks[1], peaks[1],
+                                                                  prompt_kib))
+        body = json.dumps({"messages": [{"role": "user", "content": "Same again."}],
+                           "max_tokens": 1})
+        trace = write_trace(d, "same.jsonl", [capture_line(
+            "2024-03-01T10:00:00.%03dZ" % k, body, "JSON") for k in range(120)])
+        with emulator.Emulator(["--request-log", log + "2", "--endpoint", "cap=instant"]) as emu:
+            p, recs = run("wrk", emu.url, d, ["--endpoint", "cap", "--trace", trace], conns=6)
+        recs = recs.get("cap", {}).get("records", [])
+        check(p.returncode == 0 and len(recs) == 120 and all(r["ok"] for r in recs),
+              "120 same bodies over 6 threads: exit %d, %d records ok" %
+              (p.returncode, sum(1 for r in recs if r["ok"])))
+        check(len(read_log(log + "2")) == 120, "the container saw 120")
+
+
 GROUPS = {"mooncake": test_mooncake, "csv": test_csv, "capture": test_capture,
-          "shards": test_shards, "malformed": test_malformed}
+          "shards": test_shards, "malformed": test_malformed, "memory": test_memory}
 
 if __name__ == "__main__":
     sys.exit(run_group(GROUPS, __doc__))

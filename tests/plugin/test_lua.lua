@@ -433,7 +433,23 @@ end
 eq(items[1].prompt:match("^%S+ %S+ %S+ %S+"), items[3].prompt:match("^%S+ %S+ %S+ %S+"),
   "a group's 4 shared tokens")
 eq(workload.validate({ tokenizer = tj, prefix_tokens = 0, dataset_sampling = "with" }),
-  "--tokenizer goes with --input-tokens", "--tokenizer alone")
+  "--tokenizer goes with --input-tokens or --dataset", "--tokenizer alone")
+-- A corpus's words of one and two tokens ("cat." is "cat" and "."), and a word
+-- the tokenizer splits in several: a cut of exactly n tokens.
+local corpus = {}
+for i = 1, 300 do corpus[i] = ({ "the", "cat.", "ecstatic", "the cat" })[i % 4 + 1] end
+for _, n in ipairs({ 1, 7, 50, 333 }) do
+  for seed = 1, 5 do
+    eq(tok:count(workload.cut_exact(tok, corpus, n, seed)), n,
+      "a corpus prompt cut to " .. n .. " tokens, seed " .. seed)
+  end
+end
+eq(workload.validate({ dataset_output_tokens = true, prefix_tokens = 0, dataset_sampling = "with" }),
+  "--dataset-output-tokens goes with --dataset", "--dataset-output-tokens alone")
+eq(workload.validate({ dataset_output_tokens = true, output_tokens = "8", dataset = tj,
+  prefix_tokens = 0, dataset_sampling = "with" }),
+  "--dataset-output-tokens and --output-tokens exclude each other",
+  "--dataset-output-tokens with --output-tokens")
 os.remove(tj)
 
 if failed > 0 then

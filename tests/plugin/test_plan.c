@@ -2,6 +2,7 @@
  * the schedule of the rounds, and what a wrong plan is told. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../check.h"
 #include "plan.h"
@@ -124,21 +125,30 @@ static void test_schedule(void) {
     buf_free(&err);
 }
 
+/* A plan of the first side with one timed round of n arrivals at (a replay's),
+ * item i the prompt "x" or bodies[i] with types[i] (types may be NULL). */
+static struct plan *timed_plan(const long long *at, long n, const char *const *bodies,
+                               const char *const *types, struct buf *err) {
+    struct plan *p;
+    CHECK_INT(plan_new(&chat, sides, 1, &p, err), PLAN_OK);
+    CHECK_INT(plan_add_timed_round(p, at, n, err), PLAN_OK);
+    for (long i = 0; i < n; i++) {
+        struct plan_item it = item(0, "x", 8);
+        it.body = bodies[i];
+        it.content_type = types ? types[i] : NULL;
+        CHECK_INT(plan_add_item(p, &it, err), PLAN_OK);
+    }
+    return p;
+}
+
 /* A replay's round (trace.h): its arrivals the given times, item i at arrival
  * i, a captured body sent byte for byte whatever the plan's format. */
 static void test_timed_round(void) {
-    struct plan *p;
     struct buf err;
     buf_init(&err, BUF_NO_CAP);
-    CHECK_INT(plan_new(&chat, sides, 1, &p, &err), PLAN_OK);
     const long long at[] = {0, 250, 250, 1000001};
-    CHECK_INT(plan_add_timed_round(p, at, 4, &err), PLAN_OK);
     const char *bodies[] = {"{\"inputs\":\"as captured\"}", NULL, "1,2,3", NULL};
-    for (int i = 0; i < 4; i++) {
-        struct plan_item it = item(0, "x", 8);
-        it.body = bodies[i];
-        CHECK_INT(plan_add_item(p, &it, &err), PLAN_OK);
-    }
+    struct plan *p = timed_plan(at, 4, bodies, NULL, &err);
     struct rounds_round r[1];
     CHECK_INT(plan_n_rounds(p), 1);
     plan_schedule(p, r);
@@ -158,6 +168,72 @@ static void test_timed_round(void) {
     const long long back[] = {5, 4};
     CHECK_INT(plan_add_timed_round(p, back, 2, &err), PLAN_ERR_INPUT);
     CHECK_STR(buf_str(&err), "a replay's arrival times must not go back");
+    plan_free(p);
+    buf_free(&err);
+}
+
+/* The value of header name in the raw request, or "" when it has none. */
+static const char *header_of(const char *raw, const char *name, char *out, size_t size) {
+    out[0] = 0;
+    for (const char *l = strstr(raw, "\r\n"); l && strncmp(l, "\r\n\r\n", 4);
+         l = strstr(l + 2, "\r\n")) {
+        size_t n = strlen(name);
+        if (strncasecmp(l + 2, name, n) == 0 && l[2 + n] == ':') {
+            const char *v = l + 3 + n + (l[3 + n] == ' '), *end = strstr(v, "\r\n");
+            size_t k = (size_t)(end - v) < size - 1 ? (size_t)(end - v) : size - 1;
+            memcpy(out, v, k);
+            out[k] = 0;
+        }
+    }
+    return out;
+}
+
+/* A replayed capture's body goes with its observedContentType (trace.h) as
+ * the Content-Type; the same body with another type is another request; a
+ * prompt's body stays application/json whatever the item says. */
+static void test_captured_content_type(void) {
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    const long long at[] = {0, 1, 2, 3};
+    const char *bodies[] = {"1,2,3", "1,2,3", "1,2,3", NULL};
+    const char *types[] = {"text/csv", NULL, "text/csv", "text/csv"};
+    struct plan *p = timed_plan(at, 4, bodies, types, &err);
+    CHECK_INT(plan_n_requests(p), 3);
+    struct sigv4_signer *s = sigv4_signer_new();
+    char v[512];
+    const char *want[] = {"text/csv", "application/json", "text/csv", "application/json"};
+    for (int i = 0; i < 4; i++)
+        CHECK_STR(header_of(signed_request(plan_entry(p, 0, i), s), "Content-Type", v, sizeof v),
+                  want[i]);
+    CHECK(strstr(header_of(signed_request(plan_entry(p, 0, 0), s), "Authorization", v, sizeof v),
+                 "content-type") != NULL);
+    sigv4_signer_free(s);
+    plan_free(p);
+    buf_free(&err);
+}
+
+/* A shared plan (a replay's, used by every sender at once) gives each item
+ * requests of its own, even for the same body, so that no two senders sign one
+ * sreq; an item's plain request is still its own request when the bodies agree. */
+static void test_shared_plan_requests_per_item(void) {
+    struct plan_request rq = chat;
+    rq.shared = true;
+    struct plan *p;
+    struct buf err;
+    buf_init(&err, BUF_NO_CAP);
+    CHECK_INT(plan_new(&rq, sides, 1, &p, &err), PLAN_OK);
+    CHECK(plan_shared(p));
+    CHECK_INT(plan_add_round(p, -1, 0), PLAN_OK);
+    for (int i = 0; i < 3; i++) {
+        struct plan_item it = item(0, "the same prompt", 8);
+        CHECK_INT(plan_add_item(p, &it, &err), PLAN_OK);
+    }
+    CHECK_INT(plan_n_requests(p), 3);
+    for (long i = 0; i < 3; i++) {
+        const struct plan_entry *e = plan_entry(p, 0, i);
+        CHECK_INT(plan_request_number(p, e), i);
+        CHECK(plan_entry_request(e, true) == plan_entry_request(e, false));
+    }
     plan_free(p);
     buf_free(&err);
 }
@@ -206,11 +282,16 @@ static void test_refusals(void) {
     buf_free(&err);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "content-type") == 0) {
+        test_captured_content_type();
+        return check_exit();
+    }
     test_requests_shared_by_side_and_body();
     test_openai_route_unstreamed_for_wrk();
     test_schedule();
     test_timed_round();
+    test_shared_plan_requests_per_item();
     test_refusals();
     return check_exit();
 }

@@ -103,6 +103,8 @@ static void test_capture(struct buf *err) {
     CHECK_INT(t->format, TRACE_CAPTURE);
     CHECK_INT(t->n, 3);
     CHECK_STR(t->reqs[0].body, "{\"inputs\":\"hi\"}");
+    CHECK_STR(t->reqs[0].content_type, "application/json");
+    CHECK(t->reqs[1].content_type == NULL);
     CHECK_STR(t->reqs[1].body, "{\"inputs\": \"ho\"}");
     CHECK_INT(t->reqs[1].body_len, 16);
     CHECK_INT(t->reqs[1].at_us, 1250000);
@@ -166,6 +168,11 @@ static const struct {
      "t.txt:1: not a trace this reads: Mooncake or Data Capture JSON lines, or a CSV header with "
      "TIMESTAMP,ContextTokens,GeneratedTokens (Azure) or Timestamp,Request tokens,Response "
      "tokens (BurstGPT)"},
+    {"{\"captureData\":{\"endpointInput\":{\"data\":\"x\",\"encoding\":\"CSV\","
+     "\"observedContentType\":\"text/csv\\r\\nX-Evil: 1\"}},"
+     "\"eventMetadata\":{\"inferenceTime\":\"2024-03-01T10:00:00Z\"}}\n",
+     "t.txt:1: \"captureData.endpointInput.observedContentType\" must be a header value of 1 to "
+     "255 printable ASCII characters"},
     {"\n\n", "t.txt: no requests"},
 };
 
