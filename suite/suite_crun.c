@@ -293,9 +293,10 @@ static int suite_crun_summary(struct suite_crun *r) {
     buf_init(&json, 1u << 20);
     int rc = suite_cand_summary(&r->l, r->f, r->slo, &json);
     snprintf(path, sizeof path, "%s/candidates.json", r->out);
-    FILE *fp = rc ? NULL : fopen(path, "w");
-    if (!fp || fwrite(json.data, 1, json.len, fp) != json.len) rc = -1;
-    if (fp && fclose(fp) != 0) rc = -1;
+    /* never through a link planted at its name */
+    int fd = rc ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, json.data, json.len) != (ssize_t)json.len) rc = -1;
+    if (fd >= 0 && close(fd) != 0) rc = -1;
     if (rc) fprintf(stderr, "sm-suite: cannot write %s: %s\n", path, strerror(errno));
     buf_free(&json);
     return rc;
