@@ -11,6 +11,7 @@
 
 #include "../check.h"
 #include "suite_cand.h"
+#include "suite_crun.h"
 
 static const char good[] =
     "{\"candidates\": ["
@@ -164,7 +165,80 @@ static void test_cost_and_summary(void) {
     buf_free(&out);
 }
 
+/* Pairs: two candidates are one A/B run; an odd last one runs against itself. */
+static void test_pairs(void) {
+    static const char three[] =
+        "{\"candidates\": [{\"label\": \"a\", \"endpoint\": \"ea\"},"
+        " {\"label\": \"b\", \"endpoint\": \"eb\"}, {\"label\": \"c\", \"endpoint\": \"ec\"}]}";
+    struct suite_cand_list l;
+    struct suite_argv a;
+    struct buf err, words;
+    char *rest[] = {"--url", "http://127.0.0.1:1", "--slo", "ttft:p90:1"};
+    char *owned[] = {"--price-per-hour=2"};
+    buf_init(&err, 1024);
+    buf_init(&words, 4096);
+    suite_argv_init(&a);
+    CHECK_INT(suite_crun_npairs(1), 1);
+    CHECK_INT(suite_crun_npairs(3), 2);
+    CHECK_INT(suite_crun_npairs(4), 2);
+    CHECK_INT(suite_cand_parse(three, strlen(three), "c.json", &l, &err), 0);
+    CHECK_INT(suite_crun_pair_argv(&l, 0, "/bin/sm-suite", "out", false, rest, 4, &a, &err), 0);
+    CHECK_INT(suite_argv_quote_all(&words, &a), 0);
+    CHECK_STR(buf_str(&words), "/bin/sm-suite --out out/pair-1 --baseline ea=a --candidate eb=b "
+                               "--url http://127.0.0.1:1 --slo ttft:p90:1");
+    buf_reset(&words);
+    CHECK_INT(suite_crun_pair_argv(&l, 1, "/bin/sm-suite", "out", true, rest, 0, &a, &err), 0);
+    CHECK_INT(suite_argv_quote_all(&words, &a), 0);
+    CHECK_STR(buf_str(&words),
+              "/bin/sm-suite --resume out/pair-2 --baseline ec=c --candidate ec=c.aa");
+    CHECK_INT(suite_crun_pair_argv(&l, 0, "sm-suite", "out", false, owned, 1, &a, &err),
+              SUITE_CRUN_ERR_USAGE);
+    CHECK(strstr(buf_str(&err), "--price-per-hour: with --candidates the candidates file") != NULL);
+
+    static const char mixed[] =
+        "{\"candidates\": [{\"label\": \"a\", \"endpoint\": \"e\", \"variant\": \"v1\"},"
+        " {\"label\": \"b\", \"endpoint\": \"e\", \"variant\": \"v2\"},"
+        " {\"label\": \"c\", \"endpoint\": \"e\", \"variant\": \"v3\"},"
+        " {\"label\": \"d\", \"endpoint\": \"f\"},"
+        " {\"label\": \"x\", \"deploy\": {\"model\": \"m\", \"instance_type\": "
+        "\"ml.g5.xlarge\"}}]}";
+    CHECK_INT(suite_cand_parse(mixed, strlen(mixed), "c.json", &l, &err), 0);
+    buf_reset(&words);
+    CHECK_INT(suite_crun_pair_argv(&l, 0, "s", "o", false, rest, 0, &a, &err), 0);
+    CHECK_INT(suite_argv_quote_all(&words, &a), 0);
+    CHECK_STR(buf_str(&words), "s --out o/pair-1 --endpoint e --baseline-variant v1=a "
+                               "--candidate-variant v2=b");
+    CHECK_INT(suite_crun_pair_argv(&l, 1, "s", "o", false, rest, 0, &a, &err),
+              SUITE_CRUN_ERR_USAGE);
+    CHECK(strstr(buf_str(&err), "candidates[2] (c) and [3] (d) are measured together") != NULL);
+    CHECK_INT(suite_crun_pair_argv(&l, 2, "s", "o", false, rest, 0, &a, &err),
+              SUITE_CRUN_ERR_USAGE);
+    CHECK(strstr(buf_str(&err), "candidates[4] (x): a deploy spec is not run") != NULL);
+    suite_argv_free(&a);
+    buf_free(&err);
+    buf_free(&words);
+}
+
+/* A candidate's figures come from its pair's report.json, its role's side. */
+static void test_figures(void) {
+    static const char report[] =
+        "{\"open_loop\": {\"sides\": {\"baseline\": {\"capacity\": {\"requests_per_second\": 30,"
+        " \"last_held\": 29, \"first_failed\": 31, \"tokens_per_request\": 128}},"
+        " \"candidate\": {\"capacity\": null}}},"
+        " \"quality\": {\"baseline\": {\"correct\": 37, \"questions\": 40},"
+        " \"candidate\": {\"correct\": 41, \"questions\": 40}}}";
+    struct suite_cand_figures f;
+    CHECK_INT(suite_crun_figures(report, strlen(report), 0, &f), 0);
+    CHECK(f.capacity_rps == 30 && f.last_held_rps == 29 && f.first_failed_rps == 31);
+    CHECK(f.tokens_per_request == 128 && f.quiz_correct == 37 && f.quiz_total == 40);
+    CHECK_INT(suite_crun_figures(report, strlen(report), 1, &f), 0);
+    CHECK(isnan(f.capacity_rps) && f.quiz_total == 0); /* 41 of 40 is no score */
+    CHECK_INT(suite_crun_figures("[", 1, 0, &f), SUITE_CRUN_ERR_USAGE);
+}
+
 int main(void) {
+    test_pairs();
+    test_figures();
     test_parse_good();
     test_parse_refusals();
     test_cost_and_summary();
