@@ -41,17 +41,17 @@ static int suite_cand_str(const cJSON *o, const char *key, bool required, char *
                           bool (*check)(const char *, size_t), const char *want, const char *where,
                           struct buf *err) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    const char *str = cJSON_IsString(v) ? v->valuestring : NULL;
     out[0] = '\0';
     if (!v && !required) return SUITE_CAND_OK;
-    size_t len = cJSON_IsString(v) && v->valuestring ? strlen(v->valuestring) : 0;
-    bool ok = len > 0 && len < n;
-    for (size_t i = 0; ok && i < len; i++)
-        ok = (unsigned char)v->valuestring[i] >= 0x20 && v->valuestring[i] != 0x7f;
-    if (ok && check) ok = check(v->valuestring, len);
-    if (!ok)
+    size_t len = str ? strlen(str) : 0;
+    bool ok = str && len > 0 && len < n;
+    for (size_t i = 0; ok && i < len; i++) ok = (unsigned char)str[i] >= 0x20 && str[i] != 0x7f;
+    if (ok && check) ok = check(str, len);
+    if (!ok || !str)
         return buf_fail(err, SUITE_CAND_ERR_INVALID, "%s: %s: want %s", where, key,
                         v ? want : "a value (it is missing)");
-    memcpy(out, v->valuestring, len + 1);
+    memcpy(out, str, len + 1);
     return SUITE_CAND_OK;
 }
 

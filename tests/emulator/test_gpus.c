@@ -18,7 +18,8 @@ int main(void) {
                               {"bf16-l4", "bf16-l40s"},
                               {"qat-l4", "qat-l40s"}};
     const struct model_gpu *l4 = model_gpu_of("bf16-l4");
-    CHECK(l4 && strcmp(l4->name, "l4") == 0 && strcmp(l4->instance_type, "ml.g6.xlarge") == 0);
+    if (!l4) return 1;
+    CHECK(strcmp(l4->name, "l4") == 0 && strcmp(l4->instance_type, "ml.g6.xlarge") == 0);
     CHECK(model_gpu_of("instant") == NULL && model_gpu_of("gpt-9") == NULL);
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
         struct model_profile base, moved;
@@ -26,6 +27,7 @@ int main(void) {
         CHECK_INT(model_builtin(pairs[i][1], &moved), 0);
         const struct model_gpu *gpu = model_gpu_of(pairs[i][1]);
         CHECK(gpu != NULL && gpu != l4);
+        if (!gpu) return 1;
         for (unsigned b = 1; b <= 64; b++)
             CHECK(near(model_step_s(&moved, b),
                        model_step_s(&base, b) * l4->mem_gbps / gpu->mem_gbps));

@@ -18,7 +18,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: profile_capacity TOKENS PROFILE=PRICE ...\n");
         return 2;
     }
-    double tokens = atof(argv[1]);
+    double tokens = strtod(argv[1], NULL);
     for (int i = 2; i < argc; i++) {
         char name[MODEL_NAME_MAX];
         const char *eq = strchr(argv[i], '=');
@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
         }
         double busy = p.overhead_s + p.client_s + tokens * model_step_s(&p, p.max_seqs);
         double rps = p.max_seqs / busy;
-        printf("%s %.6f %.6f\n", name, rps, atof(eq + 1) / 3600.0 / (rps * tokens) * 1e6);
+        printf("%s %.6f %.6f\n", name, rps, strtod(eq + 1, NULL) / 3600.0 / (rps * tokens) * 1e6);
         model_free(&p);
     }
     return 0;
