@@ -106,11 +106,9 @@ static int awsapi_conf(struct awsapi *a, const struct options *o, const struct m
         int rc = model_find(lib, a->conf.models[i].profile, &p);
         if (rc == MODEL_ERR_NOMEM) return buf_fail(err, AWSAPI_ERR_NOMEM, "out of memory");
         if (rc)
-            return buf_fail(err, AWSAPI_ERR_INVALID,
-                            "--model %s=%s: unknown profile '%s' (bf16-l4, qat-l4, bf16-l4-awscli, "
-                            "qat-l4-awscli, instant%s)",
+            return buf_fail(err, AWSAPI_ERR_INVALID, "--model %s=%s: unknown profile '%s' (%s%s)",
                             a->conf.models[i].model_id, a->conf.models[i].profile,
-                            a->conf.models[i].profile,
+                            a->conf.models[i].profile, model_builtin_names(),
                             lib && lib->n ? " or one of --profile-file" : "");
         model_free(&p);
     }

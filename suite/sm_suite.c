@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "readall.h"
+#include "suite_crun.h"
 #include "suite_deploy.h"
 #include "suite_exec.h"
 #include "suite_files.h"
@@ -128,6 +129,19 @@ static const char sm_suite_usage_head[] =
 
 static const char sm_suite_usage_tail[] =
     "\n"
+    "Candidates (choosing among N endpoints):\n"
+    "  --candidates FILE         measure every candidate of FILE (JSON, docs/result-format.md,\n"
+    "                            \"Candidates file\"): two at a time, each pair one ordinary\n"
+    "                            sm-suite run in OUT/pair-K/ with the other options given here\n"
+    "                            (e.g. --scenarios quiz,rate --capacity-search LO:HI --slo ...),\n"
+    "                            an odd last one against itself (LABEL.aa); OUT/LABEL links to\n"
+    "                            each candidate's folder. Then OUT/candidates.json and a table:\n"
+    "                            capacity at the SLO with its bracket, cost per million tokens\n"
+    "                            at that capacity (the file's price_per_hour x instance_count),\n"
+    "                            quiz score, and the cheapest. The same command again resumes.\n"
+    "                            The file's sides, prices and instances are not options then.\n"
+    "                            This version runs existing endpoints (or variants of one); a\n"
+    "                            deploy spec or inference component is refused before any run\n"
     "The endpoints' life (by running sm-endpoint, as wrk is run):\n"
     "  --deploy                  create both endpoints first (sm-endpoint deploy: CreateModel "
     "with\n"
@@ -517,6 +531,9 @@ static int sm_suite_lock_new(struct sm_suite_state *s) {
 
 static int sm_suite_run(struct sm_suite_state *s, int argc, char **argv) {
     int rc, questions = 40;
+    if (suite_crun_asked(argv + 1, (size_t)argc - 1) &&
+        !suite_crun_asked_help(argv + 1, (size_t)argc - 1))
+        return suite_crun_main(argc, argv);
     if (suite_opts_scan(argv + 1, (size_t)argc - 1, &s->scan, &s->err) < 0)
         return sm_suite_fail("%s", buf_str(&s->err));
     if (s->scan.help) return sm_suite_help(s);

@@ -131,16 +131,58 @@ static const char *const model_qat[] = {
     NULL,
 };
 
+/* The GPU classes of the built-ins (emulator/README.md, "Instance types", has the
+ * sources): a decode step reads the weights and the KV cache once, so its time goes
+ * as the memory bandwidth; prefill is matrix products, so its time per token goes as
+ * the dense BF16 tensor throughput. The article measured the L4 profiles; the others
+ * are those times scaled by the ratios to the L4, everything else kept. */
+static const struct model_gpu model_gpus[] = {
+    {"l4", "ml.g6.xlarge", 300, 121, 24},
+    {"a10g", "ml.g5.xlarge", 600, 70, 24},
+    {"l40s", "ml.g6e.xlarge", 864, 362, 48},
+};
+#define MODEL_GPU_L4 (&model_gpus[0])
+
 static const struct {
     const char *name;
     const char *const *settings, *const *client;
+    const struct model_gpu *gpu;
 } model_builtins[] = {
-    {"instant", model_instant, NULL},
-    {"bf16-l4", model_bf16, NULL},
-    {"qat-l4", model_qat, NULL},
-    {"bf16-l4-awscli", model_bf16, model_awscli},
-    {"qat-l4-awscli", model_qat, model_awscli},
+    {"instant", model_instant, NULL, NULL},
+    {"bf16-l4", model_bf16, NULL, MODEL_GPU_L4},
+    {"qat-l4", model_qat, NULL, MODEL_GPU_L4},
+    {"bf16-l4-awscli", model_bf16, model_awscli, MODEL_GPU_L4},
+    {"qat-l4-awscli", model_qat, model_awscli, MODEL_GPU_L4},
+    {"bf16-a10g", model_bf16, NULL, &model_gpus[1]},
+    {"qat-a10g", model_qat, NULL, &model_gpus[1]},
+    {"bf16-l40s", model_bf16, NULL, &model_gpus[2]},
+    {"qat-l40s", model_qat, NULL, &model_gpus[2]},
 };
+
+const char *model_builtin_names(void) {
+    return "bf16-l4, qat-l4, bf16-l4-awscli, qat-l4-awscli, bf16-a10g, qat-a10g, bf16-l40s, "
+           "qat-l40s, instant";
+}
+
+const struct model_gpu *model_gpu_of(const char *name) {
+    for (size_t i = 0; i < sizeof model_builtins / sizeof *model_builtins; i++)
+        if (strcmp(name, model_builtins[i].name) == 0) return model_builtins[i].gpu;
+    return NULL;
+}
+
+/* Moves a profile measured on the L4 to gpu: decode steps by the bandwidths' ratio,
+ * prefill by the tensor throughputs', the KV cache (for the log) by the memory left
+ * after the weights at vLLM's default gpu_memory_utilization of 0.9. */
+static void model_move_to(struct model_profile *p, const struct model_gpu *gpu) {
+    const struct model_gpu *l4 = MODEL_GPU_L4;
+    if (gpu == l4) return;
+    for (size_t i = 0; i < p->n_steps; i++) p->steps[i].seconds *= l4->mem_gbps / gpu->mem_gbps;
+    p->prefill_s_per_token *= l4->bf16_tflops / gpu->bf16_tflops;
+    double free_l4 = 0.9 * l4->mem_gib - p->weights_gib;
+    double free_gpu = 0.9 * gpu->mem_gib - p->weights_gib;
+    if (free_l4 > 0 && free_gpu > 0)
+        p->kv_cache_tokens = (unsigned long)((double)p->kv_cache_tokens * free_gpu / free_l4);
+}
 
 static void model_apply_builtin(struct model_profile *p, const char *const *settings) {
     struct buf err;
@@ -177,6 +219,7 @@ int model_builtin(const char *name, struct model_profile *p) {
         model_defaults(p, name);
         model_apply_builtin(p, model_builtins[i].settings);
         model_apply_builtin(p, model_builtins[i].client);
+        if (model_builtins[i].gpu) model_move_to(p, model_builtins[i].gpu);
         return MODEL_OK;
     }
     return MODEL_ERR_UNKNOWN;

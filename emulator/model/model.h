@@ -82,8 +82,25 @@ enum model_error {
     MODEL_ERR_IO = -4,      /* the profile file cannot be read */
 };
 
+/* A GPU class of the built-in profiles and the figures their timing is derived from
+ * (emulator/README.md, "Instance types"). */
+struct model_gpu {
+    const char *name;          /* "l4", "a10g", "l40s" */
+    const char *instance_type; /* the SageMaker instance type with one of it, "ml.g6.xlarge" */
+    double mem_gbps;           /* memory bandwidth, GB/s: decode steps go as its inverse */
+    double bf16_tflops;        /* dense BF16 tensor throughput: prefill goes as its inverse */
+    double mem_gib;            /* GPU memory, GB: the KV cache of the log */
+};
+
+/* The built-in profiles' names, ", " between them (for messages). */
+const char *model_builtin_names(void);
+
+/* The GPU of the built-in profile name, or NULL (instant, or not a built-in). */
+const struct model_gpu *model_gpu_of(const char *name);
+
 /* Fills p with the built-in profile name ("bf16-l4", "qat-l4", "bf16-l4-awscli",
- * "qat-l4-awscli", "instant").
+ * "qat-l4-awscli", "instant", and the same model on other GPUs: "bf16-a10g",
+ * "qat-a10g", "bf16-l40s", "qat-l40s").
  * Returns 0, or MODEL_ERR_UNKNOWN. p must be freed (model_free) after 0. */
 __attribute__((warn_unused_result)) int model_builtin(const char *name, struct model_profile *p);
 

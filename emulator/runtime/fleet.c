@@ -45,10 +45,8 @@ int fleet_add(struct fleet *f, const struct fleet_spec *e, const struct model_li
     int rc = model_find(lib, e->profile, &var->profile);
     if (rc == MODEL_ERR_NOMEM) return buf_fail(err, FLEET_ERR_NOMEM, "out of memory");
     if (rc)
-        return buf_fail(err, FLEET_ERR_INVALID,
-                        "--endpoint %s/%s=%s: unknown profile '%s' (bf16-l4, qat-l4, "
-                        "bf16-l4-awscli, qat-l4-awscli, instant%s)",
-                        e->name, e->variant, e->profile, e->profile,
+        return buf_fail(err, FLEET_ERR_INVALID, "--endpoint %s/%s=%s: unknown profile '%s' (%s%s)",
+                        e->name, e->variant, e->profile, e->profile, model_builtin_names(),
                         lib && lib->n ? " or one of --profile-file" : "");
     ep->n_variants++;
     return FLEET_OK;

@@ -40,7 +40,8 @@ static void test_build(void) {
     CHECK_STR(buf_str(&err), "--endpoint b/two is given twice");
     CHECK_INT(fleet_add(&f, &unknown, NULL, &err), FLEET_ERR_INVALID);
     CHECK_STR(buf_str(&err), "--endpoint c/x=gpt9: unknown profile 'gpt9' (bf16-l4, qat-l4, "
-                             "bf16-l4-awscli, qat-l4-awscli, instant)");
+                             "bf16-l4-awscli, qat-l4-awscli, bf16-a10g, qat-a10g, "
+                             "bf16-l40s, qat-l40s, instant)");
     CHECK_INT(set(&f, "b", "jitter", "0.2", &err), 0); /* both variants of b */
     CHECK_INT(set(&f, "b/two", "weight", "3", &err), 0);
     CHECK_INT(set(&f, "*", "max_seqs", "8", &err), 0);

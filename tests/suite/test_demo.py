@@ -491,7 +491,44 @@ def case_environment():
         f"the caller's AWS variables reach the demo: {sorted(e)}")
 
 
-CASES = {"environment": case_environment, "table": case_table, "table_awscli": case_table_awscli, "interrupt": case_interrupt,
+def case_candidates():
+    """--candidates: three candidates measured, the table and candidates.json, and the
+    cheapest at capacity the one the emulator's profiles make cheapest (profile_capacity:
+    computed from the profiles and the prices the demo gives, not from a timing)."""
+    tmp = sl.tempdir("suite-demo-cand-")
+    e = demo_env(tmp)
+    run = os.path.join(tmp, "run")
+    p = subprocess.run([DEMO, "--candidates", "--no-setup", "--build", os.environ["SUITE_BUILD"],
+                        "--out", run], env=e, cwd=tmp, capture_output=True, text=True,
+                       timeout=DEMO_TIMEOUT)
+    check(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}")
+    check_stopped(e)
+    with open(os.path.join(run, "candidates.json")) as f:
+        summary = json.load(f)
+    labels = [c["label"] for c in summary["candidates"]]
+    check(labels == ["g6-bf16", "g6-qat", "g5-qat"], f"candidates {labels}")
+    profiles = {"g6-bf16": "bf16-l4", "g6-qat": "qat-l4", "g5-qat": "qat-a10g"}
+    args = []
+    for c in summary["candidates"]:
+        check(c["capacity"]["requests_per_second"] > 0, f"{c['label']}: no capacity")
+        check(c["quiz"] and c["quiz"]["total"] == 40, f"{c['label']}: no quiz")
+        check(os.path.isdir(os.path.join(run, c["folder"])), f"no folder {c['folder']}")
+        args.append(f"{profiles[c['label']]}={c['cost_at_capacity']['usd_per_hour']}")
+    model = subprocess.run([os.environ["PROFILE_CAPACITY"], "128"] + args, capture_output=True,
+                           text=True, check=True).stdout.split("\n")
+    cost = {line.split()[0]: float(line.split()[2]) for line in model if line}
+    want = min(profiles, key=lambda label: cost[profiles[label]])
+    check(summary["cheapest_at_capacity"] == want,
+          f"cheapest {summary['cheapest_at_capacity']}, the profiles' {want} ({cost})")
+    check(re.search(r"^cheapest at capacity at ttft:p90:1: " + re.escape(want) + "$", p.stdout,
+                    re.M), "the table's cheapest:\n" + p.stdout)
+    for label in labels:
+        check(re.search(r"^" + re.escape(label) + r"\s+ml\.g", p.stdout, re.M),
+              f"no row of {label}:\n" + p.stdout)
+    sl.check_no_secrets([("stdout", p.stdout), ("stderr", p.stderr), run])
+
+
+CASES = {"candidates": case_candidates, "environment": case_environment, "table": case_table, "table_awscli": case_table_awscli, "interrupt": case_interrupt,
          "lifecycle": case_lifecycle, "lifecycle_interrupt": case_lifecycle_interrupt}
 
 if __name__ == "__main__":
