@@ -123,12 +123,17 @@ static int awsapi_statics(struct awsapi *a, struct buf *err) {
     struct cplane_now now = cphost_now(&a->host);
     for (size_t e = 0; e < f->n_eps; e++) {
         struct cplane_static_variant v[CPREQ_MAX_VARIANTS];
-        size_t n =
-            f->eps[e].n_variants < CPREQ_MAX_VARIANTS ? f->eps[e].n_variants : CPREQ_MAX_VARIANTS;
-        for (size_t i = 0; i < n; i++) {
+        size_t n = 0;
+        for (size_t i = 0; i < f->eps[e].n_variants && n < CPREQ_MAX_VARIANTS; i++) {
             const struct fleet_variant *fv = &f->eps[e].variants[i];
-            v[i] = (struct cplane_static_variant){fv->name, fv->profile.model_id, fv->profile.name,
-                                                  fv->profile.weight};
+            if (fv->instance) continue; /* one variant, its instances counted */
+            v[n++] = (struct cplane_static_variant){
+                fv->name,
+                fv->profile.model_id,
+                fv->profile.name,
+                fv->profile.weight,
+                (long)fv->instances,
+                fv->routing == FLEET_ROUTE_LEAST_BUSY ? "LEAST_OUTSTANDING_REQUESTS" : NULL};
         }
         if (cplane_add_static(&a->cp, a->conf.regions[0], f->eps[e].name, v, n, now))
             return buf_fail(err, AWSAPI_ERR_NOMEM, "out of memory");

@@ -797,8 +797,9 @@ int cplane_add_static(struct cplane *cp, const char *region, const char *name,
                  n > 1 ? (int)(62 - strlen(name)) : 0, n > 1 ? v[i].name : "");
         snprintf(cv->name, sizeof cv->name, "%s", v[i].name);
         snprintf(cv->model, sizeof cv->model, "%s", model);
-        cv->count = 1;
+        cv->count = v[i].count > 0 ? v[i].count : 1;
         cv->weight = v[i].weight;
+        if (v[i].routing) snprintf(cv->routing, sizeof cv->routing, "%s", v[i].routing);
         cv->n_pools = 1;
         cv->pools[0].priority = 1;
         strcpy(cv->pools[0].type, CPLANE_STATIC_TYPE);

@@ -80,6 +80,8 @@ struct cplane_static_variant {
     const char *model_id; /* its profile's model id */
     const char *profile;
     double weight;
+    long count;          /* instances (0 taken as 1) */
+    const char *routing; /* RoutingConfig.RoutingStrategy, NULL or "": not given */
 };
 
 /* Registers an endpoint the emulator serves from its command line as
