@@ -54,6 +54,13 @@ static int awsapi_metrics_query(struct awsapi *a, const char *op, const char *bo
     return cwquery_call(a->main->cwmetrics, op, body, len, region, reqlog_now(), r);
 }
 
+/* Application Auto Scaling (aascale.h): its targets are the control plane's variants. */
+static int awsapi_scaling(struct awsapi *a, const char *op, const char *body, size_t len,
+                          const char *region, struct cplane_reply *r) {
+    cplane_advance(&a->cp, cphost_now(&a->host)); /* the endpoints as of now */
+    return aascale_call(&a->scale, &a->cp, op, body, len, region, reqlog_now(), r);
+}
+
 /* STS, IAM and ECR: what a deploy script asks before SageMaker (stssrv.h, iamsrv.h,
  * ecrsrv.h), in the emulator's account. */
 static int awsapi_sts(struct awsapi *a, const char *op, const char *body, size_t len,
@@ -85,6 +92,8 @@ static const struct awsapi_service awsapi_services[] = {
     {NULL, "sts", "text/xml", awsapi_sts, NULL},
     {NULL, "iam", "text/xml", awsapi_iam, IAMSRV_REGION},
     {"AmazonEC2ContainerRegistry_V20150921", "ecr", "application/x-amz-json-1.1", awsapi_ecr, NULL},
+    {"AnyScaleFrontendService", "application-autoscaling", "application/x-amz-json-1.1",
+     awsapi_scaling, NULL},
 };
 
 #define AWSAPI_N_SERVICES (sizeof awsapi_services / sizeof awsapi_services[0])
@@ -145,6 +154,7 @@ int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
                 const struct model_library *lib, struct buf *err) {
     memset(a, 0, sizeof *a);
     s3srv_init(&a->s3);
+    aascale_init(&a->scale, main->account, o->seed);
     a->main = main;
     a->rng = o->seed ^ 0xa7a9ULL;
     int rc = awsapi_conf(a, o, lib, err);
@@ -157,6 +167,7 @@ int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
 
 void awsapi_free(struct awsapi *a) {
     s3srv_free(&a->s3);
+    aascale_free(&a->scale);
     cphost_free(&a->host);
     cplane_free(&a->cp);
 }
