@@ -1,7 +1,6 @@
 #include "aascale.h"
 
 #include <cjson/cJSON.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,16 +36,6 @@ void aascale_free(struct aascale *s) {
     s->n_policies = s->n_activities = 0;
 }
 
-__attribute__((format(printf, 3, 4))) static int
-aascale_fail(struct cplane_reply *r, const char *type, const char *fmt, ...) {
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return cplane_error(r, 400, type, msg) ? CPLANE_ERR_NOMEM : CPLANE_OK;
-}
-
 /* A UUID from the service's generator. */
 static void aascale_uuid(struct aascale *s, char out[40]) {
     uint64_t x = splitmix_next(&s->rng), y = splitmix_next(&s->rng);
@@ -67,7 +56,7 @@ static bool aascale_str(const cJSON *req, const char *key, const char **out, str
         *out = v->valuestring;
         return true;
     }
-    *rc = aascale_fail(r, "SerializationException", "%s: expected a string", key);
+    *rc = cplane_fail(r, 400, "SerializationException", "%s: expected a string", key);
     return false;
 }
 
@@ -85,26 +74,26 @@ static bool aascale_key(const cJSON *req, bool need_all, struct aascale_key *k,
         !aascale_str(req, "ScalableDimension", &k->dim_name, r, rc))
         return false;
     if (!k->ns || (need_all && (!k->resource || !k->dim_name))) {
-        *rc = aascale_fail(r, "ValidationException",
-                           "1 validation error detected: Value null at '%s' failed to satisfy "
-                           "constraint: Member must not be null",
-                           !k->ns         ? "serviceNamespace"
-                           : !k->resource ? "resourceId"
-                                          : "scalableDimension");
+        *rc = cplane_fail(r, 400, "ValidationException",
+                          "1 validation error detected: Value null at '%s' failed to satisfy "
+                          "constraint: Member must not be null",
+                          !k->ns         ? "serviceNamespace"
+                          : !k->resource ? "resourceId"
+                                         : "scalableDimension");
         return false;
     }
     if (strcmp(k->ns, "sagemaker") != 0) {
-        *rc = aascale_fail(r, "ValidationException",
-                           "Unsupported service namespace %.64s: the emulator scales SageMaker "
-                           "(sagemaker) only",
-                           k->ns);
+        *rc = cplane_fail(r, 400, "ValidationException",
+                          "Unsupported service namespace %.64s: the emulator scales SageMaker "
+                          "(sagemaker) only",
+                          k->ns);
         return false;
     }
     if (k->resource && strlen(k->resource) >= AASCALE_ID_MAX) {
-        *rc = aascale_fail(r, "ValidationException",
-                           "1 validation error detected: Value at 'resourceId' failed to satisfy "
-                           "constraint: Member must have length less than or equal to %d",
-                           AASCALE_ID_MAX - 1);
+        *rc = cplane_fail(r, 400, "ValidationException",
+                          "1 validation error detected: Value at 'resourceId' failed to satisfy "
+                          "constraint: Member must have length less than or equal to %d",
+                          AASCALE_ID_MAX - 1);
         return false;
     }
     k->dim = AASCALE_VARIANT;
@@ -112,10 +101,10 @@ static bool aascale_key(const cJSON *req, bool need_all, struct aascale_key *k,
     if (strcmp(k->dim_name, AASCALE_COMPONENT_DIM) == 0)
         k->dim = AASCALE_COMPONENT;
     else if (strcmp(k->dim_name, AASCALE_VARIANT_DIM) != 0) {
-        *rc = aascale_fail(r, "ValidationException",
-                           "Unsupported scalable dimension %.100s for service namespace sagemaker "
-                           "(" AASCALE_VARIANT_DIM " or " AASCALE_COMPONENT_DIM ")",
-                           k->dim_name);
+        *rc = cplane_fail(r, 400, "ValidationException",
+                          "Unsupported scalable dimension %.100s for service namespace sagemaker "
+                          "(" AASCALE_VARIANT_DIM " or " AASCALE_COMPONENT_DIM ")",
+                          k->dim_name);
         return false;
     }
     return true;
@@ -154,10 +143,10 @@ static struct aascale_target *aascale_known(struct aascale *s, const struct aasc
                                             const char *region, struct cplane_reply *r, int *rc) {
     struct aascale_target *t = aascale_target(s, region, k->resource);
     if (t && t->dim == k->dim) return t;
-    *rc = aascale_fail(r, "ObjectNotFoundException",
-                       "No scalable target registered for service namespace: sagemaker, "
-                       "resource ID: %s, scalable dimension: %s",
-                       k->resource, k->dim_name);
+    *rc = cplane_fail(r, 400, "ObjectNotFoundException",
+                      "No scalable target registered for service namespace: sagemaker, "
+                      "resource ID: %s, scalable dimension: %s",
+                      k->resource, k->dim_name);
     return NULL;
 }
 
@@ -171,7 +160,7 @@ static bool aascale_long(const cJSON *req, const char *key, long *out, bool *giv
         *out = (long)v->valuedouble;
         return true;
     }
-    *rc = aascale_fail(r, "SerializationException", "%s: expected an integer", key);
+    *rc = cplane_fail(r, 400, "SerializationException", "%s: expected an integer", key);
     return false;
 }
 
@@ -188,34 +177,34 @@ static int aascale_register(struct aascale *s, const struct cplane *cp, const cJ
         !aascale_long(req, "MaxCapacity", &max, &has_max, r, &rc))
         return rc;
     if (k.dim == AASCALE_COMPONENT)
-        return aascale_fail(r, "ValidationException",
-                            "Inference component %s not found: the emulator has no inference "
-                            "components",
-                            k.resource);
+        return cplane_fail(r, 400, "ValidationException",
+                           "Inference component %s not found: the emulator has no inference "
+                           "components",
+                           k.resource);
     if (!aascale_variant_exists(cp, region, k.resource))
-        return aascale_fail(r, "ValidationException",
-                            "The endpoint variant %s does not exist in %s (ResourceId: "
-                            "endpoint/NAME/variant/VARIANT of an existing endpoint)",
-                            k.resource, region);
+        return cplane_fail(r, 400, "ValidationException",
+                           "The endpoint variant %s does not exist in %s (ResourceId: "
+                           "endpoint/NAME/variant/VARIANT of an existing endpoint)",
+                           k.resource, region);
     struct aascale_target *t = aascale_target(s, region, k.resource);
     if (!t && (!has_min || !has_max))
-        return aascale_fail(r, "ValidationException",
-                            "MinCapacity and MaxCapacity are required when registering a new "
-                            "scalable target (%s)",
-                            k.resource);
+        return cplane_fail(r, 400, "ValidationException",
+                           "MinCapacity and MaxCapacity are required when registering a new "
+                           "scalable target (%s)",
+                           k.resource);
     long lo = has_min ? min : t->min, hi = has_max ? max : t->max;
     if (lo < 0 || hi < 0)
-        return aascale_fail(r, "ValidationException",
-                            "MinCapacity and MaxCapacity must be 0 or more (%s)", k.resource);
+        return cplane_fail(r, 400, "ValidationException",
+                           "MinCapacity and MaxCapacity must be 0 or more (%s)", k.resource);
     if (lo > hi)
-        return aascale_fail(r, "ValidationException",
-                            "Minimum capacity %ld cannot be greater than maximum capacity %ld", lo,
-                            hi);
+        return cplane_fail(r, 400, "ValidationException",
+                           "Minimum capacity %ld cannot be greater than maximum capacity %ld", lo,
+                           hi);
     if (!t) {
         if (s->n_targets == AASCALE_MAX_TARGETS)
-            return aascale_fail(r, "LimitExceededException",
-                                "The emulator keeps at most %d scalable targets",
-                                AASCALE_MAX_TARGETS);
+            return cplane_fail(r, 400, "LimitExceededException",
+                               "The emulator keeps at most %d scalable targets",
+                               AASCALE_MAX_TARGETS);
         t = memset(&s->targets[s->n_targets++], 0, sizeof *t);
         snprintf(t->region, sizeof t->region, "%s", region);
         snprintf(t->resource, sizeof t->resource, "%s", k.resource);
@@ -320,21 +309,21 @@ static bool aascale_tracking_ok(const cJSON *c, enum aascale_dim dim, struct cpl
                                 int *rc) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "TargetValue");
     if (!cJSON_IsNumber(v)) {
-        *rc = aascale_fail(r, "ValidationException",
-                           "TargetTrackingScalingPolicyConfiguration.TargetValue is required");
+        *rc = cplane_fail(r, 400, "ValidationException",
+                          "TargetTrackingScalingPolicyConfiguration.TargetValue is required");
         return false;
     }
     if (!(v->valuedouble >= 8.515920e-109 && v->valuedouble <= 6.174271e+307)) {
-        *rc = aascale_fail(r, "ValidationException", "TargetValue %g is out of range (positive)",
-                           v->valuedouble);
+        *rc = cplane_fail(r, 400, "ValidationException",
+                          "TargetValue %g is out of range (positive)", v->valuedouble);
         return false;
     }
     const cJSON *pre = cJSON_GetObjectItemCaseSensitive(c, "PredefinedMetricSpecification");
     const cJSON *custom = cJSON_GetObjectItemCaseSensitive(c, "CustomizedMetricSpecification");
     if (!pre == !custom) {
-        *rc = aascale_fail(r, "ValidationException",
-                           "Exactly one of PredefinedMetricSpecification and "
-                           "CustomizedMetricSpecification is required");
+        *rc = cplane_fail(r, 400, "ValidationException",
+                          "Exactly one of PredefinedMetricSpecification and "
+                          "CustomizedMetricSpecification is required");
         return false;
     }
     if (!pre) return true;
@@ -344,9 +333,9 @@ static bool aascale_tracking_ok(const cJSON *c, enum aascale_dim dim, struct cpl
         if (strcmp(type->valuestring, aascale_metrics[i].type) == 0 &&
             aascale_metrics[i].dim == dim)
             return true;
-    *rc = aascale_fail(r, "ValidationException",
-                       "Unsupported metric type %.100s for scalable dimension %s",
-                       cJSON_IsString(type) ? type->valuestring : "(none)", aascale_dim_name(dim));
+    *rc = cplane_fail(r, 400, "ValidationException",
+                      "Unsupported metric type %.100s for scalable dimension %s",
+                      cJSON_IsString(type) ? type->valuestring : "(none)", aascale_dim_name(dim));
     return false;
 }
 
@@ -360,21 +349,21 @@ static bool aascale_step_ok(const cJSON *c, struct cplane_reply *r, int *rc) {
     for (size_t i = 0; cJSON_IsString(adj) && i < 3; i++)
         known = known || strcmp(adj->valuestring, types[i]) == 0;
     if (!known) {
-        *rc = aascale_fail(r, "ValidationException",
-                           "StepScalingPolicyConfiguration.AdjustmentType must be "
-                           "ChangeInCapacity, PercentChangeInCapacity or ExactCapacity");
+        *rc = cplane_fail(r, 400, "ValidationException",
+                          "StepScalingPolicyConfiguration.AdjustmentType must be "
+                          "ChangeInCapacity, PercentChangeInCapacity or ExactCapacity");
         return false;
     }
     if (!cJSON_IsArray(steps) || cJSON_GetArraySize(steps) == 0) {
-        *rc = aascale_fail(r, "ValidationException",
-                           "StepScalingPolicyConfiguration.StepAdjustments needs at least one "
-                           "step");
+        *rc = cplane_fail(r, 400, "ValidationException",
+                          "StepScalingPolicyConfiguration.StepAdjustments needs at least one "
+                          "step");
         return false;
     }
     cJSON_ArrayForEach(st, steps) {
         if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(st, "ScalingAdjustment"))) {
-            *rc = aascale_fail(r, "ValidationException",
-                               "Every step adjustment needs a ScalingAdjustment");
+            *rc = cplane_fail(r, 400, "ValidationException",
+                              "Every step adjustment needs a ScalingAdjustment");
             return false;
         }
     }
@@ -417,8 +406,8 @@ static int aascale_put_policy(struct aascale *s, const cJSON *req, const char *r
         !aascale_str(req, "PolicyType", &type, r, &rc))
         return rc;
     if (!name || !*name || strlen(name) > 255)
-        return aascale_fail(r, "ValidationException",
-                            "PolicyName is required, 1 to 255 characters");
+        return cplane_fail(r, 400, "ValidationException",
+                           "PolicyName is required, 1 to 255 characters");
     struct aascale_target *t = aascale_known(s, &k, region, r, &rc);
     if (!t) return rc;
     enum aascale_kind kind;
@@ -427,22 +416,22 @@ static int aascale_put_policy(struct aascale *s, const cJSON *req, const char *r
         kind = AASCALE_TRACKING;
         c = cJSON_GetObjectItemCaseSensitive(req, "TargetTrackingScalingPolicyConfiguration");
         if (!cJSON_IsObject(c))
-            return aascale_fail(r, "ValidationException",
-                                "TargetTrackingScalingPolicyConfiguration is required for "
-                                "policy type TargetTrackingScaling");
+            return cplane_fail(r, 400, "ValidationException",
+                               "TargetTrackingScalingPolicyConfiguration is required for "
+                               "policy type TargetTrackingScaling");
         if (!aascale_tracking_ok(c, t->dim, r, &rc)) return rc;
     } else if (!type || strcmp(type, "StepScaling") == 0) { /* the service's default */
         kind = AASCALE_STEP;
         c = cJSON_GetObjectItemCaseSensitive(req, "StepScalingPolicyConfiguration");
         if (!cJSON_IsObject(c))
-            return aascale_fail(r, "ValidationException",
-                                "StepScalingPolicyConfiguration is required for policy type "
-                                "StepScaling");
+            return cplane_fail(r, 400, "ValidationException",
+                               "StepScalingPolicyConfiguration is required for policy type "
+                               "StepScaling");
         if (!aascale_step_ok(c, r, &rc)) return rc;
     } else {
-        return aascale_fail(r, "ValidationException",
-                            "Unsupported policy type %.64s (TargetTrackingScaling or StepScaling)",
-                            type);
+        return cplane_fail(r, 400, "ValidationException",
+                           "Unsupported policy type %.64s (TargetTrackingScaling or StepScaling)",
+                           type);
     }
     char *config = cJSON_PrintUnformatted(c);
     if (!config) return CPLANE_ERR_NOMEM;
@@ -454,9 +443,9 @@ static int aascale_put_policy(struct aascale *s, const cJSON *req, const char *r
                     strcmp(s->policies[i].region, region) == 0;
         if (mine >= 50 || s->n_policies == AASCALE_MAX_POLICIES) {
             free(config);
-            return aascale_fail(r, "LimitExceededException",
-                                "Too many scaling policies for %s (at most 50 a target)",
-                                t->resource);
+            return cplane_fail(r, 400, "LimitExceededException",
+                               "Too many scaling policies for %s (at most 50 a target)",
+                               t->resource);
         }
         p = memset(&s->policies[s->n_policies++], 0, sizeof *p);
         snprintf(p->region, sizeof p->region, "%s", region);
@@ -536,10 +525,10 @@ static int aascale_delete_policy(struct aascale *s, const cJSON *req, const char
         return rc;
     struct aascale_policy *p = name ? aascale_policy(s, region, k.resource, name) : NULL;
     if (!p || p->dim != k.dim)
-        return aascale_fail(r, "ObjectNotFoundException",
-                            "No scaling policy found for service namespace: sagemaker, resource "
-                            "ID: %s, scalable dimension: %s, policy name: %.255s",
-                            k.resource, k.dim_name, name ? name : "");
+        return cplane_fail(r, 400, "ObjectNotFoundException",
+                           "No scaling policy found for service namespace: sagemaker, resource "
+                           "ID: %s, scalable dimension: %s, policy name: %.255s",
+                           k.resource, k.dim_name, name ? name : "");
     aascale_drop_policy(s, (size_t)(p - s->policies));
     return buf_adds(&r->body, "{}") ? CPLANE_ERR_NOMEM : CPLANE_OK;
 }
@@ -619,7 +608,7 @@ int aascale_call(struct aascale *s, const struct cplane *cp, const char *op, con
     cJSON *req = len ? cJSON_ParseWithLength(body, len) : cJSON_CreateObject();
     if (!cJSON_IsObject(req)) {
         cJSON_Delete(req);
-        return aascale_fail(r, "SerializationException", "the body is not a JSON object");
+        return cplane_fail(r, 400, "SerializationException", "the body is not a JSON object");
     }
     int rc;
     if (strcmp(op, "RegisterScalableTarget") == 0)
@@ -637,8 +626,8 @@ int aascale_call(struct aascale *s, const struct cplane *cp, const char *op, con
     else if (strcmp(op, "DescribeScalingActivities") == 0)
         rc = aascale_describe_activities(s, req, region, r);
     else
-        rc = aascale_fail(r, "UnknownOperationException",
-                          "The emulator's Application Auto Scaling has no operation %.64s", op);
+        rc = cplane_fail(r, 400, "UnknownOperationException",
+                         "The emulator's Application Auto Scaling has no operation %.64s", op);
     cJSON_Delete(req);
     return rc;
 }

@@ -84,9 +84,7 @@ int cplane_error(struct cplane_reply *r, int status, const char *type, const cha
     return rc ? rc : buf_addc(&r->body, '}');
 }
 
-/* An error reply with a formatted message; returns 0 or CPLANE_ERR_NOMEM. */
-__attribute__((format(printf, 4, 5))) static int
-cplane_fail(struct cplane_reply *r, int status, const char *type, const char *fmt, ...) {
+int cplane_fail(struct cplane_reply *r, int status, const char *type, const char *fmt, ...) {
     struct buf msg;
     va_list ap;
     buf_init(&msg, BUF_NO_CAP);

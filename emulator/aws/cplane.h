@@ -121,4 +121,8 @@ const struct cpres_endpoint *cplane_endpoint(const struct cplane *cp, const char
 __attribute__((warn_unused_result)) int cplane_error(struct cplane_reply *r, int status,
                                                      const char *type, const char *msg);
 
+/* The same with a formatted message; returns 0 or CPLANE_ERR_NOMEM. */
+__attribute__((format(printf, 4, 5), warn_unused_result)) int
+cplane_fail(struct cplane_reply *r, int status, const char *type, const char *fmt, ...);
+
 #endif
