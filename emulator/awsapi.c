@@ -54,6 +54,13 @@ static int awsapi_metrics_query(struct awsapi *a, const char *op, const char *bo
     return cwquery_call(a->main->cwmetrics, op, body, len, region, reqlog_now(), r);
 }
 
+/* Application Auto Scaling (aascale.h): its targets are the control plane's variants. */
+static int awsapi_scaling(struct awsapi *a, const char *op, const char *body, size_t len,
+                          const char *region, struct cplane_reply *r) {
+    cplane_advance(&a->cp, cphost_now(&a->host)); /* the endpoints as of now */
+    return aascale_call(&a->scale, &a->cp, op, body, len, region, reqlog_now(), r);
+}
+
 /* STS, IAM and ECR: what a deploy script asks before SageMaker (stssrv.h, iamsrv.h,
  * ecrsrv.h), in the emulator's account. */
 static int awsapi_sts(struct awsapi *a, const char *op, const char *body, size_t len,
@@ -85,6 +92,8 @@ static const struct awsapi_service awsapi_services[] = {
     {NULL, "sts", "text/xml", awsapi_sts, NULL},
     {NULL, "iam", "text/xml", awsapi_iam, IAMSRV_REGION},
     {"AmazonEC2ContainerRegistry_V20150921", "ecr", "application/x-amz-json-1.1", awsapi_ecr, NULL},
+    {"AnyScaleFrontendService", "application-autoscaling", "application/x-amz-json-1.1",
+     awsapi_scaling, NULL},
 };
 
 #define AWSAPI_N_SERVICES (sizeof awsapi_services / sizeof awsapi_services[0])
@@ -121,12 +130,17 @@ static int awsapi_statics(struct awsapi *a, struct buf *err) {
     struct cplane_now now = cphost_now(&a->host);
     for (size_t e = 0; e < f->n_eps; e++) {
         struct cplane_static_variant v[CPREQ_MAX_VARIANTS];
-        size_t n =
-            f->eps[e].n_variants < CPREQ_MAX_VARIANTS ? f->eps[e].n_variants : CPREQ_MAX_VARIANTS;
-        for (size_t i = 0; i < n; i++) {
+        size_t n = 0;
+        for (size_t i = 0; i < f->eps[e].n_variants && n < CPREQ_MAX_VARIANTS; i++) {
             const struct fleet_variant *fv = &f->eps[e].variants[i];
-            v[i] = (struct cplane_static_variant){fv->name, fv->profile.model_id, fv->profile.name,
-                                                  fv->profile.weight};
+            if (fv->instance) continue; /* one variant, its instances counted */
+            v[n++] = (struct cplane_static_variant){
+                fv->name,
+                fv->profile.model_id,
+                fv->profile.name,
+                fv->profile.weight,
+                (long)fv->instances,
+                fv->routing == FLEET_ROUTE_LEAST_BUSY ? "LEAST_OUTSTANDING_REQUESTS" : NULL};
         }
         if (cplane_add_static(&a->cp, a->conf.regions[0], f->eps[e].name, v, n, now))
             return buf_fail(err, AWSAPI_ERR_NOMEM, "out of memory");
@@ -138,6 +152,7 @@ int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
                 const struct model_library *lib, struct buf *err) {
     memset(a, 0, sizeof *a);
     s3srv_init(&a->s3);
+    aascale_init(&a->scale, main->account, o->seed);
     a->main = main;
     a->rng = o->seed ^ 0xa7a9ULL;
     int rc = awsapi_conf(a, o, lib, err);
@@ -150,6 +165,7 @@ int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
 
 void awsapi_free(struct awsapi *a) {
     s3srv_free(&a->s3);
+    aascale_free(&a->scale);
     cphost_free(&a->host);
     cplane_free(&a->cp);
 }

@@ -5,8 +5,9 @@
  * serves (the credential scope's). Today: the SageMaker control plane
  * (cplane.h, hosting in cphost.h), Service Quotas (squota.h), CloudWatch (cwlog.h,
  * cwmetric.h, cwquery.h), and what a deploy script asks first: STS's
- * GetCallerIdentity (stssrv.h), IAM's GetRole (iamsrv.h, signed in us-east-1,
- * IAM's region whatever the control plane's) and ECR's DescribeImages (ecrsrv.h).
+ * GetCallerIdentity (stssrv.h), Application Auto Scaling (aascale.h), IAM's GetRole (iamsrv.h,
+ * signed in us-east-1, IAM's region whatever the control plane's) and ECR's DescribeImages
+ * (ecrsrv.h).
  *
  * Adding a service is one entry in the table of awsapi.c and a handler file:
  *   {"Logs_20140328", "logs", "application/x-amz-json-1.1", logs_call}
@@ -28,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "aascale.h"
 #include "cpconf.h"
 #include "cphost.h"
 #include "cplane.h"
@@ -42,8 +44,9 @@ struct awsapi {
     struct cpconf conf;
     struct cplane cp;
     struct cphost host;
-    uint64_t rng;    /* request ids */
-    struct s3srv s3; /* S3 (s3srv.h): requests signed for s3, path-style */
+    uint64_t rng;         /* request ids */
+    struct s3srv s3;      /* S3 (s3srv.h): requests signed for s3, path-style */
+    struct aascale scale; /* Application Auto Scaling (aascale.h) */
 };
 
 enum awsapi_error { AWSAPI_OK = 0, AWSAPI_ERR_INVALID = -1, AWSAPI_ERR_NOMEM = -2 };

@@ -106,7 +106,15 @@ static int cphost_fleet(struct cphost *h, struct cphost_ep *e, const struct cpre
         snprintf(weight, sizeof weight, "%.17g", d->cfg.v[i].weight);
         struct fleet_setting w = {"", "weight", weight};
         snprintf(w.target, sizeof w.target, "%s/%s", e->name, d->cfg.v[i].name);
-        if (fleet_add(&e->fleet, &oe, h->lib, &h->err) || fleet_set(&e->fleet, &w, &h->err))
+        char count[32];
+        snprintf(count, sizeof count, "%ld", d->cfg.v[i].count);
+        struct fleet_setting n = w, r = w;
+        n.key = "instances";
+        n.value = count;
+        r.key = "routing";
+        r.value = d->cfg.v[i].routing[0] ? d->cfg.v[i].routing : "RANDOM";
+        if (fleet_add(&e->fleet, &oe, h->lib, &h->err) || fleet_set(&e->fleet, &w, &h->err) ||
+            fleet_set(&e->fleet, &n, &h->err) || fleet_set(&e->fleet, &r, &h->err))
             return -1;
         for (size_t k = 0; k < h->opts->n_sets; k++)
             if (cphost_targets(h->opts->sets[k].target, e->name, d->cfg.v[i].name)) {
@@ -115,7 +123,7 @@ static int cphost_fleet(struct cphost *h, struct cphost_ep *e, const struct cpre
                 if (fleet_set(&e->fleet, &s, &h->err)) return -1;
             }
     }
-    fleet_seed(&e->fleet, h->opts->seed);
+    if (fleet_seed(&e->fleet, h->opts->seed)) return -1;
     const char *log = h->opts->log_file;
     return log && strstr(log, "{endpoint}")
                ? fleet_open_logs(&e->fleet, log, h->opts->log_subsecond, &h->err)

@@ -109,7 +109,7 @@ static int main_fleet(struct main_state *m, struct buf *err) {
         if (fleet_add(&m->fleet, &o->endpoints[i], &m->lib, err)) return MAIN_ERR;
     for (size_t i = 0; i < o->n_sets; i++)
         if (fleet_set(&m->fleet, &o->sets[i], err)) return MAIN_ERR;
-    fleet_seed(&m->fleet, o->seed);
+    if (fleet_seed(&m->fleet, o->seed)) return buf_fail(err, MAIN_ERR, "out of memory");
     if (o->log_file && fleet_open_logs(&m->fleet, o->log_file, o->log_subsecond, err))
         return MAIN_ERR;
     return 0;

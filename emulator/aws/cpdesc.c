@@ -44,6 +44,9 @@ static int cpdesc_config_variant(struct buf *out, const struct cpreq_variant *v)
     if (!rc) rc = cpdesc_str(out, true, "VariantName", v->name);
     if (!rc) rc = cpdesc_str(out, false, "ModelName", v->model);
     if (!rc) rc = buf_addf(out, ",\"InitialInstanceCount\":%ld", v->count);
+    if (!rc && v->routing[0]) rc = buf_addf(out, ",\"RoutingConfig\":{\"RoutingStrategy\":");
+    if (!rc && v->routing[0]) rc = jsonw_cstr(out, v->routing);
+    if (!rc && v->routing[0]) rc = buf_addc(out, '}');
     if (!rc && !v->pools_given) rc = cpdesc_str(out, false, "InstanceType", v->pools[0].type);
     if (!rc && v->pools_given) rc = buf_adds(out, ",\"InstancePools\":[");
     for (size_t i = 0; !rc && v->pools_given && i < v->n_pools; i++) {

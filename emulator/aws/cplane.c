@@ -84,9 +84,7 @@ int cplane_error(struct cplane_reply *r, int status, const char *type, const cha
     return rc ? rc : buf_addc(&r->body, '}');
 }
 
-/* An error reply with a formatted message; returns 0 or CPLANE_ERR_NOMEM. */
-__attribute__((format(printf, 4, 5))) static int
-cplane_fail(struct cplane_reply *r, int status, const char *type, const char *fmt, ...) {
+int cplane_fail(struct cplane_reply *r, int status, const char *type, const char *fmt, ...) {
     struct buf msg;
     va_list ap;
     buf_init(&msg, BUF_NO_CAP);
@@ -797,8 +795,9 @@ int cplane_add_static(struct cplane *cp, const char *region, const char *name,
                  n > 1 ? (int)(62 - strlen(name)) : 0, n > 1 ? v[i].name : "");
         snprintf(cv->name, sizeof cv->name, "%s", v[i].name);
         snprintf(cv->model, sizeof cv->model, "%s", model);
-        cv->count = 1;
+        cv->count = v[i].count > 0 ? v[i].count : 1;
         cv->weight = v[i].weight;
+        if (v[i].routing) snprintf(cv->routing, sizeof cv->routing, "%s", v[i].routing);
         cv->n_pools = 1;
         cv->pools[0].priority = 1;
         strcpy(cv->pools[0].type, CPLANE_STATIC_TYPE);

@@ -80,6 +80,8 @@ struct cplane_static_variant {
     const char *model_id; /* its profile's model id */
     const char *profile;
     double weight;
+    long count;          /* instances (0 taken as 1) */
+    const char *routing; /* RoutingConfig.RoutingStrategy, NULL or "": not given */
 };
 
 /* Registers an endpoint the emulator serves from its command line as
@@ -118,5 +120,9 @@ const struct cpres_endpoint *cplane_endpoint(const struct cplane *cp, const char
  */
 __attribute__((warn_unused_result)) int cplane_error(struct cplane_reply *r, int status,
                                                      const char *type, const char *msg);
+
+/* The same with a formatted message; returns 0 or CPLANE_ERR_NOMEM. */
+__attribute__((format(printf, 4, 5), warn_unused_result)) int
+cplane_fail(struct cplane_reply *r, int status, const char *type, const char *fmt, ...);
 
 #endif

@@ -301,6 +301,26 @@ static int cpreq_placement(const cJSON *pv, const char *at, struct cpreq_variant
     return CPREQ_OK;
 }
 
+/* RoutingConfig: {"RoutingStrategy": "RANDOM" | "LEAST_OUTSTANDING_REQUESTS"}. */
+static int cpreq_routing(const cJSON *pv, const char *at, struct cpreq_variant *v,
+                         struct buf *err) {
+    const cJSON *rc = cJSON_GetObjectItemCaseSensitive(pv, "RoutingConfig");
+    const char *s;
+    if (!rc || cJSON_IsNull(rc)) return CPREQ_OK;
+    if (!cJSON_IsObject(rc)) return cpreq_type(err, "RoutingConfig", "an object");
+    int e = cpreq_str(rc, "RoutingStrategy", &s, err);
+    if (e) return e;
+    char field[192];
+    snprintf(field, sizeof field, "%s.routingConfig.routingStrategy", at);
+    if (!s || (strcmp(s, "RANDOM") != 0 && strcmp(s, "LEAST_OUTSTANDING_REQUESTS") != 0))
+        return cpreq_invalid(err, field, s,
+                             s ? "Member must satisfy enum value set: "
+                                 "[RANDOM, LEAST_OUTSTANDING_REQUESTS]"
+                               : NULL);
+    snprintf(v->routing, sizeof v->routing, "%s", s);
+    return CPREQ_OK;
+}
+
 /* One ProductionVariants element. */
 static int cpreq_variant(const cJSON *pv, size_t i, struct cpreq_variant *v, struct buf *err) {
     char at[64], field[192], num[32];
@@ -334,6 +354,7 @@ static int cpreq_variant(const cJSON *pv, size_t i, struct cpreq_variant *v, str
             rc =
                 cpreq_invalid(err, field, num, "Member must have value greater than or equal to 0");
     }
+    if (!rc) rc = cpreq_routing(pv, at, v, err);
     return rc ? rc : cpreq_placement(pv, at, v, err);
 }
 

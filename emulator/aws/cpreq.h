@@ -59,6 +59,7 @@ struct cpreq_variant {
     struct cpreq_pool pools[CPREQ_MAX_POOLS]; /* by priority; InstanceType is one pool */
     size_t n_pools;
     long provision_timeout_s; /* VariantInstanceProvisionTimeoutInSeconds; 0: none */
+    char routing[32];         /* RoutingConfig.RoutingStrategy; "": not given (RANDOM) */
 };
 
 struct cpreq_config {

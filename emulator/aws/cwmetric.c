@@ -17,6 +17,7 @@
 /* The metrics served. */
 enum cwmetric_kind {
     CWMETRIC_INVOCATIONS,
+    CWMETRIC_PER_INSTANCE,
     CWMETRIC_4XX,
     CWMETRIC_5XX,
     CWMETRIC_MODEL_ERRORS,
@@ -33,11 +34,12 @@ enum cwmetric_kind {
 static const struct {
     const char *ns, *name;
 } cwmetric_kinds[CWMETRIC_KINDS] = {
-    {CWMETRIC_SAGEMAKER, "Invocations"},         {CWMETRIC_SAGEMAKER, "Invocation4XXErrors"},
-    {CWMETRIC_SAGEMAKER, "Invocation5XXErrors"}, {CWMETRIC_SAGEMAKER, "InvocationModelErrors"},
-    {CWMETRIC_SAGEMAKER, "ModelLatency"},        {CWMETRIC_SAGEMAKER, "OverheadLatency"},
-    {CWMETRIC_INSTANCE, "GPUUtilization"},       {CWMETRIC_INSTANCE, "GPUMemoryUtilization"},
-    {CWMETRIC_INSTANCE, "CPUUtilization"},       {CWMETRIC_INSTANCE, "MemoryUtilization"},
+    {CWMETRIC_SAGEMAKER, "Invocations"},           {CWMETRIC_SAGEMAKER, "InvocationsPerInstance"},
+    {CWMETRIC_SAGEMAKER, "Invocation4XXErrors"},   {CWMETRIC_SAGEMAKER, "Invocation5XXErrors"},
+    {CWMETRIC_SAGEMAKER, "InvocationModelErrors"}, {CWMETRIC_SAGEMAKER, "ModelLatency"},
+    {CWMETRIC_SAGEMAKER, "OverheadLatency"},       {CWMETRIC_INSTANCE, "GPUUtilization"},
+    {CWMETRIC_INSTANCE, "GPUMemoryUtilization"},   {CWMETRIC_INSTANCE, "CPUUtilization"},
+    {CWMETRIC_INSTANCE, "MemoryUtilization"},
 };
 
 static const char *const cwmetric_stats[] = {"Sum", "SampleCount", "Average", "Minimum", "Maximum"};
@@ -268,6 +270,9 @@ static bool cwmetric_call_sample(int kind, const struct cwmetric_call *c, double
     switch (kind) {
     case CWMETRIC_INVOCATIONS:
         *v = 1;
+        return true;
+    case CWMETRIC_PER_INSTANCE:
+        *v = c->per_instance > 0 ? c->per_instance : 1;
         return true;
     case CWMETRIC_4XX:
         *v = c->status >= 400 && c->status < 500;

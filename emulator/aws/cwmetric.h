@@ -8,6 +8,8 @@
  * VariantName; EndpointName alone sums the variants), each request at the
  * wall-clock time it was received:
  *   Invocations            every request routed to the variant, whatever came of it
+ *   InvocationsPerInstance each one divided by the variant's instance count at the
+ *                          time (SageMaker's: Sum is Invocations / instances)
  *   Invocation4XXErrors    1 for a 4xx reply (throttling and ModelError too), else 0
  *   Invocation5XXErrors    1 for a 5xx reply, else 0
  *   InvocationModelErrors  1 when the container failed it (ModelError, the time
@@ -50,12 +52,13 @@
 
 /* One request's end, as counted. */
 struct cwmetric_call {
-    double t;          /* wall clock it was received, Unix seconds */
-    short status;      /* its reply's HTTP status; 0: none came */
-    bool model_error;  /* the container failed it */
-    bool timed;        /* the container answered: the latencies are set */
-    float model_us;    /* model microseconds */
-    float overhead_us; /* model microseconds */
+    double t;           /* wall clock it was received, Unix seconds */
+    short status;       /* its reply's HTTP status; 0: none came */
+    bool model_error;   /* the container failed it */
+    bool timed;         /* the container answered: the latencies are set */
+    float model_us;     /* model microseconds */
+    float overhead_us;  /* model microseconds */
+    float per_instance; /* 1 / the variant's instances when it came (0 taken as 1) */
 };
 
 struct cwmetric_span {

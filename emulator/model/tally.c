@@ -31,3 +31,19 @@ int tally_json_open(struct buf *out, const struct tally *t, bool with_faults) {
     }
     return rc;
 }
+
+void tally_add(struct tally *t, const struct tally *more) {
+    t->requests += more->requests;
+    for (size_t i = 0; i < more->n_statuses; i++) {
+        int status = more->replies[i].status;
+        unsigned long before = tally_replies(t, status);
+        tally_reply(t, status); /* makes its slot */
+        for (size_t j = 0; j < t->n_statuses; j++)
+            if (t->replies[j].status == status) t->replies[j].n = before + more->replies[i].n;
+    }
+    t->prompt_tokens += more->prompt_tokens;
+    t->completion_tokens += more->completion_tokens;
+    for (int k = 0; k < FAULT_KINDS; k++) t->faults[k] += more->faults[k];
+    t->dropped += more->dropped;
+    t->in_flight += more->in_flight;
+}

@@ -28,6 +28,9 @@ struct tally {
 /* Counts one reply with status (past TALLY_STATUS_MAX statuses, with the last one). */
 void tally_reply(struct tally *t, int status);
 
+/* Adds more's counts to t (a variant's instances into one). */
+void tally_add(struct tally *t, const struct tally *more);
+
 /* The number of replies counted with status. */
 unsigned long tally_replies(const struct tally *t, int status);
 

@@ -42,6 +42,7 @@ int fleet_add(struct fleet *f, const struct fleet_spec *e, const struct model_li
     ep->variants = vs;
     struct fleet_variant *var = memset(&vs[ep->n_variants], 0, sizeof *var);
     snprintf(var->name, sizeof var->name, "%s", e->variant);
+    var->instances = 1;
     int rc = model_find(lib, e->profile, &var->profile);
     if (rc == MODEL_ERR_NOMEM) return buf_fail(err, FLEET_ERR_NOMEM, "out of memory");
     if (rc)
@@ -60,6 +61,32 @@ static bool fleet_targets(const char *target, const struct fleet_endpoint *ep,
     return strcmp(target, "*") == 0 || strcmp(target, ep->name) == 0 || strcmp(target, full) == 0;
 }
 
+/* --set's keys that are the variant's, not its profile's: 1 when set applied,
+ * 0 when it is not one of them, or FLEET_ERR_INVALID with err. */
+static int fleet_set_own(struct fleet_variant *var, const struct fleet_setting *set,
+                         struct buf *err) {
+    if (strcmp(set->key, "routing") == 0) {
+        if (strcmp(set->value, "RANDOM") == 0)
+            var->routing = FLEET_ROUTE_RANDOM;
+        else if (strcmp(set->value, "LEAST_OUTSTANDING_REQUESTS") == 0)
+            var->routing = FLEET_ROUTE_LEAST_BUSY;
+        else
+            return buf_fail(err, FLEET_ERR_INVALID,
+                            "--set %s.routing: '%.64s' is not RANDOM or LEAST_OUTSTANDING_REQUESTS",
+                            set->target, set->value);
+        return 1;
+    }
+    if (strcmp(set->key, "instances") != 0) return 0;
+    char *end = NULL;
+    long n = strtol(set->value, &end, 10);
+    if (!*set->value || *end || n < 1 || n > FLEET_INSTANCES_MAX)
+        return buf_fail(err, FLEET_ERR_INVALID,
+                        "--set %s.instances: '%.64s' is not a whole number from 1 to %d",
+                        set->target, set->value, FLEET_INSTANCES_MAX);
+    var->instances = (unsigned)n;
+    return 1;
+}
+
 int fleet_set(struct fleet *f, const struct fleet_setting *set, struct buf *err) {
     size_t hits = 0;
     for (size_t e = 0; e < f->n_eps; e++) {
@@ -67,6 +94,9 @@ int fleet_set(struct fleet *f, const struct fleet_setting *set, struct buf *err)
             struct fleet_variant *var = &f->eps[e].variants[v];
             if (!fleet_targets(set->target, &f->eps[e], var)) continue;
             hits++;
+            int vrc = fleet_set_own(var, set, err);
+            if (vrc < 0) return vrc;
+            if (vrc > 0) continue;
             struct buf why;
             buf_init(&why, 512);
             int rc = model_set(&var->profile, set->key, set->value, &why);
@@ -82,13 +112,45 @@ int fleet_set(struct fleet *f, const struct fleet_setting *set, struct buf *err)
                     set->key, set->target);
 }
 
-void fleet_seed(struct fleet *f, uint64_t seed) {
+/* Inserts the instances 1 .. n-1 of ep's variant at i (its instance 0). */
+static int fleet_expand(struct fleet_endpoint *ep, size_t i) {
+    unsigned n = ep->variants[i].instances;
+    struct fleet_variant *vs = realloc(ep->variants, (ep->n_variants + n - 1) * sizeof *vs);
+    if (!vs) return FLEET_ERR_NOMEM;
+    ep->variants = vs;
+    memmove(&vs[i + n], &vs[i + 1], (ep->n_variants - i - 1) * sizeof *vs);
+    for (unsigned k = 1; k < n; k++) {
+        struct fleet_variant *copy = memset(&vs[i + k], 0, sizeof *copy);
+        snprintf(copy->name, sizeof copy->name, "%s", vs[i].name);
+        copy->instance = k;
+        copy->instances = n;
+        copy->routing = vs[i].routing;
+        if (model_copy(&copy->profile, &vs[i].profile)) { /* close the gap left */
+            memmove(&vs[i + k], &vs[i + n], (ep->n_variants - i - 1) * sizeof *vs);
+            ep->n_variants += k - 1;
+            for (unsigned j = 0; j < k; j++) vs[i + j].instances = k;
+            return FLEET_ERR_NOMEM;
+        }
+    }
+    ep->n_variants += n - 1;
+    return FLEET_OK;
+}
+
+int fleet_seed(struct fleet *f, uint64_t seed) {
+    for (size_t e = 0; e < f->n_eps; e++)
+        for (size_t v = 0; v < f->eps[e].n_variants; v++) {
+            struct fleet_variant *var = &f->eps[e].variants[v];
+            if (var->instance == 0 && var->instances > 1 &&
+                (v + 1 == f->eps[e].n_variants || var[1].instance == 0)) /* not made yet */
+                if (fleet_expand(&f->eps[e], v)) return FLEET_ERR_NOMEM;
+        }
     for (size_t e = 0; e < f->n_eps; e++) {
         for (size_t v = 0; v < f->eps[e].n_variants; v++) {
             struct fleet_variant *var = &f->eps[e].variants[v];
             char full[140];
             snprintf(full, sizeof full, "%s/%s", f->eps[e].name, var->name);
             uint64_t base = var->profile.seed ? var->profile.seed : seed ^ splitmix_hash(full);
+            if (var->instance) base = splitmix_hash(full) ^ (base + 0x9e37u * var->instance);
             var->ep = &f->eps[e];
             batch_init(&var->batch, &var->profile, base ^ 0x5c4ed);
             var->faults.rng = base ^ 0xfa017;
@@ -97,10 +159,18 @@ void fleet_seed(struct fleet *f, uint64_t seed) {
             var->rng = base ^ 0x1d5;
         }
     }
+    return FLEET_OK;
 }
 
-/* Replaces {endpoint} and {variant} in pattern. */
-static int fleet_log_path(const char *pattern, const char *ep, const char *var, struct buf *out) {
+/* Replaces {endpoint} and {variant} in pattern ({variant} of instance k > 0:
+ * VARIANT-k+1, a file per container). */
+static int fleet_log_path(const char *pattern, const char *ep, const struct fleet_variant *v,
+                          struct buf *out) {
+    char var[80];
+    if (v->instance)
+        snprintf(var, sizeof var, "%s-%u", v->name, v->instance + 1);
+    else
+        snprintf(var, sizeof var, "%s", v->name);
     int rc = 0;
     for (const char *p = pattern; !rc && *p; p++) {
         if (strncmp(p, "{endpoint}", 10) == 0) {
@@ -135,7 +205,7 @@ int fleet_open_logs(struct fleet *f, const char *pattern, bool subsecond, struct
         for (size_t v = 0; !rc && v < f->eps[e].n_variants; v++) {
             struct buf path;
             buf_init(&path, 4096);
-            if (fleet_log_path(pattern, f->eps[e].name, f->eps[e].variants[v].name, &path))
+            if (fleet_log_path(pattern, f->eps[e].name, &f->eps[e].variants[v], &path))
                 rc = buf_fail(err, FLEET_ERR_INVALID, "--log-file %s: the path is too long",
                               pattern);
             else if (vlog_open(&f->eps[e].variants[v].log, buf_str(&path), subsecond,
@@ -147,23 +217,49 @@ int fleet_open_logs(struct fleet *f, const char *pattern, bool subsecond, struct
     return rc;
 }
 
+/* One of the instances from vs (instance 0) by routing (see fleet.h). */
+static struct fleet_variant *fleet_route(struct fleet_variant *vs, uint64_t *rng) {
+    unsigned n = vs->instances;
+    if (n <= 1 || !rng) return vs;
+    if (vs->routing == FLEET_ROUTE_RANDOM) return &vs[(unsigned)(splitmix_unit(rng) * n) % n];
+    unsigned long least = vs->counts.in_flight;
+    unsigned ties = 0;
+    for (unsigned k = 0; k < n; k++) {
+        if (vs[k].counts.in_flight < least) {
+            least = vs[k].counts.in_flight;
+            ties = 0;
+        }
+        if (vs[k].counts.in_flight == least) ties++;
+    }
+    unsigned pick = (unsigned)(splitmix_unit(rng) * ties) % ties;
+    for (unsigned k = 0; k < n; k++)
+        if (vs[k].counts.in_flight == least && pick-- == 0) return &vs[k];
+    return vs;
+}
+
 struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, size_t want_len,
                                  uint64_t *rng) {
     if (want || !rng) {
         for (size_t i = 0; want && i < ep->n_variants; i++)
             if (strlen(ep->variants[i].name) == want_len &&
                 memcmp(ep->variants[i].name, want, want_len) == 0)
-                return &ep->variants[i];
+                return fleet_route(&ep->variants[i], rng);
         return NULL;
     }
     double total = 0;
-    for (size_t i = 0; i < ep->n_variants; i++) total += ep->variants[i].profile.weight;
+    size_t last = 0;
+    for (size_t i = 0; i < ep->n_variants; i++)
+        if (ep->variants[i].instance == 0) {
+            total += ep->variants[i].profile.weight;
+            last = i;
+        }
     double pick = splitmix_unit(rng) * total;
-    for (size_t i = 0; i + 1 < ep->n_variants; i++) {
+    for (size_t i = 0; i < last; i++) {
+        if (ep->variants[i].instance) continue;
         pick -= ep->variants[i].profile.weight;
-        if (pick < 0) return &ep->variants[i];
+        if (pick < 0) return fleet_route(&ep->variants[i], rng);
     }
-    return &ep->variants[ep->n_variants - 1];
+    return fleet_route(&ep->variants[last], rng);
 }
 
 /* The metrics line of one variant's container log. */
@@ -188,18 +284,32 @@ void fleet_log_metrics(struct fleet *f, double now, double interval_s) {
             fleet_log_variant(&f->eps[e].variants[i], now, interval_s);
 }
 
-/* One variant's member: "NAME":{counts...,"profile":"..."}. */
+/* One variant's member: "NAME":{counts...,"profile":"..."}, its counts the
+ * sum of its instances at var, each one's in "instances" when more than one. */
 static int fleet_variant_json(struct buf *out, const struct fleet_variant *var, bool first) {
+    unsigned n = var->instances ? var->instances : 1;
+    struct tally sum = var->counts;
+    for (unsigned k = 1; k < n; k++) tally_add(&sum, &var[k].counts);
     int rc = buf_adds(out, first ? "" : ",");
     if (!rc) rc = jsonw_cstr(out, var->name);
     if (!rc) rc = buf_addc(out, ':');
-    if (!rc) rc = tally_json_open(out, &var->counts, true);
+    if (!rc) rc = tally_json_open(out, &sum, true);
     if (!rc) rc = buf_adds(out, ",\"profile\":");
     if (!rc) rc = jsonw_cstr(out, var->profile.name);
     if (!rc) rc = buf_adds(out, ",\"prefix_cache\":");
     if (!rc) rc = pcache_json(out, &var->batch.cache);
     if (!rc) rc = buf_adds(out, ",\"sessions\":");
     if (!rc) rc = sess_json(out, &var->sessions);
+    if (!rc && n > 1) {
+        rc = buf_addf(out, ",\"routing\":\"%s\",\"instances\":[",
+                      var->routing == FLEET_ROUTE_RANDOM ? "RANDOM" : "LEAST_OUTSTANDING_REQUESTS");
+        for (unsigned k = 0; !rc && k < n; k++) {
+            rc = buf_adds(out, k ? "," : "");
+            if (!rc) rc = tally_json_open(out, &var[k].counts, false);
+            if (!rc) rc = buf_addc(out, '}');
+        }
+        if (!rc) rc = buf_addc(out, ']');
+    }
     return rc ? rc : buf_addc(out, '}');
 }
 
@@ -213,7 +323,8 @@ int fleet_json(struct buf *out, const struct fleet *f) {
         if (!rc) rc = tally_json_open(out, &ep->counts, true);
         if (!rc) rc = buf_adds(out, ",\"variants\":{");
         for (size_t v = 0; !rc && v < ep->n_variants; v++)
-            rc = fleet_variant_json(out, &ep->variants[v], v == 0);
+            if (ep->variants[v].instance == 0)
+                rc = fleet_variant_json(out, &ep->variants[v], v == 0);
         if (!rc) rc = buf_adds(out, "}}");
     }
     return rc ? rc : buf_addc(out, '}');

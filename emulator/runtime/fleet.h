@@ -36,9 +36,23 @@ struct fleet_setting {
     const char *value;
 };
 
+/* How a variant's instances share its requests (its RoutingConfig). */
+enum fleet_routing {
+    FLEET_ROUTE_RANDOM,     /* RANDOM, SageMaker's default: one drawn at random */
+    FLEET_ROUTE_LEAST_BUSY, /* LEAST_OUTSTANDING_REQUESTS: the fewest in flight */
+};
+
+#define FLEET_INSTANCES_MAX 64 /* instances of one variant */
+
+/* One instance of a production variant: a container and its GPU. A variant of
+ * n instances is n consecutive entries of its endpoint's variants, one name,
+ * instance 0 to n-1, each with its own batch, timers, sessions and counts. */
 struct fleet_variant {
     char name[64];
-    struct fleet_endpoint *ep; /* set by fleet_seed */
+    unsigned instance;          /* 0 .. instances - 1 */
+    unsigned instances;         /* the variant's instance count (--set NAME.instances) */
+    enum fleet_routing routing; /* --set NAME.routing */
+    struct fleet_endpoint *ep;  /* set by fleet_seed */
     struct model_profile profile;
     struct batch batch;
     struct fault_state faults;
@@ -75,13 +89,17 @@ enum fleet_error {
 __attribute__((warn_unused_result)) int fleet_add(struct fleet *f, const struct fleet_spec *e,
                                                   const struct model_library *lib, struct buf *err);
 
-/* Applies one --set to every variant it names. Returns 0 or FLEET_ERR_* with err. */
+/* Applies one --set to every variant it names: a profile key (model_set), or
+ * "instances" (1 to FLEET_INSTANCES_MAX) or "routing" (RANDOM or
+ * LEAST_OUTSTANDING_REQUESTS), which are the variant's. Returns 0 or FLEET_ERR_* with err. */
 __attribute__((warn_unused_result)) int fleet_set(struct fleet *f, const struct fleet_setting *set,
                                                   struct buf *err);
 
-/* Seeds each variant (from seed and NAME/VARIANT, unless its profile has a seed)
- * and links it to its endpoint. Call once no variant is added any more. */
-void fleet_seed(struct fleet *f, uint64_t seed);
+/* Makes each variant's instances (copies of its instance 0; instance k's
+ * seed differs), seeds each one (from seed and NAME/VARIANT, unless its
+ * profile has a seed) and links it to its endpoint. Call once no variant is
+ * added nor set any more. Returns 0 or FLEET_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int fleet_seed(struct fleet *f, uint64_t seed);
 
 /* Opens one container log per variant at pattern, {endpoint} and {variant}
  * replaced; subsecond: lines carry CloudWatch timestamps (vlog.h). Returns 0
@@ -93,7 +111,9 @@ __attribute__((warn_unused_result)) int fleet_open_logs(struct fleet *f, const c
 struct fleet_endpoint *fleet_find(const struct fleet *f, const char *name, size_t n);
 
 /* The variant of ep called want[0..want_len), or NULL; with want NULL, one drawn
- * by the variants' weights from *rng. */
+ * by the variants' weights from *rng. Of a variant's instances, the one its
+ * routing picks: RANDOM draws one from *rng, LEAST_OUTSTANDING_REQUESTS takes
+ * the fewest in flight (of those, a random one); without rng, instance 0. */
 struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, size_t want_len,
                                  uint64_t *rng);
 

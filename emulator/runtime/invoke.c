@@ -45,8 +45,9 @@ struct reqlog_entry invoke_entry(const struct invoke_origin *o, const char *id, 
 /* Counts the end of request e of var for CloudWatch's metrics (cwmetric.h). */
 static void invoke_metric(struct invoke *inv, const struct fleet_variant *var,
                           const struct reqlog_entry *e, const struct invoke_timing *timing) {
-    struct cwmetric_call c = {e->received, (short)e->status, false, timing != NULL, 0, 0};
+    struct cwmetric_call c = {e->received, (short)e->status, false, timing != NULL, 0, 0, 1};
     c.model_error = e->status == 424 || (timing && timing->failed);
+    c.per_instance = 1.0f / (float)(var->instances ? var->instances : 1);
     if (timing) {
         double overhead = timing->overhead < timing->total ? timing->overhead : timing->total;
         /* whole microseconds, rounded as x-sm-emulator-service-us is */

@@ -170,9 +170,10 @@ static void test_metrics(void) {
     cwmetric_init(&m, "us-east-1", 10); /* a period of 60 model s is 6 wall s */
     CHECK_INT(cwmetric_start(&m, "ep", "bf16", T0), 0);
     const struct cwmetric_call calls[] = {
-        {T0 + 1, 200, false, true, 2e6, 5e5}, {T0 + 2, 200, false, true, 4e6, 5e5},
-        {T0 + 3, 429, false, false, 0, 0},    {T0 + 7, 424, true, true, 1e6, 5e5},
-        {T0 + 8, 503, false, false, 0, 0},    {T0 + 9, 0, false, false, 0, 0}, /* lost */
+        /* the first two when the variant ran two instances */
+        {T0 + 1, 200, false, true, 2e6, 5e5, 0.5}, {T0 + 2, 200, false, true, 4e6, 5e5, 0.5},
+        {T0 + 3, 429, false, false, 0, 0, 1},      {T0 + 7, 424, true, true, 1e6, 5e5, 1},
+        {T0 + 8, 503, false, false, 0, 0, 1},      {T0 + 9, 0, false, false, 0, 0, 0}, /* lost */
     };
     for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
         CHECK_INT(cwmetric_count(&m, "ep", "bf16", &calls[i]), 0);
@@ -192,6 +193,7 @@ static void test_metrics(void) {
         {"AWS/SageMaker", "Invocations", "Sum", 1, ",\"ScanBy\":\"TimestampAscending\"",
          "0=4,6=3,"},
         {"AWS/SageMaker", "Invocations", "Sum", 2, "", ""},
+        {"AWS/SageMaker", "InvocationsPerInstance", "Sum", 0, "", "6=3,0=2,"},
         {"AWS/SageMaker", "Invocation4XXErrors", "Sum", 0, "", "6=1,0=1,"},
         {"AWS/SageMaker", "Invocation5XXErrors", "Sum", 0, "", "6=1,0=0,"},
         {"AWS/SageMaker", "Invocation4XXErrors", "Average", 0, "", "6=0.333333,0=0.333333,"},
@@ -289,7 +291,7 @@ static void test_query(void) {
     struct cwmetric_req *req = malloc(sizeof *req);
     cwmetric_init(&m, "us-east-1", 1);
     CHECK_INT(cwmetric_start(&m, "ep", "AllTraffic", T0), 0);
-    struct cwmetric_call c = {T0 + 5, 200, false, true, 1e6, 1e5};
+    struct cwmetric_call c = {T0 + 5, 200, false, true, 1e6, 1e5, 1};
     CHECK_INT(cwmetric_count(&m, "ep", "AllTraffic", &c), 0);
     /* as the aws CLI 2.9 writes it (members out of order, + for a space, %XX) */
     const char *form =

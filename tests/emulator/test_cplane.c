@@ -488,7 +488,7 @@ static void test_list_and_static(void) {
     cJSON *j;
     plane(&c, &cp, "us-east-1", NULL,
           (const char *const[]){"--quota=us-east-1/*=9", "--create-time=0", NULL});
-    struct cplane_static_variant v = {"AllTraffic", "google/gemma-4-E2B-it", "bf16-l4", 1};
+    struct cplane_static_variant v = {"AllTraffic", "google/gemma-4-E2B-it", "bf16-l4", 1, 1, NULL};
     CHECK_INT(cplane_add_static(&cp, "us-east-1", "gemma-4-e2b", &v, 1, at(0)), 0);
     model_and_config(&cp, "m", "google/gemma-4-E2B-it", "ml.g6.xlarge");
     CHECK_INT(create_endpoint(&cp, "zeta", "m", 1, NULL), 200);

@@ -53,7 +53,7 @@ static void test_build(void) {
     CHECK_STR(buf_str(&err), "--set c.jitter: no endpoint or variant 'c'");
     CHECK_INT(set(&f, "a", "jitter", "2", &err), FLEET_ERR_INVALID);
     CHECK(strncmp(buf_str(&err), "--set a.jitter: bad value '2' for jitter", 40) == 0);
-    fleet_seed(&f, 1);
+    CHECK_INT(fleet_seed(&f, 1), 0);
     CHECK(f.eps[1].variants[1].ep == &f.eps[1]);
     CHECK(f.eps[1].variants[0].rng != f.eps[1].variants[1].rng); /* seeded by NAME/VARIANT */
     CHECK(fleet_find(&f, "b", 1) == &f.eps[1] && fleet_find(&f, "bb", 2) == NULL);
@@ -127,8 +127,58 @@ static void test_subsecond(const char *dir) {
     buf_free(&err);
 }
 
+/* --set NAME.instances=3: three instances of one variant, each its own batch
+ * and seed, picked by routing; the stats show the variant once, with the sum. */
+static void test_instances_routed(void) {
+    struct fleet f = {0};
+    struct buf err, out;
+    buf_init(&err, 1024);
+    buf_init(&out, 1 << 16);
+    add(&f, "e", "AllTraffic", "instant");
+    add(&f, "e", "canary", "instant");
+    CHECK_INT(set(&f, "e/AllTraffic", "instances", "3", &err), 0);
+    CHECK_INT(set(&f, "e/AllTraffic", "instances", "65", &err), FLEET_ERR_INVALID);
+    CHECK_STR(buf_str(&err),
+              "--set e/AllTraffic.instances: '65' is not a whole number from 1 to 64");
+    CHECK_INT(set(&f, "e", "routing", "ROUND_ROBIN", &err), FLEET_ERR_INVALID);
+    CHECK_STR(buf_str(&err),
+              "--set e.routing: 'ROUND_ROBIN' is not RANDOM or LEAST_OUTSTANDING_REQUESTS");
+    CHECK_INT(set(&f, "e/canary", "weight", "0", &err), 0);
+    CHECK_INT(fleet_seed(&f, 1), 0);
+    struct fleet_endpoint *ep = &f.eps[0];
+    CHECK_INT(ep->n_variants, 4); /* AllTraffic x3, canary */
+    CHECK_INT(ep->variants[2].instance, 2);
+    CHECK_STR(ep->variants[3].name, "canary");
+    CHECK(ep->variants[1].rng != ep->variants[0].rng && ep->variants[2].rng != ep->variants[1].rng);
+    CHECK(&ep->variants[1].batch != &ep->variants[0].batch);
+    /* RANDOM: every instance drawn; the canary of weight 0 never */
+    uint64_t rng = 7;
+    unsigned hits[4] = {0};
+    for (int i = 0; i < 300; i++) hits[fleet_pick(ep, NULL, 0, &rng) - ep->variants]++;
+    CHECK(hits[0] > 50 && hits[1] > 50 && hits[2] > 50 && hits[3] == 0);
+    /* LEAST_OUTSTANDING_REQUESTS: the one with the fewest in flight */
+    f.eps[0].variants[0].routing = f.eps[0].variants[1].routing = f.eps[0].variants[2].routing =
+        FLEET_ROUTE_LEAST_BUSY;
+    ep->variants[0].counts.in_flight = 4;
+    ep->variants[1].counts.in_flight = 1;
+    ep->variants[2].counts.in_flight = 3;
+    for (int i = 0; i < 20; i++) CHECK(fleet_pick(ep, "AllTraffic", 10, &rng) == &ep->variants[1]);
+    CHECK(fleet_pick(ep, "AllTraffic", 10, NULL) == &ep->variants[0]);
+    ep->variants[0].counts.requests = 2;
+    ep->variants[2].counts.requests = 5;
+    CHECK_INT(fleet_json(&out, &f), 0);
+    CHECK(strstr(buf_str(&out), "\"AllTraffic\":{\"requests\":7,") != NULL);
+    CHECK(strstr(buf_str(&out), "\"routing\":\"LEAST_OUTSTANDING_REQUESTS\",\"instances\":[{"
+                                "\"requests\":2,") != NULL);
+    CHECK(strstr(buf_str(&out), "\"canary\":{\"requests\":0,") != NULL);
+    buf_free(&out);
+    buf_free(&err);
+    fleet_free(&f);
+}
+
 int main(int argc, char **argv) {
     test_build();
+    test_instances_routed();
     if (argc != 2) return 2;
     test_logs(argv[1]);
     test_subsecond(argv[1]);

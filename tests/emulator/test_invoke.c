@@ -282,7 +282,7 @@ static void setup(struct invoke *inv, struct fleet *f, struct gate *g, struct ev
     struct fleet_spec a = {"ep", "A", "instant"}, b = {"ep", "B", "instant"};
     CHECK_INT(fleet_add(f, &a, NULL, &err), 0);
     CHECK_INT(fleet_add(f, &b, NULL, &err), 0);
-    fleet_seed(f, 1);
+    CHECK_INT(fleet_seed(f, 1), 0);
     gate_init(g, 4, 1 << 20);
     *inv = (struct invoke){.base = base, .fleet = f, .gate = g, .send = test_send, .rng = 1};
     snprintf(inv->region, sizeof inv->region, "us-east-1");

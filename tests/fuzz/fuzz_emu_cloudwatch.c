@@ -53,7 +53,7 @@ static void fuzz_fill(struct cwlog *l, struct cwmetric *m) {
                       strlen(lines[i]), i < 2) ||
             cwmetric_count(m, "e", i % 2 ? "b" : "a",
                            &(struct cwmetric_call){FUZZ_T0 + i, (short)(200 + 100 * i), i == 2,
-                                                   i < 2, 1e6f, 1e5f}))
+                                                   i < 2, 1e6f, 1e5f, 1}))
             abort();
     if (cwmetric_start(m, "e", "a", FUZZ_T0) || cwmetric_busy(m, "e", "a", FUZZ_T0, FUZZ_T0 + 2))
         abort();

@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""sm-emulator's instances and Application Auto Scaling over HTTP, with real clients.
+
+    test_autoscaling.py GROUP
+
+instances  --set NAME.instances=3 and NAME.routing=LEAST_OUTSTANDING_REQUESTS: every call
+           served by one of three instances (the stats count each), DescribeEndpoint and
+           DescribeEndpointConfig say 3 instances and the routing; a bad count or routing
+           is one line, exit 2
+           a control-plane config's RoutingConfig accepted, described, a bad one refused
+awscli     Debian's aws CLI unchanged: a control-plane endpoint of InitialInstanceCount 2
+           hosted as two instances;
+           application-autoscaling register-scalable-target, describe-scalable-targets,
+           put-scaling-policy (target tracking on SageMakerVariantInvocationsPerInstance,
+           step scaling), describe-scaling-policies, describe-scaling-activities,
+           delete-scaling-policy, deregister-scalable-target, and the refusals (an unknown
+           variant, a policy without a target, a metric of another dimension)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from emutest import AKID, SECRET, amz_now, aws_cli_setup, check, emulator, invoke, chat, request, run_group
+
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+
+ROLE = "arn:aws:iam::123456789012:role/sm-test"
+
+
+def api(url, op, body, prefix="SageMaker", service="sagemaker"):
+    """One AWS JSON 1.1 call signed by botocore; (status, JSON body)."""
+    data = json.dumps(body).encode()
+    req = AWSRequest(method="POST", url=url + "/", data=data, headers={
+        "X-Amz-Target": "%s.%s" % (prefix, op), "Content-Type": "application/x-amz-json-1.1"})
+    req.context["timestamp"] = amz_now()
+    SigV4Auth(Credentials(AKID, SECRET), service, "us-east-1").add_auth(req)
+    r = request(url, "/", data, dict(req.headers.items()))
+    return r.status, (json.loads(r.body) if r.body else {})
+
+
+def test_instances():
+    args = ["--endpoint", "e=instant", "--set", "e.instances=3",
+            "--set", "e.routing=LEAST_OUTSTANDING_REQUESTS"]
+    with emulator.Emulator(args) as emu:
+        for i in range(9):
+            r = invoke(emu.url, "e", chat("call %d" % i, max_tokens=4))
+            check(r.status == 200, "call %d: %s" % (i, r.status))
+        v = emu.stats()["endpoints"]["e"]["variants"]["AllTraffic"]
+        each = [x["requests"] for x in v.get("instances", [])]
+        check(v["requests"] == 9 and len(each) == 3 and sum(each) == 9,
+              "three instances share the 9 calls: %s" % v)
+        check(v.get("routing") == "LEAST_OUTSTANDING_REQUESTS", "the routing: %s" % v)
+        status, d = api(emu.url, "DescribeEndpoint", {"EndpointName": "e"})
+        pv = d.get("ProductionVariants", [{}])
+        check(status == 200 and len(pv) == 1 and pv[0].get("CurrentInstanceCount") == 3,
+              "DescribeEndpoint: one variant of 3 instances: %s" % d)
+        status, d = api(emu.url, "DescribeEndpointConfig", {"EndpointConfigName": "e"})
+        pv = d.get("ProductionVariants", [{}])
+        check(status == 200 and pv[0].get("InitialInstanceCount") == 3 and
+              pv[0].get("RoutingConfig") == {"RoutingStrategy": "LEAST_OUTSTANDING_REQUESTS"},
+              "DescribeEndpointConfig: %s" % d)
+    # a control-plane config's RoutingConfig (botocore: Debian's aws CLI 2.9 predates it)
+    with emulator.Emulator(["--no-endpoints", "--time-scale", "1000", "--create-time", "100"]) as emu:
+        check(api(emu.url, "CreateModel", {"ModelName": "m", "ExecutionRoleArn": ROLE,
+                                           "PrimaryContainer": {"Image": "img:1"}})[0] == 200,
+              "CreateModel")
+        pv = {"VariantName": "AllTraffic", "ModelName": "m", "InitialInstanceCount": 2,
+              "InstanceType": "ml.g6.xlarge"}
+        status, d = api(emu.url, "CreateEndpointConfig", {"EndpointConfigName": "c",
+                        "ProductionVariants": [dict(pv, RoutingConfig={"RoutingStrategy": "FAST"})]})
+        check(status == 400 and "routingConfig.routingStrategy" in d.get("message", ""),
+              "an unknown RoutingStrategy: %s" % d)
+        status, d = api(emu.url, "CreateEndpointConfig", {"EndpointConfigName": "c",
+                        "ProductionVariants": [dict(pv, RoutingConfig={
+                            "RoutingStrategy": "LEAST_OUTSTANDING_REQUESTS"})]})
+        check(status == 200, "CreateEndpointConfig with RoutingConfig: %s" % d)
+        status, d = api(emu.url, "DescribeEndpointConfig", {"EndpointConfigName": "c"})
+        check(d.get("ProductionVariants", [{}])[0].get("RoutingConfig") ==
+              {"RoutingStrategy": "LEAST_OUTSTANDING_REQUESTS"}, "described: %s" % d)
+    for bad, want in ((["--set", "e.instances=0"],
+                       "sm-emulator: --set e.instances: '0' is not a whole number from 1 to 64"),
+                      (["--set", "e.routing=FASTEST"],
+                       "sm-emulator: --set e.routing: 'FASTEST' is not RANDOM or "
+                       "LEAST_OUTSTANDING_REQUESTS")):
+        p = subprocess.run([emulator.find_binary(), "--endpoint", "e=instant"] + bad,
+                           capture_output=True, timeout=30)
+        err = p.stderr.decode().strip()
+        check(p.returncode == 2 and err == want, "%s: exit %d, %r" % (bad, p.returncode, err))
+
+
+def test_awscli():
+    setup = aws_cli_setup()
+    if not setup:
+        return 77
+    aws, env = setup
+    logs = tempfile.mkdtemp()
+    args = ["--no-endpoints", "--time-scale", "1000", "--create-time", "100",
+            "--log-file", os.path.join(logs, "{endpoint}-{variant}.log")]
+    with emulator.Emulator(args) as emu:
+        def run(*words):
+            p = subprocess.run([aws, "--endpoint-url", emu.url, "--output", "json"] + list(words),
+                               capture_output=True, env=env, timeout=60)
+            out = p.stdout.decode()
+            return p.returncode, (json.loads(out) if out.strip() else {}), p.stderr.decode()
+        rc, out, err = run("sagemaker", "create-model", "--model-name", "m",
+                           "--execution-role-arn", ROLE, "--primary-container",
+                           json.dumps({"Image": "img:1", "Environment": {
+                               "SM_VLLM_MODEL": "google/gemma-4-E2B-it"}}))
+        check(rc == 0, "create-model: %s" % err)
+        rc, out, err = run("sagemaker", "create-endpoint-config", "--endpoint-config-name", "c",
+                           "--production-variants", json.dumps([{
+                               "VariantName": "AllTraffic", "ModelName": "m",
+                               "InitialInstanceCount": 2, "InstanceType": "ml.g6.xlarge"}]))
+        check(rc == 0, "create-endpoint-config: %s" % err)
+        rc, out, err = run("sagemaker", "create-endpoint", "--endpoint-name", "e",
+                           "--endpoint-config-name", "c")
+        check(rc == 0, "create-endpoint: %s" % err)
+        rc, out, err = run("sagemaker", "wait", "endpoint-in-service", "--endpoint-name", "e")
+        check(rc == 0, "wait endpoint-in-service: %s" % err)
+        for i in range(4):
+            r = invoke(emu.url, "e", chat("call %d" % i, max_tokens=4))
+            check(r.status == 200, "invoke %d: %s" % (i, r.status))
+        check(sorted(os.listdir(logs)) == ["e-AllTraffic-2.log", "e-AllTraffic.log"],
+              "hosted as two instances, a container log each: %s" % os.listdir(logs))
+        rc, out, err = run("sagemaker", "describe-endpoint", "--endpoint-name", "e")
+        check(rc == 0 and out["ProductionVariants"][0]["CurrentInstanceCount"] == 2,
+              "describe-endpoint: %s" % out)
+
+        aas = ["application-autoscaling"]
+        key = ["--service-namespace", "sagemaker", "--resource-id",
+               "endpoint/e/variant/AllTraffic", "--scalable-dimension",
+               "sagemaker:variant:DesiredInstanceCount"]
+        rc, out, err = run(*aas, "register-scalable-target", *key, "--min-capacity", "1",
+                           "--max-capacity", "4")
+        check(rc == 0, "register-scalable-target: %s %s" % (out, err))
+        rc, out, err = run(*aas, "describe-scalable-targets", "--service-namespace", "sagemaker")
+        t = out.get("ScalableTargets", [])
+        check(rc == 0 and len(t) == 1 and t[0]["MinCapacity"] == 1 and t[0]["MaxCapacity"] == 4
+              and t[0]["ResourceId"] == "endpoint/e/variant/AllTraffic",
+              "describe-scalable-targets: %s %s" % (out, err))
+        tracking = {"TargetValue": 70.0, "PredefinedMetricSpecification": {
+            "PredefinedMetricType": "SageMakerVariantInvocationsPerInstance"},
+            "ScaleInCooldown": 300, "ScaleOutCooldown": 60}
+        rc, out, err = run(*aas, "put-scaling-policy", *key, "--policy-name", "ipi",
+                           "--policy-type", "TargetTrackingScaling",
+                           "--target-tracking-scaling-policy-configuration", json.dumps(tracking))
+        alarms = [a["AlarmName"] for a in out.get("Alarms", [])]
+        check(rc == 0 and ":scalingPolicy:" in out.get("PolicyARN", "") and len(alarms) == 2
+              and "AlarmHigh" in alarms[0] and "AlarmLow" in alarms[1],
+              "put-scaling-policy (target tracking): %s %s" % (out, err))
+        step = {"AdjustmentType": "ChangeInCapacity", "Cooldown": 120, "StepAdjustments": [
+            {"MetricIntervalLowerBound": 0, "ScalingAdjustment": 1}]}
+        rc, out, err = run(*aas, "put-scaling-policy", *key, "--policy-name", "steps",
+                           "--policy-type", "StepScaling",
+                           "--step-scaling-policy-configuration", json.dumps(step))
+        check(rc == 0 and out.get("Alarms") == [], "put-scaling-policy (step): %s %s" % (out, err))
+        rc, out, err = run(*aas, "describe-scaling-policies", "--service-namespace", "sagemaker")
+        got = {p["PolicyName"]: p for p in out.get("ScalingPolicies", [])}
+        check(rc == 0 and sorted(got) == ["ipi", "steps"] and
+              got["ipi"]["TargetTrackingScalingPolicyConfiguration"] == tracking and
+              got["steps"]["StepScalingPolicyConfiguration"] == step,
+              "describe-scaling-policies: %s %s" % (out, err))
+        rc, out, err = run(*aas, "describe-scaling-activities", "--service-namespace", "sagemaker",
+                           "--resource-id", "endpoint/e/variant/AllTraffic")
+        check(rc == 0 and out.get("ScalingActivities") == [],
+              "describe-scaling-activities: %s %s" % (out, err))
+        # refusals, as the service words them
+        bad = ["--service-namespace", "sagemaker", "--resource-id",
+               "endpoint/e/variant/Nope", "--scalable-dimension",
+               "sagemaker:variant:DesiredInstanceCount"]
+        rc, out, err = run(*aas, "register-scalable-target", *bad, "--min-capacity", "1",
+                           "--max-capacity", "2")
+        check(rc != 0 and "ValidationException" in err and "endpoint/e/variant/Nope" in err,
+              "an unknown variant: %s" % err)
+        rc, out, err = run(*aas, "put-scaling-policy", *bad, "--policy-name", "x",
+                           "--policy-type", "TargetTrackingScaling",
+                           "--target-tracking-scaling-policy-configuration", json.dumps(tracking))
+        check(rc != 0 and "ObjectNotFoundException" in err, "a policy without a target: %s" % err)
+        other = dict(tracking, PredefinedMetricSpecification={
+            "PredefinedMetricType": "SageMakerInferenceComponentInvocationsPerCopy"})
+        rc, out, err = run(*aas, "put-scaling-policy", *key, "--policy-name", "x",
+                           "--policy-type", "TargetTrackingScaling",
+                           "--target-tracking-scaling-policy-configuration", json.dumps(other))
+        check(rc != 0 and "ValidationException" in err and
+              "SageMakerInferenceComponentInvocationsPerCopy" in err,
+              "a metric of inference components on a variant: %s" % err)
+        rc, out, err = run(*aas, "delete-scaling-policy", *key, "--policy-name", "steps")
+        check(rc == 0, "delete-scaling-policy: %s" % err)
+        rc, out, err = run(*aas, "delete-scaling-policy", *key, "--policy-name", "steps")
+        check(rc != 0 and "ObjectNotFoundException" in err, "deleted twice: %s" % err)
+        rc, out, err = run(*aas, "deregister-scalable-target", *key)
+        check(rc == 0, "deregister-scalable-target: %s" % err)
+        rc, out, err = run(*aas, "describe-scaling-policies", "--service-namespace", "sagemaker")
+        check(rc == 0 and out.get("ScalingPolicies") == [],
+              "the target's policies went with it: %s" % out)
+    shutil.rmtree(logs)
+    return None
+
+
+if __name__ == "__main__":
+    sys.exit(run_group({"instances": test_instances, "awscli": test_awscli}, __doc__))
