@@ -82,7 +82,9 @@ static const char compare_usage[] =
     "                           guidellm or llmperf; text or json; each metric says which\n"
     "                           of ours it equals, or how it differs (docs/compare.md); a\n"
     "                           side may be a vllm bench serve --save-detailed JSON file\n"
-    "                           or AIPerf's profile_export.jsonl\n"
+    "                           or AIPerf's profile_export.jsonl; it takes none of --slo,\n"
+    "                           --max-error-rate, --min-attainment, --svg,\n"
+    "                           --price-per-hour, --margin (refused)\n"
     "      --allow-mixed        compare files measured by different clients, at different\n"
     "                           time scales or with different settings (a warning each)\n"
     "  -f, --format FORMAT      text (default), markdown, json or csv\n"
@@ -212,6 +214,21 @@ static int compare_usage_error(const char *msg, const char *arg) {
              arg ? arg : "");
     compare_say("", line);
     return -1;
+}
+
+/* --view computes the peer's figures by the peer's definitions alone: an option it
+ * would not use is refused, never silently dropped. */
+static bool compare_view_refuses(const struct compare_args *a) {
+    const char *unused = a->slo.n              ? "--slo"
+                         : a->slo.error_given  ? "--max-error-rate"
+                         : a->slo.attain_given ? "--min-attainment"
+                         : a->svg              ? "--svg"
+                         : a->have_price       ? "--price-per-hour"
+                         : a->margin > 0       ? "--margin"
+                                               : NULL;
+    if (!unused) return false;
+    compare_usage_error("--view shows the peer's own figures; it takes no", unused);
+    return true;
 }
 
 static int compare_add_path(struct compare_args *a, int side, char *path) {
@@ -391,6 +408,7 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
     if (rc < 0) return -1;
     if (a->view && strcmp(a->format, "text") != 0 && strcmp(a->format, "json") != 0)
         return compare_usage_error("--view writes text or json", a->format);
+    if (a->view && compare_view_refuses(a)) return -1;
     return compare_positional(a, argc, argv, split, flagged);
 }
 

@@ -853,6 +853,13 @@ CASES = [
      "it beside ours with --view vllm (or aiperf, guidellm, llmperf)\n", [], None),
     ("peer_view_vllm_file_beside_ours", ["--view", "vllm", "-f", "json", "bad/vllm-serve.json",
                                          "open/b"], 0, "", [], check_view_vllm_file),
+    ("usage_view_refuses_what_it_would_not_use",
+     ["--view", "vllm", "--slo", "ttft:p90:1", "open/a", "open/b"], 2,
+     "sm-compare: --view shows the peer's own figures; it takes no: --slo (see sm-compare "
+     "--help)\n", [], None),
+    ("usage_view_refuses_svg", ["--view", "aiperf", "--svg", "x.svg", "open/a", "open/b"], 2,
+     "sm-compare: --view shows the peer's own figures; it takes no: --svg (see sm-compare "
+     "--help)\n", [], None),
     ("usage_view_unknown_peer", ["--view", "genai", "open/a", "open/b"], 2,
      "sm-compare: --view must be vllm, aiperf, guidellm or llmperf: genai (see sm-compare "
      "--help)\n", [], None),
