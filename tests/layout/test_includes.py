@@ -23,7 +23,7 @@ LAYOUT = {
     "signer": ["common"],
     "aws": ["signer", "common"],
     "plugin": ["signer", "common"],
-    "stream": ["plugin", "aws", "signer", "common"],
+    "stream": ["plugin", "signer", "common"],
     "results/stats": ["common"],
     "results/read": ["results/stats", "common"],
     "results/figures": ["results/read", "results/stats", "common"],
