@@ -192,7 +192,7 @@ static int aascale_register(struct aascale *s, const struct cplane *cp, const cJ
                            "MinCapacity and MaxCapacity are required when registering a new "
                            "scalable target (%s)",
                            k.resource);
-    long lo = has_min ? min : t->min, hi = has_max ? max : t->max;
+    long lo = t && !has_min ? t->min : min, hi = t && !has_max ? t->max : max;
     if (lo < 0 || hi < 0)
         return cplane_fail(r, 400, "ValidationException",
                            "MinCapacity and MaxCapacity must be 0 or more (%s)", k.resource);

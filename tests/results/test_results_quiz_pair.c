@@ -148,7 +148,7 @@ static void test_families_by_whole_kind_and_valid_json(void) {
     CHECK(text &&
           strstr(text, "\xef\xbf\xbd"
                        "1") &&
-          !strchr(text, '\xff'));
+          !strchr(text, 0xff));
     CHECK(text && strstr(text, "\"correction\":\"holm\""));
     cJSON_free(text);
     cJSON_Delete(j);
