@@ -104,6 +104,18 @@ def rows_of(doc):
     return doc["streaming_seconds"]["rows"]
 
 
+def per_token_gaps(r):
+    """(gap, tokens, answer) of each chunk after the first: the gap before it, its tokens
+    (chunk_tokens when the record has them: a busy emulator may send two steps' tokens in
+    one chunk), and whether the chunk before it came at or after the first answer token
+    (the answer's own gaps, docs/compare.md)."""
+    toks = r.get("chunk_tokens") or [1] * r["chunks"]
+    at = r["t_first_token_us"]
+    for j, gap in enumerate(r["chunk_gaps_us"], 1):
+        yield gap, toks[j], at >= r["t_first_output_us"]
+        at += gap
+
+
 def expected(recs):
     """The decode figures' p50s from the records' own times (seconds)."""
     ttft = [(r["t_first_token_us"] - r["t_start_us"]) / 1e6 for r in recs]
@@ -112,8 +124,11 @@ def expected(recs):
             for r in recs]
     tpot_a = [(r["t_end_us"] - r["t_first_output_us"]) / 1e6
               / (r["completion_tokens"] - r["reasoning_tokens"] - 1) for r in recs]
-    itl = [g / 1e6 for r in recs for g in r["chunk_gaps_us"]]
-    itl_a = [g / 1e6 for r in recs for g in r["chunk_gaps_us"][R:]]
+    itl, itl_a = [], []
+    for r in recs:
+        for gap, tokens, answer in per_token_gaps(r):
+            itl += [gap / tokens / 1e6] * tokens
+            itl_a += [gap / tokens / 1e6] * tokens if answer else []
     return {"ttft": quantile(ttft, .5), "ttfot": quantile(ttfot, .5), "tpot": quantile(tpot, .5),
             "tpot_answer": quantile(tpot_a, .5), "itl": quantile(itl, .5),
             "itl_answer": quantile(itl_a, .5)}
