@@ -150,7 +150,8 @@ int fleet_seed(struct fleet *f, uint64_t seed) {
             char full[140];
             snprintf(full, sizeof full, "%s/%s", f->eps[e].name, var->name);
             uint64_t base = var->profile.seed ? var->profile.seed : seed ^ splitmix_hash(full);
-            if (var->instance) base = splitmix_hash(full) ^ (base + 0x9e37u * var->instance);
+            if (var->instance)
+                base = splitmix_hash(full) ^ (base + (uint64_t)0x9e37u * var->instance);
             var->ep = &f->eps[e];
             batch_init(&var->batch, &var->profile, base ^ 0x5c4ed);
             var->faults.rng = base ^ 0xfa017;

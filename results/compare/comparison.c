@@ -13,7 +13,8 @@
 /* Side k's connection times over its inputs (conntime.h). */
 static int comparison_conn(struct cmp *m, int k) {
     const struct side *s = k ? m->c : m->b;
-    const struct conntime **parts = s->in.n ? malloc(s->in.n * sizeof *parts) : NULL;
+    const struct conntime **parts =
+        s->in.n ? calloc(s->in.n, sizeof(const struct conntime *)) : NULL;
     if (s->in.n && !parts) return -1;
     for (size_t i = 0; i < s->in.n; i++) parts[i] = &s->in.srcs[i].conn;
     int rc = conntime_summarize(parts, s->in.n, &m->conn[k]);

@@ -175,7 +175,7 @@ static void test_timed_round(void) {
 /* The value of header name in the raw request, or "" when it has none. */
 static const char *header_of(const char *raw, const char *name, char *out, size_t size) {
     out[0] = 0;
-    for (const char *l = strstr(raw, "\r\n"); l && strncmp(l, "\r\n\r\n", 4);
+    for (const char *l = strstr(raw, "\r\n"); l && strncmp(l, "\r\n\r\n", 4) != 0;
          l = strstr(l + 2, "\r\n")) {
         size_t n = strlen(name);
         if (strncasecmp(l + 2, name, n) == 0 && l[2 + n] == ':') {
