@@ -299,7 +299,10 @@ int rtinvoke_failure(const struct rtinvoke_reply *rep, struct buf *err) {
     const char *code = e.code[0] ? e.code : rep->reason.len ? buf_str(&rep->reason) : "HTTPError";
     int rc = buf_fail(err, RTINVOKE_ERR_SERVICE, "%ld %s%s%s", rep->status, code,
                       e.message[0] ? ": " : "", e.message);
-    if (err && err->data) scrub_in_place(err->data);
+    if (err && err->data) { /* a redaction shortens the line: its length follows */
+        scrub_in_place(err->data);
+        err->len = strlen(err->data);
+    }
     return rc;
 }
 

@@ -113,9 +113,10 @@ static bool aascale_key(const cJSON *req, bool need_all, struct aascale_key *k,
 /* Whether endpoint/NAME/variant/VARIANT names a variant of an endpoint of region. */
 static bool aascale_variant_exists(const struct cplane *cp, const char *region, const char *id) {
     char name[CPREQ_NAME_MAX + 1], var[CPREQ_NAME_MAX + 1];
-    const char *p = id + strlen("endpoint/"), *slash = strchr(p, '/');
-    if (strncmp(id, "endpoint/", 9) != 0 || !slash || (size_t)(slash - p) >= sizeof name ||
-        strncmp(slash, "/variant/", 9) != 0 || strlen(slash + 9) >= sizeof var)
+    if (strncmp(id, "endpoint/", 9) != 0) return false;
+    const char *p = id + 9, *slash = strchr(p, '/');
+    if (!slash || (size_t)(slash - p) >= sizeof name || strncmp(slash, "/variant/", 9) != 0 ||
+        strlen(slash + 9) >= sizeof var)
         return false;
     snprintf(name, sizeof name, "%.*s", (int)(slash - p), p);
     snprintf(var, sizeof var, "%s", slash + 9);
