@@ -82,14 +82,21 @@ static double batch_admit(struct batch *s, struct batch_seq *q, double start) {
     return (double)(q->prompt_tokens - q->cached_tokens) * s->profile->prefill_s_per_token;
 }
 
+double batch_next_start(const struct batch *s, double start) {
+    const struct batch_seq *first = s->waiting.head;
+    if (s->running.n == 0 && first && first->ready > start) return first->ready;
+    return start;
+}
+
 double batch_begin(struct batch *s, double start) {
     const struct model_profile *p = s->profile;
     double prefill = 0;
-    while (s->waiting.n > 0 && s->running.n < p->max_seqs)
+    while (s->waiting.n > 0 && s->running.n < p->max_seqs && s->waiting.head->ready <= start)
         prefill += batch_admit(s, batch_pop(&s->waiting), start);
-    /* no room for the rest: they wait behind max_seqs from now on (the newest at the tail) */
-    for (struct batch_seq *q = s->waiting.tail; q && q->blocked < 0; q = q->prev)
-        q->blocked = start;
+    /* no room for the ready rest: they wait behind max_seqs from now on (the newest at the tail) */
+    for (struct batch_seq *q = s->waiting.tail; s->running.n >= p->max_seqs && q && q->blocked < 0;
+         q = q->prev)
+        if (q->ready <= start) q->blocked = start;
     double u = 2 * splitmix_unit(&s->rng) - 1;
     double step = model_step_s(p, (unsigned)s->running.n) * (1 + p->jitter * u);
     s->stepping = true;

@@ -41,6 +41,7 @@ struct batch_seq {
     unsigned spec_k;    /* speculative decoding: draft tokens a step proposes (0: none) */
     unsigned spec_step; /* tokens a speculative step gives: accepted drafts + 1 (<= 1: one) */
     size_t spec_from;   /* the tokens before speculation starts (a reasoning's, one a step) */
+    double ready;       /* the first step start that may admit it (its overhead's end) */
     bool running;
     bool queued;
     const uint64_t *blocks; /* the hashes of its token blocks (pfx.h), prompt then reply; not
@@ -92,8 +93,14 @@ void batch_remove(struct batch *s, struct batch_seq *seq);
 /* Whether any sequence is waiting or running. */
 bool batch_busy(const struct batch *s);
 
-/* Plans the next step starting at start: admits waiting sequences (each its
- * admitted time, queue_s and cached_tokens) and returns the time the step ends.
+/* When the next step may start, at start or later: a step needs a sequence running
+ * or one ready (the first waiting). Requires batch_busy(). */
+double batch_next_start(const struct batch *s, double start);
+
+/* Plans the next step starting at start (batch_next_start's): admits the waiting
+ * sequences ready by then, in order (each its admitted time, queue_s and
+ * cached_tokens), and returns the time the step ends. A sequence that is not ready
+ * waits for a later step, as a request that comes during a step does in vLLM.
  * Requires batch_busy() and no planned step. */
 double batch_begin(struct batch *s, double start);
 

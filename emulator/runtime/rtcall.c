@@ -424,6 +424,7 @@ static void rtcall_kick(struct fleet_variant *var, double start) {
     struct invoke *inv = var->runner;
     if (var->batch.stepping || !batch_busy(&var->batch)) return;
     if (start < var->batch.step_end) start = var->batch.step_end;
+    start = batch_next_start(&var->batch, start);
     double end = batch_begin(&var->batch, start);
     mclock_arm(var->step_ev, end / inv->time_scale);
     if (!inv->cwmetrics) return; /* the step's span on the wall clock, for GPUUtilization */
@@ -476,6 +477,7 @@ static void rtcall_overhead_cb(evutil_socket_t fd, short what, void *arg) {
         rtcall_done(call);
         return;
     }
+    call->seq.ready = call->ready_at; /* an early timer does not hasten it */
     batch_add(&call->var->batch, &call->seq);
     rtcall_kick(call->var, call->ready_at); /* a late timer does not delay the decode */
     if (call->streaming) (void)rtcall_stream_begin(call);

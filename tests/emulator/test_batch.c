@@ -1,7 +1,8 @@
 /* Continuous batching over a fake clock: step times by batch size, prefill,
- * the max_seqs queue, joining at step boundaries, and removal; each sequence's
- * admission time and its wait behind max_seqs (none when there was room, even
- * for one that waited for the step boundary); the prefix cache's tokens taken
+ * the max_seqs queue, joining at step boundaries (never before a sequence is
+ * ready), and removal; each sequence's admission time and its wait behind
+ * max_seqs (none when there was room, even for one that waited for the step
+ * boundary); the prefix cache's tokens taken
  * off the prefill, prompt blocks cached at admission and reply blocks when done. */
 #include <math.h>
 
@@ -175,6 +176,31 @@ int main(void) {
     CHECK_INT(done.n, 2);
     while (batch_pop(&done)) {
     }
+
+    /* not admitted before it is ready: a step that starts earlier (a late timer's planned
+     * start) runs without it; alone, the step waits for it; a sequence blocked behind
+     * max_seqs is only one that was ready */
+    struct batch_seq r1 = {.want_tokens = 2}, r2 = {.want_tokens = 1, .ready = 4.005};
+    batch_add(&b, &r1);
+    batch_add(&b, &r2);
+    NEAR(batch_next_start(&b, 4), 4);
+    NEAR(batch_begin(&b, 4), 4.010);
+    CHECK_INT(b.running.n, 1);
+    NEAR(r2.blocked, -1);
+    batch_end(&b, &done);
+    NEAR(batch_begin(&b, 4.010), 4.022);
+    NEAR(r2.admitted, 4.010);
+    batch_end(&b, &done);
+    CHECK_INT(done.n, 2);
+    while (batch_pop(&done)) {
+    }
+    struct batch_seq r3 = {.want_tokens = 1, .ready = 5.5};
+    batch_add(&b, &r3);
+    NEAR(batch_next_start(&b, 5), 5.5);
+    NEAR(batch_begin(&b, batch_next_start(&b, 5)), 5.510);
+    NEAR(r3.admitted, 5.5);
+    batch_end(&b, &done);
+    CHECK(batch_pop(&done) == &r3);
 
     /* removal: a waiting sequence never runs, a running one stops */
     struct batch_seq e = {.want_tokens = 5}, f = {.want_tokens = 5}, g = {.want_tokens = 1};
