@@ -689,7 +689,7 @@ static struct rtcall *rtcall_open(struct invoke *inv, void *owner, struct fleet_
     /* a client's own cost comes first, and is not SageMaker's time (CloudWatch's) */
     call->begun_at += p->client_s;
     call->client_s = p->client_s;
-    call->ready_at = mclock_real() * inv->time_scale + p->client_s + overhead;
+    call->ready_at = call->begun_at + overhead; /* its start, the client's cost waited */
     call->overhead = overhead;
     rtcall_timer(call, &call->stage_ev, &call->stage_due, p->client_s + overhead,
                  rtcall_overhead_cb);

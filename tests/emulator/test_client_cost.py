@@ -3,9 +3,10 @@
 a client's own cost of every call is waited out before the call's overhead, so the
 request log's admitted comes client_s + overhead_s after received; CloudWatch's
 latencies leave it out (OverheadLatency is overhead_s exactly, ModelLatency holds none
-of client_s), as SageMaker never sees a client's start-up. Both checks are one-sided
-bounds a broken model misses by the whole client_s: the emulator cannot admit a call
-before its timers, and counting client_s would put ModelLatency above it."""
+of client_s: for this model, which decodes in no time, none at all: its time is the
+model's plan, not the host's wake-ups), as SageMaker never sees a client's start-up. The
+admission check is a one-sided bound a broken model misses by the whole client_s: the
+emulator cannot admit a call before its timers."""
 import json
 import os
 import shutil
@@ -37,7 +38,8 @@ def main():
         check(sums.get("n") == CALLS, "%d latencies: %s" % (CALLS, sums))
         check(abs(sums.get("o", 0) - CALLS * OVERHEAD * 1e6) < 1,
               "OverheadLatency is overhead_s alone: %s" % sums)
-        check(sums.get("m", 1e12) < CALLS * CLIENT * 1e6, "ModelLatency holds no client_s: %s" % sums)
+        check(sums.get("m", 1e12) <= CALLS, "ModelLatency holds no client_s (nor any host "
+              "delay: an instant model's is 0, 1 us of rounding a call): %s" % sums)
         with open(log) as f:
             recs = [json.loads(line) for line in f]
         check(len(recs) == CALLS, "%d requests logged: %s" % (CALLS, recs))
