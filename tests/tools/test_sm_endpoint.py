@@ -652,6 +652,14 @@ def test_autoscale():
                  "to change its autoscaling (or --dry-run to see the calls)")
         check(aas_list(u, "describe-scalable-targets", "ScalableTargets") == [],
               "nothing registered without confirmation")
+        # on a terminal it asks: "n" changes nothing
+        rc, out = pty_run(["--endpoint-url", u, "--time-scale", "1000", "--region", "us-east-1"]
+                          + SCALE_SET, b"n")
+        check(rc == 1 and "Set the autoscaling of endpoint scaled in us-east-1 to 1 to 3 "
+              "instance(s)? It changes how many instances bill. [y/N]" in out and
+              "sm-endpoint: nothing changed" in out, "asked, no: %s" % out)
+        check(aas_list(u, "describe-scalable-targets", "ScalableTargets") == [],
+              "nothing registered after 'n'")
         # --dry-run: the calls, none sent
         r = se(u, *SCALE_SET, "--dry-run")
         lines = r.out.splitlines()
