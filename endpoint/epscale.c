@@ -261,6 +261,17 @@ static int epscale_change(struct epops *o, struct awsj_client *c, bool dry_run, 
     return epscale_ask(o, c, op, buf_str(req), reply, err);
 }
 
+/* Ends an operation: with rc 0, j becomes out's JSON; else it is freed. Returns rc. */
+static int epscale_finish(struct epops_out *out, cJSON *j, int rc) {
+    if (!rc) {
+        cJSON_Delete(out->json);
+        out->json = j;
+    } else {
+        cJSON_Delete(j);
+    }
+    return rc;
+}
+
 static cJSON *epscale_head(const char *name, const char *region, bool dry_run) {
     cJSON *j = cJSON_CreateObject();
     if (!j || !cJSON_AddStringToObject(j, "endpoint", name) ||
@@ -317,14 +328,8 @@ int epscale_set(struct epops *o, const char *region, const struct epscale_set_re
          (cJSON_IsString(arn) && !cJSON_AddStringToObject(j, "policy_arn", arn->valuestring))))
         rc = buf_fail(err, EPOPS_ERR_NOMEM, "out of memory");
     cJSON_Delete(reply);
-    if (!rc) {
-        cJSON_Delete(out->json);
-        out->json = j;
-        j = NULL;
-    }
-    cJSON_Delete(j);
     buf_free(&req);
-    return rc;
+    return epscale_finish(out, j, rc);
 }
 
 /* The array under key of a Describe call on variant (owned by the caller), or NULL
@@ -448,13 +453,7 @@ int epscale_show(struct epops *o, const char *region, const char *name, struct e
     }
     if (!rc && !scaled && buf_addf(t, "endpoint %s in %s: no autoscaling\n", name, region))
         rc = buf_fail(err, EPOPS_ERR_NOMEM, "out of memory");
-    if (!rc) {
-        cJSON_Delete(out->json);
-        out->json = j;
-        j = NULL;
-    }
-    cJSON_Delete(j);
-    return rc;
+    return epscale_finish(out, j, rc);
 }
 
 /* Removes the autoscaling of one variant (nothing when it has no target); *done
@@ -532,11 +531,5 @@ int epscale_remove(struct epops *o, const char *region, const char *name, const 
         buf_addf(&out->text, "endpoint %s in %s has no autoscaling: nothing to remove\n", name,
                  region))
         rc = buf_fail(err, EPOPS_ERR_NOMEM, "out of memory");
-    if (!rc) {
-        cJSON_Delete(out->json);
-        out->json = j;
-        j = NULL;
-    }
-    cJSON_Delete(j);
-    return rc;
+    return epscale_finish(out, j, rc);
 }

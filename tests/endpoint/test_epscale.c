@@ -10,38 +10,32 @@
     "{\"ServiceNamespace\":\"sagemaker\",\"ResourceId\":\"endpoint/e/variant/AllTraffic\","        \
     "\"ScalableDimension\":\"sagemaker:variant:DesiredInstanceCount\""
 
+#define POLICY                                                                                     \
+    KEY ",\"PolicyName\":\"wrk-sagemaker-target-tracking\",\"PolicyType\":"                        \
+        "\"TargetTrackingScaling\",\"TargetTrackingScalingPolicyConfiguration\":{"
+
 static void test_requests(void) {
     struct buf out;
     buf_init(&out, BUF_NO_CAP);
-    struct epscale_set_req r = {.name = "e",
-                                .min = 1,
-                                .max = 4,
-                                .metric = EPSCALE_INVOCATIONS,
-                                .target = 70,
-                                .scale_in_cooldown_s = 300,
-                                .scale_out_cooldown_s = -1,
-                                .disable_scale_in = true};
-    CHECK_INT(epscale_req_register(&r, "AllTraffic", &out), 0);
-    CHECK_STR(buf_str(&out), KEY ",\"MinCapacity\":1,\"MaxCapacity\":4}");
-    CHECK_INT(epscale_req_policy(&r, "AllTraffic", &out), 0);
-    CHECK_STR(buf_str(&out),
-              KEY ",\"PolicyName\":\"wrk-sagemaker-target-tracking\",\"PolicyType\":"
-                  "\"TargetTrackingScaling\",\"TargetTrackingScalingPolicyConfiguration\":{"
-                  "\"TargetValue\":70,\"PredefinedMetricSpecification\":{\"PredefinedMetricType\":"
-                  "\"SageMakerVariantInvocationsPerInstance\"},\"ScaleInCooldown\":300,"
-                  "\"DisableScaleIn\":true}}");
-    r.metric = EPSCALE_CONCURRENCY;
-    r.target = 2.5;
-    r.scale_in_cooldown_s = -1;
-    r.scale_out_cooldown_s = 60;
-    r.disable_scale_in = false;
-    CHECK_INT(epscale_req_policy(&r, "AllTraffic", &out), 0);
-    CHECK_STR(buf_str(&out),
-              KEY ",\"PolicyName\":\"wrk-sagemaker-target-tracking\",\"PolicyType\":"
-                  "\"TargetTrackingScaling\",\"TargetTrackingScalingPolicyConfiguration\":{"
-                  "\"TargetValue\":2.5,\"PredefinedMetricSpecification\":{\"PredefinedMetricType\":"
-                  "\"SageMakerVariantConcurrentRequestsPerModelHighResolution\"},"
-                  "\"ScaleOutCooldown\":60,\"DisableScaleIn\":false}}");
+    static const struct {
+        struct epscale_set_req r;
+        const char *policy;
+    } rows[] = {
+        {{"e", NULL, 1, 4, EPSCALE_INVOCATIONS, 70, 300, -1, true},
+         POLICY "\"TargetValue\":70,\"PredefinedMetricSpecification\":{\"PredefinedMetricType\":"
+                "\"SageMakerVariantInvocationsPerInstance\"},\"ScaleInCooldown\":300,"
+                "\"DisableScaleIn\":true}}"},
+        {{"e", NULL, 1, 4, EPSCALE_CONCURRENCY, 2.5, -1, 60, false},
+         POLICY "\"TargetValue\":2.5,\"PredefinedMetricSpecification\":{\"PredefinedMetricType\":"
+                "\"SageMakerVariantConcurrentRequestsPerModelHighResolution\"},"
+                "\"ScaleOutCooldown\":60,\"DisableScaleIn\":false}}"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        CHECK_INT(epscale_req_register(&rows[i].r, "AllTraffic", &out), 0);
+        CHECK_STR(buf_str(&out), KEY ",\"MinCapacity\":1,\"MaxCapacity\":4}");
+        CHECK_INT(epscale_req_policy(&rows[i].r, "AllTraffic", &out), 0);
+        CHECK_STR(buf_str(&out), rows[i].policy);
+    }
     CHECK_INT(epscale_req_key("e", "AllTraffic", NULL, &out), 0);
     CHECK_STR(buf_str(&out), KEY "}");
     CHECK_INT(epscale_req_key("e", "AllTraffic", "p1", &out), 0);
@@ -52,8 +46,7 @@ static void test_requests(void) {
     CHECK_INT(epscale_req_key(long_name, "AllTraffic", NULL, &out), EPOPS_ERR_INPUT);
     /* the preview's lines: the two calls, the variant AllTraffic when none is named */
     buf_reset(&out);
-    r.metric = EPSCALE_INVOCATIONS;
-    CHECK_INT(epscale_set_calls(&r, NULL, &out), 0);
+    CHECK_INT(epscale_set_calls(&rows[0].r, NULL, &out), 0);
     CHECK(strncmp(buf_str(&out), "application-autoscaling RegisterScalableTarget " KEY,
                   strlen("application-autoscaling RegisterScalableTarget " KEY)) == 0);
     CHECK(strstr(buf_str(&out), "\napplication-autoscaling PutScalingPolicy " KEY) != NULL);

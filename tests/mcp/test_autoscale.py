@@ -9,7 +9,6 @@ checked (one target, min not above max) before anything is sent.
 
 Environment: SM_EMULATOR."""
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import emulator  # noqa: E402
 from mcpsession import Session  # noqa: E402
-from testkit import FAILED, expect as check, finish, isolated_env  # noqa: E402
+from testkit import expect as check, finish, isolated_env  # noqa: E402
 
 ROLE = "arn:aws:iam::123456789012:role/sm-mcp-test"
 SET = {"endpoint_name": "mine", "min_instances": 1, "max_instances": 3,
@@ -101,20 +100,15 @@ def test(s):
 
 
 def main():
-    server = sys.argv[1]
-    tmp = tempfile.mkdtemp(prefix="mcp-autoscale-")
     env = isolated_env(AWS_ACCESS_KEY_ID="AKIDMCPSCALE", AWS_SECRET_ACCESS_KEY="mcp-scale-key",
                        AWS_REGION="eu-west-3", AWS_PROFILE="someone-else")
-    try:
-        with emulator.Emulator(["--endpoint", "team-prod=instant", "--time-scale", "1000",
-                                "--create-time", "300"], env=env) as emu:
-            s = Session(server, ["--region", "us-east-1", "--endpoint-url", emu.url,
-                                 "--time-scale", "1000"], env, tmp, stderr=subprocess.DEVNULL)
-            test(s)
-            s.close()
-    finally:
-        if not FAILED:
-            shutil.rmtree(tmp, ignore_errors=True)
+    emu_args = ["--endpoint", "team-prod=instant", "--time-scale", "1000", "--create-time", "300"]
+    with tempfile.TemporaryDirectory(prefix="mcp-autoscale-") as tmp, \
+            emulator.Emulator(emu_args, env=env) as emu:
+        s = Session(sys.argv[1], ["--region", "us-east-1", "--endpoint-url", emu.url,
+                                  "--time-scale", "1000"], env, tmp, stderr=subprocess.DEVNULL)
+        test(s)
+        s.close()
     return finish()
 
 
