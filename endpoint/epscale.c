@@ -286,7 +286,7 @@ static cJSON *epscale_head(const char *name, const char *region, bool dry_run) {
 int epscale_set(struct epops *o, const char *region, const struct epscale_set_req *r, bool dry_run,
                 struct epops_out *out, struct buf *err) {
     struct awsj_client *c = NULL;
-    struct epdesc_endpoint d;
+    struct epdesc_endpoint d = {0};
     const char *variant = NULL;
     int rc = epscale_check(r, err);
     if (!rc) rc = epscale_endpoint(o, region, r->name, &c, &d, err);
@@ -405,7 +405,7 @@ static void epscale_move(cJSON *to, cJSON *from) {
 int epscale_show(struct epops *o, const char *region, const char *name, struct epops_out *out,
                  struct buf *err) {
     struct awsj_client *c = NULL;
-    struct epdesc_endpoint d;
+    struct epdesc_endpoint d = {0};
     int rc = epscale_endpoint(o, region, name, &c, &d, err);
     if (rc) return rc;
     cJSON *j = epscale_head(name, region, false), *targets = NULL, *policies = NULL,
@@ -501,7 +501,7 @@ static int epscale_remove_one(struct epops *o, struct awsj_client *c, const char
 int epscale_remove(struct epops *o, const char *region, const char *name, const char *variant,
                    bool dry_run, struct epops_out *out, struct buf *err) {
     struct awsj_client *c = NULL;
-    struct epdesc_endpoint d;
+    struct epdesc_endpoint d = {0};
     const char *only = NULL;
     if (variant && !epscale_name_ok(variant))
         return buf_fail(err, EPOPS_ERR_INPUT,
