@@ -68,7 +68,8 @@ __attribute__((warn_unused_result)) int epscale_req_key(const char *name, const 
                                                         const char *policy, struct buf *out);
 
 /* The calls set would make, one "application-autoscaling OP JSON" line each,
- * appended to out (a preview that sends nothing; variant NULL: AllTraffic). */
+ * appended to out (a preview that sends nothing; variant NULL: AllTraffic, the
+ * variant a deploy makes, as the endpoint is not read). */
 __attribute__((warn_unused_result)) int epscale_set_calls(const struct epscale_set_req *r,
                                                           const char *variant, struct buf *out);
 

@@ -55,8 +55,9 @@ static int tool_autoscale_set_preview(const cJSON *args, struct mcp_tool_call *c
                       "set the autoscaling of SageMaker endpoint %s in %s (variant %s) to %ld to "
                       "%ld instance(s), target %g %s, if wrk-sagemaker created the endpoint; it "
                       "changes how many instances bill. The calls:\n",
-                      r.name, region, r.variant ? r.variant : "its only one", r.min, r.max,
-                      r.target, epscale_metric_type(r.metric)) ||
+                      r.name, region,
+                      r.variant ? r.variant : "its only one, AllTraffic for a wrk-sagemaker deploy",
+                      r.min, r.max, r.target, epscale_metric_type(r.metric)) ||
              epscale_set_calls(&r, r.variant, &text))
         rc = MCP_TOOL_INTERNAL;
     else

@@ -43,7 +43,8 @@ def test(s):
     r = s.tool("autoscale_set", SET)
     check(r.get("isError") and text(r).startswith(
         'autoscale_set was not run: it needs "confirm": true. The call would set the '
-        "autoscaling of SageMaker endpoint mine in us-east-1 (variant its only one) to 1 to 3 "
+        "autoscaling of SageMaker endpoint mine in us-east-1 (variant its only one, AllTraffic for "
+        "a wrk-sagemaker deploy) to 1 to 3 "
         "instance(s), target 70 SageMakerVariantInvocationsPerInstance, if wrk-sagemaker created "
         "the endpoint") and "application-autoscaling RegisterScalableTarget {" in text(r) and
         "application-autoscaling PutScalingPolicy {" in text(r), "set's preview: %s" % r)
