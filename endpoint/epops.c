@@ -632,6 +632,11 @@ static int epops_owned(struct epops *o, struct awsj_client *c, enum epops_kind k
     return rc;
 }
 
+int epops_endpoint_owned(struct epops *o, struct awsj_client *c, const char *name, bool *mine,
+                         struct buf *why, struct buf *err) {
+    return epops_owned(o, c, EPOPS_ENDPOINT, name, NULL, mine, why, err);
+}
+
 /* ---- swapping ---- */
 
 int epops_get(struct epops *o, struct awsj_client *c, const char *op, const char *key,

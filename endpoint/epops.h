@@ -189,6 +189,12 @@ __attribute__((warn_unused_result)) int epops_get(struct epops *o, struct awsj_c
 __attribute__((warn_unused_result)) int epops_describe(struct epops *o, struct awsj_client *c,
                                                        const char *name, struct epdesc_endpoint *d,
                                                        struct buf *err);
+/* Whether endpoint name exists and wrk-sagemaker (any run) created it: 0 with
+ * *mine, or why not in why ("it has no tag ..."); EPOPS_ERR_NOT_FOUND; or
+ * another error (err). */
+__attribute__((warn_unused_result)) int epops_endpoint_owned(struct epops *o, struct awsj_client *c,
+                                                             const char *name, bool *mine,
+                                                             struct buf *why, struct buf *err);
 struct epdesc_config;
 /* DescribeEndpointConfig of name, read (a reply not read: EPOPS_ERR_AWS with
  * epdesc's line). */

@@ -27,6 +27,8 @@ static const struct tool_get_help_step {
     {"query_model", "send one prompt of your own"},
     {"run_benchmark", "run the wrk scenarios (decode, sweep, quiz) and save the result files"},
     {"compare_results", "compare two runs (e.g. bf16 against QAT) as ratios"},
+    {"autoscale_set", "optionally, scale the endpoint's instances with its load (autoscale_show, "
+                      "autoscale_remove)"},
     {"list_endpoints", "list the endpoints of the region, to find leftovers"},
     {"delete_endpoint", "delete the endpoint when done: it bills by the hour"},
 };

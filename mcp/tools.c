@@ -15,6 +15,9 @@
     X(query_model)                                                                                 \
     X(list_endpoints)                                                                              \
     X(delete_endpoint)                                                                             \
+    X(autoscale_set)                                                                               \
+    X(autoscale_show)                                                                              \
+    X(autoscale_remove)                                                                            \
     X(run_benchmark)                                                                               \
     X(compare_results)
 

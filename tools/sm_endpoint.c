@@ -1,6 +1,7 @@
 /* sm-endpoint: the endpoint lifecycle of the seed system from the command line
  * (deploy, wait, swap, status, list, logs, verify, query, delete, quotas,
- * images, config), over the library epops/epinfo that sm-mcp shares. */
+ * images, config, autoscale), over the library epops/epinfo/epscale that sm-mcp
+ * shares. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 #include "epinfo.h"
 #include "epops.h"
 #include "epown.h"
+#include "epscale.h"
 #include "plainhttp.h"
 #include "tty.h"
 
@@ -53,6 +55,11 @@ static const char epcli_usage[] =
     "  quotas                    the 'TYPE for endpoint usage' quotas and what is in use\n"
     "  images                    the AWS vLLM container image of the region, and where it is from\n"
     "  config NAME --model ID    the requests and aws CLI commands of a deploy, sending nothing\n"
+    "  autoscale set NAME --min N --max N (--target-invocations X | --target-concurrency X)\n"
+    "                            Application Auto Scaling of a variant's instance count:\n"
+    "                            RegisterScalableTarget and one target-tracking policy\n"
+    "  autoscale show NAME       its scalable targets, policies and last activities\n"
+    "  autoscale remove NAME     DeleteScalingPolicy (each policy), DeregisterScalableTarget\n"
     "\n"
     "Everywhere:\n"
     "  --region REGION           default: AWS_REGION, AWS_DEFAULT_REGION, the profile's region\n"
@@ -99,6 +106,16 @@ static const char epcli_usage[] =
     "delete: --run ID           delete only what run ID created (its tags say so)\n"
     "        --created-by-tool  delete what any run of wrk-sagemaker created\n"
     "quotas: --instance-type T[,T...] (default the L4 types), --regions.\n"
+    "autoscale set:\n"
+    "  --min N, --max N          the instances it scales between (1 to 1000)\n"
+    "  --target-invocations X    keep SageMakerVariantInvocationsPerInstance (invocations a\n"
+    "                            minute per instance) near X\n"
+    "  --target-concurrency X    keep SageMakerVariantConcurrentRequestsPerModelHighResolution\n"
+    "                            (concurrent requests per model copy) near X\n"
+    "  --scale-in-cooldown S, --scale-out-cooldown S   seconds (0 to 86400; default AWS's)\n"
+    "  --disable-scale-in        the policy only adds instances\n"
+    "autoscale set, remove: --variant V (default: the endpoint's only variant; remove: every\n"
+    "variant), --yes, --dry-run (does the reads, prints the calls that change, sends none).\n"
     "\n"
     "Every deploy prints the hourly price it was told and the cost so far: an endpoint bills\n"
     "from its creation until it is deleted. Ctrl-C stops a wait, not the endpoint.\n"
@@ -107,7 +124,10 @@ static const char epcli_usage[] =
     "wrk-sagemaker:created-by=wrk-sagemaker and wrk-sagemaker:run=ID. A deploy onto a name\n"
     "(endpoint, config or model) that exists fails and touches nothing. delete checks every\n"
     "resource first and deletes nothing when one is not the run's (or the tool's) or another\n"
-    "endpoint uses it: one line \"refusing to delete ...\" each, exit 1.\n"
+    "endpoint uses it: one line \"refusing to delete ...\" each, exit 1. autoscale set and\n"
+    "remove act only on an endpoint whose tags say wrk-sagemaker created it (any run), and\n"
+    "ask on a terminal first (--yes); else one line \"refusing to change the autoscaling of\n"
+    "endpoint ...\" and exit 2, nothing changed.\n"
     "\n"
     "Exit status: 0 done; 1 an AWS call failed, or the endpoint failed, timed out or answered\n"
     "wrong; 2 bad usage or input (one line on standard error); 130 stopped by Ctrl-C.\n";
@@ -125,6 +145,9 @@ enum epcli_cmd {
     EPCLI_QUOTAS,
     EPCLI_IMAGES,
     EPCLI_CONFIG,
+    EPCLI_AS_SET,
+    EPCLI_AS_SHOW,
+    EPCLI_AS_REMOVE,
     EPCLI_NCMD
 };
 
@@ -132,9 +155,11 @@ static const struct {
     const char *name;
     bool needs_name;
 } epcli_cmds[EPCLI_NCMD] = {
-    {"deploy", true}, {"wait", true},    {"swap", true},    {"status", true},
-    {"list", false},  {"logs", true},    {"verify", true},  {"query", true},
-    {"delete", true}, {"quotas", false}, {"images", false}, {"config", true},
+    {"deploy", true},        {"wait", true},           {"swap", true},
+    {"status", true},        {"list", false},          {"logs", true},
+    {"verify", true},        {"query", true},          {"delete", true},
+    {"quotas", false},       {"images", false},        {"config", true},
+    {"autoscale set", true}, {"autoscale show", true}, {"autoscale remove", true},
 };
 
 #define EPCLI_BIT(c) (1u << (c))
@@ -175,6 +200,14 @@ enum {
     EPCLI_O_WAIT,
     EPCLI_O_RUN,
     EPCLI_O_BY_TOOL,
+    EPCLI_O_MIN,
+    EPCLI_O_MAX,
+    EPCLI_O_T_INVOKE,
+    EPCLI_O_T_CONC,
+    EPCLI_O_IN_COOL,
+    EPCLI_O_OUT_COOL,
+    EPCLI_O_NO_IN,
+    EPCLI_O_DRY,
     EPCLI_O_HELP,
     EPCLI_O_VERSION,
     EPCLI_O_END
@@ -217,16 +250,26 @@ static const unsigned epcli_takes[EPCLI_O_END - EPCLI_O_REGION] = {
     [EPCLI_O_CONTAINS - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_LIST),
     [EPCLI_O_SINCE - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_LOGS),
     [EPCLI_O_LIMIT - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_LOGS),
-    [EPCLI_O_VARIANT - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_VERIFY) | EPCLI_BIT(EPCLI_QUERY),
+    [EPCLI_O_VARIANT - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_VERIFY) | EPCLI_BIT(EPCLI_QUERY) |
+                                         EPCLI_BIT(EPCLI_AS_SET) | EPCLI_BIT(EPCLI_AS_REMOVE),
     [EPCLI_O_PROMPT - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_QUERY),
     [EPCLI_O_SYSTEM - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_QUERY),
     [EPCLI_O_MAXTOK - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_QUERY),
     [EPCLI_O_TEMP - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_QUERY),
-    [EPCLI_O_YES - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DELETE),
+    [EPCLI_O_YES - EPCLI_O_REGION] =
+        EPCLI_BIT(EPCLI_DELETE) | EPCLI_BIT(EPCLI_AS_SET) | EPCLI_BIT(EPCLI_AS_REMOVE),
     [EPCLI_O_WAIT - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DELETE),
     [EPCLI_O_RUN - EPCLI_O_REGION] =
         EPCLI_BIT(EPCLI_DEPLOY) | EPCLI_BIT(EPCLI_SWAP) | EPCLI_BIT(EPCLI_DELETE),
     [EPCLI_O_BY_TOOL - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_DELETE),
+    [EPCLI_O_MIN - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_AS_SET),
+    [EPCLI_O_MAX - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_AS_SET),
+    [EPCLI_O_T_INVOKE - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_AS_SET),
+    [EPCLI_O_T_CONC - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_AS_SET),
+    [EPCLI_O_IN_COOL - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_AS_SET),
+    [EPCLI_O_OUT_COOL - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_AS_SET),
+    [EPCLI_O_NO_IN - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_AS_SET),
+    [EPCLI_O_DRY - EPCLI_O_REGION] = EPCLI_BIT(EPCLI_AS_SET) | EPCLI_BIT(EPCLI_AS_REMOVE),
 };
 
 static const struct option epcli_options[] = {
@@ -264,6 +307,14 @@ static const struct option epcli_options[] = {
     {"wait", no_argument, NULL, EPCLI_O_WAIT},
     {"run", required_argument, NULL, EPCLI_O_RUN},
     {"created-by-tool", no_argument, NULL, EPCLI_O_BY_TOOL},
+    {"min", required_argument, NULL, EPCLI_O_MIN},
+    {"max", required_argument, NULL, EPCLI_O_MAX},
+    {"target-invocations", required_argument, NULL, EPCLI_O_T_INVOKE},
+    {"target-concurrency", required_argument, NULL, EPCLI_O_T_CONC},
+    {"scale-in-cooldown", required_argument, NULL, EPCLI_O_IN_COOL},
+    {"scale-out-cooldown", required_argument, NULL, EPCLI_O_OUT_COOL},
+    {"disable-scale-in", no_argument, NULL, EPCLI_O_NO_IN},
+    {"dry-run", no_argument, NULL, EPCLI_O_DRY},
     {"help", no_argument, NULL, EPCLI_O_HELP},
     {"version", no_argument, NULL, EPCLI_O_VERSION},
     {NULL, 0, NULL, 0},
@@ -281,6 +332,8 @@ struct epcli {
     char *type_list, *region_list; /* strdup'ed, split in place */
     const char *as, *contains, *variant, *prompt, *system;
     long limit, max_tokens;
+    struct epscale_set_req autoscale; /* autoscale set */
+    bool dry_run;
     uint64_t given; /* the options given, as bits of EPCLI_O_* - EPCLI_O_REGION */
 };
 
@@ -411,6 +464,18 @@ static int epcli_value(struct epcli *a, int opt, const char *name, const char *v
         return epcli_whole(name, v, 1, 8192, &a->max_tokens);
     case EPCLI_O_TEMP:
         return epcli_number(name, v, 0, 2, &a->temperature);
+    case EPCLI_O_MIN:
+        return epcli_whole(name, v, 1, EPSCALE_MAX_CAP, &a->autoscale.min);
+    case EPCLI_O_MAX:
+        return epcli_whole(name, v, 1, EPSCALE_MAX_CAP, &a->autoscale.max);
+    case EPCLI_O_T_INVOKE:
+    case EPCLI_O_T_CONC:
+        a->autoscale.metric = opt == EPCLI_O_T_INVOKE ? EPSCALE_INVOCATIONS : EPSCALE_CONCURRENCY;
+        return epcli_number(name, v, 0.001, 1e6, &a->autoscale.target);
+    case EPCLI_O_IN_COOL:
+        return epcli_whole(name, v, 0, EPSCALE_MAX_COOL, &a->autoscale.scale_in_cooldown_s);
+    case EPCLI_O_OUT_COOL:
+        return epcli_whole(name, v, 0, EPSCALE_MAX_COOL, &a->autoscale.scale_out_cooldown_s);
     case EPCLI_O_RUN:
         a->run = v;
         return epown_run_ok(v) ? 0
@@ -429,6 +494,8 @@ static void epcli_flag(struct epcli *a, int opt) {
     if (opt == EPCLI_O_YES) a->yes = true;
     if (opt == EPCLI_O_WAIT) a->wait = true;
     if (opt == EPCLI_O_BY_TOOL) a->by_tool = true;
+    if (opt == EPCLI_O_NO_IN) a->autoscale.disable_scale_in = true;
+    if (opt == EPCLI_O_DRY) a->dry_run = true;
     if (opt == EPCLI_O_PLAIN) a->plain_http = true;
     if (opt == EPCLI_O_HELP) a->help = true;
     if (opt == EPCLI_O_VERSION) a->version = true;
@@ -439,7 +506,18 @@ static int epcli_words(struct epcli *a, int argc, char **argv) {
     const char *cmd = optind < argc ? argv[optind++] : NULL;
     if (!cmd) return epcli_fail("no command (see sm-endpoint --help)");
     a->cmd = EPCLI_NCMD;
-    for (int i = 0; i < EPCLI_NCMD; i++)
+    if (strcmp(cmd, "autoscale") == 0) { /* two words: autoscale set|show|remove */
+        const char *sub = optind < argc ? argv[optind++] : "";
+        if (strcmp(sub, "set") == 0) a->cmd = EPCLI_AS_SET;
+        if (strcmp(sub, "show") == 0) a->cmd = EPCLI_AS_SHOW;
+        if (strcmp(sub, "remove") == 0) a->cmd = EPCLI_AS_REMOVE;
+        if (a->cmd == EPCLI_NCMD)
+            return epcli_fail("autoscale: '%s' is not set, show or remove (see sm-endpoint "
+                              "--help)",
+                              sub);
+        cmd = epcli_cmds[a->cmd].name;
+    }
+    for (int i = 0; i < EPCLI_NCMD && a->cmd == EPCLI_NCMD; i++)
         if (strcmp(cmd, epcli_cmds[i].name) == 0) a->cmd = (enum epcli_cmd)i;
     if (a->cmd == EPCLI_NCMD)
         return epcli_fail("unknown command '%s' (see sm-endpoint --help)", cmd);
@@ -536,6 +614,18 @@ static int epcli_check(const struct epcli *a) {
             "deploy: pass --role ARN, the execution role SageMaker runs the container "
             "with (arn:aws:iam::ACCOUNT:role/NAME)");
     if (a->cmd == EPCLI_QUERY && !a->prompt) return epcli_fail("query: pass --prompt TEXT");
+    const uint64_t t_inv = UINT64_C(1) << (EPCLI_O_T_INVOKE - EPCLI_O_REGION),
+                   t_conc = UINT64_C(1) << (EPCLI_O_T_CONC - EPCLI_O_REGION);
+    if (a->cmd == EPCLI_AS_SET && (!(a->given & (UINT64_C(1) << (EPCLI_O_MIN - EPCLI_O_REGION))) ||
+                                   !(a->given & (UINT64_C(1) << (EPCLI_O_MAX - EPCLI_O_REGION)))))
+        return epcli_fail("autoscale set: pass --min N and --max N (the instances it scales "
+                          "between)");
+    if (a->cmd == EPCLI_AS_SET && a->autoscale.min > a->autoscale.max)
+        return epcli_fail("autoscale set: --min %ld is above --max %ld", a->autoscale.min,
+                          a->autoscale.max);
+    if (a->cmd == EPCLI_AS_SET && !(a->given & t_inv) == !(a->given & t_conc))
+        return epcli_fail("autoscale set: pass one of --target-invocations X and "
+                          "--target-concurrency X");
     if (a->cmd == EPCLI_DELETE && !a->run == !a->by_tool)
         return epcli_fail("delete: pass --run RUN_ID (the run that deployed it: deploy prints it) "
                           "or --created-by-tool (anything wrk-sagemaker created), not both");
@@ -596,20 +686,37 @@ static int epcli_region(struct epcli *a, struct buf *region) {
     return rc;
 }
 
-/* Asks on the terminal before a delete; 0 to go on. */
+/* Asks on the terminal before a delete or an autoscaling change; 0 to go on. */
 static int epcli_confirm(const struct epcli *a, const char *region) {
-    if (a->yes) return 0;
+    bool scale = a->cmd == EPCLI_AS_SET || a->cmd == EPCLI_AS_REMOVE;
+    if (a->yes || a->dry_run) return 0;
+    if (!isatty(STDIN_FILENO) && scale)
+        return epcli_fail("%s %s: standard input is not a terminal to ask on: pass --yes to "
+                          "change its autoscaling (or --dry-run to see the calls)",
+                          epcli_cmds[a->cmd].name, a->name);
     if (!isatty(STDIN_FILENO))
         return epcli_fail("delete %s: standard input is not a terminal to ask on: pass --yes to "
                           "delete the endpoint, its config and model",
                           a->name);
-    fprintf(stderr,
-            "Delete endpoint %s in %s, its endpoint config and model? It stops the billing. [y/N] ",
-            a->name, region);
+    if (a->cmd == EPCLI_AS_SET)
+        fprintf(stderr,
+                "Set the autoscaling of endpoint %s in %s to %ld to %ld instance(s)? It changes "
+                "how many instances bill. [y/N] ",
+                a->name, region, a->autoscale.min, a->autoscale.max);
+    else if (a->cmd == EPCLI_AS_REMOVE)
+        fprintf(stderr,
+                "Remove the autoscaling of endpoint %s in %s? Its instance count stays where it "
+                "is. [y/N] ",
+                a->name, region);
+    else
+        fprintf(stderr,
+                "Delete endpoint %s in %s, its endpoint config and model? It stops the billing. "
+                "[y/N] ",
+                a->name, region);
     fflush(stderr);
     char answer[16] = "";
     if (!fgets(answer, sizeof answer, stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
-        fprintf(stderr, "sm-endpoint: not deleted\n");
+        fprintf(stderr, "sm-endpoint: %s\n", scale ? "nothing changed" : "not deleted");
         return EPCLI_EXIT_AWS;
     }
     return 0;
@@ -661,6 +768,14 @@ static int epcli_run_cmd(struct epcli *a, struct epops *o, const char *region,
         return epinfo_images(o, region, out, err);
     case EPCLI_CONFIG:
         return epinfo_config(o, d, out, err);
+    case EPCLI_AS_SET:
+        a->autoscale.name = a->name;
+        a->autoscale.variant = a->variant;
+        return epscale_set(o, region, &a->autoscale, a->dry_run, out, err);
+    case EPCLI_AS_SHOW:
+        return epscale_show(o, region, a->name, out, err);
+    case EPCLI_AS_REMOVE:
+        return epscale_remove(o, region, a->name, a->variant, a->dry_run, out, err);
     default:
         return EPOPS_ERR_INPUT;
     }
@@ -684,7 +799,8 @@ static int epcli_run(struct epcli *a) {
     buf_init(&region, 64);
     buf_init(&err, 4096);
     int rc = epcli_region(a, &region);
-    if (!rc && a->cmd == EPCLI_DELETE) rc = epcli_confirm(a, buf_str(&region));
+    if (!rc && (a->cmd == EPCLI_DELETE || a->cmd == EPCLI_AS_SET || a->cmd == EPCLI_AS_REMOVE))
+        rc = epcli_confirm(a, buf_str(&region));
     if (rc) {
         buf_free(&region);
         buf_free(&err);
@@ -725,7 +841,10 @@ static int epcli_run(struct epcli *a) {
         epcli_fail("out of memory");
         orc = EPOPS_ERR_NOMEM;
     }
-    rc = epcli_exit(orc);
+    /* an autoscaling refusal is the caller's to fix: not this tool's endpoint */
+    rc = orc == EPOPS_ERR_REFUSED && (a->cmd == EPCLI_AS_SET || a->cmd == EPCLI_AS_REMOVE)
+             ? EPCLI_EXIT_USAGE
+             : epcli_exit(orc);
     epops_out_free(&out);
     epops_free(o);
     buf_free(&region);
@@ -737,6 +856,8 @@ int main(int argc, char **argv) {
     struct epcli a = {0};
     a.since = 3600;
     a.limit = 50;
+    a.autoscale.scale_in_cooldown_s = -1;
+    a.autoscale.scale_out_cooldown_s = -1;
     struct sigaction sa = {0};
     sa.sa_handler = epcli_on_signal;
     sigemptyset(&sa.sa_mask);

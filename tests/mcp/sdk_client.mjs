@@ -53,7 +53,7 @@ assert.match(all.content[0].text, /get_help \(read-only\)/);
 assert.equal(all.structuredContent.server, "sm-mcp");
 assert.equal(all.structuredContent.version, version);
 assert.deepEqual(all.structuredContent.tools.map((t) => t.name), tools.map((t) => t.name));
-assert.equal(tools.length, 13);
+assert.equal(tools.length, 16);
 assert.ok(all.structuredContent.workflow.some((s) => s.tool === "delete_endpoint"));
 
 const one = await client.callTool({ name: "get_help", arguments: { tool: "get_help" } });

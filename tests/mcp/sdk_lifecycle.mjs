@@ -53,7 +53,7 @@ for (const t of tools.filter((t) => !t.annotations.readOnlyHint)) {
   assert.match(t.description, /Needs "confirm": true/, `${t.name} says it needs confirm`);
 }
 assert.deepEqual(tools.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name),
-  ["deploy_endpoint", "delete_endpoint", "run_benchmark"]);
+  ["deploy_endpoint", "delete_endpoint", "autoscale_set", "autoscale_remove", "run_benchmark"]);
 assert.deepEqual(byName.delete_endpoint.inputSchema.required, ["endpoint_name"]);
 assert.deepEqual(byName.deploy_endpoint.inputSchema.required, ["endpoint_name", "model_id", "role_arn"]);
 
@@ -85,6 +85,18 @@ assert.equal(status.structuredContent.status, "InService");
 assert.equal(status.structuredContent.model_id, "google/gemma-4-E2B-it");
 const health = await client.callTool({ name: "verify_model_health", arguments: { endpoint_name: "e" } });
 assert.equal(health.structuredContent.reply, "1512");
+
+// Autoscaling: a preview without the confirmation, a change with it, read back.
+const scalePreview = await client.callTool({ name: "autoscale_set", arguments: {
+  endpoint_name: "e", min_instances: 1, max_instances: 2, target_invocations: 50 } });
+assert.equal(scalePreview.isError, true);
+assert.match(scalePreview.content[0].text, /^autoscale_set was not run: it needs "confirm": true\. The call would set the autoscaling of SageMaker endpoint e in us-east-1/);
+const scaled = await client.callTool({ name: "autoscale_set", arguments: {
+  endpoint_name: "e", min_instances: 1, max_instances: 2, target_invocations: 50, confirm: true } });
+assert.ok(!scaled.isError, JSON.stringify(scaled.content));
+const shown = await client.callTool({ name: "autoscale_show", arguments: { endpoint_name: "e" } });
+assert.equal(shown.structuredContent.targets[0].MaxCapacity, 2);
+assert.equal(shown.structuredContent.policies[0].PolicyName, "wrk-sagemaker-target-tracking");
 
 // A destructive tool: refused without the confirmation, run with it.
 const noConfirm = await client.callTool({ name: "delete_endpoint", arguments: { endpoint_name: "e" } });

@@ -9,10 +9,11 @@ import subprocess
 import sys
 
 failures = []
-# The seed's eleven tools and the benchmark's two, in tools/list order.
+# The seed's eleven tools, the three of autoscaling and the benchmark's two, in tools/list order.
 TOOLS = ["get_help", "check_quotas", "find_vllm_image", "get_deployment_config", "deploy_endpoint",
          "get_endpoint_status", "get_endpoint_logs", "verify_model_health", "query_model",
-         "list_endpoints", "delete_endpoint", "run_benchmark", "compare_results"]
+         "list_endpoints", "delete_endpoint", "autoscale_set", "autoscale_show",
+         "autoscale_remove", "run_benchmark", "compare_results"]
 
 
 def check(cond, what):

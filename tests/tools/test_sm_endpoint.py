@@ -23,6 +23,10 @@ taken      (issue 28, N1) a deploy onto a name that exists fails and touches not
            delete of what another run or no wrk-sagemaker run created is refused
 shared     (issue 28, N2) a delete refuses an endpoint config or model another endpoint
            uses, and a model that only shares the name; nothing is deleted first
+autoscale  (issue 33) autoscale set, show and remove: what set registers the aws CLI reads
+           (application-autoscaling describe-*); refused without --yes off a terminal, on
+           an endpoint wrk-sagemaker did not create (exit 2, one line naming it); --dry-run
+           prints the calls and changes nothing
 """
 import json
 import os
@@ -134,6 +138,34 @@ def test_usage():
          "--created-by-tool does not go with swap (see sm-endpoint --help)"),
         (["swap", "e", "--as", "f"], "swap: which checkpoint? pass --model MODEL_ID "
                                      "(SM_VLLM_MODEL), e.g. google/gemma-4-E2B-it"),
+        (["autoscale"], "autoscale: '' is not set, show or remove (see sm-endpoint --help)"),
+        (["autoscale", "grow", "e"],
+         "autoscale: 'grow' is not set, show or remove (see sm-endpoint --help)"),
+        (["autoscale", "show"], "autoscale show: which endpoint? (sm-endpoint autoscale show NAME)"),
+        (["autoscale", "set", "e", "--max", "2", "--target-invocations", "5"],
+         "autoscale set: pass --min N and --max N (the instances it scales between)"),
+        (["autoscale", "set", "e", "--min", "3", "--max", "2", "--target-invocations", "5"],
+         "autoscale set: --min 3 is above --max 2"),
+        (["autoscale", "set", "e", "--min", "0", "--max", "2"],
+         "--min: '0' is not a number from 1 to 1000"),
+        (["autoscale", "set", "e", "--min", "1", "--max", "2"],
+         "autoscale set: pass one of --target-invocations X and --target-concurrency X"),
+        (["autoscale", "set", "e", "--min", "1", "--max", "2", "--target-invocations", "5",
+          "--target-concurrency", "2"],
+         "autoscale set: pass one of --target-invocations X and --target-concurrency X"),
+        (["autoscale", "set", "e", "--min", "1", "--max", "2", "--target-invocations", "-1"],
+         "--target-invocations: '-1' is not a number from 0.001 to 1e+06"),
+        (["autoscale", "set", "e", "--min", "1", "--max", "2", "--target-invocations", "5",
+          "--scale-in-cooldown", "90000"],
+         "--scale-in-cooldown: '90000' is not a number from 0 to 86400"),
+        (["autoscale", "show", "e", "--min", "1"],
+         "--min does not go with autoscale show (see sm-endpoint --help)"),
+        (["autoscale", "show", "e", "--yes"],
+         "--yes does not go with autoscale show (see sm-endpoint --help)"),
+        (["status", "e", "--dry-run"], "--dry-run does not go with status (see sm-endpoint --help)"),
+        (["autoscale", "remove", "e"],
+         "autoscale remove e: standard input is not a terminal to ask on: pass --yes to change "
+         "its autoscaling (or --dry-run to see the calls)"),
         (["images", "--region", "us-west-9"],
          "no Deep Learning Containers account known for region us-west-9: pass --image URI"),
     ]
@@ -592,11 +624,159 @@ def test_interrupt():
               "the endpoint goes on")
 
 
+def aas(url, *args):
+    """The aws CLI's application-autoscaling against the emulator."""
+    p = subprocess.run(["aws", "--endpoint-url", url, "--region", "us-east-1", "--output", "json",
+                        "application-autoscaling"] + list(args), capture_output=True, env=ENV,
+                       timeout=60)
+    return Run(p)
+
+
+def aas_list(url, what, key):
+    r = aas(url, what, "--service-namespace", "sagemaker")
+    check(r.rc == 0, "aws application-autoscaling %s: %s" % (what, r.err))
+    return r.json()[key] if r.rc == 0 else []
+
+
+SCALE_SET = ["autoscale", "set", "scaled", "--min", "1", "--max", "3", "--target-invocations",
+             "70", "--scale-in-cooldown", "300", "--disable-scale-in"]
+
+
+def test_autoscale():
+    with emu("--quota", "us-east-1/*=4") as e:
+        u = e.url
+        check(deploy(u, "scaled", "--run", "r1").rc == 0, "deployed scaled")
+        # no terminal to ask on and no --yes: one line, exit 2, nothing registered
+        r = se(u, *SCALE_SET)
+        one_line(r, "autoscale set scaled: standard input is not a terminal to ask on: pass --yes "
+                 "to change its autoscaling (or --dry-run to see the calls)")
+        check(aas_list(u, "describe-scalable-targets", "ScalableTargets") == [],
+              "nothing registered without confirmation")
+        # on a terminal it asks: "n" changes nothing
+        rc, out = pty_run(["--endpoint-url", u, "--time-scale", "1000", "--region", "us-east-1"]
+                          + SCALE_SET, b"n")
+        check(rc == 1 and "Set the autoscaling of endpoint scaled in us-east-1 to 1 to 3 "
+              "instance(s)? It changes how many instances bill. [y/N]" in out and
+              "sm-endpoint: nothing changed" in out, "asked, no: %s" % out)
+        check(aas_list(u, "describe-scalable-targets", "ScalableTargets") == [],
+              "nothing registered after 'n'")
+        # --dry-run: the calls, none sent
+        r = se(u, *SCALE_SET, "--dry-run")
+        lines = r.out.splitlines()
+        check(r.rc == 0 and len(lines) == 3 and
+              lines[0] == "dry run: autoscale set scaled/AllTraffic in us-east-1 would send:" and
+              lines[1].startswith("application-autoscaling RegisterScalableTarget {") and
+              lines[2].startswith("application-autoscaling PutScalingPolicy {"),
+              "dry run prints the calls: %d %r %s" % (r.rc, r.out, r.err))
+        if r.rc == 0 and len(lines) == 3:
+            reg = json.loads(lines[1].split(" ", 2)[2])
+            check(reg == {"ServiceNamespace": "sagemaker",
+                          "ResourceId": "endpoint/scaled/variant/AllTraffic",
+                          "ScalableDimension": "sagemaker:variant:DesiredInstanceCount",
+                          "MinCapacity": 1, "MaxCapacity": 3}, "the register call: %r" % reg)
+        check(aas_list(u, "describe-scalable-targets", "ScalableTargets") == [],
+              "a dry run registers nothing")
+        # set: the aws CLI reads what it registered
+        r = se(u, *SCALE_SET, "--yes")
+        check(r.rc == 0 and r.out.startswith(
+            "autoscaling of endpoint scaled variant AllTraffic in us-east-1: 1 to 3 instance(s), "
+            "target 70 SageMakerVariantInvocationsPerInstance (policy "
+            "wrk-sagemaker-target-tracking: arn:aws:autoscaling:"), "set: %s %s" % (r.out, r.err))
+        t = aas_list(u, "describe-scalable-targets", "ScalableTargets")
+        check(len(t) == 1 and t[0]["ResourceId"] == "endpoint/scaled/variant/AllTraffic" and
+              t[0]["ScalableDimension"] == "sagemaker:variant:DesiredInstanceCount" and
+              (t[0]["MinCapacity"], t[0]["MaxCapacity"]) == (1, 3), "the target: %r" % t)
+        pol = aas_list(u, "describe-scaling-policies", "ScalingPolicies")
+        c = pol[0].get("TargetTrackingScalingPolicyConfiguration", {}) if len(pol) == 1 else {}
+        check(len(pol) == 1 and pol[0]["PolicyName"] == "wrk-sagemaker-target-tracking" and
+              pol[0]["PolicyType"] == "TargetTrackingScaling" and c.get("TargetValue") == 70 and
+              c.get("PredefinedMetricSpecification") ==
+              {"PredefinedMetricType": "SageMakerVariantInvocationsPerInstance"} and
+              c.get("ScaleInCooldown") == 300 and "ScaleOutCooldown" not in c and
+              c.get("DisableScaleIn") is True, "the policy the aws CLI sees: %r" % pol)
+        # show, text and JSON
+        r = se(u, "autoscale", "show", "scaled")
+        check(r.rc == 0 and r.out.startswith(
+            "variant AllTraffic: 1 to 3 instance(s)\n  policy wrk-sagemaker-target-tracking: "
+            "TargetTrackingScaling, target 70 SageMakerVariantInvocationsPerInstance, scale-in "
+            "cooldown 300 s, scale-in disabled\n"), "show: %r %s" % (r.out, r.err))
+        r = se(u, "autoscale", "show", "scaled", "--json")
+        j = r.json() if r.rc == 0 else {}
+        check(j.get("endpoint") == "scaled" and len(j.get("targets", [])) == 1 and
+              j["targets"][0]["MaxCapacity"] == 3 and len(j.get("policies", [])) == 1 and
+              j["policies"][0]["PolicyName"] == "wrk-sagemaker-target-tracking" and
+              isinstance(j.get("activities"), list), "show --json: %r %s" % (r.out, r.err))
+        # set again: the policy is replaced, on the concurrency metric
+        r = se(u, "autoscale", "set", "scaled", "--min", "2", "--max", "4",
+               "--target-concurrency", "8", "--yes")
+        pol = aas_list(u, "describe-scaling-policies", "ScalingPolicies")
+        check(r.rc == 0 and len(pol) == 1 and
+              pol[0]["TargetTrackingScalingPolicyConfiguration"]["PredefinedMetricSpecification"]
+              == {"PredefinedMetricType":
+                  "SageMakerVariantConcurrentRequestsPerModelHighResolution"} and
+              pol[0]["TargetTrackingScalingPolicyConfiguration"]["TargetValue"] == 8,
+              "set again replaces the policy: %s %r" % (r.err, pol))
+        r = se(u, "autoscale", "set", "scaled", "--variant", "Other", "--min", "1", "--max", "2",
+               "--target-invocations", "5", "--yes")
+        one_line(r, "endpoint 'scaled' has no variant 'Other' (it has: AllTraffic)")
+        # an endpoint wrk-sagemaker did not create: refused, exit 2, nothing changed
+        foreign(u, endpoint="theirs", config="theirs", model="theirs")
+        r = aas(u, "register-scalable-target", "--service-namespace", "sagemaker",
+                "--resource-id", "endpoint/theirs/variant/AllTraffic", "--scalable-dimension",
+                "sagemaker:variant:DesiredInstanceCount", "--min-capacity", "1",
+                "--max-capacity", "2")
+        check(r.rc == 0, "the aws CLI registers theirs: %s" % r.err)
+        why = ("it has no tag wrk-sagemaker:created-by=wrk-sagemaker: wrk-sagemaker did not "
+               "create it")
+        for args in (["set", "theirs", "--min", "1", "--max", "5", "--target-invocations", "9"],
+                     ["remove", "theirs"], ["remove", "theirs", "--dry-run"]):
+            r = se(u, "autoscale", *args, "--yes")
+            one_line(r, "refusing to change the autoscaling of endpoint 'theirs' in us-east-1: "
+                     + why)
+            check(r.out == "", "refused: no output %r" % r.out)
+        t = [x for x in aas_list(u, "describe-scalable-targets", "ScalableTargets")
+             if x["ResourceId"] == "endpoint/theirs/variant/AllTraffic"]
+        check(len(t) == 1 and t[0]["MaxCapacity"] == 2, "theirs is left as it was: %r" % t)
+        r = se(u, "autoscale", "show", "theirs")
+        check(r.rc == 0 and r.out.startswith("variant AllTraffic: 1 to 2 instance(s)\n  no "
+                                              "scaling policy\n"), "show reads any: %r" % r.out)
+        r = se(u, "autoscale", "set", "nowhere", "--min", "1", "--max", "2",
+               "--target-invocations", "5", "--yes")
+        one_line(r, "endpoint 'nowhere' not found in us-east-1", code=1)
+        # remove: --dry-run prints the calls, then remove deletes; the aws CLI sees nothing left
+        r = se(u, "autoscale", "remove", "scaled", "--dry-run")
+        check(r.rc == 0 and r.out.splitlines() == [
+            "dry run: autoscale remove scaled in us-east-1 would send:",
+            'application-autoscaling DeleteScalingPolicy {"ServiceNamespace":"sagemaker",'
+            '"ResourceId":"endpoint/scaled/variant/AllTraffic","ScalableDimension":'
+            '"sagemaker:variant:DesiredInstanceCount","PolicyName":'
+            '"wrk-sagemaker-target-tracking"}',
+            'application-autoscaling DeregisterScalableTarget {"ServiceNamespace":"sagemaker",'
+            '"ResourceId":"endpoint/scaled/variant/AllTraffic","ScalableDimension":'
+            '"sagemaker:variant:DesiredInstanceCount"}'], "remove --dry-run: %r %s" % (r.out, r.err))
+        check(len(aas_list(u, "describe-scaling-policies", "ScalingPolicies")) == 1,
+              "a dry run removes nothing")
+        r = se(u, "autoscale", "remove", "scaled", "--yes")
+        check(r.rc == 0 and r.out == "variant AllTraffic: policy wrk-sagemaker-target-tracking "
+              "deleted\nvariant AllTraffic: scalable target deregistered\n",
+              "remove: %r %s" % (r.out, r.err))
+        check([x for x in aas_list(u, "describe-scalable-targets", "ScalableTargets")
+               if x["ResourceId"].startswith("endpoint/scaled/")] == [] and
+              aas_list(u, "describe-scaling-policies", "ScalingPolicies") == [],
+              "the aws CLI sees no target or policy of scaled")
+        r = se(u, "autoscale", "remove", "scaled", "--yes")
+        check(r.rc == 0 and r.out == "endpoint scaled in us-east-1 has no autoscaling: nothing "
+              "to remove\n", "remove again: %r %s" % (r.out, r.err))
+        r = se(u, "autoscale", "show", "scaled")
+        check(r.rc == 0 and r.out == "endpoint scaled in us-east-1: no autoscaling\n",
+              "show after remove: %r" % r.out)
+
+
 def main():
     tests = {"usage": test_usage, "lifecycle": test_lifecycle, "fallback": test_fallback,
              "quotas": test_quotas, "logs": test_logs, "confirm": test_confirm,
              "interrupt": test_interrupt, "hostile": test_hostile, "tags": test_tags,
-             "taken": test_taken, "shared": test_shared}
+             "taken": test_taken, "shared": test_shared, "autoscale": test_autoscale}
     group = sys.argv[1] if len(sys.argv) > 1 else ""
     if group not in tests:
         print(__doc__, file=sys.stderr)
