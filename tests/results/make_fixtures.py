@@ -694,6 +694,46 @@ def open_loop():
           result(stream_head("b", "rate", other), open_records("b", True)))
 
 
+CANDS = {  # label: pair folder, price (USD/hour, None: none), per rate (first token, step)
+    "a": ("pair-1", 1.0, OPEN["a"]),
+    "b": ("pair-1", 2.0, OPEN["b"]),
+    "c": ("pair-2", 0.9, {1: (0.20, 0.010), 2: (0.50, 0.012), 4: (0.80, 0.020)}),
+    "d": ("pair-2", 0.5, {1: (0.90, 0.010), 2: (1.00, 0.012), 4: (1.20, 0.020)}),
+    "e": ("pair-3", 0.4, None),
+}
+
+
+def candidates_dir(name, labels, slo="ttft:p90:0.6", price=None):
+    """An sm-suite --candidates folder: candidates.json, each candidate's records in
+    pair-K/LABEL and the link LABEL -> pair-K/LABEL. "d" meets the SLO at no rate (its
+    search failed); "e"'s pair never ran (no folder)."""
+    d = os.path.join(OUT, name)
+    st = {"arrivals": "constant", "rates": list(OPEN_RATES), "duration_s": 10,
+          "burstiness": None, "arrival_seed": 1, "max_concurrency": 16, "max_tokens": 16,
+          "prompt": STORY, "temperature": 0.0, "ignore_eos": True}
+    cands = []
+    for label in labels:
+        pair, own, table = CANDS[label]
+        own = price or own
+        if table is not None:
+            OPEN[label] = table
+            write(os.path.join(d, pair, label, "rate.json"),
+                  result(stream_head(label, "rate", st), open_records(label, True)))
+        link = os.path.join(d, label)
+        if not os.path.lexists(link):
+            os.symlink(os.path.join(pair, label), link)
+        cands.append({"label": label, "kind": "endpoint", "endpoint": "ep-" + label,
+                      "variant": None, "inference_component": None, "model": None,
+                      "instance_type": "ml.g6.xlarge", "instance_count": 1, "folder": label,
+                      "capacity": None,
+                      "cost_at_capacity": {"usd_per_hour": own, "price_source": "given",
+                                           "usd_per_million_tokens": None},
+                      "quiz": None})
+    write(os.path.join(d, "candidates.json"),
+          {"format": "wrk-sagemaker-candidates", "version": 1, "slo": slo, "candidates": cands,
+           "cheapest_at_capacity": None})
+
+
 for s in ("bf16", "qat"):
     write(os.path.join(OUT, "article", "measure-%s.json" % NAMES[s]), measure_file(s))
 native("bf16")
@@ -715,3 +755,5 @@ special()
 stream()
 climit()
 open_loop()
+candidates_dir("cands", ["a", "b", "c", "d", "e"])
+candidates_dir("cands2", ["a", "b"], price=1.1267)
