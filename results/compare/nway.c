@@ -163,7 +163,7 @@ static int nway_one(struct nway *w, const struct nway_opts *o, size_t i, struct 
         rc = comparison_build(&c->m, &b->side, &c->side, &co, &e);
         c->compared = rc == 0;
     }
-    if (rc == CMP_ERR_NOMEM || rc == BUF_ERR_NOMEM)
+    if (rc == CMP_ERR_NOMEM)
         rc = buf_fail(err, NWAY_ERR_NOMEM, "out of memory");
     else if (rc < 0 && i == w->base)
         rc = buf_fail(err, NWAY_ERR_INPUT, "baseline %s %s: %s", c->f.label, what, buf_str(&e));

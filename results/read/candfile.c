@@ -21,7 +21,7 @@ static int candfile_str(const cJSON *o, const char *key, bool need, char *out, s
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     out[0] = '\0';
     if ((!v || cJSON_IsNull(v)) && !need) return 1;
-    if (!cJSON_IsString(v) || strlen(v->valuestring) >= cap)
+    if (!v || !cJSON_IsString(v) || strlen(v->valuestring) >= cap)
         return buf_fail(err, CANDFILE_ERR_INPUT,
                         "%s: candidates[%zu].%s must be a string of at most %zu bytes", name, i,
                         key, cap - 1);
