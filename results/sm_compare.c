@@ -624,6 +624,8 @@ static int compare_nway(const struct compare_args *a) {
     int rc = nway_build(&n, &o, &w, &err);
     if (rc == NWAY_ERR_NOMEM) status = 1;
     if (rc < 0) goto done;
+    for (size_t i = 0; i < n.n; i++) /* what the reader should know of each pair's figures */
+        if (n.c[i].compared && (i != n.base || n.n == 1)) notes_add(&n.c[i].m, &w);
     status = 1;
     if (w.nomem || compare_nway_render(a, &n, &w, &out, &svg) != BUF_OK) {
         buf_fail(&err, BUF_ERR_NOMEM, "out of memory");

@@ -188,7 +188,7 @@ int nway_out_csv(const struct nway *w, const struct warnings *warn, struct buf *
         "baseline",           "excluded"};
     int rc = 0;
     for (size_t i = 0; i < warn->n && !rc; i++)
-        rc = buf_adds(out, "# ") || esc_csv(out, warn->items[i]) || buf_adds(out, "\r\n");
+        rc = buf_adds(out, "# warning: ") || esc_text(out, warn->items[i]) || buf_adds(out, "\r\n");
     if (rc || (rc = nway_out_line(out, head))) return rc;
     for (size_t i = 0; i < w->n && !rc; i++) {
         const struct nway_cand *c = &w->c[i];
