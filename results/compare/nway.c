@@ -108,6 +108,11 @@ static void nway_figures(const struct nway *w, struct nway_cand *c) {
     c->usd_lo = c->cap.rel == OPENLOOP_CMP_EQ ? nway_usd(c->f.usd_per_hour, c->cap.fail, tpr) : NAN;
     if (c->cap.rel == OPENLOOP_CMP_NONE)
         snprintf(c->excluded, sizeof c->excluded, "no open-loop run: no capacity at the SLO");
+    else if (c->cap.rel == OPENLOOP_CMP_LT && c->cap.by == -1)
+        snprintf(c->excluded, sizeof c->excluded,
+                 "it had errors: more than %g%% of the requests failed at every rate (capacity "
+                 "< %g requests/s)",
+                 w->slo.max_error * 100, c->cap.v);
     else if (c->cap.rel == OPENLOOP_CMP_LT)
         snprintf(c->excluded, sizeof c->excluded,
                  "its search failed: no rate met %s (capacity < %g requests/s)", w->slo_text,

@@ -74,7 +74,7 @@ static int nway_report_cands(const struct nway *w, struct page *r) {
     if (!t) return -1;
     for (size_t i = 0; i < w->n; i++) {
         const struct nway_cand *c = &w->c[i];
-        char inst[80], cap[NWAY_REPORT_CELL], lat[NWAY_REPORT_NUM], tok[NWAY_REPORT_NUM],
+        char inst[80], cap[NWAY_REPORT_CELL], lat[NWAY_REPORT_NUM], tok[NWAY_REPORT_NUM + 4],
             usdh[NWAY_REPORT_NUM], usd[NWAY_REPORT_CELL], tmp[NWAY_REPORT_NUM], quiz[64], req[96],
             range[NWAY_REPORT_RNG];
         snprintf(inst, sizeof inst, "%s%s", c->f.instance_type[0] ? c->f.instance_type : "n/a",
@@ -84,7 +84,13 @@ static int nway_report_cands(const struct nway *w, struct page *r) {
         nway_report_cap(&c->cap, cap, sizeof cap);
         if (!c->compared) snprintf(cap, sizeof cap, "n/a");
         nway_report_num(c->lat, lat, sizeof lat);
-        nway_report_num(c->cap.tokens, tok, sizeof tok);
+        nway_report_num(c->cap.tokens, tmp, sizeof tmp);
+        snprintf(tok, sizeof tok, "%s%s",
+                 !isfinite(c->cap.tokens)        ? ""
+                 : c->cap.rel == OPENLOOP_CMP_GE ? ">= "
+                 : c->cap.rel == OPENLOOP_CMP_LT ? "< "
+                                                 : "",
+                 tmp);
         if (!c->compared) snprintf(tok, sizeof tok, "n/a");
         nway_report_num(c->f.usd_per_hour, usdh, sizeof usdh);
         nway_report_num(c->usd, tmp, sizeof tmp);

@@ -606,7 +606,7 @@ def check_open_no_slo(out, _):
 
 CANDS = ["--candidates", "cands"]
 CANDS_MISSING = ("sm-compare: --baseline zz: no such candidate in cands/candidates.json "
-                 "(a, b, c, d, e)\n")
+                 "(a, b, c, d, e, f)\n")
 
 
 def cands_by_label(doc):
@@ -641,6 +641,9 @@ def check_cands_json(out, _):
            not by["d"]["pareto_front"], "d %r" % by["d"]["excluded"])
     expect(by["e"]["excluded"] == "cannot be read: cands/e: No such file or directory",
            "e %r" % by["e"]["excluded"])
+    expect(by["f"]["excluded"].startswith("it had errors: more than 1% of the requests failed "
+                                          "at every rate") and not by["f"]["pareto_front"],
+           "f %r" % by["f"]["excluded"])
     ratio = c["ratio_to_baseline"]["capacity"]
     expect(near(ratio["value"], cap / by["a"]["capacity"]["requests_per_second"]) and
            near(ratio["low"], 2 / 4) and near(ratio["high"], 4 / 2), "c / a capacity %r" % ratio)
@@ -656,6 +659,7 @@ def check_cands_svg(out, args):
     svg = open([a for a in args if a.endswith(".svg")][0]).read()
     expect(svg.startswith("<svg ") and svg.endswith("</svg>\n"), "one standalone svg element")
     expect(svg.count("<circle") == 4, "three points and the recommendation's ring")
+    expect("f left out: it had errors" in svg, "f left out for its errors")
     expect("d left out: its search failed" in svg and "e left out" in svg, "left out named")
 
 

@@ -663,7 +663,7 @@ def open_records(side, streamed):
                     for i in range(15)]
             first = at + round(ttft * 1e6)
             end = first + sum(gaps) + 200
-            failed = side == "a" and rate == 4 and j == 7
+            failed = (side == "a" and rate == 4 and j == 7) or (side == "f" and j % 2 == 0)
             r = record(len(recs), "rate", b, 16, at + late, end, thread=j % 8, ok=not failed,
                        tokens=None if failed else 16, status=424 if failed else 200,
                        error={"code": "ModelError", "message": "container answered 500"}
@@ -700,13 +700,14 @@ CANDS = {  # label: pair folder, price (USD/hour, None: none), per rate (first t
     "c": ("pair-2", 0.9, {1: (0.20, 0.010), 2: (0.50, 0.012), 4: (0.80, 0.020)}),
     "d": ("pair-2", 0.5, {1: (0.90, 0.010), 2: (1.00, 0.012), 4: (1.20, 0.020)}),
     "e": ("pair-3", 0.4, None),
+    "f": ("pair-3", 0.3, OPEN["b"]),
 }
 
 
 def candidates_dir(name, labels, slo="ttft:p90:0.6", price=None):
     """An sm-suite --candidates folder: candidates.json, each candidate's records in
     pair-K/LABEL and the link LABEL -> pair-K/LABEL. "d" meets the SLO at no rate (its
-    search failed); "e"'s pair never ran (no folder)."""
+    search failed); "e"'s pair never ran (no folder); half of "f"'s requests fail."""
     d = os.path.join(OUT, name)
     st = {"arrivals": "constant", "rates": list(OPEN_RATES), "duration_s": 10,
           "burstiness": None, "arrival_seed": 1, "max_concurrency": 16, "max_tokens": 16,
@@ -755,5 +756,5 @@ special()
 stream()
 climit()
 open_loop()
-candidates_dir("cands", ["a", "b", "c", "d", "e"])
+candidates_dir("cands", ["a", "b", "c", "d", "e", "f"])
 candidates_dir("cands2", ["a", "b"], price=1.1267)
