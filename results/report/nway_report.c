@@ -144,6 +144,7 @@ static int nway_report_ratio_row(struct page_block *t, const char *label, const 
 
 static int nway_report_ratios(const struct nway *w, struct page *r) {
     const char *const h[4] = {"candidate", "figure", "ratio", "95% interval or range"};
+    if (w->n < 2) return 0; /* nothing to divide */
     if (page_text(r, PAGE_HEADING, "Ratios to the baseline (%s), candidate / baseline",
                   w->c[w->base].f.label) < 0)
         return -1;
@@ -188,8 +189,8 @@ int nway_report_build(const struct nway *w, const struct warnings *warn, struct 
     struct buf reason;
     memset(r, 0, sizeof *r);
     buf_init(&reason, BUF_NO_CAP);
-    int rc = page_text(r, PAGE_TITLE, "%zu candidates at %s (baseline %s)", w->n, w->slo_text,
-                       w->c[w->base].f.label) < 0 ||
+    int rc = page_text(r, PAGE_TITLE, "%zu candidate%s at %s (baseline %s)", w->n,
+                       w->n == 1 ? "" : "s", w->slo_text, w->c[w->base].f.label) < 0 ||
              nway_report_cands(w, r) < 0 || nway_report_front(w, r) < 0 ||
              nway_report_ratios(w, r) < 0 || page_text(r, PAGE_HEADING, "Recommendation") < 0 ||
              nway_report_reason(w, &reason) != BUF_OK ||

@@ -936,6 +936,8 @@ CASES = [
      check_cands_ab),
     ("candidates_baseline_label_sets_the_ratios", ["-f", "json", "--baseline", "c"] + CANDS, 0,
      "", [], check_cands_baseline),
+    ("candidates_one_is_its_own_front_and_choice", ["--candidates", "cands1"], 0, "",
+     ["cands1.txt"], None),
     ("candidates_dir_without_candidates_json", ["--candidates", "open"], 2,
      "sm-compare: open: no candidates.json: not the folder of an sm-suite --candidates run\n",
      [], None),
