@@ -63,7 +63,8 @@ static int nway_read(const struct nway *w, const struct nway_opts *o, struct nwa
     struct inputs in = {0};
     snprintf(path, sizeof path, "%s/%s", o->dir, c->f.folder);
     int rc = inputs_read(paths, 1, NULL, o->qz, &w->slo, &in, warn, e);
-    if (rc == 0) rc = side_build(&c->side, "candidate", &in, warn, e);
+    if (rc == 0)
+        rc = side_build(&c->side, c == &w->c[w->base] ? "baseline" : "candidate", &in, warn, e);
     c->read = rc == 0;
     inputs_free(&in);
     return rc;

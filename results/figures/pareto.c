@@ -43,7 +43,9 @@ void pareto_choose(const struct pareto_item *it, size_t n, struct pareto_result 
     for (size_t i = 0; i < n; i++) {
         if ((int)i == r->best || !pareto_eligible(&it[i])) continue;
         double lo = isfinite(it[i].usd_lo) ? it[i].usd_lo : 0;
-        r->within[i] = lo <= hi;
+        /* the first rate that failed is not in the capacity's range: ends that touch
+           do not overlap, unless the costs are equal */
+        r->within[i] = lo < hi || it[i].usd == b->usd;
         r->nwithin += r->within[i];
     }
 }

@@ -7,7 +7,9 @@
  * most as slow, and better in one of the two (equal candidates are both on it).
  * The cost's range is the capacity's bracket read as cost (the last rate that held
  * and the first that failed): the probes' resolution, not a confidence interval; a
- * candidate is within it when its own range overlaps the recommended one's. A
+ * candidate is within it when its own range overlaps the recommended one's (ends that
+ * only touch do not: a capacity lies below its first failed rate), or its cost is
+ * the same. A
  * candidate left out (its search failed, it had errors, it has no price) is never
  * on the front nor recommended; the caller says why next to it.
  *

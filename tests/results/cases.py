@@ -688,6 +688,19 @@ def check_cands_ab(out, _):
            got["relation"] == ol["capacity_ratio"]["relation"], "capacity ratio %r" % got)
 
 
+def check_cands_quiz(out, _):
+    """Folders with decode, sweep and quiz: the quiz is in the table and the reference rows
+    are in the ratios with the A/B's 95% intervals."""
+    rc, js, err = run(["-f", "json", "--candidates", "cands-quiz"])
+    by = cands_by_label(as_json(js))
+    expect(by["qat"]["quiz"] == {"correct": 37, "total": 40, "score": 37 / 40}, "quiz")
+    rows = by["qat"]["ratio_to_baseline"]["rows"]
+    rc, ab, err = run(["-f", "json", "--slo", "ttft:p90:0.6", "cands-quiz/bf16", "cands-quiz/qat"])
+    want = as_json(ab)["intervals"]["rows"]["decode_tokens_per_second"]["ratio"]
+    got = rows["decode_tokens_per_second"]
+    expect([got["low"], got["high"]] == want, "decode ratio interval %r, A/B %r" % (got, want))
+
+
 def check_cands_baseline(out, _):
     doc = as_json(out)
     by = cands_by_label(doc)
@@ -938,6 +951,8 @@ CASES = [
      "", [], check_cands_baseline),
     ("candidates_one_is_its_own_front_and_choice", ["--candidates", "cands1"], 0, "",
      ["cands1.txt"], None),
+    ("candidates_ratios_carry_the_reference_rows_and_quiz", ["--candidates", "cands-quiz"], 0,
+     "", ["cands-quiz.txt"], check_cands_quiz),
     ("candidates_dir_without_candidates_json", ["--candidates", "open"], 2,
      "sm-compare: open: no candidates.json: not the folder of an sm-suite --candidates run\n",
      [], None),

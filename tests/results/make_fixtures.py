@@ -50,6 +50,7 @@ open/      open-loop runs (rate.lua, constant arrivals at 1, 2 and 4 requests/s
 import copy
 import json
 import os
+import shutil
 import re
 import sys
 from datetime import datetime, timezone
@@ -735,6 +736,30 @@ def candidates_dir(name, labels, slo="ttft:p90:0.6", price=None):
            "cheapest_at_capacity": None})
 
 
+def candidates_with_quiz():
+    """cands-quiz: native's bf16 and qat folders (decode, sweep, quiz) with open-loop runs
+    (a's and b's timing), so the ratios carry the reference rows and their intervals."""
+    d = os.path.join(OUT, "cands-quiz")
+    st = {"arrivals": "constant", "rates": list(OPEN_RATES), "duration_s": 10,
+          "burstiness": None, "arrival_seed": 1, "max_concurrency": 16, "max_tokens": 16,
+          "prompt": STORY, "temperature": 0.0, "ignore_eos": True}
+    cands = []
+    for label, timing in (("bf16", "b"), ("qat", "c")):
+        folder = os.path.join(d, label)
+        os.makedirs(folder, exist_ok=True)
+        for name in os.listdir(os.path.join(OUT, "native", label)):
+            if name.endswith(".json"):
+                shutil.copy(os.path.join(OUT, "native", label, name), folder)
+        OPEN[label] = CANDS[timing][2]
+        write(os.path.join(folder, "rate.json"),
+              result(stream_head(label, "rate", st), open_records(label, True)))
+        cands.append({"label": label, "folder": label, "instance_type": "ml.g6.xlarge",
+                      "instance_count": 1, "cost_at_capacity": {"usd_per_hour": 1.1267}})
+    write(os.path.join(d, "candidates.json"),
+          {"format": "wrk-sagemaker-candidates", "version": 1, "slo": "ttft:p90:0.6",
+           "candidates": cands})
+
+
 for s in ("bf16", "qat"):
     write(os.path.join(OUT, "article", "measure-%s.json" % NAMES[s]), measure_file(s))
 native("bf16")
@@ -759,3 +784,4 @@ open_loop()
 candidates_dir("cands", ["a", "b", "c", "d", "e", "f"])
 candidates_dir("cands2", ["a", "b"], price=1.1267)
 candidates_dir("cands1", ["c"])
+candidates_with_quiz()

@@ -19,14 +19,14 @@ static void test_front_keeps_those_no_other_beats_on_both(void) {
         pareto_t_item(1.0, 0.9, 1.1, 0.50), /* cheapest, slowest */
         pareto_t_item(2.0, 1.9, 2.1, 0.20), /* fastest, dearest */
         pareto_t_item(1.5, 1.4, 1.6, 0.60), /* dearer and slower than 0: dominated */
-        pareto_t_item(1.2, 1.1, 1.3, 0.30), /* between: on the front */
+        pareto_t_item(1.2, 1.05, 1.3, 0.30), /* between: on the front */
     };
     struct pareto_result r;
     pareto_choose(it, 4, &r);
     CHECK(r.front[0] && r.front[1] && !r.front[2] && r.front[3]);
     CHECK_INT(r.best, 0);
     CHECK_INT(r.none, PARETO_NONE_FOUND);
-    /* 3's range [1.1, 1.3] reaches 0's upper end 1.1; 2's and 1's do not */
+    /* 3's range [1.05, 1.3] reaches below 0's upper end 1.1; 2's and 1's do not */
     CHECK(r.within[3] && !r.within[2] && !r.within[1] && !r.within[0]);
     CHECK_INT(r.nwithin, 1);
 }
@@ -55,6 +55,17 @@ static void test_failed_candidate_never_on_front_nor_recommended(void) {
     CHECK(r.front[0] && !r.front[1] && r.front[2]);
     CHECK_INT(r.best, 0);
     CHECK(!r.within[1] && r.within[2]);
+}
+
+static void test_ranges_that_only_touch_do_not_overlap(void) {
+    /* 1's capacity is below the rate where 0's held: its cost is above 0's upper end */
+    struct pareto_item it[2] = {pareto_t_item(4.0, NAN, 4.89, 0.4),
+                                pareto_t_item(8.1, 4.89, 9.78, 0.5)};
+    struct pareto_result r;
+    pareto_choose(it, 2, &r);
+    CHECK_INT(r.best, 0);
+    CHECK(!r.within[1]);
+    CHECK(r.front[0] && !r.front[1]);
 }
 
 static void test_one_candidate_is_its_own_front_and_choice(void) {
@@ -143,6 +154,7 @@ int main(void) {
     test_front_keeps_those_no_other_beats_on_both();
     test_ties_equal_cost_faster_wins_equal_both_stay();
     test_failed_candidate_never_on_front_nor_recommended();
+    test_ranges_that_only_touch_do_not_overlap();
     test_one_candidate_is_its_own_front_and_choice();
     test_every_rate_held_range_open_below();
     test_no_choice_when_all_left_out_or_none();
