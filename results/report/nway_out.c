@@ -2,13 +2,14 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "esc.h"
 #include "nway_report.h"
+#include "out_csv.h"
+#include "out_json.h"
 
 #define NWAY_OUT_COLS 26
 #define NWAY_OUT_W    640
@@ -20,15 +21,6 @@
 
 static cJSON *nway_out_num(double v) {
     return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-}
-
-/* A string from a file: ill-formed UTF-8 becomes U+FFFD. */
-static cJSON *nway_out_str(const char *s) {
-    if (!s) return cJSON_CreateNull();
-    char *fixed = esc_utf8(s);
-    cJSON *v = fixed ? cJSON_CreateString(fixed) : NULL;
-    free(fixed);
-    return v;
 }
 
 static const char *nway_out_rel(enum openloop_cmp_rel rel) {
@@ -62,7 +54,7 @@ static cJSON *nway_out_ratios(const struct nway_cand *c) {
         cJSON_AddNumberToObject(r, "ratio", q->ratio.v);
         cJSON_AddItemToObject(r, "low", nway_out_num(q->ci_r.ok ? q->ci_r.lo : NAN));
         cJSON_AddItemToObject(r, "high", nway_out_num(q->ci_r.ok ? q->ci_r.hi : NAN));
-        cJSON_AddItemToObject(r, "why_no_interval", nway_out_str(q->ci_r.ok ? NULL : q->ci_r.why));
+        cJSON_AddItemToObject(r, "why_no_interval", out_json_str(q->ci_r.ok ? NULL : q->ci_r.why));
         cJSON_AddItemToObject(rows, q->name, r);
     }
     cJSON_AddItemToObject(o, "rows", rows);
@@ -73,11 +65,11 @@ static cJSON *nway_out_cand(const struct nway *w, size_t i) {
     const struct nway_cand *c = &w->c[i];
     cJSON *o = cJSON_CreateObject(), *cap = cJSON_CreateObject(), *lat = cJSON_CreateObject(),
           *usd = cJSON_CreateObject();
-    cJSON_AddItemToObject(o, "label", nway_out_str(c->f.label));
+    cJSON_AddItemToObject(o, "label", out_json_str(c->f.label));
     cJSON_AddItemToObject(o, "instance_type",
-                          nway_out_str(c->f.instance_type[0] ? c->f.instance_type : NULL));
+                          out_json_str(c->f.instance_type[0] ? c->f.instance_type : NULL));
     cJSON_AddNumberToObject(o, "instance_count", c->f.instance_count);
-    cJSON_AddItemToObject(o, "excluded", nway_out_str(c->excluded[0] ? c->excluded : NULL));
+    cJSON_AddItemToObject(o, "excluded", out_json_str(c->excluded[0] ? c->excluded : NULL));
     const char *rel = c->compared ? nway_out_rel(c->cap.rel) : NULL;
     cJSON_AddItemToObject(cap, "requests_per_second", nway_out_num(c->compared ? c->cap.v : NAN));
     cJSON_AddItemToObject(cap, "relation", rel ? cJSON_CreateString(rel) : cJSON_CreateNull());
@@ -124,15 +116,15 @@ static cJSON *nway_out_recommend(const struct nway *w) {
     struct buf reason;
     buf_init(&reason, BUF_NO_CAP);
     const struct nway_cand *c = w->pr.best >= 0 ? &w->c[w->pr.best] : NULL;
-    cJSON_AddItemToObject(o, "label", nway_out_str(c ? c->f.label : NULL));
+    cJSON_AddItemToObject(o, "label", out_json_str(c ? c->f.label : NULL));
     cJSON_AddItemToObject(o, "usd_per_million_tokens", nway_out_num(c ? c->usd : NAN));
     cJSON_AddItemToObject(o, "usd_per_million_tokens_low", nway_out_num(c ? c->usd_lo : NAN));
     cJSON_AddItemToObject(o, "usd_per_million_tokens_high", nway_out_num(c ? c->usd_hi : NAN));
     for (size_t i = 0; i < w->n; i++)
-        if (w->pr.within[i]) cJSON_AddItemToArray(within, nway_out_str(w->c[i].f.label));
+        if (w->pr.within[i]) cJSON_AddItemToArray(within, out_json_str(w->c[i].f.label));
     cJSON_AddItemToObject(o, "within", within);
     cJSON_AddItemToObject(o, "reason",
-                          nway_report_reason(w, &reason) == BUF_OK ? nway_out_str(buf_str(&reason))
+                          nway_report_reason(w, &reason) == BUF_OK ? out_json_str(buf_str(&reason))
                                                                    : NULL);
     buf_free(&reason);
     return o;
@@ -143,17 +135,17 @@ int nway_out_json(const struct nway *w, const struct warnings *warn, struct buf 
           *ws = cJSON_CreateArray();
     char key[64] = "";
     slo_key(&w->slo.s[0], key, sizeof key);
-    cJSON_AddItemToObject(root, "slo", nway_out_str(w->slo_text));
-    cJSON_AddItemToObject(root, "slo_key", nway_out_str(key));
-    cJSON_AddItemToObject(root, "baseline", nway_out_str(w->c[w->base].f.label));
+    cJSON_AddItemToObject(root, "slo", out_json_str(w->slo_text));
+    cJSON_AddItemToObject(root, "slo_key", out_json_str(key));
+    cJSON_AddItemToObject(root, "baseline", out_json_str(w->c[w->base].f.label));
     for (size_t i = 0; i < w->n; i++) {
         cJSON_AddItemToArray(cands, nway_out_cand(w, i));
-        if (w->pr.front[i]) cJSON_AddItemToArray(front, nway_out_str(w->c[i].f.label));
+        if (w->pr.front[i]) cJSON_AddItemToArray(front, out_json_str(w->c[i].f.label));
     }
     cJSON_AddItemToObject(root, "candidates", cands);
     cJSON_AddItemToObject(root, "pareto_front", front);
     cJSON_AddItemToObject(root, "recommendation", nway_out_recommend(w));
-    for (size_t i = 0; i < warn->n; i++) cJSON_AddItemToArray(ws, nway_out_str(warn->items[i]));
+    for (size_t i = 0; i < warn->n; i++) cJSON_AddItemToArray(ws, out_json_str(warn->items[i]));
     cJSON_AddItemToObject(root, "warnings", ws);
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
@@ -169,14 +161,6 @@ static void nway_out_cnum(double x, char *out) {
         out[0] = '\0';
 }
 
-static int nway_out_line(struct buf *b, const char *const *cells) {
-    int rc = 0;
-    for (int i = 0; i < NWAY_OUT_COLS && !rc; i++)
-        rc = esc_csv(b, cells[i] ? cells[i] : "") ||
-             buf_adds(b, i == NWAY_OUT_COLS - 1 ? "\r\n" : ",");
-    return rc;
-}
-
 int nway_out_csv(const struct nway *w, const struct warnings *warn, struct buf *out) {
     static const char *const head[NWAY_OUT_COLS] = {
         "candidate",          "instance_type",     "instance_count",   "capacity_rps",
@@ -189,7 +173,7 @@ int nway_out_csv(const struct nway *w, const struct warnings *warn, struct buf *
     int rc = 0;
     for (size_t i = 0; i < warn->n && !rc; i++)
         rc = buf_adds(out, "# warning: ") || esc_text(out, warn->items[i]) || buf_adds(out, "\r\n");
-    if (rc || (rc = nway_out_line(out, head))) return rc;
+    if (rc || (rc = out_csv_cells(out, head, NWAY_OUT_COLS))) return rc;
     for (size_t i = 0; i < w->n && !rc; i++) {
         const struct nway_cand *c = &w->c[i];
         char v[NWAY_OUT_COLS][32];
@@ -241,7 +225,7 @@ int nway_out_csv(const struct nway *w, const struct warnings *warn, struct buf *
                                             v[17],
                                             i == w->base ? "1" : "0",
                                             c->excluded};
-        rc = nway_out_line(out, cells);
+        rc = out_csv_cells(out, cells, NWAY_OUT_COLS);
     }
     return rc;
 }
