@@ -16,9 +16,9 @@ static struct pareto_item pareto_t_item(double usd, double lo, double hi, double
 
 static void test_front_keeps_those_no_other_beats_on_both(void) {
     struct pareto_item it[4] = {
-        pareto_t_item(1.0, 0.9, 1.1, 0.50), /* cheapest, slowest */
-        pareto_t_item(2.0, 1.9, 2.1, 0.20), /* fastest, dearest */
-        pareto_t_item(1.5, 1.4, 1.6, 0.60), /* dearer and slower than 0: dominated */
+        pareto_t_item(1.0, 0.9, 1.1, 0.50),  /* cheapest, slowest */
+        pareto_t_item(2.0, 1.9, 2.1, 0.20),  /* fastest, dearest */
+        pareto_t_item(1.5, 1.4, 1.6, 0.60),  /* dearer and slower than 0: dominated */
         pareto_t_item(1.2, 1.05, 1.3, 0.30), /* between: on the front */
     };
     struct pareto_result r;
