@@ -14,6 +14,9 @@
 #include "guard.h"
 #include "inputs.h"
 #include "notes.h"
+#include "nway.h"
+#include "nway_out.h"
+#include "nway_report.h"
 #include "out_csv.h"
 #include "out_json.h"
 #include "out_markdown.h"
@@ -59,7 +62,31 @@ static const char compare_usage[] =
     "JSON files are skipped with a warning). Several runs on one side (A-B-A re-measures,\n"
     "several client machines) are pooled, and the agreement of their own figures is reported.\n"
     "\n"
+    "N candidates (--candidates DIR): DIR is the folder of an sm-suite --candidates\n"
+    "run. Its candidates.json gives each candidate's label, folder, instance and price\n"
+    "and the SLO the capacities were searched at, so a whole run is one argument and\n"
+    "the prices cannot be paired with the wrong folder (LABEL=files groups would need\n"
+    "each price and instance again on the command line). Each candidate's folder is\n"
+    "read and compared with the baseline's exactly as sm-compare BASELINE CANDIDATE\n"
+    "does (two candidates give today's A/B numbers). The report: a table of the\n"
+    "candidates (capacity at the SLO [the bracket: last rate held, first failed];\n"
+    "latency at the SLO's percentile at the last rate held, from the candidate's own\n"
+    "records there; tokens/s and USD per million tokens at capacity [at the bracket's\n"
+    "ends]; USD/hour; quiz; the requests each figure rests on); the Pareto front of\n"
+    "cost against that latency (on it: no other candidate is as cheap and as fast\n"
+    "and better in one); each candidate's ratios to the baseline (capacity and cost\n"
+    "with the brackets' range, not a confidence interval; the reference table's rows\n"
+    "with their 95% intervals); and the recommendation: the cheapest candidate that\n"
+    "met the SLO, its cost's range and the others whose range overlaps it. A\n"
+    "candidate whose folder cannot be read, whose search found no rate within the SLO,\n"
+    "that does not compare with the baseline or has no price is shown with why and\n"
+    "left out of the choice. --slo replaces candidates.json's SLO (its first is the\n"
+    "table's); --price-per-hour, --facts-*, --candidate and --view are refused with it.\n"
+    "\n"
     "Options:\n"
+    "      --candidates DIR     compare the N candidates of an sm-suite --candidates run\n"
+    "                           (above); --baseline LABEL then names the baseline\n"
+    "                           (default: the first candidate)\n"
     "  -b, --baseline PATH      add PATH (directory or file) to the baseline side; repeatable\n"
     "  -c, --candidate PATH     add PATH to the candidate side; repeatable\n"
     "      --facts-baseline LOG   vLLM log of the baseline's container (facts and throughput)\n"
@@ -89,7 +116,9 @@ static const char compare_usage[] =
     "                           time scales or with different settings (a warning each)\n"
     "  -f, --format FORMAT      text (default), markdown, json or csv\n"
     "  -o, --output FILE        write the report to FILE instead of standard output\n"
-    "      --svg FILE           also write a chart of both sides with the ratios (SVG)\n"
+    "      --svg FILE           also write a chart of both sides with the ratios (SVG);\n"
+    "                           with --candidates, the Pareto chart: USD per million\n"
+    "                           tokens against latency at the SLO\n"
     "      --margin SHARE       the quiz's equivalence margin, as 2% or 0.02 (default 2%):\n"
     "                           with 100 or more questions both sides answered, each\n"
     "                           family is called different, equivalent within it, or\n"
@@ -197,6 +226,7 @@ struct compare_args {
     double price;
     struct slo_set slo;               /* --slo, --max-error-rate */
     const struct peerview_view *view; /* --view: a peer's figures instead of the comparison */
+    const char *candidates;           /* --candidates DIR: the N-way report */
 };
 
 /* Prints "sm-compare: LINE" with everything from a file escaped. */
@@ -260,6 +290,7 @@ enum {
     COMPARE_OPT_ERRORS,
     COMPARE_OPT_ATTAIN,
     COMPARE_OPT_VIEW,
+    COMPARE_OPT_CANDIDATES,
 };
 
 /* --slo and --max-error-rate: their one-line error, as a usage error. */
@@ -310,6 +341,9 @@ static int compare_option(struct compare_args *a, int c, char *arg) {
         if (!(a->view = peerview_find(arg)))
             return compare_usage_error("--view must be vllm, aiperf, guidellm or llmperf", arg);
         return 0;
+    case COMPARE_OPT_CANDIDATES:
+        a->candidates = arg;
+        return 0;
     case 'f':
         return compare_format(a, arg);
     case 'o':
@@ -335,6 +369,23 @@ static int compare_version(void) {
     int n = printf("sm-compare %s\ndefault quiz: %s\n", SM_VERSION, quiz ? quiz : "?");
     free(quiz);
     return n < 0 ? -1 : 1;
+}
+
+/* --candidates DIR: --baseline is a label, and the options that the file gives
+ * (or that compare two sides only) are refused. */
+static int compare_nway_args(const struct compare_args *a, int argc, char **argv, int split) {
+    const char *unused = a->view         ? "--view"
+                         : a->npaths[1]  ? "--candidate"
+                         : a->have_price ? "--price-per-hour (candidates.json has each price)"
+                         : a->facts[0] || a->facts[1] ? "--facts-baseline or --facts-candidate"
+                                                      : NULL;
+    if (unused) return compare_usage_error("--candidates takes no", unused);
+    if (a->npaths[0] > 1)
+        return compare_usage_error("--candidates takes one --baseline LABEL", NULL);
+    if (optind < split || split < argc)
+        return compare_usage_error("--candidates DIR takes no other paths",
+                                   argv[optind < split ? optind : split]);
+    return 0;
 }
 
 /* The sides as positional arguments: BASELINE CANDIDATE, or BASELINE... -- CANDIDATE... */
@@ -375,6 +426,7 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
         {"max-error-rate", required_argument, NULL, COMPARE_OPT_ERRORS},
         {"min-attainment", required_argument, NULL, COMPARE_OPT_ATTAIN},
         {"view", required_argument, NULL, COMPARE_OPT_VIEW},
+        {"candidates", required_argument, NULL, COMPARE_OPT_CANDIDATES},
         {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},
         {"svg", required_argument, NULL, COMPARE_OPT_SVG},
@@ -409,6 +461,7 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
     if (a->view && strcmp(a->format, "text") != 0 && strcmp(a->format, "json") != 0)
         return compare_usage_error("--view writes text or json", a->format);
     if (a->view && compare_view_refuses(a)) return -1;
+    if (a->candidates) return compare_nway_args(a, argc, argv, split);
     return compare_positional(a, argc, argv, split, flagged);
 }
 
@@ -534,8 +587,66 @@ done:
     return status;
 }
 
+/* The N-way report in a's format (and --svg's chart); BUF_OK or BUF_ERR_*. */
+static int compare_nway_render(const struct compare_args *a, const struct nway *n,
+                               const struct warnings *w, struct buf *out, struct buf *svg) {
+    int rc = a->svg ? nway_out_svg(n, svg) : BUF_OK;
+    if (rc) return rc;
+    if (strcmp(a->format, "json") == 0) return nway_out_json(n, w, out);
+    if (strcmp(a->format, "csv") == 0) return nway_out_csv(n, w, out);
+    struct page r;
+    if (nway_report_build(n, w, &r) < 0) {
+        page_free(&r);
+        return BUF_ERR_NOMEM;
+    }
+    rc = strcmp(a->format, "markdown") == 0 ? out_markdown_render(&r, out)
+                                            : out_text_render(&r, out);
+    page_free(&r);
+    return rc;
+}
+
+/* --candidates DIR: reads, compares and writes the N-way report; the exit status. */
+static int compare_nway(const struct compare_args *a) {
+    struct nway n = {0};
+    struct quizfile *qz = NULL;
+    struct warnings w;
+    struct buf out, svg, err;
+    buf_init(&out, BUF_NO_CAP);
+    buf_init(&svg, BUF_NO_CAP);
+    buf_init(&err, COMPARE_ERR_MAX);
+    warnings_init(&w);
+    struct nway_opts o = {a->candidates, a->npaths[0] ? a->paths[0][0] : NULL,
+                          &a->slo,       a->allow_mixed,
+                          a->margin,     NULL};
+    int status = 2;
+    if (compare_load_quiz(a, &qz, &err) < 0) goto done;
+    o.qz = qz;
+    int rc = nway_build(&n, &o, &w, &err);
+    if (rc == NWAY_ERR_NOMEM) status = 1;
+    if (rc < 0) goto done;
+    for (size_t i = 0; i < n.n; i++) /* what the reader should know of each pair's figures */
+        if (n.c[i].compared && (i != n.base || n.n == 1)) notes_add(&n.c[i].m, &w);
+    status = 1;
+    if (w.nomem || compare_nway_render(a, &n, &w, &out, &svg) != BUF_OK) {
+        buf_fail(&err, BUF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((status = compare_write(a->output, &out, &err)) == 0 && a->svg)
+        status = compare_write(a->svg, &svg, &err);
+done:
+    if (status) compare_say("", err.len ? buf_str(&err) : "out of memory");
+    nway_free(&n);
+    quizfile_free(qz);
+    warnings_free(&w);
+    buf_free(&out);
+    buf_free(&svg);
+    buf_free(&err);
+    return status;
+}
+
 static int compare_main(const struct compare_args *a) {
     if (a->view) return compare_view(a);
+    if (a->candidates) return compare_nway(a);
     struct compare_job jobs[2] = {{.a = a, .k = 0}, {.a = a, .k = 1}};
     struct buf out, svg, err;
     struct warnings w;

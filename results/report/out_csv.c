@@ -10,12 +10,15 @@
 
 #define OUT_CSV_COLS 17
 
-static int out_csv_line(struct buf *b, const char *const *cells) {
+int out_csv_cells(struct buf *b, const char *const *cells, size_t n) {
     int rc = 0;
-    for (int i = 0; i < OUT_CSV_COLS && !rc; i++)
-        rc = esc_csv(b, cells[i] ? cells[i] : "") ||
-             buf_adds(b, i == OUT_CSV_COLS - 1 ? "\r\n" : ",");
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = esc_csv(b, cells[i] ? cells[i] : "") || buf_adds(b, i == n - 1 ? "\r\n" : ",");
     return rc;
+}
+
+static int out_csv_line(struct buf *b, const char *const *cells) {
+    return out_csv_cells(b, cells, OUT_CSV_COLS);
 }
 
 static void out_csv_num(double x, char *out, size_t cap) {

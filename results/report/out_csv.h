@@ -16,4 +16,9 @@
 __attribute__((warn_unused_result)) int out_csv_render(const struct cmp *m,
                                                        const struct warnings *w, struct buf *out);
 
+/* Appends one CSV line of n cells (NULL: empty), each escaped (esc_csv), ended
+ * by CRLF; returns BUF_OK or a buf error. */
+__attribute__((warn_unused_result)) int out_csv_cells(struct buf *b, const char *const *cells,
+                                                      size_t n);
+
 #endif

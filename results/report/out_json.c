@@ -17,7 +17,7 @@
 #include "verdict.h"
 
 /* A string from a file: ill-formed UTF-8 becomes U+FFFD, so the output is valid JSON. */
-static cJSON *out_json_str(const char *s) {
+cJSON *out_json_str(const char *s) {
     if (!s) return cJSON_CreateNull();
     char *fixed = esc_utf8(s);
     cJSON *v = fixed ? cJSON_CreateString(fixed) : NULL;

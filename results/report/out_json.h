@@ -8,6 +8,8 @@
 #ifndef SM_OUT_JSON_H
 #define SM_OUT_JSON_H
 
+#include <cjson/cJSON.h>
+
 #include "buf.h"
 #include "cmp.h"
 #include "warnings.h"
@@ -15,5 +17,9 @@
 /* Appends the document to out; returns BUF_OK or a buf error. */
 __attribute__((warn_unused_result)) int out_json_render(const struct cmp *m,
                                                         const struct warnings *w, struct buf *out);
+
+/* A string from a file as a JSON string (ill-formed UTF-8 becomes U+FFFD), null
+ * for NULL; NULL out of memory. */
+cJSON *out_json_str(const char *s);
 
 #endif

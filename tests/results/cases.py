@@ -604,6 +604,113 @@ def check_open_no_slo(out, _):
            doc["open_loop"]["sides"]["baseline"]["rates"][0]["slos"] is None, "json without SLOs")
 
 
+CANDS = ["--candidates", "cands"]
+CANDS_MISSING = ("sm-compare: --baseline zz: no such candidate in cands/candidates.json "
+                 "(a, b, c, d, e, f)\n")
+
+
+def cands_by_label(doc):
+    return {c["label"]: c for c in doc["candidates"]}
+
+
+def check_cands_json(out, _):
+    """The fixture's five candidates: c is cheapest at p90 TTFT <= 0.6 s, a and b within its
+    range (b held at every rate: its cost is only bounded above), d's search failed and e's
+    folder is missing: both shown with why and left out of the front and the choice."""
+    doc = as_json(out)
+    by = cands_by_label(doc)
+    expect(doc["baseline"] == "a" and doc["slo_key"] == "ttft:p90", "baseline and slo")
+    expect(doc["pareto_front"] == ["a", "b", "c"], "front %r" % doc["pareto_front"])
+    rec = doc["recommendation"]
+    expect(rec["label"] == "c" and rec["within"] == ["a", "b"], "recommendation %r" % rec)
+    expect(rec["reason"].startswith("c is cheapest at p90 TTFT <= 0.6 s: 6.51 USD per million "
+                                    "tokens [3.91, 7.81]; a, b are within that range"),
+           "reason %r" % rec["reason"])
+    c = by["c"]
+    cap = c["capacity"]["requests_per_second"]
+    expect(near(c["cost_at_capacity"]["usd_per_million_tokens"], 0.9e6 / (3600 * cap * 16)),
+           "c's cost from its own price and capacity")
+    expect(near(c["cost_at_capacity"]["usd_per_million_tokens_low"], 0.9e6 / (3600 * 4 * 16)) and
+           near(c["cost_at_capacity"]["usd_per_million_tokens_high"], 0.9e6 / (3600 * 2 * 16)),
+           "c's cost range at the bracket's ends")
+    expect(c["latency_at_slo"] == {"seconds": 0.54, "rate": 2, "requests": 20},
+           "c's p90 TTFT at the last rate held %r" % c["latency_at_slo"])
+    expect(by["b"]["cost_at_capacity"]["usd_relation"] == "<=" and
+           by["b"]["capacity"]["relation"] == ">=", "b held at every rate")
+    expect(by["d"]["excluded"].startswith("its search failed: no rate met p90 TTFT <= 0.6 s") and
+           not by["d"]["pareto_front"], "d %r" % by["d"]["excluded"])
+    expect(by["e"]["excluded"] == "cannot be read: cands/e: No such file or directory",
+           "e %r" % by["e"]["excluded"])
+    expect(by["f"]["excluded"].startswith("it had errors: more than 1% of the requests failed "
+                                          "at every rate") and not by["f"]["pareto_front"],
+           "f %r" % by["f"]["excluded"])
+    ratio = c["ratio_to_baseline"]["capacity"]
+    expect(near(ratio["value"], cap / by["a"]["capacity"]["requests_per_second"]) and
+           near(ratio["low"], 2 / 4) and near(ratio["high"], 4 / 2), "c / a capacity %r" % ratio)
+
+
+def check_cands_text(out, _):
+    text = out.decode()
+    expect("c is cheapest at p90 TTFT <= 0.6 s" in text and "- d left out: its search failed"
+           in text and "- e left out: cannot be read" in text, "text names the choice and why")
+
+
+def check_cands_svg(out, args):
+    svg = open([a for a in args if a.endswith(".svg")][0]).read()
+    expect(svg.startswith("<svg ") and svg.endswith("</svg>\n"), "one standalone svg element")
+    expect(svg.count("<circle") == 4, "three points and the recommendation's ring")
+    expect("f left out: it had errors" in svg, "f left out for its errors")
+    expect("d left out: its search failed" in svg and "e left out" in svg, "left out named")
+
+
+def check_cands_ab(out, _):
+    """Two candidates give the numbers of sm-compare A B with the same SLO and price."""
+    nway = cands_by_label(as_json(out))
+    rc, ab_out, err = run(["-f", "json", "--slo", "ttft:p90:0.6", "--price-per-hour", "1.1267",
+                           "cands2/a", "cands2/b"])
+    expect(rc == 0, "A/B run: %s" % err)
+    ol = as_json(ab_out)["open_loop"]
+    for label, role in (("a", "baseline"), ("b", "candidate")):
+        ab, nw = ol["sides"][role]["capacity"], nway[label]
+        for key in ("requests_per_second", "relation", "last_held", "first_failed",
+                    "tokens_per_request", "tokens_per_second"):
+            expect(nw["capacity"][key] == ab[key], "%s %s: %r, A/B %r" % (
+                label, key, nw["capacity"][key], ab[key]))
+        expect(nw["cost_at_capacity"]["usd_per_million_tokens"] == ab["usd_per_million_tokens"]
+               and nw["cost_at_capacity"]["usd_relation"] == ab["usd_relation"], "%s cost" % label)
+        held = [r for r in ol["sides"][role]["rates"] if r["rate"] == ab["last_held"]][0]
+        check = [c for c in held["slos"]["checks"] if c["slo"] == "ttft:p90"][0]
+        expect(nw["latency_at_slo"]["seconds"] == check["value"] and
+               nw["latency_at_slo"]["requests"] == held["latency_seconds"]["ttft"]["requests"],
+               "%s latency at the SLO" % label)
+    got = nway["b"]["ratio_to_baseline"]["capacity"]
+    expect(got["value"] == ol["capacity_ratio"]["value"] and
+           got["relation"] == ol["capacity_ratio"]["relation"], "capacity ratio %r" % got)
+
+
+def check_cands_quiz(out, _):
+    """Folders with decode, sweep and quiz: the quiz is in the table and the reference rows
+    are in the ratios with the A/B's 95% intervals."""
+    rc, js, err = run(["-f", "json", "--candidates", "cands-quiz"])
+    by = cands_by_label(as_json(js))
+    expect(by["qat"]["quiz"] == {"correct": 37, "total": 40, "score": 37 / 40}, "quiz")
+    rows = by["qat"]["ratio_to_baseline"]["rows"]
+    rc, ab, err = run(["-f", "json", "--slo", "ttft:p90:0.6", "cands-quiz/bf16", "cands-quiz/qat"])
+    want = as_json(ab)["intervals"]["rows"]["decode_tokens_per_second"]["ratio"]
+    got = rows["decode_tokens_per_second"]
+    expect([got["low"], got["high"]] == want, "decode ratio interval %r, A/B %r" % (got, want))
+
+
+def check_cands_baseline(out, _):
+    doc = as_json(out)
+    by = cands_by_label(doc)
+    expect(doc["baseline"] == "c" and by["c"]["ratio_to_baseline"] is None and
+           by["a"]["ratio_to_baseline"] is not None, "ratios to c")
+    expect(near(by["a"]["ratio_to_baseline"]["capacity"]["value"],
+                by["a"]["capacity"]["requests_per_second"] /
+                by["c"]["capacity"]["requests_per_second"]), "a / c")
+
+
 def check_open_attainment(out, _):
     """--min-attainment: each rate's verdict is its attainment against the bound (the share
     of requests sent with a TTFT within 0.6 s, recounted here from the records)."""
@@ -830,6 +937,29 @@ CASES = [
       "native/qat/vllm-qat.log"] + CLIMIT, 0, "", [], check_climit_facts),
     ("client_limited_markdown", ["-f", "markdown"] + CLIMIT, 0, "", ["climit.md"], check_climit_md),
     ("client_limited_csv_note", ["-f", "csv"] + CLIMIT, 0, "", ["climit.csv"], check_climit_csv),
+    ("candidates_table_front_and_recommendation_text", CANDS, 0, "", ["cands.txt"],
+     check_cands_text),
+    ("candidates_figures_from_own_records_json", ["-f", "json"] + CANDS, 0, "", ["cands.json"],
+     check_cands_json),
+    ("candidates_markdown", ["-f", "markdown"] + CANDS, 0, "", ["cands.md"], None),
+    ("candidates_one_row_each_csv", ["-f", "csv"] + CANDS, 0, "", ["cands.csv"], None),
+    ("candidates_pareto_chart_svg", CANDS + ["-o", "{tmp}/cands.txt", "--svg", "{tmp}/cands.svg"],
+     0, "", ["cands.txt", "cands.svg"], check_cands_svg),
+    ("candidates_two_give_the_ab_numbers", ["-f", "json", "--candidates", "cands2"], 0, "", [],
+     check_cands_ab),
+    ("candidates_baseline_label_sets_the_ratios", ["-f", "json", "--baseline", "c"] + CANDS, 0,
+     "", [], check_cands_baseline),
+    ("candidates_one_is_its_own_front_and_choice", ["--candidates", "cands1"], 0, "",
+     ["cands1.txt"], None),
+    ("candidates_ratios_carry_the_reference_rows_and_quiz", ["--candidates", "cands-quiz"], 0,
+     "", ["cands-quiz.txt"], check_cands_quiz),
+    ("candidates_dir_without_candidates_json", ["--candidates", "open"], 2,
+     "sm-compare: open: no candidates.json: not the folder of an sm-suite --candidates run\n",
+     [], None),
+    ("candidates_unknown_baseline", CANDS + ["--baseline", "zz"], 2, CANDS_MISSING, [], None),
+    ("candidates_refuse_price_per_hour", CANDS + ["--price-per-hour", "1"], 2,
+     "sm-compare: --candidates takes no: --price-per-hour (candidates.json has each price) "
+     "(see sm-compare --help)\n", [], None),
     ("open_loop_curve_and_capacity_text", OPEN, 0, "", ["open.txt"], check_open_text),
     ("open_loop_figures_json", ["-f", "json"] + OPEN, 0, "", ["open.json"], check_open),
     ("open_loop_markdown", ["-f", "markdown"] + OPEN, 0, "", ["open.md"], None),

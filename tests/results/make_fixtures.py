@@ -50,6 +50,7 @@ open/      open-loop runs (rate.lua, constant arrivals at 1, 2 and 4 requests/s
 import copy
 import json
 import os
+import shutil
 import re
 import sys
 from datetime import datetime, timezone
@@ -663,7 +664,7 @@ def open_records(side, streamed):
                     for i in range(15)]
             first = at + round(ttft * 1e6)
             end = first + sum(gaps) + 200
-            failed = side == "a" and rate == 4 and j == 7
+            failed = (side == "a" and rate == 4 and j == 7) or (side == "f" and j % 2 == 0)
             r = record(len(recs), "rate", b, 16, at + late, end, thread=j % 8, ok=not failed,
                        tokens=None if failed else 16, status=424 if failed else 200,
                        error={"code": "ModelError", "message": "container answered 500"}
@@ -694,6 +695,71 @@ def open_loop():
           result(stream_head("b", "rate", other), open_records("b", True)))
 
 
+CANDS = {  # label: pair folder, price (USD/hour, None: none), per rate (first token, step)
+    "a": ("pair-1", 1.0, OPEN["a"]),
+    "b": ("pair-1", 2.0, OPEN["b"]),
+    "c": ("pair-2", 0.9, {1: (0.20, 0.010), 2: (0.50, 0.012), 4: (0.80, 0.020)}),
+    "d": ("pair-2", 0.5, {1: (0.90, 0.010), 2: (1.00, 0.012), 4: (1.20, 0.020)}),
+    "e": ("pair-3", 0.4, None),
+    "f": ("pair-3", 0.3, OPEN["b"]),
+}
+
+
+def candidates_dir(name, labels, slo="ttft:p90:0.6", price=None):
+    """An sm-suite --candidates folder: candidates.json, each candidate's records in
+    pair-K/LABEL and the link LABEL -> pair-K/LABEL. "d" meets the SLO at no rate (its
+    search failed); "e"'s pair never ran (no folder); half of "f"'s requests fail."""
+    d = os.path.join(OUT, name)
+    st = {"arrivals": "constant", "rates": list(OPEN_RATES), "duration_s": 10,
+          "burstiness": None, "arrival_seed": 1, "max_concurrency": 16, "max_tokens": 16,
+          "prompt": STORY, "temperature": 0.0, "ignore_eos": True}
+    cands = []
+    for label in labels:
+        pair, own, table = CANDS[label]
+        own = price or own
+        if table is not None:
+            OPEN[label] = table
+            write(os.path.join(d, pair, label, "rate.json"),
+                  result(stream_head(label, "rate", st), open_records(label, True)))
+        link = os.path.join(d, label)
+        if not os.path.lexists(link):
+            os.symlink(os.path.join(pair, label), link)
+        cands.append({"label": label, "kind": "endpoint", "endpoint": "ep-" + label,
+                      "variant": None, "inference_component": None, "model": None,
+                      "instance_type": "ml.g6.xlarge", "instance_count": 1, "folder": label,
+                      "capacity": None,
+                      "cost_at_capacity": {"usd_per_hour": own, "price_source": "given",
+                                           "usd_per_million_tokens": None},
+                      "quiz": None})
+    write(os.path.join(d, "candidates.json"),
+          {"format": "wrk-sagemaker-candidates", "version": 1, "slo": slo, "candidates": cands,
+           "cheapest_at_capacity": None})
+
+
+def candidates_with_quiz():
+    """cands-quiz: native's bf16 and qat folders (decode, sweep, quiz) with open-loop runs
+    (a's and b's timing), so the ratios carry the reference rows and their intervals."""
+    d = os.path.join(OUT, "cands-quiz")
+    st = {"arrivals": "constant", "rates": list(OPEN_RATES), "duration_s": 10,
+          "burstiness": None, "arrival_seed": 1, "max_concurrency": 16, "max_tokens": 16,
+          "prompt": STORY, "temperature": 0.0, "ignore_eos": True}
+    cands = []
+    for label, timing in (("bf16", "b"), ("qat", "c")):
+        folder = os.path.join(d, label)
+        os.makedirs(folder, exist_ok=True)
+        for name in os.listdir(os.path.join(OUT, "native", label)):
+            if name.endswith(".json"):
+                shutil.copy(os.path.join(OUT, "native", label, name), folder)
+        OPEN[label] = CANDS[timing][2]
+        write(os.path.join(folder, "rate.json"),
+              result(stream_head(label, "rate", st), open_records(label, True)))
+        cands.append({"label": label, "folder": label, "instance_type": "ml.g6.xlarge",
+                      "instance_count": 1, "cost_at_capacity": {"usd_per_hour": 1.1267}})
+    write(os.path.join(d, "candidates.json"),
+          {"format": "wrk-sagemaker-candidates", "version": 1, "slo": "ttft:p90:0.6",
+           "candidates": cands})
+
+
 for s in ("bf16", "qat"):
     write(os.path.join(OUT, "article", "measure-%s.json" % NAMES[s]), measure_file(s))
 native("bf16")
@@ -715,3 +781,7 @@ special()
 stream()
 climit()
 open_loop()
+candidates_dir("cands", ["a", "b", "c", "d", "e", "f"])
+candidates_dir("cands2", ["a", "b"], price=1.1267)
+candidates_dir("cands1", ["c"])
+candidates_with_quiz()
