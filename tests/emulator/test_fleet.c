@@ -54,15 +54,15 @@ static void test_build(void) {
     CHECK_INT(set(&f, "a", "jitter", "2", &err), FLEET_ERR_INVALID);
     CHECK(strncmp(buf_str(&err), "--set a.jitter: bad value '2' for jitter", 40) == 0);
     CHECK_INT(fleet_seed(&f, 1), 0);
-    CHECK(f.eps[1].variants[1].ep == &f.eps[1]);
-    CHECK(f.eps[1].variants[0].rng != f.eps[1].variants[1].rng); /* seeded by NAME/VARIANT */
+    struct fleet_variant *two = &f.eps[1].variants[FLEET_INSTANCES_MAX]; /* past one's entries */
+    CHECK(two->ep == &f.eps[1]);
+    CHECK(f.eps[1].variants[0].rng != two->rng); /* seeded by NAME/VARIANT */
     CHECK(fleet_find(&f, "b", 1) == &f.eps[1] && fleet_find(&f, "bb", 2) == NULL);
-    CHECK(fleet_pick(&f.eps[1], "two", 3, NULL) == &f.eps[1].variants[1]);
+    CHECK(fleet_pick(&f.eps[1], "two", 3, NULL) == two);
     CHECK(fleet_pick(&f.eps[1], "three", 5, NULL) == NULL);
     uint64_t rng = 42;
     int twos = 0;
-    for (int i = 0; i < 4000; i++)
-        twos += fleet_pick(&f.eps[1], NULL, 0, &rng) == &f.eps[1].variants[1];
+    for (int i = 0; i < 4000; i++) twos += fleet_pick(&f.eps[1], NULL, 0, &rng) == two;
     CHECK(twos > 2800 && twos < 3200); /* weight 3 of 4 */
     fleet_free(&f);
     CHECK_INT(f.n_eps, 0);
@@ -146,16 +146,19 @@ static void test_instances_routed(void) {
     CHECK_INT(set(&f, "e/canary", "weight", "0", &err), 0);
     CHECK_INT(fleet_seed(&f, 1), 0);
     struct fleet_endpoint *ep = &f.eps[0];
-    CHECK_INT(ep->n_variants, 4); /* AllTraffic x3, canary */
+    /* AllTraffic x3 and its spares, canary and its spares */
+    CHECK_INT(ep->n_variants, 2 * FLEET_INSTANCES_MAX);
     CHECK_INT(ep->variants[2].instance, 2);
-    CHECK_STR(ep->variants[3].name, "canary");
+    CHECK_INT(ep->variants[2].state, FLEET_SERVING);
+    CHECK_INT(ep->variants[3].state, FLEET_SPARE);
+    CHECK_STR(ep->variants[FLEET_INSTANCES_MAX].name, "canary");
     CHECK(ep->variants[1].rng != ep->variants[0].rng && ep->variants[2].rng != ep->variants[1].rng);
     CHECK(&ep->variants[1].batch != &ep->variants[0].batch);
     /* RANDOM: every instance drawn; the canary of weight 0 never */
     uint64_t rng = 7;
-    unsigned hits[4] = {0};
+    unsigned hits[2 * FLEET_INSTANCES_MAX] = {0};
     for (int i = 0; i < 300; i++) hits[fleet_pick(ep, NULL, 0, &rng) - ep->variants]++;
-    CHECK(hits[0] > 50 && hits[1] > 50 && hits[2] > 50 && hits[3] == 0);
+    CHECK(hits[0] > 50 && hits[1] > 50 && hits[2] > 50 && hits[0] + hits[1] + hits[2] == 300);
     /* LEAST_OUTSTANDING_REQUESTS: the one with the fewest in flight */
     f.eps[0].variants[0].routing = f.eps[0].variants[1].routing = f.eps[0].variants[2].routing =
         FLEET_ROUTE_LEAST_BUSY;
@@ -166,7 +169,7 @@ static void test_instances_routed(void) {
     CHECK(fleet_pick(ep, "AllTraffic", 10, NULL) == &ep->variants[0]);
     ep->variants[0].counts.requests = 2;
     ep->variants[2].counts.requests = 5;
-    CHECK_INT(fleet_json(&out, &f), 0);
+    CHECK_INT(fleet_json(&out, &f, 0), 0);
     CHECK(strstr(buf_str(&out), "\"AllTraffic\":{\"requests\":7,") != NULL);
     CHECK(strstr(buf_str(&out), "\"routing\":\"LEAST_OUTSTANDING_REQUESTS\",\"instances\":[{"
                                 "\"requests\":2,") != NULL);
