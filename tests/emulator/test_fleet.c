@@ -179,8 +179,59 @@ static void test_instances_routed(void) {
     fleet_free(&f);
 }
 
+/* Scaling a variant: launched instances serve from their serving_at and are routed
+ * to only then, drained ones take no new call and are released once their calls
+ * ended; instance-seconds bill the serving and draining ones from the start. */
+static void test_launch_drain_and_instance_seconds(void) {
+    struct fleet f = {0};
+    struct buf err, out;
+    buf_init(&err, 1024);
+    buf_init(&out, BUF_NO_CAP);
+    add(&f, "e", "AllTraffic", "instant");
+    CHECK_INT(fleet_seed(&f, 1), 0);
+    fleet_start_billing(&f, 100);
+    struct fleet_variant *head = &f.eps[0].variants[0], *made[4];
+    CHECK_INT(head->slots, FLEET_INSTANCES_MAX);
+    CHECK_INT(fleet_launch(head, 2, 110, 200, made), 2);
+    CHECK(made[0] == head + 1 && made[1] == head + 2);
+    CHECK(made[0]->batch.profile == &made[0]->profile && made[0]->rng != head->rng);
+    struct fleet_census c = fleet_census(head);
+    CHECK(c.serving == 1 && c.launching == 2 && c.draining == 0);
+    uint64_t rng = 3;
+    for (int i = 0; i < 50; i++) CHECK(fleet_pick(f.eps, "AllTraffic", 10, &rng) == head);
+    CHECK_INT(fleet_advance(head, 199), 0);
+    CHECK_INT(fleet_advance(head, 250), 2); /* serving from 200 */
+    CHECK_INT(head->instances, 3);
+    CHECK(head->instance_s == 1 * 100 + 3 * 50);
+    unsigned hits[3] = {0};
+    for (int i = 0; i < 300; i++) hits[fleet_pick(f.eps, "AllTraffic", 10, &rng) - head]++;
+    CHECK(hits[0] > 50 && hits[1] > 50 && hits[2] > 50);
+    head[2].counts.in_flight = 1; /* a call still running on the last one */
+    CHECK_INT(fleet_drain(head, 2, 300), 2);
+    c = fleet_census(head);
+    CHECK(c.serving == 1 && c.draining == 2 && head->instances == 1);
+    for (int i = 0; i < 50; i++) CHECK(fleet_pick(f.eps, "AllTraffic", 10, &rng) == head);
+    CHECK_INT(fleet_advance(head, 300), 0);
+    CHECK(head[1].state == FLEET_RELEASED && head[2].state == FLEET_DRAINING);
+    head[2].counts.in_flight = 0;
+    CHECK_INT(fleet_advance(head, 320), 0);
+    CHECK_INT(head[2].state, FLEET_RELEASED);
+    CHECK(head->instance_s == 1 * 100 + 3 * 100 + 2 * 20);
+    CHECK_INT(fleet_launch(head, 1, 400, 400, made), 1); /* a released one first */
+    CHECK(made[0] == head + 1);
+    CHECK_INT(head->changes, 2 + 2 + 2 + 2 + 1);
+    CHECK_INT(fleet_json(&out, &f, 410), 0);
+    CHECK(strstr(buf_str(&out), "\"scaling\":{\"serving\":1,\"launching\":1,\"draining\":0,"
+                                "\"changes\":9,\"instance_seconds\":530.000000,"
+                                "\"model_time\":410.000000}") != NULL);
+    buf_free(&out);
+    buf_free(&err);
+    fleet_free(&f);
+}
+
 int main(int argc, char **argv) {
     test_build();
+    test_launch_drain_and_instance_seconds();
     test_instances_routed();
     if (argc != 2) return 2;
     test_logs(argv[1]);
