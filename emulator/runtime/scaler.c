@@ -18,18 +18,10 @@ static void scaler_timer_cb(evutil_socket_t fd, short what, void *arg) {
     scaler_tick(arg);
 }
 
-int scaler_init(struct scaler *s, struct event_base *base, struct aascale *aa, struct cplane *cp,
-                const char *region, double time_scale, double provision_s, scaler_find_fn *find,
-                void *find_ud) {
+int scaler_init(struct scaler *s, struct event_base *base, const struct scaler_conf *c) {
     memset(s, 0, sizeof *s);
     s->base = base;
-    s->aa = aa;
-    s->cp = cp;
-    s->region = region;
-    s->time_scale = time_scale;
-    s->provision_s = provision_s;
-    s->find = find;
-    s->find_ud = find_ud;
+    s->c = *c;
     s->runs = calloc(AASCALE_MAX_TARGETS, sizeof *s->runs);
     s->timer = evtimer_new(base, scaler_timer_cb, s);
     return s->runs && s->timer ? SCALER_OK : SCALER_ERR_NOMEM;
@@ -52,7 +44,7 @@ static struct fleet_variant *scaler_variant(struct scaler *s, const char *resour
         strncmp(slash, "/variant/", 9) != 0)
         return NULL;
     snprintf(name, sizeof name, "%.*s", (int)(slash - p), p);
-    *ep = s->find(s->find_ud, name);
+    *ep = s->c.find(s->c.find_ud, name);
     const char *var = slash + 9;
     return *ep ? fleet_pick(*ep, var, strlen(var), NULL) : NULL;
 }
@@ -60,8 +52,8 @@ static struct fleet_variant *scaler_variant(struct scaler *s, const char *resour
 /* The target tracking policy of target t on a predefined metric, or NULL. */
 static const struct aascale_policy *scaler_policy(const struct scaler *s,
                                                   const struct aascale_target *t) {
-    for (size_t i = 0; i < s->aa->n_policies; i++) {
-        const struct aascale_policy *p = &s->aa->policies[i];
+    for (size_t i = 0; i < s->c.aa->n_policies; i++) {
+        const struct aascale_policy *p = &s->c.aa->policies[i];
         if (p->kind == AASCALE_TRACKING && strcmp(p->region, t->region) == 0 &&
             strcmp(p->resource, t->resource) == 0 && strstr(p->config, "\"PredefinedMetricType\""))
             return p;
@@ -91,7 +83,7 @@ static bool scaler_conf(const struct scaler *s, const struct aascale_target *t,
     if (cJSON_IsNumber(in) && in->valuedouble >= 0) c->in_cooldown_s = in->valuedouble;
     c->disable_in = cJSON_IsTrue(off) || t->in_suspended;
     cJSON_Delete(j);
-    c->provision_s = s->provision_s;
+    c->provision_s = s->c.provision_s;
     c->load_s = head->profile.load_s;
     c->drain_s = 0;                /* released once its calls ended (fleet_advance) */
     long most = (long)head->slots; /* FLEET_INSTANCES_MAX */
@@ -129,7 +121,7 @@ static void scaler_record(struct scaler *s, struct scaler_run *r, const struct a
     snprintf(description, sizeof description, "Setting desired instance count to %ld.", ev->to);
     snprintf(cause, sizeof cause, "monitor alarm %s in state ALARM triggered policy %s",
              ev->kind == AADECIDE_OUT ? r->alarm_high : r->alarm_low, r->policy);
-    struct aascale_activity *a = aascale_activity(s->aa, t, start, description, cause);
+    struct aascale_activity *a = aascale_activity(s->c.aa, t, start, description, cause);
     if (!a || r->n_open == SCALER_OPEN_MAX) return;
     snprintf(r->open[r->n_open].id, sizeof r->open[r->n_open].id, "%s", a->id);
     r->open[r->n_open].kind = ev->kind;
@@ -167,7 +159,7 @@ static double scaler_run(struct scaler *s, struct scaler_run *r, const struct aa
         struct aadecide_event ev = aadecide_point(&r->d, r->next_point, value);
         if (ev.kind != AADECIDE_NONE) {
             scaler_apply(head, &ev, now);
-            scaler_record(s, r, t, &ev, wall - (now - ev.at) / s->time_scale);
+            scaler_record(s, r, t, &ev, wall - (now - ev.at) / s->c.time_scale);
         }
         r->next_point += r->d.c.period_s;
     }
@@ -178,14 +170,14 @@ static double scaler_run(struct scaler *s, struct scaler_run *r, const struct aa
             r->open[i].kind == AADECIDE_OUT ? r->open[i].serving_at <= now : c.draining == 0;
         double at = r->open[i].kind == AADECIDE_OUT ? r->open[i].serving_at : now;
         if (done)
-            scaler_end(s->aa, r->open[i].id, wall - (now - at) / s->time_scale);
+            scaler_end(s->c.aa, r->open[i].id, wall - (now - at) / s->c.time_scale);
         else
             r->open[kept++] = r->open[i];
     }
     r->n_open = kept;
     if (c.serving != before.serving || c.launching != before.launching ||
         c.draining != before.draining)
-        cplane_scaled(s->cp, s->region, ep->name, head->name, (long)c.serving,
+        cplane_scaled(s->c.cp, s->c.region, ep->name, head->name, (long)c.serving,
                       (long)(c.serving + c.launching), wall);
     double due = r->next_point;
     for (unsigned k = 0; k < head->slots; k++)
@@ -210,11 +202,11 @@ void scaler_tick(struct scaler *s) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     double wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-    double now = mclock_real() * s->time_scale, due = INFINITY;
+    double now = mclock_real() * s->c.time_scale, due = INFINITY;
     for (size_t i = 0; i < s->n_runs; i++) s->runs[i].seen = false;
-    for (size_t i = 0; i < s->aa->n_targets; i++) {
-        const struct aascale_target *t = &s->aa->targets[i];
-        if (t->dim != AASCALE_VARIANT || strcmp(t->region, s->region) != 0) continue;
+    for (size_t i = 0; i < s->c.aa->n_targets; i++) {
+        const struct aascale_target *t = &s->c.aa->targets[i];
+        if (t->dim != AASCALE_VARIANT || strcmp(t->region, s->c.region) != 0) continue;
         const struct aascale_policy *p = scaler_policy(s, t);
         struct fleet_endpoint *ep = NULL;
         struct fleet_variant *head = p ? scaler_variant(s, t->resource, &ep) : NULL;
@@ -247,7 +239,7 @@ void scaler_tick(struct scaler *s) {
         evtimer_del(s->timer);
         return;
     }
-    double delay = (due - now) / s->time_scale;
+    double delay = (due - now) / s->c.time_scale;
     if (delay < 0) delay = 0;
     struct timeval tv = {(time_t)delay, (suseconds_t)((delay - (double)(time_t)delay) * 1e6)};
     evtimer_add(s->timer, &tv);

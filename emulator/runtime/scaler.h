@@ -51,16 +51,21 @@ struct scaler_run {
     size_t n_open;
 };
 
+/* What a scaler works on. */
+struct scaler_conf {
+    struct aascale *aa;   /* the targets, policies and activities (borrowed) */
+    struct cplane *cp;    /* DescribeEndpoint's counts (borrowed) */
+    const char *region;   /* the runtime region (borrowed) */
+    double time_scale;    /* model seconds per real second */
+    double provision_s;   /* an instance's start before its container loads */
+    scaler_find_fn *find; /* the fleets (find_ud: its argument) */
+    void *find_ud;
+};
+
 struct scaler {
     struct event_base *base; /* not owned */
     struct event *timer;
-    struct aascale *aa; /* borrowed */
-    struct cplane *cp;  /* borrowed */
-    const char *region; /* the runtime region (borrowed) */
-    double time_scale;  /* model seconds per real second */
-    double provision_s; /* an instance's start before its container loads */
-    scaler_find_fn *find;
-    void *find_ud;
+    struct scaler_conf c;
     struct scaler_run *runs; /* AASCALE_MAX_TARGETS of them */
     size_t n_runs;
 };
@@ -69,10 +74,7 @@ enum scaler_error { SCALER_OK = 0, SCALER_ERR_NOMEM = -1 };
 
 /* Starts a scaler with nothing to scale (its timer on base). Returns 0 or SCALER_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int scaler_init(struct scaler *s, struct event_base *base,
-                                                    struct aascale *aa, struct cplane *cp,
-                                                    const char *region, double time_scale,
-                                                    double provision_s, scaler_find_fn *find,
-                                                    void *find_ud);
+                                                    const struct scaler_conf *c);
 void scaler_free(struct scaler *s);
 
 /* Takes the targets and policies as they are now, runs what is due (the

@@ -145,6 +145,15 @@ static void test_high_resolution_and_disable_scale_in(void) {
     CHECK_INT(aadecide_desired(&d), 5);
 }
 
+/* A core at 0 with 4 instances, min 1 and max 10, the defaults else. */
+static void four(struct aadecide *d) {
+    struct aadecide_conf c;
+    aadecide_defaults(&c, false);
+    c.min = 1;
+    c.max = 10;
+    aadecide_init(d, &c, 4, 0);
+}
+
 /* Step scaling's decisions, a row each: from 4 instances (min 1, max 10), the
  * breach picks a step and its adjustment the new desired count. */
 static void test_step_policy_rows(void) {
@@ -170,12 +179,8 @@ static void test_step_policy_rows(void) {
         {AADECIDE_EXACT, {{NAN, 0, 0}}, 1, 0, -1, 1},  /* within min */
     };
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-        struct aadecide_conf c;
-        aadecide_defaults(&c, false);
-        c.min = 1;
-        c.max = 10;
         struct aadecide d;
-        aadecide_init(&d, &c, 4, 0);
+        four(&d);
         struct aadecide_steps p = {rows[i].type,
                                    {rows[i].step[0], rows[i].step[1]},
                                    rows[i].n,
@@ -197,12 +202,8 @@ static void test_step_policy_rows(void) {
 /* Within a scale-out's Cooldown a further scale-out counts from the capacity
  * before it, and a scale-in waits the Cooldown out. */
 static void test_step_cooldown(void) {
-    struct aadecide_conf c;
-    aadecide_defaults(&c, false);
-    c.min = 1;
-    c.max = 10;
     struct aadecide d;
-    aadecide_init(&d, &c, 4, 0);
+    four(&d);
     struct aadecide_steps two = {AADECIDE_CHANGE, {{0, NAN, 2}}, 1, 0, 300};
     struct aadecide_steps three = {AADECIDE_CHANGE, {{0, NAN, 3}}, 1, 0, 300};
     struct aadecide_steps in = {AADECIDE_CHANGE, {{NAN, 0, -1}}, 1, 0, 300};

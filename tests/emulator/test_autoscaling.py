@@ -50,6 +50,16 @@ def api(url, op, body, prefix="SageMaker", service="sagemaker"):
     return r.status, (json.loads(r.body) if r.body else {})
 
 
+def aws_runner(aws, env, url):
+    """run(*words): the aws CLI against url; (exit status, its JSON output, stderr)."""
+    def run(*words):
+        p = subprocess.run([aws, "--endpoint-url", url, "--output", "json"] + list(words),
+                           capture_output=True, env=env, timeout=60)
+        out = p.stdout.decode()
+        return p.returncode, (json.loads(out) if out.strip() else {}), p.stderr.decode()
+    return run
+
+
 def test_instances():
     args = ["--endpoint", "e=instant", "--set", "e.instances=3",
             "--set", "e.routing=LEAST_OUTSTANDING_REQUESTS"]
@@ -109,11 +119,7 @@ def test_awscli():
     args = ["--no-endpoints", "--time-scale", "1000", "--create-time", "100",
             "--log-file", os.path.join(logs, "{endpoint}-{variant}.log")]
     with emulator.Emulator(args) as emu:
-        def run(*words):
-            p = subprocess.run([aws, "--endpoint-url", emu.url, "--output", "json"] + list(words),
-                               capture_output=True, env=env, timeout=60)
-            out = p.stdout.decode()
-            return p.returncode, (json.loads(out) if out.strip() else {}), p.stderr.decode()
+        run = aws_runner(aws, env, emu.url)
         rc, out, err = run("sagemaker", "create-model", "--model-name", "m",
                            "--execution-role-arn", ROLE, "--primary-container",
                            json.dumps({"Image": "img:1", "Environment": {
@@ -229,11 +235,7 @@ def test_runtime():
     args = ["--endpoint", "e=instant", "--time-scale", "600", "--create-time", "60",
             "--set", "e.load_s=30"]
     with emulator.Emulator(args) as emu:
-        def run(*words):
-            p = subprocess.run([aws, "--endpoint-url", emu.url, "--output", "json"] + list(words),
-                               capture_output=True, env=env, timeout=60)
-            out = p.stdout.decode()
-            return p.returncode, (json.loads(out) if out.strip() else {}), p.stderr.decode()
+        run = aws_runner(aws, env, emu.url)
 
         def until(what, get, ok, guard=90):
             """Polls get() until ok(value); the guard only ends a hang."""
