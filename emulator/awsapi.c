@@ -167,9 +167,11 @@ int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
     int rc = awsapi_conf(a, o, lib, err);
     if (rc) return rc;
     cplane_init(&a->cp, &a->conf, main->account, cphost_event, &a->host);
+    struct scaler_conf sc = {
+        &a->scale,     &a->cp, a->conf.regions[0], main->time_scale, a->conf.create_s,
+        awsapi_scaled, a};
     if (cphost_init(&a->host, main->base, main, o, lib, &a->cp, a->conf.regions[0]) ||
-        scaler_init(&a->scaler, main->base, &a->scale, &a->cp, a->conf.regions[0], main->time_scale,
-                    a->conf.create_s, awsapi_scaled, a))
+        scaler_init(&a->scaler, main->base, &sc))
         return buf_fail(err, AWSAPI_ERR_NOMEM, "out of memory");
     return awsapi_statics(a, err);
 }
