@@ -178,7 +178,7 @@ static double scaler_run(struct scaler *s, struct scaler_run *r, const struct aa
     if (c.serving != before.serving || c.launching != before.launching ||
         c.draining != before.draining)
         cplane_scaled(s->c.cp, s->c.region, ep->name, head->name, (long)c.serving,
-                      (long)(c.serving + c.launching), wall);
+                      (long)c.serving + (long)c.launching, wall);
     double due = r->next_point;
     for (unsigned k = 0; k < head->slots; k++)
         if (head[k].state == FLEET_LAUNCHING && head[k].serving_at < due) due = head[k].serving_at;
