@@ -185,6 +185,36 @@ static double scaler_run(struct scaler *s, struct scaler_run *r, const struct aa
     return due;
 }
 
+/* Whether the core d, advanced to now, counts the instances of head serving and launching. */
+static bool scaler_agree(const struct aadecide *d, const struct fleet_variant *head, double now) {
+    struct aadecide at = *d;
+    aadecide_advance(&at, now);
+    struct fleet_census c = fleet_census(head);
+    return at.serving == (long)c.serving && at.launching == (long)c.launching;
+}
+
+/* Starts the core d at now on the instances of head: those serving, and those
+ * launching as batches by the time they serve (the earliest first). */
+static void scaler_start(struct aadecide *d, const struct aadecide_conf *c,
+                         const struct fleet_variant *head, double now) {
+    aadecide_init(d, c, (long)fleet_census(head).serving, now);
+    double after = -INFINITY;
+    for (;;) {
+        double next = INFINITY;
+        long n = 0;
+        for (unsigned k = 0; k < head->slots; k++)
+            if (head[k].state == FLEET_LAUNCHING && head[k].serving_at > after) {
+                if (head[k].serving_at < next) n = 0, next = head[k].serving_at;
+                n += head[k].serving_at == next;
+            }
+        if (isinf(next) || d->n_batches == AADECIDE_BATCHES) break;
+        d->batch[d->n_batches].n = n;
+        d->batch[d->n_batches++].ready_at = next;
+        d->launching += n;
+        after = next;
+    }
+}
+
 /* The run of resource, marked seen: the one kept, or a new one (NULL: no room). */
 static struct scaler_run *scaler_find(struct scaler *s, const char *resource) {
     struct scaler_run *r = NULL;
@@ -215,9 +245,11 @@ void scaler_tick(struct scaler *s) {
         if (!head || !scaler_conf(s, t, p, head, &c, &high_res)) continue;
         struct scaler_run *r = scaler_find(s, t->resource);
         if (!r) continue;
-        if (r->ep != ep || strcmp(r->policy, p->name) != 0 || r->high_res != high_res) {
+        (void)fleet_advance(head, now);
+        if (r->ep != ep || strcmp(r->policy, p->name) != 0 || r->high_res != high_res ||
+            !scaler_agree(&r->d, head, now)) {
             unsigned long in_flight;
-            aadecide_init(&r->d, &c, head->instances, now);
+            scaler_start(&r->d, &c, head, now);
             r->ep = ep;
             r->high_res = high_res;
             r->next_point = now + c.period_s;
