@@ -148,7 +148,6 @@ static void scaler_apply(struct fleet_variant *head, const struct aadecide_event
 static double scaler_run(struct scaler *s, struct scaler_run *r, const struct aascale_target *t,
                          struct fleet_endpoint *ep, struct fleet_variant *head, double now,
                          double wall) {
-    struct fleet_census before = fleet_census(head);
     (void)fleet_advance(head, now);
     while (r->next_point <= now) {
         unsigned long in_flight, calls = scaler_calls(head, &in_flight);
@@ -175,10 +174,11 @@ static double scaler_run(struct scaler *s, struct scaler_run *r, const struct aa
             r->open[kept++] = r->open[i];
     }
     r->n_open = kept;
-    if (c.serving != before.serving || c.launching != before.launching ||
-        c.draining != before.draining)
+    if (c.serving != r->told.serving || c.launching != r->told.launching) {
+        r->told = c;
         cplane_scaled(s->c.cp, s->c.region, ep->name, head->name, (long)c.serving,
                       (long)c.serving + (long)c.launching, wall);
+    }
     double due = r->next_point;
     for (unsigned k = 0; k < head->slots; k++)
         if (head[k].state == FLEET_LAUNCHING && head[k].serving_at < due) due = head[k].serving_at;
@@ -255,6 +255,7 @@ void scaler_tick(struct scaler *s) {
             r->next_point = now + c.period_s;
             r->calls = scaler_calls(head, &in_flight);
             r->n_open = 0;
+            r->told = fleet_census(head);
             snprintf(r->policy, sizeof r->policy, "%s", p->name);
         }
         r->d.c = c; /* the policy and the target as they are now */

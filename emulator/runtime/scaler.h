@@ -41,8 +41,9 @@ struct scaler_run {
     bool seen;                       /* its target has a policy at this tick */
     bool high_res;                   /* the concurrency metric */
     struct aadecide d;
-    double next_point;   /* model time of the next datapoint */
-    unsigned long calls; /* the variant's requests counted at the last datapoint */
+    double next_point;        /* model time of the next datapoint */
+    unsigned long calls;      /* the variant's requests counted at the last datapoint */
+    struct fleet_census told; /* the counts DescribeEndpoint was last given */
     struct {
         char id[40];
         enum aadecide_kind kind;
