@@ -294,6 +294,7 @@ unsigned fleet_advance(struct fleet_variant *head, double now) {
     for (unsigned k = 0; k < head->slots; k++)
         if (head[k].state == FLEET_DRAINING && head[k].counts.in_flight == 0) {
             head[k].state = FLEET_RELEASED;
+            sess_free(&head[k].sessions); /* gone with its container */
             head->changes++;
         }
     return served;

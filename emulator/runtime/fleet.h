@@ -149,7 +149,9 @@ void fleet_start_billing(struct fleet *f, double now);
 
 /* Bills head's variant up to now and moves it there: launching instances due
  * serve (billed from their serving_at), draining ones with no call in flight
- * are released. Returns the number of instances that started serving. */
+ * are released, their sessions gone with them (a call naming one is answered
+ * as an unknown session is). Returns the number of instances that started
+ * serving. */
 unsigned fleet_advance(struct fleet_variant *head, double now);
 
 /* Makes up to n released or spare entries of head's variant launching at now,

@@ -207,6 +207,9 @@ static void test_launch_drain_and_instance_seconds(void) {
     for (int i = 0; i < 300; i++) hits[fleet_pick(f.eps, "AllTraffic", 10, &rng) - head]++;
     CHECK(hits[0] > 50 && hits[1] > 50 && hits[2] > 50);
     head[2].counts.in_flight = 1; /* a call still running on the last one */
+    char sid[SESS_ID_LEN + 1];
+    CHECK_INT(sess_open(&head[2].sessions, &rng, 250, 1200, sid), 0);
+    CHECK(sess_holds(&head[2].sessions, sid, SESS_ID_LEN));
     CHECK_INT(fleet_drain(head, 2, 300), 2);
     c = fleet_census(head);
     CHECK(c.serving == 1 && c.draining == 2 && head->instances == 1);
@@ -216,6 +219,8 @@ static void test_launch_drain_and_instance_seconds(void) {
     head[2].counts.in_flight = 0;
     CHECK_INT(fleet_advance(head, 320), 0);
     CHECK_INT(head[2].state, FLEET_RELEASED);
+    CHECK(!sess_holds(&head[2].sessions, sid, SESS_ID_LEN)); /* gone with it */
+    CHECK_INT(head[2].sessions.c.created, 1);                /* still counted */
     CHECK(head->instance_s == 1 * 100 + 3 * 100 + 2 * 20);
     CHECK_INT(fleet_launch(head, 1, 400, 400, made), 1); /* a released one first */
     CHECK(made[0] == head + 1);
