@@ -20,6 +20,8 @@ runtime    the policy runs while the emulator serves (time scale 600): a load ov
            instances take calls), DescribeScalingActivities shows it Successful with its
            instances serving exactly provisioning + load_s after the decision, the stats'
            instance-seconds grow by the instances billed; without load it scales in to 1
+concurrency  the same on the high-resolution ConcurrentRequestsPerModel metric (calls in
+           flight per serving instance at each 10-second datapoint)
 """
 import json
 import os
@@ -225,15 +227,15 @@ def iso_seconds(text):
     return datetime.datetime.fromisoformat(text).timestamp()
 
 
-def test_runtime():
+def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=()):
     setup = aws_cli_setup()
     if not setup:
         return 77
     aws, env = setup
     # provisioning 60 s (--create-time) + load_s 30 s: new instances serve 90 model s
-    # (0.15 s) after the decision; a metric period of 60 s is 0.1 s
+    # (0.15 s) after the decision; a metric period of 60 s is 0.1 s (10 s: 17 ms)
     args = ["--endpoint", "e=instant", "--time-scale", "600", "--create-time", "60",
-            "--set", "e.load_s=30"]
+            "--set", "e.load_s=30"] + list(extra)
     with emulator.Emulator(args) as emu:
         run = aws_runner(aws, env, emu.url)
 
@@ -263,7 +265,7 @@ def test_runtime():
                            "--min-capacity", "1", "--max-capacity", "3")
         check(rc == 0, "register-scalable-target: %s" % err)
         tracking = {"TargetValue": 1.0, "PredefinedMetricSpecification": {
-            "PredefinedMetricType": "SageMakerVariantInvocationsPerInstance"}}
+            "PredefinedMetricType": metric}}
         rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
                            "--policy-name", "ipi", "--policy-type", "TargetTrackingScaling",
                            "--target-tracking-scaling-policy-configuration",
@@ -337,6 +339,13 @@ def test_runtime():
     return None
 
 
+def test_concurrency():
+    # calls of 50 model s (83 ms): the four clients keep about 4 calls in flight, over
+    # the target of 1 a serving instance at every 10-second datapoint
+    return test_runtime("SageMakerVariantConcurrentRequestsPerModelHighResolution",
+                        ["--set", "e.overhead_s=50"])
+
+
 if __name__ == "__main__":
     sys.exit(run_group({"instances": test_instances, "awscli": test_awscli,
-                        "runtime": test_runtime}, __doc__))
+                        "runtime": test_runtime, "concurrency": test_concurrency}, __doc__))
