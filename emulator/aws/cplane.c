@@ -416,6 +416,7 @@ static void cplane_settle(struct cplane *cp, struct cpres_endpoint *ep, struct c
     }
     if (ready < d->cfg.n_v) return;
     if (ep->state == CPRES_UPDATING) ep->live = ep->next;
+    ep->scaling = false; /* the new deployment serves its config's counts */
     ep->state = CPRES_IN_SERVICE;
     ep->failure[0] = '\0';
     ep->modified = now.wall;

@@ -442,6 +442,8 @@ static void test_delete_update_and_health(void) {
                                  "\"arn:aws:sagemaker:us-east-1:123456789012:endpoint/e\".");
     cJSON_Delete(j);
     CHECK_STR(status_at(&cp, "E", 10, st), "InService");
+    cplane_scaled(&cp, "us-east-1", "E", "AllTraffic", 1, 2, at(12).wall); /* launching one */
+    CHECK_STR(status_at(&cp, "E", 15, st), "Updating");
     /* the one-variable swap: a config of another SM_VLLM_MODEL */
     CHECK_INT(call(&cp, "UpdateEndpoint", "{\"EndpointName\":\"E\",\"EndpointConfigName\":\"qat\"}",
                    20, NULL),
@@ -451,8 +453,10 @@ static void test_delete_update_and_health(void) {
     CHECK_STR(str(j, "EndpointConfigName"), "bf16"); /* the old config serves meanwhile */
     cJSON_Delete(j);
     j = describe(&cp, "E", 30);
-    CHECK_STR(str(j, "EndpointStatus"), "InService");
+    CHECK_STR(str(j, "EndpointStatus"), "InService"); /* the new deployment's own counts */
     CHECK_STR(str(j, "EndpointConfigName"), "qat");
+    const cJSON *pv = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ProductionVariants"), 0);
+    CHECK_INT(cJSON_GetObjectItem(pv, "DesiredInstanceCount")->valueint, 1);
     cJSON_Delete(j);
     CHECK_INT(ev.serve, 2);
     const struct cpres_endpoint *ep = cplane_endpoint(&cp, "us-east-1", "E");
