@@ -58,7 +58,16 @@ static int awsapi_metrics_query(struct awsapi *a, const char *op, const char *bo
 static int awsapi_scaling(struct awsapi *a, const char *op, const char *body, size_t len,
                           const char *region, struct cplane_reply *r) {
     cplane_advance(&a->cp, cphost_now(&a->host)); /* the endpoints as of now */
-    return aascale_call(&a->scale, &a->cp, op, body, len, region, reqlog_now(), r);
+    int rc = aascale_call(&a->scale, &a->cp, op, body, len, region, reqlog_now(), r);
+    scaler_tick(&a->scaler); /* its targets and policies as they are now */
+    return rc;
+}
+
+/* The fleet endpoint serving name: a hosted endpoint's, or the command line's. */
+static struct fleet_endpoint *awsapi_scaled(void *ud, const char *name) {
+    struct awsapi *a = ud;
+    struct invoke *inv = cphost_find(&a->host, name, strlen(name));
+    return fleet_find(inv ? inv->fleet : a->main->fleet, name, strlen(name));
 }
 
 /* STS, IAM and ECR: what a deploy script asks before SageMaker (stssrv.h, iamsrv.h,
@@ -158,13 +167,18 @@ int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
     int rc = awsapi_conf(a, o, lib, err);
     if (rc) return rc;
     cplane_init(&a->cp, &a->conf, main->account, cphost_event, &a->host);
-    if (cphost_init(&a->host, main->base, main, o, lib, &a->cp, a->conf.regions[0]))
+    struct scaler_conf sc = {
+        &a->scale,     &a->cp, a->conf.regions[0], main->time_scale, a->conf.create_s,
+        awsapi_scaled, a};
+    if (cphost_init(&a->host, main->base, main, o, lib, &a->cp, a->conf.regions[0]) ||
+        scaler_init(&a->scaler, main->base, &sc))
         return buf_fail(err, AWSAPI_ERR_NOMEM, "out of memory");
     return awsapi_statics(a, err);
 }
 
 void awsapi_free(struct awsapi *a) {
     s3srv_free(&a->s3);
+    scaler_free(&a->scaler);
     aascale_free(&a->scale);
     cphost_free(&a->host);
     cplane_free(&a->cp);

@@ -38,6 +38,7 @@
 #include "model.h"
 #include "options.h"
 #include "s3srv.h"
+#include "scaler.h"
 
 struct awsapi {
     struct invoke *main; /* SageMaker Runtime: its keys (verification), send, settings */
@@ -47,6 +48,7 @@ struct awsapi {
     uint64_t rng;         /* request ids */
     struct s3srv s3;      /* S3 (s3srv.h): requests signed for s3, path-style */
     struct aascale scale; /* Application Auto Scaling (aascale.h) */
+    struct scaler scaler; /* its decisions while the emulator serves (scaler.h) */
 };
 
 enum awsapi_error { AWSAPI_OK = 0, AWSAPI_ERR_INVALID = -1, AWSAPI_ERR_NOMEM = -2 };

@@ -1,6 +1,7 @@
 #include "aadecide.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void aadecide_defaults(struct aadecide_conf *c, bool high_res) {
@@ -61,6 +62,73 @@ static long aadecide_bound(const struct aadecide *d, long n) {
     return n < d->c.min ? d->c.min : n > d->c.max ? d->c.max : n;
 }
 
+/* Launches want - have instances at t. */
+static struct aadecide_event aadecide_out(struct aadecide *d, double t, long have, long want) {
+    struct aadecide_event ev = {AADECIDE_OUT, t, t + d->c.provision_s + d->c.load_s, have, want};
+    d->launching += want - have;
+    d->batch[d->n_batches].n = want - have;
+    d->batch[d->n_batches++].ready_at = ev.serving_at;
+    d->out_base = have;
+    d->last_out = d->last_scale = t;
+    return ev;
+}
+
+/* Drains have - want instances at t. */
+static struct aadecide_event aadecide_in(struct aadecide *d, double t, long have, long want) {
+    struct aadecide_event ev = {AADECIDE_IN, t, t, have, want};
+    d->serving -= have - want;
+    d->draining += have - want;
+    d->drained_at = t + d->c.drain_s;
+    d->last_scale = t;
+    return ev;
+}
+
+/* The adjustment of p's step that breach falls in; false when none holds it. */
+static bool aadecide_pick_step(const struct aadecide_steps *p, double breach, double *adj) {
+    for (size_t i = 0; i < p->n; i++) {
+        double lo = p->step[i].lower, hi = p->step[i].upper;
+        bool in = breach >= 0 ? (isnan(lo) || breach >= lo) && (isnan(hi) || breach < hi)
+                              : (isnan(lo) || breach > lo) && (isnan(hi) || breach <= hi);
+        if (in) {
+            *adj = p->step[i].adjustment;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The desired count p's adjustment adj makes of base. */
+static long aadecide_adjusted(const struct aadecide_steps *p, long base, double adj) {
+    if (p->type == AADECIDE_EXACT) return (long)adj;
+    if (p->type == AADECIDE_CHANGE) return base + (long)adj;
+    double delta = (double)base * adj / 100;
+    long n = (long)delta;                             /* towards zero ... */
+    if (n == 0 && delta != 0) n = delta > 0 ? 1 : -1; /* ... but at least 1 */
+    if (p->min_magnitude > 0 && labs(n) < p->min_magnitude && n != 0)
+        n = n > 0 ? p->min_magnitude : -p->min_magnitude;
+    return base + n;
+}
+
+struct aadecide_event aadecide_step(struct aadecide *d, const struct aadecide_steps *p, double t,
+                                    double breach) {
+    struct aadecide_event none = {AADECIDE_NONE, t, 0, 0, 0};
+    double adj;
+    aadecide_advance(d, t);
+    if (!aadecide_pick_step(p, breach, &adj)) return none;
+    long have = aadecide_desired(d);
+    bool cooling = t - d->last_out < p->cooldown_s;
+    long want = aadecide_bound(d, aadecide_adjusted(p, cooling ? d->out_base : have, adj));
+    if (want > have && d->n_batches < AADECIDE_BATCHES) {
+        long base = d->out_base;
+        struct aadecide_event ev = aadecide_out(d, t, have, want);
+        if (cooling) d->out_base = base; /* the cooldown's start counts on */
+        return ev;
+    }
+    if (want < have && !d->c.disable_in && d->launching == 0 && t - d->last_scale >= p->cooldown_s)
+        return aadecide_in(d, t, have, want);
+    return none;
+}
+
 struct aadecide_event aadecide_point(struct aadecide *d, double t, double value) {
     struct aadecide_event ev = {AADECIDE_NONE, t, 0, 0, 0};
     aadecide_advance(d, t);
@@ -73,20 +141,11 @@ struct aadecide_event aadecide_point(struct aadecide *d, double t, double value)
     long want = aadecide_bound(d, (long)ceil((double)have * value / d->c.target - 1e-9));
     if (aadecide_alarm(d, d->c.out_points, d->c.target, true) && want > have &&
         t - d->last_out >= d->c.out_cooldown_s && d->n_batches < AADECIDE_BATCHES) {
-        ev = (struct aadecide_event){AADECIDE_OUT, t, t + d->c.provision_s + d->c.load_s, have,
-                                     want};
-        d->launching += want - have;
-        d->batch[d->n_batches].n = want - have;
-        d->batch[d->n_batches++].ready_at = ev.serving_at;
-        d->last_out = d->last_scale = t;
+        ev = aadecide_out(d, t, have, want);
     } else if (!d->c.disable_in &&
                aadecide_alarm(d, d->c.in_points, d->c.in_ratio * d->c.target, false) &&
                want < have && d->launching == 0 && t - d->last_scale >= d->c.in_cooldown_s) {
-        ev = (struct aadecide_event){AADECIDE_IN, t, t, have, want};
-        d->serving -= have - want;
-        d->draining += have - want;
-        d->drained_at = t + d->c.drain_s;
-        d->last_scale = t;
+        ev = aadecide_in(d, t, have, want);
     }
     return ev;
 }

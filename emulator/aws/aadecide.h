@@ -59,6 +59,7 @@ struct aadecide {
     long draining;               /* scaled in, still holding calls */
     double drained_at;           /* when they are released */
     double last_out, last_scale; /* times of the last scale-out and of any activity */
+    long out_base;               /* the desired count before the last scale-out */
     double points[AADECIDE_POINTS_MAX];
     size_t n_points;   /* the newest last */
     double instance_s; /* instance-seconds billed up to now */
@@ -80,6 +81,38 @@ void aadecide_advance(struct aadecide *d, double now);
 /* The datapoint of the period ending at t (advances to t first): the alarms'
  * decision, kind AADECIDE_NONE when there is none. */
 struct aadecide_event aadecide_point(struct aadecide *d, double t, double value);
+
+/* Step scaling (StepScalingPolicyConfiguration): the alarm's breach (its
+ * metric less its threshold) picks the step whose bounds hold it (lower
+ * inclusive and upper exclusive above the threshold, the reverse below; NAN
+ * for an absent bound), and the step's adjustment sets the desired count:
+ * ChangeInCapacity adds it, ExactCapacity is it, PercentChangeInCapacity adds
+ * that percent of the desired count, rounded towards zero but at least 1 (and
+ * at least MinAdjustmentMagnitude), all within [min, max]. Within the Cooldown
+ * of a scale-out a further scale-out counts from the capacity before it (only
+ * what exceeds the desired count is added), and a scale-in waits out the
+ * Cooldown of any activity. */
+#define AADECIDE_STEPS_MAX 20 /* StepAdjustments: AWS's quota */
+
+enum aadecide_adjust { AADECIDE_CHANGE, AADECIDE_PERCENT, AADECIDE_EXACT };
+
+struct aadecide_step {
+    double lower, upper; /* MetricIntervalLowerBound, ...UpperBound; NAN: absent */
+    double adjustment;   /* ScalingAdjustment */
+};
+
+struct aadecide_steps {
+    enum aadecide_adjust type;
+    struct aadecide_step step[AADECIDE_STEPS_MAX];
+    size_t n;
+    long min_magnitude; /* MinAdjustmentMagnitude (PercentChangeInCapacity); 0: none */
+    double cooldown_s;  /* Cooldown */
+};
+
+/* The decision of step policy p when its alarm is in ALARM at t with breach
+ * (metric - threshold); min, max, provision_s, load_s and drain_s are d's. */
+struct aadecide_event aadecide_step(struct aadecide *d, const struct aadecide_steps *p, double t,
+                                    double breach);
 
 /* The desired count: serving and launching. */
 long aadecide_desired(const struct aadecide *d);

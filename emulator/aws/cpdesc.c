@@ -98,6 +98,12 @@ static int cpdesc_images(struct buf *out, const struct cpres_placement *p, doubl
     return rc ? rc : buf_adds(out, "}]");
 }
 
+/* The EndpointStatus: Updating while an InService endpoint's instances launch. */
+static const char *cpdesc_status(const struct cpres_endpoint *ep) {
+    return ep->state == CPRES_IN_SERVICE && ep->scaling ? cpres_state_name(CPRES_UPDATING)
+                                                        : cpres_state_name(ep->state);
+}
+
 /* One ProductionVariantSummary of a deployment that serves. */
 static int cpdesc_summary_variant(struct buf *out, const struct cpres_deploy *d, size_t i) {
     const struct cpreq_variant *v = &d->cfg.v[i];
@@ -109,12 +115,17 @@ static int cpdesc_summary_variant(struct buf *out, const struct cpres_deploy *d,
         rc = buf_addf(out,
                       ",\"CurrentWeight\":%.17g,\"DesiredWeight\":%.17g,"
                       "\"CurrentInstanceCount\":%ld,\"DesiredInstanceCount\":%ld",
-                      v->weight, v->weight, v->count, v->count);
+                      v->weight, v->weight, d->current[i] ? d->current[i] : v->count,
+                      d->desired[i] ? d->desired[i] : v->count);
     if (!rc && v->pools_given) rc = buf_adds(out, ",\"InstancePools\":[");
     for (size_t k = 0; !rc && v->pools_given && k < v->n_pools; k++) {
         rc = buf_addf(out, "%s{", k ? "," : "");
         if (!rc) rc = cpdesc_str(out, true, "InstanceType", v->pools[k].type);
-        if (!rc) rc = buf_addf(out, ",\"CurrentInstanceCount\":%ld}", k == p->pool ? v->count : 0);
+        if (!rc)
+            rc = buf_addf(out, ",\"CurrentInstanceCount\":%ld}",
+                          k != p->pool    ? 0
+                          : d->current[i] ? d->current[i]
+                                          : v->count);
     }
     if (!rc && v->pools_given) rc = buf_addc(out, ']');
     return rc ? rc : buf_addc(out, '}');
@@ -133,7 +144,7 @@ int cpdesc_endpoint(struct buf *out, const char *account, const struct cpres_end
         if (!rc) rc = cpdesc_summary_variant(out, &ep->live, i);
     }
     if (!rc && serving) rc = buf_addc(out, ']');
-    if (!rc) rc = cpdesc_str(out, false, "EndpointStatus", cpres_state_name(ep->state));
+    if (!rc) rc = cpdesc_str(out, false, "EndpointStatus", cpdesc_status(ep));
     if (!rc && ep->failure[0]) rc = cpdesc_str(out, false, "FailureReason", ep->failure);
     if (!rc) rc = cpdesc_time(out, "CreationTime", ep->created);
     return rc ? rc : cpdesc_time(out, "LastModifiedTime", ep->modified);
@@ -146,7 +157,7 @@ int cpdesc_summary(struct buf *out, const char *account, const struct cpres_endp
     if (!rc) rc = cpres_arn_json(out, account, ep->region, "endpoint", ep->name);
     if (!rc) rc = cpdesc_time(out, "CreationTime", ep->created);
     if (!rc) rc = cpdesc_time(out, "LastModifiedTime", ep->modified);
-    if (!rc) rc = cpdesc_str(out, false, "EndpointStatus", cpres_state_name(ep->state));
+    if (!rc) rc = cpdesc_str(out, false, "EndpointStatus", cpdesc_status(ep));
     return rc ? rc : buf_addc(out, '}');
 }
 
@@ -175,7 +186,7 @@ int cpdesc_list(struct buf *out, const char *account, struct cpres_endpoint *con
         const struct cpres_endpoint *ep = eps[i];
         if (strcmp(ep->region, region) != 0 ||
             (l->name_contains && !cpdesc_contains(ep->name, l->name_contains)) ||
-            (l->status && strcmp(l->status, cpres_state_name(ep->state)) != 0))
+            (l->status && strcmp(l->status, cpdesc_status(ep)) != 0))
             continue;
         size_t j = n++;
         for (; j > 0 && cpdesc_before(ep, sel[j - 1], l); j--) sel[j] = sel[j - 1];

@@ -200,6 +200,24 @@ const struct cpres_endpoint *cplane_endpoint(const struct cplane *cp, const char
     return i < cp->n_eps ? cp->eps[i] : NULL;
 }
 
+void cplane_scaled(struct cplane *cp, const char *region, const char *name, const char *variant,
+                   long current, long desired, double wall) {
+    size_t at = cplane_find_ep(cp, region, name);
+    if (at >= cp->n_eps) return;
+    struct cpres_endpoint *ep = cp->eps[at];
+    bool scaling = false, changed = false;
+    for (size_t i = 0; i < ep->live.cfg.n_v; i++) {
+        if (strcmp(ep->live.cfg.v[i].name, variant) == 0) {
+            changed = ep->live.current[i] != current || ep->live.desired[i] != desired;
+            ep->live.current[i] = current;
+            ep->live.desired[i] = desired;
+        }
+        scaling = scaling || ep->live.desired[i] > ep->live.current[i];
+    }
+    ep->scaling = scaling;
+    if (changed) ep->modified = wall;
+}
+
 /* The name of the resource of kind k a request names: 0, or a refusal in r. */
 static int cplane_name(const cJSON *req, enum cplane_kind k, char name[CPREQ_NAME_MAX],
                        struct cplane_reply *r) {
@@ -398,6 +416,7 @@ static void cplane_settle(struct cplane *cp, struct cpres_endpoint *ep, struct c
     }
     if (ready < d->cfg.n_v) return;
     if (ep->state == CPRES_UPDATING) ep->live = ep->next;
+    ep->scaling = false; /* the new deployment serves its config's counts */
     ep->state = CPRES_IN_SERVICE;
     ep->failure[0] = '\0';
     ep->modified = now.wall;

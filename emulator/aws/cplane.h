@@ -116,6 +116,14 @@ long cplane_usage(const struct cplane *cp, const char *region, const char *type)
 const struct cpres_endpoint *cplane_endpoint(const struct cplane *cp, const char *region,
                                              const char *name);
 
+/* The instances of variant of endpoint name of region as scaling left them
+ * (Application Auto Scaling, scaler.h): DescribeEndpoint's CurrentInstanceCount
+ * current and DesiredInstanceCount desired, and EndpointStatus Updating while
+ * an InService endpoint's desired exceeds its current (wall: the time of the
+ * change, LastModifiedTime). Nothing when there is no such variant. */
+void cplane_scaled(struct cplane *cp, const char *region, const char *name, const char *variant,
+                   long current, long desired, double wall);
+
 /* Writes the error body {"__type":type,"message":msg} into r with status. Returns 0 or BUF_ERR_*.
  */
 __attribute__((warn_unused_result)) int cplane_error(struct cplane_reply *r, int status,

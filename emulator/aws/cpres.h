@@ -60,6 +60,7 @@ struct cpres_deploy {
     struct cpres_placement p[CPREQ_MAX_VARIANTS];
     double started; /* model time */
     double started_wall;
+    long current[CPREQ_MAX_VARIANTS], desired[CPREQ_MAX_VARIANTS]; /* scaled counts; 0: count */
 };
 
 struct cpres_endpoint {
@@ -72,6 +73,7 @@ struct cpres_endpoint {
     double created, modified; /* wall clock */
     double gone_at;           /* Deleting: model time it disappears */
     bool is_static;           /* from the command line (--endpoint): never deleted */
+    bool scaling;             /* InService, instances launching: described as Updating */
     struct cptag_list tags;
 };
 

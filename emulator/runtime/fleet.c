@@ -42,7 +42,7 @@ int fleet_add(struct fleet *f, const struct fleet_spec *e, const struct model_li
     ep->variants = vs;
     struct fleet_variant *var = memset(&vs[ep->n_variants], 0, sizeof *var);
     snprintf(var->name, sizeof var->name, "%s", e->variant);
-    var->instances = 1;
+    var->instances = var->slots = 1;
     int rc = model_find(lib, e->profile, &var->profile);
     if (rc == MODEL_ERR_NOMEM) return buf_fail(err, FLEET_ERR_NOMEM, "out of memory");
     if (rc)
@@ -112,35 +112,37 @@ int fleet_set(struct fleet *f, const struct fleet_setting *set, struct buf *err)
                     set->key, set->target);
 }
 
-/* Inserts the instances 1 .. n-1 of ep's variant at i (its instance 0). */
+/* Inserts the entries 1 .. FLEET_INSTANCES_MAX-1 of ep's variant at i (its
+ * instance 0): copies of it up to its instances, spare past them. */
 static int fleet_expand(struct fleet_endpoint *ep, size_t i) {
-    unsigned n = ep->variants[i].instances;
-    struct fleet_variant *vs = realloc(ep->variants, (ep->n_variants + n - 1) * sizeof *vs);
+    unsigned n = ep->variants[i].instances, all = FLEET_INSTANCES_MAX;
+    struct fleet_variant *vs = realloc(ep->variants, (ep->n_variants + all - 1) * sizeof *vs);
     if (!vs) return FLEET_ERR_NOMEM;
     ep->variants = vs;
-    memmove(&vs[i + n], &vs[i + 1], (ep->n_variants - i - 1) * sizeof *vs);
-    for (unsigned k = 1; k < n; k++) {
+    memmove(&vs[i + all], &vs[i + 1], (ep->n_variants - i - 1) * sizeof *vs);
+    ep->n_variants += all - 1;
+    vs[i].slots = all;
+    int rc = FLEET_OK;
+    for (unsigned k = 1; k < all; k++) {
         struct fleet_variant *copy = memset(&vs[i + k], 0, sizeof *copy);
         snprintf(copy->name, sizeof copy->name, "%s", vs[i].name);
         copy->instance = k;
-        copy->instances = n;
         copy->routing = vs[i].routing;
-        if (model_copy(&copy->profile, &vs[i].profile)) { /* close the gap left */
-            memmove(&vs[i + k], &vs[i + n], (ep->n_variants - i - 1) * sizeof *vs);
-            ep->n_variants += k - 1;
-            for (unsigned j = 0; j < k; j++) vs[i + j].instances = k;
-            return FLEET_ERR_NOMEM;
-        }
+        copy->state = FLEET_SPARE;
+        if (k < n && !rc && model_copy(&copy->profile, &vs[i].profile) == 0)
+            copy->state = FLEET_SERVING;
+        else if (k < n)
+            rc = FLEET_ERR_NOMEM;
     }
-    ep->n_variants += n - 1;
-    return FLEET_OK;
+    if (rc) vs[i].instances = 1; /* its copies made are freed with it */
+    return rc;
 }
 
 int fleet_seed(struct fleet *f, uint64_t seed) {
     for (size_t e = 0; e < f->n_eps; e++)
         for (size_t v = 0; v < f->eps[e].n_variants; v++) {
             struct fleet_variant *var = &f->eps[e].variants[v];
-            if (var->instance == 0 && var->instances > 1 &&
+            if (var->instance == 0 &&
                 (v + 1 == f->eps[e].n_variants || var[1].instance == 0)) /* not made yet */
                 if (fleet_expand(&f->eps[e], v)) return FLEET_ERR_NOMEM;
         }
@@ -153,6 +155,8 @@ int fleet_seed(struct fleet *f, uint64_t seed) {
             if (var->instance)
                 base = splitmix_hash(full) ^ (base + (uint64_t)0x9e37u * var->instance);
             var->ep = &f->eps[e];
+            var->seed = base;
+            if (var->state == FLEET_SPARE) continue; /* made when launched */
             batch_init(&var->batch, &var->profile, base ^ 0x5c4ed);
             var->faults.rng = base ^ 0xfa017;
             var->faults.stream_rng = base ^ 0x5f4ea3;
@@ -190,7 +194,9 @@ static int fleet_log_path(const char *pattern, const char *ep, const struct flee
 /* Refuses a pattern that would give two containers one file. */
 static int fleet_log_pattern(const struct fleet *f, const char *pattern, struct buf *err) {
     size_t total = 0;
-    for (size_t e = 0; e < f->n_eps; e++) total += f->eps[e].n_variants;
+    for (size_t e = 0; e < f->n_eps; e++)
+        for (size_t v = 0; v < f->eps[e].n_variants; v++)
+            total += f->eps[e].variants[v].state != FLEET_SPARE;
     bool by_endpoint = strstr(pattern, "{endpoint}"), by_variant = strstr(pattern, "{variant}");
     if (total > 1 && !by_variant && !(by_endpoint && f->n_eps == total))
         return buf_fail(err, FLEET_ERR_INVALID,
@@ -204,6 +210,7 @@ int fleet_open_logs(struct fleet *f, const char *pattern, bool subsecond, struct
     int rc = fleet_log_pattern(f, pattern, err);
     for (size_t e = 0; !rc && e < f->n_eps; e++) {
         for (size_t v = 0; !rc && v < f->eps[e].n_variants; v++) {
+            if (f->eps[e].variants[v].state == FLEET_SPARE) continue;
             struct buf path;
             buf_init(&path, 4096);
             if (fleet_log_path(pattern, f->eps[e].name, &f->eps[e].variants[v], &path))
@@ -218,24 +225,121 @@ int fleet_open_logs(struct fleet *f, const char *pattern, bool subsecond, struct
     return rc;
 }
 
-/* One of the instances from vs (instance 0) by routing (see fleet.h). */
+/* One of the serving instances from vs (instance 0) by routing (see fleet.h). */
 static struct fleet_variant *fleet_route(struct fleet_variant *vs, uint64_t *rng) {
-    unsigned n = vs->instances;
+    unsigned n = vs->instances, all = vs->slots;
     if (n <= 1 || !rng) return vs;
-    if (vs->routing == FLEET_ROUTE_RANDOM) return &vs[(unsigned)(splitmix_unit(rng) * n) % n];
     unsigned long least = vs->counts.in_flight;
-    unsigned ties = 0;
-    for (unsigned k = 0; k < n; k++) {
-        if (vs[k].counts.in_flight < least) {
-            least = vs[k].counts.in_flight;
-            ties = 0;
+    unsigned pick;
+    if (vs->routing == FLEET_ROUTE_RANDOM) {
+        pick = (unsigned)(splitmix_unit(rng) * n) % n;
+    } else {
+        unsigned ties = 0;
+        for (unsigned k = 0; k < all; k++) {
+            if (vs[k].state != FLEET_SERVING) continue;
+            if (vs[k].counts.in_flight < least) {
+                least = vs[k].counts.in_flight;
+                ties = 0;
+            }
+            if (vs[k].counts.in_flight == least) ties++;
         }
-        if (vs[k].counts.in_flight == least) ties++;
+        pick = (unsigned)(splitmix_unit(rng) * ties) % ties;
     }
-    unsigned pick = (unsigned)(splitmix_unit(rng) * ties) % ties;
-    for (unsigned k = 0; k < n; k++)
-        if (vs[k].counts.in_flight == least && pick-- == 0) return &vs[k];
+    for (unsigned k = 0; k < all; k++)
+        if (vs[k].state == FLEET_SERVING &&
+            (vs->routing == FLEET_ROUTE_RANDOM || vs[k].counts.in_flight == least) && pick-- == 0)
+            return &vs[k];
     return vs;
+}
+
+struct fleet_census fleet_census(const struct fleet_variant *head) {
+    struct fleet_census c = {0, 0, 0};
+    for (unsigned k = 0; k < head->slots; k++) {
+        c.serving += head[k].state == FLEET_SERVING;
+        c.launching += head[k].state == FLEET_LAUNCHING;
+        c.draining += head[k].state == FLEET_DRAINING;
+    }
+    return c;
+}
+
+void fleet_start_billing(struct fleet *f, double now) {
+    for (size_t e = 0; e < f->n_eps; e++)
+        for (size_t v = 0; v < f->eps[e].n_variants; v++) f->eps[e].variants[v].billed_at = now;
+}
+
+/* Bills head's variant from its billed_at to t with the instances billed now. */
+static void fleet_bill(struct fleet_variant *head, double t) {
+    if (t <= head->billed_at) return;
+    struct fleet_census c = fleet_census(head);
+    head->instance_s += (double)(c.serving + c.draining) * (t - head->billed_at);
+    head->billed_at = t;
+}
+
+unsigned fleet_advance(struct fleet_variant *head, double now) {
+    unsigned served = 0;
+    for (;;) { /* the launches due, in time order */
+        struct fleet_variant *next = NULL;
+        for (unsigned k = 0; k < head->slots; k++)
+            if (head[k].state == FLEET_LAUNCHING && head[k].serving_at <= now &&
+                (!next || head[k].serving_at < next->serving_at))
+                next = &head[k];
+        if (!next) break;
+        fleet_bill(head, next->serving_at);
+        next->state = FLEET_SERVING;
+        head->instances++;
+        head->changes++;
+        served++;
+    }
+    fleet_bill(head, now);
+    for (unsigned k = 0; k < head->slots; k++)
+        if (head[k].state == FLEET_DRAINING && head[k].counts.in_flight == 0) {
+            head[k].state = FLEET_RELEASED;
+            sess_free(&head[k].sessions); /* gone with its container */
+            head->changes++;
+        }
+    return served;
+}
+
+/* Makes the spare entry v a copy of instance 0 (head), seeded as fleet_seed would have. */
+static int fleet_make(struct fleet_variant *head, struct fleet_variant *v) {
+    if (model_copy(&v->profile, &head->profile)) return FLEET_ERR_NOMEM;
+    v->ep = head->ep;
+    batch_init(&v->batch, &v->profile, v->seed ^ 0x5c4ed);
+    v->faults.rng = v->seed ^ 0xfa017;
+    v->faults.stream_rng = v->seed ^ 0x5f4ea3;
+    v->faults.late_rng = v->seed ^ 0x1a7e;
+    v->rng = v->seed ^ 0x1d5;
+    return FLEET_OK;
+}
+
+int fleet_launch(struct fleet_variant *head, unsigned n, double now, double serving_at,
+                 struct fleet_variant **made) {
+    unsigned got = 0;
+    fleet_bill(head, now);
+    for (unsigned pass = 0; pass < 2; pass++) /* released ones first, then spares */
+        for (unsigned k = 1; got < n && k < head->slots; k++) {
+            struct fleet_variant *v = &head[k];
+            if (v->state != (pass ? FLEET_SPARE : FLEET_RELEASED)) continue;
+            if (pass && fleet_make(head, v)) return FLEET_ERR_NOMEM;
+            v->state = FLEET_LAUNCHING;
+            v->serving_at = serving_at;
+            head->changes++;
+            made[got++] = v;
+        }
+    return (int)got;
+}
+
+unsigned fleet_drain(struct fleet_variant *head, unsigned n, double now) {
+    unsigned got = 0;
+    fleet_bill(head, now);
+    for (unsigned k = head->slots; got < n && k-- > 1;)
+        if (head[k].state == FLEET_SERVING) {
+            head[k].state = FLEET_DRAINING;
+            head->instances--;
+            head->changes++;
+            got++;
+        }
+    return got;
 }
 
 struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, size_t want_len,
@@ -282,15 +386,26 @@ static void fleet_log_variant(struct fleet_variant *var, double now, double inte
 void fleet_log_metrics(struct fleet *f, double now, double interval_s) {
     for (size_t e = 0; e < f->n_eps; e++)
         for (size_t i = 0; i < f->eps[e].n_variants; i++)
-            fleet_log_variant(&f->eps[e].variants[i], now, interval_s);
+            if (f->eps[e].variants[i].state != FLEET_SPARE &&
+                f->eps[e].variants[i].state != FLEET_RELEASED)
+                fleet_log_variant(&f->eps[e].variants[i], now, interval_s);
 }
 
 /* One variant's member: "NAME":{counts...,"profile":"..."}, its counts the
- * sum of its instances at var, each one's in "instances" when more than one. */
-static int fleet_variant_json(struct buf *out, const struct fleet_variant *var, bool first) {
-    unsigned n = var->instances ? var->instances : 1;
+ * sum of the instances made at var, each one's in "instances" when more than
+ * one, and "scaling" (fleet_json) at model time now. */
+static int fleet_variant_json(struct buf *out, const struct fleet_variant *var, bool first,
+                              double now) {
+    unsigned made = 1;
     struct tally sum = var->counts;
-    for (unsigned k = 1; k < n; k++) tally_add(&sum, &var[k].counts);
+    for (unsigned k = 1; k < var->slots; k++)
+        if (var[k].state != FLEET_SPARE) {
+            tally_add(&sum, &var[k].counts);
+            made = k + 1;
+        }
+    struct fleet_census c = fleet_census(var);
+    double billed = var->instance_s;
+    if (now > var->billed_at) billed += (double)(c.serving + c.draining) * (now - var->billed_at);
     int rc = buf_adds(out, first ? "" : ",");
     if (!rc) rc = jsonw_cstr(out, var->name);
     if (!rc) rc = buf_addc(out, ':');
@@ -301,10 +416,15 @@ static int fleet_variant_json(struct buf *out, const struct fleet_variant *var, 
     if (!rc) rc = pcache_json(out, &var->batch.cache);
     if (!rc) rc = buf_adds(out, ",\"sessions\":");
     if (!rc) rc = sess_json(out, &var->sessions);
-    if (!rc && n > 1) {
+    if (!rc)
+        rc = buf_addf(out,
+                      ",\"scaling\":{\"serving\":%u,\"launching\":%u,\"draining\":%u,"
+                      "\"changes\":%lu,\"instance_seconds\":%.6f,\"model_time\":%.6f}",
+                      c.serving, c.launching, c.draining, var->changes, billed, now);
+    if (!rc && made > 1) {
         rc = buf_addf(out, ",\"routing\":\"%s\",\"instances\":[",
                       var->routing == FLEET_ROUTE_RANDOM ? "RANDOM" : "LEAST_OUTSTANDING_REQUESTS");
-        for (unsigned k = 0; !rc && k < n; k++) {
+        for (unsigned k = 0; !rc && k < made; k++) {
             rc = buf_adds(out, k ? "," : "");
             if (!rc) rc = tally_json_open(out, &var[k].counts, false);
             if (!rc) rc = buf_addc(out, '}');
@@ -314,7 +434,7 @@ static int fleet_variant_json(struct buf *out, const struct fleet_variant *var, 
     return rc ? rc : buf_addc(out, '}');
 }
 
-int fleet_json(struct buf *out, const struct fleet *f) {
+int fleet_json(struct buf *out, const struct fleet *f, double now) {
     int rc = buf_addc(out, '{');
     for (size_t e = 0; !rc && e < f->n_eps; e++) {
         const struct fleet_endpoint *ep = &f->eps[e];
@@ -325,7 +445,7 @@ int fleet_json(struct buf *out, const struct fleet *f) {
         if (!rc) rc = buf_adds(out, ",\"variants\":{");
         for (size_t v = 0; !rc && v < ep->n_variants; v++)
             if (ep->variants[v].instance == 0)
-                rc = fleet_variant_json(out, &ep->variants[v], v == 0);
+                rc = fleet_variant_json(out, &ep->variants[v], v == 0, now);
         if (!rc) rc = buf_adds(out, "}}");
     }
     return rc ? rc : buf_addc(out, '}');
@@ -334,6 +454,7 @@ int fleet_json(struct buf *out, const struct fleet *f) {
 void fleet_free(struct fleet *f) {
     for (size_t e = 0; e < f->n_eps; e++) {
         for (size_t v = 0; v < f->eps[e].n_variants; v++) {
+            if (f->eps[e].variants[v].state == FLEET_SPARE) continue;
             model_free(&f->eps[e].variants[v].profile);
             vlog_close(&f->eps[e].variants[v].log);
             batch_free(&f->eps[e].variants[v].batch);
@@ -347,7 +468,7 @@ void fleet_free(struct fleet *f) {
 }
 
 int fleet_stats_json(struct buf *out, const struct fleet *f, const struct tally *totals,
-                     const struct gate *gate, double time_scale) {
+                     const struct gate *gate, double time_scale, double now) {
     static const struct gate_counts none;
     const struct gate_counts *n = gate ? &gate->n : &none;
     int rc = buf_addf(out,
@@ -356,7 +477,7 @@ int fleet_stats_json(struct buf *out, const struct fleet *f, const struct tally 
                       time_scale, n->accepted, n->bad_requests);
     if (!rc) rc = tally_json_open(out, totals, false);
     if (!rc) rc = buf_adds(out, "},\"endpoints\":");
-    if (!rc) rc = fleet_json(out, f);
+    if (!rc) rc = fleet_json(out, f, now);
     if (!rc && gate) rc = buf_addc(out, ',');
     if (!rc && gate) rc = gate_json(out, gate);
     return rc ? rc : buf_addc(out, '}');

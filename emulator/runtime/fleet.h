@@ -44,13 +44,34 @@ enum fleet_routing {
 
 #define FLEET_INSTANCES_MAX 64 /* instances of one variant */
 
-/* One instance of a production variant: a container and its GPU. A variant of
- * n instances is n consecutive entries of its endpoint's variants, one name,
- * instance 0 to n-1, each with its own batch, timers, sessions and counts. */
+/* Where an instance is in its life. A variant starts with its instances
+ * serving and the rest of its FLEET_INSTANCES_MAX entries spare; scaling
+ * (scaler.h) launches spare or released ones and drains serving ones. */
+enum fleet_state {
+    FLEET_SERVING = 0, /* takes new calls */
+    FLEET_LAUNCHING,   /* decided, serves from serving_at; takes no call */
+    FLEET_DRAINING,    /* scaled in: finishes its calls, takes no new one */
+    FLEET_RELEASED,    /* made once, gone now: no call, not billed */
+    FLEET_SPARE,       /* never made: only its name and instance are set */
+};
+
+/* One instance of a production variant: a container and its GPU. A variant is
+ * FLEET_INSTANCES_MAX consecutive entries of its endpoint's variants, one name,
+ * instance 0 to FLEET_INSTANCES_MAX-1, each made one with its own batch,
+ * timers, sessions and counts; only the serving ones are routed to. Its
+ * entries stay where they are while it serves (calls point at them). */
 struct fleet_variant {
     char name[64];
-    unsigned instance;          /* 0 .. instances - 1 */
-    unsigned instances;         /* the variant's instance count (--set NAME.instances) */
+    unsigned instance;  /* 0 .. FLEET_INSTANCES_MAX - 1 */
+    unsigned instances; /* instance 0's: the instances serving (at first --set
+                           NAME.instances, a config's InitialInstanceCount) */
+    unsigned slots;     /* instance 0's: its entries (1 until fleet_seed made them) */
+    enum fleet_state state;
+    double serving_at;          /* FLEET_LAUNCHING: the model time it serves from */
+    uint64_t seed;              /* FLEET_SPARE: the seed it is made with */
+    double instance_s;          /* instance 0's: instance-seconds of the variant billed ... */
+    double billed_at;           /* ... up to this model time */
+    unsigned long changes;      /* instance 0's: instances launched, served, drained, released */
     enum fleet_routing routing; /* --set NAME.routing */
     struct fleet_endpoint *ep;  /* set by fleet_seed */
     struct model_profile profile;
@@ -117,20 +138,50 @@ struct fleet_endpoint *fleet_find(const struct fleet *f, const char *name, size_
 struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, size_t want_len,
                                  uint64_t *rng);
 
+/* The number of instance 0's variant entries in each state. */
+struct fleet_census {
+    unsigned serving, launching, draining;
+};
+struct fleet_census fleet_census(const struct fleet_variant *head);
+
+/* Starts the instance-seconds of every variant at model time now. */
+void fleet_start_billing(struct fleet *f, double now);
+
+/* Bills head's variant up to now and moves it there: launching instances due
+ * serve (billed from their serving_at), draining ones with no call in flight
+ * are released, their sessions gone with them (a call naming one is answered
+ * as an unknown session is). Returns the number of instances that started
+ * serving. */
+unsigned fleet_advance(struct fleet_variant *head, double now);
+
+/* Makes up to n released or spare entries of head's variant launching at now,
+ * serving from serving_at; made[] receives them (the caller starts their
+ * timers). Returns how many, or FLEET_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int fleet_launch(struct fleet_variant *head, unsigned n,
+                                                     double now, double serving_at,
+                                                     struct fleet_variant **made);
+
+/* Drains up to n serving instances of head's variant at now (the highest
+ * first; instance 0 keeps serving). Returns how many. */
+unsigned fleet_drain(struct fleet_variant *head, unsigned n, double now);
+
 /* Writes each variant's metrics line (vlog_metrics) for the interval_s model
  * seconds since the last one, at now (wall clock). */
 void fleet_log_metrics(struct fleet *f, double now, double interval_s);
 
 /* Appends the whole GET /emulator/stats document: the totals, the endpoints
- * (fleet_json), and the HTTP layer's counts when gate is not NULL. Returns 0
- * or BUF_ERR_*. */
+ * (fleet_json at model time now), and the HTTP layer's counts when gate is not
+ * NULL. Returns 0 or BUF_ERR_*. */
 __attribute__((warn_unused_result)) int fleet_stats_json(struct buf *out, const struct fleet *f,
                                                          const struct tally *totals,
-                                                         const struct gate *gate,
-                                                         double time_scale);
+                                                         const struct gate *gate, double time_scale,
+                                                         double now);
 
-/* Appends the stats document's "endpoints" object. Returns 0 or BUF_ERR_*. */
-__attribute__((warn_unused_result)) int fleet_json(struct buf *out, const struct fleet *f);
+/* Appends the stats document's "endpoints" object; each variant's "scaling"
+ * says its instances serving, launching and draining and its instance-seconds
+ * billed up to model time now. Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int fleet_json(struct buf *out, const struct fleet *f,
+                                                   double now);
 
 /* Frees every endpoint and variant (profiles, closing the logs); f is empty after. */
 void fleet_free(struct fleet *f);

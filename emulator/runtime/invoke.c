@@ -47,7 +47,8 @@ static void invoke_metric(struct invoke *inv, const struct fleet_variant *var,
                           const struct reqlog_entry *e, const struct invoke_timing *timing) {
     struct cwmetric_call c = {e->received, (short)e->status, false, timing != NULL, 0, 0, 1};
     c.model_error = e->status == 424 || (timing && timing->failed);
-    c.per_instance = 1.0f / (float)(var->instances ? var->instances : 1);
+    const struct fleet_variant *head = var - var->instance; /* its count of instances serving */
+    c.per_instance = 1.0f / (float)(head->instances ? head->instances : 1);
     if (timing) {
         double overhead = timing->overhead < timing->total ? timing->overhead : timing->total;
         /* whole microseconds, rounded as x-sm-emulator-service-us is */
@@ -122,7 +123,8 @@ void invoke_stats(struct invoke *inv, void *owner) {
     char id[INVOKE_ID_LEN];
     buf_init(&body, BUF_NO_CAP);
     invoke_new_id(inv, id);
-    if (fleet_stats_json(&body, inv->fleet, &inv->totals, inv->gate, inv->time_scale))
+    if (fleet_stats_json(&body, inv->fleet, &inv->totals, inv->gate, inv->time_scale,
+                         mclock_real() * inv->time_scale))
         buf_reset(&body);
     struct invoke_reply r =
         invoke_whole(body.len ? 200 : 500, NULL, NULL, id, buf_str(&body), body.len, INVOKE_FULL);

@@ -740,17 +740,28 @@ static void rtcall_log_cb(evutil_socket_t fd, short what, void *arg) {
     fleet_log_metrics(inv->fleet, reqlog_now(), inv->log_interval);
 }
 
+int rtcall_instance(struct invoke *inv, struct fleet_variant *var) {
+    var->runner = inv;
+    var->step_ev = evtimer_new(inv->base, rtcall_step_cb, var);
+    if (!var->step_ev || batch_start_cache(&var->batch)) return RTCALL_ERR_NOMEM;
+    return RTCALL_OK;
+}
+
 int rtcall_start(struct invoke *inv) {
     bool any_log = false;
+    fleet_start_billing(inv->fleet, mclock_real() * inv->time_scale);
     for (size_t e = 0; e < inv->fleet->n_eps; e++) {
         for (size_t i = 0; i < inv->fleet->eps[e].n_variants; i++) {
             struct fleet_variant *var = &inv->fleet->eps[e].variants[i];
-            var->runner = inv;
-            var->step_ev = evtimer_new(inv->base, rtcall_step_cb, var);
-            if (!var->step_ev || batch_start_cache(&var->batch)) return RTCALL_ERR_NOMEM;
+            if (var->state == FLEET_SPARE) {
+                var->runner = inv;
+                continue;
+            }
+            if (rtcall_instance(inv, var)) return RTCALL_ERR_NOMEM;
             const char *ep = inv->fleet->eps[e].name;
             if (inv->cwlogs) vlog_attach(&var->log, inv->cwlogs, ep, var->name);
-            if (inv->cwmetrics && cwmetric_start(inv->cwmetrics, ep, var->name, reqlog_now()))
+            if (inv->cwmetrics && var->instance == 0 &&
+                cwmetric_start(inv->cwmetrics, ep, var->name, reqlog_now()))
                 return RTCALL_ERR_NOMEM;
             vlog_startup(&var->log, &var->profile, reqlog_now());
             any_log = any_log || var->log.f || var->log.cw;

@@ -28,6 +28,11 @@ void rtcall_drained(struct rtcall *call);
  * settings are filled. Returns 0 or RTCALL_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int rtcall_start(struct invoke *inv);
 
+/* Starts the timers of one instance var of inv's fleet made after
+ * rtcall_start (a launch). Returns 0 or RTCALL_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int rtcall_instance(struct invoke *inv,
+                                                        struct fleet_variant *var);
+
 /* Frees what rtcall_start made. Calls still pending must have been aborted. */
 void rtcall_stop(struct invoke *inv);
 

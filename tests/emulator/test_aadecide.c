@@ -145,7 +145,81 @@ static void test_high_resolution_and_disable_scale_in(void) {
     CHECK_INT(aadecide_desired(&d), 5);
 }
 
+/* A core at 0 with 4 instances, min 1 and max 10, the defaults else. */
+static void four(struct aadecide *d) {
+    struct aadecide_conf c;
+    aadecide_defaults(&c, false);
+    c.min = 1;
+    c.max = 10;
+    aadecide_init(d, &c, 4, 0);
+}
+
+/* Step scaling's decisions, a row each: from 4 instances (min 1, max 10), the
+ * breach picks a step and its adjustment the new desired count. */
+static void test_step_policy_rows(void) {
+    static const struct {
+        enum aadecide_adjust type;
+        struct aadecide_step step[2];
+        size_t n;
+        long min_magnitude;
+        double breach;
+        long to; /* 4: no decision */
+    } rows[] = {
+        {AADECIDE_CHANGE, {{0, 10, 1}, {10, NAN, 3}}, 2, 0, 5, 5},
+        {AADECIDE_CHANGE, {{0, 10, 1}, {10, NAN, 3}}, 2, 0, 10, 7}, /* lower bound inclusive */
+        {AADECIDE_CHANGE, {{NAN, 0, -1}}, 1, 0, -2, 3},
+        {AADECIDE_CHANGE, {{-10, 0, -1}, {NAN, -10, -2}}, 2, 0, -10, 2}, /* below: upper incl. */
+        {AADECIDE_CHANGE, {{0, 5, 1}}, 1, 0, 7, 4},                      /* no step holds it */
+        {AADECIDE_PERCENT, {{0, NAN, 10}}, 1, 0, 1, 5},                  /* 0.4: at least 1 */
+        {AADECIDE_PERCENT, {{0, NAN, 60}}, 1, 0, 1, 6},                  /* 2.4: 2 */
+        {AADECIDE_PERCENT, {{0, NAN, 10}}, 1, 2, 1, 6},   /* MinAdjustmentMagnitude */
+        {AADECIDE_PERCENT, {{NAN, 0, -30}}, 1, 0, -1, 3}, /* -1.2: -1 */
+        {AADECIDE_EXACT, {{0, NAN, 8}}, 1, 0, 1, 8},
+        {AADECIDE_EXACT, {{0, NAN, 20}}, 1, 0, 1, 10}, /* within max */
+        {AADECIDE_EXACT, {{NAN, 0, 0}}, 1, 0, -1, 1},  /* within min */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        struct aadecide d;
+        four(&d);
+        struct aadecide_steps p = {rows[i].type,
+                                   {rows[i].step[0], rows[i].step[1]},
+                                   rows[i].n,
+                                   rows[i].min_magnitude,
+                                   300};
+        struct aadecide_event ev = aadecide_step(&d, &p, 60, rows[i].breach);
+        long to = ev.kind == AADECIDE_NONE ? 4 : ev.to;
+        if (to != rows[i].to) {
+            fprintf(stderr, "%s:%d: row %zu: to %ld, want %ld\n", __FILE__, __LINE__, i, to,
+                    rows[i].to);
+            check_failed++;
+        }
+        CHECK(ev.kind == (rows[i].to > 4   ? AADECIDE_OUT
+                          : rows[i].to < 4 ? AADECIDE_IN
+                                           : AADECIDE_NONE));
+    }
+}
+
+/* Within a scale-out's Cooldown a further scale-out counts from the capacity
+ * before it, and a scale-in waits the Cooldown out. */
+static void test_step_cooldown(void) {
+    struct aadecide d;
+    four(&d);
+    struct aadecide_steps two = {AADECIDE_CHANGE, {{0, NAN, 2}}, 1, 0, 300};
+    struct aadecide_steps three = {AADECIDE_CHANGE, {{0, NAN, 3}}, 1, 0, 300};
+    struct aadecide_steps in = {AADECIDE_CHANGE, {{NAN, 0, -1}}, 1, 0, 300};
+    struct aadecide_event ev = aadecide_step(&d, &two, 0, 1);
+    CHECK(ev.kind == AADECIDE_OUT && ev.from == 4 && ev.to == 6);
+    CHECK_INT(aadecide_step(&d, &two, 100, 1).kind, AADECIDE_NONE); /* 4 + 2: there already */
+    ev = aadecide_step(&d, &three, 200, 1);
+    CHECK(ev.kind == AADECIDE_OUT && ev.from == 6 && ev.to == 7);   /* 4 + 3 */
+    CHECK_INT(aadecide_step(&d, &in, 400, -1).kind, AADECIDE_NONE); /* cooling down */
+    ev = aadecide_step(&d, &in, 500, -1);
+    CHECK(ev.kind == AADECIDE_IN && ev.from == 7 && ev.to == 6);
+}
+
 int main(void) {
+    test_step_policy_rows();
+    test_step_cooldown();
     test_step_scale_out_then_in();
     test_cooldown_shorter_than_provisioning_scales_out_twice();
     test_high_resolution_and_disable_scale_in();

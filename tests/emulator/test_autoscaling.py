@@ -15,6 +15,13 @@ awscli     Debian's aws CLI unchanged: a control-plane endpoint of InitialInstan
            step scaling), describe-scaling-policies, describe-scaling-activities,
            delete-scaling-policy, deregister-scalable-target, and the refusals (an unknown
            variant, a policy without a target, a metric of another dimension)
+runtime    the policy runs while the emulator serves (time scale 600): a load over the
+           target scales the variant out (DescribeEndpoint shows the new count, the new
+           instances take calls), DescribeScalingActivities shows it Successful with its
+           instances serving exactly provisioning + load_s after the decision, the stats'
+           instance-seconds grow by the instances billed; without load it scales in to 1
+concurrency  the same on the high-resolution ConcurrentRequestsPerModel metric (calls in
+           flight per serving instance at each 10-second datapoint)
 """
 import json
 import os
@@ -22,6 +29,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 from emutest import AKID, SECRET, amz_now, aws_cli_setup, check, emulator, invoke, chat, request, run_group
 
@@ -41,6 +50,16 @@ def api(url, op, body, prefix="SageMaker", service="sagemaker"):
     SigV4Auth(Credentials(AKID, SECRET), service, "us-east-1").add_auth(req)
     r = request(url, "/", data, dict(req.headers.items()))
     return r.status, (json.loads(r.body) if r.body else {})
+
+
+def aws_runner(aws, env, url):
+    """run(*words): the aws CLI against url; (exit status, its JSON output, stderr)."""
+    def run(*words):
+        p = subprocess.run([aws, "--endpoint-url", url, "--output", "json"] + list(words),
+                           capture_output=True, env=env, timeout=60)
+        out = p.stdout.decode()
+        return p.returncode, (json.loads(out) if out.strip() else {}), p.stderr.decode()
+    return run
 
 
 def test_instances():
@@ -102,11 +121,7 @@ def test_awscli():
     args = ["--no-endpoints", "--time-scale", "1000", "--create-time", "100",
             "--log-file", os.path.join(logs, "{endpoint}-{variant}.log")]
     with emulator.Emulator(args) as emu:
-        def run(*words):
-            p = subprocess.run([aws, "--endpoint-url", emu.url, "--output", "json"] + list(words),
-                               capture_output=True, env=env, timeout=60)
-            out = p.stdout.decode()
-            return p.returncode, (json.loads(out) if out.strip() else {}), p.stderr.decode()
+        run = aws_runner(aws, env, emu.url)
         rc, out, err = run("sagemaker", "create-model", "--model-name", "m",
                            "--execution-role-arn", ROLE, "--primary-container",
                            json.dumps({"Image": "img:1", "Environment": {
@@ -167,7 +182,11 @@ def test_awscli():
               "describe-scaling-policies: %s %s" % (out, err))
         rc, out, err = run(*aas, "describe-scaling-activities", "--service-namespace", "sagemaker",
                            "--resource-id", "endpoint/e/variant/AllTraffic")
-        check(rc == 0 and out.get("ScalingActivities") == [],
+        # the policy runs: with no load, 15 periods below the target (0.9 s at time scale
+        # 1000) scale the 2 instances in to 1, the only activity there may be by now
+        acts = out.get("ScalingActivities")
+        check(rc == 0 and isinstance(acts, list) and len(acts) <= 1 and
+              all(a["Description"] == "Setting desired instance count to 1." for a in acts),
               "describe-scaling-activities: %s %s" % (out, err))
         # refusals, as the service words them
         bad = ["--service-namespace", "sagemaker", "--resource-id",
@@ -202,5 +221,131 @@ def test_awscli():
     return None
 
 
+def iso_seconds(text):
+    """Unix seconds of the aws CLI's ISO 8601 time (2026-12-02T12:50:48.623000+00:00)."""
+    import datetime
+    return datetime.datetime.fromisoformat(text).timestamp()
+
+
+def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=()):
+    setup = aws_cli_setup()
+    if not setup:
+        return 77
+    aws, env = setup
+    # provisioning 60 s (--create-time) + load_s 30 s: new instances serve 90 model s
+    # (0.15 s) after the decision; a metric period of 60 s is 0.1 s (10 s: 17 ms)
+    args = ["--endpoint", "e=instant", "--time-scale", "600", "--create-time", "60",
+            "--set", "e.load_s=30"] + list(extra)
+    with emulator.Emulator(args) as emu:
+        run = aws_runner(aws, env, emu.url)
+
+        def until(what, get, ok, guard=90):
+            """Polls get() until ok(value); the guard only ends a hang."""
+            end = time.monotonic() + guard
+            while True:
+                v = get()
+                if ok(v):
+                    return v
+                if time.monotonic() > end:
+                    check(False, "%s never came: %s" % (what, v))
+                    return v
+
+        def variant():
+            return emu.stats()["endpoints"]["e"]["variants"]["AllTraffic"]
+
+        def instances():
+            rc, out, err = run("sagemaker", "describe-endpoint", "--endpoint-name", "e")
+            pv = out.get("ProductionVariants", [{}])[0]
+            return pv.get("CurrentInstanceCount"), out.get("EndpointStatus"), err
+
+        key = ["--service-namespace", "sagemaker", "--resource-id",
+               "endpoint/e/variant/AllTraffic", "--scalable-dimension",
+               "sagemaker:variant:DesiredInstanceCount"]
+        rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
+                           "--min-capacity", "1", "--max-capacity", "3")
+        check(rc == 0, "register-scalable-target: %s" % err)
+        tracking = {"TargetValue": 1.0, "PredefinedMetricSpecification": {
+            "PredefinedMetricType": metric}}
+        rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
+                           "--policy-name", "ipi", "--policy-type", "TargetTrackingScaling",
+                           "--target-tracking-scaling-policy-configuration",
+                           json.dumps(tracking))
+        check(rc == 0, "put-scaling-policy: %s" % err)
+        stop = threading.Event()
+        failures = []
+
+        def load():
+            while not stop.is_set():
+                r = invoke(emu.url, "e", chat("load", max_tokens=2))
+                if r.status != 200:
+                    failures.append(r.status)
+        threads = [threading.Thread(target=load) for _ in range(4)]
+        for t in threads:
+            t.start()
+        try:
+            n, status, err = until("a scale-out in DescribeEndpoint", instances,
+                                   lambda v: v[0] is not None and v[0] >= 2)
+            check(status in ("InService", "Updating"), "the status: %s" % status)
+            # the new instances take calls once they serve
+            until("calls on a launched instance", variant,
+                  lambda v: sum(i["requests"] for i in v.get("instances", [])[1:]) > 0)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join()
+        check(not failures, "every call of the load answered 200: %s" % failures[:5])
+        rc, out, err = run("application-autoscaling", "describe-scaling-activities",
+                           "--service-namespace", "sagemaker", "--resource-id",
+                           "endpoint/e/variant/AllTraffic")
+        acts = out.get("ScalingActivities", [])
+        outs = [a for a in acts if "AlarmHigh" in a.get("Cause", "")]
+        check(rc == 0 and outs, "a scale-out activity: %s %s" % (out, err))
+        if outs:
+            a = outs[-1]  # the first, newest first
+            check(a["StatusCode"] == "Successful" and
+                  a["Description"] in ("Setting desired instance count to 2.",
+                                       "Setting desired instance count to 3.") and
+                  a["Cause"].endswith("in state ALARM triggered policy ipi"),
+                  "the scale-out: %s" % a)
+            took = iso_seconds(a["EndTime"]) - iso_seconds(a["StartTime"])
+            # both times are the model's (decision, serving) on the wall clock, to the ms
+            check(abs(took - 90 / 600) < 0.0015,
+                  "serving 90 model s (0.15 s) after the decision: %.4f s" % took)
+        # instance-seconds: billed at the instances serving (and draining) between two reads
+        a1, a2 = variant(), variant()
+        s1, s2 = a1["scaling"], a2["scaling"]
+        if s1["changes"] == s2["changes"]:
+            billed = (s1["serving"] + s1["draining"]) * (s2["model_time"] - s1["model_time"])
+            check(abs(s2["instance_seconds"] - s1["instance_seconds"] - billed) < 1e-3,
+                  "instance-seconds grow by those billed: %s %s" % (s1, s2))
+        check(s1["instance_seconds"] > 0 and s1["changes"] >= 2,
+              "instance-seconds and changes counted: %s" % s1)
+        # no load: 15 periods under 0.9 x the target, then a scale-in to 1
+        until("a scale-in in DescribeEndpoint", instances, lambda v: v[0] == 1)
+        v = until("the drained instances released", variant,
+                  lambda v: v["scaling"]["draining"] == 0)
+        check(v["scaling"]["serving"] == 1 and v["scaling"]["launching"] == 0,
+              "one instance serving: %s" % v["scaling"])
+        rc, out, err = run("application-autoscaling", "describe-scaling-activities",
+                           "--service-namespace", "sagemaker", "--resource-id",
+                           "endpoint/e/variant/AllTraffic")
+        ins = [a for a in out.get("ScalingActivities", []) if "AlarmLow" in a.get("Cause", "")]
+        check(ins and ins[0]["Description"] == "Setting desired instance count to 1." and
+              ins[0]["StatusCode"] == "Successful" and
+              iso_seconds(ins[0]["StartTime"]) <= iso_seconds(ins[0]["EndTime"]),
+              "the scale-in: %s" % out)
+        n, status, err = instances()
+        check(n == 1 and status == "InService", "back to one, InService: %s %s" % (n, status))
+    return None
+
+
+def test_concurrency():
+    # calls of 50 model s (83 ms): the four clients keep about 4 calls in flight, over
+    # the target of 1 a serving instance at every 10-second datapoint
+    return test_runtime("SageMakerVariantConcurrentRequestsPerModelHighResolution",
+                        ["--set", "e.overhead_s=50"])
+
+
 if __name__ == "__main__":
-    sys.exit(run_group({"instances": test_instances, "awscli": test_awscli}, __doc__))
+    sys.exit(run_group({"instances": test_instances, "awscli": test_awscli,
+                        "runtime": test_runtime, "concurrency": test_concurrency}, __doc__))

@@ -442,6 +442,8 @@ static void test_delete_update_and_health(void) {
                                  "\"arn:aws:sagemaker:us-east-1:123456789012:endpoint/e\".");
     cJSON_Delete(j);
     CHECK_STR(status_at(&cp, "E", 10, st), "InService");
+    cplane_scaled(&cp, "us-east-1", "E", "AllTraffic", 1, 2, at(12).wall); /* launching one */
+    CHECK_STR(status_at(&cp, "E", 15, st), "Updating");
     /* the one-variable swap: a config of another SM_VLLM_MODEL */
     CHECK_INT(call(&cp, "UpdateEndpoint", "{\"EndpointName\":\"E\",\"EndpointConfigName\":\"qat\"}",
                    20, NULL),
@@ -451,8 +453,10 @@ static void test_delete_update_and_health(void) {
     CHECK_STR(str(j, "EndpointConfigName"), "bf16"); /* the old config serves meanwhile */
     cJSON_Delete(j);
     j = describe(&cp, "E", 30);
-    CHECK_STR(str(j, "EndpointStatus"), "InService");
+    CHECK_STR(str(j, "EndpointStatus"), "InService"); /* the new deployment's own counts */
     CHECK_STR(str(j, "EndpointConfigName"), "qat");
+    const cJSON *pv = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ProductionVariants"), 0);
+    CHECK_INT(cJSON_GetObjectItem(pv, "DesiredInstanceCount")->valueint, 1);
     cJSON_Delete(j);
     CHECK_INT(ev.serve, 2);
     const struct cpres_endpoint *ep = cplane_endpoint(&cp, "us-east-1", "E");
@@ -530,6 +534,36 @@ static void test_list_and_static(void) {
     cplane_free(&cp);
 }
 
+/* Scaling's counts: DescribeEndpoint and ListEndpoints say Updating while the desired
+ * count exceeds the current one, InService with the new count once it is reached. */
+static void test_scaled_counts_and_updating(void) {
+    struct cpconf c;
+    struct cplane cp;
+    char st[64];
+    plane(&c, &cp, "us-east-1", NULL, (const char *const[]){"--create-time=0", NULL});
+    struct cplane_static_variant v = {"AllTraffic", "google/gemma-4-E2B-it", "bf16-l4", 1, 1, NULL};
+    CHECK_INT(cplane_add_static(&cp, "us-east-1", "e", &v, 1, at(0)), 0);
+    cplane_scaled(&cp, "us-east-1", "e", "AllTraffic", 1, 3, at(5).wall);
+    CHECK_STR(status_at(&cp, "e", 6, st), "Updating");
+    cJSON *j = describe(&cp, "e", 6);
+    const cJSON *pv = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ProductionVariants"), 0);
+    CHECK_INT(cJSON_GetObjectItem(pv, "CurrentInstanceCount")->valueint, 1);
+    CHECK_INT(cJSON_GetObjectItem(pv, "DesiredInstanceCount")->valueint, 3);
+    cJSON_Delete(j);
+    CHECK_INT(call(&cp, "ListEndpoints", "{\"StatusEquals\":\"Updating\"}", 6, &j), 200);
+    CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "Endpoints")), 1);
+    cJSON_Delete(j);
+    cplane_scaled(&cp, "us-east-1", "e", "AllTraffic", 3, 3, at(7).wall);
+    CHECK_STR(status_at(&cp, "e", 8, st), "InService");
+    j = describe(&cp, "e", 8);
+    pv = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ProductionVariants"), 0);
+    CHECK_INT(cJSON_GetObjectItem(pv, "CurrentInstanceCount")->valueint, 3);
+    CHECK_INT(cJSON_GetObjectItem(pv, "DesiredInstanceCount")->valueint, 3);
+    cJSON_Delete(j);
+    cplane_scaled(&cp, "us-east-1", "nope", "AllTraffic", 2, 2, at(9).wall); /* nothing */
+    cplane_free(&cp);
+}
+
 /* ---- Service Quotas ---- */
 
 static void test_service_quotas(void) {
@@ -599,6 +633,7 @@ static void test_service_quotas(void) {
 
 int main(void) {
     test_conf();
+    test_scaled_counts_and_updating();
     test_validation();
     test_create_and_capacity_fallback();
     test_capacity_is_taken_and_timeout();

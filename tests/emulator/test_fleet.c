@@ -54,15 +54,15 @@ static void test_build(void) {
     CHECK_INT(set(&f, "a", "jitter", "2", &err), FLEET_ERR_INVALID);
     CHECK(strncmp(buf_str(&err), "--set a.jitter: bad value '2' for jitter", 40) == 0);
     CHECK_INT(fleet_seed(&f, 1), 0);
-    CHECK(f.eps[1].variants[1].ep == &f.eps[1]);
-    CHECK(f.eps[1].variants[0].rng != f.eps[1].variants[1].rng); /* seeded by NAME/VARIANT */
+    struct fleet_variant *two = &f.eps[1].variants[FLEET_INSTANCES_MAX]; /* past one's entries */
+    CHECK(two->ep == &f.eps[1]);
+    CHECK(f.eps[1].variants[0].rng != two->rng); /* seeded by NAME/VARIANT */
     CHECK(fleet_find(&f, "b", 1) == &f.eps[1] && fleet_find(&f, "bb", 2) == NULL);
-    CHECK(fleet_pick(&f.eps[1], "two", 3, NULL) == &f.eps[1].variants[1]);
+    CHECK(fleet_pick(&f.eps[1], "two", 3, NULL) == two);
     CHECK(fleet_pick(&f.eps[1], "three", 5, NULL) == NULL);
     uint64_t rng = 42;
     int twos = 0;
-    for (int i = 0; i < 4000; i++)
-        twos += fleet_pick(&f.eps[1], NULL, 0, &rng) == &f.eps[1].variants[1];
+    for (int i = 0; i < 4000; i++) twos += fleet_pick(&f.eps[1], NULL, 0, &rng) == two;
     CHECK(twos > 2800 && twos < 3200); /* weight 3 of 4 */
     fleet_free(&f);
     CHECK_INT(f.n_eps, 0);
@@ -146,16 +146,19 @@ static void test_instances_routed(void) {
     CHECK_INT(set(&f, "e/canary", "weight", "0", &err), 0);
     CHECK_INT(fleet_seed(&f, 1), 0);
     struct fleet_endpoint *ep = &f.eps[0];
-    CHECK_INT(ep->n_variants, 4); /* AllTraffic x3, canary */
+    /* AllTraffic x3 and its spares, canary and its spares */
+    CHECK_INT(ep->n_variants, 2 * FLEET_INSTANCES_MAX);
     CHECK_INT(ep->variants[2].instance, 2);
-    CHECK_STR(ep->variants[3].name, "canary");
+    CHECK_INT(ep->variants[2].state, FLEET_SERVING);
+    CHECK_INT(ep->variants[3].state, FLEET_SPARE);
+    CHECK_STR(ep->variants[FLEET_INSTANCES_MAX].name, "canary");
     CHECK(ep->variants[1].rng != ep->variants[0].rng && ep->variants[2].rng != ep->variants[1].rng);
     CHECK(&ep->variants[1].batch != &ep->variants[0].batch);
     /* RANDOM: every instance drawn; the canary of weight 0 never */
     uint64_t rng = 7;
-    unsigned hits[4] = {0};
+    unsigned hits[2 * FLEET_INSTANCES_MAX] = {0};
     for (int i = 0; i < 300; i++) hits[fleet_pick(ep, NULL, 0, &rng) - ep->variants]++;
-    CHECK(hits[0] > 50 && hits[1] > 50 && hits[2] > 50 && hits[3] == 0);
+    CHECK(hits[0] > 50 && hits[1] > 50 && hits[2] > 50 && hits[0] + hits[1] + hits[2] == 300);
     /* LEAST_OUTSTANDING_REQUESTS: the one with the fewest in flight */
     f.eps[0].variants[0].routing = f.eps[0].variants[1].routing = f.eps[0].variants[2].routing =
         FLEET_ROUTE_LEAST_BUSY;
@@ -166,7 +169,7 @@ static void test_instances_routed(void) {
     CHECK(fleet_pick(ep, "AllTraffic", 10, NULL) == &ep->variants[0]);
     ep->variants[0].counts.requests = 2;
     ep->variants[2].counts.requests = 5;
-    CHECK_INT(fleet_json(&out, &f), 0);
+    CHECK_INT(fleet_json(&out, &f, 0), 0);
     CHECK(strstr(buf_str(&out), "\"AllTraffic\":{\"requests\":7,") != NULL);
     CHECK(strstr(buf_str(&out), "\"routing\":\"LEAST_OUTSTANDING_REQUESTS\",\"instances\":[{"
                                 "\"requests\":2,") != NULL);
@@ -176,8 +179,64 @@ static void test_instances_routed(void) {
     fleet_free(&f);
 }
 
+/* Scaling a variant: launched instances serve from their serving_at and are routed
+ * to only then, drained ones take no new call and are released once their calls
+ * ended; instance-seconds bill the serving and draining ones from the start. */
+static void test_launch_drain_and_instance_seconds(void) {
+    struct fleet f = {0};
+    struct buf err, out;
+    buf_init(&err, 1024);
+    buf_init(&out, BUF_NO_CAP);
+    add(&f, "e", "AllTraffic", "instant");
+    CHECK_INT(fleet_seed(&f, 1), 0);
+    fleet_start_billing(&f, 100);
+    struct fleet_variant *head = &f.eps[0].variants[0], *made[4];
+    CHECK_INT(head->slots, FLEET_INSTANCES_MAX);
+    CHECK_INT(fleet_launch(head, 2, 110, 200, made), 2);
+    CHECK(made[0] == head + 1 && made[1] == head + 2);
+    CHECK(made[0]->batch.profile == &made[0]->profile && made[0]->rng != head->rng);
+    struct fleet_census c = fleet_census(head);
+    CHECK(c.serving == 1 && c.launching == 2 && c.draining == 0);
+    uint64_t rng = 3;
+    for (int i = 0; i < 50; i++) CHECK(fleet_pick(f.eps, "AllTraffic", 10, &rng) == head);
+    CHECK_INT(fleet_advance(head, 199), 0);
+    CHECK_INT(fleet_advance(head, 250), 2); /* serving from 200 */
+    CHECK_INT(head->instances, 3);
+    CHECK(head->instance_s == 1 * 100 + 3 * 50);
+    unsigned hits[3] = {0};
+    for (int i = 0; i < 300; i++) hits[fleet_pick(f.eps, "AllTraffic", 10, &rng) - head]++;
+    CHECK(hits[0] > 50 && hits[1] > 50 && hits[2] > 50);
+    head[2].counts.in_flight = 1; /* a call still running on the last one */
+    char sid[SESS_ID_LEN + 1];
+    CHECK_INT(sess_open(&head[2].sessions, &rng, 250, 1200, sid), 0);
+    CHECK(sess_holds(&head[2].sessions, sid, SESS_ID_LEN));
+    CHECK_INT(fleet_drain(head, 2, 300), 2);
+    c = fleet_census(head);
+    CHECK(c.serving == 1 && c.draining == 2 && head->instances == 1);
+    for (int i = 0; i < 50; i++) CHECK(fleet_pick(f.eps, "AllTraffic", 10, &rng) == head);
+    CHECK_INT(fleet_advance(head, 300), 0);
+    CHECK(head[1].state == FLEET_RELEASED && head[2].state == FLEET_DRAINING);
+    head[2].counts.in_flight = 0;
+    CHECK_INT(fleet_advance(head, 320), 0);
+    CHECK_INT(head[2].state, FLEET_RELEASED);
+    CHECK(!sess_holds(&head[2].sessions, sid, SESS_ID_LEN)); /* gone with it */
+    CHECK_INT(head[2].sessions.c.created, 1);                /* still counted */
+    CHECK(head->instance_s == 1 * 100 + 3 * 100 + 2 * 20);
+    CHECK_INT(fleet_launch(head, 1, 400, 400, made), 1); /* a released one first */
+    CHECK(made[0] == head + 1);
+    CHECK_INT(head->changes, 2 + 2 + 2 + 2 + 1);
+    CHECK_INT(fleet_json(&out, &f, 410), 0);
+    CHECK(strstr(buf_str(&out), "\"scaling\":{\"serving\":1,\"launching\":1,\"draining\":0,"
+                                "\"changes\":9,\"instance_seconds\":530.000000,"
+                                "\"model_time\":410.000000}") != NULL);
+    buf_free(&out);
+    buf_free(&err);
+    fleet_free(&f);
+}
+
 int main(int argc, char **argv) {
     test_build();
+    test_launch_drain_and_instance_seconds();
     test_instances_routed();
     if (argc != 2) return 2;
     test_logs(argv[1]);

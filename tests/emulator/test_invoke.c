@@ -271,8 +271,8 @@ static void test_sessions(struct invoke *inv, struct buf *head) {
     CHECK_INT(sent.status, 424);
     CHECK_STR(sent.type, "ModelError");
     CHECK(strstr(buf_str(&sent.body), "Bad request: session not found: ") != NULL);
-    CHECK_INT(inv->fleet->eps[0].variants[1].sessions.c.created, 1);
-    CHECK_INT(inv->fleet->eps[0].variants[1].sessions.c.closed, 1);
+    CHECK_INT(inv->fleet->eps[0].variants[FLEET_INSTANCES_MAX].sessions.c.created, 1); /* B */
+    CHECK_INT(inv->fleet->eps[0].variants[FLEET_INSTANCES_MAX].sessions.c.closed, 1);
     inv->fleet->eps[0].variants[0].profile.weight = 1;
 }
 

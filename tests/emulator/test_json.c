@@ -179,13 +179,16 @@ static void test_fleet_json(void) {
     CHECK_INT(fleet_add(&f, &e, NULL, &err), 0);
     snprintf(f.eps[0].variants[0].profile.name, MODEL_NAME_MAX, "odd\xff\"name");
     f.eps[0].counts.requests = 2;
-    CHECK_INT(fleet_json(&out, &f), 0);
+    CHECK_INT(fleet_json(&out, &f, 0), 0);
     CHECK(json_ok(&out));
-    CHECK(strstr(buf_str(&out), ",\"profile\":\"odd\xef\xbf\xbd\\\"name\",\"prefix_cache\":{"
-                                "\"capacity_tokens\":0,\"blocks\":0,\"lookups\":0,\"hits\":0,"
-                                "\"prompt_tokens\":0,\"cached_tokens\":0,\"hit_rate\":0.000000,"
-                                "\"evicted\":0},\"sessions\":{\"open\":0,\"created\":0,"
-                                "\"closed\":0,\"expired\":0}}}}}") != NULL);
+    CHECK(strstr(buf_str(&out),
+                 ",\"profile\":\"odd\xef\xbf\xbd\\\"name\",\"prefix_cache\":{"
+                 "\"capacity_tokens\":0,\"blocks\":0,\"lookups\":0,\"hits\":0,"
+                 "\"prompt_tokens\":0,\"cached_tokens\":0,\"hit_rate\":0.000000,"
+                 "\"evicted\":0},\"sessions\":{\"open\":0,\"created\":0,"
+                 "\"closed\":0,\"expired\":0},\"scaling\":{\"serving\":1,"
+                 "\"launching\":0,\"draining\":0,\"changes\":0,"
+                 "\"instance_seconds\":0.000000,\"model_time\":0.000000}}}}}") != NULL);
     CHECK(strncmp(buf_str(&out), "{\"ep\":{\"requests\":2,", 20) == 0);
     fleet_free(&f);
     buf_free(&out);

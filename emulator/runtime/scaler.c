@@ -1,0 +1,279 @@
+#include "scaler.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "mclock.h"
+#include "rtcall.h"
+
+static void scaler_timer_cb(evutil_socket_t fd, short what, void *arg) {
+    (void)fd;
+    (void)what;
+    scaler_tick(arg);
+}
+
+int scaler_init(struct scaler *s, struct event_base *base, const struct scaler_conf *c) {
+    memset(s, 0, sizeof *s);
+    s->base = base;
+    s->c = *c;
+    s->runs = calloc(AASCALE_MAX_TARGETS, sizeof *s->runs);
+    s->timer = evtimer_new(base, scaler_timer_cb, s);
+    return s->runs && s->timer ? SCALER_OK : SCALER_ERR_NOMEM;
+}
+
+void scaler_free(struct scaler *s) {
+    if (s->timer) event_free(s->timer);
+    s->timer = NULL;
+    free(s->runs);
+    s->runs = NULL;
+    s->n_runs = 0;
+}
+
+/* The variant's instance 0 that endpoint/NAME/variant/VARIANT names, or NULL. */
+static struct fleet_variant *scaler_variant(struct scaler *s, const char *resource,
+                                            struct fleet_endpoint **ep) {
+    char name[128];
+    const char *p = resource + 9, *slash = strchr(p, '/');
+    if (strncmp(resource, "endpoint/", 9) != 0 || !slash || (size_t)(slash - p) >= sizeof name ||
+        strncmp(slash, "/variant/", 9) != 0)
+        return NULL;
+    snprintf(name, sizeof name, "%.*s", (int)(slash - p), p);
+    *ep = s->c.find(s->c.find_ud, name);
+    const char *var = slash + 9;
+    return *ep ? fleet_pick(*ep, var, strlen(var), NULL) : NULL;
+}
+
+/* The target tracking policy of target t on a predefined metric, or NULL. */
+static const struct aascale_policy *scaler_policy(const struct scaler *s,
+                                                  const struct aascale_target *t) {
+    for (size_t i = 0; i < s->c.aa->n_policies; i++) {
+        const struct aascale_policy *p = &s->c.aa->policies[i];
+        if (p->kind == AASCALE_TRACKING && strcmp(p->region, t->region) == 0 &&
+            strcmp(p->resource, t->resource) == 0 && strstr(p->config, "\"PredefinedMetricType\""))
+            return p;
+    }
+    return NULL;
+}
+
+/* The decisions' configuration of policy p on target t for instance 0 head. */
+static bool scaler_conf(const struct scaler *s, const struct aascale_target *t,
+                        const struct aascale_policy *p, const struct fleet_variant *head,
+                        struct aadecide_conf *c, bool *high_res) {
+    cJSON *j = cJSON_Parse(p->config);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "TargetValue");
+    const cJSON *pre = cJSON_GetObjectItemCaseSensitive(j, "PredefinedMetricSpecification");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(pre, "PredefinedMetricType");
+    if (!cJSON_IsNumber(v) || !cJSON_IsString(type)) {
+        cJSON_Delete(j);
+        return false;
+    }
+    *high_res = strstr(type->valuestring, "ConcurrentRequests") != NULL;
+    aadecide_defaults(c, *high_res);
+    c->target = v->valuedouble;
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(j, "ScaleOutCooldown"),
+                *in = cJSON_GetObjectItemCaseSensitive(j, "ScaleInCooldown"),
+                *off = cJSON_GetObjectItemCaseSensitive(j, "DisableScaleIn");
+    if (cJSON_IsNumber(out) && out->valuedouble >= 0) c->out_cooldown_s = out->valuedouble;
+    if (cJSON_IsNumber(in) && in->valuedouble >= 0) c->in_cooldown_s = in->valuedouble;
+    c->disable_in = cJSON_IsTrue(off) || t->in_suspended;
+    cJSON_Delete(j);
+    c->provision_s = s->c.provision_s;
+    c->load_s = head->profile.load_s;
+    c->drain_s = 0;                /* released once its calls ended (fleet_advance) */
+    long most = (long)head->slots; /* FLEET_INSTANCES_MAX */
+    c->min = t->min < 1 ? 1 : t->min > most ? most : t->min;
+    c->max = t->max < c->min ? c->min : t->max > most ? most : t->max;
+    if (t->out_suspended) c->max = c->min > (long)head->instances ? c->min : (long)head->instances;
+    return true;
+}
+
+/* The requests the variant at head received, all its instances. */
+static unsigned long scaler_calls(const struct fleet_variant *head, unsigned long *in_flight) {
+    unsigned long n = 0;
+    *in_flight = 0;
+    for (unsigned k = 0; k < head->slots; k++)
+        if (head[k].state != FLEET_SPARE) {
+            n += head[k].counts.requests;
+            *in_flight += head[k].counts.in_flight;
+        }
+    return n;
+}
+
+/* Ends activity id (if still kept) as Successful at wall time end. */
+static void scaler_end(struct aascale *aa, const char *id, double end) {
+    for (size_t i = 0; aa->activities && i < aa->n_activities; i++)
+        if (strcmp(aa->activities[i].id, id) == 0) {
+            aa->activities[i].end = end;
+            aa->activities[i].status = "Successful";
+        }
+}
+
+/* Records decision ev of run r on target t as an activity in progress. */
+static void scaler_record(struct scaler *s, struct scaler_run *r, const struct aascale_target *t,
+                          const struct aadecide_event *ev, double start) {
+    char description[96], cause[1024];
+    snprintf(description, sizeof description, "Setting desired instance count to %ld.", ev->to);
+    snprintf(cause, sizeof cause, "monitor alarm %s in state ALARM triggered policy %s",
+             ev->kind == AADECIDE_OUT ? r->alarm_high : r->alarm_low, r->policy);
+    struct aascale_activity *a = aascale_activity(s->c.aa, t, start, description, cause);
+    if (!a || r->n_open == SCALER_OPEN_MAX) return;
+    snprintf(r->open[r->n_open].id, sizeof r->open[r->n_open].id, "%s", a->id);
+    r->open[r->n_open].kind = ev->kind;
+    r->open[r->n_open++].serving_at = ev->serving_at;
+}
+
+/* Carries out decision ev on the variant at head. */
+static void scaler_apply(struct fleet_variant *head, const struct aadecide_event *ev, double now) {
+    if (ev->kind == AADECIDE_IN) {
+        (void)fleet_drain(head, (unsigned)(ev->from - ev->to), now);
+        (void)fleet_advance(head, now); /* those with no call go at once */
+        return;
+    }
+    struct fleet_variant *made[FLEET_INSTANCES_MAX];
+    int n = fleet_launch(head, (unsigned)(ev->to - ev->from), now, ev->serving_at, made);
+    for (int i = 0; i < n; i++)
+        if (!made[i]->step_ev && rtcall_instance(head->runner, made[i]))
+            fprintf(stderr, "sm-emulator: cannot start a launched instance of %s: out of memory\n",
+                    head->name);
+}
+
+/* Runs what is due for run r at model time now (wall: the wall clock now);
+ * returns the model time of its next due moment. */
+static double scaler_run(struct scaler *s, struct scaler_run *r, const struct aascale_target *t,
+                         struct fleet_endpoint *ep, struct fleet_variant *head, double now,
+                         double wall) {
+    (void)fleet_advance(head, now);
+    while (r->next_point <= now) {
+        unsigned long in_flight, calls = scaler_calls(head, &in_flight);
+        struct fleet_census c = fleet_census(head);
+        double per = c.serving ? (double)c.serving : 1;
+        double value = r->high_res ? (double)in_flight / per : (double)(calls - r->calls) / per;
+        r->calls = calls;
+        struct aadecide_event ev = aadecide_point(&r->d, r->next_point, value);
+        if (ev.kind != AADECIDE_NONE) {
+            scaler_apply(head, &ev, now);
+            scaler_record(s, r, t, &ev, wall - (now - ev.at) / s->c.time_scale);
+        }
+        r->next_point += r->d.c.period_s;
+    }
+    struct fleet_census c = fleet_census(head);
+    size_t kept = 0;
+    for (size_t i = 0; i < r->n_open; i++) {
+        bool done =
+            r->open[i].kind == AADECIDE_OUT ? r->open[i].serving_at <= now : c.draining == 0;
+        double at = r->open[i].kind == AADECIDE_OUT ? r->open[i].serving_at : now;
+        if (done)
+            scaler_end(s->c.aa, r->open[i].id, wall - (now - at) / s->c.time_scale);
+        else
+            r->open[kept++] = r->open[i];
+    }
+    r->n_open = kept;
+    if (c.serving != r->told.serving || c.launching != r->told.launching) {
+        r->told = c;
+        cplane_scaled(s->c.cp, s->c.region, ep->name, head->name, (long)c.serving,
+                      (long)c.serving + (long)c.launching, wall);
+    }
+    double due = r->next_point;
+    for (unsigned k = 0; k < head->slots; k++)
+        if (head[k].state == FLEET_LAUNCHING && head[k].serving_at < due) due = head[k].serving_at;
+    return due;
+}
+
+/* Whether the core d, advanced to now, counts the instances of head serving and launching. */
+static bool scaler_agree(const struct aadecide *d, const struct fleet_variant *head, double now) {
+    struct aadecide at = *d;
+    aadecide_advance(&at, now);
+    struct fleet_census c = fleet_census(head);
+    return at.serving == (long)c.serving && at.launching == (long)c.launching;
+}
+
+/* Starts the core d at now on the instances of head: those serving, and those
+ * launching as batches by the time they serve (the earliest first). */
+static void scaler_start(struct aadecide *d, const struct aadecide_conf *c,
+                         const struct fleet_variant *head, double now) {
+    aadecide_init(d, c, (long)fleet_census(head).serving, now);
+    double after = -INFINITY;
+    for (;;) {
+        double next = INFINITY;
+        long n = 0;
+        for (unsigned k = 0; k < head->slots; k++)
+            if (head[k].state == FLEET_LAUNCHING && head[k].serving_at > after) {
+                if (head[k].serving_at < next) n = 0, next = head[k].serving_at;
+                n += head[k].serving_at == next;
+            }
+        if (isinf(next) || d->n_batches == AADECIDE_BATCHES) break;
+        d->batch[d->n_batches].n = n;
+        d->batch[d->n_batches++].ready_at = next;
+        d->launching += n;
+        after = next;
+    }
+}
+
+/* The run of resource, marked seen: the one kept, or a new one (NULL: no room). */
+static struct scaler_run *scaler_find(struct scaler *s, const char *resource) {
+    struct scaler_run *r = NULL;
+    for (size_t i = 0; !r && i < s->n_runs; i++)
+        if (strcmp(s->runs[i].resource, resource) == 0) r = &s->runs[i];
+    if (!r && s->n_runs < AASCALE_MAX_TARGETS) {
+        r = memset(&s->runs[s->n_runs++], 0, sizeof *r);
+        snprintf(r->resource, sizeof r->resource, "%s", resource);
+    }
+    if (r) r->seen = true;
+    return r;
+}
+
+void scaler_tick(struct scaler *s) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    double wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    double now = mclock_real() * s->c.time_scale, due = INFINITY;
+    for (size_t i = 0; i < s->n_runs; i++) s->runs[i].seen = false;
+    for (size_t i = 0; i < s->c.aa->n_targets; i++) {
+        const struct aascale_target *t = &s->c.aa->targets[i];
+        if (t->dim != AASCALE_VARIANT || strcmp(t->region, s->c.region) != 0) continue;
+        const struct aascale_policy *p = scaler_policy(s, t);
+        struct fleet_endpoint *ep = NULL;
+        struct fleet_variant *head = p ? scaler_variant(s, t->resource, &ep) : NULL;
+        struct aadecide_conf c;
+        bool high_res;
+        if (!head || !scaler_conf(s, t, p, head, &c, &high_res)) continue;
+        struct scaler_run *r = scaler_find(s, t->resource);
+        if (!r) continue;
+        (void)fleet_advance(head, now);
+        if (r->ep != ep || strcmp(r->policy, p->name) != 0 || r->high_res != high_res ||
+            !scaler_agree(&r->d, head, now)) {
+            unsigned long in_flight;
+            scaler_start(&r->d, &c, head, now);
+            r->ep = ep;
+            r->high_res = high_res;
+            r->next_point = now + c.period_s;
+            r->calls = scaler_calls(head, &in_flight);
+            r->n_open = 0;
+            r->told = fleet_census(head);
+            snprintf(r->policy, sizeof r->policy, "%s", p->name);
+        }
+        r->d.c = c; /* the policy and the target as they are now */
+        snprintf(r->alarm_high, sizeof r->alarm_high, "%s", p->alarm_high);
+        snprintf(r->alarm_low, sizeof r->alarm_low, "%s", p->alarm_low);
+        double next = scaler_run(s, r, t, ep, head, now, wall);
+        if (next < due) due = next;
+    }
+    size_t kept = 0; /* targets gone or without a policy: their instances stay as they are */
+    for (size_t i = 0; i < s->n_runs; i++)
+        if (s->runs[i].seen) s->runs[kept++] = s->runs[i];
+    s->n_runs = kept;
+    if (isinf(due)) {
+        evtimer_del(s->timer);
+        return;
+    }
+    double delay = (due - now) / s->c.time_scale;
+    if (delay < 0) delay = 0;
+    struct timeval tv = {(time_t)delay, (suseconds_t)((delay - (double)(time_t)delay) * 1e6)};
+    evtimer_add(s->timer, &tv);
+}
