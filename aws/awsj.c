@@ -37,6 +37,9 @@ static const struct awsj_service awsj_services[AWSJ_N_SERVICES] = {
                              "ServiceQuotasV20190624", "application/x-amz-json-1.1", false},
     [AWSJ_CLOUDWATCH] = {"cloudwatch", "cloudwatch", "monitoring", "monitoring",
                          "GraniteServiceVersion20100801", "application/x-amz-json-1.0", true},
+    [AWSJ_AUTOSCALING] = {"application-autoscaling", "application-autoscaling",
+                          "application-autoscaling", "application-autoscaling",
+                          "AnyScaleFrontendService", "application/x-amz-json-1.1", false},
 };
 
 const struct awsj_service *awsj_service(enum awsj_service_id id) {

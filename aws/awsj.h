@@ -17,6 +17,8 @@
  *   logs/2014-03-28            json 1.1, Logs_20140328, endpointPrefix logs
  *   service-quotas/2019-06-24  json 1.1, ServiceQuotasV20190624, endpointPrefix
  *                              servicequotas
+ *   application-autoscaling/2016-02-06  json 1.1, AnyScaleFrontendService,
+ *                              signingName and endpointPrefix application-autoscaling
  *   cloudwatch/2010-08-01      botocore 1.29.27 knows only the query protocol
  *                              (XML replies); endpointPrefix monitoring.
  * CloudWatch metrics also accept AWS JSON 1.0 (and Smithy RPC v2 CBOR) since
@@ -82,6 +84,7 @@ enum awsj_service_id {
     AWSJ_LOGS,           /* CloudWatch Logs: FilterLogEvents, ... */
     AWSJ_SERVICE_QUOTAS, /* GetServiceQuota, ListServiceQuotas, ... */
     AWSJ_CLOUDWATCH,     /* CloudWatch metrics: GetMetricData, ... */
+    AWSJ_AUTOSCALING,    /* Application Auto Scaling: DescribeScalingActivities, ... */
     AWSJ_N_SERVICES
 };
 

@@ -7,7 +7,10 @@
 -- before the run, from the ramp and --arrivals (constant, Poisson or gamma on
 -- the ramp's time), and sent by the same open-loop sender as rate.lua's; each
 -- record keeps its intended start, so the load at any moment can be rebuilt.
--- The result's settings hold the schedule (its pieces in real seconds).
+-- The result's settings hold the schedule (its pieces in real seconds). Run
+-- under sm-timeline (sm-timeline --endpoint NAME --out FILE -- sm-stream ...),
+-- the endpoint's instance counts and scaling activities are sampled meanwhile
+-- into FILE, which the settings name ("timeline") for sm-compare.
 local dir = debug.getinfo(1, "S").source:match("^@(.-)[^/]*$")
 package.path = dir .. "../lua/?.lua;" .. package.path
 local run = require "sm.run"
@@ -55,7 +58,7 @@ run.scenario({
     local s = { { "arrivals", o.arrivals }, { "rates", { ctx.expected / ctx.seconds } },
       { "duration_s", ctx.seconds }, { "ramp", o.ramp },
       { "ramp_file", o.ramp_file and o.ramp_file:match("[^/]*$") or nil },
-      { "schedule", schedule },
+      { "schedule", schedule }, { "timeline", os.getenv("SM_TIMELINE") },
       { "burstiness", o.arrivals == "gamma" and o.burstiness or nil },
       { "arrival_seed", o.arrival_seed }, { "max_concurrency", ctx.threads },
       { "max_tokens", o.max_tokens }, { "prompt", o.prompt }, { "temperature", o.temperature },

@@ -9,8 +9,13 @@ once and sent by the open-loop sender, at the schedule's exact times.
   curve     --ramp-file: a CSV day's curve (a header, a comment, linear pieces)
             gives the exact times of the curve's integral
   bad       a malformed piece or curve line: exit 2, one line naming it, nothing sent
+  timeline  sm-timeline runs sm-stream's ramp and samples the endpoint meanwhile (signed
+            DescribeEndpoint and DescribeScalingActivities): a sample before the load and
+            one after, each with the variant's instance counts; the result's settings name
+            the timeline file; the command's exit status is sm-timeline's
 
-usage: test_ramp.py GROUP...   (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH)"""
+usage: test_ramp.py GROUP...   (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH,
+                                SM_TIMELINE_BIN)"""
 import json
 import math
 import os
@@ -28,8 +33,9 @@ SCRIPT = os.path.join(ROOT, "scenarios", "ramp.lua")
 SCALE = 10
 
 
-def run(engine, url, d, args, conns=4):
-    """engine (sm-stream or wrk) runs ramp.lua: (process, result documents by label)."""
+def run(engine, url, d, args, conns=4, wrap=()):
+    """engine (sm-stream or wrk) runs ramp.lua, under the command wrap when given:
+    (process, result documents by label)."""
     out = os.path.join(d, "out-" + engine)
     os.makedirs(out, exist_ok=True)
     prog = os.environ["SM_STREAM"] if engine == "sm-stream" else os.environ["WRK"]
@@ -41,7 +47,7 @@ def run(engine, url, d, args, conns=4):
     if engine == "wrk" and env.get("WRK_PRELOAD"):  # a sanitizer build's plugin
         env["LD_PRELOAD"] = env["WRK_PRELOAD"]
         env["ASAN_OPTIONS"] = "detect_leaks=0"
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env)
+    p = subprocess.run(list(wrap) + cmd, capture_output=True, text=True, timeout=240, env=env)
     docs = {}
     for name in sorted(os.listdir(out)):
         if name.endswith(".json") and not name.endswith(".journal.json"):
@@ -129,7 +135,39 @@ def test_bad():
             check(served(emu) == 0, "%d requests served" % served(emu))
 
 
-GROUPS = {"steps": test_steps, "curve": test_curve, "bad": test_bad}
+def test_timeline():
+    with tempfile.TemporaryDirectory() as d:
+        timeline = os.path.join(d, "ep.timeline.jsonl")
+        with emulator.Emulator(["--endpoint", "ep=instant", "--time-scale", str(SCALE)]) as emu:
+            wrap = [os.environ["SM_TIMELINE_BIN"], "--endpoint", "ep", "--every", "0.05",
+                    "--out", timeline, "--region", "us-east-1", "--endpoint-url", emu.url, "--"]
+            p, docs = run("sm-stream", emu.url, d, ["--endpoint", "ep", "--ramp", "20@0.5,60@0.5",
+                                                    "--arrivals", "constant"], wrap=wrap)
+            check(p.returncode == 0, "exit %d %s" % (p.returncode, p.stderr[-400:]))
+            if p.returncode:
+                return
+            check(docs["ep"]["settings"]["timeline"] == timeline,
+                  "settings.timeline %r" % docs["ep"]["settings"].get("timeline"))
+            with open(timeline) as f:
+                samples = [json.loads(line) for line in f]
+            check(len(samples) >= 2, "%d samples" % len(samples))
+            check(all(s["endpoint"] == "ep" and s["variant"] == "AllTraffic"
+                      and s["current_instances"] == 1 and s["desired_instances"] == 1
+                      and s["status"] == "InService" and s["activities"] == [] for s in samples),
+                  "samples %r" % samples)
+            check(all(a["t"] <= b["t"] for a, b in zip(samples, samples[1:])), "time order")
+            # the command's status is sm-timeline's; bad usage is one line and exit 2
+            q = subprocess.run(wrap + ["sh", "-c", "exit 7"], capture_output=True, text=True,
+                               timeout=120)
+            check(q.returncode == 7, "sm-timeline -- sh: exit %d %s" % (q.returncode, q.stderr))
+            q = subprocess.run([os.environ["SM_TIMELINE_BIN"], "--out", timeline],
+                               capture_output=True, text=True, timeout=60)
+            check(q.returncode == 2 and q.stderr.count("\n") == 1
+                  and "--endpoint NAME is required" in q.stderr, "no endpoint: %d %r"
+                  % (q.returncode, q.stderr))
+
+
+GROUPS = {"steps": test_steps, "curve": test_curve, "bad": test_bad, "timeline": test_timeline}
 
 if __name__ == "__main__":
     sys.exit(run_group(GROUPS, __doc__))
