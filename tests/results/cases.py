@@ -583,6 +583,54 @@ def check_open_svg(out, args):
     expect(svg.count("<circle") == 6, "%d points, want 6" % svg.count("<circle"))
 
 
+def ramp_rows(text, folder):
+    """The Scaling table rows of the input in ramp/FOLDER (lists of cells) in the text report."""
+    part = text.split("Scaling (ramp.lua)")[1].split(" (ramp/%s/ramp.json)" % folder)[1]
+    rows = [l.split() for l in part.split("\n\n")[1].splitlines()[1:]]
+    return rows[:2]
+
+
+def check_ramp(out, _):
+    """The Scaling section from the fixtures' definition: a side's capacity is its first
+    sample (odd seconds) with two instances, its transition the 8/s requests from the
+    change at 10 s until then, good only once the capacity came (TTFT 0.3 s) but for the
+    first 8 after it for a (TTFT 1.2 s up to 14 s); its instance-hours are the samples'
+    one instance until the capacity, two after, from -1 s to 21 s."""
+    text = out.decode()
+    for side, decision, capacity, good in (("a", "1", 5, 8), ("b", "0.5", 3, 8)):
+        rows = ramp_rows(text, side)
+        expect(rows[0][:4] == ["1", "0-10", "2", "1"] and rows[0][6] == "n/a"
+               and rows[0][7] == "n/a" and rows[0][11] == "20", "%s piece 1: %r" % (side, rows[0]))
+        sent = 8 * capacity
+        want = ["2", "10-20", "8", "1", "->", "2", decision, str(capacity), str(sent),
+                "%.1f%%" % (100.0 * good / sent)]
+        expect(rows[1][:10] == want, "%s piece 2: %r, want %r" % (side, rows[1][:10], want))
+        hours = ((10 + capacity) - (-1) + 2 * (21 - (10 + capacity))) / 3600
+        want = "%s (ramp/%s/ramp.json): timeline %s.timeline.jsonl, 12 samples, 1 scaling " \
+            "activity, %.4f instance-hours" % (side, side, side, hours)
+        expect(want in " ".join(text.split()), "no %r in:\n%s" % (want, text))
+
+
+def check_ramp_untimed(out, _):
+    text = out.decode()
+    expect("ramp/untimed/ramp.json): no timeline (run the ramp under sm-timeline" in
+           " ".join(text.split())
+           and "the scaling goes without its timeline: cannot read the timeline "
+           "ramp/untimed/gone.jsonl" in " ".join(text.split()),
+           "untimed:\n%s" % text)
+    rows = ramp_rows(text, "untimed")
+    expect(rows[1][3:6] == ["n/a", "n/a", "n/a"] and rows[1][6] == "0" and rows[1][9] == "80",
+           "untimed piece 2: %r" % rows[1])
+
+
+def check_ramp_svg(out, args):
+    svg = open([a for a in args if a.endswith(".svg")][0]).read()
+    for want in ("Scaling of a under the ramp", "Scaling of b under the ramp",
+                 "instances serving", "p90 TTFT from the intended start, seconds",
+                 "offered rate, requests per second"):
+        expect(want in svg, "no %r in the SVG" % want)
+
+
 def check_open_wrk(out, _):
     """wrk's runs: end-to-end latency only; the capacity on p99 e2e from the records."""
     ol = as_json(out)["open_loop"]
@@ -840,6 +888,13 @@ CASES = [
     ("open_loop_wrk_end_to_end_capacity", ["-f", "json", "--slo", "e2e:p99:1", "open/wrk-a",
                                            "open/wrk-b"], 0, "", [], check_open_wrk),
     ("open_loop_without_slo_no_capacity", ["open/a", "open/b"], 0, "", [], check_open_no_slo),
+    ("ramp_scaling_per_load_change_decision_capacity_transition_and_instance_hours",
+     ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/b"], 0, "", ["ramp.txt"], check_ramp),
+    ("ramp_scaling_without_its_timeline_file_says_so",
+     ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/untimed"], 0, "", [], check_ramp_untimed),
+    ("ramp_scaling_svg_rate_instances_and_ttft_strips",
+     ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/b", "-o", "{tmp}/ramp.txt", "--svg",
+      "{tmp}/ramp.svg"], 0, "", ["ramp.txt", "ramp.svg"], check_ramp_svg),
     ("open_loop_attainment_criterion_json", ["-f", "json", "--min-attainment", "90"] + OPEN, 0,
      "", [], check_open_attainment),
     ("usage_min_attainment_without_slo", ["--min-attainment", "90", "open/a", "open/b"], 2,
