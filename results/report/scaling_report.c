@@ -108,3 +108,76 @@ int scaling_report_build(struct page *r, const struct cmp *m) {
                 return -1;
     return 0;
 }
+
+/* A number, or null when it is not there. */
+static cJSON *scaling_report_jnum(double x) {
+    return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
+}
+
+static cJSON *scaling_report_jcount(const struct scaling_count *k) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "sent", (double)k->sent);
+    cJSON_AddNumberToObject(o, "ok", (double)k->ok);
+    cJSON_AddNumberToObject(o, "good", (double)k->good);
+    cJSON_AddNumberToObject(o, "failed", (double)k->failed);
+    cJSON_AddNumberToObject(o, "refused", (double)k->refused);
+    cJSON_AddNumberToObject(o, "seconds", k->seconds);
+    cJSON_AddItemToObject(o, "attainment", scaling_report_jnum(scaling_attainment(k)));
+    cJSON_AddItemToObject(o, "goodput", scaling_report_jnum(scaling_goodput(k)));
+    return o;
+}
+
+static cJSON *scaling_report_jinput(const struct src *s) {
+    const struct scaling *x = s->scaling;
+    cJSON *o = cJSON_CreateObject(), *steps = cJSON_CreateArray();
+    cJSON_AddStringToObject(o, "path", s->path);
+    cJSON_AddItemToObject(o, "timeline",
+                          x->timeline ? cJSON_CreateString(x->timeline_name) : cJSON_CreateNull());
+    cJSON_AddNumberToObject(o, "samples", (double)x->samples);
+    cJSON_AddNumberToObject(o, "activities", (double)x->activities);
+    cJSON_AddItemToObject(o, "instance_hours", scaling_report_jnum(x->instance_hours));
+    cJSON_AddNumberToObject(o, "sent", (double)x->sent);
+    cJSON_AddNumberToObject(o, "failed", (double)x->failed);
+    cJSON_AddNumberToObject(o, "refused", (double)x->refused);
+    for (size_t i = 0; i < x->n; i++) {
+        const struct scaling_step *st = &x->steps[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "start_s", st->start_s);
+        cJSON_AddNumberToObject(e, "end_s", st->end_s);
+        cJSON_AddNumberToObject(e, "from", st->from);
+        cJSON_AddNumberToObject(e, "to", st->to);
+        cJSON_AddItemToObject(e, "instances_before",
+                              st->before < 0 ? cJSON_CreateNull()
+                                             : cJSON_CreateNumber((double)st->before));
+        cJSON_AddItemToObject(e, "instances_most",
+                              st->most < 0 ? cJSON_CreateNull()
+                                           : cJSON_CreateNumber((double)st->most));
+        cJSON_AddItemToObject(e, "decision_s", scaling_report_jnum(st->decision_s));
+        cJSON_AddItemToObject(e, "capacity_s", scaling_report_jnum(st->capacity_s));
+        cJSON_AddItemToObject(e, "transition", scaling_report_jcount(&st->transition));
+        cJSON_AddItemToObject(e, "steady", scaling_report_jcount(&st->steady));
+        cJSON_AddItemToObject(e, "instance_hours", scaling_report_jnum(st->instance_hours));
+        cJSON_AddItemToArray(steps, e);
+    }
+    cJSON_AddItemToObject(o, "steps", steps);
+    return o;
+}
+
+cJSON *scaling_report_json(const struct cmp *m) {
+    const struct side *sides[2] = {m->b, m->c};
+    static const char *const keys[2] = {"baseline", "candidate"};
+    cJSON *o = NULL;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < sides[k]->in.n; i++) {
+            const struct src *s = &sides[k]->in.srcs[i];
+            if (!s->scaling) continue;
+            if (!o) {
+                o = cJSON_CreateObject();
+                cJSON_AddItemToObject(o, keys[0], cJSON_CreateArray());
+                cJSON_AddItemToObject(o, keys[1], cJSON_CreateArray());
+            }
+            cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(o, keys[k]),
+                                 scaling_report_jinput(s));
+        }
+    return o;
+}

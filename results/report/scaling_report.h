@@ -7,10 +7,17 @@
 #ifndef SM_SCALING_REPORT_H
 #define SM_SCALING_REPORT_H
 
+#include <cjson/cJSON.h>
+
 #include "cmp.h"
 #include "page.h"
 
 /* Adds the section to r when an input holds a ramp. Returns 0, or -1 out of memory. */
 __attribute__((warn_unused_result)) int scaling_report_build(struct page *r, const struct cmp *m);
+
+/* The "scaling" object of the JSON report (docs/compare.md, Scaling): per side
+ * ("baseline", "candidate") a list of its ramp inputs, each with its totals and
+ * its steps; NULL when no input holds a ramp (or out of memory). The caller owns it. */
+cJSON *scaling_report_json(const struct cmp *m);
 
 #endif

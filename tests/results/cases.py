@@ -611,6 +611,27 @@ def check_ramp(out, _):
         expect(want in " ".join(text.split()), "no %r in:\n%s" % (want, text))
 
 
+def check_ramp_json(out, _):
+    """The JSON's "scaling" from the fixtures' definition (as check_ramp)."""
+    doc = as_json(out)["scaling"]
+    for role, side, decision, capacity in (("baseline", "a", 1.0, 5), ("candidate", "b", 0.5, 3)):
+        x = doc[role][0]
+        expect(x["path"] == "ramp/%s/ramp.json" % side and x["timeline"] == "%s.timeline.jsonl"
+               % side and x["samples"] == 12 and x["activities"] == 1 and x["sent"] == 100,
+               "%s: %r" % (role, {k: v for k, v in x.items() if k != "steps"}))
+        st = x["steps"][1]
+        t, s = st["transition"], st["steady"]
+        expect(st["decision_s"] == decision and st["capacity_s"] == capacity
+               and st["instances_before"] == 1 and st["instances_most"] == 2
+               and t["sent"] == 8 * capacity and t["good"] == 8 and t["seconds"] == capacity
+               and near(t["goodput"], 8 / capacity) and s["sent"] == 80 - 8 * capacity
+               and s["good"] == s["sent"] and t["refused"] == t["failed"] > 0
+               and near(st["instance_hours"], (capacity + 2 * (10 - capacity)) / 3600),
+               "%s step 2: %r" % (role, st))
+        expect(x["steps"][0]["capacity_s"] is None and x["steps"][0]["transition"]["sent"] == 0,
+               "%s step 1: %r" % (role, x["steps"][0]))
+
+
 def check_ramp_untimed(out, _):
     text = out.decode()
     expect("ramp/untimed/ramp.json): no timeline (run the ramp under sm-timeline" in
@@ -890,6 +911,8 @@ CASES = [
     ("open_loop_without_slo_no_capacity", ["open/a", "open/b"], 0, "", [], check_open_no_slo),
     ("ramp_scaling_per_load_change_decision_capacity_transition_and_instance_hours",
      ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/b"], 0, "", ["ramp.txt"], check_ramp),
+    ("ramp_scaling_json_per_step_counts_and_times",
+     ["-f", "json", "--slo", "ttft:p90:0.6", "ramp/a", "ramp/b"], 0, "", [], check_ramp_json),
     ("ramp_scaling_without_its_timeline_file_says_so",
      ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/untimed"], 0, "", [], check_ramp_untimed),
     ("ramp_scaling_svg_rate_instances_and_ttft_strips",
