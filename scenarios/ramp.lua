@@ -22,21 +22,13 @@ run.scenario({
   summary = "open-loop load whose rate follows steps, linear ramps or a day's curve",
   usage = "wrk -t64 -c64 -d1h --timeout 70s -s scenarios/ramp.lua URL -- --endpoint NAME "
     .. "--ramp 10@60,40@120 | --ramp-file CURVE.csv [options]",
-  options = {
+  options = workload.open_loop_options({
     { name = "--ramp", arg = "RATE@S,FROM..TO@S,...", type = "string",
       help = "the rate's pieces in turn (real time): RATE@SECONDS holds a rate, "
         .. "FROM..TO@SECONDS goes linearly from one rate to another (requests per second)" },
     { name = "--ramp-file", arg = "FILE", type = "string",
       help = "a day's curve instead: a CSV file of seconds,rate points, linear between them" },
-    workload.arrival_options[1],
-    workload.arrival_options[2],
-    workload.arrival_options[3],
-    run.max_tokens_option(128, "tokens per reply"),
-    run.prompt_option(run.STORY_PROMPT),
-    run.temperature_option,
-    run.ignore_eos_option,
-    unpack(workload.options),
-  },
+  }),
   validate = function(o, ctx)
     if (o.ramp == nil) == (o.ramp_file == nil) then
       return "give one of --ramp PIECES or --ramp-file FILE"
@@ -55,16 +47,10 @@ run.scenario({
   settings = function(o, ctx)
     local schedule = {}
     for k, p in ipairs(ctx.pieces) do schedule[k] = { p.dur_s, p.from, p.to } end
-    local s = { { "arrivals", o.arrivals }, { "rates", { ctx.expected / ctx.seconds } },
-      { "duration_s", ctx.seconds }, { "ramp", o.ramp },
-      { "ramp_file", o.ramp_file and o.ramp_file:match("[^/]*$") or nil },
-      { "schedule", schedule }, { "timeline", os.getenv("SM_TIMELINE") },
-      { "burstiness", o.arrivals == "gamma" and o.burstiness or nil },
-      { "arrival_seed", o.arrival_seed }, { "max_concurrency", ctx.threads },
-      { "max_tokens", o.max_tokens }, { "prompt", o.prompt }, { "temperature", o.temperature },
-      { "ignore_eos", o.ignore_eos } }
-    for _, kv in ipairs(workload.settings(o)) do s[#s + 1] = kv end
-    return s
+    return workload.open_loop_settings(o, ctx, { { "arrivals", o.arrivals },
+      { "rates", { ctx.expected / ctx.seconds } }, { "duration_s", ctx.seconds },
+      { "ramp", o.ramp }, { "ramp_file", o.ramp_file and o.ramp_file:match("[^/]*$") or nil },
+      { "schedule", schedule }, { "timeline", os.getenv("SM_TIMELINE") } })
   end,
   seed = function(o) return o.arrival_seed end,
   -- One round per side, both with the same arrival times and prompts; the
@@ -76,23 +62,12 @@ run.scenario({
       scaled[k] = { dur_s = p.dur_s / o.time_scale, from = p.from * o.time_scale,
         to = p.to * o.time_scale }
     end
-    local base = { batch = 0, prompt = o.prompt, max_tokens = o.max_tokens,
-      temperature = o.temperature, ignore_eos = o.ignore_eos }
-    local items = workload.given(o) and workload.items(o, math.max(1,
-      math.ceil(ctx.expected)), o.workload_seed * 7919 + 1, base)
-    local rounds = {}
-    for _, side in ipairs(run.order(ctx.sides, 0)) do
-      local round = { arrivals = { process = o.arrivals, ramp = scaled,
-        burstiness = o.burstiness, seed = o.arrival_seed, duration_s = ctx.seconds / o.time_scale } }
-      if items then
-        round.items = {}
-        for k, item in ipairs(items) do round.items[k] = run.with(item, { side = side }) end
-      else
-        round.template = run.with(base, { side = side })
-      end
-      rounds[#rounds + 1] = round
+    local function arrivals()
+      return { process = o.arrivals, ramp = scaled, burstiness = o.burstiness,
+        seed = o.arrival_seed, duration_s = ctx.seconds / o.time_scale }
     end
-    return rounds
+    return workload.open_loop_rounds(o, ctx, arrivals, 0, ctx.expected,
+      o.workload_seed * 7919 + 1)
   end,
   check_of = workload.check_of,
   record = workload.record,
