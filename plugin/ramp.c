@@ -170,10 +170,7 @@ int ramp_load(const char *path, struct arrivals_seg **out, size_t *n, struct buf
         buf_free(&text);
         if (rc == BUF_ERR_NOMEM) return RAMP_ERR_NOMEM;
         return buf_fail(err, RAMP_ERR_INPUT, "cannot read the ramp curve %s: %s", path,
-                        rc == BUF_ERR_CAP               ? "larger than 64 MiB"
-                        : rc == READALL_ERR_NOT_REGULAR ? "not a regular file"
-                        : rc > 0                        ? strerror(rc)
-                                                        : "read failed");
+                        readall_why(rc, "larger than 64 MiB"));
     }
     rc = ramp_parse_csv(path, text.data ? text.data : "", text.len, out, n, err);
     buf_free(&text);

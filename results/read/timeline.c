@@ -159,10 +159,7 @@ int timeline_load(const char *path, struct timeline *out, struct buf *err) {
         buf_free(&text);
         if (rc == BUF_ERR_NOMEM) return timeline_nomem(err);
         return buf_fail(err, TIMELINE_ERR_INPUT, "cannot read the timeline %s: %s", path,
-                        rc == BUF_ERR_CAP               ? "larger than 256 MiB"
-                        : rc == READALL_ERR_NOT_REGULAR ? "not a regular file"
-                        : rc > 0                        ? strerror(rc)
-                                                        : "read failed");
+                        readall_why(rc, "larger than 256 MiB"));
     }
     rc = timeline_parse(path, text.data ? text.data : "", text.len, out, err);
     buf_free(&text);

@@ -144,6 +144,13 @@ static void test_bad_text(void) {
     buf_reset(&err);
     CHECK_INT(ramp_parse_csv("c.csv", "seconds,rate\n5,1\n", 17, &segs, &k, &err), RAMP_ERR_INPUT);
     CHECK_STR(buf_str(&err), "c.csv: a curve needs at least two seconds,rate lines");
+    buf_reset(&err);
+    CHECK_INT(ramp_load("/nonexistent/day.csv", &segs, &k, &err), RAMP_ERR_INPUT);
+    CHECK_STR(buf_str(&err),
+              "cannot read the ramp curve /nonexistent/day.csv: No such file or directory");
+    buf_reset(&err);
+    CHECK_INT(ramp_load("/", &segs, &k, &err), RAMP_ERR_INPUT);
+    CHECK_STR(buf_str(&err), "cannot read the ramp curve /: not a regular file");
     buf_free(&err);
 }
 
