@@ -9,15 +9,21 @@
 #include "openloop.h"
 #include "stream.h"
 
+/* A successful request's TTFT (seconds) in window w. */
+struct scaling_ttft {
+    size_t w;
+    double v;
+};
+
 /* What scaling_read works with. */
 struct scaling_ctx {
     const struct rfile *rf;
     const struct src *s;
     struct scaling *x;
     struct timeline tl;
-    double w0;     /* Unix seconds of the schedule's start (NAN: unknown) */
-    double **ttft; /* per window, its successful requests' TTFTs */
-    size_t *nttft, *capttft;
+    double w0;                 /* Unix seconds of the schedule's start (NAN: unknown) */
+    struct scaling_ttft *ttft; /* the successful requests' TTFTs with their windows */
+    size_t nttft, capttft;
     struct buf *err;
 };
 
@@ -36,7 +42,7 @@ static int scaling_schedule(struct scaling_ctx *c) {
     if (!(c->x->steps = calloc((size_t)n, sizeof *c->x->steps))) return scaling_nomem(c->err);
     double t = 0;
     cJSON_ArrayForEach(p, sch) {
-        double v[3];
+        double v[3] = {0, 0, 0};
         int k = 0;
         const cJSON *e;
         if (cJSON_IsArray(p) && cJSON_GetArraySize(p) == 3) cJSON_ArrayForEach(e, p) {
@@ -166,21 +172,28 @@ static bool scaling_refused(const struct rfile *rf, const struct rfile_rec *r) {
 }
 
 static int scaling_push(struct scaling_ctx *c, size_t wi, double v) {
-    if (c->nttft[wi] == c->capttft[wi]) {
-        size_t cap = c->capttft[wi] ? 2 * c->capttft[wi] : 16;
-        double *g = realloc(c->ttft[wi], cap * sizeof *g);
+    if (c->nttft == c->capttft) {
+        size_t cap = c->capttft ? 2 * c->capttft : 256;
+        struct scaling_ttft *g = realloc(c->ttft, cap * sizeof *g);
         if (!g) return -1;
-        c->ttft[wi] = g;
-        c->capttft[wi] = cap;
+        c->ttft = g;
+        c->capttft = cap;
     }
-    c->ttft[wi][c->nttft[wi]++] = v;
+    c->ttft[c->nttft++] = (struct scaling_ttft){wi, v};
     return 0;
+}
+
+static int scaling_by_window(const void *a, const void *b) {
+    const struct scaling_ttft *x = a, *y = b;
+    if (x->w != y->w) return (x->w > y->w) - (x->w < y->w);
+    return (x->v > y->v) - (x->v < y->v);
 }
 
 /* One record of the phase, t its real seconds from the schedule's start. */
 static int scaling_record(struct scaling_ctx *c, const struct slo_set *slo,
                           const struct rfile_rec *r, double t) {
     struct scaling *x = c->x;
+    if (!x->n || !x->steps) return 0;
     struct scaling_step *st = &x->steps[scaling_step_of(x, t)];
     bool in_transition = !isnan(st->capacity_s) && t < st->start_s + st->capacity_s;
     struct scaling_count *k = in_transition ? &st->transition : &st->steady;
@@ -209,9 +222,24 @@ static int scaling_record(struct scaling_ctx *c, const struct slo_set *slo,
 
 /* The schedule's rate at real second t. */
 static double scaling_rate(const struct scaling *x, double t) {
+    if (!x->n || !x->steps) return NAN;
     const struct scaling_step *st = &x->steps[scaling_step_of(x, t)];
     double f = (t - st->start_s) / (st->end_s - st->start_s);
     return st->from + (st->to - st->from) * fmin(fmax(f, 0), 1);
+}
+
+/* Each window's p90 TTFT, from the TTFTs sorted by window and value. */
+static int scaling_ttft_p90(struct scaling_ctx *c) {
+    double *v = malloc((c->nttft ? c->nttft : 1) * sizeof *v);
+    if (!v) return -1;
+    if (c->nttft) qsort(c->ttft, c->nttft, sizeof *c->ttft, scaling_by_window);
+    for (size_t i = 0, k; i < c->nttft; i = k) {
+        size_t n = 0;
+        for (k = i; k < c->nttft && c->ttft[k].w == c->ttft[i].w; k++) v[n++] = c->ttft[k].v;
+        c->x->w[c->ttft[i].w].ttft_p90 = estim_quantile(v, n, 0.9);
+    }
+    free(v);
+    return 0;
 }
 
 static void scaling_windows(struct scaling_ctx *c) {
@@ -224,9 +252,7 @@ static void scaling_windows(struct scaling_ctx *c) {
         win->instances = NAN;
         for (size_t k = 0; k < c->tl.n && scaling_at(c, c->tl.s[k].t) <= win->mid_s; k++)
             win->instances = c->tl.s[k].current < 0 ? NAN : (double)c->tl.s[k].current;
-        double *v = c->ttft[i];
-        estim_sort(v, c->nttft[i]);
-        win->ttft_p90 = c->nttft[i] ? estim_quantile(v, c->nttft[i], 0.9) : NAN;
+        win->ttft_p90 = NAN;
     }
 }
 
@@ -245,10 +271,7 @@ static double scaling_w0(const struct rfile *rf, uint32_t phase, int64_t first) 
 int scaling_read(const struct rfile *rf, uint32_t phase, const struct src *s,
                  const struct slo_set *slo, struct scaling **out, struct warnings *w,
                  struct buf *err) {
-    double *ttft[SCALING_WINDOWS] = {0};
-    size_t nttft[SCALING_WINDOWS] = {0}, capttft[SCALING_WINDOWS] = {0};
-    struct scaling_ctx c = {
-        .rf = rf, .s = s, .err = err, .ttft = ttft, .nttft = nttft, .capttft = capttft};
+    struct scaling_ctx c = {.rf = rf, .s = s, .err = err};
     int64_t first = INT64_MAX;
     int rc;
     if (!(*out = c.x = calloc(1, sizeof *c.x))) return scaling_nomem(err);
@@ -270,8 +293,9 @@ int scaling_read(const struct rfile *rf, uint32_t phase, const struct src *s,
             rc = scaling_nomem(err);
     }
     if (!rc) scaling_windows(&c);
+    if (!rc && scaling_ttft_p90(&c) < 0) rc = scaling_nomem(err);
 done:
-    for (size_t i = 0; i < SCALING_WINDOWS; i++) free(ttft[i]);
+    free(c.ttft);
     timeline_free(&c.tl);
     return rc;
 }
