@@ -28,6 +28,9 @@ static void test_services(void) {
          "ServiceQuotasV20190624", "application/x-amz-json-1.1", false},
         {AWSJ_CLOUDWATCH, "cloudwatch", "cloudwatch", "monitoring", "monitoring",
          "GraniteServiceVersion20100801", "application/x-amz-json-1.0", true},
+        {AWSJ_AUTOSCALING, "application-autoscaling", "application-autoscaling",
+         "application-autoscaling", "application-autoscaling", "AnyScaleFrontendService",
+         "application/x-amz-json-1.1", false},
     };
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         const struct awsj_service *s = awsj_service(rows[i].id);
@@ -54,6 +57,7 @@ static void test_endpoints_and_targets(void) {
         {AWSJ_LOGS, "eu-west-1", "https://logs.eu-west-1.amazonaws.com/"},
         {AWSJ_SERVICE_QUOTAS, "us-east-2", "https://servicequotas.us-east-2.amazonaws.com/"},
         {AWSJ_CLOUDWATCH, "us-west-2", "https://monitoring.us-west-2.amazonaws.com/"},
+        {AWSJ_AUTOSCALING, "eu-west-3", "https://application-autoscaling.eu-west-3.amazonaws.com/"},
         {AWSJ_LOGS, "cn-north-1", "https://logs.cn-north-1.amazonaws.com.cn/"},
         {AWSJ_LOGS, "us-gov-west-1", "https://logs.us-gov-west-1.amazonaws.com/"},
         {AWSJ_LOGS, "US-EAST-1", NULL},
