@@ -11,8 +11,9 @@ once and sent by the open-loop sender, at the schedule's exact times.
   bad       a malformed piece or curve line: exit 2, one line naming it, nothing sent
   timeline  sm-timeline runs sm-stream's ramp and samples the endpoint meanwhile (signed
             DescribeEndpoint and DescribeScalingActivities): a sample before the load and
-            one after, each with the variant's instance counts; the result's settings name
-            the timeline file; the command's exit status is sm-timeline's
+            one after, each with the variant's instance counts (3, as Debian's aws CLI reads
+            them); the result's settings name the timeline file; the command's exit status
+            is sm-timeline's
 
 usage: test_ramp.py GROUP...   (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH,
                                 SM_TIMELINE_BIN)"""
@@ -26,7 +27,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from emutest import check, run_group  # noqa: E402
+from emutest import aws_cli_setup, check, run_group  # noqa: E402
 import emulator  # noqa: E402  (tests/lib, on the path through emutest)
 
 SCRIPT = os.path.join(ROOT, "scenarios", "ramp.lua")
@@ -138,7 +139,8 @@ def test_bad():
 def test_timeline():
     with tempfile.TemporaryDirectory() as d:
         timeline = os.path.join(d, "ep.timeline.jsonl")
-        with emulator.Emulator(["--endpoint", "ep=instant", "--time-scale", str(SCALE)]) as emu:
+        with emulator.Emulator(["--endpoint", "ep=instant", "--time-scale", str(SCALE),
+                                "--set", "ep.instances=3"]) as emu:
             wrap = [os.environ["SM_TIMELINE_BIN"], "--endpoint", "ep", "--every", "0.05",
                     "--out", timeline, "--region", "us-east-1", "--endpoint-url", emu.url, "--"]
             p, docs = run("sm-stream", emu.url, d, ["--endpoint", "ep", "--ramp", "20@0.5,60@0.5",
@@ -152,10 +154,19 @@ def test_timeline():
                 samples = [json.loads(line) for line in f]
             check(len(samples) >= 2, "%d samples" % len(samples))
             check(all(s["endpoint"] == "ep" and s["variant"] == "AllTraffic"
-                      and s["current_instances"] == 1 and s["desired_instances"] == 1
+                      and s["current_instances"] == 3 and s["desired_instances"] == 3
                       and s["status"] == "InService" and s["activities"] == [] for s in samples),
                   "samples %r" % samples)
             check(all(a["t"] <= b["t"] for a, b in zip(samples, samples[1:])), "time order")
+            aws = aws_cli_setup()
+            if aws:  # the same counts as Debian's aws CLI reads
+                p = subprocess.run([aws[0], "sagemaker", "describe-endpoint", "--endpoint-name", "ep",
+                                    "--endpoint-url", emu.url, "--output", "json"], env=aws[1],
+                                   capture_output=True, text=True, timeout=120)
+                pv = json.loads(p.stdout)["ProductionVariants"][0] if p.returncode == 0 else {}
+                check(pv.get("CurrentInstanceCount") == samples[-1]["current_instances"]
+                      and pv.get("DesiredInstanceCount") == samples[-1]["desired_instances"],
+                      "aws sagemaker describe-endpoint: %s %s" % (p.stdout, p.stderr))
             # the command's status is sm-timeline's; bad usage is one line and exit 2
             q = subprocess.run(wrap + ["sh", "-c", "exit 7"], capture_output=True, text=True,
                                timeout=120)
