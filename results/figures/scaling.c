@@ -91,9 +91,16 @@ static void scaling_timeline(struct scaling_ctx *c, struct warnings *w) {
     snprintf(path, sizeof path, "%.*s/%s", dir, slash ? c->rf->path : ".", base);
     struct buf err;
     buf_init(&err, 1024);
+    const cJSON *ep = cJSON_GetObjectItemCaseSensitive(c->s->endpoint, "name");
     if (timeline_load(path, &c->tl, &err)) {
         warnings_add(w, "%s: the scaling goes without its timeline: %s", c->rf->path,
                      err.len ? buf_str(&err) : "out of memory");
+    } else if (!cJSON_IsString(ep) || strcmp(ep->valuestring, c->tl.endpoint) != 0) {
+        warnings_add(w,
+                     "%s: the timeline %s samples endpoint %s, not this file's; the scaling "
+                     "goes without it",
+                     c->rf->path, base, c->tl.endpoint);
+        timeline_free(&c->tl);
     } else if (!isfinite(c->w0)) {
         warnings_add(w,
                      "%s: no record has wall_start_us to place the timeline's samples; the "

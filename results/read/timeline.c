@@ -2,12 +2,14 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "readall.h"
+#include "smname.h"
 
 #define TIMELINE_MAX_T 4102444800.0 /* 2100-01-01 */
 
@@ -95,7 +97,17 @@ static int timeline_line(struct timeline *t, size_t *caps, const char *s, size_t
         return buf_fail(err, TIMELINE_ERR_INPUT, "%s line %ld: not a JSON object", name, line);
     }
     struct timeline_sample x;
-    rc = timeline_time(o, "t", false, &x.t, name, line, err);
+    const cJSON *ep = cJSON_GetObjectItemCaseSensitive(o, "endpoint");
+    if (!cJSON_IsString(ep) || !smname_endpoint_ok(ep->valuestring, strlen(ep->valuestring)))
+        rc = buf_fail(err, TIMELINE_ERR_INPUT, "%s line %ld: endpoint is not an endpoint name",
+                      name, line);
+    else if (t->n && strcmp(t->endpoint, ep->valuestring) != 0)
+        rc = buf_fail(err, TIMELINE_ERR_INPUT,
+                      "%s line %ld: another endpoint than the first sample's (%s)", name, line,
+                      t->endpoint);
+    else if (!t->n)
+        snprintf(t->endpoint, sizeof t->endpoint, "%s", ep->valuestring);
+    if (!rc) rc = timeline_time(o, "t", false, &x.t, name, line, err);
     if (!rc) rc = timeline_count(o, "current_instances", &x.current, name, line, err);
     if (!rc) rc = timeline_count(o, "desired_instances", &x.desired, name, line, err);
     if (!rc && t->n && x.t < t->s[t->n - 1].t)

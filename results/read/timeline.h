@@ -3,7 +3,8 @@
  * instance counts and its newest scaling activities. The reader keeps the
  * samples in time order and each activity once (by id, its latest state).
  * The file is outside input: bounded, every member checked for its type and
- * range, an error naming the file and line; strings are not kept. */
+ * range, an error naming the file and line; the only string kept is the
+ * endpoint's name, checked to be one (smname.h), which every sample must share. */
 #ifndef SM_TIMELINE_H
 #define SM_TIMELINE_H
 
@@ -29,7 +30,8 @@ struct timeline_activity {
 };
 
 struct timeline {
-    struct timeline_sample *s; /* in time order */
+    char endpoint[TIMELINE_MAX_ID]; /* the samples' endpoint (every sample names the same) */
+    struct timeline_sample *s;      /* in time order */
     size_t n;
     struct timeline_activity *a; /* by start time */
     size_t na;

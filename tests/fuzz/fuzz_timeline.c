@@ -3,7 +3,7 @@
  *
  * Whatever comes in: a read either fails with one line naming the file, or
  * gives samples in time order with counts from -1 up, Unix times in range,
- * and activities with an id, each once, sorted by start. */
+ * and activities with an id, each once, sorted by start, all of one endpoint. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             strncmp(buf_str(&err), "fuzz.jsonl", 10) != 0 || memchr(err.data, '\n', err.len))
             abort();
     } else {
-        if (!t.n) abort();
+        if (!t.n || !t.endpoint[0]) abort();
         for (size_t i = 0; i < t.n; i++) {
             if (!(t.s[i].t > 0) || t.s[i].current < -1 || t.s[i].desired < -1) abort();
             if (i && t.s[i].t < t.s[i - 1].t) abort();

@@ -644,6 +644,15 @@ def check_ramp_untimed(out, _):
            "untimed piece 2: %r" % rows[1])
 
 
+def check_ramp_other(out, _):
+    """A timeline beside the file (by the file name its settings give, whatever the folder
+    before it) that samples another endpoint is left out with a warning."""
+    text = " ".join(out.decode().split())
+    expect("ramp/other/ramp.json: the timeline other.timeline.jsonl samples endpoint not-b, "
+           "not this file's; the scaling goes without it" in text
+           and "ramp/other/ramp.json): no timeline" in text, "other:\n%s" % out.decode())
+
+
 def check_ramp_svg(out, args):
     svg = open([a for a in args if a.endswith(".svg")][0]).read()
     for want in ("Scaling of a under the ramp", "Scaling of b under the ramp",
@@ -915,6 +924,8 @@ CASES = [
      ["-f", "json", "--slo", "ttft:p90:0.6", "ramp/a", "ramp/b"], 0, "", [], check_ramp_json),
     ("ramp_scaling_without_its_timeline_file_says_so",
      ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/untimed"], 0, "", [], check_ramp_untimed),
+    ("ramp_scaling_timeline_of_another_endpoint_left_out",
+     ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/other"], 0, "", [], check_ramp_other),
     ("ramp_scaling_svg_rate_instances_and_ttft_strips",
      ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/b", "-o", "{tmp}/ramp.txt", "--svg",
       "{tmp}/ramp.svg"], 0, "", ["ramp.txt", "ramp.svg"], check_ramp_svg),

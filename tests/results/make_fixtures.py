@@ -45,6 +45,11 @@ open/      open-loop runs (rate.lua, constant arrivals at 1, 2 and 4 requests/s
            and crosses 0.6 s at p90 between 2 and 4; at 4 a few of a's sends
            left late and one request failed), wrk-a and wrk-b the same by wrk,
            seed2 b's run from another arrival seed.
+ramp/      ramp.lua runs (2/s for 10 s, then 8/s for 10 s) with sm-timeline's samples
+           beside them: a scales out 1 s after the change and serves 4 s after it
+           (a sample every 2 s), b 0.5 s and 2 s; until then the first token takes
+           1.2 s and every 8th request is refused (429); untimed names a timeline
+           that is not there, other one that samples another endpoint.
 """
 
 import copy
@@ -729,7 +734,7 @@ def ramp_records(side):
     return recs
 
 
-def ramp_timeline(side):
+def ramp_timeline(side, endpoint=None):
     """sm-timeline's samples every 2 s from 1 s before the schedule to 1 s after: one
     instance, two from the side's capacity on; its activity starts at the decision."""
     decision, up = RAMP[side]
@@ -741,7 +746,7 @@ def ramp_timeline(side):
             "id": "act-%s" % side, "status": "Successful" if t >= up else "InProgress",
             "start": w0 + decision, "end": w0 + up if t >= up else None,
             "description": "Setting desired instance count to 2."}]
-        lines.append({"t": w0 + t, "endpoint": "ep-" + side, "variant": "AllTraffic",
+        lines.append({"t": w0 + t, "endpoint": endpoint or side, "variant": "AllTraffic",
                       "status": "InService", "current_instances": 2 if t >= up else 1,
                       "desired_instances": 2 if t >= decision else 1, "activities": act})
     return "".join(json.dumps(x) + "\n" for x in lines)
@@ -763,6 +768,12 @@ def ramp():
     st = dict(st, timeline="gone.jsonl")
     write(os.path.join(d, "untimed", "ramp.json"),
           result(stream_head("b", "ramp", st), ramp_records("b")))
+    # a timeline of another endpoint beside it: left out the same way
+    st = dict(st, timeline="/elsewhere/other.timeline.jsonl")
+    write(os.path.join(d, "other", "ramp.json"),
+          result(stream_head("b", "ramp", st), ramp_records("b")))
+    with open(os.path.join(d, "other", "other.timeline.jsonl"), "w") as f:
+        f.write(ramp_timeline("b", "not-b"))
 
 
 for s in ("bf16", "qat"):
