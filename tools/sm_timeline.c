@@ -234,7 +234,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "sm-timeline: %s\n", buf_str(&err));
         return SMTL_EXIT_USAGE;
     }
-    int fd = safeopen_path(a.out, NULL, 0644, SAFEOPEN_TRUNC, &err);
+    int fd = safeopen_path(a.out, ".", 0644, SAFEOPEN_TRUNC, &err); /* folders below . made */
     if (fd < 0) {
         fprintf(stderr, "sm-timeline: %s\n", buf_str(&err));
         awsj_client_free(c);

@@ -12,11 +12,12 @@ once and sent by the open-loop sender, at the schedule's exact times.
   timeline  sm-timeline runs sm-stream's ramp and samples the endpoint meanwhile (signed
             DescribeEndpoint and DescribeScalingActivities): a sample before the load and
             one after, each with the variant's instance counts (3, as Debian's aws CLI reads
-            them); the result's settings name the timeline file; the command's exit status
-            is sm-timeline's
+            them); the result's settings name the timeline file, and sm-compare places the
+            samples on the schedule's pieces (3 instances at each change, its requests);
+            the command's exit status is sm-timeline's
 
 usage: test_ramp.py GROUP...   (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH,
-                                SM_TIMELINE_BIN)"""
+                                SM_TIMELINE_BIN, SM_COMPARE)"""
 import json
 import math
 import os
@@ -138,7 +139,7 @@ def test_bad():
 
 def test_timeline():
     with tempfile.TemporaryDirectory() as d:
-        timeline = os.path.join(d, "ep.timeline.jsonl")
+        timeline = os.path.join(d, "out-sm-stream", "ep.timeline.jsonl")  # beside the result
         with emulator.Emulator(["--endpoint", "ep=instant", "--time-scale", str(SCALE),
                                 "--set", "ep.instances=3"]) as emu:
             wrap = [os.environ["SM_TIMELINE_BIN"], "--endpoint", "ep", "--every", "0.05",
@@ -167,6 +168,19 @@ def test_timeline():
                 check(pv.get("CurrentInstanceCount") == samples[-1]["current_instances"]
                       and pv.get("DesiredInstanceCount") == samples[-1]["desired_instances"],
                       "aws sagemaker describe-endpoint: %s %s" % (p.stdout, p.stderr))
+            # sm-compare places the samples on the schedule (real seconds, time-scaled run)
+            result = os.path.join(d, "out-sm-stream", "ep.json")
+            q = subprocess.run([os.environ["SM_COMPARE"], "-f", "json", result, result],
+                               capture_output=True, text=True, timeout=120)
+            x = json.loads(q.stdout)["scaling"]["baseline"][0] if q.returncode == 0 else {}
+            steps = x.get("steps", [])
+            check(x.get("timeline") == "ep.timeline.jsonl" and x.get("samples") == len(samples)
+                  and x.get("instance_hours", 0) > 0 and len(steps) == 2
+                  and [st["start_s"] for st in steps] == [0, 0.5]
+                  and all(st["instances_before"] == 3 and st["capacity_s"] is None
+                          and st["transition"]["sent"] == 0 for st in steps)
+                  and [st["steady"]["sent"] for st in steps] == [10, 30],
+                  "sm-compare's scaling: %s %s" % (q.stdout[-1500:], q.stderr))
             # the command's status is sm-timeline's; bad usage is one line and exit 2
             q = subprocess.run(wrap + ["sh", "-c", "exit 7"], capture_output=True, text=True,
                                timeout=120)
