@@ -231,8 +231,10 @@ int main(int argc, char **argv) {
                               .allow_plain_http = a.plain,
                               .creds = co};
     struct awsj_client *c;
-    if (awsj_client_new(&cfg, &c, &err)) {
-        fprintf(stderr, "sm-timeline: %s\n", buf_str(&err));
+    if (awsj_client_new(&cfg, &c, &err)) { /* a refused plain http URL: the flag's fault */
+        fprintf(stderr, "sm-timeline: %s%s\n",
+                a.url && strncmp(buf_str(&err), "refusing", 8) == 0 ? "--endpoint-url: " : "",
+                buf_str(&err));
         return SMTL_EXIT_USAGE;
     }
     int fd = safeopen_path(a.out, ".", 0644, SAFEOPEN_TRUNC, &err); /* folders below . made */
