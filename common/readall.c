@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,4 +67,11 @@ int readall_regular(const char *path, struct buf *out) {
     if (!rc) rc = readall_fd(fd, out);
     close(fd);
     return rc;
+}
+
+const char *readall_why(int rc, const char *large) {
+    return rc == BUF_ERR_CAP               ? large
+           : rc == READALL_ERR_NOT_REGULAR ? "not a regular file"
+           : rc > 0                        ? strerror(rc)
+                                           : "read failed";
 }

@@ -27,4 +27,9 @@ enum readall_error {
  * ELOOP for a link, or READALL_ERR_NOT_REGULAR. */
 __attribute__((warn_unused_result)) int readall_regular(const char *path, struct buf *out);
 
+/* Why a readall_* call failed with rc, for a message: large (what a file past
+ * the cap is, "larger than 64 MiB"), "not a regular file", strerror(rc), or
+ * "read failed". */
+const char *readall_why(int rc, const char *large);
+
 #endif

@@ -251,7 +251,7 @@ static int lsm_plan_item(lua_State *L, struct plan *p, struct buf *err) {
 
 /* The round at the top of the stack started in p: open loop when it has arrivals
  * (process, rate, burstiness, seed, count or duration_s; count defaults to the
- * number of its items). */
+ * number of its items; or ramp = pieces instead of rate, count and duration). */
 static int lsm_plan_round(lua_State *L, struct plan *p, struct buf *err) {
     lua_getfield(L, -1, "arrivals");
     if (lua_isnil(L, -1)) {
@@ -277,12 +277,26 @@ static int lsm_plan_round(lua_State *L, struct plan *p, struct buf *err) {
         return rc;
     }
     lua_pop(L, 1);
+    lua_getfield(L, -1, "ramp");
+    size_t n_segs = lua_istable(L, -1) ? lua_objlen(L, -1) : 0;
+    struct arrivals_seg *segs = lua_newuserdata(L, (n_segs ? n_segs : 1) * sizeof *segs);
+    for (size_t i = 0; i < n_segs; i++) { /* a ramp's pieces (ramp.h, sagemaker.ramp) */
+        lua_rawgeti(L, -2, (int)i + 1);
+        luaL_argcheck(L, lua_istable(L, -1), 1, "a ramp's pieces must be tables");
+        segs[i] = (struct arrivals_seg){lsm_opt_num(L, -1, "dur_s", 0),
+                                        lsm_opt_num(L, -1, "from", 0), lsm_opt_num(L, -1, "to", 0)};
+        lua_pop(L, 1);
+    }
+    lua_insert(L, -3); /* the pieces and their table under the arrivals, popped with them */
+    lua_insert(L, -3);
     lua_getfield(L, -1, "process");
     int process = arrivals_process_of(lua_tostring(L, -1));
     lua_pop(L, 1);
-    if (process < 0)
+    if (process < 0) {
+        lua_pop(L, 3);
         return buf_fail(err, PLAN_ERR_INPUT, "arrivals.process must be constant, poisson or gamma");
-    lua_getfield(L, -2, "items");
+    }
+    lua_getfield(L, -4, "items");
     long items = lua_istable(L, -1) ? (long)lua_objlen(L, -1) : 0;
     lua_pop(L, 1);
     struct arrivals_spec a = {
@@ -292,10 +306,13 @@ static int lsm_plan_round(lua_State *L, struct plan *p, struct buf *err) {
         .seed = (uint64_t)lsm_opt_num(L, -1, "seed", 0),
         .count = (long)lsm_opt_num(L, -1, "count", 0),
         .duration_us = (long long)(lsm_opt_num(L, -1, "duration_s", 0) * 1e6),
+        .segs = segs,
+        .n_segs = n_segs,
     };
     if (!a.count && a.duration_us <= 0) a.count = items;
-    lua_pop(L, 1);
-    return plan_add_open_round(p, &a, err);
+    int rc = plan_add_open_round(p, &a, err);
+    lua_pop(L, 3);
+    return rc;
 }
 
 int lsm_plan(lua_State *L, int idx, struct plan **slot, struct buf *err) {

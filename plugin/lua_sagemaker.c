@@ -273,6 +273,7 @@ static const luaL_Reg lsm_functions[] = {
     {"finish", lsm_finish},
     {"set_template", lsm_set_template},
     {"trace", lsm_trace_load},
+    {"ramp", lsm_ramp},
     {"tokenizer", lsm_tok_open},
     {NULL, NULL},
 };

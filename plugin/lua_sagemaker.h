@@ -114,6 +114,10 @@ int lsm_json_encode(lua_State *L);
  *     (nil when the trace has none), hash_ids = {...} (Mooncake), body = TEXT
  *     (Data Capture) }, ... } } */
 int lsm_trace_load(lua_State *L);
+/* lua_trace.c, the binding of ramp.h (a ramp's pieces): sagemaker.ramp(text)
+ * or sagemaker.ramp(nil, path) (a curve file) -> { { dur_s, from, to }, ... }
+ * | nil, message. */
+int lsm_ramp(lua_State *L);
 
 /* sagemaker.hooks(plan, {thread, filler, check}) -> request, response. */
 int lsm_hooks(lua_State *L);

@@ -1,6 +1,9 @@
+#include <stdlib.h>
+
 #include <lauxlib.h>
 
 #include "lua_sagemaker.h"
+#include "ramp.h"
 #include "trace.h"
 
 static void lsm_trace_count(lua_State *L, const char *name, long v) {
@@ -57,5 +60,26 @@ int lsm_trace_load(lua_State *L) {
     buf_free(&err);
     lsm_trace_push(L, t);
     trace_free(t);
+    return 1;
+}
+
+int lsm_ramp(lua_State *L) {
+    struct arrivals_seg *segs;
+    size_t n;
+    struct buf err;
+    buf_init(&err, 1024);
+    int rc = lua_isnil(L, 1) ? ramp_load(luaL_checkstring(L, 2), &segs, &n, &err)
+                             : ramp_parse(luaL_checkstring(L, 1), &segs, &n, &err);
+    if (rc) return lsm_fail_buf(L, &err, "out of memory");
+    buf_free(&err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 3);
+        lsm_set_number(L, "dur_s", segs[i].dur_s);
+        lsm_set_number(L, "from", segs[i].from);
+        lsm_set_number(L, "to", segs[i].to);
+        lua_rawseti(L, -2, (int)i + 1);
+    }
+    free(segs);
     return 1;
 }

@@ -14,32 +14,19 @@ run.scenario({
   summary = "open-loop load at one or more request rates (constant, Poisson or gamma arrivals)",
   usage = "wrk -t64 -c64 -d1h --timeout 70s -s scenarios/rate.lua URL -- --endpoint NAME "
     .. "--rates 0.5,1,2 --duration 60 [options]",
-  options = {
+  options = workload.open_loop_options({
     { name = "--rates", arg = "R,...", type = "numbers",
       help = "requests per second (real time), one round per rate and side (required)" },
     { name = "--duration", arg = "SECONDS", type = "number",
       help = "seconds of arrivals per rate and side (required)" },
-    workload.arrival_options[1],
-    workload.arrival_options[2],
-    workload.arrival_options[3],
-    run.max_tokens_option(128, "tokens per reply"),
-    run.prompt_option(run.STORY_PROMPT),
-    run.temperature_option,
-    run.ignore_eos_option,
-    unpack(workload.options),
-  },
+  }),
   validate = function(o)
     if not o.rates or not o.duration then return "--rates and --duration are required" end
     return workload.validate_arrivals(o) or workload.validate(o)
   end,
   settings = function(o, ctx)
-    local s = { { "arrivals", o.arrivals }, { "rates", o.rates }, { "duration_s", o.duration },
-      { "burstiness", o.arrivals == "gamma" and o.burstiness or nil },
-      { "arrival_seed", o.arrival_seed }, { "max_concurrency", ctx.threads },
-      { "max_tokens", o.max_tokens }, { "prompt", o.prompt }, { "temperature", o.temperature },
-      { "ignore_eos", o.ignore_eos } }
-    for _, kv in ipairs(workload.settings(o)) do s[#s + 1] = kv end
-    return s
+    return workload.open_loop_settings(o, ctx, { { "arrivals", o.arrivals },
+      { "rates", o.rates }, { "duration_s", o.duration } })
   end,
   seed = function(o) return o.arrival_seed end,
   -- One round per rate and side, both sides with the same arrival times and
@@ -49,20 +36,12 @@ run.scenario({
   plan = function(o, ctx)
     local rounds = {}
     for i, rate in ipairs(o.rates) do
-      local base = { batch = i - 1, prompt = o.prompt, max_tokens = o.max_tokens,
-        temperature = o.temperature, ignore_eos = o.ignore_eos }
-      local items = workload.given(o) and workload.items(o, math.max(1,
-        math.ceil(rate * o.duration)), o.workload_seed * 7919 + i, base)
-      for _, side in ipairs(run.order(ctx.sides, i - 1)) do
-        local round = { arrivals = { process = o.arrivals, rate = rate * o.time_scale,
-          burstiness = o.burstiness, seed = o.arrival_seed + i - 1,
-          duration_s = o.duration / o.time_scale } }
-        if items then
-          round.items = {}
-          for k, item in ipairs(items) do round.items[k] = run.with(item, { side = side }) end
-        else
-          round.template = run.with(base, { side = side })
-        end
+      local function arrivals()
+        return { process = o.arrivals, rate = rate * o.time_scale, burstiness = o.burstiness,
+          seed = o.arrival_seed + i - 1, duration_s = o.duration / o.time_scale }
+      end
+      for _, round in ipairs(workload.open_loop_rounds(o, ctx, arrivals, i - 1,
+        rate * o.duration, o.workload_seed * 7919 + i)) do
         rounds[#rounds + 1] = round
       end
     end

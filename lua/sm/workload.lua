@@ -157,6 +157,53 @@ M.arrival_options = {
     help = "the seed the arrival times are drawn from (the same seed, the same schedule)" },
 }
 
+-- An open loop's options (rate.lua's, ramp.lua's): the scenario's own, then the
+-- arrival process, the reply's length, the prompt, the temperature,
+-- end-of-sequence and a workload.
+function M.open_loop_options(own)
+  local out = {}
+  for _, list in ipairs({ own, { M.arrival_options[1], M.arrival_options[2],
+    M.arrival_options[3], run.max_tokens_option(128, "tokens per reply"),
+    run.prompt_option(run.STORY_PROMPT), run.temperature_option, run.ignore_eos_option },
+    M.options }) do
+    for _, opt in ipairs(list) do out[#out + 1] = opt end
+  end
+  return out
+end
+
+-- An open loop's settings: the scenario's own (s, appended to), then the arrival
+-- process's, the requests' and the workload's.
+function M.open_loop_settings(o, ctx, s)
+  for _, kv in ipairs({ { "burstiness", o.arrivals == "gamma" and o.burstiness or nil },
+    { "arrival_seed", o.arrival_seed }, { "max_concurrency", ctx.threads },
+    { "max_tokens", o.max_tokens }, { "prompt", o.prompt }, { "temperature", o.temperature },
+    { "ignore_eos", o.ignore_eos } }) do
+    s[#s + 1] = kv
+  end
+  for _, kv in ipairs(M.settings(o)) do s[#s + 1] = kv end
+  return s
+end
+
+-- An open-loop round of side at arrivals: the workload's items (n of them, drawn
+-- from seed) when one is given, else one template sent again and again.
+function M.open_loop_rounds(o, ctx, arrivals_of, batch, n, seed)
+  local base = { batch = batch, prompt = o.prompt, max_tokens = o.max_tokens,
+    temperature = o.temperature, ignore_eos = o.ignore_eos }
+  local items = M.given(o) and M.items(o, math.max(1, math.ceil(n)), seed, base)
+  local rounds = {}
+  for _, side in ipairs(run.order(ctx.sides, batch)) do
+    local round = { arrivals = arrivals_of() }
+    if items then
+      round.items = {}
+      for k, item in ipairs(items) do round.items[k] = run.with(item, { side = side }) end
+    else
+      round.template = run.with(base, { side = side })
+    end
+    rounds[#rounds + 1] = round
+  end
+  return rounds
+end
+
 -- Checks the arrival options. Returns nil or a message.
 function M.validate_arrivals(o)
   if not ({ constant = 1, poisson = 1, gamma = 1 })[o.arrivals] then

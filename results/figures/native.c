@@ -7,6 +7,7 @@
 
 #include "field.h"
 #include "openloop.h"
+#include "scaling.h"
 #include "rfmt.h"
 #include "shards.h"
 #include "smname.h"
@@ -587,6 +588,14 @@ static int native_rate(struct native_ctx *c) {
     return openloop_read(c->rf, c->phase, c->s, c->slo, &c->s->rate, c->w, c->err);
 }
 
+/* A ramp: an open loop at its mean offered rate, and its scaling (scaling.h). */
+static int native_ramp(struct native_ctx *c) {
+    int rc = native_rate(c);
+    if (rc < 0) return rc;
+    c->s->scaling_free = scaling_free;
+    return scaling_read(c->rf, c->phase, c->s, c->slo, &c->s->scaling, c->w, c->err);
+}
+
 /* ---- every request on the wall clock ---- */
 
 /* The records of the phase that carry wall_start_us, as src_calls. */
@@ -623,11 +632,10 @@ int native_src(const struct rfile *rf, const struct slo_set *slo, struct src *ou
     static const struct {
         const char *scenario;
         int (*build)(struct native_ctx *);
-    } kinds[] = {{"decode", native_decode},
-                 {"sweep", native_sweep},
-                 {"quiz", native_quiz},
-                 {"rate", native_rate},
-                 {"replay", native_rate}}; /* a trace replay: an open loop at its offered rate */
+    } kinds[] = {{"decode", native_decode}, {"sweep", native_sweep}, {"quiz", native_quiz},
+                 {"rate", native_rate},     {"replay", native_rate}, /* a trace replay: an open loop
+                                                                        at its offered rate */
+                 {"ramp", native_ramp}};
     struct native_ctx c = {.rf = rf, .s = out, .w = w, .err = err, .slo = slo};
     memset(out, 0, sizeof *out);
     if (!(out->path = strdup(rf->path))) return native_nomem(&c);
@@ -659,7 +667,8 @@ int native_src(const struct rfile *rf, const struct slo_set *slo, struct src *ou
     }
     warnings_add(
         w,
-        "%s: scenario \"%s\" has no comparison (only decode, sweep, quiz, rate and replay have); "
+        "%s: scenario \"%s\" has no comparison (only decode, sweep, quiz, rate, replay and ramp "
+        "have); "
         "left out",
         rf->path, out->scenario);
     return 0;

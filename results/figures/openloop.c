@@ -128,6 +128,17 @@ static int openloop_good(struct openloop_ctx *c, const struct rfile_rec *x, bool
     return 0;
 }
 
+int openloop_record_good(const struct rfile *rf, const struct src *s, const struct slo_set *slo,
+                         const struct rfile_rec *rec, bool *good) {
+    struct openloop_ctx c = {.rf = rf, .s = s, .slo = slo, .k = s->time_scale / 1e6};
+    struct rfile_rec x = *rec;
+    if (rec->t_intended_us != RFILE_NONE) x.t_start_us = rec->t_intended_us;
+    x.server_us = RFILE_NONE; /* as openloop_ok */
+    int rc = openloop_good(&c, &x, good);
+    free(c.itl);
+    return rc;
+}
+
 static int openloop_push_late(struct openloop_round *r, double v) {
     if (r->nlate == r->caplate) {
         size_t cap = r->caplate ? 2 * r->caplate : 64;

@@ -80,6 +80,13 @@ __attribute__((warn_unused_result)) int openloop_finish(struct openloop *o);
 /* Frees what o owns (not o) and zeroes it. */
 void openloop_free(struct openloop *o);
 
+/* Whether the successful record rec of the open-loop file s (rf's) met every
+ * SLO of slo (NULL: none), its latency from its intended start, as a round
+ * counts it. Returns 0, or -1 out of memory. */
+__attribute__((warn_unused_result)) int
+openloop_record_good(const struct rfile *rf, const struct src *s, const struct slo_set *slo,
+                     const struct rfile_rec *rec, bool *good);
+
 /* A finished round's figures (NAN when there is none). */
 double openloop_arrival_rate(const struct openloop_round *r); /* arrivals per second */
 double

@@ -125,6 +125,7 @@ void src_free(struct src *s) {
     free(s->levels);
     src_quiz_free(s->quiz);
     if (s->rate) s->rate_free(s->rate);
+    if (s->scaling) s->scaling_free(s->scaling);
     free(s->rate);
     free(s->facts);
     shards_info_free(s->shards);

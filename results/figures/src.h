@@ -106,6 +106,7 @@ struct src_call {
 enum src_kind { SRC_RESULT, SRC_JOURNAL, SRC_MEASURE };
 
 struct openloop;    /* openloop.h */
+struct scaling;     /* scaling.h */
 struct shards_info; /* shards.h */
 
 struct src {
@@ -131,11 +132,13 @@ struct src {
     struct src_quiz *quiz;
     struct openloop *rate; /* an open-loop run's rounds (openloop.h), or NULL */
     void (*rate_free)(
-        struct openloop *); /* frees what rate owns (openloop_free: openloop.h sits above src) */
-    struct facts *facts;    /* compare.py's load_facts */
-    bool have_server_peak;  /* compare.py's server_throughput_during_load */
-    double server_peak_tps; /* its peak generation throughput (vLLM's log), tokens/s */
-    long server_peak_lines; /* the log lines it was read from */
+        struct openloop *);  /* frees what rate owns (openloop_free: openloop.h sits above src) */
+    struct scaling *scaling; /* a ramp's scaling (scaling.h), or NULL */
+    void (*scaling_free)(struct scaling *); /* frees it (scaling.h sits above src) */
+    struct facts *facts;                    /* compare.py's load_facts */
+    bool have_server_peak;                  /* compare.py's server_throughput_during_load */
+    double server_peak_tps;     /* its peak generation throughput (vLLM's log), tokens/s */
+    long server_peak_lines;     /* the log lines it was read from */
     struct shards_info *shards; /* a sharded run's shards (merged into this input), or NULL */
     struct src_call *calls;     /* owned: the records of its phase with wall_start_us, file order */
     size_t ncalls;

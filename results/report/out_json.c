@@ -10,6 +10,7 @@
 #include "cloudwatch_report.h"
 #include "esc.h"
 #include "openloop_json.h"
+#include "scaling_report.h"
 #include "prose.h"
 #include "quiz_family_report.h"
 #include "shard_report.h"
@@ -440,6 +441,8 @@ static cJSON *out_json_document(const struct cmp *m, const struct warnings *w,
     out_json_stream(o, m);
     cJSON *open = openloop_json_build(m);
     if (open) cJSON_AddItemToObject(o, "open_loop", open);
+    cJSON *scaling = scaling_report_json(m);
+    if (scaling) cJSON_AddItemToObject(o, "scaling", scaling);
     if (m->opts.have_price) {
         cJSON *c = cJSON_AddObjectToObject(o, "cost");
         cJSON_AddNumberToObject(c, "usd_per_hour", m->opts.price);

@@ -7,6 +7,7 @@
 #include "esc.h"
 #include "fmt.h"
 #include "openloop_svg.h"
+#include "scaling_svg.h"
 #include "prose.h"
 
 #define OUT_SVG_WIDTH   780
@@ -247,7 +248,8 @@ int out_svg_render(const struct cmp *m, struct buf *out) {
         size_t k = out_svg_panel_rows(m, out_svg_panels[p][0]);
         panels += k ? OUT_SVG_PANEL_H + (double)k * OUT_SVG_ROW_H : 0;
     }
-    double height = OUT_SVG_TOP + (double)n * OUT_SVG_ROW_H + panels + openloop_svg_height(m) + 70;
+    double height = OUT_SVG_TOP + (double)n * OUT_SVG_ROW_H + panels + openloop_svg_height(m) +
+                    scaling_svg_height(m) + 70;
     int rc = buf_addf(out,
                       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
@@ -263,6 +265,8 @@ int out_svg_render(const struct cmp *m, struct buf *out) {
     }
     rc = rc || out_svg_panels_draw(out, m, &y) || openloop_svg_draw(out, m, y);
     y += openloop_svg_height(m);
+    rc = rc || scaling_svg_draw(out, m, y);
+    y += scaling_svg_height(m);
     rc = rc || out_svg_footer(out, m, y) || buf_adds(out, "</svg>\n");
     return rc ? BUF_ERR_NOMEM : BUF_OK;
 }

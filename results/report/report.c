@@ -9,6 +9,7 @@
 #include "cloudwatch_report.h"
 #include "fmt.h"
 #include "openloop_report.h"
+#include "scaling_report.h"
 #include "prose.h"
 #include "quiz_family_report.h"
 #include "shard_report.h"
@@ -602,11 +603,12 @@ int report_build(const struct cmp *m, const struct warnings *w, struct page *out
     memset(out, 0, sizeof *out);
     if (report_main(out, m) < 0 || report_intervals(out, m) < 0 || report_decode(out, m) < 0 ||
         report_latency(out, m) < 0 || report_stream(out, m) < 0 || tokreport_build(out, m) < 0 ||
-        openloop_report_build(out, m) < 0 || report_cost(out, m) < 0 ||
-        report_requests(out, m) < 0 || report_runs(out, m) < 0 || shard_report_build(out, m) < 0 ||
-        tmplrep_build(out, m) < 0 || report_quiz(out, m) < 0 || report_xcheck(out, m) < 0 ||
-        cloudwatch_report_build(out, m) < 0 || report_facts(out, m) < 0 ||
-        report_warnings(out, w) < 0 || report_limited(out, m) < 0 || report_verdict(out, m) < 0) {
+        openloop_report_build(out, m) < 0 || scaling_report_build(out, m) < 0 ||
+        report_cost(out, m) < 0 || report_requests(out, m) < 0 || report_runs(out, m) < 0 ||
+        shard_report_build(out, m) < 0 || tmplrep_build(out, m) < 0 || report_quiz(out, m) < 0 ||
+        report_xcheck(out, m) < 0 || cloudwatch_report_build(out, m) < 0 ||
+        report_facts(out, m) < 0 || report_warnings(out, w) < 0 || report_limited(out, m) < 0 ||
+        report_verdict(out, m) < 0) {
         page_free(out);
         return REPORT_ERR_NOMEM;
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Signing for plain http in the programs that take an endpoint URL: sm-endpoint
---endpoint-url, sm-results --endpoint-url, sm-mcp --endpoint-url and sm-suite
---url and --endpoint-url refuse an http:// URL whose host is not loopback, with
+--endpoint-url, sm-results --endpoint-url, sm-mcp --endpoint-url, sm-timeline
+--endpoint-url and sm-suite --url and --endpoint-url refuse an http:// URL whose host is not loopback, with
 one line and exit 2, before anything is signed or sent, unless
 --allow-plain-http. No connection is tried: the hosts are a TEST-NET address
 (a connection would hang until a time-out and end in a network error, exit 1)
@@ -9,7 +9,7 @@ and a name under .invalid (it would end in a DNS error, exit 1); the refusal is
 the message below, and sm-suite starts no step (its run directory is not made).
 Loopback http is the emulator tests' daily bread.
 
-Environment: SM_ENDPOINT, SM_RESULTS, SM_MCP, SM_SUITE."""
+Environment: SM_ENDPOINT, SM_RESULTS, SM_MCP, SM_SUITE, SM_TIMELINE_BIN."""
 import os
 import shutil
 import subprocess
@@ -57,8 +57,8 @@ def allowed(name, argv, rc, err_has=None):
 
 
 def main():
-    ep, res, mcp, suite = (os.environ[k] for k in ("SM_ENDPOINT", "SM_RESULTS", "SM_MCP",
-                                                   "SM_SUITE"))
+    ep, res, mcp, suite, tl = (os.environ[k] for k in ("SM_ENDPOINT", "SM_RESULTS", "SM_MCP",
+                                                       "SM_SUITE", "SM_TIMELINE_BIN"))
     with tempfile.TemporaryDirectory() as d:
         for host in HOSTS:
             url = "http://" + host
@@ -72,6 +72,11 @@ def main():
                         host)
             refused(f"sm-mcp {host}", [mcp, "--endpoint-url", url], "sm-mcp", "--endpoint-url",
                     host)
+            samples = os.path.join(d, "samples.jsonl")
+            refused(f"sm-timeline {host}", [tl, "--endpoint", "e", "--out", samples,
+                                            "--endpoint-url", url], "sm-timeline",
+                    "--endpoint-url", host)
+            check(not os.path.exists(samples), f"sm-timeline made {samples} before refusing")
             out = os.path.join(d, "run")
             sides = ["--baseline", "a", "--candidate", "b", "--out", out]
             refused(f"sm-suite --url {host}", [suite, "--url", url] + sides, "sm-suite", "--url",

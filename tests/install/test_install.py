@@ -43,11 +43,11 @@ def run(cmd, cwd, timeout=120):
 def check_prefix(prefix, work):
     """decode.lua and sm-compare of the install at prefix, run from an empty folder."""
     share = os.path.join(prefix, "share", "wrk-sagemaker")
-    for rel in ("scenarios/decode.lua", "scenarios/quiz-compare-py-40.json", "lua/sm/run.lua",
-                "lua/sm/where.lua"):
+    for rel in ("scenarios/decode.lua", "scenarios/ramp.lua", "scenarios/quiz-compare-py-40.json",
+                "lua/sm/run.lua", "lua/sm/where.lua"):
         check(os.path.isfile(os.path.join(share, rel)), f"{rel} not installed under {share}")
     for prog in ("sm-compare", "sm-quiz", "sm-suite", "sm-emulator", "sm-invoke", "sm-endpoint",
-                 "sm-mcp"):
+                 "sm-mcp", "sm-timeline"):
         check(os.access(os.path.join(prefix, "bin", prog), os.X_OK), f"{prog} not installed")
     elsewhere = tempfile.mkdtemp(prefix="elsewhere-", dir=work)
     with emulator.Emulator(["--endpoint", "ep=instant"], binary=os.environ["SM_EMULATOR"],

@@ -42,7 +42,7 @@ static double ks_exponential(const double *x, long n, double rate) {
 
 static void test_constant(void) {
     long n;
-    long long *at = draw((struct arrivals_spec){ARRIVALS_CONSTANT, 4, 0, 1, 9, 0}, &n);
+    long long *at = draw((struct arrivals_spec){ARRIVALS_CONSTANT, 4, 0, 1, 9, 0, NULL, 0}, &n);
     CHECK_INT(n, 9);
     for (long i = 0; i < n; i++) CHECK_INT(at[i], 250000 * i);
     free(at);
@@ -56,7 +56,8 @@ static void test_poisson_fit(void) {
     double mean_rate = 0;
     for (uint64_t seed = 1; seed <= 20; seed++) {
         long n;
-        long long *at = draw((struct arrivals_spec){ARRIVALS_POISSON, 50, 0, seed, 2001, 0}, &n);
+        long long *at =
+            draw((struct arrivals_spec){ARRIVALS_POISSON, 50, 0, seed, 2001, 0, NULL, 0}, &n);
         double *g = gaps(at, n);
         rejected += ks_exponential(g, n - 1, 50) > 1.358 / sqrt((double)(n - 1));
         mean_rate += (double)(n - 1) / ((double)at[n - 1] / 1e6) / 20;
@@ -73,7 +74,7 @@ static void test_gamma_moments(void) {
     for (size_t k = 0; k < 3; k++) {
         long n;
         long long *at =
-            draw((struct arrivals_spec){ARRIVALS_GAMMA, 20, shapes[k], 7, 40001, 0}, &n);
+            draw((struct arrivals_spec){ARRIVALS_GAMMA, 20, shapes[k], 7, 40001, 0, NULL, 0}, &n);
         double *g = gaps(at, n), sum = 0, sq = 0;
         for (long i = 0; i < n - 1; i++) sum += g[i];
         double mean = sum / (double)(n - 1);
@@ -89,7 +90,7 @@ static void test_gamma_moments(void) {
 
 static void test_seed_and_duration(void) {
     long n1, n2, n3;
-    struct arrivals_spec s = {ARRIVALS_POISSON, 100, 0, 42, 0, 5000000};
+    struct arrivals_spec s = {ARRIVALS_POISSON, 100, 0, 42, 0, 5000000, NULL, 0};
     long long *a = draw(s, &n1), *b = draw(s, &n2);
     s.seed = 43;
     long long *c = draw(s, &n3);
@@ -108,11 +109,12 @@ static void test_bad_input(void) {
         struct arrivals_spec s;
         const char *why;
     } cases[] = {
-        {{ARRIVALS_POISSON, 0, 0, 1, 10, 0}, "the arrival rate must be above 0, got 0"},
-        {{ARRIVALS_POISSON, NAN, 0, 1, 10, 0}, "the arrival rate must be above 0, got nan"},
-        {{ARRIVALS_GAMMA, 1, -1, 1, 10, 0}, "the burstiness must be above 0, got -1"},
-        {{ARRIVALS_CONSTANT, 1, 0, 1, 0, 0}, "needs a count of requests or a duration"},
-        {{ARRIVALS_CONSTANT, 1e7, 0, 1, 0, 3600000000LL}, "is too many"},
+        {{ARRIVALS_POISSON, 0, 0, 1, 10, 0, NULL, 0}, "the arrival rate must be above 0, got 0"},
+        {{ARRIVALS_POISSON, NAN, 0, 1, 10, 0, NULL, 0},
+         "the arrival rate must be above 0, got nan"},
+        {{ARRIVALS_GAMMA, 1, -1, 1, 10, 0, NULL, 0}, "the burstiness must be above 0, got -1"},
+        {{ARRIVALS_CONSTANT, 1, 0, 1, 0, 0, NULL, 0}, "needs a count of requests or a duration"},
+        {{ARRIVALS_CONSTANT, 1e7, 0, 1, 0, 3600000000LL, NULL, 0}, "is too many"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         long long *at;

@@ -583,6 +583,84 @@ def check_open_svg(out, args):
     expect(svg.count("<circle") == 6, "%d points, want 6" % svg.count("<circle"))
 
 
+def ramp_rows(text, folder):
+    """The Scaling table rows of the input in ramp/FOLDER (lists of cells) in the text report."""
+    part = text.split("Scaling (ramp.lua)")[1].split(" (ramp/%s/ramp.json)" % folder)[1]
+    rows = [l.split() for l in part.split("\n\n")[1].splitlines()[1:]]
+    return rows[:2]
+
+
+def check_ramp(out, _):
+    """The Scaling section from the fixtures' definition: a side's capacity is its first
+    sample (odd seconds) with two instances, its transition the 8/s requests from the
+    change at 10 s until then, good only once the capacity came (TTFT 0.3 s) but for the
+    first 8 after it for a (TTFT 1.2 s up to 14 s); its instance-hours are the samples'
+    one instance until the capacity, two after, from -1 s to 21 s."""
+    text = out.decode()
+    for side, decision, capacity, good in (("a", "1", 5, 8), ("b", "0.5", 3, 8)):
+        rows = ramp_rows(text, side)
+        expect(rows[0][:4] == ["1", "0-10", "2", "1"] and rows[0][6] == "n/a"
+               and rows[0][7] == "n/a" and rows[0][11] == "20", "%s piece 1: %r" % (side, rows[0]))
+        sent = 8 * capacity
+        want = ["2", "10-20", "8", "1", "->", "2", decision, str(capacity), str(sent),
+                "%.1f%%" % (100.0 * good / sent)]
+        expect(rows[1][:10] == want, "%s piece 2: %r, want %r" % (side, rows[1][:10], want))
+        hours = ((10 + capacity) - (-1) + 2 * (21 - (10 + capacity))) / 3600
+        want = "%s (ramp/%s/ramp.json): timeline %s.timeline.jsonl, 12 samples, 1 scaling " \
+            "activity, %.4f instance-hours" % (side, side, side, hours)
+        expect(want in " ".join(text.split()), "no %r in:\n%s" % (want, text))
+
+
+def check_ramp_json(out, _):
+    """The JSON's "scaling" from the fixtures' definition (as check_ramp)."""
+    doc = as_json(out)["scaling"]
+    for role, side, decision, capacity in (("baseline", "a", 1.0, 5), ("candidate", "b", 0.5, 3)):
+        x = doc[role][0]
+        expect(x["path"] == "ramp/%s/ramp.json" % side and x["timeline"] == "%s.timeline.jsonl"
+               % side and x["samples"] == 12 and x["activities"] == 1 and x["sent"] == 100,
+               "%s: %r" % (role, {k: v for k, v in x.items() if k != "steps"}))
+        st = x["steps"][1]
+        t, s = st["transition"], st["steady"]
+        expect(st["decision_s"] == decision and st["capacity_s"] == capacity
+               and st["instances_before"] == 1 and st["instances_most"] == 2
+               and t["sent"] == 8 * capacity and t["good"] == 8 and t["seconds"] == capacity
+               and near(t["goodput"], 8 / capacity) and s["sent"] == 80 - 8 * capacity
+               and s["good"] == s["sent"] and t["refused"] == t["failed"] > 0
+               and near(st["instance_hours"], (capacity + 2 * (10 - capacity)) / 3600),
+               "%s step 2: %r" % (role, st))
+        expect(x["steps"][0]["capacity_s"] is None and x["steps"][0]["transition"]["sent"] == 0,
+               "%s step 1: %r" % (role, x["steps"][0]))
+
+
+def check_ramp_untimed(out, _):
+    text = out.decode()
+    expect("ramp/untimed/ramp.json): no timeline (run the ramp under sm-timeline" in
+           " ".join(text.split())
+           and "the scaling goes without its timeline: cannot read the timeline "
+           "ramp/untimed/gone.jsonl" in " ".join(text.split()),
+           "untimed:\n%s" % text)
+    rows = ramp_rows(text, "untimed")
+    expect(rows[1][3:6] == ["n/a", "n/a", "n/a"] and rows[1][6] == "0" and rows[1][9] == "80",
+           "untimed piece 2: %r" % rows[1])
+
+
+def check_ramp_other(out, _):
+    """A timeline beside the file (by the file name its settings give, whatever the folder
+    before it) that samples another endpoint is left out with a warning."""
+    text = " ".join(out.decode().split())
+    expect("ramp/other/ramp.json: the timeline other.timeline.jsonl samples endpoint not-b, "
+           "not this file's; the scaling goes without it" in text
+           and "ramp/other/ramp.json): no timeline" in text, "other:\n%s" % out.decode())
+
+
+def check_ramp_svg(out, args):
+    svg = open([a for a in args if a.endswith(".svg")][0]).read()
+    for want in ("Scaling of a under the ramp", "Scaling of b under the ramp",
+                 "instances serving", "p90 TTFT from the intended start, seconds",
+                 "offered rate, requests per second"):
+        expect(want in svg, "no %r in the SVG" % want)
+
+
 def check_open_wrk(out, _):
     """wrk's runs: end-to-end latency only; the capacity on p99 e2e from the records."""
     ol = as_json(out)["open_loop"]
@@ -970,6 +1048,17 @@ CASES = [
     ("open_loop_wrk_end_to_end_capacity", ["-f", "json", "--slo", "e2e:p99:1", "open/wrk-a",
                                            "open/wrk-b"], 0, "", [], check_open_wrk),
     ("open_loop_without_slo_no_capacity", ["open/a", "open/b"], 0, "", [], check_open_no_slo),
+    ("ramp_scaling_per_load_change_decision_capacity_transition_and_instance_hours",
+     ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/b"], 0, "", ["ramp.txt"], check_ramp),
+    ("ramp_scaling_json_per_step_counts_and_times",
+     ["-f", "json", "--slo", "ttft:p90:0.6", "ramp/a", "ramp/b"], 0, "", [], check_ramp_json),
+    ("ramp_scaling_without_its_timeline_file_says_so",
+     ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/untimed"], 0, "", [], check_ramp_untimed),
+    ("ramp_scaling_timeline_of_another_endpoint_left_out",
+     ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/other"], 0, "", [], check_ramp_other),
+    ("ramp_scaling_svg_rate_instances_and_ttft_strips",
+     ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/b", "-o", "{tmp}/ramp.txt", "--svg",
+      "{tmp}/ramp.svg"], 0, "", ["ramp.txt", "ramp.svg"], check_ramp_svg),
     ("open_loop_attainment_criterion_json", ["-f", "json", "--min-attainment", "90"] + OPEN, 0,
      "", [], check_open_attainment),
     ("usage_min_attainment_without_slo", ["--min-attainment", "90", "open/a", "open/b"], 2,

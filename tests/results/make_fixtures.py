@@ -45,6 +45,11 @@ open/      open-loop runs (rate.lua, constant arrivals at 1, 2 and 4 requests/s
            and crosses 0.6 s at p90 between 2 and 4; at 4 a few of a's sends
            left late and one request failed), wrk-a and wrk-b the same by wrk,
            seed2 b's run from another arrival seed.
+ramp/      ramp.lua runs (2/s for 10 s, then 8/s for 10 s) with sm-timeline's samples
+           beside them: a scales out 1 s after the change and serves 4 s after it
+           (a sample every 2 s), b 0.5 s and 2 s; until then the first token takes
+           1.2 s and every 8th request is refused (429); untimed names a timeline
+           that is not there, other one that samples another endpoint.
 """
 
 import copy
@@ -758,6 +763,81 @@ def candidates_with_quiz():
     write(os.path.join(d, "candidates.json"),
           {"format": "wrk-sagemaker-candidates", "version": 1, "slo": "ttft:p90:0.6",
            "candidates": cands})
+RAMP_SCHEDULE = [[10, 2, 2], [10, 8, 8]]  # real seconds, from, to
+RAMP = {  # per side: scaling activity start, new capacity (s from the schedule's start)
+    "a": (11.0, 14.0),
+    "b": (10.5, 12.0),
+}
+RAMP_BASE = 1764496800  # records' wall_start_us are this (s) plus their t_start_us
+
+
+def ramp_records(side):
+    """Constant arrivals: 2/s for 10 s, then 8/s for 10 s. TTFT 0.3 s, but 1.2 s from
+    the change at 10 s to the side's new capacity, where every 8th request is refused
+    (429, ThrottlingException)."""
+    recs, t0 = [], 1000000
+    _, up = RAMP[side]
+    ats = [j * 500000 for j in range(20)] + [10000000 + j * 125000 for j in range(80)]
+    for j, rel in enumerate(ats):
+        at = t0 + rel
+        busy = 10000000 <= rel < up * 1e6
+        refused = busy and j % 8 == 0
+        ttft = 1.2 if busy else 0.3
+        gaps = [20000] * 7
+        first = at + 150 + round(ttft * 1e6)
+        end = at + 150 + 2000 if refused else first + sum(gaps) + 200
+        r = record(j, "ramp", 0, 8, at + 150, end, thread=j % 4, ok=not refused,
+                   tokens=None if refused else 8, status=429 if refused else 200,
+                   error={"code": "ThrottlingException", "message": "Rate exceeded"}
+                   if refused else None)
+        r["t_intended_us"] = at
+        if not refused:
+            r.update(t_headers_us=at + 1150, t_first_token_us=first, chunks=8,
+                     chunk_gaps_us=gaps)
+        recs.append(r)
+    return recs
+
+
+def ramp_timeline(side, endpoint=None):
+    """sm-timeline's samples every 2 s from 1 s before the schedule to 1 s after: one
+    instance, two from the side's capacity on; its activity starts at the decision."""
+    decision, up = RAMP[side]
+    w0 = RAMP_BASE + 1.0  # the first intended start on the wall clock
+    lines = []
+    for k in range(12):
+        t = -1 + 2 * k
+        act = [] if t < decision else [{
+            "id": "act-%s" % side, "status": "Successful" if t >= up else "InProgress",
+            "start": w0 + decision, "end": w0 + up if t >= up else None,
+            "description": "Setting desired instance count to 2."}]
+        lines.append({"t": w0 + t, "endpoint": endpoint or side, "variant": "AllTraffic",
+                      "status": "InService", "current_instances": 2 if t >= up else 1,
+                      "desired_instances": 2 if t >= decision else 1, "activities": act})
+    return "".join(json.dumps(x) + "\n" for x in lines)
+
+
+def ramp():
+    d = os.path.join(OUT, "ramp")
+    for side in ("a", "b"):
+        st = {"arrivals": "constant", "rates": [5], "duration_s": 20, "ramp": "2@10,8@10",
+              "ramp_file": None, "schedule": RAMP_SCHEDULE,
+              "timeline": "runs/ramp/%s.timeline.jsonl" % side, "burstiness": None,
+              "arrival_seed": 1, "max_concurrency": 16, "max_tokens": 8, "prompt": STORY,
+              "temperature": 0.0, "ignore_eos": True}
+        write(os.path.join(d, side, "ramp.json"),
+              result(stream_head(side, "ramp", st), ramp_records(side)))
+        with open(os.path.join(d, side, "%s.timeline.jsonl" % side), "w") as f:
+            f.write(ramp_timeline(side))
+    # without its timeline file: the section says so, the rest stands
+    st = dict(st, timeline="gone.jsonl")
+    write(os.path.join(d, "untimed", "ramp.json"),
+          result(stream_head("b", "ramp", st), ramp_records("b")))
+    # a timeline of another endpoint beside it: left out the same way
+    st = dict(st, timeline="/elsewhere/other.timeline.jsonl")
+    write(os.path.join(d, "other", "ramp.json"),
+          result(stream_head("b", "ramp", st), ramp_records("b")))
+    with open(os.path.join(d, "other", "other.timeline.jsonl"), "w") as f:
+        f.write(ramp_timeline("b", "not-b"))
 
 
 for s in ("bf16", "qat"):
@@ -785,3 +865,4 @@ candidates_dir("cands", ["a", "b", "c", "d", "e", "f"])
 candidates_dir("cands2", ["a", "b"], price=1.1267)
 candidates_dir("cands1", ["c"])
 candidates_with_quiz()
+ramp()

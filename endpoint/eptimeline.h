@@ -1,0 +1,74 @@
+/* eptimeline: samples of an endpoint variant's scaling, taken during a load
+ * (sm-timeline): DescribeEndpoint's CurrentInstanceCount and
+ * DesiredInstanceCount of the variant, and Application Auto Scaling's
+ * DescribeScalingActivities for it (newest first), each sample one JSON line:
+ *
+ *   {"t": UNIX_S, "endpoint": NAME, "variant": NAME, "status": "InService",
+ *    "current_instances": N, "desired_instances": N,
+ *    "activities": [{"id", "status", "start", "end" (null while in progress),
+ *                    "description"}, ...]}
+ *
+ * (docs/result-format.md, Timeline). The reply parsers are pure: replies are
+ * outside input, bounded by the caller, every member checked for its type,
+ * strings scrubbed and made one line (epdesc_clean). */
+#ifndef SM_EPTIMELINE_H
+#define SM_EPTIMELINE_H
+
+#include <stddef.h>
+
+#include "awsj.h"
+#include "buf.h"
+#include "epdesc.h"
+
+#define EPTIMELINE_MAX_ACTIVITIES 20 /* kept per sample: the newest */
+
+enum eptimeline_error {
+    EPTIMELINE_OK = 0,
+    EPTIMELINE_ERR_REPLY = -1, /* not the reply expected: err names the member */
+    EPTIMELINE_ERR_NOMEM = -2,
+    EPTIMELINE_ERR_CALL = -3,  /* a call failed: err has its line (awsj.h) */
+    EPTIMELINE_ERR_INPUT = -4, /* no such variant */
+};
+
+struct eptimeline_activity {
+    char id[EPDESC_NAME_MAX + 64];
+    char status[32];   /* StatusCode: Pending, InProgress, Successful, ... */
+    double start, end; /* Unix seconds; end 0 while it runs */
+    char description[256];
+};
+
+struct eptimeline_sample {
+    double t; /* Unix seconds when the sample was taken */
+    char endpoint[EPDESC_NAME_MAX], variant[EPDESC_NAME_MAX];
+    char status[32];
+    long current, desired; /* -1 when DescribeEndpoint left them out */
+    struct eptimeline_activity a[EPTIMELINE_MAX_ACTIVITIES];
+    size_t n_a;
+};
+
+/* The activities of a DescribeScalingActivities reply, newest first as sent,
+ * the first max of them into out (*n). */
+__attribute__((warn_unused_result)) int eptimeline_activities(const char *json, size_t len,
+                                                              struct eptimeline_activity *out,
+                                                              size_t max, size_t *n,
+                                                              struct buf *err);
+
+/* The counts of variant (NULL: the first) of a DescribeEndpoint reply read by
+ * epdesc_endpoint into s (its endpoint, variant, status and counts). */
+__attribute__((warn_unused_result)) int eptimeline_counts(const struct epdesc_endpoint *d,
+                                                          const char *variant,
+                                                          struct eptimeline_sample *s,
+                                                          struct buf *err);
+
+/* The sample as one JSON line (with its newline) appended to out. */
+__attribute__((warn_unused_result)) int eptimeline_json(const struct eptimeline_sample *s,
+                                                        struct buf *out);
+
+/* Takes a sample at time now: DescribeEndpoint, then DescribeScalingActivities
+ * of the variant (signed by c). */
+__attribute__((warn_unused_result)) int eptimeline_take(struct awsj_client *c, const char *endpoint,
+                                                        const char *variant, double now,
+                                                        struct eptimeline_sample *s,
+                                                        struct buf *err);
+
+#endif

@@ -1,0 +1,183 @@
+#include "scaling_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "scaling.h"
+
+/* "n/a" for a value that is not there, else x with decimals. */
+static void scaling_report_num(double x, int decimals, char *out, size_t cap) {
+    if (isfinite(x))
+        fmt_num(x, decimals, out, cap);
+    else
+        snprintf(out, cap, "n/a");
+}
+
+/* "sent / attained / goodput" cells of a window of counts. */
+static void scaling_report_count(const struct scaling_count *k, char *sent, char *att, char *good) {
+    snprintf(sent, FMT_CELL, "%ld", k->sent);
+    double a = scaling_attainment(k);
+    if (isfinite(a))
+        snprintf(att, FMT_CELL, "%.1f%%", 100 * a);
+    else
+        snprintf(att, FMT_CELL, "n/a");
+    scaling_report_num(scaling_goodput(k), 3, good, FMT_CELL);
+}
+
+static int scaling_report_row(struct page_block *t, const struct scaling_step *st, size_t i) {
+    char piece[FMT_CELL], secs[FMT_CELL], rate[FMT_CELL], inst[FMT_CELL], dec[FMT_CELL],
+        cap[FMT_CELL], ts[FMT_CELL], ta[FMT_CELL], tg[FMT_CELL], ss[FMT_CELL], sa[FMT_CELL],
+        sg[FMT_CELL], fail[FMT_CELL], hours[FMT_CELL], a[FMT_CELL / 2 - 2], b[FMT_CELL / 2 - 2];
+    snprintf(piece, sizeof piece, "%zu", i + 1);
+    fmt_num(st->start_s, 3, a, sizeof a);
+    fmt_num(st->end_s, 3, b, sizeof b);
+    snprintf(secs, sizeof secs, "%s-%s", a, b);
+    fmt_num(st->from, 3, a, sizeof a);
+    fmt_num(st->to, 3, b, sizeof b);
+    if (st->from == st->to)
+        snprintf(rate, sizeof rate, "%s", a);
+    else
+        snprintf(rate, sizeof rate, "%s..%s", a, b);
+    if (st->before < 0)
+        snprintf(inst, sizeof inst, "n/a");
+    else
+        snprintf(inst, sizeof inst, "%ld -> %ld", st->before, st->most < 0 ? st->before : st->most);
+    scaling_report_num(st->decision_s, 3, dec, sizeof dec);
+    scaling_report_num(st->capacity_s, 3, cap, sizeof cap);
+    scaling_report_count(&st->transition, ts, ta, tg);
+    scaling_report_count(&st->steady, ss, sa, sg);
+    snprintf(fail, sizeof fail, "%ld (%ld)", st->transition.failed + st->steady.failed,
+             st->transition.refused + st->steady.refused);
+    scaling_report_num(st->instance_hours, 4, hours, sizeof hours);
+    const char *cells[] = {piece, secs, rate, inst, dec, cap, ts, ta, tg, ss, sa, sg, fail, hours};
+    return page_row(t, cells);
+}
+
+static int scaling_report_input(struct page *r, const char *side, const struct src *s) {
+    const struct scaling *x = s->scaling;
+    char hours[FMT_CELL];
+    scaling_report_num(x->instance_hours, 4, hours, sizeof hours);
+    int rc =
+        x->timeline
+            ? page_text(r, PAGE_PARA,
+                        "%s (%s): timeline %s, %zu samples, %zu scaling activit%s, %s "
+                        "instance-hours over the samples; %ld requests sent, %ld failed "
+                        "(%ld refused).",
+                        side, s->path, x->timeline_name, x->samples, x->activities,
+                        x->activities == 1 ? "y" : "ies", hours, x->sent, x->failed, x->refused)
+            : page_text(r, PAGE_PARA,
+                        "%s (%s): no timeline (run the ramp under sm-timeline to sample "
+                        "its scaling); %ld requests sent, %ld failed (%ld refused).",
+                        side, s->path, x->sent, x->failed, x->refused);
+    if (rc < 0) return -1;
+    const char *head[] = {"piece",      "seconds",   "rate/s",           "instances", "decision s",
+                          "capacity s", "trans. n",  "attained",         "goodput/s", "steady n",
+                          "attained",   "goodput/s", "failed (refused)", "instance-h"};
+    struct page_block *t = page_table(r, 0x3ff5, 14, head);
+    if (!t) return -1;
+    for (size_t i = 0; i < x->n; i++)
+        if (scaling_report_row(t, &x->steps[i], i) < 0) return -1;
+    return 0;
+}
+
+int scaling_report_build(struct page *r, const struct cmp *m) {
+    const struct side *sides[2] = {m->b, m->c};
+    const char *names[2] = {m->bname, m->cname};
+    bool any = false;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < sides[k]->in.n; i++) any |= sides[k]->in.srcs[i].scaling != NULL;
+    if (!any) return 0;
+    if (page_text(r, PAGE_HEADING, "Scaling (ramp.lua)") < 0 ||
+        page_text(r, PAGE_PARA,
+                  "Per load change (each piece of the ramp's schedule; seconds of real time "
+                  "from its start): instances serving at the change and the most during the "
+                  "piece (sm-timeline's samples); decision: seconds to the first scaling "
+                  "activity that started in the piece; capacity: seconds to the first sample "
+                  "with more instances serving; trans.: the piece's requests from the change "
+                  "to the capacity (none when no capacity came), steady: the rest of the "
+                  "piece; attained: the share of those sent that met every SLO; goodput/s: "
+                  "those per second; failed (refused: HTTP 429 or 503, or throttled); "
+                  "instance-h: the samples' instances over the piece, in hours.") < 0)
+        return -1;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < sides[k]->in.n; i++)
+            if (sides[k]->in.srcs[i].scaling &&
+                scaling_report_input(r, names[k], &sides[k]->in.srcs[i]) < 0)
+                return -1;
+    return 0;
+}
+
+/* A number, or null when it is not there. */
+static cJSON *scaling_report_jnum(double x) {
+    return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
+}
+
+static cJSON *scaling_report_jcount(const struct scaling_count *k) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "sent", (double)k->sent);
+    cJSON_AddNumberToObject(o, "ok", (double)k->ok);
+    cJSON_AddNumberToObject(o, "good", (double)k->good);
+    cJSON_AddNumberToObject(o, "failed", (double)k->failed);
+    cJSON_AddNumberToObject(o, "refused", (double)k->refused);
+    cJSON_AddNumberToObject(o, "seconds", k->seconds);
+    cJSON_AddItemToObject(o, "attainment", scaling_report_jnum(scaling_attainment(k)));
+    cJSON_AddItemToObject(o, "goodput", scaling_report_jnum(scaling_goodput(k)));
+    return o;
+}
+
+static cJSON *scaling_report_jinput(const struct src *s) {
+    const struct scaling *x = s->scaling;
+    cJSON *o = cJSON_CreateObject(), *steps = cJSON_CreateArray();
+    cJSON_AddStringToObject(o, "path", s->path);
+    cJSON_AddItemToObject(o, "timeline",
+                          x->timeline ? cJSON_CreateString(x->timeline_name) : cJSON_CreateNull());
+    cJSON_AddNumberToObject(o, "samples", (double)x->samples);
+    cJSON_AddNumberToObject(o, "activities", (double)x->activities);
+    cJSON_AddItemToObject(o, "instance_hours", scaling_report_jnum(x->instance_hours));
+    cJSON_AddNumberToObject(o, "sent", (double)x->sent);
+    cJSON_AddNumberToObject(o, "failed", (double)x->failed);
+    cJSON_AddNumberToObject(o, "refused", (double)x->refused);
+    for (size_t i = 0; i < x->n; i++) {
+        const struct scaling_step *st = &x->steps[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "start_s", st->start_s);
+        cJSON_AddNumberToObject(e, "end_s", st->end_s);
+        cJSON_AddNumberToObject(e, "from", st->from);
+        cJSON_AddNumberToObject(e, "to", st->to);
+        cJSON_AddItemToObject(e, "instances_before",
+                              st->before < 0 ? cJSON_CreateNull()
+                                             : cJSON_CreateNumber((double)st->before));
+        cJSON_AddItemToObject(e, "instances_most",
+                              st->most < 0 ? cJSON_CreateNull()
+                                           : cJSON_CreateNumber((double)st->most));
+        cJSON_AddItemToObject(e, "decision_s", scaling_report_jnum(st->decision_s));
+        cJSON_AddItemToObject(e, "capacity_s", scaling_report_jnum(st->capacity_s));
+        cJSON_AddItemToObject(e, "transition", scaling_report_jcount(&st->transition));
+        cJSON_AddItemToObject(e, "steady", scaling_report_jcount(&st->steady));
+        cJSON_AddItemToObject(e, "instance_hours", scaling_report_jnum(st->instance_hours));
+        cJSON_AddItemToArray(steps, e);
+    }
+    cJSON_AddItemToObject(o, "steps", steps);
+    return o;
+}
+
+cJSON *scaling_report_json(const struct cmp *m) {
+    const struct side *sides[2] = {m->b, m->c};
+    static const char *const keys[2] = {"baseline", "candidate"};
+    cJSON *o = NULL;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < sides[k]->in.n; i++) {
+            const struct src *s = &sides[k]->in.srcs[i];
+            if (!s->scaling) continue;
+            if (!o) {
+                o = cJSON_CreateObject();
+                cJSON_AddItemToObject(o, keys[0], cJSON_CreateArray());
+                cJSON_AddItemToObject(o, keys[1], cJSON_CreateArray());
+            }
+            cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(o, keys[k]),
+                                 scaling_report_jinput(s));
+        }
+    return o;
+}
