@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "readall.h"
+#include "suite_deploy.h"
 #include "suite_exec.h"
 #include "suite_files.h"
 
@@ -61,21 +62,6 @@ int suite_cdrun_args(struct suite_cdrun *d, struct suite_argv *rest, struct buf 
 
 /* ---- running sm-endpoint ---- */
 
-struct suite_cdrun_call {
-    struct buf out;
-    char last[1024]; /* its last line on standard error */
-};
-
-static void suite_cdrun_on_line(void *ctx, const char *line, bool is_stderr) {
-    struct suite_cdrun_call *c = ctx;
-    if (!is_stderr) {
-        if (buf_adds(&c->out, line) || buf_addc(&c->out, '\n')) buf_reset(&c->out);
-        return;
-    }
-    fprintf(stderr, "  %s\n", line);
-    snprintf(c->last, sizeof c->last, "%s", line);
-}
-
 /* sm-endpoint with the control plane's options, then verb and name (NULL: none). */
 static int suite_cdrun_cmd(const struct suite_cdrun *d, const char *verb, const char *name,
                            struct suite_argv *cmd) {
@@ -94,17 +80,9 @@ static int suite_cdrun_cmd(const struct suite_cdrun *d, const char *verb, const 
 
 /* Runs cmd (shown unless quiet; freed); *status its exit status, c its output. */
 static int suite_cdrun_exec(struct suite_argv *cmd, bool shielded, bool quiet,
-                            struct suite_cdrun_call *c, int *status, struct buf *err) {
-    struct buf line;
-    buf_init(&line, BUF_NO_CAP);
-    if (!quiet && suite_argv_quote_all(&line, cmd) == BUF_OK)
-        fprintf(stderr, "%s\n", buf_str(&line));
-    buf_free(&line);
-    struct suite_exec_io io = {-1, -1, suite_cdrun_on_line, NULL, c, shielded};
-    buf_reset(&c->out);
-    c->last[0] = '\0';
+                            struct suite_deploy_run *c, int *status, struct buf *err) {
     *status = -1;
-    int rc = suite_exec_run(cmd->v, &io, status, err) < 0 ? SUITE_CDRUN_ERR_FAILED : 0;
+    int rc = suite_deploy_exec(cmd, shielded, quiet, c, status, err) ? SUITE_CDRUN_ERR_FAILED : 0;
     suite_argv_free(cmd);
     return rc;
 }
@@ -112,7 +90,7 @@ static int suite_cdrun_exec(struct suite_argv *cmd, bool shielded, bool quiet,
 /* Runs cmd and wants exit status 0; what names the step in a failure. */
 static int suite_cdrun_step(struct suite_argv *cmd, bool shielded, const char *what,
                             struct buf *err) {
-    struct suite_cdrun_call c;
+    struct suite_deploy_run c;
     int status;
     buf_init(&c.out, SUITE_CDRUN_OUT_MAX);
     int rc = suite_cdrun_exec(cmd, shielded, false, &c, &status, err);
@@ -151,7 +129,7 @@ static int suite_cdrun_quotas(struct suite_cdrun *d, struct suite_cdep_quota *q,
             buf_addf(&types, "%s%s", types.len ? "," : "", c->instance_type) != BUF_OK)
             return buf_fail(err, SUITE_CDRUN_ERR_NOMEM, "out of memory");
     }
-    struct suite_cdrun_call c;
+    struct suite_deploy_run c;
     int status;
     buf_init(&c.out, SUITE_CDRUN_OUT_MAX);
     int rc = suite_cdrun_cmd(d, "quotas", NULL, &cmd);
@@ -293,7 +271,7 @@ int suite_cdrun_plan(struct suite_cdrun *d, struct buf *err) {
 /* 1: candidate i's endpoint is there (any state), 0: it is not, <0: could not ask. */
 static int suite_cdrun_there(const struct suite_cdrun *d, size_t i, struct buf *err) {
     struct suite_argv cmd;
-    struct suite_cdrun_call c;
+    struct suite_deploy_run c;
     int status;
     buf_init(&c.out, SUITE_CDRUN_OUT_MAX);
     int rc = suite_cdrun_cmd(d, "status", d->l->c[i].endpoint, &cmd);

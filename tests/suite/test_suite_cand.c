@@ -267,13 +267,18 @@ static const char four[] =
     " {\"label\": \"f\", \"deploy\": {\"model\": \"m\", \"instance_type\": \"ml.g6.xlarge\"}}"
     "]}";
 
+/* The list of four, err ready for messages. */
+static void cdep_four(struct suite_cand_list *l, struct buf *err) {
+    buf_init(err, 4096);
+    CHECK_INT(suite_cand_parse(four, strlen(four), "c.json", l, err), 0);
+}
+
 /* The plan: pairs at once while the free quotas hold them, else one after another;
  * a pair that does not fit alone is refused naming the type and the quota. */
 static void test_cdep_plan(void) {
     struct suite_cand_list l;
     struct buf err;
-    buf_init(&err, 4096);
-    CHECK_INT(suite_cand_parse(four, strlen(four), "c.json", &l, &err), 0);
+    cdep_four(&l, &err);
     struct suite_cdep_quota q[2] = {{"ml.g6.xlarge", 4, 0, 0}, {"ml.g5.xlarge", 1, 0, 0}};
     bool done[3] = {false, false, false};
     int wave[3], n = 0;
@@ -311,9 +316,8 @@ static void test_cdep_manifest(void) {
     struct suite_cand_list l;
     struct suite_cdep_manifest m, back;
     struct buf err, json;
-    buf_init(&err, 4096);
     buf_init(&json, 1u << 16);
-    CHECK_INT(suite_cand_parse(four, strlen(four), "c.json", &l, &err), 0);
+    cdep_four(&l, &err);
     memset(&m, 0, sizeof m);
     snprintf(m.run, sizeof m.run, "cand-20260101T000000Z-1f");
     m.named[0] = m.named[1] = m.deleted[0] = true;
