@@ -84,12 +84,12 @@ int suite_cdep_plan(const struct suite_cand_list *l, const struct suite_cdep_quo
             const char *type = l->c[i].instance_type;
             const struct suite_cdep_quota *x = suite_cdep_find(q, nq, type);
             long need = suite_cdep_need(l, k, type);
-            char who[160];
+            char who[256]; /* labels are at most 64 bytes */
             if (need > l->c[i].instance_count && ia != ib)
-                snprintf(who, sizeof who, "candidates %s and %s, measured together, need",
+                snprintf(who, sizeof who, "candidates %.64s and %.64s, measured together, need",
                          l->c[ia].label, l->c[ib].label);
             else
-                snprintf(who, sizeof who, "candidate %s needs", l->c[i].label);
+                snprintf(who, sizeof who, "candidate %.64s needs", l->c[i].label);
             if (!x || x->quota < 0)
                 return buf_fail(err, SUITE_CDEP_ERR_REFUSED,
                                 "--candidates: %s %ld %s: %s has no quota \"%s for endpoint "
@@ -192,9 +192,10 @@ int suite_cdep_manifest_read(const char *text, size_t len, const char *name,
         m->deleted[i] = cJSON_IsTrue(del);
     }
     each = rc ? NULL : done;
+    size_t np = (l->n + 1) / 2;
     cJSON_ArrayForEach(e, each) {
         double k = cJSON_IsNumber(e) ? e->valuedouble : -1;
-        if (!(k >= 1 && k <= (double)((l->n + 1) / 2)) || k != floor(k)) {
+        if (!(k >= 1 && k <= (double)np) || k != floor(k)) {
             rc = buf_fail(err, SUITE_CDEP_ERR_REFUSED, "%.200s: pairs_done: want pair numbers",
                           name);
             break;

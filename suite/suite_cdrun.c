@@ -14,50 +14,55 @@
 
 #define SUITE_CDRUN_OUT_MAX ((size_t)1 << 20)
 
+/* The options read here that take a value (the slots of suite_cdrun_args). */
+static const char *const suite_cdrun_valued[] = {"--role", "--region", "--endpoint-url",
+                                                 "--time-scale"};
+
 int suite_cdrun_args(struct suite_cdrun *d, struct suite_argv *rest, struct buf *err) {
+    const char **slot[] = {&d->role, &d->region, &d->endpoint_url, &d->time_scale};
+    const size_t nslots = sizeof slot / sizeof slot[0];
+    _Static_assert(sizeof slot / sizeof slot[0] ==
+                       sizeof suite_cdrun_valued / sizeof suite_cdrun_valued[0],
+                   "a slot for each option");
     struct suite_argv keep;
     suite_argv_init(&keep);
     int rc = SUITE_CDRUN_OK;
     for (size_t i = 0; !rc && i < rest->n; i++) {
         const char *w = rest->v[i];
-        const char **val = strcmp(w, "--role") == 0           ? &d->role
-                           : strcmp(w, "--region") == 0       ? &d->region
-                           : strcmp(w, "--endpoint-url") == 0 ? &d->endpoint_url
-                           : strcmp(w, "--time-scale") == 0   ? &d->time_scale
-                                                              : NULL;
-        if (val && i + 1 == rest->n) {
+        size_t j = 0;
+        while (j < nslots && strcmp(w, suite_cdrun_valued[j]) != 0) j++;
+        if (j < nslots && i + 1 == rest->n) {
             rc = buf_fail(err, SUITE_CDRUN_ERR_USAGE, "%s: want a value", w);
             break;
         }
-        if (val) *val = rest->v[i + 1];
+        if (j < nslots) {
+            char *v = strdup(rest->v[i + 1]); /* the words are handed on below */
+            if (!v) {
+                rc = buf_fail(err, SUITE_CDRUN_ERR_NOMEM, "out of memory");
+                break;
+            }
+            free((char *)*slot[j]);
+            *slot[j] = v;
+        }
         if (strcmp(w, "--allow-plain-http") == 0) d->plain_http = true;
         if (strcmp(w, "--dry-run") == 0) d->dry = true;
         if (strcmp(w, "--yes") == 0) {
             d->yes = true;
             continue;
         }
-        if (val == &d->role) {
+        if (j == 0) { /* --role and its value: sm-endpoint's, not the pairs' */
             i++;
             continue;
         }
-        if (suite_argv_add(&keep, w)) rc = SUITE_CDRUN_ERR_NOMEM;
+        if (suite_argv_add(&keep, w)) rc = buf_fail(err, SUITE_CDRUN_ERR_NOMEM, "out of memory");
     }
-    /* the values read point into rest's words: keep them, hand the rest on */
-    if (!rc) {
+    if (!rc) { /* the pairs get the rest */
         struct suite_argv old = *rest;
         *rest = keep;
         keep = old;
-        for (size_t i = 0; i < keep.n; i++) {
-            const char **vals[] = {&d->role, &d->region, &d->endpoint_url, &d->time_scale};
-            for (size_t j = 0; j < sizeof vals / sizeof vals[0]; j++)
-                if (*vals[j] == keep.v[i]) {
-                    *vals[j] = strdup(keep.v[i]);
-                    if (!*vals[j]) rc = SUITE_CDRUN_ERR_NOMEM;
-                }
-        }
     }
     suite_argv_free(&keep);
-    return rc == SUITE_CDRUN_ERR_NOMEM ? buf_fail(err, rc, "out of memory") : rc;
+    return rc;
 }
 
 /* ---- running sm-endpoint ---- */
@@ -90,7 +95,7 @@ static int suite_cdrun_exec(struct suite_argv *cmd, bool shielded, bool quiet,
 /* Runs cmd and wants exit status 0; what names the step in a failure. */
 static int suite_cdrun_step(struct suite_argv *cmd, bool shielded, const char *what,
                             struct buf *err) {
-    struct suite_deploy_run c;
+    struct suite_deploy_run c = {.echo = false};
     int status;
     buf_init(&c.out, SUITE_CDRUN_OUT_MAX);
     int rc = suite_cdrun_exec(cmd, shielded, false, &c, &status, err);
@@ -129,7 +134,7 @@ static int suite_cdrun_quotas(struct suite_cdrun *d, struct suite_cdep_quota *q,
             buf_addf(&types, "%s%s", types.len ? "," : "", c->instance_type) != BUF_OK)
             return buf_fail(err, SUITE_CDRUN_ERR_NOMEM, "out of memory");
     }
-    struct suite_deploy_run c;
+    struct suite_deploy_run c = {.echo = false};
     int status;
     buf_init(&c.out, SUITE_CDRUN_OUT_MAX);
     int rc = suite_cdrun_cmd(d, "quotas", NULL, &cmd);
@@ -271,7 +276,7 @@ int suite_cdrun_plan(struct suite_cdrun *d, struct buf *err) {
 /* 1: candidate i's endpoint is there (any state), 0: it is not, <0: could not ask. */
 static int suite_cdrun_there(const struct suite_cdrun *d, size_t i, struct buf *err) {
     struct suite_argv cmd;
-    struct suite_deploy_run c;
+    struct suite_deploy_run c = {.echo = false};
     int status;
     buf_init(&c.out, SUITE_CDRUN_OUT_MAX);
     int rc = suite_cdrun_cmd(d, "status", d->l->c[i].endpoint, &cmd);

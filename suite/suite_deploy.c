@@ -98,7 +98,7 @@ int suite_deploy_exec(const struct suite_argv *cmd, bool shielded, bool quiet,
 static int suite_deploy_step(struct suite_deploy *d, const char *verb, int k, bool shielded,
                              struct buf *err) {
     struct suite_argv cmd;
-    struct suite_deploy_run r;
+    struct suite_deploy_run r = {.echo = false};
     int status = -1;
     suite_argv_init(&cmd);
     buf_init(&r.out, SUITE_DEPLOY_OUT_MAX);
@@ -177,7 +177,7 @@ int suite_deploy_down(struct suite_deploy *d) {
 static int suite_deploy_check_one(const struct suite_opts *o, const char *program, int k,
                                   struct buf *err) {
     struct suite_argv cmd;
-    struct suite_deploy_run r;
+    struct suite_deploy_run r = {.echo = false};
     int status = -1;
     const char *name = o->side[o->variants ? 0 : k].name;
     suite_argv_init(&cmd);
