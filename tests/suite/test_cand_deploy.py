@@ -8,6 +8,8 @@ deploys_measures_deletes  two deploy specs: the quotas and the plan told first, 
                           (ListEndpoints empty), deployments.json names them
 quota_refused             a quota too small for the pair: one line naming the instance type and
                           the quota, exit 2, nothing created
+needs_yes                 without --yes (and no terminal to ask on) nothing is created: exit 2,
+                          the plan told first, then one line saying what --yes is for
 sigint_resumes            Ctrl-C while the pair is measured: what is left is what the manifest
                           names (tagged with the run); the same command again deploys nothing
                           again, measures, and deletes both
@@ -116,6 +118,20 @@ def case_quota_refused():
             "0 in use by others; nothing was created"], "one line: %s" % p.stderr)
         check(endpoints(emu.url, e) == {}, "nothing created: %s" % endpoints(emu.url, e))
         check(not os.path.exists(os.path.join(tmp, "run", "deployments.json")), "no manifest")
+    finally:
+        emu.stop()
+
+
+def case_needs_yes():
+    tmp, e, emu = setup("cand-yes-")
+    try:
+        p = sl.suite([a for a in args(emu.url) if a != "--yes"], e, tmp)
+        check(p.returncode == 2, "exit %d\n%s" % (p.returncode, p.stderr))
+        check(sl.lines(p.stderr)[-1] ==
+              "sm-suite: --candidates: 2 deploy spec(s) create endpoints that bill until deleted: "
+              "give --yes (without a terminal nothing is asked); nothing was created", p.stderr)
+        check("plan: step 1 of 1" in p.stderr, "the plan is told first: %s" % p.stderr)
+        check(endpoints(emu.url, e) == {}, "nothing created: %s" % endpoints(emu.url, e))
     finally:
         emu.stop()
 
