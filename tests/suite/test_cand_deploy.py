@@ -138,13 +138,18 @@ def case_needs_yes():
 
 def case_sigint_resumes():
     tmp, e, emu = setup("cand-resume-")
+    # 16 replies, 8 of 4096 tokens: the decode step is under way (its first progress
+    # line) when the signal comes, as in test_lifecycle.py's stop during a step
+    cmd = [os.environ["SM_SUITE"]] + args(emu.url)
+    cmd[cmd.index("16,32")] = "16,4096"
+    cmd[cmd.index("--repeats") + 1] = "4"
     try:
-        proc = subprocess.Popen([os.environ["SM_SUITE"]] + args(emu.url), env=e, cwd=tmp,
-                                text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(cmd, env=e, cwd=tmp, text=True, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
         seen = []
         for line in proc.stderr:
             seen.append(line)
-            if "sm-suite: candidates: pair 1 of 1" in line:
+            if line.startswith("sm-suite: [1/1] decode: ") and "/16 requests" in line:
                 break
         proc.send_signal(signal.SIGINT)
         _, rest = proc.communicate(timeout=sl.TIMEOUT)
@@ -158,7 +163,7 @@ def case_sigint_resumes():
             tags = run_tags(emu.url, e, name)
             check(tags.get("wrk-sagemaker:run") == m["run"], "%s's tags: %s" % (name, tags))
         check("run the same command again (--out run) to go on" in err, err)
-        p = sl.suite(args(emu.url), e, tmp)
+        p = sl.suite(cmd[1:], e, tmp)
         err2 = p.stderr
         check(p.returncode == 0, "rerun: exit %d\n%s" % (p.returncode, err2))
         for name in left:
