@@ -140,8 +140,16 @@ static const char sm_suite_usage_tail[] =
     "                            at that capacity (the file's price_per_hour x instance_count),\n"
     "                            quiz score, and the cheapest. The same command again resumes.\n"
     "                            The file's sides, prices and instances are not options then.\n"
-    "                            This version runs existing endpoints (or variants of one); a\n"
-    "                            deploy spec or inference component is refused before any run\n"
+    "                            A deploy spec (\"deploy\") is deployed for its pair and\n"
+    "                            deleted after it, by sm-endpoint with --role ARN, tagged with\n"
+    "                            the run's id (OUT/deployments.json names each endpoint before\n"
+    "                            its deploy starts): the \"TYPE for endpoint usage\" quotas are\n"
+    "                            read first and the plan told (pairs at once while the quotas\n"
+    "                            hold them, else one after another); a pair that does not fit\n"
+    "                            is refused (exit 2) before anything is created. Creating needs\n"
+    "                            --yes (asked on a terminal). Ctrl-C leaves the named endpoints\n"
+    "                            for the same command again, which deploys only what is missing.\n"
+    "                            An inference component is refused before any run.\n"
     "The endpoints' life (by running sm-endpoint, as wrk is run):\n"
     "  --deploy                  create both endpoints first (sm-endpoint deploy: CreateModel "
     "with\n"
@@ -533,7 +541,7 @@ static int sm_suite_run(struct sm_suite_state *s, int argc, char **argv) {
     int rc, questions = 40;
     if (suite_crun_asked(argv + 1, (size_t)argc - 1) &&
         !suite_crun_asked_help(argv + 1, (size_t)argc - 1))
-        return suite_crun_main(argc, argv);
+        return suite_crun_main(argc, argv, suite_tools_find_endpoint);
     if (suite_opts_scan(argv + 1, (size_t)argc - 1, &s->scan, &s->err) < 0)
         return sm_suite_fail("%s", buf_str(&s->err));
     if (s->scan.help) return sm_suite_help(s);

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "readall.h"
+#include "suite_cdrun.h"
 #include "suite_exec.h"
 #include "suite_files.h"
 
@@ -43,12 +44,13 @@ bool suite_crun_asked_help(char *const *argv, size_t n) {
     return false;
 }
 
-/* A candidate this version runs: an existing endpoint, maybe a variant of it. */
+/* A candidate this version runs: an existing endpoint, maybe a variant of it, or a
+ * deploy spec once named. */
 static int suite_crun_runnable(const struct suite_cand *c, size_t i, struct buf *err) {
-    if (c->deploy)
+    if (c->deploy && !c->endpoint[0])
         return buf_fail(err, SUITE_CRUN_ERR_USAGE,
-                        "--candidates: candidates[%zu] (%s): a deploy spec is not run by this "
-                        "version yet: deploy it first (sm-endpoint deploy) and name its endpoint",
+                        "--candidates: candidates[%zu] (%s): a deploy spec without its "
+                        "endpoint's name (suite_cdrun_name)",
                         i, c->label);
     if (c->component[0])
         return buf_fail(err, SUITE_CRUN_ERR_USAGE,
@@ -155,6 +157,7 @@ struct suite_crun {
     struct suite_cand_figures f[SUITE_CAND_MAX];
     const char *slo;
     struct buf err;
+    struct suite_cdrun d; /* the deploy specs' endpoints */
 };
 
 static int suite_crun_fail(const char *msg) {
@@ -308,9 +311,60 @@ static bool suite_crun_dry(const struct suite_crun *r) {
     return false;
 }
 
+/* Pair k's endpoints are there: the deploys of its step of the plan. */
+static int suite_crun_up(struct suite_crun *r, size_t k, int *upw) {
+    if (!r->d.ndeploy || r->d.dry || r->d.wave[k] == *upw) return 0;
+    *upw = r->d.wave[k];
+    int rc = suite_cdrun_up(&r->d, *upw, &r->err);
+    if (rc == SUITE_CDRUN_ERR_STOPPED) return 130;
+    return rc ? 1 : 0;
+}
+
+/* Stopped: what is left, and how to go on. */
+static int suite_crun_stopped(const struct suite_crun *r) {
+    suite_cdrun_left(&r->d);
+    fprintf(stderr,
+            "sm-suite: candidates: stopped; run the same command again (--out %s) to go on\n",
+            r->out);
+    return 130;
+}
+
+static int suite_crun_pairs(struct suite_crun *r) {
+    int worst = 0, upw = -1;
+    for (size_t k = 0; k < suite_crun_npairs(r->l.n); k++) {
+        int status = 0;
+        if (r->d.ndeploy && !r->d.dry && r->d.wave[k] < 0) {
+            fprintf(stderr, "sm-suite: candidates: pair %zu: done (%s)\n", k + 1, r->d.path);
+            continue;
+        }
+        int up = suite_exec_stopping() ? 130 : suite_crun_up(r, k, &upw);
+        if (up == 130) return suite_crun_stopped(r);
+        if (up) return 1; /* the wave's deploys were deleted */
+        if (suite_exec_stopping() || suite_crun_pair(r, k, &status)) {
+            if (!suite_exec_stopping()) return suite_crun_fail(buf_str(&r->err));
+            status = 130;
+        }
+        if (status == 130 || suite_exec_stopping()) return suite_crun_stopped(r);
+        if (!r->d.dry && r->d.ndeploy) {
+            /* the pair ended: its endpoints go, and with status 2 (the child said why)
+               those of the pairs of its step too */
+            for (size_t j = k; j < suite_crun_npairs(r->l.n); j++)
+                if (j == k || (status == 2 && r->d.wave[j] == r->d.wave[k]))
+                    worst |= suite_cdrun_down(&r->d, j, j == k && status == 0);
+        }
+        if (status == 2) return 2;
+        if (status != 0) worst = 1;
+    }
+    return worst;
+}
+
 static int suite_crun_go(struct suite_crun *r, int argc, char **argv) {
     int rc = suite_crun_args(r, argc, argv);
     if (!rc) rc = suite_crun_load(r);
+    r->d.l = &r->l;
+    r->d.out = r->out;
+    if (!rc && suite_cdrun_args(&r->d, &r->rest, &r->err)) rc = SUITE_CRUN_ERR_USAGE;
+    if (!rc && suite_cdrun_name(&r->d, &r->err)) rc = SUITE_CRUN_ERR_USAGE;
     struct suite_argv probe;
     suite_argv_init(&probe);
     /* every pair's command is checked before the first runs */
@@ -320,25 +374,15 @@ static int suite_crun_go(struct suite_crun *r, int argc, char **argv) {
     suite_argv_free(&probe);
     if (rc == SUITE_CRUN_ERR_NOMEM) return suite_crun_fail("out of memory");
     if (rc) return suite_crun_fail(buf_str(&r->err));
+    if ((rc = suite_cdrun_plan(&r->d, &r->err))) {
+        if (rc == SUITE_CDRUN_ERR_STOPPED) return 130;
+        suite_crun_fail(buf_str(&r->err));
+        return rc == SUITE_CDRUN_ERR_FAILED ? 1 : 2; /* an AWS call failed, or refused */
+    }
     if (!suite_crun_dry(r) && suite_files_mkdirs(r->out, &r->err) < 0)
         return suite_crun_fail(buf_str(&r->err));
-    int worst = 0;
-    for (size_t k = 0; k < suite_crun_npairs(r->l.n); k++) {
-        int status = 0;
-        if (suite_exec_stopping() || suite_crun_pair(r, k, &status)) {
-            if (!suite_exec_stopping()) return suite_crun_fail(buf_str(&r->err));
-            status = 130;
-        }
-        if (status == 2) return 2; /* the child said why */
-        if (status == 130 || suite_exec_stopping()) {
-            fprintf(stderr,
-                    "sm-suite: candidates: stopped; run the same command again (--out %s) to go "
-                    "on\n",
-                    r->out);
-            return 130;
-        }
-        if (status != 0) worst = 1;
-    }
+    int worst = suite_crun_pairs(r);
+    if (worst == 2 || worst == 130) return worst;
     if (suite_crun_dry(r)) return 0;
     suite_crun_collect(r);
     if (suite_crun_summary(r)) return 1;
@@ -347,12 +391,14 @@ static int suite_crun_go(struct suite_crun *r, int argc, char **argv) {
     return worst;
 }
 
-int suite_crun_main(int argc, char **argv) {
+int suite_crun_main(int argc, char **argv, char *(*find_endpoint)(void)) {
     struct suite_crun *r = calloc(1, sizeof *r);
     if (!r) return suite_crun_fail("out of memory");
+    r->d.find_endpoint = find_endpoint;
     suite_argv_init(&r->rest);
     buf_init(&r->err, 4096);
     int rc = suite_crun_go(r, argc, argv);
+    suite_cdrun_free(&r->d);
     suite_argv_free(&r->rest);
     buf_free(&r->err);
     free(r);

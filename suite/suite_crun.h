@@ -9,9 +9,10 @@
  * million tokens at that capacity, quiz score, and the cheapest.
  *
  * Resumable: the same command again goes on with each pair's run (--resume of
- * OUT/pair-K when its manifest is there). This version measures existing endpoints
- * (or two variants of one endpoint); a deploy spec or an inference component is
- * read (suite_cand) but refused before anything runs. */
+ * OUT/pair-K when its manifest is there). A deploy spec is deployed before its
+ * pair and deleted after it (suite_cdrun.h: the quotas and the plan first, the
+ * manifest OUT/deployments.json); an inference component is read (suite_cand) but
+ * refused before anything runs. */
 #ifndef SM_SUITE_CRUN_H
 #define SM_SUITE_CRUN_H
 
@@ -53,9 +54,10 @@ suite_crun_pair_argv(const struct suite_cand_list *l, size_t k, const char *self
 __attribute__((warn_unused_result)) int suite_crun_figures(const char *text, size_t len, int side,
                                                            struct suite_cand_figures *f);
 
-/* The whole run (see above); argv is sm-suite's. Returns the exit status: 0 every
+/* The whole run (see above); argv is sm-suite's, find_endpoint finds sm-endpoint
+ * (suite_tools_find_endpoint) for the deploy specs. Returns the exit status: 0 every
  * pair complete and summarised, 1 a pair failed (the others still run), 2 bad
  * usage or input, 130 stopped. */
-int suite_crun_main(int argc, char **argv);
+int suite_crun_main(int argc, char **argv, char *(*find_endpoint)(void));
 
 #endif

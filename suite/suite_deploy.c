@@ -69,12 +69,6 @@ int suite_deploy_judge(const char *json, size_t len, const char *endpoint, const
 
 /* ---- running sm-endpoint ---- */
 
-struct suite_deploy_run {
-    struct buf out;  /* its standard output */
-    char last[1024]; /* its last line on standard error */
-    bool echo;       /* shows its standard output too */
-};
-
 static void suite_deploy_on_line(void *ctx, const char *line, bool is_stderr) {
     struct suite_deploy_run *r = ctx;
     if (!is_stderr) {
@@ -86,9 +80,8 @@ static void suite_deploy_on_line(void *ctx, const char *line, bool is_stderr) {
     snprintf(r->last, sizeof r->last, "%s", line);
 }
 
-/* Runs the command (printed first); *status its exit status. */
-static int suite_deploy_exec(const struct suite_argv *cmd, bool shielded, bool quiet,
-                             struct suite_deploy_run *r, int *status, struct buf *err) {
+int suite_deploy_exec(const struct suite_argv *cmd, bool shielded, bool quiet,
+                      struct suite_deploy_run *r, int *status, struct buf *err) {
     struct buf line;
     buf_init(&line, BUF_NO_CAP);
     if (!quiet && suite_argv_quote_all(&line, cmd) == BUF_OK)
@@ -105,7 +98,7 @@ static int suite_deploy_exec(const struct suite_argv *cmd, bool shielded, bool q
 static int suite_deploy_step(struct suite_deploy *d, const char *verb, int k, bool shielded,
                              struct buf *err) {
     struct suite_argv cmd;
-    struct suite_deploy_run r;
+    struct suite_deploy_run r = {.echo = false};
     int status = -1;
     suite_argv_init(&cmd);
     buf_init(&r.out, SUITE_DEPLOY_OUT_MAX);
@@ -184,7 +177,7 @@ int suite_deploy_down(struct suite_deploy *d) {
 static int suite_deploy_check_one(const struct suite_opts *o, const char *program, int k,
                                   struct buf *err) {
     struct suite_argv cmd;
-    struct suite_deploy_run r;
+    struct suite_deploy_run r = {.echo = false};
     int status = -1;
     const char *name = o->side[o->variants ? 0 : k].name;
     suite_argv_init(&cmd);

@@ -42,6 +42,22 @@ __attribute__((warn_unused_result)) int suite_deploy_judge(const char *json, siz
                                                            const char *endpoint,
                                                            const char *variant, struct buf *why);
 
+/* What an sm-endpoint command run by suite_deploy_exec said. */
+struct suite_deploy_run {
+    struct buf out;  /* its standard output (the caller inits it with its cap) */
+    char last[1024]; /* its last line on standard error */
+    bool echo;       /* shows its standard output too (set by suite_deploy_exec) */
+};
+
+/* Runs cmd (printed first unless quiet; its standard error always shown, its
+ * standard output too unless quiet) into r; shielded: a stop is not passed on.
+ * *status its exit status. Returns 0, or SUITE_DEPLOY_ERR_FAILED (it could not be
+ * started) with one line in err. */
+__attribute__((warn_unused_result)) int suite_deploy_exec(const struct suite_argv *cmd,
+                                                          bool shielded, bool quiet,
+                                                          struct suite_deploy_run *r, int *status,
+                                                          struct buf *err);
+
 /* The endpoints a run deployed. */
 struct suite_deploy {
     const struct suite_opts *o;

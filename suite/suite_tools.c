@@ -132,6 +132,13 @@ static void suite_tools_find_plugin(struct suite_tools *t, const char *here) {
     free(b);
 }
 
+char *suite_tools_find_endpoint(void) {
+    char *here = suite_tools_self_dir();
+    char *found = suite_tools_find_ours(here, "SM_ENDPOINT", "../tools/sm-endpoint", "sm-endpoint");
+    free(here);
+    return found;
+}
+
 int suite_tools_find(struct suite_tools *t, const char *scenario_dir, struct buf *err) {
     char *here = suite_tools_self_dir();
     int rc = suite_tools_find_wrk(t, err);

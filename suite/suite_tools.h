@@ -41,6 +41,8 @@ void suite_tools_init(struct suite_tools *t);
  * was found before stays in t). */
 __attribute__((warn_unused_result)) int suite_tools_find(struct suite_tools *t,
                                                          const char *scenario_dir, struct buf *err);
+/* sm-endpoint's path (SM_ENDPOINT, beside sm-suite, or on PATH; to free), or NULL. */
+char *suite_tools_find_endpoint(void);
 /* Asks the scenario (a SUITE_OPTS_* bit) for its options, once. Returns 0, or
  * SUITE_TOOLS_ERR_PROBE or _NOMEM with a one-line message in err. */
 __attribute__((warn_unused_result)) int suite_tools_probe(struct suite_tools *t, unsigned scenario,

@@ -1,12 +1,15 @@
 /* Fuzzes what sm-suite reads from outside: a scenario's list of options (the
- * output of `-- --options-json`) and a run's manifest.json. The first byte
- * chooses: 'M' the rest is a manifest, anything else the rest is a list of
+ * output of `-- --options-json`), a run's manifest.json, a candidates run's
+ * deployments.json and sm-endpoint quotas --json's output. The first byte
+ * chooses: 'M' the rest is a manifest, 'D' a deployments.json (of a fixed
+ * candidates file), 'Q' a quotas reply, anything else the rest is a list of
  * options. Every option read takes a few values through its check, every
  * message is one line, and a manifest's options and target are read. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "suite_cdep.h"
 #include "suite_manifest.h"
 #include "suite_spec.h"
 #include "tmpdir.h"
@@ -76,10 +79,43 @@ static void fuzz_manifest(const uint8_t *data, size_t size) {
     free(dir);
 }
 
+/* deployments.json read back for a fixed candidates file: what it names is that
+ * file's deploy specs, and it writes out as JSON that reads back the same. */
+static void fuzz_deployments(const char *text, size_t len) {
+    static const char cands[] =
+        "{\"candidates\": [{\"label\": \"a\", \"deploy\": {\"model\": \"m\", "
+        "\"instance_type\": \"ml.g6.xlarge\"}}, {\"label\": \"b\", \"endpoint\": \"e\"}, "
+        "{\"label\": \"c_d.e\", \"deploy\": {\"model\": \"m\", \"instance_type\": "
+        "\"ml.g5.xlarge\", \"instance_count\": 3}}]}";
+    struct suite_cand_list l;
+    struct suite_cdep_manifest m, back;
+    struct buf err, json;
+    buf_init(&err, 4096);
+    buf_init(&json, 1u << 16);
+    if (suite_cand_parse(cands, sizeof cands - 1, "c.json", &l, &err) != 0) abort();
+    if (suite_cdep_manifest_read(text, len, "d.json", &l, &m, &err) == 0) {
+        for (size_t i = 0; i < l.n; i++)
+            if (m.named[i] && !l.c[i].deploy) abort();
+        if (suite_cdep_manifest_json(&l, &m, &json) != 0 ||
+            suite_cdep_manifest_read(buf_str(&json), json.len, "d.json", &l, &back, &err) != 0 ||
+            memcmp(&m, &back, sizeof m) != 0)
+            abort();
+    }
+    fuzz_one_line(&err);
+    struct suite_cdep_quota q[4];
+    size_t nq = 0;
+    if (suite_cdep_quotas_read(text, len, q, 4, &nq, &err) == 0 && nq > 4) abort();
+    fuzz_one_line(&err);
+    buf_free(&json);
+    buf_free(&err);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;
     if (data[0] == 'M')
         fuzz_manifest(data + 1, size - 1);
+    else if (data[0] == 'D' || data[0] == 'Q')
+        fuzz_deployments((const char *)data + 1, size - 1);
     else
         fuzz_spec((const char *)data + 1, size - 1);
     return 0;

@@ -492,7 +492,7 @@ def case_environment():
 
 
 def case_candidates():
-    """--candidates: three candidates measured, the table and candidates.json, and the
+    """--candidates: two candidates measured, the table and candidates.json, and the
     cheapest at capacity the one the emulator's profiles make cheapest (profile_capacity:
     computed from the profiles and the prices the demo gives, not from a timing)."""
     tmp = sl.tempdir("suite-demo-cand-")
@@ -506,8 +506,8 @@ def case_candidates():
     with open(os.path.join(run, "candidates.json")) as f:
         summary = json.load(f)
     labels = [c["label"] for c in summary["candidates"]]
-    check(labels == ["g6-bf16", "g6-qat", "g5-qat"], f"candidates {labels}")
-    profiles = {"g6-bf16": "bf16-l4", "g6-qat": "qat-l4", "g5-qat": "qat-a10g"}
+    check(labels == ["g6-bf16", "g5-qat"], f"candidates {labels}")
+    profiles = {"g6-bf16": "bf16-l4", "g5-qat": "qat-a10g"}
     args = []
     for c in summary["candidates"]:
         check(c["capacity"]["requests_per_second"] > 0, f"{c['label']}: no capacity")

@@ -11,7 +11,9 @@
 
 #include "../check.h"
 #include "suite_cand.h"
+#include "suite_cdep.h"
 #include "suite_crun.h"
+#include "smname.h"
 
 static const char good[] =
     "{\"candidates\": ["
@@ -213,7 +215,13 @@ static void test_pairs(void) {
     CHECK(strstr(buf_str(&err), "candidates[2] (c) and [3] (d) are measured together") != NULL);
     CHECK_INT(suite_crun_pair_argv(&l, 2, "s", "o", false, rest, 0, &a, &err),
               SUITE_CRUN_ERR_USAGE);
-    CHECK(strstr(buf_str(&err), "candidates[4] (x): a deploy spec is not run") != NULL);
+    CHECK(strstr(buf_str(&err), "candidates[4] (x): a deploy spec without its endpoint") != NULL);
+    /* once named (suite_cdrun_name), a deploy spec is measured as its endpoint */
+    snprintf(l.c[4].endpoint, sizeof l.c[4].endpoint, "c5-x");
+    buf_reset(&words);
+    CHECK_INT(suite_crun_pair_argv(&l, 2, "s", "o", false, rest, 0, &a, &err), 0);
+    CHECK_INT(suite_argv_quote_all(&words, &a), 0);
+    CHECK_STR(buf_str(&words), "s --out o/pair-3 --baseline c5-x=x --candidate c5-x=x.aa");
     suite_argv_free(&a);
     buf_free(&err);
     buf_free(&words);
@@ -236,9 +244,113 @@ static void test_figures(void) {
     CHECK_INT(suite_crun_figures("[", 1, 0, &f), SUITE_CRUN_ERR_USAGE);
 }
 
+/* A deploy spec's endpoint name: the run's and the candidate's, a valid SageMaker name. */
+static void test_cdep_name(void) {
+    char a[64], b[64], c[64];
+    suite_cdep_name("cand-1", 0, "g6_qat.v2", a);
+    suite_cdep_name("cand-2", 0, "g6_qat.v2", b);
+    CHECK(strncmp(a, "c1-", 3) == 0 && strstr(a, "-g6-qat-v2") != NULL);
+    CHECK(strcmp(a, b) != 0); /* another run, another name */
+    suite_cdep_name("cand-1", 11,
+                    "a-label-of-sixty-four-characters-that-is-long-enough-to-cut-it__", c);
+    CHECK(strlen(c) <= 63 && smname_endpoint_ok(c, strlen(c)) && c[strlen(c) - 1] != '-');
+    CHECK(strncmp(c, "c12-", 4) == 0);
+}
+
+static const char four[] =
+    "{\"candidates\": ["
+    " {\"label\": \"a\", \"deploy\": {\"model\": \"m\", \"instance_type\": \"ml.g6.xlarge\"}},"
+    " {\"label\": \"b\", \"deploy\": {\"model\": \"m\", \"instance_type\": \"ml.g6.xlarge\","
+    "  \"instance_count\": 2}},"
+    " {\"label\": \"c\", \"deploy\": {\"model\": \"m\", \"instance_type\": \"ml.g5.xlarge\"}},"
+    " {\"label\": \"d\", \"endpoint\": \"e\"},"
+    " {\"label\": \"f\", \"deploy\": {\"model\": \"m\", \"instance_type\": \"ml.g6.xlarge\"}}"
+    "]}";
+
+/* The list of four, err ready for messages. */
+static void cdep_four(struct suite_cand_list *l, struct buf *err) {
+    buf_init(err, 4096);
+    CHECK_INT(suite_cand_parse(four, strlen(four), "c.json", l, err), 0);
+}
+
+/* The plan: pairs at once while the free quotas hold them, else one after another;
+ * a pair that does not fit alone is refused naming the type and the quota. */
+static void test_cdep_plan(void) {
+    struct suite_cand_list l;
+    struct buf err;
+    cdep_four(&l, &err);
+    struct suite_cdep_quota q[2] = {{"ml.g6.xlarge", 4, 0, 0}, {"ml.g5.xlarge", 1, 0, 0}};
+    bool done[3] = {false, false, false};
+    int wave[3], n = 0;
+    /* pairs: (a,b) 3 g6, (c,d) 1 g5, (f,f) 1 g6: all at once with 4 g6 free */
+    CHECK_INT(suite_cdep_plan(&l, q, 2, done, "r", wave, &n, &err), 0);
+    CHECK(n == 1 && wave[0] == 0 && wave[1] == 0 && wave[2] == 0);
+    /* 1 in use by others: (a,b) and (c,d, on g5) fill the 3 free, then (f,f) */
+    q[0].in_use = 1;
+    CHECK_INT(suite_cdep_plan(&l, q, 2, done, "r", wave, &n, &err), 0);
+    CHECK(n == 2 && wave[0] == 0 && wave[1] == 0 && wave[2] == 1);
+    /* this run's own endpoints do not count against it (a resumed run) */
+    q[0].in_use = 3, q[0].ours = 3;
+    CHECK_INT(suite_cdep_plan(&l, q, 2, done, "r", wave, &n, &err), 0);
+    CHECK(n == 1);
+    /* a pair done is not planned */
+    q[0].ours = 0, q[0].in_use = 0, q[0].quota = 1;
+    done[0] = true;
+    CHECK_INT(suite_cdep_plan(&l, q, 2, done, "r", wave, &n, &err), 0);
+    CHECK(n == 1 && wave[0] == -1 && wave[1] == 0 && wave[2] == 0);
+    done[0] = false;
+    CHECK_INT(suite_cdep_plan(&l, q, 2, done, "us-east-2", wave, &n, &err), SUITE_CDEP_ERR_REFUSED);
+    CHECK_STR(buf_str(&err), "--candidates: candidates a and b, measured together, need 3 "
+                             "ml.g6.xlarge: the quota \"ml.g6.xlarge for endpoint usage\" in "
+                             "us-east-2 is 1 with 0 in use by others; nothing was created");
+    q[1].quota = -1;
+    q[0].quota = 8;
+    CHECK_INT(suite_cdep_plan(&l, q, 2, done, "us-east-2", wave, &n, &err), SUITE_CDEP_ERR_REFUSED);
+    CHECK(strstr(buf_str(&err), "candidate c needs 1 ml.g5.xlarge: us-east-2 has no quota") !=
+          NULL);
+    buf_free(&err);
+}
+
+/* The manifest: written and read back; one that names another file's spec is refused. */
+static void test_cdep_manifest(void) {
+    struct suite_cand_list l;
+    struct suite_cdep_manifest m, back;
+    struct buf err, json;
+    buf_init(&json, 1u << 16);
+    cdep_four(&l, &err);
+    memset(&m, 0, sizeof m);
+    snprintf(m.run, sizeof m.run, "cand-20260101T000000Z-1f");
+    m.named[0] = m.named[1] = m.deleted[0] = true;
+    m.done[2] = true;
+    CHECK_INT(suite_cdep_manifest_json(&l, &m, &json), 0);
+    CHECK_INT(suite_cdep_manifest_read(buf_str(&json), json.len, "d.json", &l, &back, &err), 0);
+    CHECK_STR(back.run, m.run);
+    CHECK(back.named[0] && back.named[1] && !back.named[2] && back.deleted[0] && !back.deleted[1] &&
+          back.done[2] && !back.done[0]);
+    static const char other[] = "{\"run\": \"x\", \"deployments\": [{\"label\": \"a\", "
+                                "\"endpoint\": \"c1-00000000-a\", \"deleted\": false}], "
+                                "\"pairs_done\": []}";
+    CHECK_INT(suite_cdep_manifest_read(other, strlen(other), "d.json", &l, &back, &err),
+              SUITE_CDEP_ERR_REFUSED);
+    CHECK(strstr(buf_str(&err), "d.json: a deployment the candidates file does not name") != NULL);
+    static const char quotas[] =
+        "{\"quotas\": [{\"instance_type\": \"ml.g6.xlarge\", \"region\": \"r\", \"quota\": 4, "
+        "\"in_use\": 1}, {\"instance_type\": \"ml.g5.xlarge\", \"region\": \"r\", "
+        "\"quota\": null, \"in_use\": 0}]}";
+    struct suite_cdep_quota q[4];
+    size_t nq = 0;
+    CHECK_INT(suite_cdep_quotas_read(quotas, strlen(quotas), q, 4, &nq, &err), 0);
+    CHECK(nq == 2 && q[0].quota == 4 && q[0].in_use == 1 && q[1].quota < 0);
+    buf_free(&json);
+    buf_free(&err);
+}
+
 int main(void) {
     test_pairs();
     test_figures();
+    test_cdep_name();
+    test_cdep_plan();
+    test_cdep_manifest();
     test_parse_good();
     test_parse_refusals();
     test_cost_and_summary();
