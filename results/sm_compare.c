@@ -16,6 +16,7 @@
 #include "notes.h"
 #include "out_csv.h"
 #include "out_json.h"
+#include "out_html.h"
 #include "out_markdown.h"
 #include "out_svg.h"
 #include "out_text.h"
@@ -87,7 +88,8 @@ static const char compare_usage[] =
     "                           --price-per-hour, --margin (refused)\n"
     "      --allow-mixed        compare files measured by different clients, at different\n"
     "                           time scales or with different settings (a warning each)\n"
-    "  -f, --format FORMAT      text (default), markdown, json or csv\n"
+    "  -f, --format FORMAT      text (default), markdown, json, csv or html (one file that\n"
+    "                           loads nothing: every table, the charts inline)\n"
     "  -o, --output FILE        write the report to FILE instead of standard output\n"
     "      --svg FILE           also write a chart of both sides with the ratios (SVG)\n"
     "      --margin SHARE       the quiz's equivalence margin, as 2% or 0.02 (default 2%):\n"
@@ -275,13 +277,13 @@ static int compare_slo(struct compare_args *a, int c, const char *arg) {
 }
 
 static int compare_format(struct compare_args *a, const char *arg) {
-    static const char *const formats[] = {"text", "markdown", "json", "csv"};
+    static const char *const formats[] = {"text", "markdown", "json", "csv", "html"};
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
         if (strcmp(arg, formats[i]) == 0) {
             a->format = formats[i];
             return 0;
         }
-    return compare_usage_error("--format must be text, markdown, json or csv", arg);
+    return compare_usage_error("--format must be text, markdown, json, csv or html", arg);
 }
 
 static int compare_option(struct compare_args *a, int c, char *arg) {
@@ -427,6 +429,7 @@ static int compare_render(const struct compare_args *a, const struct cmp *m,
                           const struct warnings *w, struct buf *out) {
     if (strcmp(a->format, "json") == 0) return out_json_render(m, w, out);
     if (strcmp(a->format, "csv") == 0) return out_csv_render(m, w, out);
+    if (strcmp(a->format, "html") == 0) return out_html_render(m, w, out);
     struct page r;
     if (report_build(m, w, &r) < 0) return BUF_ERR_NOMEM;
     int rc = strcmp(a->format, "markdown") == 0 ? out_markdown_render(&r, out)
