@@ -201,10 +201,12 @@ int out_html_plot_curve(const struct cmp *m, struct buf *out) {
                                  "p90 latency, seconds");
     for (int k = 0; k < OUT_HTML_PLOT_NSIDES && !rc && total; k++) {
         char line[400];
-        snprintf(line, sizeof line, "%s %s: sweep levels (circles, solid)%s",
-                 k ? "candidate" : "baseline", k ? m->cname : m->bname,
-                 n[k][1] ? "; open-loop rates (squares, dashed; latency from the intended start)"
-                         : "");
+        snprintf(line, sizeof line, "%s %s: %s%s%s", k ? "candidate" : "baseline",
+                 k ? m->cname : m->bname, n[k][0] ? "sweep levels (circles, solid)" : "",
+                 n[k][0] && n[k][1] ? "; " : "",
+                 n[k][1]   ? "open-loop rates (squares, dashed; latency from the intended start)"
+                 : n[k][0] ? ""
+                           : "no point");
         rc = out_html_plot_legend(out, k, k, line);
         for (int o = 0; o < 2 && !rc; o++)
             rc = out_html_plot_curve_draw(out, m, k, o, pts[k][o], n[k][o], &x, &y);

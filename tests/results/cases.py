@@ -16,7 +16,9 @@ code, the exact standard error, byte-for-byte golden files, and facts that must
 hold whatever the golden files say (check functions).
 """
 
+import base64
 import difflib
+import hashlib
 import json
 import os
 import re
@@ -218,6 +220,8 @@ def check_no_nan(out, _):
 FAULTS = ["faults/a", "faults/b"]
 EVIL = ["-b", "evil/decode-escapes.json", "-b", "native/qat/quiz-qat.json", "-c",
         "native/qat/decode-qat.json", "-c", "evil/quiz-escapes.json"]
+MARKUP = ["-b", "evil/markup-decode.json", "-b", "native/qat/quiz-qat.json", "-c",
+          "native/qat/decode-qat.json", "-c", "evil/markup-quiz.json"]
 PRECISE = ["precise/slow", "precise/fast"]
 GUARD_SUFFIX = " (--allow-mixed compares them anyway)\n"
 
@@ -640,6 +644,49 @@ def check_view_vllm_file(out, _):
            ms["itl"]["n"] == 3, "vLLM file's view %r" % ms)
 
 
+def html_element(html, tag):
+    """The text of the only <tag> element of html."""
+    parts = re.findall(r"<%s>(.*?)</%s>" % (tag, tag), html, re.S)
+    expect(len(parts) == 1 and html.count("<" + tag) == 1, "%d <%s> elements, want 1"
+           % (html.count("<" + tag), tag))
+    return parts[0]
+
+
+def check_html(out, args, want_charts=3):
+    """One file that loads nothing: its policy allows its own style and script (by hash),
+    no URL or import, every table of the Markdown report, each chart an inline SVG."""
+    html = out.decode("utf-8")
+    for tag, directive in (("style", "style-src"), ("script", "script-src")):
+        digest = hashlib.sha256(html_element(html, tag).encode("utf-8")).digest()
+        want = "%s 'sha256-%s'" % (directive, base64.b64encode(digest).decode())
+        expect(want in html, "the policy does not allow the <%s> (want %s)" % (tag, want))
+    expect("default-src 'none'" in html, "no default-src 'none'")
+    tag = re.search(r"<[a-zA-Z][^<>]*\s(src|href|xlink:href)\s*=[^<>]*>", html)
+    expect(not tag, "a reference to another file: %r" % (tag and tag.group(0)))
+    for ref in ("url(", "@import"):
+        expect(ref not in html_element(html, "style"), "%r in the style" % ref)
+    md = run(["-f", "markdown"] + [a for a in args if a not in ("-f", "html")])[1].decode()
+    tables = len(re.findall(r"^\| ---", md, re.M))
+    expect(html.count("<table>") == tables, "%d tables, the Markdown report has %d"
+           % (html.count("<table>"), tables))
+    charts = re.findall(r"<figure class=\"chart\".*?</figure>", html, re.S)
+    expect(len(charts) == want_charts, "%d charts, want %d" % (len(charts), want_charts))
+    for c in charts:
+        expect(c.count("<svg") == 1 and re.search(r"<(circle|rect|path|polyline)", c),
+               "a chart without an SVG drawing")
+
+
+def check_html_inert(out, args):
+    """HTML from a file (an error code, a reply) is shown as text, never markup."""
+    check_html(out, args, 2)  # a decode run and a quiz: no curve
+    html = out.decode("utf-8")
+    for markup in ("<img", "<svg onload", "document.title='pwned'"):
+        expect(markup not in html, "%r reached the HTML" % markup)
+    expect(html.count("pwned") == html.count("document.title=&#39;pwned&#39;") > 0,
+           "a 'pwned' not escaped")
+    expect("&lt;img src=x onerror=&quot;" in html, "the error code is not shown escaped")
+
+
 # name, arguments, exit code, standard error (exact; None: anything), golden files, check.
 # A golden "-" is standard output; another name is a file the case writes (the argument
 # after -o / --svg, relative to a temporary folder given as {tmp}).
@@ -653,6 +700,10 @@ CASES = [
     ("native_three_scenarios_json", ["--format", "json"] + NATIVE, 0, "", ["native.json"],
      check_native),
     ("native_three_scenarios_csv", ["--format", "csv"] + NATIVE, 0, "", ["native.csv"], None),
+    ("native_html_report_self_contained", ["-f", "html"] + NATIVE, 0, "", ["native.html"],
+     check_html),
+    ("html_report_shows_markup_from_files_as_text", ["-f", "html"] + MARKUP, 0, "", [],
+     check_html_inert),
     ("native_svg_chart_and_output_file", NATIVE + ["-o", "{tmp}/native.txt",
                                                    "--svg", "{tmp}/native.svg"], 0, "",
      ["native.txt", "native.svg"], None),
@@ -783,7 +834,7 @@ CASES = [
      "sm-compare: give a BASELINE and a CANDIDATE (or use -- between the sides) "
      "(see sm-compare --help)\n", [], None),
     ("usage_bad_format", ["--format", "xml"] + KNOWN, 2,
-     "sm-compare: --format must be text, markdown, json or csv: xml (see sm-compare --help)\n",
+     "sm-compare: --format must be text, markdown, json, csv or html: xml (see sm-compare --help)\n",
      [], None),
     ("usage_bad_price", ["--price-per-hour", "-3"] + KNOWN, 2,
      "sm-compare: --price-per-hour needs a positive number of USD: -3 (see sm-compare "
@@ -834,6 +885,8 @@ CASES = [
     ("open_loop_figures_json", ["-f", "json"] + OPEN, 0, "", ["open.json"], check_open),
     ("open_loop_markdown", ["-f", "markdown"] + OPEN, 0, "", ["open.md"], None),
     ("open_loop_rows_csv", ["-f", "csv"] + OPEN, 0, "", ["open.csv"], None),
+    ("open_loop_html_report_curve_and_scatter", ["-f", "html"] + OPEN, 0, "", ["open.html"],
+     check_html),
     ("open_loop_svg_latency_against_achieved_rate", OPEN + ["-o", "{tmp}/open.txt", "--svg",
                                                           "{tmp}/open.svg"], 0, "",
      ["open.txt", "open.svg"], check_open_svg),
