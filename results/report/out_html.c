@@ -99,6 +99,13 @@ static int out_html_table(struct buf *b, const struct page_block *t) {
     return rc || buf_adds(b, t->nrows ? "</tbody>\n</table>\n" : "</table>\n");
 }
 
+/* The element of each kind of text block. */
+static const char *const out_html_tags[] = {[PAGE_TITLE] = "h1",
+                                            [PAGE_HEADING] = "h2",
+                                            [PAGE_TABLE] = "table",
+                                            [PAGE_PARA] = "p",
+                                            [PAGE_ITEM] = "li"};
+
 int out_html_page(struct out_html *h, const struct page *r) {
     int rc = 0;
     bool list = false;
@@ -107,23 +114,10 @@ int out_html_page(struct out_html *h, const struct page *r) {
         if (list && bl->kind != PAGE_ITEM) rc = buf_adds(h->out, "</ul>\n");
         if (!list && bl->kind == PAGE_ITEM) rc = rc || buf_adds(h->out, "<ul>\n");
         list = bl->kind == PAGE_ITEM;
-        switch (bl->kind) {
-        case PAGE_TITLE:
-            rc = rc || out_html_line(h, "h1", bl->text);
-            break;
-        case PAGE_HEADING:
-            rc = rc || out_html_line(h, "h2", bl->text);
-            break;
-        case PAGE_TABLE:
+        if (bl->kind == PAGE_TABLE)
             rc = rc || out_html_table(h->out, bl);
-            break;
-        case PAGE_PARA:
-            rc = rc || out_html_line(h, "p", bl->text);
-            break;
-        case PAGE_ITEM:
-            rc = rc || out_html_line(h, "li", bl->text);
-            break;
-        }
+        else
+            rc = rc || out_html_line(h, out_html_tags[bl->kind], bl->text);
     }
     if (list) rc = rc || buf_adds(h->out, "</ul>\n");
     return rc ? BUF_ERR_NOMEM : BUF_OK;
