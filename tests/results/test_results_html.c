@@ -112,13 +112,20 @@ static void test_sides_init(struct test_sides *t, const size_t n[2]) {
     snprintf(t->m.cname, sizeof t->m.cname, "qat");
 }
 
-static void test_html_scatter_is_bounded_and_sampled_evenly(void) {
+/* Draws the scatter (at most max points a side) or, with max 0, the curve of sides
+ * holding nb and nc requests and nlv levels each, into out (initialised here). */
+static int test_plot(size_t nb, size_t nc, size_t nlv, size_t max, struct buf *out) {
     static struct test_sides t;
-    const size_t n[2] = {95, 7};
+    const size_t n[2] = {nb, nc};
     test_sides_init(&t, n);
+    for (int k = 0; k < 2; k++) t.side[k].nlv = nlv;
+    buf_init(out, BUF_NO_CAP);
+    return max ? out_html_plot_scatter(&t.m, max, out) : out_html_plot_curve(&t.m, out);
+}
+
+static void test_html_scatter_is_bounded_and_sampled_evenly(void) {
     struct buf out;
-    buf_init(&out, BUF_NO_CAP);
-    CHECK(out_html_plot_scatter(&t.m, 10, &out) == BUF_OK);
+    CHECK(test_plot(95, 7, 2, 10, &out) == BUF_OK);
     const char *s = buf_str(&out);
     CHECK(test_count(s, "<circle") == 10 + 7);
     CHECK(strstr(s, "10 of 95 requests (sampled evenly in file order)"));
@@ -138,24 +145,16 @@ static void test_html_scatter_is_bounded_and_sampled_evenly(void) {
 }
 
 static void test_html_scatter_and_curve_without_data_write_nothing(void) {
-    static struct test_sides t;
-    const size_t n[2] = {0, 0};
-    test_sides_init(&t, n);
-    for (int k = 0; k < 2; k++) t.side[k].nlv = 0;
-    struct buf out;
-    buf_init(&out, BUF_NO_CAP);
-    CHECK(out_html_plot_scatter(&t.m, 10, &out) == BUF_OK && out.len == 0);
-    CHECK(out_html_plot_curve(&t.m, &out) == BUF_OK && out.len == 0);
-    buf_free(&out);
+    struct buf scatter, curve;
+    CHECK(test_plot(0, 0, 0, 10, &scatter) == BUF_OK && scatter.len == 0);
+    CHECK(test_plot(0, 0, 0, 0, &curve) == BUF_OK && curve.len == 0);
+    buf_free(&scatter);
+    buf_free(&curve);
 }
 
 static void test_html_curve_has_a_point_per_level_and_side(void) {
-    static struct test_sides t;
-    const size_t n[2] = {0, 0};
-    test_sides_init(&t, n);
     struct buf out;
-    buf_init(&out, BUF_NO_CAP);
-    CHECK(out_html_plot_curve(&t.m, &out) == BUF_OK);
+    CHECK(test_plot(0, 0, 2, 0, &out) == BUF_OK);
     const char *s = buf_str(&out);
     CHECK(test_count(s, "<circle") == 4);
     CHECK(test_count(s, "<polyline") == 2);
