@@ -84,7 +84,7 @@ static const char compare_usage[] =
     "                           of ours it equals, or how it differs (docs/compare.md); a\n"
     "                           side may be a vllm bench serve --save-detailed JSON file\n"
     "                           or AIPerf's profile_export.jsonl; it takes none of --slo,\n"
-    "                           --max-error-rate, --min-attainment, --svg,\n"
+    "                           --max-error-rate, --min-attainment, --svg, --html,\n"
     "                           --price-per-hour, --margin (refused)\n"
     "      --allow-mixed        compare files measured by different clients, at different\n"
     "                           time scales or with different settings (a warning each)\n"
@@ -92,6 +92,7 @@ static const char compare_usage[] =
     "                           loads nothing: every table, the charts inline)\n"
     "  -o, --output FILE        write the report to FILE instead of standard output\n"
     "      --svg FILE           also write a chart of both sides with the ratios (SVG)\n"
+    "      --html FILE          also write the HTML report (as -f html) to FILE\n"
     "      --margin SHARE       the quiz's equivalence margin, as 2% or 0.02 (default 2%):\n"
     "                           with 100 or more questions both sides answered, each\n"
     "                           family is called different, equivalent within it, or\n"
@@ -191,15 +192,15 @@ static const char compare_usage[] =
     "the file and the problem: malformed JSON, a field of the wrong type or out of range,\n"
     "unknown format version, a file of the wrong kind, sides measured with different\n"
     "lengths, levels, quiz, clients, time scales or settings; an --slo without an open-loop\n"
-    "run, or on a metric a side did not measure; a symbolic link at the --output or --svg\n"
-    "file or as its folder, never followed); 1 when the output cannot be written.\n";
+    "run, or on a metric a side did not measure; a symbolic link at the --output, --svg or\n"
+    "--html file or as its folder, never followed); 1 when the output cannot be written.\n";
 
 /* The command line. */
 struct compare_args {
     char **paths[2]; /* baseline, candidate */
     size_t npaths[2];
     const char *facts[2];
-    const char *format, *output, *svg, *quiz;
+    const char *format, *output, *svg, *html, *quiz;
     bool have_price, allow_mixed;
     double margin; /* --margin, 0: the default */
     double price;
@@ -231,6 +232,7 @@ static bool compare_view_refuses(const struct compare_args *a) {
                          : a->slo.error_given  ? "--max-error-rate"
                          : a->slo.attain_given ? "--min-attainment"
                          : a->svg              ? "--svg"
+                         : a->html             ? "--html"
                          : a->have_price       ? "--price-per-hour"
                          : a->margin > 0       ? "--margin"
                                                : NULL;
@@ -261,6 +263,7 @@ enum {
     COMPARE_OPT_FACTS_C,
     COMPARE_OPT_PRICE,
     COMPARE_OPT_SVG,
+    COMPARE_OPT_HTML,
     COMPARE_OPT_QUIZ,
     COMPARE_OPT_MARGIN,
     COMPARE_OPT_MIXED,
@@ -326,6 +329,9 @@ static int compare_option(struct compare_args *a, int c, char *arg) {
     case COMPARE_OPT_SVG:
         a->svg = arg;
         return 0;
+    case COMPARE_OPT_HTML:
+        a->html = arg;
+        return 0;
     case COMPARE_OPT_QUIZ:
         a->quiz = arg;
         return 0;
@@ -386,6 +392,7 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
         {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},
         {"svg", required_argument, NULL, COMPARE_OPT_SVG},
+        {"html", required_argument, NULL, COMPARE_OPT_HTML},
         {"quiz", required_argument, NULL, COMPARE_OPT_QUIZ},
         {"margin", required_argument, NULL, COMPARE_OPT_MARGIN},
         {"help", no_argument, NULL, 'h'},
@@ -491,7 +498,7 @@ static int compare_read_sides(struct compare_job *jobs, struct warnings *w, stru
 }
 
 /* Reads, checks and compares both sides, and writes the report; returns the exit status. */
-static int compare_run(const struct compare_args *a, struct buf *out, struct buf *svg,
+static int compare_run(const struct compare_args *a, struct buf *out, struct buf extra[2],
                        struct compare_job *jobs, struct warnings *w, struct buf *err) {
     struct quizfile *qz = NULL;
     struct cmp m = {0};
@@ -506,12 +513,14 @@ static int compare_run(const struct compare_args *a, struct buf *out, struct buf
     notes_add(&m, w); /* what the reader should know of the figures */
     status = 1;
     if (w->nomem || compare_render(a, &m, w, out) != BUF_OK ||
-        (a->svg && out_svg_render(&m, svg) != BUF_OK)) {
+        (a->svg && out_svg_render(&m, &extra[0]) != BUF_OK) ||
+        (a->html && out_html_render(&m, w, &extra[1]) != BUF_OK)) {
         buf_fail(err, BUF_ERR_NOMEM, "out of memory");
         goto done;
     }
     if ((status = compare_write(a->output, out, err)) == 0 && a->svg)
-        status = compare_write(a->svg, svg, err);
+        status = compare_write(a->svg, &extra[0], err);
+    if (status == 0 && a->html) status = compare_write(a->html, &extra[1], err);
 done:
     cmp_free(&m);
     quizfile_free(qz);
@@ -546,17 +555,18 @@ done:
 static int compare_main(const struct compare_args *a) {
     if (a->view) return compare_view(a);
     struct compare_job jobs[2] = {{.a = a, .k = 0}, {.a = a, .k = 1}};
-    struct buf out, svg, err;
+    struct buf out, extra[2], err; /* extra: --svg, --html */
     struct warnings w;
     buf_init(&out, BUF_NO_CAP);
-    buf_init(&svg, BUF_NO_CAP);
+    buf_init(&extra[0], BUF_NO_CAP);
+    buf_init(&extra[1], BUF_NO_CAP);
     buf_init(&err, COMPARE_ERR_MAX);
     warnings_init(&w);
     for (int k = 0; k < 2; k++) {
         warnings_init(&jobs[k].w);
         buf_init(&jobs[k].err, COMPARE_ERR_MAX);
     }
-    int status = compare_run(a, &out, &svg, jobs, &w, &err);
+    int status = compare_run(a, &out, extra, jobs, &w, &err);
     if (status && err.len)
         compare_say("", buf_str(&err));
     else if (status == 2)
@@ -569,7 +579,8 @@ static int compare_main(const struct compare_args *a) {
     }
     warnings_free(&w);
     buf_free(&out);
-    buf_free(&svg);
+    buf_free(&extra[0]);
+    buf_free(&extra[1]);
     buf_free(&err);
     return status;
 }

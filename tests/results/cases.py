@@ -687,6 +687,17 @@ def check_html_inert(out, args):
     expect("&lt;img src=x onerror=&quot;" in html, "the error code is not shown escaped")
 
 
+def check_html_link(_, args):
+    """--html never writes through a symbolic link: exit 2 naming it, the target untouched."""
+    with tempfile.TemporaryDirectory() as tmp:
+        target, link = os.path.join(tmp, "target"), os.path.join(tmp, "report.html")
+        open(target, "w").write("kept\n")
+        os.symlink(target, link)
+        rc, out, err = run(["--html", link] + args)
+        expect(rc == 2 and link in err, "exit %d, stderr %r" % (rc, err))
+        expect(open(target).read() == "kept\n", "the link's target was written")
+
+
 # name, arguments, exit code, standard error (exact; None: anything), golden files, check.
 # A golden "-" is standard output; another name is a file the case writes (the argument
 # after -o / --svg, relative to a temporary folder given as {tmp}).
@@ -704,6 +715,10 @@ CASES = [
      check_html),
     ("html_report_shows_markup_from_files_as_text", ["-f", "html"] + MARKUP, 0, "", [],
      check_html_inert),
+    ("native_html_file_beside_the_text_report", NATIVE + ["-o", "{tmp}/native.txt",
+                                                           "--html", "{tmp}/native.html"],
+     0, "", ["native.txt", "native.html"], None),
+    ("html_file_never_written_through_a_link", NATIVE, 0, "", [], check_html_link),
     ("native_svg_chart_and_output_file", NATIVE + ["-o", "{tmp}/native.txt",
                                                    "--svg", "{tmp}/native.svg"], 0, "",
      ["native.txt", "native.svg"], None),
@@ -909,6 +924,9 @@ CASES = [
     ("usage_view_refuses_what_it_would_not_use",
      ["--view", "vllm", "--slo", "ttft:p90:1", "open/a", "open/b"], 2,
      "sm-compare: --view shows the peer's own figures; it takes no: --slo (see sm-compare "
+     "--help)\n", [], None),
+    ("usage_view_refuses_html", ["--view", "vllm", "--html", "x.html", "open/a", "open/b"], 2,
+     "sm-compare: --view shows the peer's own figures; it takes no: --html (see sm-compare "
      "--help)\n", [], None),
     ("usage_view_refuses_svg", ["--view", "aiperf", "--svg", "x.svg", "open/a", "open/b"], 2,
      "sm-compare: --view shows the peer's own figures; it takes no: --svg (see sm-compare "
