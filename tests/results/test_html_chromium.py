@@ -13,6 +13,9 @@ from disk, and checks what chromium made of it:
   one <script> element, the title and no element from the files' text;
 - chromium's log (--enable-logging=stderr): no console message at all (a policy
   violation, a blocked load or a script error is logged as one);
+- the hover: through chromium's DevTools protocol (--remote-debugging-pipe), the mouse
+  moved onto the last point drawn (on top of the others) shows that point's data-tip in the tooltip, and moved
+  off it hides the tooltip;
 - a screenshot of the whole page (a tall window at half scale, so that decoding it is
   quick): a PNG (decoded here with zlib) holding both sides' colours (the charts').
 
@@ -20,7 +23,9 @@ Skipped (exit 77) only when chromium is not installed. Chromium may start slowly
 loaded host: each run has a generous hang guard and nothing depends on its timing.
 """
 
+import fcntl
 import html.parser
+import json
 import os
 import re
 import shutil
@@ -28,6 +33,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import zlib
 
 BIN, FIXTURES = sys.argv[1:3]
@@ -70,6 +76,102 @@ def browse(browser, tmp, page, *args):
     err = p.stderr.decode("utf-8", "replace")
     expect(p.returncode == 0, "chromium exit %d: %s" % (p.returncode, err[-2000:]))
     return p.stdout.decode("utf-8", "replace"), err
+
+
+class DevTools:
+    """Chromium driven through its DevTools protocol on a pipe (JSON messages ending in
+    NUL: commands on the browser's fd 3, replies and events on its fd 4)."""
+
+    def __init__(self, browser, tmp):
+        profile = tempfile.mkdtemp(dir=tmp, prefix="profile-")
+        to_browser, self.from_browser = os.pipe(), os.pipe()
+        mine, theirs = (to_browser[1], self.from_browser[0]), (to_browser[0], self.from_browser[1])
+
+        def fds():  # the pipe's ends to 3 and 4, by way of fds above both
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in theirs]
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
+        self.proc = subprocess.Popen(
+            [browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--user-data-dir=" + profile, "--remote-debugging-pipe", "--window-size=1000,800",
+             "about:blank"], pass_fds=(3, 4) + theirs, preexec_fn=fds, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        for fd in theirs:
+            os.close(fd)
+        self.guard = threading.Timer(HANG_GUARD, self.proc.kill)  # a hang guard only
+        self.guard.daemon = True
+        self.guard.start()
+        self.out = os.fdopen(mine[0], "wb", buffering=0)
+        self.inp = os.fdopen(mine[1], "rb", buffering=0)
+        self.pending, self.last, self.session = b"", 0, None
+
+    def message(self):
+        while b"\0" not in self.pending:
+            chunk = self.inp.read(65536)
+            expect(chunk, "chromium closed its DevTools pipe")
+            self.pending += chunk
+        msg, self.pending = self.pending.split(b"\0", 1)
+        return json.loads(msg)
+
+    def call(self, method, params=None, until=None):
+        """The result of a command; with until, also waits for that event."""
+        self.last += 1
+        msg = {"id": self.last, "method": method, "params": params or {}}
+        if self.session:
+            msg["sessionId"] = self.session
+        self.out.write(json.dumps(msg).encode() + b"\0")
+        result, seen = None, until is None
+        while result is None or not seen:
+            msg = self.message()
+            if msg.get("id") == self.last:
+                expect("error" not in msg, "DevTools %s: %r" % (method, msg.get("error")))
+                result = msg["result"]
+            seen = seen or msg.get("method") == until
+        return result
+
+    def value(self, expression):
+        r = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        return json.loads(r["result"]["value"])
+
+    def close(self):
+        try:
+            self.session = None
+            self.call("Browser.close")
+        except (Failure, OSError):
+            self.proc.kill()
+        self.guard.cancel()
+        self.proc.wait()
+        self.out.close()
+        self.inp.close()
+
+
+def check_hover(name, browser, tmp, page):
+    """The mouse on the last point drawn (on top of any other) shows its data-tip; off
+    it, nothing."""
+    dt = DevTools(browser, tmp)
+    try:
+        pages = [t for t in dt.call("Target.getTargets")["targetInfos"] if t["type"] == "page"]
+        expect(pages, "%s: no page in chromium" % name)
+        dt.session = dt.call("Target.attachToTarget", {"targetId": pages[0]["targetId"],
+                                                       "flatten": True})["sessionId"]
+        dt.call("Page.enable")
+        dt.call("Page.navigate", {"url": "file://" + page}, until="Page.loadEventFired")
+        x, y, want = dt.value(
+            "var all = document.querySelectorAll('svg [data-tip]'), e = all[all.length - 1];"
+            "e.scrollIntoView({block: 'center'});"
+            "var r = e.getBoundingClientRect();"
+            "JSON.stringify([r.x + r.width / 2, r.y + r.height / 2, e.getAttribute('data-tip')])")
+        tip = "var t = document.getElementById('tip'); JSON.stringify([t.hidden, t.textContent])"
+        dt.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+        expect(dt.value(tip) == [False, want], "%s: the tooltip on %r shows %r"
+               % (name, want, dt.value(tip)))
+        dt.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": 1, "y": 1})
+        expect(dt.value(tip)[0] is True, "%s: the tooltip stays off the point" % name)
+        errors = dt.value("JSON.stringify(document.documentElement.getAttribute('data-js-errors'))")
+        expect(errors is None, "%s: the script recorded errors on hover: %s" % (name, errors))
+    finally:
+        dt.close()
 
 
 class Dom(html.parser.HTMLParser):
@@ -207,6 +309,7 @@ def main():
                 dom, log = browse(browser, tmp, page, "--dump-dom")
                 check_dom(name, dom, charts, title)
                 check_log(name, log)
+                check_hover(name, browser, tmp, page)
                 shot = os.path.join(tmp, name + ".png")
                 _, log = browse(browser, tmp, page, "--screenshot=" + shot,
                                 "--window-size=1000,10000",
