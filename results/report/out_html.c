@@ -24,7 +24,8 @@ static const char out_html_style[] =
     "#tip{position:fixed;background:#222;color:#fff;padding:.2em .5em;border-radius:3px;"
     "font-size:.85em;pointer-events:none;white-space:pre}\n"
     "#tip[hidden]{display:none}\n"
-    "@media print{body{max-width:none;margin:0;font-size:10pt}#tip{display:none}"
+    "nav ul{columns:2;font-size:.9em}\n"
+    "@media print{body{max-width:none;margin:0;font-size:10pt}#tip,nav{display:none}"
     "table,figure{break-inside:avoid}h2{break-after:avoid}"
     "tbody tr:nth-child(even){background:none}figure svg{border:none}}\n";
 
@@ -57,7 +58,7 @@ static const char out_html_script[] =
     "})();\n";
 
 /* base64(SHA-256) of out_html_style and out_html_script. */
-#define OUT_HTML_STYLE_SHA  "sha256-wTlLeMN+loBv3Qm7W0kqOIXQJs1hHwAwv15HydV081o="
+#define OUT_HTML_STYLE_SHA  "sha256-l4W5y92gcy7lhYtvXSorDmXtmJaEpDKdiJ3cjiI2+kQ="
 #define OUT_HTML_SCRIPT_SHA "sha256-dY42csnYXRYv6yxLvUtF7NejXrVHWX5QNMRVhK23kkU="
 
 int out_html_begin(struct out_html *h, struct buf *out, const char *title) {
@@ -106,6 +107,20 @@ static const char *const out_html_tags[] = {[PAGE_TITLE] = "h1",
                                             [PAGE_PARA] = "p",
                                             [PAGE_ITEM] = "li"};
 
+/* Links to the headings of r after block i, by the ids out_html_line will give them
+ * (h's next on): none for fewer than two. */
+static int out_html_nav(struct out_html *h, const struct page *r, size_t i) {
+    size_t n = 0, id = h->nblocks;
+    for (size_t k = i + 1; k < r->n; k++) n += r->blocks[k].kind == PAGE_HEADING;
+    if (n < 2) return 0;
+    int rc = buf_adds(h->out, "<nav>\n<ul>\n");
+    for (size_t k = i + 1; k < r->n && !rc; k++)
+        if (r->blocks[k].kind == PAGE_HEADING)
+            rc = buf_addf(h->out, "<li><a href=\"#s%zu\">", ++id) ||
+                 esc_xml(h->out, r->blocks[k].text) || buf_adds(h->out, "</a></li>\n");
+    return rc || buf_adds(h->out, "</ul>\n</nav>\n");
+}
+
 int out_html_page(struct out_html *h, const struct page *r) {
     int rc = 0;
     bool list = false;
@@ -118,6 +133,7 @@ int out_html_page(struct out_html *h, const struct page *r) {
             rc = rc || out_html_table(h->out, bl);
         else
             rc = rc || out_html_line(h, out_html_tags[bl->kind], bl->text);
+        if (bl->kind == PAGE_TITLE) rc = rc || out_html_nav(h, r, i);
     }
     if (list) rc = rc || buf_adds(h->out, "</ul>\n");
     return rc ? BUF_ERR_NOMEM : BUF_OK;
@@ -149,8 +165,9 @@ int out_html_render(const struct cmp *m, const struct warnings *w, struct buf *o
     snprintf(title, sizeof title, "%s vs %s", m->bname, m->cname);
     if (report_build(m, w, &r) < 0) return BUF_ERR_NOMEM;
     buf_init(&svg, BUF_NO_CAP);
-    int rc = out_html_begin(&h, out, title) || out_html_page(&h, &r) ||
-             out_html_line(&h, "h2", "Charts") || out_svg_render(m, &svg) ||
+    /* The charts' heading is the page's last, so that the contents name it too. */
+    int rc = page_text(&r, PAGE_HEADING, "Charts") || out_html_begin(&h, out, title) ||
+             out_html_page(&h, &r) || out_svg_render(m, &svg) ||
              out_html_chart(&h, "Both sides and the ratios", &svg);
     buf_reset(&svg);
     rc = rc || out_html_plot_curve(m, &svg) ||

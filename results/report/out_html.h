@@ -31,8 +31,9 @@ struct out_html {
 /* Starts the document in out (head, style, script); title is text from files. */
 __attribute__((warn_unused_result)) int out_html_begin(struct out_html *h, struct buf *out,
                                                        const char *title);
-/* Appends every block of r: a title as <h1>, headings <h2>, tables (the first row as
- * the header, right-aligned columns marked), paragraphs, runs of items as lists. */
+/* Appends every block of r: a title as <h1> (then, with two headings or more after it,
+ * the contents: a link to each), headings <h2>, tables (the first row as the header,
+ * right-aligned columns marked), paragraphs, runs of items as lists. */
 __attribute__((warn_unused_result)) int out_html_page(struct out_html *h, const struct page *r);
 /* Appends a chart: title above it (text), svg an SVG document as out_svg.h writes
  * them (an XML declaration before <svg> is dropped; the SVG must have escaped its

@@ -661,8 +661,10 @@ def check_html(out, args, want_charts=3):
         want = "%s 'sha256-%s'" % (directive, base64.b64encode(digest).decode())
         expect(want in html, "the policy does not allow the <%s> (want %s)" % (tag, want))
     expect("default-src 'none'" in html, "no default-src 'none'")
-    tag = re.search(r"<[a-zA-Z][^<>]*\s(src|href|xlink:href)\s*=[^<>]*>", html)
+    tag = re.search(r"<[a-zA-Z][^<>]*\s(src|href|xlink:href)\s*=\s*\"?[^#\"][^<>]*>", html)
     expect(not tag, "a reference to another file: %r" % (tag and tag.group(0)))
+    for target in re.findall(r"href=\"#([^\"]*)\"", html):
+        expect(html.count(" id=\"%s\"" % target) == 1, "a link to no section: #%s" % target)
     for ref in ("url(", "@import"):
         expect(ref not in html_element(html, "style"), "%r in the style" % ref)
     md = run(["-f", "markdown"] + [a for a in args if a not in ("-f", "html")])[1].decode()

@@ -65,6 +65,25 @@ static void test_html_text_from_files_is_inert(void) {
     page_free(&r);
 }
 
+static void test_html_contents_link_each_heading_after_the_title(void) {
+    struct page r = {0};
+    CHECK(page_text(&r, PAGE_TITLE, "t") == 0);
+    CHECK(page_text(&r, PAGE_HEADING, "first %s", test_svg) == 0);
+    CHECK(page_text(&r, PAGE_PARA, "p") == 0);
+    CHECK(page_text(&r, PAGE_HEADING, "second") == 0);
+    struct buf out;
+    struct out_html h;
+    buf_init(&out, BUF_NO_CAP);
+    CHECK(out_html_begin(&h, &out, "t") == BUF_OK && out_html_page(&h, &r) == BUF_OK);
+    CHECK(strstr(buf_str(&out), "<h1>t</h1>\n<nav>\n<ul>\n"
+                                "<li><a href=\"#s1\">first &lt;svg onload=alert(1)&gt;</a></li>\n"
+                                "<li><a href=\"#s2\">second</a></li>\n</ul>\n</nav>\n"
+                                "<h2 id=\"s1\">first "));
+    CHECK(strstr(buf_str(&out), "<h2 id=\"s2\">second</h2>"));
+    buf_free(&out);
+    page_free(&r);
+}
+
 static void test_html_empty_chart_adds_nothing(void) {
     struct buf out, svg;
     struct out_html h;
@@ -165,6 +184,7 @@ static void test_html_curve_has_a_point_per_level_and_side(void) {
 
 int main(void) {
     test_html_text_from_files_is_inert();
+    test_html_contents_link_each_heading_after_the_title();
     test_html_empty_chart_adds_nothing();
     test_html_scatter_is_bounded_and_sampled_evenly();
     test_html_scatter_and_curve_without_data_write_nothing();
