@@ -19,6 +19,7 @@
 #include "nway_report.h"
 #include "out_csv.h"
 #include "out_json.h"
+#include "out_html.h"
 #include "out_markdown.h"
 #include "out_svg.h"
 #include "out_text.h"
@@ -111,15 +112,17 @@ static const char compare_usage[] =
     "                           of ours it equals, or how it differs (docs/compare.md); a\n"
     "                           side may be a vllm bench serve --save-detailed JSON file\n"
     "                           or AIPerf's profile_export.jsonl; it takes none of --slo,\n"
-    "                           --max-error-rate, --min-attainment, --svg,\n"
+    "                           --max-error-rate, --min-attainment, --svg, --html,\n"
     "                           --price-per-hour, --margin (refused)\n"
     "      --allow-mixed        compare files measured by different clients, at different\n"
     "                           time scales or with different settings (a warning each)\n"
-    "  -f, --format FORMAT      text (default), markdown, json or csv\n"
+    "  -f, --format FORMAT      text (default), markdown, json, csv or html (one file that\n"
+    "                           loads nothing: every table, the charts inline)\n"
     "  -o, --output FILE        write the report to FILE instead of standard output\n"
     "      --svg FILE           also write a chart of both sides with the ratios (SVG);\n"
     "                           with --candidates, the Pareto chart: USD per million\n"
     "                           tokens against latency at the SLO\n"
+    "      --html FILE          also write the HTML report (as -f html) to FILE\n"
     "      --margin SHARE       the quiz's equivalence margin, as 2% or 0.02 (default 2%):\n"
     "                           with 100 or more questions both sides answered, each\n"
     "                           family is called different, equivalent within it, or\n"
@@ -216,20 +219,26 @@ static const char compare_usage[] =
     "columns; rate_R_... and capacity_... rows, a bound in the note), the warnings first as\n"
     "comment lines. --svg adds TTFT and ITL panels, open loop's latency against achieved\n"
     "rate with the SLO's bound, and a ramp's rate, instances and p90 TTFT over the run.\n"
+    "HTML (-f html) is one file that loads nothing (no network, no other file): the text\n"
+    "report's sections and every table, then the charts inline: the --svg chart, each\n"
+    "side's p90 latency against tokens/s (sweep levels; open-loop rates), and each\n"
+    "request's end-to-end latency against its start (at most 2000 a side, sampled evenly,\n"
+    "said in the legend); hover a point for its values; it prints as it reads (a print\n"
+    "stylesheet). Its policy runs no script but its own, and text from files is escaped.\n"
     "\n"
     "Exit status: 0 on success; 2 on bad input or usage (one line on standard error naming\n"
     "the file and the problem: malformed JSON, a field of the wrong type or out of range,\n"
     "unknown format version, a file of the wrong kind, sides measured with different\n"
     "lengths, levels, quiz, clients, time scales or settings; an --slo without an open-loop\n"
-    "run, or on a metric a side did not measure; a symbolic link at the --output or --svg\n"
-    "file or as its folder, never followed); 1 when the output cannot be written.\n";
+    "run, or on a metric a side did not measure; a symbolic link at the --output, --svg or\n"
+    "--html file or as its folder, never followed); 1 when the output cannot be written.\n";
 
 /* The command line. */
 struct compare_args {
     char **paths[2]; /* baseline, candidate */
     size_t npaths[2];
     const char *facts[2];
-    const char *format, *output, *svg, *quiz;
+    const char *format, *output, *svg, *html, *quiz;
     bool have_price, allow_mixed;
     double margin; /* --margin, 0: the default */
     double price;
@@ -262,6 +271,7 @@ static bool compare_view_refuses(const struct compare_args *a) {
                          : a->slo.error_given  ? "--max-error-rate"
                          : a->slo.attain_given ? "--min-attainment"
                          : a->svg              ? "--svg"
+                         : a->html             ? "--html"
                          : a->have_price       ? "--price-per-hour"
                          : a->margin > 0       ? "--margin"
                                                : NULL;
@@ -292,6 +302,7 @@ enum {
     COMPARE_OPT_FACTS_C,
     COMPARE_OPT_PRICE,
     COMPARE_OPT_SVG,
+    COMPARE_OPT_HTML,
     COMPARE_OPT_QUIZ,
     COMPARE_OPT_MARGIN,
     COMPARE_OPT_MIXED,
@@ -315,13 +326,13 @@ static int compare_slo(struct compare_args *a, int c, const char *arg) {
 }
 
 static int compare_format(struct compare_args *a, const char *arg) {
-    static const char *const formats[] = {"text", "markdown", "json", "csv"};
+    static const char *const formats[] = {"text", "markdown", "json", "csv", "html"};
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
         if (strcmp(arg, formats[i]) == 0) {
             a->format = formats[i];
             return 0;
         }
-    return compare_usage_error("--format must be text, markdown, json or csv", arg);
+    return compare_usage_error("--format must be text, markdown, json, csv or html", arg);
 }
 
 static int compare_option(struct compare_args *a, int c, char *arg) {
@@ -360,6 +371,9 @@ static int compare_option(struct compare_args *a, int c, char *arg) {
         return 0;
     case COMPARE_OPT_SVG:
         a->svg = arg;
+        return 0;
+    case COMPARE_OPT_HTML:
+        a->html = arg;
         return 0;
     case COMPARE_OPT_QUIZ:
         a->quiz = arg;
@@ -439,6 +453,7 @@ static int compare_parse(int argc, char **argv, struct compare_args *a) {
         {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},
         {"svg", required_argument, NULL, COMPARE_OPT_SVG},
+        {"html", required_argument, NULL, COMPARE_OPT_HTML},
         {"quiz", required_argument, NULL, COMPARE_OPT_QUIZ},
         {"margin", required_argument, NULL, COMPARE_OPT_MARGIN},
         {"help", no_argument, NULL, 'h'},
@@ -489,6 +504,7 @@ static int compare_render(const struct compare_args *a, const struct cmp *m,
                           const struct warnings *w, struct buf *out) {
     if (strcmp(a->format, "json") == 0) return out_json_render(m, w, out);
     if (strcmp(a->format, "csv") == 0) return out_csv_render(m, w, out);
+    if (strcmp(a->format, "html") == 0) return out_html_render(m, w, out);
     struct page r;
     if (report_build(m, w, &r) < 0) return BUF_ERR_NOMEM;
     int rc = strcmp(a->format, "markdown") == 0 ? out_markdown_render(&r, out)
@@ -544,7 +560,7 @@ static int compare_read_sides(struct compare_job *jobs, struct warnings *w, stru
 }
 
 /* Reads, checks and compares both sides, and writes the report; returns the exit status. */
-static int compare_run(const struct compare_args *a, struct buf *out, struct buf *svg,
+static int compare_run(const struct compare_args *a, struct buf *out, struct buf extra[2],
                        struct compare_job *jobs, struct warnings *w, struct buf *err) {
     struct quizfile *qz = NULL;
     struct cmp m = {0};
@@ -559,12 +575,14 @@ static int compare_run(const struct compare_args *a, struct buf *out, struct buf
     notes_add(&m, w); /* what the reader should know of the figures */
     status = 1;
     if (w->nomem || compare_render(a, &m, w, out) != BUF_OK ||
-        (a->svg && out_svg_render(&m, svg) != BUF_OK)) {
+        (a->svg && out_svg_render(&m, &extra[0]) != BUF_OK) ||
+        (a->html && out_html_render(&m, w, &extra[1]) != BUF_OK)) {
         buf_fail(err, BUF_ERR_NOMEM, "out of memory");
         goto done;
     }
     if ((status = compare_write(a->output, out, err)) == 0 && a->svg)
-        status = compare_write(a->svg, svg, err);
+        status = compare_write(a->svg, &extra[0], err);
+    if (status == 0 && a->html) status = compare_write(a->html, &extra[1], err);
 done:
     cmp_free(&m);
     quizfile_free(qz);
@@ -596,12 +614,14 @@ done:
     return status;
 }
 
-/* The N-way report in a's format (and --svg's chart); BUF_OK or BUF_ERR_*. */
+/* The N-way report in a's format (and --svg's chart, --html's report); BUF_OK or BUF_ERR_*. */
 static int compare_nway_render(const struct compare_args *a, const struct nway *n,
-                               const struct warnings *w, struct buf *out, struct buf *svg) {
-    int rc = a->svg ? nway_out_svg(n, svg) : BUF_OK;
+                               const struct warnings *w, struct buf *out, struct buf extra[2]) {
+    int rc = a->svg ? nway_out_svg(n, &extra[0]) : BUF_OK;
+    if (!rc && a->html) rc = nway_out_html(n, w, &extra[1]);
     if (rc) return rc;
     if (strcmp(a->format, "json") == 0) return nway_out_json(n, w, out);
+    if (strcmp(a->format, "html") == 0) return nway_out_html(n, w, out);
     if (strcmp(a->format, "csv") == 0) return nway_out_csv(n, w, out);
     struct page r;
     if (nway_report_build(n, w, &r) < 0) {
@@ -619,9 +639,10 @@ static int compare_nway(const struct compare_args *a) {
     struct nway n = {0};
     struct quizfile *qz = NULL;
     struct warnings w;
-    struct buf out, svg, err;
+    struct buf out, extra[2], err; /* extra: --svg, --html */
     buf_init(&out, BUF_NO_CAP);
-    buf_init(&svg, BUF_NO_CAP);
+    buf_init(&extra[0], BUF_NO_CAP);
+    buf_init(&extra[1], BUF_NO_CAP);
     buf_init(&err, COMPARE_ERR_MAX);
     warnings_init(&w);
     struct nway_opts o = {a->candidates, a->npaths[0] ? a->paths[0][0] : NULL,
@@ -636,19 +657,21 @@ static int compare_nway(const struct compare_args *a) {
     for (size_t i = 0; i < n.n; i++) /* what the reader should know of each pair's figures */
         if (n.c[i].compared && (i != n.base || n.n == 1)) notes_add(&n.c[i].m, &w);
     status = 1;
-    if (w.nomem || compare_nway_render(a, &n, &w, &out, &svg) != BUF_OK) {
+    if (w.nomem || compare_nway_render(a, &n, &w, &out, extra) != BUF_OK) {
         buf_fail(&err, BUF_ERR_NOMEM, "out of memory");
         goto done;
     }
     if ((status = compare_write(a->output, &out, &err)) == 0 && a->svg)
-        status = compare_write(a->svg, &svg, &err);
+        status = compare_write(a->svg, &extra[0], &err);
+    if (status == 0 && a->html) status = compare_write(a->html, &extra[1], &err);
 done:
     if (status) compare_say("", err.len ? buf_str(&err) : "out of memory");
     nway_free(&n);
     quizfile_free(qz);
     warnings_free(&w);
     buf_free(&out);
-    buf_free(&svg);
+    buf_free(&extra[0]);
+    buf_free(&extra[1]);
     buf_free(&err);
     return status;
 }
@@ -657,17 +680,18 @@ static int compare_main(const struct compare_args *a) {
     if (a->view) return compare_view(a);
     if (a->candidates) return compare_nway(a);
     struct compare_job jobs[2] = {{.a = a, .k = 0}, {.a = a, .k = 1}};
-    struct buf out, svg, err;
+    struct buf out, extra[2], err; /* extra: --svg, --html */
     struct warnings w;
     buf_init(&out, BUF_NO_CAP);
-    buf_init(&svg, BUF_NO_CAP);
+    buf_init(&extra[0], BUF_NO_CAP);
+    buf_init(&extra[1], BUF_NO_CAP);
     buf_init(&err, COMPARE_ERR_MAX);
     warnings_init(&w);
     for (int k = 0; k < 2; k++) {
         warnings_init(&jobs[k].w);
         buf_init(&jobs[k].err, COMPARE_ERR_MAX);
     }
-    int status = compare_run(a, &out, &svg, jobs, &w, &err);
+    int status = compare_run(a, &out, extra, jobs, &w, &err);
     if (status && err.len)
         compare_say("", buf_str(&err));
     else if (status == 2)
@@ -680,7 +704,8 @@ static int compare_main(const struct compare_args *a) {
     }
     warnings_free(&w);
     buf_free(&out);
-    buf_free(&svg);
+    buf_free(&extra[0]);
+    buf_free(&extra[1]);
     buf_free(&err);
     return status;
 }

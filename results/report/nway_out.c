@@ -9,6 +9,7 @@
 #include "esc.h"
 #include "nway_report.h"
 #include "out_csv.h"
+#include "out_html.h"
 #include "out_json.h"
 
 #define NWAY_OUT_COLS 26
@@ -235,6 +236,18 @@ static int nway_out_text(struct buf *b, double x, double y, const char *attrs, c
            buf_adds(b, "</text>\n");
 }
 
+/* A candidate's point, its figures as a tooltip (data-tip for the HTML report's
+ * script, <title> for any SVG viewer). */
+static int nway_out_dot(struct buf *b, double x, double y, const char *color, const char *label,
+                        const struct pareto_item *it) {
+    char tip[128];
+    snprintf(tip, sizeof tip, ": %.4g USD per million tokens, %.4g s at the SLO", it->usd, it->lat);
+    return buf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" data-tip=\"", x, y,
+                    color) ||
+           esc_xml(b, label) || esc_xml(b, tip) || buf_adds(b, "\"><title>") || esc_xml(b, label) ||
+           esc_xml(b, tip) || buf_adds(b, "</title></circle>\n");
+}
+
 /* The axes' upper ends: the largest latency and cost (range ends too), plus a tenth. */
 static void nway_out_scale(const struct nway *w, double *xmax, double *ymax) {
     *xmax = *ymax = 0;
@@ -258,7 +271,7 @@ static int nway_out_point(const struct nway *w, size_t i, double xmax, double ym
     int rc = buf_addf(b, "<path d=\"M%.1f %.1fV%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n", x,
                       NWAY_OUT_B - lo / ymax * (NWAY_OUT_B - NWAY_OUT_T),
                       NWAY_OUT_B - hi / ymax * (NWAY_OUT_B - NWAY_OUT_T), color) ||
-             buf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"/>\n", x, y, color);
+             nway_out_dot(b, x, y, color, w->c[i].f.label, it);
     if (!rc && w->pr.best == (int)i)
         rc = buf_addf(
             b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"10\" fill=\"none\" stroke=\"#222\"/>\n", x, y);
@@ -327,4 +340,22 @@ int nway_out_svg(const struct nway *w, struct buf *b) {
             y += 14;
         }
     return rc || buf_adds(b, "</svg>\n");
+}
+
+int nway_out_html(const struct nway *w, const struct warnings *warn, struct buf *out) {
+    struct page r = {0};
+    struct out_html h;
+    struct buf svg;
+    char title[64];
+    snprintf(title, sizeof title, "%zu candidates", w->n);
+    buf_init(&svg, BUF_NO_CAP);
+    /* the chart's heading is the page's last, so that the contents name it too */
+    int rc = nway_report_build(w, warn, &r) < 0 || page_text(&r, PAGE_HEADING, "Charts") ||
+             out_html_begin(&h, out, title) || out_html_page(&h, &r) || nway_out_svg(w, &svg) ||
+             out_html_chart(
+                 &h, "The Pareto front: USD per million tokens against latency at the SLO", &svg) ||
+             out_html_end(&h);
+    buf_free(&svg);
+    page_free(&r);
+    return rc ? BUF_ERR_NOMEM : BUF_OK;
 }

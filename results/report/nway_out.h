@@ -1,5 +1,6 @@
 /* nway_out: sm-compare --candidates as JSON (docs/result-format.md, "sm-compare
- * --candidates JSON"), CSV (one row per candidate) and SVG (the Pareto chart). */
+ * --candidates JSON"), CSV (one row per candidate), SVG (the Pareto chart) and
+ * HTML (the report's page and the Pareto chart in one file, out_html.h). */
 #ifndef SM_NWAY_OUT_H
 #define SM_NWAY_OUT_H
 
@@ -21,5 +22,10 @@ __attribute__((warn_unused_result)) int nway_out_csv(const struct nway *w,
  * recommendation ringed, those left out named below), to out: an HTML report
  * embeds it as it is. Returns BUF_OK or a BUF_ERR_* code. */
 __attribute__((warn_unused_result)) int nway_out_svg(const struct nway *w, struct buf *out);
+
+/* The HTML report into out: the page of nway_report.h, then the Pareto chart.
+ * Returns BUF_OK or a BUF_ERR_* code. */
+__attribute__((warn_unused_result)) int nway_out_html(const struct nway *w,
+                                                      const struct warnings *warn, struct buf *out);
 
 #endif

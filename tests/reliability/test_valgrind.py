@@ -112,6 +112,9 @@ def case_compare():
         ("native-markdown", ["-f", "markdown", "native/bf16", "native/qat"], 0),
         ("native-csv", ["-f", "csv", "-o", work.path("native.csv"), "native/bf16",
                         "native/qat"], 0),
+        ("native-html", ["-f", "html", "-o", work.path("native.html"), "native/bf16",
+                         "native/qat"], 0),
+        ("open-html", ["-f", "html", "--slo", "ttft:p90:0.6", "open/a", "open/b"], 0),
         ("article", ["article/measure-gemma-4-e2b.json",
                      "article/measure-gemma-4-e2b-qat.json"], 0),
         ("journal", ["journal", "native/qat"], 0),
@@ -124,6 +127,7 @@ def case_compare():
                                stderr=err, timeout=VG_TIMEOUT)
         check_clean(work, name, p.returncode, want)
     check(os.path.getsize(work.path("native.svg")) > 0, "no SVG written")
+    check(os.path.getsize(work.path("native.html")) > 0, "no HTML written")
     work.clean()
 
 

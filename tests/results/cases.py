@@ -16,7 +16,9 @@ code, the exact standard error, byte-for-byte golden files, and facts that must
 hold whatever the golden files say (check functions).
 """
 
+import base64
 import difflib
+import hashlib
 import json
 import os
 import re
@@ -218,6 +220,8 @@ def check_no_nan(out, _):
 FAULTS = ["faults/a", "faults/b"]
 EVIL = ["-b", "evil/decode-escapes.json", "-b", "native/qat/quiz-qat.json", "-c",
         "native/qat/decode-qat.json", "-c", "evil/quiz-escapes.json"]
+MARKUP = ["-b", "evil/markup-decode.json", "-b", "native/qat/quiz-qat.json", "-c",
+          "native/qat/decode-qat.json", "-c", "evil/markup-quiz.json"]
 PRECISE = ["precise/slow", "precise/fast"]
 GUARD_SUFFIX = " (--allow-mixed compares them anyway)\n"
 
@@ -825,6 +829,70 @@ def check_view_vllm_file(out, _):
            ms["itl"]["n"] == 3, "vLLM file's view %r" % ms)
 
 
+def html_element(html, tag):
+    """The text of the only <tag> element of html."""
+    parts = re.findall(r"<%s>(.*?)</%s>" % (tag, tag), html, re.S)
+    expect(len(parts) == 1 and html.count("<" + tag) == 1, "%d <%s> elements, want 1"
+           % (html.count("<" + tag), tag))
+    return parts[0]
+
+
+def check_html(out, args, want_charts=3):
+    """One file that loads nothing: its policy allows its own style and script (by hash),
+    no URL or import, every table of the Markdown report, each chart an inline SVG."""
+    html = out.decode("utf-8")
+    for tag, directive in (("style", "style-src"), ("script", "script-src")):
+        digest = hashlib.sha256(html_element(html, tag).encode("utf-8")).digest()
+        want = "%s 'sha256-%s'" % (directive, base64.b64encode(digest).decode())
+        expect(want in html, "the policy does not allow the <%s> (want %s)" % (tag, want))
+    expect("default-src 'none'" in html, "no default-src 'none'")
+    tag = re.search(r"<[a-zA-Z][^<>]*\s(src|href|xlink:href)\s*=\s*\"?[^#\"][^<>]*>", html)
+    expect(not tag, "a reference to another file: %r" % (tag and tag.group(0)))
+    for target in re.findall(r"href=\"#([^\"]*)\"", html):
+        expect(html.count(" id=\"%s\"" % target) == 1, "a link to no section: #%s" % target)
+    for ref in ("url(", "@import"):
+        expect(ref not in html_element(html, "style"), "%r in the style" % ref)
+    md = run(["-f", "markdown"] + [a for a in args if a not in ("-f", "html")])[1].decode()
+    tables = len(re.findall(r"^\| ---", md, re.M))
+    expect(html.count("<table>") == tables, "%d tables, the Markdown report has %d"
+           % (html.count("<table>"), tables))
+    charts = re.findall(r"<figure class=\"chart\".*?</figure>", html, re.S)
+    expect(len(charts) == want_charts, "%d charts, want %d" % (len(charts), want_charts))
+    for c in charts:
+        expect(c.count("<svg") == 1 and re.search(r"<(circle|rect|path|polyline)", c),
+               "a chart without an SVG drawing")
+
+
+def check_cands_html(out, args):
+    """The N-way report in HTML: its page and the Pareto chart, each point's figures its
+    tooltip."""
+    check_html(out, args, 1)
+    html = out.decode("utf-8")
+    expect(html.count("data-tip=") == 3, "a tooltip on each of the three points drawn")
+
+
+def check_html_inert(out, args):
+    """HTML from a file (an error code, a reply) is shown as text, never markup."""
+    check_html(out, args, 2)  # a decode run and a quiz: no curve
+    html = out.decode("utf-8")
+    for markup in ("<img", "<svg onload", "document.title='pwned'"):
+        expect(markup not in html, "%r reached the HTML" % markup)
+    expect(html.count("pwned") == html.count("document.title=&#39;pwned&#39;") > 0,
+           "a 'pwned' not escaped")
+    expect("&lt;img src=x onerror=&quot;" in html, "the error code is not shown escaped")
+
+
+def check_html_link(_, args):
+    """--html never writes through a symbolic link: exit 2 naming it, the target untouched."""
+    with tempfile.TemporaryDirectory() as tmp:
+        target, link = os.path.join(tmp, "target"), os.path.join(tmp, "report.html")
+        open(target, "w").write("kept\n")
+        os.symlink(target, link)
+        rc, out, err = run(["--html", link] + args)
+        expect(rc == 2 and link in err, "exit %d, stderr %r" % (rc, err))
+        expect(open(target).read() == "kept\n", "the link's target was written")
+
+
 # name, arguments, exit code, standard error (exact; None: anything), golden files, check.
 # A golden "-" is standard output; another name is a file the case writes (the argument
 # after -o / --svg, relative to a temporary folder given as {tmp}).
@@ -838,6 +906,14 @@ CASES = [
     ("native_three_scenarios_json", ["--format", "json"] + NATIVE, 0, "", ["native.json"],
      check_native),
     ("native_three_scenarios_csv", ["--format", "csv"] + NATIVE, 0, "", ["native.csv"], None),
+    ("native_html_report_self_contained", ["-f", "html"] + NATIVE, 0, "", ["native.html"],
+     check_html),
+    ("html_report_shows_markup_from_files_as_text", ["-f", "html"] + MARKUP, 0, "", [],
+     check_html_inert),
+    ("native_html_file_beside_the_text_report", NATIVE + ["-o", "{tmp}/native.txt",
+                                                           "--html", "{tmp}/native.html"],
+     0, "", ["native.txt", "native.html"], None),
+    ("html_file_never_written_through_a_link", NATIVE, 0, "", [], check_html_link),
     ("native_svg_chart_and_output_file", NATIVE + ["-o", "{tmp}/native.txt",
                                                    "--svg", "{tmp}/native.svg"], 0, "",
      ["native.txt", "native.svg"], None),
@@ -968,7 +1044,7 @@ CASES = [
      "sm-compare: give a BASELINE and a CANDIDATE (or use -- between the sides) "
      "(see sm-compare --help)\n", [], None),
     ("usage_bad_format", ["--format", "xml"] + KNOWN, 2,
-     "sm-compare: --format must be text, markdown, json or csv: xml (see sm-compare --help)\n",
+     "sm-compare: --format must be text, markdown, json, csv or html: xml (see sm-compare --help)\n",
      [], None),
     ("usage_bad_price", ["--price-per-hour", "-3"] + KNOWN, 2,
      "sm-compare: --price-per-hour needs a positive number of USD: -3 (see sm-compare "
@@ -1020,6 +1096,8 @@ CASES = [
     ("candidates_figures_from_own_records_json", ["-f", "json"] + CANDS, 0, "", ["cands.json"],
      check_cands_json),
     ("candidates_markdown", ["-f", "markdown"] + CANDS, 0, "", ["cands.md"], None),
+    ("candidates_html_report_page_and_pareto_chart", ["-f", "html"] + CANDS, 0, "",
+     ["cands.html"], check_cands_html),
     ("candidates_one_row_each_csv", ["-f", "csv"] + CANDS, 0, "", ["cands.csv"], None),
     ("candidates_pareto_chart_svg", CANDS + ["-o", "{tmp}/cands.txt", "--svg", "{tmp}/cands.svg"],
      0, "", ["cands.txt", "cands.svg"], check_cands_svg),
@@ -1042,6 +1120,8 @@ CASES = [
     ("open_loop_figures_json", ["-f", "json"] + OPEN, 0, "", ["open.json"], check_open),
     ("open_loop_markdown", ["-f", "markdown"] + OPEN, 0, "", ["open.md"], None),
     ("open_loop_rows_csv", ["-f", "csv"] + OPEN, 0, "", ["open.csv"], None),
+    ("open_loop_html_report_curve_and_scatter", ["-f", "html"] + OPEN, 0, "", ["open.html"],
+     check_html),
     ("open_loop_svg_latency_against_achieved_rate", OPEN + ["-o", "{tmp}/open.txt", "--svg",
                                                           "{tmp}/open.svg"], 0, "",
      ["open.txt", "open.svg"], check_open_svg),
@@ -1075,6 +1155,9 @@ CASES = [
     ("usage_view_refuses_what_it_would_not_use",
      ["--view", "vllm", "--slo", "ttft:p90:1", "open/a", "open/b"], 2,
      "sm-compare: --view shows the peer's own figures; it takes no: --slo (see sm-compare "
+     "--help)\n", [], None),
+    ("usage_view_refuses_html", ["--view", "vllm", "--html", "x.html", "open/a", "open/b"], 2,
+     "sm-compare: --view shows the peer's own figures; it takes no: --html (see sm-compare "
      "--help)\n", [], None),
     ("usage_view_refuses_svg", ["--view", "aiperf", "--svg", "x.svg", "open/a", "open/b"], 2,
      "sm-compare: --view shows the peer's own figures; it takes no: --svg (see sm-compare "

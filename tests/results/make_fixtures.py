@@ -29,7 +29,9 @@ xcheck/    sweep runs at c4 with container logs whose throughput lines agree
 mixed/     files measured differently from native/: another prompt, another
            time scale, another client.
 evil/      files whose strings hold control characters, and fields of the wrong
-           type or range.
+           type or range; markup-decode.json and markup-quiz.json, whose error
+           code and message, and a quiz reply, are HTML that would run a script
+           (the HTML report's tests).
 special/   a FIFO, a directory named like a result file, a file that starts
            with a NUL byte.
 stream/    sm-stream's files (format 2, streamed records): a and b (b twice as
@@ -527,6 +529,16 @@ def evil():
         doc = result(header("x", "decode", dec), decode_records(60.0, 0.5, [16, 512], 5))
         doc["time_scale"] = value
         write(os.path.join(d, "scale-%s.json" % name), doc)
+    markup = ("</script><script>document.title='pwned'</script>"
+              "<svg onload=\"document.title='pwned'\">'&")
+    recs = decode_records(60.0, 0.5, [16, 512], 5)
+    recs[3].update(ok=False, status=500,
+                   error={"code": "<img src=x onerror=\"document.title='pwned'\">",
+                          "message": markup})
+    write(os.path.join(d, "markup-decode.json"), result(header("x", "decode", dec), recs))
+    recs = quiz_records("qat")
+    recs[4].update(text=markup, correct=False)
+    write(os.path.join(d, "markup-quiz.json"), result(header("x", "quiz", qs), recs))
     doc = result(header("x", "decode", dec), decode_records(60.0, 0.5, [16, 512], 5))
     doc["settings"]["lengths"] = [16, 0]
     write(os.path.join(d, "length-zero.json"), doc)
