@@ -9,9 +9,10 @@
                                          analysis and ctest: the other builds, the fuzz
                                          targets' build and the static analysis run while
                                          the normal pass runs, two CPU hogs then until it
-                                         ends, none left after; one ctest call under the
-                                         sanitizers; a failed build stops the run, its log
-                                         printed and the pass's tests stopped
+                                         ends, none left after; the sanitizer pass (one
+                                         ctest call) follows it beside what is left of the
+                                         work, without hogs; a failed build stops the run,
+                                         its log printed and the pass's tests stopped
 
 Each waits on states (files, processes), a guard of GUARD seconds against a hang only."""
 import json
@@ -87,25 +88,54 @@ touch "$mark-$name"
 FUZZ = STUB + r"""touch "$mark-$1"
 """
 
-LINT = STUB + r"""touch "$mark"
+# In the overlap run the analysis ends only once the sanitizer pass has begun.
+LINT = STUB + r"""if [ "$STUB_MODE" = overlap ]; then
+    i=0
+    while [ ! -e "$STUB_MARKS/asan-pass-started" ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i + 1)); done
+    [ -e "$STUB_MARKS/asan-pass-started" ] || { echo "lint stand-in: no sanitizer pass beside it" >&2; exit 1; }
+fi
+touch "$mark"
 """
 
-# The normal pass's ctest (its --test-dir ends in /build) waits for the static analysis
-# (the last of the work beside it), then for two CPU hogs of its parent, and writes
-# what it saw; the other calls only record their arguments.
+# The passes' ctest (python3 test_ci.py normal-pass or sanitizer-pass) writes what it
+# saw; the other calls only record their arguments.
 CTEST = STUB + r"""echo "$*" >>"$STUB_MARKS/ctest-calls"
 case "$*" in
-*"--test-dir $STUB_TOP/build "*) ;;
-*) exit 0 ;;
+*"--test-dir $STUB_TOP/build "*)
+    echo $$ >"$STUB_MARKS/normal-pid"
+    exec python3 "$STUB_SELF" normal-pass "$STUB_MARKS" ;;
+*"--test-dir $STUB_TOP/build-asan "*)
+    exec python3 "$STUB_SELF" sanitizer-pass "$STUB_MARKS" ;;
 esac
-echo $$ >"$STUB_MARKS/normal-pid"
-exec python3 "$STUB_SELF" normal-pass "$STUB_MARKS"
 """
+
+
+def script_pid():
+    """scripts/test's process: the parent of the shell that runs the passes."""
+    with open(f"/proc/{os.getppid()}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
+def sanitizer_pass(marks):
+    """The stand-in sanitizer pass: in the overlap run, it begins before the analysis
+    ends (which waits for it) and runs beside no hog."""
+    seen = {"hogs": hogs_of(script_pid())}
+    open(os.path.join(marks, "asan-pass-started"), "w").close()
+    if os.environ["STUB_MODE"] == "overlap":
+        end = time.monotonic() + GUARD
+        while not os.path.exists(os.path.join(marks, "lint")) and time.monotonic() < end:
+            time.sleep(0.05)
+    seen["lint_before_end"] = os.path.exists(os.path.join(marks, "lint"))
+    with open(os.path.join(marks, "sanitizer-saw"), "w") as f:
+        json.dump(seen, f)
 
 
 def normal_pass(marks):
-    """The stand-in normal pass: the state of the work beside it, as it sees it."""
-    parent = os.getppid()
+    """The stand-in normal pass: the state of the work beside it, as it sees it (in the
+    overlap run it ends at once)."""
+    if os.environ["STUB_MODE"] == "overlap":
+        return
+    parent = script_pid()
     seen = {}
     end = time.monotonic() + GUARD
     while not os.path.exists(os.path.join(marks, "lint")) and time.monotonic() < end:
@@ -138,7 +168,7 @@ def hogs_of(parent):
     return sorted(found)
 
 
-def tree(root, tmp, fail_build=""):
+def tree(root, tmp, fail_build="", mode="hogs"):
     top = os.path.join(tmp, "top")
     marks = os.path.join(tmp, "marks")
     bindir = os.path.join(tmp, "bin")
@@ -153,7 +183,8 @@ def tree(root, tmp, fail_build=""):
             f.write(text)
         os.chmod(path, 0o755)
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], STUB_MARKS=marks,
-               STUB_TOP=top, STUB_SELF=os.path.abspath(__file__), STUB_FAIL=fail_build)
+               STUB_TOP=top, STUB_SELF=os.path.abspath(__file__), STUB_FAIL=fail_build,
+               STUB_MODE=mode)
     return top, marks, env
 
 
@@ -197,6 +228,22 @@ def case_beside(root):
     print("the builds and the analysis ran beside the normal pass, then two hogs, none left")
 
 
+def case_overlap(root):
+    with tempfile.TemporaryDirectory(prefix="ci-overlap-") as tmp:
+        top, marks, env = tree(root, tmp, mode="overlap")
+        p = subprocess.run([os.path.join(top, "scripts", "test")], env=env, cwd=top,
+                           capture_output=True, text=True, timeout=2 * GUARD)
+        if p.returncode != 0:
+            fail(f"scripts/test with stand-ins (a short normal pass): exit {p.returncode}\n{p.stderr}")
+        with open(os.path.join(marks, "sanitizer-saw")) as f:
+            saw = json.load(f)
+        if not saw["lint_before_end"]:
+            fail("the sanitizer pass did not run beside the static analysis")
+        if saw["hogs"]:
+            fail(f"the sanitizer pass ran beside hogs {saw['hogs']}")
+    print("the sanitizer pass runs beside what is left of the work, without hogs")
+
+
 def case_failed_build(root):
     with tempfile.TemporaryDirectory(prefix="ci-beside-fail-") as tmp:
         top, marks, env = tree(root, tmp, fail_build="build-release")
@@ -220,11 +267,15 @@ def main(argv):
     if argv[:1] == ["normal-pass"]:
         normal_pass(argv[1])
         return 0
+    if argv[:1] == ["sanitizer-pass"]:
+        sanitizer_pass(argv[1])
+        return 0
     if argv[:1] == ["costs"] and len(argv) == 4:
         case_costs(*argv[1:])
         return 0
     if argv[:1] == ["beside"] and len(argv) == 2:
         case_beside(argv[1])
+        case_overlap(argv[1])
         case_failed_build(argv[1])
         return 0
     print(__doc__, file=sys.stderr)
