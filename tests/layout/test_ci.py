@@ -196,11 +196,17 @@ def alive(pid):
         return False
 
 
+def run_script(root, tmp, **how):
+    """scripts/test in a tree of stand-ins: (its process, the marks folder)."""
+    top, marks, env = tree(root, tmp, **how)
+    p = subprocess.run([os.path.join(top, "scripts", "test")], env=env, cwd=top,
+                       capture_output=True, text=True, timeout=2 * GUARD)
+    return p, marks
+
+
 def case_beside(root):
     with tempfile.TemporaryDirectory(prefix="ci-beside-") as tmp:
-        top, marks, env = tree(root, tmp)
-        p = subprocess.run([os.path.join(top, "scripts", "test")], env=env, cwd=top,
-                           capture_output=True, text=True, timeout=2 * GUARD)
+        p, marks = run_script(root, tmp)
         if p.returncode != 0:
             fail(f"scripts/test with stand-ins: exit {p.returncode}\n{p.stderr}")
         with open(os.path.join(marks, "normal-saw")) as f:
@@ -230,9 +236,7 @@ def case_beside(root):
 
 def case_overlap(root):
     with tempfile.TemporaryDirectory(prefix="ci-overlap-") as tmp:
-        top, marks, env = tree(root, tmp, mode="overlap")
-        p = subprocess.run([os.path.join(top, "scripts", "test")], env=env, cwd=top,
-                           capture_output=True, text=True, timeout=2 * GUARD)
+        p, marks = run_script(root, tmp, mode="overlap")
         if p.returncode != 0:
             fail(f"scripts/test with stand-ins (a short normal pass): exit {p.returncode}\n{p.stderr}")
         with open(os.path.join(marks, "sanitizer-saw")) as f:
@@ -246,9 +250,7 @@ def case_overlap(root):
 
 def case_failed_build(root):
     with tempfile.TemporaryDirectory(prefix="ci-beside-fail-") as tmp:
-        top, marks, env = tree(root, tmp, fail_build="build-release")
-        p = subprocess.run([os.path.join(top, "scripts", "test")], env=env, cwd=top,
-                           capture_output=True, text=True, timeout=2 * GUARD)
+        p, marks = run_script(root, tmp, fail_build="build-release")
         if p.returncode == 0:
             fail("scripts/test passed with a failed Release build")
         for text in ("setup build-release: stand-in compile error",
