@@ -37,7 +37,8 @@ README = os.path.join(sl.ROOT, "README.md")
 FIRST_BLOCK = ["./scripts/demo    # the whole bf16-vs-QAT comparison against the local "
                "SageMaker emulator",
                "./scripts/test    # installs what is missing, builds, runs every test (beside "
-               "two CPU hogs; under ASan+UBSan all but the slow), lint, fuzz"]
+               "the other builds and lint, then CPU hogs; under ASan+UBSan all but the slow), "
+               "fuzz"]
 SCALE = "200"  # the emulator's time scale for commands meant for real endpoints
 MARKER = re.compile(r"<!-- readme-test(?:: (.*?))? -->")
 
