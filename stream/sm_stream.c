@@ -130,6 +130,16 @@ static void sms_cost(const struct engine_stats *st) {
             (unsigned long long)c->records, (double)c->record_ns / 1e3 / (double)c->records);
 }
 
+/* How the open loop's sends kept their times (engine_sends), when it had any. */
+static void sms_sends(const struct engine_sends *s) {
+    if (!s->sends) return;
+    fprintf(stderr,
+            "sm-stream: open loop: %zu sends, %zu left more than 1 ms after their time (%zu "
+            "of them handed to libcurl that late: the thread got to them late); %zu left on a "
+            "later turn of the loop than the one that handed them\n",
+            s->sends, s->late, s->late_handed, s->deferred);
+}
+
 /* The scenario in every state, then the engine. */
 static int sms_go(struct sms_run *r, struct buf *err) {
     size_t n = (size_t)r->a.w.threads;
@@ -152,6 +162,7 @@ static int sms_go(struct sms_run *r, struct buf *err) {
     if (engine_run(&cfg, r->hooks, n, &st, err)) return 1;
     rc = sms_exit(&r->lua, luahost_done(&r->lua, err), 1);
     sms_cost(&st);
+    sms_sends(&st.sends);
     return rc;
 }
 
