@@ -64,6 +64,7 @@ struct engine_due {
     bool ready;          /* e is signed into the slot's request */
     long long due_us;    /* the handed request's intended start; -1: none (closed loop) */
     long long hand_us;   /* when it was handed to libcurl */
+    bool listed;         /* in its thread's handed (once, however often it is handed) */
 };
 
 /* A socket libcurl watches: its event, and the slot whose transfer it carried when
@@ -168,7 +169,10 @@ static bool engine_hand(struct engine_thread *t, size_t i) {
     d->hand_us = s->t_handed_us;
     if (curl_multi_add_handle(m->multi, s->easy) == CURLM_OK) {
         t->active++; /* its send time is stamped as it leaves (slot.h) */
-        if (d->due_us >= 0) t->handed[t->n_handed++] = i;
+        if (d->due_us >= 0 && !d->listed) {
+            d->listed = true;
+            t->handed[t->n_handed++] = i;
+        }
         return true;
     }
     disp_abort("cannot send a request", "libcurl refused it");
@@ -187,8 +191,11 @@ static void engine_start(struct engine_multi *m) {
 /* At a callback's end: each open-loop request it handed over that has not left
  * yet waits for a later turn (engine_sends.deferred). */
 static void engine_settle(struct engine_thread *t) {
-    for (; t->n_handed; t->n_handed--)
-        if (!t->slots[t->handed[t->n_handed - 1]].left) t->sends.deferred++;
+    for (; t->n_handed; t->n_handed--) {
+        size_t i = t->handed[t->n_handed - 1];
+        t->due[i].listed = false;
+        if (!t->slots[i].left) t->sends.deferred++;
+    }
 }
 
 /* Sends e on slot i now: the harvest under way, or the caller's engine_harvest_all,
