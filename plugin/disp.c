@@ -178,6 +178,10 @@ long long disp_due(const struct disp *d) {
     return d->next_due > start ? d->next_due : start;
 }
 
+bool disp_timed(const struct disp *d) {
+    return d->next_due >= 0;
+}
+
 bool disp_busy(const struct disp *d) {
     return d->sent != NULL || d->fillers_ahead > 0;
 }

@@ -73,6 +73,10 @@ int disp_next(struct disp *d, bool on_main_thread, const struct plan_entry **out
  * now. A blocking dispatcher has waited for it. */
 long long disp_due(const struct disp *d);
 
+/* Whether the entry disp_next gave has an intended start (an open-loop arrival's),
+ * which disp_due is. */
+bool disp_timed(const struct disp *d);
+
 /* The entry disp_next gave left at t_us (run_now_us) and wall_us. */
 void disp_sent(struct disp *d, long long t_us, long long wall_us);
 

@@ -13,6 +13,8 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
+#include "duewait.h"
+
 struct engine_thread;
 
 /* Slots per libcurl multi handle. libcurl 7.88 keeps a handle's transfers in a splay
@@ -33,6 +35,7 @@ struct engine_multi {
     struct engine_thread *t;
     CURLM *multi;
     struct event *timer; /* libcurl's timeout */
+    bool kick;           /* a request was handed over: let libcurl start it (engine_harvest) */
 };
 
 /* A stream's socket is watched edge-triggered while libcurl only reads it: epoll
@@ -49,9 +52,8 @@ struct engine_multi {
 /* How long the loop reads streams under way before it looks for a due arrival. */
 #define ENGINE_DISPATCH_US 200
 
-/* How long before an arrival's time its request is signed: ample for the
- * signing on a busy host, far inside the signature's validity. */
-#define ENGINE_SIGN_AHEAD_US 100000
+/* A send that leaves more than this after its intended start is late (engine_sends). */
+#define ENGINE_LATE_US 1000
 
 /* A slot whose next request is due later (an open-loop arrival): its timer. */
 struct engine_due {
@@ -60,6 +62,9 @@ struct engine_due {
     const struct plan_entry *e;
     struct event *timer; /* an arrival's: before libcurl's sockets (ENGINE_PRIO_FIRST) */
     bool ready;          /* e is signed into the slot's request */
+    long long due_us;    /* the handed request's intended start; -1: none (closed loop) */
+    long long hand_us;   /* when it was handed to libcurl */
+    bool listed;         /* in its thread's handed (once, however often it is handed) */
 };
 
 /* A socket libcurl watches: its event, and the slot whose transfer it carried when
@@ -90,6 +95,8 @@ struct engine_thread {
     const struct slot_config *slot_cfg;
     CURL **warm;    /* an open loop's warm-ups, one per slot (engine_warm); NULL when done */
     size_t warming; /* of which still under way */
+    struct engine_sends sends;
+    size_t *handed, n_handed; /* open-loop slots handed in the current callback */
 };
 
 static struct {
@@ -151,12 +158,21 @@ static bool engine_prepare(struct engine_thread *t, size_t i, const struct plan_
     return ok;
 }
 
-/* Hands slot i's prepared request to libcurl. */
+/* Hands slot i's prepared request to libcurl; the caller lets libcurl start it
+ * (engine_start) before its callback returns. */
 static bool engine_hand(struct engine_thread *t, size_t i) {
     struct slot *s = &t->slots[i];
+    struct engine_multi *m = &t->multis[i / ENGINE_MULTI_SLOTS];
+    struct engine_due *d = &t->due[i];
     slot_handed(s);
-    if (curl_multi_add_handle(engine_multi_of(t, i), s->easy) == CURLM_OK) {
+    d->due_us = disp_timed(t->disps[i]) ? disp_due(t->disps[i]) : -1;
+    d->hand_us = s->t_handed_us;
+    if (curl_multi_add_handle(m->multi, s->easy) == CURLM_OK) {
         t->active++; /* its send time is stamped as it leaves (slot.h) */
+        if (d->due_us >= 0 && !d->listed) {
+            d->listed = true;
+            t->handed[t->n_handed++] = i;
+        }
         return true;
     }
     disp_abort("cannot send a request", "libcurl refused it");
@@ -164,44 +180,60 @@ static bool engine_hand(struct engine_thread *t, size_t i) {
     return false;
 }
 
-/* Sends e on slot i now. */
-static void engine_send(struct engine_thread *t, size_t i, const struct plan_entry *e) {
-    if (engine_prepare(t, i, e)) (void)engine_hand(t, i);
+/* Lets libcurl start what was handed to m now, not on the loop's next turn (by
+ * m's timeout, after that turn's reads). */
+static void engine_start(struct engine_multi *m) {
+    int running;
+    m->kick = false;
+    curl_multi_socket_action(m->multi, CURL_SOCKET_TIMEOUT, 0, &running);
 }
 
-/* Sets d's timer: for its entry's due time once signed, else ENGINE_SIGN_AHEAD_US
- * before it. libevent's clock is the one its loop read last: it is read again, or
- * the timer would fire early. */
-static void engine_arm(struct engine_due *d) {
-    long long wait_us = disp_due(d->t->disps[d->i]) - run_now_us();
-    if (!d->ready) wait_us -= ENGINE_SIGN_AHEAD_US;
-    if (wait_us < 0) wait_us = 0;
+/* At a callback's end: each open-loop request it handed over that has not left
+ * yet waits for a later turn (engine_sends.deferred). */
+static void engine_settle(struct engine_thread *t) {
+    for (; t->n_handed; t->n_handed--) {
+        size_t i = t->handed[t->n_handed - 1];
+        t->due[i].listed = false;
+        if (!t->slots[i].left) t->sends.deferred++;
+    }
+}
+
+/* Sends e on slot i now: the harvest under way, or the caller's engine_harvest_all,
+ * starts it (engine_start). */
+static void engine_send(struct engine_thread *t, size_t i, const struct plan_entry *e) {
+    if (engine_prepare(t, i, e) && engine_hand(t, i)) t->multis[i / ENGINE_MULTI_SLOTS].kick = true;
+}
+
+/* Sets d's timer wait_us ahead (0: the loop's next turn). libevent's clock is the
+ * one its loop read last: it is read again, or the timer would fire early. */
+static void engine_arm(struct engine_due *d, long long wait_us) {
     struct timeval tv = {(time_t)(wait_us / 1000000), (suseconds_t)(wait_us % 1000000)};
     event_base_update_cache_time(d->t->base);
     evtimer_add(d->timer, &tv);
 }
 
-/* An arrival's request: signed when first asked, handed to libcurl at its time
- * and started at once. */
+/* An arrival's request: signed shortly before its time, the loop kept awake for
+ * the last stretch, handed to libcurl at its time and started at once (duewait.h). */
 static void engine_due_go(struct engine_due *d) {
     struct engine_thread *t = d->t;
-    if (!d->ready && !(d->ready = engine_prepare(t, d->i, d->e))) return;
-    if (disp_due(t->disps[d->i]) > run_now_us()) {
-        engine_arm(d);
+    long long wait_us;
+    enum duewait_step step;
+    while ((step = duewait_step(disp_due(t->disps[d->i]), run_now_us(), d->ready, &wait_us)) ==
+           DUEWAIT_SIGN)
+        if (!(d->ready = engine_prepare(t, d->i, d->e))) return;
+    if (step != DUEWAIT_SEND) {
+        engine_arm(d, wait_us);
         return;
     }
     d->ready = false;
     if (!engine_hand(t, d->i)) return;
     struct engine_multi *m = &t->multis[d->i / ENGINE_MULTI_SLOTS];
-    int running;
-    curl_multi_socket_action(m->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    engine_start(m);
     engine_harvest(m);
 }
 
-/* An open-loop arrival comes due. Shortly before, its request is signed (the
- * signing's CPU off the send path, the signature fresh); at its time it is
- * handed to libcurl, which is let start it at once rather than on the loop's
- * next turn (a timer that fired a little early is set again). */
+/* An open-loop arrival's timer: it signs the request, or keeps the loop awake
+ * for the last stretch, or sends (duewait.h). */
 static void engine_on_due(evutil_socket_t fd, short kind, void *ud) {
     struct engine_due *d = ud;
     struct engine_thread *t = d->t;
@@ -211,6 +243,7 @@ static void engine_on_due(evutil_socket_t fd, short kind, void *ud) {
         t->ended++;
     else
         engine_due_go(d);
+    engine_settle(t);
     run_watch_stall(run_now_us() - t0); /* a callback this long held the loop: a stall */
 }
 
@@ -232,15 +265,27 @@ static void engine_next(struct engine_thread *t, size_t i) {
     }
     struct engine_due *d = &t->due[i];
     d->e = e;
+    long long wait_us;
     if (disp_due(t->disps[i]) <= run_now_us()) {
         engine_send(t, i, e);
     } else if (!d->timer && (!(d->timer = evtimer_new(t->base, engine_on_due, d)) ||
                              event_priority_set(d->timer, ENGINE_PRIO_FIRST) < 0)) {
         disp_abort("cannot wait for an arrival", "out of memory");
         t->ended++;
-    } else {
-        engine_arm(d);
+    } else { /* signed on a later turn (not on this reply's), or when it is time to */
+        (void)duewait_step(disp_due(t->disps[i]), run_now_us(), false, &wait_us);
+        engine_arm(d, wait_us);
     }
+}
+
+/* Counts an open-loop send that ended (engine_sends). */
+static void engine_count(struct engine_thread *t, const struct slot *s) {
+    const struct engine_due *d = &t->due[s - t->slots];
+    if (d->due_us < 0) return;
+    t->sends.sends++;
+    if ((s->left ? s->t_left_us : d->hand_us) - d->due_us <= ENGINE_LATE_US) return;
+    t->sends.late++;
+    if (d->hand_us - d->due_us > ENGINE_LATE_US) t->sends.late_handed++;
 }
 
 /* A warm-up ended (its connection stays in its multi handle's pool, or it
@@ -255,24 +300,31 @@ static void engine_warmed(struct engine_thread *t, CURL *easy) {
     if (--t->warming == 0) event_base_loopbreak(t->base);
 }
 
-/* Every transfer one multi handle finished: its record, then the slot's next request. */
+/* Every transfer one multi handle finished: its record, then the slot's next
+ * request, which libcurl starts before the harvest returns (a request due
+ * already, of an open loop that fell behind, does not wait for a turn). */
 static void engine_harvest(struct engine_multi *em) {
     struct engine_thread *t = em->t;
     CURLMsg *m;
     int left;
-    while ((m = curl_multi_info_read(em->multi, &left))) {
-        if (m->msg != CURLMSG_DONE) continue;
-        struct slot *s;
-        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&s);
-        CURLcode result = m->data.result;
-        curl_multi_remove_handle(em->multi, m->easy_handle);
-        if (!s) { /* a warm-up's */
-            engine_warmed(t, m->easy_handle);
-            continue;
+    for (;;) {
+        while ((m = curl_multi_info_read(em->multi, &left))) {
+            if (m->msg != CURLMSG_DONE) continue;
+            struct slot *s;
+            curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+            CURLcode result = m->data.result;
+            curl_multi_remove_handle(em->multi, m->easy_handle);
+            if (!s) { /* a warm-up's */
+                engine_warmed(t, m->easy_handle);
+                continue;
+            }
+            t->active--;
+            engine_count(t, s);
+            slot_done(s, result);
+            engine_next(t, (size_t)(s - t->slots));
         }
-        t->active--;
-        slot_done(s, result);
-        engine_next(t, (size_t)(s - t->slots));
+        if (!em->kick) break;
+        engine_start(em);
     }
     if (t->ended == t->n_slots && t->active == 0) event_base_loopbreak(t->base);
 }
@@ -296,6 +348,7 @@ static void engine_on_event(evutil_socket_t fd, short kind, void *ud) {
     }
     curl_multi_socket_action(m->multi, fd, flags, &running);
     engine_harvest(m);
+    engine_settle(m->t);
     run_watch_stall(run_now_us() - t0);
 }
 
@@ -306,6 +359,7 @@ static void engine_on_timeout(evutil_socket_t fd, short kind, void *ud) {
     (void)fd, (void)kind;
     curl_multi_socket_action(m->multi, CURL_SOCKET_TIMEOUT, 0, &running);
     engine_harvest(m);
+    engine_settle(m->t);
     run_watch_stall(run_now_us() - t0);
 }
 
@@ -368,6 +422,7 @@ static void engine_on_wake(evutil_socket_t fd, short kind, void *ud) {
             engine_next(t, i);
         }
     engine_harvest_all(t);
+    engine_settle(t);
     run_watch_stall(run_now_us() - t0);
 }
 
@@ -439,6 +494,7 @@ static void *engine_worker(void *ud) {
     engine_warm(t, t->slot_cfg);
     for (size_t i = 0; i < t->n_slots; i++) engine_next(t, i);
     engine_harvest_all(t);
+    engine_settle(t);
     /* The loop waits even with nothing to watch: slots at a barrier wait for wake. */
     if (t->ended < t->n_slots || t->active) engine_loop(t);
     t->cpu_s = engine_thread_cpu_s() - cpu0;
@@ -490,16 +546,17 @@ static int engine_thread_init(struct engine_thread *t, const struct engine_confi
     t->disps = calloc(n ? n : 1, sizeof *t->disps); // NOLINT(bugprone-sizeof-expression): pointers
     t->waiting = calloc(n ? n : 1, sizeof *t->waiting);
     t->due = calloc(n ? n : 1, sizeof *t->due);
+    t->handed = calloc(n ? n : 1, sizeof *t->handed);
     t->n_multis = (n + ENGINE_MULTI_SLOTS - 1) / ENGINE_MULTI_SLOTS;
     t->multis = calloc(t->n_multis ? t->n_multis : 1, sizeof *t->multis);
-    if (!t->slots || !t->disps || !t->waiting || !t->due || !t->multis ||
+    if (!t->slots || !t->disps || !t->waiting || !t->due || !t->handed || !t->multis ||
         !(t->base = engine_base()) ||
         !(t->wake = event_new(t->base, -1, EV_PERSIST, engine_on_wake, t)))
         return ENGINE_ERR_NOMEM;
     for (size_t i = 0; i < t->n_multis; i++)
         if (engine_multi_init(&t->multis[i], t, ENGINE_MULTI_SLOTS)) return ENGINE_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
-        t->due[i] = (struct engine_due){.t = t, .i = i};
+        t->due[i] = (struct engine_due){.t = t, .i = i, .due_us = -1};
         struct disp_config dc = {.plan = hooks->plan,
                                  .thread = (int)(first + i),
                                  .check = hooks->check ? lsm_check : NULL,
@@ -521,6 +578,10 @@ static void engine_thread_add(const struct engine_thread *t, struct engine_stats
         stats->cost.records += c->records;
     }
     stats->cpu_s += t->cpu_s;
+    stats->sends.sends += t->sends.sends;
+    stats->sends.late += t->sends.late;
+    stats->sends.late_handed += t->sends.late_handed;
+    stats->sends.deferred += t->sends.deferred;
 }
 
 static void engine_thread_free(struct engine_thread *t) {
@@ -543,6 +604,7 @@ static void engine_thread_free(struct engine_thread *t) {
     free(t->disps);
     free(t->waiting);
     free(t->due);
+    free(t->handed);
 }
 
 /* ---- the main thread ----------------------------------------------------------- */

@@ -31,12 +31,23 @@ struct engine_config {
     bool busy_poll;        /* the threads poll their sockets without sleeping */
 };
 
+/* How the open loop's sends kept their times: a send is late when it left (libcurl
+ * was about to write it) more than 1 ms after its intended start. */
+struct engine_sends {
+    size_t sends;       /* requests with an intended start (open-loop arrivals) that ended */
+    size_t late;        /* of which left late */
+    size_t late_handed; /* of those, handed to libcurl more than 1 ms late: the thread got to
+                           it late (it woke late, was busy, or the run fell behind) */
+    size_t deferred;    /* left on a later turn of the loop than the one that handed them */
+};
+
 /* What the engine's threads spent on the run. */
 struct engine_stats {
     struct slot_cost cost; /* all slots' */
     double cpu_s;          /* the engine threads' CPU (user + system) */
     double wall_s;         /* from the threads' start to the last one's end */
     size_t threads;
+    struct engine_sends sends;
 };
 
 /* The run's host (run.h) for the engine: pass it to the module (lsm_client)

@@ -52,7 +52,7 @@ static void slot_headers_end(struct slot *s) {
 static int slot_on_prereq(void *ud, char *ip, char *local_ip, int port, int local_port) {
     struct slot *s = ud;
     (void)ip, (void)local_ip, (void)port, (void)local_port;
-    if (!s->left) disp_sent(s->disp, run_now_us(), run_wall_us());
+    if (!s->left) disp_sent(s->disp, s->t_left_us = run_now_us(), run_wall_us());
     s->left = true;
     return CURL_PREREQFUNC_OK;
 }

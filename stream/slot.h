@@ -92,6 +92,7 @@ struct slot {
     struct curl_slist *headers;
     const struct plan_entry *entry;        /* on the wire, or NULL */
     bool left;                             /* its start is stamped (it was about to be written) */
+    long long t_left_us;                   /* that start, when left */
     long long t_handed_us, wall_handed_us; /* when it was handed to libcurl */
     int status;                            /* of the reply's status line (the last, after a 1xx) */
     struct buf error_body;                 /* a non-2xx reply's body */

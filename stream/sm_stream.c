@@ -60,7 +60,12 @@ static const char stream_help[] =
     "\n"
     "At its end, with tokens received, it prints its own cost on standard error: the CPU\n"
     "of its threads per token, and the time it spent decoding and recording them (a client\n"
-    "near a whole core per thread may have delayed what it measured: add threads).\n"
+    "near a whole core per thread may have delayed what it measured: add threads). An open\n"
+    "loop (rate.lua, replay.lua) adds how its sends kept their times: how many left more\n"
+    "than 1 ms after their intended start, how many of those the thread got to that late\n"
+    "(it woke late, was busy, or the run fell behind), and how many libcurl left for a\n"
+    "later turn of the loop. Each thread stays awake for the last 300 us before a send\n"
+    "(its CPU busy meanwhile) rather than sleeping until the very time.\n"
     "\n"
     "Credentials come from the AWS chain (environment, ~/.aws, credential_process, the\n"
     "container, the instance), as for wrk. Exit status: the scenario's (0 done, 2 bad usage,\n"
@@ -130,6 +135,16 @@ static void sms_cost(const struct engine_stats *st) {
             (unsigned long long)c->records, (double)c->record_ns / 1e3 / (double)c->records);
 }
 
+/* How the open loop's sends kept their times (engine_sends), when it had any. */
+static void sms_sends(const struct engine_sends *s) {
+    if (!s->sends) return;
+    fprintf(stderr,
+            "sm-stream: open loop: %zu sends, %zu left more than 1 ms after their time (%zu "
+            "of them handed to libcurl that late: the thread got to them late); %zu left on a "
+            "later turn of the loop than the one that handed them\n",
+            s->sends, s->late, s->late_handed, s->deferred);
+}
+
 /* The scenario in every state, then the engine. */
 static int sms_go(struct sms_run *r, struct buf *err) {
     size_t n = (size_t)r->a.w.threads;
@@ -152,6 +167,7 @@ static int sms_go(struct sms_run *r, struct buf *err) {
     if (engine_run(&cfg, r->hooks, n, &st, err)) return 1;
     rc = sms_exit(&r->lua, luahost_done(&r->lua, err), 1);
     sms_cost(&st);
+    sms_sends(&st.sends);
     return rc;
 }
 

@@ -558,6 +558,33 @@ def case_open_loop():
     check(all(late[k] >= k * (streamsrv.GAP_S * 1e6 - 10000) for k in range(10)), str(late))
 
 
+# sm-stream's account of its open loop's sends (engine_sends), after its cost
+SENDS = re.compile(r"^sm-stream: open loop: (\d+) sends, (\d+) left more than 1 ms after their "
+                   r"time \((\d+) of them handed to libcurl that late: the thread got to them "
+                   r"late\); (\d+) left on a later turn of the loop than the one that handed "
+                   r"them$", re.M)
+
+
+def case_open_loop_behind_starts_at_once():
+    """Issue 32: an open loop that fell behind (one connection, replies slower than the
+    gaps, so each arrival is due already when its connection frees) hands each request
+    to libcurl in the callback that read the last reply, and libcurl starts it there,
+    not on the loop's next turn after that turn's reads. Counted by sm-stream's account
+    of its sends (which a closed loop does not print), not timed."""
+    srv, out, err, res = run(RATE, ["gap"], engine_args=("-t1", "-c1", "-d1m"), args=[
+        "--rates", "100", "--duration", "0.1", "--arrivals", "constant"])
+    check(len(res["gap"]["records"]) == 10, f"{len(res['gap']['records'])} records")
+    m = SENDS.search(err)
+    check(m, f"no account of the open loop's sends: {err}")
+    sends, late, late_handed, deferred = (int(x) for x in m.groups())
+    # each reply takes GAP_S, so from the second on every arrival is handed late
+    check(sends == 10 and late >= 9 and late_handed == late, m.group(0))
+    check(deferred == 0, f"{deferred} of 10 requests left on a later turn than their handing")
+    srv, out, err, res = run(SWEEP, ["ok"], engine_args=("-t1", "-c2", "-d1m"),
+                             args=["--batches", "1"])
+    check(not SENDS.search(err), f"a closed loop accounted for open-loop sends: {err}")
+
+
 def interrupted(engine_args, stop):
     """A sweep over streams that stall, ended by stop(proc): (exit, stderr, result)."""
     out = tempfile.mkdtemp(prefix="stream-int-")
