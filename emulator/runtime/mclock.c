@@ -20,8 +20,12 @@ void mclock_arm(struct event *ev, double due_real) {
     evtimer_add(ev, &tv);
 }
 
-bool mclock_due(struct event *ev, double due_real) {
+bool mclock_later(struct event *ev) {
     static const struct timeval next_turn = {0, 0};
+    return evtimer_add(ev, &next_turn) == 0;
+}
+
+bool mclock_due(struct event *ev, double due_real) {
     if (mclock_real() >= due_real) return true;
-    return evtimer_add(ev, &next_turn) != 0; /* a timer that cannot wait fires now */
+    return !mclock_later(ev); /* a timer that cannot wait fires now */
 }

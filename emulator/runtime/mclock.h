@@ -24,4 +24,8 @@ void mclock_arm(struct event *ev, double due_real);
  * again on the loop's next turn, after the events ready by then. */
 bool mclock_due(struct event *ev, double due_real);
 
+/* Fires the timer ev again on the loop's next turn, after the events ready by then.
+ * Returns false when it cannot wait (the caller goes on now). */
+bool mclock_later(struct event *ev);
+
 #endif

@@ -483,11 +483,24 @@ static void rtcall_overhead_cb(evutil_socket_t fd, short what, void *arg) {
     if (call->streaming) (void)rtcall_stream_begin(call);
 }
 
+/* Whether the call's model work planned before due_real (its overhead, its batch's
+ * step) has not run yet: after the host stalled the emulator, its timers fire
+ * together and the steps catch up one a turn; the limit waits for them, so a reply
+ * the model finished in time is not cut. */
+static bool rtcall_behind(const struct rtcall *call, double due_real) {
+    const struct batch *b = &call->var->batch;
+    if (call->stage_ev && evtimer_pending(call->stage_ev, NULL) && call->stage_due < due_real)
+        return true;
+    return (call->seq.running || call->seq.queued) && b->stepping &&
+           b->step_end / call->inv->time_scale < due_real;
+}
+
 static void rtcall_limit_cb(evutil_socket_t fd, short what, void *arg) {
     struct rtcall *call = arg;
     (void)fd;
     (void)what;
     if (!mclock_due(call->limit_ev, call->limit_due)) return;
+    if (rtcall_behind(call, call->limit_due) && mclock_later(call->limit_ev)) return;
     if (call->streaming && call->stream_begun)
         rtcall_stream_fail(call, RSTREAM_TIME_EXCEEDED);
     else

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from emutest import (AKID, SECRET, chat, check, curl, emulator, finish, invoke, isolated_env, raw,
@@ -161,6 +162,36 @@ def test_limit():
         check(r.status == 200, "a short reply is in time")
         st = emu.stats()["endpoints"]["ep"]
         check(st["replies"] == {"424": 1, "200": 1} and st["in_flight"] == 0, "stats %s" % st)
+
+
+HANG_GUARD = 300  # seconds: only a guard against a hung call, never a margin
+
+
+def test_limit_after_a_stall():
+    """A host that stops the emulator for longer than the limit does not cut a call
+    whose model work was planned to end before it: after the stall its timers fire
+    together and the limit waits for the steps to catch up (a loaded CI host made
+    such calls ModelErrors at a large time scale). The stall, SIGSTOP to SIGCONT, is
+    at least 2 s real: 40 model s at scale 20, past the 30 s limit; the reply's plan
+    is well under it."""
+    with emulator.Emulator(["--endpoint", "ep=bf16-l4", "--time-scale", "20",
+                            "--max-duration", "30"]) as emu:
+        box = {}
+        t = threading.Thread(target=lambda: box.update(r=invoke(
+            emu.url, "ep", chat("Write a story.", 256, ignore_eos=True))))
+        t.start()
+        while emu.stats()["endpoints"]["ep"]["in_flight"] != 1 and t.is_alive():
+            pass  # until the call is in the emulator (the state, not a wait)
+        os.kill(emu.proc.pid, signal.SIGSTOP)
+        time.sleep(2)  # the stall simulated, not a synchronisation
+        os.kill(emu.proc.pid, signal.SIGCONT)
+        t.join(HANG_GUARD)
+        r = box.get("r")
+        check(r is not None and r.status == 200,
+              "a reply planned within the limit is not cut by a stall: %s"
+              % str(r and (r.status, r.body[:200])))
+        st = emu.stats()["endpoints"]["ep"]
+        check(st["replies"] == {"200": 1} and st["in_flight"] == 0, "stats %s" % st)
 
 
 def test_faults():
@@ -550,7 +581,8 @@ def test_date():
           % (len(wrong), n, "; ".join(wrong[:3])))
 
 
-GROUPS = {"date": test_date, "cli": test_cli, "signatures": test_signatures, "formats": test_formats, "limit": test_limit,
+GROUPS = {"date": test_date, "cli": test_cli, "signatures": test_signatures, "formats": test_formats,
+          "limit": test_limit, "stall": test_limit_after_a_stall,
           "faults": test_faults, "variants": test_variants, "quiz": test_quiz, "log": test_log,
           "bad": test_bad_requests, "tls": test_tls, "busy": test_busy_poll}
 
