@@ -163,8 +163,10 @@ def test_bar():
             # the HTML report has the chart's panel for each side
             q = subprocess.run([os.environ["SM_COMPARE"], "-f", "html", result["a"], result["b"]],
                                capture_output=True, text=True, timeout=120)
-            check(q.returncode == 0 and "<svg" in q.stdout and q.stdout.count("instances") >= 2,
-                  "the HTML report's scaling chart: %d %s" % (q.returncode, q.stderr))
+            check(q.returncode == 0 and all(
+                "Scaling of demo-%s under the ramp (instances from sm-timeline)" % s in q.stdout
+                for s in SIDES) and q.stdout.count(">instances serving</text>") == 2,
+                  "the HTML report's scaling panels: %d %s" % (q.returncode, q.stderr))
             # Debian's aws CLI reads the scale-out sm-compare timed
             setup = aws_cli_setup()
             if setup:
