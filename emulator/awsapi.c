@@ -173,6 +173,7 @@ int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
     if (cphost_init(&a->host, main->base, main, o, lib, &a->cp, a->conf.regions[0]) ||
         scaler_init(&a->scaler, main->base, &sc))
         return buf_fail(err, AWSAPI_ERR_NOMEM, "out of memory");
+    main->stats_more = (struct fleet_more){cphost_stats_more, &a->host};
     return awsapi_statics(a, err);
 }
 

@@ -70,6 +70,14 @@ struct invoke *cphost_find(struct cphost *h, const char *name, size_t n) {
     return NULL;
 }
 
+int cphost_stats_more(void *ctx, struct buf *out, double now, bool *first) {
+    const struct cphost *h = ctx;
+    int rc = 0;
+    for (const struct cphost_ep *e = h->eps; !rc && e; e = e->next)
+        if (!e->retired) rc = fleet_json_members(out, &e->fleet, now, first);
+    return rc;
+}
+
 /* Retires the hosted endpoint called name, if any. */
 static void cphost_retire(struct cphost *h, const char *name) {
     for (struct cphost_ep *e = h->eps; e; e = e->next)

@@ -56,6 +56,11 @@ __attribute__((warn_unused_result)) int cphost_init(struct cphost *h, struct eve
 /* Frees every hosted endpoint (their calls must have been aborted) and the timer. */
 void cphost_free(struct cphost *h);
 
+/* A fleet_more for the stats: appends every hosted endpoint that serves
+ * (ctx: the struct cphost), as fleet_json_members. Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int cphost_stats_more(void *ctx, struct buf *out, double now,
+                                                          bool *first);
+
 /* The control plane's clock now. */
 struct cplane_now cphost_now(const struct cphost *h);
 

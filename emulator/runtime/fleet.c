@@ -434,11 +434,12 @@ static int fleet_variant_json(struct buf *out, const struct fleet_variant *var, 
     return rc ? rc : buf_addc(out, '}');
 }
 
-int fleet_json(struct buf *out, const struct fleet *f, double now) {
-    int rc = buf_addc(out, '{');
+int fleet_json_members(struct buf *out, const struct fleet *f, double now, bool *first) {
+    int rc = 0;
     for (size_t e = 0; !rc && e < f->n_eps; e++) {
         const struct fleet_endpoint *ep = &f->eps[e];
-        rc = buf_adds(out, e ? "," : "");
+        rc = buf_adds(out, *first ? "" : ",");
+        *first = false;
         if (!rc) rc = jsonw_cstr(out, ep->name);
         if (!rc) rc = buf_addc(out, ':');
         if (!rc) rc = tally_json_open(out, &ep->counts, true);
@@ -448,6 +449,13 @@ int fleet_json(struct buf *out, const struct fleet *f, double now) {
                 rc = fleet_variant_json(out, &ep->variants[v], v == 0, now);
         if (!rc) rc = buf_adds(out, "}}");
     }
+    return rc;
+}
+
+int fleet_json(struct buf *out, const struct fleet *f, double now) {
+    bool first = true;
+    int rc = buf_addc(out, '{');
+    if (!rc) rc = fleet_json_members(out, f, now, &first);
     return rc ? rc : buf_addc(out, '}');
 }
 
@@ -467,8 +475,9 @@ void fleet_free(struct fleet *f) {
     f->n_eps = 0;
 }
 
-int fleet_stats_json(struct buf *out, const struct fleet *f, const struct tally *totals,
-                     const struct gate *gate, double time_scale, double now) {
+int fleet_stats_json(struct buf *out, const struct fleet *f, const struct fleet_more *more,
+                     const struct tally *totals, const struct gate *gate, double time_scale,
+                     double now) {
     static const struct gate_counts none;
     const struct gate_counts *n = gate ? &gate->n : &none;
     int rc = buf_addf(out,
@@ -476,8 +485,11 @@ int fleet_stats_json(struct buf *out, const struct fleet *f, const struct tally 
                       "\"connections\":%lu,\"bad_requests\":%lu,\"totals\":",
                       time_scale, n->accepted, n->bad_requests);
     if (!rc) rc = tally_json_open(out, totals, false);
-    if (!rc) rc = buf_adds(out, "},\"endpoints\":");
-    if (!rc) rc = fleet_json(out, f, now);
+    if (!rc) rc = buf_adds(out, "},\"endpoints\":{");
+    bool first = true;
+    if (!rc) rc = fleet_json_members(out, f, now, &first);
+    if (!rc && more && more->fn) rc = more->fn(more->ctx, out, now, &first);
+    if (!rc) rc = buf_addc(out, '}');
     if (!rc && gate) rc = buf_addc(out, ',');
     if (!rc && gate) rc = gate_json(out, gate);
     return rc ? rc : buf_addc(out, '}');

@@ -169,13 +169,26 @@ unsigned fleet_drain(struct fleet_variant *head, unsigned n, double now);
  * seconds since the last one, at now (wall clock). */
 void fleet_log_metrics(struct fleet *f, double now, double interval_s);
 
+/* Endpoints the stats list beyond a fleet's (the control plane's hosted ones):
+ * fn appends each as fleet_json_members does, at model time now. */
+struct fleet_more {
+    int (*fn)(void *ctx, struct buf *out, double now, bool *first);
+    void *ctx;
+};
+
 /* Appends the whole GET /emulator/stats document: the totals, the endpoints
- * (fleet_json at model time now), and the HTTP layer's counts when gate is not
- * NULL. Returns 0 or BUF_ERR_*. */
+ * (f's and more's, when not NULL, at model time now), and the HTTP layer's counts
+ * when gate is not NULL. Returns 0 or BUF_ERR_*. */
 __attribute__((warn_unused_result)) int fleet_stats_json(struct buf *out, const struct fleet *f,
+                                                         const struct fleet_more *more,
                                                          const struct tally *totals,
                                                          const struct gate *gate, double time_scale,
                                                          double now);
+
+/* Appends f's endpoints as members of a JSON object ("NAME":{...}), a comma
+ * before each but when *first (then cleared). Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int fleet_json_members(struct buf *out, const struct fleet *f,
+                                                           double now, bool *first);
 
 /* Appends the stats document's "endpoints" object; each variant's "scaling"
  * says its instances serving, launching and draining and its instance-seconds

@@ -123,8 +123,8 @@ void invoke_stats(struct invoke *inv, void *owner) {
     char id[INVOKE_ID_LEN];
     buf_init(&body, BUF_NO_CAP);
     invoke_new_id(inv, id);
-    if (fleet_stats_json(&body, inv->fleet, &inv->totals, inv->gate, inv->time_scale,
-                         mclock_real() * inv->time_scale))
+    if (fleet_stats_json(&body, inv->fleet, &inv->stats_more, &inv->totals, inv->gate,
+                         inv->time_scale, mclock_real() * inv->time_scale))
         buf_reset(&body);
     struct invoke_reply r =
         invoke_whole(body.len ? 200 : 500, NULL, NULL, id, buf_str(&body), body.len, INVOKE_FULL);

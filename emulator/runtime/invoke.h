@@ -120,8 +120,9 @@ struct invoke {
     double arrival;           /* set by the HTTP layer before it hands a request in: the wall clock
                                  (reqlog_now) when its head's first bytes were read; 0: unknown */
     struct event *log_ev;
-    struct cwlog *cwlogs;       /* CloudWatch Logs: every container line, or NULL (borrowed) */
-    struct cwmetric *cwmetrics; /* CloudWatch metrics: every request's end, or NULL (borrowed) */
+    struct cwlog *cwlogs;         /* CloudWatch Logs: every container line, or NULL (borrowed) */
+    struct cwmetric *cwmetrics;   /* CloudWatch metrics: every request's end, or NULL (borrowed) */
+    struct fleet_more stats_more; /* the stats' endpoints beyond fleet's ({NULL}: none) */
 };
 
 /* What the container's answer to a call took, for CloudWatch's latencies. */

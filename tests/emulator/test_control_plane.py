@@ -13,6 +13,9 @@ serve    an endpoint created over the API serves InvokeEndpoint with the profile
 awscli   Debian's aws CLI (awscli, v2) unchanged against the emulator: create-model,
          create-endpoint-config, create-endpoint, describe-endpoint, list-endpoints,
          service-quotas list-service-quotas and get-service-quota, delete-endpoint
+stats    /emulator/stats lists an endpoint the control plane created once it serves
+         (its calls, its variant's instances and instance-seconds), with the command
+         line's, and no longer once it is deleted
 seed     the seed's clients unchanged (compare.py and sm.py through Debian's aws CLI
          with --endpoint-url): sts get-caller-identity, iam get-role, ecr
          describe-images of tools/endpoint-facts.json's image, then create-model,
@@ -167,6 +170,26 @@ def test_serve():
         shutil.rmtree(tmp)
 
 
+def test_stats():
+    with emulator.Emulator(["--time-scale", "1000", "--create-time", "300",
+                            "--endpoint", "static=instant"]) as emu:
+        u = emu.url
+        st, d, _ = create(u, "made", "google/gemma-4-E2B-it")
+        check(st == 200, "CreateEndpoint: %s" % d)
+        check("made" not in emu.stats()["endpoints"], "not listed while Creating")
+        check(status_until(u, "made", "InService").get("EndpointStatus") == "InService",
+              "InService")
+        check(invoke(u, "made", chat("hi", 4)).status == 200, "a call to made")
+        eps = emu.stats()["endpoints"]
+        v = eps.get("made", {}).get("variants", {}).get("AllTraffic", {})
+        check("static" in eps and eps.get("made", {}).get("requests") == 1
+              and v.get("profile") == "bf16-l4" and v.get("scaling", {}).get("serving") == 1
+              and v["scaling"]["instance_seconds"] > 0,
+              "the stats list the hosted endpoint with the command line's: %s" % eps)
+        check(api(u, "DeleteEndpoint", {"EndpointName": "made"})[0] == 200, "DeleteEndpoint")
+        check(list(emu.stats()["endpoints"]) == ["static"], "not listed once deleted")
+
+
 def cli_deploy(run, role, image):
     """create-model m (image, role), create-endpoint-config c and create-endpoint e
     through run (the aws CLI); create-endpoint's (rc, out, err)."""
@@ -307,4 +330,4 @@ def test_seed():
 
 if __name__ == "__main__":
     sys.exit(run_group({"sigv4": test_sigv4, "serve": test_serve, "awscli": test_awscli,
-                        "seed": test_seed}, __doc__))
+                        "stats": test_stats, "seed": test_seed}, __doc__))
