@@ -22,6 +22,13 @@ runtime    the policy runs while the emulator serves (time scale 600): a load ov
            instance-seconds grow by the instances billed; without load it scales in to 1
 concurrency  the same on the high-resolution ConcurrentRequestsPerModel metric (calls in
            flight per serving instance at each 10-second datapoint)
+step       CloudWatch alarms run step scaling (time scale 60: a 60-second period is one wall
+           second): cloudwatch put-metric-alarm on InvocationsPerInstance with
+           --alarm-actions naming a StepScaling policy's PolicyARN; a load pushes the metric
+           over the threshold, describe-alarms shows ALARM, describe-endpoint more instances,
+           the activity's Cause names the alarm and the policy; delete-alarms stops it (no
+           activity in the periods after, though the load keeps the metric over the
+           threshold); the refusals (a missing Threshold, an unknown alarm deleted)
 """
 import json
 import os
@@ -346,6 +353,132 @@ def test_concurrency():
                         ["--set", "e.overhead_s=50"])
 
 
+def test_step():
+    setup = aws_cli_setup()
+    if not setup:
+        return 77
+    aws, env = setup
+    # provisioning 60 s + load_s 30 s: new instances serve 1.5 s after the decision
+    args = ["--endpoint", "e=instant", "--time-scale", "60", "--create-time", "60",
+            "--set", "e.load_s=30"]
+    with emulator.Emulator(args) as emu:
+        run = aws_runner(aws, env, emu.url)
+
+        def until(what, get, ok, guard=120):
+            """Polls get() until ok(value); the guard only ends a hang."""
+            end = time.monotonic() + guard
+            while True:
+                v = get()
+                if ok(v) or time.monotonic() > end:
+                    check(ok(v), "%s never came: %s" % (what, v))
+                    return v
+
+        key = ["--service-namespace", "sagemaker", "--resource-id",
+               "endpoint/e/variant/AllTraffic", "--scalable-dimension",
+               "sagemaker:variant:DesiredInstanceCount"]
+        rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
+                           "--min-capacity", "1", "--max-capacity", "20")
+        check(rc == 0, "register-scalable-target: %s" % err)
+        step = {"AdjustmentType": "ChangeInCapacity", "Cooldown": 0, "StepAdjustments": [
+            {"MetricIntervalLowerBound": 0, "ScalingAdjustment": 1}]}
+        rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
+                           "--policy-name", "steps", "--policy-type", "StepScaling",
+                           "--step-scaling-policy-configuration", json.dumps(step))
+        arn = out.get("PolicyARN", "")
+        check(rc == 0 and ":scalingPolicy:" in arn, "put-scaling-policy: %s %s" % (out, err))
+        alarm = ["--alarm-name", "ipi-high", "--namespace", "AWS/SageMaker",
+                 "--metric-name", "InvocationsPerInstance", "--statistic", "Sum",
+                 "--period", "60", "--evaluation-periods", "2", "--datapoints-to-alarm", "2",
+                 "--comparison-operator", "GreaterThanThreshold",
+                 "--dimensions", "Name=EndpointName,Value=e", "Name=VariantName,Value=AllTraffic",
+                 "--treat-missing-data", "notBreaching", "--alarm-actions", arn]
+        rc, out, err = run("cloudwatch", "put-metric-alarm", *alarm)
+        check(rc != 0 and "MissingParameter" in err and "Threshold" in err,
+              "an alarm without a Threshold: %s" % err)
+        rc, out, err = run("cloudwatch", "put-metric-alarm", *alarm, "--threshold", "1")
+        check(rc == 0, "put-metric-alarm: %s" % err)
+
+        def alarms():
+            rc, out, err = run("cloudwatch", "describe-alarms", "--alarm-names", "ipi-high")
+            check(rc == 0, "describe-alarms: %s" % err)
+            return out.get("MetricAlarms", [])
+        a = alarms()
+        check(len(a) == 1 and a[0]["AlarmActions"] == [arn] and a[0]["Threshold"] == 1.0 and
+              a[0]["EvaluationPeriods"] == 2 and a[0]["Period"] == 60 and
+              a[0]["Dimensions"] == [{"Name": "EndpointName", "Value": "e"},
+                                     {"Name": "VariantName", "Value": "AllTraffic"}] and
+              a[0]["StateValue"] in ("OK", "INSUFFICIENT_DATA") and
+              a[0]["AlarmArn"].endswith(":alarm:ipi-high"),
+              "described as put: %s" % a)
+
+        def instances():
+            rc, out, err = run("sagemaker", "describe-endpoint", "--endpoint-name", "e")
+            return out.get("ProductionVariants", [{}])[0].get("CurrentInstanceCount")
+
+        def activities():
+            rc, out, err = run("application-autoscaling", "describe-scaling-activities",
+                               "--service-namespace", "sagemaker", "--resource-id",
+                               "endpoint/e/variant/AllTraffic")
+            check(rc == 0, "describe-scaling-activities: %s" % err)
+            return out.get("ScalingActivities", [])
+        stop = threading.Event()
+        failures = []
+
+        def load():
+            while not stop.is_set():
+                r = invoke(emu.url, "e", chat("load", max_tokens=2))
+                if r.status != 200:
+                    failures.append(r.status)
+        threads = [threading.Thread(target=load) for _ in range(4)]
+        for t in threads:
+            t.start()
+        try:
+            a = until("the alarm in ALARM", alarms,
+                      lambda v: v and v[0]["StateValue"] == "ALARM")
+            check(a and a[0]["StateReason"].startswith("Threshold Crossed"),
+                  "the reason: %s" % a)
+            until("a scale-out in DescribeEndpoint", instances, lambda n: n is not None and n >= 2)
+            acts = activities()
+            ours = [x for x in acts if x.get("Cause") ==
+                    "monitor alarm ipi-high in state ALARM triggered policy steps"]
+            check(ours and ours[-1]["Description"] == "Setting desired instance count to 2.",
+                  "the first step's activity names the alarm: %s" % acts)
+            rc, out, err = run("cloudwatch", "delete-alarms", "--alarm-names", "ipi-high")
+            check(rc == 0, "delete-alarms: %s" % err)
+            deleted = time.time()  # after the reply: an activity started later is the alarm's
+            check(alarms() == [], "deleted: no alarm described")
+            rc, out, err = run("cloudwatch", "delete-alarms", "--alarm-names", "ipi-high")
+            check(rc != 0 and "ResourceNotFound" in err and "ipi-high" in err,
+                  "deleting an unknown alarm: %s" % err)
+
+            def after():
+                q = [{"Id": "ipi", "MetricStat": {"Metric": {
+                    "Namespace": "AWS/SageMaker", "MetricName": "InvocationsPerInstance",
+                    "Dimensions": [{"Name": "EndpointName", "Value": "e"},
+                                   {"Name": "VariantName", "Value": "AllTraffic"}]},
+                    "Period": 60, "Stat": "Sum"}}]
+                rc, out, err = run("cloudwatch", "get-metric-data", "--metric-data-queries",
+                                   json.dumps(q), "--start-time", str(int(deleted)),
+                                   "--end-time", str(int(deleted) + 3600),
+                                   "--scan-by", "TimestampAscending")
+                r = out.get("MetricDataResults", [{}])[0]
+                return [v for t, v in zip(r.get("Timestamps", []), r.get("Values", []))
+                        if iso_seconds(t) >= deleted]
+            # four whole periods after the deletion, the first two over the threshold: a
+            # live alarm would have been in ALARM at the end of the second and stepped
+            pts = until("four periods after the deletion", after, lambda v: len(v) >= 4)
+            check(all(v > 1 for v in pts[:2]), "the load kept the metric over 1: %s" % pts)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join()
+        check(not failures, "every call of the load answered 200: %s" % failures[:5])
+        late = [x for x in activities() if iso_seconds(x["StartTime"]) > deleted]
+        check(not late, "no step after delete-alarms: %s" % late)
+    return None
+
+
 if __name__ == "__main__":
     sys.exit(run_group({"instances": test_instances, "awscli": test_awscli,
-                        "runtime": test_runtime, "concurrency": test_concurrency}, __doc__))
+                        "runtime": test_runtime, "concurrency": test_concurrency,
+                      "step": test_step}, __doc__))
