@@ -234,6 +234,43 @@ def iso_seconds(text):
     return datetime.datetime.fromisoformat(text).timestamp()
 
 
+def until(what, get, ok, guard=90):
+    """Polls get() until ok(value); the guard only ends a hang."""
+    end = time.monotonic() + guard
+    while True:
+        v = get()
+        if ok(v):
+            return v
+        if time.monotonic() > end:
+            check(False, "%s never came: %s" % (what, v))
+            return v
+
+
+class Load:
+    """Four clients calling endpoint e of url without a pause while in the with block;
+    failures: the statuses other than 200."""
+
+    def __init__(self, url):
+        self.url, self.stop, self.failures = url, threading.Event(), []
+        self.threads = [threading.Thread(target=self.run) for _ in range(4)]
+
+    def run(self):
+        while not self.stop.is_set():
+            r = invoke(self.url, "e", chat("load", max_tokens=2))
+            if r.status != 200:
+                self.failures.append(r.status)
+
+    def __enter__(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        for t in self.threads:
+            t.join()
+
+
 def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=()):
     setup = aws_cli_setup()
     if not setup:
@@ -245,17 +282,6 @@ def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=()):
             "--set", "e.load_s=30"] + list(extra)
     with emulator.Emulator(args) as emu:
         run = aws_runner(aws, env, emu.url)
-
-        def until(what, get, ok, guard=90):
-            """Polls get() until ok(value); the guard only ends a hang."""
-            end = time.monotonic() + guard
-            while True:
-                v = get()
-                if ok(v):
-                    return v
-                if time.monotonic() > end:
-                    check(False, "%s never came: %s" % (what, v))
-                    return v
 
         def variant():
             return emu.stats()["endpoints"]["e"]["variants"]["AllTraffic"]
@@ -278,29 +304,14 @@ def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=()):
                            "--target-tracking-scaling-policy-configuration",
                            json.dumps(tracking))
         check(rc == 0, "put-scaling-policy: %s" % err)
-        stop = threading.Event()
-        failures = []
-
-        def load():
-            while not stop.is_set():
-                r = invoke(emu.url, "e", chat("load", max_tokens=2))
-                if r.status != 200:
-                    failures.append(r.status)
-        threads = [threading.Thread(target=load) for _ in range(4)]
-        for t in threads:
-            t.start()
-        try:
+        with Load(emu.url) as load:
             n, status, err = until("a scale-out in DescribeEndpoint", instances,
                                    lambda v: v[0] is not None and v[0] >= 2)
             check(status in ("InService", "Updating"), "the status: %s" % status)
             # the new instances take calls once they serve
             until("calls on a launched instance", variant,
                   lambda v: sum(i["requests"] for i in v.get("instances", [])[1:]) > 0)
-        finally:
-            stop.set()
-            for t in threads:
-                t.join()
-        check(not failures, "every call of the load answered 200: %s" % failures[:5])
+        check(not load.failures, "every call of the load answered 200: %s" % load.failures[:5])
         rc, out, err = run("application-autoscaling", "describe-scaling-activities",
                            "--service-namespace", "sagemaker", "--resource-id",
                            "endpoint/e/variant/AllTraffic")
@@ -364,15 +375,6 @@ def test_step():
     with emulator.Emulator(args) as emu:
         run = aws_runner(aws, env, emu.url)
 
-        def until(what, get, ok, guard=120):
-            """Polls get() until ok(value); the guard only ends a hang."""
-            end = time.monotonic() + guard
-            while True:
-                v = get()
-                if ok(v) or time.monotonic() > end:
-                    check(ok(v), "%s never came: %s" % (what, v))
-                    return v
-
         key = ["--service-namespace", "sagemaker", "--resource-id",
                "endpoint/e/variant/AllTraffic", "--scalable-dimension",
                "sagemaker:variant:DesiredInstanceCount"]
@@ -425,18 +427,7 @@ def test_step():
                                "endpoint/e/variant/AllTraffic")
             check(rc == 0, "describe-scaling-activities: %s" % err)
             return out.get("ScalingActivities", [])
-        stop = threading.Event()
-        failures = []
-
-        def load():
-            while not stop.is_set():
-                r = invoke(emu.url, "e", chat("load", max_tokens=2))
-                if r.status != 200:
-                    failures.append(r.status)
-        threads = [threading.Thread(target=load) for _ in range(4)]
-        for t in threads:
-            t.start()
-        try:
+        with Load(emu.url) as load:
             a = until("the alarm in ALARM", alarms,
                       lambda v: v and v[0]["StateValue"] == "ALARM")
             check(a and a[0]["StateReason"].startswith("Threshold Crossed"),
@@ -472,11 +463,7 @@ def test_step():
             # live alarm would have been in ALARM at the end of the second and stepped
             pts = until("four periods after the deletion", after, lambda v: len(v) >= 4)
             check(all(v > 1 for v in pts[:2]), "the load kept the metric over 1: %s" % pts)
-        finally:
-            stop.set()
-            for t in threads:
-                t.join()
-        check(not failures, "every call of the load answered 200: %s" % failures[:5])
+        check(not load.failures, "every call of the load answered 200: %s" % load.failures[:5])
         late = [x for x in activities() if iso_seconds(x["StartTime"]) > deleted]
         check(not late, "no step after delete-alarms: %s" % late)
     return None
