@@ -246,6 +246,17 @@ def until(what, get, ok, guard=90):
             return v
 
 
+def register_variant(run, most):
+    """Registers e's AllTraffic as a target of 1 to most instances; its key options."""
+    key = ["--service-namespace", "sagemaker", "--resource-id",
+           "endpoint/e/variant/AllTraffic", "--scalable-dimension",
+           "sagemaker:variant:DesiredInstanceCount"]
+    rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
+                       "--min-capacity", "1", "--max-capacity", str(most))
+    check(rc == 0, "register-scalable-target: %s" % err)
+    return key
+
+
 class Load:
     """Four clients calling endpoint e of url without a pause while in the with block;
     failures: the statuses other than 200."""
@@ -291,12 +302,7 @@ def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=()):
             pv = out.get("ProductionVariants", [{}])[0]
             return pv.get("CurrentInstanceCount"), out.get("EndpointStatus"), err
 
-        key = ["--service-namespace", "sagemaker", "--resource-id",
-               "endpoint/e/variant/AllTraffic", "--scalable-dimension",
-               "sagemaker:variant:DesiredInstanceCount"]
-        rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
-                           "--min-capacity", "1", "--max-capacity", "3")
-        check(rc == 0, "register-scalable-target: %s" % err)
+        key = register_variant(run, 3)
         tracking = {"TargetValue": 1.0, "PredefinedMetricSpecification": {
             "PredefinedMetricType": metric}}
         rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
@@ -375,12 +381,7 @@ def test_step():
     with emulator.Emulator(args) as emu:
         run = aws_runner(aws, env, emu.url)
 
-        key = ["--service-namespace", "sagemaker", "--resource-id",
-               "endpoint/e/variant/AllTraffic", "--scalable-dimension",
-               "sagemaker:variant:DesiredInstanceCount"]
-        rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
-                           "--min-capacity", "1", "--max-capacity", "20")
-        check(rc == 0, "register-scalable-target: %s" % err)
+        key = register_variant(run, 20)
         step = {"AdjustmentType": "ChangeInCapacity", "Cooldown": 0, "StepAdjustments": [
             {"MetricIntervalLowerBound": 0, "ScalingAdjustment": 1}]}
         rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
