@@ -1,8 +1,12 @@
 #include "awsapi.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <event2/event.h>
+
+#include "cwaquery.h"
 #include "cwquery.h"
 #include "ecrsrv.h"
 #include "iamsrv.h"
@@ -44,14 +48,51 @@ static int awsapi_logs(struct awsapi *a, const char *op, const char *body, size_
     return cwlog_call(a->main->cwlogs, op, body, len, region, r);
 }
 
+/* An action of an alarm in ALARM: a step scaling policy's ARN runs it (scaler_step). */
+static void awsapi_alarm_fire(void *ud, const struct cwalarm_alarm *al, const char *arn) {
+    struct awsapi *a = ud;
+    if (strstr(arn, ":scalingPolicy:") && !isnan(al->value))
+        (void)scaler_step(&a->scaler, arn, al->s.name, al->value - al->s.threshold);
+}
+
+/* Evaluates the alarms due and arms the timer for the next evaluation. */
+static void awsapi_alarm_tick(struct awsapi *a) {
+    double now = reqlog_now(), next;
+    if (cwalarm_run(&a->alarms, a->main->cwmetrics, now, awsapi_alarm_fire, a, &next)) {
+        fprintf(stderr, "sm-emulator: cannot evaluate the alarms: out of memory\n");
+        next = now + 1;
+    }
+    if (isinf(next)) {
+        evtimer_del(a->alarm_timer);
+        return;
+    }
+    double delay = next > now ? next - now : 0;
+    struct timeval tv = {(time_t)delay, (suseconds_t)((delay - (double)(time_t)delay) * 1e6)};
+    evtimer_add(a->alarm_timer, &tv);
+}
+
+static void awsapi_alarm_cb(evutil_socket_t fd, short what, void *arg) {
+    (void)fd;
+    (void)what;
+    awsapi_alarm_tick(arg);
+}
+
 static int awsapi_metrics(struct awsapi *a, const char *op, const char *body, size_t len,
                           const char *region, struct cplane_reply *r) {
-    return cwmetric_call(a->main->cwmetrics, op, body, len, region, reqlog_now(), r);
+    if (!cwalarm_op(op))
+        return cwmetric_call(a->main->cwmetrics, op, body, len, region, reqlog_now(), r);
+    int rc = cwalarm_call(&a->alarms, op, body, len, region, reqlog_now(), r);
+    awsapi_alarm_tick(a); /* a new alarm is evaluated at once */
+    return rc;
 }
 
 static int awsapi_metrics_query(struct awsapi *a, const char *op, const char *body, size_t len,
                                 const char *region, struct cplane_reply *r) {
-    return cwquery_call(a->main->cwmetrics, op, body, len, region, reqlog_now(), r);
+    if (!cwalarm_op(op))
+        return cwquery_call(a->main->cwmetrics, op, body, len, region, reqlog_now(), r);
+    int rc = cwaquery_call(&a->alarms, op, body, len, region, reqlog_now(), r);
+    awsapi_alarm_tick(a);
+    return rc;
 }
 
 /* Application Auto Scaling (aascale.h): its targets are the control plane's variants. */
@@ -162,6 +203,7 @@ int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
     memset(a, 0, sizeof *a);
     s3srv_init(&a->s3);
     aascale_init(&a->scale, main->account, o->seed);
+    cwalarm_init(&a->alarms, main->account);
     a->main = main;
     a->rng = o->seed ^ 0xa7a9ULL;
     int rc = awsapi_conf(a, o, lib, err);
@@ -171,7 +213,8 @@ int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
         &a->scale,     &a->cp, a->conf.regions[0], main->time_scale, a->conf.create_s,
         awsapi_scaled, a};
     if (cphost_init(&a->host, main->base, main, o, lib, &a->cp, a->conf.regions[0]) ||
-        scaler_init(&a->scaler, main->base, &sc))
+        scaler_init(&a->scaler, main->base, &sc) ||
+        !(a->alarm_timer = evtimer_new(main->base, awsapi_alarm_cb, a)))
         return buf_fail(err, AWSAPI_ERR_NOMEM, "out of memory");
     main->stats_more = (struct fleet_more){cphost_stats_more, &a->host};
     return awsapi_statics(a, err);
@@ -180,6 +223,9 @@ int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
 void awsapi_free(struct awsapi *a) {
     s3srv_free(&a->s3);
     scaler_free(&a->scaler);
+    if (a->alarm_timer) event_free(a->alarm_timer);
+    a->alarm_timer = NULL;
+    cwalarm_free(&a->alarms);
     aascale_free(&a->scale);
     cphost_free(&a->host);
     cplane_free(&a->cp);

@@ -33,6 +33,7 @@
 #include "cpconf.h"
 #include "cphost.h"
 #include "cplane.h"
+#include "cwalarm.h"
 #include "http.h"
 #include "rtcall.h"
 #include "model.h"
@@ -45,10 +46,12 @@ struct awsapi {
     struct cpconf conf;
     struct cplane cp;
     struct cphost host;
-    uint64_t rng;         /* request ids */
-    struct s3srv s3;      /* S3 (s3srv.h): requests signed for s3, path-style */
-    struct aascale scale; /* Application Auto Scaling (aascale.h) */
-    struct scaler scaler; /* its decisions while the emulator serves (scaler.h) */
+    uint64_t rng;              /* request ids */
+    struct s3srv s3;           /* S3 (s3srv.h): requests signed for s3, path-style */
+    struct aascale scale;      /* Application Auto Scaling (aascale.h) */
+    struct scaler scaler;      /* its decisions while the emulator serves (scaler.h) */
+    struct cwalarm alarms;     /* CloudWatch alarms (cwalarm.h): they invoke step policies */
+    struct event *alarm_timer; /* the next alarm evaluation */
 };
 
 enum awsapi_error { AWSAPI_OK = 0, AWSAPI_ERR_INVALID = -1, AWSAPI_ERR_NOMEM = -2 };

@@ -14,17 +14,7 @@
 #define CWQUERY_MEMBER "MetricDataQueries.member."
 #define CWQUERY_DIM    "MetricStat.Metric.Dimensions.member."
 
-/* One decoded key=value of the form. */
-struct cwquery_pair {
-    char *key, *value; /* owned */
-};
-
-struct cwquery_form {
-    struct cwquery_pair *p;
-    size_t n;
-};
-
-static void cwquery_form_free(struct cwquery_form *f) {
+void cwquery_form_free(struct cwquery_form *f) {
     for (size_t i = 0; i < f->n; i++) {
         curl_free(f->p[i].key);
         curl_free(f->p[i].value);
@@ -44,7 +34,7 @@ static char *cwquery_decode(const char *s, size_t n) {
     return d; /* a %00 cuts it short: no value read here holds one */
 }
 
-static int cwquery_form(const char *body, size_t len, struct cwquery_form *f) {
+int cwquery_form(const char *body, size_t len, struct cwquery_form *f) {
     size_t cap = 0;
     for (const char *p = body, *end = body + len; p < end;) {
         const char *amp = memchr(p, '&', (size_t)(end - p));
@@ -69,14 +59,13 @@ static int cwquery_form(const char *body, size_t len, struct cwquery_form *f) {
     return 0;
 }
 
-static const char *cwquery_get(const struct cwquery_form *f, const char *key) {
+const char *cwquery_get(const struct cwquery_form *f, const char *key) {
     for (size_t i = 0; i < f->n; i++)
         if (strcmp(f->p[i].key, key) == 0) return f->p[i].value;
     return NULL;
 }
 
-/* A query's member: "N.REST" after the prefix; its index (from 0) and rest, or -1. */
-static long cwquery_index(const char *key, const char *prefix, const char **rest) {
+long cwquery_index(const char *key, const char *prefix, const char **rest) {
     size_t n = strlen(prefix);
     if (strncmp(key, prefix, n) != 0 || key[n] < '1' || key[n] > '9') return -1;
     char *end;
@@ -191,8 +180,7 @@ int cwquery_text(struct buf *out, const char *s, size_t n) {
     return rc;
 }
 
-/* <tag>text</tag> */
-static int cwquery_elem(struct buf *out, const char *tag, const char *text) {
+int cwquery_elem(struct buf *out, const char *tag, const char *text) {
     int rc = buf_addf(out, "<%s>", tag);
     if (!rc) rc = cwquery_text(out, text, strlen(text));
     return rc ? rc : buf_addf(out, "</%s>", tag);
@@ -226,8 +214,7 @@ static int cwquery_page(struct buf *b, const struct cwmetric_page *p, const char
     return rc ? rc : buf_adds(b, "</ResponseMetadata></GetMetricDataResponse>");
 }
 
-static int cwquery_error(struct cplane_reply *r, const char *code, const char *msg,
-                         const char *id) {
+int cwquery_error(struct cplane_reply *r, const char *code, const char *msg, const char *id) {
     struct buf *b = &r->body;
     buf_reset(b);
     r->status = 400;

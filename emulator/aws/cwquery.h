@@ -25,6 +25,35 @@
 #include "cplane.h"
 #include "cwmetric.h"
 
+/* One decoded key=value of a form. */
+struct cwquery_pair {
+    char *key, *value; /* owned */
+};
+
+/* A form body decoded, its pairs in order. */
+struct cwquery_form {
+    struct cwquery_pair *p;
+    size_t n;
+};
+
+/* Decodes the form body[0..len) into f (empty first; free it with
+ * cwquery_form_free even on failure). Returns 0, or -1 out of memory. */
+__attribute__((warn_unused_result)) int cwquery_form(const char *body, size_t len,
+                                                     struct cwquery_form *f);
+void cwquery_form_free(struct cwquery_form *f);
+/* The value of key, or NULL. */
+const char *cwquery_get(const struct cwquery_form *f, const char *key);
+/* A list's member: "N.REST" after prefix; its index (from 0) and rest, or -1. */
+long cwquery_index(const char *key, const char *prefix, const char **rest);
+
+/* Appends <tag>text</tag>, text escaped. Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int cwquery_elem(struct buf *out, const char *tag,
+                                                     const char *text);
+/* Empties r and writes the query protocol's error code with msg (status 400);
+ * id: the RequestId. Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int cwquery_error(struct cplane_reply *r, const char *code,
+                                                      const char *msg, const char *id);
+
 /* Reads the form body[0..len) into req (emptied first): the members of
  * GetMetricData; others are left alone. Returns 0, or -1 out of memory. */
 __attribute__((warn_unused_result)) int cwquery_read(const char *body, size_t len,

@@ -61,6 +61,19 @@ static const struct aascale_policy *scaler_policy(const struct scaler *s,
     return NULL;
 }
 
+/* The bounds of target t for instance 0 head into c: its capacities within
+ * the fleet's, the instances' provisioning and load. */
+static void scaler_bounds(const struct scaler *s, const struct aascale_target *t,
+                          const struct fleet_variant *head, struct aadecide_conf *c) {
+    c->provision_s = s->c.provision_s;
+    c->load_s = head->profile.load_s;
+    c->drain_s = 0;                /* released once its calls ended (fleet_advance) */
+    long most = (long)head->slots; /* FLEET_INSTANCES_MAX */
+    c->min = t->min < 1 ? 1 : t->min > most ? most : t->min;
+    c->max = t->max < c->min ? c->min : t->max > most ? most : t->max;
+    if (t->out_suspended) c->max = c->min > (long)head->instances ? c->min : (long)head->instances;
+}
+
 /* The decisions' configuration of policy p on target t for instance 0 head. */
 static bool scaler_conf(const struct scaler *s, const struct aascale_target *t,
                         const struct aascale_policy *p, const struct fleet_variant *head,
@@ -83,14 +96,45 @@ static bool scaler_conf(const struct scaler *s, const struct aascale_target *t,
     if (cJSON_IsNumber(in) && in->valuedouble >= 0) c->in_cooldown_s = in->valuedouble;
     c->disable_in = cJSON_IsTrue(off) || t->in_suspended;
     cJSON_Delete(j);
-    c->provision_s = s->c.provision_s;
-    c->load_s = head->profile.load_s;
-    c->drain_s = 0;                /* released once its calls ended (fleet_advance) */
-    long most = (long)head->slots; /* FLEET_INSTANCES_MAX */
-    c->min = t->min < 1 ? 1 : t->min > most ? most : t->min;
-    c->max = t->max < c->min ? c->min : t->max > most ? most : t->max;
-    if (t->out_suspended) c->max = c->min > (long)head->instances ? c->min : (long)head->instances;
+    scaler_bounds(s, t, head, c);
     return true;
+}
+
+/* A step scaling policy of target t, or NULL. */
+static const struct aascale_policy *scaler_stepped(const struct scaler *s,
+                                                   const struct aascale_target *t) {
+    for (size_t i = 0; i < s->c.aa->n_policies; i++) {
+        const struct aascale_policy *p = &s->c.aa->policies[i];
+        if (p->kind == AASCALE_STEP && strcmp(p->region, t->region) == 0 &&
+            strcmp(p->resource, t->resource) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+/* Policy p's StepScalingPolicyConfiguration (aascale checked it) into steps. */
+static void scaler_steps(const struct aascale_policy *p, struct aadecide_steps *steps) {
+    cJSON *j = cJSON_Parse(p->config), *st;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(j, "AdjustmentType"),
+                *cool = cJSON_GetObjectItemCaseSensitive(j, "Cooldown"),
+                *least = cJSON_GetObjectItemCaseSensitive(j, "MinAdjustmentMagnitude");
+    memset(steps, 0, sizeof *steps);
+    steps->type = !cJSON_IsString(type)                                       ? AADECIDE_CHANGE
+                  : strcmp(type->valuestring, "ExactCapacity") == 0           ? AADECIDE_EXACT
+                  : strcmp(type->valuestring, "PercentChangeInCapacity") == 0 ? AADECIDE_PERCENT
+                                                                              : AADECIDE_CHANGE;
+    steps->cooldown_s = cJSON_IsNumber(cool) && cool->valuedouble >= 0 ? cool->valuedouble : 300;
+    steps->min_magnitude = cJSON_IsNumber(least) ? (long)least->valuedouble : 0;
+    cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(j, "StepAdjustments")) {
+        const cJSON *lo = cJSON_GetObjectItemCaseSensitive(st, "MetricIntervalLowerBound"),
+                    *hi = cJSON_GetObjectItemCaseSensitive(st, "MetricIntervalUpperBound"),
+                    *adj = cJSON_GetObjectItemCaseSensitive(st, "ScalingAdjustment");
+        if (steps->n == AADECIDE_STEPS_MAX || !cJSON_IsNumber(adj)) continue;
+        steps->step[steps->n++] =
+            (struct aadecide_step){cJSON_IsNumber(lo) ? lo->valuedouble : NAN,
+                                   cJSON_IsNumber(hi) ? hi->valuedouble : NAN, adj->valuedouble};
+    }
+    cJSON_Delete(j);
 }
 
 /* The requests the variant at head received, all its instances. */
@@ -116,11 +160,12 @@ static void scaler_end(struct aascale *aa, const char *id, double end) {
 
 /* Records decision ev of run r on target t as an activity in progress. */
 static void scaler_record(struct scaler *s, struct scaler_run *r, const struct aascale_target *t,
-                          const struct aadecide_event *ev, double start) {
+                          const struct aadecide_event *ev, double start, const char *alarm,
+                          const char *policy) {
     char description[96], cause[1024];
     snprintf(description, sizeof description, "Setting desired instance count to %ld.", ev->to);
-    snprintf(cause, sizeof cause, "monitor alarm %s in state ALARM triggered policy %s",
-             ev->kind == AADECIDE_OUT ? r->alarm_high : r->alarm_low, r->policy);
+    snprintf(cause, sizeof cause, "monitor alarm %s in state ALARM triggered policy %s", alarm,
+             policy);
     struct aascale_activity *a = aascale_activity(s->c.aa, t, start, description, cause);
     if (!a || r->n_open == SCALER_OPEN_MAX) return;
     snprintf(r->open[r->n_open].id, sizeof r->open[r->n_open].id, "%s", a->id);
@@ -158,7 +203,8 @@ static double scaler_run(struct scaler *s, struct scaler_run *r, const struct aa
         struct aadecide_event ev = aadecide_point(&r->d, r->next_point, value);
         if (ev.kind != AADECIDE_NONE) {
             scaler_apply(head, &ev, now);
-            scaler_record(s, r, t, &ev, wall - (now - ev.at) / s->c.time_scale);
+            scaler_record(s, r, t, &ev, wall - (now - ev.at) / s->c.time_scale,
+                          ev.kind == AADECIDE_OUT ? r->alarm_high : r->alarm_low, r->policy);
         }
         r->next_point += r->d.c.period_s;
     }
@@ -238,29 +284,38 @@ void scaler_tick(struct scaler *s) {
         const struct aascale_target *t = &s->c.aa->targets[i];
         if (t->dim != AASCALE_VARIANT || strcmp(t->region, s->c.region) != 0) continue;
         const struct aascale_policy *p = scaler_policy(s, t);
+        bool stepped = !p && scaler_stepped(s, t); /* its alarms run it (scaler_step) */
         struct fleet_endpoint *ep = NULL;
-        struct fleet_variant *head = p ? scaler_variant(s, t->resource, &ep) : NULL;
+        struct fleet_variant *head = p || stepped ? scaler_variant(s, t->resource, &ep) : NULL;
         struct aadecide_conf c;
-        bool high_res;
-        if (!head || !scaler_conf(s, t, p, head, &c, &high_res)) continue;
+        bool high_res = false;
+        if (!head) continue;
+        if (stepped) {
+            aadecide_defaults(&c, false);
+            scaler_bounds(s, t, head, &c);
+            c.disable_in = t->in_suspended;
+        } else if (!scaler_conf(s, t, p, head, &c, &high_res)) {
+            continue;
+        }
+        const char *tracking = p ? p->name : "";
         struct scaler_run *r = scaler_find(s, t->resource);
         if (!r) continue;
         (void)fleet_advance(head, now);
-        if (r->ep != ep || strcmp(r->policy, p->name) != 0 || r->high_res != high_res ||
+        if (r->ep != ep || strcmp(r->policy, tracking) != 0 || r->high_res != high_res ||
             !scaler_agree(&r->d, head, now)) {
             unsigned long in_flight;
             scaler_start(&r->d, &c, head, now);
             r->ep = ep;
             r->high_res = high_res;
-            r->next_point = now + c.period_s;
+            r->next_point = p ? now + c.period_s : INFINITY;
             r->calls = scaler_calls(head, &in_flight);
             r->n_open = 0;
             r->told = fleet_census(head);
-            snprintf(r->policy, sizeof r->policy, "%s", p->name);
+            snprintf(r->policy, sizeof r->policy, "%s", tracking);
         }
         r->d.c = c; /* the policy and the target as they are now */
-        snprintf(r->alarm_high, sizeof r->alarm_high, "%s", p->alarm_high);
-        snprintf(r->alarm_low, sizeof r->alarm_low, "%s", p->alarm_low);
+        snprintf(r->alarm_high, sizeof r->alarm_high, "%s", p ? p->alarm_high : "");
+        snprintf(r->alarm_low, sizeof r->alarm_low, "%s", p ? p->alarm_low : "");
         double next = scaler_run(s, r, t, ep, head, now, wall);
         if (next < due) due = next;
     }
@@ -276,4 +331,35 @@ void scaler_tick(struct scaler *s) {
     if (delay < 0) delay = 0;
     struct timeval tv = {(time_t)delay, (suseconds_t)((delay - (double)(time_t)delay) * 1e6)};
     evtimer_add(s->timer, &tv);
+}
+
+int scaler_step(struct scaler *s, const char *policy_arn, const char *alarm, double breach) {
+    const struct aascale_policy *p = NULL;
+    for (size_t i = 0; !p && i < s->c.aa->n_policies; i++)
+        if (s->c.aa->policies[i].kind == AASCALE_STEP &&
+            strcmp(s->c.aa->policies[i].region, s->c.region) == 0 &&
+            strcmp(s->c.aa->policies[i].arn, policy_arn) == 0)
+            p = &s->c.aa->policies[i];
+    if (!p) return SCALER_ERR_NOTFOUND;
+    scaler_tick(s); /* the target's run, started on its instances as they are */
+    const struct aascale_target *t = aascale_target(s->c.aa, s->c.region, p->resource);
+    struct fleet_endpoint *ep = NULL;
+    struct fleet_variant *head = t ? scaler_variant(s, t->resource, &ep) : NULL;
+    struct scaler_run *r = NULL;
+    for (size_t i = 0; head && !r && i < s->n_runs; i++)
+        if (strcmp(s->runs[i].resource, t->resource) == 0) r = &s->runs[i];
+    if (!r) return SCALER_ERR_NOTFOUND;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    double wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    double now = mclock_real() * s->c.time_scale;
+    struct aadecide_steps steps;
+    scaler_steps(p, &steps);
+    struct aadecide_event ev = aadecide_step(&r->d, &steps, now, breach);
+    if (ev.kind != AADECIDE_NONE) {
+        scaler_apply(head, &ev, now);
+        scaler_record(s, r, t, &ev, wall, alarm, p->name);
+    }
+    scaler_tick(s); /* DescribeEndpoint's counts, the timer for the launches */
+    return SCALER_OK;
 }

@@ -12,7 +12,8 @@
  * once their calls ended); DescribeEndpoint's counts follow (cplane_scaled:
  * Updating while instances launch) and each decision is an activity of
  * DescribeScalingActivities, InProgress until its instances serve (or are
- * released), then Successful with its EndTime. */
+ * released), then Successful with its EndTime. Step scaling policies run
+ * when an alarm invokes them (scaler_step). */
 #ifndef EMU_SCALER_H
 #define EMU_SCALER_H
 
@@ -71,7 +72,7 @@ struct scaler {
     size_t n_runs;
 };
 
-enum scaler_error { SCALER_OK = 0, SCALER_ERR_NOMEM = -1 };
+enum scaler_error { SCALER_OK = 0, SCALER_ERR_NOMEM = -1, SCALER_ERR_NOTFOUND = -2 };
 
 /* Starts a scaler with nothing to scale (its timer on base). Returns 0 or SCALER_ERR_NOMEM. */
 __attribute__((warn_unused_result)) int scaler_init(struct scaler *s, struct event_base *base,
@@ -82,5 +83,18 @@ void scaler_free(struct scaler *s);
  * datapoints, launches serving, drains released) and arms the timer for what
  * comes next. Call after every Application Auto Scaling call. */
 void scaler_tick(struct scaler *s);
+
+/* Step scaling: alarm (cwalarm.h), in ALARM, invokes the StepScaling policy
+ * of the runtime region whose PolicyARN is policy_arn with breach, its newest
+ * datapoint less its threshold. The policy's steps and Cooldown decide
+ * (aadecide_step, as https://docs.aws.amazon.com/autoscaling/application/
+ * userguide/step-scaling-policy-overview.html describes: the step whose
+ * bounds, relative to the threshold, hold the breach); a decision launches or
+ * drains instances as target tracking's do and is an activity whose Cause
+ * names the alarm and the policy. Targets with step policies and no target
+ * tracking one are kept between alarms (no datapoints of their own). Returns
+ * 0, or SCALER_ERR_NOTFOUND when no step policy has that ARN or its variant
+ * serves nothing now. */
+int scaler_step(struct scaler *s, const char *policy_arn, const char *alarm, double breach);
 
 #endif

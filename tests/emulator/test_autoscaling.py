@@ -22,6 +22,13 @@ runtime    the policy runs while the emulator serves (time scale 600): a load ov
            instance-seconds grow by the instances billed; without load it scales in to 1
 concurrency  the same on the high-resolution ConcurrentRequestsPerModel metric (calls in
            flight per serving instance at each 10-second datapoint)
+step       CloudWatch alarms run step scaling (time scale 60: a 60-second period is one wall
+           second): cloudwatch put-metric-alarm on InvocationsPerInstance with
+           --alarm-actions naming a StepScaling policy's PolicyARN; a load pushes the metric
+           over the threshold, describe-alarms shows ALARM, describe-endpoint more instances,
+           the activity's Cause names the alarm and the policy; delete-alarms stops it (no
+           activity in the periods after, though the load keeps the metric over the
+           threshold); the refusals (a missing Threshold, an unknown alarm deleted)
 """
 import json
 import os
@@ -227,6 +234,54 @@ def iso_seconds(text):
     return datetime.datetime.fromisoformat(text).timestamp()
 
 
+def until(what, get, ok, guard=90):
+    """Polls get() until ok(value); the guard only ends a hang."""
+    end = time.monotonic() + guard
+    while True:
+        v = get()
+        if ok(v):
+            return v
+        if time.monotonic() > end:
+            check(False, "%s never came: %s" % (what, v))
+            return v
+
+
+def register_variant(run, most):
+    """Registers e's AllTraffic as a target of 1 to most instances; its key options."""
+    key = ["--service-namespace", "sagemaker", "--resource-id",
+           "endpoint/e/variant/AllTraffic", "--scalable-dimension",
+           "sagemaker:variant:DesiredInstanceCount"]
+    rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
+                       "--min-capacity", "1", "--max-capacity", str(most))
+    check(rc == 0, "register-scalable-target: %s" % err)
+    return key
+
+
+class Load:
+    """Four clients calling endpoint e of url without a pause while in the with block;
+    failures: the statuses other than 200."""
+
+    def __init__(self, url):
+        self.url, self.stop, self.failures = url, threading.Event(), []
+        self.threads = [threading.Thread(target=self.run) for _ in range(4)]
+
+    def run(self):
+        while not self.stop.is_set():
+            r = invoke(self.url, "e", chat("load", max_tokens=2))
+            if r.status != 200:
+                self.failures.append(r.status)
+
+    def __enter__(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        for t in self.threads:
+            t.join()
+
+
 def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=()):
     setup = aws_cli_setup()
     if not setup:
@@ -239,17 +294,6 @@ def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=()):
     with emulator.Emulator(args) as emu:
         run = aws_runner(aws, env, emu.url)
 
-        def until(what, get, ok, guard=90):
-            """Polls get() until ok(value); the guard only ends a hang."""
-            end = time.monotonic() + guard
-            while True:
-                v = get()
-                if ok(v):
-                    return v
-                if time.monotonic() > end:
-                    check(False, "%s never came: %s" % (what, v))
-                    return v
-
         def variant():
             return emu.stats()["endpoints"]["e"]["variants"]["AllTraffic"]
 
@@ -258,12 +302,7 @@ def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=()):
             pv = out.get("ProductionVariants", [{}])[0]
             return pv.get("CurrentInstanceCount"), out.get("EndpointStatus"), err
 
-        key = ["--service-namespace", "sagemaker", "--resource-id",
-               "endpoint/e/variant/AllTraffic", "--scalable-dimension",
-               "sagemaker:variant:DesiredInstanceCount"]
-        rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
-                           "--min-capacity", "1", "--max-capacity", "3")
-        check(rc == 0, "register-scalable-target: %s" % err)
+        key = register_variant(run, 3)
         tracking = {"TargetValue": 1.0, "PredefinedMetricSpecification": {
             "PredefinedMetricType": metric}}
         rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
@@ -271,29 +310,14 @@ def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=()):
                            "--target-tracking-scaling-policy-configuration",
                            json.dumps(tracking))
         check(rc == 0, "put-scaling-policy: %s" % err)
-        stop = threading.Event()
-        failures = []
-
-        def load():
-            while not stop.is_set():
-                r = invoke(emu.url, "e", chat("load", max_tokens=2))
-                if r.status != 200:
-                    failures.append(r.status)
-        threads = [threading.Thread(target=load) for _ in range(4)]
-        for t in threads:
-            t.start()
-        try:
+        with Load(emu.url) as load:
             n, status, err = until("a scale-out in DescribeEndpoint", instances,
                                    lambda v: v[0] is not None and v[0] >= 2)
             check(status in ("InService", "Updating"), "the status: %s" % status)
             # the new instances take calls once they serve
             until("calls on a launched instance", variant,
                   lambda v: sum(i["requests"] for i in v.get("instances", [])[1:]) > 0)
-        finally:
-            stop.set()
-            for t in threads:
-                t.join()
-        check(not failures, "every call of the load answered 200: %s" % failures[:5])
+        check(not load.failures, "every call of the load answered 200: %s" % load.failures[:5])
         rc, out, err = run("application-autoscaling", "describe-scaling-activities",
                            "--service-namespace", "sagemaker", "--resource-id",
                            "endpoint/e/variant/AllTraffic")
@@ -346,6 +370,107 @@ def test_concurrency():
                         ["--set", "e.overhead_s=50"])
 
 
+def test_step():
+    setup = aws_cli_setup()
+    if not setup:
+        return 77
+    aws, env = setup
+    # provisioning 60 s + load_s 30 s: new instances serve 1.5 s after the decision
+    args = ["--endpoint", "e=instant", "--time-scale", "60", "--create-time", "60",
+            "--set", "e.load_s=30"]
+    with emulator.Emulator(args) as emu:
+        run = aws_runner(aws, env, emu.url)
+
+        key = register_variant(run, 20)
+        step = {"AdjustmentType": "ChangeInCapacity", "Cooldown": 0, "StepAdjustments": [
+            {"MetricIntervalLowerBound": 0, "ScalingAdjustment": 1}]}
+        rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
+                           "--policy-name", "steps", "--policy-type", "StepScaling",
+                           "--step-scaling-policy-configuration", json.dumps(step))
+        arn = out.get("PolicyARN", "")
+        check(rc == 0 and ":scalingPolicy:" in arn, "put-scaling-policy: %s %s" % (out, err))
+        if rc != 0:
+            return None
+        alarm = ["--alarm-name", "ipi-high", "--namespace", "AWS/SageMaker",
+                 "--metric-name", "InvocationsPerInstance", "--statistic", "Sum",
+                 "--period", "60", "--evaluation-periods", "2", "--datapoints-to-alarm", "2",
+                 "--comparison-operator", "GreaterThanThreshold",
+                 "--dimensions", "Name=EndpointName,Value=e", "Name=VariantName,Value=AllTraffic",
+                 "--treat-missing-data", "notBreaching", "--alarm-actions", arn]
+        rc, out, err = run("cloudwatch", "put-metric-alarm", *alarm)
+        check(rc != 0 and "MissingParameter" in err and "Threshold" in err,
+              "an alarm without a Threshold: %s" % err)
+        rc, out, err = run("cloudwatch", "put-metric-alarm", *alarm, "--threshold", "1")
+        check(rc == 0, "put-metric-alarm: %s" % err)
+        if rc != 0:
+            return None  # no alarm: nothing below can come
+
+        def alarms():
+            rc, out, err = run("cloudwatch", "describe-alarms", "--alarm-names", "ipi-high")
+            check(rc == 0, "describe-alarms: %s" % err)
+            return out.get("MetricAlarms", [])
+        a = alarms()
+        check(len(a) == 1 and a[0]["AlarmActions"] == [arn] and a[0]["Threshold"] == 1.0 and
+              a[0]["EvaluationPeriods"] == 2 and a[0]["Period"] == 60 and
+              a[0]["Dimensions"] == [{"Name": "EndpointName", "Value": "e"},
+                                     {"Name": "VariantName", "Value": "AllTraffic"}] and
+              a[0]["StateValue"] in ("OK", "INSUFFICIENT_DATA") and
+              a[0]["AlarmArn"].endswith(":alarm:ipi-high"),
+              "described as put: %s" % a)
+
+        def instances():
+            rc, out, err = run("sagemaker", "describe-endpoint", "--endpoint-name", "e")
+            return out.get("ProductionVariants", [{}])[0].get("CurrentInstanceCount")
+
+        def activities():
+            rc, out, err = run("application-autoscaling", "describe-scaling-activities",
+                               "--service-namespace", "sagemaker", "--resource-id",
+                               "endpoint/e/variant/AllTraffic")
+            check(rc == 0, "describe-scaling-activities: %s" % err)
+            return out.get("ScalingActivities", [])
+        with Load(emu.url) as load:
+            a = until("the alarm in ALARM", alarms,
+                      lambda v: v and v[0]["StateValue"] == "ALARM")
+            check(a and a[0]["StateReason"].startswith("Threshold Crossed"),
+                  "the reason: %s" % a)
+            until("a scale-out in DescribeEndpoint", instances, lambda n: n is not None and n >= 2)
+            acts = activities()
+            ours = [x for x in acts if x.get("Cause") ==
+                    "monitor alarm ipi-high in state ALARM triggered policy steps"]
+            check(ours and ours[-1]["Description"] == "Setting desired instance count to 2.",
+                  "the first step's activity names the alarm: %s" % acts)
+            rc, out, err = run("cloudwatch", "delete-alarms", "--alarm-names", "ipi-high")
+            check(rc == 0, "delete-alarms: %s" % err)
+            deleted = time.time()  # after the reply: an activity started later is the alarm's
+            check(alarms() == [], "deleted: no alarm described")
+            rc, out, err = run("cloudwatch", "delete-alarms", "--alarm-names", "ipi-high")
+            check(rc != 0 and "ResourceNotFound" in err and "ipi-high" in err,
+                  "deleting an unknown alarm: %s" % err)
+
+            def after():
+                q = [{"Id": "ipi", "MetricStat": {"Metric": {
+                    "Namespace": "AWS/SageMaker", "MetricName": "InvocationsPerInstance",
+                    "Dimensions": [{"Name": "EndpointName", "Value": "e"},
+                                   {"Name": "VariantName", "Value": "AllTraffic"}]},
+                    "Period": 60, "Stat": "Sum"}}]
+                rc, out, err = run("cloudwatch", "get-metric-data", "--metric-data-queries",
+                                   json.dumps(q), "--start-time", str(int(deleted)),
+                                   "--end-time", str(int(deleted) + 3600),
+                                   "--scan-by", "TimestampAscending")
+                r = out.get("MetricDataResults", [{}])[0]
+                return [v for t, v in zip(r.get("Timestamps", []), r.get("Values", []))
+                        if iso_seconds(t) >= deleted]
+            # four whole periods after the deletion, the first two over the threshold: a
+            # live alarm would have been in ALARM at the end of the second and stepped
+            pts = until("four periods after the deletion", after, lambda v: len(v) >= 4)
+            check(all(v > 1 for v in pts[:2]), "the load kept the metric over 1: %s" % pts)
+        check(not load.failures, "every call of the load answered 200: %s" % load.failures[:5])
+        late = [x for x in activities() if iso_seconds(x["StartTime"]) > deleted]
+        check(not late, "no step after delete-alarms: %s" % late)
+    return None
+
+
 if __name__ == "__main__":
     sys.exit(run_group({"instances": test_instances, "awscli": test_awscli,
-                        "runtime": test_runtime, "concurrency": test_concurrency}, __doc__))
+                        "runtime": test_runtime, "concurrency": test_concurrency,
+                      "step": test_step}, __doc__))

@@ -1,0 +1,311 @@
+/* CloudWatch alarms (cwalarm.h, cwaquery.h): the state each datapoint series
+ * and missing-data treatment gives (rows), the alarms kept, described and
+ * deleted over both protocols with their refusals, and the evaluation over the
+ * emulator's own metrics: a period over the threshold runs the alarm's actions
+ * with its newest datapoint, every period it stays in ALARM, none once
+ * deleted. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../check.h"
+#include "cwalarm.h"
+#include "cwaquery.h"
+
+#define X NAN
+
+struct judge_row {
+    const char *what;
+    long eval, to_alarm;
+    enum cwalarm_cmp cmp;
+    enum cwalarm_missing missing;
+    double pts[5];
+    enum cwalarm_state was, want;
+};
+
+/* Threshold 10 over 3 periods, oldest first. */
+static const struct judge_row judge_rows[] = {
+    {"3 of 3 over", 3, 0, CWALARM_GT, CWALARM_MISSING, {11, 12, 13}, CWALARM_OK, CWALARM_ALARM},
+    {"2 of 3 over, 3 needed",
+     3,
+     0,
+     CWALARM_GT,
+     CWALARM_MISSING,
+     {11, 9, 13},
+     CWALARM_OK,
+     CWALARM_OK},
+    {"2 of 3 over, 2 needed",
+     3,
+     2,
+     CWALARM_GT,
+     CWALARM_MISSING,
+     {11, 9, 13},
+     CWALARM_OK,
+     CWALARM_ALARM},
+    {"equal is not greater",
+     3,
+     0,
+     CWALARM_GT,
+     CWALARM_MISSING,
+     {10, 10, 10},
+     CWALARM_OK,
+     CWALARM_OK},
+    {"equal is greater or equal",
+     3,
+     0,
+     CWALARM_GE,
+     CWALARM_MISSING,
+     {10, 10, 10},
+     CWALARM_OK,
+     CWALARM_ALARM},
+    {"under for less than",
+     3,
+     0,
+     CWALARM_LT,
+     CWALARM_MISSING,
+     {1, 2, 3},
+     CWALARM_OK,
+     CWALARM_ALARM},
+    {"equal for less or equal",
+     3,
+     0,
+     CWALARM_LE,
+     CWALARM_MISSING,
+     {10, 10, 10},
+     CWALARM_OK,
+     CWALARM_ALARM},
+    {"all missing: insufficient",
+     3,
+     0,
+     CWALARM_GT,
+     CWALARM_MISSING,
+     {X, X, X},
+     CWALARM_ALARM,
+     CWALARM_INSUFFICIENT},
+    {"all missing, ignore: kept",
+     3,
+     0,
+     CWALARM_GT,
+     CWALARM_IGNORE,
+     {X, X, X},
+     CWALARM_ALARM,
+     CWALARM_ALARM},
+    {"all missing, breaching",
+     3,
+     0,
+     CWALARM_GT,
+     CWALARM_BREACHING,
+     {X, X, X},
+     CWALARM_OK,
+     CWALARM_ALARM},
+    {"all missing, not breaching",
+     3,
+     0,
+     CWALARM_GT,
+     CWALARM_NOT_BREACHING,
+     {X, X, X},
+     CWALARM_ALARM,
+     CWALARM_OK},
+    {"missing counts breaching",
+     3,
+     0,
+     CWALARM_GT,
+     CWALARM_BREACHING,
+     {11, X, 12},
+     CWALARM_OK,
+     CWALARM_ALARM},
+    {"missing skipped: 2 of 3 not enough",
+     3,
+     0,
+     CWALARM_GT,
+     CWALARM_MISSING,
+     {11, X, 12},
+     CWALARM_INSUFFICIENT,
+     CWALARM_OK},
+};
+
+static void test_judge(void) {
+    for (size_t i = 0; i < sizeof judge_rows / sizeof *judge_rows; i++) {
+        const struct judge_row *r = &judge_rows[i];
+        struct cwalarm_spec s;
+        cwalarm_spec_init(&s);
+        s.eval_periods = r->eval;
+        s.to_alarm = r->to_alarm;
+        s.cmp = r->cmp;
+        s.missing = r->missing;
+        s.threshold = 10;
+        double value;
+        enum cwalarm_state got = cwalarm_judge(&s, r->pts, (size_t)r->eval, r->was, &value);
+        if (got != r->want) fprintf(stderr, "row '%s'\n", r->what);
+        CHECK_INT(got, r->want);
+    }
+    struct cwalarm_spec s;
+    cwalarm_spec_init(&s);
+    s.eval_periods = 3;
+    double pts[] = {11, 12, X}, value;
+    (void)cwalarm_judge(&s, pts, 3, CWALARM_OK, &value);
+    CHECK(value == 12); /* the newest datapoint there is */
+}
+
+static int call(struct cwalarm *al, const char *op, const char *body, struct cplane_reply *r) {
+    return cwalarm_call(al, op, body, strlen(body), "us-east-1", 1e9, r);
+}
+
+#define PUT_BASE                                                                                   \
+    "{\"AlarmName\":\"hi\",\"Namespace\":\"AWS/SageMaker\",\"MetricName\":"                        \
+    "\"InvocationsPerInstance\",\"Statistic\":\"Sum\",\"EvaluationPeriods\":2,\"Threshold\":5,"    \
+    "\"Dimensions\":[{\"Name\":\"EndpointName\",\"Value\":\"ep\"},{\"Name\":\"VariantName\","      \
+    "\"Value\":\"AllTraffic\"}],\"AlarmActions\":[\"arn:aws:autoscaling:us-east-1:1:"              \
+    "scalingPolicy:x\"]"
+#define PUT_JSON PUT_BASE ",\"Period\":60,\"ComparisonOperator\":\"GreaterThanThreshold\""
+
+static void test_json(void) {
+    struct cwalarm al;
+    struct cplane_reply r = {0};
+    buf_init(&r.body, 1 << 20);
+    cwalarm_init(&al, "123456789012");
+    CHECK_INT(call(&al, "PutMetricAlarm", PUT_JSON "}", &r), 0);
+    CHECK_INT(r.status, 200);
+    CHECK_INT(call(&al, "DescribeAlarms", "{\"AlarmNames\":[\"hi\"]}", &r), 0);
+    CHECK(
+        strstr(r.body.data, "\"AlarmArn\":\"arn:aws:cloudwatch:us-east-1:123456789012:alarm:hi\""));
+    CHECK(strstr(r.body.data, "\"StateValue\":\"INSUFFICIENT_DATA\""));
+    CHECK(strstr(r.body.data,
+                 "\"AlarmActions\":[\"arn:aws:autoscaling:us-east-1:1:scalingPolicy:x\"]"));
+    CHECK(strstr(r.body.data, "\"DatapointsToAlarm\":2,\"Threshold\":5,"));
+    /* refusals, one line naming the member */
+    CHECK_INT(call(&al, "PutMetricAlarm", PUT_JSON ",\"DatapointsToAlarm\":3}", &r), 0);
+    CHECK_INT(r.status, 400);
+    CHECK(strstr(r.body.data, "DatapointsToAlarm (3) must be less than or equal to "
+                              "EvaluationPeriods (2)"));
+    CHECK_INT(call(&al, "PutMetricAlarm",
+                   PUT_BASE ",\"Period\":60,\"ComparisonOperator\":\"Sideways\"}", &r),
+              0);
+    CHECK(r.status == 400 && strstr(r.body.data, "ComparisonOperator 'Sideways'"));
+    CHECK_INT(call(&al, "PutMetricAlarm",
+                   PUT_BASE ",\"Period\":45,\"ComparisonOperator\":\"GreaterThanThreshold\"}", &r),
+              0);
+    CHECK(r.status == 400 && strstr(r.body.data, "InvalidParameterValueException") &&
+          strstr(r.body.data, "Period must be 10, 30 or a multiple of 60"));
+    CHECK_INT(call(&al, "DeleteAlarms", "{\"AlarmNames\":[\"hi\",\"nope\"]}", &r), 0);
+    CHECK(r.status == 404 && strstr(r.body.data, "Alarm nope does not exist in us-east-1"));
+    CHECK_INT((int)al.n, 1); /* all or none */
+    CHECK_INT(call(&al, "DeleteAlarms", "{\"AlarmNames\":[\"hi\"]}", &r), 0);
+    CHECK_INT(r.status, 200);
+    CHECK_INT((int)al.n, 0);
+    cwalarm_free(&al);
+    buf_free(&r.body);
+}
+
+static void test_query(void) {
+    struct cwalarm al;
+    struct cplane_reply r = {0};
+    buf_init(&r.body, 1 << 20);
+    cwalarm_init(&al, "123456789012");
+    const char *form =
+        "Action=PutMetricAlarm&Version=2010-08-01&AlarmName=q%26a&Namespace=AWS%2FSageMaker&"
+        "MetricName=Invocations&Statistic=Average&Period=60&EvaluationPeriods=3&"
+        "DatapointsToAlarm=2&Threshold=2.5&ComparisonOperator=LessThanThreshold&"
+        "TreatMissingData=breaching&Dimensions.member.1.Name=EndpointName&"
+        "Dimensions.member.1.Value=ep&AlarmActions.member.1=arn%3Ax&ActionsEnabled=false";
+    struct cwalarm_spec s;
+    cwalarm_spec_init(&s);
+    CHECK_INT(cwaquery_read(form, strlen(form), &s), 0);
+    CHECK_STR(s.name, "q&a");
+    CHECK_STR(s.q.endpoint, "ep");
+    CHECK(s.to_alarm == 2 && s.eval_periods == 3 && s.threshold == 2.5 && s.cmp == CWALARM_LT &&
+          s.missing == CWALARM_BREACHING && !s.actions_enabled && s.alarm_actions.n == 1);
+    CHECK_INT(cwaquery_call(&al, "PutMetricAlarm", form, strlen(form), "us-east-1", 1e9, &r), 0);
+    CHECK(r.status == 200 && strstr(r.body.data, "<PutMetricAlarmResponse"));
+    const char *d = "Action=DescribeAlarms&StateValue=INSUFFICIENT_DATA";
+    CHECK_INT(cwaquery_call(&al, "DescribeAlarms", d, strlen(d), "us-east-1", 1e9, &r), 0);
+    CHECK(strstr(r.body.data, "<AlarmName>q&amp;a</AlarmName>"));
+    CHECK(strstr(r.body.data, "<Dimensions><member><Name>EndpointName</Name><Value>ep</Value>"
+                              "</member></Dimensions>"));
+    d = "Action=DescribeAlarms&StateValue=ALARM";
+    CHECK_INT(cwaquery_call(&al, "DescribeAlarms", d, strlen(d), "us-east-1", 1e9, &r), 0);
+    CHECK(strstr(r.body.data, "<MetricAlarms></MetricAlarms>"));
+    d = "Action=PutMetricAlarm&AlarmName=x&EvaluationPeriods=1&ComparisonOperator="
+        "GreaterThanThreshold&Namespace=AWS%2FSageMaker&MetricName=Invocations&Statistic=Sum&"
+        "Period=60";
+    CHECK_INT(cwaquery_call(&al, "PutMetricAlarm", d, strlen(d), "us-east-1", 1e9, &r), 0);
+    CHECK(r.status == 400 && strstr(r.body.data, "<Code>MissingParameter</Code>") &&
+          strstr(r.body.data, "Threshold is required"));
+    d = "Action=DeleteAlarms&AlarmNames.member.1=gone";
+    CHECK_INT(cwaquery_call(&al, "DeleteAlarms", d, strlen(d), "us-east-1", 1e9, &r), 0);
+    CHECK(r.status == 404 && strstr(r.body.data, "<Code>ResourceNotFound</Code>"));
+    cwalarm_free(&al);
+    buf_free(&r.body);
+}
+
+/* ---- evaluation over the metrics ---- */
+
+struct fired {
+    int n;
+    double value;
+    char arn[64];
+};
+
+static void on_fire(void *ud, const struct cwalarm_alarm *a, const char *arn) {
+    struct fired *f = ud;
+    f->n++;
+    f->value = a->value;
+    snprintf(f->arn, sizeof f->arn, "%s", arn);
+}
+
+static void count_calls(struct cwmetric *m, double t, int n) {
+    for (int i = 0; i < n; i++) {
+        struct cwmetric_call c = {t, 200, false, true, 1000, 100, 1};
+        CHECK_INT(cwmetric_count(m, "ep", "AllTraffic", &c), 0);
+    }
+}
+
+static void test_run(void) {
+    struct cwalarm al;
+    struct cwmetric m;
+    struct cplane_reply r = {0};
+    struct fired f = {0};
+    double next, t0 = 1800000000; /* a multiple of 6: periods of 60 model s are 6 wall s */
+    buf_init(&r.body, 1 << 20);
+    cwalarm_init(&al, "123456789012");
+    cwmetric_init(&m, "us-east-1", 10);
+    CHECK_INT(cwalarm_call(&al, "PutMetricAlarm", PUT_JSON "}", strlen(PUT_JSON "}"), "us-east-1",
+                           t0, &r),
+              0);
+    CHECK_INT(cwalarm_run(&al, &m, t0, on_fire, &f, &next), 0);
+    CHECK_INT(al.a[0].state, CWALARM_INSUFFICIENT); /* no datapoint yet */
+    CHECK(next == t0 + 6);
+    count_calls(&m, t0 + 1, 6); /* over 5 in the first period */
+    CHECK_INT(cwalarm_run(&al, &m, t0 + 6, on_fire, &f, &next), 0);
+    CHECK_INT(al.a[0].state, CWALARM_OK); /* one of the two needed */
+    CHECK_INT(f.n, 0);
+    count_calls(&m, t0 + 7, 9);
+    CHECK_INT(cwalarm_run(&al, &m, t0 + 12, on_fire, &f, &next), 0);
+    CHECK_INT(al.a[0].state, CWALARM_ALARM);
+    CHECK_INT(f.n, 1);
+    CHECK(f.value == 9);
+    CHECK_STR(f.arn, "arn:aws:autoscaling:us-east-1:1:scalingPolicy:x");
+    CHECK_INT(cwalarm_run(&al, &m, t0 + 13, on_fire, &f, &next), 0); /* not due */
+    CHECK_INT(f.n, 1);
+    count_calls(&m, t0 + 13, 7);
+    CHECK_INT(cwalarm_run(&al, &m, t0 + 18, on_fire, &f, &next), 0);
+    CHECK_INT(f.n, 2); /* again while in ALARM */
+    CHECK(f.value == 7);
+    CHECK_INT(
+        cwalarm_call(&al, "DeleteAlarms", "{\"AlarmNames\":[\"hi\"]}", 21, "us-east-1", t0, &r), 0);
+    count_calls(&m, t0 + 19, 8);
+    CHECK_INT(cwalarm_run(&al, &m, t0 + 24, on_fire, &f, &next), 0);
+    CHECK_INT(f.n, 2); /* deleted: nothing runs */
+    CHECK(isinf(next));
+    cwmetric_free(&m);
+    cwalarm_free(&al);
+    buf_free(&r.body);
+}
+
+int main(void) {
+    test_judge();
+    test_json();
+    test_query();
+    test_run();
+    return check_exit();
+}
