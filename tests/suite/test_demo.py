@@ -22,6 +22,8 @@ benchmark (tests/bench/run: accuracy, profiles; BENCHMARKS.md).
                               the same table, both deleted, the cost in emulated hours
     test_demo.py lifecycle_interrupt   Ctrl-C while the endpoints are Creating: both
                               deleted all the same, the demo's output complete
+    test_demo.py candidates   --candidates: the README's three candidates, the cheapest at
+                              capacity the profiles' cheapest, decided by the brackets' edges
 
 Environment: see suitelib.py."""
 import json
@@ -491,10 +493,17 @@ def case_environment():
         f"the caller's AWS variables reach the demo: {sorted(e)}")
 
 
+CANDIDATES = {"g6-bf16": "bf16-l4", "g6-qat": "qat-l4", "g5-qat": "qat-a10g"}  # README's three
+
+
 def case_candidates():
-    """--candidates: two candidates measured, the table and candidates.json, and the
-    cheapest at capacity the one the emulator's profiles make cheapest (profile_capacity:
-    computed from the profiles and the prices the demo gives, not from a timing)."""
+    """--candidates: the README's three candidates measured (two as a pair, the odd last
+    one against itself), the table and candidates.json, and the cheapest at capacity the
+    one the emulator's profiles make cheapest (profile_capacity: computed from the
+    profiles and the prices the demo gives, not from a timing). The decision must follow
+    from the capacity search's bracket edges alone, not from the capacity read inside a
+    bracket: the cheapest's cost at the rate it last held (its most expensive reading) is
+    below every other candidate's cost at the rate it first failed (its cheapest)."""
     tmp = sl.tempdir("suite-demo-cand-")
     e = demo_env(tmp)
     run = os.path.join(tmp, "run")
@@ -506,25 +515,39 @@ def case_candidates():
     with open(os.path.join(run, "candidates.json")) as f:
         summary = json.load(f)
     labels = [c["label"] for c in summary["candidates"]]
-    check(labels == ["g6-bf16", "g5-qat"], f"candidates {labels}")
-    profiles = {"g6-bf16": "bf16-l4", "g5-qat": "qat-a10g"}
+    check(labels == list(CANDIDATES), f"candidates {labels}, want {list(CANDIDATES)}")
+    check(os.path.isdir(os.path.join(run, "pair-2", "g5-qat.aa")),
+          "the odd last candidate was not measured against itself (pair-2/g5-qat.aa)")
     args = []
     for c in summary["candidates"]:
         check(c["capacity"]["requests_per_second"] > 0, f"{c['label']}: no capacity")
         check(c["quiz"] and c["quiz"]["total"] == 40, f"{c['label']}: no quiz")
         check(os.path.isdir(os.path.join(run, c["folder"])), f"no folder {c['folder']}")
-        args.append(f"{profiles[c['label']]}={c['cost_at_capacity']['usd_per_hour']}")
+        args.append(f"{CANDIDATES[c['label']]}={c['cost_at_capacity']['usd_per_hour']}")
     model = subprocess.run([os.environ["PROFILE_CAPACITY"], "128"] + args, capture_output=True,
                            text=True, check=True).stdout.split("\n")
     cost = {line.split()[0]: float(line.split()[2]) for line in model if line}
-    want = min(profiles, key=lambda label: cost[profiles[label]])
+    want = min(CANDIDATES, key=lambda label: cost[CANDIDATES[label]])
     check(summary["cheapest_at_capacity"] == want,
           f"cheapest {summary['cheapest_at_capacity']}, the profiles' {want} ({cost})")
+    rows = {c["label"]: c for c in summary["candidates"]}
+    high = rows[want]["cost_at_capacity"]["usd_per_million_tokens_high"]
+    check(isinstance(high, (int, float)), f"{want}: no rate held, so no bound on its cost")
+    for label, c in rows.items():
+        low = c["cost_at_capacity"]["usd_per_million_tokens_low"]
+        check(label == want or (isinstance(low, (int, float)) and high < low),
+              f"the brackets do not decide: {want} costs up to {high} USD/M tokens "
+              f"(held {rows[want]['capacity']['last_held']}/s), {label} from {low} "
+              f"(failed {c['capacity']['first_failed']}/s)")
     check(re.search(r"^cheapest at capacity at ttft:p90:1: " + re.escape(want) + "$", p.stdout,
                     re.M), "the table's cheapest:\n" + p.stdout)
     for label in labels:
         check(re.search(r"^" + re.escape(label) + r"\s+ml\.g", p.stdout, re.M),
               f"no row of {label}:\n" + p.stdout)
+    check(re.search(r"^demo: open-loop sends more than 1 ms late: g6-bf16 [0-9.]+% of [0-9]+ "
+                    r"\(p99 [0-9.]+ s late at worst\), g6-qat .*, g5-qat .*, g5-qat\.aa .*; "
+                    r"load average now [0-9.]+$", p.stderr, re.M),
+          "no line of each candidate's late sends:\n" + p.stderr)
     sl.check_no_secrets([("stdout", p.stdout), ("stderr", p.stderr), run])
 
 
