@@ -294,6 +294,11 @@ int cpic_add(struct cpic *ic, const struct cpic_create *c, const char *region, c
     k->load_s = load_s;
     k->ready_at = now_model + load_s;
     k->created = k->modified = now_wall;
+    if (load_s <= 0) { /* nothing to load: its copies serve at once */
+        k->state = CPIC_IN_SERVICE;
+        k->current = k->desired;
+        k->ready_at = -1;
+    }
     k->tags = *tags;
     memset(tags, 0, sizeof *tags);
     ic->c[ic->n++] = k;
@@ -306,6 +311,10 @@ void cpic_set_copies(struct cpic_comp *c, long copies, double now_model, double 
     if (copies <= c->current) {
         c->current = copies;
         if (c->state == CPIC_UPDATING) c->state = CPIC_IN_SERVICE;
+        return;
+    }
+    if (c->load_s <= 0) {
+        c->current = copies;
         return;
     }
     if (c->state == CPIC_IN_SERVICE) c->state = CPIC_UPDATING;
@@ -510,4 +519,24 @@ int cpic_list(struct buf *out, const char *account, const struct cpic *ic, const
     if (!rc) rc = buf_addc(out, ']');
     if (!rc && end < n) rc = buf_addf(out, ",\"NextToken\":\"t%zu\"", end);
     return rc ? CPIC_ERR_NOMEM : CPIC_OK;
+}
+
+int cpic_stats_json(struct buf *out, const struct cpic *ic, const char *region) {
+    int rc = buf_adds(out, "\"inference_components\":{");
+    bool first = true;
+    for (size_t i = 0; !rc && i < ic->n; i++) {
+        const struct cpic_comp *c = ic->c[i];
+        if (strcmp(c->region, region) != 0) continue;
+        rc = (!first && buf_addc(out, ',')) || jsonw_cstr(out, c->name) || buf_adds(out, ":{") ||
+             cpic_str(out, true, "endpoint", c->endpoint);
+        first = false;
+        if (!rc) rc = cpic_str(out, false, "variant", c->variant);
+        if (!rc) rc = cpic_str(out, false, "status", cpic_state_name(c->state));
+        if (!rc)
+            rc = buf_addf(out,
+                          ",\"copies\":%ld,\"desired_copies\":%ld,"
+                          "\"no_capacity_invocation_failures\":%lu}",
+                          c->current, c->desired, c->no_capacity);
+    }
+    return rc ? rc : buf_addc(out, '}');
 }

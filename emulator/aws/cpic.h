@@ -34,6 +34,13 @@
 
 #define CPIC_MAX 256 /* components, across regions */
 
+/* What InvokeEndpoint answers (400 ValidationError) for a component with no
+ * copy serving: scaled to zero, or its first copies still loading. */
+#define CPIC_NO_CAPACITY                                                                           \
+    "Inference Component has no capacity to process this request. ApplicationAutoScaling may be "  \
+    "in-progress (if configured) or try to increase the capacity by invoking "                     \
+    "UpdateInferenceComponentRuntimeConfig API."
+
 enum cpic_state {
     CPIC_CREATING,
     CPIC_UPDATING,
@@ -167,5 +174,11 @@ __attribute__((warn_unused_result)) int cpic_describe(struct buf *out, const cha
 __attribute__((warn_unused_result)) int cpic_list(struct buf *out, const char *account,
                                                   const struct cpic *ic, const char *region,
                                                   const cJSON *req, struct buf *err);
+
+/* /emulator/stats' "inference_components" member for region: each one's
+ * endpoint, variant, status, copies serving and asked for, and its
+ * NoCapacityInvocationFailures. Returns 0 or BUF_ERR_*. */
+__attribute__((warn_unused_result)) int cpic_stats_json(struct buf *out, const struct cpic *ic,
+                                                        const char *region);
 
 #endif

@@ -19,6 +19,7 @@
 #include "auth.h"
 #include "cwlog.h"
 #include "cwmetric.h"
+#include "cpic.h"
 #include "fleet.h"
 #include "gate.h"
 #include "http.h"
@@ -122,6 +123,8 @@ struct invoke {
     struct event *log_ev;
     struct cwlog *cwlogs;       /* CloudWatch Logs: every container line, or NULL (borrowed) */
     struct cwmetric *cwmetrics; /* CloudWatch metrics: every request's end, or NULL (borrowed) */
+    struct cpic *ics;           /* the control plane's inference components, or NULL (borrowed) */
+    const char *ic_region;      /* the region of the components it serves (borrowed) */
 };
 
 /* What the container's answer to a call took, for CloudWatch's latencies. */

@@ -24,25 +24,10 @@ import json
 import sys
 import time
 
-from emutest import AKID, SECRET, amz_now, chat, check, emulator, invoke, request, run_group
-
-from botocore.auth import SigV4Auth
-from botocore.awsrequest import AWSRequest
-from botocore.credentials import Credentials
+from emutest import chat, check, control as api, emulator, invoke, run_group
 
 GEMMA = "google/gemma-4-E2B-it"  # bf16-l4: load_s 82.751806 model seconds
 ROLE = "arn:aws:iam::123456789012:role/sm-test"
-
-
-def api(url, op, body):
-    """One SageMaker control-plane call signed by botocore; (status, JSON body)."""
-    data = json.dumps(body).encode()
-    req = AWSRequest(method="POST", url=url + "/", data=data, headers={
-        "X-Amz-Target": "SageMaker.%s" % op, "Content-Type": "application/x-amz-json-1.1"})
-    req.context["timestamp"] = amz_now()
-    SigV4Auth(Credentials(AKID, SECRET), "sagemaker", "us-east-1").add_auth(req)
-    r = request(url, "/", data, dict(req.headers.items()))
-    return r.status, (json.loads(r.body) if r.body else {})
 
 
 def until(what, get, ok, guard=60):
@@ -236,7 +221,7 @@ def test_invoke():
                         dict(spec(1), InferenceComponentName="ic", EndpointName="e"))
         check(status == 200, "CreateInferenceComponent: %s" % d)
         r = call("other")
-        check(r.status == 400 and r.header("x-amzn-errortype") == "ValidationError" and
+        check(r.status == 400 and (r.header("x-amzn-errortype") or "").startswith("ValidationError") and
               b"Inference Component other" in r.body, "an unknown component: %s %s" %
               (r.status, r.body))
         until("ic InService", lambda: describe(url, "ic"),
@@ -250,7 +235,7 @@ def test_invoke():
         check(status == 200, "scale to 0: %s" % d)
         for _ in range(2):
             r = call("ic")
-            check(r.status == 400 and r.header("x-amzn-errortype") == "ValidationError" and
+            check(r.status == 400 and (r.header("x-amzn-errortype") or "").startswith("ValidationError") and
                   b"Inference Component has no capacity to process this request." in r.body,
                   "no copy: %s %s" % (r.status, r.body))
         comps = emu.stats().get("inference_components", {})
