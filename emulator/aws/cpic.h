@@ -81,6 +81,7 @@ struct cpic_comp {
     double load_s;             /* model seconds a new copy takes to load */
     double created, modified;  /* wall clock */
     unsigned long no_capacity; /* invocations refused while it had no copy */
+    unsigned long invocations; /* invocations routed to its copies */
     struct cptag_list tags;
 };
 

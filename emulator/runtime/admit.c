@@ -140,7 +140,10 @@ static const struct cpic_comp *admit_component(const struct admit_request *r,
                      ep->name, r->account);
         return NULL;
     }
-    if (c->current > 0) return c;
+    if (c->current > 0) {
+        c->invocations++;
+        return c;
+    }
     c->no_capacity++;
     admit_refuse(no, 400, "ValidationError", "%s", CPIC_NO_CAPACITY);
     return NULL;

@@ -15,6 +15,12 @@ control  CreateInferenceComponent on a variant (Creating, then InService with it
          time, fewer at once, 0 allowed), tags by ARN, DeleteInferenceComponent (Deleting,
          then gone); refusals: copies that do not fit the variant's instances, an unknown
          endpoint, variant or model, a name taken, bad shapes
+scaling  Application Auto Scaling on the copies, Debian's aws CLI unchanged: a scalable
+         target inference-component/NAME (sagemaker:inference-component:DesiredCopyCount,
+         MinCapacity 0 allowed) with target tracking on
+         SageMakerInferenceComponentInvocationsPerCopy scales the copies out under load
+         (the new copy serves exactly the model's load time after the decision) and in to
+         the minimum without it
 invoke   InvokeEndpoint with X-Amzn-SageMaker-Inference-Component routes to the
          component's variant; an unknown component is refused; while the component has 0
          copies the call gets the no-capacity ValidationError and the stats count a
@@ -22,9 +28,11 @@ invoke   InvokeEndpoint with X-Amzn-SageMaker-Inference-Component routes to the
 """
 import json
 import sys
+import threading
 import time
 
-from emutest import chat, check, control as api, emulator, invoke, run_group
+from emutest import aws_cli_setup, chat, check, control as api, emulator, invoke, run_group
+from test_autoscaling import aws_runner, iso_seconds
 
 GEMMA = "google/gemma-4-E2B-it"  # bf16-l4: load_s 82.751806 model seconds
 ROLE = "arn:aws:iam::123456789012:role/sm-test"
@@ -249,5 +257,85 @@ def test_invoke():
         check(r.status == 200, "served again once a copy loaded: %s %s" % (r.status, r.body))
 
 
+def test_scaling():
+    setup = aws_cli_setup()
+    if not setup:
+        return 77
+    aws, env = setup
+    load_s = 82.751806  # bf16-l4's, the model's profile: a new copy serves this long after
+    # time scale 600: a metric period of 60 s is 0.1 s, the load 0.138 s
+    with emulator.Emulator(["--endpoint", "e=instant", "--time-scale", "600"]) as emu:
+        url = emu.url
+        run = aws_runner(aws, env, url)
+        create_model(url)
+        status, d = api(url, "CreateInferenceComponent",
+                        dict(spec(1, mem=1024, accel=0), InferenceComponentName="ic",
+                             EndpointName="e"))
+        check(status == 200, "CreateInferenceComponent: %s" % d)
+        until("ic InService", lambda: describe(url, "ic"),
+              lambda d: d.get("InferenceComponentStatus") == "InService")
+        key = ["--service-namespace", "sagemaker", "--resource-id", "inference-component/ic",
+               "--scalable-dimension", "sagemaker:inference-component:DesiredCopyCount"]
+        rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
+                           "--min-capacity", "0", "--max-capacity", "3")
+        check(rc == 0, "register-scalable-target, MinCapacity 0: %s" % err)
+        rc, out, err = run("application-autoscaling", "register-scalable-target",
+                           "--service-namespace", "sagemaker", "--resource-id",
+                           "inference-component/none", "--scalable-dimension",
+                           "sagemaker:inference-component:DesiredCopyCount",
+                           "--min-capacity", "0", "--max-capacity", "3")
+        check(rc != 0 and "ValidationException" in err and "inference-component/none" in err,
+              "an unknown component refused: %s" % err)
+        tracking = {"TargetValue": 1.0, "ScaleOutCooldown": 0, "ScaleInCooldown": 0,
+                    "PredefinedMetricSpecification": {
+                        "PredefinedMetricType": "SageMakerInferenceComponentInvocationsPerCopy"}}
+        rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
+                           "--policy-name", "ipc", "--policy-type", "TargetTrackingScaling",
+                           "--target-tracking-scaling-policy-configuration",
+                           json.dumps(tracking))
+        check(rc == 0, "put-scaling-policy: %s" % err)
+
+        stop = threading.Event()
+
+        def load():
+            while not stop.is_set():
+                invoke(url, "e", chat("What is 2 + 2?", max_tokens=4),
+                       extra={"X-Amzn-SageMaker-Inference-Component": "ic"})
+
+        clients = [threading.Thread(target=load) for _ in range(4)]
+        for c in clients:
+            c.start()
+        try:
+            d = until("a scale-out of the copies", lambda: describe(url, "ic"),
+                      lambda d: d.get("RuntimeConfig", {}).get("CurrentCopyCount", 0) >= 2)
+        finally:
+            stop.set()
+            for c in clients:
+                c.join()
+        check(d.get("RuntimeConfig", {}).get("CurrentCopyCount", 0) >= 2,
+              "copies scaled out under load: %s" % d)
+        rc, out, err = run("application-autoscaling", "describe-scaling-activities", *key[:4])
+        acts = out.get("ScalingActivities", [])
+        outs = [a for a in acts if "AlarmHigh" in a.get("Cause", "")]
+        check(rc == 0 and outs and outs[-1]["Description"].startswith(
+            "Setting desired copy count to ") and outs[-1]["StatusCode"] == "Successful",
+            "the scale-out activity: %s %s" % (out, err))
+        if outs and outs[-1].get("EndTime"):
+            took = iso_seconds(outs[-1]["EndTime"]) - iso_seconds(outs[-1]["StartTime"])
+            # the two times are milliseconds (as the service writes them), each rounded
+            check(abs(took - load_s / 600) <= 0.001 + 1e-9,
+                  "the new copy served the load time after the decision: %.4f s" % took)
+        # no load: 15 datapoints under 0.9 x the target, then down to the minimum, 0
+        d = until("a scale-in to 0 copies", lambda: describe(url, "ic"),
+                  lambda d: d.get("RuntimeConfig", {}).get("DesiredCopyCount") == 0)
+        check(d.get("RuntimeConfig", {}).get("CurrentCopyCount") == 0,
+              "scaled in to zero copies: %s" % d)
+        r = invoke(url, "e", chat("What is 2 + 2?", max_tokens=4),
+                   extra={"X-Amzn-SageMaker-Inference-Component": "ic"})
+        check(r.status == 400 and b"has no capacity" in r.body,
+              "at zero copies the call is refused: %s %s" % (r.status, r.body))
+
+
 if __name__ == "__main__":
-    sys.exit(run_group({"control": test_control, "invoke": test_invoke}, __doc__))
+    sys.exit(run_group({"control": test_control, "invoke": test_invoke,
+                        "scaling": test_scaling}, __doc__))
