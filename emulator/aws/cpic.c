@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cpdesc.h"
 #include "cpres.h"
 #include "jsonw.h"
 #include "smname.h"
@@ -429,13 +430,6 @@ int cpic_describe(struct buf *out, const char *account, const struct cpic_comp *
     return rc ? rc : buf_addc(out, '}');
 }
 
-static bool cpic_contains(const char *hay, const char *needle) {
-    size_t n = strlen(needle);
-    for (const char *p = hay; *p; p++)
-        if (strncasecmp(p, needle, n) == 0) return true;
-    return n == 0;
-}
-
 /* An optional string member of ListInferenceComponents: NULL when absent. */
 static int cpic_opt_str(const cJSON *req, const char *key, const char **out, struct buf *err) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, key);
@@ -446,74 +440,40 @@ static int cpic_opt_str(const cJSON *req, const char *key, const char **out, str
     return CPIC_OK;
 }
 
-/* Whether a comes before b: SortBy (Name, Status, CreationTime) and SortOrder. */
-static bool cpic_before(const struct cpic_comp *a, const struct cpic_comp *b, char by, bool asc) {
-    int c = by == 'N'   ? strcmp(a->name, b->name)
-            : by == 'S' ? strcmp(cpic_state_name(a->state), cpic_state_name(b->state))
-                        : (a->created > b->created) - (a->created < b->created);
-    if (c == 0) c = strcmp(a->name, b->name);
-    return asc ? c < 0 : c > 0;
+/* A component's sort key in a listing. */
+static struct cpdesc_key cpic_key_of(const struct cpic_comp *c) {
+    return (struct cpdesc_key){c->name, cpic_state_name(c->state), c->created};
 }
 
 int cpic_list(struct buf *out, const char *account, const struct cpic *ic, const char *region,
               const cJSON *req, struct buf *err) {
-    const char *contains, *status, *ep, *variant, *sort_by, *order, *token;
-    double max = 10;
-    int rc = cpic_opt_str(req, "NameContains", &contains, err);
-    if (!rc) rc = cpic_opt_str(req, "StatusEquals", &status, err);
-    if (!rc) rc = cpic_opt_str(req, "EndpointNameEquals", &ep, err);
+    struct cpreq_list l; /* ListEndpoints' members, the same shapes */
+    const char *ep, *variant;
+    int rc = cpreq_list(req, &l, err);
+    if (rc) return rc == CPREQ_ERR_SERIALIZATION ? CPIC_ERR_SERIALIZATION : CPIC_ERR_VALIDATION;
+    rc = cpic_opt_str(req, "EndpointNameEquals", &ep, err);
     if (!rc) rc = cpic_opt_str(req, "VariantNameEquals", &variant, err);
-    if (!rc) rc = cpic_opt_str(req, "SortBy", &sort_by, err);
-    if (!rc) rc = cpic_opt_str(req, "SortOrder", &order, err);
-    if (!rc) rc = cpic_opt_str(req, "NextToken", &token, err);
-    if (!rc) rc = cpic_number(req, "MaxResults", true, &max, err);
     if (rc) return rc;
-    if (sort_by && strcmp(sort_by, "Name") != 0 && strcmp(sort_by, "CreationTime") != 0 &&
-        strcmp(sort_by, "Status") != 0)
-        return cpic_invalid(err, "sortBy", sort_by,
-                            "Member must satisfy enum value set: [Name, CreationTime, Status]");
-    if (order && strcmp(order, "Ascending") != 0 && strcmp(order, "Descending") != 0)
-        return cpic_invalid(err, "sortOrder", order,
-                            "Member must satisfy enum value set: [Ascending, Descending]");
-    if (status && strcmp(status, "InService") != 0 && strcmp(status, "Creating") != 0 &&
-        strcmp(status, "Updating") != 0 && strcmp(status, "Failed") != 0 &&
-        strcmp(status, "Deleting") != 0)
-        return cpic_invalid(err, "statusEquals", status,
-                            "Member must satisfy enum value set: [InService, Creating, Updating, "
-                            "Failed, Deleting]");
-    if (max < 1 || max > 100) {
-        char num[32];
-        snprintf(num, sizeof num, "%ld", (long)max);
-        return cpic_invalid(err, "maxResults", num,
-                            max < 1 ? "Member must have value greater than or equal to 1"
-                                    : "Member must have value less than or equal to 100");
-    }
-    long start = 0;
-    if (token) {
-        char *end;
-        start = token[0] == 't' ? strtol(token + 1, &end, 10) : -1;
-        if (start < 1 || *end)
-            return buf_fail(err, CPIC_ERR_VALIDATION, "Invalid pagination token");
-    }
-    char by = sort_by ? sort_by[0] : 'C';
-    bool asc = order && strcmp(order, "Ascending") == 0;
     const struct cpic_comp *sel[CPIC_MAX];
     size_t n = 0;
     for (size_t i = 0; i < ic->n; i++) {
         const struct cpic_comp *c = ic->c[i];
-        if (strcmp(c->region, region) != 0 || (contains && !cpic_contains(c->name, contains)) ||
-            (status && strcmp(status, cpic_state_name(c->state)) != 0) ||
+        if (strcmp(c->region, region) != 0 ||
+            (l.name_contains && !cpdesc_contains(c->name, l.name_contains)) ||
+            (l.status && strcmp(l.status, cpic_state_name(c->state)) != 0) ||
             (ep && strcasecmp(ep, c->endpoint) != 0) ||
             (variant && strcmp(variant, c->variant) != 0))
             continue;
         size_t j = n++;
-        for (; j > 0 && cpic_before(c, sel[j - 1], by, asc); j--) sel[j] = sel[j - 1];
+        struct cpdesc_key k = cpic_key_of(c), o;
+        for (; j > 0 && (o = cpic_key_of(sel[j - 1]), cpdesc_before(&k, &o, &l)); j--)
+            sel[j] = sel[j - 1];
         sel[j] = c;
     }
-    size_t end = (size_t)start + (size_t)max;
+    size_t start = (size_t)l.start, end = start + (size_t)l.max_results;
     rc = buf_adds(out, "\"InferenceComponents\":[");
-    for (size_t i = (size_t)start; !rc && i < n && i < end; i++) {
-        rc = (i > (size_t)start && buf_addc(out, ',')) || buf_addc(out, '{') ||
+    for (size_t i = start; !rc && i < n && i < end; i++) {
+        rc = (i > start && buf_addc(out, ',')) || buf_addc(out, '{') ||
              cpic_summary_members(out, account, sel[i]) || buf_addc(out, '}');
     }
     if (!rc) rc = buf_addc(out, ']');
