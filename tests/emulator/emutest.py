@@ -177,6 +177,20 @@ def control(url, op, body, prefix="SageMaker", service="sagemaker"):
     return r.status, (json.loads(r.body) if r.body else {})
 
 
+def until(what, get, ok, guard=90):
+    """Polls get() until ok(value) and returns the value; the guard (seconds) only ends a
+    hang, as a failed check."""
+    import time
+    end = time.monotonic() + guard
+    while True:
+        v = get()
+        if ok(v):
+            return v
+        if time.monotonic() > end:
+            check(False, "%s never came: %s" % (what, v))
+            return v
+
+
 def chat(prompt, max_tokens=64, **extra):
     body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens,
             "temperature": 0}

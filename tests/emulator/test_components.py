@@ -29,25 +29,13 @@ invoke   InvokeEndpoint with X-Amzn-SageMaker-Inference-Component routes to the
 import json
 import sys
 import threading
-import time
 
-from emutest import aws_cli_setup, chat, check, control as api, emulator, invoke, run_group
+from emutest import (aws_cli_setup, chat, check, control as api, emulator, invoke, run_group,
+                     until)
 from test_autoscaling import aws_runner, iso_seconds
 
 GEMMA = "google/gemma-4-E2B-it"  # bf16-l4: load_s 82.751806 model seconds
 ROLE = "arn:aws:iam::123456789012:role/sm-test"
-
-
-def until(what, get, ok, guard=60):
-    """Polls get() until ok(value); the guard only ends a hang."""
-    end = time.monotonic() + guard
-    while True:
-        v = get()
-        if ok(v):
-            return v
-        if time.monotonic() > end:
-            check(False, "%s never came: %s" % (what, v))
-            return v
 
 
 def spec(copies, mem=1024, accel=1, model="m"):
