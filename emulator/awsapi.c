@@ -209,6 +209,8 @@ int awsapi_init(struct awsapi *a, struct invoke *main, const struct options *o,
     int rc = awsapi_conf(a, o, lib, err);
     if (rc) return rc;
     cplane_init(&a->cp, &a->conf, main->account, cphost_event, &a->host);
+    main->ics = &a->cp.ic; /* InvokeEndpoint's InferenceComponentName */
+    main->ic_region = a->conf.regions[0];
     struct scaler_conf sc = {
         &a->scale,     &a->cp, a->conf.regions[0], main->time_scale, a->conf.create_s,
         awsapi_scaled, a};

@@ -153,6 +153,8 @@ static int cphost_invoke(struct cphost *h, struct cphost_ep *e) {
     inv->log_interval = m->log_interval;
     inv->cwlogs = m->cwlogs;
     inv->cwmetrics = m->cwmetrics;
+    inv->ics = m->ics;
+    inv->ic_region = m->ic_region;
     inv->rng = h->opts->seed ^ splitmix_hash(e->name);
     if (auth_init(&inv->auth, m->auth.region)) return -1;
     for (size_t i = 0; i < m->auth.n_keys; i++) {

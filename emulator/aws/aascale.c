@@ -177,12 +177,13 @@ static int aascale_register(struct aascale *s, const struct cplane *cp, const cJ
         !aascale_long(req, "MinCapacity", &min, &has_min, r, &rc) ||
         !aascale_long(req, "MaxCapacity", &max, &has_max, r, &rc))
         return rc;
-    if (k.dim == AASCALE_COMPONENT)
+    if (k.dim == AASCALE_COMPONENT && (strncmp(k.resource, "inference-component/", 20) != 0 ||
+                                       !cpic_find(&cp->ic, region, k.resource + 20)))
         return cplane_fail(r, 400, "ValidationException",
-                           "Inference component %s not found: the emulator has no inference "
-                           "components",
-                           k.resource);
-    if (!aascale_variant_exists(cp, region, k.resource))
+                           "The inference component %s does not exist in %s (ResourceId: "
+                           "inference-component/NAME of an existing inference component)",
+                           k.resource, region);
+    if (k.dim == AASCALE_VARIANT && !aascale_variant_exists(cp, region, k.resource))
         return cplane_fail(r, 400, "ValidationException",
                            "The endpoint variant %s does not exist in %s (ResourceId: "
                            "endpoint/NAME/variant/VARIANT of an existing endpoint)",

@@ -10,7 +10,7 @@
  * sagemaker:variant:DesiredInstanceCount) of an endpoint the control plane
  * knows in the request's region, or an inference component
  * (inference-component/NAME, sagemaker:inference-component:DesiredCopyCount,
- * MinCapacity 0 allowed), refused while the emulator has none. Policies:
+ * MinCapacity 0 allowed) the control plane knows (cpic.h). Policies:
  * TargetTrackingScaling on SageMaker's predefined metrics (or a customized
  * metric, kept and described), and StepScaling. Activities are what the
  * scaling decisions (aadecide.h) record with aascale_activity. Errors as the

@@ -161,21 +161,25 @@ int cpdesc_summary(struct buf *out, const char *account, const struct cpres_endp
     return rc ? rc : buf_addc(out, '}');
 }
 
-static bool cpdesc_contains(const char *hay, const char *needle) {
+bool cpdesc_contains(const char *hay, const char *needle) {
     size_t n = strlen(needle);
     for (const char *p = hay; *p; p++)
         if (strncasecmp(p, needle, n) == 0) return true;
     return n == 0;
 }
 
-/* Whether a comes before b in the listing's order. */
-static bool cpdesc_before(const struct cpres_endpoint *a, const struct cpres_endpoint *b,
-                          const struct cpreq_list *l) {
+bool cpdesc_before(const struct cpdesc_key *a, const struct cpdesc_key *b,
+                   const struct cpreq_list *l) {
     int c = l->by_name     ? strcmp(a->name, b->name)
-            : l->by_status ? strcmp(cpres_state_name(a->state), cpres_state_name(b->state))
+            : l->by_status ? strcmp(a->status, b->status)
                            : (a->created > b->created) - (a->created < b->created);
     if (c == 0) c = strcmp(a->name, b->name);
     return l->ascending ? c < 0 : c > 0;
+}
+
+/* An endpoint's sort key. */
+static struct cpdesc_key cpdesc_ep_key(const struct cpres_endpoint *ep) {
+    return (struct cpdesc_key){ep->name, cpres_state_name(ep->state), ep->created};
 }
 
 int cpdesc_list(struct buf *out, const char *account, struct cpres_endpoint *const *eps,
@@ -189,7 +193,9 @@ int cpdesc_list(struct buf *out, const char *account, struct cpres_endpoint *con
             (l->status && strcmp(l->status, cpdesc_status(ep)) != 0))
             continue;
         size_t j = n++;
-        for (; j > 0 && cpdesc_before(ep, sel[j - 1], l); j--) sel[j] = sel[j - 1];
+        struct cpdesc_key k = cpdesc_ep_key(ep), o;
+        for (; j > 0 && (o = cpdesc_ep_key(sel[j - 1]), cpdesc_before(&k, &o, l)); j--)
+            sel[j] = sel[j - 1];
         sel[j] = ep;
     }
     int rc = buf_adds(out, "\"Endpoints\":[");

@@ -27,4 +27,17 @@ __attribute__((warn_unused_result)) int cpdesc_list(struct buf *out, const char 
                                                     struct cpres_endpoint *const *eps, size_t n_eps,
                                                     const char *region, const struct cpreq_list *l);
 
+/* What a listing sorts a resource by (SortBy Name, Status or CreationTime). */
+struct cpdesc_key {
+    const char *name, *status;
+    double created;
+};
+
+/* Whether a comes before b in the order l asks for (SortBy, SortOrder; ties by name). */
+bool cpdesc_before(const struct cpdesc_key *a, const struct cpdesc_key *b,
+                   const struct cpreq_list *l);
+
+/* Whether hay holds needle, case ignored (ListEndpoints' NameContains). */
+bool cpdesc_contains(const char *hay, const char *needle);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "cpdesc.h"
 #include "jsonw.h"
+#include "model.h"
 
 #define CPLANE_ICE_REASON                                                                          \
     "Unable to provision requested ML compute capacity due to InsufficientInstanceCapacity error."
@@ -23,6 +24,7 @@ void cplane_init(struct cplane *cp, const struct cpconf *conf, const char *accou
     snprintf(cp->account, sizeof cp->account, "%s", account);
     cp->on_event = on_event;
     cp->ud = ud;
+    cpic_init(&cp->ic);
 }
 
 static void cplane_model_free(struct cpres_model *m) {
@@ -52,13 +54,19 @@ void cplane_free(struct cplane *cp) {
     for (size_t i = 0; i < cp->n_models; i++) cplane_model_free(cp->models[i]);
     for (size_t i = 0; i < cp->n_configs; i++) cplane_config_free(cp->configs[i]);
     for (size_t i = 0; i < cp->n_eps; i++) cplane_ep_free(cp->eps[i]);
+    cpic_free(&cp->ic);
     cp->n_models = cp->n_configs = cp->n_eps = 0;
 }
 
 /* ---- replies ---- */
 
 /* The resources a request names, and how SageMaker words them. */
-enum cplane_kind { CPLANE_KIND_MODEL, CPLANE_KIND_CONFIG, CPLANE_KIND_ENDPOINT };
+enum cplane_kind {
+    CPLANE_KIND_MODEL,
+    CPLANE_KIND_CONFIG,
+    CPLANE_KIND_ENDPOINT,
+    CPLANE_KIND_COMPONENT
+};
 
 static const struct {
     const char *member, *field; /* the request's member and its name in a validation message */
@@ -71,6 +79,9 @@ static const struct {
                             "endpoint configuration", "EndpointConfigArn"},
     [CPLANE_KIND_ENDPOINT] = {"EndpointName", "endpointName", "endpoint", "endpoint",
                               "EndpointArn"},
+    [CPLANE_KIND_COMPONENT] = {"InferenceComponentName", "inferenceComponentName",
+                               "inference-component", "inference component",
+                               "InferenceComponentArn"},
 };
 
 int cplane_error(struct cplane_reply *r, int status, const char *type, const char *msg) {
@@ -448,7 +459,8 @@ static double cplane_due(const struct cplane *cp, size_t *e, size_t *k) {
 
 double cplane_next(const struct cplane *cp) {
     size_t e = 0, k = 0;
-    return cplane_due(cp, &e, &k);
+    double t = cplane_due(cp, &e, &k), ic = cpic_next(&cp->ic);
+    return t < 0 || (ic >= 0 && ic < t) ? ic : t;
 }
 
 void cplane_advance(struct cplane *cp, struct cplane_now now) {
@@ -466,6 +478,7 @@ void cplane_advance(struct cplane *cp, struct cplane_now now) {
         cplane_step_placement(cp, ep, d, k);
         cplane_settle(cp, ep, now);
     }
+    cpic_advance(&cp->ic, now.model, now.wall);
 }
 
 /* ---- models ---- */
@@ -713,6 +726,9 @@ static int cplane_tagged(struct cplane *cp, const cJSON *req, const char *region
     else if (here && strcmp(a.type, "endpoint") == 0 &&
              (i = cplane_find_ep(cp, region, a.name)) < cp->n_eps)
         *tags = &cp->eps[i]->tags;
+    else if (here && strcmp(a.type, "inference-component") == 0 &&
+             cpic_find(&cp->ic, region, a.name))
+        *tags = &cpic_find(&cp->ic, region, a.name)->tags;
     if (*tags) return CPLANE_OK;
     return cplane_fail(r, 400, "ValidationException", "Could not find resource \"%s\".",
                        cJSON_GetObjectItemCaseSensitive(req, "ResourceArn")->valuestring);
@@ -760,6 +776,177 @@ static int cplane_list(struct cplane *cp, const cJSON *req, const char *region,
     int rc = cplane_checked(r, cpreq_list(req, &l, &why), &why);
     if (rc || r->type) return rc;
     rc = cplane_ok_open(r) || cpdesc_list(&r->body, cp->account, cp->eps, cp->n_eps, region, &l);
+    return cplane_ok_close(r, rc);
+}
+
+/* ---- inference components (cpic.h) ---- */
+
+/* What cpic said (rc, with why) as the reply, as cplane_checked; frees why. */
+static int cplane_ic_checked(struct cplane_reply *r, int rc, struct buf *why) {
+    if (rc == CPIC_ERR_NOMEM) {
+        buf_free(why);
+        return CPLANE_ERR_NOMEM;
+    }
+    if (rc)
+        rc = cplane_fail(r, 400,
+                         rc == CPIC_ERR_SERIALIZATION ? "SerializationException"
+                         : rc == CPIC_ERR_LIMIT       ? "ResourceLimitExceeded"
+                                                      : "ValidationException",
+                         "%s", buf_str(why));
+    buf_free(why);
+    return rc;
+}
+
+/* Model seconds a copy of model (of region) takes to load: the load_s of the
+ * built-in profile its SM_VLLM_MODEL maps to; 0 for another profile. */
+static double cplane_load_s(const struct cplane *cp, const char *region, const char *model) {
+    size_t m = cplane_find_model(cp, region, model);
+    const char *id = NULL;
+    for (size_t k = 0; m < cp->n_models && k < cp->models[m]->n_env; k++)
+        if (strcmp(cp->models[m]->env_keys[k], "SM_VLLM_MODEL") == 0)
+            id = cp->models[m]->env_values[k];
+    const char *profile = id ? cpconf_profile(cp->conf, id) : NULL;
+    struct model_profile p;
+    double load = 0;
+    if (profile && model_builtin(profile, &p) == 0) {
+        load = p.load_s;
+        model_free(&p);
+    }
+    return load;
+}
+
+/* The variant of ep a component names (the only one when it names none):
+ * its index, or n_v with the refusal in r. */
+static size_t cplane_ic_variant(const struct cpres_endpoint *ep, const char *variant,
+                                struct cplane_reply *r, int *rc) {
+    const struct cpreq_config *cfg = &ep->live.cfg;
+    if (!variant[0] && cfg->n_v == 1) return 0;
+    for (size_t i = 0; variant[0] && i < cfg->n_v; i++)
+        if (strcmp(cfg->v[i].name, variant) == 0) return i;
+    *rc = variant[0]
+              ? cplane_fail(r, 400, "ValidationException",
+                            "Could not find variant %s of endpoint %s.", variant, ep->name)
+              : cplane_fail(r, 400, "ValidationException",
+                            "Endpoint %s has %zu variants: give VariantName.", ep->name, cfg->n_v);
+    return cfg->n_v;
+}
+
+/* The instances variant v of ep runs now. */
+static long cplane_instances(const struct cpres_endpoint *ep, size_t v) {
+    return ep->live.current[v] > 0 ? ep->live.current[v] : ep->live.cfg.v[v].count;
+}
+
+static int cplane_create_component(struct cplane *cp, const cJSON *req, const char *region,
+                                   struct cplane_now now, struct cplane_reply *r) {
+    struct cpic_create c;
+    struct cptag_list tags = {0};
+    struct buf why;
+    buf_init(&why, 2048);
+    int rc = cplane_ic_checked(r, cpic_read_create(req, &c, &why), &why);
+    if (rc || r->type) return rc;
+    if (cpic_find(&cp->ic, region, c.name))
+        return cplane_arn_error(cp, r, "Cannot create already existing", CPLANE_KIND_COMPONENT,
+                                region, c.name);
+    size_t e = cplane_find_ep(cp, region, c.endpoint);
+    if (e == cp->n_eps)
+        return cplane_arn_error(cp, r, "Could not find", CPLANE_KIND_ENDPOINT, region, c.endpoint);
+    const struct cpres_endpoint *ep = cp->eps[e];
+    if (ep->state != CPRES_IN_SERVICE)
+        return cplane_fail(r, 400, "ValidationException",
+                           "Endpoint %s is %s: an inference component needs it InService.",
+                           ep->name, cpres_state_name(ep->state));
+    size_t v = cplane_ic_variant(ep, c.variant, r, &rc);
+    if (v == ep->live.cfg.n_v) return rc;
+    snprintf(c.variant, sizeof c.variant, "%s", ep->live.cfg.v[v].name);
+    if (cplane_find_model(cp, region, c.model) == cp->n_models)
+        return cplane_arn_error(cp, r, "Could not find", CPLANE_KIND_MODEL, region, c.model);
+    const char *type = ep->live.cfg.v[v].pools[ep->live.p[v].pool].type;
+    buf_init(&why, 2048);
+    rc =
+        cplane_ic_checked(r,
+                          cpic_fits(&cp->ic, region, ep->name, c.variant, type,
+                                    cplane_instances(ep, v), c.name, &c.need, c.copies, NULL, &why),
+                          &why);
+    if (!rc && !r->type) rc = cplane_read_tags(req, &tags, r);
+    if (!rc && !r->type) {
+        buf_init(&why, 1024);
+        rc = cplane_ic_checked(r,
+                               cpic_add(&cp->ic, &c, region, type,
+                                        cplane_load_s(cp, region, c.model), now.model, now.wall,
+                                        &tags, &why),
+                               &why);
+    }
+    cptag_free(&tags);
+    if (rc || r->type) return rc;
+    return cplane_arn_reply(cp, r, CPLANE_KIND_COMPONENT, region, c.name);
+}
+
+/* UpdateInferenceComponent(RuntimeConfig) of a component: its copy count. */
+static int cplane_update_component(struct cplane *cp, const cJSON *req, const char *region,
+                                   bool runtime, struct cplane_now now, struct cplane_reply *r) {
+    struct cpic_update u;
+    struct buf why;
+    buf_init(&why, 2048);
+    int rc = cplane_ic_checked(r, cpic_read_update(req, runtime, &u, &why), &why);
+    if (rc || r->type) return rc;
+    struct cpic_comp *c = cpic_find(&cp->ic, region, u.name);
+    if (!c) return cplane_arn_error(cp, r, "Could not find", CPLANE_KIND_COMPONENT, region, u.name);
+    if (c->state != CPIC_IN_SERVICE)
+        return cplane_arn_error(cp, r, "Cannot update in-progress", CPLANE_KIND_COMPONENT, region,
+                                c->name);
+    const struct cpres_endpoint *ep = cplane_endpoint(cp, region, c->endpoint);
+    if (u.copies >= 0 && u.copies > c->desired && ep) {
+        size_t v = 0;
+        while (v < ep->live.cfg.n_v && strcmp(ep->live.cfg.v[v].name, c->variant) != 0) v++;
+        buf_init(&why, 2048);
+        if (v < ep->live.cfg.n_v)
+            rc = cplane_ic_checked(r,
+                                   cpic_fits(&cp->ic, region, ep->name, c->variant,
+                                             c->instance_type, cplane_instances(ep, v), c->name,
+                                             &c->need, u.copies, c, &why),
+                                   &why);
+        else
+            buf_free(&why);
+        if (rc || r->type) return rc;
+    }
+    if (u.copies >= 0) cpic_set_copies(c, u.copies, now.model, now.wall);
+    return cplane_arn_reply(cp, r, CPLANE_KIND_COMPONENT, region, c->name);
+}
+
+/* The inference components' operations. */
+static int cplane_component_op(struct cplane *cp, const cJSON *req, const char *region,
+                               const char *op, struct cplane_now now, struct cplane_reply *r) {
+    if (strcmp(op, "CreateInferenceComponent") == 0)
+        return cplane_create_component(cp, req, region, now, r);
+    if (strcmp(op, "UpdateInferenceComponent") == 0 ||
+        strcmp(op, "UpdateInferenceComponentRuntimeConfig") == 0)
+        return cplane_update_component(cp, req, region, op[sizeof "UpdateInferenceComponent" - 1],
+                                       now, r);
+    struct buf why;
+    buf_init(&why, 1024);
+    if (strcmp(op, "ListInferenceComponents") == 0) {
+        int rc = cplane_ok_open(r);
+        if (rc) return CPLANE_ERR_NOMEM;
+        int lrc = cpic_list(&r->body, cp->account, &cp->ic, region, req, &why);
+        if (lrc) return cplane_ic_checked(r, lrc, &why);
+        buf_free(&why);
+        return cplane_ok_close(r, 0);
+    }
+    if (strcmp(op, "DescribeInferenceComponent") != 0 &&
+        strcmp(op, "DeleteInferenceComponent") != 0) {
+        buf_free(&why);
+        return cplane_error(r, 400, "UnknownOperationException", NULL) ? CPLANE_ERR_NOMEM : 0;
+    }
+    struct cpic_update u;
+    int rc = cplane_ic_checked(r, cpic_read_update(req, false, &u, &why), &why);
+    if (rc || r->type) return rc;
+    struct cpic_comp *c = cpic_find(&cp->ic, region, u.name);
+    if (!c) return cplane_arn_error(cp, r, "Could not find", CPLANE_KIND_COMPONENT, region, u.name);
+    if (op[2] == 'l') {
+        cpic_delete(c, now.model, cp->conf->delete_s, now.wall);
+        return cplane_ok_empty(r);
+    }
+    rc = cplane_ok_open(r) || cpic_describe(&r->body, cp->account, c);
     return cplane_ok_close(r, rc);
 }
 
@@ -874,6 +1061,8 @@ int cplane_call(struct cplane *cp, const char *op, const char *body, size_t len,
         rc = cplane_resource_op(cp, req, region, CPLANE_KIND_ENDPOINT, op[2] == 'l', now, r);
     else if (strcmp(op, "ListEndpoints") == 0)
         rc = cplane_list(cp, req, region, r);
+    else if (strstr(op, "InferenceComponent"))
+        rc = cplane_component_op(cp, req, region, op, now, r);
     else if (strcmp(op, "AddTags") == 0 || strcmp(op, "ListTags") == 0 ||
              strcmp(op, "DeleteTags") == 0)
         rc = cplane_tags_op(cp, req, region, op, r);

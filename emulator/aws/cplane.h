@@ -16,6 +16,9 @@
  * serving the old config until the new one is InService (or, when it fails,
  * stays InService with its FailureReason). DeleteEndpoint: Deleting for
  * delete_s, then gone; refused while Creating or Updating, as SageMaker does.
+ * Inference components (cpic): CreateInferenceComponent places copies of a
+ * model on a variant of an InService endpoint when they fit its instances,
+ * InService the model's load time (its profile's load_s) later.
  * Each resource keeps its tags (cptag): the Tags of its Create call, AddTags,
  * ListTags and DeleteTags on the ARN its Create returned; they go with it.
  *
@@ -32,6 +35,7 @@
 
 #include "buf.h"
 #include "cpconf.h"
+#include "cpic.h"
 #include "cpreq.h"
 #include "cpres.h"
 #include "cptag.h"
@@ -54,6 +58,7 @@ struct cplane {
     size_t n_configs;
     struct cpres_endpoint *eps[CPRES_MAX_EACH];
     size_t n_eps;
+    struct cpic ic;            /* the inference components (cpic.h) */
     cplane_event_fn *on_event; /* may be NULL */
     void *ud;
 };

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "smname.h"
 
@@ -124,6 +125,30 @@ static struct fleet_variant *admit_session_variant(struct fleet_endpoint *ep,
     return NULL;
 }
 
+/* The inference component comp[0..n) of ep that has a copy serving, or NULL
+ * with the refusal (none of that name on ep; or no copy: the no-capacity
+ * error, counted). */
+static const struct cpic_comp *admit_component(const struct admit_request *r,
+                                               const struct fleet_endpoint *ep, const char *comp,
+                                               size_t n, struct admit_refusal *no) {
+    char name[CPREQ_NAME_MAX];
+    snprintf(name, sizeof name, "%.*s", (int)n, comp);
+    struct cpic_comp *c = cpic_find(r->ics, r->ic_region, name);
+    if (!c || c->state == CPIC_DELETING || strcasecmp(c->endpoint, ep->name) != 0) {
+        admit_refuse(no, 400, "ValidationError",
+                     "Inference Component %s not found for Endpoint %s of account %s.", name,
+                     ep->name, r->account);
+        return NULL;
+    }
+    if (c->current > 0) {
+        c->invocations++;
+        return c;
+    }
+    c->no_capacity++;
+    admit_refuse(no, 400, "ValidationError", "%s", CPIC_NO_CAPACITY);
+    return NULL;
+}
+
 struct fleet_variant *admit_request(struct auth *keys, struct fleet *f,
                                     const struct admit_request *r, uint64_t *rng,
                                     struct admit_refusal *no) {
@@ -146,10 +171,15 @@ struct fleet_variant *admit_request(struct auth *keys, struct fleet *f,
     if (!ep)
         return admit_refuse(no, 400, "ValidationError", "Endpoint %.*s of account %s not found.",
                             (int)p->name_len, p->name, r->account);
-    if (p->component && !admit_name(p->component, p->component_len, "inferenceComponentName", no))
-        return NULL;
+    const struct sigv4_header *ich = http_header(r->h, "x-amzn-sagemaker-inference-component");
+    const char *comp = p->component ? p->component : ich ? ich->value : NULL;
+    size_t comp_len = p->component ? p->component_len : ich ? ich->value_len : 0;
+    if (comp && !admit_name(comp, comp_len, "inferenceComponentName", no)) return NULL;
+    const struct cpic_comp *ic = NULL;
+    if (comp && r->ics && !(ic = admit_component(r, ep, comp, comp_len, no))) return NULL;
     const struct sigv4_header *want = http_header(r->h, "x-amzn-sagemaker-target-variant");
     struct fleet_variant *var = want ? NULL : admit_session_variant(ep, sid); /* sticky */
+    if (ic && !var) var = fleet_pick(ep, ic->variant, strlen(ic->variant), rng);
     if (!var) var = fleet_pick(ep, want ? want->value : NULL, want ? want->value_len : 0, rng);
     if (!var) { /* only a named variant can be missing */
         size_t n = want ? want->value_len : 0;

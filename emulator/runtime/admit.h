@@ -11,9 +11,12 @@
  * name, the variant (X-Amzn-SageMaker-Target-Variant, else the one whose
  * container holds the session named, else drawn by weight). A request
  * whose path is none of SageMaker Runtime's is 404 UnknownOperationException
- * once signed. The emulator has no inference components: a name in the path
- * or in X-Amzn-SageMaker-Inference-Component is checked against the naming
- * rule (the path's) and otherwise ignored. */
+ * once signed. An inference component (the OpenAI path's, or
+ * X-Amzn-SageMaker-Inference-Component) is checked against the naming rule,
+ * then looked up among the control plane's (cpic.h): an unknown one, or one
+ * of another endpoint, is refused; one with no copy serving gets the
+ * no-capacity ValidationError (counted as its NoCapacityInvocationFailures);
+ * else the call goes to the component's variant. */
 #ifndef EMU_ADMIT_H
 #define EMU_ADMIT_H
 
@@ -22,6 +25,7 @@
 
 #include "auth.h"
 #include "buf.h"
+#include "cpic.h"
 #include "fleet.h"
 #include "http.h"
 #include "rtpath.h"
@@ -34,6 +38,8 @@ struct admit_request {
     const struct rtpath *path; /* the Runtime path it names, or NULL */
     time_t now;                /* wall clock: the signature's window */
     const char *account;       /* the account named in messages */
+    struct cpic *ics;          /* the inference components, or NULL: none (borrowed) */
+    const char *ic_region;     /* their region */
 };
 
 /* Why a request was refused, to be sent as the route's error. */

@@ -126,6 +126,13 @@ void invoke_stats(struct invoke *inv, void *owner) {
     if (fleet_stats_json(&body, inv->fleet, &inv->stats_more, &inv->totals, inv->gate,
                          inv->time_scale, mclock_real() * inv->time_scale))
         buf_reset(&body);
+    if (body.len && inv->ics) { /* the components in the same object */
+        body.len--;
+        if (buf_addc(&body, ',') ||
+            cpic_stats_json(&body, inv->ics, inv->ic_region ? inv->ic_region : inv->region) ||
+            buf_addc(&body, '}'))
+            buf_reset(&body);
+    }
     struct invoke_reply r =
         invoke_whole(body.len ? 200 : 500, NULL, NULL, id, buf_str(&body), body.len, INVOKE_FULL);
     inv->send(owner, &r);

@@ -19,6 +19,7 @@
 #include "auth.h"
 #include "cwlog.h"
 #include "cwmetric.h"
+#include "cpic.h"
 #include "fleet.h"
 #include "gate.h"
 #include "http.h"
@@ -123,6 +124,8 @@ struct invoke {
     struct cwlog *cwlogs;         /* CloudWatch Logs: every container line, or NULL (borrowed) */
     struct cwmetric *cwmetrics;   /* CloudWatch metrics: every request's end, or NULL (borrowed) */
     struct fleet_more stats_more; /* the stats' endpoints beyond fleet's ({NULL}: none) */
+    struct cpic *ics;             /* the control plane's inference components, or NULL (borrowed) */
+    const char *ic_region;        /* the region of the components it serves (borrowed) */
 };
 
 /* What the container's answer to a call took, for CloudWatch's latencies. */

@@ -733,8 +733,14 @@ struct rtcall *rtcall_request(struct invoke *inv, void *owner, const struct http
     inv->cur.api = routed ? path.api : RTPATH_NONE;
     /* the clock the log shows: time() may lag it by a tick, which would let a key
      * expiring at second T sign a request logged at T.001 */
-    struct admit_request ar = {
-        h, body, len, routed ? &path : NULL, (time_t)inv->cur.received, inv->account};
+    struct admit_request ar = {h,
+                               body,
+                               len,
+                               routed ? &path : NULL,
+                               (time_t)inv->cur.received,
+                               inv->account,
+                               inv->ics,
+                               inv->ic_region ? inv->ic_region : inv->region};
     struct admit_refusal no;
     admit_refusal_init(&no);
     struct fleet_variant *var = admit_request(&inv->auth, inv->fleet, &ar, &inv->rng, &no);

@@ -74,10 +74,9 @@ static void scaler_bounds(const struct scaler *s, const struct aascale_target *t
     if (t->out_suspended) c->max = c->min > (long)head->instances ? c->min : (long)head->instances;
 }
 
-/* The decisions' configuration of policy p on target t for instance 0 head. */
-static bool scaler_conf(const struct scaler *s, const struct aascale_target *t,
-                        const struct aascale_policy *p, const struct fleet_variant *head,
-                        struct aadecide_conf *c, bool *high_res) {
+/* The decisions' configuration policy p (on target t) gives. */
+static bool scaler_policy_conf(const struct aascale_target *t, const struct aascale_policy *p,
+                               struct aadecide_conf *c, bool *high_res) {
     cJSON *j = cJSON_Parse(p->config);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "TargetValue");
     const cJSON *pre = cJSON_GetObjectItemCaseSensitive(j, "PredefinedMetricSpecification");
@@ -96,6 +95,14 @@ static bool scaler_conf(const struct scaler *s, const struct aascale_target *t,
     if (cJSON_IsNumber(in) && in->valuedouble >= 0) c->in_cooldown_s = in->valuedouble;
     c->disable_in = cJSON_IsTrue(off) || t->in_suspended;
     cJSON_Delete(j);
+    return true;
+}
+
+/* The decisions' configuration of policy p on target t for instance 0 head. */
+static bool scaler_conf(const struct scaler *s, const struct aascale_target *t,
+                        const struct aascale_policy *p, const struct fleet_variant *head,
+                        struct aadecide_conf *c, bool *high_res) {
+    if (!scaler_policy_conf(t, p, c, high_res)) return false;
     scaler_bounds(s, t, head, c);
     return true;
 }
@@ -163,7 +170,8 @@ static void scaler_record(struct scaler *s, struct scaler_run *r, const struct a
                           const struct aadecide_event *ev, double start, const char *alarm,
                           const char *policy) {
     char description[96], cause[1024];
-    snprintf(description, sizeof description, "Setting desired instance count to %ld.", ev->to);
+    snprintf(description, sizeof description, "Setting desired %s count to %ld.",
+             t->dim == AASCALE_COMPONENT ? "copy" : "instance", ev->to);
     snprintf(cause, sizeof cause, "monitor alarm %s in state ALARM triggered policy %s", alarm,
              policy);
     struct aascale_activity *a = aascale_activity(s->c.aa, t, start, description, cause);
@@ -274,6 +282,69 @@ static struct scaler_run *scaler_find(struct scaler *s, const char *resource) {
     return r;
 }
 
+/* A copy-count target (inference-component/NAME): the decisions run on the
+ * component's copies, which serve load_s after a scale-out and go at once on
+ * a scale-in; the datapoint is InvocationsPerCopy (the calls it was routed in
+ * the period / its copies serving). Returns the model time of the next due
+ * moment (INFINITY: none). */
+static double scaler_copies(struct scaler *s, const struct aascale_target *t,
+                            const struct aascale_policy *p, double now, double wall) {
+    cplane_advance(s->c.cp, (struct cplane_now){now, wall}); /* loads that ended */
+    struct cpic_comp *comp = cpic_find(&s->c.cp->ic, t->region, t->resource + 20);
+    struct aadecide_conf c;
+    bool high_res;
+    if (!comp || (comp->state != CPIC_IN_SERVICE && comp->state != CPIC_UPDATING) ||
+        !scaler_policy_conf(t, p, &c, &high_res) || high_res)
+        return INFINITY;
+    struct scaler_run *r = scaler_find(s, t->resource);
+    if (!r) return INFINITY;
+    if (comp->ready_at >= 0) return comp->ready_at; /* an update's copies first */
+    c.provision_s = 0;                              /* copies start on the variant's instances */
+    c.load_s = comp->load_s;
+    c.drain_s = 0;
+    c.min = t->min;
+    c.max = t->max < c.min ? c.min : t->max;
+    /* the copies as the last run left them, or changed since (an update): start anew */
+    if (r->ep || strcmp(r->policy, p->name) != 0 || r->d.serving != comp->current ||
+        r->d.serving + r->d.launching != comp->desired) {
+        aadecide_init(&r->d, &c, comp->current, now);
+        r->next_point = now + c.period_s;
+        r->calls = comp->invocations;
+        r->n_open = 0;
+        snprintf(r->policy, sizeof r->policy, "%s", p->name);
+    }
+    r->ep = NULL;
+    r->d.c = c;
+    snprintf(r->alarm_high, sizeof r->alarm_high, "%s", p->alarm_high);
+    snprintf(r->alarm_low, sizeof r->alarm_low, "%s", p->alarm_low);
+    while (r->next_point <= now) {
+        aadecide_advance(&r->d, r->next_point);
+        double per = r->d.serving ? (double)r->d.serving : 1;
+        struct aadecide_event ev =
+            aadecide_point(&r->d, r->next_point, (double)(comp->invocations - r->calls) / per);
+        r->calls = comp->invocations;
+        if (ev.kind != AADECIDE_NONE)
+            scaler_record(s, r, t, &ev, wall - (now - ev.at) / s->c.time_scale,
+                          ev.kind == AADECIDE_OUT ? r->alarm_high : r->alarm_low, r->policy);
+        r->next_point += r->d.c.period_s;
+    }
+    aadecide_advance(&r->d, now);
+    size_t kept = 0;
+    for (size_t i = 0; i < r->n_open; i++) {
+        double end = r->open[i].kind == AADECIDE_OUT ? r->open[i].serving_at : now;
+        if (end <= now)
+            scaler_end(s->c.aa, r->open[i].id, wall - (now - end) / s->c.time_scale);
+        else
+            r->open[kept++] = r->open[i];
+    }
+    r->n_open = kept;
+    cpic_scaled(comp, r->d.serving, r->d.serving + r->d.launching, wall);
+    double due = r->next_point;
+    for (size_t i = 0; i < r->d.n_batches; i++)
+        if (r->d.batch[i].ready_at < due) due = r->d.batch[i].ready_at;
+    return due;
+}
+
 void scaler_tick(struct scaler *s) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -282,8 +353,13 @@ void scaler_tick(struct scaler *s) {
     for (size_t i = 0; i < s->n_runs; i++) s->runs[i].seen = false;
     for (size_t i = 0; i < s->c.aa->n_targets; i++) {
         const struct aascale_target *t = &s->c.aa->targets[i];
-        if (t->dim != AASCALE_VARIANT || strcmp(t->region, s->c.region) != 0) continue;
+        if (strcmp(t->region, s->c.region) != 0) continue;
         const struct aascale_policy *p = scaler_policy(s, t);
+        if (t->dim == AASCALE_COMPONENT) {
+            double next = p ? scaler_copies(s, t, p, now, wall) : INFINITY;
+            if (next < due) due = next;
+            continue;
+        }
         bool stepped = !p && scaler_stepped(s, t); /* its alarms run it (scaler_step) */
         struct fleet_endpoint *ep = NULL;
         struct fleet_variant *head = p || stepped ? scaler_variant(s, t->resource, &ep) : NULL;

@@ -166,6 +166,31 @@ def run_group(tests, doc):
     return 77 if tests[group]() == 77 else finish()
 
 
+def control(url, op, body, prefix="SageMaker", service="sagemaker"):
+    """One AWS JSON 1.1 control-plane call signed by botocore; (status, JSON body)."""
+    data = json.dumps(body).encode()
+    req = AWSRequest(method="POST", url=url + "/", data=data, headers={
+        "X-Amz-Target": "%s.%s" % (prefix, op), "Content-Type": "application/x-amz-json-1.1"})
+    req.context["timestamp"] = amz_now()
+    SigV4Auth(Credentials(AKID, SECRET), service, "us-east-1").add_auth(req)
+    r = request(url, "/", data, dict(req.headers.items()))
+    return r.status, (json.loads(r.body) if r.body else {})
+
+
+def until(what, get, ok, guard=90):
+    """Polls get() until ok(value) and returns the value; the guard (seconds) only ends a
+    hang, as a failed check."""
+    import time
+    end = time.monotonic() + guard
+    while True:
+        v = get()
+        if ok(v):
+            return v
+        if time.monotonic() > end:
+            check(False, "%s never came: %s" % (what, v))
+            return v
+
+
 def chat(prompt, max_tokens=64, **extra):
     body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens,
             "temperature": 0}

@@ -37,26 +37,11 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 
-from emutest import AKID, SECRET, amz_now, aws_cli_setup, check, emulator, invoke, chat, request, run_group
-
-from botocore.auth import SigV4Auth
-from botocore.awsrequest import AWSRequest
-from botocore.credentials import Credentials
+from emutest import (aws_cli_setup, check, control as api, emulator, invoke, chat, run_group,
+                     until)
 
 ROLE = "arn:aws:iam::123456789012:role/sm-test"
-
-
-def api(url, op, body, prefix="SageMaker", service="sagemaker"):
-    """One AWS JSON 1.1 call signed by botocore; (status, JSON body)."""
-    data = json.dumps(body).encode()
-    req = AWSRequest(method="POST", url=url + "/", data=data, headers={
-        "X-Amz-Target": "%s.%s" % (prefix, op), "Content-Type": "application/x-amz-json-1.1"})
-    req.context["timestamp"] = amz_now()
-    SigV4Auth(Credentials(AKID, SECRET), service, "us-east-1").add_auth(req)
-    r = request(url, "/", data, dict(req.headers.items()))
-    return r.status, (json.loads(r.body) if r.body else {})
 
 
 def aws_runner(aws, env, url):

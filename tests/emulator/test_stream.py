@@ -21,7 +21,7 @@ import urllib.parse
 
 from botocore.eventstream import EventStreamBuffer, ChecksumMismatch
 
-from emutest import AKID, chat, check, emulator, finish, request, signed_headers
+from emutest import AKID, chat, check, control, emulator, finish, request, signed_headers
 
 STREAM = "/endpoints/%s/invocations-response-stream"
 OPENAI = "/endpoints/%s/openai/v1/chat/completions"
@@ -490,6 +490,15 @@ def test_openai():
             check(r.status == 200 and r.headers.get("content-type") == "text/event-stream" and
                   "x-amzn-sagemaker-content-type" not in r.headers and tokens(text) == 16 and
                   usage["completion_tokens"] == 16 and done, "openai stream with %s" % list(kw))
+        # the component the path names exists (the control plane's, on ep)
+        st1 = control(u, "CreateModel", {"ModelName": "m", "ExecutionRoleArn":
+                                         "arn:aws:iam::123456789012:role/r",
+                                         "PrimaryContainer": {"Image": "img:1"}})[0]
+        st2 = control(u, "CreateInferenceComponent", {
+            "InferenceComponentName": "ic-1", "EndpointName": "ep", "Specification": {
+                "ModelName": "m", "ComputeResourceRequirements": {"MinMemoryRequiredInMb": 1024}},
+            "RuntimeConfig": {"CopyCount": 1}})[0]
+        check(st1 == 200 and st2 == 200, "the component ic-1 created: %s %s" % (st1, st2))
         r = openai_send(u, "/endpoints/ep/inference-components/ic-1/openai/v1/chat/completions",
                         chat("What is 6 * 7?", 8), token=tok)
         doc = json.loads(r.body)

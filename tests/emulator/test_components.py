@@ -1,0 +1,329 @@
+#!/usr/bin/python3
+"""sm-emulator's inference components over HTTP (issue 33), signed by botocore's SigV4.
+
+    test_components.py GROUP
+
+Debian's aws CLI 2.9 and python3-botocore predate inference components (their
+sagemaker model has no CreateInferenceComponent), so the calls are AWS JSON 1.1
+requests in the shapes of botocore's later sagemaker 2017-07-24 model, signed by
+botocore's SigV4Auth.
+
+control  CreateInferenceComponent on a variant (Creating, then InService with its copies
+         after the model's load time), DescribeInferenceComponent, ListInferenceComponents
+         (filters, paging), UpdateInferenceComponent and
+         UpdateInferenceComponentRuntimeConfig (the copy count, more copies after the load
+         time, fewer at once, 0 allowed), tags by ARN, DeleteInferenceComponent (Deleting,
+         then gone); refusals: copies that do not fit the variant's instances, an unknown
+         endpoint, variant or model, a name taken, bad shapes
+scaling  Application Auto Scaling on the copies, Debian's aws CLI unchanged: a scalable
+         target inference-component/NAME (sagemaker:inference-component:DesiredCopyCount,
+         MinCapacity 0 allowed) with target tracking on
+         SageMakerInferenceComponentInvocationsPerCopy scales the copies out under load
+         (the new copy serves exactly the model's load time after the decision) and in to
+         the minimum without it
+invoke   InvokeEndpoint with X-Amzn-SageMaker-Inference-Component routes to the
+         component's variant; an unknown component is refused; while the component has 0
+         copies the call gets the no-capacity ValidationError and the stats count a
+         NoCapacityInvocationFailures
+"""
+import json
+import sys
+import threading
+
+from emutest import (aws_cli_setup, chat, check, control as api, emulator, invoke, run_group,
+                     until)
+from test_autoscaling import aws_runner, iso_seconds
+
+GEMMA = "google/gemma-4-E2B-it"  # bf16-l4: load_s 82.751806 model seconds
+ROLE = "arn:aws:iam::123456789012:role/sm-test"
+
+
+def spec(copies, mem=1024, accel=1, model="m"):
+    crr = {"MinMemoryRequiredInMb": mem}
+    if accel:
+        crr["NumberOfAcceleratorDevicesRequired"] = accel
+    return {"Specification": {"ModelName": model, "ComputeResourceRequirements": crr},
+            "RuntimeConfig": {"CopyCount": copies}}
+
+
+def create_model(url):
+    status, d = api(url, "CreateModel", {
+        "ModelName": "m", "ExecutionRoleArn": ROLE,
+        "PrimaryContainer": {"Image": "img:1", "Environment": {"SM_VLLM_MODEL": GEMMA}}})
+    check(status == 200, "CreateModel: %s" % d)
+
+
+def describe(url, name):
+    return api(url, "DescribeInferenceComponent", {"InferenceComponentName": name})[1]
+
+
+def test_control():
+    # --time-scale 1000: the model's load time (82.75 model s) is 83 ms
+    with emulator.Emulator(["--endpoint", "e=instant", "--time-scale", "1000"]) as emu:
+        url = emu.url
+        create_model(url)
+        body = dict(spec(1), InferenceComponentName="ic1", EndpointName="e",
+                    VariantName="AllTraffic", Tags=[{"Key": "team", "Value": "ml"}])
+        status, d = api(url, "CreateInferenceComponent", body)
+        arn = d.get("InferenceComponentArn", "")
+        check(status == 200 and arn.endswith(":inference-component/ic1") and
+              arn.startswith("arn:aws:sagemaker:us-east-1:"), "CreateInferenceComponent: %s" % d)
+        d = describe(url, "ic1")
+        check(d.get("InferenceComponentStatus") in ("Creating", "InService"), "described: %s" % d)
+        if d.get("InferenceComponentStatus") == "Creating":
+            check(d["RuntimeConfig"] == {"DesiredCopyCount": 1, "CurrentCopyCount": 0},
+                  "Creating: no copy serves yet: %s" % d)
+        d = until("ic1 InService", lambda: describe(url, "ic1"),
+                  lambda d: d.get("InferenceComponentStatus") == "InService")
+        check(d.get("RuntimeConfig", {}).get("CurrentCopyCount") == 1 and
+              d["RuntimeConfig"].get("DesiredCopyCount") == 1 and
+              d["RuntimeConfig"].get("PlacementStatus") ==
+              [{"InstanceType": "ml.g6.xlarge", "CurrentCopyCount": 1}] and
+              d.get("EndpointName") == "e" and d.get("VariantName") == "AllTraffic" and
+              d.get("Specification", {}).get("ModelName") == "m" and
+              d["Specification"].get("ComputeResourceRequirements") ==
+              {"MinMemoryRequiredInMb": 1024, "NumberOfAcceleratorDevicesRequired": 1} and
+              d.get("EndpointArn", "").endswith(":endpoint/e") and
+              isinstance(d.get("CreationTime"), float), "InService with one copy: %s" % d)
+
+        # the fit: ml.g6.xlarge has 1 accelerator and 16384 MB; ic1's copy holds the GPU
+        status, d = api(url, "CreateInferenceComponent",
+                        dict(spec(1), InferenceComponentName="ic2", EndpointName="e"))
+        check(status == 400 and d.get("__type") == "ValidationException" and
+              "ic2" in d.get("message", "") and "variant AllTraffic of endpoint e" in d["message"],
+              "a second GPU copy does not fit one ml.g6.xlarge: %s" % d)
+        status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
+            "InferenceComponentName": "ic1", "DesiredRuntimeConfig": {"CopyCount": 2}})
+        check(status == 400 and "ic1" in d.get("message", ""),
+              "two copies of a GPU do not fit one instance: %s" % d)
+        # CPU-only copies of 4096 MB: four fit beside nothing else on the GPU
+        status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
+            "InferenceComponentName": "ic1", "DesiredRuntimeConfig": {"CopyCount": 0}})
+        check(status == 200 and d.get("InferenceComponentArn", "").endswith("/ic1"),
+              "scale ic1 to 0: %s" % d)
+        d = describe(url, "ic1")
+        check(d.get("InferenceComponentStatus") == "InService" and
+              d.get("RuntimeConfig") == {"DesiredCopyCount": 0, "CurrentCopyCount": 0},
+              "0 copies at once: %s" % d)
+        status, d = api(url, "CreateInferenceComponent",
+                        dict(spec(5, mem=4096, accel=0), InferenceComponentName="cpu",
+                             EndpointName="e"))
+        check(status == 400 and "5 copies" in d.get("message", ""),
+              "five copies of 4096 MB do not fit 16384 MB: %s" % d)
+        status, d = api(url, "CreateInferenceComponent",
+                        dict(spec(4, mem=4096, accel=0), InferenceComponentName="cpu",
+                             EndpointName="e"))
+        check(status == 200, "four copies of 4096 MB fit: %s" % d)
+
+        # UpdateInferenceComponent: more copies come after the load time (Updating)
+        until("cpu InService", lambda: describe(url, "cpu"),
+              lambda d: d.get("InferenceComponentStatus") == "InService")
+        status, d = api(url, "UpdateInferenceComponent", {
+            "InferenceComponentName": "cpu", "RuntimeConfig": {"CopyCount": 2}})
+        check(status == 200 and describe(url, "cpu").get("RuntimeConfig", {}).get(
+            "CurrentCopyCount") == 2, "fewer copies at once: %s" % d)
+        status, d = api(url, "UpdateInferenceComponent", {
+            "InferenceComponentName": "cpu", "RuntimeConfig": {"CopyCount": 3}})
+        d = describe(url, "cpu")
+        check(status == 200 and d.get("RuntimeConfig", {}).get("DesiredCopyCount") == 3,
+              "three copies asked: %s" % d)
+        d = until("the third copy", lambda: describe(url, "cpu"),
+                  lambda d: d.get("RuntimeConfig", {}).get("CurrentCopyCount") == 3)
+        check(d.get("InferenceComponentStatus") == "InService", "InService again: %s" % d)
+
+        # ListInferenceComponents
+        status, d = api(url, "ListInferenceComponents", {"SortBy": "Name",
+                                                         "SortOrder": "Ascending"})
+        names = [x["InferenceComponentName"] for x in d.get("InferenceComponents", [])]
+        check(status == 200 and names == ["cpu", "ic1"] and
+              all(x.get("InferenceComponentStatus") == "InService" and
+                  x.get("EndpointName") == "e" and x.get("VariantName") == "AllTraffic"
+                  for x in d["InferenceComponents"]), "listed: %s" % d)
+        status, d = api(url, "ListInferenceComponents", {"SortBy": "Name", "MaxResults": 1})
+        check(status == 200 and len(d.get("InferenceComponents", [])) == 1 and
+              d["InferenceComponents"][0]["InferenceComponentName"] == "ic1" and "NextToken" in d,
+              "a page of one, descending: %s" % d)
+        status, d2 = api(url, "ListInferenceComponents", {"SortBy": "Name", "MaxResults": 1,
+                                                          "NextToken": d.get("NextToken", "")})
+        check([x["InferenceComponentName"] for x in d2.get("InferenceComponents", [])] == ["cpu"]
+              and "NextToken" not in d2, "the next page: %s" % d2)
+        status, d = api(url, "ListInferenceComponents", {"NameContains": "IC",
+                                                         "EndpointNameEquals": "e"})
+        check([x["InferenceComponentName"] for x in d.get("InferenceComponents", [])] == ["ic1"],
+              "NameContains: %s" % d)
+        status, d = api(url, "ListInferenceComponents", {"StatusEquals": "Ready"})
+        check(status == 400 and "statusEquals" in d.get("message", ""), "a bad status: %s" % d)
+
+        # tags by ARN, as the other resources
+        status, d = api(url, "ListTags", {"ResourceArn": arn})
+        check(status == 200 and d.get("Tags") == [{"Key": "team", "Value": "ml"}],
+              "ListTags: %s" % d)
+
+        # refusals
+        for body, want in (
+                (dict(spec(1), InferenceComponentName="x", EndpointName="nope"),
+                 'Could not find endpoint "arn:aws:sagemaker:us-east-1:'),
+                (dict(spec(1), InferenceComponentName="x", EndpointName="e", VariantName="V2"),
+                 "Could not find variant V2 of endpoint e."),
+                (dict(spec(1, model="nomodel"), InferenceComponentName="x", EndpointName="e"),
+                 'Could not find model "arn:aws:sagemaker:us-east-1:'),
+                (dict(spec(1, mem=4096, accel=0), InferenceComponentName="ic1",
+                      EndpointName="e"),
+                 'Cannot create already existing inference component "arn:aws:sagemaker:'),
+                (dict(spec(-1), InferenceComponentName="x", EndpointName="e"),
+                 "Value '-1' at 'runtimeConfig.copyCount' failed to satisfy constraint: "
+                 "Member must have value greater than or equal to 0"),
+                (dict(spec(1, mem=64, accel=0), InferenceComponentName="x", EndpointName="e"),
+                 "minMemoryRequiredInMb"),
+                ({"InferenceComponentName": "x", "EndpointName": "e",
+                  "RuntimeConfig": {"CopyCount": 1}},
+                 "Value null at 'specification' failed to satisfy constraint"),
+                (dict(spec(1), InferenceComponentName="bad_name", EndpointName="e"),
+                 "Value 'bad_name' at 'inferenceComponentName' failed to satisfy constraint")):
+            status, d = api(url, "CreateInferenceComponent", body)
+            check(status == 400 and d.get("__type") == "ValidationException" and
+                  want in d.get("message", ""), "refused (%s): %s" % (want, d))
+        status, d = api(url, "CreateInferenceComponent",
+                        dict(spec(1), InferenceComponentName="x", EndpointName="e",
+                             RuntimeConfig={"CopyCount": "one"}))
+        check(status == 400 and d.get("__type") == "SerializationException",
+              "a copy count that is not a number: %s" % d)
+        status, d = api(url, "DescribeInferenceComponent", {"InferenceComponentName": "nope"})
+        check(status == 400 and d.get("message", "").startswith(
+            'Could not find inference component "arn:aws:sagemaker:us-east-1:') and
+            d["message"].endswith(':inference-component/nope".'), "unknown: %s" % d)
+
+        # DeleteInferenceComponent: Deleting, then gone
+        status, d = api(url, "DeleteInferenceComponent", {"InferenceComponentName": "cpu"})
+        check(status == 200 and d == {}, "DeleteInferenceComponent: %s" % d)
+        until("cpu gone", lambda: api(url, "DescribeInferenceComponent",
+                                      {"InferenceComponentName": "cpu"})[0],
+              lambda s: s == 400)
+        status, d = api(url, "ListInferenceComponents", {})
+        check([x["InferenceComponentName"] for x in d.get("InferenceComponents", [])] == ["ic1"],
+              "cpu gone from the list: %s" % d)
+
+
+def test_invoke():
+    with emulator.Emulator(["--endpoint", "e=instant", "--time-scale", "1000"]) as emu:
+        url = emu.url
+        create_model(url)
+
+        def call(component):
+            return invoke(url, "e", chat("What is 2 + 2?", max_tokens=4),
+                          extra={"X-Amzn-SageMaker-Inference-Component": component})
+
+        status, d = api(url, "CreateInferenceComponent",
+                        dict(spec(1), InferenceComponentName="ic", EndpointName="e"))
+        check(status == 200, "CreateInferenceComponent: %s" % d)
+        r = call("other")
+        check(r.status == 400 and (r.header("x-amzn-errortype") or "").startswith("ValidationError") and
+              b"Inference Component other" in r.body, "an unknown component: %s %s" %
+              (r.status, r.body))
+        until("ic InService", lambda: describe(url, "ic"),
+              lambda d: d.get("InferenceComponentStatus") == "InService")
+        r = call("ic")
+        check(r.status == 200 and r.header("x-amzn-invoked-production-variant") == "AllTraffic",
+              "served by the component's variant: %s %s" % (r.status, r.body))
+        # scale to zero: the documented no-capacity error while it has no copy
+        status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
+            "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": 0}})
+        check(status == 200, "scale to 0: %s" % d)
+        for _ in range(2):
+            r = call("ic")
+            check(r.status == 400 and (r.header("x-amzn-errortype") or "").startswith("ValidationError") and
+                  b"Inference Component has no capacity to process this request." in r.body,
+                  "no copy: %s %s" % (r.status, r.body))
+        comps = emu.stats().get("inference_components", {})
+        check(comps.get("ic", {}).get("no_capacity_invocation_failures") == 2,
+              "NoCapacityInvocationFailures counted: %s" % comps)
+        status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
+            "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": 1}})
+        until("a copy again", lambda: describe(url, "ic"),
+              lambda d: d.get("RuntimeConfig", {}).get("CurrentCopyCount") == 1)
+        r = call("ic")
+        check(r.status == 200, "served again once a copy loaded: %s %s" % (r.status, r.body))
+
+
+def test_scaling():
+    setup = aws_cli_setup()
+    if not setup:
+        return 77
+    aws, env = setup
+    load_s = 82.751806  # bf16-l4's, the model's profile: a new copy serves this long after
+    # time scale 600: a metric period of 60 s is 0.1 s, the load 0.138 s
+    with emulator.Emulator(["--endpoint", "e=instant", "--time-scale", "600"]) as emu:
+        url = emu.url
+        run = aws_runner(aws, env, url)
+        create_model(url)
+        status, d = api(url, "CreateInferenceComponent",
+                        dict(spec(1, mem=1024, accel=0), InferenceComponentName="ic",
+                             EndpointName="e"))
+        check(status == 200, "CreateInferenceComponent: %s" % d)
+        until("ic InService", lambda: describe(url, "ic"),
+              lambda d: d.get("InferenceComponentStatus") == "InService")
+        key = ["--service-namespace", "sagemaker", "--resource-id", "inference-component/ic",
+               "--scalable-dimension", "sagemaker:inference-component:DesiredCopyCount"]
+        rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
+                           "--min-capacity", "0", "--max-capacity", "3")
+        check(rc == 0, "register-scalable-target, MinCapacity 0: %s" % err)
+        rc, out, err = run("application-autoscaling", "register-scalable-target",
+                           "--service-namespace", "sagemaker", "--resource-id",
+                           "inference-component/none", "--scalable-dimension",
+                           "sagemaker:inference-component:DesiredCopyCount",
+                           "--min-capacity", "0", "--max-capacity", "3")
+        check(rc != 0 and "ValidationException" in err and "inference-component/none" in err,
+              "an unknown component refused: %s" % err)
+        tracking = {"TargetValue": 1.0, "ScaleOutCooldown": 0, "ScaleInCooldown": 0,
+                    "PredefinedMetricSpecification": {
+                        "PredefinedMetricType": "SageMakerInferenceComponentInvocationsPerCopy"}}
+        rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
+                           "--policy-name", "ipc", "--policy-type", "TargetTrackingScaling",
+                           "--target-tracking-scaling-policy-configuration",
+                           json.dumps(tracking))
+        check(rc == 0, "put-scaling-policy: %s" % err)
+
+        stop = threading.Event()
+
+        def load():
+            while not stop.is_set():
+                invoke(url, "e", chat("What is 2 + 2?", max_tokens=4),
+                       extra={"X-Amzn-SageMaker-Inference-Component": "ic"})
+
+        clients = [threading.Thread(target=load) for _ in range(4)]
+        for c in clients:
+            c.start()
+        try:
+            d = until("a scale-out of the copies", lambda: describe(url, "ic"),
+                      lambda d: d.get("RuntimeConfig", {}).get("CurrentCopyCount", 0) >= 2)
+        finally:
+            stop.set()
+            for c in clients:
+                c.join()
+        check(d.get("RuntimeConfig", {}).get("CurrentCopyCount", 0) >= 2,
+              "copies scaled out under load: %s" % d)
+        rc, out, err = run("application-autoscaling", "describe-scaling-activities", *key[:4])
+        acts = out.get("ScalingActivities", [])
+        outs = [a for a in acts if "AlarmHigh" in a.get("Cause", "")]
+        check(rc == 0 and outs and outs[-1]["Description"].startswith(
+            "Setting desired copy count to ") and outs[-1]["StatusCode"] == "Successful",
+            "the scale-out activity: %s %s" % (out, err))
+        if outs and outs[-1].get("EndTime"):
+            took = iso_seconds(outs[-1]["EndTime"]) - iso_seconds(outs[-1]["StartTime"])
+            # the two times are milliseconds (as the service writes them), each rounded
+            check(abs(took - load_s / 600) <= 0.001 + 1e-9,
+                  "the new copy served the load time after the decision: %.4f s" % took)
+        # no load: 15 datapoints under 0.9 x the target, then down to the minimum, 0
+        d = until("a scale-in to 0 copies", lambda: describe(url, "ic"),
+                  lambda d: d.get("RuntimeConfig", {}).get("DesiredCopyCount") == 0)
+        check(d.get("RuntimeConfig", {}).get("CurrentCopyCount") == 0,
+              "scaled in to zero copies: %s" % d)
+        r = invoke(url, "e", chat("What is 2 + 2?", max_tokens=4),
+                   extra={"X-Amzn-SageMaker-Inference-Component": "ic"})
+        check(r.status == 400 and b"has no capacity" in r.body,
+              "at zero copies the call is refused: %s %s" % (r.status, r.body))
+
+
+if __name__ == "__main__":
+    sys.exit(run_group({"control": test_control, "invoke": test_invoke,
+                        "scaling": test_scaling}, __doc__))
