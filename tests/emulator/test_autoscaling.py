@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 from emutest import (aws_cli_setup, check, control as api, emulator, invoke, chat, run_group,
                      until)
@@ -217,18 +218,6 @@ def iso_seconds(text):
     """Unix seconds of the aws CLI's ISO 8601 time (2026-12-02T12:50:48.623000+00:00)."""
     import datetime
     return datetime.datetime.fromisoformat(text).timestamp()
-
-
-def until(what, get, ok, guard=90):
-    """Polls get() until ok(value); the guard only ends a hang."""
-    end = time.monotonic() + guard
-    while True:
-        v = get()
-        if ok(v):
-            return v
-        if time.monotonic() > end:
-            check(False, "%s never came: %s" % (what, v))
-            return v
 
 
 def register_variant(run, most):
