@@ -10,6 +10,7 @@
 #include "nway_report.h"
 #include "out_csv.h"
 #include "out_html.h"
+#include "out_html_plot.h"
 #include "out_json.h"
 
 #define NWAY_OUT_COLS 26
@@ -342,6 +343,24 @@ int nway_out_svg(const struct nway *w, struct buf *b) {
     return rc || buf_adds(b, "</svg>\n");
 }
 
+/* Each candidate's latency-throughput curve beside the baseline's (out_html_plot.h):
+ * one chart a candidate compared, the baseline's own when it is alone. */
+static int nway_out_curves(const struct nway *w, struct out_html *h) {
+    struct buf svg;
+    int rc = 0;
+    buf_init(&svg, BUF_NO_CAP);
+    for (size_t i = 0; i < w->n && !rc; i++) {
+        if (!w->c[i].compared || (i == w->base && w->n > 1)) continue;
+        char title[192];
+        snprintf(title, sizeof title, "Latency against throughput: %s against %s", w->c[i].f.label,
+                 w->c[w->base].f.label);
+        buf_reset(&svg);
+        rc = out_html_plot_curve(&w->c[i].m, &svg) || out_html_chart(h, title, &svg);
+    }
+    buf_free(&svg);
+    return rc;
+}
+
 int nway_out_html(const struct nway *w, const struct warnings *warn, struct buf *out) {
     struct page r = {0};
     struct out_html h;
@@ -349,12 +368,12 @@ int nway_out_html(const struct nway *w, const struct warnings *warn, struct buf 
     char title[64];
     snprintf(title, sizeof title, "%zu candidates", w->n);
     buf_init(&svg, BUF_NO_CAP);
-    /* the chart's heading is the page's last, so that the contents name it too */
+    /* the charts' heading is the page's last, so that the contents name it too */
     int rc = nway_report_build(w, warn, &r) < 0 || page_text(&r, PAGE_HEADING, "Charts") ||
              out_html_begin(&h, out, title) || out_html_page(&h, &r) || nway_out_svg(w, &svg) ||
              out_html_chart(
                  &h, "The Pareto front: USD per million tokens against latency at the SLO", &svg) ||
-             out_html_end(&h);
+             nway_out_curves(w, &h) || out_html_end(&h);
     buf_free(&svg);
     page_free(&r);
     return rc ? BUF_ERR_NOMEM : BUF_OK;

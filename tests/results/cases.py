@@ -864,11 +864,14 @@ def check_html(out, args, want_charts=3):
 
 
 def check_cands_html(out, args):
-    """The N-way report in HTML: its page and the Pareto chart, each point's figures its
-    tooltip."""
-    check_html(out, args, 1)
+    """The N-way report in HTML: its page, the Pareto chart, each point's figures its
+    tooltip, and a latency-throughput chart for each of the four candidates compared with
+    the baseline (e's pair never ran)."""
+    check_html(out, args, 5)
     html = out.decode("utf-8")
-    expect(html.count("data-tip=") == 3, "a tooltip on each of the three points drawn")
+    for label in "bcdf":
+        expect("Latency against throughput: %s against a" % label in html,
+               "no curve of %s against the baseline" % label)
 
 
 def check_html_inert(out, args):

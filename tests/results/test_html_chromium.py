@@ -48,7 +48,7 @@ REPORTS = [
     ("markup", ["-b", "evil/markup-decode.json", "-b", "native/qat/quiz-qat.json",
                 "-c", "native/qat/decode-qat.json", "-c", "evil/markup-quiz.json"], 2, None,
      SIDES),
-    ("candidates", ["--candidates", "cands"], 1, "6 candidates", FRONT),
+    ("candidates", ["--candidates", "cands"], 5, "6 candidates", FRONT),
 ]
 
 
