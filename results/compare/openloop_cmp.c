@@ -264,6 +264,8 @@ int openloop_cmp_build(struct openloop_cmp *o, const struct side *b, const struc
     else
         slo_init(&o->slo);
     o->any_slo = slo_any(&o->slo);
+    o->have_price = opts->have_price;
+    o->price = opts->price;
     int rc = openloop_cmp_applies(o, b, c, err);
     if (rc < 0) return rc;
     o->have = b->rate.n || c->rate.n;

@@ -137,6 +137,8 @@ struct openloop_cmp {
     bool any_slo;       /* SLOs were given: verdicts and capacity */
     bool streamed;      /* some side streamed: TTFT, TPOT and ITL */
     struct slo_set slo; /* a copy of the options' */
+    bool have_price;    /* the options' price: a ramp's cost over its instance-hours */
+    double price;       /* USD per instance-hour */
     struct openloop_cmp_side x[2];
     enum openloop_cmp_rel ratio_rel; /* the capacity's ratio candidate / baseline */
     double ratio;

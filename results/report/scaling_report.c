@@ -55,22 +55,33 @@ static int scaling_report_row(struct page_block *t, const struct scaling_step *s
     return page_row(t, cells);
 }
 
-static int scaling_report_input(struct page *r, const char *side, const struct src *s) {
+/* The cost of a ramp's instance-hours at --price-per-hour, as a sentence ("" without). */
+static void scaling_report_cost(const struct cmp *m, const struct scaling *x, char *out,
+                                size_t size) {
+    *out = '\0';
+    if (m->open.have_price && isfinite(x->instance_hours))
+        snprintf(out, size, " (%.4g USD at %g USD per instance-hour)",
+                 x->instance_hours * m->open.price, m->open.price);
+}
+
+static int scaling_report_input(struct page *r, const struct cmp *m, const char *side,
+                                const struct src *s) {
     const struct scaling *x = s->scaling;
-    char hours[FMT_CELL];
+    char hours[FMT_CELL], cost[96];
     scaling_report_num(x->instance_hours, 4, hours, sizeof hours);
-    int rc =
-        x->timeline
-            ? page_text(r, PAGE_PARA,
-                        "%s (%s): timeline %s, %zu samples, %zu scaling activit%s, %s "
-                        "instance-hours over the samples; %ld requests sent, %ld failed "
-                        "(%ld refused).",
-                        side, s->path, x->timeline_name, x->samples, x->activities,
-                        x->activities == 1 ? "y" : "ies", hours, x->sent, x->failed, x->refused)
-            : page_text(r, PAGE_PARA,
-                        "%s (%s): no timeline (run the ramp under sm-timeline to sample "
-                        "its scaling); %ld requests sent, %ld failed (%ld refused).",
-                        side, s->path, x->sent, x->failed, x->refused);
+    scaling_report_cost(m, x, cost, sizeof cost);
+    int rc = x->timeline
+                 ? page_text(r, PAGE_PARA,
+                             "%s (%s): timeline %s, %zu samples, %zu scaling activit%s, %s "
+                             "instance-hours over the samples%s; %ld requests sent, %ld failed "
+                             "(%ld refused).",
+                             side, s->path, x->timeline_name, x->samples, x->activities,
+                             x->activities == 1 ? "y" : "ies", hours, cost, x->sent, x->failed,
+                             x->refused)
+                 : page_text(r, PAGE_PARA,
+                             "%s (%s): no timeline (run the ramp under sm-timeline to sample "
+                             "its scaling); %ld requests sent, %ld failed (%ld refused).",
+                             side, s->path, x->sent, x->failed, x->refused);
     if (rc < 0) return -1;
     const char *head[] = {"piece",      "seconds",   "rate/s",           "instances", "decision s",
                           "capacity s", "trans. n",  "attained",         "goodput/s", "steady n",
@@ -104,7 +115,7 @@ int scaling_report_build(struct page *r, const struct cmp *m) {
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < sides[k]->in.n; i++)
             if (sides[k]->in.srcs[i].scaling &&
-                scaling_report_input(r, names[k], &sides[k]->in.srcs[i]) < 0)
+                scaling_report_input(r, m, names[k], &sides[k]->in.srcs[i]) < 0)
                 return -1;
     return 0;
 }
@@ -127,7 +138,7 @@ static cJSON *scaling_report_jcount(const struct scaling_count *k) {
     return o;
 }
 
-static cJSON *scaling_report_jinput(const struct src *s) {
+static cJSON *scaling_report_jinput(const struct cmp *m, const struct src *s) {
     const struct scaling *x = s->scaling;
     cJSON *o = cJSON_CreateObject(), *steps = cJSON_CreateArray();
     cJSON_AddStringToObject(o, "path", s->path);
@@ -136,6 +147,9 @@ static cJSON *scaling_report_jinput(const struct src *s) {
     cJSON_AddNumberToObject(o, "samples", (double)x->samples);
     cJSON_AddNumberToObject(o, "activities", (double)x->activities);
     cJSON_AddItemToObject(o, "instance_hours", scaling_report_jnum(x->instance_hours));
+    cJSON_AddItemToObject(
+        o, "cost_usd",
+        scaling_report_jnum(m->open.have_price ? x->instance_hours * m->open.price : NAN));
     cJSON_AddNumberToObject(o, "sent", (double)x->sent);
     cJSON_AddNumberToObject(o, "failed", (double)x->failed);
     cJSON_AddNumberToObject(o, "refused", (double)x->refused);
@@ -177,7 +191,7 @@ cJSON *scaling_report_json(const struct cmp *m) {
                 cJSON_AddItemToObject(o, keys[1], cJSON_CreateArray());
             }
             cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(o, keys[k]),
-                                 scaling_report_jinput(s));
+                                 scaling_report_jinput(m, s));
         }
     return o;
 }

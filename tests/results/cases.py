@@ -636,6 +636,23 @@ def check_ramp_json(out, _):
                "%s step 1: %r" % (role, x["steps"][0]))
 
 
+def check_ramp_cost(out, _):
+    """With --price-per-hour, each side's cost is its instance-hours times the price, in
+    the text and the JSON; without a price, the JSON's cost is null (check_ramp_json's
+    run has none)."""
+    text = " ".join(out.decode().split())
+    doc = as_json(run(["-f", "json", "--price-per-hour", "1.5", "--slo", "ttft:p90:0.6",
+                       "ramp/a", "ramp/b"])[1])["scaling"]
+    plain = as_json(run(["-f", "json", "--slo", "ttft:p90:0.6", "ramp/a", "ramp/b"])[1])
+    for role, side in (("baseline", "a"), ("candidate", "b")):
+        x = doc[role][0]
+        expect(near(x["cost_usd"], x["instance_hours"] * 1.5), "%s: %r" % (role, x))
+        expect(plain["scaling"][role][0]["cost_usd"] is None, "a cost without a price")
+        want = "%.4f instance-hours over the samples (%.4g USD at 1.5 USD per instance-hour)" \
+            % (x["instance_hours"], x["instance_hours"] * 1.5)
+        expect(want in text, "%s: no %r in:\n%s" % (side, want, text))
+
+
 def check_ramp_untimed(out, _):
     text = out.decode()
     expect("ramp/untimed/ramp.json): no timeline (run the ramp under sm-timeline" in
@@ -1135,6 +1152,9 @@ CASES = [
      ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/b"], 0, "", ["ramp.txt"], check_ramp),
     ("ramp_scaling_json_per_step_counts_and_times",
      ["-f", "json", "--slo", "ttft:p90:0.6", "ramp/a", "ramp/b"], 0, "", [], check_ramp_json),
+    ("ramp_scaling_cost_is_instance_hours_at_the_price",
+     ["--price-per-hour", "1.5", "--slo", "ttft:p90:0.6", "ramp/a", "ramp/b"], 0, "", [],
+     check_ramp_cost),
     ("ramp_scaling_without_its_timeline_file_says_so",
      ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/untimed"], 0, "", [], check_ramp_untimed),
     ("ramp_scaling_timeline_of_another_endpoint_left_out",
