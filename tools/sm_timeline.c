@@ -211,41 +211,51 @@ static int smtl_run(const struct smtl_args *a, struct awsj_client *c, int fd) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* The region (--region or the credential chain's) and the signed client; 0 or the
+ * exit status, its message said. */
+static int smtl_start(const struct smtl_args *a, const struct creds_options *co, struct buf *region,
+                      struct awsj_client **c, struct buf *err) {
+    if (a->region ? buf_adds(region, a->region) != 0
+                  : creds_region(co, region, err) != 0 || !region->len) {
+        fprintf(stderr, "sm-timeline: no region: pass --region REGION (or set AWS_REGION)\n");
+        return SMTL_EXIT_USAGE;
+    }
+    if (!creds_name_ok(buf_str(region)))
+        return smtl_usage("--region '%s' is not a region such as us-east-2", buf_str(region));
+    struct awsj_config cfg = {.region = buf_str(region),
+                              .endpoint_url = a->url,
+                              .allow_plain_http = a->plain,
+                              .creds = *co};
+    if (awsj_client_new(&cfg, c, err)) { /* a refused plain http URL: the flag's fault */
+        fprintf(stderr, "sm-timeline: %s%s\n",
+                a->url && strncmp(buf_str(err), "refusing", 8) == 0 ? "--endpoint-url: " : "",
+                buf_str(err));
+        *c = NULL;
+        return SMTL_EXIT_USAGE;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     struct smtl_args a;
     int rc = smtl_parse(argc, argv, &a);
     if (rc) return rc;
     struct creds_options co = {.profile = a.profile};
     struct buf region, err;
+    struct awsj_client *c = NULL;
     buf_init(&region, 256);
     buf_init(&err, 4096);
-    if (a.region ? buf_adds(&region, a.region) != 0
-                 : creds_region(&co, &region, &err) != 0 || !region.len) {
-        fprintf(stderr, "sm-timeline: no region: pass --region REGION (or set AWS_REGION)\n");
-        return SMTL_EXIT_USAGE;
-    }
-    if (!creds_name_ok(buf_str(&region)))
-        return smtl_usage("--region '%s' is not a region such as us-east-2", buf_str(&region));
-    struct awsj_config cfg = {.region = buf_str(&region),
-                              .endpoint_url = a.url,
-                              .allow_plain_http = a.plain,
-                              .creds = co};
-    struct awsj_client *c;
-    if (awsj_client_new(&cfg, &c, &err)) { /* a refused plain http URL: the flag's fault */
-        fprintf(stderr, "sm-timeline: %s%s\n",
-                a.url && strncmp(buf_str(&err), "refusing", 8) == 0 ? "--endpoint-url: " : "",
-                buf_str(&err));
-        return SMTL_EXIT_USAGE;
-    }
-    int fd = safeopen_path(a.out, ".", 0644, SAFEOPEN_TRUNC, &err); /* folders below . made */
-    if (fd < 0) {
+    rc = smtl_start(&a, &co, &region, &c, &err);
+    int fd = rc ? -1 : safeopen_path(a.out, ".", 0644, SAFEOPEN_TRUNC, &err); /* folders made */
+    if (!rc && fd < 0) {
         fprintf(stderr, "sm-timeline: %s\n", buf_str(&err));
-        awsj_client_free(c);
-        return SMTL_EXIT_USAGE;
+        rc = SMTL_EXIT_USAGE;
     }
-    rc = smtl_run(&a, c, fd);
-    close(fd);
-    awsj_client_free(c);
+    if (!rc) {
+        rc = smtl_run(&a, c, fd);
+        close(fd);
+    }
+    if (c) awsj_client_free(c);
     buf_free(&region);
     buf_free(&err);
     return rc;
