@@ -321,7 +321,7 @@ def batch_plan(admitted, n, step):
     """The model's schedule of sequences admitted at the logged times (planned step
     boundaries, back to back), n tokens each: {admitted time: planned end of its last
     step}, or None when a logged admission is no step boundary of that schedule."""
-    pending = sorted(set(admitted))
+    pending = sorted(admitted)  # each sequence once: two admitted at one boundary are two
     t, running, ends = pending[0], [], {}
     while pending or running:
         while pending and abs(pending[0] - t) <= 2e-6:
