@@ -96,7 +96,7 @@ static int timeline_line(struct timeline *t, size_t *caps, const char *s, size_t
         cJSON_Delete(o);
         return buf_fail(err, TIMELINE_ERR_INPUT, "%s line %ld: not a JSON object", name, line);
     }
-    struct timeline_sample x;
+    struct timeline_sample x = {0};
     const cJSON *ep = cJSON_GetObjectItemCaseSensitive(o, "endpoint");
     if (!cJSON_IsString(ep) || !smname_endpoint_ok(ep->valuestring, strlen(ep->valuestring)))
         rc = buf_fail(err, TIMELINE_ERR_INPUT, "%s line %ld: endpoint is not an endpoint name",
