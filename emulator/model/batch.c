@@ -91,7 +91,7 @@ double batch_next_start(const struct batch *s, double start) {
 double batch_begin(struct batch *s, double start) {
     const struct model_profile *p = s->profile;
     double prefill = 0;
-    while (s->waiting.n > 0 && s->running.n < p->max_seqs && s->waiting.head->ready <= start)
+    while (s->waiting.head && s->running.n < p->max_seqs && s->waiting.head->ready <= start)
         prefill += batch_admit(s, batch_pop(&s->waiting), start);
     /* no room for the ready rest: they wait behind max_seqs from now on (the newest at the tail) */
     for (struct batch_seq *q = s->waiting.tail; s->running.n >= p->max_seqs && q && q->blocked < 0;
