@@ -88,6 +88,12 @@ touch "$mark-$name"
 FUZZ = STUB + r"""touch "$mark-$1"
 """
 
+INSTALL = """# stand-in: records which install case ran, on which build
+import os, sys
+name = "install-%s-%s" % (sys.argv[1], os.path.basename(sys.argv[2]))
+open(os.path.join(os.environ["STUB_MARKS"], name), "w").close()
+"""
+
 # In the overlap run the analysis ends only once the sanitizer pass has begun.
 LINT = STUB + r"""if [ "$STUB_MODE" = overlap ]; then
     i=0
@@ -172,12 +178,13 @@ def tree(root, tmp, fail_build="", mode="hogs"):
     top = os.path.join(tmp, "top")
     marks = os.path.join(tmp, "marks")
     bindir = os.path.join(tmp, "bin")
-    for d in (os.path.join(top, "scripts"), marks, bindir):
+    for d in (os.path.join(top, "scripts"), os.path.join(top, "tests", "install"), marks, bindir):
         os.makedirs(d)
     shutil.copy(os.path.join(root, "scripts", "test"), os.path.join(top, "scripts", "test"))
     for path, text in ((os.path.join(top, "scripts", "setup"), SETUP),
                        (os.path.join(top, "scripts", "fuzz"), FUZZ),
                        (os.path.join(top, "scripts", "lint"), LINT),
+                       (os.path.join(top, "tests", "install", "test_install.py"), INSTALL),
                        (os.path.join(bindir, "ctest"), CTEST)):
         with open(path, "w") as f:
             f.write(text)
@@ -227,7 +234,11 @@ def case_beside(root):
             fail(f"the sanitizer build's ctest calls: {asan}")
         if not os.path.exists(os.path.join(marks, "fuzz-4")):
             fail("the fuzz targets did not run (scripts/fuzz 4)")
-        for piece in ("the AddressSanitizer + UndefinedBehaviorSanitizer build", "gcc at Release",
+        for case in ("tree", "deb"):
+            if not os.path.exists(os.path.join(marks, f"install-{case}-build-release")):
+                fail(f"the install test '{case}' did not run on the Release build")
+        for piece in ("the AddressSanitizer + UndefinedBehaviorSanitizer build",
+                      "gcc at Release, the programs alone",
                       "the fuzz targets' build", "the static analysis"):
             if f"test: beside the normal pass: {piece} took " not in p.stderr:
                 fail(f"no time for {piece}:\n{p.stderr}")
