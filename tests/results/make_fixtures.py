@@ -51,7 +51,11 @@ ramp/      ramp.lua runs (2/s for 10 s, then 8/s for 10 s) with sm-timeline's sa
            beside them: a scales out 1 s after the change and serves 4 s after it
            (a sample every 2 s), b 0.5 s and 2 s; until then the first token takes
            1.2 s and every 8th request is refused (429); untimed names a timeline
-           that is not there, other one that samples another endpoint.
+           that is not there, other one that samples another endpoint; cold is an
+           inference component's (its timeline has its copies): 0 copies until 3 s,
+           where its calls are refused for no capacity (a cold start of 3 s and 6
+           refusals), 1 copy from 3 s to 19 s, 0 again from 19 s, where the last 4
+           calls are refused and none is served after them (a cold start not served).
 """
 
 import copy
@@ -828,6 +832,54 @@ def ramp_timeline(side, endpoint=None):
     return "".join(json.dumps(x) + "\n" for x in lines)
 
 
+NO_CAPACITY = ("Inference Component has no capacity to process this request. "
+               "ApplicationAutoScaling may be in-progress (if configured) or try to increase "
+               "the capacity by invoking UpdateInferenceComponentRuntimeConfig API.")
+
+
+def ramp_cold_records():
+    """As ramp_records' arrivals, TTFT 0.3 s; the calls before 3 s and from 19.5 s on are
+    refused for no capacity (400 ValidationError, recorded as no_capacity)."""
+    recs, t0 = [], 1000000
+    ats = [j * 500000 for j in range(20)] + [10000000 + j * 125000 for j in range(80)]
+    for j, rel in enumerate(ats):
+        at = t0 + rel
+        refused = rel < 3000000 or rel >= 19500000
+        gaps = [20000] * 7
+        first = at + 150 + 300000
+        end = at + 150 + 2000 if refused else first + sum(gaps) + 200
+        r = record(j, "ramp", 0, 8, at + 150, end, thread=j % 4, ok=not refused,
+                   tokens=None if refused else 8, status=400 if refused else 200,
+                   error={"code": "no_capacity", "message": NO_CAPACITY} if refused else None)
+        r["t_intended_us"] = at
+        if not refused:
+            r.update(t_headers_us=at + 1150, t_first_token_us=first, chunks=8,
+                     chunk_gaps_us=gaps)
+        recs.append(r)
+    return recs
+
+
+def ramp_cold_timeline():
+    """sm-timeline --inference-component's samples every 2 s from 1 s before the schedule
+    to 1 s after: one instance throughout; 0 copies, 1 from 3 s, 0 from 19 s; the
+    scale-out from zero an activity from 0.5 s to 3 s."""
+    w0 = RAMP_BASE + 1.0
+    lines = []
+    for k in range(12):
+        t = -1 + 2 * k
+        copies = 1 if 3 <= t < 19 else 0
+        act = [] if t < 0.5 else [{
+            "id": "act-cold", "status": "Successful" if t >= 3 else "InProgress",
+            "start": w0 + 0.5, "end": w0 + 3 if t >= 3 else None,
+            "description": "Setting desired copy count to 1."}]
+        lines.append({"t": w0 + t, "endpoint": "cold", "variant": "AllTraffic",
+                      "status": "InService", "current_instances": 1, "desired_instances": 1,
+                      "inference_component": "cold-ic", "component_status": "InService",
+                      "current_copies": copies, "desired_copies": 1 if t >= 0.5 else 0,
+                      "activities": act})
+    return "".join(json.dumps(x) + "\n" for x in lines)
+
+
 def ramp():
     d = os.path.join(OUT, "ramp")
     for side in ("a", "b"):
@@ -850,6 +902,12 @@ def ramp():
           result(stream_head("b", "ramp", st), ramp_records("b")))
     with open(os.path.join(d, "other", "other.timeline.jsonl"), "w") as f:
         f.write(ramp_timeline("b", "not-b"))
+    # an inference component's: refused for no capacity at 0 copies, two cold starts
+    st = dict(st, timeline="runs/ramp/cold.timeline.jsonl")
+    write(os.path.join(d, "cold", "ramp.json"),
+          result(stream_head("cold", "ramp", st), ramp_cold_records()))
+    with open(os.path.join(d, "cold", "cold.timeline.jsonl"), "w") as f:
+        f.write(ramp_cold_timeline())
 
 
 for s in ("bf16", "qat"):
