@@ -192,15 +192,22 @@ static bool scaling_no_capacity(const struct rfile *rf, const struct rfile_rec *
     return !r->ok && code && strcmp(code, RFIELD_ERROR_NO_CAPACITY) == 0;
 }
 
+/* Room for one more element of size in the array *p of *n (capacity *cap). */
+static int scaling_room(void **p, size_t n, size_t *cap, size_t size) {
+    if (n < *cap) return 0;
+    size_t grown = *cap ? 2 * *cap : 256;
+    void *g = realloc(*p, grown * size);
+    if (!g) return -1;
+    *p = g;
+    *cap = grown;
+    return 0;
+}
+
 /* Keeps a call the cold starts are cut from. */
 static int scaling_call_push(struct scaling_ctx *c, double t, bool served) {
-    if (c->ncalls == c->capcalls) {
-        size_t cap = c->capcalls ? 2 * c->capcalls : 256;
-        struct scaling_call *g = realloc(c->calls, cap * sizeof *g);
-        if (!g) return -1;
-        c->calls = g;
-        c->capcalls = cap;
-    }
+    void *p = c->calls;
+    if (scaling_room(&p, c->ncalls, &c->capcalls, sizeof *c->calls) < 0) return -1;
+    c->calls = p;
     c->calls[c->ncalls++] = (struct scaling_call){t, served};
     return 0;
 }
@@ -225,13 +232,9 @@ static int scaling_cold_starts(struct scaling_ctx *c) {
             continue;
         }
         if (!open) {
-            if (x->ncold == cap) {
-                size_t grown = cap ? 2 * cap : 8;
-                struct scaling_cold *g = realloc(x->cold, grown * sizeof *g);
-                if (!g) return -1;
-                x->cold = g;
-                cap = grown;
-            }
+            void *p = x->cold;
+            if (scaling_room(&p, x->ncold, &cap, sizeof *x->cold) < 0) return -1;
+            x->cold = p;
             size_t st = x->n && x->steps ? scaling_step_of(x, k->t) : 0;
             open = &x->cold[x->ncold++];
             *open = (struct scaling_cold){.start_s = k->t, .seconds = NAN, .step = st};
@@ -249,13 +252,9 @@ static bool scaling_refused(const struct rfile *rf, const struct rfile_rec *r) {
 }
 
 static int scaling_push(struct scaling_ctx *c, size_t wi, double v) {
-    if (c->nttft == c->capttft) {
-        size_t cap = c->capttft ? 2 * c->capttft : 256;
-        struct scaling_ttft *g = realloc(c->ttft, cap * sizeof *g);
-        if (!g) return -1;
-        c->ttft = g;
-        c->capttft = cap;
-    }
+    void *p = c->ttft;
+    if (scaling_room(&p, c->nttft, &c->capttft, sizeof *c->ttft) < 0) return -1;
+    c->ttft = p;
     c->ttft[c->nttft++] = (struct scaling_ttft){wi, v};
     return 0;
 }

@@ -787,31 +787,37 @@ RAMP = {  # per side: scaling activity start, new capacity (s from the schedule'
 RAMP_BASE = 1764496800  # records' wall_start_us are this (s) plus their t_start_us
 
 
-def ramp_records(side):
-    """Constant arrivals: 2/s for 10 s, then 8/s for 10 s. TTFT 0.3 s, but 1.2 s from
-    the change at 10 s to the side's new capacity, where every 8th request is refused
-    (429, ThrottlingException)."""
+def ramp_run(refused_at, ttft_at, refusal):
+    """Constant arrivals: 2/s for 10 s, then 8/s for 10 s; refused_at(j, rel) says whether
+    the j-th (rel: its intended start from the first, us) was refused, with refusal
+    (status, error), ttft_at(rel) the first token's seconds of one served."""
     recs, t0 = [], 1000000
-    _, up = RAMP[side]
     ats = [j * 500000 for j in range(20)] + [10000000 + j * 125000 for j in range(80)]
     for j, rel in enumerate(ats):
         at = t0 + rel
-        busy = 10000000 <= rel < up * 1e6
-        refused = busy and j % 8 == 0
-        ttft = 1.2 if busy else 0.3
+        refused = refused_at(j, rel)
         gaps = [20000] * 7
-        first = at + 150 + round(ttft * 1e6)
+        first = at + 150 + round(ttft_at(rel) * 1e6)
         end = at + 150 + 2000 if refused else first + sum(gaps) + 200
         r = record(j, "ramp", 0, 8, at + 150, end, thread=j % 4, ok=not refused,
-                   tokens=None if refused else 8, status=429 if refused else 200,
-                   error={"code": "ThrottlingException", "message": "Rate exceeded"}
-                   if refused else None)
+                   tokens=None if refused else 8, status=refusal[0] if refused else 200,
+                   error=refusal[1] if refused else None)
         r["t_intended_us"] = at
         if not refused:
             r.update(t_headers_us=at + 1150, t_first_token_us=first, chunks=8,
                      chunk_gaps_us=gaps)
         recs.append(r)
     return recs
+
+
+def ramp_records(side):
+    """TTFT 0.3 s, but 1.2 s from the change at 10 s to the side's new capacity, where
+    every 8th request is refused (429, ThrottlingException)."""
+    _, up = RAMP[side]
+    busy = lambda rel: 10000000 <= rel < up * 1e6  # noqa: E731
+    return ramp_run(lambda j, rel: busy(rel) and j % 8 == 0,
+                    lambda rel: 1.2 if busy(rel) else 0.3,
+                    (429, {"code": "ThrottlingException", "message": "Rate exceeded"}))
 
 
 def ramp_timeline(side, endpoint=None):
@@ -840,23 +846,8 @@ NO_CAPACITY = ("Inference Component has no capacity to process this request. "
 def ramp_cold_records():
     """As ramp_records' arrivals, TTFT 0.3 s; the calls before 3 s and from 19.5 s on are
     refused for no capacity (400 ValidationError, recorded as no_capacity)."""
-    recs, t0 = [], 1000000
-    ats = [j * 500000 for j in range(20)] + [10000000 + j * 125000 for j in range(80)]
-    for j, rel in enumerate(ats):
-        at = t0 + rel
-        refused = rel < 3000000 or rel >= 19500000
-        gaps = [20000] * 7
-        first = at + 150 + 300000
-        end = at + 150 + 2000 if refused else first + sum(gaps) + 200
-        r = record(j, "ramp", 0, 8, at + 150, end, thread=j % 4, ok=not refused,
-                   tokens=None if refused else 8, status=400 if refused else 200,
-                   error={"code": "no_capacity", "message": NO_CAPACITY} if refused else None)
-        r["t_intended_us"] = at
-        if not refused:
-            r.update(t_headers_us=at + 1150, t_first_token_us=first, chunks=8,
-                     chunk_gaps_us=gaps)
-        recs.append(r)
-    return recs
+    return ramp_run(lambda j, rel: rel < 3000000 or rel >= 19500000, lambda rel: 0.3,
+                    (400, {"code": "no_capacity", "message": NO_CAPACITY}))
 
 
 def ramp_cold_timeline():
