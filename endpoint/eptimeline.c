@@ -124,12 +124,14 @@ int eptimeline_component(const char *json, size_t len, struct eptimeline_sample 
         eptimeline_name(root, "InferenceComponentName", s->component, sizeof s->component, err);
     if (!rc) rc = eptimeline_name(root, "EndpointName", s->endpoint, sizeof s->endpoint, err);
     if (!rc) rc = eptimeline_name(root, "VariantName", s->variant, sizeof s->variant, err);
-    if (!rc && st && !cJSON_IsString(st))
-        rc = buf_fail(err, EPTIMELINE_ERR_REPLY,
-                      "DescribeInferenceComponent: InferenceComponentStatus is not a string");
-    if (!rc && cJSON_IsString(st))
-        epdesc_clean(s->component_status, sizeof s->component_status, st->valuestring,
-                     strlen(st->valuestring));
+    if (!rc && st && !cJSON_IsNull(st)) { /* optional */
+        if (cJSON_IsString(st))
+            epdesc_clean(s->component_status, sizeof s->component_status, st->valuestring,
+                         strlen(st->valuestring));
+        else
+            rc = buf_fail(err, EPTIMELINE_ERR_REPLY,
+                          "DescribeInferenceComponent: InferenceComponentStatus is not a string");
+    }
     if (!rc && rt && !cJSON_IsNull(rt) && !cJSON_IsObject(rt))
         rc = buf_fail(err, EPTIMELINE_ERR_REPLY,
                       "DescribeInferenceComponent: RuntimeConfig is not an object");
