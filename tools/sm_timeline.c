@@ -149,7 +149,7 @@ static int smtl_parse(int argc, char **argv, struct smtl_args *a) {
                           a->component);
     if (a->component && a->variant)
         return smtl_usage("%s: the component names its variant",
-                          "--variant goes without --inference-component");
+                          "--variant is not for --inference-component");
     if (!a->out) return smtl_usage("%s is required", "--out FILE");
     return 0;
 }

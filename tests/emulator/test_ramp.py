@@ -20,7 +20,9 @@ once and sent by the open-loop sender, at the schedule's exact times.
             UpdateInferenceComponentRuntimeConfig gives it 1 copy: the samples name the
             component, its endpoint and variant, its copies from 0 to 1; every call at 0
             copies is recorded as no_capacity by both engines (wrk too), as many as the
-            emulator counted; sm-compare reads the copies and one cold start not served
+            emulator counted; sm-compare reads the copies and one cold start not served;
+            a bad component name or --variant beside it exit 2, a component of another
+            endpoint than --endpoint leaves the sample out (exit 3), each in one line
 
 usage: test_ramp.py GROUP...   (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH,
                                 SM_TIMELINE_BIN, SM_COMPARE)"""
@@ -263,6 +265,23 @@ def test_component():
                       q.returncode, q.stderr[-400:], wdocs.get("ep", {}).get("records", [])[:2]))
             failures = emu.stats()["inference_components"]["ic"]["no_capacity_invocation_failures"]
             check(failures == 20, "the emulator refused %d, the records say 20" % failures)
+            # refusals: a bad name or a --variant beside it is bad usage (one line, exit 2);
+            # a component on another endpoint than --endpoint is a sample left out (exit 3)
+            tl = [os.environ["SM_TIMELINE_BIN"], "--out", os.path.join(d, "x.jsonl"),
+                  "--region", "us-east-1", "--endpoint-url", emu.url]
+            for args, code, want in (
+                    (["--inference-component", "no such"], 2,
+                     "sm-timeline: --inference-component 'no such' is not an inference "
+                     "component name (see --help)\n"),
+                    (["--inference-component", "ic", "--variant", "AllTraffic"], 2,
+                     "sm-timeline: --variant is not for --inference-component: the component "
+                     "names its variant (see --help)\n"),
+                    (["--inference-component", "ic", "--endpoint", "other"], 3,
+                     "sm-timeline: a sample left out: inference component ic is on endpoint ep, "
+                     "not on other\n")):
+                q = subprocess.run(tl + args, capture_output=True, text=True, timeout=60)
+                check(q.returncode == code and q.stderr == want,
+                      "%s: exit %d %r" % (args, q.returncode, q.stderr))
             # sm-compare: the component's copies and one cold start, never served
             result = os.path.join(d, "out-sm-stream", "ep.json")
             q = subprocess.run([os.environ["SM_COMPARE"], "-f", "json", result, result],
