@@ -79,6 +79,19 @@ static int scaling_schedule(struct scaling_ctx *c) {
     return 0;
 }
 
+/* The inference component the result file's endpoint names (NULL: none). */
+static const char *scaling_component_of(const struct scaling_ctx *c) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->s->endpoint, "inference_component");
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Whether the timeline samples a component other than the one the result file's
+ * calls went to (a file that names none may have any). */
+static bool scaling_other_component(const struct scaling_ctx *c) {
+    const char *mine = scaling_component_of(c);
+    return c->tl.component[0] && mine && strcmp(mine, c->tl.component) != 0;
+}
+
 /* The timeline settings.timeline names, from the result file's folder only. */
 static void scaling_timeline(struct scaling_ctx *c, struct warnings *w) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->s->settings, "timeline");
@@ -109,6 +122,12 @@ static void scaling_timeline(struct scaling_ctx *c, struct warnings *w) {
                      "%s: the timeline %s samples endpoint %s, not this file's; the scaling "
                      "goes without it",
                      c->rf->path, base, c->tl.endpoint);
+        timeline_free(&c->tl);
+    } else if (scaling_other_component(c)) {
+        warnings_add(w,
+                     "%s: the timeline %s samples inference component %s, not this file's "
+                     "(%s); the scaling goes without it",
+                     c->rf->path, base, c->tl.component, scaling_component_of(c));
         timeline_free(&c->tl);
     } else if (!isfinite(c->w0)) {
         warnings_add(w,

@@ -725,6 +725,17 @@ def check_ramp_cold_svg(out, args):
         expect(want in svg, "no %r in the SVG" % want)
 
 
+def check_ramp_cold_other(out, _):
+    """A component's timeline beside a file whose calls went to another component is left
+    out with a warning; the refusals and cold starts stand (they are the records')."""
+    text = " ".join(out.decode().split())
+    expect("ramp/coldother/ramp.json: the timeline cold.timeline.jsonl samples inference "
+           "component cold-ic, not this file's (other-ic); the scaling goes without it" in text
+           and "ramp/coldother/ramp.json): no timeline" in text
+           and "10 failed (0 refused, 10 for no capacity), 2 cold starts" in text,
+           "coldother:\n%s" % out.decode())
+
+
 def check_open_wrk(out, _):
     """wrk's runs: end-to-end latency only; the capacity on p99 e2e from the records."""
     ol = as_json(out)["open_loop"]
@@ -1211,6 +1222,8 @@ CASES = [
     ("ramp_component_cold_starts_json",
      ["-f", "json", "--slo", "ttft:p90:0.6", "ramp/a", "ramp/cold"], 0, "", [],
      check_ramp_cold_json),
+    ("ramp_component_timeline_of_another_component_left_out",
+     ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/coldother"], 0, "", [], check_ramp_cold_other),
     ("ramp_component_svg_shows_copies",
      ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/cold", "-o", "{tmp}/cold.txt", "--svg",
       "{tmp}/cold.svg"], 0, "", [], check_ramp_cold_svg),

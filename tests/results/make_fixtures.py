@@ -55,7 +55,8 @@ ramp/      ramp.lua runs (2/s for 10 s, then 8/s for 10 s) with sm-timeline's sa
            inference component's (its timeline has its copies): 0 copies until 3 s,
            where its calls are refused for no capacity (a cold start of 3 s and 6
            refusals), 1 copy from 3 s to 19 s, 0 again from 19 s, where the last 4
-           calls are refused and none is served after them (a cold start not served).
+           calls are refused and none is served after them (a cold start not served);
+           coldother the same whose calls went to another component than its timeline's.
 """
 
 import copy
@@ -895,10 +896,12 @@ def ramp():
         f.write(ramp_timeline("b", "not-b"))
     # an inference component's: refused for no capacity at 0 copies, two cold starts
     st = dict(st, timeline="runs/ramp/cold.timeline.jsonl")
-    write(os.path.join(d, "cold", "ramp.json"),
-          result(stream_head("cold", "ramp", st), ramp_cold_records()))
-    with open(os.path.join(d, "cold", "cold.timeline.jsonl"), "w") as f:
-        f.write(ramp_cold_timeline())
+    for folder, component in (("cold", "cold-ic"), ("coldother", "other-ic")):
+        head = stream_head("cold", "ramp", st)
+        head["endpoint"]["inference_component"] = component
+        write(os.path.join(d, folder, "ramp.json"), result(head, ramp_cold_records()))
+        with open(os.path.join(d, folder, "cold.timeline.jsonl"), "w") as f:
+            f.write(ramp_cold_timeline())
 
 
 for s in ("bf16", "qat"):
