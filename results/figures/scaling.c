@@ -222,15 +222,6 @@ static int scaling_room(void **p, size_t n, size_t *cap, size_t size) {
     return 0;
 }
 
-/* Keeps a call the cold starts are cut from. */
-static int scaling_call_push(struct scaling_ctx *c, double t, bool served) {
-    void *p = c->calls;
-    if (scaling_room(&p, c->ncalls, &c->capcalls, sizeof *c->calls) < 0) return -1;
-    c->calls = p;
-    c->calls[c->ncalls++] = (struct scaling_call){t, served};
-    return 0;
-}
-
 static int scaling_by_time(const void *a, const void *b) {
     const struct scaling_call *x = a, *y = b;
     if (x->t != y->t) return (x->t > y->t) - (x->t < y->t);
@@ -305,9 +296,12 @@ static int scaling_record(struct scaling_ctx *c, const struct slo_set *slo,
     x->failed += !r->ok;
     x->refused += refused;
     x->no_capacity += no_capacity;
-    if ((no_capacity || (r->status >= 200 && r->status < 300)) &&
-        scaling_call_push(c, t, !no_capacity) < 0)
-        return -1;
+    if (no_capacity || (r->status >= 200 && r->status < 300)) { /* for the cold starts */
+        void *p = c->calls;
+        if (scaling_room(&p, c->ncalls, &c->capcalls, sizeof *c->calls) < 0) return -1;
+        c->calls = p;
+        c->calls[c->ncalls++] = (struct scaling_call){t, !no_capacity};
+    }
     size_t wi = x->duration_s > 0 ? (size_t)fmax(0, t / x->duration_s * SCALING_WINDOWS) : 0;
     if (wi >= SCALING_WINDOWS) wi = SCALING_WINDOWS - 1;
     x->w[wi].n++;
