@@ -57,6 +57,9 @@
 #define RFIELD_ERROR_ORIGINAL_STATUS "original_status"
 #define RFIELD_ITL_TOKEN             "token"
 #define RFIELD_ITL_CHUNK             "chunk"
+/* error.code of a call an inference component refused for having no copy serving (a 400
+ * ValidationError "... has no capacity to process this request ..."), both engines'. */
+#define RFIELD_ERROR_NO_CAPACITY "no_capacity"
 /* The phase of a warm-up request (a scenario's --warmup): in no figure. */
 #define RFIELD_PHASE_WARMUP "warmup"
 

@@ -8,6 +8,14 @@
  *    "activities": [{"id", "status", "start", "end" (null while in progress),
  *                    "description"}, ...]}
  *
+ * A sample of an inference component first reads DescribeInferenceComponent
+ * (its endpoint, variant, status and RuntimeConfig's copy counts), then the
+ * variant's instances as above, and the component's activities
+ * (inference-component/NAME); its line adds, after desired_instances,
+ *
+ *   "inference_component": NAME, "component_status": "InService",
+ *   "current_copies": N, "desired_copies": N
+ *
  * (docs/result-format.md, Timeline). The reply parsers are pure: replies are
  * outside input, bounded by the caller, every member checked for its type,
  * strings scrubbed and made one line (epdesc_clean). */
@@ -41,7 +49,10 @@ struct eptimeline_sample {
     double t; /* Unix seconds when the sample was taken */
     char endpoint[EPDESC_NAME_MAX], variant[EPDESC_NAME_MAX];
     char status[32];
-    long current, desired; /* -1 when DescribeEndpoint left them out */
+    long current, desired;           /* -1 when DescribeEndpoint left them out */
+    char component[EPDESC_NAME_MAX]; /* the inference component sampled ("": a variant) */
+    char component_status[32];
+    long copies, desired_copies; /* its RuntimeConfig's (-1 when left out) */
     struct eptimeline_activity a[EPTIMELINE_MAX_ACTIVITIES];
     size_t n_a;
 };
@@ -60,15 +71,24 @@ __attribute__((warn_unused_result)) int eptimeline_counts(const struct epdesc_en
                                                           struct eptimeline_sample *s,
                                                           struct buf *err);
 
+/* The endpoint, variant, status and copy counts of a DescribeInferenceComponent
+ * reply into s (its component, variant, endpoint, component_status, copies and
+ * desired_copies): EndpointName and VariantName must be names. */
+__attribute__((warn_unused_result)) int
+eptimeline_component(const char *json, size_t len, struct eptimeline_sample *s, struct buf *err);
+
 /* The sample as one JSON line (with its newline) appended to out. */
 __attribute__((warn_unused_result)) int eptimeline_json(const struct eptimeline_sample *s,
                                                         struct buf *out);
 
-/* Takes a sample at time now: DescribeEndpoint, then DescribeScalingActivities
- * of the variant (signed by c). */
+/* Takes a sample at time now (signed by c): DescribeEndpoint, then
+ * DescribeScalingActivities of the variant. With a component (non-NULL),
+ * DescribeInferenceComponent first, which names the endpoint and variant
+ * (endpoint, when not NULL, must be the component's: else EPTIMELINE_ERR_INPUT),
+ * and the component's scaling activities instead of the variant's. */
 __attribute__((warn_unused_result)) int eptimeline_take(struct awsj_client *c, const char *endpoint,
-                                                        const char *variant, double now,
-                                                        struct eptimeline_sample *s,
+                                                        const char *variant, const char *component,
+                                                        double now, struct eptimeline_sample *s,
                                                         struct buf *err);
 
 #endif

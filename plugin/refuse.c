@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rfield.h"
+
 const char *refuse_hint(const char *code) {
     static const struct {
         const char *code, *hint;
@@ -15,6 +17,8 @@ const char *refuse_hint(const char *code) {
         {"AccessDeniedException", "check the credentials' permissions (sagemaker:InvokeEndpoint)"},
         {"ValidationError", "check the endpoint name, variant and region"},
         {"ModelError", "see the container's log"},
+        {RFIELD_ERROR_NO_CAPACITY, "the inference component has no copy serving: scale it out, or "
+                                   "pass --refuse-after 0 to record its cold start"},
         {"socket", "check the URL and that the server is up"},
     };
     for (size_t i = 0; code && i < sizeof hints / sizeof hints[0]; i++)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cjson/cJSON.h>
 
@@ -259,6 +260,17 @@ static char *reply_code(const struct awserr *e, const cJSON *root, int status) {
     return reply_dup(fallback, strlen(fallback));
 }
 
+/* Whether a failure is an inference component's refusal for having no copy serving:
+ * a 400 ValidationError whose message says "no capacity" (SageMaker's wording as
+ * reported: "Inference Component has no capacity to process this request. ..."). */
+static bool reply_no_capacity(int status, const char *code, const char *msg) {
+    if (status != 400 || !code || !msg || strcmp(code, "ValidationError") != 0) return false;
+    static const char words[] = "no capacity";
+    for (const char *p = msg; *p; p++)
+        if (strncasecmp(p, words, sizeof words - 1) == 0) return true;
+    return false;
+}
+
 static bool reply_failure(const char *error_type, const char *body, size_t len, struct reply *r) {
     struct awserr e;
     awserr_parse(error_type, body, len, &e);
@@ -276,6 +288,10 @@ static bool reply_failure(const char *error_type, const char *body, size_t len, 
     else
         r->error_message = reply_dup("(empty body)", 12);
     cJSON_Delete(root);
+    if (reply_no_capacity(r->status, r->error_code, r->error_message)) {
+        free(r->error_code);
+        r->error_code = reply_dup(RFIELD_ERROR_NO_CAPACITY, strlen(RFIELD_ERROR_NO_CAPACITY));
+    }
     return r->error_code && r->error_message;
 }
 

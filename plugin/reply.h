@@ -12,7 +12,9 @@
  * message/Message), else vLLM's {"error":{"message":M,"type":T}} or its older
  * flat {"object":"error","message":M,"type":T} or TGI's {"error":M,
  * "error_type":T}, else "http_<status>" and the body's first bytes (a code
- * on one line too; a blank one counts as none); a 424 ModelError carrying
+ * on one line too; a blank one counts as none); a 400 ValidationError whose
+ * message says "no capacity" (an inference component with no copy serving) is
+ * code RFIELD_ERROR_NO_CAPACITY, its message kept; a 424 ModelError carrying
  * OriginalStatusCode (an HTTP status, or 0 when the container gave none, as on
  * a timeout) and OriginalMessage reports the container's own status and
  * message.

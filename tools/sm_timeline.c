@@ -1,6 +1,8 @@
-/* sm-timeline: samples an endpoint variant's scaling while a load runs
- * (endpoint/eptimeline.h): every --every seconds DescribeEndpoint's instance
- * counts and DescribeScalingActivities, one JSON line a sample, into --out.
+/* sm-timeline: samples an endpoint variant's scaling, or an inference
+ * component's, while a load runs (endpoint/eptimeline.h): every --every seconds
+ * DescribeEndpoint's instance counts (with --inference-component also
+ * DescribeInferenceComponent's copy counts) and DescribeScalingActivities, one
+ * JSON line a sample, into --out.
  * Given a command after --, it runs it (SM_TIMELINE=FILE in its environment,
  * which scenarios/ramp.lua records in the result's settings), samples until it
  * exits, takes a last sample and exits with its status. */
@@ -28,17 +30,25 @@
 
 static const char smtl_help[] =
     "Usage: sm-timeline --endpoint NAME --out FILE [options] [-- COMMAND [ARG...]]\n"
+    "       sm-timeline --inference-component NAME --out FILE [options] [-- COMMAND ...]\n"
     "\n"
     "Samples an endpoint variant's scaling: every --every seconds DescribeEndpoint (the\n"
     "variant's CurrentInstanceCount and DesiredInstanceCount) and Application Auto\n"
     "Scaling's DescribeScalingActivities for it, both signed, one JSON line a sample in\n"
-    "FILE (docs/result-format.md, Timeline). With a COMMAND (a load: sm-stream or wrk\n"
+    "FILE (docs/result-format.md, Timeline). With --inference-component, each sample\n"
+    "also reads DescribeInferenceComponent (its CurrentCopyCount, DesiredCopyCount and\n"
+    "status; its endpoint and variant), and the activities are the component's\n"
+    "(inference-component/NAME): sm-compare then shows its copies and cold starts.\n"
+    "With a COMMAND (a load: sm-stream or wrk\n"
     "running scenarios/ramp.lua), it runs it with SM_TIMELINE=FILE in its environment\n"
     "(ramp.lua names the file in its result, where sm-compare finds it), samples until it\n"
     "exits, takes a last sample and exits with the command's status.\n"
     "\n"
-    "  --endpoint NAME      the endpoint (required)\n"
+    "  --endpoint NAME      the endpoint (required without --inference-component;\n"
+    "                       with it, a check that the component is on this endpoint)\n"
     "  --variant NAME       its production variant (default: the first)\n"
+    "  --inference-component NAME\n"
+    "                       sample this inference component (its variant's instances too)\n"
     "  --every SECONDS      between samples (default 5; at least 0.01)\n"
     "  --samples N          without a COMMAND: take N samples (default 1)\n"
     "  --out FILE           the samples (required; an existing file is replaced, the\n"
@@ -53,7 +63,7 @@ static const char smtl_help[] =
     "command's status; without one 0, or 3 when no sample could be taken; 2 for bad usage.\n";
 
 struct smtl_args {
-    const char *endpoint, *variant, *out, *region, *profile, *url;
+    const char *endpoint, *variant, *component, *out, *region, *profile, *url;
     double every;
     long samples;
     bool plain;
@@ -71,6 +81,7 @@ static int smtl_parse(int argc, char **argv, struct smtl_args *a) {
     static const struct option opts[] = {
         {"endpoint", required_argument, 0, 'e'},
         {"variant", required_argument, 0, 'v'},
+        {"inference-component", required_argument, 0, 'c'},
         {"every", required_argument, 0, 'E'},
         {"samples", required_argument, 0, 'n'},
         {"out", required_argument, 0, 'o'},
@@ -92,6 +103,9 @@ static int smtl_parse(int argc, char **argv, struct smtl_args *a) {
             break;
         case 'v':
             a->variant = optarg;
+            break;
+        case 'c':
+            a->component = optarg;
             break;
         case 'o':
             a->out = optarg;
@@ -126,9 +140,16 @@ static int smtl_parse(int argc, char **argv, struct smtl_args *a) {
         }
     }
     if (optind < argc) a->command = argv + optind;
-    if (!a->endpoint) return smtl_usage("%s is required", "--endpoint NAME");
-    if (!smname_endpoint_ok(a->endpoint, strlen(a->endpoint)))
+    if (!a->endpoint && !a->component)
+        return smtl_usage("%s is required", "--endpoint NAME (or --inference-component NAME)");
+    if (a->endpoint && !smname_endpoint_ok(a->endpoint, strlen(a->endpoint)))
         return smtl_usage("--endpoint '%s' is not an endpoint name", a->endpoint);
+    if (a->component && !smname_endpoint_ok(a->component, strlen(a->component)))
+        return smtl_usage("--inference-component '%s' is not an inference component name",
+                          a->component);
+    if (a->component && a->variant)
+        return smtl_usage("%s: the component names its variant",
+                          "--variant is not for --inference-component");
     if (!a->out) return smtl_usage("%s is required", "--out FILE");
     return 0;
 }
@@ -145,7 +166,8 @@ static bool smtl_sample(struct awsj_client *c, const struct smtl_args *a, int fd
     struct buf err, line;
     buf_init(&err, 4096);
     buf_init(&line, BUF_NO_CAP);
-    bool ok = s && !eptimeline_take(c, a->endpoint, a->variant, smtl_now(), s, &err) &&
+    bool ok = s &&
+              !eptimeline_take(c, a->endpoint, a->variant, a->component, smtl_now(), s, &err) &&
               !eptimeline_json(s, &line);
     if (ok && write(fd, line.data, line.len) != (ssize_t)line.len) {
         fprintf(stderr, "sm-timeline: cannot write %s: %s\n", a->out, strerror(errno));

@@ -7,12 +7,19 @@
 
 #include "estim.h"
 #include "openloop.h"
+#include "rfield.h"
 #include "stream.h"
 
 /* A successful request's TTFT (seconds) in window w. */
 struct scaling_ttft {
     size_t w;
     double v;
+};
+
+/* A call that counts for the cold starts: refused for no capacity, or served (2xx). */
+struct scaling_call {
+    double t; /* real seconds from the schedule's start */
+    bool served;
 };
 
 /* What scaling_read works with. */
@@ -24,6 +31,8 @@ struct scaling_ctx {
     double w0;                 /* Unix seconds of the schedule's start (NAN: unknown) */
     struct scaling_ttft *ttft; /* the successful requests' TTFTs with their windows */
     size_t nttft, capttft;
+    struct scaling_call *calls; /* the calls the cold starts are cut from */
+    size_t ncalls, capcalls;
     struct buf *err;
 };
 
@@ -70,6 +79,19 @@ static int scaling_schedule(struct scaling_ctx *c) {
     return 0;
 }
 
+/* The inference component the result file's endpoint names (NULL: none). */
+static const char *scaling_component_of(const struct scaling_ctx *c) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->s->endpoint, "inference_component");
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Whether the timeline samples a component other than the one the result file's
+ * calls went to (a file that names none may have any). */
+static bool scaling_other_component(const struct scaling_ctx *c) {
+    const char *mine = scaling_component_of(c);
+    return c->tl.component[0] && mine && strcmp(mine, c->tl.component) != 0;
+}
+
 /* The timeline settings.timeline names, from the result file's folder only. */
 static void scaling_timeline(struct scaling_ctx *c, struct warnings *w) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->s->settings, "timeline");
@@ -101,6 +123,12 @@ static void scaling_timeline(struct scaling_ctx *c, struct warnings *w) {
                      "goes without it",
                      c->rf->path, base, c->tl.endpoint);
         timeline_free(&c->tl);
+    } else if (scaling_other_component(c)) {
+        warnings_add(w,
+                     "%s: the timeline %s samples inference component %s, not this file's "
+                     "(%s); the scaling goes without it",
+                     c->rf->path, base, c->tl.component, scaling_component_of(c));
+        timeline_free(&c->tl);
     } else if (!isfinite(c->w0)) {
         warnings_add(w,
                      "%s: no record has wall_start_us to place the timeline's samples; the "
@@ -112,6 +140,7 @@ static void scaling_timeline(struct scaling_ctx *c, struct warnings *w) {
         snprintf(c->x->timeline_name, sizeof c->x->timeline_name, "%s", base);
         c->x->samples = c->tl.n;
         c->x->activities = c->tl.na;
+        snprintf(c->x->component, sizeof c->x->component, "%s", c->tl.component);
     }
     buf_free(&err);
 }
@@ -133,6 +162,11 @@ static double scaling_hours(const struct scaling_ctx *c, double a, double b) {
     return sum / 3600;
 }
 
+/* What sample k counts serving: a component's copies, else the variant's instances. */
+static long scaling_serving(const struct scaling_ctx *c, size_t k) {
+    return c->tl.component[0] ? c->tl.s[k].copies : c->tl.s[k].current;
+}
+
 /* The instances, decision and capacity of each step. */
 static void scaling_steps(struct scaling_ctx *c) {
     c->x->instance_hours = scaling_hours(c, -INFINITY, INFINITY);
@@ -140,7 +174,7 @@ static void scaling_steps(struct scaling_ctx *c) {
         struct scaling_step *st = &c->x->steps[i];
         for (size_t k = 0; k < c->tl.n; k++) {
             double t = scaling_at(c, c->tl.s[k].t);
-            long cur = c->tl.s[k].current;
+            long cur = scaling_serving(c, k);
             if (k == 0 || t <= st->start_s) st->before = cur;
             if (t >= st->start_s && t < st->end_s) {
                 if (cur > st->most) st->most = cur;
@@ -172,6 +206,55 @@ static size_t scaling_step_of(const struct scaling *x, double t) {
     return lo;
 }
 
+static bool scaling_no_capacity(const struct rfile *rf, const struct rfile_rec *r) {
+    const char *code = rfile_str(rf, r->error);
+    return !r->ok && code && strcmp(code, RFIELD_ERROR_NO_CAPACITY) == 0;
+}
+
+/* Room for one more element of size in the array *p of *n (capacity *cap). */
+static int scaling_room(void **p, size_t n, size_t *cap, size_t size) {
+    if (n < *cap) return 0;
+    size_t grown = *cap ? 2 * *cap : 256;
+    void *g = realloc(*p, grown * size);
+    if (!g) return -1;
+    *p = g;
+    *cap = grown;
+    return 0;
+}
+
+static int scaling_by_time(const void *a, const void *b) {
+    const struct scaling_call *x = a, *y = b;
+    if (x->t != y->t) return (x->t > y->t) - (x->t < y->t);
+    return (int)x->served - (int)y->served; /* a refusal before a call served with it */
+}
+
+/* The cold starts: from a refusal with none open to the next call served. */
+static int scaling_cold_starts(struct scaling_ctx *c) {
+    struct scaling *x = c->x;
+    size_t cap = 0;
+    struct scaling_cold *open = NULL;
+    if (c->ncalls) qsort(c->calls, c->ncalls, sizeof *c->calls, scaling_by_time);
+    for (size_t i = 0; i < c->ncalls; i++) {
+        const struct scaling_call *k = &c->calls[i];
+        if (k->served) {
+            if (open) open->seconds = k->t - open->start_s;
+            open = NULL;
+            continue;
+        }
+        if (!open) {
+            void *p = x->cold;
+            if (scaling_room(&p, x->ncold, &cap, sizeof *x->cold) < 0) return -1;
+            x->cold = p;
+            size_t st = x->n && x->steps ? scaling_step_of(x, k->t) : 0;
+            open = &x->cold[x->ncold++];
+            *open = (struct scaling_cold){.start_s = k->t, .seconds = NAN, .step = st};
+            if (x->n && x->steps) x->steps[st].cold_starts++;
+        }
+        open->refused++;
+    }
+    return 0;
+}
+
 static bool scaling_refused(const struct rfile *rf, const struct rfile_rec *r) {
     const char *code = rfile_str(rf, r->error);
     return r->status == 429 || r->status == 503 ||
@@ -179,13 +262,9 @@ static bool scaling_refused(const struct rfile *rf, const struct rfile_rec *r) {
 }
 
 static int scaling_push(struct scaling_ctx *c, size_t wi, double v) {
-    if (c->nttft == c->capttft) {
-        size_t cap = c->capttft ? 2 * c->capttft : 256;
-        struct scaling_ttft *g = realloc(c->ttft, cap * sizeof *g);
-        if (!g) return -1;
-        c->ttft = g;
-        c->capttft = cap;
-    }
+    void *p = c->ttft;
+    if (scaling_room(&p, c->nttft, &c->capttft, sizeof *c->ttft) < 0) return -1;
+    c->ttft = p;
     c->ttft[c->nttft++] = (struct scaling_ttft){wi, v};
     return 0;
 }
@@ -204,16 +283,25 @@ static int scaling_record(struct scaling_ctx *c, const struct slo_set *slo,
     struct scaling_step *st = &x->steps[scaling_step_of(x, t)];
     bool in_transition = !isnan(st->capacity_s) && t < st->start_s + st->capacity_s;
     struct scaling_count *k = in_transition ? &st->transition : &st->steady;
-    bool good = false, refused = !r->ok && scaling_refused(c->rf, r);
+    bool good = false, refused = !r->ok && scaling_refused(c->rf, r),
+         no_capacity = scaling_no_capacity(c->rf, r);
     if (r->ok && openloop_record_good(c->rf, c->s, slo, r, &good) < 0) return -1;
     k->sent++;
     k->ok += r->ok;
     k->good += good;
     k->failed += !r->ok;
     k->refused += refused;
+    k->no_capacity += no_capacity;
     x->sent++;
     x->failed += !r->ok;
     x->refused += refused;
+    x->no_capacity += no_capacity;
+    if (no_capacity || (r->status >= 200 && r->status < 300)) { /* for the cold starts */
+        void *p = c->calls;
+        if (scaling_room(&p, c->ncalls, &c->capcalls, sizeof *c->calls) < 0) return -1;
+        c->calls = p;
+        c->calls[c->ncalls++] = (struct scaling_call){t, !no_capacity};
+    }
     size_t wi = x->duration_s > 0 ? (size_t)fmax(0, t / x->duration_s * SCALING_WINDOWS) : 0;
     if (wi >= SCALING_WINDOWS) wi = SCALING_WINDOWS - 1;
     x->w[wi].n++;
@@ -256,9 +344,12 @@ static void scaling_windows(struct scaling_ctx *c) {
         struct scaling_window *win = &x->w[i];
         win->mid_s = ((double)i + 0.5) * x->duration_s / SCALING_WINDOWS;
         win->rate = scaling_rate(x, win->mid_s);
-        win->instances = NAN;
-        for (size_t k = 0; k < c->tl.n && scaling_at(c, c->tl.s[k].t) <= win->mid_s; k++)
+        win->instances = win->copies = NAN;
+        for (size_t k = 0; k < c->tl.n && scaling_at(c, c->tl.s[k].t) <= win->mid_s; k++) {
             win->instances = c->tl.s[k].current < 0 ? NAN : (double)c->tl.s[k].current;
+            if (c->tl.component[0])
+                win->copies = c->tl.s[k].copies < 0 ? NAN : (double)c->tl.s[k].copies;
+        }
         win->ttft_p90 = NAN;
     }
 }
@@ -300,9 +391,11 @@ int scaling_read(const struct rfile *rf, uint32_t phase, const struct src *s,
             rc = scaling_nomem(err);
     }
     if (!rc) scaling_windows(&c);
+    if (!rc && scaling_cold_starts(&c) < 0) rc = scaling_nomem(err);
     if (!rc && scaling_ttft_p90(&c) < 0) rc = scaling_nomem(err);
 done:
     free(c.ttft);
+    free(c.calls);
     timeline_free(&c.tl);
     return rc;
 }
@@ -310,6 +403,7 @@ done:
 void scaling_free(struct scaling *x) {
     if (!x) return;
     free(x->steps);
+    free(x->cold);
     free(x);
 }
 

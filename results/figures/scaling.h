@@ -15,7 +15,18 @@
  *     came), each with requests sent, successful, good (met every SLO, as the
  *     open-loop rounds count them), failed and refused (HTTP 429 or 503, or a
  *     ThrottlingException), and goodput (good over the window's seconds);
- *   - instance-hours: the samples' instances, each held until the next sample.
+ *   - instance-hours: the samples' instances, each held until the next sample;
+ *   - no capacity: the piece's calls an inference component refused for having no
+ *     copy serving (error.code no_capacity), a count of the transition's and the
+ *     steady part's, and the cold starts that began in the piece.
+ * A timeline of an inference component (sm-timeline --inference-component) counts
+ * its copies (CurrentCopyCount) where a variant's counts instances: at the
+ * change, the most, the capacity and the chart; instance-hours stay the
+ * variant's instances'.
+ * A cold start: from a call refused for no capacity with none open, to the first
+ * call after it (by intended start) that was served (HTTP 2xx); its length is
+ * the seconds between the two starts (NAN when none was served after it) and it
+ * counts the refusals in between; it belongs to the piece where it began.
  * The chart's windows cut the schedule in SCALING_WINDOWS: the schedule's rate
  * at each window's middle, the instances of the last sample by then, and the
  * p90 TTFT (from the intended start) of the window's successful requests. */
@@ -38,7 +49,8 @@ enum scaling_err { SCALING_OK = 0, SCALING_ERR_NOMEM = -1, SCALING_ERR_INPUT = -
 
 struct scaling_count {
     long sent, ok, good, failed, refused;
-    double seconds; /* the window's length, real seconds */
+    long no_capacity; /* of failed: refused for no copy serving (error.code no_capacity) */
+    double seconds;   /* the window's length, real seconds */
 };
 
 struct scaling_step {
@@ -50,12 +62,21 @@ struct scaling_step {
     double capacity_s;     /* to the first sample with more instances (NAN: none) */
     struct scaling_count transition, steady;
     double instance_hours; /* within the piece (NAN: no timeline) */
+    long cold_starts;      /* that began in the piece */
+};
+
+struct scaling_cold {
+    double start_s; /* the first refused call's start, real seconds from the schedule's */
+    double seconds; /* to the first call served after it (NAN: none was) */
+    long refused;   /* calls refused for no capacity from start_s on until then */
+    size_t step;    /* the piece it began in */
 };
 
 struct scaling_window {
     double mid_s;     /* the window's middle */
     double rate;      /* the schedule's at mid_s */
     double instances; /* the last sample's at mid_s (NAN: none yet) */
+    double copies;    /* the same of a component's copies (NAN: none, or not a component) */
     double ttft_p90;  /* seconds (NAN: no successful request with a TTFT) */
     long n;           /* requests that started in it */
 };
@@ -70,7 +91,10 @@ struct scaling {
     char timeline_name[256]; /* its file name ("" without one) */
     size_t samples, activities;
     double instance_hours; /* over the samples (NAN: no timeline) */
-    long sent, failed, refused;
+    long sent, failed, refused, no_capacity;
+    char component[160];       /* the timeline's inference component ("": a variant's) */
+    struct scaling_cold *cold; /* owned; by start */
+    size_t ncold;
 };
 
 /* Reads the scaling of the ramp file s (rf's records of phase; its settings,

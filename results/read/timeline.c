@@ -88,6 +88,26 @@ static int timeline_activities(struct timeline *t, size_t *cap, const cJSON *o, 
     return 0;
 }
 
+/* inference_component: a name every sample shares, or absent from every one. */
+static int timeline_component(struct timeline *t, const cJSON *o, const char *name, long line,
+                              struct buf *err) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "inference_component");
+    bool has = v && !cJSON_IsNull(v);
+    if (has && (!cJSON_IsString(v) || !smname_endpoint_ok(v->valuestring, strlen(v->valuestring))))
+        return buf_fail(err, TIMELINE_ERR_INPUT,
+                        "%s line %ld: inference_component is not an inference component name", name,
+                        line);
+    if (!t->n) {
+        if (has) snprintf(t->component, sizeof t->component, "%s", v->valuestring);
+        return 0;
+    }
+    if (strcmp(t->component, has ? v->valuestring : "") != 0)
+        return buf_fail(err, TIMELINE_ERR_INPUT,
+                        "%s line %ld: another inference component than the first sample's (%s)",
+                        name, line, t->component[0] ? t->component : "none");
+    return 0;
+}
+
 static int timeline_line(struct timeline *t, size_t *caps, const char *s, size_t n,
                          const char *name, long line, struct buf *err) {
     cJSON *o = cJSON_ParseWithLength(s, n);
@@ -107,9 +127,12 @@ static int timeline_line(struct timeline *t, size_t *caps, const char *s, size_t
                       t->endpoint);
     else if (!t->n)
         snprintf(t->endpoint, sizeof t->endpoint, "%s", ep->valuestring);
+    if (!rc) rc = timeline_component(t, o, name, line, err);
     if (!rc) rc = timeline_time(o, "t", false, &x.t, name, line, err);
     if (!rc) rc = timeline_count(o, "current_instances", &x.current, name, line, err);
     if (!rc) rc = timeline_count(o, "desired_instances", &x.desired, name, line, err);
+    if (!rc) rc = timeline_count(o, "current_copies", &x.copies, name, line, err);
+    if (!rc) rc = timeline_count(o, "desired_copies", &x.desired_copies, name, line, err);
     if (!rc && t->n && x.t < t->s[t->n - 1].t)
         rc = buf_fail(err, TIMELINE_ERR_INPUT, "%s line %ld: the samples' times go back", name,
                       line);

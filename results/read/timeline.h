@@ -4,7 +4,9 @@
  * samples in time order and each activity once (by id, its latest state).
  * The file is outside input: bounded, every member checked for its type and
  * range, an error naming the file and line; the only string kept is the
- * endpoint's name, checked to be one (smname.h), which every sample must share. */
+ * endpoint's name, checked to be one (smname.h), which every sample must share,
+ * and the inference component's of a component's timeline (every sample names
+ * the same one, or none does). */
 #ifndef SM_TIMELINE_H
 #define SM_TIMELINE_H
 
@@ -20,8 +22,9 @@
 enum timeline_err { TIMELINE_OK = 0, TIMELINE_ERR_NOMEM = -1, TIMELINE_ERR_INPUT = -3 };
 
 struct timeline_sample {
-    double t;              /* Unix seconds */
-    long current, desired; /* instances; -1 when null */
+    double t;                    /* Unix seconds */
+    long current, desired;       /* instances; -1 when null */
+    long copies, desired_copies; /* the component's; -1 when null or not a component's */
 };
 
 struct timeline_activity {
@@ -30,8 +33,9 @@ struct timeline_activity {
 };
 
 struct timeline {
-    char endpoint[TIMELINE_MAX_ID]; /* the samples' endpoint (every sample names the same) */
-    struct timeline_sample *s;      /* in time order */
+    char endpoint[TIMELINE_MAX_ID];  /* the samples' endpoint (every sample names the same) */
+    char component[TIMELINE_MAX_ID]; /* their inference component ("": a variant's timeline) */
+    struct timeline_sample *s;       /* in time order */
     size_t n;
     struct timeline_activity *a; /* by start time */
     size_t na;

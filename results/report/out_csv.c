@@ -6,6 +6,7 @@
 
 #include "esc.h"
 #include "fmt.h"
+#include "scaling.h"
 #include "tokreport.h"
 
 #define OUT_CSV_COLS 17
@@ -153,6 +154,74 @@ static int out_csv_tokens(struct buf *b, const struct cmp *m) {
     return 0;
 }
 
+/* The first ramp input of side s (NULL: none), as the Scaling chart takes it. */
+static const struct scaling *out_csv_ramp(const struct side *s) {
+    for (size_t i = 0; i < s->in.n; i++)
+        if (s->in.srcs[i].scaling) return s->in.srcs[i].scaling;
+    return NULL;
+}
+
+/* The longest cold start that was served, seconds (NAN: none was). */
+static double out_csv_longest_cold(const struct scaling *x) {
+    double most = NAN;
+    for (size_t i = 0; x && i < x->ncold; i++)
+        if (isfinite(x->cold[i].seconds) && !(most >= x->cold[i].seconds))
+            most = x->cold[i].seconds;
+    return most;
+}
+
+/* One scaling row: a count or figure of each side's first ramp input ("" without one). */
+static int out_csv_scaling_row(struct buf *b, const char *name, const struct scaling *const x[2],
+                               const double v[2], const char *note) {
+    char cell[2][FMT_CELL], sent[2][32];
+    for (int k = 0; k < 2; k++) {
+        out_csv_num(x[k] ? v[k] : NAN, cell[k], sizeof cell[k]);
+        sent[k][0] = '\0';
+        if (x[k]) snprintf(sent[k], sizeof sent[k], "%ld", x[k]->sent);
+    }
+    const char *cells[OUT_CSV_COLS] = {name, cell[0], cell[1], "", "", "",      "",      "",  "",
+                                       "",   "",      "",      "", "", sent[0], sent[1], note};
+    return out_csv_line(b, cells);
+}
+
+/* The Scaling section's calls refused for no capacity and cold starts, whole and per
+ * piece of the schedule, of each side's first ramp input (its requests in the totals). */
+static int out_csv_scaling(struct buf *b, const struct cmp *m) {
+    const struct scaling *const x[2] = {out_csv_ramp(m->b), out_csv_ramp(m->c)};
+    if (!x[0] && !x[1]) return 0;
+    double v[2];
+    for (int k = 0; k < 2; k++) v[k] = x[k] ? (double)x[k]->no_capacity : NAN;
+    if (out_csv_scaling_row(b, "scaling_no_capacity", x, v,
+                            "calls an inference component refused for having no copy serving"))
+        return -1;
+    for (int k = 0; k < 2; k++) v[k] = x[k] ? (double)x[k]->ncold : NAN;
+    if (out_csv_scaling_row(
+            b, "scaling_cold_starts", x, v,
+            "from a call refused for no capacity to the first call served after it"))
+        return -1;
+    for (int k = 0; k < 2; k++) v[k] = out_csv_longest_cold(x[k]);
+    if (out_csv_scaling_row(b, "scaling_cold_start_longest_seconds", x, v,
+                            "the longest cold start that was served (seconds, real time)"))
+        return -1;
+    size_t pieces = 0;
+    for (int k = 0; k < 2; k++)
+        if (x[k] && x[k]->n > pieces) pieces = x[k]->n;
+    for (size_t i = 0; i < pieces; i++) {
+        char name[64];
+        const struct scaling_step *st[2];
+        for (int k = 0; k < 2; k++) st[k] = x[k] && i < x[k]->n ? &x[k]->steps[i] : NULL;
+        for (int k = 0; k < 2; k++)
+            v[k] =
+                st[k] ? (double)(st[k]->transition.no_capacity + st[k]->steady.no_capacity) : NAN;
+        snprintf(name, sizeof name, "scaling_piece_%zu_no_capacity", i + 1);
+        if (out_csv_scaling_row(b, name, x, v, "of the piece's calls")) return -1;
+        for (int k = 0; k < 2; k++) v[k] = st[k] ? (double)st[k]->cold_starts : NAN;
+        snprintf(name, sizeof name, "scaling_piece_%zu_cold_starts", i + 1);
+        if (out_csv_scaling_row(b, name, x, v, "that began in the piece")) return -1;
+    }
+    return 0;
+}
+
 static int out_csv_warnings(struct buf *b, const struct warnings *w) {
     int rc = 0;
     for (size_t i = 0; i < w->n && !rc; i++)
@@ -170,5 +239,6 @@ int out_csv_render(const struct cmp *m, const struct warnings *w, struct buf *ou
     for (size_t i = 0; i < m->nrows && !rc; i++) rc = out_csv_row(out, &m->rows[i]);
     if (!rc) rc = out_csv_quiz(out, m);
     if (!rc) rc = out_csv_tokens(out, m);
+    if (!rc) rc = out_csv_scaling(out, m);
     return rc ? BUF_ERR_NOMEM : BUF_OK;
 }

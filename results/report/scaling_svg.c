@@ -41,6 +41,9 @@ static double scaling_svg_rate(const struct scaling_window *w) {
 static double scaling_svg_instances(const struct scaling_window *w) {
     return w->instances;
 }
+static double scaling_svg_copies(const struct scaling_window *w) {
+    return w->copies;
+}
 static double scaling_svg_ttft(const struct scaling_window *w) {
     return w->ttft_p90;
 }
@@ -87,15 +90,19 @@ static int scaling_svg_side(struct buf *b, const char *name, const struct src *s
     const struct scaling *x = s->scaling;
     char title[400], end[FMT_CELL];
     snprintf(title, sizeof title, "Scaling of %s under the ramp (%s)", name,
-             x->timeline ? "instances from sm-timeline" : "no timeline: no instances");
+             !x->timeline      ? "no timeline: no instances"
+             : x->component[0] ? "copies from sm-timeline"
+                               : "instances from sm-timeline");
     fmt_num(x->duration_s, -1, end, sizeof end);
     double s0 = y + SCALING_SVG_HEAD, step = SCALING_SVG_STRIP_H + SCALING_SVG_GAP;
     double bottom = s0 + 2 * step + SCALING_SVG_STRIP_H;
     return scaling_svg_label(b, 10, y + 20, "font-size=\"14\" font-weight=\"bold\"", title) ||
            scaling_svg_strip(b, x, s0, "offered rate, requests per second", scaling_svg_rate,
                              "#4e79a7") ||
-           scaling_svg_strip(b, x, s0 + step, "instances serving", scaling_svg_instances,
-                             "#59a14f") ||
+           scaling_svg_strip(
+               b, x, s0 + step,
+               x->component[0] ? "copies of the inference component serving" : "instances serving",
+               x->component[0] ? scaling_svg_copies : scaling_svg_instances, "#59a14f") ||
            scaling_svg_strip(b, x, s0 + 2 * step, "p90 TTFT from the intended start, seconds",
                              scaling_svg_ttft, "#e15759") ||
            scaling_svg_label(b, SCALING_SVG_X0, bottom + 14, "font-size=\"10\"", "0") ||

@@ -15,6 +15,14 @@ once and sent by the open-loop sender, at the schedule's exact times.
             them); the result's settings name the timeline file, and sm-compare places the
             samples on the schedule's pieces (3 instances at each change, its requests);
             the command's exit status is sm-timeline's
+  component sm-timeline --inference-component samples a component scaled to 0 copies
+            while sm-stream's ramp calls it, then (the command's last step)
+            UpdateInferenceComponentRuntimeConfig gives it 1 copy: the samples name the
+            component, its endpoint and variant, its copies from 0 to 1; every call at 0
+            copies is recorded as no_capacity by both engines (wrk too), as many as the
+            emulator counted; sm-compare reads the copies and one cold start not served;
+            a bad component name or --variant beside it exit 2, a component of another
+            endpoint than --endpoint leaves the sample out (exit 3), each in one line
 
 usage: test_ramp.py GROUP...   (environment: SM_EMULATOR, SM_STREAM, WRK, SM_PLUGIN_PATH,
                                 SM_TIMELINE_BIN, SM_COMPARE)"""
@@ -28,7 +36,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from emutest import aws_cli_setup, check, run_group  # noqa: E402
+from emutest import aws_cli_setup, check, control, finish, run_group, until  # noqa: E402
 import emulator  # noqa: E402  (tests/lib, on the path through emutest)
 
 SCRIPT = os.path.join(ROOT, "scenarios", "ramp.lua")
@@ -188,11 +196,109 @@ def test_timeline():
             q = subprocess.run([os.environ["SM_TIMELINE_BIN"], "--out", timeline],
                                capture_output=True, text=True, timeout=60)
             check(q.returncode == 2 and q.stderr.count("\n") == 1
-                  and "--endpoint NAME is required" in q.stderr, "no endpoint: %d %r"
+                  and "--endpoint NAME (or --inference-component NAME) is required" in q.stderr,
+                  "no endpoint: %d %r"
                   % (q.returncode, q.stderr))
 
 
-GROUPS = {"steps": test_steps, "curve": test_curve, "bad": test_bad, "timeline": test_timeline}
+def set_copies(url, name, copies):
+    """UpdateInferenceComponentRuntimeConfig, then until DescribeInferenceComponent says so."""
+    status, d = control(url, "UpdateInferenceComponentRuntimeConfig", {
+        "InferenceComponentName": name, "DesiredRuntimeConfig": {"CopyCount": copies}})
+    check(status == 200, "UpdateInferenceComponentRuntimeConfig %d: %s" % (copies, d))
+    until("%d copies of %s" % (copies, name),
+          lambda: control(url, "DescribeInferenceComponent", {"InferenceComponentName": name})[1],
+          lambda d: d.get("RuntimeConfig", {}).get("CurrentCopyCount") == copies)
+
+
+def no_capacity_records(doc):
+    return [r for r in doc["records"] if not r["ok"] and r["status"] == 400
+            and (r["error"] or {}).get("code") == "no_capacity"]
+
+
+def test_component():
+    with tempfile.TemporaryDirectory() as d:
+        timeline = os.path.join(d, "out-sm-stream", "ic.timeline.jsonl")  # beside the result
+        with emulator.Emulator(["--endpoint", "ep=instant", "--time-scale", str(SCALE)]) as emu:
+            # a model without SM_VLLM_MODEL loads in no time: its copies serve at once
+            status, r = control(emu.url, "CreateModel", {
+                "ModelName": "m", "ExecutionRoleArn": "arn:aws:iam::123456789012:role/sm-test",
+                "PrimaryContainer": {"Image": "img:1"}})
+            check(status == 200, "CreateModel: %s" % r)
+            status, r = control(emu.url, "CreateInferenceComponent", {
+                "InferenceComponentName": "ic", "EndpointName": "ep",
+                "Specification": {"ModelName": "m", "ComputeResourceRequirements": {
+                    "MinMemoryRequiredInMb": 1024, "NumberOfAcceleratorDevicesRequired": 1}},
+                "RuntimeConfig": {"CopyCount": 1}})
+            check(status == 200, "CreateInferenceComponent: %s" % r)
+            set_copies(emu.url, "ic", 0)
+            load = ["--endpoint", "ep", "--inference-component", "ic", "--refuse-after", "0",
+                    "--ramp", "20@0.5", "--arrivals", "constant"]
+            # the load, then a copy: the last sample (after the command) sees it
+            then = "%s %s set-copies %s ic 1" % (sys.executable, os.path.abspath(__file__),
+                                                 emu.url)
+            wrap = [os.environ["SM_TIMELINE_BIN"], "--inference-component", "ic", "--every",
+                    "0.05", "--out", timeline, "--region", "us-east-1", "--endpoint-url",
+                    emu.url, "--", "sh", "-c", '"$@" && ' + then, "sh"]
+            p, docs = run("sm-stream", emu.url, d, load, wrap=wrap)
+            check(p.returncode == 0, "exit %d %s" % (p.returncode, p.stderr[-600:]))
+            if p.returncode:
+                return
+            refused = no_capacity_records(docs["ep"])
+            check(len(refused) == len(docs["ep"]["records"]) == 10,
+                  "sm-stream at 0 copies: %r" % docs["ep"]["records"][:2])
+            with open(timeline) as f:
+                samples = [json.loads(line) for line in f]
+            copies = [s.get("current_copies") for s in samples]
+            check(len(samples) >= 2 and copies[0] == 0 and copies[-1] == 1
+                  and copies == sorted(copies) and samples[0]["desired_copies"] == 0
+                  and samples[-1]["desired_copies"] == 1, "copies %r" % copies)
+            check(all(s["inference_component"] == "ic" and s["endpoint"] == "ep"
+                      and s["variant"] == "AllTraffic" and s["component_status"] == "InService"
+                      and s["current_instances"] == 1 and s["activities"] == []
+                      for s in samples), "samples %r" % samples[:2])
+            # wrk's plugin classifies the same reply the same way
+            set_copies(emu.url, "ic", 0)
+            q, wdocs = run("wrk", emu.url, d, load)
+            check(q.returncode == 0 and len(no_capacity_records(wdocs["ep"])) ==
+                  len(wdocs["ep"]["records"]) == 10, "wrk at 0 copies: %d %s %r" % (
+                      q.returncode, q.stderr[-400:], wdocs.get("ep", {}).get("records", [])[:2]))
+            failures = emu.stats()["inference_components"]["ic"]["no_capacity_invocation_failures"]
+            check(failures == 20, "the emulator refused %d, the records say 20" % failures)
+            # refusals: a bad name or a --variant beside it is bad usage (one line, exit 2);
+            # a component on another endpoint than --endpoint is a sample left out (exit 3)
+            tl = [os.environ["SM_TIMELINE_BIN"], "--out", os.path.join(d, "x.jsonl"),
+                  "--region", "us-east-1", "--endpoint-url", emu.url]
+            for args, code, want in (
+                    (["--inference-component", "no such"], 2,
+                     "sm-timeline: --inference-component 'no such' is not an inference "
+                     "component name (see --help)\n"),
+                    (["--inference-component", "ic", "--variant", "AllTraffic"], 2,
+                     "sm-timeline: --variant is not for --inference-component: the component "
+                     "names its variant (see --help)\n"),
+                    (["--inference-component", "ic", "--endpoint", "other"], 3,
+                     "sm-timeline: a sample left out: inference component ic is on endpoint ep, "
+                     "not on other\n")):
+                q = subprocess.run(tl + args, capture_output=True, text=True, timeout=60)
+                check(q.returncode == code and q.stderr == want,
+                      "%s: exit %d %r" % (args, q.returncode, q.stderr))
+            # sm-compare: the component's copies and one cold start, never served
+            result = os.path.join(d, "out-sm-stream", "ep.json")
+            q = subprocess.run([os.environ["SM_COMPARE"], "-f", "json", result, result],
+                               capture_output=True, text=True, timeout=120)
+            x = json.loads(q.stdout)["scaling"]["baseline"][0] if q.returncode == 0 else {}
+            check(x.get("inference_component") == "ic" and x.get("no_capacity") == 10
+                  and x.get("cold_starts") == [{"piece": 1, "start_s": 0, "seconds": None,
+                                                "refused": 10}]
+                  and x.get("steps", [{}])[0].get("instances_before") == 0,
+                  "sm-compare's scaling: %s %s" % (q.stdout[-1500:], q.stderr))
+
+
+GROUPS = {"steps": test_steps, "curve": test_curve, "bad": test_bad, "timeline": test_timeline,
+          "component": test_component}
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["set-copies"]:  # the component test's command, after its load
+        set_copies(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        sys.exit(finish())
     sys.exit(run_group(GROUPS, __doc__))

@@ -1,7 +1,9 @@
 /* eptimeline: a DescribeScalingActivities reply read into activities (newest
  * first, cut to the room, strings one line and scrubbed, a member of the wrong
  * type named); a DescribeEndpoint reply's variant counts picked by name; a
- * sample written as one JSON line. */
+ * sample written as one JSON line; a DescribeInferenceComponent reply's endpoint,
+ * variant and copy counts, written as the component's members of the line. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,8 +97,61 @@ static void test_counts_and_line(void) {
     buf_free(&line);
 }
 
+static void test_component_copies_in_the_line(void) {
+    static const char reply[] =
+        "{\"InferenceComponentName\":\"ic-1\",\"EndpointName\":\"ep\",\"VariantName\":"
+        "\"AllTraffic\",\"InferenceComponentStatus\":\"InService\",\"Specification\":{},"
+        "\"RuntimeConfig\":{\"DesiredCopyCount\":1,\"CurrentCopyCount\":0}}";
+    struct eptimeline_sample *s = calloc(1, sizeof *s);
+    struct buf err, line;
+    buf_init(&err, BUF_NO_CAP);
+    buf_init(&line, BUF_NO_CAP);
+    CHECK_INT(eptimeline_component(reply, strlen(reply), s, &err), EPTIMELINE_OK);
+    CHECK_STR(s->component, "ic-1");
+    CHECK_STR(s->endpoint, "ep");
+    CHECK_STR(s->variant, "AllTraffic");
+    CHECK_STR(s->component_status, "InService");
+    CHECK(s->copies == 0 && s->desired_copies == 1);
+    s->t = 1700000000;
+    s->current = s->desired = 1;
+    snprintf(s->status, sizeof s->status, "InService");
+    CHECK_INT(eptimeline_json(s, &line), EPTIMELINE_OK);
+    /* the component's members after the variant's counts, before the activities */
+    static const char tail[] = ",\"desired_instances\":1,\"inference_component\":\"ic-1\","
+                               "\"component_status\":\"InService\",\"current_copies\":0,"
+                               "\"desired_copies\":1,\"activities\":[]}\n";
+    static const char head[] = "{\"t\":1700000000.000,\"endpoint\":\"ep\",";
+    CHECK(line.len > sizeof tail && strncmp(buf_str(&line), head, sizeof head - 1) == 0 &&
+          strcmp(buf_str(&line) + line.len - (sizeof tail - 1), tail) == 0);
+    static const struct {
+        const char *reply, *why;
+    } bad[] = {
+        {"[]", "DescribeInferenceComponent: the reply is not a JSON object"},
+        {"{\"EndpointName\":\"ep\",\"VariantName\":\"v\"}",
+         "DescribeInferenceComponent: InferenceComponentName is not a name"},
+        {"{\"InferenceComponentName\":\"c\",\"EndpointName\":\"e p\",\"VariantName\":\"v\"}",
+         "DescribeInferenceComponent: EndpointName is not a name"},
+        {"{\"InferenceComponentName\":\"c\",\"EndpointName\":\"e\",\"VariantName\":\"v\","
+         "\"RuntimeConfig\":{\"CurrentCopyCount\":-1}}",
+         "DescribeInferenceComponent: RuntimeConfig.CurrentCopyCount is not a count"},
+        {"{\"InferenceComponentName\":\"c\",\"EndpointName\":\"e\",\"VariantName\":\"v\","
+         "\"RuntimeConfig\":[]}",
+         "DescribeInferenceComponent: RuntimeConfig is not an object"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        buf_reset(&err);
+        CHECK_INT(eptimeline_component(bad[i].reply, strlen(bad[i].reply), s, &err),
+                  EPTIMELINE_ERR_REPLY);
+        CHECK_STR(buf_str(&err), bad[i].why);
+    }
+    free(s);
+    buf_free(&err);
+    buf_free(&line);
+}
+
 int main(void) {
     test_activities();
     test_counts_and_line();
+    test_component_copies_in_the_line();
     return check_exit();
 }

@@ -1,5 +1,6 @@
-/* Fuzzes the timeline sampler's reader of DescribeScalingActivities replies
- * (endpoint/eptimeline.h). Input: the reply's bytes.
+/* Fuzzes the timeline sampler's readers of DescribeScalingActivities and
+ * DescribeInferenceComponent replies (endpoint/eptimeline.h). Input: the
+ * reply's bytes, read as both.
  *
  * Whatever comes in: no crash; a read either fails with one line or gives at
  * most the room's activities, each with an id and a start time, its strings
@@ -45,6 +46,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         cJSON *j = cJSON_ParseWithLength(line.data, line.len);
         if (!cJSON_IsObject(j)) abort();
         cJSON_Delete(j);
+    }
+    buf_reset(&err);
+    rc = eptimeline_component((const char *)data, size, s, &err);
+    if (rc) {
+        if (rc != EPTIMELINE_ERR_REPLY || !err.len || memchr(err.data, '\n', err.len)) abort();
+    } else {
+        fuzz_line(s->component, sizeof s->component);
+        fuzz_line(s->component_status, sizeof s->component_status);
+        if (!s->component[0] || !s->endpoint[0] || !s->variant[0]) abort();
+        if (s->copies < -1 || s->desired_copies < -1) abort();
     }
     free(s);
     buf_free(&err);

@@ -64,6 +64,18 @@ static const struct {
     {"endpoint not found", 400, "ValidationError:http://internal.amazon.com/coral/com.amazon.sage/",
      "{\"Message\":\"Endpoint nope of account 123456789012 not found.\"}", NULL, NULL, -1, -1,
      "ValidationError", "Endpoint nope of account 123456789012 not found.", 0},
+    {"a component with no copy: no_capacity", 400,
+     "ValidationError:http://internal.amazon.com/coral/com.amazon.sage/",
+     "{\"Message\":\"Inference Component has no capacity to process this request. "
+     "ApplicationAutoScaling may be in-progress (if configured) or try to increase the capacity by "
+     "invoking UpdateInferenceComponentRuntimeConfig API.\"}",
+     NULL, NULL, -1, -1, "no_capacity",
+     "Inference Component has no capacity to process this request. ApplicationAutoScaling may be "
+     "in-progress (if configured) or try to increase the capacity by invoking "
+     "UpdateInferenceComponentRuntimeConfig API.",
+     0},
+    {"no capacity said by another code stays that code", 500, "InternalFailure",
+     "{\"Message\":\"no capacity\"}", NULL, NULL, -1, -1, "InternalFailure", "no capacity", 0},
     {"model error carrying vLLM's error", 424, "ModelError:http://internal.amazon.com/coral/x/",
      "{\"ErrorCode\":\"CLIENT_ERROR_FROM_MODEL\",\"LogStreamArn\":\"arn:aws:logs:x\","
      "\"Message\":\"Received client error (400) from primary with message \\\"...\\\". See "

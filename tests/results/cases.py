@@ -682,6 +682,60 @@ def check_ramp_svg(out, args):
         expect(want in svg, "no %r in the SVG" % want)
 
 
+def check_ramp_cold(out, _):
+    """The cold fixture's cold starts (make_fixtures.py, ramp/cold): 6 calls refused for no
+    capacity from 0 s to the first served at 3 s, in piece 1; 4 from 19.5 s with none served
+    after; the copies counted where a variant's instances are (0 -> 1, capacity at 3 s)."""
+    text = out.decode()
+    rows = ramp_rows(text, "cold")
+    expect(rows[0][:7] == ["1", "0-10", "2", "0", "->", "1", "0.5"] and rows[0][7] == "3"
+           and rows[0][-4:-1] == ["(0)", "6", "1"], "cold piece 1: %r" % rows[0])
+    expect(rows[1][-4:-1] == ["(0)", "4", "1"], "cold piece 2: %r" % rows[1])
+    flat = " ".join(text.split())
+    for want in ("timeline cold.timeline.jsonl of inference component cold-ic",
+                 "10 failed (0 refused, 10 for no capacity), 2 cold starts",
+                 "cold start piece from s seconds refused 1 1 0 3 6 2 2 19.5 not served 4"):
+        expect(want in flat, "no %r in:\n%s" % (want, text))
+
+
+def check_ramp_cold_json(out, _):
+    """The JSON's cold starts and no-capacity counts (as check_ramp_cold); a variant's
+    timeline has none."""
+    doc = as_json(out)["scaling"]
+    x, a = doc["candidate"][0], doc["baseline"][0]
+    expect(x["inference_component"] == "cold-ic" and x["no_capacity"] == 10
+           and x["cold_starts"] == [
+               {"piece": 1, "start_s": 0, "seconds": 3, "refused": 6},
+               {"piece": 2, "start_s": 19.5, "seconds": None, "refused": 4}],
+           "cold: %r" % {k: v for k, v in x.items() if k != "steps"})
+    st = x["steps"]
+    expect(st[0]["cold_starts"] == 1 and st[0]["instances_before"] == 0
+           and st[0]["instances_most"] == 1 and st[0]["capacity_s"] == 3
+           and st[0]["transition"]["no_capacity"] == 6 and st[1]["steady"]["no_capacity"] == 4,
+           "cold steps: %r" % st)
+    expect(a["inference_component"] is None and a["cold_starts"] == [] and a["no_capacity"] == 0,
+           "a: %r" % {k: v for k, v in a.items() if k != "steps"})
+
+
+def check_ramp_cold_svg(out, args):
+    svg = open([a for a in args if a.endswith(".svg")][0]).read()
+    for want in ("Scaling of cold under the ramp (copies from sm-timeline)",
+                 "copies of the inference component serving",
+                 "Scaling of a under the ramp (instances from sm-timeline)"):
+        expect(want in svg, "no %r in the SVG" % want)
+
+
+def check_ramp_cold_other(out, _):
+    """A component's timeline beside a file whose calls went to another component is left
+    out with a warning; the refusals and cold starts stand (they are the records')."""
+    text = " ".join(out.decode().split())
+    expect("ramp/coldother/ramp.json: the timeline cold.timeline.jsonl samples inference "
+           "component cold-ic, not this file's (other-ic); the scaling goes without it" in text
+           and "ramp/coldother/ramp.json): no timeline" in text
+           and "10 failed (0 refused, 10 for no capacity), 2 cold starts" in text,
+           "coldother:\n%s" % out.decode())
+
+
 def check_open_wrk(out, _):
     """wrk's runs: end-to-end latency only; the capacity on p99 e2e from the records."""
     ol = as_json(out)["open_loop"]
@@ -1159,6 +1213,23 @@ CASES = [
      ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/untimed"], 0, "", [], check_ramp_untimed),
     ("ramp_scaling_timeline_of_another_endpoint_left_out",
      ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/other"], 0, "", [], check_ramp_other),
+    ("ramp_component_no_capacity_refusals_and_cold_starts_per_load_change",
+     ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/cold"], 0, "", ["ramp-cold.txt"],
+     check_ramp_cold),
+    ("ramp_component_cold_starts_markdown",
+     ["-f", "markdown", "--slo", "ttft:p90:0.6", "ramp/a", "ramp/cold"], 0, "",
+     ["ramp-cold.md"], None),
+    ("ramp_component_cold_starts_csv",
+     ["-f", "csv", "--slo", "ttft:p90:0.6", "ramp/a", "ramp/cold"], 0, "", ["ramp-cold.csv"],
+     None),
+    ("ramp_component_cold_starts_json",
+     ["-f", "json", "--slo", "ttft:p90:0.6", "ramp/a", "ramp/cold"], 0, "", [],
+     check_ramp_cold_json),
+    ("ramp_component_timeline_of_another_component_left_out",
+     ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/coldother"], 0, "", [], check_ramp_cold_other),
+    ("ramp_component_svg_shows_copies",
+     ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/cold", "-o", "{tmp}/cold.txt", "--svg",
+      "{tmp}/cold.svg"], 0, "", [], check_ramp_cold_svg),
     ("ramp_scaling_svg_rate_instances_and_ttft_strips",
      ["--slo", "ttft:p90:0.6", "ramp/a", "ramp/b", "-o", "{tmp}/ramp.txt", "--svg",
       "{tmp}/ramp.svg"], 0, "", ["ramp.txt", "ramp.svg"], check_ramp_svg),

@@ -51,7 +51,12 @@ ramp/      ramp.lua runs (2/s for 10 s, then 8/s for 10 s) with sm-timeline's sa
            beside them: a scales out 1 s after the change and serves 4 s after it
            (a sample every 2 s), b 0.5 s and 2 s; until then the first token takes
            1.2 s and every 8th request is refused (429); untimed names a timeline
-           that is not there, other one that samples another endpoint.
+           that is not there, other one that samples another endpoint; cold is an
+           inference component's (its timeline has its copies): 0 copies until 3 s,
+           where its calls are refused for no capacity (a cold start of 3 s and 6
+           refusals), 1 copy from 3 s to 19 s, 0 again from 19 s, where the last 4
+           calls are refused and none is served after them (a cold start not served);
+           coldother the same whose calls went to another component than its timeline's.
 """
 
 import copy
@@ -783,31 +788,37 @@ RAMP = {  # per side: scaling activity start, new capacity (s from the schedule'
 RAMP_BASE = 1764496800  # records' wall_start_us are this (s) plus their t_start_us
 
 
-def ramp_records(side):
-    """Constant arrivals: 2/s for 10 s, then 8/s for 10 s. TTFT 0.3 s, but 1.2 s from
-    the change at 10 s to the side's new capacity, where every 8th request is refused
-    (429, ThrottlingException)."""
+def ramp_run(refused_at, ttft_at, refusal):
+    """Constant arrivals: 2/s for 10 s, then 8/s for 10 s; refused_at(j, rel) says whether
+    the j-th (rel: its intended start from the first, us) was refused, with refusal
+    (status, error), ttft_at(rel) the first token's seconds of one served."""
     recs, t0 = [], 1000000
-    _, up = RAMP[side]
     ats = [j * 500000 for j in range(20)] + [10000000 + j * 125000 for j in range(80)]
     for j, rel in enumerate(ats):
         at = t0 + rel
-        busy = 10000000 <= rel < up * 1e6
-        refused = busy and j % 8 == 0
-        ttft = 1.2 if busy else 0.3
+        refused = refused_at(j, rel)
         gaps = [20000] * 7
-        first = at + 150 + round(ttft * 1e6)
+        first = at + 150 + round(ttft_at(rel) * 1e6)
         end = at + 150 + 2000 if refused else first + sum(gaps) + 200
         r = record(j, "ramp", 0, 8, at + 150, end, thread=j % 4, ok=not refused,
-                   tokens=None if refused else 8, status=429 if refused else 200,
-                   error={"code": "ThrottlingException", "message": "Rate exceeded"}
-                   if refused else None)
+                   tokens=None if refused else 8, status=refusal[0] if refused else 200,
+                   error=refusal[1] if refused else None)
         r["t_intended_us"] = at
         if not refused:
             r.update(t_headers_us=at + 1150, t_first_token_us=first, chunks=8,
                      chunk_gaps_us=gaps)
         recs.append(r)
     return recs
+
+
+def ramp_records(side):
+    """TTFT 0.3 s, but 1.2 s from the change at 10 s to the side's new capacity, where
+    every 8th request is refused (429, ThrottlingException)."""
+    _, up = RAMP[side]
+    busy = lambda rel: 10000000 <= rel < up * 1e6  # noqa: E731
+    return ramp_run(lambda j, rel: busy(rel) and j % 8 == 0,
+                    lambda rel: 1.2 if busy(rel) else 0.3,
+                    (429, {"code": "ThrottlingException", "message": "Rate exceeded"}))
 
 
 def ramp_timeline(side, endpoint=None):
@@ -825,6 +836,39 @@ def ramp_timeline(side, endpoint=None):
         lines.append({"t": w0 + t, "endpoint": endpoint or side, "variant": "AllTraffic",
                       "status": "InService", "current_instances": 2 if t >= up else 1,
                       "desired_instances": 2 if t >= decision else 1, "activities": act})
+    return "".join(json.dumps(x) + "\n" for x in lines)
+
+
+NO_CAPACITY = ("Inference Component has no capacity to process this request. "
+               "ApplicationAutoScaling may be in-progress (if configured) or try to increase "
+               "the capacity by invoking UpdateInferenceComponentRuntimeConfig API.")
+
+
+def ramp_cold_records():
+    """As ramp_records' arrivals, TTFT 0.3 s; the calls before 3 s and from 19.5 s on are
+    refused for no capacity (400 ValidationError, recorded as no_capacity)."""
+    return ramp_run(lambda j, rel: rel < 3000000 or rel >= 19500000, lambda rel: 0.3,
+                    (400, {"code": "no_capacity", "message": NO_CAPACITY}))
+
+
+def ramp_cold_timeline():
+    """sm-timeline --inference-component's samples every 2 s from 1 s before the schedule
+    to 1 s after: one instance throughout; 0 copies, 1 from 3 s, 0 from 19 s; the
+    scale-out from zero an activity from 0.5 s to 3 s."""
+    w0 = RAMP_BASE + 1.0
+    lines = []
+    for k in range(12):
+        t = -1 + 2 * k
+        copies = 1 if 3 <= t < 19 else 0
+        act = [] if t < 0.5 else [{
+            "id": "act-cold", "status": "Successful" if t >= 3 else "InProgress",
+            "start": w0 + 0.5, "end": w0 + 3 if t >= 3 else None,
+            "description": "Setting desired copy count to 1."}]
+        lines.append({"t": w0 + t, "endpoint": "cold", "variant": "AllTraffic",
+                      "status": "InService", "current_instances": 1, "desired_instances": 1,
+                      "inference_component": "cold-ic", "component_status": "InService",
+                      "current_copies": copies, "desired_copies": 1 if t >= 0.5 else 0,
+                      "activities": act})
     return "".join(json.dumps(x) + "\n" for x in lines)
 
 
@@ -850,6 +894,14 @@ def ramp():
           result(stream_head("b", "ramp", st), ramp_records("b")))
     with open(os.path.join(d, "other", "other.timeline.jsonl"), "w") as f:
         f.write(ramp_timeline("b", "not-b"))
+    # an inference component's: refused for no capacity at 0 copies, two cold starts
+    st = dict(st, timeline="runs/ramp/cold.timeline.jsonl")
+    for folder, component in (("cold", "cold-ic"), ("coldother", "other-ic")):
+        head = stream_head("cold", "ramp", st)
+        head["endpoint"]["inference_component"] = component
+        write(os.path.join(d, folder, "ramp.json"), result(head, ramp_cold_records()))
+        with open(os.path.join(d, folder, "cold.timeline.jsonl"), "w") as f:
+            f.write(ramp_cold_timeline())
 
 
 for s in ("bf16", "qat"):
