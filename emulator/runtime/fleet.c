@@ -1,5 +1,6 @@
 #include "fleet.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,15 +226,16 @@ int fleet_open_logs(struct fleet *f, const char *pattern, bool subsecond, struct
     return rc;
 }
 
-/* One of the serving instances from vs (instance 0) by routing (see fleet.h). */
-static struct fleet_variant *fleet_route(struct fleet_variant *vs, uint64_t *rng) {
-    unsigned n = vs->instances, all = vs->slots;
-    if (n <= 1 || !rng) return vs;
-    unsigned long least = vs->counts.in_flight;
-    unsigned pick;
-    if (vs->routing == FLEET_ROUTE_RANDOM) {
+/* One of the n serving entries of vs[0..all) by routing from *rng (n > 1: one
+ * draw), or NULL when none serves. */
+static struct fleet_variant *fleet_route_among(struct fleet_variant *vs, unsigned all, unsigned n,
+                                               enum fleet_routing routing, uint64_t *rng) {
+    unsigned long least = ULONG_MAX;
+    unsigned pick = 0;
+    bool random = routing == FLEET_ROUTE_RANDOM;
+    if (random && n > 1) {
         pick = (unsigned)(splitmix_unit(rng) * n) % n;
-    } else {
+    } else if (!random) {
         unsigned ties = 0;
         for (unsigned k = 0; k < all; k++) {
             if (vs[k].state != FLEET_SERVING) continue;
@@ -243,13 +245,25 @@ static struct fleet_variant *fleet_route(struct fleet_variant *vs, uint64_t *rng
             }
             if (vs[k].counts.in_flight == least) ties++;
         }
-        pick = (unsigned)(splitmix_unit(rng) * ties) % ties;
+        if (n > 1 && ties) pick = (unsigned)(splitmix_unit(rng) * ties) % ties;
     }
     for (unsigned k = 0; k < all; k++)
-        if (vs[k].state == FLEET_SERVING &&
-            (vs->routing == FLEET_ROUTE_RANDOM || vs[k].counts.in_flight == least) && pick-- == 0)
+        if (vs[k].state == FLEET_SERVING && (random || vs[k].counts.in_flight == least) &&
+            pick-- == 0)
             return &vs[k];
-    return vs;
+    return NULL;
+}
+
+/* One of the serving instances from vs (instance 0) by routing (see fleet.h). */
+static struct fleet_variant *fleet_route(struct fleet_variant *vs, uint64_t *rng) {
+    if (vs->instances <= 1 || !rng) return vs;
+    struct fleet_variant *v = fleet_route_among(vs, vs->slots, vs->instances, vs->routing, rng);
+    return v ? v : vs;
+}
+
+/* A copy's state as the stats name it. */
+static const char *fleet_state_name(enum fleet_state s) {
+    return s == FLEET_SERVING ? "serving" : s == FLEET_DRAINING ? "draining" : "released";
 }
 
 struct fleet_census fleet_census(const struct fleet_variant *head) {
@@ -342,6 +356,99 @@ unsigned fleet_drain(struct fleet_variant *head, unsigned n, double now) {
     return got;
 }
 
+/* --- an inference component's copies --- */
+
+/* The copies of component name on variant of ep, or NULL; made (all spare)
+ * when make and new, NULL then when ep has no such variant or out of memory. */
+static struct fleet_copies *fleet_copies_of(struct fleet_endpoint *ep, const char *variant,
+                                            const char *name, bool make) {
+    for (size_t i = 0; i < ep->n_copies; i++)
+        if (strcmp(ep->copies[i].name, name) == 0 && strcmp(ep->copies[i].host->name, variant) == 0)
+            return &ep->copies[i];
+    struct fleet_variant *host = make ? fleet_pick(ep, variant, strlen(variant), NULL) : NULL;
+    if (!host) return NULL;
+    struct fleet_copies *cs = realloc(ep->copies, (ep->n_copies + 1) * sizeof *cs);
+    if (!cs) return NULL;
+    ep->copies = cs;
+    struct fleet_variant *entries = calloc(FLEET_COPIES_MAX, sizeof *entries);
+    if (!entries) return NULL;
+    struct fleet_copies *c = &cs[ep->n_copies++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->host = host;
+    c->entries = entries;
+    char full[200];
+    snprintf(full, sizeof full, "%s/%s/%s", ep->name, variant, name);
+    for (unsigned k = 0; k < FLEET_COPIES_MAX; k++) {
+        struct fleet_variant *v = &entries[k];
+        snprintf(v->name, sizeof v->name, "%s", host->name);
+        v->instance = k;
+        v->state = FLEET_SPARE;
+        v->seed = splitmix_hash(full) ^ (host->seed + (uint64_t)0x9e37u * (k + 1));
+        v->ep = ep;
+        v->host = host;
+        v->runner = host->runner;
+    }
+    entries[0].slots = FLEET_COPIES_MAX;
+    entries[0].routing = host->routing;
+    return c;
+}
+
+/* Makes the spare copy v a container of its variant (host), as fleet_make does an instance. */
+static int fleet_copy_make(struct fleet_variant *host, struct fleet_variant *v) {
+    if (model_copy(&v->profile, &host->profile)) return FLEET_ERR_NOMEM;
+    batch_init(&v->batch, &v->profile, v->seed ^ 0x5c4ed);
+    v->faults.rng = v->seed ^ 0xfa017;
+    v->faults.stream_rng = v->seed ^ 0x5f4ea3;
+    v->faults.late_rng = v->seed ^ 0x1a7e;
+    v->rng = v->seed ^ 0x1d5;
+    return FLEET_OK;
+}
+
+int fleet_copies_set(struct fleet_endpoint *ep, const char *variant, const char *name,
+                     long serving) {
+    struct fleet_copies *c = fleet_copies_of(ep, variant, name, serving > 0);
+    if (!c) return serving > 0 ? FLEET_ERR_INVALID : FLEET_OK;
+    struct fleet_variant *head = c->entries;
+    unsigned want = serving <= 0                 ? 0
+                    : serving > FLEET_COPIES_MAX ? FLEET_COPIES_MAX
+                                                 : (unsigned)serving;
+    for (unsigned pass = 0; pass < 2; pass++) /* released ones first, then spares */
+        for (unsigned k = 0; head->instances < want && k < FLEET_COPIES_MAX; k++) {
+            struct fleet_variant *v = &head[k];
+            if (v->state != (pass ? FLEET_SPARE : FLEET_RELEASED)) continue;
+            if (pass && fleet_copy_make(c->host, v)) return FLEET_ERR_NOMEM;
+            v->state = FLEET_SERVING;
+            head->instances++;
+            head->changes++;
+        }
+    for (unsigned k = FLEET_COPIES_MAX; head->instances > want && k-- > 0;)
+        if (head[k].state == FLEET_SERVING) {
+            head[k].state = FLEET_DRAINING;
+            head->instances--;
+            head->changes++;
+        }
+    for (unsigned k = 0; k < FLEET_COPIES_MAX; k++)
+        if (head[k].state == FLEET_DRAINING && head[k].counts.in_flight == 0) {
+            head[k].state = FLEET_RELEASED;
+            sess_free(&head[k].sessions); /* gone with its container */
+            head->changes++;
+        }
+    return FLEET_OK;
+}
+
+struct fleet_variant *fleet_copies_pick(struct fleet_endpoint *ep, const char *variant,
+                                        const char *name, const char *sid, size_t sid_len,
+                                        uint64_t *rng) {
+    struct fleet_copies *c = fleet_copies_of(ep, variant, name, false);
+    if (!c) return NULL;
+    struct fleet_variant *head = c->entries;
+    for (unsigned k = 0; sid && k < FLEET_COPIES_MAX; k++)
+        if ((head[k].state == FLEET_SERVING || head[k].state == FLEET_DRAINING) &&
+            sess_holds(&head[k].sessions, sid, sid_len))
+            return &head[k];
+    return fleet_route_among(head, FLEET_COPIES_MAX, head->instances, head->routing, rng);
+}
+
 struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, size_t want_len,
                                  uint64_t *rng) {
     if (want || !rng) {
@@ -391,6 +498,38 @@ void fleet_log_metrics(struct fleet *f, double now, double interval_s) {
                 fleet_log_variant(&f->eps[e].variants[i], now, interval_s);
 }
 
+/* ,"components":{"NAME":{...}} of the components with copies on var (instance
+ * 0), when any: each one's routing, its copies serving and draining, and each
+ * copy made's counts, in order. Returns 0 or BUF_ERR_*. */
+static int fleet_copies_json(struct buf *out, const struct fleet_variant *var) {
+    int rc = 0;
+    bool first = true;
+    for (size_t i = 0; !rc && i < var->ep->n_copies; i++) {
+        const struct fleet_copies *c = &var->ep->copies[i];
+        if (c->host != var) continue;
+        const struct fleet_variant *head = c->entries;
+        struct fleet_census n = fleet_census(head);
+        rc = buf_adds(out, first ? ",\"components\":{" : ",");
+        first = false;
+        if (!rc) rc = jsonw_cstr(out, c->name);
+        if (!rc)
+            rc = buf_addf(out, ":{\"routing\":\"%s\",\"serving\":%u,\"draining\":%u,\"copies\":[",
+                          head->routing == FLEET_ROUTE_RANDOM ? "RANDOM"
+                                                              : "LEAST_OUTSTANDING_REQUESTS",
+                          n.serving, n.draining);
+        unsigned made = 0;
+        for (unsigned k = 0; k < FLEET_COPIES_MAX; k++)
+            if (head[k].state != FLEET_SPARE) made = k + 1;
+        for (unsigned k = 0; !rc && k < made; k++) {
+            rc = buf_adds(out, k ? "," : "");
+            if (!rc) rc = tally_json_open(out, &head[k].counts, false);
+            if (!rc) rc = buf_addf(out, ",\"state\":\"%s\"}", fleet_state_name(head[k].state));
+        }
+        if (!rc) rc = buf_adds(out, "]}");
+    }
+    return rc || first ? rc : buf_addc(out, '}');
+}
+
 /* One variant's member: "NAME":{counts...,"profile":"..."}, its counts the
  * sum of the instances made at var, each one's in "instances" when more than
  * one, and "scaling" (fleet_json) at model time now. */
@@ -431,6 +570,7 @@ static int fleet_variant_json(struct buf *out, const struct fleet_variant *var, 
         }
         if (!rc) rc = buf_addc(out, ']');
     }
+    if (!rc) rc = fleet_copies_json(out, var);
     return rc ? rc : buf_addc(out, '}');
 }
 
@@ -459,8 +599,26 @@ int fleet_json(struct buf *out, const struct fleet *f, double now) {
     return rc ? rc : buf_addc(out, '}');
 }
 
+/* Frees the copies of every component of ep. */
+static void fleet_copies_free(struct fleet_endpoint *ep) {
+    for (size_t i = 0; i < ep->n_copies; i++) {
+        for (unsigned k = 0; k < FLEET_COPIES_MAX; k++) {
+            struct fleet_variant *v = &ep->copies[i].entries[k];
+            if (v->state == FLEET_SPARE) continue;
+            model_free(&v->profile);
+            batch_free(&v->batch);
+            sess_free(&v->sessions);
+        }
+        free(ep->copies[i].entries);
+    }
+    free(ep->copies);
+    ep->copies = NULL;
+    ep->n_copies = 0;
+}
+
 void fleet_free(struct fleet *f) {
     for (size_t e = 0; e < f->n_eps; e++) {
+        fleet_copies_free(&f->eps[e]);
         for (size_t v = 0; v < f->eps[e].n_variants; v++) {
             if (f->eps[e].variants[v].state == FLEET_SPARE) continue;
             model_free(&f->eps[e].variants[v].profile);
