@@ -149,15 +149,16 @@ static const struct cpic_comp *admit_component(const struct admit_request *r,
     return NULL;
 }
 
-/* The copies of ic on ep as the control plane counts them serving (0 when it is
- * gone, deleting, or on another endpoint or variant). */
-static long admit_copies_serving(const struct cpic *ics, const char *region,
-                                 const struct fleet_endpoint *ep, const struct fleet_copies *c) {
+/* The component of copies c on ep as the control plane keeps it, or NULL when
+ * it is gone, deleting, or now on another endpoint or variant. */
+static const struct cpic_comp *admit_copies_of(const struct cpic *ics, const char *region,
+                                               const struct fleet_endpoint *ep,
+                                               const struct fleet_copies *c) {
     const struct cpic_comp *ic = cpic_find(ics, region, c->name);
     if (!ic || ic->state == CPIC_DELETING || strcasecmp(ic->endpoint, ep->name) != 0 ||
         strcmp(ic->variant, c->host->name) != 0)
-        return 0;
-    return ic->current;
+        return NULL;
+    return ic;
 }
 
 void admit_copies(struct fleet *f, const struct cpic *ics, const char *region) {
@@ -165,9 +166,10 @@ void admit_copies(struct fleet *f, const struct cpic *ics, const char *region) {
         struct fleet_endpoint *ep = &f->eps[e];
         for (size_t i = 0; i < ep->n_copies; i++) {
             struct fleet_copies *c = &ep->copies[i];
-            /* fewer copies, or none: only drains and releases, which cannot fail */
-            (void)!fleet_copies_set(ep, c->host->name, c->name,
-                                    admit_copies_serving(ics, region, ep, c));
+            const struct cpic_comp *ic = admit_copies_of(ics, region, ep, c);
+            /* out of memory leaves the copies as they were, for the next call to set */
+            (void)!fleet_copies_set(ep, c->host->name, c->name, ic ? ic->profile : NULL,
+                                    ic ? ic->current : 0);
         }
     }
 }
@@ -178,7 +180,7 @@ void admit_copies(struct fleet *f, const struct cpic *ics, const char *region) {
 static struct fleet_variant *admit_copy(struct fleet_endpoint *ep, const struct cpic_comp *ic,
                                         const struct sigv4_header *sid, uint64_t *rng,
                                         const char *account, struct admit_refusal *no) {
-    int rc = fleet_copies_set(ep, ic->variant, ic->name, ic->current);
+    int rc = fleet_copies_set(ep, ic->variant, ic->name, ic->profile, ic->current);
     if (rc == FLEET_ERR_NOMEM) return admit_refuse(no, 500, "InternalFailure", "out of memory");
     struct fleet_variant *var =
         rc ? NULL

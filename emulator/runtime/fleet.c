@@ -41,6 +41,7 @@ int fleet_add(struct fleet *f, const struct fleet_spec *e, const struct model_li
     struct fleet_variant *vs = realloc(ep->variants, (ep->n_variants + 1) * sizeof *vs);
     if (!vs) return buf_fail(err, FLEET_ERR_NOMEM, "out of memory");
     ep->variants = vs;
+    ep->lib = lib;
     struct fleet_variant *var = memset(&vs[ep->n_variants], 0, sizeof *var);
     snprintf(var->name, sizeof var->name, "%s", e->variant);
     var->instances = var->slots = 1;
@@ -88,6 +89,25 @@ static int fleet_set_own(struct fleet_variant *var, const struct fleet_setting *
     return 1;
 }
 
+/* Keeps set, a profile key set on variant of ep, for its components' copies. */
+static int fleet_override(struct fleet_endpoint *ep, const char *variant,
+                          const struct fleet_setting *set) {
+    struct fleet_override *o = realloc(ep->overrides, (ep->n_overrides + 1) * sizeof *o);
+    if (!o) return FLEET_ERR_NOMEM;
+    ep->overrides = o;
+    o = &o[ep->n_overrides];
+    snprintf(o->variant, sizeof o->variant, "%s", variant);
+    o->key = strdup(set->key);
+    o->value = strdup(set->value);
+    if (!o->key || !o->value) {
+        free(o->key);
+        free(o->value);
+        return FLEET_ERR_NOMEM;
+    }
+    ep->n_overrides++;
+    return FLEET_OK;
+}
+
 int fleet_set(struct fleet *f, const struct fleet_setting *set, struct buf *err) {
     size_t hits = 0;
     for (size_t e = 0; e < f->n_eps; e++) {
@@ -105,6 +125,8 @@ int fleet_set(struct fleet *f, const struct fleet_setting *set, struct buf *err)
                 rc = buf_fail(err, rc == MODEL_ERR_NOMEM ? FLEET_ERR_NOMEM : FLEET_ERR_INVALID,
                               "--set %s.%s: %s", set->target, set->key, buf_str(&why));
             buf_free(&why);
+            if (!rc && fleet_override(&f->eps[e], var->name, set))
+                rc = buf_fail(err, FLEET_ERR_NOMEM, "out of memory");
             if (rc) return rc;
         }
     }
@@ -393,9 +415,36 @@ static struct fleet_copies *fleet_copies_of(struct fleet_endpoint *ep, const cha
     return c;
 }
 
-/* Makes the spare copy v a container of its variant (host), as fleet_make does an instance. */
-static int fleet_copy_make(struct fleet_variant *host, struct fleet_variant *v) {
-    if (model_copy(&v->profile, &host->profile)) return FLEET_ERR_NOMEM;
+/* The profile a new copy on host runs: profile (ep's library or a built-in)
+ * with host's --set profile keys on top, when given, known and not host's;
+ * else a copy of host's. Returns 0 or FLEET_ERR_NOMEM. */
+static int fleet_copy_profile(const struct fleet_endpoint *ep, const struct fleet_variant *host,
+                              const char *profile, struct model_profile *p) {
+    int rc = MODEL_ERR_UNKNOWN;
+    if (profile && *profile && strcmp(profile, host->profile.name) != 0)
+        rc = model_find(ep->lib, profile, p);
+    if (rc == MODEL_ERR_NOMEM) return FLEET_ERR_NOMEM;
+    if (rc) return model_copy(p, &host->profile) ? FLEET_ERR_NOMEM : FLEET_OK;
+    for (size_t i = 0; i < ep->n_overrides; i++) {
+        const struct fleet_override *o = &ep->overrides[i];
+        if (strcmp(o->variant, host->name) != 0) continue;
+        struct buf why;
+        buf_init(&why, 512);
+        rc = model_set(p, o->key, o->value, &why); /* it held on the variant's profile */
+        buf_free(&why);
+        if (rc == MODEL_ERR_NOMEM) {
+            model_free(p);
+            return FLEET_ERR_NOMEM;
+        }
+    }
+    return FLEET_OK;
+}
+
+/* Makes the spare copy v a container of its variant (host) running profile,
+ * seeded as fleet_make seeds an instance. */
+static int fleet_copy_make(const struct fleet_endpoint *ep, struct fleet_variant *host,
+                           struct fleet_variant *v, const char *profile) {
+    if (fleet_copy_profile(ep, host, profile, &v->profile)) return FLEET_ERR_NOMEM;
     batch_init(&v->batch, &v->profile, v->seed ^ 0x5c4ed);
     v->faults.rng = v->seed ^ 0xfa017;
     v->faults.stream_rng = v->seed ^ 0x5f4ea3;
@@ -405,7 +454,7 @@ static int fleet_copy_make(struct fleet_variant *host, struct fleet_variant *v) 
 }
 
 int fleet_copies_set(struct fleet_endpoint *ep, const char *variant, const char *name,
-                     long serving) {
+                     const char *profile, long serving) {
     struct fleet_copies *c = fleet_copies_of(ep, variant, name, serving > 0);
     if (!c) return serving > 0 ? FLEET_ERR_INVALID : FLEET_OK;
     struct fleet_variant *head = c->entries;
@@ -416,7 +465,7 @@ int fleet_copies_set(struct fleet_endpoint *ep, const char *variant, const char 
         for (unsigned k = 0; head->instances < want && k < FLEET_COPIES_MAX; k++) {
             struct fleet_variant *v = &head[k];
             if (v->state != (pass ? FLEET_SPARE : FLEET_RELEASED)) continue;
-            if (pass && fleet_copy_make(c->host, v)) return FLEET_ERR_NOMEM;
+            if (pass && fleet_copy_make(ep, c->host, v, profile)) return FLEET_ERR_NOMEM;
             v->state = FLEET_SERVING;
             head->instances++;
             head->changes++;
@@ -512,8 +561,12 @@ static int fleet_copies_json(struct buf *out, const struct fleet_variant *var) {
         rc = buf_adds(out, first ? ",\"components\":{" : ",");
         first = false;
         if (!rc) rc = jsonw_cstr(out, c->name);
+        if (!rc) rc = buf_addf(out, ":{\"profile\":");
         if (!rc)
-            rc = buf_addf(out, ":{\"routing\":\"%s\",\"serving\":%u,\"draining\":%u,\"copies\":[",
+            rc = jsonw_cstr(out, head->state == FLEET_SPARE ? c->host->profile.name
+                                                            : head->profile.name);
+        if (!rc)
+            rc = buf_addf(out, ",\"routing\":\"%s\",\"serving\":%u,\"draining\":%u,\"copies\":[",
                           head->routing == FLEET_ROUTE_RANDOM ? "RANDOM"
                                                               : "LEAST_OUTSTANDING_REQUESTS",
                           n.serving, n.draining);
@@ -599,7 +652,7 @@ int fleet_json(struct buf *out, const struct fleet *f, double now) {
     return rc ? rc : buf_addc(out, '}');
 }
 
-/* Frees the copies of every component of ep. */
+/* Frees the copies of every component of ep, and its overrides. */
 static void fleet_copies_free(struct fleet_endpoint *ep) {
     for (size_t i = 0; i < ep->n_copies; i++) {
         for (unsigned k = 0; k < FLEET_COPIES_MAX; k++) {
@@ -614,6 +667,13 @@ static void fleet_copies_free(struct fleet_endpoint *ep) {
     free(ep->copies);
     ep->copies = NULL;
     ep->n_copies = 0;
+    for (size_t i = 0; i < ep->n_overrides; i++) {
+        free(ep->overrides[i].key);
+        free(ep->overrides[i].value);
+    }
+    free(ep->overrides);
+    ep->overrides = NULL;
+    ep->n_overrides = 0;
 }
 
 void fleet_free(struct fleet *f) {

@@ -102,6 +102,13 @@ struct fleet_copies {
     struct fleet_variant *entries; /* FLEET_COPIES_MAX, allocated once (calls point at them) */
 };
 
+/* A profile key --set on a variant, kept to be set on its components' copies
+ * that run a profile of their own. */
+struct fleet_override {
+    char variant[64];
+    char *key, *value; /* owned */
+};
+
 struct fleet_endpoint {
     char name[64];
     struct fleet_variant *variants;
@@ -109,6 +116,9 @@ struct fleet_endpoint {
     struct tally counts;
     struct fleet_copies *copies; /* its inference components' copies, made when first set */
     size_t n_copies;
+    const struct model_library *lib;  /* fleet_add's (borrowed): the copies' profiles */
+    struct fleet_override *overrides; /* its variants' profile keys --set, in order */
+    size_t n_overrides;
 };
 
 struct fleet {
@@ -161,10 +171,13 @@ struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, si
  * serve at once (the control plane counted them once loaded), released ones
  * first; the highest-numbered serving ones drain (no new call, their calls
  * finish); draining ones with no call in flight are released, their sessions
- * gone with them. Returns 0, FLEET_ERR_INVALID (ep has no such variant) or
- * FLEET_ERR_NOMEM. */
-__attribute__((warn_unused_result)) int
-fleet_copies_set(struct fleet_endpoint *ep, const char *variant, const char *name, long serving);
+ * gone with them. A new copy runs profile (ep's library or a built-in, with
+ * the variant's --set profile keys on top) when given and known, else a copy
+ * of its variant's profile. Returns 0, FLEET_ERR_INVALID (ep has no such
+ * variant) or FLEET_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int fleet_copies_set(struct fleet_endpoint *ep,
+                                                         const char *variant, const char *name,
+                                                         const char *profile, long serving);
 
 /* A copy of component name on variant (of ep) to serve a call: the one
  * holding session sid[0..sid_len) (sid may be NULL), serving or draining; else

@@ -21,8 +21,9 @@ scaling  Application Auto Scaling on the copies, Debian's aws CLI unchanged: a s
          SageMakerInferenceComponentInvocationsPerCopy scales the copies out under load
          (the new copy serves exactly the model's load time after the decision) and in to
          the minimum without it
-invoke   InvokeEndpoint with X-Amzn-SageMaker-Inference-Component routes to the
-         component's variant; an unknown component is refused; while the component has 0
+invoke   InvokeEndpoint with X-Amzn-SageMaker-Inference-Component routes to a copy of
+         the component on its variant, running its model's profile, not to the variant's
+         instances; an unknown component is refused; while the component has 0
          copies the call gets the no-capacity ValidationError and the stats count a
          NoCapacityInvocationFailures
 copies   each copy is a batching model of its own: with one copy (max_seqs 1) a second
@@ -231,6 +232,12 @@ def test_invoke():
         r = call("ic")
         check(r.status == 200 and r.header("x-amzn-invoked-production-variant") == "AllTraffic",
               "served by the component's variant: %s %s" % (r.status, r.body))
+        v = emu.stats()["endpoints"]["e"]["variants"]["AllTraffic"]
+        ic = v.get("components", {}).get("ic", {})
+        check(ic.get("profile") == "bf16-l4" and [c["requests"] for c in ic.get("copies", [])] == [1]
+              and v["requests"] == 0,
+              "served by the component's copy running its model's profile (bf16-l4 for %s), "
+              "not by the variant's instance (instant): %s" % (GEMMA, v))
         # scale to zero: the documented no-capacity error while it has no copy
         status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
             "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": 0}})

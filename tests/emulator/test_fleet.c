@@ -249,15 +249,16 @@ static void test_component_copies(void) {
     CHECK_INT(set(&f, "e/AllTraffic", "instances", "2", &err), 0);
     CHECK_INT(set(&f, "e/AllTraffic", "routing", "LEAST_OUTSTANDING_REQUESTS", &err), 0);
     CHECK_INT(set(&f, "e/AllTraffic", "max_seqs", "3", &err), 0);
+    CHECK_INT(set(&f, "e/canary", "max_seqs", "5", &err), 0);
     CHECK_INT(fleet_seed(&f, 1), 0);
     struct fleet_endpoint *ep = &f.eps[0];
     struct fleet_variant *host = &ep->variants[0];
     uint64_t rng = 5;
     CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", NULL, 0, &rng) == NULL); /* none yet */
-    CHECK_INT(fleet_copies_set(ep, "none", "ic", 1), FLEET_ERR_INVALID);
-    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", 0), 0); /* nothing to make */
+    CHECK_INT(fleet_copies_set(ep, "none", "ic", NULL, 1), FLEET_ERR_INVALID);
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 0), 0); /* nothing to make */
     CHECK_INT(ep->n_copies, 0);
-    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", 1), 0);
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 1), 0);
     CHECK_INT(ep->n_copies, 1);
     struct fleet_variant *copy = ep->copies[0].entries;
     CHECK(copy->host == host && copy->ep == ep && copy != host && copy != host + 1);
@@ -271,7 +272,7 @@ static void test_component_copies(void) {
     for (int i = 0; i < 20; i++)
         CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", NULL, 0, &rng) == copy);
     /* two copies, LEAST_OUTSTANDING_REQUESTS as the variant: the fewer in flight */
-    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", 2), 0);
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 2), 0);
     CHECK_INT(copy->instances, 2);
     CHECK(copy[1].state == FLEET_SERVING && copy[1].rng != copy[0].rng);
     for (int i = 0; i < 20; i++)
@@ -288,7 +289,7 @@ static void test_component_copies(void) {
     for (int i = 0; i < 20; i++)
         CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", sid, SESS_ID_LEN, &rng) == &copy[1]);
     /* back to one: the highest drains, finishes its call, then is released */
-    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", 1), 0);
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 1), 0);
     CHECK(copy[1].state == FLEET_DRAINING && copy->instances == 1);
     for (int i = 0; i < 20; i++)
         CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", NULL, 0, &rng) == copy);
@@ -297,25 +298,35 @@ static void test_component_copies(void) {
     copy[1].counts.requests = 3;
     CHECK_INT(fleet_json(&out, &f, 0), 0);
     CHECK(strstr(buf_str(&out),
-                 "\"components\":{\"ic\":{\"routing\":\"LEAST_OUTSTANDING_REQUESTS\","
+                 "\"components\":{\"ic\":{\"profile\":\"instant\","
+                 "\"routing\":\"LEAST_OUTSTANDING_REQUESTS\","
                  "\"serving\":1,\"draining\":1,\"copies\":[{\"requests\":4,") != NULL);
     CHECK(strstr(buf_str(&out), ",\"state\":\"serving\"},{\"requests\":3,") != NULL);
     CHECK(strstr(buf_str(&out), "\"AllTraffic\":{\"requests\":0,") != NULL); /* not the copies' */
     copy[1].counts.in_flight = 0;
-    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", 1), 0);
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 1), 0);
     CHECK_INT(copy[1].state, FLEET_RELEASED);
     CHECK(!sess_holds(&copy[1].sessions, sid, SESS_ID_LEN)); /* gone with its container */
     /* scaled to zero (or deleted): no copy serves */
-    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", 0), 0);
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 0), 0);
     CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", NULL, 0, &rng) == NULL);
     /* up again: released copies first; more than FLEET_COPIES_MAX serve as that many */
-    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", FLEET_COPIES_MAX + 5), 0);
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, FLEET_COPIES_MAX + 5), 0);
     CHECK_INT(copy->instances, FLEET_COPIES_MAX);
     /* another component, and one on the canary: copies of their own */
-    CHECK_INT(fleet_copies_set(ep, "canary", "ic2", 1), 0);
+    CHECK_INT(fleet_copies_set(ep, "canary", "ic2", "bf16-l4", 1), 0);
     CHECK_INT(ep->n_copies, 2);
     CHECK(ep->copies[1].host == &ep->variants[FLEET_INSTANCES_MAX]);
     CHECK_STR(ep->copies[1].entries[0].name, "canary");
+    /* its model's profile, with its variant's --set on top (not the other variant's) */
+    CHECK_STR(ep->copies[1].entries[0].profile.name, "bf16-l4");
+    CHECK_INT(ep->copies[1].entries[0].profile.max_seqs, 5);
+    CHECK(ep->copies[1].entries[0].profile.load_s > 80); /* bf16-l4's own */
+    CHECK_INT(fleet_copies_set(ep, "canary", "ic3", "no-such-profile", 1), 0);
+    CHECK_STR(ep->copies[2].entries[0].profile.name, "instant"); /* the variant's */
+    buf_reset(&out);
+    CHECK_INT(fleet_json(&out, &f, 0), 0);
+    CHECK(strstr(buf_str(&out), "\"ic2\":{\"profile\":\"bf16-l4\",") != NULL);
     buf_free(&out);
     buf_free(&err);
     fleet_free(&f);
