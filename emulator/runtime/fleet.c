@@ -161,6 +161,15 @@ static int fleet_expand(struct fleet_endpoint *ep, size_t i) {
     return rc;
 }
 
+/* Starts v's batch, faults and random state from its seed and profile. */
+static void fleet_start(struct fleet_variant *v) {
+    batch_init(&v->batch, &v->profile, v->seed ^ 0x5c4ed);
+    v->faults.rng = v->seed ^ 0xfa017;
+    v->faults.stream_rng = v->seed ^ 0x5f4ea3;
+    v->faults.late_rng = v->seed ^ 0x1a7e;
+    v->rng = v->seed ^ 0x1d5;
+}
+
 int fleet_seed(struct fleet *f, uint64_t seed) {
     for (size_t e = 0; e < f->n_eps; e++)
         for (size_t v = 0; v < f->eps[e].n_variants; v++) {
@@ -180,11 +189,7 @@ int fleet_seed(struct fleet *f, uint64_t seed) {
             var->ep = &f->eps[e];
             var->seed = base;
             if (var->state == FLEET_SPARE) continue; /* made when launched */
-            batch_init(&var->batch, &var->profile, base ^ 0x5c4ed);
-            var->faults.rng = base ^ 0xfa017;
-            var->faults.stream_rng = base ^ 0x5f4ea3;
-            var->faults.late_rng = base ^ 0x1a7e;
-            var->rng = base ^ 0x1d5;
+            fleet_start(var);
         }
     }
     return FLEET_OK;
@@ -340,11 +345,7 @@ unsigned fleet_advance(struct fleet_variant *head, double now) {
 static int fleet_make(struct fleet_variant *head, struct fleet_variant *v) {
     if (model_copy(&v->profile, &head->profile)) return FLEET_ERR_NOMEM;
     v->ep = head->ep;
-    batch_init(&v->batch, &v->profile, v->seed ^ 0x5c4ed);
-    v->faults.rng = v->seed ^ 0xfa017;
-    v->faults.stream_rng = v->seed ^ 0x5f4ea3;
-    v->faults.late_rng = v->seed ^ 0x1a7e;
-    v->rng = v->seed ^ 0x1d5;
+    fleet_start(v);
     return FLEET_OK;
 }
 
@@ -445,11 +446,7 @@ static int fleet_copy_profile(const struct fleet_endpoint *ep, const struct flee
 static int fleet_copy_make(const struct fleet_endpoint *ep, struct fleet_variant *host,
                            struct fleet_variant *v, const char *profile) {
     if (fleet_copy_profile(ep, host, profile, &v->profile)) return FLEET_ERR_NOMEM;
-    batch_init(&v->batch, &v->profile, v->seed ^ 0x5c4ed);
-    v->faults.rng = v->seed ^ 0xfa017;
-    v->faults.stream_rng = v->seed ^ 0x5f4ea3;
-    v->faults.late_rng = v->seed ^ 0x1a7e;
-    v->rng = v->seed ^ 0x1d5;
+    fleet_start(v);
     return FLEET_OK;
 }
 
