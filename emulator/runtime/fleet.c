@@ -550,7 +550,7 @@ void fleet_log_metrics(struct fleet *f, double now, double interval_s) {
 static int fleet_copies_json(struct buf *out, const struct fleet_variant *var) {
     int rc = 0;
     bool first = true;
-    for (size_t i = 0; !rc && i < var->ep->n_copies; i++) {
+    for (size_t i = 0; !rc && var->ep && i < var->ep->n_copies; i++) { /* ep: once seeded */
         const struct fleet_copies *c = &var->ep->copies[i];
         if (c->host != var) continue;
         const struct fleet_variant *head = c->entries;
