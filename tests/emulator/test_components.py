@@ -30,6 +30,9 @@ copies   each copy is a batching model of its own: with one copy (max_seqs 1) a 
          call queues behind the first although the variant's two instances are idle;
          with two copies (LEAST_OUTSTANDING_REQUESTS) each takes one call at once; a
          copy scaled in drains (its call finishes, no new call) and is released
+hosted   the same on an endpoint the control plane made: a component's calls go to its
+         copy, which runs its model's profile (bf16-l4) beside the variant's (qat-l4), and
+         go with the copies at 0
 """
 import json
 import os
@@ -441,6 +444,53 @@ def test_copies():
     check((q.get("e") or 0) > 0, "after the scale-in the new call queued on the one copy: %s" % q)
 
 
+def test_hosted():
+    """A component on an endpoint the control plane made (not --endpoint's): its calls
+    go to its copies, which run its model's profile, not the variant's."""
+    qat = "google/gemma-4-E2B-it-qat-w4a16-ct"  # the variant's model: qat-l4
+    with emulator.Emulator(["--no-endpoints", "--time-scale", "1000",
+                            "--create-time", "100"]) as emu:
+        url = emu.url
+        create_model(url)  # the component's model: bf16-l4
+        status, d = api(url, "CreateModel", {
+            "ModelName": "host", "ExecutionRoleArn": ROLE,
+            "PrimaryContainer": {"Image": "img:1", "Environment": {"SM_VLLM_MODEL": qat}}})
+        check(status == 200, "CreateModel host: %s" % d)
+        status, d = api(url, "CreateEndpointConfig", {
+            "EndpointConfigName": "h", "ProductionVariants": [{
+                "VariantName": "AllTraffic", "ModelName": "host", "InitialInstanceCount": 1,
+                "InstanceType": "ml.g6.xlarge"}]})
+        check(status == 200, "CreateEndpointConfig: %s" % d)
+        status, d = api(url, "CreateEndpoint", {"EndpointName": "h", "EndpointConfigName": "h"})
+        check(status == 200, "CreateEndpoint: %s" % d)
+        until("h InService", lambda: api(url, "DescribeEndpoint", {"EndpointName": "h"})[1],
+              lambda d: d.get("EndpointStatus") == "InService")
+        status, d = api(url, "CreateInferenceComponent",
+                        dict(spec(1), InferenceComponentName="ic", EndpointName="h"))
+        check(status == 200, "CreateInferenceComponent: %s" % d)
+        until("ic InService", lambda: describe(url, "ic"),
+              lambda d: d.get("InferenceComponentStatus") == "InService")
+        for i in range(3):
+            r = invoke(url, "h", chat("call %d" % i, max_tokens=4),
+                       extra={"X-Amzn-SageMaker-Inference-Component": "ic"})
+            check(r.status == 200 and r.header("x-amzn-invoked-production-variant") == "AllTraffic",
+                  "call %d: %s %s" % (i, r.status, r.body))
+        v = emu.stats()["endpoints"].get("h", {}).get("variants", {}).get("AllTraffic", {})
+        ic = v.get("components", {}).get("ic", {})
+        check(v.get("profile") == "qat-l4" and v.get("requests") == 0 and
+              ic.get("profile") == "bf16-l4" and ic.get("serving") == 1 and
+              [c["requests"] for c in ic.get("copies", [])] == [3],
+              "the hosted variant's component served by its copy: %s" % v)
+        # scaled to zero: the copy drains and, idle, is released
+        status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
+            "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": 0}})
+        check(status == 200, "scale to 0: %s" % d)
+        v = emu.stats()["endpoints"]["h"]["variants"]["AllTraffic"]
+        check([c["state"] for c in v.get("components", {}).get("ic", {}).get("copies", [])] ==
+              ["released"], "no copy left: %s" % v)
+
+
 if __name__ == "__main__":
     sys.exit(run_group({"control": test_control, "invoke": test_invoke,
-                        "scaling": test_scaling, "copies": test_copies}, __doc__))
+                        "scaling": test_scaling, "copies": test_copies,
+                        "hosted": test_hosted}, __doc__))
