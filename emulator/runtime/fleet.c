@@ -545,8 +545,9 @@ void fleet_log_metrics(struct fleet *f, double now, double interval_s) {
 }
 
 /* ,"components":{"NAME":{...}} of the components with copies on var (instance
- * 0), when any: each one's routing, its copies serving and draining, and each
- * copy made's counts, in order. Returns 0 or BUF_ERR_*. */
+ * 0), when any: each one's profile, routing, its copies serving and draining,
+ * and each copy made's counts, its batch's sequences running and waiting, and
+ * its state, in order. Returns 0 or BUF_ERR_*. */
 static int fleet_copies_json(struct buf *out, const struct fleet_variant *var) {
     int rc = 0;
     bool first = true;
@@ -573,7 +574,10 @@ static int fleet_copies_json(struct buf *out, const struct fleet_variant *var) {
         for (unsigned k = 0; !rc && k < made; k++) {
             rc = buf_adds(out, k ? "," : "");
             if (!rc) rc = tally_json_open(out, &head[k].counts, false);
-            if (!rc) rc = buf_addf(out, ",\"state\":\"%s\"}", fleet_state_name(head[k].state));
+            if (!rc)
+                rc = buf_addf(out, ",\"running\":%zu,\"waiting\":%zu,\"state\":\"%s\"}",
+                              head[k].batch.running.n, head[k].batch.waiting.n,
+                              fleet_state_name(head[k].state));
         }
         if (!rc) rc = buf_adds(out, "]}");
     }

@@ -27,21 +27,22 @@ invoke   InvokeEndpoint with X-Amzn-SageMaker-Inference-Component routes to a co
          copies the call gets the no-capacity ValidationError and the stats count a
          NoCapacityInvocationFailures
 copies   each copy is a batching model of its own: with one copy (max_seqs 1) a second
-         call queues behind the first although the variant's two instances are idle;
-         with two copies (LEAST_OUTSTANDING_REQUESTS) each takes one call at once; a
-         copy scaled in drains (its call finishes, no new call) and is released
+         call waits in its batch behind the first although the variant's two instances
+         are idle; with two copies (LEAST_OUTSTANDING_REQUESTS) each runs one call; a
+         copy scaled in drains (its call goes on, no new call) and is released once its
+         call ended
 hosted   the same on an endpoint the control plane made: a component's calls go to its
          copy, which runs its model's profile (bf16-l4) beside the variant's (qat-l4), and
          go with the copies at 0
 """
+import http.client
 import json
-import os
 import sys
-import tempfile
 import threading
+import urllib.parse
 
 from emutest import (aws_cli_setup, chat, check, control as api, emulator, invoke, run_group,
-                     until)
+                     signed_headers, until)
 from test_autoscaling import aws_runner, iso_seconds
 
 GEMMA = "google/gemma-4-E2B-it"  # bf16-l4: load_s 82.751806 model seconds
@@ -341,107 +342,109 @@ def test_scaling():
 
 
 def test_copies():
-    """Each copy a batching model of its own: one copy of max_seqs 1 queues a second
-    call behind the first although the variant has two idle instances; two copies
-    serve one call each at once; a copy removed drains (its call finishes, no new call
-    goes to it) and is released. Decided from /emulator/stats' in_flight counts (each
-    call long enough to be seen in flight: the polls wait on that state) and the
-    request log's queue_s (0 exactly when a call waited behind no other)."""
-    steps = 24  # tokens of each call; 250 ms each at time scale 1: 6 s in flight
-    with tempfile.TemporaryDirectory() as d:
-        log = os.path.join(d, "requests.jsonl")
-        args = ["--endpoint", "e=instant", "--set", "e.instances=2",
-                "--set", "e.routing=LEAST_OUTSTANDING_REQUESTS", "--set", "e.max_seqs=1",
-                "--set", "e.step_ms=1:250", "--request-log", log]
-        with emulator.Emulator(args) as emu:
-            url = emu.url
-            # a model no built-in profile serves: its copies load in 0
-            status, d = api(url, "CreateModel", {
-                "ModelName": "m", "ExecutionRoleArn": ROLE,
-                "PrimaryContainer": {"Image": "img:1"}})
-            check(status == 200, "CreateModel: %s" % d)
-            status, d = api(url, "CreateInferenceComponent",
-                            dict(spec(1), InferenceComponentName="ic", EndpointName="e"))
-            check(status == 200, "CreateInferenceComponent: %s" % d)
-            until("ic InService", lambda: describe(url, "ic"),
-                  lambda d: d.get("InferenceComponentStatus") == "InService")
-            replies = {}
+    """Each copy a batching model of its own: one copy of max_seqs 1 keeps a second call
+    waiting in its batch behind the first although the variant has two idle instances;
+    two copies run one call each at once; a copy removed drains (its call goes on, no
+    new call goes to it) and is released once its call ended. Decided from
+    /emulator/stats' per-copy in_flight, running and waiting counts and states. The long
+    calls (4000 tokens, 1000 s) end only when the test closes their connection: every
+    wait is on a state."""
+    args = ["--endpoint", "e=instant", "--set", "e.instances=2",
+            "--set", "e.routing=LEAST_OUTSTANDING_REQUESTS", "--set", "e.max_seqs=1",
+            "--set", "e.step_ms=1:250", "--max-duration", "0"]
+    with emulator.Emulator(args) as emu:
+        url = emu.url
+        # a model no built-in profile serves: its copies load in 0
+        status, d = api(url, "CreateModel", {
+            "ModelName": "m", "ExecutionRoleArn": ROLE, "PrimaryContainer": {"Image": "img:1"}})
+        check(status == 200, "CreateModel: %s" % d)
+        status, d = api(url, "CreateInferenceComponent",
+                        dict(spec(1), InferenceComponentName="ic", EndpointName="e"))
+        check(status == 200, "CreateInferenceComponent: %s" % d)
+        until("ic InService", lambda: describe(url, "ic"),
+              lambda d: d.get("InferenceComponentStatus") == "InService")
+        named = {"X-Amzn-SageMaker-Inference-Component": "ic"}
+        replies = {}
 
-            def start(tag):
-                def run():
-                    replies[tag] = invoke(url, "e", chat("call " + tag, steps, ignore_eos=True),
-                                          extra={"X-Amzn-SageMaker-Inference-Component": "ic"})
-                t = threading.Thread(target=run)
-                t.start()
-                return t
+        def hold(tag):  # a long call, in flight until its connection closes
+            body = json.dumps(chat("call " + tag, 4000, ignore_eos=True)).encode()
+            path = "/endpoints/e/invocations"
+            u = urllib.parse.urlsplit(url)
+            conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+            conn.request("POST", path, body, signed_headers(url, path, body, extra=named))
+            return conn
 
-            def variant():
-                return emu.stats()["endpoints"]["e"]["variants"]["AllTraffic"]
+        def start(tag):  # a short call (4 tokens), answered in a thread
+            def run():
+                replies[tag] = invoke(url, "e", chat("call " + tag, 4), extra=named)
+            t = threading.Thread(target=run)
+            t.start()
+            return t
 
-            def in_flight(n):
-                return until("%d calls in flight" % n, variant, lambda v: v["in_flight"] == n
-                             or sum(c["in_flight"] for c in copies(v)) == n)
+        def variant():
+            return emu.stats()["endpoints"]["e"]["variants"]["AllTraffic"]
 
-            def copies(v):
-                return v.get("components", {}).get("ic", {}).get("copies", [])
+        def copies(v):
+            return v.get("components", {}).get("ic", {}).get("copies", [])
 
-            # one copy: the second call waits in that copy's batch, not on an instance
-            a = start("a")
-            in_flight(1)
-            b = start("b")
-            v = in_flight(2)
-            check([c["in_flight"] for c in copies(v)] == [2] and
-                  [i["in_flight"] for i in v.get("instances", [])] == [0, 0],
-                  "one copy holds both calls, the instances none: %s" % v)
-            a.join()
-            b.join()
-            # two copies: least outstanding requests sends the second to the idle one
+        def batches(want):  # until the copies' (running, waiting) are want; the instances'
+            # calls end the wait too (the old emulator ran them there), failing the check after
+            return until("copies' batches %s" % (want,), variant, lambda v: v["in_flight"] > 0
+                         or [(c["running"], c["waiting"]) for c in copies(v)] == want)
+
+        def set_copies(n):
             status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
-                "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": 2}})
-            check(status == 200, "two copies: %s" % d)
-            until("2 copies", lambda: describe(url, "ic"),
-                  lambda d: d.get("RuntimeConfig", {}).get("CurrentCopyCount") == 2)
-            c = start("c")
-            in_flight(1)
-            dd = start("d")
-            v = in_flight(2)
-            check([x["in_flight"] for x in copies(v)] == [1, 1] and
-                  v["components"]["ic"]["serving"] == 2,
-                  "two copies, one call each: %s" % v)
-            # back to one copy while both run: the highest drains, its call finishes
-            status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
-                "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": 1}})
-            check(status == 200, "one copy again: %s" % d)
-            v = variant()
-            check([x["state"] for x in copies(v)] == ["serving", "draining"] and
-                  v["components"]["ic"]["draining"] == 1, "copy 2 drains: %s" % v)
-            before = copies(v)[1]["requests"]
-            e = start("e")
-            v = in_flight(3)
-            check([x["in_flight"] for x in copies(v)] == [2, 1],
-                  "no new call on the draining copy: %s" % v)
-            for t in (c, dd, e):
-                t.join()
-            v = variant()
-            check([x["state"] for x in copies(v)] == ["serving", "released"] and
-                  copies(v)[1]["requests"] == before and copies(v)[1]["replies"] == {"200": before},
-                  "the drained copy finished its call and was released: %s" % v)
-        entries = {}
-        with open(log) as f:
-            for line in f:
-                x = json.loads(line)
-                if x["api"] == "invoke" and x["prompt"]:
-                    entries[x["prompt"].split("call ")[-1][:1]] = x
+                "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": n}})
+            check(status == 200, "%d copies: %s" % (n, d))
+            until("%d copies" % n, lambda: describe(url, "ic"),
+                  lambda d: d.get("RuntimeConfig", {}).get("CurrentCopyCount") == n)
+
+        # one copy: the second call waits in that copy's batch, not on an instance
+        a = hold("a")
+        batches([(1, 0)])
+        b = start("b")
+        v = batches([(1, 1)])
+        check([c["in_flight"] for c in copies(v)] == [2] and
+              [i["in_flight"] for i in v.get("instances", [])] == [0, 0],
+              "one copy holds both calls, one waiting; the instances none: %s" % v)
+        a.close()  # its client gives up: b, waiting behind it, runs and is answered
+        b.join()
+        # two copies: least outstanding requests sends the second call to the idle one
+        set_copies(2)
+        c = hold("c")
+        v = until("c running", variant, lambda v: sum(x["running"] for x in copies(v)) == 1
+                  or v["in_flight"] > 0)
+        first = [x["running"] for x in copies(v)].index(1) if copies(v) else 0
+        dd = hold("d")
+        v = batches([(1, 0), (1, 0)])
+        check(v["components"]["ic"]["serving"] == 2 and v["in_flight"] == 0,
+              "two copies, one call running on each: %s" % v)
+        on = {first: c, 1 - first: dd}  # the call each copy holds
+        # back to one copy: the highest drains; its call goes on, no new one comes
+        set_copies(1)
+        v = variant()
+        check([x["state"] for x in copies(v)] == ["serving", "draining"] and
+              v["components"]["ic"]["draining"] == 1, "copy 2 drains: %s" % v)
+        e = start("e")
+        v = batches([(1, 1), (1, 0)])
+        check([x["state"] for x in copies(v)] == ["serving", "draining"],
+              "the new call waits on the serving copy, none on the draining one: %s" % v)
+        on[0].close()  # e, waiting behind it on copy 1, runs and is answered
+        e.join()
+        v = variant()
+        check([x["state"] for x in copies(v)] == ["serving", "draining"] and
+              (copies(v)[1]["running"], copies(v)[1]["in_flight"]) == (1, 1),
+              "the draining copy's call goes on: %s" % v)
+        before = copies(v)[1]["requests"]
+        on[1].close()
+        v = until("copy 2 released", variant,
+                  lambda v: [x["state"] for x in copies(v)] == ["serving", "released"])
+        check(copies(v)[1]["requests"] == before and copies(v)[1]["in_flight"] == 0,
+              "released once its call ended, no other call came: %s" % v)
     check(all(r.status == 200 and r.header("x-amzn-invoked-production-variant") == "AllTraffic"
-              for r in replies.values()) and len(replies) == 5,
-          "every call answered by the component's variant: %s" %
+              for r in replies.values()) and sorted(replies) == ["b", "e"],
+          "the short calls answered by the component's variant: %s" %
           {k: (r.status, r.body[:200]) for k, r in replies.items()})
-    q = {k: x.get("queue_s") for k, x in entries.items()}
-    check(q.get("a") == 0 and (q.get("b") or 0) > 0,
-          "with one copy the second call queued behind the first: %s" % q)
-    check(q.get("c") == 0 and q.get("d") == 0,
-          "with two copies neither call queued: %s" % q)
-    check((q.get("e") or 0) > 0, "after the scale-in the new call queued on the one copy: %s" % q)
 
 
 def test_hosted():

@@ -301,7 +301,8 @@ static void test_component_copies(void) {
                  "\"components\":{\"ic\":{\"profile\":\"instant\","
                  "\"routing\":\"LEAST_OUTSTANDING_REQUESTS\","
                  "\"serving\":1,\"draining\":1,\"copies\":[{\"requests\":4,") != NULL);
-    CHECK(strstr(buf_str(&out), ",\"state\":\"serving\"},{\"requests\":3,") != NULL);
+    CHECK(strstr(buf_str(&out), ",\"running\":0,\"waiting\":0,\"state\":\"serving\"},"
+                                "{\"requests\":3,") != NULL);
     CHECK(strstr(buf_str(&out), "\"AllTraffic\":{\"requests\":0,") != NULL); /* not the copies' */
     copy[1].counts.in_flight = 0;
     CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 1), 0);
