@@ -7,6 +7,7 @@
 
 #include <event2/event.h>
 
+#include "admit.h"
 #include "splitmix.h"
 
 static double cphost_mono(void) {
@@ -71,10 +72,14 @@ struct invoke *cphost_find(struct cphost *h, const char *name, size_t n) {
 }
 
 int cphost_stats_more(void *ctx, struct buf *out, double now, bool *first) {
-    const struct cphost *h = ctx;
+    struct cphost *h = ctx;
     int rc = 0;
-    for (const struct cphost_ep *e = h->eps; !rc && e; e = e->next)
-        if (!e->retired) rc = fleet_json_members(out, &e->fleet, now, first);
+    for (struct cphost_ep *e = h->eps; !rc && e; e = e->next) {
+        if (e->retired) continue;
+        if (e->inv.ics) /* the components' copies as the control plane counts them now */
+            admit_copies(&e->fleet, e->inv.ics, e->inv.ic_region ? e->inv.ic_region : h->region);
+        rc = fleet_json_members(out, &e->fleet, now, first);
+    }
     return rc;
 }
 

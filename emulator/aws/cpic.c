@@ -289,6 +289,7 @@ int cpic_add(struct cpic *ic, const struct cpic_create *c, const char *region, c
     snprintf(k->variant, sizeof k->variant, "%s", c->variant);
     snprintf(k->model, sizeof k->model, "%s", c->model);
     snprintf(k->instance_type, sizeof k->instance_type, "%s", type);
+    snprintf(k->profile, sizeof k->profile, "%s", c->profile);
     k->need = c->need;
     k->desired = c->copies;
     k->state = CPIC_CREATING;

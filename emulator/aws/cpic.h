@@ -73,6 +73,7 @@ struct cpic_comp {
     char variant[CPREQ_NAME_MAX];
     char model[CPREQ_NAME_MAX];
     char instance_type[CPREQ_TYPE_MAX]; /* of its variant, for PlacementStatus */
+    char profile[64]; /* what its copies run (cpic_create's); "": its variant's profile */
     struct cpic_need need;
     long desired, current; /* copies: asked for, and serving */
     enum cpic_state state;
@@ -98,6 +99,7 @@ struct cpic_create {
     char model[CPREQ_NAME_MAX];
     struct cpic_need need;
     long copies;
+    char profile[64]; /* the profile its model's SM_VLLM_MODEL maps to; "": none (the caller's) */
 };
 
 /* What an update asks: the copy count, or none (-1) when it changes only

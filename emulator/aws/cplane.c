@@ -797,15 +797,20 @@ static int cplane_ic_checked(struct cplane_reply *r, int rc, struct buf *why) {
     return rc;
 }
 
-/* Model seconds a copy of model (of region) takes to load: the load_s of the
- * built-in profile its SM_VLLM_MODEL maps to; 0 for another profile. */
-static double cplane_load_s(const struct cplane *cp, const char *region, const char *model) {
+/* The profile the SM_VLLM_MODEL of model (of region) maps to, or NULL. */
+static const char *cplane_model_profile(const struct cplane *cp, const char *region,
+                                        const char *model) {
     size_t m = cplane_find_model(cp, region, model);
     const char *id = NULL;
     for (size_t k = 0; m < cp->n_models && k < cp->models[m]->n_env; k++)
         if (strcmp(cp->models[m]->env_keys[k], "SM_VLLM_MODEL") == 0)
             id = cp->models[m]->env_values[k];
-    const char *profile = id ? cpconf_profile(cp->conf, id) : NULL;
+    return id ? cpconf_profile(cp->conf, id) : NULL;
+}
+
+/* Model seconds a copy running profile (may be NULL) takes to load: the
+ * built-in profile's load_s; 0 for another profile. */
+static double cplane_load_s(const char *profile) {
     struct model_profile p;
     double load = 0;
     if (profile && model_builtin(profile, &p) == 0) {
@@ -869,11 +874,12 @@ static int cplane_create_component(struct cplane *cp, const cJSON *req, const ch
                           &why);
     if (!rc && !r->type) rc = cplane_read_tags(req, &tags, r);
     if (!rc && !r->type) {
+        const char *profile = cplane_model_profile(cp, region, c.model); /* its copies run it */
+        snprintf(c.profile, sizeof c.profile, "%s", profile ? profile : "");
         buf_init(&why, 1024);
         rc = cplane_ic_checked(r,
-                               cpic_add(&cp->ic, &c, region, type,
-                                        cplane_load_s(cp, region, c.model), now.model, now.wall,
-                                        &tags, &why),
+                               cpic_add(&cp->ic, &c, region, type, cplane_load_s(profile),
+                                        now.model, now.wall, &tags, &why),
                                &why);
     }
     cptag_free(&tags);

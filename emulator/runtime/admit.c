@@ -149,6 +149,51 @@ static const struct cpic_comp *admit_component(const struct admit_request *r,
     return NULL;
 }
 
+/* The component of copies c on ep as the control plane keeps it, or NULL when
+ * it is gone, deleting, or now on another endpoint or variant. */
+static const struct cpic_comp *admit_copies_of(const struct cpic *ics, const char *region,
+                                               const struct fleet_endpoint *ep,
+                                               const struct fleet_copies *c) {
+    const struct cpic_comp *ic = cpic_find(ics, region, c->name);
+    if (!ic || ic->state == CPIC_DELETING || strcasecmp(ic->endpoint, ep->name) != 0 ||
+        strcmp(ic->variant, c->host->name) != 0)
+        return NULL;
+    return ic;
+}
+
+void admit_copies(struct fleet *f, const struct cpic *ics, const char *region) {
+    for (size_t e = 0; ics && e < f->n_eps; e++) {
+        struct fleet_endpoint *ep = &f->eps[e];
+        for (size_t i = 0; i < ep->n_copies; i++) {
+            struct fleet_copies *c = &ep->copies[i];
+            const struct cpic_comp *ic = admit_copies_of(ics, region, ep, c);
+            /* out of memory leaves the copies as they were, for the next call to set */
+            (void)!fleet_copies_set(ep, c->host->name, c->name, ic ? ic->profile : NULL,
+                                    ic ? ic->current : 0);
+        }
+    }
+}
+
+/* One of ic's copies on ep for a call (sid: its session, or NULL), its copies
+ * set to those the control plane counts serving first; or NULL with the
+ * refusal. */
+static struct fleet_variant *admit_copy(struct fleet_endpoint *ep, const struct cpic_comp *ic,
+                                        const struct sigv4_header *sid, uint64_t *rng,
+                                        const char *account, struct admit_refusal *no) {
+    int rc = fleet_copies_set(ep, ic->variant, ic->name, ic->profile, ic->current);
+    if (rc == FLEET_ERR_NOMEM) return admit_refuse(no, 500, "InternalFailure", "out of memory");
+    struct fleet_variant *var =
+        rc ? NULL
+           : fleet_copies_pick(ep, ic->variant, ic->name, sid ? sid->value : NULL,
+                               sid ? sid->value_len : 0, rng);
+    if (!var)
+        return admit_refuse(no, 400, "ValidationError",
+                            "Variant %s not found for Endpoint %s of account %s.", ic->variant,
+                            ep->name, account);
+    var->counts.requests++;
+    return var;
+}
+
 struct fleet_variant *admit_request(struct auth *keys, struct fleet *f,
                                     const struct admit_request *r, uint64_t *rng,
                                     struct admit_refusal *no) {
@@ -177,9 +222,9 @@ struct fleet_variant *admit_request(struct auth *keys, struct fleet *f,
     if (comp && !admit_name(comp, comp_len, "inferenceComponentName", no)) return NULL;
     const struct cpic_comp *ic = NULL;
     if (comp && r->ics && !(ic = admit_component(r, ep, comp, comp_len, no))) return NULL;
+    if (ic) return admit_copy(ep, ic, sid, rng, r->account, no);
     const struct sigv4_header *want = http_header(r->h, "x-amzn-sagemaker-target-variant");
     struct fleet_variant *var = want ? NULL : admit_session_variant(ep, sid); /* sticky */
-    if (ic && !var) var = fleet_pick(ep, ic->variant, strlen(ic->variant), rng);
     if (!var) var = fleet_pick(ep, want ? want->value : NULL, want ? want->value_len : 0, rng);
     if (!var) { /* only a named variant can be missing */
         size_t n = want ? want->value_len : 0;

@@ -16,7 +16,9 @@
  * then looked up among the control plane's (cpic.h): an unknown one, or one
  * of another endpoint, is refused; one with no copy serving gets the
  * no-capacity ValidationError (counted as its NoCapacityInvocationFailures);
- * else the call goes to the component's variant. */
+ * else the call goes to one of the component's copies on its variant
+ * (fleet_copies_pick: the one holding its session, else by the variant's
+ * routing), never to the variant's instances. */
 #ifndef EMU_ADMIT_H
 #define EMU_ADMIT_H
 
@@ -61,5 +63,10 @@ void admit_refusal_free(struct admit_refusal *no);
 struct fleet_variant *admit_request(struct auth *keys, struct fleet *f,
                                     const struct admit_request *r, uint64_t *rng,
                                     struct admit_refusal *no);
+
+/* Sets the copies of every component of f to those the control plane (ics,
+ * region) counts serving, 0 for one gone: copies removed drain, drained ones
+ * with no call are released. The stats call it before they count copies. */
+void admit_copies(struct fleet *f, const struct cpic *ics, const char *region);
 
 #endif

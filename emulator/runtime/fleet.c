@@ -1,5 +1,6 @@
 #include "fleet.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ int fleet_add(struct fleet *f, const struct fleet_spec *e, const struct model_li
     struct fleet_variant *vs = realloc(ep->variants, (ep->n_variants + 1) * sizeof *vs);
     if (!vs) return buf_fail(err, FLEET_ERR_NOMEM, "out of memory");
     ep->variants = vs;
+    ep->lib = lib;
     struct fleet_variant *var = memset(&vs[ep->n_variants], 0, sizeof *var);
     snprintf(var->name, sizeof var->name, "%s", e->variant);
     var->instances = var->slots = 1;
@@ -87,6 +89,25 @@ static int fleet_set_own(struct fleet_variant *var, const struct fleet_setting *
     return 1;
 }
 
+/* Keeps set, a profile key set on variant of ep, for its components' copies. */
+static int fleet_override(struct fleet_endpoint *ep, const char *variant,
+                          const struct fleet_setting *set) {
+    struct fleet_override *o = realloc(ep->overrides, (ep->n_overrides + 1) * sizeof *o);
+    if (!o) return FLEET_ERR_NOMEM;
+    ep->overrides = o;
+    o = &o[ep->n_overrides];
+    snprintf(o->variant, sizeof o->variant, "%s", variant);
+    o->key = strdup(set->key);
+    o->value = strdup(set->value);
+    if (!o->key || !o->value) {
+        free(o->key);
+        free(o->value);
+        return FLEET_ERR_NOMEM;
+    }
+    ep->n_overrides++;
+    return FLEET_OK;
+}
+
 int fleet_set(struct fleet *f, const struct fleet_setting *set, struct buf *err) {
     size_t hits = 0;
     for (size_t e = 0; e < f->n_eps; e++) {
@@ -104,6 +125,8 @@ int fleet_set(struct fleet *f, const struct fleet_setting *set, struct buf *err)
                 rc = buf_fail(err, rc == MODEL_ERR_NOMEM ? FLEET_ERR_NOMEM : FLEET_ERR_INVALID,
                               "--set %s.%s: %s", set->target, set->key, buf_str(&why));
             buf_free(&why);
+            if (!rc && fleet_override(&f->eps[e], var->name, set))
+                rc = buf_fail(err, FLEET_ERR_NOMEM, "out of memory");
             if (rc) return rc;
         }
     }
@@ -138,6 +161,15 @@ static int fleet_expand(struct fleet_endpoint *ep, size_t i) {
     return rc;
 }
 
+/* Starts v's batch, faults and random state from its seed and profile. */
+static void fleet_start(struct fleet_variant *v) {
+    batch_init(&v->batch, &v->profile, v->seed ^ 0x5c4ed);
+    v->faults.rng = v->seed ^ 0xfa017;
+    v->faults.stream_rng = v->seed ^ 0x5f4ea3;
+    v->faults.late_rng = v->seed ^ 0x1a7e;
+    v->rng = v->seed ^ 0x1d5;
+}
+
 int fleet_seed(struct fleet *f, uint64_t seed) {
     for (size_t e = 0; e < f->n_eps; e++)
         for (size_t v = 0; v < f->eps[e].n_variants; v++) {
@@ -157,11 +189,7 @@ int fleet_seed(struct fleet *f, uint64_t seed) {
             var->ep = &f->eps[e];
             var->seed = base;
             if (var->state == FLEET_SPARE) continue; /* made when launched */
-            batch_init(&var->batch, &var->profile, base ^ 0x5c4ed);
-            var->faults.rng = base ^ 0xfa017;
-            var->faults.stream_rng = base ^ 0x5f4ea3;
-            var->faults.late_rng = base ^ 0x1a7e;
-            var->rng = base ^ 0x1d5;
+            fleet_start(var);
         }
     }
     return FLEET_OK;
@@ -225,15 +253,16 @@ int fleet_open_logs(struct fleet *f, const char *pattern, bool subsecond, struct
     return rc;
 }
 
-/* One of the serving instances from vs (instance 0) by routing (see fleet.h). */
-static struct fleet_variant *fleet_route(struct fleet_variant *vs, uint64_t *rng) {
-    unsigned n = vs->instances, all = vs->slots;
-    if (n <= 1 || !rng) return vs;
-    unsigned long least = vs->counts.in_flight;
-    unsigned pick;
-    if (vs->routing == FLEET_ROUTE_RANDOM) {
+/* One of the n serving entries of vs[0..all) by routing from *rng (n > 1: one
+ * draw), or NULL when none serves. */
+static struct fleet_variant *fleet_route_among(struct fleet_variant *vs, unsigned all, unsigned n,
+                                               enum fleet_routing routing, uint64_t *rng) {
+    unsigned long least = ULONG_MAX;
+    unsigned pick = 0;
+    bool random = routing == FLEET_ROUTE_RANDOM;
+    if (random && n > 1) {
         pick = (unsigned)(splitmix_unit(rng) * n) % n;
-    } else {
+    } else if (!random) {
         unsigned ties = 0;
         for (unsigned k = 0; k < all; k++) {
             if (vs[k].state != FLEET_SERVING) continue;
@@ -243,13 +272,25 @@ static struct fleet_variant *fleet_route(struct fleet_variant *vs, uint64_t *rng
             }
             if (vs[k].counts.in_flight == least) ties++;
         }
-        pick = (unsigned)(splitmix_unit(rng) * ties) % ties;
+        if (n > 1 && ties) pick = (unsigned)(splitmix_unit(rng) * ties) % ties;
     }
     for (unsigned k = 0; k < all; k++)
-        if (vs[k].state == FLEET_SERVING &&
-            (vs->routing == FLEET_ROUTE_RANDOM || vs[k].counts.in_flight == least) && pick-- == 0)
+        if (vs[k].state == FLEET_SERVING && (random || vs[k].counts.in_flight == least) &&
+            pick-- == 0)
             return &vs[k];
-    return vs;
+    return NULL;
+}
+
+/* One of the serving instances from vs (instance 0) by routing (see fleet.h). */
+static struct fleet_variant *fleet_route(struct fleet_variant *vs, uint64_t *rng) {
+    if (vs->instances <= 1 || !rng) return vs;
+    struct fleet_variant *v = fleet_route_among(vs, vs->slots, vs->instances, vs->routing, rng);
+    return v ? v : vs;
+}
+
+/* A copy's state as the stats name it. */
+static const char *fleet_state_name(enum fleet_state s) {
+    return s == FLEET_SERVING ? "serving" : s == FLEET_DRAINING ? "draining" : "released";
 }
 
 struct fleet_census fleet_census(const struct fleet_variant *head) {
@@ -304,11 +345,7 @@ unsigned fleet_advance(struct fleet_variant *head, double now) {
 static int fleet_make(struct fleet_variant *head, struct fleet_variant *v) {
     if (model_copy(&v->profile, &head->profile)) return FLEET_ERR_NOMEM;
     v->ep = head->ep;
-    batch_init(&v->batch, &v->profile, v->seed ^ 0x5c4ed);
-    v->faults.rng = v->seed ^ 0xfa017;
-    v->faults.stream_rng = v->seed ^ 0x5f4ea3;
-    v->faults.late_rng = v->seed ^ 0x1a7e;
-    v->rng = v->seed ^ 0x1d5;
+    fleet_start(v);
     return FLEET_OK;
 }
 
@@ -340,6 +377,122 @@ unsigned fleet_drain(struct fleet_variant *head, unsigned n, double now) {
             got++;
         }
     return got;
+}
+
+/* --- an inference component's copies --- */
+
+/* The copies of component name on variant of ep, or NULL; made (all spare)
+ * when make and new, NULL then when ep has no such variant or out of memory. */
+static struct fleet_copies *fleet_copies_of(struct fleet_endpoint *ep, const char *variant,
+                                            const char *name, bool make) {
+    for (size_t i = 0; i < ep->n_copies; i++)
+        if (strcmp(ep->copies[i].name, name) == 0 && strcmp(ep->copies[i].host->name, variant) == 0)
+            return &ep->copies[i];
+    struct fleet_variant *host = make ? fleet_pick(ep, variant, strlen(variant), NULL) : NULL;
+    if (!host) return NULL;
+    struct fleet_copies *cs = realloc(ep->copies, (ep->n_copies + 1) * sizeof *cs);
+    if (!cs) return NULL;
+    ep->copies = cs;
+    struct fleet_variant *entries = calloc(FLEET_COPIES_MAX, sizeof *entries);
+    if (!entries) return NULL;
+    struct fleet_copies *c = &cs[ep->n_copies++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->host = host;
+    c->entries = entries;
+    char full[200];
+    snprintf(full, sizeof full, "%s/%s/%s", ep->name, variant, name);
+    for (unsigned k = 0; k < FLEET_COPIES_MAX; k++) {
+        struct fleet_variant *v = &entries[k];
+        snprintf(v->name, sizeof v->name, "%s", host->name);
+        v->instance = k;
+        v->state = FLEET_SPARE;
+        v->seed = splitmix_hash(full) ^ (host->seed + (uint64_t)0x9e37u * (k + 1));
+        v->ep = ep;
+        v->host = host;
+        v->runner = host->runner;
+    }
+    entries[0].slots = FLEET_COPIES_MAX;
+    entries[0].routing = host->routing;
+    return c;
+}
+
+/* The profile a new copy on host runs: profile (ep's library or a built-in)
+ * with host's --set profile keys on top, when given, known and not host's;
+ * else a copy of host's. Returns 0 or FLEET_ERR_NOMEM. */
+static int fleet_copy_profile(const struct fleet_endpoint *ep, const struct fleet_variant *host,
+                              const char *profile, struct model_profile *p) {
+    int rc = MODEL_ERR_UNKNOWN;
+    if (profile && *profile && strcmp(profile, host->profile.name) != 0)
+        rc = model_find(ep->lib, profile, p);
+    if (rc == MODEL_ERR_NOMEM) return FLEET_ERR_NOMEM;
+    if (rc) return model_copy(p, &host->profile) ? FLEET_ERR_NOMEM : FLEET_OK;
+    for (size_t i = 0; i < ep->n_overrides; i++) {
+        const struct fleet_override *o = &ep->overrides[i];
+        if (strcmp(o->variant, host->name) != 0) continue;
+        struct buf why;
+        buf_init(&why, 512);
+        rc = model_set(p, o->key, o->value, &why); /* it held on the variant's profile */
+        buf_free(&why);
+        if (rc == MODEL_ERR_NOMEM) {
+            model_free(p);
+            return FLEET_ERR_NOMEM;
+        }
+    }
+    return FLEET_OK;
+}
+
+/* Makes the spare copy v a container of its variant (host) running profile,
+ * seeded as fleet_make seeds an instance. */
+static int fleet_copy_make(const struct fleet_endpoint *ep, struct fleet_variant *host,
+                           struct fleet_variant *v, const char *profile) {
+    if (fleet_copy_profile(ep, host, profile, &v->profile)) return FLEET_ERR_NOMEM;
+    fleet_start(v);
+    return FLEET_OK;
+}
+
+int fleet_copies_set(struct fleet_endpoint *ep, const char *variant, const char *name,
+                     const char *profile, long serving) {
+    struct fleet_copies *c = fleet_copies_of(ep, variant, name, serving > 0);
+    if (!c) return serving > 0 ? FLEET_ERR_INVALID : FLEET_OK;
+    struct fleet_variant *head = c->entries;
+    unsigned want = serving <= 0                 ? 0
+                    : serving > FLEET_COPIES_MAX ? FLEET_COPIES_MAX
+                                                 : (unsigned)serving;
+    for (unsigned pass = 0; pass < 2; pass++) /* released ones first, then spares */
+        for (unsigned k = 0; head->instances < want && k < FLEET_COPIES_MAX; k++) {
+            struct fleet_variant *v = &head[k];
+            if (v->state != (pass ? FLEET_SPARE : FLEET_RELEASED)) continue;
+            if (pass && fleet_copy_make(ep, c->host, v, profile)) return FLEET_ERR_NOMEM;
+            v->state = FLEET_SERVING;
+            head->instances++;
+            head->changes++;
+        }
+    for (unsigned k = FLEET_COPIES_MAX; head->instances > want && k-- > 0;)
+        if (head[k].state == FLEET_SERVING) {
+            head[k].state = FLEET_DRAINING;
+            head->instances--;
+            head->changes++;
+        }
+    for (unsigned k = 0; k < FLEET_COPIES_MAX; k++)
+        if (head[k].state == FLEET_DRAINING && head[k].counts.in_flight == 0) {
+            head[k].state = FLEET_RELEASED;
+            sess_free(&head[k].sessions); /* gone with its container */
+            head->changes++;
+        }
+    return FLEET_OK;
+}
+
+struct fleet_variant *fleet_copies_pick(struct fleet_endpoint *ep, const char *variant,
+                                        const char *name, const char *sid, size_t sid_len,
+                                        uint64_t *rng) {
+    struct fleet_copies *c = fleet_copies_of(ep, variant, name, false);
+    if (!c) return NULL;
+    struct fleet_variant *head = c->entries;
+    for (unsigned k = 0; sid && k < FLEET_COPIES_MAX; k++)
+        if ((head[k].state == FLEET_SERVING || head[k].state == FLEET_DRAINING) &&
+            sess_holds(&head[k].sessions, sid, sid_len))
+            return &head[k];
+    return fleet_route_among(head, FLEET_COPIES_MAX, head->instances, head->routing, rng);
 }
 
 struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, size_t want_len,
@@ -391,6 +544,46 @@ void fleet_log_metrics(struct fleet *f, double now, double interval_s) {
                 fleet_log_variant(&f->eps[e].variants[i], now, interval_s);
 }
 
+/* ,"components":{"NAME":{...}} of the components with copies on var (instance
+ * 0), when any: each one's profile, routing, its copies serving and draining,
+ * and each copy made's counts, its batch's sequences running and waiting, and
+ * its state, in order. Returns 0 or BUF_ERR_*. */
+static int fleet_copies_json(struct buf *out, const struct fleet_variant *var) {
+    int rc = 0;
+    bool first = true;
+    for (size_t i = 0; !rc && var->ep && i < var->ep->n_copies; i++) { /* ep: once seeded */
+        const struct fleet_copies *c = &var->ep->copies[i];
+        if (c->host != var) continue;
+        const struct fleet_variant *head = c->entries;
+        struct fleet_census n = fleet_census(head);
+        rc = buf_adds(out, first ? ",\"components\":{" : ",");
+        first = false;
+        if (!rc) rc = jsonw_cstr(out, c->name);
+        if (!rc) rc = buf_addf(out, ":{\"profile\":");
+        if (!rc)
+            rc = jsonw_cstr(out, head->state == FLEET_SPARE ? c->host->profile.name
+                                                            : head->profile.name);
+        if (!rc)
+            rc = buf_addf(out, ",\"routing\":\"%s\",\"serving\":%u,\"draining\":%u,\"copies\":[",
+                          head->routing == FLEET_ROUTE_RANDOM ? "RANDOM"
+                                                              : "LEAST_OUTSTANDING_REQUESTS",
+                          n.serving, n.draining);
+        unsigned made = 0;
+        for (unsigned k = 0; k < FLEET_COPIES_MAX; k++)
+            if (head[k].state != FLEET_SPARE) made = k + 1;
+        for (unsigned k = 0; !rc && k < made; k++) {
+            rc = buf_adds(out, k ? "," : "");
+            if (!rc) rc = tally_json_open(out, &head[k].counts, false);
+            if (!rc)
+                rc = buf_addf(out, ",\"running\":%zu,\"waiting\":%zu,\"state\":\"%s\"}",
+                              head[k].batch.running.n, head[k].batch.waiting.n,
+                              fleet_state_name(head[k].state));
+        }
+        if (!rc) rc = buf_adds(out, "]}");
+    }
+    return rc || first ? rc : buf_addc(out, '}');
+}
+
 /* One variant's member: "NAME":{counts...,"profile":"..."}, its counts the
  * sum of the instances made at var, each one's in "instances" when more than
  * one, and "scaling" (fleet_json) at model time now. */
@@ -431,6 +624,7 @@ static int fleet_variant_json(struct buf *out, const struct fleet_variant *var, 
         }
         if (!rc) rc = buf_addc(out, ']');
     }
+    if (!rc) rc = fleet_copies_json(out, var);
     return rc ? rc : buf_addc(out, '}');
 }
 
@@ -459,8 +653,33 @@ int fleet_json(struct buf *out, const struct fleet *f, double now) {
     return rc ? rc : buf_addc(out, '}');
 }
 
+/* Frees the copies of every component of ep, and its overrides. */
+static void fleet_copies_free(struct fleet_endpoint *ep) {
+    for (size_t i = 0; i < ep->n_copies; i++) {
+        for (unsigned k = 0; k < FLEET_COPIES_MAX; k++) {
+            struct fleet_variant *v = &ep->copies[i].entries[k];
+            if (v->state == FLEET_SPARE) continue;
+            model_free(&v->profile);
+            batch_free(&v->batch);
+            sess_free(&v->sessions);
+        }
+        free(ep->copies[i].entries);
+    }
+    free(ep->copies);
+    ep->copies = NULL;
+    ep->n_copies = 0;
+    for (size_t i = 0; i < ep->n_overrides; i++) {
+        free(ep->overrides[i].key);
+        free(ep->overrides[i].value);
+    }
+    free(ep->overrides);
+    ep->overrides = NULL;
+    ep->n_overrides = 0;
+}
+
 void fleet_free(struct fleet *f) {
     for (size_t e = 0; e < f->n_eps; e++) {
+        fleet_copies_free(&f->eps[e]);
         for (size_t v = 0; v < f->eps[e].n_variants; v++) {
             if (f->eps[e].variants[v].state == FLEET_SPARE) continue;
             model_free(&f->eps[e].variants[v].profile);

@@ -84,6 +84,29 @@ struct fleet_variant {
     struct sess sessions;                    /* the container's stateful sessions */
     struct event *step_ev;                   /* ends the planned decode step: the runner's */
     void *runner;                            /* what runs the variant's timers (rtcall) */
+    struct fleet_variant *host; /* a component's copy: its variant's instance 0; else NULL */
+};
+
+#define FLEET_COPIES_MAX 64 /* copies of one inference component that serve */
+
+/* One inference component's copies on a variant (issue 33): each copy is a
+ * container of its own, made as a launched instance is (a copy of its
+ * variant's profile, with a batch, sessions, faults and counts of its own)
+ * but not one of the variant's instances. FLEET_COPIES_MAX entries, copy k
+ * at entries[k]; entries[0] keeps the copies serving (instances) and the
+ * variant's routing. fleet_copies_set follows the control plane's count;
+ * fleet_copies_pick routes a call among them. */
+struct fleet_copies {
+    char name[64];                 /* the component's */
+    struct fleet_variant *host;    /* its variant's instance 0 */
+    struct fleet_variant *entries; /* FLEET_COPIES_MAX, allocated once (calls point at them) */
+};
+
+/* A profile key --set on a variant, kept to be set on its components' copies
+ * that run a profile of their own. */
+struct fleet_override {
+    char variant[64];
+    char *key, *value; /* owned */
 };
 
 struct fleet_endpoint {
@@ -91,6 +114,11 @@ struct fleet_endpoint {
     struct fleet_variant *variants;
     size_t n_variants;
     struct tally counts;
+    struct fleet_copies *copies; /* its inference components' copies, made when first set */
+    size_t n_copies;
+    const struct model_library *lib;  /* fleet_add's (borrowed): the copies' profiles */
+    struct fleet_override *overrides; /* its variants' profile keys --set, in order */
+    size_t n_overrides;
 };
 
 struct fleet {
@@ -137,6 +165,27 @@ struct fleet_endpoint *fleet_find(const struct fleet *f, const char *name, size_
  * the fewest in flight (of those, a random one); without rng, instance 0. */
 struct fleet_variant *fleet_pick(struct fleet_endpoint *ep, const char *want, size_t want_len,
                                  uint64_t *rng);
+
+/* Sets the copies serving of component name on variant (of ep) to serving
+ * (at most FLEET_COPIES_MAX), as the control plane counts them: new copies
+ * serve at once (the control plane counted them once loaded), released ones
+ * first; the highest-numbered serving ones drain (no new call, their calls
+ * finish); draining ones with no call in flight are released, their sessions
+ * gone with them. A new copy runs profile (ep's library or a built-in, with
+ * the variant's --set profile keys on top) when given and known, else a copy
+ * of its variant's profile. Returns 0, FLEET_ERR_INVALID (ep has no such
+ * variant) or FLEET_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int fleet_copies_set(struct fleet_endpoint *ep,
+                                                         const char *variant, const char *name,
+                                                         const char *profile, long serving);
+
+/* A copy of component name on variant (of ep) to serve a call: the one
+ * holding session sid[0..sid_len) (sid may be NULL), serving or draining; else
+ * one serving by its variant's routing (RANDOM, or LEAST_OUTSTANDING_REQUESTS:
+ * the fewest in flight, of those a random one) from *rng. NULL when none serves. */
+struct fleet_variant *fleet_copies_pick(struct fleet_endpoint *ep, const char *variant,
+                                        const char *name, const char *sid, size_t sid_len,
+                                        uint64_t *rng);
 
 /* The number of instance 0's variant entries in each state. */
 struct fleet_census {

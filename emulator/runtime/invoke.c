@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "admit.h"
 #include "mclock.h"
 #include "smerr.h"
 #include "splitmix.h"
@@ -47,7 +48,8 @@ static void invoke_metric(struct invoke *inv, const struct fleet_variant *var,
                           const struct reqlog_entry *e, const struct invoke_timing *timing) {
     struct cwmetric_call c = {e->received, (short)e->status, false, timing != NULL, 0, 0, 1};
     c.model_error = e->status == 424 || (timing && timing->failed);
-    const struct fleet_variant *head = var - var->instance; /* its count of instances serving */
+    /* its variant's count of instances serving (a component's copy: its host's) */
+    const struct fleet_variant *head = var->host ? var->host : var - var->instance;
     c.per_instance = 1.0f / (float)(head->instances ? head->instances : 1);
     if (timing) {
         double overhead = timing->overhead < timing->total ? timing->overhead : timing->total;
@@ -123,6 +125,7 @@ void invoke_stats(struct invoke *inv, void *owner) {
     char id[INVOKE_ID_LEN];
     buf_init(&body, BUF_NO_CAP);
     invoke_new_id(inv, id);
+    if (inv->ics) admit_copies(inv->fleet, inv->ics, inv->ic_region ? inv->ic_region : inv->region);
     if (fleet_stats_json(&body, inv->fleet, &inv->stats_more, &inv->totals, inv->gate,
                          inv->time_scale, mclock_real() * inv->time_scale))
         buf_reset(&body);

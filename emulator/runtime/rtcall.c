@@ -747,6 +747,10 @@ struct rtcall *rtcall_request(struct invoke *inv, void *owner, const struct http
     if (!var)
         invoke_fail_logged(inv, owner, no.ep, NULL, no.status, no.type, no.code, no.message, NULL);
     admit_refusal_free(&no);
+    if (var && var->host && !var->step_ev && rtcall_instance(inv, var)) { /* a copy's first call */
+        invoke_fail(inv, owner, var->ep, var, 500, "InternalFailure", "out of memory");
+        return NULL;
+    }
     return var ? rtcall_open(inv, owner, var, h, body, len) : NULL;
 }
 
@@ -793,6 +797,16 @@ int rtcall_start(struct invoke *inv) {
     return inv->log_ev && event_add(inv->log_ev, &tv) == 0 ? RTCALL_OK : RTCALL_ERR_NOMEM;
 }
 
+/* Frees the step timers of ep's components' copies (made at their first call). */
+static void rtcall_stop_copies(struct fleet_endpoint *ep) {
+    for (size_t i = 0; i < ep->n_copies; i++)
+        for (unsigned k = 0; k < FLEET_COPIES_MAX; k++) {
+            struct fleet_variant *v = &ep->copies[i].entries[k];
+            if (v->step_ev) event_free(v->step_ev);
+            v->step_ev = NULL;
+        }
+}
+
 void rtcall_stop(struct invoke *inv) {
     if (inv->log_ev) event_free(inv->log_ev);
     inv->log_ev = NULL;
@@ -802,5 +816,6 @@ void rtcall_stop(struct invoke *inv) {
             if (var->step_ev) event_free(var->step_ev);
             var->step_ev = NULL;
         }
+        rtcall_stop_copies(&inv->fleet->eps[e]);
     }
 }

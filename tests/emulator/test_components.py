@@ -21,17 +21,28 @@ scaling  Application Auto Scaling on the copies, Debian's aws CLI unchanged: a s
          SageMakerInferenceComponentInvocationsPerCopy scales the copies out under load
          (the new copy serves exactly the model's load time after the decision) and in to
          the minimum without it
-invoke   InvokeEndpoint with X-Amzn-SageMaker-Inference-Component routes to the
-         component's variant; an unknown component is refused; while the component has 0
+invoke   InvokeEndpoint with X-Amzn-SageMaker-Inference-Component routes to a copy of
+         the component on its variant, running its model's profile, not to the variant's
+         instances; an unknown component is refused; while the component has 0
          copies the call gets the no-capacity ValidationError and the stats count a
          NoCapacityInvocationFailures
+copies   each copy is a batching model of its own: with one copy (max_seqs 1) a second
+         call waits in its batch behind the first although the variant's two instances
+         are idle; with two copies (LEAST_OUTSTANDING_REQUESTS) each runs one call; a
+         copy scaled in drains (its call goes on, no new call) and is released once its
+         call ended
+hosted   the same on an endpoint the control plane made: a component's calls go to its
+         copy, which runs its model's profile (bf16-l4) beside the variant's (qat-l4), and
+         go with the copies at 0
 """
+import http.client
 import json
 import sys
 import threading
+import urllib.parse
 
 from emutest import (aws_cli_setup, chat, check, control as api, emulator, invoke, run_group,
-                     until)
+                     signed_headers, until)
 from test_autoscaling import aws_runner, iso_seconds
 
 GEMMA = "google/gemma-4-E2B-it"  # bf16-l4: load_s 82.751806 model seconds
@@ -225,6 +236,12 @@ def test_invoke():
         r = call("ic")
         check(r.status == 200 and r.header("x-amzn-invoked-production-variant") == "AllTraffic",
               "served by the component's variant: %s %s" % (r.status, r.body))
+        v = emu.stats()["endpoints"]["e"]["variants"]["AllTraffic"]
+        ic = v.get("components", {}).get("ic", {})
+        check(ic.get("profile") == "bf16-l4" and [c["requests"] for c in ic.get("copies", [])] == [1]
+              and v["requests"] == 0,
+              "served by the component's copy running its model's profile (bf16-l4 for %s), "
+              "not by the variant's instance (instant): %s" % (GEMMA, v))
         # scale to zero: the documented no-capacity error while it has no copy
         status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
             "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": 0}})
@@ -324,6 +341,159 @@ def test_scaling():
               "at zero copies the call is refused: %s %s" % (r.status, r.body))
 
 
+def test_copies():
+    """Each copy a batching model of its own: one copy of max_seqs 1 keeps a second call
+    waiting in its batch behind the first although the variant has two idle instances;
+    two copies run one call each at once; a copy removed drains (its call goes on, no
+    new call goes to it) and is released once its call ended. Decided from
+    /emulator/stats' per-copy in_flight, running and waiting counts and states. The long
+    calls (4000 tokens, 1000 s) end only when the test closes their connection: every
+    wait is on a state."""
+    args = ["--endpoint", "e=instant", "--set", "e.instances=2",
+            "--set", "e.routing=LEAST_OUTSTANDING_REQUESTS", "--set", "e.max_seqs=1",
+            "--set", "e.step_ms=1:250", "--max-duration", "0"]
+    with emulator.Emulator(args) as emu:
+        url = emu.url
+        # a model no built-in profile serves: its copies load in 0
+        status, d = api(url, "CreateModel", {
+            "ModelName": "m", "ExecutionRoleArn": ROLE, "PrimaryContainer": {"Image": "img:1"}})
+        check(status == 200, "CreateModel: %s" % d)
+        status, d = api(url, "CreateInferenceComponent",
+                        dict(spec(1), InferenceComponentName="ic", EndpointName="e"))
+        check(status == 200, "CreateInferenceComponent: %s" % d)
+        until("ic InService", lambda: describe(url, "ic"),
+              lambda d: d.get("InferenceComponentStatus") == "InService")
+        named = {"X-Amzn-SageMaker-Inference-Component": "ic"}
+        replies = {}
+
+        def hold(tag):  # a long call, in flight until its connection closes
+            body = json.dumps(chat("call " + tag, 4000, ignore_eos=True)).encode()
+            path = "/endpoints/e/invocations"
+            u = urllib.parse.urlsplit(url)
+            conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+            conn.request("POST", path, body, signed_headers(url, path, body, extra=named))
+            return conn
+
+        def start(tag):  # a short call (4 tokens), answered in a thread
+            def run():
+                replies[tag] = invoke(url, "e", chat("call " + tag, 4), extra=named)
+            t = threading.Thread(target=run)
+            t.start()
+            return t
+
+        def variant():
+            return emu.stats()["endpoints"]["e"]["variants"]["AllTraffic"]
+
+        def copies(v):
+            return v.get("components", {}).get("ic", {}).get("copies", [])
+
+        def batches(want):  # until the copies' (running, waiting) are want; the instances'
+            # calls end the wait too (the old emulator ran them there), failing the check after
+            return until("copies' batches %s" % (want,), variant, lambda v: v["in_flight"] > 0
+                         or [(c["running"], c["waiting"]) for c in copies(v)] == want)
+
+        def set_copies(n):
+            status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
+                "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": n}})
+            check(status == 200, "%d copies: %s" % (n, d))
+            until("%d copies" % n, lambda: describe(url, "ic"),
+                  lambda d: d.get("RuntimeConfig", {}).get("CurrentCopyCount") == n)
+
+        # one copy: the second call waits in that copy's batch, not on an instance
+        a = hold("a")
+        batches([(1, 0)])
+        b = start("b")
+        v = batches([(1, 1)])
+        check([c["in_flight"] for c in copies(v)] == [2] and
+              [i["in_flight"] for i in v.get("instances", [])] == [0, 0],
+              "one copy holds both calls, one waiting; the instances none: %s" % v)
+        a.close()  # its client gives up: b, waiting behind it, runs and is answered
+        b.join()
+        # two copies: least outstanding requests sends the second call to the idle one
+        set_copies(2)
+        c = hold("c")
+        v = until("c running", variant, lambda v: sum(x["running"] for x in copies(v)) == 1
+                  or v["in_flight"] > 0)
+        first = [x["running"] for x in copies(v)].index(1) if copies(v) else 0
+        dd = hold("d")
+        v = batches([(1, 0), (1, 0)])
+        check(v["components"]["ic"]["serving"] == 2 and v["in_flight"] == 0,
+              "two copies, one call running on each: %s" % v)
+        on = {first: c, 1 - first: dd}  # the call each copy holds
+        # back to one copy: the highest drains; its call goes on, no new one comes
+        set_copies(1)
+        v = variant()
+        check([x["state"] for x in copies(v)] == ["serving", "draining"] and
+              v["components"]["ic"]["draining"] == 1, "copy 2 drains: %s" % v)
+        e = start("e")
+        v = batches([(1, 1), (1, 0)])
+        check([x["state"] for x in copies(v)] == ["serving", "draining"],
+              "the new call waits on the serving copy, none on the draining one: %s" % v)
+        on[0].close()  # e, waiting behind it on copy 1, runs and is answered
+        e.join()
+        v = variant()
+        check([x["state"] for x in copies(v)] == ["serving", "draining"] and
+              (copies(v)[1]["running"], copies(v)[1]["in_flight"]) == (1, 1),
+              "the draining copy's call goes on: %s" % v)
+        before = copies(v)[1]["requests"]
+        on[1].close()
+        v = until("copy 2 released", variant,
+                  lambda v: [x["state"] for x in copies(v)] == ["serving", "released"])
+        check(copies(v)[1]["requests"] == before and copies(v)[1]["in_flight"] == 0,
+              "released once its call ended, no other call came: %s" % v)
+    check(all(r.status == 200 and r.header("x-amzn-invoked-production-variant") == "AllTraffic"
+              for r in replies.values()) and sorted(replies) == ["b", "e"],
+          "the short calls answered by the component's variant: %s" %
+          {k: (r.status, r.body[:200]) for k, r in replies.items()})
+
+
+def test_hosted():
+    """A component on an endpoint the control plane made (not --endpoint's): its calls
+    go to its copies, which run its model's profile, not the variant's."""
+    qat = "google/gemma-4-E2B-it-qat-w4a16-ct"  # the variant's model: qat-l4
+    with emulator.Emulator(["--no-endpoints", "--time-scale", "1000",
+                            "--create-time", "100"]) as emu:
+        url = emu.url
+        create_model(url)  # the component's model: bf16-l4
+        status, d = api(url, "CreateModel", {
+            "ModelName": "host", "ExecutionRoleArn": ROLE,
+            "PrimaryContainer": {"Image": "img:1", "Environment": {"SM_VLLM_MODEL": qat}}})
+        check(status == 200, "CreateModel host: %s" % d)
+        status, d = api(url, "CreateEndpointConfig", {
+            "EndpointConfigName": "h", "ProductionVariants": [{
+                "VariantName": "AllTraffic", "ModelName": "host", "InitialInstanceCount": 1,
+                "InstanceType": "ml.g6.xlarge"}]})
+        check(status == 200, "CreateEndpointConfig: %s" % d)
+        status, d = api(url, "CreateEndpoint", {"EndpointName": "h", "EndpointConfigName": "h"})
+        check(status == 200, "CreateEndpoint: %s" % d)
+        until("h InService", lambda: api(url, "DescribeEndpoint", {"EndpointName": "h"})[1],
+              lambda d: d.get("EndpointStatus") == "InService")
+        status, d = api(url, "CreateInferenceComponent",
+                        dict(spec(1), InferenceComponentName="ic", EndpointName="h"))
+        check(status == 200, "CreateInferenceComponent: %s" % d)
+        until("ic InService", lambda: describe(url, "ic"),
+              lambda d: d.get("InferenceComponentStatus") == "InService")
+        for i in range(3):
+            r = invoke(url, "h", chat("call %d" % i, max_tokens=4),
+                       extra={"X-Amzn-SageMaker-Inference-Component": "ic"})
+            check(r.status == 200 and r.header("x-amzn-invoked-production-variant") == "AllTraffic",
+                  "call %d: %s %s" % (i, r.status, r.body))
+        v = emu.stats()["endpoints"].get("h", {}).get("variants", {}).get("AllTraffic", {})
+        ic = v.get("components", {}).get("ic", {})
+        check(v.get("profile") == "qat-l4" and v.get("requests") == 0 and
+              ic.get("profile") == "bf16-l4" and ic.get("serving") == 1 and
+              [c["requests"] for c in ic.get("copies", [])] == [3],
+              "the hosted variant's component served by its copy: %s" % v)
+        # scaled to zero: the copy drains and, idle, is released
+        status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
+            "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": 0}})
+        check(status == 200, "scale to 0: %s" % d)
+        v = emu.stats()["endpoints"]["h"]["variants"]["AllTraffic"]
+        check([c["state"] for c in v.get("components", {}).get("ic", {}).get("copies", [])] ==
+              ["released"], "no copy left: %s" % v)
+
+
 if __name__ == "__main__":
     sys.exit(run_group({"control": test_control, "invoke": test_invoke,
-                        "scaling": test_scaling}, __doc__))
+                        "scaling": test_scaling, "copies": test_copies,
+                        "hosted": test_hosted}, __doc__))

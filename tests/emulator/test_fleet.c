@@ -234,10 +234,110 @@ static void test_launch_drain_and_instance_seconds(void) {
     fleet_free(&f);
 }
 
+/* An inference component's copies (issue 33): each copy a container of its own
+ * made from its variant's profile, not one of the variant's instances; routed
+ * among by the variant's routing, a session's calls to the copy holding it;
+ * fewer copies drain (no new call) and are released once their calls ended;
+ * the stats list each copy's counts under its variant's "components". */
+static void test_component_copies(void) {
+    struct fleet f = {0};
+    struct buf err, out;
+    buf_init(&err, 1024);
+    buf_init(&out, BUF_NO_CAP);
+    add(&f, "e", "AllTraffic", "instant");
+    add(&f, "e", "canary", "instant");
+    CHECK_INT(set(&f, "e/AllTraffic", "instances", "2", &err), 0);
+    CHECK_INT(set(&f, "e/AllTraffic", "routing", "LEAST_OUTSTANDING_REQUESTS", &err), 0);
+    CHECK_INT(set(&f, "e/AllTraffic", "max_seqs", "3", &err), 0);
+    CHECK_INT(set(&f, "e/canary", "max_seqs", "5", &err), 0);
+    CHECK_INT(fleet_seed(&f, 1), 0);
+    struct fleet_endpoint *ep = &f.eps[0];
+    struct fleet_variant *host = &ep->variants[0];
+    uint64_t rng = 5;
+    CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", NULL, 0, &rng) == NULL); /* none yet */
+    CHECK_INT(fleet_copies_set(ep, "none", "ic", NULL, 1), FLEET_ERR_INVALID);
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 0), 0); /* nothing to make */
+    CHECK_INT(ep->n_copies, 0);
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 1), 0);
+    CHECK_INT(ep->n_copies, 1);
+    struct fleet_variant *copy = ep->copies[0].entries;
+    CHECK(copy->host == host && copy->ep == ep && copy != host && copy != host + 1);
+    CHECK_STR(copy->name, "AllTraffic");  /* the variant that answers */
+    CHECK_INT(copy->profile.max_seqs, 3); /* its variant's profile, as --set it */
+    CHECK(copy->batch.profile == &copy->profile && copy->rng != host->rng);
+    CHECK_INT(host->instances, 2); /* the variant's instances are not its copies */
+    /* one copy: every call on it, whatever the instances hold */
+    host->counts.in_flight = 0;
+    copy->counts.in_flight = 9;
+    for (int i = 0; i < 20; i++)
+        CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", NULL, 0, &rng) == copy);
+    /* two copies, LEAST_OUTSTANDING_REQUESTS as the variant: the fewer in flight */
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 2), 0);
+    CHECK_INT(copy->instances, 2);
+    CHECK(copy[1].state == FLEET_SERVING && copy[1].rng != copy[0].rng);
+    for (int i = 0; i < 20; i++)
+        CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", NULL, 0, &rng) == &copy[1]);
+    copy[0].counts.in_flight = copy[1].counts.in_flight = 0;
+    unsigned hits[2] = {0};
+    for (int i = 0; i < 200; i++)
+        hits[fleet_copies_pick(ep, "AllTraffic", "ic", NULL, 0, &rng) - copy]++;
+    CHECK(hits[0] > 40 && hits[1] > 40); /* ties: either one */
+    /* a session stays on the copy that holds it, draining too */
+    char sid[SESS_ID_LEN + 1];
+    CHECK_INT(sess_open(&copy[1].sessions, &rng, 0, 1200, sid), 0);
+    copy[1].counts.in_flight = 1;
+    for (int i = 0; i < 20; i++)
+        CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", sid, SESS_ID_LEN, &rng) == &copy[1]);
+    /* back to one: the highest drains, finishes its call, then is released */
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 1), 0);
+    CHECK(copy[1].state == FLEET_DRAINING && copy->instances == 1);
+    for (int i = 0; i < 20; i++)
+        CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", NULL, 0, &rng) == copy);
+    CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", sid, SESS_ID_LEN, &rng) == &copy[1]);
+    copy[0].counts.requests = 4;
+    copy[1].counts.requests = 3;
+    CHECK_INT(fleet_json(&out, &f, 0), 0);
+    CHECK(strstr(buf_str(&out),
+                 "\"components\":{\"ic\":{\"profile\":\"instant\","
+                 "\"routing\":\"LEAST_OUTSTANDING_REQUESTS\","
+                 "\"serving\":1,\"draining\":1,\"copies\":[{\"requests\":4,") != NULL);
+    CHECK(strstr(buf_str(&out), ",\"running\":0,\"waiting\":0,\"state\":\"serving\"},"
+                                "{\"requests\":3,") != NULL);
+    CHECK(strstr(buf_str(&out), "\"AllTraffic\":{\"requests\":0,") != NULL); /* not the copies' */
+    copy[1].counts.in_flight = 0;
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 1), 0);
+    CHECK_INT(copy[1].state, FLEET_RELEASED);
+    CHECK(!sess_holds(&copy[1].sessions, sid, SESS_ID_LEN)); /* gone with its container */
+    /* scaled to zero (or deleted): no copy serves */
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 0), 0);
+    CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", NULL, 0, &rng) == NULL);
+    /* up again: released copies first; more than FLEET_COPIES_MAX serve as that many */
+    CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, FLEET_COPIES_MAX + 5), 0);
+    CHECK_INT(copy->instances, FLEET_COPIES_MAX);
+    /* another component, and one on the canary: copies of their own */
+    CHECK_INT(fleet_copies_set(ep, "canary", "ic2", "bf16-l4", 1), 0);
+    CHECK_INT(ep->n_copies, 2);
+    CHECK(ep->copies[1].host == &ep->variants[FLEET_INSTANCES_MAX]);
+    CHECK_STR(ep->copies[1].entries[0].name, "canary");
+    /* its model's profile, with its variant's --set on top (not the other variant's) */
+    CHECK_STR(ep->copies[1].entries[0].profile.name, "bf16-l4");
+    CHECK_INT(ep->copies[1].entries[0].profile.max_seqs, 5);
+    CHECK(ep->copies[1].entries[0].profile.load_s > 80); /* bf16-l4's own */
+    CHECK_INT(fleet_copies_set(ep, "canary", "ic3", "no-such-profile", 1), 0);
+    CHECK_STR(ep->copies[2].entries[0].profile.name, "instant"); /* the variant's */
+    buf_reset(&out);
+    CHECK_INT(fleet_json(&out, &f, 0), 0);
+    CHECK(strstr(buf_str(&out), "\"ic2\":{\"profile\":\"bf16-l4\",") != NULL);
+    buf_free(&out);
+    buf_free(&err);
+    fleet_free(&f);
+}
+
 int main(int argc, char **argv) {
     test_build();
     test_launch_drain_and_instance_seconds();
     test_instances_routed();
+    test_component_copies();
     if (argc != 2) return 2;
     test_logs(argv[1]);
     test_subsecond(argv[1]);
