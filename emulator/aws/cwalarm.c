@@ -121,6 +121,36 @@ static bool cwalarm_period_ok(long p) {
     return p == 10 || p == 30 || (p >= 60 && p % 60 == 0);
 }
 
+/* Checks the dimensions of an alarm's metric q: a production variant's
+ * metrics by EndpointName (and VariantName), an inference component's by
+ * InferenceComponentName alone; 0 or 1 with why, naming what came. */
+static int cwalarm_check_dims(const struct cwmetric_q *q, struct cwalarm_refusal *why) {
+    const char *bad = "InvalidParameterValue";
+    if (q->other_dims)
+        return cwalarm_refuse(why, bad,
+                              "The emulator's alarms watch its metrics by EndpointName and "
+                              "VariantName, or by InferenceComponentName: another dimension was "
+                              "given.");
+    if (*q->component && (*q->endpoint || *q->variant))
+        return cwalarm_refuse(why, bad,
+                              "The dimension InferenceComponentName (%.64s) is served alone: "
+                              "%s was given with it.",
+                              q->component, *q->endpoint ? "EndpointName" : "VariantName");
+    if (*q->component && !cwmetric_component_metric(q->ns, q->name))
+        return cwalarm_refuse(why, bad,
+                              "The metric %.64s of %.64s is not served by InferenceComponentName "
+                              "(AWS/SageMaker's Invocations, InvocationsPerCopy and "
+                              "NoCapacityInvocationFailures are).",
+                              q->name, q->ns);
+    if (!*q->component && cwmetric_component_metric(q->ns, q->name) &&
+        !cwmetric_variant_metric(q->ns, q->name))
+        return cwalarm_refuse(why, bad,
+                              "The metric %.64s is served by InferenceComponentName only: that "
+                              "dimension is required.",
+                              q->name);
+    return 0;
+}
+
 /* Checks spec s; 0 or 1 with why. */
 static int cwalarm_check(const struct cwalarm_spec *s, struct cwalarm_refusal *why) {
     const char *bad = "InvalidParameterValue", *missing = "MissingParameter";
@@ -160,11 +190,7 @@ static int cwalarm_check(const struct cwalarm_spec *s, struct cwalarm_refusal *w
         return cwalarm_refuse(why, bad,
                               "The evaluation interval of the alarm (EvaluationPeriods x Period) "
                               "cannot exceed 86400 seconds.");
-    if (s->q.other_dims)
-        return cwalarm_refuse(why, bad,
-                              "The emulator's alarms watch its metrics by EndpointName and "
-                              "VariantName: another dimension was given.");
-    return 0;
+    return cwalarm_check_dims(&s->q, why);
 }
 
 static struct cwalarm_alarm *cwalarm_get(struct cwalarm *al, const char *region, const char *name) {
@@ -458,14 +484,17 @@ static int cwalarm_json_alarm(struct buf *b, const struct cwalarm_alarm *a) {
     if (!rc) rc = buf_adds(b, ",\"Namespace\":");
     if (!rc) rc = jsonw_cstr(b, s->q.ns);
     if (!rc) rc = buf_addf(b, ",\"Statistic\":\"%s\",\"Dimensions\":[", s->q.stat);
-    if (!rc && *s->q.endpoint) rc = buf_adds(b, "{\"Name\":\"EndpointName\",\"Value\":");
-    if (!rc && *s->q.endpoint) rc = jsonw_cstr(b, s->q.endpoint);
-    if (!rc && *s->q.endpoint) rc = buf_addc(b, '}');
-    if (!rc && *s->q.variant)
-        rc = buf_adds(b, *s->q.endpoint ? ",{\"Name\":\"VariantName\",\"Value\":"
-                                        : "{\"Name\":\"VariantName\",\"Value\":");
-    if (!rc && *s->q.variant) rc = jsonw_cstr(b, s->q.variant);
-    if (!rc && *s->q.variant) rc = buf_addc(b, '}');
+    const char *dims[][2] = {{"EndpointName", s->q.endpoint},
+                             {"VariantName", s->q.variant},
+                             {"InferenceComponentName", s->q.component}};
+    bool first = true;
+    for (size_t i = 0; !rc && i < CWALARM_N(dims); i++) {
+        if (!*dims[i][1]) continue;
+        rc = buf_addf(b, "%s{\"Name\":\"%s\",\"Value\":", first ? "" : ",", dims[i][0]);
+        if (!rc) rc = jsonw_cstr(b, dims[i][1]);
+        if (!rc) rc = buf_addc(b, '}');
+        first = false;
+    }
     if (!rc)
         rc = buf_addf(b,
                       "],\"Period\":%ld,\"EvaluationPeriods\":%ld,\"DatapointsToAlarm\":%ld,"

@@ -23,6 +23,8 @@ enum cwmetric_kind {
     CWMETRIC_MODEL_ERRORS,
     CWMETRIC_MODEL_LATENCY,
     CWMETRIC_OVERHEAD,
+    CWMETRIC_PER_COPY,    /* an inference component's only */
+    CWMETRIC_NO_CAPACITY, /* an inference component's only */
     CWMETRIC_GPU,
     CWMETRIC_GPU_MEMORY,
     CWMETRIC_CPU,
@@ -34,11 +36,18 @@ enum cwmetric_kind {
 static const struct {
     const char *ns, *name;
 } cwmetric_kinds[CWMETRIC_KINDS] = {
-    {CWMETRIC_SAGEMAKER, "Invocations"},           {CWMETRIC_SAGEMAKER, "InvocationsPerInstance"},
-    {CWMETRIC_SAGEMAKER, "Invocation4XXErrors"},   {CWMETRIC_SAGEMAKER, "Invocation5XXErrors"},
-    {CWMETRIC_SAGEMAKER, "InvocationModelErrors"}, {CWMETRIC_SAGEMAKER, "ModelLatency"},
-    {CWMETRIC_SAGEMAKER, "OverheadLatency"},       {CWMETRIC_INSTANCE, "GPUUtilization"},
-    {CWMETRIC_INSTANCE, "GPUMemoryUtilization"},   {CWMETRIC_INSTANCE, "CPUUtilization"},
+    {CWMETRIC_SAGEMAKER, "Invocations"},
+    {CWMETRIC_SAGEMAKER, "InvocationsPerInstance"},
+    {CWMETRIC_SAGEMAKER, "Invocation4XXErrors"},
+    {CWMETRIC_SAGEMAKER, "Invocation5XXErrors"},
+    {CWMETRIC_SAGEMAKER, "InvocationModelErrors"},
+    {CWMETRIC_SAGEMAKER, "ModelLatency"},
+    {CWMETRIC_SAGEMAKER, "OverheadLatency"},
+    {CWMETRIC_SAGEMAKER, "InvocationsPerCopy"},
+    {CWMETRIC_SAGEMAKER, "NoCapacityInvocationFailures"},
+    {CWMETRIC_INSTANCE, "GPUUtilization"},
+    {CWMETRIC_INSTANCE, "GPUMemoryUtilization"},
+    {CWMETRIC_INSTANCE, "CPUUtilization"},
     {CWMETRIC_INSTANCE, "MemoryUtilization"},
 };
 
@@ -55,9 +64,12 @@ void cwmetric_free(struct cwmetric *m) {
         free(m->v[i].calls);
         free(m->v[i].busy);
     }
+    for (size_t i = 0; i < m->n_ic; i++) free(m->ic[i].calls);
     free(m->v);
+    free(m->ic);
     m->v = NULL;
-    m->n = 0;
+    m->ic = NULL;
+    m->n = m->n_ic = 0;
 }
 
 /* ---- the store ---- */
@@ -113,6 +125,30 @@ int cwmetric_count(struct cwmetric *m, const char *endpoint, const char *variant
     if (at < 0) return CWMETRIC_ERR_NOMEM;
     v->calls = items;
     v->calls[at] = *c;
+    return CWMETRIC_OK;
+}
+
+/* The calls kept of inference component name, added when new; NULL out of memory. */
+static struct cwmetric_ic *cwmetric_ic(struct cwmetric *m, const char *name) {
+    for (size_t i = 0; i < m->n_ic; i++)
+        if (strcmp(m->ic[i].name, name) == 0) return &m->ic[i];
+    struct cwmetric_ic *ic = realloc(m->ic, (m->n_ic + 1) * sizeof *ic);
+    if (!ic) return NULL;
+    m->ic = ic;
+    ic = memset(&m->ic[m->n_ic++], 0, sizeof *ic);
+    snprintf(ic->name, sizeof ic->name, "%s", name);
+    return ic;
+}
+
+int cwmetric_component(struct cwmetric *m, const char *name, const struct cwmetric_ic_call *c) {
+    struct cwmetric_ic *ic = cwmetric_ic(m, name);
+    void *items = ic ? ic->calls : NULL;
+    long at = ic ? cwmetric_slot(&items, sizeof *c, &ic->n_calls, &ic->cap_calls, &ic->first_call,
+                                 CWMETRIC_CALLS)
+                 : -1;
+    if (at < 0) return CWMETRIC_ERR_NOMEM;
+    ic->calls = items;
+    ic->calls[at] = *c;
     return CWMETRIC_OK;
 }
 
@@ -257,12 +293,32 @@ static int cwmetric_push(struct cwmetric_samples *a, long long k, double v) {
     return CWMETRIC_OK;
 }
 
-static int cwmetric_kind(const struct cwmetric_q *q) {
+static int cwmetric_kind_of(const char *ns, const char *name) {
     for (int i = 0; i < CWMETRIC_KINDS; i++)
-        if (strcmp(q->ns, cwmetric_kinds[i].ns) == 0 &&
-            strcmp(q->name, cwmetric_kinds[i].name) == 0)
+        if (strcmp(ns, cwmetric_kinds[i].ns) == 0 && strcmp(name, cwmetric_kinds[i].name) == 0)
             return i;
     return -1;
+}
+
+static int cwmetric_kind(const struct cwmetric_q *q) {
+    return cwmetric_kind_of(q->ns, q->name);
+}
+
+bool cwmetric_component_metric(const char *ns, const char *name) {
+    int kind = cwmetric_kind_of(ns, name);
+    return kind == CWMETRIC_INVOCATIONS || kind == CWMETRIC_PER_COPY ||
+           kind == CWMETRIC_NO_CAPACITY;
+}
+
+bool cwmetric_variant_metric(const char *ns, const char *name) {
+    int kind = cwmetric_kind_of(ns, name);
+    return kind >= 0 && kind != CWMETRIC_PER_COPY && kind != CWMETRIC_NO_CAPACITY;
+}
+
+/* A component call's sample of kind, or false when it has none. */
+static bool cwmetric_ic_sample(int kind, const struct cwmetric_ic_call *c, double *v) {
+    *v = kind == CWMETRIC_NO_CAPACITY ? c->refused : kind == CWMETRIC_PER_COPY ? c->per_copy : 1;
+    return kind == CWMETRIC_NO_CAPACITY || !c->refused;
 }
 
 /* A call's sample of kind, or false when it has none. */
@@ -286,9 +342,12 @@ static bool cwmetric_call_sample(int kind, const struct cwmetric_call *c, double
     case CWMETRIC_MODEL_LATENCY:
         *v = c->model_us;
         return c->timed;
-    default:
+    case CWMETRIC_OVERHEAD:
         *v = c->overhead_us;
         return c->timed;
+    default: /* a component's metric: none per variant */
+        *v = 0;
+        return false;
     }
 }
 
@@ -305,6 +364,18 @@ static int cwmetric_calls(const struct cwmetric_variant *v, int kind,
         long long k = (long long)floor(c->t / win->w);
         double x;
         if (k < win->k0 || k >= win->k1 || !cwmetric_call_sample(kind, c, &x)) continue;
+        if (cwmetric_push(out, k, x)) return CWMETRIC_ERR_NOMEM;
+    }
+    return CWMETRIC_OK;
+}
+
+static int cwmetric_ic_calls(const struct cwmetric_ic *ic, int kind,
+                             const struct cwmetric_window *win, struct cwmetric_samples *out) {
+    for (size_t i = 0; i < ic->n_calls; i++) {
+        const struct cwmetric_ic_call *c = &ic->calls[(ic->first_call + i) % ic->n_calls];
+        long long k = (long long)floor(c->t / win->w);
+        double x;
+        if (k < win->k0 || k >= win->k1 || !cwmetric_ic_sample(kind, c, &x)) continue;
         if (cwmetric_push(out, k, x)) return CWMETRIC_ERR_NOMEM;
     }
     return CWMETRIC_OK;
@@ -395,8 +466,14 @@ static int cwmetric_one(const struct cwmetric *m, const struct cwmetric_req *req
     win.k1 = (long long)ceil(req->end / win.w);
     int kind = cwmetric_kind(q), rc = CWMETRIC_OK;
     r->q = q;
-    bool none = !here || kind < 0 || q->other_dims || !*q->endpoint;
-    for (size_t i = 0; !none && !rc && i < m->n; i++) {
+    bool ic = *q->component != '\0';
+    bool none = !here || kind < 0 || q->other_dims ||
+                (ic ? *q->endpoint || *q->variant || !cwmetric_component_metric(q->ns, q->name)
+                    : !*q->endpoint);
+    for (size_t i = 0; ic && !none && !rc && i < m->n_ic; i++)
+        if (strcmp(m->ic[i].name, q->component) == 0)
+            rc = cwmetric_ic_calls(&m->ic[i], kind, &win, &a);
+    for (size_t i = 0; !ic && !none && !rc && i < m->n; i++) {
         if (!cwmetric_wanted(q, &m->v[i])) continue;
         rc = kind >= CWMETRIC_FIRST_INSTANCE ? cwmetric_instance(&m->v[i], kind, &win, now, &a)
                                              : cwmetric_calls(&m->v[i], kind, &win, &a);
@@ -472,6 +549,8 @@ void cwmetric_dimension(struct cwmetric_q *q, const char *name, const char *valu
         snprintf(q->endpoint, sizeof q->endpoint, "%s", value);
     else if (strcmp(name, "VariantName") == 0)
         snprintf(q->variant, sizeof q->variant, "%s", value);
+    else if (strcmp(name, "InferenceComponentName") == 0)
+        snprintf(q->component, sizeof q->component, "%s", value);
     else
         q->other_dims = true;
 }
