@@ -115,17 +115,24 @@ static long cwmetric_slot(void **items, size_t size, size_t *n, size_t *cap, siz
     return (long)(*n)++;
 }
 
+/* Keeps call (size bytes) in a ring of CWMETRIC_CALLS at *items. Returns 0
+ * or CWMETRIC_ERR_NOMEM. */
+static int cwmetric_keep(void **items, size_t size, size_t *n, size_t *cap, size_t *first,
+                         const void *call) {
+    long at = cwmetric_slot(items, size, n, cap, first, CWMETRIC_CALLS);
+    if (at < 0) return CWMETRIC_ERR_NOMEM;
+    memcpy((char *)*items + (size_t)at * size, call, size);
+    return CWMETRIC_OK;
+}
+
 int cwmetric_count(struct cwmetric *m, const char *endpoint, const char *variant,
                    const struct cwmetric_call *c) {
     struct cwmetric_variant *v = cwmetric_variant(m, endpoint, variant);
-    void *items = v ? v->calls : NULL;
-    long at = v ? cwmetric_slot(&items, sizeof *c, &v->n_calls, &v->cap_calls, &v->first_call,
-                                CWMETRIC_CALLS)
-                : -1;
-    if (at < 0) return CWMETRIC_ERR_NOMEM;
+    if (!v) return CWMETRIC_ERR_NOMEM;
+    void *items = v->calls;
+    int rc = cwmetric_keep(&items, sizeof *c, &v->n_calls, &v->cap_calls, &v->first_call, c);
     v->calls = items;
-    v->calls[at] = *c;
-    return CWMETRIC_OK;
+    return rc;
 }
 
 /* The calls kept of inference component name, added when new; NULL out of memory. */
@@ -142,14 +149,11 @@ static struct cwmetric_ic *cwmetric_ic(struct cwmetric *m, const char *name) {
 
 int cwmetric_component(struct cwmetric *m, const char *name, const struct cwmetric_ic_call *c) {
     struct cwmetric_ic *ic = cwmetric_ic(m, name);
-    void *items = ic ? ic->calls : NULL;
-    long at = ic ? cwmetric_slot(&items, sizeof *c, &ic->n_calls, &ic->cap_calls, &ic->first_call,
-                                 CWMETRIC_CALLS)
-                 : -1;
-    if (at < 0) return CWMETRIC_ERR_NOMEM;
+    if (!ic) return CWMETRIC_ERR_NOMEM;
+    void *items = ic->calls;
+    int rc = cwmetric_keep(&items, sizeof *c, &ic->n_calls, &ic->cap_calls, &ic->first_call, c);
     ic->calls = items;
-    ic->calls[at] = *c;
-    return CWMETRIC_OK;
+    return rc;
 }
 
 int cwmetric_busy(struct cwmetric *m, const char *endpoint, const char *variant, double from,
@@ -357,26 +361,30 @@ struct cwmetric_window {
     long long k0, k1;
 };
 
-static int cwmetric_calls(const struct cwmetric_variant *v, int kind,
-                          const struct cwmetric_window *win, struct cwmetric_samples *out) {
-    for (size_t i = 0; i < v->n_calls; i++) {
-        const struct cwmetric_call *c = &v->calls[(v->first_call + i) % v->n_calls];
-        long long k = (long long)floor(c->t / win->w);
-        double x;
-        if (k < win->k0 || k >= win->k1 || !cwmetric_call_sample(kind, c, &x)) continue;
-        if (cwmetric_push(out, k, x)) return CWMETRIC_ERR_NOMEM;
-    }
-    return CWMETRIC_OK;
+/* A kept call's sample of kind: its time and value, or false when it has none. */
+typedef bool cwmetric_sample_fn(int kind, const void *call, double *t, double *v);
+
+static bool cwmetric_variant_sample(int kind, const void *call, double *t, double *v) {
+    const struct cwmetric_call *c = call;
+    *t = c->t;
+    return cwmetric_call_sample(kind, c, v);
 }
 
-static int cwmetric_ic_calls(const struct cwmetric_ic *ic, int kind,
-                             const struct cwmetric_window *win, struct cwmetric_samples *out) {
-    for (size_t i = 0; i < ic->n_calls; i++) {
-        const struct cwmetric_ic_call *c = &ic->calls[(ic->first_call + i) % ic->n_calls];
-        long long k = (long long)floor(c->t / win->w);
-        double x;
-        if (k < win->k0 || k >= win->k1 || !cwmetric_ic_sample(kind, c, &x)) continue;
-        if (cwmetric_push(out, k, x)) return CWMETRIC_ERR_NOMEM;
+static bool cwmetric_component_sample(int kind, const void *call, double *t, double *v) {
+    const struct cwmetric_ic_call *c = call;
+    *t = c->t;
+    return cwmetric_ic_sample(kind, c, v);
+}
+
+/* The samples of kind in the window of a ring of n calls of size bytes from first. */
+static int cwmetric_calls(const void *calls, size_t size, size_t n, size_t first, int kind,
+                          cwmetric_sample_fn *sample, const struct cwmetric_window *win,
+                          struct cwmetric_samples *out) {
+    for (size_t i = 0; i < n; i++) {
+        double t, x;
+        if (!sample(kind, (const char *)calls + ((first + i) % n) * size, &t, &x)) continue;
+        long long k = (long long)floor(t / win->w);
+        if (k >= win->k0 && k < win->k1 && cwmetric_push(out, k, x)) return CWMETRIC_ERR_NOMEM;
     }
     return CWMETRIC_OK;
 }
@@ -472,11 +480,15 @@ static int cwmetric_one(const struct cwmetric *m, const struct cwmetric_req *req
                     : !*q->endpoint);
     for (size_t i = 0; ic && !none && !rc && i < m->n_ic; i++)
         if (strcmp(m->ic[i].name, q->component) == 0)
-            rc = cwmetric_ic_calls(&m->ic[i], kind, &win, &a);
+            rc = cwmetric_calls(m->ic[i].calls, sizeof *m->ic[i].calls, m->ic[i].n_calls,
+                                m->ic[i].first_call, kind, cwmetric_component_sample, &win, &a);
     for (size_t i = 0; !ic && !none && !rc && i < m->n; i++) {
         if (!cwmetric_wanted(q, &m->v[i])) continue;
-        rc = kind >= CWMETRIC_FIRST_INSTANCE ? cwmetric_instance(&m->v[i], kind, &win, now, &a)
-                                             : cwmetric_calls(&m->v[i], kind, &win, &a);
+        const struct cwmetric_variant *v = &m->v[i];
+        rc = kind >= CWMETRIC_FIRST_INSTANCE
+                 ? cwmetric_instance(v, kind, &win, now, &a)
+                 : cwmetric_calls(v->calls, sizeof *v->calls, v->n_calls, v->first_call, kind,
+                                  cwmetric_variant_sample, &win, &a);
     }
     if (!rc) rc = cwmetric_reduce(&a, cwmetric_stat(q->stat), &win, req->ascending, r);
     free(a.s);

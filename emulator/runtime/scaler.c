@@ -402,23 +402,38 @@ static double scaler_copies_stepped(struct scaler *s, const struct aascale_targe
     return r ? scaler_copy_settle(s, r, comp, now, wall) : INFINITY;
 }
 
+/* The run kept for resource, or NULL. */
+static struct scaler_run *scaler_kept(struct scaler *s, const char *resource) {
+    for (size_t i = 0; i < s->n_runs; i++)
+        if (strcmp(s->runs[i].resource, resource) == 0) return &s->runs[i];
+    return NULL;
+}
+
+/* Step policy p's decision on run r at the alarm's breach, now (*now the
+ * model time, *wall the wall clock). */
+static struct aadecide_event scaler_step_decide(const struct scaler *s,
+                                                const struct aascale_policy *p,
+                                                struct scaler_run *r, double breach, double *now,
+                                                double *wall) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    *wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    *now = mclock_real() * s->c.time_scale;
+    struct aadecide_steps steps;
+    scaler_steps(p, &steps);
+    return aadecide_step(&r->d, &steps, *now, breach);
+}
+
 /* Step scaling of a copy-count target: policy p's decision on run r of
  * target t at the alarm's breach sets the component's desired copies (new
  * ones serve the model's load time later). */
 static int scaler_step_copies(struct scaler *s, const struct aascale_policy *p,
                               const struct aascale_target *t, const char *alarm, double breach) {
-    struct scaler_run *r = NULL;
-    for (size_t i = 0; !r && i < s->n_runs; i++)
-        if (strcmp(s->runs[i].resource, t->resource) == 0) r = &s->runs[i];
+    struct scaler_run *r = scaler_kept(s, t->resource);
     struct cpic_comp *comp = cpic_find(&s->c.cp->ic, t->region, t->resource + 20);
     if (!r || !comp) return SCALER_ERR_NOTFOUND;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    double wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-    double now = mclock_real() * s->c.time_scale;
-    struct aadecide_steps steps;
-    scaler_steps(p, &steps);
-    struct aadecide_event ev = aadecide_step(&r->d, &steps, now, breach);
+    double now, wall;
+    struct aadecide_event ev = scaler_step_decide(s, p, r, breach, &now, &wall);
     if (ev.kind != AADECIDE_NONE) {
         scaler_record(s, r, t, &ev, wall, alarm, p->name);
         (void)scaler_copy_settle(s, r, comp, now, wall); /* the desired copies, told */
@@ -506,17 +521,10 @@ int scaler_step(struct scaler *s, const char *policy_arn, const char *alarm, dou
     if (t && t->dim == AASCALE_COMPONENT) return scaler_step_copies(s, p, t, alarm, breach);
     struct fleet_endpoint *ep = NULL;
     struct fleet_variant *head = t ? scaler_variant(s, t->resource, &ep) : NULL;
-    struct scaler_run *r = NULL;
-    for (size_t i = 0; head && !r && i < s->n_runs; i++)
-        if (strcmp(s->runs[i].resource, t->resource) == 0) r = &s->runs[i];
+    struct scaler_run *r = head ? scaler_kept(s, t->resource) : NULL;
     if (!r) return SCALER_ERR_NOTFOUND;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    double wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-    double now = mclock_real() * s->c.time_scale;
-    struct aadecide_steps steps;
-    scaler_steps(p, &steps);
-    struct aadecide_event ev = aadecide_step(&r->d, &steps, now, breach);
+    double now, wall;
+    struct aadecide_event ev = scaler_step_decide(s, p, r, breach, &now, &wall);
     if (ev.kind != AADECIDE_NONE) {
         scaler_apply(head, &ev, now);
         scaler_record(s, r, t, &ev, wall, alarm, p->name);

@@ -61,6 +61,17 @@ def create_model(url):
     check(status == 200, "CreateModel: %s" % d)
 
 
+def create_in_service(url):
+    """The model m and a component ic of one copy (CPU only) on e, once InService."""
+    create_model(url)
+    status, d = api(url, "CreateInferenceComponent",
+                    dict(spec(1, mem=1024, accel=0), InferenceComponentName="ic",
+                         EndpointName="e"))
+    check(status == 200, "CreateInferenceComponent: %s" % d)
+    until("ic InService", lambda: describe(url, "ic"),
+          lambda d: d.get("InferenceComponentStatus") == "InService")
+
+
 def describe(url, name):
     return api(url, "DescribeInferenceComponent", {"InferenceComponentName": name})[1]
 
@@ -263,13 +274,7 @@ def test_scaling():
     with emulator.Emulator(["--endpoint", "e=instant", "--time-scale", "600"]) as emu:
         url = emu.url
         run = aws_runner(aws, env, url)
-        create_model(url)
-        status, d = api(url, "CreateInferenceComponent",
-                        dict(spec(1, mem=1024, accel=0), InferenceComponentName="ic",
-                             EndpointName="e"))
-        check(status == 200, "CreateInferenceComponent: %s" % d)
-        until("ic InService", lambda: describe(url, "ic"),
-              lambda d: d.get("InferenceComponentStatus") == "InService")
+        create_in_service(url)
         key = ["--service-namespace", "sagemaker", "--resource-id", "inference-component/ic",
                "--scalable-dimension", "sagemaker:inference-component:DesiredCopyCount"]
         rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
@@ -341,13 +346,7 @@ def test_from_zero():
     with emulator.Emulator(["--endpoint", "e=instant", "--time-scale", "60"]) as emu:
         url = emu.url
         run = aws_runner(aws, env, url)
-        create_model(url)
-        status, d = api(url, "CreateInferenceComponent",
-                        dict(spec(1, mem=1024, accel=0), InferenceComponentName="ic",
-                             EndpointName="e"))
-        check(status == 200, "CreateInferenceComponent: %s" % d)
-        until("ic InService", lambda: describe(url, "ic"),
-              lambda d: d.get("InferenceComponentStatus") == "InService")
+        create_in_service(url)
         status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
             "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": 0}})
         check(status == 200 and describe(url, "ic").get("RuntimeConfig", {}).get(
