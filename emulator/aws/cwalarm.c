@@ -200,10 +200,11 @@ static struct cwalarm_alarm *cwalarm_get(struct cwalarm *al, const char *region,
     return NULL;
 }
 
-int cwalarm_put(struct cwalarm *al, const struct cwalarm_spec *s, const char *region, double now,
-                struct cwalarm_refusal *why) {
-    if (cwalarm_check(s, why)) return 1;
-    struct cwalarm_alarm *a = cwalarm_get(al, region, s->name);
+/* Creates or replaces the alarm of spec s (checked) in region at now; *made:
+ * the alarm. Returns 0, 1 with why (LimitExceeded) or CWALARM_ERR_NOMEM. */
+static int cwalarm_store(struct cwalarm *al, const struct cwalarm_spec *s, const char *region,
+                         double now, struct cwalarm_refusal *why, struct cwalarm_alarm **made) {
+    struct cwalarm_alarm *a = *made = cwalarm_get(al, region, s->name);
     if (a) { /* replaced: the state stays until the next evaluation, due at once */
         a->s = *s;
         a->updated = now;
@@ -236,6 +237,63 @@ int cwalarm_put(struct cwalarm *al, const struct cwalarm_spec *s, const char *re
     snprintf(a->reason, sizeof a->reason, "Unchecked: Initial alarm creation");
     a->state_at = a->updated = now;
     a->value = NAN;
+    *made = a;
+    return 0;
+}
+
+int cwalarm_put(struct cwalarm *al, const struct cwalarm_spec *s, const char *region, double now,
+                struct cwalarm_refusal *why) {
+    struct cwalarm_alarm *a;
+    if (cwalarm_check(s, why)) return 1;
+    int rc = cwalarm_store(al, s, region, now, why, &a);
+    if (!rc) a->managed = false;
+    return rc;
+}
+
+/* Whether the lists of actions l and m are the same. */
+static bool cwalarm_same_list(const struct cwalarm_list *l, const struct cwalarm_list *m) {
+    for (size_t i = 0; l->n == m->n && i < l->n; i++)
+        if (strcmp(l->arn[i], m->arn[i]) != 0) return false;
+    return l->n == m->n;
+}
+
+/* Whether alarm specs s and t are the same, as DescribeAlarms and the
+ * evaluation read them. */
+static bool cwalarm_same(const struct cwalarm_spec *s, const struct cwalarm_spec *t) {
+    const struct cwmetric_q *q = &s->q, *r = &t->q;
+    return strcmp(s->name, t->name) == 0 && strcmp(s->description, t->description) == 0 &&
+           strcmp(q->ns, r->ns) == 0 && strcmp(q->name, r->name) == 0 &&
+           strcmp(q->stat, r->stat) == 0 && strcmp(q->endpoint, r->endpoint) == 0 &&
+           strcmp(q->variant, r->variant) == 0 && strcmp(q->component, r->component) == 0 &&
+           q->other_dims == r->other_dims && q->period == r->period &&
+           s->eval_periods == t->eval_periods && s->to_alarm == t->to_alarm &&
+           s->threshold == t->threshold && s->cmp == t->cmp && s->missing == t->missing &&
+           s->actions_enabled == t->actions_enabled &&
+           cwalarm_same_list(&s->alarm_actions, &t->alarm_actions) &&
+           cwalarm_same_list(&s->ok_actions, &t->ok_actions) &&
+           cwalarm_same_list(&s->insufficient_actions, &t->insufficient_actions);
+}
+
+int cwalarm_sync(struct cwalarm *al, const struct cwalarm_spec *specs, size_t n, const char *region,
+                 double now, struct cwalarm_refusal *why) {
+    for (size_t i = 0; i < n; i++) {
+        struct cwalarm_alarm *a = cwalarm_get(al, region, specs[i].name);
+        if (a && a->managed && cwalarm_same(&a->s, &specs[i])) continue;
+        int rc = cwalarm_store(al, &specs[i], region, now, why, &a);
+        if (rc) return rc;
+        a->managed = true;
+    }
+    for (size_t i = 0; i < al->n;) { /* the managed ones no policy has now */
+        struct cwalarm_alarm *a = &al->a[i];
+        bool kept = !a->managed || strcmp(a->region, region) != 0;
+        for (size_t k = 0; !kept && k < n; k++) kept = strcmp(a->s.name, specs[k].name) == 0;
+        if (kept) {
+            i++;
+            continue;
+        }
+        memmove(a, a + 1, (size_t)(al->a + al->n - (a + 1)) * sizeof *a);
+        al->n--;
+    }
     return 0;
 }
 

@@ -20,7 +20,8 @@ scaling  Application Auto Scaling on the copies, Debian's aws CLI unchanged: a s
          MinCapacity 0 allowed) with target tracking on
          SageMakerInferenceComponentInvocationsPerCopy scales the copies out under load
          (the new copy serves exactly the model's load time after the decision) and in to
-         the minimum without it
+         the minimum without it; its two TargetTracking- alarms are listed by
+         describe-alarms, and gone with the policy
 from_zero  scale out from zero copies as SageMaker's guide does it (Debian's aws CLI): a
          StepScaling policy (ChangeInCapacity +1) on inference-component/NAME and the
          guide's CloudWatch alarm on AWS/SageMaker NoCapacityInvocationFailures
@@ -295,6 +296,8 @@ def test_scaling():
                            "--target-tracking-scaling-policy-configuration",
                            json.dumps(tracking))
         check(rc == 0, "put-scaling-policy: %s" % err)
+        named = sorted(x["AlarmName"] for x in out.get("Alarms", []))
+        policy_arn = out.get("PolicyARN")
 
         stop = threading.Event()
 
@@ -315,6 +318,19 @@ def test_scaling():
                 c.join()
         check(d.get("RuntimeConfig", {}).get("CurrentCopyCount", 0) >= 2,
               "copies scaled out under load: %s" % d)
+
+        def tracking_alarms():
+            rc, out, err = run("cloudwatch", "describe-alarms",
+                               "--alarm-name-prefix", "TargetTracking-")
+            check(rc == 0, "describe-alarms: %s" % err)
+            return out.get("MetricAlarms", [])
+        # read once the load is over: a slow aws CLI before it would let the copies scale in
+        listed = tracking_alarms()
+        check(len(named) == 2 and sorted(x["AlarmName"] for x in listed) == named and
+              all(x["MetricName"] == "InvocationsPerCopy" and x["Dimensions"] ==
+                  [{"Name": "InferenceComponentName", "Value": "ic"}] and
+                  x["AlarmActions"] == [policy_arn] for x in listed),
+              "target tracking's two alarms listed by describe-alarms: %s %s" % (named, listed))
         rc, out, err = run("application-autoscaling", "describe-scaling-activities", *key[:4])
         acts = out.get("ScalingActivities", [])
         outs = [a for a in acts if "AlarmHigh" in a.get("Cause", "")]
@@ -335,6 +351,10 @@ def test_scaling():
                    extra={"X-Amzn-SageMaker-Inference-Component": "ic"})
         check(r.status == 400 and b"has no capacity" in r.body,
               "at zero copies the call is refused: %s %s" % (r.status, r.body))
+        rc, out, err = run("application-autoscaling", "delete-scaling-policy", *key,
+                           "--policy-name", "ipc")
+        check(rc == 0 and tracking_alarms() == [],
+              "the policy's alarms go with it: %s" % err)
 
 
 def test_from_zero():

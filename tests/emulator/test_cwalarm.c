@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "aascale.h"
 #include "cwalarm.h"
 #include "cwaquery.h"
 
@@ -420,6 +421,89 @@ static void test_run_component(void) {
     buf_free(&r.body);
 }
 
+/* ---- target tracking's own alarms (aascale_tracking_alarms, cwalarm_sync) ---- */
+
+static void tracking_policy(struct aascale_policy *p, const char *resource, const char *config) {
+    memset(p, 0, sizeof *p);
+    snprintf(p->region, sizeof p->region, "us-east-1");
+    snprintf(p->resource, sizeof p->resource, "%s", resource);
+    snprintf(p->name, sizeof p->name, "ipc");
+    snprintf(p->arn, sizeof p->arn, "arn:aws:autoscaling:us-east-1:1:scalingPolicy:u:policyName/t");
+    snprintf(p->alarm_high, sizeof p->alarm_high, "TargetTracking-%s-AlarmHigh-a1", resource);
+    snprintf(p->alarm_low, sizeof p->alarm_low, "TargetTracking-%s-AlarmLow-a2", resource);
+    p->kind = AASCALE_TRACKING;
+    p->config = (char *)config;
+}
+
+static void test_tracking_alarms(void) {
+    struct aascale_policy p;
+    struct cwalarm_spec s[2];
+    tracking_policy(&p, "endpoint/ep/variant/AllTraffic",
+                    "{\"TargetValue\":70,\"PredefinedMetricSpecification\":{"
+                    "\"PredefinedMetricType\":\"SageMakerVariantInvocationsPerInstance\"}}");
+    CHECK(aascale_tracking_alarms(&p, s));
+    CHECK_STR(s[0].name, "TargetTracking-endpoint/ep/variant/AllTraffic-AlarmHigh-a1");
+    CHECK_STR(s[1].name, "TargetTracking-endpoint/ep/variant/AllTraffic-AlarmLow-a2");
+    CHECK_STR(s[0].q.name, "InvocationsPerInstance");
+    CHECK_STR(s[0].q.endpoint, "ep");
+    CHECK_STR(s[0].q.variant, "AllTraffic");
+    CHECK(s[0].q.period == 60 && strcmp(s[0].q.stat, "Sum") == 0 && s[0].eval_periods == 3 &&
+          s[0].threshold == 70 && s[0].cmp == CWALARM_GT);
+    CHECK(s[1].eval_periods == 15 && fabs(s[1].threshold - 63) < 1e-9 && s[1].cmp == CWALARM_LT);
+    CHECK(s[0].alarm_actions.n == 1 && strcmp(s[0].alarm_actions.arn[0], p.arn) == 0);
+    tracking_policy(
+        &p, "inference-component/ic",
+        "{\"TargetValue\":1,\"PredefinedMetricSpecification\":{\"PredefinedMetricType\":"
+        "\"SageMakerInferenceComponentInvocationsPerCopy\"}}");
+    CHECK(aascale_tracking_alarms(&p, s));
+    CHECK_STR(s[0].q.name, "InvocationsPerCopy");
+    CHECK_STR(s[0].q.component, "ic");
+    CHECK(!*s[0].q.endpoint);
+    tracking_policy(
+        &p, "endpoint/ep/variant/AllTraffic",
+        "{\"TargetValue\":5,\"PredefinedMetricSpecification\":{\"PredefinedMetricType\":"
+        "\"SageMakerVariantConcurrentRequestsPerModelHighResolution\"}}");
+    CHECK(aascale_tracking_alarms(&p, s));
+    CHECK(strcmp(s[0].q.name, "ConcurrentRequestsPerModel") == 0 && s[0].q.period == 10 &&
+          strcmp(s[0].q.stat, "Average") == 0);
+    p.kind = AASCALE_STEP;
+    CHECK(!aascale_tracking_alarms(&p, s)); /* a step policy has none */
+
+    /* kept in the alarms by cwalarm_sync: listed, state kept, gone with the policy */
+    struct cwalarm al;
+    struct cplane_reply r = {0};
+    struct cwalarm_refusal why;
+    buf_init(&r.body, 1 << 20);
+    cwalarm_init(&al, "123456789012");
+    CHECK_INT(call(&al, "PutMetricAlarm", PUT_JSON "}", &r), 0); /* a user's: untouched */
+    tracking_policy(&p, "endpoint/ep/variant/AllTraffic",
+                    "{\"TargetValue\":70,\"PredefinedMetricSpecification\":{"
+                    "\"PredefinedMetricType\":\"SageMakerVariantInvocationsPerInstance\"}}");
+    CHECK(aascale_tracking_alarms(&p, s));
+    CHECK_INT(cwalarm_sync(&al, s, 2, "us-east-1", 1e9, &why), 0);
+    CHECK_INT((int)al.n, 3);
+    CHECK_INT(call(&al, "DescribeAlarms", "{\"AlarmNamePrefix\":\"TargetTracking-\"}", &r), 0);
+    CHECK(strstr(r.body.data, "\"AlarmName\":\"TargetTracking-endpoint/ep/variant/AllTraffic-"
+                              "AlarmHigh-a1\""));
+    CHECK(strstr(r.body.data, "\"AlarmName\":\"TargetTracking-endpoint/ep/variant/AllTraffic-"
+                              "AlarmLow-a2\""));
+    CHECK(strstr(r.body.data, "\"AlarmDescription\":\"DO NOT EDIT OR DELETE. For "
+                              "TargetTrackingScaling policy arn:aws:autoscaling:"));
+    CHECK(strstr(r.body.data, "\"Threshold\":70,\"ComparisonOperator\":\"GreaterThanThreshold\""));
+    al.a[1].state = CWALARM_ALARM; /* as an evaluation left it */
+    double updated = al.a[1].updated;
+    CHECK_INT(cwalarm_sync(&al, s, 2, "us-east-1", 2e9, &why), 0); /* the same: kept as is */
+    CHECK_INT(al.a[1].state, CWALARM_ALARM);
+    CHECK(al.a[1].updated == updated);
+    CHECK_INT(cwalarm_sync(&al, s, 0, "eu-west-3", 2e9, &why), 0); /* another region's */
+    CHECK_INT((int)al.n, 3);
+    CHECK_INT(cwalarm_sync(&al, s, 0, "us-east-1", 2e9, &why), 0); /* the policy gone */
+    CHECK_INT((int)al.n, 1);
+    CHECK_STR(al.a[0].s.name, "hi");
+    cwalarm_free(&al);
+    buf_free(&r.body);
+}
+
 int main(void) {
     test_judge();
     test_json();
@@ -427,5 +511,6 @@ int main(void) {
     test_run();
     test_dimensions();
     test_run_component();
+    test_tracking_alarms();
     return check_exit();
 }
