@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <event2/event.h>
@@ -95,12 +96,31 @@ static int awsapi_metrics_query(struct awsapi *a, const char *op, const char *bo
     return rc;
 }
 
+/* The alarms of region's target tracking policies (aascale_tracking_alarms),
+ * as DescribeAlarms lists them: created with their policy, gone with it. */
+static void awsapi_tracking_alarms(struct awsapi *a, const char *region) {
+    struct cwalarm_spec *specs = calloc((size_t)2 * AASCALE_MAX_POLICIES, sizeof *specs);
+    struct cwalarm_refusal why = {"", ""};
+    size_t n = 0;
+    for (size_t i = 0; specs && i < a->scale.n_policies; i++) {
+        const struct aascale_policy *p = &a->scale.policies[i];
+        if (strcmp(p->region, region) == 0 && aascale_tracking_alarms(p, &specs[n])) n += 2;
+    }
+    int rc = specs ? cwalarm_sync(&a->alarms, specs, n, region, reqlog_now(), &why) : -1;
+    if (rc)
+        fprintf(stderr, "sm-emulator: cannot keep target tracking's alarms: %s\n",
+                rc == 1 ? why.message : "out of memory");
+    free(specs);
+}
+
 /* Application Auto Scaling (aascale.h): its targets are the control plane's variants. */
 static int awsapi_scaling(struct awsapi *a, const char *op, const char *body, size_t len,
                           const char *region, struct cplane_reply *r) {
     cplane_advance(&a->cp, cphost_now(&a->host)); /* the endpoints as of now */
     int rc = aascale_call(&a->scale, &a->cp, op, body, len, region, reqlog_now(), r);
     scaler_tick(&a->scaler); /* its targets and policies as they are now */
+    awsapi_tracking_alarms(a, region);
+    awsapi_alarm_tick(a); /* a new alarm is evaluated at once */
     return rc;
 }
 

@@ -383,6 +383,70 @@ static struct aascale_policy *aascale_policy(struct aascale *s, const char *regi
     return NULL;
 }
 
+/* The metric of target tracking configuration j on resource into q. */
+static void aascale_alarm_metric(const cJSON *j, const char *resource, struct cwmetric_q *q) {
+    const cJSON *pre = cJSON_GetObjectItemCaseSensitive(j, "PredefinedMetricSpecification");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(pre, "PredefinedMetricType");
+    const cJSON *custom = cJSON_GetObjectItemCaseSensitive(j, "CustomizedMetricSpecification");
+    const char *t = cJSON_IsString(type) ? type->valuestring : "";
+    bool copies = strncmp(resource, "inference-component/", 20) == 0;
+    bool high_res = strstr(t, "ConcurrentRequests") != NULL;
+    snprintf(q->ns, sizeof q->ns, "AWS/SageMaker");
+    snprintf(q->name, sizeof q->name, "%s",
+             high_res ? (copies ? "ConcurrentRequestsPerCopy" : "ConcurrentRequestsPerModel")
+                      : (copies ? "InvocationsPerCopy" : "InvocationsPerInstance"));
+    snprintf(q->stat, sizeof q->stat, "%s", high_res ? "Average" : "Sum");
+    q->period = high_res ? 10 : 60;
+    if (copies) {
+        snprintf(q->component, sizeof q->component, "%s", resource + 20);
+    } else { /* endpoint/NAME/variant/VARIANT */
+        const char *v = strstr(resource, "/variant/");
+        int n = v ? (int)(v - resource) - 9 : 0;
+        snprintf(q->endpoint, sizeof q->endpoint, "%.*s", n > 0 ? n : 0, resource + 9);
+        snprintf(q->variant, sizeof q->variant, "%s", v ? v + 9 : "");
+    }
+    if (!custom) return;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(custom, "MetricName"),
+                *ns = cJSON_GetObjectItemCaseSensitive(custom, "Namespace"),
+                *stat = cJSON_GetObjectItemCaseSensitive(custom, "Statistic"), *d;
+    memset(q, 0, sizeof *q);
+    snprintf(q->name, sizeof q->name, "%s", cJSON_IsString(name) ? name->valuestring : "");
+    snprintf(q->ns, sizeof q->ns, "%s", cJSON_IsString(ns) ? ns->valuestring : "");
+    snprintf(q->stat, sizeof q->stat, "%s", cJSON_IsString(stat) ? stat->valuestring : "Average");
+    q->period = 60;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(custom, "Dimensions")) {
+        const cJSON *dn = cJSON_GetObjectItemCaseSensitive(d, "Name"),
+                    *dv = cJSON_GetObjectItemCaseSensitive(d, "Value");
+        if (cJSON_IsString(dn) && cJSON_IsString(dv))
+            cwmetric_dimension(q, dn->valuestring, dv->valuestring);
+    }
+}
+
+bool aascale_tracking_alarms(const struct aascale_policy *p, struct cwalarm_spec out[2]) {
+    cJSON *j = p->kind == AASCALE_TRACKING && p->config ? cJSON_Parse(p->config) : NULL;
+    const cJSON *target = cJSON_GetObjectItemCaseSensitive(j, "TargetValue");
+    if (!cJSON_IsNumber(target)) {
+        cJSON_Delete(j);
+        return false;
+    }
+    for (int i = 0; i < 2; i++) {
+        struct cwalarm_spec *s = &out[i];
+        cwalarm_spec_init(s);
+        snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof s->name - 1,
+                 i ? p->alarm_low : p->alarm_high);
+        snprintf(s->description, sizeof s->description,
+                 "DO NOT EDIT OR DELETE. For TargetTrackingScaling policy %s.", p->arn);
+        aascale_alarm_metric(j, p->resource, &s->q);
+        s->eval_periods = i ? 15 : 3;
+        s->threshold = i ? 0.9 * target->valuedouble : target->valuedouble;
+        s->has_threshold = s->has_cmp = true;
+        s->cmp = i ? CWALARM_LT : CWALARM_GT;
+        cwalarm_add_action(s, &s->alarm_actions, "AlarmActions", p->arn);
+    }
+    cJSON_Delete(j);
+    return true;
+}
+
 static int aascale_alarms_json(struct buf *b, const struct aascale_policy *p, const char *account) {
     int rc = buf_adds(b, "\"Alarms\":[");
     const char *names[2] = {p->alarm_high, p->alarm_low};

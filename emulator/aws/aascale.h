@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "cplane.h"
+#include "cwalarm.h"
 
 #define AASCALE_MAX_TARGETS    64
 #define AASCALE_MAX_POLICIES   128 /* across targets; 50 a target, as AWS's quota */
@@ -88,6 +89,16 @@ __attribute__((warn_unused_result)) int aascale_call(struct aascale *s, const st
                                                      const char *op, const char *body, size_t len,
                                                      const char *region, double now,
                                                      struct cplane_reply *r);
+
+/* The two CloudWatch alarms target tracking policy p creates, as CloudWatch
+ * describes them (out[0] AlarmHigh, out[1] AlarmLow, named as PutScalingPolicy
+ * answered): its metric (InvocationsPerInstance by EndpointName and
+ * VariantName, InvocationsPerCopy by InferenceComponentName, Sum over 60 s;
+ * the high-resolution concurrency metrics' Average over 10 s; a customized
+ * metric as given), AlarmHigh over the TargetValue for 3 periods, AlarmLow
+ * under 0.9 x it for 15 (aadecide's defaults), the policy's ARN their action.
+ * Returns false when p has none (a step policy, or no TargetValue). Pure. */
+bool aascale_tracking_alarms(const struct aascale_policy *p, struct cwalarm_spec out[2]);
 
 /* The target of resource in region, or NULL. */
 struct aascale_target *aascale_target(struct aascale *s, const char *region, const char *resource);

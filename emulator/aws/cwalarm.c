@@ -121,6 +121,36 @@ static bool cwalarm_period_ok(long p) {
     return p == 10 || p == 30 || (p >= 60 && p % 60 == 0);
 }
 
+/* Checks the dimensions of an alarm's metric q: a production variant's
+ * metrics by EndpointName (and VariantName), an inference component's by
+ * InferenceComponentName alone; 0 or 1 with why, naming what came. */
+static int cwalarm_check_dims(const struct cwmetric_q *q, struct cwalarm_refusal *why) {
+    const char *bad = "InvalidParameterValue";
+    if (q->other_dims)
+        return cwalarm_refuse(why, bad,
+                              "The emulator's alarms watch its metrics by EndpointName and "
+                              "VariantName, or by InferenceComponentName: another dimension was "
+                              "given.");
+    if (*q->component && (*q->endpoint || *q->variant))
+        return cwalarm_refuse(why, bad,
+                              "The dimension InferenceComponentName (%.64s) is served alone: "
+                              "%s was given with it.",
+                              q->component, *q->endpoint ? "EndpointName" : "VariantName");
+    if (*q->component && !cwmetric_component_metric(q->ns, q->name))
+        return cwalarm_refuse(why, bad,
+                              "The metric %.64s of %.64s is not served by InferenceComponentName "
+                              "(AWS/SageMaker's Invocations, InvocationsPerCopy and "
+                              "NoCapacityInvocationFailures are).",
+                              q->name, q->ns);
+    if (!*q->component && cwmetric_component_metric(q->ns, q->name) &&
+        !cwmetric_variant_metric(q->ns, q->name))
+        return cwalarm_refuse(why, bad,
+                              "The metric %.64s is served by InferenceComponentName only: that "
+                              "dimension is required.",
+                              q->name);
+    return 0;
+}
+
 /* Checks spec s; 0 or 1 with why. */
 static int cwalarm_check(const struct cwalarm_spec *s, struct cwalarm_refusal *why) {
     const char *bad = "InvalidParameterValue", *missing = "MissingParameter";
@@ -160,11 +190,7 @@ static int cwalarm_check(const struct cwalarm_spec *s, struct cwalarm_refusal *w
         return cwalarm_refuse(why, bad,
                               "The evaluation interval of the alarm (EvaluationPeriods x Period) "
                               "cannot exceed 86400 seconds.");
-    if (s->q.other_dims)
-        return cwalarm_refuse(why, bad,
-                              "The emulator's alarms watch its metrics by EndpointName and "
-                              "VariantName: another dimension was given.");
-    return 0;
+    return cwalarm_check_dims(&s->q, why);
 }
 
 static struct cwalarm_alarm *cwalarm_get(struct cwalarm *al, const char *region, const char *name) {
@@ -174,10 +200,11 @@ static struct cwalarm_alarm *cwalarm_get(struct cwalarm *al, const char *region,
     return NULL;
 }
 
-int cwalarm_put(struct cwalarm *al, const struct cwalarm_spec *s, const char *region, double now,
-                struct cwalarm_refusal *why) {
-    if (cwalarm_check(s, why)) return 1;
-    struct cwalarm_alarm *a = cwalarm_get(al, region, s->name);
+/* Creates or replaces the alarm of spec s (checked) in region at now; *made:
+ * the alarm. Returns 0, 1 with why (LimitExceeded) or CWALARM_ERR_NOMEM. */
+static int cwalarm_store(struct cwalarm *al, const struct cwalarm_spec *s, const char *region,
+                         double now, struct cwalarm_refusal *why, struct cwalarm_alarm **made) {
+    struct cwalarm_alarm *a = *made = cwalarm_get(al, region, s->name);
     if (a) { /* replaced: the state stays until the next evaluation, due at once */
         a->s = *s;
         a->updated = now;
@@ -210,6 +237,63 @@ int cwalarm_put(struct cwalarm *al, const struct cwalarm_spec *s, const char *re
     snprintf(a->reason, sizeof a->reason, "Unchecked: Initial alarm creation");
     a->state_at = a->updated = now;
     a->value = NAN;
+    *made = a;
+    return 0;
+}
+
+int cwalarm_put(struct cwalarm *al, const struct cwalarm_spec *s, const char *region, double now,
+                struct cwalarm_refusal *why) {
+    struct cwalarm_alarm *a;
+    if (cwalarm_check(s, why)) return 1;
+    int rc = cwalarm_store(al, s, region, now, why, &a);
+    if (!rc) a->managed = false;
+    return rc;
+}
+
+/* Whether the lists of actions l and m are the same. */
+static bool cwalarm_same_list(const struct cwalarm_list *l, const struct cwalarm_list *m) {
+    for (size_t i = 0; l->n == m->n && i < l->n; i++)
+        if (strcmp(l->arn[i], m->arn[i]) != 0) return false;
+    return l->n == m->n;
+}
+
+/* Whether alarm specs s and t are the same, as DescribeAlarms and the
+ * evaluation read them. */
+static bool cwalarm_same(const struct cwalarm_spec *s, const struct cwalarm_spec *t) {
+    const struct cwmetric_q *q = &s->q, *r = &t->q;
+    return strcmp(s->name, t->name) == 0 && strcmp(s->description, t->description) == 0 &&
+           strcmp(q->ns, r->ns) == 0 && strcmp(q->name, r->name) == 0 &&
+           strcmp(q->stat, r->stat) == 0 && strcmp(q->endpoint, r->endpoint) == 0 &&
+           strcmp(q->variant, r->variant) == 0 && strcmp(q->component, r->component) == 0 &&
+           q->other_dims == r->other_dims && q->period == r->period &&
+           s->eval_periods == t->eval_periods && s->to_alarm == t->to_alarm &&
+           s->threshold == t->threshold && s->cmp == t->cmp && s->missing == t->missing &&
+           s->actions_enabled == t->actions_enabled &&
+           cwalarm_same_list(&s->alarm_actions, &t->alarm_actions) &&
+           cwalarm_same_list(&s->ok_actions, &t->ok_actions) &&
+           cwalarm_same_list(&s->insufficient_actions, &t->insufficient_actions);
+}
+
+int cwalarm_sync(struct cwalarm *al, const struct cwalarm_spec *specs, size_t n, const char *region,
+                 double now, struct cwalarm_refusal *why) {
+    for (size_t i = 0; i < n; i++) {
+        struct cwalarm_alarm *a = cwalarm_get(al, region, specs[i].name);
+        if (a && a->managed && cwalarm_same(&a->s, &specs[i])) continue;
+        int rc = cwalarm_store(al, &specs[i], region, now, why, &a);
+        if (rc) return rc;
+        a->managed = true;
+    }
+    for (size_t i = 0; i < al->n;) { /* the managed ones no policy has now */
+        struct cwalarm_alarm *a = &al->a[i];
+        bool kept = !a->managed || strcmp(a->region, region) != 0;
+        for (size_t k = 0; !kept && k < n; k++) kept = strcmp(a->s.name, specs[k].name) == 0;
+        if (kept) {
+            i++;
+            continue;
+        }
+        memmove(a, a + 1, (size_t)(al->a + al->n - (a + 1)) * sizeof *a);
+        al->n--;
+    }
     return 0;
 }
 
@@ -458,14 +542,17 @@ static int cwalarm_json_alarm(struct buf *b, const struct cwalarm_alarm *a) {
     if (!rc) rc = buf_adds(b, ",\"Namespace\":");
     if (!rc) rc = jsonw_cstr(b, s->q.ns);
     if (!rc) rc = buf_addf(b, ",\"Statistic\":\"%s\",\"Dimensions\":[", s->q.stat);
-    if (!rc && *s->q.endpoint) rc = buf_adds(b, "{\"Name\":\"EndpointName\",\"Value\":");
-    if (!rc && *s->q.endpoint) rc = jsonw_cstr(b, s->q.endpoint);
-    if (!rc && *s->q.endpoint) rc = buf_addc(b, '}');
-    if (!rc && *s->q.variant)
-        rc = buf_adds(b, *s->q.endpoint ? ",{\"Name\":\"VariantName\",\"Value\":"
-                                        : "{\"Name\":\"VariantName\",\"Value\":");
-    if (!rc && *s->q.variant) rc = jsonw_cstr(b, s->q.variant);
-    if (!rc && *s->q.variant) rc = buf_addc(b, '}');
+    const char *dims[][2] = {{"EndpointName", s->q.endpoint},
+                             {"VariantName", s->q.variant},
+                             {"InferenceComponentName", s->q.component}};
+    bool first = true;
+    for (size_t i = 0; !rc && i < CWALARM_N(dims); i++) {
+        if (!*dims[i][1]) continue;
+        rc = buf_addf(b, "%s{\"Name\":\"%s\",\"Value\":", first ? "" : ",", dims[i][0]);
+        if (!rc) rc = jsonw_cstr(b, dims[i][1]);
+        if (!rc) rc = buf_addc(b, '}');
+        first = false;
+    }
     if (!rc)
         rc = buf_addf(b,
                       "],\"Period\":%ld,\"EvaluationPeriods\":%ld,\"DatapointsToAlarm\":%ld,"

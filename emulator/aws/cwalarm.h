@@ -6,7 +6,8 @@
  *
  * An alarm watches one metric cwmetric.h serves (Namespace AWS/SageMaker or
  * /aws/sagemaker/Endpoints, its metric names, dimensions EndpointName and
- * VariantName; any other dimension, an ExtendedStatistic or metric math is
+ * VariantName, or an inference component's by InferenceComponentName alone;
+ * any other dimension or combination, an ExtendedStatistic or metric math is
  * refused) with Statistic, Period (model seconds: 10, 30 or a multiple of
  * 60), EvaluationPeriods, DatapointsToAlarm, Threshold, ComparisonOperator
  * (the four static ones) and TreatMissingData. It starts INSUFFICIENT_DATA
@@ -17,7 +18,8 @@
  * AlarmActions (Auto Scaling actions run every period the alarm stays in
  * ALARM: https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/
  * AlarmThatSendsEmail.html, "Alarm actions"). Pure: the caller gives the
- * time and runs the actions. */
+ * time and runs the actions. A target tracking policy's two alarms are kept
+ * here too (cwalarm_sync), listed and evaluated as the others. */
 #ifndef EMU_CWALARM_H
 #define EMU_CWALARM_H
 
@@ -72,6 +74,7 @@ struct cwalarm_alarm {
     double state_at, updated; /* wall clock */
     double next;              /* wall clock of the next evaluation; 0: at once */
     double value;             /* the newest datapoint of the last evaluation; NAN: none */
+    bool managed;             /* a target tracking policy's (cwalarm_sync) */
 };
 
 struct cwalarm {
@@ -110,6 +113,16 @@ __attribute__((warn_unused_result)) int cwalarm_put(struct cwalarm *al,
                                                     const struct cwalarm_spec *s,
                                                     const char *region, double now,
                                                     struct cwalarm_refusal *why);
+
+/* Makes the alarms of region that target tracking policies manage those of
+ * specs[0..n) (aascale_tracking_alarms): each one new is created
+ * (INSUFFICIENT_DATA), one changed is replaced (its state kept), and every
+ * other managed alarm of region is deleted. Returns 0, or 1 with why (past
+ * CWALARM_MAX), or CWALARM_ERR_NOMEM. */
+__attribute__((warn_unused_result)) int cwalarm_sync(struct cwalarm *al,
+                                                     const struct cwalarm_spec *specs, size_t n,
+                                                     const char *region, double now,
+                                                     struct cwalarm_refusal *why);
 
 /* Deletes the named alarms of region, all or none: returns 0, or 1 with why
  * (ResourceNotFound naming the first unknown one). */

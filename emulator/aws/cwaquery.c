@@ -148,6 +148,7 @@ static int cwaquery_alarm(struct buf *b, const struct cwalarm_alarm *a) {
     if (!rc) rc = buf_adds(b, "<Dimensions>");
     if (!rc) rc = cwaquery_dim(b, "EndpointName", s->q.endpoint);
     if (!rc) rc = cwaquery_dim(b, "VariantName", s->q.variant);
+    if (!rc) rc = cwaquery_dim(b, "InferenceComponentName", s->q.component);
     if (!rc)
         rc = buf_addf(b,
                       "</Dimensions><Period>%ld</Period><EvaluationPeriods>%ld</EvaluationPeriods>"

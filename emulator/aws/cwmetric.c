@@ -23,6 +23,8 @@ enum cwmetric_kind {
     CWMETRIC_MODEL_ERRORS,
     CWMETRIC_MODEL_LATENCY,
     CWMETRIC_OVERHEAD,
+    CWMETRIC_PER_COPY,    /* an inference component's only */
+    CWMETRIC_NO_CAPACITY, /* an inference component's only */
     CWMETRIC_GPU,
     CWMETRIC_GPU_MEMORY,
     CWMETRIC_CPU,
@@ -34,11 +36,18 @@ enum cwmetric_kind {
 static const struct {
     const char *ns, *name;
 } cwmetric_kinds[CWMETRIC_KINDS] = {
-    {CWMETRIC_SAGEMAKER, "Invocations"},           {CWMETRIC_SAGEMAKER, "InvocationsPerInstance"},
-    {CWMETRIC_SAGEMAKER, "Invocation4XXErrors"},   {CWMETRIC_SAGEMAKER, "Invocation5XXErrors"},
-    {CWMETRIC_SAGEMAKER, "InvocationModelErrors"}, {CWMETRIC_SAGEMAKER, "ModelLatency"},
-    {CWMETRIC_SAGEMAKER, "OverheadLatency"},       {CWMETRIC_INSTANCE, "GPUUtilization"},
-    {CWMETRIC_INSTANCE, "GPUMemoryUtilization"},   {CWMETRIC_INSTANCE, "CPUUtilization"},
+    {CWMETRIC_SAGEMAKER, "Invocations"},
+    {CWMETRIC_SAGEMAKER, "InvocationsPerInstance"},
+    {CWMETRIC_SAGEMAKER, "Invocation4XXErrors"},
+    {CWMETRIC_SAGEMAKER, "Invocation5XXErrors"},
+    {CWMETRIC_SAGEMAKER, "InvocationModelErrors"},
+    {CWMETRIC_SAGEMAKER, "ModelLatency"},
+    {CWMETRIC_SAGEMAKER, "OverheadLatency"},
+    {CWMETRIC_SAGEMAKER, "InvocationsPerCopy"},
+    {CWMETRIC_SAGEMAKER, "NoCapacityInvocationFailures"},
+    {CWMETRIC_INSTANCE, "GPUUtilization"},
+    {CWMETRIC_INSTANCE, "GPUMemoryUtilization"},
+    {CWMETRIC_INSTANCE, "CPUUtilization"},
     {CWMETRIC_INSTANCE, "MemoryUtilization"},
 };
 
@@ -55,9 +64,12 @@ void cwmetric_free(struct cwmetric *m) {
         free(m->v[i].calls);
         free(m->v[i].busy);
     }
+    for (size_t i = 0; i < m->n_ic; i++) free(m->ic[i].calls);
     free(m->v);
+    free(m->ic);
     m->v = NULL;
-    m->n = 0;
+    m->ic = NULL;
+    m->n = m->n_ic = 0;
 }
 
 /* ---- the store ---- */
@@ -103,17 +115,45 @@ static long cwmetric_slot(void **items, size_t size, size_t *n, size_t *cap, siz
     return (long)(*n)++;
 }
 
+/* Keeps call (size bytes) in a ring of CWMETRIC_CALLS at *items. Returns 0
+ * or CWMETRIC_ERR_NOMEM. */
+static int cwmetric_keep(void **items, size_t size, size_t *n, size_t *cap, size_t *first,
+                         const void *call) {
+    long at = cwmetric_slot(items, size, n, cap, first, CWMETRIC_CALLS);
+    if (at < 0) return CWMETRIC_ERR_NOMEM;
+    memcpy((char *)*items + (size_t)at * size, call, size);
+    return CWMETRIC_OK;
+}
+
 int cwmetric_count(struct cwmetric *m, const char *endpoint, const char *variant,
                    const struct cwmetric_call *c) {
     struct cwmetric_variant *v = cwmetric_variant(m, endpoint, variant);
-    void *items = v ? v->calls : NULL;
-    long at = v ? cwmetric_slot(&items, sizeof *c, &v->n_calls, &v->cap_calls, &v->first_call,
-                                CWMETRIC_CALLS)
-                : -1;
-    if (at < 0) return CWMETRIC_ERR_NOMEM;
+    if (!v) return CWMETRIC_ERR_NOMEM;
+    void *items = v->calls;
+    int rc = cwmetric_keep(&items, sizeof *c, &v->n_calls, &v->cap_calls, &v->first_call, c);
     v->calls = items;
-    v->calls[at] = *c;
-    return CWMETRIC_OK;
+    return rc;
+}
+
+/* The calls kept of inference component name, added when new; NULL out of memory. */
+static struct cwmetric_ic *cwmetric_ic(struct cwmetric *m, const char *name) {
+    for (size_t i = 0; i < m->n_ic; i++)
+        if (strcmp(m->ic[i].name, name) == 0) return &m->ic[i];
+    struct cwmetric_ic *ic = realloc(m->ic, (m->n_ic + 1) * sizeof *ic);
+    if (!ic) return NULL;
+    m->ic = ic;
+    ic = memset(&m->ic[m->n_ic++], 0, sizeof *ic);
+    snprintf(ic->name, sizeof ic->name, "%s", name);
+    return ic;
+}
+
+int cwmetric_component(struct cwmetric *m, const char *name, const struct cwmetric_ic_call *c) {
+    struct cwmetric_ic *ic = cwmetric_ic(m, name);
+    if (!ic) return CWMETRIC_ERR_NOMEM;
+    void *items = ic->calls;
+    int rc = cwmetric_keep(&items, sizeof *c, &ic->n_calls, &ic->cap_calls, &ic->first_call, c);
+    ic->calls = items;
+    return rc;
 }
 
 int cwmetric_busy(struct cwmetric *m, const char *endpoint, const char *variant, double from,
@@ -257,12 +297,32 @@ static int cwmetric_push(struct cwmetric_samples *a, long long k, double v) {
     return CWMETRIC_OK;
 }
 
-static int cwmetric_kind(const struct cwmetric_q *q) {
+static int cwmetric_kind_of(const char *ns, const char *name) {
     for (int i = 0; i < CWMETRIC_KINDS; i++)
-        if (strcmp(q->ns, cwmetric_kinds[i].ns) == 0 &&
-            strcmp(q->name, cwmetric_kinds[i].name) == 0)
+        if (strcmp(ns, cwmetric_kinds[i].ns) == 0 && strcmp(name, cwmetric_kinds[i].name) == 0)
             return i;
     return -1;
+}
+
+static int cwmetric_kind(const struct cwmetric_q *q) {
+    return cwmetric_kind_of(q->ns, q->name);
+}
+
+bool cwmetric_component_metric(const char *ns, const char *name) {
+    int kind = cwmetric_kind_of(ns, name);
+    return kind == CWMETRIC_INVOCATIONS || kind == CWMETRIC_PER_COPY ||
+           kind == CWMETRIC_NO_CAPACITY;
+}
+
+bool cwmetric_variant_metric(const char *ns, const char *name) {
+    int kind = cwmetric_kind_of(ns, name);
+    return kind >= 0 && kind != CWMETRIC_PER_COPY && kind != CWMETRIC_NO_CAPACITY;
+}
+
+/* A component call's sample of kind, or false when it has none. */
+static bool cwmetric_ic_sample(int kind, const struct cwmetric_ic_call *c, double *v) {
+    *v = kind == CWMETRIC_NO_CAPACITY ? c->refused : kind == CWMETRIC_PER_COPY ? c->per_copy : 1;
+    return kind == CWMETRIC_NO_CAPACITY || !c->refused;
 }
 
 /* A call's sample of kind, or false when it has none. */
@@ -286,9 +346,12 @@ static bool cwmetric_call_sample(int kind, const struct cwmetric_call *c, double
     case CWMETRIC_MODEL_LATENCY:
         *v = c->model_us;
         return c->timed;
-    default:
+    case CWMETRIC_OVERHEAD:
         *v = c->overhead_us;
         return c->timed;
+    default: /* a component's metric: none per variant */
+        *v = 0;
+        return false;
     }
 }
 
@@ -298,14 +361,30 @@ struct cwmetric_window {
     long long k0, k1;
 };
 
-static int cwmetric_calls(const struct cwmetric_variant *v, int kind,
-                          const struct cwmetric_window *win, struct cwmetric_samples *out) {
-    for (size_t i = 0; i < v->n_calls; i++) {
-        const struct cwmetric_call *c = &v->calls[(v->first_call + i) % v->n_calls];
-        long long k = (long long)floor(c->t / win->w);
-        double x;
-        if (k < win->k0 || k >= win->k1 || !cwmetric_call_sample(kind, c, &x)) continue;
-        if (cwmetric_push(out, k, x)) return CWMETRIC_ERR_NOMEM;
+/* A kept call's sample of kind: its time and value, or false when it has none. */
+typedef bool cwmetric_sample_fn(int kind, const void *call, double *t, double *v);
+
+static bool cwmetric_variant_sample(int kind, const void *call, double *t, double *v) {
+    const struct cwmetric_call *c = call;
+    *t = c->t;
+    return cwmetric_call_sample(kind, c, v);
+}
+
+static bool cwmetric_component_sample(int kind, const void *call, double *t, double *v) {
+    const struct cwmetric_ic_call *c = call;
+    *t = c->t;
+    return cwmetric_ic_sample(kind, c, v);
+}
+
+/* The samples of kind in the window of a ring of n calls of size bytes from first. */
+static int cwmetric_calls(const void *calls, size_t size, size_t n, size_t first, int kind,
+                          cwmetric_sample_fn *sample, const struct cwmetric_window *win,
+                          struct cwmetric_samples *out) {
+    for (size_t i = 0; i < n; i++) {
+        double t, x;
+        if (!sample(kind, (const char *)calls + ((first + i) % n) * size, &t, &x)) continue;
+        long long k = (long long)floor(t / win->w);
+        if (k >= win->k0 && k < win->k1 && cwmetric_push(out, k, x)) return CWMETRIC_ERR_NOMEM;
     }
     return CWMETRIC_OK;
 }
@@ -395,11 +474,21 @@ static int cwmetric_one(const struct cwmetric *m, const struct cwmetric_req *req
     win.k1 = (long long)ceil(req->end / win.w);
     int kind = cwmetric_kind(q), rc = CWMETRIC_OK;
     r->q = q;
-    bool none = !here || kind < 0 || q->other_dims || !*q->endpoint;
-    for (size_t i = 0; !none && !rc && i < m->n; i++) {
+    bool ic = *q->component != '\0';
+    bool none = !here || kind < 0 || q->other_dims ||
+                (ic ? *q->endpoint || *q->variant || !cwmetric_component_metric(q->ns, q->name)
+                    : !*q->endpoint);
+    for (size_t i = 0; ic && !none && !rc && i < m->n_ic; i++)
+        if (strcmp(m->ic[i].name, q->component) == 0)
+            rc = cwmetric_calls(m->ic[i].calls, sizeof *m->ic[i].calls, m->ic[i].n_calls,
+                                m->ic[i].first_call, kind, cwmetric_component_sample, &win, &a);
+    for (size_t i = 0; !ic && !none && !rc && i < m->n; i++) {
         if (!cwmetric_wanted(q, &m->v[i])) continue;
-        rc = kind >= CWMETRIC_FIRST_INSTANCE ? cwmetric_instance(&m->v[i], kind, &win, now, &a)
-                                             : cwmetric_calls(&m->v[i], kind, &win, &a);
+        const struct cwmetric_variant *v = &m->v[i];
+        rc = kind >= CWMETRIC_FIRST_INSTANCE
+                 ? cwmetric_instance(v, kind, &win, now, &a)
+                 : cwmetric_calls(v->calls, sizeof *v->calls, v->n_calls, v->first_call, kind,
+                                  cwmetric_variant_sample, &win, &a);
     }
     if (!rc) rc = cwmetric_reduce(&a, cwmetric_stat(q->stat), &win, req->ascending, r);
     free(a.s);
@@ -472,6 +561,8 @@ void cwmetric_dimension(struct cwmetric_q *q, const char *name, const char *valu
         snprintf(q->endpoint, sizeof q->endpoint, "%s", value);
     else if (strcmp(name, "VariantName") == 0)
         snprintf(q->variant, sizeof q->variant, "%s", value);
+    else if (strcmp(name, "InferenceComponentName") == 0)
+        snprintf(q->component, sizeof q->component, "%s", value);
     else
         q->other_dims = true;
 }

@@ -20,6 +20,12 @@
  *                          end of its last step, not a late wake-up), rounded
  *                          as x-sm-emulator-service-us is
  *   OverheadLatency        microseconds of that overhead (the same requests)
+ * Per inference component (dimension InferenceComponentName alone), each call
+ * naming it at the wall-clock time it was received (cwmetric_component):
+ *   Invocations                  each call routed to its copies
+ *   InvocationsPerCopy           each of those divided by its copies serving
+ *   NoCapacityInvocationFailures 1 for a call refused for want of a copy
+ *                                serving, 0 for one routed
  * and for the instance, per period: GPUUtilization, the percent of the period
  * a decode step ran; CPUUtilization 2% plus 98% of that share (one scheduling
  * core); GPUMemoryUtilization 90% (vLLM reserves gpu_memory_utilization 0.9 at
@@ -74,11 +80,26 @@ struct cwmetric_variant {
     size_t n_busy, cap_busy, first_busy;
 };
 
+/* One call naming an inference component, as counted. */
+struct cwmetric_ic_call {
+    double t;       /* wall clock it was received, Unix seconds */
+    bool refused;   /* no copy served: NoCapacityInvocationFailures */
+    float per_copy; /* routed: 1 / the copies serving when it came */
+};
+
+struct cwmetric_ic {
+    char name[CWMETRIC_NAME_MAX];
+    struct cwmetric_ic_call *calls; /* a ring of CWMETRIC_CALLS */
+    size_t n_calls, cap_calls, first_call;
+};
+
 struct cwmetric {
     char region[64];   /* the runtime region: the only one with metrics */
     double time_scale; /* model seconds per wall second */
     struct cwmetric_variant *v;
     size_t n;
+    struct cwmetric_ic *ic; /* the inference components called, n_ic of them */
+    size_t n_ic;
 };
 
 enum cwmetric_error { CWMETRIC_OK = 0, CWMETRIC_ERR_NOMEM = -1 };
@@ -94,6 +115,17 @@ __attribute__((warn_unused_result)) int cwmetric_start(struct cwmetric *m, const
 __attribute__((warn_unused_result)) int cwmetric_count(struct cwmetric *m, const char *endpoint,
                                                        const char *variant,
                                                        const struct cwmetric_call *c);
+/* Counts one call naming inference component name (of the runtime region).
+ * Returns 0 or CWMETRIC_ERR_NOMEM (lost). */
+__attribute__((warn_unused_result)) int cwmetric_component(struct cwmetric *m, const char *name,
+                                                           const struct cwmetric_ic_call *c);
+/* Whether Namespace ns's metric name is one served per inference component
+ * (dimension InferenceComponentName). */
+bool cwmetric_component_metric(const char *ns, const char *name);
+/* Whether Namespace ns's metric name is one served per production variant
+ * (dimensions EndpointName and VariantName). */
+bool cwmetric_variant_metric(const char *ns, const char *name);
+
 /* The variant's GPU ran from from to to (wall clock). Returns as cwmetric_count. */
 __attribute__((warn_unused_result)) int cwmetric_busy(struct cwmetric *m, const char *endpoint,
                                                       const char *variant, double from, double to);
@@ -107,10 +139,11 @@ struct cwmetric_q {
     char id[CWMETRIC_TEXT], label[CWMETRIC_TEXT];
     char ns[CWMETRIC_TEXT], name[CWMETRIC_TEXT], stat[32];
     char endpoint[CWMETRIC_NAME_MAX], variant[CWMETRIC_NAME_MAX]; /* "": not given */
-    bool other_dims; /* a dimension other than EndpointName and VariantName: no metric */
-    bool expression; /* an Expression instead of a MetricStat */
-    bool hidden;     /* ReturnData false */
-    long period;     /* seconds (model time); 0: not given */
+    char component[CWMETRIC_NAME_MAX]; /* InferenceComponentName; "": not given */
+    bool other_dims;                   /* a dimension other than those three: no metric */
+    bool expression;                   /* an Expression instead of a MetricStat */
+    bool hidden;                       /* ReturnData false */
+    long period;                       /* seconds (model time); 0: not given */
 };
 
 struct cwmetric_req {
@@ -146,8 +179,9 @@ struct cwmetric_page {
     long next; /* the NextToken's data points, or -1 when none */
 };
 
-/* Sets the dimension name=value of q: EndpointName and VariantName are read,
- * any other makes q ask for no metric the emulator has. */
+/* Sets the dimension name=value of q: EndpointName, VariantName and
+ * InferenceComponentName are read, any other makes q ask for no metric the
+ * emulator has. */
 void cwmetric_dimension(struct cwmetric_q *q, const char *name, const char *value);
 
 /* Empties req (start and end not given). */

@@ -125,6 +125,14 @@ static struct fleet_variant *admit_session_variant(struct fleet_endpoint *ep,
     return NULL;
 }
 
+/* Counts a call of component c for CloudWatch (refused: for want of a copy). */
+static void admit_component_metric(const struct admit_request *r, const struct cpic_comp *c,
+                                   bool refused) {
+    struct cwmetric_ic_call call = {r->received, refused,
+                                    c->current > 0 ? 1.0f / (float)c->current : 0};
+    if (r->cwmetrics) (void)!cwmetric_component(r->cwmetrics, c->name, &call);
+}
+
 /* The inference component comp[0..n) of ep that has a copy serving, or NULL
  * with the refusal (none of that name on ep; or no copy: the no-capacity
  * error, counted). */
@@ -142,9 +150,11 @@ static const struct cpic_comp *admit_component(const struct admit_request *r,
     }
     if (c->current > 0) {
         c->invocations++;
+        admit_component_metric(r, c, false);
         return c;
     }
     c->no_capacity++;
+    admit_component_metric(r, c, true);
     admit_refuse(no, 400, "ValidationError", "%s", CPIC_NO_CAPACITY);
     return NULL;
 }

@@ -15,10 +15,10 @@
  * X-Amzn-SageMaker-Inference-Component) is checked against the naming rule,
  * then looked up among the control plane's (cpic.h): an unknown one, or one
  * of another endpoint, is refused; one with no copy serving gets the
- * no-capacity ValidationError (counted as its NoCapacityInvocationFailures);
- * else the call goes to one of the component's copies on its variant
- * (fleet_copies_pick: the one holding its session, else by the variant's
- * routing), never to the variant's instances. */
+ * no-capacity ValidationError (counted as its NoCapacityInvocationFailures,
+ * in cpic's counts and CloudWatch's); else the call goes to one of the
+ * component's copies on its variant (fleet_copies_pick: the one holding its
+ * session, else by the variant's routing), never to the variant's instances. */
 #ifndef EMU_ADMIT_H
 #define EMU_ADMIT_H
 
@@ -28,6 +28,7 @@
 #include "auth.h"
 #include "buf.h"
 #include "cpic.h"
+#include "cwmetric.h"
 #include "fleet.h"
 #include "http.h"
 #include "rtpath.h"
@@ -42,6 +43,10 @@ struct admit_request {
     const char *account;       /* the account named in messages */
     struct cpic *ics;          /* the inference components, or NULL: none (borrowed) */
     const char *ic_region;     /* their region */
+    /* CloudWatch's per-component counts (cwmetric_component), or NULL: none
+     * (borrowed); received: the wall clock the call came, as counted there */
+    struct cwmetric *cwmetrics;
+    double received;
 };
 
 /* Why a request was refused, to be sent as the route's error. */

@@ -740,7 +740,9 @@ struct rtcall *rtcall_request(struct invoke *inv, void *owner, const struct http
                                (time_t)inv->cur.received,
                                inv->account,
                                inv->ics,
-                               inv->ic_region ? inv->ic_region : inv->region};
+                               inv->ic_region ? inv->ic_region : inv->region,
+                               inv->cwmetrics,
+                               inv->cur.received};
     struct admit_refusal no;
     admit_refusal_init(&no);
     struct fleet_variant *var = admit_request(&inv->auth, inv->fleet, &ar, &inv->rng, &no);

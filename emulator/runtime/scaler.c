@@ -282,52 +282,46 @@ static struct scaler_run *scaler_find(struct scaler *s, const char *resource) {
     return r;
 }
 
-/* A copy-count target (inference-component/NAME): the decisions run on the
- * component's copies, which serve load_s after a scale-out and go at once on
- * a scale-in; the datapoint is InvocationsPerCopy (the calls it was routed in
- * the period / its copies serving). Returns the model time of the next due
- * moment (INFINITY: none). */
-static double scaler_copies(struct scaler *s, const struct aascale_target *t,
-                            const struct aascale_policy *p, double now, double wall) {
-    cplane_advance(s->c.cp, (struct cplane_now){now, wall}); /* loads that ended */
-    struct cpic_comp *comp = cpic_find(&s->c.cp->ic, t->region, t->resource + 20);
-    struct aadecide_conf c;
-    bool high_res;
-    if (!comp || (comp->state != CPIC_IN_SERVICE && comp->state != CPIC_UPDATING) ||
-        !scaler_policy_conf(t, p, &c, &high_res) || high_res)
-        return INFINITY;
+/* The decisions' bounds of component comp's copies on target t into c: no
+ * provisioning (copies start on the variant's instances), the model's load,
+ * the target's min (0 allowed) and max. */
+static void scaler_copy_bounds(const struct aascale_target *t, const struct cpic_comp *comp,
+                               struct aadecide_conf *c) {
+    c->provision_s = 0;
+    c->load_s = comp->load_s;
+    c->drain_s = 0;
+    c->min = t->min;
+    c->max = t->max < c->min ? c->min : t->max;
+}
+
+/* The run of component target t on comp's copies with decisions c (policy:
+ * the target tracking policy's name, "" for step policies only): the one kept,
+ * or started anew at now when the copies changed since (an update). NULL: no
+ * room. */
+static struct scaler_run *scaler_copy_run(struct scaler *s, const struct aascale_target *t,
+                                          const struct cpic_comp *comp, const char *policy,
+                                          const struct aadecide_conf *c, double now) {
     struct scaler_run *r = scaler_find(s, t->resource);
-    if (!r) return INFINITY;
-    if (comp->ready_at >= 0) return comp->ready_at; /* an update's copies first */
-    c.provision_s = 0;                              /* copies start on the variant's instances */
-    c.load_s = comp->load_s;
-    c.drain_s = 0;
-    c.min = t->min;
-    c.max = t->max < c.min ? c.min : t->max;
-    /* the copies as the last run left them, or changed since (an update): start anew */
-    if (r->ep || strcmp(r->policy, p->name) != 0 || r->d.serving != comp->current ||
-        r->d.serving + r->d.launching != comp->desired) {
-        aadecide_init(&r->d, &c, comp->current, now);
-        r->next_point = now + c.period_s;
+    if (!r) return NULL;
+    /* new (next_point 0: never started), or another policy, or the copies changed */
+    if (r->next_point == 0 || r->ep || strcmp(r->policy, policy) != 0 ||
+        r->d.serving != comp->current || r->d.serving + r->d.launching != comp->desired) {
+        aadecide_init(&r->d, c, comp->current, now);
+        r->next_point = *policy ? now + c->period_s : INFINITY;
         r->calls = comp->invocations;
         r->n_open = 0;
-        snprintf(r->policy, sizeof r->policy, "%s", p->name);
+        snprintf(r->policy, sizeof r->policy, "%s", policy);
     }
     r->ep = NULL;
-    r->d.c = c;
-    snprintf(r->alarm_high, sizeof r->alarm_high, "%s", p->alarm_high);
-    snprintf(r->alarm_low, sizeof r->alarm_low, "%s", p->alarm_low);
-    while (r->next_point <= now) {
-        aadecide_advance(&r->d, r->next_point);
-        double per = r->d.serving ? (double)r->d.serving : 1;
-        struct aadecide_event ev =
-            aadecide_point(&r->d, r->next_point, (double)(comp->invocations - r->calls) / per);
-        r->calls = comp->invocations;
-        if (ev.kind != AADECIDE_NONE)
-            scaler_record(s, r, t, &ev, wall - (now - ev.at) / s->c.time_scale,
-                          ev.kind == AADECIDE_OUT ? r->alarm_high : r->alarm_low, r->policy);
-        r->next_point += r->d.c.period_s;
-    }
+    r->d.c = *c;
+    return r;
+}
+
+/* Settles run r of comp at model time now (wall: the wall clock now): copies
+ * loaded serve, activities whose copies serve end, DescribeInferenceComponent's
+ * counts follow. Returns the model time of its next due moment. */
+static double scaler_copy_settle(struct scaler *s, struct scaler_run *r, struct cpic_comp *comp,
+                                 double now, double wall) {
     aadecide_advance(&r->d, now);
     size_t kept = 0;
     for (size_t i = 0; i < r->n_open; i++) {
@@ -345,6 +339,109 @@ static double scaler_copies(struct scaler *s, const struct aascale_target *t,
     return due;
 }
 
+/* The component target t names when it can be scaled now (InService or
+ * Updating, no update's copies loading: *due then says when), or NULL. */
+static struct cpic_comp *scaler_component(struct scaler *s, const struct aascale_target *t,
+                                          double now, double wall, double *due) {
+    cplane_advance(s->c.cp, (struct cplane_now){now, wall}); /* loads that ended */
+    struct cpic_comp *comp = cpic_find(&s->c.cp->ic, t->region, t->resource + 20);
+    *due = INFINITY;
+    if (!comp || (comp->state != CPIC_IN_SERVICE && comp->state != CPIC_UPDATING)) return NULL;
+    if (comp->ready_at >= 0) { /* an update's copies first */
+        *due = comp->ready_at;
+        return NULL;
+    }
+    return comp;
+}
+
+/* A copy-count target (inference-component/NAME): the decisions run on the
+ * component's copies, which serve load_s after a scale-out and go at once on
+ * a scale-in; the datapoint is InvocationsPerCopy (the calls it was routed in
+ * the period / its copies serving). Returns the model time of the next due
+ * moment (INFINITY: none). */
+static double scaler_copies(struct scaler *s, const struct aascale_target *t,
+                            const struct aascale_policy *p, double now, double wall) {
+    struct aadecide_conf c;
+    bool high_res;
+    double due;
+    struct cpic_comp *comp = scaler_component(s, t, now, wall, &due);
+    if (!comp) return due;
+    if (!scaler_policy_conf(t, p, &c, &high_res) || high_res) return INFINITY;
+    scaler_copy_bounds(t, comp, &c);
+    struct scaler_run *r = scaler_copy_run(s, t, comp, p->name, &c, now);
+    if (!r) return INFINITY;
+    snprintf(r->alarm_high, sizeof r->alarm_high, "%s", p->alarm_high);
+    snprintf(r->alarm_low, sizeof r->alarm_low, "%s", p->alarm_low);
+    while (r->next_point <= now) {
+        aadecide_advance(&r->d, r->next_point);
+        double per = r->d.serving ? (double)r->d.serving : 1;
+        struct aadecide_event ev =
+            aadecide_point(&r->d, r->next_point, (double)(comp->invocations - r->calls) / per);
+        r->calls = comp->invocations;
+        if (ev.kind != AADECIDE_NONE)
+            scaler_record(s, r, t, &ev, wall - (now - ev.at) / s->c.time_scale,
+                          ev.kind == AADECIDE_OUT ? r->alarm_high : r->alarm_low, r->policy);
+        r->next_point += r->d.c.period_s;
+    }
+    return scaler_copy_settle(s, r, comp, now, wall);
+}
+
+/* A copy-count target with step policies only: kept on its copies between
+ * the alarms that run them (scaler_step), no datapoints of its own. Returns
+ * the model time of the next due moment (a scale-out's copies serving). */
+static double scaler_copies_stepped(struct scaler *s, const struct aascale_target *t, double now,
+                                    double wall) {
+    struct aadecide_conf c;
+    double due;
+    struct cpic_comp *comp = scaler_component(s, t, now, wall, &due);
+    if (!comp) return due;
+    aadecide_defaults(&c, false);
+    scaler_copy_bounds(t, comp, &c);
+    c.disable_in = t->in_suspended;
+    struct scaler_run *r = scaler_copy_run(s, t, comp, "", &c, now);
+    return r ? scaler_copy_settle(s, r, comp, now, wall) : INFINITY;
+}
+
+/* The run kept for resource, or NULL. */
+static struct scaler_run *scaler_kept(struct scaler *s, const char *resource) {
+    for (size_t i = 0; i < s->n_runs; i++)
+        if (strcmp(s->runs[i].resource, resource) == 0) return &s->runs[i];
+    return NULL;
+}
+
+/* Step policy p's decision on run r at the alarm's breach, now (*now the
+ * model time, *wall the wall clock). */
+static struct aadecide_event scaler_step_decide(const struct scaler *s,
+                                                const struct aascale_policy *p,
+                                                struct scaler_run *r, double breach, double *now,
+                                                double *wall) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    *wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    *now = mclock_real() * s->c.time_scale;
+    struct aadecide_steps steps;
+    scaler_steps(p, &steps);
+    return aadecide_step(&r->d, &steps, *now, breach);
+}
+
+/* Step scaling of a copy-count target: policy p's decision on run r of
+ * target t at the alarm's breach sets the component's desired copies (new
+ * ones serve the model's load time later). */
+static int scaler_step_copies(struct scaler *s, const struct aascale_policy *p,
+                              const struct aascale_target *t, const char *alarm, double breach) {
+    struct scaler_run *r = scaler_kept(s, t->resource);
+    struct cpic_comp *comp = cpic_find(&s->c.cp->ic, t->region, t->resource + 20);
+    if (!r || !comp) return SCALER_ERR_NOTFOUND;
+    double now, wall;
+    struct aadecide_event ev = scaler_step_decide(s, p, r, breach, &now, &wall);
+    if (ev.kind != AADECIDE_NONE) {
+        scaler_record(s, r, t, &ev, wall, alarm, p->name);
+        (void)scaler_copy_settle(s, r, comp, now, wall); /* the desired copies, told */
+    }
+    scaler_tick(s); /* the timer for the new copies */
+    return SCALER_OK;
+}
+
 void scaler_tick(struct scaler *s) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -356,7 +453,9 @@ void scaler_tick(struct scaler *s) {
         if (strcmp(t->region, s->c.region) != 0) continue;
         const struct aascale_policy *p = scaler_policy(s, t);
         if (t->dim == AASCALE_COMPONENT) {
-            double next = p ? scaler_copies(s, t, p, now, wall) : INFINITY;
+            double next = p                      ? scaler_copies(s, t, p, now, wall)
+                          : scaler_stepped(s, t) ? scaler_copies_stepped(s, t, now, wall)
+                                                 : INFINITY;
             if (next < due) due = next;
             continue;
         }
@@ -419,19 +518,13 @@ int scaler_step(struct scaler *s, const char *policy_arn, const char *alarm, dou
     if (!p) return SCALER_ERR_NOTFOUND;
     scaler_tick(s); /* the target's run, started on its instances as they are */
     const struct aascale_target *t = aascale_target(s->c.aa, s->c.region, p->resource);
+    if (t && t->dim == AASCALE_COMPONENT) return scaler_step_copies(s, p, t, alarm, breach);
     struct fleet_endpoint *ep = NULL;
     struct fleet_variant *head = t ? scaler_variant(s, t->resource, &ep) : NULL;
-    struct scaler_run *r = NULL;
-    for (size_t i = 0; head && !r && i < s->n_runs; i++)
-        if (strcmp(s->runs[i].resource, t->resource) == 0) r = &s->runs[i];
+    struct scaler_run *r = head ? scaler_kept(s, t->resource) : NULL;
     if (!r) return SCALER_ERR_NOTFOUND;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    double wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-    double now = mclock_real() * s->c.time_scale;
-    struct aadecide_steps steps;
-    scaler_steps(p, &steps);
-    struct aadecide_event ev = aadecide_step(&r->d, &steps, now, breach);
+    double now, wall;
+    struct aadecide_event ev = scaler_step_decide(s, p, r, breach, &now, &wall);
     if (ev.kind != AADECIDE_NONE) {
         scaler_apply(head, &ev, now);
         scaler_record(s, r, t, &ev, wall, alarm, p->name);

@@ -91,7 +91,10 @@ void scaler_tick(struct scaler *s);
  * userguide/step-scaling-policy-overview.html describes: the step whose
  * bounds, relative to the threshold, hold the breach); a decision launches or
  * drains instances as target tracking's do and is an activity whose Cause
- * names the alarm and the policy. Targets with step policies and no target
+ * names the alarm and the policy. On an inference component's target
+ * (inference-component/NAME) the decision sets its desired copies (from 0
+ * too), new copies serving the model's load time later, as target
+ * tracking's. Targets with step policies and no target
  * tracking one are kept between alarms (no datapoints of their own). Returns
  * 0, or SCALER_ERR_NOTFOUND when no step policy has that ARN or its variant
  * serves nothing now. */

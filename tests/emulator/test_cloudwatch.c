@@ -351,9 +351,74 @@ static void test_query(void) {
     cwmetric_free(&m);
 }
 
+/* An inference component's metrics (dimension InferenceComponentName alone):
+ * its refused calls as NoCapacityInvocationFailures, those its copies took as
+ * Invocations and InvocationsPerCopy; no variant metric by component and no
+ * component metric by variant. */
+static void test_component_metrics(void) {
+    struct cwmetric m;
+    struct cplane_reply r = reply();
+    char req[2048], got[512], status[32];
+    const char *ic = "{\"Name\":\"InferenceComponentName\",\"Value\":\"ic\"}";
+    const char *ep = "{\"Name\":\"EndpointName\",\"Value\":\"ep\"}";
+    cwmetric_init(&m, "us-east-1", 10); /* a period of 60 model s is 6 wall s */
+    CHECK_INT(cwmetric_start(&m, "ep", "AllTraffic", T0), 0);
+    const struct cwmetric_ic_call calls[] = {
+        {T0 + 1, true, 0}, {T0 + 2, true, 0},     {T0 + 3, true, 0}, /* no copy */
+        {T0 + 7, true, 0}, {T0 + 8, false, 1.0f}, {T0 + 9, false, 0.5f},
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+        CHECK_INT(cwmetric_component(&m, "ic", &calls[i]), 0);
+    CHECK_INT(cwmetric_component(&m, "other", &calls[0]), 0);
+    struct cwmetric_call c = {T0 + 8, 200, false, true, 1e6, 1e5, 1};
+    CHECK_INT(cwmetric_count(&m, "ep", "AllTraffic", &c), 0);
+    static const struct {
+        const char *name, *stat;
+        bool by_ic, with_ep;
+        const char *want;
+    } rows[] = {
+        {"NoCapacityInvocationFailures", "Sum", true, false, "6=1,0=3,"},
+        {"NoCapacityInvocationFailures", "SampleCount", true, false, "6=3,0=3,"},
+        {"Invocations", "Sum", true, false, "6=2,"},
+        {"InvocationsPerCopy", "Sum", true, false, "6=1.5,"},
+        {"Invocations", "Sum", false, true, "6=1,"},              /* the variant's */
+        {"ModelLatency", "Sum", true, false, ""},                 /* not by component */
+        {"NoCapacityInvocationFailures", "Sum", false, true, ""}, /* not by variant */
+        {"NoCapacityInvocationFailures", "Sum", true, true, ""},  /* not both */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        char dims[256];
+        snprintf(dims, sizeof dims, "%s%s%s", rows[i].by_ic ? ic : "",
+                 rows[i].by_ic && rows[i].with_ep ? "," : "", rows[i].with_ep ? ep : "");
+        metric_req(req, sizeof req, "AWS/SageMaker", rows[i].name, rows[i].stat, dims, 60, 12, "");
+        CHECK_INT(cwmetric_call(&m, "GetMetricData", req, strlen(req), "us-east-1", T0 + 12, &r),
+                  0);
+        CHECK_INT(r.status, 200);
+        points(&r, got, sizeof got, status);
+        if (strcmp(got, rows[i].want) != 0) fprintf(stderr, "component row %zu:\n", i);
+        CHECK_STR(got, rows[i].want);
+    }
+    /* the aws CLI's query protocol names the dimension the same way (newest first) */
+    const char *form =
+        "Action=GetMetricData&Version=2010-08-01&MetricDataQueries.member.1.Id=nc&"
+        "MetricDataQueries.member.1.MetricStat.Metric.Namespace=AWS%2FSageMaker&"
+        "MetricDataQueries.member.1.MetricStat.Metric.MetricName=NoCapacityInvocationFailures&"
+        "MetricDataQueries.member.1.MetricStat.Metric.Dimensions.member.1.Name="
+        "InferenceComponentName&"
+        "MetricDataQueries.member.1.MetricStat.Metric.Dimensions.member.1.Value=ic&"
+        "MetricDataQueries.member.1.MetricStat.Period=60&MetricDataQueries.member.1.MetricStat."
+        "Stat=Sum&StartTime=2026-12-01T16%3A54%3A00Z&EndTime=2026-12-01T16%3A54%3A12Z";
+    CHECK_INT(cwquery_call(&m, "GetMetricData", form, strlen(form), "us-east-1", T0 + 12, &r), 0);
+    CHECK(r.status == 200 && strstr(buf_str(&r.body), "<Values><member>1</member><member>3"
+                                                      "</member></Values>"));
+    buf_free(&r.body);
+    cwmetric_free(&m);
+}
+
 int main(void) {
     test_logs();
     test_metrics();
     test_query();
+    test_component_metrics();
     return check_exit();
 }

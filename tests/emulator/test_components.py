@@ -20,7 +20,15 @@ scaling  Application Auto Scaling on the copies, Debian's aws CLI unchanged: a s
          MinCapacity 0 allowed) with target tracking on
          SageMakerInferenceComponentInvocationsPerCopy scales the copies out under load
          (the new copy serves exactly the model's load time after the decision) and in to
-         the minimum without it
+         the minimum without it; its two TargetTracking- alarms are listed by
+         describe-alarms, and gone with the policy
+from_zero  scale out from zero copies as SageMaker's guide does it (Debian's aws CLI): a
+         StepScaling policy (ChangeInCapacity +1) on inference-component/NAME and the
+         guide's CloudWatch alarm on AWS/SageMaker NoCapacityInvocationFailures
+         (InferenceComponentName, Sum over 60 s, GreaterThanThreshold 1) whose action is
+         the policy: the refused calls are the metric's Sum in get-metric-data, the alarm
+         goes ALARM, the policy sets 1 copy (one activity naming the alarm), the calls are
+         refused until the copy serves and served after
 invoke   InvokeEndpoint with X-Amzn-SageMaker-Inference-Component routes to a copy of
          the component on its variant, running its model's profile, not to the variant's
          instances; an unknown component is refused; while the component has 0
@@ -39,6 +47,7 @@ import http.client
 import json
 import sys
 import threading
+import time
 import urllib.parse
 
 from emutest import (aws_cli_setup, chat, check, control as api, emulator, invoke, run_group,
@@ -62,6 +71,17 @@ def create_model(url):
         "ModelName": "m", "ExecutionRoleArn": ROLE,
         "PrimaryContainer": {"Image": "img:1", "Environment": {"SM_VLLM_MODEL": GEMMA}}})
     check(status == 200, "CreateModel: %s" % d)
+
+
+def create_in_service(url):
+    """The model m and a component ic of one copy (CPU only) on e, once InService."""
+    create_model(url)
+    status, d = api(url, "CreateInferenceComponent",
+                    dict(spec(1, mem=1024, accel=0), InferenceComponentName="ic",
+                         EndpointName="e"))
+    check(status == 200, "CreateInferenceComponent: %s" % d)
+    until("ic InService", lambda: describe(url, "ic"),
+          lambda d: d.get("InferenceComponentStatus") == "InService")
 
 
 def describe(url, name):
@@ -272,13 +292,7 @@ def test_scaling():
     with emulator.Emulator(["--endpoint", "e=instant", "--time-scale", "600"]) as emu:
         url = emu.url
         run = aws_runner(aws, env, url)
-        create_model(url)
-        status, d = api(url, "CreateInferenceComponent",
-                        dict(spec(1, mem=1024, accel=0), InferenceComponentName="ic",
-                             EndpointName="e"))
-        check(status == 200, "CreateInferenceComponent: %s" % d)
-        until("ic InService", lambda: describe(url, "ic"),
-              lambda d: d.get("InferenceComponentStatus") == "InService")
+        create_in_service(url)
         key = ["--service-namespace", "sagemaker", "--resource-id", "inference-component/ic",
                "--scalable-dimension", "sagemaker:inference-component:DesiredCopyCount"]
         rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
@@ -299,6 +313,8 @@ def test_scaling():
                            "--target-tracking-scaling-policy-configuration",
                            json.dumps(tracking))
         check(rc == 0, "put-scaling-policy: %s" % err)
+        named = sorted(x["AlarmName"] for x in out.get("Alarms", []))
+        policy_arn = out.get("PolicyARN")
 
         stop = threading.Event()
 
@@ -319,6 +335,19 @@ def test_scaling():
                 c.join()
         check(d.get("RuntimeConfig", {}).get("CurrentCopyCount", 0) >= 2,
               "copies scaled out under load: %s" % d)
+
+        def tracking_alarms():
+            rc, out, err = run("cloudwatch", "describe-alarms",
+                               "--alarm-name-prefix", "TargetTracking-")
+            check(rc == 0, "describe-alarms: %s" % err)
+            return out.get("MetricAlarms", [])
+        # read once the load is over: a slow aws CLI before it would let the copies scale in
+        listed = tracking_alarms()
+        check(len(named) == 2 and sorted(x["AlarmName"] for x in listed) == named and
+              all(x["MetricName"] == "InvocationsPerCopy" and x["Dimensions"] ==
+                  [{"Name": "InferenceComponentName", "Value": "ic"}] and
+                  x["AlarmActions"] == [policy_arn] for x in listed),
+              "target tracking's two alarms listed by describe-alarms: %s %s" % (named, listed))
         rc, out, err = run("application-autoscaling", "describe-scaling-activities", *key[:4])
         acts = out.get("ScalingActivities", [])
         outs = [a for a in acts if "AlarmHigh" in a.get("Cause", "")]
@@ -339,6 +368,133 @@ def test_scaling():
                    extra={"X-Amzn-SageMaker-Inference-Component": "ic"})
         check(r.status == 400 and b"has no capacity" in r.body,
               "at zero copies the call is refused: %s %s" % (r.status, r.body))
+        rc, out, err = run("application-autoscaling", "delete-scaling-policy", *key,
+                           "--policy-name", "ipc")
+        check(rc == 0 and tracking_alarms() == [],
+              "the policy's alarms go with it: %s" % err)
+
+
+def test_from_zero():
+    setup = aws_cli_setup()
+    if not setup:
+        return 77
+    aws, env = setup
+    # time scale 60: a metric period of 60 s is 1 s, the model's load 1.38 s
+    with emulator.Emulator(["--endpoint", "e=instant", "--time-scale", "60"]) as emu:
+        url = emu.url
+        run = aws_runner(aws, env, url)
+        create_in_service(url)
+        status, d = api(url, "UpdateInferenceComponentRuntimeConfig", {
+            "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": 0}})
+        check(status == 200 and describe(url, "ic").get("RuntimeConfig", {}).get(
+            "CurrentCopyCount") == 0, "scaled to 0 copies: %s" % d)
+        key = ["--service-namespace", "sagemaker", "--resource-id", "inference-component/ic",
+               "--scalable-dimension", "sagemaker:inference-component:DesiredCopyCount"]
+        # MaxCapacity 1: the alarm fires each period it stays in ALARM while the copy loads,
+        # and the count it may reach is pinned whatever the Cooldown lets through
+        rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
+                           "--min-capacity", "0", "--max-capacity", "1")
+        check(rc == 0, "register-scalable-target: %s" % err)
+        # the guide's step policy and alarm (endpoint-auto-scaling-zero-instances.html)
+        step = {"AdjustmentType": "ChangeInCapacity", "MetricAggregationType": "Maximum",
+                "Cooldown": 60,
+                "StepAdjustments": [{"MetricIntervalLowerBound": 0, "ScalingAdjustment": 1}]}
+        rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
+                           "--policy-name", "from-zero", "--policy-type", "StepScaling",
+                           "--step-scaling-policy-configuration", json.dumps(step))
+        arn = out.get("PolicyARN", "")
+        check(rc == 0 and ":scalingPolicy:" in arn, "put-scaling-policy: %s %s" % (out, err))
+        if rc != 0:
+            return None
+        alarm = ["--alarm-name", "ic-step-scaling-alarm", "--alarm-actions", arn,
+                 "--comparison-operator", "GreaterThanThreshold", "--datapoints-to-alarm", "1",
+                 "--dimensions", "Name=InferenceComponentName,Value=ic",
+                 "--evaluation-periods", "1", "--metric-name", "NoCapacityInvocationFailures",
+                 "--namespace", "AWS/SageMaker", "--period", "60", "--statistic", "Sum",
+                 "--threshold", "1"]
+        both = [w if w != "Name=InferenceComponentName,Value=ic" else
+                "Name=InferenceComponentName,Value=ic Name=EndpointName,Value=e" for w in alarm]
+        rc, out, err = run("cloudwatch", "put-metric-alarm", *" ".join(both).split(" "))
+        check(rc != 0 and "InvalidParameterValue" in err and "EndpointName" in err,
+              "InferenceComponentName with EndpointName refused, naming it: %s" % err)
+        # first without its action: the alarm's state can be read while nothing scales
+        rc, out, err = run("cloudwatch", "put-metric-alarm", *alarm, "--no-actions-enabled")
+        check(rc == 0, "put-metric-alarm: %s" % err)
+        if rc != 0:
+            return None
+
+        def alarms():
+            rc, out, err = run("cloudwatch", "describe-alarms",
+                               "--alarm-names", "ic-step-scaling-alarm")
+            check(rc == 0, "describe-alarms: %s" % err)
+            return out.get("MetricAlarms", [])
+
+        def failures(metric):
+            query = [{"Id": "m", "MetricStat": {"Metric": {
+                "Namespace": "AWS/SageMaker", "MetricName": metric,
+                "Dimensions": [{"Name": "InferenceComponentName", "Value": "ic"}]},
+                "Period": 60, "Stat": "Sum"}}]
+            rc, out, err = run("cloudwatch", "get-metric-data", "--metric-data-queries",
+                               json.dumps(query), "--start-time", str(int(started - 3600)),
+                               "--end-time", str(int(time.time() + 3600)))
+            check(rc == 0, "get-metric-data: %s" % err)
+            return sum(out.get("MetricDataResults", [{}])[0].get("Values", []))
+
+        started = time.time()
+        stop = threading.Event()
+        replies = [[], []]  # each client's statuses, in order
+
+        def client(mine):
+            while not stop.is_set():
+                r = invoke(url, "e", chat("What is 2 + 2?", max_tokens=4),
+                           extra={"X-Amzn-SageMaker-Inference-Component": "ic"})
+                refused = r.status == 400 and b"has no capacity" in r.body
+                mine.append(200 if r.status == 200 else "refused" if refused else r.status)
+
+        clients = [threading.Thread(target=client, args=(mine,)) for mine in replies]
+        for c in clients:
+            c.start()
+        try:
+            a = until("the alarm in ALARM", alarms, lambda v: v and v[0]["StateValue"] == "ALARM")
+            check(a and a[0]["Dimensions"] == [{"Name": "InferenceComponentName", "Value": "ic"}]
+                  and a[0]["StateReason"].startswith("Threshold Crossed"),
+                  "ALARM on the component's metric: %s" % a)
+            check(failures("NoCapacityInvocationFailures") >= 2,
+                  "get-metric-data: the refusals counted as NoCapacityInvocationFailures")
+            check(describe(url, "ic").get("RuntimeConfig", {}).get("DesiredCopyCount") == 0,
+                  "actions disabled: nothing scaled")
+            rc, out, err = run("cloudwatch", "put-metric-alarm", *alarm)  # the action enabled
+            check(rc == 0, "put-metric-alarm with its action: %s" % err)
+            d = until("a copy serving", lambda: describe(url, "ic"),
+                      lambda d: d.get("RuntimeConfig", {}).get("CurrentCopyCount") == 1)
+            n = [len(mine) for mine in replies]
+            until("calls served after the copy", lambda: replies,
+                  lambda v: all(len(mine) > k and 200 in mine[k:] for mine, k in zip(v, n)))
+        finally:
+            stop.set()
+            for c in clients:
+                c.join()
+        rtc = d.get("RuntimeConfig", {})
+        check(rtc.get("DesiredCopyCount") == 1 and rtc.get("CurrentCopyCount") == 1 and
+              d.get("InferenceComponentStatus") == "InService",
+              "the step policy set 1 copy: %s" % d)
+        for mine in replies:
+            first = mine.index(200) if 200 in mine else len(mine)
+            check(first > 0 and set(mine[:first]) == {"refused"} and set(mine[first:]) == {200},
+                  "refused until the copy served, then served: %s" % mine)
+        refused = sum(mine.count("refused") for mine in replies)
+        served = sum(mine.count(200) for mine in replies)
+        check(failures("NoCapacityInvocationFailures") == refused,
+              "NoCapacityInvocationFailures' Sum is the refusals: %d" % refused)
+        check(failures("Invocations") == served,
+              "the component's Invocations are the calls served: %d" % served)
+        rc, out, err = run("application-autoscaling", "describe-scaling-activities", *key[:4])
+        acts = out.get("ScalingActivities", [])
+        check(rc == 0 and len(acts) == 1 and
+              acts[0]["Description"] == "Setting desired copy count to 1." and
+              acts[0]["Cause"] == "monitor alarm ic-step-scaling-alarm in state ALARM "
+              "triggered policy from-zero" and acts[0]["StatusCode"] == "Successful",
+              "one activity, from 0 to 1 copy, naming the alarm: %s %s" % (out, err))
 
 
 def test_copies():
@@ -496,4 +652,4 @@ def test_hosted():
 if __name__ == "__main__":
     sys.exit(run_group({"control": test_control, "invoke": test_invoke,
                         "scaling": test_scaling, "copies": test_copies,
-                        "hosted": test_hosted}, __doc__))
+                        "hosted": test_hosted, "from_zero": test_from_zero}, __doc__))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "aascale.h"
 #include "cwalarm.h"
 #include "cwaquery.h"
 
@@ -302,10 +303,214 @@ static void test_run(void) {
     buf_free(&r.body);
 }
 
+/* ---- the dimensions an alarm's metric takes ---- */
+
+struct dims_row {
+    const char *what, *metric, *dims; /* dims: the Dimensions member's JSON */
+    const char *refused;              /* a fragment of the refusal; NULL: accepted */
+};
+
+#define DIMS_IC "[{\"Name\":\"InferenceComponentName\",\"Value\":\"ic\"}]"
+#define DIMS_EP "[{\"Name\":\"EndpointName\",\"Value\":\"ep\"}]"
+
+static const struct dims_row dims_rows[] = {
+    {"the guide's scale-from-zero alarm", "NoCapacityInvocationFailures", DIMS_IC, NULL},
+    {"a component's invocations", "Invocations", DIMS_IC, NULL},
+    {"a component's invocations per copy", "InvocationsPerCopy", DIMS_IC, NULL},
+    {"a variant's invocations", "Invocations", DIMS_EP, NULL},
+    {"a variant's metric by component", "ModelLatency", DIMS_IC,
+     "The metric ModelLatency of AWS/SageMaker is not served by InferenceComponentName"},
+    {"a component's metric by endpoint", "NoCapacityInvocationFailures", DIMS_EP,
+     "The metric NoCapacityInvocationFailures is served by InferenceComponentName only"},
+    {"a component's metric with no dimension", "NoCapacityInvocationFailures", "[]",
+     "The metric NoCapacityInvocationFailures is served by InferenceComponentName only"},
+    {"component and endpoint together", "NoCapacityInvocationFailures",
+     "[{\"Name\":\"InferenceComponentName\",\"Value\":\"ic\"},"
+     "{\"Name\":\"EndpointName\",\"Value\":\"ep\"}]",
+     "InferenceComponentName (ic) is served alone: EndpointName was given with it"},
+    {"component and variant together", "Invocations",
+     "[{\"Name\":\"VariantName\",\"Value\":\"AllTraffic\"},"
+     "{\"Name\":\"InferenceComponentName\",\"Value\":\"ic\"}]",
+     "InferenceComponentName (ic) is served alone: VariantName was given with it"},
+    {"another dimension", "Invocations", "[{\"Name\":\"Host\",\"Value\":\"x\"}]",
+     "another dimension was given"},
+};
+
+static void test_dimensions(void) {
+    struct cwalarm al;
+    struct cplane_reply r = {0};
+    char body[1024];
+    buf_init(&r.body, 1 << 20);
+    cwalarm_init(&al, "123456789012");
+    for (size_t i = 0; i < sizeof dims_rows / sizeof *dims_rows; i++) {
+        const struct dims_row *d = &dims_rows[i];
+        snprintf(body, sizeof body,
+                 "{\"AlarmName\":\"a%zu\",\"Namespace\":\"AWS/SageMaker\",\"MetricName\":\"%s\","
+                 "\"Statistic\":\"Sum\",\"Period\":60,\"EvaluationPeriods\":1,\"Threshold\":1,"
+                 "\"ComparisonOperator\":\"GreaterThanThreshold\",\"Dimensions\":%s}",
+                 i, d->metric, d->dims);
+        CHECK_INT(call(&al, "PutMetricAlarm", body, &r), 0);
+        if (r.status != (d->refused ? 400 : 200) ||
+            (d->refused && !strstr(r.body.data, d->refused)))
+            fprintf(stderr, "dims row '%s': %d %s\n", d->what, r.status, r.body.data);
+        CHECK_INT(r.status, d->refused ? 400 : 200);
+        CHECK(!d->refused || (strstr(r.body.data, d->refused) &&
+                              strstr(r.body.data, "InvalidParameterValueException")));
+    }
+    /* described back with the dimension, over both protocols */
+    CHECK_INT(call(&al, "DescribeAlarms", "{\"AlarmNames\":[\"a0\"]}", &r), 0);
+    CHECK(strstr(r.body.data, "\"Dimensions\":[{\"Name\":\"InferenceComponentName\",\"Value\":"
+                              "\"ic\"}]"));
+    const char *q = "Action=DescribeAlarms&AlarmNames.member.1=a0";
+    CHECK_INT(cwaquery_call(&al, "DescribeAlarms", q, strlen(q), "us-east-1", 1e9, &r), 0);
+    CHECK(strstr(r.body.data, "<Dimensions><member><Name>InferenceComponentName</Name><Value>ic"
+                              "</Value></member></Dimensions>"));
+    q = "Action=PutMetricAlarm&AlarmName=q&EvaluationPeriods=1&ComparisonOperator="
+        "GreaterThanThreshold&Namespace=AWS%2FSageMaker&MetricName=NoCapacityInvocationFailures&"
+        "Statistic=Sum&Period=60&Threshold=1&Dimensions.member.1.Name=EndpointName&"
+        "Dimensions.member.1.Value=ep";
+    CHECK_INT(cwaquery_call(&al, "PutMetricAlarm", q, strlen(q), "us-east-1", 1e9, &r), 0);
+    CHECK(r.status == 400 && strstr(r.body.data, "<Code>InvalidParameterValue</Code>") &&
+          strstr(r.body.data, "served by InferenceComponentName only"));
+    cwalarm_free(&al);
+    buf_free(&r.body);
+}
+
+/* The guide's alarm on a component's NoCapacityInvocationFailures: Sum over
+ * a period, GreaterThanThreshold 1; the refused calls breach it, the calls its
+ * copies took count 0. */
+static void test_run_component(void) {
+    struct cwalarm al;
+    struct cwmetric m;
+    struct cplane_reply r = {0};
+    struct fired f = {0};
+    double next, t0 = 1800000000; /* periods of 60 model s are 6 wall s */
+    const char *put =
+        "{\"AlarmName\":\"ic-step-scaling-alarm\",\"Namespace\":\"AWS/SageMaker\",\"MetricName\":"
+        "\"NoCapacityInvocationFailures\",\"Statistic\":\"Sum\",\"Period\":60,"
+        "\"EvaluationPeriods\":1,\"DatapointsToAlarm\":1,\"Threshold\":1,\"ComparisonOperator\":"
+        "\"GreaterThanThreshold\",\"Dimensions\":" DIMS_IC ",\"AlarmActions\":[\"arn:aws:"
+        "autoscaling:us-east-1:1:scalingPolicy:z\"]}";
+    buf_init(&r.body, 1 << 20);
+    cwalarm_init(&al, "123456789012");
+    cwmetric_init(&m, "us-east-1", 10);
+    CHECK_INT(cwalarm_call(&al, "PutMetricAlarm", put, strlen(put), "us-east-1", t0, &r), 0);
+    CHECK_INT(r.status, 200);
+    struct cwmetric_ic_call refused = {t0 + 1, true, 0}, served = {t0 + 7, false, 1};
+    CHECK_INT(cwmetric_component(&m, "ic", &refused), 0); /* 1: not over 1 */
+    CHECK_INT(cwmetric_component(&m, "other", &refused), 0);
+    CHECK_INT(cwmetric_component(&m, "other", &refused), 0); /* another component's */
+    CHECK_INT(cwalarm_run(&al, &m, t0 + 6, on_fire, &f, &next), 0);
+    CHECK_INT(al.a[0].state, CWALARM_OK);
+    CHECK_INT(f.n, 0);
+    refused.t = t0 + 7;
+    for (int i = 0; i < 3; i++) CHECK_INT(cwmetric_component(&m, "ic", &refused), 0);
+    CHECK_INT(cwmetric_component(&m, "ic", &served), 0);
+    CHECK_INT(cwalarm_run(&al, &m, t0 + 12, on_fire, &f, &next), 0);
+    CHECK_INT(al.a[0].state, CWALARM_ALARM);
+    CHECK_INT(f.n, 1);
+    CHECK(f.value == 3); /* the breach the step policy reads: 3 - 1 */
+    CHECK_STR(f.arn, "arn:aws:autoscaling:us-east-1:1:scalingPolicy:z");
+    served.t = t0 + 13; /* a copy serves: the period's Sum is 0 */
+    CHECK_INT(cwmetric_component(&m, "ic", &served), 0);
+    CHECK_INT(cwalarm_run(&al, &m, t0 + 18, on_fire, &f, &next), 0);
+    CHECK_INT(al.a[0].state, CWALARM_OK);
+    CHECK_INT(f.n, 1);
+    cwmetric_free(&m);
+    cwalarm_free(&al);
+    buf_free(&r.body);
+}
+
+/* ---- target tracking's own alarms (aascale_tracking_alarms, cwalarm_sync) ---- */
+
+static void tracking_policy(struct aascale_policy *p, const char *resource, const char *config) {
+    memset(p, 0, sizeof *p);
+    snprintf(p->region, sizeof p->region, "us-east-1");
+    snprintf(p->resource, sizeof p->resource, "%s", resource);
+    snprintf(p->name, sizeof p->name, "ipc");
+    snprintf(p->arn, sizeof p->arn, "arn:aws:autoscaling:us-east-1:1:scalingPolicy:u:policyName/t");
+    snprintf(p->alarm_high, sizeof p->alarm_high, "TargetTracking-%s-AlarmHigh-a1", resource);
+    snprintf(p->alarm_low, sizeof p->alarm_low, "TargetTracking-%s-AlarmLow-a2", resource);
+    p->kind = AASCALE_TRACKING;
+    p->config = (char *)config;
+}
+
+static void test_tracking_alarms(void) {
+    struct aascale_policy p;
+    struct cwalarm_spec s[2];
+    tracking_policy(&p, "endpoint/ep/variant/AllTraffic",
+                    "{\"TargetValue\":70,\"PredefinedMetricSpecification\":{"
+                    "\"PredefinedMetricType\":\"SageMakerVariantInvocationsPerInstance\"}}");
+    CHECK(aascale_tracking_alarms(&p, s));
+    CHECK_STR(s[0].name, "TargetTracking-endpoint/ep/variant/AllTraffic-AlarmHigh-a1");
+    CHECK_STR(s[1].name, "TargetTracking-endpoint/ep/variant/AllTraffic-AlarmLow-a2");
+    CHECK_STR(s[0].q.name, "InvocationsPerInstance");
+    CHECK_STR(s[0].q.endpoint, "ep");
+    CHECK_STR(s[0].q.variant, "AllTraffic");
+    CHECK(s[0].q.period == 60 && strcmp(s[0].q.stat, "Sum") == 0 && s[0].eval_periods == 3 &&
+          s[0].threshold == 70 && s[0].cmp == CWALARM_GT);
+    CHECK(s[1].eval_periods == 15 && fabs(s[1].threshold - 63) < 1e-9 && s[1].cmp == CWALARM_LT);
+    CHECK(s[0].alarm_actions.n == 1 && strcmp(s[0].alarm_actions.arn[0], p.arn) == 0);
+    tracking_policy(
+        &p, "inference-component/ic",
+        "{\"TargetValue\":1,\"PredefinedMetricSpecification\":{\"PredefinedMetricType\":"
+        "\"SageMakerInferenceComponentInvocationsPerCopy\"}}");
+    CHECK(aascale_tracking_alarms(&p, s));
+    CHECK_STR(s[0].q.name, "InvocationsPerCopy");
+    CHECK_STR(s[0].q.component, "ic");
+    CHECK(!*s[0].q.endpoint);
+    tracking_policy(
+        &p, "endpoint/ep/variant/AllTraffic",
+        "{\"TargetValue\":5,\"PredefinedMetricSpecification\":{\"PredefinedMetricType\":"
+        "\"SageMakerVariantConcurrentRequestsPerModelHighResolution\"}}");
+    CHECK(aascale_tracking_alarms(&p, s));
+    CHECK(strcmp(s[0].q.name, "ConcurrentRequestsPerModel") == 0 && s[0].q.period == 10 &&
+          strcmp(s[0].q.stat, "Average") == 0);
+    p.kind = AASCALE_STEP;
+    CHECK(!aascale_tracking_alarms(&p, s)); /* a step policy has none */
+
+    /* kept in the alarms by cwalarm_sync: listed, state kept, gone with the policy */
+    struct cwalarm al;
+    struct cplane_reply r = {0};
+    struct cwalarm_refusal why;
+    buf_init(&r.body, 1 << 20);
+    cwalarm_init(&al, "123456789012");
+    CHECK_INT(call(&al, "PutMetricAlarm", PUT_JSON "}", &r), 0); /* a user's: untouched */
+    tracking_policy(&p, "endpoint/ep/variant/AllTraffic",
+                    "{\"TargetValue\":70,\"PredefinedMetricSpecification\":{"
+                    "\"PredefinedMetricType\":\"SageMakerVariantInvocationsPerInstance\"}}");
+    CHECK(aascale_tracking_alarms(&p, s));
+    CHECK_INT(cwalarm_sync(&al, s, 2, "us-east-1", 1e9, &why), 0);
+    CHECK_INT((int)al.n, 3);
+    CHECK_INT(call(&al, "DescribeAlarms", "{\"AlarmNamePrefix\":\"TargetTracking-\"}", &r), 0);
+    CHECK(strstr(r.body.data, "\"AlarmName\":\"TargetTracking-endpoint/ep/variant/AllTraffic-"
+                              "AlarmHigh-a1\""));
+    CHECK(strstr(r.body.data, "\"AlarmName\":\"TargetTracking-endpoint/ep/variant/AllTraffic-"
+                              "AlarmLow-a2\""));
+    CHECK(strstr(r.body.data, "\"AlarmDescription\":\"DO NOT EDIT OR DELETE. For "
+                              "TargetTrackingScaling policy arn:aws:autoscaling:"));
+    CHECK(strstr(r.body.data, "\"Threshold\":70,\"ComparisonOperator\":\"GreaterThanThreshold\""));
+    al.a[1].state = CWALARM_ALARM; /* as an evaluation left it */
+    double updated = al.a[1].updated;
+    CHECK_INT(cwalarm_sync(&al, s, 2, "us-east-1", 2e9, &why), 0); /* the same: kept as is */
+    CHECK_INT(al.a[1].state, CWALARM_ALARM);
+    CHECK(al.a[1].updated == updated);
+    CHECK_INT(cwalarm_sync(&al, s, 0, "eu-west-3", 2e9, &why), 0); /* another region's */
+    CHECK_INT((int)al.n, 3);
+    CHECK_INT(cwalarm_sync(&al, s, 0, "us-east-1", 2e9, &why), 0); /* the policy gone */
+    CHECK_INT((int)al.n, 1);
+    CHECK_STR(al.a[0].s.name, "hi");
+    cwalarm_free(&al);
+    buf_free(&r.body);
+}
+
 int main(void) {
     test_judge();
     test_json();
     test_query();
     test_run();
+    test_dimensions();
+    test_run_component();
+    test_tracking_alarms();
     return check_exit();
 }
