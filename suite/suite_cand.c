@@ -209,6 +209,20 @@ static int suite_cand_one(const cJSON *o, const char *where, struct suite_cand *
         return buf_fail(err, SUITE_CAND_ERR_INVALID,
                         "%s: price_per_hour: want USD per instance-hour above 0 (at most 10000)",
                         where);
+    /* A component shares its endpoint's instances with others: what share it costs is the
+       user's to say (sm-suite cannot know the other tenants), so it is given whole. */
+    if (c->component[0] && cJSON_GetObjectItemCaseSensitive(o, "instance_count"))
+        return buf_fail(err, SUITE_CAND_ERR_INVALID,
+                        "%s: inference component %s: its price_per_hour is its whole cost per "
+                        "hour; drop instance_count",
+                        where, c->component);
+    if (c->component[0] && !price)
+        return buf_fail(err, SUITE_CAND_ERR_INVALID,
+                        "%s: inference component %s: want its price_per_hour, the USD per hour "
+                        "of its share of the endpoint's instances (e.g. the instance's price x "
+                        "the accelerators it reserves / the instance's): sm-suite cannot know "
+                        "the share",
+                        where, c->component);
     c->price_per_hour = price ? price->valuedouble : 0;
     return SUITE_CAND_OK;
 }
@@ -275,7 +289,10 @@ static cJSON *suite_cand_row(const struct suite_cand *c, const struct suite_cand
     cJSON *r = cJSON_CreateObject(), *cap = cJSON_CreateObject(), *cost = cJSON_CreateObject();
     cJSON *quiz = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "label", c->label);
-    cJSON_AddStringToObject(r, "kind", c->deploy ? "deploy" : "endpoint");
+    cJSON_AddStringToObject(r, "kind",
+                            c->deploy         ? "deploy"
+                            : c->component[0] ? "inference_component"
+                                              : "endpoint");
     cJSON_AddItemToObject(r, "endpoint",
                           c->endpoint[0] ? cJSON_CreateString(c->endpoint) : cJSON_CreateNull());
     cJSON_AddItemToObject(r, "variant",

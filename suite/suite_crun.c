@@ -19,12 +19,23 @@
 #include "suite_files.h"
 
 /* Options the candidates file gives per candidate, or this run sets for each pair. */
-static const char *const suite_crun_owned[] = {
-    "--baseline",         "--candidate",         "--endpoint",
-    "--baseline-variant", "--candidate-variant", "--resume",
-    "--deploy",           "--delete-after",      "--baseline-model",
-    "--candidate-model",  "--price-per-hour",    "--facts-baseline",
-    "--facts-candidate",  "--instance-type",     NULL};
+static const char *const suite_crun_owned[] = {"--baseline",
+                                               "--candidate",
+                                               "--endpoint",
+                                               "--baseline-variant",
+                                               "--candidate-variant",
+                                               "--resume",
+                                               "--deploy",
+                                               "--delete-after",
+                                               "--baseline-model",
+                                               "--candidate-model",
+                                               "--price-per-hour",
+                                               "--facts-baseline",
+                                               "--facts-candidate",
+                                               "--instance-type",
+                                               "--baseline-component",
+                                               "--candidate-component",
+                                               NULL};
 
 size_t suite_crun_npairs(size_t n) {
     return (n + 1) / 2;
@@ -44,19 +55,26 @@ bool suite_crun_asked_help(char *const *argv, size_t n) {
     return false;
 }
 
-/* A candidate this version runs: an existing endpoint, maybe a variant of it, or a
- * deploy spec once named. */
+/* A candidate this version runs: an existing endpoint, maybe a variant or an inference
+ * component of it, or a deploy spec once named. */
 static int suite_crun_runnable(const struct suite_cand *c, size_t i, struct buf *err) {
     if (c->deploy && !c->endpoint[0])
         return buf_fail(err, SUITE_CRUN_ERR_USAGE,
                         "--candidates: candidates[%zu] (%s): a deploy spec without its "
                         "endpoint's name (suite_cdrun_name)",
                         i, c->label);
-    if (c->component[0])
-        return buf_fail(err, SUITE_CRUN_ERR_USAGE,
-                        "--candidates: candidates[%zu] (%s): sm-suite does not target inference "
-                        "components yet",
-                        i, c->label);
+    return SUITE_CRUN_OK;
+}
+
+/* --baseline-component and --candidate-component of the sides that name one. */
+static int suite_crun_components(const struct suite_cand *a, const struct suite_cand *b,
+                                 struct suite_argv *out) {
+    if (a->component[0] &&
+        (suite_argv_add(out, "--baseline-component") || suite_argv_add(out, a->component)))
+        return SUITE_CRUN_ERR_NOMEM;
+    if (b->component[0] &&
+        (suite_argv_add(out, "--candidate-component") || suite_argv_add(out, b->component)))
+        return SUITE_CRUN_ERR_NOMEM;
     return SUITE_CRUN_OK;
 }
 
@@ -75,7 +93,7 @@ static int suite_crun_sides(const struct suite_cand_list *l, size_t k, struct su
                        suite_argv_add(out, "--candidate") ||
                        suite_argv_addf(out, "%s=%s%s", b->endpoint, b->label, again)
                    ? SUITE_CRUN_ERR_NOMEM
-                   : SUITE_CRUN_OK;
+                   : suite_crun_components(a, b, out);
     if (a->variant[0] && b->variant[0] && strcmp(a->endpoint, b->endpoint) == 0 &&
         (ia == ib || strcmp(a->variant, b->variant) != 0))
         return suite_argv_add(out, "--endpoint") || suite_argv_add(out, a->endpoint) ||
@@ -87,8 +105,8 @@ static int suite_crun_sides(const struct suite_cand_list *l, size_t k, struct su
                    : SUITE_CRUN_OK;
     return buf_fail(err, SUITE_CRUN_ERR_USAGE,
                     "--candidates: candidates[%zu] (%s) and [%zu] (%s) are measured together: "
-                    "give both as endpoints, or both as variants of one endpoint (order the file "
-                    "so)",
+                    "give both as endpoints (or their inference components), or both as "
+                    "variants of one endpoint (order the file so)",
                     ia, a->label, ib, b->label);
 }
 
@@ -257,7 +275,10 @@ static void suite_crun_collect(struct suite_crun *r) {
         }
         buf_free(&text);
         r->f[i].price_per_hour = r->l.c[i].price_per_hour;
-        r->f[i].price_source = r->l.c[i].price_per_hour > 0 ? "the candidates file" : NULL;
+        r->f[i].price_source = r->l.c[i].price_per_hour <= 0 ? NULL
+                               : r->l.c[i].component[0]
+                                   ? "the candidates file (the inference component's share)"
+                                   : "the candidates file";
         suite_crun_link(r, i);
     }
 }

@@ -558,6 +558,29 @@ static void test_plan(void) {
          "sm-compare --svg r/chart.svg --output r/report.txt r/A r/qat\n"
          "sm-compare --format markdown --output r/report.md r/A r/qat\n"
          "sm-compare --format json --output r/report.json r/A r/qat\n"},
+        /* inference components: once per side, "-" for a side without one; a side labelled
+           by its component names the label; the baseline alone takes its own */
+        {"--region|r|--baseline|a|--baseline-component|c0|--candidate|b|--scenarios|quiz|"
+         "--order|aba",
+         "wrk -t1 -c1 -d81m --timeout 70s -s /s/quiz.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a=c0 --endpoint b "
+         "--inference-component c0 --inference-component - --region r "
+         "--out 'r/{label}/quiz.json' --progress 1  # quiz quiz\n"
+         "wrk -t1 -c1 -d41m --timeout 70s -s /s/quiz.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a --inference-component c0 "
+         "--label c0 --region r --out 'r/{label}/rerun-quiz.json' --progress 1  # rerun-quiz "
+         "quiz, baseline again\n"
+         "sm-compare --svg r/chart.svg --output r/report.txt r/c0 r/b\n"
+         "sm-compare --format markdown --output r/report.md r/c0 r/b\n"
+         "sm-compare --format json --output r/report.json r/c0 r/b\n"},
+        {"--region|r|--baseline|e=x|--candidate|e=y|--candidate-component|c1|--scenarios|quiz",
+         "wrk -t1 -c1 -d81m --timeout 70s -s /s/quiz.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint e=x --endpoint e=y "
+         "--inference-component - --inference-component c1 --region r "
+         "--out 'r/{label}/quiz.json' --progress 1  # quiz quiz\n"
+         "sm-compare --svg r/chart.svg --output r/report.txt r/x r/y\n"
+         "sm-compare --format markdown --output r/report.md r/x r/y\n"
+         "sm-compare --format json --output r/report.json r/x r/y\n"},
         /* --stream: decode and sweep with sm-stream (-t1, the level's -c), the quiz with wrk */
         {"--region|r|--baseline|a|--candidate|b|--scenarios|decode,sweep,quiz|--levels|4|--stream|"
          "--repeats|1|--lengths|8,16|--sweep-batches|1|--cacert|ca.pem",
@@ -817,8 +840,8 @@ static void test_lock(void) {
 
 static void manifest_target(struct suite_manifest_target *t, const char *url) {
     memset(t, 0, sizeof *t);
-    *t = (struct suite_manifest_target){"/usr/bin/wrk", "/s",         url,         "us-east-1",
-                                        {"a", "b"},     {NULL, NULL}, {"a", "qat"}};
+    *t = (struct suite_manifest_target){"/usr/bin/wrk", "/s",         url,          "us-east-1",
+                                        {"a", "b"},     {NULL, NULL}, {"a", "qat"}, {NULL, NULL}};
 }
 
 /* A manifest of the options in words, begun, saved and sealed in dir. */
@@ -1185,6 +1208,27 @@ static void test_deploy(void) {
         int rc = suite_deploy_judge(rows[i].json, strlen(rows[i].json), "e", rows[i].variant, &err);
         CHECK_INT(rc, rows[i].why[0] ? SUITE_DEPLOY_ERR_NOT_READY : 0);
         CHECK_STR(buf_str(&err), rows[i].why);
+    }
+    /* an inference component: InService on the endpoint the side names */
+    static const struct {
+        const char *json, *why;
+    } comps[] = {
+        {"{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"InService\"}", ""},
+        {"{\"EndpointName\":\"f\",\"InferenceComponentStatus\":\"InService\"}",
+         "inference component ic is on endpoint f, not e"},
+        {"{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"Creating\"}",
+         "inference component ic of endpoint e is Creating, not InService"},
+        {"{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"Failed\","
+         "\"FailureReason\":\"no room\\non the instance\"}",
+         "inference component ic of endpoint e is Failed, not InService: no room?on the instance"},
+        {"[]", "DescribeInferenceComponent ic gave no status or endpoint"},
+    };
+    for (size_t i = 0; i < sizeof comps / sizeof comps[0]; i++) {
+        buf_reset(&err);
+        int rc =
+            suite_deploy_judge_component(comps[i].json, strlen(comps[i].json), "e", "ic", &err);
+        CHECK_INT(rc, comps[i].why[0] ? SUITE_DEPLOY_ERR_NOT_READY : 0);
+        CHECK_STR(buf_str(&err), comps[i].why);
     }
     suite_argv_free(&cmd);
     suite_opts_free(&o);
