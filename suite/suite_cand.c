@@ -281,6 +281,21 @@ int suite_cand_cheapest(const struct suite_cand_list *l, const struct suite_cand
     return best;
 }
 
+int suite_cand_rival(const struct suite_cand_list *l, const struct suite_cand_figures *f,
+                     int best) {
+    if (best < 0) return -1;
+    /* the most best can cost: at the rate it last held (no rate held: unbounded) */
+    double high = suite_cand_cost_at(&l->c[best], &f[best], f[best].last_held_rps);
+    for (size_t i = 0; i < l->n; i++) {
+        if ((int)i == best || !isfinite(suite_cand_cost_at(&l->c[i], &f[i], f[i].capacity_rps)))
+            continue; /* not priced or not measured: not in the choice */
+        /* the least i can cost: at the rate it first failed (none failed: no bound) */
+        double low = suite_cand_cost_at(&l->c[i], &f[i], f[i].first_failed_rps);
+        if (!isfinite(high) || !isfinite(low) || !(high < low)) return (int)i;
+    }
+    return -1;
+}
+
 static cJSON *suite_cand_num(double v) {
     return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
@@ -347,9 +362,13 @@ int suite_cand_summary(const struct suite_cand_list *l, const struct suite_cand_
     cJSON_AddItemToObject(root, "slo", slo ? cJSON_CreateString(slo) : cJSON_CreateNull());
     for (size_t i = 0; i < l->n; i++) cJSON_AddItemToArray(rows, suite_cand_row(&l->c[i], &f[i]));
     cJSON_AddItemToObject(root, "candidates", rows);
-    int best = suite_cand_cheapest(l, f);
+    int best = suite_cand_cheapest(l, f), rival = suite_cand_rival(l, f, best);
     cJSON_AddItemToObject(root, "cheapest_at_capacity",
                           best >= 0 ? cJSON_CreateString(l->c[best].label) : cJSON_CreateNull());
+    cJSON_AddItemToObject(root, "decided_by_brackets",
+                          best >= 0 ? cJSON_CreateBool(rival < 0) : cJSON_CreateNull());
+    cJSON_AddItemToObject(root, "overlapping",
+                          rival >= 0 ? cJSON_CreateString(l->c[rival].label) : cJSON_CreateNull());
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!text) return SUITE_CAND_ERR_NOMEM;

@@ -292,22 +292,36 @@ static void suite_crun_table(const struct suite_crun *r) {
         char bracket[64], quiz[24];
         double usd = suite_cand_usd_per_million(f->price_per_hour, c->instance_count,
                                                 f->capacity_rps * f->tokens_per_request);
-        snprintf(bracket, sizeof bracket, "%.2f [%.2f, %.2f]", f->capacity_rps, f->last_held_rps,
-                 f->first_failed_rps);
+        /* no rate held: the capacity is below the first failed; none failed: at least the
+           last held (and the cost the other way) */
+        bool below = !isfinite(f->last_held_rps) && isfinite(f->first_failed_rps);
+        bool above = isfinite(f->last_held_rps) && !isfinite(f->first_failed_rps);
+        snprintf(bracket, sizeof bracket, "%s%.2f [%.2f, %.2f]",
+                 below   ? "< "
+                 : above ? ">= "
+                         : "",
+                 f->capacity_rps, f->last_held_rps, f->first_failed_rps);
+        char cost[32];
+        snprintf(cost, sizeof cost, "%s%.4f", below ? "> " : above ? "<= " : "", usd);
         if (f->quiz_total)
             snprintf(quiz, sizeof quiz, "%ld/%ld", f->quiz_correct, f->quiz_total);
         else
             snprintf(quiz, sizeof quiz, "-");
-        printf("%-20s %-15s %29s %11.1f %9.4f %13.4f %7s\n", c->label,
+        printf("%-20s %-15s %29s %11.1f %9.4f %13s %7s\n", c->label,
                c->instance_type[0] ? c->instance_type : "-", bracket,
-               f->capacity_rps * f->tokens_per_request, f->price_per_hour * c->instance_count, usd,
+               f->capacity_rps * f->tokens_per_request, f->price_per_hour * c->instance_count, cost,
                quiz);
     }
-    int best = suite_cand_cheapest(&r->l, r->f);
+    int best = suite_cand_cheapest(&r->l, r->f), rival = suite_cand_rival(&r->l, r->f, best);
     if (best >= 0)
         printf("cheapest at capacity%s%s: %s\n", r->slo ? " at " : "", r->slo ? r->slo : "",
                r->l.c[best].label);
-    else
+    if (best >= 0 && rival >= 0)
+        printf("not decided by the brackets: %s's cost range overlaps %s's (the capacities "
+               "inside the brackets choose, and a loaded client moves them: more probes, a "
+               "quieter client host or a lower --time-scale narrow them)\n",
+               r->l.c[rival].label, r->l.c[best].label);
+    if (best < 0)
         printf("cheapest at capacity: none (no candidate has both a capacity and a price)\n");
 }
 

@@ -9,7 +9,8 @@ endpoint_and_component  two candidates, an endpoint and an inference component o
                         reaches the component (the request log's calls to that endpoint are
                         the component's invocations in /emulator/stats), and candidates.json
                         and the table have both, the component priced by its own
-                        price_per_hour
+                        price_per_hour; both hold every rate, so the brackets do not decide
+                        the cheapest, and the table says so
 missing_component       a component that does not exist: one line naming it, its endpoint
                         and the region, exit 2, nothing measured
 
@@ -131,8 +132,14 @@ def case_endpoint_and_component():
                   row["cost_at_capacity"]["usd_per_million_tokens"] is not None,
                   "%s measured: %s" % (row["label"], row))
         for label in ("plain", "ic"):
-            check(re.search(r"^" + label + r"\s+ml\.g6\.xlarge\s", p.stdout, re.M),
-                  "the table's row of %s:\n%s" % (label, p.stdout))
+            check(re.search(r"^" + label + r"\s+ml\.g6\.xlarge\s+>= 4\.00 \[4\.00, nan\]", p.stdout,
+                            re.M), "the table's row of %s:\n%s" % (label, p.stdout))
+        # both held every rate: the cheaper per hour is cheapest by its reading, but neither
+        # bracket has an end that rules the other out, and the run says so
+        check(c["cheapest_at_capacity"] == "ic" and c["decided_by_brackets"] is False and
+              c["overlapping"] == "plain", "the choice: %s" % c)
+        check(re.search(r"^not decided by the brackets: plain's cost range overlaps ic's ",
+                        p.stdout, re.M), "the table:\n" + p.stdout)
         pair = os.path.join(tmp, "run", "pair-1")
         m = sl.load(os.path.join(pair, "manifest.json"))
         check(m["candidate"]["inference_component"] == "ic1" and

@@ -149,11 +149,27 @@ static void test_cost_and_summary(void) {
     CHECK_INT(suite_cand_cheapest(&l, f), 0);
     f[3].capacity_rps = 12; /* 3000 tok/s: 0.26111 */
     CHECK_INT(suite_cand_cheapest(&l, f), 3);
+    /* g5 up to 0.35206 (held 8.9), g6 from 0.29807 (failed 4.2): the brackets overlap */
+    CHECK_INT(suite_cand_rival(&l, f, 3), 0);
+    /* g5 up to 0.28485 (held 11): below g6's least, so the brackets decide */
+    f[3].last_held_rps = 11, f[3].first_failed_rps = 12.5;
+    CHECK_INT(suite_cand_rival(&l, f, 3), -1);
+    /* a candidate that failed no rate may cost anything less: never ruled out */
+    f[0].first_failed_rps = NAN;
+    CHECK_INT(suite_cand_rival(&l, f, 3), 0);
+    f[0].first_failed_rps = 4.2;
+    /* the cheapest held no rate: it may cost anything more */
+    f[3].last_held_rps = NAN;
+    CHECK_INT(suite_cand_rival(&l, f, 3), 0);
+    f[3].last_held_rps = 11;
+    CHECK_INT(suite_cand_rival(&l, f, -1), -1);
     CHECK_INT(suite_cand_summary(&l, f, "ttft:p90:1", &out), 0);
     cJSON *j = cJSON_Parse(buf_str(&out));
     CHECK(j != NULL);
     CHECK_STR(cJSON_GetObjectItem(j, "format")->valuestring, "wrk-sagemaker-candidates");
     CHECK_STR(cJSON_GetObjectItem(j, "cheapest_at_capacity")->valuestring, "g5-qat");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(j, "decided_by_brackets")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "overlapping")));
     CHECK_STR(cJSON_GetObjectItem(j, "slo")->valuestring, "ttft:p90:1");
     cJSON *rows = cJSON_GetObjectItem(j, "candidates");
     CHECK_INT(cJSON_GetArraySize(rows), 4);
@@ -176,6 +192,14 @@ static void test_cost_and_summary(void) {
     CHECK(cJSON_IsNull(
         cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 1), "cost_at_capacity"),
                             "usd_per_million_tokens")));
+    cJSON_Delete(j);
+    /* overlapping brackets: said, with the candidate that overlaps */
+    f[3].last_held_rps = 8.9;
+    buf_reset(&out);
+    CHECK_INT(suite_cand_summary(&l, f, NULL, &out), 0);
+    j = cJSON_Parse(buf_str(&out));
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j, "decided_by_brackets")));
+    CHECK_STR(cJSON_GetObjectItem(j, "overlapping")->valuestring, "g6-qat");
     cJSON_Delete(j);
     buf_free(&err);
     buf_free(&out);
