@@ -1191,44 +1191,40 @@ static void test_deploy(void) {
     /* the saved options bring nothing of the deploy back on a resume */
     for (size_t i = 0; i < o.saved.n; i++)
         CHECK(strcmp(o.saved.v[i], "--deploy") != 0 && strcmp(o.saved.v[i], "--role") != 0);
+    /* sm-endpoint status --json of endpoint e (variant: the one the side targets), or
+       DescribeInferenceComponent of component ic (component true) */
     static const struct {
+        bool component;
         const char *json, *variant, *why;
     } rows[] = {
-        {"{\"status\":\"InService\",\"variants\":[{\"name\":\"AllTraffic\"}]}", NULL, ""},
-        {"{\"status\":\"InService\",\"variants\":[{\"name\":\"bf16\"}]}", "bf16", ""},
-        {"{\"status\":\"InService\",\"variants\":[{\"name\":\"bf16\"}]}", "qat",
+        {false, "{\"status\":\"InService\",\"variants\":[{\"name\":\"AllTraffic\"}]}", NULL, ""},
+        {false, "{\"status\":\"InService\",\"variants\":[{\"name\":\"bf16\"}]}", "bf16", ""},
+        {false, "{\"status\":\"InService\",\"variants\":[{\"name\":\"bf16\"}]}", "qat",
          "endpoint e has no production variant qat"},
-        {"{\"status\":\"Creating\"}", NULL, "endpoint e is Creating, not InService"},
-        {"{\"status\":\"Failed\",\"failure_reason\":\"no capacity\"}", NULL,
+        {false, "{\"status\":\"Creating\"}", NULL, "endpoint e is Creating, not InService"},
+        {false, "{\"status\":\"Failed\",\"failure_reason\":\"no capacity\"}", NULL,
          "endpoint e is Failed, not InService: no capacity"},
-        {"nonsense", NULL, "sm-endpoint status e gave no status"},
+        {false, "nonsense", NULL, "sm-endpoint status e gave no status"},
+        /* an inference component: InService on the endpoint the side names */
+        {true, "{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"InService\"}", NULL, ""},
+        {true, "{\"EndpointName\":\"f\",\"InferenceComponentStatus\":\"InService\"}", NULL,
+         "inference component ic is on endpoint f, not e"},
+        {true, "{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"Creating\"}", NULL,
+         "inference component ic of endpoint e is Creating, not InService"},
+        {true,
+         "{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"Failed\","
+         "\"FailureReason\":\"no room\\non the instance\"}",
+         NULL,
+         "inference component ic of endpoint e is Failed, not InService: no room?on the instance"},
+        {true, "[]", NULL, "DescribeInferenceComponent ic gave no status or endpoint"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *j = rows[i].json;
         buf_reset(&err);
-        int rc = suite_deploy_judge(rows[i].json, strlen(rows[i].json), "e", rows[i].variant, &err);
+        int rc = rows[i].component ? suite_deploy_judge_component(j, strlen(j), "e", "ic", &err)
+                                   : suite_deploy_judge(j, strlen(j), "e", rows[i].variant, &err);
         CHECK_INT(rc, rows[i].why[0] ? SUITE_DEPLOY_ERR_NOT_READY : 0);
         CHECK_STR(buf_str(&err), rows[i].why);
-    }
-    /* an inference component: InService on the endpoint the side names */
-    static const struct {
-        const char *json, *why;
-    } comps[] = {
-        {"{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"InService\"}", ""},
-        {"{\"EndpointName\":\"f\",\"InferenceComponentStatus\":\"InService\"}",
-         "inference component ic is on endpoint f, not e"},
-        {"{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"Creating\"}",
-         "inference component ic of endpoint e is Creating, not InService"},
-        {"{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"Failed\","
-         "\"FailureReason\":\"no room\\non the instance\"}",
-         "inference component ic of endpoint e is Failed, not InService: no room?on the instance"},
-        {"[]", "DescribeInferenceComponent ic gave no status or endpoint"},
-    };
-    for (size_t i = 0; i < sizeof comps / sizeof comps[0]; i++) {
-        buf_reset(&err);
-        int rc =
-            suite_deploy_judge_component(comps[i].json, strlen(comps[i].json), "e", "ic", &err);
-        CHECK_INT(rc, comps[i].why[0] ? SUITE_DEPLOY_ERR_NOT_READY : 0);
-        CHECK_STR(buf_str(&err), comps[i].why);
     }
     suite_argv_free(&cmd);
     suite_opts_free(&o);
