@@ -10,7 +10,8 @@ endpoint_and_component  two candidates, an endpoint and an inference component o
                         the component's invocations in /emulator/stats), and candidates.json
                         and the table have both, the component priced by its own
                         price_per_hour; both hold every rate, so the brackets do not decide
-                        the cheapest, and the table says so
+                        the cheapest, and the table says so; CloudWatch's figures of the
+                        component's side are said to be its variant's
 missing_component       a component that does not exist: one line naming it, its endpoint
                         and the region, exit 2, nothing measured
 
@@ -85,7 +86,7 @@ def args(url):
     return ["--candidates", "c.json", "--url", url, "--endpoint-url", url, "--region", "us-east-1",
             "--time-scale", str(SCALE), "--scenarios", "quiz,rate", "--capacity-search", "2:4",
             "--search-probes", "2", "--rate-duration", "10", "--slo", "e2e:p90:30",
-            "--max-tokens", "8", "--no-cloudwatch", "--out", "run"]
+            "--max-tokens", "8", "--out", "run"]
 
 
 PLAIN = {"label": "plain", "endpoint": "plain", "instance_type": "ml.g6.xlarge",
@@ -103,6 +104,9 @@ def case_endpoint_and_component():
         check(p.returncode == 0, "exit %d\n%s\n%s" % (p.returncode, p.stdout, err))
         check("sm-suite: checked: inference component ic1 of shared InService" in err,
               "the component checked before the run: %s" % err)
+        check("note: CloudWatch: ic targets inference component ic1: the metrics and logs are "
+              "its variant's, every component's on it together" in err,
+              "CloudWatch's figures not said to be the variant's: %s" % err)
         with open(log) as f:
             calls = [json.loads(line) for line in f if line.strip()]
         to = {name: [c for c in calls if c["endpoint"] == name and c["api"] == "invoke"]
