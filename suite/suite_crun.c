@@ -301,16 +301,20 @@ static void suite_crun_table(const struct suite_crun *r) {
                  : above ? ">= "
                          : "",
                  f->capacity_rps, f->last_held_rps, f->first_failed_rps);
-        char cost[32];
+        char cost[32], tokens[32];
         snprintf(cost, sizeof cost, "%s%.4f", below ? "> " : above ? "<= " : "", usd);
+        snprintf(tokens, sizeof tokens, "%s%.1f",
+                 below   ? "< "
+                 : above ? ">= "
+                         : "",
+                 f->capacity_rps * f->tokens_per_request);
         if (f->quiz_total)
             snprintf(quiz, sizeof quiz, "%ld/%ld", f->quiz_correct, f->quiz_total);
         else
             snprintf(quiz, sizeof quiz, "-");
-        printf("%-20s %-15s %29s %11.1f %9.4f %13s %7s\n", c->label,
-               c->instance_type[0] ? c->instance_type : "-", bracket,
-               f->capacity_rps * f->tokens_per_request, f->price_per_hour * c->instance_count, cost,
-               quiz);
+        printf("%-20s %-15s %29s %11s %9.4f %13s %7s\n", c->label,
+               c->instance_type[0] ? c->instance_type : "-", bracket, tokens,
+               f->price_per_hour * c->instance_count, cost, quiz);
     }
     int best = suite_cand_cheapest(&r->l, r->f), rival = suite_cand_rival(&r->l, r->f, best);
     if (best >= 0)
