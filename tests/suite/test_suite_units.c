@@ -962,6 +962,12 @@ static void test_manifest(void) {
     CHECK_STR(
         buf_str(&err),
         "the run measured the candidate b labelled qat, this command c variant v labelled qat");
+    /* a resume must target the inference component the run measured (none here) */
+    manifest_target(&now, "http://localhost:1");
+    now.component[1] = "ic1";
+    CHECK_INT(suite_manifest_check_target(&m, &now, &err), SUITE_MANIFEST_ERR_MISMATCH);
+    CHECK_STR(buf_str(&err), "the run measured the candidate b labelled qat, this command b "
+                             "inference component ic1 labelled qat");
     suite_manifest_free(&m);
     suite_argv_free(&saved);
 
