@@ -15,6 +15,7 @@
 
 #include "readall.h"
 #include "suite_cdrun.h"
+#include "suite_deploy.h"
 #include "suite_exec.h"
 #include "suite_files.h"
 
@@ -397,6 +398,36 @@ static int suite_crun_pairs(struct suite_crun *r) {
     return worst;
 }
 
+/* Every inference component of the file is InService on its endpoint before the first
+ * pair measures anything (each pair's run checks its own again), where its run would
+ * check: not with --no-endpoint-check, nor with --url and no --endpoint-url. */
+static int suite_crun_components_ready(struct suite_crun *r) {
+    struct suite_opts o;
+    int rc = suite_opts_scan(r->rest.v, r->rest.n, &o, &r->err) ? SUITE_CRUN_ERR_USAGE : 0;
+    const char *region = o.region;
+    if (!region || !*region) region = getenv("AWS_REGION");
+    if (!region || !*region) region = getenv("AWS_DEFAULT_REGION");
+    o.region = region;
+    bool check = !rc && region && *region && !o.no_endpoint_check && !o.dry_run &&
+                 (!o.url || o.endpoint_url);
+    for (size_t i = 0; check && !rc && i < r->l.n; i++) {
+        const struct suite_cand *c = &r->l.c[i];
+        if (!c->component[0]) continue;
+        snprintf(o.side[0].name, sizeof o.side[0].name, "%s", c->endpoint);
+        snprintf(o.side[0].component, sizeof o.side[0].component, "%s", c->component);
+        int ck = suite_deploy_check_component(&o, 0, &r->err);
+        if (ck == SUITE_DEPLOY_ERR_NOMEM) rc = SUITE_CRUN_ERR_NOMEM;
+        if (ck && !rc) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", buf_str(&r->err));
+            rc = buf_fail(&r->err, SUITE_CRUN_ERR_USAGE, "--candidates: candidates[%zu] (%s): %s",
+                          i, c->label, why);
+        }
+    }
+    suite_opts_free(&o);
+    return rc;
+}
+
 static int suite_crun_go(struct suite_crun *r, int argc, char **argv) {
     int rc = suite_crun_args(r, argc, argv);
     if (!rc) rc = suite_crun_load(r);
@@ -411,6 +442,7 @@ static int suite_crun_go(struct suite_crun *r, int argc, char **argv) {
         rc = suite_crun_pair_argv(&r->l, k, r->self, r->out, false, r->rest.v, r->rest.n, &probe,
                                   &r->err);
     suite_argv_free(&probe);
+    if (!rc) rc = suite_crun_components_ready(r);
     if (rc == SUITE_CRUN_ERR_NOMEM) return suite_crun_fail("out of memory");
     if (rc) return suite_crun_fail(buf_str(&r->err));
     if ((rc = suite_cdrun_plan(&r->d, &r->err))) {

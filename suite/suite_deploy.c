@@ -92,9 +92,7 @@ int suite_deploy_judge_component(const char *json, size_t len, const char *endpo
     return rc;
 }
 
-/* Checks side k's inference component (DescribeInferenceComponent): 0 or NOT_READY; a call
- * that fails otherwise is a warning, as for the endpoints. */
-static int suite_deploy_check_component(const struct suite_opts *o, int k, struct buf *err) {
+int suite_deploy_check_component(const struct suite_opts *o, int k, struct buf *err) {
     const struct suite_opts_side *s = &o->side[k];
     const char *name = s->name;
     struct awsj_config cfg = {.region = o->region,

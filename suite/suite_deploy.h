@@ -45,6 +45,16 @@ __attribute__((warn_unused_result)) int suite_deploy_judge_component(const char 
                                                                      const char *component,
                                                                      struct buf *why);
 
+/* Checks side k's inference component (o->side[k].component, of endpoint
+ * o->side[k].name) with DescribeInferenceComponent in o->region (at
+ * o->endpoint_url, else AWS): 0 when it is InService there, else
+ * SUITE_DEPLOY_ERR_NOT_READY with one line in err naming it (not there, on
+ * another endpoint, or in another state), or _NOMEM; a call that fails
+ * otherwise (no permission, no network) is a warning on stderr and 0, as for
+ * the endpoints. */
+__attribute__((warn_unused_result)) int suite_deploy_check_component(const struct suite_opts *o,
+                                                                     int k, struct buf *err);
+
 /* Reads sm-endpoint status --json's output for endpoint: 0 when it is
  * InService and has variant (NULL: any), else SUITE_DEPLOY_ERR_NOT_READY with
  * one line in why. Pure. */

@@ -12,8 +12,9 @@ endpoint_and_component  two candidates, an endpoint and an inference component o
                         price_per_hour; both hold every rate, so the brackets do not decide
                         the cheapest, and the table says so; CloudWatch's figures of the
                         component's side are said to be its variant's
-missing_component       a component that does not exist: one line naming it, its endpoint
-                        and the region, exit 2, nothing measured
+missing_component       a component that does not exist, in the last pair: one line naming
+                        the candidate, the component, its endpoint and the region, exit 2,
+                        before the first pair measures anything
 
 Debian's aws CLI 2.9 and python3-botocore predate inference components, so the component is
 made with AWS JSON 1.1 calls in the shapes of botocore's later sagemaker model, signed by
@@ -155,12 +156,15 @@ def case_endpoint_and_component():
 
 
 def case_missing_component():
+    # the component is the odd last candidate: its pair would run second
     tmp, e, emu, log = setup("cand-ic-missing-", [
-        PLAIN, {"label": "ic", "endpoint": "shared", "inference_component": "nope",
-                "price_per_hour": 0.25}])
+        PLAIN, {"label": "other", "endpoint": "shared", "price_per_hour": 1.0},
+        {"label": "ic", "endpoint": "shared", "inference_component": "nope",
+         "price_per_hour": 0.25}])
     try:
         p = sl.suite(args(emu.url), e, tmp)
-        want = "sm-suite: inference component nope (of endpoint shared) does not exist in us-east-1"
+        want = ("sm-suite: --candidates: candidates[2] (ic): inference component nope (of "
+                "endpoint shared) does not exist in us-east-1")
         check(p.returncode == 2 and want in sl.lines(p.stderr),
               "exit %d, want the line %r:\n%s" % (p.returncode, want, p.stderr))
         with open(log) as f:
