@@ -319,13 +319,15 @@ static void suite_crun_table(const struct suite_crun *r) {
     }
     int best = suite_cand_cheapest(&r->l, r->f), rival = suite_cand_rival(&r->l, r->f, best);
     if (best >= 0)
-        printf("cheapest at capacity%s%s: %s\n", r->slo ? " at " : "", r->slo ? r->slo : "",
+        printf("cheapest at capacity%s%s: %s", r->slo ? " at " : "", r->slo ? r->slo : "",
                r->l.c[best].label);
+    /* on the same line: a reader of the first words must not take it for a choice */
     if (best >= 0 && rival >= 0)
-        printf("not decided by the brackets: %s's cost range overlaps %s's (the capacities "
+        printf(", not decided by the brackets: %s's cost range overlaps %s's (the capacities "
                "inside the brackets choose, and a loaded client moves them: more probes, a "
-               "quieter client host or a lower --time-scale narrow them)\n",
+               "quieter client host or a lower --time-scale narrow them)",
                r->l.c[rival].label, r->l.c[best].label);
+    if (best >= 0) printf("\n");
     if (best < 0)
         printf("cheapest at capacity: none (no candidate has both a capacity and a price)\n");
 }

@@ -143,8 +143,9 @@ def case_endpoint_and_component():
         # bracket has an end that rules the other out, and the run says so
         check(c["cheapest_at_capacity"] == "ic" and c["decided_by_brackets"] is False and
               c["overlapping"] == "plain", "the choice: %s" % c)
-        check(re.search(r"^not decided by the brackets: plain's cost range overlaps ic's ",
-                        p.stdout, re.M), "the table:\n" + p.stdout)
+        check(re.search(r"^cheapest at capacity at e2e:p90:30: ic, not decided by the brackets: "
+                        r"plain's cost range overlaps ic's ", p.stdout, re.M),
+              "the table:\n" + p.stdout)
         pair = os.path.join(tmp, "run", "pair-1")
         m = sl.load(os.path.join(pair, "manifest.json"))
         check(m["candidate"]["inference_component"] == "ic1" and

@@ -555,7 +555,8 @@ def case_candidates():
         # profiles hold while its client lagged (a host too loaded for the stream). That
         # is the answer it must give then; a wrong choice or an overlap of its own making
         # would not pass here.
-        check(re.search(r"^not decided by the brackets: ", p.stdout, re.M),
+        check(re.search(r"^cheapest at capacity at ttft:p90:1: [-\w.]+, not decided by the "
+                        r"brackets: ", p.stdout, re.M),
               "the table does not say the brackets overlap:\n" + p.stdout)
         return
     check(summary["decided_by_brackets"] is True,
