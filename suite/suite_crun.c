@@ -404,6 +404,9 @@ static int suite_crun_pairs(struct suite_crun *r) {
  * pair measures anything (each pair's run checks its own again), where its run would
  * check: not with --no-endpoint-check, nor with --url and no --endpoint-url. */
 static int suite_crun_components_ready(struct suite_crun *r) {
+    bool any = false;
+    for (size_t i = 0; i < r->l.n; i++) any |= r->l.c[i].component[0] != '\0';
+    if (!any) return SUITE_CRUN_OK;
     struct suite_opts o;
     int rc = suite_opts_scan(r->rest.v, r->rest.n, &o, &r->err) ? SUITE_CRUN_ERR_USAGE : 0;
     const char *region = o.region;

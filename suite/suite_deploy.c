@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "awsj.h"
+#include "scrub.h"
 #include "suite_exec.h"
 
 #define SUITE_DEPLOY_OUT_MAX ((size_t)1 << 20)
@@ -74,21 +75,23 @@ int suite_deploy_judge_component(const char *json, size_t len, const char *endpo
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "InferenceComponentStatus");
     const cJSON *ep = cJSON_GetObjectItemCaseSensitive(root, "EndpointName");
     const cJSON *fr = cJSON_GetObjectItemCaseSensitive(root, "FailureReason");
-    int rc = SUITE_DEPLOY_OK;
+    char line[512] = ""; /* the reply's text, bounded, quoted */
     if (!cJSON_IsString(st) || !cJSON_IsString(ep))
-        rc = buf_fail(why, SUITE_DEPLOY_ERR_NOT_READY,
-                      "DescribeInferenceComponent %s gave no status or endpoint", component);
+        snprintf(line, sizeof line, "DescribeInferenceComponent %s gave no status or endpoint",
+                 component);
     else if (strcmp(ep->valuestring, endpoint) != 0)
-        rc = buf_fail(why, SUITE_DEPLOY_ERR_NOT_READY,
-                      "inference component %s is on endpoint %.63s, not %s", component,
-                      ep->valuestring, endpoint);
+        snprintf(line, sizeof line, "inference component %s is on endpoint %.63s, not %s",
+                 component, ep->valuestring, endpoint);
     else if (strcmp(st->valuestring, "InService") != 0)
-        rc = buf_fail(why, SUITE_DEPLOY_ERR_NOT_READY,
-                      "inference component %s of endpoint %s is %.32s, not InService%s%.300s",
-                      component, endpoint, st->valuestring, cJSON_IsString(fr) ? ": " : "",
-                      cJSON_IsString(fr) ? fr->valuestring : "");
+        snprintf(line, sizeof line,
+                 "inference component %s of endpoint %s is %.32s, not InService%s%.300s", component,
+                 endpoint, st->valuestring, cJSON_IsString(fr) ? ": " : "",
+                 cJSON_IsString(fr) ? fr->valuestring : "");
     cJSON_Delete(root);
-    if (rc) buf_one_line(why); /* the reply's text is quoted */
+    if (!line[0]) return SUITE_DEPLOY_OK;
+    scrub_in_place(line); /* a server's text may echo a secret */
+    int rc = buf_fail(why, SUITE_DEPLOY_ERR_NOT_READY, "%s", line);
+    buf_one_line(why);
     return rc;
 }
 

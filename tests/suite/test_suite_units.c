@@ -12,6 +12,7 @@
 
 #include "../check.h"
 #include "readall.h"
+#include "scrub.h"
 #include "suite_cw.h"
 #include "suite_deploy.h"
 #include "suite_files.h"
@@ -1232,6 +1233,16 @@ static void test_deploy(void) {
         CHECK_INT(rc, rows[i].why[0] ? SUITE_DEPLOY_ERR_NOT_READY : 0);
         CHECK_STR(buf_str(&err), rows[i].why);
     }
+    /* the component's failure reason is a server's text: a secret it echoes is scrubbed */
+    static const char echo[] = "{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"Failed\","
+                               "\"FailureReason\":\"token IQoJb3JpZ2luX2VjSUITEtoken\"}";
+    CHECK_INT(scrub_add("IQoJb3JpZ2luX2VjSUITEtoken"), 0);
+    buf_reset(&err);
+    CHECK_INT(suite_deploy_judge_component(echo, strlen(echo), "e", "ic", &err),
+              SUITE_DEPLOY_ERR_NOT_READY);
+    CHECK_STR(buf_str(&err), "inference component ic of endpoint e is Failed, not InService: "
+                             "token <redacted>");
+    scrub_forget();
     suite_argv_free(&cmd);
     suite_opts_free(&o);
     free(copy);
