@@ -48,6 +48,10 @@ static const char sm_suite_usage_head[] =
     "  --endpoint NAME           one endpoint whose two production variants are the sides\n"
     "                            (X-Amzn-SageMaker-Target-Variant), with:\n"
     "  --baseline-variant VARIANT[=LABEL], --candidate-variant VARIANT[=LABEL]\n"
+    "  --baseline-component NAME, --candidate-component NAME\n"
+    "                            the side is this inference component of its endpoint\n"
+    "                            (X-Amzn-SageMaker-Inference-Component on every request of\n"
+    "                            every step); it labels the side unless NAME=LABEL does\n"
     "\n"
     "Target:\n"
     "  --region REGION           the region to sign for (default: AWS_REGION, then\n"
@@ -138,7 +142,9 @@ static const char sm_suite_usage_tail[] =
     "                            each candidate's folder. Then OUT/candidates.json and a table:\n"
     "                            capacity at the SLO with its bracket, cost per million tokens\n"
     "                            at that capacity (the file's price_per_hour x instance_count),\n"
-    "                            quiz score, and the cheapest. The same command again resumes.\n"
+    "                            quiz score, and the cheapest, saying so on its line when the\n"
+    "                            brackets' edges alone do not decide it (another candidate's\n"
+    "                            cost range overlaps its). The same command again resumes.\n"
     "                            The file's sides, prices and instances are not options then.\n"
     "                            A deploy spec (\"deploy\") is deployed for its pair and\n"
     "                            deleted after it, by sm-endpoint with --role ARN, tagged with\n"
@@ -149,7 +155,14 @@ static const char sm_suite_usage_tail[] =
     "                            is refused (exit 2) before anything is created. Creating needs\n"
     "                            --yes (asked on a terminal). Ctrl-C leaves the named endpoints\n"
     "                            for the same command again, which deploys only what is missing.\n"
-    "                            An inference component is refused before any run.\n"
+    "                            An inference component (\"inference_component\" beside its\n"
+    "                            \"endpoint\") is measured as that endpoint's side with\n"
+    "                            --baseline-component or --candidate-component, checked\n"
+    "                            InService before the first pair (a missing one: exit 2,\n"
+    "                            nothing measured); it shares its\n"
+    "                            endpoint's instances with others, so its cost is its own\n"
+    "                            price_per_hour (its share of the instance-hours, which the\n"
+    "                            file must give; no instance_count), never the instance's.\n"
     "The endpoints' life (by running sm-endpoint, as wrk is run):\n"
     "  --deploy                  create both endpoints first (sm-endpoint deploy: CreateModel "
     "with\n"
@@ -165,13 +178,17 @@ static const char sm_suite_usage_tail[] =
     "  --no-endpoint-check       before a run against AWS (no --url) or with --endpoint-url,\n"
     "                            sm-suite checks that each endpoint is InService with the "
     "variants\n"
-    "                            it targets (sm-endpoint status --json); this skips it\n"
+    "                            it targets (sm-endpoint status --json), and each inference\n"
+    "                            component InService on it (DescribeInferenceComponent); a\n"
+    "                            side that is not there is refused (exit 2); this skips it\n"
     "CloudWatch: after the steps, sm-suite fetches each side's container log (CloudWatch\n"
     "Logs FilterLogEvents) and metrics (GetMetricData, 1-minute periods) for each step's\n"
     "window into OUT/LABEL/cloudwatch/ (against AWS after waiting 150 s for the last\n"
     "minute to be published; with --url and no --endpoint-url it asks --url, as\n"
     "sm-emulator serves both); sm-compare reads them. A missing permission\n"
-    "(logs:FilterLogEvents, cloudwatch:GetMetricData) is a warning, never a failure.\n"
+    "(logs:FilterLogEvents, cloudwatch:GetMetricData) is a warning, never a failure. A side\n"
+    "that targets an inference component gets its variant's logs and metrics (every\n"
+    "component's on it), and a note says so.\n"
     "  --no-cloudwatch           fetch nothing\n"
     "After the decode step, sm-suite warns before the other steps when a reply of their asked\n"
     "length would pass SageMaker's 60 s at a side's measured rate.\n"
@@ -497,6 +514,7 @@ static void sm_suite_target(struct sm_suite_state *s) {
     for (int k = 0; k < 2; k++) {
         t->endpoint[k] = s->o.side[k].name;
         t->variant[k] = s->o.variants ? s->o.side[k].variant : NULL;
+        t->component[k] = s->o.side[k].component[0] ? s->o.side[k].component : NULL;
         t->label[k] = s->o.side[k].label;
     }
 }
@@ -571,7 +589,8 @@ static int sm_suite_run(struct sm_suite_state *s, int argc, char **argv) {
     if (!rc) rc = suite_deploy_check(&s->o, s->tools.endpoint, &s->err);
     if (rc) {
         fprintf(stderr, "sm-suite: %s\n", buf_str(&s->err));
-        rc = rc == SUITE_DEPLOY_ERR_STOPPED ? 130 : 1;
+        /* a side that is not there or not InService is refused as bad input */
+        rc = rc == SUITE_DEPLOY_ERR_STOPPED ? 130 : rc == SUITE_DEPLOY_ERR_NOT_READY ? 2 : 1;
     } else {
         rc = suite_run(&job);
     }

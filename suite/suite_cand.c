@@ -209,6 +209,20 @@ static int suite_cand_one(const cJSON *o, const char *where, struct suite_cand *
         return buf_fail(err, SUITE_CAND_ERR_INVALID,
                         "%s: price_per_hour: want USD per instance-hour above 0 (at most 10000)",
                         where);
+    /* A component shares its endpoint's instances with others: what share it costs is the
+       user's to say (sm-suite cannot know the other tenants), so it is given whole. */
+    if (c->component[0] && cJSON_GetObjectItemCaseSensitive(o, "instance_count"))
+        return buf_fail(err, SUITE_CAND_ERR_INVALID,
+                        "%s: inference component %s: its price_per_hour is its whole cost per "
+                        "hour; drop instance_count",
+                        where, c->component);
+    if (c->component[0] && !price)
+        return buf_fail(err, SUITE_CAND_ERR_INVALID,
+                        "%s: inference component %s: want its price_per_hour, the USD per hour "
+                        "of its share of the endpoint's instances (e.g. the instance's price x "
+                        "the accelerators it reserves / the instance's): sm-suite cannot know "
+                        "the share",
+                        where, c->component);
     c->price_per_hour = price ? price->valuedouble : 0;
     return SUITE_CAND_OK;
 }
@@ -267,6 +281,21 @@ int suite_cand_cheapest(const struct suite_cand_list *l, const struct suite_cand
     return best;
 }
 
+int suite_cand_rival(const struct suite_cand_list *l, const struct suite_cand_figures *f,
+                     int best) {
+    if (best < 0) return -1;
+    /* the most best can cost: at the rate it last held (no rate held: unbounded) */
+    double high = suite_cand_cost_at(&l->c[best], &f[best], f[best].last_held_rps);
+    for (size_t i = 0; i < l->n; i++) {
+        if ((int)i == best || !isfinite(suite_cand_cost_at(&l->c[i], &f[i], f[i].capacity_rps)))
+            continue; /* not priced or not measured: not in the choice */
+        /* the least i can cost: at the rate it first failed (none failed: no bound) */
+        double low = suite_cand_cost_at(&l->c[i], &f[i], f[i].first_failed_rps);
+        if (!isfinite(high) || !isfinite(low) || !(high < low)) return (int)i;
+    }
+    return -1;
+}
+
 static cJSON *suite_cand_num(double v) {
     return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
@@ -275,7 +304,10 @@ static cJSON *suite_cand_row(const struct suite_cand *c, const struct suite_cand
     cJSON *r = cJSON_CreateObject(), *cap = cJSON_CreateObject(), *cost = cJSON_CreateObject();
     cJSON *quiz = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "label", c->label);
-    cJSON_AddStringToObject(r, "kind", c->deploy ? "deploy" : "endpoint");
+    cJSON_AddStringToObject(r, "kind",
+                            c->deploy         ? "deploy"
+                            : c->component[0] ? "inference_component"
+                                              : "endpoint");
     cJSON_AddItemToObject(r, "endpoint",
                           c->endpoint[0] ? cJSON_CreateString(c->endpoint) : cJSON_CreateNull());
     cJSON_AddItemToObject(r, "variant",
@@ -330,9 +362,13 @@ int suite_cand_summary(const struct suite_cand_list *l, const struct suite_cand_
     cJSON_AddItemToObject(root, "slo", slo ? cJSON_CreateString(slo) : cJSON_CreateNull());
     for (size_t i = 0; i < l->n; i++) cJSON_AddItemToArray(rows, suite_cand_row(&l->c[i], &f[i]));
     cJSON_AddItemToObject(root, "candidates", rows);
-    int best = suite_cand_cheapest(l, f);
+    int best = suite_cand_cheapest(l, f), rival = suite_cand_rival(l, f, best);
     cJSON_AddItemToObject(root, "cheapest_at_capacity",
                           best >= 0 ? cJSON_CreateString(l->c[best].label) : cJSON_CreateNull());
+    cJSON_AddItemToObject(root, "decided_by_brackets",
+                          best >= 0 ? cJSON_CreateBool(rival < 0) : cJSON_CreateNull());
+    cJSON_AddItemToObject(root, "overlapping",
+                          rival >= 0 ? cJSON_CreateString(l->c[rival].label) : cJSON_CreateNull());
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!text) return SUITE_CAND_ERR_NOMEM;

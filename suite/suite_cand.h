@@ -81,6 +81,15 @@ double suite_cand_usd_per_million(double usd_per_hour, int count, double tokens_
  * or -1 when none has one. Ties go to the earlier candidate. */
 int suite_cand_cheapest(const struct suite_cand_list *l, const struct suite_cand_figures *f);
 
+/* Whether the capacity search's brackets alone decide that best (suite_cand_cheapest)
+ * is the cheapest: its cost at the rate it last held (the most it can cost) is below
+ * every other priced, measured candidate's cost at the rate that candidate first failed
+ * (the least it can cost; one that failed no rate may serve more, so it has no such
+ * bound). Returns -1 when they decide (or best is -1), else the first candidate whose
+ * cost range overlaps best's: the choice then rests on where the capacities lie inside
+ * the brackets, which a loaded client can move. */
+int suite_cand_rival(const struct suite_cand_list *l, const struct suite_cand_figures *f, int best);
+
 /* Appends candidates.json (one object, docs/result-format.md) for l and its figures
  * f[0..l->n-1], with slo the SLO the capacities were searched at (as given to
  * --slo). Returns 0, or SUITE_CAND_ERR_NOMEM. */

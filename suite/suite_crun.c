@@ -15,16 +15,28 @@
 
 #include "readall.h"
 #include "suite_cdrun.h"
+#include "suite_deploy.h"
 #include "suite_exec.h"
 #include "suite_files.h"
 
 /* Options the candidates file gives per candidate, or this run sets for each pair. */
-static const char *const suite_crun_owned[] = {
-    "--baseline",         "--candidate",         "--endpoint",
-    "--baseline-variant", "--candidate-variant", "--resume",
-    "--deploy",           "--delete-after",      "--baseline-model",
-    "--candidate-model",  "--price-per-hour",    "--facts-baseline",
-    "--facts-candidate",  "--instance-type",     NULL};
+static const char *const suite_crun_owned[] = {"--baseline",
+                                               "--candidate",
+                                               "--endpoint",
+                                               "--baseline-variant",
+                                               "--candidate-variant",
+                                               "--resume",
+                                               "--deploy",
+                                               "--delete-after",
+                                               "--baseline-model",
+                                               "--candidate-model",
+                                               "--price-per-hour",
+                                               "--facts-baseline",
+                                               "--facts-candidate",
+                                               "--instance-type",
+                                               "--baseline-component",
+                                               "--candidate-component",
+                                               NULL};
 
 size_t suite_crun_npairs(size_t n) {
     return (n + 1) / 2;
@@ -44,19 +56,26 @@ bool suite_crun_asked_help(char *const *argv, size_t n) {
     return false;
 }
 
-/* A candidate this version runs: an existing endpoint, maybe a variant of it, or a
- * deploy spec once named. */
+/* A candidate this version runs: an existing endpoint, maybe a variant or an inference
+ * component of it, or a deploy spec once named. */
 static int suite_crun_runnable(const struct suite_cand *c, size_t i, struct buf *err) {
     if (c->deploy && !c->endpoint[0])
         return buf_fail(err, SUITE_CRUN_ERR_USAGE,
                         "--candidates: candidates[%zu] (%s): a deploy spec without its "
                         "endpoint's name (suite_cdrun_name)",
                         i, c->label);
-    if (c->component[0])
-        return buf_fail(err, SUITE_CRUN_ERR_USAGE,
-                        "--candidates: candidates[%zu] (%s): sm-suite does not target inference "
-                        "components yet",
-                        i, c->label);
+    return SUITE_CRUN_OK;
+}
+
+/* --baseline-component and --candidate-component of the sides that name one. */
+static int suite_crun_components(const struct suite_cand *a, const struct suite_cand *b,
+                                 struct suite_argv *out) {
+    if (a->component[0] &&
+        (suite_argv_add(out, "--baseline-component") || suite_argv_add(out, a->component)))
+        return SUITE_CRUN_ERR_NOMEM;
+    if (b->component[0] &&
+        (suite_argv_add(out, "--candidate-component") || suite_argv_add(out, b->component)))
+        return SUITE_CRUN_ERR_NOMEM;
     return SUITE_CRUN_OK;
 }
 
@@ -75,7 +94,7 @@ static int suite_crun_sides(const struct suite_cand_list *l, size_t k, struct su
                        suite_argv_add(out, "--candidate") ||
                        suite_argv_addf(out, "%s=%s%s", b->endpoint, b->label, again)
                    ? SUITE_CRUN_ERR_NOMEM
-                   : SUITE_CRUN_OK;
+                   : suite_crun_components(a, b, out);
     if (a->variant[0] && b->variant[0] && strcmp(a->endpoint, b->endpoint) == 0 &&
         (ia == ib || strcmp(a->variant, b->variant) != 0))
         return suite_argv_add(out, "--endpoint") || suite_argv_add(out, a->endpoint) ||
@@ -87,8 +106,8 @@ static int suite_crun_sides(const struct suite_cand_list *l, size_t k, struct su
                    : SUITE_CRUN_OK;
     return buf_fail(err, SUITE_CRUN_ERR_USAGE,
                     "--candidates: candidates[%zu] (%s) and [%zu] (%s) are measured together: "
-                    "give both as endpoints, or both as variants of one endpoint (order the file "
-                    "so)",
+                    "give both as endpoints (or their inference components), or both as "
+                    "variants of one endpoint (order the file so)",
                     ia, a->label, ib, b->label);
 }
 
@@ -257,7 +276,10 @@ static void suite_crun_collect(struct suite_crun *r) {
         }
         buf_free(&text);
         r->f[i].price_per_hour = r->l.c[i].price_per_hour;
-        r->f[i].price_source = r->l.c[i].price_per_hour > 0 ? "the candidates file" : NULL;
+        r->f[i].price_source = r->l.c[i].price_per_hour <= 0 ? NULL
+                               : r->l.c[i].component[0]
+                                   ? "the candidates file (the inference component's share)"
+                                   : "the candidates file";
         suite_crun_link(r, i);
     }
 }
@@ -271,22 +293,42 @@ static void suite_crun_table(const struct suite_crun *r) {
         char bracket[64], quiz[24];
         double usd = suite_cand_usd_per_million(f->price_per_hour, c->instance_count,
                                                 f->capacity_rps * f->tokens_per_request);
-        snprintf(bracket, sizeof bracket, "%.2f [%.2f, %.2f]", f->capacity_rps, f->last_held_rps,
-                 f->first_failed_rps);
+        /* no rate held: the capacity is below the first failed; none failed: at least the
+           last held (and the cost the other way) */
+        bool below = !isfinite(f->last_held_rps) && isfinite(f->first_failed_rps);
+        bool above = isfinite(f->last_held_rps) && !isfinite(f->first_failed_rps);
+        snprintf(bracket, sizeof bracket, "%s%.2f [%.2f, %.2f]",
+                 below   ? "< "
+                 : above ? ">= "
+                         : "",
+                 f->capacity_rps, f->last_held_rps, f->first_failed_rps);
+        char cost[32], tokens[32];
+        snprintf(cost, sizeof cost, "%s%.4f", below ? "> " : above ? "<= " : "", usd);
+        snprintf(tokens, sizeof tokens, "%s%.1f",
+                 below   ? "< "
+                 : above ? ">= "
+                         : "",
+                 f->capacity_rps * f->tokens_per_request);
         if (f->quiz_total)
             snprintf(quiz, sizeof quiz, "%ld/%ld", f->quiz_correct, f->quiz_total);
         else
             snprintf(quiz, sizeof quiz, "-");
-        printf("%-20s %-15s %29s %11.1f %9.4f %13.4f %7s\n", c->label,
-               c->instance_type[0] ? c->instance_type : "-", bracket,
-               f->capacity_rps * f->tokens_per_request, f->price_per_hour * c->instance_count, usd,
-               quiz);
+        printf("%-20s %-15s %29s %11s %9.4f %13s %7s\n", c->label,
+               c->instance_type[0] ? c->instance_type : "-", bracket, tokens,
+               f->price_per_hour * c->instance_count, cost, quiz);
     }
-    int best = suite_cand_cheapest(&r->l, r->f);
+    int best = suite_cand_cheapest(&r->l, r->f), rival = suite_cand_rival(&r->l, r->f, best);
     if (best >= 0)
-        printf("cheapest at capacity%s%s: %s\n", r->slo ? " at " : "", r->slo ? r->slo : "",
+        printf("cheapest at capacity%s%s: %s", r->slo ? " at " : "", r->slo ? r->slo : "",
                r->l.c[best].label);
-    else
+    /* on the same line: a reader of the first words must not take it for a choice */
+    if (best >= 0 && rival >= 0)
+        printf(", not decided by the brackets: %s's cost range overlaps %s's (the capacities "
+               "inside the brackets choose, and a loaded client moves them: more probes, a "
+               "quieter client host or a lower --time-scale narrow them)",
+               r->l.c[rival].label, r->l.c[best].label);
+    if (best >= 0) printf("\n");
+    if (best < 0)
         printf("cheapest at capacity: none (no candidate has both a capacity and a price)\n");
 }
 
@@ -358,6 +400,39 @@ static int suite_crun_pairs(struct suite_crun *r) {
     return worst;
 }
 
+/* Every inference component of the file is InService on its endpoint before the first
+ * pair measures anything (each pair's run checks its own again), where its run would
+ * check: not with --no-endpoint-check, nor with --url and no --endpoint-url. */
+static int suite_crun_components_ready(struct suite_crun *r) {
+    bool any = false;
+    for (size_t i = 0; i < r->l.n; i++) any |= r->l.c[i].component[0] != '\0';
+    if (!any) return SUITE_CRUN_OK;
+    struct suite_opts o;
+    int rc = suite_opts_scan(r->rest.v, r->rest.n, &o, &r->err) ? SUITE_CRUN_ERR_USAGE : 0;
+    const char *region = o.region;
+    if (!region || !*region) region = getenv("AWS_REGION");
+    if (!region || !*region) region = getenv("AWS_DEFAULT_REGION");
+    o.region = region;
+    bool check = !rc && region && *region && !o.no_endpoint_check && !o.dry_run &&
+                 (!o.url || o.endpoint_url);
+    for (size_t i = 0; check && !rc && i < r->l.n; i++) {
+        const struct suite_cand *c = &r->l.c[i];
+        if (!c->component[0]) continue;
+        snprintf(o.side[0].name, sizeof o.side[0].name, "%s", c->endpoint);
+        snprintf(o.side[0].component, sizeof o.side[0].component, "%s", c->component);
+        int ck = suite_deploy_check_component(&o, 0, &r->err);
+        if (ck == SUITE_DEPLOY_ERR_NOMEM) rc = SUITE_CRUN_ERR_NOMEM;
+        if (ck && !rc) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", buf_str(&r->err));
+            rc = buf_fail(&r->err, SUITE_CRUN_ERR_USAGE, "--candidates: candidates[%zu] (%s): %s",
+                          i, c->label, why);
+        }
+    }
+    suite_opts_free(&o);
+    return rc;
+}
+
 static int suite_crun_go(struct suite_crun *r, int argc, char **argv) {
     int rc = suite_crun_args(r, argc, argv);
     if (!rc) rc = suite_crun_load(r);
@@ -372,6 +447,7 @@ static int suite_crun_go(struct suite_crun *r, int argc, char **argv) {
         rc = suite_crun_pair_argv(&r->l, k, r->self, r->out, false, r->rest.v, r->rest.n, &probe,
                                   &r->err);
     suite_argv_free(&probe);
+    if (!rc) rc = suite_crun_components_ready(r);
     if (rc == SUITE_CRUN_ERR_NOMEM) return suite_crun_fail("out of memory");
     if (rc) return suite_crun_fail(buf_str(&r->err));
     if ((rc = suite_cdrun_plan(&r->d, &r->err))) {

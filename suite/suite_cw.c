@@ -217,6 +217,11 @@ static void suite_cw_side(struct suite_cw_run *r, int k) {
                      "CloudWatch: %s (%s, variant %s): %zu log events, %zu metric data points "
                      "in %s/",
                      s->label, s->name, variant, events, points, dir);
+    if (steps && *s->component)
+        suite_cw_say(r,
+                     "note: CloudWatch: %s targets inference component %s: the metrics and logs "
+                     "are its variant's, every component's on it together",
+                     s->label, s->component);
     free(dir);
 }
 

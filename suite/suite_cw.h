@@ -15,7 +15,9 @@
  * STEP is the step's result file name without ".json" (decode, sweep-c4, ...);
  * its window is the result file's started_at to ended_at. The variant is the
  * side's (--baseline-variant, ...), else the endpoint's first production
- * variant (DescribeEndpoint), else AllTraffic. The calls go to --endpoint-url,
+ * variant (DescribeEndpoint), else AllTraffic; a side that targets an inference
+ * component gets the variant's figures (every component's on it), said in a
+ * note. The calls go to --endpoint-url,
  * else --url (sm-emulator serves them on its one port), else AWS, where the
  * fetch first waits until SUITE_CW_SETTLE_S after the last step ended
  * (CloudWatch publishes a minute's metrics a minute or two after it; Ctrl-C

@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "awsj.h"
+#include "scrub.h"
 #include "suite_exec.h"
 
 #define SUITE_DEPLOY_OUT_MAX ((size_t)1 << 20)
@@ -64,6 +66,71 @@ int suite_deploy_judge(const char *json, size_t len, const char *endpoint, const
         rc = buf_fail(why, SUITE_DEPLOY_ERR_NOT_READY, "endpoint %s has no production variant %s",
                       endpoint, variant);
     cJSON_Delete(root);
+    return rc;
+}
+
+int suite_deploy_judge_component(const char *json, size_t len, const char *endpoint,
+                                 const char *component, struct buf *why) {
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "InferenceComponentStatus");
+    const cJSON *ep = cJSON_GetObjectItemCaseSensitive(root, "EndpointName");
+    const cJSON *fr = cJSON_GetObjectItemCaseSensitive(root, "FailureReason");
+    char line[512] = ""; /* the reply's text, bounded, quoted */
+    if (!cJSON_IsString(st) || !cJSON_IsString(ep))
+        snprintf(line, sizeof line, "DescribeInferenceComponent %s gave no status or endpoint",
+                 component);
+    else if (strcmp(ep->valuestring, endpoint) != 0)
+        snprintf(line, sizeof line, "inference component %s is on endpoint %.63s, not %s",
+                 component, ep->valuestring, endpoint);
+    else if (strcmp(st->valuestring, "InService") != 0)
+        snprintf(line, sizeof line,
+                 "inference component %s of endpoint %s is %.32s, not InService%s%.300s", component,
+                 endpoint, st->valuestring, cJSON_IsString(fr) ? ": " : "",
+                 cJSON_IsString(fr) ? fr->valuestring : "");
+    cJSON_Delete(root);
+    if (!line[0]) return SUITE_DEPLOY_OK;
+    scrub_in_place(line); /* a server's text may echo a secret */
+    int rc = buf_fail(why, SUITE_DEPLOY_ERR_NOT_READY, "%s", line);
+    buf_one_line(why);
+    return rc;
+}
+
+int suite_deploy_check_component(const struct suite_opts *o, int k, struct buf *err) {
+    const struct suite_opts_side *s = &o->side[k];
+    const char *name = s->name;
+    struct awsj_config cfg = {.region = o->region,
+                              .endpoint_url = o->endpoint_url,
+                              .allow_plain_http = o->allow_plain_http,
+                              .ca_bundle = o->cacert};
+    struct awsj_client *c = NULL;
+    struct buf req, reply;
+    buf_init(&req, 256);
+    buf_init(&reply, SUITE_DEPLOY_OUT_MAX);
+    int rc = SUITE_DEPLOY_OK;
+    /* the name follows SageMaker's rule (suite_opts): no JSON escape needed */
+    int call = buf_addf(&req, "{\"InferenceComponentName\":\"%s\"}", s->component)
+                   ? AWSJ_ERR_NOMEM
+                   : awsj_client_new(&cfg, &c, err);
+    if (!call)
+        call =
+            awsj_call(c, AWSJ_SAGEMAKER, "DescribeInferenceComponent", buf_str(&req), &reply, err);
+    if (!call)
+        rc = suite_deploy_judge_component(reply.data, reply.len, name, s->component, err);
+    else if (call == AWSJ_ERR_NOMEM)
+        rc = buf_fail(err, SUITE_DEPLOY_ERR_NOMEM, "out of memory");
+    else if (call == AWSJ_ERR_SERVICE && strcmp(awsj_last(c)->code, "ValidationException") == 0 &&
+             strstr(buf_str(err), "Could not find"))
+        rc = buf_fail(err, SUITE_DEPLOY_ERR_NOT_READY,
+                      "inference component %s (of endpoint %s) does not exist in %s", s->component,
+                      name, o->region);
+    else
+        fprintf(stderr,
+                "sm-suite: warning: inference component %s not checked before the run (%s); "
+                "going on\n",
+                s->component, buf_str(err));
+    awsj_client_free(c);
+    buf_free(&req);
+    buf_free(&reply);
     return rc;
 }
 
@@ -221,5 +288,14 @@ int suite_deploy_check(const struct suite_opts *o, const char *program, struct b
         fprintf(stderr, "sm-suite: checked: %s%s%s InService%s\n", o->side[0].name,
                 o->variants ? "" : " and ", o->variants ? "" : o->side[1].name,
                 o->variants ? " with both variants" : "");
+    for (int k = 0; !rc && k < 2; k++) {
+        if (!o->side[k].component[0] ||
+            (k == 1 && strcmp(o->side[0].component, o->side[1].component) == 0))
+            continue;
+        rc = suite_deploy_check_component(o, k, err);
+        if (!rc)
+            fprintf(stderr, "sm-suite: checked: inference component %s of %s InService\n",
+                    o->side[k].component, o->side[k].name);
+    }
     return rc;
 }

@@ -8,7 +8,9 @@
  * the deletes run shielded from the stop, and wait out Creating, which
  * SageMaker does not interrupt), and before a run against a real control
  * plane (no --url, or --endpoint-url) each endpoint is checked to be InService
- * with the variants the run targets (sm-endpoint status --json). */
+ * with the variants the run targets (sm-endpoint status --json), and each
+ * inference component a side targets to be InService on its endpoint
+ * (DescribeInferenceComponent, through aws/awsj.h). */
 #ifndef SM_SUITE_DEPLOY_H
 #define SM_SUITE_DEPLOY_H
 
@@ -34,6 +36,24 @@ __attribute__((warn_unused_result)) int suite_deploy_command(const struct suite_
                                                              const char *program, const char *verb,
                                                              int k, const char *run,
                                                              struct suite_argv *out);
+
+/* Reads DescribeInferenceComponent's reply for component: 0 when it is
+ * InService on endpoint, else SUITE_DEPLOY_ERR_NOT_READY with one line in why
+ * naming the component and its state. Pure. */
+__attribute__((warn_unused_result)) int suite_deploy_judge_component(const char *json, size_t len,
+                                                                     const char *endpoint,
+                                                                     const char *component,
+                                                                     struct buf *why);
+
+/* Checks side k's inference component (o->side[k].component, of endpoint
+ * o->side[k].name) with DescribeInferenceComponent in o->region (at
+ * o->endpoint_url, else AWS): 0 when it is InService there, else
+ * SUITE_DEPLOY_ERR_NOT_READY with one line in err naming it (not there, on
+ * another endpoint, or in another state), or _NOMEM; a call that fails
+ * otherwise (no permission, no network) is a warning on stderr and 0, as for
+ * the endpoints. */
+__attribute__((warn_unused_result)) int suite_deploy_check_component(const struct suite_opts *o,
+                                                                     int k, struct buf *err);
 
 /* Reads sm-endpoint status --json's output for endpoint: 0 when it is
  * InService and has variant (NULL: any), else SUITE_DEPLOY_ERR_NOT_READY with

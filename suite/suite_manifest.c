@@ -116,6 +116,7 @@ void suite_manifest_target(const struct suite_manifest *m, struct suite_manifest
         const cJSON *side = cJSON_GetObjectItemCaseSensitive(m->root, roles[k]);
         t->endpoint[k] = suite_manifest_str(side, "endpoint");
         t->variant[k] = suite_manifest_str(side, "variant");
+        t->component[k] = suite_manifest_str(side, "inference_component");
         t->label[k] = suite_manifest_str(side, "label");
     }
 }
@@ -124,11 +125,16 @@ static bool suite_manifest_same(const char *a, const char *b) {
     return a && b ? strcmp(a, b) == 0 : a == b;
 }
 
-/* A side as text: "NAME", "NAME variant V", then " labelled L" when the label is its own. */
+/* A side as text: "NAME", "NAME variant V", " inference component C", then " labelled L"
+ * when the label is its own. */
 static int suite_manifest_side_text(const struct suite_manifest_target *t, int k, struct buf *out) {
-    const char *id = t->variant[k] ? t->variant[k] : t->endpoint[k];
+    const char *id = t->component[k] ? t->component[k]
+                     : t->variant[k] ? t->variant[k]
+                                     : t->endpoint[k];
     int rc = buf_addf(out, "%s", t->endpoint[k] ? t->endpoint[k] : "(none)");
     if (rc == BUF_OK && t->variant[k]) rc = buf_addf(out, " variant %s", t->variant[k]);
+    if (rc == BUF_OK && t->component[k])
+        rc = buf_addf(out, " inference component %s", t->component[k]);
     if (rc == BUF_OK && t->label[k] && !suite_manifest_same(t->label[k], id))
         rc = buf_addf(out, " labelled %s", t->label[k]);
     return rc;
@@ -172,6 +178,7 @@ int suite_manifest_check_target(const struct suite_manifest *m,
     for (int k = 0; rc == SUITE_MANIFEST_OK && k < 2; k++)
         if (!suite_manifest_same(was.endpoint[k], now->endpoint[k]) ||
             !suite_manifest_same(was.variant[k], now->variant[k]) ||
+            !suite_manifest_same(was.component[k], now->component[k]) ||
             !suite_manifest_same(was.label[k], now->label[k]))
             rc = suite_manifest_side_differs(&was, now, k, err);
     if (rc) buf_one_line(err); /* the manifest's text is quoted */
@@ -183,6 +190,7 @@ static cJSON *suite_manifest_side_json(const struct suite_manifest_target *t, in
     cJSON *s = cJSON_CreateObject();
     if (s && suite_manifest_put_str(s, "endpoint", t->endpoint[k]) &&
         suite_manifest_put_str(s, "variant", t->variant[k]) &&
+        suite_manifest_put_str(s, "inference_component", t->component[k]) &&
         suite_manifest_put_str(s, "label", t->label[k]) &&
         suite_manifest_put_str(s, "folder", folder))
         return s;

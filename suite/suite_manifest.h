@@ -39,6 +39,7 @@ struct suite_manifest_target {
     const char *scenario_dir; /* the scenarios' folder, resolved */
     const char *url, *region;
     const char *endpoint[2], *variant[2], *label[2]; /* baseline, candidate; variant NULL: none */
+    const char *component[2];                        /* the inference component, NULL: none */
 };
 
 /* What a session writes at its start. */

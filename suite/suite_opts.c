@@ -21,6 +21,8 @@ enum suite_opts_id {
     SUITE_OPTS_O_ENDPOINT,
     SUITE_OPTS_O_BVARIANT,
     SUITE_OPTS_O_CVARIANT,
+    SUITE_OPTS_O_BCOMPONENT,
+    SUITE_OPTS_O_CCOMPONENT,
     SUITE_OPTS_O_SCENARIOS,
     SUITE_OPTS_O_LEVELS,
     SUITE_OPTS_O_ORDER,
@@ -66,6 +68,8 @@ static const struct suite_opts_own {
     {"endpoint", SUITE_OPTS_O_ENDPOINT, true, true},
     {"baseline-variant", SUITE_OPTS_O_BVARIANT, true, true},
     {"candidate-variant", SUITE_OPTS_O_CVARIANT, true, true},
+    {"baseline-component", SUITE_OPTS_O_BCOMPONENT, true, true},
+    {"candidate-component", SUITE_OPTS_O_CCOMPONENT, true, true},
     {"scenarios", SUITE_OPTS_O_SCENARIOS, true, false},
     {"levels", SUITE_OPTS_O_LEVELS, true, false},
     {"order", SUITE_OPTS_O_ORDER, true, false},
@@ -112,9 +116,10 @@ static const char *const suite_opts_reserved_words[] = {
 struct suite_opts_parser {
     struct suite_opts *o;
     struct buf *err;
-    bool scan;              /* suite_opts_scan: the suite's own options only */
-    const char *endpoint;   /* --endpoint */
-    const char *spec[2][2]; /* [endpoint, variant][baseline, candidate] */
+    bool scan;                /* suite_opts_scan: the suite's own options only */
+    const char *endpoint;     /* --endpoint */
+    const char *spec[2][2];   /* [endpoint, variant][baseline, candidate] */
+    const char *component[2]; /* --baseline-component, --candidate-component */
 };
 
 const char *suite_opts_scenario_name(unsigned scenario) {
@@ -256,6 +261,8 @@ static void suite_opts_keep(struct suite_opts_parser *p, enum suite_opts_id id, 
         p->spec[0][id == SUITE_OPTS_O_CANDIDATE] = v;
     else if (id == SUITE_OPTS_O_BVARIANT || id == SUITE_OPTS_O_CVARIANT)
         p->spec[1][id == SUITE_OPTS_O_CVARIANT] = v;
+    else if (id == SUITE_OPTS_O_BCOMPONENT || id == SUITE_OPTS_O_CCOMPONENT)
+        p->component[id == SUITE_OPTS_O_CCOMPONENT] = v;
     else if (id == SUITE_OPTS_O_ENDPOINT)
         p->endpoint = v;
     else if (id == SUITE_OPTS_O_OUT)
@@ -541,6 +548,14 @@ static int suite_opts_make_side(struct suite_opts_parser *p, int k, bool variant
                         "%s: '%s' is not a SageMaker %s name (letters, digits and inner '-', "
                         "at most 63)",
                         what[variants][k], id, variants ? "variant" : "endpoint");
+    const char *comp = p->component[k];
+    if (comp && (strlen(comp) >= SUITE_OPTS_NAME_MAX || !smname_endpoint_ok(comp, strlen(comp))))
+        return buf_fail(p->err, SUITE_OPTS_ERR_USAGE,
+                        "--%s-component: '%s' is not a SageMaker inference component name "
+                        "(letters, digits and inner '-', at most 63)",
+                        k ? "candidate" : "baseline", comp);
+    if (comp) strcpy(s->component, comp);
+    if (comp && !s->labelled) id = comp; /* the component names its side */
     if (!s->labelled) strcpy(s->label, id);
     if (!suite_opts_label_ok(s->label))
         return buf_fail(p->err, SUITE_OPTS_ERR_USAGE,
@@ -719,6 +734,11 @@ int suite_opts_parse(char *const *words, size_t n, const char *env_region,
         return buf_fail(err, SUITE_OPTS_ERR_USAGE,
                         "--deploy deploys two endpoints: name them with --baseline and "
                         "--candidate, not --endpoint and its variants");
+    if (o->deploy && (o->side[0].component[0] || o->side[1].component[0]))
+        return buf_fail(err, SUITE_OPTS_ERR_USAGE,
+                        "--deploy creates endpoints without inference components: drop "
+                        "--%s-component, or deploy the component first",
+                        o->side[0].component[0] ? "baseline" : "candidate");
     if (!o->region) o->region = env_region && *env_region ? env_region : NULL;
     if (!o->region)
         return buf_fail(err, SUITE_OPTS_ERR_USAGE,

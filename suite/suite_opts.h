@@ -33,12 +33,14 @@ enum suite_opts_scenario {
 #define SUITE_OPTS_NAME_MAX   64 /* endpoint and variant names: SageMaker allows 63 */
 #define SUITE_OPTS_MAX_LEVELS 16
 
-/* One side: an endpoint, or a production variant of --endpoint. */
+/* One side: an endpoint, or a production variant of --endpoint; either may name an
+ * inference component of it (--baseline-component, --candidate-component). */
 struct suite_opts_side {
-    char name[SUITE_OPTS_NAME_MAX];    /* the endpoint */
-    char variant[SUITE_OPTS_NAME_MAX]; /* "" for none */
-    char label[SUITE_OPTS_NAME_MAX];   /* names the side's folder and column */
-    bool labelled;                     /* the label was given (NAME=LABEL) */
+    char name[SUITE_OPTS_NAME_MAX];      /* the endpoint */
+    char variant[SUITE_OPTS_NAME_MAX];   /* "" for none */
+    char component[SUITE_OPTS_NAME_MAX]; /* the inference component, "" for none */
+    char label[SUITE_OPTS_NAME_MAX];     /* names the side's folder and column */
+    bool labelled;                       /* the label was given (NAME=LABEL) */
 };
 
 /* A scenario option to pass through: the word(s) and the scenarios they go to. */

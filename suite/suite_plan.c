@@ -95,19 +95,28 @@ static int suite_plan_opt2(struct suite_argv *c, const char *name, const char *v
                                                                        : SUITE_PLAN_OK;
 }
 
-/* --endpoint (and --variant) for each side; a step of one side names its label. */
+/* --endpoint (and --variant, --inference-component) for each side; a step of one side
+ * names its label. */
 static int suite_plan_add_sides(struct suite_argv *c, const struct suite_opts *o, int first,
                                 int nsides) {
     const struct suite_opts_side *s = o->side;
     const char *opt = o->variants ? "--variant" : "--endpoint";
     if (o->variants && suite_plan_opt2(c, "--endpoint", s[0].name) < 0) return SUITE_PLAN_ERR_NOMEM;
+    bool components = false;
     for (int k = first; k < first + nsides; k++) {
         const char *id = o->variants ? s[k].variant : s[k].name;
-        bool labelled = nsides == 2 && s[k].labelled;
+        /* a component's side may be labelled by the component: say so to the scenario */
+        bool labelled = nsides == 2 && (s[k].labelled || s[k].component[0]);
+        components |= s[k].component[0] != '\0';
         if (suite_argv_add(c, opt) < 0 ||
             (labelled ? suite_argv_addf(c, "%s=%s", id, s[k].label) : suite_argv_add(c, id)) < 0)
             return SUITE_PLAN_ERR_NOMEM;
     }
+    /* once per side, "-" for a side without one (lua/sm/target.lua) */
+    for (int k = first; components && k < first + nsides; k++)
+        if (suite_plan_opt2(c, "--inference-component", s[k].component[0] ? s[k].component : "-") <
+            0)
+            return SUITE_PLAN_ERR_NOMEM;
     return nsides == 1 ? suite_plan_opt2(c, "--label", s[first].label) : SUITE_PLAN_OK;
 }
 

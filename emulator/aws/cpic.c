@@ -495,9 +495,9 @@ int cpic_stats_json(struct buf *out, const struct cpic *ic, const char *region) 
         if (!rc) rc = cpic_str(out, false, "status", cpic_state_name(c->state));
         if (!rc)
             rc = buf_addf(out,
-                          ",\"copies\":%ld,\"desired_copies\":%ld,"
+                          ",\"copies\":%ld,\"desired_copies\":%ld,\"invocations\":%lu,"
                           "\"no_capacity_invocation_failures\":%lu}",
-                          c->current, c->desired, c->no_capacity);
+                          c->current, c->desired, c->invocations, c->no_capacity);
     }
     return rc ? rc : buf_addc(out, '}');
 }

@@ -39,7 +39,8 @@ M.common = {
     help = "a production variant (X-Amzn-SageMaker-Target-Variant), once for every side or "
       .. "once per side; two variants of one endpoint make two sides" },
   { name = "--inference-component", arg = "NAME[=LABEL]", type = "string", many = true,
-    help = "an inference component (X-Amzn-SageMaker-Inference-Component), as --variant" },
+    help = "an inference component (X-Amzn-SageMaker-Inference-Component), as --variant; "
+      .. "'-' for a side that targets none beside one that does" },
   { name = "--custom-attributes", arg = "TEXT", type = "string",
     help = "X-Amzn-SageMaker-Custom-Attributes on every request" },
   { name = "--region", arg = "REGION", type = "string",

@@ -70,7 +70,8 @@ local function differ(sides, field)
 end
 
 -- The sides of a run from the options (endpoint, variant, inference_component,
--- label: lists of strings, each given once or once per side) and the URL's path
+-- label: lists of strings, each given once or once per side; a component "-"
+-- is none, for a side beside one with a component) and the URL's path
 -- (/endpoints/NAME/invocations names the endpoint when no --endpoint does).
 -- Returns a list of {name, variant, component, label}, or nil and a message.
 function M.sides(o, url)
@@ -95,7 +96,9 @@ function M.sides(o, url)
   local sides = {}
   for i = 1, n do
     local e, v, c = pick(endpoints, i), pick(variants, i), pick(components, i)
-    local side = { index = i, name = e[1], variant = v and v[1], component = c and c[1] }
+    -- "-" names no component: the side of a run whose other side has one
+    local side = { index = i, name = e[1], variant = v and v[1],
+      component = c and c[1] ~= "-" and c[1] or nil }
     if not M.valid_endpoint(side.name) then
       return nil, string.format("'%s' is not a SageMaker endpoint name "
         .. "(letters, digits and '-', at most 63)", side.name)

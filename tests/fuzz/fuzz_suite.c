@@ -1,8 +1,9 @@
 /* Fuzzes what sm-suite reads from outside: a scenario's list of options (the
  * output of `-- --options-json`), a run's manifest.json, a candidates run's
- * deployments.json and sm-endpoint quotas --json's output. The first byte
- * chooses: 'M' the rest is a manifest, 'D' a deployments.json (of a fixed
- * candidates file), 'Q' a quotas reply, anything else the rest is a list of
+ * deployments.json, sm-endpoint quotas --json's output and a
+ * DescribeInferenceComponent reply. The first byte chooses: 'M' the rest is a
+ * manifest, 'D' a deployments.json (of a fixed candidates file), 'Q' a quotas
+ * reply, 'I' a component's reply, anything else the rest is a list of
  * options. Every option read takes a few values through its check, every
  * message is one line, and a manifest's options and target are read. */
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "suite_cdep.h"
+#include "suite_deploy.h"
 #include "suite_manifest.h"
 #include "suite_spec.h"
 #include "tmpdir.h"
@@ -110,9 +112,23 @@ static void fuzz_deployments(const char *text, size_t len) {
     buf_free(&err);
 }
 
+/* A DescribeInferenceComponent reply judged for component ic of endpoint e: ready,
+ * or not with one line. */
+static void fuzz_component(const char *text, size_t len) {
+    struct buf err;
+    buf_init(&err, 4096);
+    int rc = suite_deploy_judge_component(text, len, "e", "ic", &err);
+    if (rc != 0 && rc != SUITE_DEPLOY_ERR_NOT_READY) abort();
+    if ((rc == 0) != (err.len == 0)) abort();
+    fuzz_one_line(&err);
+    buf_free(&err);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;
-    if (data[0] == 'M')
+    if (data[0] == 'I')
+        fuzz_component((const char *)data + 1, size - 1);
+    else if (data[0] == 'M')
         fuzz_manifest(data + 1, size - 1);
     else if (data[0] == 'D' || data[0] == 'Q')
         fuzz_deployments((const char *)data + 1, size - 1);

@@ -109,6 +109,7 @@ for _, case in ipairs({
   { { endpoint = { "a", "b" }, variant = { "v" } }, "a/v/nil=a b/v/nil=b" },
   { { endpoint = { "e" }, variant = { "bf16", "qat=q" } }, "e/bf16/nil=bf16 e/qat/nil=q" },
   { { endpoint = { "e" }, inference_component = { "c1", "c2" } }, "e/nil/c1=c1 e/nil/c2=c2" },
+  { { endpoint = { "a", "b" }, inference_component = { "-", "c=ic" } }, "a/nil/nil=a b/nil/c=ic" },
   { { endpoint = { "a", "b" }, label = { "x", "y" } }, "a/nil/nil=x b/nil/nil=y" },
   { {}, "x/nil/nil=x", "/endpoints/x/invocations" },
   { {}, "no endpoint: pass --endpoint NAME (the SageMaker endpoint to call)" },

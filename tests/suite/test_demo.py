@@ -496,6 +496,21 @@ def case_environment():
 CANDIDATES = {"g6-bf16": "bf16-l4", "g6-qat": "qat-l4", "g5-qat": "qat-a10g"}  # README's three
 
 
+def client_failed(run, row, model_capacity):
+    """Whether the candidate failed a rate below the capacity the profiles give it while
+    sm-compare marks that rate client-limited: the client, not the server, failed it."""
+    failed = row["capacity"]["first_failed"]
+    if failed is None or failed >= model_capacity:
+        return False
+    folder = os.path.realpath(os.path.join(run, row["folder"]))
+    with open(os.path.join(os.path.dirname(folder), "report.json")) as f:
+        sides = json.load(f)["open_loop"]["sides"]
+    for side in sides.values():
+        if side["name"] == os.path.basename(folder):
+            return any(r["rate"] == failed and r["client_limited"] for r in side["rates"])
+    return False
+
+
 def case_candidates():
     """--candidates: the README's three candidates measured (two as a pair, the odd last
     one against itself), the table and candidates.json, and the cheapest at capacity the
@@ -503,7 +518,11 @@ def case_candidates():
     profiles and the prices the demo gives, not from a timing). The decision must follow
     from the capacity search's bracket edges alone, not from the capacity read inside a
     bracket: the cheapest's cost at the rate it last held (its most expensive reading) is
-    below every other candidate's cost at the rate it first failed (its cheapest)."""
+    below every other candidate's cost at the rate it first failed (its cheapest), and
+    candidates.json says so (decided_by_brackets). On a host so loaded that the client
+    fails the cheapest's stream, the demo must say it could not decide (the brackets
+    overlap), and that only when sm-compare marks the failed rate client-limited and the
+    profiles hold it."""
     tmp = sl.tempdir("suite-demo-cand-")
     e = demo_env(tmp)
     run = os.path.join(tmp, "run")
@@ -527,10 +546,23 @@ def case_candidates():
     model = subprocess.run([os.environ["PROFILE_CAPACITY"], "128"] + args, capture_output=True,
                            text=True, check=True).stdout.split("\n")
     cost = {line.split()[0]: float(line.split()[2]) for line in model if line}
+    capacity = {line.split()[0]: float(line.split()[1]) for line in model if line}
     want = min(CANDIDATES, key=lambda label: cost[CANDIDATES[label]])
+    rows = {c["label"]: c for c in summary["candidates"]}
+    if not summary["decided_by_brackets"] and client_failed(run, rows[want], capacity[
+            CANDIDATES[want]]):
+        # The demo said it could not decide, and why: its cheapest failed a rate the
+        # profiles hold while its client lagged (a host too loaded for the stream). That
+        # is the answer it must give then; a wrong choice or an overlap of its own making
+        # would not pass here.
+        check(re.search(r"^cheapest at capacity at ttft:p90:1: [-\w.]+, not decided by the "
+                        r"brackets: ", p.stdout, re.M),
+              "the table does not say the brackets overlap:\n" + p.stdout)
+        return
+    check(summary["decided_by_brackets"] is True,
+          f"the brackets overlap ({summary['overlapping']}), and not by the client: {rows}")
     check(summary["cheapest_at_capacity"] == want,
           f"cheapest {summary['cheapest_at_capacity']}, the profiles' {want} ({cost})")
-    rows = {c["label"]: c for c in summary["candidates"]}
     high = rows[want]["cost_at_capacity"]["usd_per_million_tokens_high"]
     check(isinstance(high, (int, float)), f"{want}: no rate held, so no bound on its cost")
     for label, c in rows.items():

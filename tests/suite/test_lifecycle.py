@@ -197,13 +197,13 @@ def case_check():
     try:
         base = ["--url", emu.url, "--endpoint-url", emu.url, "--region", "us-east-1", "--out", "run"]
         p = sl.suite(base + ["--baseline", "one", "--candidate", "two"] + SMALL, e, tmp)
-        check(p.returncode == 1 and "sm-suite: endpoint two does not exist in us-east-1 (sm-endpoint: "
+        check(p.returncode == 2 and "sm-suite: endpoint two does not exist in us-east-1 (sm-endpoint: "
               "sagemaker DescribeEndpoint: ValidationException: Could not find endpoint" in p.stderr,
               "a missing endpoint: %d %s" % (p.returncode, p.stderr))
         check(not os.path.exists(os.path.join(tmp, "run", "manifest.json")), "nothing ran")
         p = sl.suite(base + ["--endpoint", "ab", "--baseline-variant", "bf16", "--candidate-variant",
                              "int8"] + SMALL, e, tmp)
-        check(p.returncode == 1 and "sm-suite: endpoint ab has no production variant int8" in p.stderr,
+        check(p.returncode == 2 and "sm-suite: endpoint ab has no production variant int8" in p.stderr,
               "a missing variant: %s" % p.stderr)
         p = sl.suite(base[:-1] + ["run2", "--endpoint", "ab", "--baseline-variant", "bf16",
                                   "--candidate-variant", "qat"] + SMALL, e, tmp)

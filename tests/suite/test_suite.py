@@ -308,6 +308,13 @@ USAGE = [  # (arguments, the one line on stderr); "{tmp}" is the test's folder
      "list)"),
     (["--region", "r", "--baseline", "a", "--candidate", "b", "--scenario-dir", "{tmp}"],
      "sm-suite: no scenarios in {tmp} (decode.lua): pass --scenario-dir"),
+    (["--region", "r", "--baseline", "a", "--candidate", "b", "--candidate-component", "bad_name"],
+     "sm-suite: --candidate-component: 'bad_name' is not a SageMaker inference component name "
+     "(letters, digits and inner '-', at most 63)"),
+    (["--region", "r", "--baseline", "a", "--candidate", "b", "--baseline-component", "c", "--deploy",
+      "--baseline-model", "m", "--candidate-model", "m", "--role", "arn:aws:iam::1:role/r"],
+     "sm-suite: --deploy creates endpoints without inference components: drop "
+     "--baseline-component, or deploy the component first"),
 ]
 
 

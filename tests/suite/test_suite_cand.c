@@ -20,7 +20,8 @@ static const char good[] =
     " {\"label\": \"g6-qat\", \"endpoint\": \"gemma-qat\", \"instance_type\": \"ml.g6.xlarge\","
     "  \"price_per_hour\": 1.1267},"
     " {\"label\": \"ab.v2\", \"endpoint\": \"shared\", \"variant\": \"Blue\"},"
-    " {\"label\": \"ic\", \"endpoint\": \"shared\", \"inference_component\": \"gemma-ic\"},"
+    " {\"label\": \"ic\", \"endpoint\": \"shared\", \"inference_component\": \"gemma-ic\","
+    "  \"price_per_hour\": 0.5},"
     " {\"label\": \"g5-qat\", \"deploy\": {\"model\": \"google/gemma-4-E2B-it-qat-w4a16-ct\","
     "  \"instance_type\": \"ml.g5.xlarge\", \"instance_count\": 2,"
     "  \"environment\": {\"SM_VLLM_QUANTIZATION\": \"compressed-tensors\","
@@ -38,6 +39,7 @@ static void test_parse_good(void) {
     CHECK(l.c[0].price_per_hour == 1.1267 && l.c[0].instance_count == 1);
     CHECK_STR(l.c[1].variant, "Blue");
     CHECK_STR(l.c[2].component, "gemma-ic");
+    CHECK(l.c[2].price_per_hour == 0.5 && l.c[2].instance_count == 1);
     CHECK(l.c[3].deploy && l.c[3].instance_count == 2 && l.c[3].endpoint[0] == '\0');
     CHECK_STR(l.c[3].model, "google/gemma-4-E2B-it-qat-w4a16-ct");
     CHECK_INT(l.c[3].n_env, 2);
@@ -73,6 +75,15 @@ static void test_parse_refusals(void) {
         {"{\"candidates\": [{\"label\": \"a\", \"endpoint\": \"e\", \"variant\": \"v\","
          " \"inference_component\": \"i\"}]}",
          "candidates[0]: want a variant or an inference component, not both"},
+        /* a component's share of its endpoint's instances is the user's to price */
+        {"{\"candidates\": [{\"label\": \"a\", \"endpoint\": \"e\","
+         " \"inference_component\": \"i\"}]}",
+         "candidates[0]: inference component i: want its price_per_hour, the USD per hour of its "
+         "share"},
+        {"{\"candidates\": [{\"label\": \"a\", \"endpoint\": \"e\","
+         " \"inference_component\": \"i\", \"price_per_hour\": 1, \"instance_count\": 2}]}",
+         "candidates[0]: inference component i: its price_per_hour is its whole cost per hour; "
+         "drop instance_count"},
         {"{\"candidates\": [{\"label\": \"a\", \"endpoint\": \"e\", \"price_per_hour\": 0}]}",
          "candidates[0]: price_per_hour: want USD"},
         {"{\"candidates\": [{\"label\": \"a\", \"deploy\": {\"model\": \"m\"}}]}",
@@ -138,11 +149,27 @@ static void test_cost_and_summary(void) {
     CHECK_INT(suite_cand_cheapest(&l, f), 0);
     f[3].capacity_rps = 12; /* 3000 tok/s: 0.26111 */
     CHECK_INT(suite_cand_cheapest(&l, f), 3);
+    /* g5 up to 0.35206 (held 8.9), g6 from 0.29807 (failed 4.2): the brackets overlap */
+    CHECK_INT(suite_cand_rival(&l, f, 3), 0);
+    /* g5 up to 0.28485 (held 11): below g6's least, so the brackets decide */
+    f[3].last_held_rps = 11, f[3].first_failed_rps = 12.5;
+    CHECK_INT(suite_cand_rival(&l, f, 3), -1);
+    /* a candidate that failed no rate may cost anything less: never ruled out */
+    f[0].first_failed_rps = NAN;
+    CHECK_INT(suite_cand_rival(&l, f, 3), 0);
+    f[0].first_failed_rps = 4.2;
+    /* the cheapest held no rate: it may cost anything more */
+    f[3].last_held_rps = NAN;
+    CHECK_INT(suite_cand_rival(&l, f, 3), 0);
+    f[3].last_held_rps = 11;
+    CHECK_INT(suite_cand_rival(&l, f, -1), -1);
     CHECK_INT(suite_cand_summary(&l, f, "ttft:p90:1", &out), 0);
     cJSON *j = cJSON_Parse(buf_str(&out));
     CHECK(j != NULL);
     CHECK_STR(cJSON_GetObjectItem(j, "format")->valuestring, "wrk-sagemaker-candidates");
     CHECK_STR(cJSON_GetObjectItem(j, "cheapest_at_capacity")->valuestring, "g5-qat");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(j, "decided_by_brackets")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "overlapping")));
     CHECK_STR(cJSON_GetObjectItem(j, "slo")->valuestring, "ttft:p90:1");
     cJSON *rows = cJSON_GetObjectItem(j, "candidates");
     CHECK_INT(cJSON_GetArraySize(rows), 4);
@@ -153,6 +180,9 @@ static void test_cost_and_summary(void) {
           cJSON_GetObjectItem(cost, "usd_per_million_tokens_high")->valuedouble);
     CHECK(cJSON_GetObjectItem(cost, "usd_per_hour")->valuedouble == 2 * 1.41);
     CHECK_STR(cJSON_GetObjectItem(g5, "kind")->valuestring, "deploy");
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 2), "kind")->valuestring,
+              "inference_component");
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "kind")->valuestring, "endpoint");
     CHECK(fabs(cJSON_GetObjectItem(cJSON_GetObjectItem(g5, "quiz"), "score")->valuedouble - 0.9) <
           1e-12);
     cJSON *none = cJSON_GetArrayItem(rows, 2);
@@ -162,6 +192,14 @@ static void test_cost_and_summary(void) {
     CHECK(cJSON_IsNull(
         cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 1), "cost_at_capacity"),
                             "usd_per_million_tokens")));
+    cJSON_Delete(j);
+    /* overlapping brackets: said, with the candidate that overlaps */
+    f[3].last_held_rps = 8.9;
+    buf_reset(&out);
+    CHECK_INT(suite_cand_summary(&l, f, NULL, &out), 0);
+    j = cJSON_Parse(buf_str(&out));
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j, "decided_by_brackets")));
+    CHECK_STR(cJSON_GetObjectItem(j, "overlapping")->valuestring, "g6-qat");
     cJSON_Delete(j);
     buf_free(&err);
     buf_free(&out);
@@ -216,6 +254,31 @@ static void test_pairs(void) {
     CHECK_INT(suite_crun_pair_argv(&l, 2, "s", "o", false, rest, 0, &a, &err),
               SUITE_CRUN_ERR_USAGE);
     CHECK(strstr(buf_str(&err), "candidates[4] (x): a deploy spec without its endpoint") != NULL);
+    /* an inference component is its endpoint's side with --*-component; beside an endpoint
+       or another component, on the same endpoint or another */
+    static const char comps[] =
+        "{\"candidates\": [{\"label\": \"plain\", \"endpoint\": \"e\"},"
+        " {\"label\": \"ic\", \"endpoint\": \"f\", \"inference_component\": \"c1\","
+        "  \"price_per_hour\": 0.5},"
+        " {\"label\": \"ic2\", \"endpoint\": \"f\", \"inference_component\": \"c2\","
+        "  \"price_per_hour\": 0.5}]}";
+    struct suite_cand_list lc;
+    CHECK_INT(suite_cand_parse(comps, strlen(comps), "c.json", &lc, &err), 0);
+    buf_reset(&words);
+    CHECK_INT(suite_crun_pair_argv(&lc, 0, "s", "o", false, rest, 0, &a, &err), 0);
+    CHECK_INT(suite_argv_quote_all(&words, &a), 0);
+    CHECK_STR(buf_str(&words),
+              "s --out o/pair-1 --baseline e=plain --candidate f=ic --candidate-component c1");
+    buf_reset(&words);
+    CHECK_INT(suite_crun_pair_argv(&lc, 1, "s", "o", false, rest, 0, &a, &err), 0);
+    CHECK_INT(suite_argv_quote_all(&words, &a), 0);
+    CHECK_STR(buf_str(&words), "s --out o/pair-2 --baseline f=ic2 --candidate f=ic2.aa "
+                               "--baseline-component c2 --candidate-component c2");
+    char *comp_owned[] = {"--candidate-component", "x"};
+    CHECK_INT(suite_crun_pair_argv(&lc, 0, "s", "o", false, comp_owned, 2, &a, &err),
+              SUITE_CRUN_ERR_USAGE);
+    CHECK(strstr(buf_str(&err), "--candidate-component: with --candidates the candidates file") !=
+          NULL);
     /* once named (suite_cdrun_name), a deploy spec is measured as its endpoint */
     snprintf(l.c[4].endpoint, sizeof l.c[4].endpoint, "c5-x");
     buf_reset(&words);

@@ -12,6 +12,7 @@
 
 #include "../check.h"
 #include "readall.h"
+#include "scrub.h"
 #include "suite_cw.h"
 #include "suite_deploy.h"
 #include "suite_files.h"
@@ -558,6 +559,29 @@ static void test_plan(void) {
          "sm-compare --svg r/chart.svg --output r/report.txt r/A r/qat\n"
          "sm-compare --format markdown --output r/report.md r/A r/qat\n"
          "sm-compare --format json --output r/report.json r/A r/qat\n"},
+        /* inference components: once per side, "-" for a side without one; a side labelled
+           by its component names the label; the baseline alone takes its own */
+        {"--region|r|--baseline|a|--baseline-component|c0|--candidate|b|--scenarios|quiz|"
+         "--order|aba",
+         "wrk -t1 -c1 -d81m --timeout 70s -s /s/quiz.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a=c0 --endpoint b "
+         "--inference-component c0 --inference-component - --region r "
+         "--out 'r/{label}/quiz.json' --progress 1  # quiz quiz\n"
+         "wrk -t1 -c1 -d41m --timeout 70s -s /s/quiz.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint a --inference-component c0 "
+         "--label c0 --region r --out 'r/{label}/rerun-quiz.json' --progress 1  # rerun-quiz "
+         "quiz, baseline again\n"
+         "sm-compare --svg r/chart.svg --output r/report.txt r/c0 r/b\n"
+         "sm-compare --format markdown --output r/report.md r/c0 r/b\n"
+         "sm-compare --format json --output r/report.json r/c0 r/b\n"},
+        {"--region|r|--baseline|e=x|--candidate|e=y|--candidate-component|c1|--scenarios|quiz",
+         "wrk -t1 -c1 -d81m --timeout 70s -s /s/quiz.lua "
+         "https://runtime.sagemaker.r.amazonaws.com -- --endpoint e=x --endpoint e=y "
+         "--inference-component - --inference-component c1 --region r "
+         "--out 'r/{label}/quiz.json' --progress 1  # quiz quiz\n"
+         "sm-compare --svg r/chart.svg --output r/report.txt r/x r/y\n"
+         "sm-compare --format markdown --output r/report.md r/x r/y\n"
+         "sm-compare --format json --output r/report.json r/x r/y\n"},
         /* --stream: decode and sweep with sm-stream (-t1, the level's -c), the quiz with wrk */
         {"--region|r|--baseline|a|--candidate|b|--scenarios|decode,sweep,quiz|--levels|4|--stream|"
          "--repeats|1|--lengths|8,16|--sweep-batches|1|--cacert|ca.pem",
@@ -817,8 +841,8 @@ static void test_lock(void) {
 
 static void manifest_target(struct suite_manifest_target *t, const char *url) {
     memset(t, 0, sizeof *t);
-    *t = (struct suite_manifest_target){"/usr/bin/wrk", "/s",         url,         "us-east-1",
-                                        {"a", "b"},     {NULL, NULL}, {"a", "qat"}};
+    *t = (struct suite_manifest_target){"/usr/bin/wrk", "/s",         url,          "us-east-1",
+                                        {"a", "b"},     {NULL, NULL}, {"a", "qat"}, {NULL, NULL}};
 }
 
 /* A manifest of the options in words, begun, saved and sealed in dir. */
@@ -939,6 +963,12 @@ static void test_manifest(void) {
     CHECK_STR(
         buf_str(&err),
         "the run measured the candidate b labelled qat, this command c variant v labelled qat");
+    /* a resume must target the inference component the run measured (none here) */
+    manifest_target(&now, "http://localhost:1");
+    now.component[1] = "ic1";
+    CHECK_INT(suite_manifest_check_target(&m, &now, &err), SUITE_MANIFEST_ERR_MISMATCH);
+    CHECK_STR(buf_str(&err), "the run measured the candidate b labelled qat, this command b "
+                             "inference component ic1 labelled qat");
     suite_manifest_free(&m);
     suite_argv_free(&saved);
 
@@ -1168,24 +1198,51 @@ static void test_deploy(void) {
     /* the saved options bring nothing of the deploy back on a resume */
     for (size_t i = 0; i < o.saved.n; i++)
         CHECK(strcmp(o.saved.v[i], "--deploy") != 0 && strcmp(o.saved.v[i], "--role") != 0);
+    /* sm-endpoint status --json of endpoint e (variant: the one the side targets), or
+       DescribeInferenceComponent of component ic (component true) */
     static const struct {
+        bool component;
         const char *json, *variant, *why;
     } rows[] = {
-        {"{\"status\":\"InService\",\"variants\":[{\"name\":\"AllTraffic\"}]}", NULL, ""},
-        {"{\"status\":\"InService\",\"variants\":[{\"name\":\"bf16\"}]}", "bf16", ""},
-        {"{\"status\":\"InService\",\"variants\":[{\"name\":\"bf16\"}]}", "qat",
+        {false, "{\"status\":\"InService\",\"variants\":[{\"name\":\"AllTraffic\"}]}", NULL, ""},
+        {false, "{\"status\":\"InService\",\"variants\":[{\"name\":\"bf16\"}]}", "bf16", ""},
+        {false, "{\"status\":\"InService\",\"variants\":[{\"name\":\"bf16\"}]}", "qat",
          "endpoint e has no production variant qat"},
-        {"{\"status\":\"Creating\"}", NULL, "endpoint e is Creating, not InService"},
-        {"{\"status\":\"Failed\",\"failure_reason\":\"no capacity\"}", NULL,
+        {false, "{\"status\":\"Creating\"}", NULL, "endpoint e is Creating, not InService"},
+        {false, "{\"status\":\"Failed\",\"failure_reason\":\"no capacity\"}", NULL,
          "endpoint e is Failed, not InService: no capacity"},
-        {"nonsense", NULL, "sm-endpoint status e gave no status"},
+        {false, "nonsense", NULL, "sm-endpoint status e gave no status"},
+        /* an inference component: InService on the endpoint the side names */
+        {true, "{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"InService\"}", NULL, ""},
+        {true, "{\"EndpointName\":\"f\",\"InferenceComponentStatus\":\"InService\"}", NULL,
+         "inference component ic is on endpoint f, not e"},
+        {true, "{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"Creating\"}", NULL,
+         "inference component ic of endpoint e is Creating, not InService"},
+        {true,
+         "{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"Failed\","
+         "\"FailureReason\":\"no room\\non the instance\"}",
+         NULL,
+         "inference component ic of endpoint e is Failed, not InService: no room?on the instance"},
+        {true, "[]", NULL, "DescribeInferenceComponent ic gave no status or endpoint"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *j = rows[i].json;
         buf_reset(&err);
-        int rc = suite_deploy_judge(rows[i].json, strlen(rows[i].json), "e", rows[i].variant, &err);
+        int rc = rows[i].component ? suite_deploy_judge_component(j, strlen(j), "e", "ic", &err)
+                                   : suite_deploy_judge(j, strlen(j), "e", rows[i].variant, &err);
         CHECK_INT(rc, rows[i].why[0] ? SUITE_DEPLOY_ERR_NOT_READY : 0);
         CHECK_STR(buf_str(&err), rows[i].why);
     }
+    /* the component's failure reason is a server's text: a secret it echoes is scrubbed */
+    static const char echo[] = "{\"EndpointName\":\"e\",\"InferenceComponentStatus\":\"Failed\","
+                               "\"FailureReason\":\"token IQoJb3JpZ2luX2VjSUITEtoken\"}";
+    CHECK_INT(scrub_add("IQoJb3JpZ2luX2VjSUITEtoken"), 0);
+    buf_reset(&err);
+    CHECK_INT(suite_deploy_judge_component(echo, strlen(echo), "e", "ic", &err),
+              SUITE_DEPLOY_ERR_NOT_READY);
+    CHECK_STR(buf_str(&err), "inference component ic of endpoint e is Failed, not InService: "
+                             "token <redacted>");
+    scrub_forget();
     suite_argv_free(&cmd);
     suite_opts_free(&o);
     free(copy);
