@@ -8,19 +8,12 @@
 #include <event2/event.h>
 
 #include "admit.h"
+#include "mclock.h"
 #include "splitmix.h"
 
-static double cphost_mono(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 struct cplane_now cphost_now(const struct cphost *h) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (struct cplane_now){cphost_mono() * h->main->time_scale,
-                               (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9};
+    double real = mclock_real();
+    return (struct cplane_now){real * h->main->time_scale, mclock_wall(real)};
 }
 
 static void cphost_timer_cb(evutil_socket_t fd, short what, void *arg) {

@@ -10,6 +10,18 @@ double mclock_real(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double mclock_wall(double real) {
+    static bool anchored;
+    static double offset;
+    if (!anchored) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        offset = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 - mclock_real();
+        anchored = true;
+    }
+    return real + offset;
+}
+
 void mclock_arm(struct event *ev, double due_real) {
     double delay = due_real - MCLOCK_WAKE_LEAD - mclock_real();
     struct timeval tv = {0, 0};

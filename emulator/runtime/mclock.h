@@ -17,6 +17,13 @@ struct event; /* libevent's */
 /* The monotonic clock, in real seconds. */
 double mclock_real(void);
 
+/* The wall-clock time (seconds since the epoch) of the monotonic reading real:
+ * the wall clock at the first call plus the monotonic time since. One mapping for
+ * the process, so that the wall times it states for model times (scaling
+ * activities, the control plane's) are apart by exactly their model interval,
+ * even when the host steps or slews its wall clock meanwhile. */
+double mclock_wall(double real);
+
 /* Arms the timer ev for due_real (monotonic seconds) less MCLOCK_WAKE_LEAD. */
 void mclock_arm(struct event *ev, double due_real);
 

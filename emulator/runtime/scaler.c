@@ -415,10 +415,9 @@ static struct aadecide_event scaler_step_decide(const struct scaler *s,
                                                 const struct aascale_policy *p,
                                                 struct scaler_run *r, double breach, double *now,
                                                 double *wall) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    *wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-    *now = mclock_real() * s->c.time_scale;
+    double real = mclock_real();
+    *wall = mclock_wall(real);
+    *now = real * s->c.time_scale;
     struct aadecide_steps steps;
     scaler_steps(p, &steps);
     return aadecide_step(&r->d, &steps, *now, breach);
@@ -443,10 +442,8 @@ static int scaler_step_copies(struct scaler *s, const struct aascale_policy *p,
 }
 
 void scaler_tick(struct scaler *s) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    double wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-    double now = mclock_real() * s->c.time_scale, due = INFINITY;
+    double real = mclock_real(), wall = mclock_wall(real);
+    double now = real * s->c.time_scale, due = INFINITY;
     for (size_t i = 0; i < s->n_runs; i++) s->runs[i].seen = false;
     for (size_t i = 0; i < s->c.aa->n_targets; i++) {
         const struct aascale_target *t = &s->c.aa->targets[i];

@@ -29,6 +29,8 @@ step       CloudWatch alarms run step scaling (time scale 60: a 60-second period
            the activity's Cause names the alarm and the policy; delete-alarms stops it (no
            activity in the periods after, though the load keeps the metric over the
            threshold); the refusals (a missing Threshold, an unknown alarm deleted)
+slewed     runtime with the emulator's wall clock running 25% fast (SKEWCLOCK preloaded,
+           SLEW_RATE): the activity's times are still exactly the model's delays apart
 """
 import json
 import os
@@ -256,7 +258,7 @@ class Load:
             t.join()
 
 
-def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=()):
+def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=(), emu_env=None):
     setup = aws_cli_setup()
     if not setup:
         return 77
@@ -265,7 +267,7 @@ def test_runtime(metric="SageMakerVariantInvocationsPerInstance", extra=()):
     # (0.15 s) after the decision; a metric period of 60 s is 0.1 s (10 s: 17 ms)
     args = ["--endpoint", "e=instant", "--time-scale", "600", "--create-time", "60",
             "--set", "e.load_s=30"] + list(extra)
-    with emulator.Emulator(args) as emu:
+    with emulator.Emulator(args, env=emu_env) as emu:
         run = aws_runner(aws, env, emu.url)
 
         def variant():
@@ -444,7 +446,15 @@ def test_step():
     return None
 
 
+def test_slewed():
+    """runtime with the emulator's wall clock running 25% fast (as a host's that slews
+    or steps it): the activity's StartTime and EndTime are still the model's 90 s apart,
+    to the millisecond, since the emulator maps model times to wall times one way."""
+    return test_runtime(emu_env=dict(os.environ, LD_PRELOAD=os.environ["SKEWCLOCK"],
+                                     SLEW_RATE="0.25"))
+
+
 if __name__ == "__main__":
     sys.exit(run_group({"instances": test_instances, "awscli": test_awscli,
                         "runtime": test_runtime, "concurrency": test_concurrency,
-                      "step": test_step}, __doc__))
+                        "step": test_step, "slewed": test_slewed}, __doc__))
