@@ -39,13 +39,13 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 from emutest import aws_cli_setup, check, control, run_group, until  # noqa: E402
 import emulator  # noqa: E402  (tests/lib, on the path through emutest)
 from test_autoscaling import aws_runner, iso_seconds  # noqa: E402
+from test_components import (GUIDE_KEY as KEY, guide_alarm, guide_target_and_policy,  # noqa: E402
+                             metric_sum)
 
 SCALE = 30           # model seconds per wall second: the metric's period is 2 s
 RAMP = "0.5@600"     # 300 calls over 600 model s (20 wall s)
 GEMMA = "google/gemma-4-E2B-it"  # bf16-l4: a copy loads in 82.751806 model s
 ROLE = "arn:aws:iam::123456789012:role/sm-test"
-KEY = ["--service-namespace", "sagemaker", "--resource-id", "inference-component/ic",
-       "--scalable-dimension", "sagemaker:inference-component:DesiredCopyCount"]
 
 
 def describe(url):
@@ -77,42 +77,6 @@ def component_at_zero(url):
     until("ic at 0 copies", lambda: copies(url), lambda n: n == 0)
 
 
-def guide_policy_and_alarm(run):
-    """The guide's scale out from zero: the target, the step policy, the alarm."""
-    rc, out, err = run("application-autoscaling", "register-scalable-target", *KEY,
-                       "--min-capacity", "0", "--max-capacity", "1")
-    check(rc == 0, "register-scalable-target: %s" % err)
-    step = {"AdjustmentType": "ChangeInCapacity", "MetricAggregationType": "Maximum",
-            "Cooldown": 60,
-            "StepAdjustments": [{"MetricIntervalLowerBound": 0, "ScalingAdjustment": 1}]}
-    rc, out, err = run("application-autoscaling", "put-scaling-policy", *KEY,
-                       "--policy-name", "from-zero", "--policy-type", "StepScaling",
-                       "--step-scaling-policy-configuration", json.dumps(step))
-    arn = out.get("PolicyARN", "")
-    check(rc == 0 and ":scalingPolicy:" in arn, "put-scaling-policy: %s %s" % (out, err))
-    rc, out, err = run("cloudwatch", "put-metric-alarm", "--alarm-name", "ic-step-scaling-alarm",
-                       "--alarm-actions", arn, "--comparison-operator", "GreaterThanThreshold",
-                       "--datapoints-to-alarm", "1",
-                       "--dimensions", "Name=InferenceComponentName,Value=ic",
-                       "--evaluation-periods", "1", "--metric-name",
-                       "NoCapacityInvocationFailures", "--namespace", "AWS/SageMaker",
-                       "--period", "60", "--statistic", "Sum", "--threshold", "1")
-    check(rc == 0, "put-metric-alarm: %s" % err)
-    return rc == 0 and bool(arn)
-
-
-def metric_sum(run, started):
-    query = [{"Id": "m", "MetricStat": {"Metric": {
-        "Namespace": "AWS/SageMaker", "MetricName": "NoCapacityInvocationFailures",
-        "Dimensions": [{"Name": "InferenceComponentName", "Value": "ic"}]},
-        "Period": 60, "Stat": "Sum"}}]
-    rc, out, err = run("cloudwatch", "get-metric-data", "--metric-data-queries",
-                       json.dumps(query), "--start-time", str(int(started - 3600)),
-                       "--end-time", str(int(time.time() + 3600)))
-    check(rc == 0, "get-metric-data: %s" % err)
-    return sum(out.get("MetricDataResults", [{}])[0].get("Values", []))
-
-
 def ms(t):
     """t (Unix seconds) as the emulator prints an activity's times (%.3f): rounding keeps
     the order, so a time at or after an EndTime stays at or after it."""
@@ -136,7 +100,10 @@ def test_from_zero():
             url = emu.url
             run = aws_runner(aws, env, url)
             component_at_zero(url)
-            if not guide_policy_and_alarm(run):
+            arn = guide_target_and_policy(run)
+            rc, out, err = run("cloudwatch", "put-metric-alarm", *guide_alarm(arn))
+            check(arn and rc == 0, "put-metric-alarm: %s" % err)
+            if not arn or rc != 0:
                 return None
             started = time.time()
             timeline = os.path.join(d, "ic.timeline.jsonl")
@@ -154,7 +121,7 @@ def test_from_zero():
                 return None
             stats = emu.stats()["inference_components"]["ic"]
             failures = stats["no_capacity_invocation_failures"]
-            summed = metric_sum(run, started)
+            summed = metric_sum(run, "NoCapacityInvocationFailures", started)
             rc, out, err = run("application-autoscaling", "describe-scaling-activities", *KEY[:4])
             acts = out.get("ScalingActivities", [])
         with open(log) as fh:
