@@ -150,9 +150,9 @@ def test_from_zero():
     refused = [r for r in records if not r["ok"] and r["status"] == 400
                and (r["error"] or {}).get("code") == "no_capacity"]
     served = [r for r in records if r["ok"]]
-    calls = [x_ for x_ in lines if x_.get("api") == "stream" and x_.get("endpoint") == "e"]
-    logged_refused = [x_ for x_ in calls if x_["status"] == 400]
-    logged_served = [x_ for x_ in calls if x_["status"] == 200]
+    calls = [ln for ln in lines if ln.get("api") == "stream" and ln.get("endpoint") == "e"]
+    logged_refused = [ln for ln in calls if ln["status"] == 400]
+    logged_served = [ln for ln in calls if ln["status"] == 200]
     check(len(refused) + len(served) == len(records) == len(calls) == 300,
           "300 calls, each refused for no capacity or served: %d refused, %d served, %d "
           "records, %d logged (%s)" % (len(refused), len(served), len(records), len(calls),
@@ -175,11 +175,11 @@ def test_from_zero():
 
     # the emulator's order: every refusal received before the copy served, every call
     # served received at or after it
-    check(all(ms(x_["received"]) <= end for x_ in logged_refused)
-          and all(ms(x_["received"]) >= end for x_ in logged_served),
+    check(all(ms(ln["received"]) <= end for ln in logged_refused)
+          and all(ms(ln["received"]) >= end for ln in logged_served),
           "refused before the EndTime %.3f, served after: last refused %.6f, first served %.6f"
-          % (end, max(x_["received"] for x_ in logged_refused),
-             min(x_["received"] for x_ in logged_served)))
+          % (end, max(ln["received"] for ln in logged_refused),
+             min(ln["received"] for ln in logged_served)))
 
     # the records' order: the refusals came first, by intended start, then only calls served
     order = sorted(records, key=lambda r: r["t_intended_us"])
@@ -201,9 +201,9 @@ def test_from_zero():
           % (at(ender), cold[0]))
     # its start is not after the first refusal the emulator logged: a call is meant, then
     # sent, then received
-    check(wall(first, "t_intended_us") <= min(x_["arrival"] for x_ in logged_refused),
+    check(wall(first, "t_intended_us") <= min(ln["arrival"] for ln in logged_refused),
           "the cold start's start %.6f, the emulator's first refusal %.6f"
-          % (wall(first, "t_intended_us"), min(x_["arrival"] for x_ in logged_refused)))
+          % (wall(first, "t_intended_us"), min(ln["arrival"] for ln in logged_refused)))
     # its end, the first call served, was answered after the copy served
     check(ms(wall(ender, "t_headers_us")) >= end,
           "the call that ended the cold start answered at %.6f, the copy served at %.3f"
