@@ -88,6 +88,55 @@ def describe(url, name):
     return api(url, "DescribeInferenceComponent", {"InferenceComponentName": name})[1]
 
 
+# Scaling out from zero copies as SageMaker's guide sets it up
+# (endpoint-auto-scaling-zero-instances.html) on the component ic: from_zero's, and
+# tests/e2e/test_coldstart.py's.
+GUIDE_KEY = ["--service-namespace", "sagemaker", "--resource-id", "inference-component/ic",
+             "--scalable-dimension", "sagemaker:inference-component:DesiredCopyCount"]
+
+
+def guide_target_and_policy(run):
+    """register-scalable-target (0 to 1 copy) and the guide's StepScaling policy
+    (ChangeInCapacity +1) through run (aws_runner); the policy's ARN, '' when refused."""
+    rc, out, err = run("application-autoscaling", "register-scalable-target", *GUIDE_KEY,
+                       "--min-capacity", "0", "--max-capacity", "1")
+    check(rc == 0, "register-scalable-target: %s" % err)
+    step = {"AdjustmentType": "ChangeInCapacity", "MetricAggregationType": "Maximum",
+            "Cooldown": 60,
+            "StepAdjustments": [{"MetricIntervalLowerBound": 0, "ScalingAdjustment": 1}]}
+    rc, out, err = run("application-autoscaling", "put-scaling-policy", *GUIDE_KEY,
+                       "--policy-name", "from-zero", "--policy-type", "StepScaling",
+                       "--step-scaling-policy-configuration", json.dumps(step))
+    arn = out.get("PolicyARN", "")
+    check(rc == 0 and ":scalingPolicy:" in arn, "put-scaling-policy: %s %s" % (out, err))
+    return arn if rc == 0 else ""
+
+
+def guide_alarm(arn):
+    """put-metric-alarm's words for the guide's alarm on ic's NoCapacityInvocationFailures
+    (Sum over 60 s, GreaterThanThreshold 1), whose action is the policy arn."""
+    return ["--alarm-name", "ic-step-scaling-alarm", "--alarm-actions", arn,
+            "--comparison-operator", "GreaterThanThreshold", "--datapoints-to-alarm", "1",
+            "--dimensions", "Name=InferenceComponentName,Value=ic",
+            "--evaluation-periods", "1", "--metric-name", "NoCapacityInvocationFailures",
+            "--namespace", "AWS/SageMaker", "--period", "60", "--statistic", "Sum",
+            "--threshold", "1"]
+
+
+def metric_sum(run, metric, since):
+    """get-metric-data's Sum of ic's AWS/SageMaker metric, 60 s periods, from an hour
+    before since (Unix s) to an hour from now."""
+    query = [{"Id": "m", "MetricStat": {"Metric": {
+        "Namespace": "AWS/SageMaker", "MetricName": metric,
+        "Dimensions": [{"Name": "InferenceComponentName", "Value": "ic"}]},
+        "Period": 60, "Stat": "Sum"}}]
+    rc, out, err = run("cloudwatch", "get-metric-data", "--metric-data-queries",
+                       json.dumps(query), "--start-time", str(int(since - 3600)),
+                       "--end-time", str(int(time.time() + 3600)))
+    check(rc == 0, "get-metric-data: %s" % err)
+    return sum(out.get("MetricDataResults", [{}])[0].get("Values", []))
+
+
 def test_control():
     # --time-scale 1000: the model's load time (82.75 model s) is 83 ms
     with emulator.Emulator(["--endpoint", "e=instant", "--time-scale", "1000"]) as emu:
@@ -388,30 +437,13 @@ def test_from_zero():
             "InferenceComponentName": "ic", "DesiredRuntimeConfig": {"CopyCount": 0}})
         check(status == 200 and describe(url, "ic").get("RuntimeConfig", {}).get(
             "CurrentCopyCount") == 0, "scaled to 0 copies: %s" % d)
-        key = ["--service-namespace", "sagemaker", "--resource-id", "inference-component/ic",
-               "--scalable-dimension", "sagemaker:inference-component:DesiredCopyCount"]
+        key = GUIDE_KEY
         # MaxCapacity 1: the alarm fires each period it stays in ALARM while the copy loads,
         # and the count it may reach is pinned whatever the Cooldown lets through
-        rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
-                           "--min-capacity", "0", "--max-capacity", "1")
-        check(rc == 0, "register-scalable-target: %s" % err)
-        # the guide's step policy and alarm (endpoint-auto-scaling-zero-instances.html)
-        step = {"AdjustmentType": "ChangeInCapacity", "MetricAggregationType": "Maximum",
-                "Cooldown": 60,
-                "StepAdjustments": [{"MetricIntervalLowerBound": 0, "ScalingAdjustment": 1}]}
-        rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
-                           "--policy-name", "from-zero", "--policy-type", "StepScaling",
-                           "--step-scaling-policy-configuration", json.dumps(step))
-        arn = out.get("PolicyARN", "")
-        check(rc == 0 and ":scalingPolicy:" in arn, "put-scaling-policy: %s %s" % (out, err))
-        if rc != 0:
+        arn = guide_target_and_policy(run)
+        if not arn:
             return None
-        alarm = ["--alarm-name", "ic-step-scaling-alarm", "--alarm-actions", arn,
-                 "--comparison-operator", "GreaterThanThreshold", "--datapoints-to-alarm", "1",
-                 "--dimensions", "Name=InferenceComponentName,Value=ic",
-                 "--evaluation-periods", "1", "--metric-name", "NoCapacityInvocationFailures",
-                 "--namespace", "AWS/SageMaker", "--period", "60", "--statistic", "Sum",
-                 "--threshold", "1"]
+        alarm = guide_alarm(arn)
         both = [w if w != "Name=InferenceComponentName,Value=ic" else
                 "Name=InferenceComponentName,Value=ic Name=EndpointName,Value=e" for w in alarm]
         rc, out, err = run("cloudwatch", "put-metric-alarm", *" ".join(both).split(" "))
@@ -430,15 +462,7 @@ def test_from_zero():
             return out.get("MetricAlarms", [])
 
         def failures(metric):
-            query = [{"Id": "m", "MetricStat": {"Metric": {
-                "Namespace": "AWS/SageMaker", "MetricName": metric,
-                "Dimensions": [{"Name": "InferenceComponentName", "Value": "ic"}]},
-                "Period": 60, "Stat": "Sum"}}]
-            rc, out, err = run("cloudwatch", "get-metric-data", "--metric-data-queries",
-                               json.dumps(query), "--start-time", str(int(started - 3600)),
-                               "--end-time", str(int(time.time() + 3600)))
-            check(rc == 0, "get-metric-data: %s" % err)
-            return sum(out.get("MetricDataResults", [{}])[0].get("Values", []))
+            return metric_sum(run, metric, started)
 
         started = time.time()
         stop = threading.Event()
