@@ -482,6 +482,12 @@ int fleet_copies_set(struct fleet_endpoint *ep, const char *variant, const char 
     return FLEET_OK;
 }
 
+struct fleet_variant *fleet_copies_head(struct fleet_endpoint *ep, const char *variant,
+                                        const char *name) {
+    struct fleet_copies *c = fleet_copies_of(ep, variant, name, false);
+    return c ? c->entries : NULL;
+}
+
 struct fleet_variant *fleet_copies_pick(struct fleet_endpoint *ep, const char *variant,
                                         const char *name, const char *sid, size_t sid_len,
                                         uint64_t *rng) {

@@ -187,6 +187,12 @@ struct fleet_variant *fleet_copies_pick(struct fleet_endpoint *ep, const char *v
                                         const char *name, const char *sid, size_t sid_len,
                                         uint64_t *rng);
 
+/* The copies of component name on variant (of ep): their entry 0, which
+ * keeps the copies' entries (slots) as instance 0 keeps a variant's; NULL when
+ * none was made (no call came while it had copies). */
+struct fleet_variant *fleet_copies_head(struct fleet_endpoint *ep, const char *variant,
+                                        const char *name);
+
 /* The number of instance 0's variant entries in each state. */
 struct fleet_census {
     unsigned serving, launching, draining;

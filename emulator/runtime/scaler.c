@@ -144,7 +144,8 @@ static void scaler_steps(const struct aascale_policy *p, struct aadecide_steps *
     cJSON_Delete(j);
 }
 
-/* The requests the variant at head received, all its instances. */
+/* The requests the variant at head received, all its instances (or an
+ * inference component's copies at their entry 0, all its copies). */
 static unsigned long scaler_calls(const struct fleet_variant *head, unsigned long *in_flight) {
     unsigned long n = 0;
     *in_flight = 0;
@@ -154,6 +155,19 @@ static unsigned long scaler_calls(const struct fleet_variant *head, unsigned lon
             *in_flight += head[k].counts.in_flight;
         }
     return n;
+}
+
+/* Run r's datapoint at a period's end from the requests counted so far
+ * (calls) and those in flight now, over serving (instances or copies): the
+ * calls in flight per serving one for the high-resolution concurrency
+ * metrics, else the calls received since the last datapoint per serving one.
+ * Counts calls for the next. */
+static double scaler_value(struct scaler_run *r, unsigned long calls, unsigned long in_flight,
+                           long serving) {
+    double per = serving ? (double)serving : 1;
+    double value = r->high_res ? (double)in_flight / per : (double)(calls - r->calls) / per;
+    r->calls = calls;
+    return value;
 }
 
 /* Ends activity id (if still kept) as Successful at wall time end. */
@@ -204,10 +218,7 @@ static double scaler_run(struct scaler *s, struct scaler_run *r, const struct aa
     (void)fleet_advance(head, now);
     while (r->next_point <= now) {
         unsigned long in_flight, calls = scaler_calls(head, &in_flight);
-        struct fleet_census c = fleet_census(head);
-        double per = c.serving ? (double)c.serving : 1;
-        double value = r->high_res ? (double)in_flight / per : (double)(calls - r->calls) / per;
-        r->calls = calls;
+        double value = scaler_value(r, calls, in_flight, (long)fleet_census(head).serving);
         struct aadecide_event ev = aadecide_point(&r->d, r->next_point, value);
         if (ev.kind != AADECIDE_NONE) {
             scaler_apply(head, &ev, now);
@@ -295,21 +306,23 @@ static void scaler_copy_bounds(const struct aascale_target *t, const struct cpic
 }
 
 /* The run of component target t on comp's copies with decisions c (policy:
- * the target tracking policy's name, "" for step policies only): the one kept,
- * or started anew at now when the copies changed since (an update). NULL: no
- * room. */
+ * the target tracking policy's name, "" for step policies only; high_res: on
+ * the concurrency metric): the one kept, or started anew at now when the
+ * copies changed since (an update). NULL: no room. */
 static struct scaler_run *scaler_copy_run(struct scaler *s, const struct aascale_target *t,
                                           const struct cpic_comp *comp, const char *policy,
-                                          const struct aadecide_conf *c, double now) {
+                                          bool high_res, const struct aadecide_conf *c,
+                                          double now) {
     struct scaler_run *r = scaler_find(s, t->resource);
     if (!r) return NULL;
-    /* new (next_point 0: never started), or another policy, or the copies changed */
-    if (r->next_point == 0 || r->ep || strcmp(r->policy, policy) != 0 ||
+    /* new (next_point 0: never started), another policy or metric, or the copies changed */
+    if (r->next_point == 0 || r->ep || strcmp(r->policy, policy) != 0 || r->high_res != high_res ||
         r->d.serving != comp->current || r->d.serving + r->d.launching != comp->desired) {
         aadecide_init(&r->d, c, comp->current, now);
         r->next_point = *policy ? now + c->period_s : INFINITY;
         r->calls = comp->invocations;
         r->n_open = 0;
+        r->high_res = high_res;
         snprintf(r->policy, sizeof r->policy, "%s", policy);
     }
     r->ep = NULL;
@@ -354,11 +367,23 @@ static struct cpic_comp *scaler_component(struct scaler *s, const struct aascale
     return comp;
 }
 
+/* The calls in flight now on comp's copies (those serving and draining), as
+ * the fleet serving its endpoint counts them: 0 before any call made them. */
+static unsigned long scaler_copies_in_flight(struct scaler *s, const struct cpic_comp *comp) {
+    struct fleet_endpoint *ep = s->c.find(s->c.find_ud, comp->endpoint);
+    struct fleet_variant *head = ep ? fleet_copies_head(ep, comp->variant, comp->name) : NULL;
+    unsigned long in_flight = 0;
+    if (head) (void)scaler_calls(head, &in_flight);
+    return in_flight;
+}
+
 /* A copy-count target (inference-component/NAME): the decisions run on the
  * component's copies, which serve load_s after a scale-out and go at once on
  * a scale-in; the datapoint is InvocationsPerCopy (the calls it was routed in
- * the period / its copies serving). Returns the model time of the next due
- * moment (INFINITY: none). */
+ * the period / its copies serving) or, for the high-resolution
+ * ConcurrentRequestsPerCopy, its calls in flight at the period's end / its
+ * copies serving, as a variant's (scaler_value). Returns the model time of
+ * the next due moment (INFINITY: none). */
 static double scaler_copies(struct scaler *s, const struct aascale_target *t,
                             const struct aascale_policy *p, double now, double wall) {
     struct aadecide_conf c;
@@ -366,18 +391,17 @@ static double scaler_copies(struct scaler *s, const struct aascale_target *t,
     double due;
     struct cpic_comp *comp = scaler_component(s, t, now, wall, &due);
     if (!comp) return due;
-    if (!scaler_policy_conf(t, p, &c, &high_res) || high_res) return INFINITY;
+    if (!scaler_policy_conf(t, p, &c, &high_res)) return INFINITY;
     scaler_copy_bounds(t, comp, &c);
-    struct scaler_run *r = scaler_copy_run(s, t, comp, p->name, &c, now);
+    struct scaler_run *r = scaler_copy_run(s, t, comp, p->name, high_res, &c, now);
     if (!r) return INFINITY;
     snprintf(r->alarm_high, sizeof r->alarm_high, "%s", p->alarm_high);
     snprintf(r->alarm_low, sizeof r->alarm_low, "%s", p->alarm_low);
     while (r->next_point <= now) {
         aadecide_advance(&r->d, r->next_point);
-        double per = r->d.serving ? (double)r->d.serving : 1;
-        struct aadecide_event ev =
-            aadecide_point(&r->d, r->next_point, (double)(comp->invocations - r->calls) / per);
-        r->calls = comp->invocations;
+        unsigned long in_flight = high_res ? scaler_copies_in_flight(s, comp) : 0;
+        double value = scaler_value(r, comp->invocations, in_flight, r->d.serving);
+        struct aadecide_event ev = aadecide_point(&r->d, r->next_point, value);
         if (ev.kind != AADECIDE_NONE)
             scaler_record(s, r, t, &ev, wall - (now - ev.at) / s->c.time_scale,
                           ev.kind == AADECIDE_OUT ? r->alarm_high : r->alarm_low, r->policy);
@@ -398,7 +422,7 @@ static double scaler_copies_stepped(struct scaler *s, const struct aascale_targe
     aadecide_defaults(&c, false);
     scaler_copy_bounds(t, comp, &c);
     c.disable_in = t->in_suspended;
-    struct scaler_run *r = scaler_copy_run(s, t, comp, "", &c, now);
+    struct scaler_run *r = scaler_copy_run(s, t, comp, "", false, &c, now);
     return r ? scaler_copy_settle(s, r, comp, now, wall) : INFINITY;
 }
 

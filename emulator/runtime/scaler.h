@@ -5,7 +5,10 @@
  * (monotonic seconds x --time-scale): InvocationsPerInstance, the calls the
  * variant received in the period / its instances serving, or for the
  * high-resolution ConcurrentRequestsPerModel metric the calls in flight at
- * the period's end / its instances serving. A decision launches instances of
+ * the period's end / its instances serving. An inference component's target
+ * (inference-component/NAME) runs on its copies the same way:
+ * InvocationsPerCopy, or ConcurrentRequestsPerCopy (the calls in flight on
+ * its copies at the period's end / its copies serving). A decision launches instances of
  * the variant (fleet_launch: each a container and batch of its own, serving
  * provisioning + the profile's load_s later; provisioning is the control
  * plane's --create-time) or drains them (fleet_drain: no new call, released

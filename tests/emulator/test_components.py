@@ -34,6 +34,11 @@ invoke   InvokeEndpoint with X-Amzn-SageMaker-Inference-Component routes to a co
          instances; an unknown component is refused; while the component has 0
          copies the call gets the no-capacity ValidationError and the stats count a
          NoCapacityInvocationFailures
+concurrency  target tracking on SageMakerInferenceComponentConcurrentRequestsPerCopy-
+         HighResolution (Debian's aws CLI): three calls held open on the one copy (3 in
+         flight per copy, over the target of 1) scale the copies out to 3 (one activity,
+         DescribeInferenceComponent's counts, the stats' copies), and once they are closed
+         (0 in flight) the copies scale in to the minimum, 1
 copies   each copy is a batching model of its own: with one copy (max_seqs 1) a second
          call waits in its batch behind the first although the variant's two instances
          are idle; with two copies (LEAST_OUTSTANDING_REQUESTS) each runs one call; a
@@ -135,6 +140,25 @@ def metric_sum(run, metric, since):
                        "--end-time", str(int(time.time() + 3600)))
     check(rc == 0, "get-metric-data: %s" % err)
     return sum(out.get("MetricDataResults", [{}])[0].get("Values", []))
+
+
+NAMED = {"X-Amzn-SageMaker-Inference-Component": "ic"}
+
+
+def hold(url, tag, max_tokens=4000):
+    """A call to component ic of endpoint e, in flight until its connection closes (the
+    emulator's profile keeps it running longer than the test): the connection."""
+    body = json.dumps(chat("call " + tag, max_tokens, ignore_eos=True)).encode()
+    path = "/endpoints/e/invocations"
+    u = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+    conn.request("POST", path, body, signed_headers(url, path, body, extra=NAMED))
+    return conn
+
+
+def copies_of(v):
+    """The stats' copies of component ic on variant v."""
+    return v.get("components", {}).get("ic", {}).get("copies", [])
 
 
 def test_control():
@@ -521,6 +545,75 @@ def test_from_zero():
               "one activity, from 0 to 1 copy, naming the alarm: %s %s" % (out, err))
 
 
+def test_concurrency():
+    """Target tracking on the copies' high-resolution concurrency metric: the datapoint
+    is the component's calls in flight / its copies serving, each 10 model seconds. The
+    three calls are held open before the policy is put, so every datapoint reads 3 in
+    flight on 1 copy (desired ceil(1 x 3 / 1) = 3, the maximum), then 3 on 3 (1: neither
+    over the target nor under 0.9 x it); closed, 0 (the scale-in to the minimum). Every
+    wait is on a state: the stats' in_flight, DescribeInferenceComponent's counts."""
+    setup = aws_cli_setup()
+    if not setup:
+        return 77
+    # time scale 600: a datapoint each 17 ms, the model's load (82.75 s) 0.138 s; a call's
+    # overhead of 10^6 model s (28 minutes) keeps it in flight until the test closes it
+    with emulator.Emulator(["--endpoint", "e=instant", "--time-scale", "600",
+                            "--max-duration", "0", "--set", "e.overhead_s=1000000"]) as emu:
+        url = emu.url
+        run = aws_runner(*setup, url)
+        create_in_service(url)
+
+        def variant():
+            return emu.stats()["endpoints"]["e"]["variants"]["AllTraffic"]
+
+        def counts():
+            rtc = describe(url, "ic").get("RuntimeConfig", {})
+            return rtc.get("CurrentCopyCount"), rtc.get("DesiredCopyCount")
+
+        def activities(alarm):
+            rc, out, err = run("application-autoscaling", "describe-scaling-activities",
+                               *key[:4])
+            check(rc == 0, "describe-scaling-activities: %s" % err)
+            return [(a["Description"], a["StatusCode"]) for a in
+                    out.get("ScalingActivities", []) if alarm in a.get("Cause", "")]
+
+        held = [hold(url, tag, max_tokens=4) for tag in "abc"]
+        v = until("3 calls in flight on the copy", variant,
+                  lambda v: [c["in_flight"] for c in copies_of(v)] == [3])
+        check(v["in_flight"] == 0, "the calls are the copy's, not the instances': %s" % v)
+        key = ["--service-namespace", "sagemaker", "--resource-id", "inference-component/ic",
+               "--scalable-dimension", "sagemaker:inference-component:DesiredCopyCount"]
+        rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
+                           "--min-capacity", "1", "--max-capacity", "3")
+        check(rc == 0, "register-scalable-target: %s" % err)
+        tracking = {"TargetValue": 1.0, "ScaleOutCooldown": 0, "ScaleInCooldown": 0,
+                    "PredefinedMetricSpecification": {"PredefinedMetricType":
+                    "SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution"}}
+        rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
+                           "--policy-name", "cpc", "--policy-type", "TargetTrackingScaling",
+                           "--target-tracking-scaling-policy-configuration",
+                           json.dumps(tracking))
+        check(rc == 0, "put-scaling-policy: %s" % err)
+        try:
+            n = until("3 copies serving", counts, lambda n: n == (3, 3))
+            check(n == (3, 3), "3 calls in flight on 1 copy scale out to 3 copies: %s" % (n,))
+            check(activities("AlarmHigh") == [("Setting desired copy count to 3.",
+                                               "Successful")],
+                  "one scale-out activity, to 3 copies: %s" % activities("AlarmHigh"))
+            check(activities("AlarmLow") == [],
+                  "no scale-in while the calls are held: %s" % activities("AlarmLow"))
+        finally:
+            for conn in held:
+                conn.close()
+        until("the calls closed", variant,
+              lambda v: sum(c["in_flight"] for c in copies_of(v)) == 0)
+        n = until("a scale-in to 1 copy", counts, lambda n: n == (1, 1))
+        check(n == (1, 1), "without calls in flight the copies scale in to 1: %s" % (n,))
+        check(activities("AlarmLow") == [("Setting desired copy count to 1.", "Successful")],
+              "one scale-in activity, to 1 copy: %s" % activities("AlarmLow"))
+        check(len(activities("AlarmHigh")) == 1, "no other scale-out")
+
+
 def test_copies():
     """Each copy a batching model of its own: one copy of max_seqs 1 keeps a second call
     waiting in its batch behind the first although the variant has two idle instances;
@@ -543,20 +636,11 @@ def test_copies():
         check(status == 200, "CreateInferenceComponent: %s" % d)
         until("ic InService", lambda: describe(url, "ic"),
               lambda d: d.get("InferenceComponentStatus") == "InService")
-        named = {"X-Amzn-SageMaker-Inference-Component": "ic"}
         replies = {}
-
-        def hold(tag):  # a long call, in flight until its connection closes
-            body = json.dumps(chat("call " + tag, 4000, ignore_eos=True)).encode()
-            path = "/endpoints/e/invocations"
-            u = urllib.parse.urlsplit(url)
-            conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
-            conn.request("POST", path, body, signed_headers(url, path, body, extra=named))
-            return conn
 
         def start(tag):  # a short call (4 tokens), answered in a thread
             def run():
-                replies[tag] = invoke(url, "e", chat("call " + tag, 4), extra=named)
+                replies[tag] = invoke(url, "e", chat("call " + tag, 4), extra=NAMED)
             t = threading.Thread(target=run)
             t.start()
             return t
@@ -564,8 +648,7 @@ def test_copies():
         def variant():
             return emu.stats()["endpoints"]["e"]["variants"]["AllTraffic"]
 
-        def copies(v):
-            return v.get("components", {}).get("ic", {}).get("copies", [])
+        copies = copies_of
 
         def batches(want):  # until the copies' (running, waiting) are want; the instances'
             # calls end the wait too (the old emulator ran them there), failing the check after
@@ -580,7 +663,7 @@ def test_copies():
                   lambda d: d.get("RuntimeConfig", {}).get("CurrentCopyCount") == n)
 
         # one copy: the second call waits in that copy's batch, not on an instance
-        a = hold("a")
+        a = hold(url, "a")
         batches([(1, 0)])
         b = start("b")
         v = batches([(1, 1)])
@@ -591,11 +674,11 @@ def test_copies():
         b.join()
         # two copies: least outstanding requests sends the second call to the idle one
         set_copies(2)
-        c = hold("c")
+        c = hold(url, "c")
         v = until("c running", variant, lambda v: sum(x["running"] for x in copies(v)) == 1
                   or v["in_flight"] > 0)
         first = [x["running"] for x in copies(v)].index(1) if copies(v) else 0
-        dd = hold("d")
+        dd = hold(url, "d")
         v = batches([(1, 0), (1, 0)])
         check(v["components"]["ic"]["serving"] == 2 and v["in_flight"] == 0,
               "two copies, one call running on each: %s" % v)
@@ -675,5 +758,6 @@ def test_hosted():
 
 if __name__ == "__main__":
     sys.exit(run_group({"control": test_control, "invoke": test_invoke,
-                        "scaling": test_scaling, "copies": test_copies,
+                        "scaling": test_scaling, "concurrency": test_concurrency,
+                        "copies": test_copies,
                         "hosted": test_hosted, "from_zero": test_from_zero}, __doc__))

@@ -255,12 +255,15 @@ static void test_component_copies(void) {
     struct fleet_variant *host = &ep->variants[0];
     uint64_t rng = 5;
     CHECK(fleet_copies_pick(ep, "AllTraffic", "ic", NULL, 0, &rng) == NULL); /* none yet */
+    CHECK(fleet_copies_head(ep, "AllTraffic", "ic") == NULL);
     CHECK_INT(fleet_copies_set(ep, "none", "ic", NULL, 1), FLEET_ERR_INVALID);
     CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 0), 0); /* nothing to make */
     CHECK_INT(ep->n_copies, 0);
     CHECK_INT(fleet_copies_set(ep, "AllTraffic", "ic", NULL, 1), 0);
     CHECK_INT(ep->n_copies, 1);
     struct fleet_variant *copy = ep->copies[0].entries;
+    CHECK(fleet_copies_head(ep, "AllTraffic", "ic") == copy); /* its entries, slots and all */
+    CHECK(copy->slots == FLEET_COPIES_MAX && fleet_copies_head(ep, "canary", "ic") == NULL);
     CHECK(copy->host == host && copy->ep == ep && copy != host && copy != host + 1);
     CHECK_STR(copy->name, "AllTraffic");  /* the variant that answers */
     CHECK_INT(copy->profile.max_seqs, 3); /* its variant's profile, as --set it */
