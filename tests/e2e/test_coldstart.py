@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 from emutest import aws_cli_setup, check, control, run_group, until  # noqa: E402
+from testkit import wall_offset  # noqa: E402
 import emulator  # noqa: E402  (tests/lib, on the path through emutest)
 from test_autoscaling import aws_runner, iso_seconds  # noqa: E402
 from test_components import (GUIDE_KEY as KEY, guide_alarm, guide_target_and_policy,  # noqa: E402
@@ -95,6 +96,7 @@ def test_from_zero():
     aws, env = setup
     with tempfile.TemporaryDirectory() as d:
         log = os.path.join(d, "requests.jsonl")
+        offset0 = wall_offset()
         with emulator.Emulator(["--endpoint", "e=instant", "--time-scale", str(SCALE),
                                 "--request-log", log]) as emu:
             url = emu.url
@@ -119,6 +121,11 @@ def test_from_zero():
             check(p.returncode == 0, "the load: exit %d %s" % (p.returncode, p.stderr[-800:]))
             if p.returncode:
                 return None
+            # The emulator's and the client's times map their monotonic clocks to the wall
+            # clock once each (at their start) and the request log reads the wall clock:
+            # the comparisons across them below allow what the host moved the wall clock
+            # by over the test, measured, no more.
+            moved = abs(wall_offset() - offset0)
             stats = emu.stats()["inference_components"]["ic"]
             failures = stats["no_capacity_invocation_failures"]
             summed = metric_sum(run, "NoCapacityInvocationFailures", started)
@@ -175,11 +182,11 @@ def test_from_zero():
 
     # the emulator's order: every refusal received before the copy served, every call
     # served received at or after it
-    check(all(ms(ln["received"]) <= end for ln in logged_refused)
-          and all(ms(ln["received"]) >= end for ln in logged_served),
-          "refused before the EndTime %.3f, served after: last refused %.6f, first served %.6f"
-          % (end, max(ln["received"] for ln in logged_refused),
-             min(ln["received"] for ln in logged_served)))
+    check(all(ms(ln["received"]) <= end + moved for ln in logged_refused)
+          and all(ms(ln["received"]) >= end - moved for ln in logged_served),
+          "refused before the EndTime %.3f, served after: last refused %.6f, first served %.6f "
+          "(the wall clock moved %.3f s)" % (end, max(ln["received"] for ln in logged_refused),
+                                            min(ln["received"] for ln in logged_served), moved))
 
     # the records' order: the refusals came first, by intended start, then only calls served
     order = sorted(records, key=lambda r: r["t_intended_us"])
@@ -201,13 +208,14 @@ def test_from_zero():
           % (at(ender), cold[0]))
     # its start is not after the first refusal the emulator logged: a call is meant, then
     # sent, then received
-    check(wall(first, "t_intended_us") <= min(ln["arrival"] for ln in logged_refused),
-          "the cold start's start %.6f, the emulator's first refusal %.6f"
-          % (wall(first, "t_intended_us"), min(ln["arrival"] for ln in logged_refused)))
+    check(wall(first, "t_intended_us") <= min(ln["arrival"] for ln in logged_refused) + moved,
+          "the cold start's start %.6f, the emulator's first refusal %.6f (the wall clock "
+          "moved %.3f s)" % (wall(first, "t_intended_us"),
+                             min(ln["arrival"] for ln in logged_refused), moved))
     # its end, the first call served, was answered after the copy served
-    check(ms(wall(ender, "t_headers_us")) >= end,
-          "the call that ended the cold start answered at %.6f, the copy served at %.3f"
-          % (wall(ender, "t_headers_us"), end))
+    check(ms(wall(ender, "t_headers_us")) >= end - moved,
+          "the call that ended the cold start answered at %.6f, the copy served at %.3f "
+          "(the wall clock moved %.3f s)" % (wall(ender, "t_headers_us"), end, moved))
 
     print("the copy served at %.3f; the cold start's end meant at %+.6f s of it, sent at "
           "%+.6f, answered at %+.6f; the last refusal sent at %+.6f" % (

@@ -77,6 +77,12 @@ def isolate_process(**extra):
     os.environ.update(clean)
 
 
+def wall_offset():
+    """The wall clock less the monotonic one (seconds): it changes when the host steps or
+    slews its wall clock, which tests that compare wall times across processes allow."""
+    return time.clock_gettime(time.CLOCK_REALTIME) - time.clock_gettime(time.CLOCK_MONOTONIC)
+
+
 def wait_for(what, cond, timeout=60, proc=None):
     """Polls cond() until it returns a true value, which is returned. Fails after
     timeout seconds, or at once when proc (a Popen) has exited."""
