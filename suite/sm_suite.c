@@ -156,7 +156,7 @@ static const char sm_suite_usage_tail[] =
     "                            --yes (asked on a terminal). Ctrl-C leaves the named endpoints\n"
     "                            for the same command again, which deploys only what is missing.\n"
     "                            An inference component (\"inference_component\" beside its\n"
-    "                            \"endpoint\") is measured as that endpoint's side with\n"
+    "                            endpoint) is measured as that endpoint's side with\n"
     "                            --baseline-component or --candidate-component, checked\n"
     "                            InService before the first pair (a missing one: exit 2,\n"
     "                            nothing measured); it shares its\n"
