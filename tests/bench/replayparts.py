@@ -9,6 +9,7 @@
             start: share within 2 ms (target 100%), p99 and max; each late arrival
             put down to the send (its request left more than 1 ms late) or to the
             way to the emulator's read (it left on time)."""
+import datetime
 import json
 import os
 import re
@@ -18,47 +19,69 @@ from streamparts import quantile, read_records
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 REPLAY_TAG = re.compile(r"\(trace line (\d+)\)$")
+SAMPLE_T0 = datetime.datetime(2026, 1, 1, 10, 0, 0)  # the date-and-time formats' first request
+
+
+def intended_us(t_us, speed):
+    """A trace time's intended start at speed, rounded as plugin/trace.c rounds it."""
+    return int(t_us / speed + 0.5)
+
+
+def tagged_body(line):
+    """A chat request for 16 tokens tagged with its trace line (1-based)."""
+    return json.dumps({"messages": [{"role": "user", "content": "Say hi. (trace line %d)"
+                                     % line}], "max_tokens": 16})
+
+
+def capture_line(t_us, body):
+    """A SageMaker Data Capture line of body (JSON encoding), t_us after SAMPLE_T0."""
+    when = SAMPLE_T0 + datetime.timedelta(microseconds=t_us)
+    return json.dumps({
+        "captureData": {"endpointInput": {
+            "observedContentType": "application/json", "mode": "INPUT",
+            "data": body, "encoding": "JSON"}},
+        "eventMetadata": {"inferenceTime": when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")}})
+
+
+def tag_line(e):
+    """The trace line (0-based) a request log line's tag names, or None."""
+    m = REPLAY_TAG.search(e.get("prompt") or "")
+    return int(m.group(1)) - 1 if m else None
 
 
 class ReplayParts:
     def replay_trace(self, path, rate, seconds):
         """A Data Capture trace of rate requests/s for seconds, one body a line: its
         lines' timestamps in microseconds from the first."""
-        at = []
+        at = [k * 1000000 // rate for k in range(int(rate * seconds))]
         with open(path, "w") as f:
-            for k in range(int(rate * seconds)):
-                t = k * 1000000 // rate
-                at.append(t)
-                body = json.dumps({"messages": [{"role": "user", "content":
-                                                 "Say hi. (trace line %d)" % (k + 1)}],
-                                   "max_tokens": 16})
-                s, us = divmod(t, 1000000)
-                m, s = divmod(s, 60)
-                f.write(json.dumps({
-                    "captureData": {"endpointInput": {
-                        "observedContentType": "application/json", "mode": "INPUT",
-                        "data": body, "encoding": "JSON"}},
-                    "eventMetadata": {"inferenceTime": "2026-01-01T10:%02d:%02d.%06dZ"
-                                      % (m, s, us)}}) + "\n")
+            f.write("".join(capture_line(t, tagged_body(k + 1)) + "\n"
+                            for k, t in enumerate(at)))
         return at
 
-    def replay_run(self, emu_log, trace, speed, conns, rt, out):
+    def replay_run(self, emu_log, trace, speed, conns, rt, out, what=""):
         emu = self.rt_emulator(["--endpoint", "rp=instant", "--request-log", emu_log])
         try:
             p = self.sm_stream(conns, os.path.join(ROOT, "scenarios", "replay.lua"), emu.url,
                                ["--endpoint", "rp", "--trace", trace, "--speed", str(speed),
                                 "--out", out], rt=rt)
-            self.finished(p, f"replay speed {speed}")
+            self.finished(p, what or f"replay speed {speed}")
         finally:
             emu.stop()
 
-    def replay_figures(self, recs, log_path, at, speed):
+    def replay_figures(self, recs, log_path, at, speed, line_of=tag_line, what=""):
+        """Figures of a replay of the trace whose lines' trace times (us) are at, from its
+        records and its request log, each log line matched to its trace line (0-based)
+        by line_of: the sends' lateness and each arrival's offset from its intended
+        start on the wall clock."""
+        what = what or f"replay speed {speed}"
         late = [r["t_start_us"] - r["t_intended_us"] for r in recs]
         # The replay's start on the wall clock: the first arrival's intended start.
         origin = min(r["wall_start_us"] - (r["t_start_us"] - r["t_intended_us"]) for r in recs)
-        arrival, sent_late = [], {}
-        for r in recs:  # each record's send lateness by its trace line (intended start)
-            sent_late[r["t_intended_us"]] = r["t_start_us"] - r["t_intended_us"]
+        arrival, sent_late, seen = [], {}, set()
+        for r in recs:  # the send lateness by intended start (requests due at once: the most)
+            s = r["t_start_us"] - r["t_intended_us"]
+            sent_late[r["t_intended_us"]] = max(s, sent_late.get(r["t_intended_us"], s))
         intended0 = min(r["t_intended_us"] for r in recs)
         # A late arrival (> 2 ms) is the send side's when its request left more than
         # 1 ms late, else the way from the send to the emulator's read.
@@ -66,16 +89,17 @@ class ReplayParts:
         with open(log_path) as f:
             for line in f:
                 e = json.loads(line)
-                m = REPLAY_TAG.search(e.get("prompt") or "")
-                if e.get("api") and m:
-                    k = int(m.group(1)) - 1
-                    arrival.append(round(e["arrival"] * 1e6) - (origin + round(at[k] / speed)))
-                    if arrival[-1] > 2000:
-                        s = sent_late.get(intended0 + round(at[k] / speed))
-                        blame["send" if s is None or s > 1000 else "read"] += 1
+                k = line_of(e) if e.get("api") else None
+                if k is None or not 0 <= k < len(at) or k in seen:
+                    continue
+                seen.add(k)
+                arrival.append(round(e["arrival"] * 1e6) - (origin + intended_us(at[k], speed)))
+                if arrival[-1] > 2000:
+                    s = sent_late.get(intended0 + intended_us(at[k], speed))
+                    blame["send" if s is None or s > 1000 else "read"] += 1
         if len(arrival) != len(at) or len(recs) != len(at) or any(not r["ok"] for r in recs):
-            self.fail(f"replay speed {speed}: {len(recs)} records, {len(arrival)} tagged "
-                      f"requests in the log, {len(at)} in the trace")
+            self.fail(f"{what}: {len(recs)} records, {len(arrival)} requests in the log "
+                      f"matched to a trace line, {len(at)} in the trace")
         return {"n": len(recs), "within": 100 * sum(x <= 1000 for x in late) / len(late),
                 "p50": quantile(late, 0.5), "p99": quantile(late, 0.99), "max": max(late),
                 "arr_within": 100 * sum(0 <= x <= 2000 for x in arrival) / len(arrival),
@@ -84,10 +108,14 @@ class ReplayParts:
                 "late_read": blame["read"]}
 
     def part_replay(self):
-        rate, seconds, conns = 1000, 1 if self.quick else 10, 16
         rt = bool(self.realtime())
         out = os.path.join(self.tmp, "replay")
         os.makedirs(out, exist_ok=True)
+        self.replay_stress(rt, out)
+
+    def replay_stress(self, rt, out):
+        """(a) a Data Capture trace at 1,000 requests/s, at speed 1 and 2."""
+        rate, seconds, conns = 1000, 1 if self.quick else 10, 16
         runs = [(1, rate), (2, rate // 2)]  # (speed, the trace's rate): 1,000 sends/s each
         figures = {}
         for speed, trace_rate in runs:
