@@ -42,6 +42,9 @@ EXPECTED = {
     "capacity": ["capacity_error", "capacity_derived", "capacity_rate_error"],
     "profiles": [f"profiles_{side}_{fig}" for side in ("bf16", "qat", "bf16-cli", "qat-cli")
                  for fig in ("decode", "per_call", "c1", "c4", "c16")],
+    "replay": [f"replay_s{speed}_{fig}" for speed in (1, 2) for fig in ("within", "arrival")]
+    + [f"replay_{fmt}_s{speed}_arrival" for fmt in ("mooncake", "azure", "burstgpt", "capture")
+       for speed in (1, 2)],
     "tokenizer": ["tokenizer_sentencepiece", "tokenizer_bpe"],
 }
 
