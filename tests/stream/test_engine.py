@@ -239,9 +239,12 @@ def case_stall():
              "stall")
     check(not r["ok"] and r["error"]["code"] == "timeout" and r["chunks"] == 1, str(r))
     # libcurl's clock starts with the transfer, a little before the request is written
-    # (t_start_us); the stall never ends, so a cut near 1 s is the timeout's
+    # (t_start_us): the cut comes no earlier than the timeout less that. The stall never
+    # ends, and the run's -d1m drops what is in flight unrecorded, so a record cut as a
+    # timeout is the timeout's, however late a busy host ran it; the upper bound only
+    # tells a cut from a hang (half the run), no timing margin.
     d = r["t_end_us"] - r["t_start_us"]
-    check(0.9e6 <= d < 4e6, "cut at the timeout (1 s), not before or later: %s" % r)
+    check(0.9e6 <= d < 30e6, "cut at the timeout (1 s), not before: %s" % r)
 
 
 def case_openai_signed():
