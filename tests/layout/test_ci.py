@@ -218,7 +218,7 @@ def case_beside(root):
             fail(f"scripts/test with stand-ins: exit {p.returncode}\n{p.stderr}")
         with open(os.path.join(marks, "normal-saw")) as f:
             saw = json.load(f)
-        want = ["fuzz---build-only", "lint", "setup-build", "setup-build-asan", "setup-build-clang",
+        want = ["fuzz---build-only", "lint", "setup-build", "setup-build-asan",
                 "setup-build-release"]
         if saw["beside"] != want:
             fail(f"the normal pass saw {saw['beside']} done beside it, not {want}")
