@@ -864,7 +864,17 @@ class StreamParts:
             val("stream_ttft_stream-file", "%+.2f ms") + ": the request crossing the loopback "
             "and being read and checked before the emulator's clock starts, and the first "
             "token's way back); the median ITL is the model's step to a few hundredths of a "
-            "percent (steps without jitter, each chunk stamped when its read returns). "
+            "percent (steps without jitter, each chunk stamped when its read returns). A "
+            "thinking model (16 reasoning tokens, then the answer), errors against the same "
+            "model: TTFT " + val("stream_think_stream_ttft", "%+.2f ms") + " on the "
+            "streaming route and " + val("stream_think_openai_ttft", "%+.2f ms") + " on the "
+            "OpenAI-compatible one, TTFOT " + val("stream_think_stream_ttfot", "%+.2f ms") +
+            " and " + val("stream_think_openai_ttfot", "%+.2f ms") + " (the model: the first "
+            "answer token 16 steps after the first reasoning token), TPOT " +
+            val("stream_think_stream_tpot", "%+.3f%%") + " and " +
+            val("stream_think_openai_tpot", "%+.3f%%") + " of the step, ITL " +
+            val("stream_think_stream_itl", "%+.3f%%") + " and " +
+            val("stream_think_openai_itl", "%+.3f%%") + " (the answer-only figures in their rows). "
             "(b) With the streams spread over a fleet of variants (as a remote endpoint's "
             "instances and their steps spread them) the client's share is p99 " +
             val("stream_share_fleet", "%.2f ms") + " in the quietest round (target 1 ms), and " +
