@@ -245,6 +245,14 @@ class StreamParts:
                 "tpot_answer": (r["t_end_us"] - r["t_first_output_us"]) / 1e3 / (n - rt - 1),
                 "itl": itl, "itl_answer": itl_a}
 
+    def same_as_compare(self, rows, fig, side, ms, api):
+        """Fails unless sm-compare's p50 of fig (rows: its streaming rows, the sweep's
+        measurement c1) on side is ms, to the microsecond it prints."""
+        got = (rows.get(f"{fig}_c1_p50_seconds") or [None, None])[side]
+        if got is None or abs(got * 1e3 - ms) > 1e-3 + 1e-6 * ms:
+            self.fail(f"stream reasoning --api {api}: sm-compare's {fig} p50 is {got} s, "
+                      f"the records' median {ms / 1e3:.7f} s")
+
     def stream_reasoning(self):
         """(a) continued: a thinking model at concurrency 1, K = 1, on both routes (the
         streaming route and the OpenAI-compatible one), against the timing model."""
@@ -296,13 +304,20 @@ class StreamParts:
             "answer-only (t_end_us - t_first_output_us) / (completion_tokens - "
             "reasoning_tokens - 1), the median over the requests; ITL the median of every "
             "per-token gap of every record (answer-only: the gaps after the first answer "
-            "chunk arrived), n counting tokens; target within 1% of step(1).", "",
+            "chunk arrived), n counting tokens; target within 1% of step(1). Each measured "
+            "median is sm-compare's p50 of the same records (the run fails if not).", "",
             "| route | figure | model | measured (median) | error | n |",
             "|---|---|---|---|---|---|"]
         labels = {"ttft": "TTFT", "ttfot": "TTFOT", "tpot": "TPOT", "itl": "ITL",
                   "tpot_answer": "TPOT answer-only", "itl_answer": "ITL answer-only"}
-        for api in apis:
-            recs = [r for r in read_records(os.path.join(out, f"{api}-{name}.json")) if r["ok"]]
+        files = [os.path.join(out, f"{api}-{name}.json") for api in apis]
+        p = subprocess.run([self.bin["compare"], "--format", "json"] + files,
+                           capture_output=True, text=True, env=self.env, timeout=120)
+        if p.returncode not in (0, 1):
+            self.fail(f"sm-compare on the thinking runs: exit {p.returncode}: {p.stderr[-300:]}")
+        p50 = json.loads(p.stdout)["streaming_seconds"]["rows"]
+        for side, (api, path) in enumerate(zip(apis, files)):
+            recs = [r for r in read_records(path) if r["ok"]]
             bad = [r for r in recs if r["completion_tokens"] != tokens
                    or r.get("reasoning_tokens") != R or r.get("t_first_output_us") is None]
             if len(recs) != reps or bad:
@@ -314,6 +329,7 @@ class StreamParts:
                          * cfg["prefill_s_per_token"] * 1e3 + s1 * (1 + (R if fig == "ttfot"
                                                                         else 0)) for r in recs]
                 got = [f[fig] for f in figs]
+                self.same_as_compare(p50, fig, side, statistics.median(got), api)
                 errs = [g - m for g, m in zip(got, model)]
                 err, m_ms = statistics.median(errs), statistics.median(model)
                 limit = 1 + 0.01 * m_ms
@@ -334,6 +350,7 @@ class StreamParts:
                 if not vals:
                     self.fail(f"stream reasoning --api {api}: no {fig} values")
                 med = statistics.median(vals)
+                self.same_as_compare(p50, fig, side, med, api)
                 e = (med / s1 - 1) * 100
                 unit = "tokens" if fig.startswith("itl") else "requests"
                 self.lines.append(f"| {api} | {labels[fig]} | {s1:.3f} ms | {med:.3f} ms | "
