@@ -3,13 +3,13 @@
 start_emulator(), the CPUs, the build's programs and a temporary folder.
 
   stream    (a) TTFT and median ITL at K=1 against the timing model, on emulator
-            configurations that are no built-in profile, and a thinking model's TTFT,
-            TTFOT, TPOT and ITL (all tokens and answer-only) on both routes; (b) the client's own
-            share of TTFT at 1,000 concurrent streams, each record matched to the
-            emulator's request-log line by a tag in its prompt; (c) memory per
-            stream and CPU per received token at 10,000 streams in one process;
-            (d) CPU per token of botocore's event-stream parser on a captured
-            reply, beside the C codec's.
+            configurations that are no built-in profile, and a thinking model's
+            TTFT, TTFOT, TPOT and ITL (all tokens and answer-only) on both routes;
+            (b) the client's own share of TTFT at 1,000 concurrent streams, each
+            record matched to the emulator's request-log line by a tag in its
+            prompt; (c) memory per stream and CPU per received token at 10,000
+            streams in one process; (d) CPU per token of botocore's event-stream
+            parser on a captured reply, beside the C codec's.
   openloop  schedule adherence of rate.lua at 1,000 requests/s against the
             instant profile, on sm-stream and on wrk: the share of requests sent
             within 1 ms of their intended time, the lateness, the achieved rate.
@@ -217,7 +217,8 @@ class StreamParts:
                          abs(e) <= 1, f"measured {med:.3f} ms, n={len(gaps)} gaps of "
                          f"{len(recs[c])} streams")
 
-    def reasoning_config(self):
+    @staticmethod
+    def reasoning_config():
         """stream-set's timing with a reasoning profile: R reasoning tokens, then the
         answer, within max_tokens (the emulator's max_tokens bounds both)."""
         return {"name": "stream-think", "overhead_s": 0.15, "prefill_s_per_token": 0.0002,
