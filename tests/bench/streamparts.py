@@ -3,12 +3,13 @@
 start_emulator(), the CPUs, the build's programs and a temporary folder.
 
   stream    (a) TTFT and median ITL at K=1 against the timing model, on emulator
-            configurations that are no built-in profile; (b) the client's own
-            share of TTFT at 1,000 concurrent streams, each record matched to the
-            emulator's request-log line by a tag in its prompt; (c) memory per
-            stream and CPU per received token at 10,000 streams in one process;
-            (d) CPU per token of botocore's event-stream parser on a captured
-            reply, beside the C codec's.
+            configurations that are no built-in profile, and a thinking model's
+            TTFT, TTFOT, TPOT and ITL (all tokens and answer-only) on both routes;
+            (b) the client's own share of TTFT at 1,000 concurrent streams, each
+            record matched to the emulator's request-log line by a tag in its
+            prompt; (c) memory per stream and CPU per received token at 10,000
+            streams in one process; (d) CPU per token of botocore's event-stream
+            parser on a captured reply, beside the C codec's.
   openloop  schedule adherence of rate.lua at 1,000 requests/s against the
             instant profile, on sm-stream and on wrk: the share of requests sent
             within 1 ms of their intended time, the lateness, the achieved rate.
@@ -127,6 +128,7 @@ class StreamParts:
         self.lines = []
         try:
             self.stream_accuracy()
+            self.stream_reasoning()
             self.stream_share()
             self.stream_scale()
             self.stream_codecs()
@@ -214,6 +216,152 @@ class StreamParts:
                          f"model's step({c}) = {want:.3f} ms", e, "%", "within 1%",
                          abs(e) <= 1, f"measured {med:.3f} ms, n={len(gaps)} gaps of "
                          f"{len(recs[c])} streams")
+
+    @staticmethod
+    def reasoning_config():
+        """stream-set's timing with a reasoning profile: R reasoning tokens, then the
+        answer, within max_tokens (the emulator's max_tokens bounds both)."""
+        return {"name": "stream-think", "overhead_s": 0.15, "prefill_s_per_token": 0.0002,
+                "steps": [(1, 25), (4, 28), (16, 40)], "jitter": 0.0, "reasoning": 16,
+                "max_tokens": 48}
+
+    @staticmethod
+    def reasoning_figures(r):
+        """A thinking record's figures by sm-compare's definitions (docs/result-format.md),
+        in ms: TTFT, TTFOT, TPOT and TPOT answer-only of the request, and its ITL values
+        (per token: a gap before a chunk of k tokens counts k times as gap / k), all and
+        answer-only (the gaps after the first answer chunk arrived)."""
+        n, rt = r["completion_tokens"], r["reasoning_tokens"]
+        toks = r.get("chunk_tokens") or [1] * r["chunks"]
+        itl, itl_a, at = [], [], r["t_first_token_us"]
+        for j, gap in enumerate(r["chunk_gaps_us"], 1):
+            vals = [gap / toks[j] / 1e3] * toks[j]
+            itl += vals
+            if at >= r["t_first_output_us"]:
+                itl_a += vals
+            at += gap
+        return {"ttft": (r["t_first_token_us"] - r["t_start_us"]) / 1e3,
+                "ttfot": (r["t_first_output_us"] - r["t_start_us"]) / 1e3,
+                "tpot": (r["t_end_us"] - r["t_first_token_us"]) / 1e3 / (n - 1),
+                "tpot_answer": (r["t_end_us"] - r["t_first_output_us"]) / 1e3 / (n - rt - 1),
+                "itl": itl, "itl_answer": itl_a}
+
+    def same_as_compare(self, rows, fig, side, ms, api):
+        """Fails unless sm-compare's p50 of fig (rows: its streaming rows, the sweep's
+        measurement c1) on side is ms, to the microsecond it prints."""
+        got = (rows.get(f"{fig}_c1_p50_seconds") or [None, None])[side]
+        if got is None or abs(got * 1e3 - ms) > 1e-3 + 1e-6 * ms:
+            self.fail(f"stream reasoning --api {api}: sm-compare's {fig} p50 is {got} s, "
+                      f"the records' median {ms / 1e3:.7f} s")
+
+    def stream_reasoning(self):
+        """(a) continued: a thinking model at concurrency 1, K = 1, on both routes (the
+        streaming route and the OpenAI-compatible one), against the timing model."""
+        cfg = self.reasoning_config()
+        name, steps, R, tokens = cfg["name"], cfg["steps"], cfg["reasoning"], cfg["max_tokens"]
+        reps = 2 if self.quick else 8
+        out = os.path.join(self.tmp, "stream-reasoning")
+        args = ["--time-scale", "1", "--endpoint", f"{name}=instant"]
+        for k, v in (("overhead_s", cfg["overhead_s"]),
+                     ("prefill_s_per_token", cfg["prefill_s_per_token"]),
+                     ("step_ms", ",".join(f"{b}:{ms}" for b, ms in steps)),
+                     ("jitter", cfg["jitter"]), ("reasoning_tokens", R)):
+            args += ["--set", f"{name}.{k}={v}"]
+        apis = ("stream", "openai")
+        emu = self.rt_emulator(args)
+        try:
+            for api in apis:
+                self.say(f"stream: a thinking model on --api {api}")
+                self.finished(self.sm_stream(1, os.path.join(ROOT, "scenarios", "sweep.lua"),
+                                             emu.url, ["--endpoint", name, "--max-tokens",
+                                                       str(tokens), "--batches", str(reps),
+                                                       "--out", os.path.join(
+                                                           out, f"{api}-{{label}}.json")],
+                                             rt=True, engine=("--api", api)),
+                              f"sm-stream --api {api} sweep.lua -c1")
+        finally:
+            emu.stop()
+        s1 = self.step_s(steps, 1) * 1e3
+        step_txt = ",".join(f"{b}:{ms:g}" for b, ms in steps)
+        self.lines += [
+            "", "#### A thinking model at K = 1, both routes", "",
+            f"The same emulator at real time, one configuration {name} (--set on instant: "
+            f"overhead_s {cfg['overhead_s']:g}, prefill_s_per_token "
+            f"{cfg['prefill_s_per_token']:g}, step_ms {step_txt}, no jitter) with the "
+            f"reasoning profile reasoning_tokens={R}: {R} reasoning tokens (delta.reasoning), "
+            f"one a step, then the answer, within max_tokens (the emulator counts both): "
+            f"sm-stream -t1 -c1 scenarios/sweep.lua --max-tokens {tokens} (ignore_eos), "
+            f"{reps} requests on each route, the streaming route (--api stream, "
+            "InvokeEndpointWithResponseStream) and the OpenAI-compatible one (--api openai, "
+            "/openai/v1/chat/completions); " + self.prio_text() + " Every record must have "
+            f"{tokens} tokens, {R} of them reasoning. Model: TTFT = overhead + prompt_tokens x "
+            "prefill_s_per_token + step(1) (the first reasoning token); TTFOT = TTFT + "
+            f"{R} x step(1) (the first answer token comes {R} steps after the first "
+            "reasoning token); TPOT, ITL and their answer-only variants = step(1). Measured "
+            "by sm-compare's definitions (docs/result-format.md): TTFT = t_first_token_us - "
+            "t_start_us, TTFOT = t_first_output_us - t_start_us, errors the median over the "
+            "requests of measured minus model, target within 1 ms + 1% of the model's; TPOT "
+            "= (t_end_us - t_first_token_us) / (completion_tokens - 1) per request, "
+            "answer-only (t_end_us - t_first_output_us) / (completion_tokens - "
+            "reasoning_tokens - 1), the median over the requests; ITL the median of every "
+            "per-token gap of every record (answer-only: the gaps after the first answer "
+            "chunk arrived), n counting tokens; target within 1% of step(1). Each measured "
+            "median is sm-compare's p50 of the same records (the run fails if not).", "",
+            "| route | figure | model | measured (median) | error | n |",
+            "|---|---|---|---|---|---|"]
+        labels = {"ttft": "TTFT", "ttfot": "TTFOT", "tpot": "TPOT", "itl": "ITL",
+                  "tpot_answer": "TPOT answer-only", "itl_answer": "ITL answer-only"}
+        files = [os.path.join(out, f"{api}-{name}.json") for api in apis]
+        p = subprocess.run([self.bin["compare"], "--format", "json"] + files,
+                           capture_output=True, text=True, env=self.env, timeout=120)
+        if p.returncode not in (0, 1):
+            self.fail(f"sm-compare on the thinking runs: exit {p.returncode}: {p.stderr[-300:]}")
+        p50 = json.loads(p.stdout)["streaming_seconds"]["rows"]
+        for side, (api, path) in enumerate(zip(apis, files)):
+            recs = [r for r in read_records(path) if r["ok"]]
+            bad = [r for r in recs if r["completion_tokens"] != tokens
+                   or r.get("reasoning_tokens") != R or r.get("t_first_output_us") is None]
+            if len(recs) != reps or bad:
+                self.fail(f"stream reasoning --api {api}: {len(recs)} of {reps} ok, "
+                          f"{len(bad)} without {tokens} tokens of which {R} reasoning")
+            figs = [self.reasoning_figures(r) for r in recs]
+            for fig in ("ttft", "ttfot"):
+                model = [cfg["overhead_s"] * 1e3 + r["prompt_tokens"]
+                         * cfg["prefill_s_per_token"] * 1e3 + s1 * (1 + (R if fig == "ttfot"
+                                                                        else 0)) for r in recs]
+                got = [f[fig] for f in figs]
+                self.same_as_compare(p50, fig, side, statistics.median(got), api)
+                errs = [g - m for g, m in zip(got, model)]
+                err, m_ms = statistics.median(errs), statistics.median(model)
+                limit = 1 + 0.01 * m_ms
+                self.lines.append(f"| {api} | {labels[fig]} | {m_ms:.2f} ms | "
+                                  f"{statistics.median(got):.2f} ms | {err:+.2f} ms (range "
+                                  f"{min(errs):+.2f} to {max(errs):+.2f}) | {len(errs)} |")
+                self.row("stream", f"stream_think_{api}_{fig}",
+                         f"{labels[fig]} error, thinking, --api {api}",
+                         f"client {labels[fig]} less the model's (overhead + prefill + "
+                         f"{'(1 + R) x ' if fig == 'ttfot' else ''}step(1) = {m_ms:.2f} ms, "
+                         f"R = {R}), median over the requests (K = 1, c1, no jitter)", err,
+                         "ms", f"within {limit:.2f} ms (1 ms + 1%)", abs(err) <= limit,
+                         f"median {labels[fig]} {statistics.median(got):.2f} ms, range of "
+                         f"errors {min(errs):+.2f} to {max(errs):+.2f} ms, n={len(errs)}")
+            for fig in ("tpot", "itl", "tpot_answer", "itl_answer"):
+                vals = ([v for f in figs for v in f[fig]] if fig.startswith("itl")
+                        else [f[fig] for f in figs])
+                if not vals:
+                    self.fail(f"stream reasoning --api {api}: no {fig} values")
+                med = statistics.median(vals)
+                self.same_as_compare(p50, fig, side, med, api)
+                e = (med / s1 - 1) * 100
+                unit = "tokens" if fig.startswith("itl") else "requests"
+                self.lines.append(f"| {api} | {labels[fig]} | {s1:.3f} ms | {med:.3f} ms | "
+                                  f"{e:+.2f}% | {len(vals)} {unit} |")
+                self.row("stream", f"stream_think_{api}_{fig}",
+                         f"{labels[fig]}, thinking, --api {api}",
+                         f"median {labels[fig]} (sm-compare's definition) at concurrency 1 "
+                         f"against the model's step(1) = {s1:.3f} ms", e, "%", "within 1%",
+                         abs(e) <= 1, f"measured {med:.3f} ms, n={len(vals)} {unit} of "
+                         f"{len(recs)} streams")
 
     def share_runs(self):
         """(b)'s two loads: one batch of n streams on one variant (every step's tokens
@@ -734,7 +882,17 @@ class StreamParts:
             val("stream_ttft_stream-file", "%+.2f ms") + ": the request crossing the loopback "
             "and being read and checked before the emulator's clock starts, and the first "
             "token's way back); the median ITL is the model's step to a few hundredths of a "
-            "percent (steps without jitter, each chunk stamped when its read returns). "
+            "percent (steps without jitter, each chunk stamped when its read returns). A "
+            "thinking model (16 reasoning tokens, then the answer), errors against the same "
+            "model: TTFT " + val("stream_think_stream_ttft", "%+.2f ms") + " on the "
+            "streaming route and " + val("stream_think_openai_ttft", "%+.2f ms") + " on the "
+            "OpenAI-compatible one, TTFOT " + val("stream_think_stream_ttfot", "%+.2f ms") +
+            " and " + val("stream_think_openai_ttfot", "%+.2f ms") + " (the model: the first "
+            "answer token 16 steps after the first reasoning token), TPOT " +
+            val("stream_think_stream_tpot", "%+.3f%%") + " and " +
+            val("stream_think_openai_tpot", "%+.3f%%") + " of the step, ITL " +
+            val("stream_think_stream_itl", "%+.3f%%") + " and " +
+            val("stream_think_openai_itl", "%+.3f%%") + " (the answer-only figures in their rows). "
             "(b) With the streams spread over a fleet of variants (as a remote endpoint's "
             "instances and their steps spread them) the client's share is p99 " +
             val("stream_share_fleet", "%.2f ms") + " in the quietest round (target 1 ms), and " +

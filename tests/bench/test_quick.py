@@ -31,6 +31,8 @@ EXPECTED = {
     "peers": ["peers_curl", "peers_botocore"],
     "stream": [f"stream_{fig}_{cfg}" for cfg in ("stream-set", "stream-file")
                for fig in ("ttft", "itl1", "itl4")]
+    + [f"stream_think_{api}_{fig}" for api in ("stream", "openai")
+       for fig in ("ttft", "ttfot", "tpot", "itl", "tpot_answer", "itl_answer")]
     + ["stream_share_batch", "stream_share_fleet",
        "stream_share_fleet_busy", "stream_scale_memory", "stream_scale_cpu",
        "stream_scale_cpu_process",
