@@ -449,7 +449,9 @@ cJSON *rfmt_round_json(const struct rfmt_round *r) {
         rfmt_add(o, "stall_us", cJSON_CreateNumber((double)r->stall_us)) &&
         rfmt_add(o, "reads", cJSON_CreateNumber((double)r->reads)) &&
         rfmt_add(o, "chunks", cJSON_CreateNumber((double)r->chunks)) &&
-        rfmt_add(o, "burst_chunks", cJSON_CreateNumber((double)r->burst_chunks)))
+        rfmt_add(o, "burst_chunks", cJSON_CreateNumber((double)r->burst_chunks)) &&
+        rfmt_add(o, "host_steal_share",
+                 r->steal_share < 0 ? cJSON_CreateNull() : cJSON_CreateNumber(r->steal_share)))
         return o;
     cJSON_Delete(o);
     return NULL;
@@ -472,6 +474,7 @@ static const struct field_rule rfmt_round_rules[] = {
     {"reads", FIELD_INT, 0, RFMT_COUNT_MAX},
     {"chunks", FIELD_INT, 0, RFMT_COUNT_MAX},
     {"burst_chunks", FIELD_INT, 0, RFMT_COUNT_MAX},
+    {"host_steal_share", FIELD_NUM | FIELD_NULL, 0, 1}, /* the last: files before it lack it */
 };
 
 int rfmt_round_parse(const cJSON *obj, const char *path, size_t i, struct rfmt_round *out,
@@ -482,7 +485,7 @@ int rfmt_round_parse(const cJSON *obj, const char *path, size_t i, struct rfmt_r
         return buf_fail(err, RFMT_ERR_INPUT, "%s: %s is not an object", path, prefix);
     if (field_check(obj, rfmt_round_rules, RFMT_N(rfmt_round_rules), path, prefix, err))
         return RFMT_ERR_INPUT;
-    for (size_t k = 0; k < RFMT_N(rfmt_round_rules); k++)
+    for (size_t k = 0; k + 1 < RFMT_N(rfmt_round_rules); k++)
         if (!cJSON_GetObjectItemCaseSensitive(obj, rfmt_round_rules[k].key))
             return buf_fail(err, RFMT_ERR_INPUT, "%s: %s%s is missing", path, prefix,
                             rfmt_round_rules[k].key);
@@ -502,6 +505,7 @@ int rfmt_round_parse(const cJSON *obj, const char *path, size_t i, struct rfmt_r
         .reads = (long)rfmt_num_of(obj, "reads", 0),
         .chunks = (long)rfmt_num_of(obj, "chunks", 0),
         .burst_chunks = (long)rfmt_num_of(obj, "burst_chunks", 0),
+        .steal_share = rfmt_num_of(obj, "host_steal_share", -1), /* null or absent: not known */
     };
     if (out->burst_chunks > out->chunks)
         return buf_fail(err, RFMT_ERR_INPUT, "%s: %sburst_chunks: %ld is more than chunks (%ld)",

@@ -162,6 +162,7 @@ struct rfmt_round {
     long reads;                       /* reads that brought content chunks (streams only) */
     long chunks;                      /* content chunks they brought */
     long burst_chunks;                /* chunks read with the one before them, in one read */
+    double steal_share; /* of the host's CPU time its hypervisor took; < 0: not known (null) */
 };
 
 /* r as an object of client_rounds, in the format's order; NULL when out of memory. */

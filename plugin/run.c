@@ -131,6 +131,13 @@ static double run_cpu_s(void) {
            (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
+/* now_us for the client's own tally (watch.h), with the CPU and the host's ticks. */
+static struct watch_mark run_mark(long long now_us) {
+    struct watch_mark m = {.now_us = now_us, .cpu_s = run_cpu_s()};
+    (void)hostcpu_read(NULL, &m.host); /* not known: the round's steal is null */
+    return m;
+}
+
 static int run_setup(const struct run_config *c, struct buf *err) {
     struct creds_options o = {.profile = c->profile};
     struct creds probe = {0};
@@ -244,7 +251,10 @@ static int run_step(int t, size_t *round, long *index, long long *due) {
     if (run.stopping) return RUN_STOP;
     switch (rc) {
     case ROUNDS_ITEM:
-        if (*round != run.watch.cur) watch_item(&run.watch, *round, now, run_cpu_s());
+        if (*round != run.watch.cur) {
+            struct watch_mark m = run_mark(now);
+            watch_item(&run.watch, *round, &m);
+        }
         return RUN_ITEM;
     case ROUNDS_WAIT:
         return RUN_WAIT;
@@ -422,7 +432,8 @@ int run_end(struct run_outcome *out, struct buf *err) {
                 (double)((run.first_send_us >= 0 ? run.first_send_us : run.released_us) - start));
         else if (more)
             cJSON_AddNullToObject(more, RFMT_START_LATE_US);
-        watch_end(&run.watch, run_now_us(), run_cpu_s());
+        struct watch_mark m = run_mark(run_now_us());
+        watch_end(&run.watch, &m);
         rc =
             run_watch_files() ? RUN_ERR_NOMEM
             : rec_finish(run.rec, ended, out->partial, out->partial ? out->reason : NULL, more, err)

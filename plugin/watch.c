@@ -16,22 +16,19 @@ void watch_free(struct watch *w) {
     *w = (struct watch){0};
 }
 
-void watch_end(struct watch *w, long long now_us, double cpu_s) {
+void watch_end(struct watch *w, const struct watch_mark *m) {
     if (w->cur >= w->n) return;
-    struct watch_round *r = &w->rounds[w->cur];
-    r->t1_us = now_us;
-    r->cpu1_s = cpu_s;
+    w->rounds[w->cur].m1 = *m;
     w->cur = w->n;
 }
 
-void watch_item(struct watch *w, size_t round, long long now_us, double cpu_s) {
+void watch_item(struct watch *w, size_t round, const struct watch_mark *m) {
     if (round >= w->n || round == w->cur) return;
-    watch_end(w, now_us, cpu_s);
+    watch_end(w, m);
     struct watch_round *r = &w->rounds[round];
     if (!r->started) {
         r->started = true;
-        r->t0_us = now_us;
-        r->cpu0_s = cpu_s;
+        r->m0 = *m;
     }
     w->cur = round;
 }
@@ -70,12 +67,12 @@ cJSON *watch_json(const struct watch *w, size_t file) {
     for (size_t i = 0; a && i < w->n; i++) {
         const struct watch_round *r = &w->rounds[i];
         if (r->file != (long)file || !r->started) continue;
-        long long t1 = r->t1_us > r->t0_us ? r->t1_us : r->t0_us;
-        double cpu = r->cpu1_s > r->cpu0_s ? r->cpu1_s - r->cpu0_s : 0;
+        long long t1 = r->m1.now_us > r->m0.now_us ? r->m1.now_us : r->m0.now_us;
+        double cpu = r->m1.cpu_s > r->m0.cpu_s ? r->m1.cpu_s - r->m0.cpu_s : 0;
         struct rfmt_round o = {
             .round = (long)i,
             .batch = r->batch,
-            .wall_s = (double)(t1 - r->t0_us) / 1e6,
+            .wall_s = (double)(t1 - r->m0.now_us) / 1e6,
             .cpu_s = cpu,
             .cpus = w->client.cpus > 0 ? w->client.cpus : 1,
             .threads = w->client.threads > 0 ? w->client.threads : 1,
@@ -87,6 +84,7 @@ cJSON *watch_json(const struct watch *w, size_t file) {
             .reads = r->reads,
             .chunks = r->chunks,
             .burst_chunks = r->burst_chunks,
+            .steal_share = hostcpu_steal_share(&r->m0.host, &r->m1.host),
         };
         cJSON *one = rfmt_round_json(&o);
         if (!one || !cJSON_AddItemToArray(a, one)) {

@@ -1,9 +1,9 @@
 /* watch: how the client itself fared, round by round (docs/result-format.md,
  * client_rounds), so that a reader can tell a figure the client disturbed
  * from one the server made: the process's CPU over each round's wall time,
- * the stalls of its own work (a piece longer than RFMT_STALL_US), and the
- * content chunks that came in one read with the chunk before them (whose
- * gaps say nothing about the server).
+ * the stalls of its own work (a piece longer than RFMT_STALL_US), the content
+ * chunks that came in one read with the chunk before them (whose gaps say
+ * nothing about the server), and the host's CPU its hypervisor took (hostcpu.h).
  *
  * A round runs from its first item handed out to the next round's (or the
  * run's end); what is noted goes to the round current then. A round belongs
@@ -17,14 +17,22 @@
 
 #include <cjson/cJSON.h>
 
+#include "hostcpu.h"
+
 enum watch_error { WATCH_OK = 0, WATCH_ERR_NOMEM = -1 };
+
+/* A moment of the run: the clock, the process's CPU, the host's ticks. */
+struct watch_mark {
+    long long now_us;
+    double cpu_s;
+    struct hostcpu host;
+};
 
 /* One round's tally. */
 struct watch_round {
     bool started;
-    long long t0_us, t1_us; /* its start, and its end (0: still running) */
-    double cpu0_s, cpu1_s;  /* the process's CPU at either */
-    long file, batch;       /* of its first record; file < 0: none yet */
+    struct watch_mark m0, m1; /* its start, and its end (m1.now_us 0: still running) */
+    long file, batch;         /* of its first record; file < 0: none yet */
     long stalls;
     long long stall_max_us, stall_us;
     long reads, chunks, burst_chunks;
@@ -49,11 +57,11 @@ __attribute__((warn_unused_result)) int watch_init(struct watch *w, size_t n_rou
                                                    const struct watch_client *c);
 void watch_free(struct watch *w);
 
-/* Round round handed out an item at now_us, the process having used cpu_s:
- * when it is not the current round, the current one ends there and it starts. */
-void watch_item(struct watch *w, size_t round, long long now_us, double cpu_s);
-/* The run ends at now_us: the current round ends. */
-void watch_end(struct watch *w, long long now_us, double cpu_s);
+/* Round round handed out an item at m: when it is not the current round, the
+ * current one ends there and it starts. */
+void watch_item(struct watch *w, size_t round, const struct watch_mark *m);
+/* The run ends at m: the current round ends. */
+void watch_end(struct watch *w, const struct watch_mark *m);
 /* A record of file and batch was written: the current round's first names them. */
 void watch_record(struct watch *w, size_t file, long batch);
 /* A piece of the client's work took us microseconds (counted when above RFMT_STALL_US). */

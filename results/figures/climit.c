@@ -6,7 +6,8 @@
 #include <string.h>
 
 void climit_init(struct climit_run *c) {
-    *c = (struct climit_run){.cpu_share = -1, .cpu_round = -1};
+    *c =
+        (struct climit_run){.cpu_share = -1, .cpu_round = -1, .steal_share = -1, .steal_round = -1};
 }
 
 void climit_add_round(struct climit_run *c, const struct rfmt_round *r) {
@@ -21,6 +22,7 @@ void climit_add_round(struct climit_run *c, const struct rfmt_round *r) {
         double stalled = (double)r->stall_us / 1e6 / r->wall_s;
         if (stalled > c->stall_share) c->stall_share = stalled;
     }
+    if (r->steal_share > c->steal_share) c->steal_share = r->steal_share, c->steal_round = r->round;
     if (r->busy_poll || r->wall_s < CLIMIT_CPU_MIN_WALL_S) return;
     long room = r->threads < r->cpus ? r->threads : r->cpus;
     double share = r->cpu_s / r->wall_s / (double)(room > 0 ? room : 1);
@@ -33,6 +35,8 @@ void climit_merge(struct climit_run *into, const struct climit_run *from) {
     if (!into->stalls_of) into->stalls_of = from->stalls_of;
     if (from->stall_max_us > into->stall_max_us) into->stall_max_us = from->stall_max_us;
     if (from->stall_share > into->stall_share) into->stall_share = from->stall_share;
+    if (from->steal_share > into->steal_share)
+        into->steal_share = from->steal_share, into->steal_round = from->steal_round;
     if (from->cpu_share > into->cpu_share)
         into->cpu_share = from->cpu_share, into->cpu_round = from->cpu_round;
 }
@@ -46,11 +50,11 @@ size_t climit_bursts(const uint32_t *gaps, size_t n) {
 /* Appends one reason to why. */
 __attribute__((format(printf, 4, 5))) static void climit_add(char *why, size_t cap, size_t *k,
                                                              const char *fmt, ...) {
-    va_list ap;
     if (*k >= cap) return;
     int n = snprintf(why + *k, cap - *k, "%s", *k ? "; " : "");
     if (n > 0) *k += (size_t)n;
     if (*k >= cap) return;
+    va_list ap;
     va_start(ap, fmt);
     n = vsnprintf(why + *k, cap - *k, fmt, ap);
     va_end(ap);
@@ -70,6 +74,9 @@ bool climit_judge(const struct climit_run *c, double late_share, char *why, size
         climit_add(why, cap, &k, "%s stalls %.0f%% of a round (longest %.1f ms)",
                    c->stalls_of ? c->stalls_of : "client", 100 * c->stall_share,
                    (double)c->stall_max_us / 1e3);
+    if (c && c->steal_share > CLIMIT_STEAL_SHARE)
+        climit_add(why, cap, &k, "host CPU %.0f%% stolen by its hypervisor (round %ld)",
+                   100 * c->steal_share, c->steal_round);
     return k > 0;
 }
 

@@ -9,7 +9,10 @@
  *   more than CLIMIT_CPU_SHARE of the CPU it could (its sending threads, at
  *   most the host's processors), unless it busy-polls (its CPU says nothing);
  * - a round's stalls (RFMT_STALL_US) added up to more than CLIMIT_STALL_SHARE
- *   of its wall time.
+ *   of its wall time;
+ * - the host's hypervisor took more than CLIMIT_STEAL_SHARE of the host's CPU
+ *   in a round (steal: every process of the host, the client's too, was held
+ *   off its CPU that long, whatever the client's own CPU and stalls say).
  * ITL per token is resolved only when at most CLIMIT_BURST_SHARE of the gaps
  * between chunks are below CLIMIT_READ_RES_US: a chunk read in one read with
  * the chunk before it (sm-stream stamps a read's chunks with one time) has a
@@ -29,6 +32,7 @@
 #define CLIMIT_CPU_SHARE      0.90 /* of the CPU the client could use in a round */
 #define CLIMIT_CPU_MIN_WALL_S 1.0  /* a shorter round's CPU share is not judged */
 #define CLIMIT_STALL_SHARE    0.05 /* of a round's wall time stalled */
+#define CLIMIT_STEAL_SHARE    0.05 /* of the host's CPU time stolen in a round */
 #define CLIMIT_READ_RES_US    1    /* a chunk gap below this: read with the chunk before */
 #define CLIMIT_BURST_SHARE    0.10 /* of the gaps below CLIMIT_READ_RES_US: ITL not resolved */
 
@@ -43,6 +47,8 @@ struct climit_run {
     double stall_share;     /* the highest round's stalled share of its wall time */
     long long stall_max_us; /* the longest stall of any round */
     const char *stalls_of;  /* what the stalls were measured on (static text), or NULL */
+    double steal_share; /* the highest round's stolen share of the host's CPU; < 0: none known */
+    long steal_round;   /* its round */
 };
 
 void climit_init(struct climit_run *c);
@@ -56,7 +62,7 @@ size_t climit_bursts(const uint32_t *gaps, size_t n);
 
 /* Whether a figure measured by client c with late_share of its sends late
  * (NAN: no open-loop sends) is client-limited; why: "38% of sends >1 ms late;
- * client CPU 97%" (every reason, "; " between them), "" when not. */
+ * client CPU 97% (round 0)" (every reason, "; " between them), "" when not. */
 bool climit_judge(const struct climit_run *c, double late_share, char *why, size_t cap);
 
 /* Whether ITL is resolved over gaps of which burst were below the read

@@ -578,9 +578,9 @@ static int report_limited(struct page *r, const struct cmp *m) {
     if (page_text(r, PAGE_HEADING, "Client-limited figures") < 0 ||
         page_text(r, PAGE_PARA,
                   "A value marked %s was measured while the client itself lagged (late "
-                  "sends, a busy CPU or a stalled loop: docs/compare.md, Client-limited "
-                  "figures): it says more of the client than of the server, and a ratio of it "
-                  "is no server comparison.",
+                  "sends, a busy CPU, a stalled loop or a host whose CPU was stolen: "
+                  "docs/compare.md, Client-limited figures): it says more of the client than "
+                  "of the server, and a ratio of it is no server comparison.",
                   PAGE_LIMITED) < 0)
         return -1;
     for (size_t j = 0; j < n; j++)

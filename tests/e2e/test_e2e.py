@@ -294,6 +294,10 @@ def case_open_loop():
                 check(c["stalls_of"] == "lua hooks" and c["threads"] == 4 and not c["busy_poll"]
                       and c["reads"] == c["chunks"] == c["burst_chunks"] == 0
                       and c["wall_s"] > 0 and c["cpu_s"] >= 0 and c["cpus"] >= 1, str(c))
+                # the host's stolen CPU over the round, from /proc/stat (ticks of 10 ms)
+                steal = c["host_steal_share"]
+                check(steal is None and c["wall_s"] < 0.05
+                      or steal is not None and 0 <= steal <= 1, str(c))
         run = run_wrk("rate", emu.url, ["--endpoint", "a", "--endpoint", "b", "--rates", "100",
                                         "--duration", "0.3", "--max-tokens", "8"], threads=4)
         check_ok(run, "rate poisson")

@@ -521,17 +521,21 @@ def check_open_text(out, _):
         expect(want in text, "no %r in:\n%s" % (want, text))
 
 
+CLIMIT_QAT = "client CPU 97% (round 0); host CPU 8% stolen by its hypervisor (round 0)"
+
+
 def check_climit(out, _):
-    """qat's client ran at 97% CPU: every qat figure of the run is marked, with why; its
-    c4 ITL, read in bursts, has no value; the verdict's ratio carries the caveat."""
+    """qat's client ran at 97% CPU, and on a host whose hypervisor took 8% of its CPU in
+    another run: every qat figure of the run is marked, with both whys; its c4 ITL, read
+    in bursts, has no value; the verdict's ratio carries the caveat."""
     doc = as_json(out)
     lim = doc["client_limited"]
-    expect(lim["baseline"] is None and lim["candidate"] == "client CPU 97% (round 0)",
+    expect(lim["baseline"] is None and lim["candidate"] == CLIMIT_QAT,
            "client_limited %r" % {k: lim[k] for k in ("baseline", "candidate")})
     fig = lim["figures"]
     for name in ("decode_tokens_per_second", "load_c4_tokens_per_second",
                  "itl_decode_p50_seconds", "ttft_c4_p50_seconds"):
-        expect(fig.get(name) == {"baseline": None, "candidate": "client CPU 97% (round 0)"},
+        expect(fig.get(name) == {"baseline": None, "candidate": CLIMIT_QAT},
                "%s: %r" % (name, fig.get(name)))
     expect("quality_correct" not in fig and "weights_gib" not in fig, "a quiz or a fact marked")
     rows = doc["streaming_seconds"]["rows"]
@@ -542,7 +546,7 @@ def check_climit(out, _):
     expect("ITL not resolved: 62% of chunks read in bursts" in json.dumps(na), "why %r" % na)
     v = doc["verdict"]
     expect("decodes" in v and "(client-limited, so a figure of the client rather than of the "
-           "server: qat: client CPU 97% (round 0))" in v, "verdict %r" % v)
+           "server: qat: %s)" % CLIMIT_QAT in v, "verdict %r" % v)
 
 
 def check_climit_facts(out, _):
@@ -558,17 +562,19 @@ def check_climit_facts(out, _):
 
 def check_climit_text(out, _):
     text = out.decode()
+    flat = " ".join(text.split())  # the paragraphs are wrapped
     for want in ("[client-limited]", "Client-limited figures",
-                 "- qat: client-limited: client CPU 97% (round 0)",
+                 "- qat: client-limited: " + CLIMIT_QAT,
                  "ITL not resolved: 62% of chunks read in bursts",
-                 "(client-limited, so a figure of the client rather"):
-        expect(want in text, "no %r in:\n%s" % (want, text))
+                 "(client-limited, so a figure of the client rather than of the server: qat: "
+                 + CLIMIT_QAT + ")"):
+        expect(want in flat, "no %r in:\n%s" % (want, text))
 
 
 def check_climit_csv(out, _):
     lines = {l.split(",", 1)[0]: l for l in out.decode().splitlines()}
     expect(lines["decode_tokens_per_second"].endswith(
-        "candidate client-limited: client CPU 97% (round 0)"), lines["decode_tokens_per_second"])
+        "candidate client-limited: " + CLIMIT_QAT), lines["decode_tokens_per_second"])
     expect("ITL not resolved: 62% of chunks read in bursts" in lines["itl_c4_p50_seconds"],
            lines["itl_c4_p50_seconds"])
 

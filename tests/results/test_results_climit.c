@@ -1,5 +1,6 @@
 /* climit: which figures the client limited (bursts of chunks read together, late
- * sends, a busy CPU, a stalled loop) and the verdict's caveat on a ratio of one. */
+ * sends, a busy CPU, a stalled loop, a host whose CPU was stolen) and the
+ * verdict's caveat on a ratio of one. */
 #include <math.h>
 #include <string.h>
 
@@ -42,7 +43,7 @@ static void test_itl(void) {
 }
 
 static struct rfmt_round round_of(long round, double wall, double cpu, long threads, bool busy,
-                                  long long stall_us, long long stall_max) {
+                                  long long stall_us, long long stall_max, double steal) {
     return (struct rfmt_round){.round = round,
                                .wall_s = wall,
                                .cpu_s = cpu,
@@ -52,7 +53,8 @@ static struct rfmt_round round_of(long round, double wall, double cpu, long thre
                                .stalls_of = "event loop",
                                .stalls = stall_us ? 3 : 0,
                                .stall_us = stall_us,
-                               .stall_max_us = stall_max};
+                               .stall_max_us = stall_max,
+                               .steal_share = steal};
 }
 
 /* The client-limited verdict of a figure, row by row. */
@@ -64,37 +66,45 @@ static void test_judge(void) {
             long threads;
             bool busy;
             long long stall_us, stall_max;
+            double steal; /* 0 in most rows: none stolen */
         } r[2];
         size_t n;
         double late;
         const char *why;
     } rows[] = {
-        {{{0, 10, 5, 1, false, 0, 0}}, 1, NAN, ""}, /* half a CPU: fine */
-        {{{0, 10, 9.7, 1, false, 0, 0}}, 1, NAN, "client CPU 97% (round 0)"},
-        {{{0, 10, 9.7, 4, false, 0, 0}}, 1, NAN, ""}, /* of 2 CPUs: 48% */
-        {{{0, 10, 19.4, 4, false, 0, 0}}, 1, NAN, "client CPU 97% (round 0)"},
-        {{{0, 10, 10, 1, true, 0, 0}}, 1, NAN, ""},    /* busy polling: not judged */
-        {{{0, 0.5, 0.5, 1, false, 0, 0}}, 1, NAN, ""}, /* too short to judge */
-        {{{0, 10, 1, 1, false, 0, 0}}, 1, 0.05, ""},   /* 5% late: the limit */
-        {{{0, 10, 1, 1, false, 0, 0}}, 1, 0.38, "38% of sends >1 ms late"},
-        {{{0, 10, 1, 1, false, 400000, 200000}, {3, 2, 1.96, 1, false, 0, 0}},
+        {{{0, 10, 5, 1, false, 0, 0, 0}}, 1, NAN, ""}, /* half a CPU: fine */
+        {{{0, 10, 9.7, 1, false, 0, 0, 0}}, 1, NAN, "client CPU 97% (round 0)"},
+        {{{0, 10, 9.7, 4, false, 0, 0, 0}}, 1, NAN, ""}, /* of 2 CPUs: 48% */
+        {{{0, 10, 19.4, 4, false, 0, 0, 0}}, 1, NAN, "client CPU 97% (round 0)"},
+        {{{0, 10, 10, 1, true, 0, 0, 0}}, 1, NAN, ""},    /* busy polling: not judged */
+        {{{0, 0.5, 0.5, 1, false, 0, 0, 0}}, 1, NAN, ""}, /* too short to judge */
+        {{{0, 10, 1, 1, false, 0, 0, 0}}, 1, 0.05, ""},   /* 5% late: the limit */
+        {{{0, 10, 1, 1, false, 0, 0, 0}}, 1, 0.38, "38% of sends >1 ms late"},
+        {{{0, 10, 1, 1, false, 400000, 200000, 0}, {3, 2, 1.96, 1, false, 0, 0, 0}},
          2,
          0.98,
          "98% of sends >1 ms late; client CPU 98% (round 3)"},
-        {{{1, 2, 0.1, 1, false, 200000, 150000}},
+        {{{1, 2, 0.1, 1, false, 200000, 150000, 0}},
          1,
          NAN,
          "event loop stalls 10% of a round (longest 150.0 ms)"},
-        {{{1, 2, 0.1, 1, false, 100000, 50000}}, 1, NAN, ""}, /* 5%: the limit */
+        {{{1, 2, 0.1, 1, false, 100000, 50000, 0}}, 1, NAN, ""}, /* 5%: the limit */
+        {{{0, 10, 1, 1, false, 0, 0, 0.05}}, 1, NAN, ""},        /* 5% stolen: the limit */
+        {{{0, 10, 1, 1, false, 0, 0, -1}}, 1, NAN, ""},          /* not known: not judged */
+        {{{0, 10, 1, 1, false, 0, 0, 0.01}, {4, 10, 1, 1, true, 0, 0, 0.12}},
+         2,
+         0.02,
+         "host CPU 12% stolen by its hypervisor (round 4)"}, /* busy polling is no shield */
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct climit_run c, side;
         climit_init(&c);
         climit_init(&side);
         for (size_t k = 0; k < rows[i].n; k++) {
-            struct rfmt_round r = round_of(rows[i].r[k].round, rows[i].r[k].wall, rows[i].r[k].cpu,
-                                           rows[i].r[k].threads, rows[i].r[k].busy,
-                                           rows[i].r[k].stall_us, rows[i].r[k].stall_max);
+            struct rfmt_round r =
+                round_of(rows[i].r[k].round, rows[i].r[k].wall, rows[i].r[k].cpu,
+                         rows[i].r[k].threads, rows[i].r[k].busy, rows[i].r[k].stall_us,
+                         rows[i].r[k].stall_max, rows[i].r[k].steal);
             climit_add_round(&c, &r);
         }
         climit_merge(&side, &c); /* a side's inputs merged judge as the one */

@@ -173,6 +173,9 @@ def case_read_burst():
         check(zero >= c["burst_chunks"], f"{zero} zero gaps for {c}")
         check(c["wall_s"] >= 0 and c["cpu_s"] >= 0 and c["cpus"] >= 1 and c["threads"] == 1,
               str(c))
+        steal = c["host_steal_share"]  # null: no tick of /proc/stat passed in the round
+        check(steal is None and c["wall_s"] < 0.05
+              or steal is not None and 0 <= steal <= 1, str(c))
 
 
 SPIN = """-- spin.lua: one request a side whose check holds the loop for 5 ms of CPU.
