@@ -3,20 +3,24 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "progress.h"
 
-#define WRKHOST_CHAIN_POLL_NS 1000000L /* how often the watcher looks for wrk's handler */
+#define WRKHOST_POLL_NS     1000000L  /* how often the watcher first looks */
+#define WRKHOST_POLL_MAX_NS 64000000L /* and at most, once the look is long */
 
 static struct {
     pthread_mutex_t lock;
-    bool chained;      /* wrkhost_on_sigint sits in front of wrk's handler */
-    pthread_t watcher; /* chains the handler as soon as wrk installs its own */
+    pthread_cond_t changed; /* ending or watching changed */
+    bool chained;           /* wrkhost_on_sigint sits in front of wrk's handler */
+    bool ending;            /* the run asked wrk to stop */
+    pthread_t watcher;      /* chains the handler and sends the SIGINT that stops wrk */
     bool watching;
-} wrkhost = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} wrkhost = {.lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};
 
 static volatile sig_atomic_t wrkhost_sigint_ours, wrkhost_sigint_user;
 static void (*wrkhost_wrk_handler)(int);
@@ -44,24 +48,63 @@ static bool wrkhost_chain(void) {
     return true;
 }
 
-/* A thread may be inside a request for seconds when wrk installs its handler:
- * this one chains ours within a millisecond, so that a Ctrl-C right at the start
- * still counts as the user's. */
+/* Whether wrk's main thread sleeps out its -d (1), does something else (0), or
+ * cannot be seen (-1). wrk sets its stop flag on SIGINT and then sleeps: a signal
+ * that came between its handler and its sleep would leave it sleeping the whole -d. */
+static int wrkhost_main_asleep(void) {
+    char path[64];
+    long nr;
+    snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", (long)getpid());
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int got = fscanf(f, "%ld", &nr); /* "running" when on a CPU: not a number */
+    fclose(f);
+    if (got != 1) return 0;
+    return nr == SYS_clock_nanosleep || nr == SYS_restart_syscall
+#ifdef SYS_nanosleep
+           || nr == SYS_nanosleep
+#endif
+        ;
+}
+
+/* Sends the SIGINT that stops wrk, when its main thread sleeps; returns whether
+ * it is sent. With the lock held. */
+static bool wrkhost_send(void) {
+    int asleep = wrkhost_main_asleep();
+    if (!wrkhost.chained || asleep == 0) return false;
+    wrkhost_sigint_ours = 1;
+    syscall(SYS_tgkill, (long)getpid(), (long)getpid(), SIGINT);
+    return true;
+}
+
+/* Chains the handler as soon as wrk installs its own (a Ctrl-C right at the start
+ * still counts as the user's), then waits for the run's end and stops wrk. */
 static void *wrkhost_watch(void *unused) {
-    const struct timespec poll = {0, WRKHOST_CHAIN_POLL_NS};
+    long poll_ns = WRKHOST_POLL_NS;
     (void)unused;
-    for (;;) {
-        pthread_mutex_lock(&wrkhost.lock);
-        bool over = !wrkhost.watching || wrkhost_chain();
-        pthread_mutex_unlock(&wrkhost.lock);
-        if (over) return NULL;
-        nanosleep(&poll, NULL);
+    pthread_mutex_lock(&wrkhost.lock);
+    while (wrkhost.watching) {
+        bool chained = wrkhost_chain();
+        if (wrkhost.ending && wrkhost_send()) break;
+        if (chained && !wrkhost.ending) {
+            pthread_cond_wait(&wrkhost.changed, &wrkhost.lock);
+            continue;
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += poll_ns;
+        if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&wrkhost.changed, &wrkhost.lock, &until);
+        if (wrkhost.ending && poll_ns < WRKHOST_POLL_MAX_NS)
+            poll_ns *= 2; /* wrk is slow to sleep */
     }
+    pthread_mutex_unlock(&wrkhost.lock);
+    return NULL;
 }
 
 int wrkhost_start(void) {
     pthread_mutex_lock(&wrkhost.lock);
-    wrkhost.chained = false;
+    wrkhost.chained = wrkhost.ending = false;
     wrkhost_sigint_ours = wrkhost_sigint_user = 0;
     wrkhost.watching = pthread_create(&wrkhost.watcher, NULL, wrkhost_watch, NULL) == 0;
     int rc = wrkhost.watching ? 0 : -1;
@@ -73,6 +116,7 @@ void wrkhost_stop(void) {
     pthread_mutex_lock(&wrkhost.lock);
     bool was = wrkhost.watching;
     wrkhost.watching = false;
+    pthread_cond_broadcast(&wrkhost.changed);
     pthread_mutex_unlock(&wrkhost.lock);
     if (was) pthread_join(wrkhost.watcher, NULL);
 }
@@ -83,20 +127,12 @@ __attribute__((destructor)) static void wrkhost_unload(void) {
     wrkhost_stop();
 }
 
-/* Sends the SIGINT that ends the run once wrk's handler is chained (it may take
- * a moment after the threads start). */
 static void wrkhost_end(void *unused) {
-    const struct timespec ms = {0, 1000000L};
     (void)unused;
     pthread_mutex_lock(&wrkhost.lock);
-    for (int i = 0; i < 10000 && !wrkhost_chain(); i++) {
-        pthread_mutex_unlock(&wrkhost.lock);
-        nanosleep(&ms, NULL);
-        pthread_mutex_lock(&wrkhost.lock);
-    }
+    wrkhost.ending = true;
+    pthread_cond_broadcast(&wrkhost.changed);
     pthread_mutex_unlock(&wrkhost.lock);
-    wrkhost_sigint_ours = 1;
-    syscall(SYS_tgkill, (long)getpid(), (long)getpid(), SIGINT);
 }
 
 static bool wrkhost_interrupted(void *unused) {
