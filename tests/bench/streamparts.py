@@ -821,8 +821,9 @@ class StreamParts:
             "thread, so a thread waiting for a reply sends nothing). Lateness = t_start_us - "
             "t_intended_us of every record; achieved rate = (requests - 1) / (last start - "
             "first start). " + ("Each client runs twice: at real-time priority (SCHED_FIFO: the "
-                                "shared host's other jobs cannot hold it off its CPU; the "
-                                "target rows) and at normal priority." if rt else
+                                "shared host's other jobs cannot hold it off its CPU) and "
+                                "at normal priority (sm-stream's target holds for both on a "
+                                "quiet host)." if rt else
                                 "Real-time priority was not available: normal priority only.")
             + " Host steal: the share of the host's CPU its hypervisor gave to other guests "
             "during the run (/proc/stat every 100 ms, tests/bench/hoststeal.py; no priority "
@@ -990,10 +991,12 @@ class StreamParts:
             "- **Open loop.** At 1,000 requests/s both clients send on time when they have "
             "their CPU (real-time priority: sm-stream " +
             val("openloop_stream_within", "%.2f%%") + " within 1 ms, wrk " +
-            val("openloop_wrk_within", "%.2f%%") + "); at normal priority the host's other "
-            "jobs delay their wake-ups (sm-stream " +
-            val("openloop_stream_within_plain", "%.2f%%") + ", wrk " +
-            val("openloop_wrk_within_plain", "%.2f%%") + "). wrk keeps up here because an "
+            val("openloop_wrk_within", "%.2f%%") + "), and at normal priority on a quiet host "
+            "(sm-stream " + val("openloop_stream_within_plain", "%.2f%%") + ", wrk " +
+            val("openloop_wrk_within_plain", "%.2f%%") + "); the host's other jobs delay "
+            "wake-ups at normal priority, and its hypervisor's steal holds off both priorities "
+            "alike: in the seconds it took none, the sends stay within 1 ms (the table's last "
+            "column; issue 29 traced a run's late sends to it). wrk keeps up here because an "
             "instant reply frees its thread within a fraction of a millisecond and 16 threads "
             "share 1 ms gaps. Each wrk thread blocks in request() until its arrival's time and "
             "has one connection, so it sends nothing while it waits for a reply: once replies "
