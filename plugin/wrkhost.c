@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,14 +53,14 @@ static bool wrkhost_chain(void) {
  * cannot be seen (-1). wrk sets its stop flag on SIGINT and then sleeps: a signal
  * that came between its handler and its sleep would leave it sleeping the whole -d. */
 static int wrkhost_main_asleep(void) {
-    char path[64];
-    long nr;
+    char path[64], text[32], *end;
     snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", (long)getpid());
     FILE *f = fopen(path, "r");
     if (!f) return -1;
-    int got = fscanf(f, "%ld", &nr); /* "running" when on a CPU: not a number */
+    bool got = fgets(text, sizeof text, f) != NULL;
     fclose(f);
-    if (got != 1) return 0;
+    long nr = got ? strtol(text, &end, 10) : 0;
+    if (!got || end == text) return 0; /* "running" when on a CPU */
     return nr == SYS_clock_nanosleep || nr == SYS_restart_syscall
 #ifdef SYS_nanosleep
            || nr == SYS_nanosleep
