@@ -366,29 +366,6 @@ def test_scaling():
         url = emu.url
         run = aws_runner(aws, env, url)
         create_in_service(url)
-        key = ["--service-namespace", "sagemaker", "--resource-id", "inference-component/ic",
-               "--scalable-dimension", "sagemaker:inference-component:DesiredCopyCount"]
-        rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
-                           "--min-capacity", "0", "--max-capacity", "3")
-        check(rc == 0, "register-scalable-target, MinCapacity 0: %s" % err)
-        rc, out, err = run("application-autoscaling", "register-scalable-target",
-                           "--service-namespace", "sagemaker", "--resource-id",
-                           "inference-component/none", "--scalable-dimension",
-                           "sagemaker:inference-component:DesiredCopyCount",
-                           "--min-capacity", "0", "--max-capacity", "3")
-        check(rc != 0 and "ValidationException" in err and "inference-component/none" in err,
-              "an unknown component refused: %s" % err)
-        tracking = {"TargetValue": 1.0, "ScaleOutCooldown": 0, "ScaleInCooldown": 0,
-                    "PredefinedMetricSpecification": {
-                        "PredefinedMetricType": "SageMakerInferenceComponentInvocationsPerCopy"}}
-        rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
-                           "--policy-name", "ipc", "--policy-type", "TargetTrackingScaling",
-                           "--target-tracking-scaling-policy-configuration",
-                           json.dumps(tracking))
-        check(rc == 0, "put-scaling-policy: %s" % err)
-        named = sorted(x["AlarmName"] for x in out.get("Alarms", []))
-        policy_arn = out.get("PolicyARN")
-
         stop = threading.Event()
 
         def load():
@@ -396,10 +373,34 @@ def test_scaling():
                 invoke(url, "e", chat("What is 2 + 2?", max_tokens=4),
                        extra={"X-Amzn-SageMaker-Inference-Component": "ic"})
 
+        # the load runs before the policy is put: 15 idle periods (1.5 s) while a busy
+        # host started the clients would scale the copies in to 0, where no call counts
         clients = [threading.Thread(target=load) for _ in range(4)]
         for c in clients:
             c.start()
         try:
+            key = ["--service-namespace", "sagemaker", "--resource-id", "inference-component/ic",
+                   "--scalable-dimension", "sagemaker:inference-component:DesiredCopyCount"]
+            rc, out, err = run("application-autoscaling", "register-scalable-target", *key,
+                               "--min-capacity", "0", "--max-capacity", "3")
+            check(rc == 0, "register-scalable-target, MinCapacity 0: %s" % err)
+            rc, out, err = run("application-autoscaling", "register-scalable-target",
+                               "--service-namespace", "sagemaker", "--resource-id",
+                               "inference-component/none", "--scalable-dimension",
+                               "sagemaker:inference-component:DesiredCopyCount",
+                               "--min-capacity", "0", "--max-capacity", "3")
+            check(rc != 0 and "ValidationException" in err and "inference-component/none" in err,
+                  "an unknown component refused: %s" % err)
+            metric = "SageMakerInferenceComponentInvocationsPerCopy"
+            tracking = {"TargetValue": 1.0, "ScaleOutCooldown": 0, "ScaleInCooldown": 0,
+                        "PredefinedMetricSpecification": {"PredefinedMetricType": metric}}
+            rc, out, err = run("application-autoscaling", "put-scaling-policy", *key,
+                               "--policy-name", "ipc", "--policy-type", "TargetTrackingScaling",
+                               "--target-tracking-scaling-policy-configuration",
+                               json.dumps(tracking))
+            check(rc == 0, "put-scaling-policy: %s" % err)
+            named = sorted(x["AlarmName"] for x in out.get("Alarms", []))
+            policy_arn = out.get("PolicyARN")
             d = until("a scale-out of the copies", lambda: describe(url, "ic"),
                       lambda d: d.get("RuntimeConfig", {}).get("CurrentCopyCount", 0) >= 2)
         finally:
