@@ -583,8 +583,10 @@ def case_open_loop_behind_starts_at_once():
     m = SENDS.search(err)
     check(m, f"no account of the open loop's sends: {err}")
     sends, late, late_handed, deferred = (int(x) for x in m.groups())
-    # each reply takes GAP_S, so from the second on every arrival is handed late
-    check(sends == 10 and late >= 9 and late_handed == late, m.group(0))
+    # each reply takes GAP_S (50 ms against gaps of 10), so from the second on every
+    # arrival is handed late; whether the first left within 1 ms of its time is up to the
+    # host's scheduler, so only the turns are held to: none left on a later one
+    check(sends == 10 and late_handed >= 9 and late >= late_handed, m.group(0))
     check(deferred == 0, f"{deferred} of 10 requests left on a later turn than their handing")
     srv, out, err, res = run(SWEEP, ["ok"], engine_args=("-t1", "-c2", "-d1m"),
                              args=["--batches", "1"])
