@@ -986,7 +986,8 @@ class StreamParts:
             "process that reads one "
             "socket per token, and neither does the whole process's target, 3 us: the "
             "kernel's 44% of it alone (an event, a recvfrom and a poll per token) is more; "
-            "it needs reads outside libcurl's per-transfer pass. (d) botocore's decoder and Python's json take " +
+            "it needs reads outside libcurl's per-transfer pass. (d) botocore's decoder and "
+            "Python's json take " +
             val("stream_codec_botocore", "%.1f us") + " a token, " +
             val("stream_codec_ratio", "%.0f") + " times the C codec's " +
             val("stream_codec_c", "%.2f us") + ".",
