@@ -35,7 +35,7 @@ EXPECTED = {
        for fig in ("ttft", "ttfot", "tpot", "itl", "tpot_answer", "itl_answer")]
     + ["stream_share_batch", "stream_share_fleet",
        "stream_share_fleet_busy", "stream_scale_memory", "stream_scale_cpu",
-       "stream_scale_cpu_process",
+       "stream_scale_cpu_process", "stream_scale_floor", "stream_scale_floor_poll",
        "stream_scale_failed", "stream_codec_c", "stream_codec_streams", "stream_codec_botocore", "stream_codec_ratio",
        "stream_codec_synthetic"],
     "openloop": [f"openloop_{client}_{fig}" for client in ("stream", "wrk")
