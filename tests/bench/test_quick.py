@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """bench_quick: tests/bench/run --quick must produce every row of its table with
 a number (timings neither pass nor fail), keep the client-cost rounds (and take
-the quietest of them), refuse bad usage with one line, and merge a run of one
+the quietest of them), refuse bad usage with one line (recv_floor too, which must
+also read every message its sender wrote), and merge a run of one
 part into the report of all of them, keeping the other parts' rows and sections.
 
     test_quick.py BUILD_DIR
@@ -94,6 +95,29 @@ def merge_problems(md, text):
     return len(problems)
 
 
+def floor_problems(build):
+    """recv_floor (part 7's kernel floor) reads every message its sender wrote, and refuses
+    bad arguments with one line naming the argument, exit 2, before it starts a sender."""
+    problems = []
+    floor = os.path.join(build, "tests", "bench", "recv_floor")
+    for poll in ([], ["--poll"]):
+        p = subprocess.run([floor] + poll + ["20", "3", "10", "100"], capture_output=True,
+                           text=True, timeout=60)
+        if p.returncode != 0 or "60 messages of 100 bytes" not in p.stdout:
+            problems.append(f"recv_floor {poll} 20 3 10 100: exit {p.returncode}, "
+                            f"{p.stdout!r} {p.stderr!r}")
+    for args, name in ((["0", "3", "10", "100"], "STREAMS"), (["2", "x", "10", "100"], "STEPS"),
+                       (["2", "3", "10", "70000"], "BYTES"),
+                       (["--sender-cpu", "-1", "2", "3", "10", "100"], "--sender-cpu"),
+                       (["2", "3", "10"], "usage")):
+        p = subprocess.run([floor] + args, capture_output=True, text=True, timeout=60)
+        if p.returncode != 2 or p.stdout or p.stderr.count("\n") != 1 or name not in p.stderr:
+            problems.append(f"recv_floor {args}: exit {p.returncode}, stderr {p.stderr!r}")
+    for msg in problems:
+        print(msg)
+    return len(problems)
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -135,6 +159,7 @@ def main():
     if p.returncode != 2 or p.stderr.count("\n") != 1 or "--reps" not in p.stderr:
         failed += 1
         print(f"run --reps 41: exit {p.returncode}, stderr {p.stderr!r}")
+    failed += floor_problems(sys.argv[1])
     for header in ("## Machine", "## Results", "## Client cost per request", "## Accuracy",
                    "## Scale", "## Streaming (sm-stream)", "## Open-loop schedule adherence",
                    "## Shards (one load over several clients)",
